@@ -1,0 +1,31 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync"
+)
+
+// writerBuffer is a bytes.Buffer safe for the concurrent writes of a
+// command's stdout and stderr.
+type writerBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *writerBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *writerBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+func asExitCode(err error, code *exitCode) bool { return errors.As(err, code) }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

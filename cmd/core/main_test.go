@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/coreagent/core/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"core": main,
+	})
+}
+
+// TestScripts runs the command-line scripts under testdata/script. The
+// [bwrap] condition is true where the sandbox works; with
+// CORE_REQUIRE_BWRAP=1 a missing sandbox fails the run instead.
+func TestScripts(t *testing.T) {
+	bwrapOK := bwrapUsable(t)
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			// $CORE_HOME lies outside $WORK, the default workspace.
+			home, err := os.MkdirTemp("", "core-home-")
+			if err != nil {
+				return err
+			}
+			e.Defer(func() { os.RemoveAll(home) })
+			e.Setenv("CORE_HOME", home)
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "bwrap":
+				return bwrapOK, nil
+			}
+			return false, nil
+		},
+	})
+}
+
+func bwrapUsable(t *testing.T) bool {
+	t.Helper()
+	usable := false
+	var cause error
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		cause = err
+	} else {
+		p := sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}).Probe(context.Background())
+		usable, cause = p.Usable, p.Err()
+	}
+	if !usable && os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %v", cause)
+	}
+	return usable
+}
+
+// runCore calls run as main would, with the environment given.
+func runCore(t *testing.T, dir string, environ map[string]string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut writerBuffer
+	getenv := func(k string) string { return environ[k] }
+	if _, ok := environ["PATH"]; !ok {
+		environ["PATH"] = os.Getenv("PATH")
+	}
+	if dir != "" {
+		args = append([]string{args[0], args[1], "--workspace", dir}, args[2:]...)
+	}
+	err = run(t.Context(), args, nil, &out, &errOut, getenv)
+	return out.String(), errOut.String(), err
+}
+
+func TestSandboxRunExitCode(t *testing.T) {
+	if !bwrapUsable(t) {
+		t.Skip("sandbox not usable here")
+	}
+	t.Parallel()
+	ws := t.TempDir()
+	env := map[string]string{"CORE_HOME": filepath.Join(t.TempDir(), "home")}
+	_, _, err := runCore(t, ws, env, "sandbox", "run", "--", "sh", "-c", "exit 3")
+	var code exitCode
+	if !asExitCode(err, &code) || code != 3 {
+		t.Fatalf("want exit status 3, got %v", err)
+	}
+	out, stderr, err := runCore(t, ws, env, "sandbox", "run", "--", "sh", "-c", "echo hi")
+	if err != nil || out != "hi\n" {
+		t.Fatalf("want hi and no error, got %q, %v", out, err)
+	}
+	if want := "exited 0"; !contains(stderr, want) {
+		t.Fatalf("stderr %q lacks %q", stderr, want)
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// exitCode is returned by a command that has already said what it had to say
+// and only needs the process to exit with this status.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// env is what a command may touch of the outside world. Everything reads the
+// environment through getenv, never os.Getenv, so tests can run in parallel.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// run is the whole program: main only calls it and turns its error into an
+// exit status. Tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return root.ExecuteContext(ctx)
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "core",
+		Short: "An autonomous coding agent for GitHub",
+		Long: `core clones a repository into a throwaway workspace, drives an
+OpenAI-compatible coder model through a small tool set, checks its own work
+inside a bubblewrap sandbox, and lands the result as a branch and a draft pull
+request.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newSandboxCmd(e))
+	return root
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coreagent/core/sandbox"
+)
+
+// coreHome returns $CORE_HOME, or ~/.core.
+func (e *env) coreHome() (string, error) {
+	if h := e.getenv("CORE_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	home := e.getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither CORE_HOME nor HOME is set: set CORE_HOME to the directory core keeps its state in")
+	}
+	return filepath.Join(home, ".core"), nil
+}
+
+// sandbox builds the Sandbox from the environment: CORE_SESSION_SANDBOX,
+// CORE_HOME, PATH and the module proxy settings.
+func (e *env) sandbox() (*sandbox.Sandbox, error) {
+	mode, err := sandbox.ParseMode(e.getenv("CORE_SESSION_SANDBOX"))
+	if err != nil {
+		return nil, err
+	}
+	home, err := e.coreHome()
+	if err != nil {
+		return nil, err
+	}
+	cfg := sandbox.Config{
+		Home:     home,
+		Mode:     mode,
+		Path:     e.getenv("PATH"),
+		HostHome: e.getenv("HOME"),
+		Lang:     e.getenv("LANG"),
+	}
+	for _, name := range sandbox.HostEnvNames() {
+		if v := e.getenv(name); v != "" {
+			cfg.HostEnv = append(cfg.HostEnv, name+"="+v)
+		}
+	}
+	return sandbox.New(cfg), nil
+}
+
+func newSandboxCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Check and use the bubblewrap sandbox that confines verification commands",
+		Long: `Unattended runs verify their work (builds, tests) without a human, but only
+inside a bubblewrap sandbox: no network, a read-only system, a writable
+workspace whose .git stays read-only, a scrubbed environment, and nothing of
+$CORE_HOME but the Go caches.
+
+CORE_SESSION_SANDBOX picks the mode: auto (default) uses bwrap when the live
+probe passes, bwrap makes a failed probe fatal, off opts out (and then
+--verify test refuses to start).`,
+	}
+	cmd.AddCommand(newSandboxProbeCmd(e), newSandboxRunCmd(e))
+	return cmd
+}
+
+func newSandboxProbeCmd(e *env) *cobra.Command {
+	var workspace string
+	cmd := &cobra.Command{
+		Use:   "probe",
+		Short: "Say whether the sandbox works here, and why not when it does not",
+		Long: `probe runs the exact production profile once: it starts a sandboxed command
+in a scratch workspace, writes a file there, checks that .git is read-only and
+that no network is visible. It prints the result and the bwrap version; on
+failure it prints bwrap's own words and the likely cause.
+
+Exit status: 0 when the sandbox is usable, 1 when it is not. Workflows use it
+to raise --verify build to --verify test.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sb, err := e.sandbox()
+			if err != nil {
+				return err
+			}
+			var p sandbox.ProbeResult
+			if workspace != "" {
+				p = sb.ProbeIn(cmd.Context(), workspace)
+			} else {
+				p = sb.Probe(cmd.Context())
+			}
+			out := e.stdout
+			if p.Usable {
+				fmt.Fprintf(out, "sandbox: usable (%s, %s)\n", orUnknown(p.Version), p.Bwrap)
+				if sb.Mode() == sandbox.ModeOff {
+					fmt.Fprintln(out, "note: CORE_SESSION_SANDBOX=off, so core will not use it")
+				}
+				return nil
+			}
+			fmt.Fprintf(out, "sandbox: not usable\n")
+			if p.Bwrap != "" {
+				fmt.Fprintf(out, "bwrap: %s (%s)\n", p.Bwrap, orUnknown(p.Version))
+			}
+			fmt.Fprintf(out, "cause: %s\n", p.Cause)
+			if p.Output != "" {
+				fmt.Fprintf(out, "bwrap said:\n%s\n", indent(p.Output))
+			}
+			return exitCode(1)
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", "", "directory to make the probe's scratch workspace in (default: under $CORE_HOME/tmp)")
+	return cmd
+}
+
+func newSandboxRunCmd(e *env) *cobra.Command {
+	var (
+		workspace string
+		verify    string
+	)
+	cmd := &cobra.Command{
+		Use:   "run [--workspace DIR] [--verify TIER] -- ARGV...",
+		Short: "Run one command under the production sandbox profile",
+		Long: `run runs one command exactly as the agent's verification commands run: under
+the production profile, with the workspace as its working directory, and
+exits with the command's exit status.
+
+Without --verify the command always runs confined (and fails when the sandbox
+is unusable). With --verify build or test it runs only if that tier allows it
+unattended, where the tier would run it.`,
+		Example: `  core sandbox run --workspace . -- go test ./...
+  core sandbox run --verify build -- go vet ./...`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			sb, err := e.sandbox()
+			if err != nil {
+				return err
+			}
+			opts := sandbox.RunOptions{Workspace: workspace}
+			var r sandbox.Result
+			if verify == "" {
+				r, err = sb.Run(cmd.Context(), argv, opts)
+			} else {
+				tier, perr := sandbox.ParseTier(verify)
+				if perr != nil {
+					return fmt.Errorf("--verify: %w", perr)
+				}
+				if err := sb.Require(cmd.Context(), tier); err != nil {
+					return err
+				}
+				r, err = sb.Verify(cmd.Context(), tier, argv, opts)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(e.stdout, r.Output)
+			where := "on the host"
+			if r.Sandboxed {
+				where = "sandboxed"
+			}
+			fmt.Fprintf(e.stderr, "core: %s exited %d after %s (%s)\n", strings.Join(argv, " "), r.ExitCode, r.Duration.Round(1e6), where)
+			if r.ExitCode != 0 {
+				code := r.ExitCode
+				if code < 0 {
+					code = 128 + 9
+				}
+				return exitCode(code)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", "", "the command's workspace and working directory (default: the current directory)")
+	cmd.Flags().StringVar(&verify, "verify", "", "run only if this tier allows the command unattended: off, build or test")
+	return cmd
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "version unknown"
+	}
+	return s
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}

@@ -1,0 +1,79 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// sharedHome is a $CORE_HOME shared by the tests of this package so that the
+// Go build cache stays warm between them. Set once in TestMain.
+var sharedHome string
+
+func TestMain(m *testing.M) {
+	if os.Getenv("CORE_SANDBOX_HELPER") == "parent" {
+		helperParent()
+		return
+	}
+	dir, err := os.MkdirTemp("", "core-sandbox-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sharedHome = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// helperParent is the process the parent-death test kills: it runs a
+// long sleep in the sandbox and waits.
+func helperParent() {
+	sb := New(Config{Home: os.Getenv("CORE_SANDBOX_HELPER_HOME"), Path: os.Getenv("PATH")})
+	_, err := sb.Run(context.Background(), []string{"sleep", os.Getenv("CORE_SANDBOX_HELPER_SLEEP")},
+		RunOptions{Workspace: os.Getenv("CORE_SANDBOX_HELPER_WORKSPACE")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// requireBwrap skips a test that needs a working bwrap when there is none,
+// unless CORE_REQUIRE_BWRAP=1 (as in CI), which makes it a failure.
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	_, err := exec.LookPath("bwrap")
+	if err == nil {
+		p := New(Config{Home: t.TempDir(), Path: os.Getenv("PATH")}).Probe(t.Context())
+		if p.Usable {
+			return
+		}
+		err = p.Err()
+	}
+	if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %v", err)
+	}
+	t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
+}
+
+// newTestSandbox returns a sandbox on the real PATH with the shared home.
+func newTestSandbox(t *testing.T, mode Mode) *Sandbox {
+	t.Helper()
+	return New(Config{Home: sharedHome, Mode: mode, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
+}
+
+// newWorkspace makes a workspace with a real git repository in it.
+func newWorkspace(t testing.TB) string {
+	t.Helper()
+	ws := t.TempDir()
+	out, err := exec.Command("git", "init", "-q", ws).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "README"), []byte("hello\n"), 0o644))
+	return ws
+}

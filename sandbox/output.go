@@ -1,0 +1,80 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// DefaultOutputLimit is how much of a command's combined output Run keeps
+// when the caller sets no limit.
+const DefaultOutputLimit = 64 << 10
+
+// capped keeps the head and the tail of everything written to it and counts
+// what it left out of the middle. Writes never fail, so nothing a command
+// prints can make the caller fail.
+type capped struct {
+	mu    sync.Mutex
+	limit int    // head and tail get half each
+	head  []byte // the first limit/2 bytes
+	tail  []byte // ring buffer of the last limit/2 bytes
+	next  int    // where the ring writes next, once full
+	total int64  // bytes written
+}
+
+func newCapped(limit int) *capped {
+	if limit <= 0 {
+		limit = DefaultOutputLimit
+	}
+	if limit < 2 {
+		limit = 2
+	}
+	return &capped{limit: limit}
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := len(p)
+	c.total += int64(n)
+	half := c.limit / 2
+	if room := half - len(c.head); room > 0 {
+		k := min(room, len(p))
+		c.head = append(c.head, p[:k]...)
+		p = p[k:]
+	}
+	tailCap := c.limit - half
+	for len(p) > 0 {
+		if len(c.tail) < tailCap {
+			k := min(tailCap-len(c.tail), len(p))
+			c.tail = append(c.tail, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		if len(p) >= tailCap {
+			copy(c.tail, p[len(p)-tailCap:])
+			c.next = 0
+			break
+		}
+		k := copy(c.tail[c.next:], p)
+		p = p[k:]
+		c.next = (c.next + k) % tailCap
+	}
+	return n, nil
+}
+
+// String returns the kept output as valid UTF-8 and the number of bytes cut
+// from the middle. When something was cut, a line in the middle says so.
+func (c *capped) String() (string, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tail := append(append([]byte(nil), c.tail[c.next:]...), c.tail[:c.next]...)
+	cut := c.total - int64(len(c.head)) - int64(len(tail))
+	var b strings.Builder
+	b.Write(c.head)
+	if cut > 0 {
+		fmt.Fprintf(&b, "\n… [%d bytes of output cut] …\n", cut)
+	}
+	b.Write(tail)
+	return strings.ToValidUTF8(b.String(), "\uFFFD"), cut
+}

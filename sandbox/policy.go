@@ -1,0 +1,217 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Verdict is the policy's answer for one command at one tier.
+type Verdict int
+
+const (
+	// Refused: the command is not a verification command at this tier.
+	Refused Verdict = iota
+	// AllowedUnsandboxed: the command compiles but runs no workspace code,
+	// so it may run without the sandbox. It still runs inside whenever the
+	// sandbox is usable (defence in depth).
+	AllowedUnsandboxed
+	// AllowedSandboxed: the command runs workspace code, so it runs only
+	// inside the sandbox.
+	AllowedSandboxed
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case AllowedUnsandboxed:
+		return "allowed unsandboxed"
+	case AllowedSandboxed:
+		return "allowed sandboxed"
+	}
+	return "refused"
+}
+
+// Decision is the policy's full answer.
+type Decision struct {
+	Verdict Verdict
+	// Network is set for the go mod sub-commands: they fetch modules and
+	// write the module cache, run no workspace code, and so run on the host,
+	// the one place with a network, like core's own go mod download.
+	Network bool
+	// Reason says why a command was refused.
+	Reason string
+}
+
+// Allowed reports whether the command may run unattended.
+func (d Decision) Allowed() bool { return d.Verdict != Refused }
+
+// metacharacters are the characters a shell would interpret. Verification
+// commands are argv lists run without a shell, so a command text holding any
+// of them was written for a shell and is not a verification command.
+const metacharacters = ";|&$`><(){}[]*?~'\"\\!\n\r"
+
+// SplitCommand splits a command text into an argv list on blanks. A text
+// holding shell metacharacters, quoting, globbing or substitution is refused.
+func SplitCommand(text string) ([]string, error) {
+	if i := strings.IndexAny(text, metacharacters); i >= 0 {
+		return nil, fmt.Errorf("%q is not a plain command: it holds the shell metacharacter %q; verification commands are argv lists, run without a shell", text, string(text[i]))
+	}
+	argv := strings.Fields(text)
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("empty command")
+	}
+	return argv, nil
+}
+
+// refusedGoFlags run a program of the caller's choosing, so they are refused
+// at every tier.
+var refusedGoFlags = []string{"toolexec", "exec", "vettool", "overlay"}
+
+// goModSubcommands are the go mod sub-commands that run no workspace code
+// and change nothing but go.mod, go.sum and the module cache.
+var goModSubcommands = []string{"download", "tidy", "verify", "why", "graph"}
+
+// gofmtFlags are the gofmt flags that only report.
+var gofmtFlags = []string{"-l", "-d", "-s", "-e"}
+
+// Check answers, for a tier and an argv, whether the command may run
+// unattended and where.
+func Check(tier Tier, argv []string) Decision {
+	if len(argv) == 0 {
+		return refuse("empty command")
+	}
+	if tier != TierBuild && tier != TierTest {
+		return refuse("verification is off (--verify off): commands go to the approval gate")
+	}
+	for _, a := range argv {
+		if strings.ContainsAny(a, metacharacters) {
+			return refuse(fmt.Sprintf("argument %q holds a shell metacharacter; verification commands are argv lists, run without a shell", a))
+		}
+	}
+	if strings.Contains(argv[0], "/") {
+		return refuse(fmt.Sprintf("%q is a path; verification commands name a tool (go, gofmt, flutter), not a program in the workspace", argv[0]))
+	}
+	for _, a := range argv[1:] {
+		if escapes(a) {
+			return refuse(fmt.Sprintf("argument %q names a path outside the workspace", a))
+		}
+	}
+	switch argv[0] {
+	case "go":
+		return checkGo(tier, argv)
+	case "gofmt":
+		return checkGofmt(argv)
+	case "flutter":
+		return checkFlutter(tier, argv)
+	}
+	return refuse(fmt.Sprintf("%s is not a verification command at tier %s (allowed: %s)", argv[0], tier, allowedList(tier)))
+}
+
+func checkGo(tier Tier, argv []string) Decision {
+	if len(argv) < 2 {
+		return refuse("go needs a sub-command")
+	}
+	for _, a := range argv[2:] {
+		if f := flagName(a); f != "" && slices.Contains(refusedGoFlags, f) {
+			return refuse(fmt.Sprintf("go flag -%s runs a program of the caller's choosing and is never allowed", f))
+		}
+	}
+	switch sub := argv[1]; sub {
+	case "build", "vet", "list":
+		return Decision{Verdict: AllowedUnsandboxed}
+	case "mod":
+		if len(argv) < 3 || !slices.Contains(goModSubcommands, argv[2]) {
+			got := "nothing"
+			if len(argv) >= 3 {
+				got = argv[2]
+			}
+			return refuse(fmt.Sprintf("go mod allows only %s, got %s", strings.Join(goModSubcommands, ", "), got))
+		}
+		return Decision{Verdict: AllowedUnsandboxed, Network: true}
+	case "test":
+		if tier != TierTest {
+			return refuse("go test runs workspace code: it needs --verify test")
+		}
+		return Decision{Verdict: AllowedSandboxed}
+	default:
+		return refuse(fmt.Sprintf("go %s is not a verification command at tier %s (allowed: %s)", sub, tier, allowedList(tier)))
+	}
+}
+
+func checkGofmt(argv []string) Decision {
+	listed := false
+	for _, a := range argv[1:] {
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !slices.Contains(gofmtFlags, a) {
+			return refuse(fmt.Sprintf("gofmt flag %s is not allowed: gofmt may only report (%s)", a, strings.Join(gofmtFlags, " ")))
+		}
+		listed = listed || a == "-l"
+	}
+	if !listed {
+		return refuse("gofmt is allowed only as gofmt -l")
+	}
+	return Decision{Verdict: AllowedUnsandboxed}
+}
+
+func checkFlutter(tier Tier, argv []string) Decision {
+	if len(argv) < 2 {
+		return refuse("flutter needs a sub-command")
+	}
+	switch argv[1] {
+	case "analyze":
+		return Decision{Verdict: AllowedUnsandboxed}
+	case "test":
+		if tier != TierTest {
+			return refuse("flutter test runs workspace code: it needs --verify test")
+		}
+		return Decision{Verdict: AllowedSandboxed}
+	}
+	return refuse(fmt.Sprintf("flutter %s is not a verification command at tier %s (allowed: %s)", argv[1], tier, allowedList(tier)))
+}
+
+func allowedList(tier Tier) string {
+	s := "go build, go vet, go list, go mod " + strings.Join(goModSubcommands, "|") + ", gofmt -l, flutter analyze"
+	if tier == TierTest {
+		s += ", go test, flutter test"
+	}
+	return s
+}
+
+// flagName returns the name of a flag argument ("-exec", "--exec=x" → "exec"),
+// or "" when the argument is not a flag.
+func flagName(a string) string {
+	if !strings.HasPrefix(a, "-") {
+		return ""
+	}
+	name := strings.TrimLeft(a, "-")
+	if i := strings.IndexByte(name, '='); i >= 0 {
+		name = name[:i]
+	}
+	return name
+}
+
+// escapes reports whether an argument, or the value of a -flag=value
+// argument, is an absolute path or climbs out with "..".
+func escapes(a string) bool {
+	if strings.HasPrefix(a, "-") {
+		i := strings.IndexByte(a, '=')
+		if i < 0 {
+			return false
+		}
+		a = a[i+1:]
+	}
+	if filepath.IsAbs(a) {
+		return true
+	}
+	for _, part := range strings.Split(filepath.ToSlash(a), "/") {
+		if part == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func refuse(reason string) Decision { return Decision{Verdict: Refused, Reason: reason} }

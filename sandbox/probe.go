@@ -1,0 +1,165 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// probeTimeout bounds the live probe: bwrap starts in milliseconds.
+const probeTimeout = 20 * time.Second
+
+// ProbeResult is what the live probe found.
+type ProbeResult struct {
+	// Usable is true when a command ran under the production profile, wrote
+	// into its workspace, could not write its .git, and saw no network.
+	Usable bool
+	// Bwrap is the bwrap executable used, when one was found.
+	Bwrap string
+	// Version is what bwrap --version printed.
+	Version string
+	// Output is bwrap's own words when the probe failed.
+	Output string
+	// Cause is the likely cause of a failure, with what to do about it.
+	Cause string
+}
+
+// Err returns nil when the sandbox is usable and otherwise an error that
+// carries bwrap's words and the likely cause.
+func (p ProbeResult) Err() error {
+	if p.Usable {
+		return nil
+	}
+	msg := "the bwrap sandbox is not usable here: " + p.Cause
+	if p.Output != "" {
+		msg += "\nbwrap said: " + p.Output
+	}
+	return errors.New(msg)
+}
+
+// probeScript runs inside the sandbox: write into the workspace, fail to
+// write .git, then print the network interfaces.
+const probeScript = `echo ok > .core-probe || exit 11
+if ( : > .git/core-probe ) 2>/dev/null; then echo ".git is writable"; exit 12; fi
+cat /proc/net/dev`
+
+// probe runs the production profile once in a scratch workspace made under
+// dir.
+func (s *Sandbox) probe(ctx context.Context, dir string) ProbeResult {
+	var res ProbeResult
+	bwrap, err := s.lookPath("bwrap")
+	if err != nil {
+		res.Cause = "bwrap is not installed (or not on PATH): install the bubblewrap package, e.g. apt-get install bubblewrap"
+		return res
+	}
+	res.Bwrap = bwrap
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, bwrap, "--version").CombinedOutput(); err == nil {
+		res.Version = strings.TrimSpace(string(out))
+	}
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		res.Cause = fmt.Sprintf("cannot make a scratch workspace under %s: %v", dir, err)
+		return res
+	}
+	ws, err := os.MkdirTemp(dir, "core-probe-")
+	if err != nil {
+		res.Cause = fmt.Sprintf("cannot make a scratch workspace under %s: %v", dir, err)
+		return res
+	}
+	defer os.RemoveAll(ws)
+	if ws, err = filepath.Abs(ws); err == nil {
+		ws, err = filepath.EvalSymlinks(ws)
+	}
+	if err != nil {
+		res.Cause = fmt.Sprintf("cannot resolve the scratch workspace: %v", err)
+		return res
+	}
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o700); err != nil {
+		res.Cause = fmt.Sprintf("cannot make a scratch workspace: %v", err)
+		return res
+	}
+	r, err := s.runConfined(ctx, bwrap, []string{"sh", "-c", probeScript}, RunOptions{Workspace: ws, OutputLimit: 8 << 10})
+	if err != nil {
+		res.Output = err.Error()
+		res.Cause = diagnose(res.Output)
+		return res
+	}
+	out := strings.TrimSpace(r.Output)
+	switch {
+	case r.ExitCode != 0:
+		res.Output = out
+		res.Cause = diagnose(out)
+	case !fileHolds(filepath.Join(ws, ".core-probe"), "ok\n"):
+		res.Output = out
+		res.Cause = "a sandboxed command could not write into its workspace"
+	default:
+		if ifs := interfaces(out); len(ifs) != 1 || ifs[0] != "lo" {
+			res.Output = out
+			res.Cause = fmt.Sprintf("the network is visible inside the sandbox (interfaces %s): the network namespace was not applied", strings.Join(ifs, ", "))
+			return res
+		}
+		res.Usable = true
+	}
+	return res
+}
+
+// diagnose names the likely cause of a bwrap failure from its own words.
+func diagnose(out string) string {
+	l := strings.ToLower(out)
+	switch {
+	case strings.Contains(l, "no permissions to creat"),
+		strings.Contains(l, "creating new namespace failed"),
+		strings.Contains(l, "setting up uid map"),
+		strings.Contains(l, "uid map") && strings.Contains(l, "permission denied"),
+		strings.Contains(l, "unshare") && strings.Contains(l, "operation not permitted"):
+		return "user namespaces are refused here. A default Docker container's seccomp profile blocks them " +
+			"(run the container with --security-opt seccomp=unconfined, or use a runner VM), and Ubuntu 24.04's " +
+			"AppArmor restricts unprivileged ones (sysctl kernel.apparmor_restrict_unprivileged_userns=0, or an " +
+			"AppArmor profile that allows bwrap userns); older kernels need sysctl kernel.unprivileged_userns_clone=1"
+	case strings.Contains(l, "mount proc"), strings.Contains(l, "/proc"):
+		return "mounting a fresh /proc was refused: the container masks /proc " +
+			"(Docker: --security-opt systempaths=unconfined, or run on a VM)"
+	case strings.Contains(l, "loopback"):
+		return "setting up the loopback device of the new network namespace was refused"
+	case strings.Contains(l, "exit status") || out == "":
+		return "bwrap failed without saying why"
+	}
+	return "bwrap refused the sandbox profile; its words follow"
+}
+
+// interfaces lists the network interfaces in /proc/net/dev output.
+func interfaces(procNetDev string) []string {
+	var ifs []string
+	for _, line := range strings.Split(procNetDev, "\n") {
+		name, counters, ok := strings.Cut(line, ":")
+		if !ok || !allNumbers(strings.Fields(counters)) {
+			continue
+		}
+		ifs = append(ifs, strings.TrimSpace(name))
+	}
+	return ifs
+}
+
+func allNumbers(fields []string) bool {
+	for _, f := range fields {
+		if strings.Trim(f, "0123456789") != "" {
+			return false
+		}
+	}
+	return len(fields) > 0
+}
+
+func fileHolds(path, want string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(b, []byte(want))
+}

@@ -1,0 +1,188 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// systemRoots are the host directories the sandbox sees, read-only. Home
+// directories, /root, /srv, /var and the rest of the host stay invisible.
+var systemRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
+
+// maskedFiles hold secrets of the host; inside they read as empty.
+var maskedFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers"}
+
+// maskedDirs hold secrets of the host; inside they are empty.
+var maskedDirs = []string{"/etc/ssh", "/etc/sudoers.d"}
+
+// sandboxHome is HOME inside the sandbox: the fresh tmpfs.
+const sandboxHome = "/tmp"
+
+// profile is the production sandbox profile for one command.
+type profile struct {
+	workspace  string   // absolute path, writable inside except its .git
+	home       string   // $CORE_HOME, invisible inside but for the caches
+	modCache   string   // Go module cache, read-only inside
+	buildCache string   // Go build cache used only inside, writable
+	path       []string // PATH inside
+	toolRoots  []string // toolchain directories outside systemRoots, read-only
+	lang       string
+}
+
+// args returns bwrap's arguments to run argv under the profile.
+func (p profile) args(argv []string) []string {
+	a := []string{
+		"--unshare-all", // user, ipc, pid, net (loopback only), uts, cgroup
+		"--new-session", // no controlling terminal: no TIOCSTI injection
+		"--die-with-parent",
+		"--cap-drop", "ALL",
+		"--hostname", "core-sandbox",
+	}
+	for _, root := range systemRoots {
+		fi, err := os.Lstat(root)
+		switch {
+		case err != nil:
+			continue
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(root)
+			if err != nil {
+				continue
+			}
+			a = append(a, "--symlink", target, root)
+		case fi.IsDir():
+			a = append(a, "--ro-bind", root, root)
+		}
+	}
+	for _, f := range maskedFiles {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+			a = append(a, "--ro-bind", os.DevNull, f)
+		}
+	}
+	for _, d := range maskedDirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			a = append(a, "--tmpfs", d, "--remount-ro", d)
+		}
+	}
+	for _, r := range p.toolRoots {
+		a = append(a, "--ro-bind", r, r)
+	}
+	a = append(a, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	if p.home != "" && visible(p.home, p.toolRoots) {
+		// $CORE_HOME lies under a directory the sandbox sees: hide it.
+		a = append(a, "--tmpfs", p.home)
+	}
+	if p.modCache != "" {
+		a = append(a, "--ro-bind", p.modCache, p.modCache)
+	}
+	if p.buildCache != "" {
+		a = append(a, "--bind", p.buildCache, p.buildCache)
+	}
+	a = append(a, "--bind", p.workspace, p.workspace)
+	if _, err := os.Lstat(filepath.Join(p.workspace, ".git")); err == nil {
+		git := filepath.Join(p.workspace, ".git")
+		a = append(a, "--ro-bind", git, git)
+	}
+	a = append(a, "--clearenv")
+	for _, kv := range p.env() {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
+	a = append(a, "--chdir", p.workspace, "--")
+	return append(a, argv...)
+}
+
+// env is the whole environment inside the sandbox. Nothing of the parent's
+// environment survives: no token, no key, no secret.
+func (p profile) env() []string {
+	lang := p.lang
+	if lang == "" {
+		lang = "C.UTF-8"
+	}
+	env := []string{
+		"PATH=" + strings.Join(p.path, string(os.PathListSeparator)),
+		"HOME=" + sandboxHome,
+		"TMPDIR=/tmp",
+		"LANG=" + lang,
+		"GOPATH=/tmp/go",
+		"GOTOOLCHAIN=local",
+		"GOFLAGS=-buildvcs=false",
+		"GOPROXY=off",
+		"GOENV=off",
+		"GOTELEMETRY=off",
+	}
+	if p.modCache != "" {
+		env = append(env, "GOMODCACHE="+p.modCache)
+	}
+	if p.buildCache != "" {
+		env = append(env, "GOCACHE="+p.buildCache)
+	}
+	return env
+}
+
+// visible reports whether a host path is seen inside the sandbox through
+// one of the read-only binds.
+func visible(path string, extra []string) bool {
+	for _, root := range append(append([]string(nil), systemRoots...), extra...) {
+		real := root
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			real = r
+		}
+		if within(path, root) || within(path, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path is dir or lies under it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// sandboxPath keeps the entries of the host PATH that the sandbox can see.
+func sandboxPath(hostPath string, toolRoots []string) []string {
+	var out []string
+	for _, dir := range filepath.SplitList(hostPath) {
+		if dir == "" || !filepath.IsAbs(dir) || !visible(dir, toolRoots) {
+			continue
+		}
+		if !slices.Contains(out, dir) {
+			out = append(out, dir)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"/usr/local/bin", "/usr/bin", "/bin"}
+	}
+	return out
+}
+
+// toolRoot returns what to make visible for a tool found at path on the
+// host: the parent of its bin directory (a Go or Flutter SDK), or the
+// executable alone when that directory would also reveal one of the private
+// directories (the user's home, $CORE_HOME); "" when the sandbox already
+// sees it.
+func toolRoot(path string, private ...string) string {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	if visible(real, nil) {
+		return ""
+	}
+	dir := filepath.Dir(real)
+	if filepath.Base(dir) == "bin" {
+		dir = filepath.Dir(dir)
+	}
+	for _, p := range private {
+		if p != "" && within(p, dir) {
+			return real
+		}
+	}
+	if dir == "/" {
+		return real
+	}
+	return dir
+}

@@ -1,0 +1,161 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// waitDelay is how long Run waits for the output pipes to close after the
+// command was killed or exited while a descendant still held them.
+const waitDelay = 3 * time.Second
+
+// runConfined runs argv under the production profile with bwrap.
+func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
+	p := profile{workspace: opts.Workspace, home: s.cfg.Home, lang: s.cfg.Lang}
+	if s.cfg.Home != "" {
+		var err error
+		if p.modCache, err = s.cacheDir("gomod"); err != nil {
+			return Result{}, err
+		}
+		if p.buildCache, err = s.cacheDir("go-build-sandbox"); err != nil {
+			return Result{}, err
+		}
+	}
+	var toolDirs []string
+	if tool, err := s.lookPath(argv[0]); err == nil && !strings.Contains(argv[0], "/") {
+		if root := toolRoot(tool, s.cfg.HostHome, s.cfg.Home); root != "" {
+			p.toolRoots = append(p.toolRoots, root)
+			toolDirs = append(toolDirs, filepath.Dir(tool))
+		}
+	}
+	p.path = append(toolDirs, sandboxPath(s.cfg.Path, p.toolRoots)...)
+	r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts)
+	r.Argv = argv
+	r.Sandboxed = true
+	return r, err
+}
+
+// runHost runs argv on the host, unconfined, with a scrubbed environment:
+// only what the tools need and the module proxy settings, never a token.
+func (s *Sandbox) runHost(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
+	env := []string{
+		"PATH=" + s.cfg.Path,
+		"LANG=" + orDefault(s.cfg.Lang, "C.UTF-8"),
+		"GOTOOLCHAIN=local",
+		"GOFLAGS=-modcacherw -buildvcs=false",
+		"GOTELEMETRY=off",
+	}
+	if s.cfg.HostHome != "" {
+		env = append(env, "HOME="+s.cfg.HostHome)
+	}
+	if s.cfg.Home != "" {
+		mod, err := s.cacheDir("gomod")
+		if err != nil {
+			return Result{}, err
+		}
+		build, err := s.cacheDir("go-build")
+		if err != nil {
+			return Result{}, err
+		}
+		env = append(env, "GOMODCACHE="+mod, "GOCACHE="+build)
+	}
+	env = append(env, s.cfg.HostEnv...)
+	path, err := s.lookPath(argv[0])
+	if err != nil {
+		return Result{Argv: argv, ExitCode: 127, Output: fmt.Sprintf("%s: command not found\n", argv[0])}, nil
+	}
+	r, err := execute(ctx, path, argv[1:], env, opts)
+	r.Argv = argv
+	return r, err
+}
+
+// execute runs one program in its own process group and waits for it. The
+// timeout, or ctx ending, kills the whole group. A non-zero exit is a
+// result; only a failure to start, or ctx ending, is an error.
+func execute(ctx context.Context, path string, args, env []string, opts RunOptions) (Result, error) {
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if opts.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
+	}
+	defer cancel()
+	out := newCapped(opts.OutputLimit)
+	c := exec.CommandContext(runCtx, path, args...)
+	c.Env = env
+	c.Dir = opts.Workspace
+	c.Stdout, c.Stderr = out, out
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
+	c.WaitDelay = waitDelay
+	start := time.Now()
+	if err := c.Start(); err != nil {
+		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", path, err)
+	}
+	err := c.Wait()
+	// Whatever the leader did, leave nothing of its group behind.
+	_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+	r := Result{Duration: time.Since(start)}
+	r.Output, r.Cut = out.String()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		r.ExitCode = exitErr.ExitCode()
+	case errors.Is(err, exec.ErrWaitDelay):
+		r.ExitCode = c.ProcessState.ExitCode()
+	default:
+		r.ExitCode = -1
+		if ctx.Err() == nil && runCtx.Err() == nil {
+			return r, fmt.Errorf("wait for %s: %w", path, err)
+		}
+	}
+	if ctx.Err() != nil {
+		r.ExitCode = -1
+		return r, ctx.Err()
+	}
+	if runCtx.Err() != nil {
+		r.ExitCode = -1
+		r.TimedOut = true
+		r.Output += fmt.Sprintf("\n[killed: the command ran past its %s timeout]\n", opts.Timeout)
+	}
+	return r, nil
+}
+
+// lookPath finds an executable on the configured PATH, not the process's.
+func (s *Sandbox) lookPath(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		if isExecutable(name) {
+			return name, nil
+		}
+		return "", fmt.Errorf("%s: not an executable file", name)
+	}
+	for _, dir := range filepath.SplitList(s.cfg.Path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&fs.FileMode(0o111) != 0
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

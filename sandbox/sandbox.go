@@ -1,0 +1,293 @@
+// Package sandbox runs verification commands confined by bubblewrap.
+//
+// A live probe shows whether bwrap works here with the exact production
+// profile; the tier policy (Check) says which commands an unattended run may
+// verify with; Run and Verify run one command, confined when they must be,
+// with a scrubbed environment, a timeout that kills the whole process group,
+// and capped output.
+package sandbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config is what a Sandbox needs from its caller, read at the edge.
+type Config struct {
+	// Home is $CORE_HOME. The caches live under Home/cache; nothing else of
+	// it is visible inside the sandbox.
+	Home string
+	// Mode is the CORE_SESSION_SANDBOX mode.
+	Mode Mode
+	// Path is the host PATH, used to find bwrap and the tools.
+	Path string
+	// HostHome is the user's home directory on the host. Commands that run on
+	// the host get it as HOME; the sandbox never sees it.
+	HostHome string
+	// Lang is LANG for commands; empty means C.UTF-8.
+	Lang string
+	// HostEnv holds extra NAME=value pairs for commands that run on the host
+	// (the module proxy settings: GOPROXY, GOPRIVATE, ...). They never reach
+	// the sandbox.
+	HostEnv []string
+}
+
+// HostEnvNames are the variables worth passing to commands on the host: the
+// Go module proxy and checksum settings. None of them is a secret.
+func HostEnvNames() []string {
+	return []string{"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOVCS"}
+}
+
+// Sandbox runs commands under the production profile. It probes bwrap once,
+// on first need, and caches the answer. Safe for concurrent use.
+type Sandbox struct {
+	cfg Config
+
+	probeOnce sync.Once
+	probed    ProbeResult
+
+	mu         sync.Mutex
+	downloaded map[string]string // workspace → hash of go.mod and go.sum last downloaded
+}
+
+// New returns a Sandbox for cfg.
+func New(cfg Config) *Sandbox {
+	if cfg.Mode == "" {
+		cfg.Mode = ModeAuto
+	}
+	return &Sandbox{cfg: cfg, downloaded: map[string]string{}}
+}
+
+// Mode returns the sandbox mode.
+func (s *Sandbox) Mode() Mode { return s.cfg.Mode }
+
+// Probe runs the live probe once per Sandbox and returns its cached answer.
+// In ModeOff it probes all the same: the answer is still worth telling.
+func (s *Sandbox) Probe(ctx context.Context) ProbeResult {
+	s.probeOnce.Do(func() {
+		s.probed = s.probe(ctx, filepath.Join(s.cfg.Home, "tmp"))
+	})
+	return s.probed
+}
+
+// ProbeIn runs the live probe afresh with its scratch workspace under dir.
+func (s *Sandbox) ProbeIn(ctx context.Context, dir string) ProbeResult {
+	return s.probe(ctx, dir)
+}
+
+// Usable reports whether commands will run confined. In ModeOff it is
+// false without probing; in ModeAuto it is the probe's answer; in ModeBwrap
+// a failed probe is an error.
+func (s *Sandbox) Usable(ctx context.Context) (bool, error) {
+	switch s.cfg.Mode {
+	case ModeOff:
+		return false, nil
+	case ModeBwrap:
+		p := s.Probe(ctx)
+		if !p.Usable {
+			return false, fmt.Errorf("CORE_SESSION_SANDBOX=bwrap: %w", p.Err())
+		}
+		return true, nil
+	}
+	return s.Probe(ctx).Usable, nil
+}
+
+// Require checks, before a run starts, that the tier can be honoured: the
+// test tier runs workspace code and needs a usable sandbox.
+func (s *Sandbox) Require(ctx context.Context, tier Tier) error {
+	usable, err := s.Usable(ctx)
+	if err != nil {
+		return err
+	}
+	if tier != TierTest || usable {
+		return nil
+	}
+	if s.cfg.Mode == ModeOff {
+		return errors.New("--verify test runs workspace code and needs the sandbox, but CORE_SESSION_SANDBOX=off: use --verify build, or let the sandbox run (unset CORE_SESSION_SANDBOX)")
+	}
+	return fmt.Errorf("--verify test runs workspace code and needs the sandbox: %w; use --verify build, or fix the sandbox (core sandbox probe)", s.Probe(ctx).Err())
+}
+
+// RunOptions says how to run one command.
+type RunOptions struct {
+	// Workspace is the working directory: the only writable place inside the
+	// sandbox besides /tmp and the build cache. Empty means the current
+	// directory.
+	Workspace string
+	// Timeout kills the command's whole process group when it runs out.
+	// Zero means no limit beyond ctx.
+	Timeout time.Duration
+	// OutputLimit is how many bytes of combined output to keep (head and
+	// tail); zero means DefaultOutputLimit.
+	OutputLimit int
+}
+
+// Result is what running a command produced. A non-zero exit is a result,
+// not an error.
+type Result struct {
+	Argv []string
+	// ExitCode is the command's exit status; -1 when a signal or the timeout
+	// ended it.
+	ExitCode int
+	// Output is the combined stdout and stderr, capped: the head and the tail
+	// are kept and a line in the middle says how much was cut.
+	Output string
+	// Cut is the number of bytes left out of Output.
+	Cut       int64
+	Duration  time.Duration
+	Sandboxed bool
+	TimedOut  bool
+}
+
+// RefusedError says that a command may not run unattended, and why. The
+// model can do something about it, so it is an observation, not a failure.
+type RefusedError struct {
+	Argv   []string
+	Reason string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("refused %q: %s", strings.Join(e.Argv, " "), e.Reason)
+}
+
+// Run runs argv confined under the production profile, whatever the tier.
+// It fails when the sandbox is not usable.
+func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
+	if len(argv) == 0 {
+		return Result{}, errors.New("no command to run")
+	}
+	if s.cfg.Mode == ModeOff {
+		return Result{}, errors.New("CORE_SESSION_SANDBOX=off: nothing runs confined")
+	}
+	p := s.Probe(ctx)
+	if !p.Usable {
+		return Result{}, p.Err()
+	}
+	ws, err := s.workspace(opts.Workspace)
+	if err != nil {
+		return Result{}, err
+	}
+	opts.Workspace = ws
+	if argv[0] == "go" {
+		if r, ok := s.downloadModules(ctx, opts); !ok {
+			return r, nil
+		}
+	}
+	return s.runConfined(ctx, p.Bwrap, argv, opts)
+}
+
+// Verify runs argv unattended if the tier allows it: confined whenever the
+// sandbox is usable, on the host only for commands that run no workspace
+// code. A command the tier does not allow returns a *RefusedError.
+func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts RunOptions) (Result, error) {
+	d := Check(tier, argv)
+	if !d.Allowed() {
+		return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: d.Reason}
+	}
+	ws, err := s.workspace(opts.Workspace)
+	if err != nil {
+		return Result{}, err
+	}
+	opts.Workspace = ws
+	if d.Network {
+		return s.runHost(ctx, argv, opts)
+	}
+	usable, err := s.Usable(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if !usable {
+		if d.Verdict == AllowedSandboxed {
+			return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: "it runs workspace code and the sandbox is not usable here"}
+		}
+		return s.runHost(ctx, argv, opts)
+	}
+	return s.Run(ctx, argv, opts)
+}
+
+// workspace resolves and checks a workspace directory.
+func (s *Sandbox) workspace(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a directory", dir)
+	}
+	if real == "/" {
+		return "", errors.New("the workspace cannot be the root directory")
+	}
+	for _, private := range []string{s.cfg.Home, s.cfg.HostHome} {
+		if private == "" {
+			continue
+		}
+		if p, err := filepath.EvalSymlinks(private); err == nil && within(p, real) {
+			return "", fmt.Errorf("the workspace %s contains %s, which the sandbox must not see: pick a directory inside it", dir, private)
+		}
+	}
+	return real, nil
+}
+
+// downloadModules fetches the workspace's module dependencies on the host
+// (go mod download runs no workspace code) so that Go works inside the
+// sandbox without a network. It runs again only when go.mod or go.sum
+// changed. On failure it returns the download's result for the caller to
+// show.
+func (s *Sandbox) downloadModules(ctx context.Context, opts RunOptions) (Result, bool) {
+	mod, err := os.ReadFile(filepath.Join(opts.Workspace, "go.mod"))
+	if err != nil {
+		return Result{}, true
+	}
+	sum, _ := os.ReadFile(filepath.Join(opts.Workspace, "go.sum"))
+	h := sha256.New()
+	h.Write(mod)
+	h.Write([]byte{0})
+	h.Write(sum)
+	key := fmt.Sprintf("%x", h.Sum(nil))
+	s.mu.Lock()
+	done := s.downloaded[opts.Workspace] == key
+	s.mu.Unlock()
+	if done {
+		return Result{}, true
+	}
+	r, err := s.runHost(ctx, []string{"go", "mod", "download"}, opts)
+	if err != nil || r.ExitCode != 0 {
+		if err != nil {
+			r.Output += err.Error()
+		}
+		r.Output = "go mod download (run by core on the host, so that Go works offline in the sandbox) failed:\n" + r.Output
+		if r.ExitCode == 0 {
+			r.ExitCode = 1
+		}
+		return r, false
+	}
+	s.mu.Lock()
+	s.downloaded[opts.Workspace] = key
+	s.mu.Unlock()
+	return Result{}, true
+}
+
+func (s *Sandbox) cacheDir(name string) (string, error) {
+	if s.cfg.Home == "" {
+		return "", errors.New("no state directory ($CORE_HOME) configured")
+	}
+	dir := filepath.Join(s.cfg.Home, "cache", name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("make cache directory: %w", err)
+	}
+	return dir, nil
+}

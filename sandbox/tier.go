@@ -1,0 +1,55 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Tier says how much a run may verify without asking a human.
+type Tier string
+
+const (
+	// TierOff sends every command to the approval gate.
+	TierOff Tier = "off"
+	// TierBuild lets commands run that compile but do not run workspace code.
+	TierBuild Tier = "build"
+	// TierTest adds commands that run workspace code (tests); these run only
+	// inside the sandbox.
+	TierTest Tier = "test"
+)
+
+// ParseTier reads a tier as given to --verify or CORE_SESSION_VERIFY. The
+// empty string is TierOff.
+func ParseTier(s string) (Tier, error) {
+	switch t := Tier(strings.ToLower(strings.TrimSpace(s))); t {
+	case "", TierOff:
+		return TierOff, nil
+	case TierBuild, TierTest:
+		return t, nil
+	}
+	return "", fmt.Errorf("verify tier must be off, build or test, got %q", s)
+}
+
+// Mode is the sandbox mode, read from CORE_SESSION_SANDBOX.
+type Mode string
+
+const (
+	// ModeAuto uses bwrap when the live probe passes, and runs build-tier
+	// commands unconfined when it does not.
+	ModeAuto Mode = "auto"
+	// ModeBwrap requires the sandbox: a failed probe is fatal.
+	ModeBwrap Mode = "bwrap"
+	// ModeOff opts out of the sandbox; the test tier then refuses to start.
+	ModeOff Mode = "off"
+)
+
+// ParseMode reads CORE_SESSION_SANDBOX. The empty string is ModeAuto.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "", ModeAuto:
+		return ModeAuto, nil
+	case ModeBwrap, ModeOff:
+		return m, nil
+	}
+	return "", fmt.Errorf("CORE_SESSION_SANDBOX must be auto, bwrap or off, got %q", s)
+}
