@@ -1,0 +1,96 @@
+package testkit
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestServeModel(t *testing.T) {
+	t.Parallel()
+	t.Run("serves until ctx ends", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		s, err := ServeModel(ctx, "127.0.0.1:0", []Reply{ContentReply("hello")})
+		if err != nil {
+			t.Fatalf("ServeModel: %v", err)
+		}
+		client := openaiClient(s, "")
+		resp, err := client.CreateChatCompletion(t.Context(), chatRequest("hi"))
+		if err != nil || resp.Choices[0].Message.Content != "hello" {
+			t.Fatalf("chat = %+v, %v; want hello", resp, err)
+		}
+		if len(s.Requests()) != 1 {
+			t.Errorf("recorded %d requests, want 1", len(s.Requests()))
+		}
+		cancel()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			_, err := client.ListModels(t.Context())
+			if err != nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("server still answering after ctx was cancelled")
+			}
+			time.Sleep(5 * time.Millisecond) // polling a test observation
+		}
+	})
+	t.Run("fixed address", func(t *testing.T) {
+		t.Parallel()
+		addr := freeAddr(t)
+		s, err := ServeModel(t.Context(), addr, nil)
+		if err != nil {
+			t.Fatalf("ServeModel: %v", err)
+		}
+		defer s.Close()
+		if s.URL != "http://"+addr {
+			t.Errorf("URL = %q, want http://%s", s.URL, addr)
+		}
+		if _, err := ServeModel(t.Context(), addr, nil); err == nil || !strings.Contains(err.Error(), addr) {
+			t.Errorf("second ServeModel on %s: err = %v, want a listen error naming the address", addr, err)
+		}
+	})
+	t.Run("close ends a pending delay", func(t *testing.T) {
+		t.Parallel()
+		s, err := ServeModel(t.Context(), "127.0.0.1:0", []Reply{ContentReply("x").After(time.Hour)})
+		if err != nil {
+			t.Fatalf("ServeModel: %v", err)
+		}
+		errc := make(chan error, 1)
+		go func() {
+			_, err := openaiClient(s, "").CreateChatCompletion(t.Context(), chatRequest("hi"))
+			errc <- err
+		}()
+		for s.inFlight() == 0 {
+			time.Sleep(time.Millisecond) // polling a test observation
+		}
+		closed := make(chan struct{})
+		go func() { s.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Close blocked on a handler waiting out its delay")
+		}
+		if err := <-errc; err == nil {
+			t.Error("request answered although the server closed during the delay")
+		}
+	})
+}
+
+// freeAddr returns a loopback address that was free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatalf("close listener: %v", err)
+	}
+	return addr
+}

@@ -1,0 +1,183 @@
+package model_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/model"
+)
+
+// plainServer answers every request with status and body.
+func plainServer(t *testing.T, status int, body string) string {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+func TestDiscoverPicksFirstAnsweringInOrder(t *testing.T) {
+	t.Parallel()
+	first := testkit.NewModelServer(t)
+	second := testkit.NewModelServer(t)
+	dead := "http://" + deadAddr(t)
+	got, err := model.Discover(t.Context(), []string{dead, first.URL, second.URL}, nil)
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	if got != first.URL {
+		t.Errorf("Discover = %q, want the first live server %q", got, first.URL)
+	}
+	if first.ModelListRequests() != 1 || second.ModelListRequests() != 0 {
+		t.Errorf("model list probes: first %d second %d, want 1 and 0", first.ModelListRequests(), second.ModelListRequests())
+	}
+}
+
+func TestDiscoverSkipsWhatIsNotAModelServer(t *testing.T) {
+	t.Parallel()
+	live := testkit.NewModelServer(t)
+	candidates := []string{
+		plainServer(t, http.StatusOK, "<html>a web UI</html>"),
+		plainServer(t, http.StatusNotFound, "404 page not found"),
+		plainServer(t, http.StatusOK, `{"models": []}`),
+		live.URL + "/v1/",
+	}
+	got, err := model.Discover(t.Context(), candidates, nil)
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	if got != live.URL+"/v1/" {
+		t.Errorf("Discover = %q, want the model server as given, %q", got, live.URL+"/v1/")
+	}
+}
+
+func TestDiscoverAcceptsEmptyModelList(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+	}{
+		{name: "empty list", body: `{"object":"list","data":[]}`},
+		{name: "null list (Ollama with no models)", body: `{"object":"list","data":null}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			url := plainServer(t, http.StatusOK, tt.body)
+			got, err := model.Discover(t.Context(), []string{url}, nil)
+			if err != nil || got != url {
+				t.Errorf("Discover = %q, %v; want %q", got, err, url)
+			}
+		})
+	}
+}
+
+func TestDiscoverNoServer(t *testing.T) {
+	t.Parallel()
+	hanging := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	t.Cleanup(hanging.Close)
+	candidates := []string{
+		"http://" + deadAddr(t),
+		plainServer(t, http.StatusNotFound, "nope"),
+		plainServer(t, http.StatusOK, "<html></html>"),
+		hanging.URL,
+		"not a url",
+	}
+	hc := &http.Client{Timeout: 100 * time.Millisecond}
+	_, err := model.Discover(t.Context(), candidates, hc)
+	var de *model.DiscoveryError
+	if !errors.As(err, &de) {
+		t.Fatalf("error = %v (%T), want *model.DiscoveryError", err, err)
+	}
+	if len(de.Tried) != len(candidates) {
+		t.Fatalf("tried %d candidates, want %d", len(de.Tried), len(candidates))
+	}
+	wantReasons := []string{
+		"connection refused",
+		"GET /v1/models answered 404 Not Found",
+		"GET /v1/models answered 200 but not with a JSON object",
+		"no answer in time",
+		"model server URL must look like",
+	}
+	for i, p := range de.Tried {
+		if p.URL != candidates[i] || !strings.Contains(p.Err.Error(), wantReasons[i]) {
+			t.Errorf("probe %d = %s: %v, want %s: %s", i, p.URL, p.Err, candidates[i], wantReasons[i])
+		}
+	}
+	if !errors.Is(de.Tried[0].Err, syscall.ECONNREFUSED) {
+		t.Errorf("probe error %v does not wrap ECONNREFUSED", de.Tried[0].Err)
+	}
+	msg := err.Error()
+	for _, want := range append(slices.Clone(candidates),
+		"no OpenAI-compatible model server found",
+		"llama-server -m model.gguf --port 8081",
+		"vllm serve MODEL --port 8081",
+		"ollama serve",
+		"--inference-url http://127.0.0.1:11434",
+		"CORE_SESSION_INFERENCE_URL",
+	) {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error message lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestDiscoverStopsWithContext(t *testing.T) {
+	t.Parallel()
+	live := testkit.NewModelServer(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := model.Discover(ctx, []string{live.URL}, nil)
+	var de *model.DiscoveryError
+	if !errors.Is(err, context.Canceled) || errors.As(err, &de) {
+		t.Errorf("error = %v, want context.Canceled and no DiscoveryError", err)
+	}
+}
+
+func TestDiscoverNoCandidates(t *testing.T) {
+	t.Parallel()
+	if _, err := model.Discover(t.Context(), nil, nil); err == nil || !strings.Contains(err.Error(), "no candidate") {
+		t.Errorf("error = %v, want one saying there is nothing to probe", err)
+	}
+}
+
+func TestDefaultCandidates(t *testing.T) {
+	t.Parallel()
+	want := []string{"http://127.0.0.1:35536", "http://127.0.0.1:8081", "http://127.0.0.1:8080"}
+	got := model.DefaultCandidates()
+	if !slices.Equal(got, want) {
+		t.Errorf("DefaultCandidates = %q, want %q", got, want)
+	}
+	got[0] = "changed"
+	if model.DefaultCandidates()[0] != want[0] {
+		t.Error("DefaultCandidates returned shared state")
+	}
+}
+
+// TestDiscoverFixedPort runs the discovery users get on a fixed port, with a
+// server started the way end-to-end scripts start one.
+func TestDiscoverFixedPort(t *testing.T) {
+	t.Parallel()
+	addr := deadAddr(t)
+	s, err := testkit.ServeModel(t.Context(), addr, nil)
+	if err != nil {
+		t.Fatalf("ServeModel: %v", err)
+	}
+	t.Cleanup(s.Close)
+	got, err := model.Discover(t.Context(), []string{"http://" + deadAddr(t), "http://" + addr}, nil)
+	if err != nil || got != "http://"+addr {
+		t.Errorf("Discover = %q, %v; want http://%s", got, err, addr)
+	}
+}
