@@ -19,7 +19,7 @@ func BenchmarkTrue(b *testing.B) {
 	opts := RunOptions{Workspace: ws}
 	b.Run("bare", func(b *testing.B) {
 		for b.Loop() {
-			r, err := sb.runHost(b.Context(), []string{"true"}, opts)
+			r, err := sb.RunHost(b.Context(), []string{"true"}, opts)
 			if err != nil || r.ExitCode != 0 {
 				b.Fatal(err, r.Output)
 			}
@@ -46,7 +46,7 @@ func BenchmarkGoTest(b *testing.B) {
 	argv := []string{"go", "test", "-count=1", "./..."} // warm build cache, tests rerun
 	opts := RunOptions{Workspace: ws, Timeout: 5 * time.Minute}
 	run := map[string]func() (Result, error){
-		"bare":      func() (Result, error) { return sb.runHost(b.Context(), argv, opts) },
+		"bare":      func() (Result, error) { return sb.RunHost(b.Context(), argv, opts) },
 		"sandboxed": func() (Result, error) { return sb.Run(b.Context(), argv, opts) },
 	}
 	for _, name := range []string{"bare", "sandboxed"} {

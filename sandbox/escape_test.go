@@ -153,10 +153,10 @@ func TestHostEnvironmentIsScrubbed(t *testing.T) {
 	assert.False(t, r.Sandboxed)
 	// go env shows what go saw; go env itself is not a verification command,
 	// so ask through the host runner directly.
-	r, err = sb.runHost(t.Context(), []string{"go", "env", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"}, RunOptions{Workspace: ws})
+	r, err = sb.RunHost(t.Context(), []string{"go", "env", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	assert.Equal(t, "-modcacherw -buildvcs=false\noff\nlocal\n", r.Output)
-	r, err = sb.runHost(t.Context(), []string{"sh", "-c", "env"}, RunOptions{Workspace: ws})
+	r, err = sb.RunHost(t.Context(), []string{"sh", "-c", "env"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	assert.NotContains(t, r.Output, "ghs_parenttoken123")
 }

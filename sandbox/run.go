@@ -43,9 +43,11 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 	return r, err
 }
 
-// runHost runs argv on the host, unconfined, with a scrubbed environment:
-// only what the tools need and the module proxy settings, never a token.
-func (s *Sandbox) runHost(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
+// RunHost runs argv on the host, unconfined, with a scrubbed environment:
+// only what the tools need and the module proxy settings, never a token. It
+// is for commands that run no workspace code (go mod) and for commands a
+// human approved; everything else goes through Verify or Run.
+func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
 	env := []string{
 		"PATH=" + s.cfg.Path,
 		"LANG=" + orDefault(s.cfg.Lang, "C.UTF-8"),

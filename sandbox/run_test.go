@@ -147,7 +147,7 @@ func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 			if m.mode == ModeBwrap {
 				r, err = sb.Run(t.Context(), argv, opts)
 			} else {
-				r, err = sb.runHost(t.Context(), argv, opts)
+				r, err = sb.RunHost(t.Context(), argv, opts)
 			}
 			require.NoError(t, err)
 			assert.True(t, r.TimedOut)
@@ -166,7 +166,7 @@ func TestCancelledContext(t *testing.T) {
 	sb := New(Config{Home: t.TempDir(), Mode: ModeOff, Path: os.Getenv("PATH")})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
-	r, err := sb.runHost(ctx, []string{"sleep", "30"}, RunOptions{Workspace: t.TempDir()})
+	r, err := sb.RunHost(ctx, []string{"sleep", "30"}, RunOptions{Workspace: t.TempDir()})
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.False(t, r.TimedOut)
 }

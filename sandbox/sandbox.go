@@ -197,7 +197,7 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 	}
 	opts.Workspace = ws
 	if d.Network {
-		return s.runHost(ctx, argv, opts)
+		return s.RunHost(ctx, argv, opts)
 	}
 	usable, err := s.Usable(ctx)
 	if err != nil {
@@ -207,7 +207,7 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 		if d.Verdict == AllowedSandboxed {
 			return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: "it runs workspace code and the sandbox is not usable here"}
 		}
-		return s.runHost(ctx, argv, opts)
+		return s.RunHost(ctx, argv, opts)
 	}
 	return s.Run(ctx, argv, opts)
 }
@@ -264,7 +264,7 @@ func (s *Sandbox) downloadModules(ctx context.Context, opts RunOptions) (Result,
 	if done {
 		return Result{}, true
 	}
-	r, err := s.runHost(ctx, []string{"go", "mod", "download"}, opts)
+	r, err := s.RunHost(ctx, []string{"go", "mod", "download"}, opts)
 	if err != nil || r.ExitCode != 0 {
 		if err != nil {
 			r.Output += err.Error()
