@@ -1,0 +1,105 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Declined is what the model sees when the human did not approve.
+const Declined = "declined: the human operator did not approve this command"
+
+// maxAnswer is the longest answer line kept; a longer line declines.
+const maxAnswer = 256
+
+// Approver decides gated actions. action is the exact text shown to the
+// human.
+type Approver interface {
+	Approve(ctx context.Context, action string) (bool, error)
+}
+
+// TerminalApprover asks a human at a terminal: it prints the action and
+// "approve? [y/N] " to Out and reads one line from In. It fails closed: with
+// no terminal (Terminal false) it declines without reading, and on EOF, a
+// read error or any answer but "y" or "yes" (any case, blanks trimmed) it
+// declines. It never blocks past ctx: when ctx ends first it returns
+// ctx.Err(), and the line a pending read brings in later is dropped.
+type TerminalApprover struct {
+	In       io.Reader
+	Out      io.Writer
+	Terminal bool
+}
+
+var _ Approver = (*TerminalApprover)(nil)
+
+// Approve asks the human about action.
+func (a *TerminalApprover) Approve(ctx context.Context, action string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	out := a.Out
+	if out == nil {
+		out = io.Discard
+	}
+	if !a.Terminal || a.In == nil {
+		fmt.Fprintf(out, "%s\nno terminal to ask for approval: declined\n", action)
+		return false, nil
+	}
+	fmt.Fprintf(out, "%s\napprove? [y/N] ", action)
+	answer := make(chan string, 1)
+	go func() { answer <- readLine(a.In) }()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(out)
+		return false, ctx.Err()
+	case line := <-answer:
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return true, nil
+		}
+		return false, nil
+	}
+}
+
+// readLine reads up to a newline one byte at a time, so that nothing past
+// the answer is consumed from In. EOF or an error before any byte gives "";
+// a line longer than maxAnswer is read to its end and gives "" (declined),
+// so that no part of it answers the next question.
+func readLine(r io.Reader) string {
+	var line []byte
+	long := false
+	var b [1]byte
+	for {
+		n, err := r.Read(b[:])
+		if n == 1 {
+			switch {
+			case b[0] == '\n' && long:
+				return ""
+			case b[0] == '\n':
+				return string(line)
+			case len(line) >= maxAnswer:
+				long = true
+			default:
+				line = append(line, b[0])
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) && !long {
+				return string(line)
+			}
+			return ""
+		}
+	}
+}
+
+// DenyApprover declines everything. core session serve uses it.
+type DenyApprover struct{}
+
+var _ Approver = DenyApprover{}
+
+// Approve declines.
+func (DenyApprover) Approve(ctx context.Context, action string) (bool, error) {
+	return false, ctx.Err()
+}

@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// countingReader counts the reads made of it.
+type countingReader struct {
+	r     io.Reader
+	reads atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads.Add(1)
+	return c.r.Read(p)
+}
+
+// failingReader fails every read.
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+func TestTerminalApprover(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		in       io.Reader
+		terminal bool
+		want     bool
+		noRead   bool
+	}{
+		{name: "y", in: strings.NewReader("y\n"), terminal: true, want: true},
+		{name: "yes without newline", in: strings.NewReader("yes"), terminal: true, want: true},
+		{name: "YES padded", in: strings.NewReader("  YES \r\n"), terminal: true, want: true},
+		{name: "n", in: strings.NewReader("n\n"), terminal: true},
+		{name: "empty line", in: strings.NewReader("\n"), terminal: true},
+		{name: "EOF", in: strings.NewReader(""), terminal: true},
+		{name: "maybe", in: strings.NewReader("maybe\n"), terminal: true},
+		{name: "yes please", in: strings.NewReader("yes please\n"), terminal: true},
+		{name: "read error", in: failingReader{}, terminal: true},
+		{name: "overlong line", in: strings.NewReader(strings.Repeat("y", 1000) + "\n"), terminal: true},
+		{name: "no terminal", in: strings.NewReader("y\n"), terminal: false, noRead: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := &countingReader{r: tt.in}
+			var out strings.Builder
+			a := &TerminalApprover{In: in, Out: &out, Terminal: tt.terminal}
+			got, err := a.Approve(t.Context(), "run_shell: make lint")
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Contains(t, out.String(), "run_shell: make lint\n")
+			if tt.noRead {
+				assert.Zero(t, in.reads.Load(), "without a terminal nothing is read")
+				assert.NotContains(t, out.String(), "approve?")
+				return
+			}
+			assert.Contains(t, out.String(), "approve? [y/N] ")
+		})
+	}
+}
+
+func TestTerminalApproverReadsOneLineAtATime(t *testing.T) {
+	t.Parallel()
+	in := "y\nn\n" + strings.Repeat("x", 300) + "y\nyes\n"
+	a := &TerminalApprover{In: strings.NewReader(in), Out: io.Discard, Terminal: true}
+	var got []bool
+	for range 5 {
+		ok, err := a.Approve(t.Context(), "x")
+		require.NoError(t, err)
+		got = append(got, ok)
+	}
+	assert.Equal(t, []bool{true, false, false, true, false}, got,
+		"each answer is its own line, an overlong one declines whole, and the last meets EOF")
+}
+
+func TestTerminalApproverCancel(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	a := &TerminalApprover{In: pr, Out: io.Discard, Terminal: true}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	ok, err := a.Approve(ctx, "run_shell: rm -r build")
+	assert.False(t, ok)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Less(t, time.Since(start), 5*time.Second)
+
+	ctx, cancel = context.WithCancel(t.Context())
+	cancel()
+	ok, err = a.Approve(ctx, "x")
+	assert.False(t, ok)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestDenyApprover(t *testing.T) {
+	t.Parallel()
+	ok, err := DenyApprover{}.Approve(t.Context(), "run_shell: ls")
+	require.NoError(t, err)
+	assert.False(t, ok)
+}

@@ -1,0 +1,109 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+)
+
+type readFile struct{}
+
+func (readFile) Name() string { return "read_file" }
+
+func (readFile) Doc() string {
+	return `read_file: read a text file, whole or a range of lines.
+  tool: read_file
+  path: cmd/core/main.go
+  start_line: 1
+  end_line: 80
+start_line and end_line are optional, 1-based and inclusive. The reply starts
+with a header line naming the path and which lines of how many it shows; the
+text follows exactly as in the file.`
+}
+
+func (t readFile) Run(ctx context.Context, env *Env, args Args) (Result, error) {
+	path, err := args.String("path")
+	if err != nil {
+		return fail(t.Name(), err)
+	}
+	start, err := args.OptionalInt("start_line", 1)
+	if err != nil {
+		return fail(t.Name(), err)
+	}
+	end, err := args.OptionalInt("end_line", math.MaxInt)
+	if err != nil {
+		return fail(t.Name(), err)
+	}
+	abs, rel, err := env.Workspace.Resolve(path)
+	if err != nil {
+		return fail(t.Name(), err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return Result{Output: fmt.Sprintf("read_file: %s does not exist; list_dir shows what is there", rel), Target: rel}, nil
+		}
+		return fsFail(t.Name(), rel, "read", err)
+	}
+	if fi.IsDir() {
+		return Result{Output: fmt.Sprintf("read_file: %s is a directory; use list_dir to see what it holds", rel), Target: rel}, nil
+	}
+	if !fi.Mode().IsRegular() {
+		return Result{Output: fmt.Sprintf("read_file: %s is not a regular file", rel), Target: rel}, nil
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return fsFail(t.Name(), rel, "read", err)
+	}
+	if isBinary(data) {
+		return Result{Output: fmt.Sprintf("read_file: %s is a binary file (%d bytes); only text files can be read", rel, len(data)), Target: rel}, nil
+	}
+	return Result{Output: showLines(rel, string(data), start, end, args.has("end_line")), Target: rel}, nil
+}
+
+// showLines renders lines start..end (1-based, inclusive) of text under a
+// header, clamping a range that runs past the file with a note.
+func showLines(rel, text string, start, end int, endGiven bool) string {
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	total := len(lines)
+	if total == 0 {
+		return fmt.Sprintf("%s: empty file (0 lines)", rel)
+	}
+	var notes []string
+	if start < 1 {
+		notes = append(notes, fmt.Sprintf("start_line %d clamped to 1", start))
+		start = 1
+	}
+	if start > total {
+		return fmt.Sprintf("read_file: start_line %d is past the end of %s, which has %d lines", start, rel, total)
+	}
+	if end > total {
+		if endGiven {
+			notes = append(notes, fmt.Sprintf("end_line %d clamped to %d, the last line", end, total))
+		}
+		end = total
+	}
+	if end < start {
+		return fmt.Sprintf("read_file: end_line %d is before start_line %d", end, start)
+	}
+	header := fmt.Sprintf("%s: lines %d-%d of %d", rel, start, end, total)
+	if start == 1 && end == total {
+		header += " (whole file)"
+	}
+	if len(notes) > 0 {
+		header += " (" + strings.Join(notes, "; ") + ")"
+	}
+	body := strings.Join(lines[start-1:end], "")
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n[no newline at end of file]"
+	}
+	return header + "\n" + body
+}

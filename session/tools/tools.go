@@ -1,0 +1,168 @@
+// Package tools is the tool set through which the model acts on its
+// workspace: reading, listing, writing and editing files, searching, showing
+// the diff, running shell commands behind the approval gate, and declaring
+// the work done.
+//
+// Every path the model names is confined to the Workspace. Failures come in
+// two kinds: what the model can fix (a bad path, bad arguments, a file not
+// found, a refused or declined command) comes back as an observation in
+// Result.Output with a nil error; only infrastructure failure (an I/O error
+// on the workspace disk, a cancelled context) is a Go error, and it ends the
+// run.
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/coreagent/core/sandbox"
+)
+
+// DefaultOutputLimit is the observation size used when Env.OutputLimit is 0.
+const DefaultOutputLimit = 16 << 10
+
+// Runner runs commands; *sandbox.Sandbox implements it.
+type Runner interface {
+	Verify(ctx context.Context, tier sandbox.Tier, argv []string, opts sandbox.RunOptions) (sandbox.Result, error)
+	RunHost(ctx context.Context, argv []string, opts sandbox.RunOptions) (sandbox.Result, error)
+}
+
+var _ Runner = (*sandbox.Sandbox)(nil)
+
+// Env is what the tools act on and through.
+type Env struct {
+	Workspace    *Workspace
+	Tier         sandbox.Tier
+	Runner       Runner
+	Approver     Approver
+	ShellTimeout time.Duration // per run_shell command
+	// OutputLimit is the most bytes of one observation; 0 means
+	// DefaultOutputLimit. Longer output keeps its head and tail and states
+	// the cut.
+	OutputLimit int
+}
+
+func (e *Env) outputLimit() int {
+	if e.OutputLimit <= 0 {
+		return DefaultOutputLimit
+	}
+	return e.OutputLimit
+}
+
+// Call is one action the model asked for.
+type Call struct {
+	Tool string
+	Args Args
+}
+
+// Verification records a verification command that ran, for the run report.
+type Verification struct {
+	Command   string
+	ExitCode  int
+	Sandboxed bool
+	Duration  time.Duration
+}
+
+// Result is what one call produced.
+type Result struct {
+	Output       string        // the observation sent to the model
+	Target       string        // what the call acted on, for progress lines: a path, a pattern, a command
+	Done         bool          // the done tool was called
+	Summary      string        // done's summary
+	Verification *Verification // set when run_shell ran a verification command
+	Changed      bool          // the call changed the workspace
+}
+
+// Tool is one action the model can take.
+type Tool interface {
+	Name() string
+	// Doc is this tool's entry in the system prompt: its arguments (a TOON
+	// example) and what it does, in a few lines.
+	Doc() string
+	// Run performs the action. What the model can fix comes back in
+	// Result.Output with a nil error; an error is an infrastructure failure.
+	Run(ctx context.Context, env *Env, args Args) (Result, error)
+}
+
+// Set is the tool set offered to the model, in order.
+type Set struct {
+	tools []Tool
+	byKey map[string]Tool
+}
+
+// NewSet returns a set of tools in the given order. A later tool with the
+// same name as an earlier one replaces it.
+func NewSet(tools ...Tool) *Set {
+	s := &Set{byKey: make(map[string]Tool, len(tools))}
+	for _, t := range tools {
+		if _, dup := s.byKey[t.Name()]; dup {
+			for i, old := range s.tools {
+				if old.Name() == t.Name() {
+					s.tools[i] = t
+				}
+			}
+		} else {
+			s.tools = append(s.tools, t)
+		}
+		s.byKey[t.Name()] = t
+	}
+	return s
+}
+
+// Default returns the standard tool set: read_file, list_dir, write_file,
+// edit_file, search, git_diff, run_shell and done, in that order.
+func Default() *Set {
+	return NewSet(readFile{}, listDir{}, writeFile{}, editFile{}, search{}, gitDiff{}, runShell{}, done{})
+}
+
+// Names returns the tools' names in order.
+func (s *Set) Names() []string {
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.Name()
+	}
+	return names
+}
+
+// Lookup finds a tool by name.
+func (s *Set) Lookup(name string) (Tool, bool) {
+	t, ok := s.byKey[name]
+	return t, ok
+}
+
+// Doc returns every tool's doc, in order, for the system prompt.
+func (s *Set) Doc() string {
+	docs := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		docs[i] = strings.TrimSpace(t.Doc())
+	}
+	return strings.Join(docs, "\n\n") + "\n"
+}
+
+// Run runs one call. An unknown tool or bad arguments come back as an
+// observation. The output is capped to the environment's limit, keeping its
+// head and tail and stating the cut.
+func (s *Set) Run(ctx context.Context, env *Env, call Call) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if env == nil || env.Workspace == nil {
+		return Result{}, errors.New("run tool: no workspace configured")
+	}
+	t, ok := s.Lookup(call.Tool)
+	if !ok {
+		return Result{Output: fmt.Sprintf("unknown tool %q: the tools are %s", call.Tool, strings.Join(s.Names(), ", "))}, nil
+	}
+	r, err := t.Run(ctx, env, call.Args)
+	if err != nil {
+		if r, ok := observe(call.Tool, err); ok {
+			return r, nil
+		}
+		return Result{}, fmt.Errorf("%s: %w", call.Tool, err)
+	}
+	r.Output = capOutput(r.Output, env.outputLimit())
+	return r, nil
+}
