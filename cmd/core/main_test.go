@@ -9,6 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 )
 
@@ -33,8 +34,12 @@ func TestScripts(t *testing.T) {
 			}
 			e.Defer(func() { os.RemoveAll(home) })
 			e.Setenv("CORE_HOME", home)
+			// No model server is discovered by accident: scripts start one.
+			e.Setenv("CORE_SESSION_INFERENCE_URL", "http://127.0.0.1:9/")
+			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
 			return nil
 		},
+		Cmds: scriptCmds(),
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "bwrap":

@@ -46,6 +46,6 @@ request.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newSandboxCmd(e))
+	root.AddCommand(newSessionCmd(e), newSandboxCmd(e))
 	return root
 }

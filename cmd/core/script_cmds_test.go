@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session"
+)
+
+// scriptCmds are the commands the scripts under testdata/script add to
+// testscript's own.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"model-serve":    cmdModelServe,
+		"model-requests": cmdModelRequests,
+		"gitrepo":        cmdGitRepo,
+		"session-id":     cmdSessionID,
+		"perms":          cmdPerms,
+	}
+}
+
+type modelServerKey struct{}
+
+// model-serve SCRIPT [ADDR]: serve the scripted model in SCRIPT; without
+// ADDR it listens on a free port and sets CORE_SESSION_INFERENCE_URL, with
+// ADDR it listens there and leaves discovery to find it.
+func cmdModelServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: model-serve SCRIPT [ADDR]")
+	}
+	replies, err := testkit.ParseScript(ts.ReadFile(args[0]))
+	ts.Check(err)
+	addr := "127.0.0.1:0"
+	if len(args) == 2 {
+		addr = args[1]
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := testkit.ServeModel(ctx, addr, replies)
+	if err != nil {
+		cancel()
+		ts.Fatalf("model-serve: %v", err)
+	}
+	ts.Defer(func() { cancel(); srv.Close() })
+	servers, _ := ts.Value(modelServerKey{}).(*[]*testkit.ModelServer)
+	*servers = append(*servers, srv)
+	if len(args) == 1 {
+		ts.Setenv("CORE_SESSION_INFERENCE_URL", srv.URL)
+	} else {
+		ts.Setenv("CORE_SESSION_INFERENCE_URL", "")
+	}
+}
+
+// model-requests FILE: write what the last model server was asked, one
+// request a line: the messages as role: content, JSON-quoted.
+func cmdModelRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: model-requests FILE")
+	}
+	servers, _ := ts.Value(modelServerKey{}).(*[]*testkit.ModelServer)
+	if len(*servers) == 0 {
+		ts.Fatalf("model-requests: no model server")
+	}
+	srv := (*servers)[len(*servers)-1]
+	var b strings.Builder
+	for i, req := range srv.Requests() {
+		fmt.Fprintf(&b, "request %d model=%s\n", i+1, req.Model)
+		for _, m := range req.Messages {
+			q, _ := json.Marshal(m.Content)
+			fmt.Fprintf(&b, "  %s: %s\n", m.Role, q)
+		}
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+}
+
+// gitrepo DIR: make DIR (with the files already in it) a git repository
+// with one commit on main.
+func cmdGitRepo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gitrepo DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	for _, a := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial"},
+	} {
+		cmd := exec.Command("git", a...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			ts.Fatalf("git %s: %v\n%s", a[0], err, out)
+		}
+	}
+}
+
+// session-id VAR: set VAR to the id of the newest session.
+func cmdSessionID(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: session-id VAR")
+	}
+	store, err := session.OpenStore(ts.Getenv("CORE_HOME"))
+	ts.Check(err)
+	recs, err := store.List()
+	ts.Check(err)
+	if len(recs) == 0 {
+		ts.Fatalf("session-id: no sessions")
+	}
+	ts.Setenv(args[0], recs[0].ID)
+}
+
+// perms DIR DIRMODE FILEMODE: every directory under DIR has DIRMODE and
+// every file FILEMODE (octal).
+func cmdPerms(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: perms DIR DIRMODE FILEMODE")
+	}
+	dirMode, err := strconv.ParseUint(args[1], 8, 32)
+	ts.Check(err)
+	fileMode, err := strconv.ParseUint(args[2], 8, 32)
+	ts.Check(err)
+	n := 0
+	ts.Check(filepath.WalkDir(ts.MkAbs(args[0]), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(fileMode)
+		if d.IsDir() {
+			want = fs.FileMode(dirMode)
+		}
+		if fi.Mode().Perm() != want {
+			ts.Fatalf("%s has mode %o, want %o", p, fi.Mode().Perm(), want)
+		}
+		n++
+		return nil
+	}))
+	ts.Logf("perms: %d entries checked", n)
+}

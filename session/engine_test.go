@@ -1,0 +1,215 @@
+package session
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/model"
+)
+
+// fixtureRepo makes a git repository with one commit on main.
+func fixtureRepo(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	for _, a := range [][]string{
+		{"init", "-q", "-b", "main"}, {"add", "-A"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial"},
+	} {
+		cmd := exec.Command("git", a...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	return dir
+}
+
+// testOptions returns Options for a run against srv, with the sandbox off.
+func testOptions(t testing.TB, srv *testkit.ModelServer, repo string) Options {
+	t.Helper()
+	home := t.TempDir()
+	st, err := OpenStore(home)
+	require.NoError(t, err)
+	return Options{
+		Repo:    repo,
+		Prompt:  "do the thing",
+		Store:   st,
+		Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+		Client: model.New(model.Config{BaseURL: srv.URL, Model: "coder",
+			Backoff: model.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond}}),
+		GitEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+	}
+}
+
+func gitOut(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	return strings.TrimSpace(string(out))
+}
+
+func TestInteractive(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		testkit.ContentReply("tool: done\nsummary: wrote a"),
+		testkit.ContentReply("tool: write_file\npath: b.txt\ncontent: b"),
+		testkit.ContentReply("tool: done\nsummary: wrote b"),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.Interactive = true
+	opts.Input = strings.NewReader("now b\n/exit\ny\n")
+	var out strings.Builder
+	opts.Output = &out
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, StatusDone, rep.Status, rep.Error)
+	assert.True(t, rep.Landed)
+	assert.Contains(t, out.String(), "next instruction (/exit to stop)> ")
+	assert.Contains(t, out.String(), "commit, push, and open a PR? [y/N] ")
+	assert.Equal(t, "b", gitOut(t, repo, "show", rep.Branch+":b.txt"))
+	assert.Equal(t, "a", gitOut(t, repo, "show", rep.Branch+":a.txt"))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 4)
+	last := reqs[3].Messages
+	assert.Equal(t, "now b\n\n/no_think", last[len(last)-3].Content)
+}
+
+func TestInteractiveDeclinesLanding(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		testkit.ContentReply("tool: done\nsummary: wrote a"),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.Interactive = true
+	opts.Input = strings.NewReader("/exit\n") // then EOF: no
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, StatusDone, rep.Status)
+	assert.False(t, rep.Landed)
+	cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", rep.Branch)
+	cmd.Dir = repo
+	assert.Error(t, cmd.Run(), "nothing lands without a yes")
+}
+
+func TestTurnTimeoutIsPartial(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").After(5*time.Second))
+	srv.AllowExhaustion()
+	opts := testOptions(t, srv, repo)
+	opts.TurnTimeout = 200 * time.Millisecond
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, StatusPartial, rep.Status)
+	assert.Contains(t, rep.Error, "ran past its 200ms limit (--turn-timeout)")
+}
+
+func TestEndpointOutageIsInfrastructure(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	var replies []testkit.Reply
+	for range 200 {
+		replies = append(replies, testkit.ErrorReply(503, "loading model"))
+	}
+	srv := testkit.NewModelServer(t, replies...)
+	srv.AllowExhaustion()
+	opts := testOptions(t, srv, repo)
+	opts.TurnTimeout = 300 * time.Millisecond
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, StatusFailed, rep.Status)
+	assert.Equal(t, FailInfrastructure, rep.FailureKind)
+	assert.Contains(t, rep.Error, "503")
+	assert.Greater(t, len(srv.Requests()), 1, "transient failures are retried")
+}
+
+func TestTransientFailureRetriedWithinTheTurn(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.ErrorReply(503, "loading"),
+		testkit.ErrorReply(429, "slow down"),
+		testkit.ContentReply("tool: done\nsummary: ok"),
+	)
+	rep, err := Run(t.Context(), testOptions(t, srv, repo))
+	require.NoError(t, err)
+	assert.Equal(t, StatusDone, rep.Status, rep.Error)
+	assert.Equal(t, 1, rep.Turns)
+}
+
+func TestCancelled(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").After(10*time.Second))
+	srv.AllowExhaustion()
+	opts := testOptions(t, srv, repo)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	rep, err := Run(ctx, opts)
+	require.NoError(t, err)
+	assert.Equal(t, StatusCancelled, rep.Status)
+	rec, err := opts.Store.Load(rep.ID)
+	require.NoError(t, err)
+	assert.Equal(t, StatusCancelled, rec.Status, "the ending is saved even after ctx ended")
+	_, err = opts.Store.LoadReport(rep.ID)
+	assert.NoError(t, err)
+}
+
+func TestRunRefusesBadOptions(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t)
+	tests := []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{name: "no goal", edit: func(o *Options) { o.Prompt = " " }, want: "a goal is required"},
+		{name: "not a repo", edit: func(o *Options) { o.Repo = t.TempDir() }, want: "is not a git repository"},
+		{name: "missing path", edit: func(o *Options) { o.Repo = "/nonexistent/x" }, want: "is not a directory"},
+		{name: "bad base", edit: func(o *Options) { o.Base = "nope" }, want: `--base "nope": no such branch or commit`},
+		{name: "bad branch", edit: func(o *Options) { o.Branch = "a..b" }, want: `--branch "a..b" is not a valid branch name`},
+		{name: "checked-out branch", edit: func(o *Options) { o.Branch = "main" }, want: "branch main is checked out"},
+		{name: "negative turns", edit: func(o *Options) { o.MaxTurns = -1 }, want: "--max-turns must be positive"},
+		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = sandbox.TierTest }, want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := testOptions(t, srv, repo)
+			tt.edit(&opts)
+			rep, err := Run(t.Context(), opts)
+			if tt.want != "" {
+				require.Error(t, err)
+				var ce *ConfigError
+				assert.ErrorAs(t, err, &ce)
+				assert.Contains(t, err.Error(), tt.want)
+				return
+			}
+			// These start and then fail before any model turn.
+			require.NoError(t, err)
+			assert.Equal(t, StatusFailed, rep.Status)
+			assert.Equal(t, FailConfiguration, rep.FailureKind)
+		})
+	}
+}

@@ -1,0 +1,44 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// gitIdentity is who core's commits are by.
+var gitIdentity = []string{"-c", "user.name=core", "-c", "user.email=core@users.noreply.github.com"}
+
+// gitRunner runs git with an environment core chose: nothing of core's own
+// environment (no GIT_DIR, no token) leaks into it, and hooks never run in a
+// workspace.
+type gitRunner struct {
+	env []string // PATH, HOME, LANG and the like
+}
+
+// run runs git in dir and returns its trimmed standard output. A failure
+// carries git's own words.
+func (g gitRunner) run(ctx context.Context, dir string, args ...string) (string, error) {
+	return g.runInput(ctx, dir, "", args...)
+}
+
+// runInput is run with stdin.
+func (g gitRunner) runInput(ctx context.Context, dir, stdin string, args ...string) (string, error) {
+	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = dir
+	cmd.Env = append(append([]string{}, g.env...), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}

@@ -1,0 +1,219 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/protocol"
+	"github.com/coreagent/core/session/tools"
+)
+
+// maxMalformed is how many malformed replies in a row fail a run.
+const maxMalformed = 3
+
+// outcome is how one instruction's turns ended.
+type outcome struct {
+	status Status
+	kind   FailureKind
+	err    error
+}
+
+// drive runs the instruction (and, in interactive mode, the ones that
+// follow), lands the result and ends the session.
+func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Report, error) {
+	if err := s.prepare(ctx); err != nil {
+		return s.end(ctx, StatusFailed, FailConfiguration, err), nil
+	}
+	entries, err := readTranscript(s.tr.f.Name())
+	if err != nil {
+		return s.end(ctx, StatusFailed, FailInfrastructure, err), nil
+	}
+	if fresh || len(entries) == 0 {
+		sys := Entry{Role: model.RoleSystem, Content: s.systemPrompt(), Kind: KindSystem}
+		if err := s.append(&entries, sys); err != nil {
+			return s.end(ctx, StatusFailed, FailInfrastructure, err), nil
+		}
+	}
+	for {
+		if !s.opts.Think {
+			instruction = strings.TrimRight(instruction, "\n") + "\n\n" + protocol.NoThink
+		}
+		if err := s.append(&entries, Entry{Role: model.RoleUser, Content: instruction, Kind: KindInstruction}); err != nil {
+			return s.end(ctx, StatusFailed, FailInfrastructure, err), nil
+		}
+		out := s.turns(ctx, &entries)
+		if out.status != StatusDone || !s.opts.Interactive {
+			return s.finish(ctx, out), nil
+		}
+		next, ok := s.ask("next instruction (/exit to stop)> ")
+		if !ok || strings.TrimSpace(next) == "/exit" {
+			return s.finish(ctx, out), nil
+		}
+		instruction = next
+	}
+}
+
+// turns drives the model until it calls done, a limit is hit, or something
+// fails. The limits apply afresh to each instruction.
+func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
+	runCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	malformed := 0
+	names := s.tools.Names()
+	for turn := 1; ; turn++ {
+		if turn > s.opts.MaxTurns {
+			return outcome{status: StatusPartial, err: fmt.Errorf("reached the limit of %d turns (--max-turns)", s.opts.MaxTurns)}
+		}
+		if runCtx.Err() != nil {
+			return s.stopped(ctx, runCtx, nil)
+		}
+		started := s.opts.Now()
+		reply, err := s.complete(runCtx, *entries)
+		s.rec.Turns++
+		s.report.Turns++
+		s.rec.Usage.add(reply.Usage)
+		s.report.Usage.add(reply.Usage)
+		step := Step{Turn: s.rec.Turns, Tokens: reply.Usage.TotalTokens}
+		var me *model.Error
+		if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
+			step.Tool = "(no reply)"
+			step.Duration = s.opts.Now().Sub(started)
+			s.step(step)
+			return s.modelFailure(ctx, runCtx, err)
+		}
+		if err := s.append(entries, Entry{Role: model.RoleAssistant, Content: reply.Content, Kind: KindReply, Turn: s.rec.Turns}); err != nil {
+			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+		}
+		action, perr := protocol.Parse(reply.Content, names)
+		if perr != nil {
+			malformed++
+			step.Tool, step.Malformed = "(malformed)", true
+			step.Duration = s.opts.Now().Sub(started)
+			s.step(step)
+			if malformed >= maxMalformed {
+				return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}
+			}
+			correction := "Your reply held no valid action: " + perr.Error() + " Reply with exactly one action."
+			if err := s.append(entries, Entry{Role: model.RoleUser, Content: correction, Kind: KindCorrection, Turn: s.rec.Turns}); err != nil {
+				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+			}
+			continue
+		}
+		malformed = 0
+		res, err := s.tools.Run(runCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
+		step.Tool, step.Target = action.Tool, res.Target
+		step.Duration = s.opts.Now().Sub(started)
+		s.step(step)
+		if err != nil {
+			if runCtx.Err() != nil {
+				return s.stopped(ctx, runCtx, err)
+			}
+			return outcome{status: StatusFailed, kind: FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}
+		}
+		if v := res.Verification; v != nil {
+			s.rec.Verified = append(s.rec.Verified, Verification{Command: v.Command, ExitCode: v.ExitCode, Sandboxed: v.Sandboxed, Duration: v.Duration})
+		}
+		if res.Done {
+			s.rec.Summary = res.Summary
+			return outcome{status: StatusDone}
+		}
+		obs := Entry{Role: model.RoleUser, Content: "Result of " + action.Tool + ":\n" + res.Output, Kind: KindObservation, Turn: s.rec.Turns}
+		if err := s.append(entries, obs); err != nil {
+			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+		}
+		_ = s.opts.Store.saveQuick(s.rec)
+	}
+}
+
+// complete asks the model for the next reply within the turn timeout, with
+// the context budget applied to the request.
+func (s *run) complete(ctx context.Context, entries []Entry) (model.Reply, error) {
+	turnCtx, cancel := context.WithTimeout(ctx, s.opts.TurnTimeout)
+	defer cancel()
+	return s.opts.Client.Complete(turnCtx, budget(entries, s.opts.ContextTokens))
+}
+
+// modelFailure classifies a failed call to the model.
+func (s *run) modelFailure(ctx, runCtx context.Context, err error) outcome {
+	if ctx.Err() != nil || runCtx.Err() != nil {
+		return s.stopped(ctx, runCtx, err)
+	}
+	var me *model.Error
+	if errors.As(err, &me) {
+		switch {
+		case me.Kind == model.KindCanceled && me.Attempts <= 1:
+			return outcome{status: StatusPartial, err: fmt.Errorf("a turn ran past its %s limit (--turn-timeout): %w", s.opts.TurnTimeout, err)}
+		case me.Status == 401 || me.Status == 403:
+			return outcome{status: StatusFailed, kind: FailAuthRequired, err: err}
+		case me.Status == 404:
+			return outcome{status: StatusFailed, kind: FailConfiguration, err: err}
+		}
+	}
+	return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+}
+
+// stopped says why the run stopped early: the user cancelled, or the
+// run's wall-clock limit came.
+func (s *run) stopped(ctx, runCtx context.Context, cause error) outcome {
+	if ctx.Err() != nil {
+		return outcome{status: StatusCancelled, err: errors.New("cancelled")}
+	}
+	err := fmt.Errorf("reached the run's time limit of %s (--timeout)", s.opts.Timeout)
+	if cause != nil {
+		err = fmt.Errorf("%w: %v", err, cause)
+	}
+	return outcome{status: StatusPartial, err: err}
+}
+
+// append adds an entry to the transcript on disk and to the list in memory.
+func (s *run) append(entries *[]Entry, e Entry) error {
+	e.Time = s.opts.Now()
+	if err := s.tr.append(e); err != nil {
+		return err
+	}
+	*entries = append(*entries, e)
+	return nil
+}
+
+// step records a turn and prints its progress line.
+func (s *run) step(st Step) {
+	s.report.Steps = append(s.report.Steps, st)
+	target := st.Target
+	if target != "" {
+		target = " " + oneLine(target, 60)
+	}
+	fmt.Fprintf(s.opts.Progress, "turn %d/%d  %s%s  %s  %d tokens\n",
+		s.report.Turns, s.opts.MaxTurns, st.Tool, target, st.Duration.Round(time.Millisecond), st.Tokens)
+}
+
+// ask prints a question and reads one line of answer.
+func (s *run) ask(question string) (string, bool) {
+	if s.opts.Input == nil {
+		return "", false
+	}
+	fmt.Fprint(s.opts.Output, question)
+	return readLine(s.opts.Input)
+}
+
+// readLine reads one line, byte by byte, so that nothing after it is
+// consumed from a reader others share.
+func readLine(r interface{ Read([]byte) (int, error) }) (string, bool) {
+	var b strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := r.Read(buf)
+		if n == 1 {
+			if buf[0] == '\n' {
+				return b.String(), true
+			}
+			b.WriteByte(buf[0])
+		}
+		if err != nil {
+			return b.String(), b.Len() > 0
+		}
+	}
+}

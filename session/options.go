@@ -1,0 +1,130 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/tools"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxTurns      = 40
+	DefaultTimeout       = 2 * time.Hour
+	DefaultTurnTimeout   = 15 * time.Minute
+	DefaultShellTimeout  = 2 * time.Minute
+	DefaultContextTokens = 32768
+	DefaultModel         = "coder"
+)
+
+// Completer is the model: one chat completion per turn. *model.Client is
+// one.
+type Completer interface {
+	Complete(ctx context.Context, msgs []model.Message) (model.Reply, error)
+}
+
+// Options is everything a run needs. Entry points (the CLI, the Action, the
+// bot, serve) build it; the engine reads nothing else.
+type Options struct {
+	// Repo is the repository: a local path (owner/name goes through gh).
+	Repo string
+	// Prompt is the goal in words. IssueText, when set, is the goal taken
+	// from an issue (already cleaned of what people cannot see); with both,
+	// the prompt comes first.
+	Prompt    string
+	Issue     int
+	IssueText string
+	// Base is the branch or commit to start from; empty means the
+	// repository's default branch.
+	Base string
+	// Branch is where the work lands; empty means core-session/<id>.
+	Branch string
+	// Model is the model name sent to the endpoint; InferenceURL is only
+	// recorded.
+	Model        string
+	InferenceURL string
+
+	MaxTurns      int
+	Timeout       time.Duration // the whole run
+	TurnTimeout   time.Duration // one generation
+	ShellTimeout  time.Duration // one run_shell command
+	ContextTokens int           // estimated tokens a request may hold
+	Verify        sandbox.Tier
+	DryRun        bool
+	Interactive   bool
+	Think         bool
+
+	// Collaborators.
+	Store    *Store
+	Sandbox  *sandbox.Sandbox
+	Client   Completer
+	Approver tools.Approver
+	// Input is where interactive mode reads follow-up instructions and the
+	// landing question from; Output is where it asks.
+	Input  io.Reader
+	Output io.Writer
+	// Progress receives one line per turn; nil discards.
+	Progress io.Writer
+	// GitEnv is the environment git runs with (PATH, HOME, LANG): nothing
+	// else of core's environment reaches git.
+	GitEnv []string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// withDefaults fills the zero values and checks what is left.
+func (o Options) withDefaults() (Options, error) {
+	if o.MaxTurns == 0 {
+		o.MaxTurns = DefaultMaxTurns
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.TurnTimeout == 0 {
+		o.TurnTimeout = DefaultTurnTimeout
+	}
+	if o.ShellTimeout == 0 {
+		o.ShellTimeout = DefaultShellTimeout
+	}
+	if o.ContextTokens == 0 {
+		o.ContextTokens = DefaultContextTokens
+	}
+	if o.Model == "" {
+		o.Model = DefaultModel
+	}
+	if o.Verify == "" {
+		o.Verify = sandbox.TierOff
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	if o.Output == nil {
+		o.Output = io.Discard
+	}
+	if o.Approver == nil {
+		o.Approver = tools.DenyApprover{}
+	}
+	switch {
+	case o.MaxTurns < 0:
+		return o, fmt.Errorf("--max-turns must be positive, got %d", o.MaxTurns)
+	case o.Timeout < 0 || o.TurnTimeout < 0 || o.ShellTimeout < 0:
+		return o, errors.New("timeouts must be positive")
+	case o.ContextTokens < 1024:
+		return o, fmt.Errorf("--context-tokens must be at least 1024, got %d", o.ContextTokens)
+	case o.Store == nil:
+		return o, errors.New("no session store")
+	case o.Sandbox == nil:
+		return o, errors.New("no sandbox")
+	case o.Client == nil:
+		return o, errors.New("no model client")
+	}
+	return o, nil
+}

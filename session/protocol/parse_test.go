@@ -1,0 +1,107 @@
+package protocol
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var known = []string{"read_file", "list_dir", "write_file", "edit_file", "search", "git_diff", "run_shell", "done"}
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		reply   string
+		tool    string
+		args    map[string]any
+		wantErr string
+	}{
+		{name: "plain toon", reply: "tool: read_file\npath: cmd/core/main.go",
+			tool: "read_file", args: map[string]any{"path": "cmd/core/main.go"}},
+		{name: "integers", reply: "tool: read_file\npath: a.go\nstart_line: 10\nend_line: 20",
+			tool: "read_file", args: map[string]any{"path": "a.go", "start_line": int64(10), "end_line": int64(20)}},
+		{name: "quoted multi-line content", reply: "tool: write_file\npath: a.txt\ncontent: \"line 1\\nline \\\"2\\\"\\n\"",
+			tool: "write_file", args: map[string]any{"path": "a.txt", "content": "line 1\nline \"2\"\n"}},
+		{name: "no arguments", reply: "tool: git_diff", tool: "git_diff", args: map[string]any{}},
+		{name: "think block", reply: "<think>I should read\nthe file first.</think>\ntool: list_dir\npath: .",
+			tool: "list_dir", args: map[string]any{"path": "."}},
+		{name: "stray closing think", reply: "reasoning without an opening tag</think>\n\ntool: git_diff",
+			tool: "git_diff", args: map[string]any{}},
+		{name: "unclosed think hides all", reply: "<think>tool: done\nsummary: x", wantErr: "empty"},
+		{name: "toon fence", reply: "```toon\ntool: search\npattern: func main\n```",
+			tool: "search", args: map[string]any{"pattern": "func main"}},
+		{name: "fence without language", reply: "Here:\n```\ntool: done\nsummary: fixed it\n```\nThanks.",
+			tool: "done", args: map[string]any{"summary": "fixed it"}},
+		{name: "prose before and after", reply: "I will look at the directory.\n\ntool: list_dir\npath: sandbox\n\nThis shows the files.",
+			tool: "list_dir", args: map[string]any{"path": "sandbox"}},
+		{name: "json", reply: `{"tool": "read_file", "path": "go.mod"}`,
+			tool: "read_file", args: map[string]any{"path": "go.mod"}},
+		{name: "json in fence", reply: "```json\n{\"tool\": \"run_shell\", \"command\": \"go test ./...\"}\n```",
+			tool: "run_shell", args: map[string]any{"command": "go test ./..."}},
+		{name: "json with prose", reply: "Sure: {\"tool\": \"done\", \"summary\": \"ok\"} done.",
+			tool: "done", args: map[string]any{"summary": "ok"}},
+		{name: "json number", reply: `{"tool": "read_file", "path": "a", "start_line": 3}`,
+			tool: "read_file", args: map[string]any{"path": "a", "start_line": int64(3)}},
+		{name: "nested arguments", reply: "tool: search\npattern: x\nopts:\n  case: false",
+			tool: "search", args: map[string]any{"pattern": "x", "opts": map[string]any{"case": false}}},
+		{name: "empty", reply: "  \n ", wantErr: "the reply is empty"},
+		{name: "prose only", reply: "I think the bug is in main.go.", wantErr: "not an action"},
+		{name: "unknown tool", reply: "tool: delete_everything\npath: .", wantErr: `unknown tool "delete_everything": the tools are read_file`},
+		{name: "no tool field", reply: "path: main.go\nstart_line: 1", wantErr: "no tool field (its fields: path, start_line)"},
+		{name: "tool not a string", reply: "tool: 5", wantErr: "must be a tool name"},
+		{name: "two actions", reply: "tool: read_file\npath: a\ntool: read_file\npath: b", wantErr: "line 3"},
+		{name: "broken quoting", reply: "tool: write_file\npath: a\ncontent: \"unterminated", wantErr: "line 3"},
+		{name: "primitive", reply: "42", wantErr: "not an action"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a, err := Parse(tt.reply, known)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				var m *MalformedError
+				require.ErrorAs(t, err, &m)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.tool, a.Tool)
+			assert.Equal(t, tt.args, a.Args)
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"tool: read_file\npath: a.go",
+		"<think>x</think>tool: done\nsummary: ok",
+		"```toon\ntool: list_dir\npath: .\n```",
+		`{"tool":"done","summary":"x"}`,
+		"tool: write_file\npath: a\ncontent: \"a\\nb\"",
+		"tool: search\npattern: x\nitems[2]{a,b}:\n  1,2\n  3,4",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, reply string) {
+		a, err := Parse(reply, known)
+		if err != nil {
+			var m *MalformedError
+			if !assertAs(err, &m) {
+				t.Fatalf("error is not a *MalformedError: %T %v", err, err)
+			}
+			return
+		}
+		found := false
+		for _, k := range known {
+			found = found || k == a.Tool
+		}
+		if !found {
+			t.Fatalf("parsed unknown tool %q", a.Tool)
+		}
+		if _, ok := a.Args["tool"]; ok {
+			t.Fatal("tool leaked into the arguments")
+		}
+	})
+}

@@ -1,0 +1,133 @@
+// Package session is core's engine: the durable session record and its state
+// machine, the turn loop that drives the model through the tool set, the
+// limits, persistence under $CORE_HOME/sessions/<id>/, and the run report.
+//
+// Every entry point (the CLI, the Action, the bot, serve) builds Options and
+// calls Run or Resume; nothing about GitHub events reaches this package.
+package session
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/model"
+)
+
+// Status is where a session is in its life.
+type Status string
+
+// The states. pending → running → one terminal state; resume takes a
+// session that has ended back to running.
+const (
+	StatusPending   Status = "pending"   // queued for capacity
+	StatusRunning   Status = "running"   // a process is driving it
+	StatusDone      Status = "done"      // the model called done
+	StatusPartial   Status = "partial"   // a limit was hit; the work is kept
+	StatusFailed    Status = "failed"    // see FailureKind
+	StatusCancelled Status = "cancelled" // stopped by the user
+)
+
+// Terminal reports whether the session has ended.
+func (s Status) Terminal() bool {
+	switch s {
+	case StatusDone, StatusPartial, StatusFailed, StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// next lists the states a session in state s may move to.
+func (s Status) next() []Status {
+	switch s {
+	case StatusPending:
+		return []Status{StatusRunning, StatusFailed, StatusCancelled}
+	case StatusRunning:
+		return []Status{StatusDone, StatusPartial, StatusFailed, StatusCancelled}
+	case StatusDone, StatusPartial, StatusFailed, StatusCancelled:
+		return []Status{StatusRunning} // resume
+	}
+	return nil
+}
+
+// FailureKind says, for machines, why a session failed.
+type FailureKind string
+
+// The failure kinds.
+const (
+	FailConfiguration   FailureKind = "configuration"    // bad options, no model server, bad repository
+	FailAuthRequired    FailureKind = "auth_required"    // a credential is missing or refused
+	FailInfrastructure  FailureKind = "infrastructure"   // the model endpoint, git, the disk, a dead process
+	FailStalled         FailureKind = "stalled"          // the model kept replying with no valid action
+	FailBudgetExhausted FailureKind = "budget_exhausted" // a token budget ran out
+	FailError           FailureKind = "error"            // anything else
+)
+
+// Verification is one verification command the session ran, and how it
+// ended.
+type Verification struct {
+	Command   string        `json:"command"`
+	ExitCode  int           `json:"exit_code"`
+	Sandboxed bool          `json:"sandboxed"`
+	Duration  time.Duration `json:"duration_ns"`
+}
+
+// Usage counts the tokens a session spent.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+func (u *Usage) add(m model.Usage) {
+	u.PromptTokens += m.PromptTokens
+	u.CompletionTokens += m.CompletionTokens
+	u.TotalTokens += m.TotalTokens
+}
+
+// Record is the durable state of a session: session.json.
+type Record struct {
+	ID           string         `json:"id"`
+	Repo         string         `json:"repo"`
+	Base         string         `json:"base"`
+	StartCommit  string         `json:"start_commit"`
+	Branch       string         `json:"branch"`
+	Issue        int            `json:"issue,omitempty"`
+	Prompt       string         `json:"prompt,omitempty"`
+	Status       Status         `json:"status"`
+	FailureKind  FailureKind    `json:"failure_kind,omitempty"`
+	Error        string         `json:"error,omitempty"`
+	Turns        int            `json:"turns"`
+	Model        string         `json:"model"`
+	InferenceURL string         `json:"inference_url,omitempty"`
+	Verify       sandbox.Tier   `json:"verify"`
+	Sandboxed    bool           `json:"sandboxed"`
+	Verified     []Verification `json:"verified"`
+	Usage        Usage          `json:"usage"`
+	Workspace    string         `json:"workspace"`
+	Summary      string         `json:"summary,omitempty"`
+	Commit       string         `json:"commit,omitempty"`
+	PRURL        string         `json:"pr_url,omitempty"`
+	Landed       bool           `json:"landed"`
+	CreatedAt    time.Time      `json:"created_at"`
+	UpdatedAt    time.Time      `json:"updated_at"`
+	EndedAt      *time.Time     `json:"ended_at,omitempty"`
+}
+
+// transition moves the record to status to, or returns an error when the
+// state machine does not allow it: an illegal transition is a bug.
+func (r *Record) transition(to Status, now time.Time) error {
+	if !slices.Contains(r.Status.next(), to) {
+		return fmt.Errorf("session %s: illegal transition %s → %s", r.ID, r.Status, to)
+	}
+	r.Status = to
+	r.UpdatedAt = now
+	if to.Terminal() {
+		r.EndedAt = &now
+	} else {
+		r.EndedAt = nil
+		r.FailureKind, r.Error = "", ""
+	}
+	return nil
+}

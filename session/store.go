@@ -1,0 +1,234 @@
+package session
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+)
+
+// The files of one session, under $CORE_HOME/sessions/<id>/.
+const (
+	recordFile     = "session.json"
+	transcriptFile = "transcript.jsonl"
+	reportFile     = "report.json"
+	lockFile       = "lock"
+)
+
+// Store keeps sessions under $CORE_HOME: records and transcripts in
+// sessions/<id>/, workspaces in workspaces/<id>/. Directories are 0700 and
+// files 0600.
+type Store struct {
+	home string
+}
+
+// OpenStore opens (creating it when needed) the store under home.
+func OpenStore(home string) (*Store, error) {
+	if home == "" {
+		return nil, errors.New("no state directory: set CORE_HOME or HOME")
+	}
+	for _, dir := range []string{home, filepath.Join(home, "sessions"), filepath.Join(home, "workspaces")} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("open session store: %w", err)
+		}
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("open session store: %w", err)
+		}
+	}
+	return &Store{home: home}, nil
+}
+
+// Home returns the state directory.
+func (s *Store) Home() string { return s.home }
+
+// Dir returns the directory of session id.
+func (s *Store) Dir(id string) string { return filepath.Join(s.home, "sessions", id) }
+
+// WorkspaceDir returns where session id's workspace lives.
+func (s *Store) WorkspaceDir(id string) string { return filepath.Join(s.home, "workspaces", id) }
+
+// newID makes a session id that sorts by creation time:
+// 20261130-044700-1a2b3c.
+func newID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// create makes the directory of a new session and writes its first record.
+func (s *Store) create(rec *Record) error {
+	if err := os.Mkdir(s.Dir(rec.ID), 0o700); err != nil {
+		return fmt.Errorf("create session %s: %w", rec.ID, err)
+	}
+	return s.save(rec)
+}
+
+// save writes session.json atomically and durably, as on every state
+// transition: a temporary file, synced, renamed over the old one.
+func (s *Store) save(rec *Record) error {
+	return s.write(rec, true)
+}
+
+// saveQuick writes session.json atomically but without waiting for the
+// disk, as after every turn: a crash may lose the last turns' counts (the
+// transcript has them), never the file.
+func (s *Store) saveQuick(rec *Record) error {
+	return s.write(rec, false)
+}
+
+func (s *Store) write(rec *Record, durable bool) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode session %s: %w", rec.ID, err)
+	}
+	return writeAtomic(filepath.Join(s.Dir(rec.ID), recordFile), append(b, '\n'), durable)
+}
+
+// Load reads the record of session id. A session left running by a process
+// that is gone comes back as failed (infrastructure).
+func (s *Store) Load(id string) (*Record, error) {
+	if id == "" || id != filepath.Base(id) || id[0] == '.' {
+		return nil, fmt.Errorf("%q is not a session id", id)
+	}
+	b, err := os.ReadFile(filepath.Join(s.Dir(id), recordFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no session %s in %s (core session list shows them)", id, s.home)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	var rec Record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fmt.Errorf("read session %s: %s is damaged: %w", id, recordFile, err)
+	}
+	if rec.Status == StatusRunning && !s.locked(id) {
+		rec.Status = StatusFailed
+		rec.FailureKind = FailInfrastructure
+		rec.Error = "orphaned: the process running this session is gone"
+	}
+	return &rec, nil
+}
+
+// List returns every session, newest first. Damaged records are skipped.
+func (s *Store) List() ([]*Record, error) {
+	entries, err := os.ReadDir(filepath.Join(s.home, "sessions"))
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var recs []*Record
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		rec, err := s.Load(e.Name())
+		if err != nil {
+			continue
+		}
+		recs = append(recs, rec)
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		if !recs[i].CreatedAt.Equal(recs[j].CreatedAt) {
+			return recs[i].CreatedAt.After(recs[j].CreatedAt)
+		}
+		return recs[i].ID > recs[j].ID
+	})
+	return recs, nil
+}
+
+// lock takes the session's lock, held by the process driving it for as
+// long as it runs. The kernel drops it when the process dies, which is how
+// Load tells an orphan from a live session.
+func (s *Store) lock(id string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(s.Dir(id), lockFile), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock session %s: %w", id, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("session %s is running in another process", id)
+		}
+		return nil, fmt.Errorf("lock session %s: %w", id, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// locked reports whether a live process holds the session's lock.
+func (s *Store) locked(id string) bool {
+	unlock, err := s.lock(id)
+	if err != nil {
+		return true
+	}
+	unlock()
+	return false
+}
+
+// writeReport writes report.json atomically.
+func (s *Store) writeReport(id string, rep *Report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report of session %s: %w", id, err)
+	}
+	return writeAtomic(filepath.Join(s.Dir(id), reportFile), append(b, '\n'), true)
+}
+
+// LoadReport reads the report of session id.
+func (s *Store) LoadReport(id string) (*Report, error) {
+	b, err := os.ReadFile(filepath.Join(s.Dir(id), reportFile))
+	if err != nil {
+		return nil, fmt.Errorf("read report of session %s: %w", id, err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("read report of session %s: %w", id, err)
+	}
+	return &rep, nil
+}
+
+// writeAtomic replaces path with data: write a temporary file in the same
+// directory, rename it over path. Durable, it syncs the file before the
+// rename and the directory after.
+func writeAtomic(path string, data []byte, durable bool) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if durable {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if !durable {
+		return nil
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTransitions(t *testing.T) {
+	t.Parallel()
+	all := []Status{StatusPending, StatusRunning, StatusDone, StatusPartial, StatusFailed, StatusCancelled}
+	legal := map[[2]Status]bool{
+		{StatusPending, StatusRunning}: true, {StatusPending, StatusFailed}: true, {StatusPending, StatusCancelled}: true,
+		{StatusRunning, StatusDone}: true, {StatusRunning, StatusPartial}: true, {StatusRunning, StatusFailed}: true, {StatusRunning, StatusCancelled}: true,
+		{StatusDone, StatusRunning}: true, {StatusPartial, StatusRunning}: true, {StatusFailed, StatusRunning}: true, {StatusCancelled, StatusRunning}: true,
+	}
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for _, from := range all {
+		for _, to := range all {
+			t.Run(string(from)+"→"+string(to), func(t *testing.T) {
+				t.Parallel()
+				r := &Record{ID: "x", Status: from, FailureKind: FailStalled, Error: "old"}
+				err := r.transition(to, now)
+				if !legal[[2]Status{from, to}] {
+					require.Error(t, err)
+					assert.Contains(t, err.Error(), "illegal transition")
+					assert.Equal(t, from, r.Status, "an illegal transition changes nothing")
+					return
+				}
+				require.NoError(t, err)
+				assert.Equal(t, to, r.Status)
+				if to.Terminal() {
+					require.NotNil(t, r.EndedAt)
+				} else {
+					assert.Nil(t, r.EndedAt)
+					assert.Empty(t, r.Error, "a session that runs again forgets its old failure")
+				}
+			})
+		}
+	}
+}
+
+func TestStoreSaveLoadList(t *testing.T) {
+	t.Parallel()
+	home := filepath.Join(t.TempDir(), "home")
+	st, err := OpenStore(home)
+	require.NoError(t, err)
+	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for i, status := range []Status{StatusDone, StatusFailed, StatusPartial} {
+		r := &Record{ID: newID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Verified: []Verification{}}
+		require.NoError(t, st.create(r))
+	}
+	recs, err := st.List()
+	require.NoError(t, err)
+	require.Len(t, recs, 3)
+	assert.Equal(t, StatusPartial, recs[0].Status, "newest first")
+	assert.Equal(t, StatusDone, recs[2].Status)
+
+	fi, err := os.Stat(filepath.Join(st.Dir(recs[0].ID), recordFile))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	for _, d := range []string{home, filepath.Join(home, "sessions"), st.Dir(recs[0].ID)} {
+		fi, err := os.Stat(d)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), d)
+	}
+
+	_, err = st.Load("../etc")
+	assert.ErrorContains(t, err, "not a session id")
+	_, err = st.Load("20990101-000000-000000")
+	assert.ErrorContains(t, err, "no session 20990101-000000-000000")
+
+	// A damaged record is skipped by List and named by Load.
+	require.NoError(t, os.WriteFile(filepath.Join(st.Dir(recs[1].ID), recordFile), []byte("{not json"), 0o600))
+	_, err = st.Load(recs[1].ID)
+	assert.ErrorContains(t, err, "is damaged")
+	recs2, err := st.List()
+	require.NoError(t, err)
+	assert.Len(t, recs2, 2)
+}
+
+func TestOrphanedSessionIsFailed(t *testing.T) {
+	t.Parallel()
+	st, err := OpenStore(t.TempDir())
+	require.NoError(t, err)
+	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusRunning, Verified: []Verification{}}
+	require.NoError(t, st.create(r))
+
+	// While a process holds the lock, it is running.
+	unlock, err := st.lock(r.ID)
+	require.NoError(t, err)
+	got, err := st.Load(r.ID)
+	require.NoError(t, err)
+	assert.Equal(t, StatusRunning, got.Status)
+	_, err = st.lock(r.ID)
+	assert.ErrorContains(t, err, "running in another process")
+
+	// Once the lock is gone (the process died), it is an orphan.
+	unlock()
+	got, err = st.Load(r.ID)
+	require.NoError(t, err)
+	assert.Equal(t, StatusFailed, got.Status)
+	assert.Equal(t, FailInfrastructure, got.FailureKind)
+	assert.Contains(t, got.Error, "orphaned")
+}
+
+func TestTranscript(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), transcriptFile)
+	tr, err := openTranscript(path)
+	require.NoError(t, err)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for i, c := range []string{"sys", "do it", "tool: done\nsummary: x"} {
+		require.NoError(t, tr.append(Entry{Role: "user", Content: c, Kind: KindInstruction, Turn: i, Time: now}))
+	}
+	require.NoError(t, tr.close())
+
+	// A torn last line is ignored on read and cut off on the next open.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"role":"assistant","cont`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, os.Chmod(path, 0o644))
+	entries, err := readTranscript(path)
+	require.NoError(t, err)
+	require.Len(t, entries, 3)
+	assert.Equal(t, "tool: done\nsummary: x", entries[2].Content)
+
+	tr, err = openTranscript(path)
+	require.NoError(t, err)
+	require.NoError(t, tr.append(Entry{Role: "user", Content: "more", Time: now}))
+	require.NoError(t, tr.close())
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "looser permissions are tightened")
+	entries, err = readTranscript(path)
+	require.NoError(t, err)
+	require.Len(t, entries, 4)
+	assert.Equal(t, "more", entries[3].Content)
+
+	// A damaged line in the middle is an error that names it.
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[1] = "garbage\n"
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o600))
+	_, err = readTranscript(path)
+	assert.ErrorContains(t, err, "line 2 is damaged")
+}
+
+func TestBudget(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 40000) // ~10000 tokens
+	entries := []Entry{
+		{Role: "system", Content: "system prompt", Kind: KindSystem},
+		{Role: "user", Content: "the instruction", Kind: KindInstruction},
+	}
+	for turn := 1; turn <= 10; turn++ {
+		entries = append(entries,
+			Entry{Role: "assistant", Content: "tool: read_file\npath: big.txt", Kind: KindReply, Turn: turn},
+			Entry{Role: "user", Content: big, Kind: KindObservation, Turn: turn})
+	}
+	msgs := budget(entries, 32768)
+	require.Len(t, msgs, len(entries))
+	total := 0
+	for _, m := range msgs {
+		total += estimateTokens(m.Content)
+	}
+	assert.LessOrEqual(t, total, 32768)
+	assert.Equal(t, "system prompt", msgs[0].Content)
+	assert.Equal(t, "the instruction", msgs[1].Content)
+	assert.Contains(t, msgs[3].Content, "[turn 1: an earlier tool result of 40000 characters, elided")
+	// The last turns are whole.
+	assert.Equal(t, big, msgs[len(msgs)-1].Content)
+	assert.Equal(t, big, msgs[len(msgs)-3].Content)
+	// Under the limit, nothing is elided.
+	small := budget(entries[:4], 32768)
+	assert.Equal(t, big, small[3].Content)
+}

@@ -1,0 +1,136 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// Entry kinds say what a transcript message is, so the context budget
+// knows what it may elide.
+const (
+	KindSystem      = "system"      // the system prompt
+	KindInstruction = "instruction" // a goal or a follow-up instruction from a person
+	KindReply       = "reply"       // the model's reply
+	KindObservation = "observation" // what a tool call returned
+	KindCorrection  = "correction"  // why a reply was malformed
+)
+
+// Entry is one message of the transcript: one line of transcript.jsonl.
+type Entry struct {
+	Role    string    `json:"role"`
+	Content string    `json:"content"`
+	Kind    string    `json:"kind"`
+	Turn    int       `json:"turn,omitempty"`
+	Time    time.Time `json:"time"`
+}
+
+// transcript appends entries to transcript.jsonl, one JSON object per line,
+// written through to the file on every append.
+type transcript struct {
+	f *os.File
+}
+
+// openTranscript opens path for appending. Files with looser permissions
+// are tightened to 0600, and a torn last line (a crash mid-write) is cut off
+// so the next entry starts on a line of its own.
+func openTranscript(path string) (*transcript, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open transcript: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open transcript: %w", err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("tighten transcript permissions: %w", err)
+		}
+	}
+	if err := cutTornTail(f, fi.Size()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open transcript: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open transcript: %w", err)
+	}
+	return &transcript{f: f}, nil
+}
+
+// cutTornTail truncates the file after its last newline.
+func cutTornTail(f *os.File, size int64) error {
+	if size == 0 {
+		return nil
+	}
+	const chunk = 64 << 10
+	end := size
+	for end > 0 {
+		start := max(end-chunk, 0)
+		buf := make([]byte, end-start)
+		if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			if start+int64(i)+1 == size {
+				return nil
+			}
+			return f.Truncate(start + int64(i) + 1)
+		}
+		end = start
+	}
+	return f.Truncate(0)
+}
+
+// append writes one entry as one line.
+func (t *transcript) append(e Entry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode transcript entry: %w", err)
+	}
+	if _, err := t.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("append to transcript: %w", err)
+	}
+	return nil
+}
+
+func (t *transcript) close() error { return t.f.Close() }
+
+// readTranscript reads every entry of a transcript. A torn last line is
+// ignored; a damaged line anywhere else is an error naming it.
+func readTranscript(path string) ([]Entry, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	defer f.Close()
+	var entries []Entry
+	r := bufio.NewReader(f)
+	for line := 1; ; line++ {
+		b, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			// No newline: a torn last line, or nothing.
+			return entries, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read transcript: %w", err)
+		}
+		var e Entry
+		if err := json.Unmarshal(b, &e); err != nil {
+			return nil, fmt.Errorf("transcript %s line %d is damaged: %w", path, line, err)
+		}
+		entries = append(entries, e)
+	}
+}

@@ -1,0 +1,146 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// localRepo is a repository given as a path on this machine. Its working
+// tree, index and HEAD are never touched: core clones it, and lands by
+// fetching the session's branch into it as a new ref.
+type localRepo struct {
+	path string // absolute
+	git  gitRunner
+}
+
+// openLocalRepo checks that path is a git repository.
+func openLocalRepo(ctx context.Context, g gitRunner, path string) (*localRepo, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("--repo %s: %w", path, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--repo must be owner/name or a local path to a git repository; %q is not a directory", path)
+	}
+	if _, err := g.run(ctx, abs, "rev-parse", "--git-dir"); err != nil {
+		return nil, fmt.Errorf("--repo %s is not a git repository: %w", path, err)
+	}
+	return &localRepo{path: abs, git: g}, nil
+}
+
+// resolveBase turns a branch, tag or commit of the repository into a full
+// commit SHA. An empty base is the repository's default branch: the branch
+// its HEAD names.
+func (r *localRepo) resolveBase(ctx context.Context, base string) (name, sha string, err error) {
+	if base == "" {
+		branch, err := r.git.run(ctx, r.path, "symbolic-ref", "--quiet", "--short", "HEAD")
+		if err != nil || branch == "" {
+			base = "HEAD"
+		} else {
+			base = branch
+		}
+	}
+	sha, err = r.git.run(ctx, r.path, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
+	if err != nil || sha == "" {
+		return "", "", fmt.Errorf("--base %q: no such branch or commit in %s", base, r.path)
+	}
+	return base, sha, nil
+}
+
+// clone makes the session's workspace at dest: a clone of the repository
+// with branch checked out at sha.
+func (r *localRepo) clone(ctx context.Context, dest, branch, sha string) error {
+	if _, err := os.Stat(dest); err == nil {
+		return fmt.Errorf("workspace %s already exists", dest)
+	}
+	if _, err := r.git.run(ctx, filepath.Dir(dest), "clone", "--quiet", "--no-checkout", "--", r.path, dest); err != nil {
+		return fmt.Errorf("clone %s: %w", r.path, err)
+	}
+	if _, err := r.git.run(ctx, dest, "cat-file", "-e", sha+"^{commit}"); err != nil {
+		if _, err := r.git.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", sha); err != nil {
+			return fmt.Errorf("fetch %s into the workspace: %w", sha, err)
+		}
+	}
+	if _, err := r.git.run(ctx, dest, "checkout", "--quiet", "-B", branch, sha); err != nil {
+		return fmt.Errorf("check out %s in the workspace: %w", short(sha), err)
+	}
+	return nil
+}
+
+// land puts the workspace's branch into the repository as a ref, by
+// fetching it from the workspace: the repository's working tree, index and
+// HEAD stay as they are. A branch that exists there must fast-forward.
+func (r *localRepo) land(ctx context.Context, ws, branch string) error {
+	if err := r.checkNotCheckedOut(ctx, branch); err != nil {
+		return err
+	}
+	ref := "refs/heads/" + branch
+	if _, err := r.git.run(ctx, r.path, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", ws, ref+":"+ref); err != nil {
+		return fmt.Errorf("land branch %s in %s: %w", branch, r.path, err)
+	}
+	return nil
+}
+
+// checkNotCheckedOut refuses to land on the branch the repository has
+// checked out: landing never moves the user's HEAD or working tree.
+func (r *localRepo) checkNotCheckedOut(ctx context.Context, branch string) error {
+	current, _ := r.git.run(ctx, r.path, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if current == branch {
+		return fmt.Errorf("branch %s is checked out in %s: land on another branch (--branch)", branch, r.path)
+	}
+	return nil
+}
+
+// commitAll commits every change in the workspace (new, changed and deleted
+// files) and returns the new commit, or "" when nothing changed.
+func commitAll(ctx context.Context, g gitRunner, ws, message string) (string, error) {
+	if _, err := g.run(ctx, ws, "add", "--all"); err != nil {
+		return "", fmt.Errorf("stage changes: %w", err)
+	}
+	if _, err := g.run(ctx, ws, "diff", "--cached", "--quiet"); err == nil {
+		return "", nil
+	}
+	args := append(append([]string{}, gitIdentity...), "commit", "--quiet", "--no-verify", "--file", "-")
+	if _, err := g.runInput(ctx, ws, message, args...); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	sha, err := g.run(ctx, ws, "rev-parse", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	return sha, nil
+}
+
+// diffSince returns every change in the workspace since commit from,
+// committed or not, new files included.
+func diffSince(ctx context.Context, g gitRunner, ws, from string) (string, error) {
+	if _, err := g.run(ctx, ws, "add", "--all"); err != nil {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	out, err := g.run(ctx, ws, "diff", "--cached", "--no-color", "--no-ext-diff", from)
+	if err != nil {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	return out, nil
+}
+
+// commitMessage builds the landing commit's message from the done summary.
+func commitMessage(summary, id string) string {
+	summary = strings.TrimSpace(summary)
+	if summary == "" {
+		summary = "core session " + id
+	}
+	subject, body, _ := strings.Cut(summary, "\n")
+	subject = oneLine(subject, 72)
+	msg := subject + "\n"
+	if body = strings.TrimSpace(body); body != "" {
+		msg += "\n" + body + "\n"
+	}
+	return msg + "\nSession: " + id + "\n"
+}
+
+var errNothingToLand = errors.New("nothing to land: the session changed no file")
