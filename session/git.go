@@ -8,8 +8,10 @@ import (
 	"strings"
 )
 
-// gitIdentity is who core's commits are by.
-var gitIdentity = []string{"-c", "user.name=core", "-c", "user.email=core@users.noreply.github.com"}
+// gitIdentity returns the options that make core the author of its commits.
+func gitIdentity() []string {
+	return []string{"-c", "user.name=core", "-c", "user.email=core@users.noreply.github.com"}
+}
 
 // gitRunner runs git with an environment core chose: nothing of core's own
 // environment (no GIT_DIR, no token) leaks into it, and hooks never run in a

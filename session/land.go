@@ -9,30 +9,30 @@ import (
 // finish lands the work of a run that ended done, then ends the session.
 func (s *run) finish(ctx context.Context, out outcome) *Report {
 	if out.status != StatusDone {
-		return s.end(ctx, out.status, out.kind, out.err)
+		return s.end(out.status, out.kind, out.err)
 	}
 	if s.opts.DryRun {
 		diff, err := diffSince(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
 		if err != nil {
-			return s.end(ctx, StatusFailed, FailInfrastructure, err)
+			return s.end(StatusFailed, FailInfrastructure, err)
 		}
 		if diff == "" {
 			fmt.Fprintln(s.opts.Output, "dry run: no changes")
 		} else {
 			fmt.Fprintf(s.opts.Output, "%s\n", diff)
 		}
-		return s.end(ctx, StatusDone, "", nil)
+		return s.end(StatusDone, "", nil)
 	}
 	if s.opts.Interactive {
 		answer, _ := s.ask("commit, push, and open a PR? [y/N] ")
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			fmt.Fprintf(s.opts.Output, "not landed: the work stays in %s (core session resume %s continues it)\n", s.rec.Workspace, s.rec.ID)
-			return s.end(ctx, StatusDone, "", nil)
+			return s.end(StatusDone, "", nil)
 		}
 	}
 	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.rec.Summary, s.rec.ID))
 	if err != nil {
-		return s.end(ctx, StatusFailed, FailInfrastructure, err)
+		return s.end(StatusFailed, FailInfrastructure, err)
 	}
 	if sha == "" {
 		// Nothing new: a branch landed by an earlier run stays as it was.
@@ -40,19 +40,20 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 			sha = head
 		} else {
 			fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
-			return s.end(ctx, StatusDone, "", nil)
+			return s.end(StatusDone, "", nil)
 		}
 	}
 	if err := s.repo.land(ctx, s.rec.Workspace, s.rec.Branch); err != nil {
-		return s.end(ctx, StatusFailed, FailInfrastructure, err)
+		return s.end(StatusFailed, FailInfrastructure, err)
 	}
 	s.rec.Commit, s.rec.Landed = sha, true
-	return s.end(ctx, StatusDone, "", nil)
+	return s.end(StatusDone, "", nil)
 }
 
 // end moves the session to its terminal state, saves the record and writes
-// the report. It runs whatever the ending, even after ctx was cancelled.
-func (s *run) end(ctx context.Context, status Status, kind FailureKind, err error) *Report {
+// the report. It runs whatever the ending, even after the run's context was
+// cancelled: it does no I/O that a context could stop.
+func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	now := s.opts.Now()
 	if terr := s.rec.transition(status, now); terr != nil {
 		// An illegal transition is a bug; say so rather than lose the ending.
@@ -78,6 +79,5 @@ func (s *run) end(ctx context.Context, status Status, kind FailureKind, err erro
 	if werr := s.opts.Store.writeReport(s.rec.ID, r); werr != nil && r.Error == "" {
 		r.Error = werr.Error()
 	}
-	_ = ctx
 	return r
 }

@@ -15,6 +15,10 @@ import (
 // maxMalformed is how many malformed replies in a row fail a run.
 const maxMalformed = 3
 
+// recordEvery is how often (in turns) a running session's record is saved
+// between state transitions.
+const recordEvery = 5
+
 // outcome is how one instruction's turns ended.
 type outcome struct {
 	status Status
@@ -26,16 +30,16 @@ type outcome struct {
 // follow), lands the result and ends the session.
 func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Report, error) {
 	if err := s.prepare(ctx); err != nil {
-		return s.end(ctx, StatusFailed, FailConfiguration, err), nil
+		return s.end(StatusFailed, FailConfiguration, err), nil
 	}
 	entries, err := readTranscript(s.tr.f.Name())
 	if err != nil {
-		return s.end(ctx, StatusFailed, FailInfrastructure, err), nil
+		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
 	if fresh || len(entries) == 0 {
 		sys := Entry{Role: model.RoleSystem, Content: s.systemPrompt(), Kind: KindSystem}
 		if err := s.append(&entries, sys); err != nil {
-			return s.end(ctx, StatusFailed, FailInfrastructure, err), nil
+			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}
 	}
 	for {
@@ -43,7 +47,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 			instruction = strings.TrimRight(instruction, "\n") + "\n\n" + protocol.NoThink
 		}
 		if err := s.append(&entries, Entry{Role: model.RoleUser, Content: instruction, Kind: KindInstruction}); err != nil {
-			return s.end(ctx, StatusFailed, FailInfrastructure, err), nil
+			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}
 		out := s.turns(ctx, &entries)
 		if out.status != StatusDone || !s.opts.Interactive {
@@ -116,6 +120,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		}
 		if v := res.Verification; v != nil {
 			s.rec.Verified = append(s.rec.Verified, Verification{Command: v.Command, ExitCode: v.ExitCode, Sandboxed: v.Sandboxed, Duration: v.Duration})
+			_ = s.opts.Store.saveQuick(s.rec)
 		}
 		if res.Done {
 			s.rec.Summary = res.Summary
@@ -125,7 +130,11 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		if err := s.append(entries, obs); err != nil {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 		}
-		_ = s.opts.Store.saveQuick(s.rec)
+		if s.rec.Turns%recordEvery == 0 {
+			// The transcript has every turn; the record catches up now and
+			// then, so that list shows a running session's progress.
+			_ = s.opts.Store.saveQuick(s.rec)
+		}
 	}
 }
 

@@ -77,7 +77,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	defer s.unlock()
 	if err := repo.clone(ctx, rec.Workspace, rec.Branch, sha); err != nil {
-		return s.end(ctx, StatusFailed, FailInfrastructure, err), nil
+		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
 	instruction := opts.Prompt
 	if opts.IssueText != "" {
@@ -165,7 +165,7 @@ func start(ctx context.Context, opts Options, rec *Record, repo *localRepo) (*ru
 	}
 	tr, err := openTranscript(filepath.Join(opts.Store.Dir(rec.ID), transcriptFile))
 	if err != nil {
-		s.end(ctx, StatusFailed, FailInfrastructure, err)
+		s.end(StatusFailed, FailInfrastructure, err)
 		unlock()
 		return nil, err
 	}

@@ -104,7 +104,7 @@ func commitAll(ctx context.Context, g gitRunner, ws, message string) (string, er
 	if _, err := g.run(ctx, ws, "diff", "--cached", "--quiet"); err == nil {
 		return "", nil
 	}
-	args := append(append([]string{}, gitIdentity...), "commit", "--quiet", "--no-verify", "--file", "-")
+	args := append(gitIdentity(), "commit", "--quiet", "--no-verify", "--file", "-")
 	if _, err := g.runInput(ctx, ws, message, args...); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
