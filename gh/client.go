@@ -1,0 +1,125 @@
+// Package gh is the GitHub plumbing every entry point shares: credentials
+// from the environment, a go-github client for the public API or GitHub
+// Enterprise Server, git authentication that keeps the token out of URLs
+// and .git/config, and the calls core makes: repositories, issues,
+// comments, reactions, pull requests and permissions.
+package gh
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// PublicAPI is the API of github.com.
+const PublicAPI = "https://api.github.com"
+
+// Credentials are the token core acts with and the API it talks to.
+type Credentials struct {
+	Token  string
+	APIURL string
+}
+
+// CredentialsFromEnv reads GITHUB_TOKEN (or GH_TOKEN) and GITHUB_API_URL.
+func CredentialsFromEnv(getenv func(string) string) (Credentials, error) {
+	c := Credentials{Token: strings.TrimSpace(getenv("GITHUB_TOKEN")), APIURL: strings.TrimSpace(getenv("GITHUB_API_URL"))}
+	if c.Token == "" {
+		c.Token = strings.TrimSpace(getenv("GH_TOKEN"))
+	}
+	if c.Token == "" {
+		return c, errors.New("no GitHub token: set GITHUB_TOKEN or GH_TOKEN (both were read and are empty)")
+	}
+	if c.APIURL == "" {
+		c.APIURL = PublicAPI
+	}
+	u, err := url.Parse(c.APIURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return c, fmt.Errorf("GITHUB_API_URL must be an http(s) URL such as %s or https://github.example.com/api/v3, got %q", PublicAPI, c.APIURL)
+	}
+	return c, nil
+}
+
+// Client talks to one GitHub (github.com or an Enterprise Server) with one
+// token.
+type Client struct {
+	gh    *github.Client
+	token string
+}
+
+// New returns a client for creds. hc may be nil.
+func New(creds Credentials, hc *http.Client) (*Client, error) {
+	if creds.Token == "" {
+		return nil, errors.New("no GitHub token")
+	}
+	c := github.NewClient(hc).WithAuthToken(creds.Token)
+	if api := strings.TrimRight(creds.APIURL, "/"); api != "" && api != PublicAPI {
+		var err error
+		c, err = c.WithEnterpriseURLs(api+"/", api+"/")
+		if err != nil {
+			return nil, fmt.Errorf("GITHUB_API_URL %s: %w", creds.APIURL, err)
+		}
+	}
+	return &Client{gh: c, token: creds.Token}, nil
+}
+
+// GitHub returns the underlying go-github client.
+func (c *Client) GitHub() *github.Client { return c.gh }
+
+// Secrets lists what must never be written anywhere: the token, and the
+// forms git sends it in.
+func (c *Client) Secrets() []string {
+	return []string{c.token, basicAuth(c.token)}
+}
+
+// GitEnv returns the environment variables that make git authenticate as
+// this client, with an Authorization header passed through git's
+// environment-based configuration: never in a URL, never in .git/config.
+// The header is scoped to host, so a submodule or redirect elsewhere does
+// not receive it.
+func (c *Client) GitEnv(cloneURL string) []string {
+	scope := "http.extraHeader"
+	if u, err := url.Parse(cloneURL); err == nil && u.Host != "" {
+		scope = fmt.Sprintf("http.%s://%s/.extraHeader", u.Scheme, u.Host)
+	}
+	return []string{
+		"GIT_CONFIG_COUNT=1",
+		"GIT_CONFIG_KEY_0=" + scope,
+		"GIT_CONFIG_VALUE_0=Authorization: Basic " + basicAuth(c.token),
+	}
+}
+
+func basicAuth(token string) string {
+	return base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token))
+}
+
+var repoName = regexp.MustCompile(`^([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))/([A-Za-z0-9._-]{1,100})$`)
+
+// ParseRepo splits owner/name.
+func ParseRepo(s string) (owner, name string, err error) {
+	m := repoName.FindStringSubmatch(strings.TrimSuffix(s, ".git"))
+	if m == nil || m[2] == "." || m[2] == ".." {
+		return "", "", fmt.Errorf("--repo must be owner/name or a local path, got %q", s)
+	}
+	return m[1], m[2], nil
+}
+
+// IsRepoName reports whether s reads as owner/name.
+func IsRepoName(s string) bool {
+	_, _, err := ParseRepo(s)
+	return err == nil
+}
+
+// httpStatus returns the HTTP status of a go-github error, or 0.
+func httpStatus(err error) int {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	return 0
+}
