@@ -43,10 +43,11 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 			return s.end(StatusDone, "", nil)
 		}
 	}
-	if err := s.repo.land(ctx, s.rec.Workspace, s.rec.Branch); err != nil {
+	s.rec.Commit = sha
+	if err := s.origin.land(ctx, s); err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err)
 	}
-	s.rec.Commit, s.rec.Landed = sha, true
+	s.rec.Landed = true
 	return s.end(StatusDone, "", nil)
 }
 
@@ -63,13 +64,14 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	}
 	s.rec.FailureKind = kind
 	if err != nil {
-		s.rec.Error = err.Error()
+		s.rec.Error = s.scrub(err.Error())
 	}
+	s.rec.Summary = s.scrub(s.rec.Summary)
 	r := s.report
 	r.Status, r.FailureKind, r.Error = status, kind, s.rec.Error
 	r.Summary = s.rec.Summary
 	r.Base, r.StartCommit, r.Branch = s.rec.Base, s.rec.StartCommit, s.rec.Branch
-	r.Commit, r.PRURL, r.Landed = s.rec.Commit, s.rec.PRURL, s.rec.Landed
+	r.Commit, r.PRURL, r.Landed, r.PullRequest = s.rec.Commit, s.rec.PRURL, s.rec.Landed, s.rec.PullRequest
 	r.Verified = append([]Verification{}, s.rec.Verified...)
 	r.Unverified = len(r.Verified) == 0
 	r.EndedAt = now

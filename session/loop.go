@@ -181,6 +181,7 @@ func (s *run) stopped(ctx, runCtx context.Context, cause error) outcome {
 // append adds an entry to the transcript on disk and to the list in memory.
 func (s *run) append(entries *[]Entry, e Entry) error {
 	e.Time = s.opts.Now()
+	e.Content = s.scrub(e.Content)
 	if err := s.tr.append(e); err != nil {
 		return err
 	}
@@ -191,6 +192,7 @@ func (s *run) append(entries *[]Entry, e Entry) error {
 // step records a turn and prints its progress line.
 func (s *run) step(st Step) {
 	s.report.Steps = append(s.report.Steps, st)
+	st.Target = s.scrub(st.Target)
 	target := st.Target
 	if target != "" {
 		target = " " + oneLine(target, 60)

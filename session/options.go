@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
@@ -33,14 +34,16 @@ type Completer interface {
 type Options struct {
 	// Repo is the repository: a local path (owner/name goes through gh).
 	Repo string
-	// Prompt is the goal in words. IssueText, when set, is the goal taken
-	// from an issue (already cleaned of what people cannot see); with both,
-	// the prompt comes first.
-	Prompt    string
-	Issue     int
-	IssueText string
+	// Prompt is the goal in words; Issue, for a GitHub repository, takes
+	// the goal from an issue. With both, the prompt comes first.
+	Prompt string
+	Issue  int
+	// PullRequest, for a GitHub repository, is an open pull request whose
+	// head the session starts from and lands on.
+	PullRequest int
 	// Base is the branch or commit to start from; empty means the
-	// repository's default branch.
+	// repository's default branch. For a GitHub repository, the head branch
+	// of an open pull request means: land on that pull request.
 	Base string
 	// Branch is where the work lands; empty means core-session/<id>.
 	Branch string
@@ -60,6 +63,11 @@ type Options struct {
 	Think         bool
 
 	// Collaborators.
+	// GitHub is the client for owner/name repositories; nil for local ones.
+	GitHub *gh.Client
+	// Secrets are written nowhere: every transcript entry, record, report,
+	// progress line, pull request body and comment is scrubbed of them.
+	Secrets  []string
 	Store    *Store
 	Sandbox  *sandbox.Sandbox
 	Client   Completer

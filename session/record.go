@@ -94,6 +94,7 @@ type Record struct {
 	StartCommit  string         `json:"start_commit"`
 	Branch       string         `json:"branch"`
 	Issue        int            `json:"issue,omitempty"`
+	PullRequest  int            `json:"pull_request,omitempty"`
 	Prompt       string         `json:"prompt,omitempty"`
 	Status       Status         `json:"status"`
 	FailureKind  FailureKind    `json:"failure_kind,omitempty"`

@@ -32,6 +32,7 @@ type Report struct {
 	Branch      string         `json:"branch"`
 	Commit      string         `json:"commit,omitempty"`
 	PRURL       string         `json:"pr_url,omitempty"`
+	PullRequest int            `json:"pull_request,omitempty"`
 	Landed      bool           `json:"landed"`
 	DryRun      bool           `json:"dry_run,omitempty"`
 	Turns       int            `json:"turns"`

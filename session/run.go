@@ -29,24 +29,37 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
-	if strings.TrimSpace(opts.Prompt) == "" && strings.TrimSpace(opts.IssueText) == "" {
+	if strings.TrimSpace(opts.Prompt) == "" && opts.Issue == 0 {
 		return nil, &ConfigError{errors.New("a goal is required: give --prompt or --issue")}
 	}
-	g := gitRunner{env: opts.GitEnv}
-	repo, err := openLocalRepo(ctx, g, opts.Repo)
-	if err != nil {
-		return nil, &ConfigError{err}
-	}
-	base, sha, err := repo.resolveBase(ctx, opts.Base)
+	org, err := openOrigin(ctx, opts)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
 	now := opts.Now()
+	id := newID(now)
+	t, err := org.target(ctx, opts, id)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	instruction := strings.TrimSpace(opts.Prompt)
+	if opts.Issue != 0 {
+		text, err := org.issue(ctx, opts.Issue, now)
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
+		if instruction != "" {
+			instruction += "\n\n"
+		}
+		instruction += text
+	}
 	rec := &Record{
-		ID:           newID(now),
-		Repo:         repo.path,
-		Base:         base,
-		StartCommit:  sha,
+		ID:           id,
+		Repo:         org.name(),
+		Base:         t.base,
+		StartCommit:  t.sha,
+		Branch:       t.branch,
+		PullRequest:  t.pull,
 		Issue:        opts.Issue,
 		Prompt:       opts.Prompt,
 		Status:       StatusPending,
@@ -57,34 +70,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		CreatedAt:    now,
 		UpdatedAt:    now,
 	}
-	rec.Branch = opts.Branch
-	if rec.Branch == "" {
-		rec.Branch = "core-session/" + rec.ID
-	}
-	if err := checkBranchName(ctx, g, rec.Branch); err != nil {
-		return nil, &ConfigError{err}
-	}
-	if err := repo.checkNotCheckedOut(ctx, rec.Branch); err != nil {
-		return nil, &ConfigError{err}
-	}
 	rec.Workspace = opts.Store.WorkspaceDir(rec.ID)
 	if err := opts.Store.create(rec); err != nil {
 		return nil, err
 	}
-	s, err := start(ctx, opts, rec, repo)
+	s, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err
 	}
 	defer s.unlock()
-	if err := repo.clone(ctx, rec.Workspace, rec.Branch, sha); err != nil {
+	if err := org.clone(ctx, rec.Workspace, t); err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err), nil
-	}
-	instruction := opts.Prompt
-	if opts.IssueText != "" {
-		if instruction != "" {
-			instruction += "\n\n"
-		}
-		instruction += opts.IssueText
 	}
 	return s.drive(ctx, instruction, true)
 }
@@ -107,8 +103,8 @@ func Resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
 		return nil, &ConfigError{fmt.Errorf("session %s cannot be resumed: its workspace %s is gone", id, rec.Workspace)}
 	}
-	g := gitRunner{env: opts.GitEnv}
-	repo, err := openLocalRepo(ctx, g, rec.Repo)
+	opts.Repo = rec.Repo
+	org, err := openOrigin(ctx, opts)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -118,7 +114,7 @@ func Resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	}
 	// Options that belong to the session come from its record.
 	opts.Verify, opts.Model = rec.Verify, rec.Model
-	s, err := start(ctx, opts, rec, repo)
+	s, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err
 	}
@@ -126,34 +122,45 @@ func Resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	return s.drive(ctx, instruction, false)
 }
 
-// checkBranchName refuses a branch name git would refuse.
-func checkBranchName(ctx context.Context, g gitRunner, branch string) error {
-	if _, err := g.run(ctx, "", "check-ref-format", "--branch", branch); err != nil {
-		return fmt.Errorf("--branch %q is not a valid branch name", branch)
-	}
-	return nil
-}
-
 // run is one live run of a session.
 type run struct {
 	opts   Options
 	rec    *Record
-	repo   *localRepo
+	origin origin
 	git    gitRunner
 	tools  *tools.Set
 	env    *tools.Env
 	tr     *transcript
 	unlock func()
 	report *Report
+	// redact replaces every secret with a mark; nil when there are none.
+	redact *strings.Replacer
+}
+
+// scrub removes every secret core knows of from text.
+func (s *run) scrub(text string) string {
+	if s.redact == nil {
+		return text
+	}
+	return s.redact.Replace(text)
 }
 
 // start locks the session, moves it to running and opens its transcript.
-func start(ctx context.Context, opts Options, rec *Record, repo *localRepo) (*run, error) {
+func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, error) {
 	unlock, err := opts.Store.lock(rec.ID)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
-	s := &run{opts: opts, rec: rec, repo: repo, git: gitRunner{env: opts.GitEnv}, unlock: unlock, tools: tools.Default()}
+	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv}, unlock: unlock, tools: tools.Default()}
+	var pairs []string
+	for _, secret := range opts.Secrets {
+		if len(secret) >= 4 {
+			pairs = append(pairs, secret, "[redacted]")
+		}
+	}
+	if len(pairs) > 0 {
+		s.redact = strings.NewReplacer(pairs...)
+	}
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}}
 	if err := rec.transition(StatusRunning, opts.Now()); err != nil {
 		unlock()
@@ -198,7 +205,20 @@ func (s *run) prepare(ctx context.Context) error {
 		Approver:     s.opts.Approver,
 		ShellTimeout: s.opts.ShellTimeout,
 	}
+	if f, ok := s.origin.(tools.IssueFiler); ok {
+		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}
+	}
 	return nil
+}
+
+// scrubbingFiler files issues with every secret removed from them.
+type scrubbingFiler struct {
+	f     tools.IssueFiler
+	scrub func(string) string
+}
+
+func (sf scrubbingFiler) FileIssue(ctx context.Context, title, body string) (string, error) {
+	return sf.f.FileIssue(ctx, sf.scrub(title), sf.scrub(body))
 }
 
 // verifyRule tells the model what run_shell runs unattended at the tier.

@@ -2,11 +2,11 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // localRepo is a repository given as a path on this machine. Its working
@@ -32,6 +32,35 @@ func openLocalRepo(ctx context.Context, g gitRunner, path string) (*localRepo, e
 	return &localRepo{path: abs, git: g}, nil
 }
 
+func (r *localRepo) name() string { return r.path }
+
+// target resolves the base and the landing branch. A local repository
+// never lands on the branch it has checked out.
+func (r *localRepo) target(ctx context.Context, opts Options, id string) (target, error) {
+	if opts.PullRequest != 0 {
+		return target{}, fmt.Errorf("pull request #%d: pull requests need a GitHub repository (owner/name)", opts.PullRequest)
+	}
+	base, sha, err := r.resolveBase(ctx, opts.Base)
+	if err != nil {
+		return target{}, err
+	}
+	branch := opts.Branch
+	if branch == "" {
+		branch = defaultBranch(id)
+	}
+	if err := checkBranchName(ctx, r.git, branch); err != nil {
+		return target{}, err
+	}
+	if err := r.checkNotCheckedOut(ctx, branch); err != nil {
+		return target{}, err
+	}
+	return target{base: base, sha: sha, branch: branch}, nil
+}
+
+func (r *localRepo) issue(context.Context, int, time.Time) (string, error) {
+	return "", fmt.Errorf("--issue needs a GitHub repository (owner/name); %s is a local path", r.path)
+}
+
 // resolveBase turns a branch, tag or commit of the repository into a full
 // commit SHA. An empty base is the repository's default branch: the branch
 // its HEAD names.
@@ -52,8 +81,9 @@ func (r *localRepo) resolveBase(ctx context.Context, base string) (name, sha str
 }
 
 // clone makes the session's workspace at dest: a clone of the repository
-// with branch checked out at sha.
-func (r *localRepo) clone(ctx context.Context, dest, branch, sha string) error {
+// with the branch checked out at the start commit.
+func (r *localRepo) clone(ctx context.Context, dest string, t target) error {
+	branch, sha := t.branch, t.sha
 	if _, err := os.Stat(dest); err == nil {
 		return fmt.Errorf("workspace %s already exists", dest)
 	}
@@ -74,7 +104,8 @@ func (r *localRepo) clone(ctx context.Context, dest, branch, sha string) error {
 // land puts the workspace's branch into the repository as a ref, by
 // fetching it from the workspace: the repository's working tree, index and
 // HEAD stay as they are. A branch that exists there must fast-forward.
-func (r *localRepo) land(ctx context.Context, ws, branch string) error {
+func (r *localRepo) land(ctx context.Context, s *run) error {
+	ws, branch := s.rec.Workspace, s.rec.Branch
 	if err := r.checkNotCheckedOut(ctx, branch); err != nil {
 		return err
 	}
@@ -143,4 +174,13 @@ func commitMessage(summary, id string) string {
 	return msg + "\nSession: " + id + "\n"
 }
 
-var errNothingToLand = errors.New("nothing to land: the session changed no file")
+// defaultBranch is where a session's work lands when no branch is given.
+func defaultBranch(id string) string { return "core-session/" + id }
+
+// checkBranchName refuses a branch name git would refuse.
+func checkBranchName(ctx context.Context, g gitRunner, branch string) error {
+	if _, err := g.run(ctx, "", "check-ref-format", "--branch", branch); err != nil {
+		return fmt.Errorf("--branch %q is not a valid branch name", branch)
+	}
+	return nil
+}

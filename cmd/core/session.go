@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
@@ -139,6 +140,29 @@ func (e *env) inferenceURL(cmd *cobra.Command, flag string) (string, error) {
 	return url, nil
 }
 
+// github gives the options a GitHub client when repo is owner/name (and
+// not a directory here): the token from GITHUB_TOKEN or GH_TOKEN, the API
+// from GITHUB_API_URL. The token becomes a secret the session never writes.
+func (e *env) github(o *session.Options, repo string) error {
+	if fi, err := os.Stat(repo); err == nil && fi.IsDir() {
+		return nil
+	}
+	if !gh.IsRepoName(repo) {
+		return fmt.Errorf("--repo must be owner/name or a local path to a git repository, got %q", repo)
+	}
+	creds, err := gh.CredentialsFromEnv(e.getenv)
+	if err != nil {
+		return err
+	}
+	client, err := gh.New(creds, nil)
+	if err != nil {
+		return err
+	}
+	o.GitHub = client
+	o.Secrets = append(o.Secrets, client.Secrets()...)
+	return nil
+}
+
 // gitEnv is the environment git runs with: enough to find git and the
 // user's identity settings, nothing else of core's.
 func (e *env) gitEnv() []string {
@@ -163,12 +187,14 @@ func newSessionStartCmd(e *env) *cobra.Command {
 		issue                      int
 	)
 	cmd := &cobra.Command{
-		Use:   "start --repo PATH --prompt TEXT [flags]",
+		Use:   "start --repo OWNER/NAME|PATH (--prompt TEXT | --issue N) [flags]",
 		Short: "Start a session on a repository",
-		Long: `start clones the repository into $CORE_HOME/workspaces/<id> (the repository
-itself is never touched), drives the model until it calls done or a limit is
-hit, and lands the work: a commit on core-session/<id> (or --branch), fetched
-into the repository as a new branch.
+		Long: `start clones the repository into $CORE_HOME/workspaces/<id> (a local
+repository itself is never touched), drives the model until it calls done or
+a limit is hit, and lands the work as a commit on core-session/<id> (or
+--branch): for a GitHub repository, pushed with a draft pull request against
+--base, or pushed onto the open pull request whose head --base names; for a
+local repository, fetched into it as a new branch.
 
 Every run_shell command waits for "approve? [y/N]" on the terminal, unless
 --verify lets it run unattended; with no terminal, it is declined.
@@ -180,29 +206,29 @@ workspace), 1 failed, 130 cancelled.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if repo == "" {
-				return errors.New("--repo is required: a local path to a git repository")
+				return errors.New("--repo is required: owner/name on GitHub, or a local path to a git repository")
 			}
 			if strings.TrimSpace(prompt) == "" && issue == 0 {
 				return errors.New("a goal is required: give --prompt TEXT (or --issue N)")
-			}
-			if issue != 0 {
-				return fmt.Errorf("--issue needs a GitHub repository (owner/name); %q is a local path", repo)
 			}
 			o, err := e.options(cmd, &f)
 			if err != nil {
 				return err
 			}
-			o.Repo, o.Prompt, o.Base, o.Branch = repo, prompt, base, branch
+			if err := e.github(&o, repo); err != nil {
+				return err
+			}
+			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch = repo, prompt, issue, base, branch
 			rep, err := session.Run(cmd.Context(), o)
 			return e.finish(rep, err)
 		},
 	}
 	f.register(cmd, true)
 	fl := cmd.Flags()
-	fl.StringVar(&repo, "repo", "", "the repository: a local path to a git repository (required)")
+	fl.StringVar(&repo, "repo", "", "the repository: owner/name on GitHub ($GITHUB_TOKEN or $GH_TOKEN, $GITHUB_API_URL), or a local path to a git repository (required)")
 	fl.StringVar(&prompt, "prompt", "", "the goal, in words")
-	fl.IntVar(&issue, "issue", 0, "take the goal from this issue (GitHub repositories only)")
-	fl.StringVar(&base, "base", "", "branch or commit to start from (default: the repository's default branch); recorded as a full SHA")
+	fl.IntVar(&issue, "issue", 0, "take the goal from this issue's title, body and comments (GitHub repositories)")
+	fl.StringVar(&base, "base", "", "branch or commit to start from (default: the repository's default branch); recorded as a full SHA. On GitHub, the head branch of an open pull request lands the work on that pull request")
 	fl.StringVar(&branch, "branch", "", "branch to land on (default: core-session/<id>)")
 	return cmd
 }
@@ -224,6 +250,9 @@ and the verify tier are the session's own.`,
 			f.model = rec.Model
 			o, err := e.options(cmd, &f)
 			if err != nil {
+				return err
+			}
+			if err := e.github(&o, rec.Repo); err != nil {
 				return err
 			}
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)

@@ -39,6 +39,9 @@ type Env struct {
 	Runner       Runner
 	Approver     Approver
 	ShellTimeout time.Duration // per run_shell command
+	// Issues files issues for file_issue; nil when the repository is not
+	// on GitHub.
+	Issues IssueFiler
 	// OutputLimit is the most bytes of one observation; 0 means
 	// DefaultOutputLimit. Longer output keeps its head and tail and states
 	// the cut.
@@ -113,9 +116,9 @@ func NewSet(tools ...Tool) *Set {
 }
 
 // Default returns the standard tool set: read_file, list_dir, write_file,
-// edit_file, search, git_diff, run_shell and done, in that order.
+// edit_file, search, git_diff, run_shell, file_issue and done, in that order.
 func Default() *Set {
-	return NewSet(readFile{}, listDir{}, writeFile{}, editFile{}, search{}, gitDiff{}, runShell{}, done{})
+	return NewSet(readFile{}, listDir{}, writeFile{}, editFile{}, search{}, gitDiff{}, runShell{}, fileIssue{}, done{})
 }
 
 // Names returns the tools' names in order.

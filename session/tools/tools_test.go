@@ -15,7 +15,7 @@ import (
 func TestDefaultSet(t *testing.T) {
 	t.Parallel()
 	s := Default()
-	want := []string{"read_file", "list_dir", "write_file", "edit_file", "search", "git_diff", "run_shell", "done"}
+	want := []string{"read_file", "list_dir", "write_file", "edit_file", "search", "git_diff", "run_shell", "file_issue", "done"}
 	assert.Equal(t, want, s.Names())
 	doc := s.Doc()
 	last := -1

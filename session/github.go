@@ -1,0 +1,169 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/coreagent/core/gh"
+)
+
+// githubRepo is a repository on GitHub. Clones and pushes authenticate with
+// the client's header, passed to git through its environment.
+type githubRepo struct {
+	client *gh.Client
+	repo   *gh.Repo
+	owner  string
+	repoNm string
+	git    gitRunner // with the authentication header
+}
+
+func openGitHubRepo(ctx context.Context, g gitRunner, client *gh.Client, full string) (*githubRepo, error) {
+	owner, name, err := gh.ParseRepo(full)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := client.Repo(ctx, owner, name)
+	if err != nil {
+		return nil, err
+	}
+	g.env = append(append([]string{}, g.env...), client.GitEnv(repo.CloneURL)...)
+	return &githubRepo{client: client, repo: repo, owner: owner, repoNm: name, git: g}, nil
+}
+
+func (r *githubRepo) name() string { return r.owner + "/" + r.repoNm }
+
+// issueMarker marks the pull requests core opens for an issue, so a second
+// run for the same issue finds the first one's.
+func issueMarker(issue int) string { return fmt.Sprintf("<!-- core:issue:%d -->", issue) }
+
+// sessionMarker marks everything core posts for a session.
+func sessionMarker(id string) string { return fmt.Sprintf("<!-- core:session:%s -->", id) }
+
+var shaLike = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+
+// target decides where the session starts and lands: on an open pull
+// request when asked for one (--base naming its head branch, or a pull
+// request number), on the open draft core already made for the same issue,
+// else on a new branch and a new draft pull request against the base.
+func (r *githubRepo) target(ctx context.Context, opts Options, id string) (target, error) {
+	var pull *gh.PullRequest
+	switch {
+	case opts.PullRequest != 0:
+		p, err := r.client.PullRequest(ctx, r.owner, r.repoNm, opts.PullRequest)
+		if err != nil {
+			return target{}, err
+		}
+		if p.State != "open" {
+			return target{}, fmt.Errorf("pull request #%d is %s: core lands only on open pull requests", p.Number, p.State)
+		}
+		pull = p
+	case opts.Base != "" || opts.Issue != 0:
+		open, err := r.client.OpenPullRequests(ctx, r.owner, r.repoNm)
+		if err != nil {
+			return target{}, err
+		}
+		pull = r.pullFor(open, opts)
+		if pull == nil && opts.Base != "" {
+			if fork := findFork(open, opts.Base, r.owner, r.repoNm); fork != nil {
+				if _, err := r.client.BranchSHA(ctx, r.owner, r.repoNm, opts.Base); err != nil {
+					return target{}, forkError(fork)
+				}
+			}
+		}
+	}
+	if pull != nil {
+		if pull.Fork(r.owner, r.repoNm) {
+			return target{}, forkError(pull)
+		}
+		if opts.Branch != "" && opts.Branch != pull.HeadRef {
+			return target{}, fmt.Errorf("--branch %s: the work lands on pull request #%d, whose head is %s", opts.Branch, pull.Number, pull.HeadRef)
+		}
+		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, nil
+	}
+	base := opts.Base
+	if base == "" {
+		base = r.repo.DefaultBranch
+	}
+	sha, err := r.client.BranchSHA(ctx, r.owner, r.repoNm, base)
+	if err != nil {
+		if !shaLike.MatchString(base) {
+			return target{}, fmt.Errorf("--base: %w", err)
+		}
+		sha = base // a commit; the clone checks that it exists
+	}
+	branch := opts.Branch
+	if branch == "" {
+		branch = defaultBranch(id)
+	}
+	if err := checkBranchName(ctx, r.git, branch); err != nil {
+		return target{}, err
+	}
+	if branch == r.repo.DefaultBranch || branch == base {
+		return target{}, fmt.Errorf("--branch %s is the base branch: core lands on a branch of its own and opens a pull request", branch)
+	}
+	return target{base: base, sha: sha, branch: branch}, nil
+}
+
+// pullFor finds the open pull request the session should land on: the one
+// whose head branch --base names, or the draft core opened for the issue.
+func (r *githubRepo) pullFor(open []*gh.PullRequest, opts Options) *gh.PullRequest {
+	for _, p := range open {
+		if opts.Base != "" && p.HeadRef == opts.Base && !p.Fork(r.owner, r.repoNm) {
+			return p
+		}
+	}
+	if opts.Issue != 0 && opts.Base == "" {
+		for _, p := range open {
+			if p.Draft && strings.Contains(p.Body, issueMarker(opts.Issue)) && !p.Fork(r.owner, r.repoNm) {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+func findFork(open []*gh.PullRequest, branch, owner, name string) *gh.PullRequest {
+	for _, p := range open {
+		if p.HeadRef == branch && p.Fork(owner, name) {
+			return p
+		}
+	}
+	return nil
+}
+
+func forkError(p *gh.PullRequest) error {
+	return fmt.Errorf("pull request #%d comes from the fork %s: core cannot push to a fork's branch, so it lands nothing (ask the author to allow it, or open the fix from a branch of this repository)", p.Number, p.HeadRepo)
+}
+
+func (r *githubRepo) issue(ctx context.Context, number int, before time.Time) (string, error) {
+	is, err := r.client.Issue(ctx, r.owner, r.repoNm, number, before)
+	if err != nil {
+		return "", err
+	}
+	return is.Instruction(), nil
+}
+
+// clone makes a partial clone (blobs fetched as needed) of the repository
+// from the clone URL the API reported.
+func (r *githubRepo) clone(ctx context.Context, dest string, t target) error {
+	if _, err := r.git.run(ctx, "", "clone", "--quiet", "--filter=blob:none", "--no-checkout", "--", r.repo.CloneURL, dest); err != nil {
+		return fmt.Errorf("clone %s: %w", r.name(), err)
+	}
+	if _, err := r.git.run(ctx, dest, "cat-file", "-e", t.sha+"^{commit}"); err != nil {
+		if _, err := r.git.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", t.sha); err != nil {
+			return fmt.Errorf("--base %s: commit not found in %s", t.base, r.name())
+		}
+	}
+	if _, err := r.git.run(ctx, dest, "checkout", "--quiet", "-B", t.branch, t.sha); err != nil {
+		return fmt.Errorf("check out %s: %w", t.base, err)
+	}
+	return nil
+}
+
+// FileIssue files an issue in the repository, for the file_issue tool.
+func (r *githubRepo) FileIssue(ctx context.Context, title, body string) (string, error) {
+	return r.client.FileIssue(ctx, r.owner, r.repoNm, title, body)
+}

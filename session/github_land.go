@@ -1,0 +1,142 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/coreagent/core/gh"
+)
+
+// land pushes the session's branch and opens a draft pull request, or, for
+// a session on an open pull request, pushes onto its head and comments.
+// Pushes only fast-forward: when the branch moved since the session
+// started, the work is rebased onto it if it applies cleanly, or nothing
+// lands.
+func (r *githubRepo) land(ctx context.Context, s *run) error {
+	rec := s.rec
+	if err := r.push(ctx, rec.Workspace, rec.Branch); err != nil {
+		return err
+	}
+	if head, err := r.git.run(ctx, rec.Workspace, "rev-parse", "HEAD"); err == nil {
+		rec.Commit = head // a rebase made a new commit
+	}
+	if rec.PullRequest != 0 {
+		pr, err := r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest)
+		if err != nil {
+			return err
+		}
+		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullComment())); err != nil {
+			return err
+		}
+		rec.PRURL = pr.HTMLURL
+		return nil
+	}
+	base := rec.Base
+	if shaLike.MatchString(base) {
+		if _, err := r.client.BranchSHA(ctx, r.owner, r.repoNm, base); err != nil {
+			base = r.repo.DefaultBranch
+		}
+	}
+	body := s.scrub(s.pullBody())
+	pr, err := r.client.CreatePullRequest(ctx, r.owner, r.repoNm, gh.NewPullRequest{
+		Title: s.scrub(pullTitle(rec)), Body: body, Head: rec.Branch, Base: base, Draft: true,
+	})
+	if err != nil {
+		return err
+	}
+	rec.PRURL, rec.PullRequest = pr.HTMLURL, pr.Number
+	return nil
+}
+
+// push pushes HEAD to branch without force. A rejected push (the branch
+// moved) is retried once on top of the branch's new head.
+func (r *githubRepo) push(ctx context.Context, ws, branch string) error {
+	ref := "HEAD:refs/heads/" + branch
+	_, err := r.git.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", ref)
+	if err == nil {
+		return nil
+	}
+	if !rejected(err) {
+		return fmt.Errorf("push %s to %s: %w", branch, r.name(), err)
+	}
+	if _, err := r.git.run(ctx, ws, "fetch", "--quiet", "--no-tags", "origin", "refs/heads/"+branch); err != nil {
+		return fmt.Errorf("the branch %s moved since the session started, and fetching it failed: %w", branch, err)
+	}
+	args := append(gitIdentity(), "rebase", "--quiet", "FETCH_HEAD")
+	if _, err := r.git.run(ctx, ws, args...); err != nil {
+		_, _ = r.git.run(ctx, ws, "rebase", "--abort")
+		return fmt.Errorf("the branch %s moved since the session started and the work does not apply cleanly on top of it: nothing was pushed (the work stays in %s)", branch, ws)
+	}
+	if _, err := r.git.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", ref); err != nil {
+		return fmt.Errorf("push %s to %s after rebasing onto its new head: %w", branch, r.name(), err)
+	}
+	return nil
+}
+
+func rejected(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "[rejected]") || strings.Contains(m, "non-fast-forward") || strings.Contains(m, "fetch first")
+}
+
+// pullTitle is the first line of the done summary, or the prompt.
+func pullTitle(rec *Record) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(rec.Summary), "\n")
+	if first == "" {
+		first = strings.TrimSpace(rec.Prompt)
+	}
+	if first == "" && rec.Issue != 0 {
+		first = fmt.Sprintf("Fix #%d", rec.Issue)
+	}
+	return oneLine(first, 100)
+}
+
+// pullBody is the body of the draft pull request a session opens: what was
+// done, what was verified (or the UNVERIFIED warning), the turns and
+// tokens, the session, and the markers.
+func (s *run) pullBody() string {
+	rec := s.rec
+	var b strings.Builder
+	if sum := strings.TrimSpace(rec.Summary); sum != "" {
+		b.WriteString(sum + "\n\n")
+	}
+	s.writeVerification(&b)
+	fmt.Fprintf(&b, "\n### Session\n\n- session: `%s`\n- turns: %d, tokens: %d (prompt %d, completion %d)\n- model: `%s`, verify tier: `%s`\n",
+		rec.ID, rec.Turns, rec.Usage.TotalTokens, rec.Usage.PromptTokens, rec.Usage.CompletionTokens, rec.Model, rec.Verify)
+	if rec.Issue != 0 {
+		fmt.Fprintf(&b, "\nCloses #%d\n", rec.Issue)
+	}
+	b.WriteString("\n" + sessionMarker(rec.ID) + "\n")
+	if rec.Issue != 0 {
+		b.WriteString(issueMarker(rec.Issue) + "\n")
+	}
+	return b.String()
+}
+
+// pullComment reports a session that landed on an open pull request.
+func (s *run) pullComment() string {
+	rec := s.rec
+	var b strings.Builder
+	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", short(rec.Commit), rec.ID)
+	if sum := strings.TrimSpace(rec.Summary); sum != "" {
+		b.WriteString(sum + "\n\n")
+	}
+	s.writeVerification(&b)
+	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Usage.TotalTokens, sessionMarker(rec.ID))
+	return b.String()
+}
+
+func (s *run) writeVerification(b *strings.Builder) {
+	if len(s.rec.Verified) == 0 {
+		b.WriteString("> [!WARNING]\n> The agent ran no verification commands — this patch is UNVERIFIED.\n")
+		return
+	}
+	b.WriteString("### Verification\n\n")
+	for _, v := range s.rec.Verified {
+		where := "on the host"
+		if v.Sandboxed {
+			where = "sandboxed"
+		}
+		fmt.Fprintf(b, "- `%s` → exit %d (%s)\n", v.Command, v.ExitCode, where)
+	}
+}

@@ -1,0 +1,56 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/coreagent/core/gh"
+)
+
+// origin is where a session's repository comes from and where its work
+// lands: a local repository, or a GitHub repository.
+type origin interface {
+	// name is the repository as the record shows it: a path or owner/name.
+	name() string
+	// target resolves where the session starts and where it lands.
+	target(ctx context.Context, opts Options, id string) (target, error)
+	// issue renders issue number as a goal, leaving out what changed after
+	// before.
+	issue(ctx context.Context, number int, before time.Time) (string, error)
+	// clone makes the workspace at dest, on t.branch at t.sha.
+	clone(ctx context.Context, dest string, t target) error
+	// land puts the committed work of a session that ended done where it
+	// belongs, and records where (the PR URL, for GitHub).
+	land(ctx context.Context, s *run) error
+}
+
+// target is where a session starts and lands.
+type target struct {
+	base   string // the branch or commit asked for, by name
+	sha    string // the commit the session starts from
+	branch string // the branch the work lands on
+	pull   int    // an open pull request the work lands on; 0 opens a new one
+}
+
+// openOrigin picks the origin for opts.Repo: a directory on this machine,
+// else owner/name on GitHub.
+func openOrigin(ctx context.Context, opts Options) (origin, error) {
+	g := gitRunner{env: opts.GitEnv}
+	if fi, err := os.Stat(opts.Repo); err == nil && fi.IsDir() {
+		return openLocalRepo(ctx, g, opts.Repo)
+	}
+	if gh.IsRepoName(opts.Repo) {
+		if opts.GitHub == nil {
+			return nil, errors.New("--repo " + opts.Repo + " is a GitHub repository, and no GitHub client was configured")
+		}
+		return openGitHubRepo(ctx, g, opts.GitHub, opts.Repo)
+	}
+	if strings.HasPrefix(opts.Repo, "/") || strings.HasPrefix(opts.Repo, ".") || strings.HasPrefix(opts.Repo, "~") {
+		return nil, fmt.Errorf("--repo %s: no such directory", opts.Repo)
+	}
+	return nil, fmt.Errorf("--repo must be owner/name or a local path to a git repository, got %q", opts.Repo)
+}
