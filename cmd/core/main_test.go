@@ -37,6 +37,8 @@ func TestScripts(t *testing.T) {
 			// No model server is discovered by accident: scripts start one.
 			e.Setenv("CORE_SESSION_INFERENCE_URL", "http://127.0.0.1:9/")
 			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
+			var g *testkit.GitHub
+			e.Values[githubKey{}] = &g
 			return nil
 		},
 		Cmds: scriptCmds(),

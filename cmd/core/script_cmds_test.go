@@ -26,6 +26,10 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"gitrepo":        cmdGitRepo,
 		"session-id":     cmdSessionID,
 		"perms":          cmdPerms,
+		"github-serve":   cmdGitHubServe,
+		"github-repo":    cmdGitHubRepo,
+		"github-issue":   cmdGitHubIssue,
+		"github-state":   cmdGitHubState,
 	}
 }
 
