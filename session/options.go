@@ -32,7 +32,10 @@ type Completer interface {
 // Options is everything a run needs. Entry points (the CLI, the Action, the
 // bot, serve) build it; the engine reads nothing else.
 type Options struct {
-	// Repo is the repository: a local path (owner/name goes through gh).
+	// ID is the new session's id; empty makes one (NewID). Entry points
+	// that must name the session before it starts (a status comment) set it.
+	ID string
+	// Repo is the repository: owner/name on GitHub, or a local path.
 	Repo string
 	// Prompt is the goal in words; Issue, for a GitHub repository, takes
 	// the goal from an issue. With both, the prompt comes first.

@@ -37,7 +37,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, &ConfigError{err}
 	}
 	now := opts.Now()
-	id := newID(now)
+	id := opts.ID
+	if id == "" {
+		id = NewID(now)
+	} else if !validID(id) {
+		return nil, &ConfigError{fmt.Errorf("%q is not a valid session id", id)}
+	}
 	t, err := org.target(ctx, opts, id)
 	if err != nil {
 		return nil, &ConfigError{err}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -54,9 +55,9 @@ func (s *Store) Dir(id string) string { return filepath.Join(s.home, "sessions",
 // WorkspaceDir returns where session id's workspace lives.
 func (s *Store) WorkspaceDir(id string) string { return filepath.Join(s.home, "workspaces", id) }
 
-// newID makes a session id that sorts by creation time:
+// NewID makes a session id that sorts by creation time:
 // 20261130-044700-1a2b3c.
-func newID(now time.Time) string {
+func NewID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
@@ -91,10 +92,15 @@ func (s *Store) write(rec *Record, durable bool) error {
 	return writeAtomic(filepath.Join(s.Dir(rec.ID), recordFile), append(b, '\n'), durable)
 }
 
+// validID reports whether id can name a session directory.
+func validID(id string) bool {
+	return id != "" && id == filepath.Base(id) && id[0] != '.' && len(id) <= 64 && !strings.ContainsAny(id, " \t\n/\\")
+}
+
 // Load reads the record of session id. A session left running by a process
 // that is gone comes back as failed (infrastructure).
 func (s *Store) Load(id string) (*Record, error) {
-	if id == "" || id != filepath.Base(id) || id[0] == '.' {
+	if !validID(id) {
 		return nil, fmt.Errorf("%q is not a session id", id)
 	}
 	b, err := os.ReadFile(filepath.Join(s.Dir(id), recordFile))

@@ -52,7 +52,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	require.NoError(t, err)
 	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, status := range []Status{StatusDone, StatusFailed, StatusPartial} {
-		r := &Record{ID: newID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Verified: []Verification{}}
+		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Verified: []Verification{}}
 		require.NoError(t, st.create(r))
 	}
 	recs, err := st.List()
