@@ -40,6 +40,7 @@ type GitHub struct {
 	requests []Request
 	lastID   int64
 	apiCalls int
+	ext      extState // checks, review threads, variables, apps
 }
 
 // Request is one recorded API or git request.
@@ -212,6 +213,9 @@ func (g *GitHub) authenticate(header string) (login string, present bool) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.ext.expiredLocked(token) {
+		return "", true
+	}
 	return g.tokens[token], true
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,12 +69,26 @@ func (g *GitHub) apiRoutes() []apiRoute {
 		newAPIRoute("POST "+r+"/pulls", g.createPull),
 		newAPIRoute("GET "+r+"/pulls/{number}", g.getPull),
 		newAPIRoute("PATCH "+r+"/pulls/{number}", g.editPull),
+		newAPIRoute("GET "+r+"/pulls/{number}/comments", g.listReviewComments),
+		newAPIRoute("GET "+r+"/commits/{ref...}/check-runs", g.listCheckRuns),
+		newAPIRoute("GET "+r+"/check-runs/{id}", g.getCheckRun),
+		newAPIRoute("GET "+r+"/check-runs/{id}/annotations", g.listAnnotations),
+		newAPIRoute("GET "+r+"/actions/variables", g.listVariables),
+		newAPIRoute("POST "+r+"/actions/variables", g.createVariable),
+		newAPIRoute("GET "+r+"/actions/variables/{name}", g.getVariable),
+		newAPIRoute("PATCH "+r+"/actions/variables/{name}", g.updateVariable),
+		newAPIRoute("POST /graphql", g.graphql),
+		newAPIRoute("POST /api/graphql", g.graphql),
 	}
 }
 
 // match finds the route for a request path given escaped, segment by
 // segment, so an escaped "/" inside a branch name stays one segment.
 func (g *GitHub) match(method, escapedPath string) (apiRoute, map[string]string, bool) {
+	return matchRoute(g.routes, method, escapedPath)
+}
+
+func matchRoute(routes []apiRoute, method, escapedPath string) (apiRoute, map[string]string, bool) {
 	segs := strings.Split(strings.Trim(escapedPath, "/"), "/")
 	for i, s := range segs {
 		u, err := url.PathUnescape(s)
@@ -82,7 +97,7 @@ func (g *GitHub) match(method, escapedPath string) (apiRoute, map[string]string,
 		}
 		segs[i] = u
 	}
-	for _, rt := range g.routes {
+	for _, rt := range routes {
 		if rt.method != method {
 			continue
 		}
@@ -93,14 +108,19 @@ func (g *GitHub) match(method, escapedPath string) (apiRoute, map[string]string,
 	return apiRoute{}, nil, false
 }
 
+// matchSegs matches path segments against a pattern. A "{name...}"
+// segment takes what is left of the path up to the literal segments that
+// follow it in the pattern, at least one segment.
 func matchSegs(pattern, segs []string) (map[string]string, bool) {
 	params := make(map[string]string)
 	for i, p := range pattern {
 		if name, ok := strings.CutSuffix(strings.Trim(p, "{}"), "..."); ok && strings.HasPrefix(p, "{") {
-			if i >= len(segs) {
+			tail := pattern[i+1:]
+			end := len(segs) - len(tail)
+			if end <= i || !slices.Equal(segs[end:], tail) {
 				return nil, false
 			}
-			params[name] = strings.Join(segs[i:], "/")
+			params[name] = strings.Join(segs[i:end], "/")
 			return params, true
 		}
 		if i >= len(segs) || segs[i] == "" {
@@ -134,6 +154,9 @@ func (g *GitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 	defer func() { g.setStatus(i, sw.status) }()
 	g.setAPIHeaders(sw.Header())
 	c := &apiCall{g: g, w: sw, r: r, login: login, body: body}
+	if readErr == nil && g.serveAppAPI(c, escaped) {
+		return
+	}
 	switch {
 	case readErr != nil:
 		c.fail(http.StatusBadRequest, "Problems reading the request body")

@@ -2,9 +2,11 @@ package testkit
 
 import (
 	"cmp"
+	"crypto/rsa"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -214,4 +216,34 @@ func (is *issueState) pullSnapshot() Pull {
 		Head: p.head, HeadRepo: head, Base: p.base, Draft: p.draft, State: is.State,
 		HeadSHA: p.headSHA, CreatedAt: is.CreatedAt, UpdatedAt: is.UpdatedAt,
 	}
+}
+
+// extState is what the checks, review, variables and apps endpoints keep
+// (github_checks.go, github_reviews.go, github_variables.go,
+// github_apps.go). Its zero value is ready: maps are made on first write.
+// Guarded by g.mu, except the app key, which keyOnce guards.
+type extState struct {
+	checkRuns map[int64]*checkRunState
+	threads   map[pullKey][]*threadState
+	variables map[*Repo]map[string]*variableState // upper-cased name
+	apps      map[int64]*appState
+	installs  map[int64]*installState
+	expiry    map[string]time.Time // installation token -> expires_at
+
+	keyOnce sync.Once
+	key     *rsa.PrivateKey
+	keyErr  error
+}
+
+// pullKey names a pull request of a repository.
+type pullKey struct {
+	repo *Repo
+	pull int
+}
+
+// expiredLocked reports whether token is an installation token past its
+// expires_at. Callers hold g.mu.
+func (e *extState) expiredLocked(token string) bool {
+	exp, ok := e.expiry[token]
+	return ok && !time.Now().Before(exp)
 }
