@@ -30,6 +30,12 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"github-repo":    cmdGitHubRepo,
 		"github-issue":   cmdGitHubIssue,
 		"github-state":   cmdGitHubState,
+		"gh-event":       cmdGHEvent,
+		"github-perm":    cmdGitHubPerm,
+		"github-comment": cmdGitHubComment,
+		"github-pr":      cmdGitHubPR,
+		"github-var":     cmdGitHubVar,
+		"github-issues":  cmdGitHubIssues,
 	}
 }
 

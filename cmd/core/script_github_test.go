@@ -72,15 +72,19 @@ func cmdGitHubRepo(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(g.SetPermission(owner, name, "core-bot", "write"))
 }
 
-// github-issue OWNER/NAME FILE: an issue whose title is FILE's first line
-// and body the rest.
+// github-issue OWNER/NAME FILE [LABELS]: an issue whose title is FILE's
+// first line and body the rest, with the comma-separated LABELS.
 func cmdGitHubIssue(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: github-issue OWNER/NAME FILE")
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: github-issue OWNER/NAME FILE [LABELS]")
 	}
 	owner, name, _ := strings.Cut(args[0], "/")
 	title, body, _ := strings.Cut(ts.ReadFile(args[1]), "\n")
-	n, err := githubOf(ts).AddIssue(owner, name, testkit.Issue{Title: title, Body: body})
+	var labels []string
+	if len(args) == 3 {
+		labels = strings.Split(args[2], ",")
+	}
+	n, err := githubOf(ts).AddIssue(owner, name, testkit.Issue{Title: title, Body: body, Labels: labels})
 	ts.Check(err)
 	ts.Logf("issue #%d", n)
 }
@@ -98,6 +102,89 @@ func cmdGitHubState(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintf(&b, "pull #%d head=%s base=%s draft=%s state=%s\ntitle: %s\nbody:\n%s\n", p.Number, p.Head, p.Base, strconv.FormatBool(p.Draft), p.State, p.Title, p.Body)
 		for _, c := range g.Comments(owner, name, p.Number) {
 			fmt.Fprintf(&b, "comment by %s:\n%s\n", c.User, c.Body)
+		}
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+}
+
+// github-perm OWNER/NAME LOGIN ROLE: give LOGIN a role on the repository.
+func cmdGitHubPerm(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: github-perm OWNER/NAME LOGIN ROLE")
+	}
+	owner, name, _ := strings.Cut(args[0], "/")
+	ts.Check(githubOf(ts).SetPermission(owner, name, args[1], args[2]))
+}
+
+// github-comment OWNER/NAME NUMBER LOGIN VAR TEXT: LOGIN comments TEXT on
+// NUMBER; VAR holds the comment's id.
+func cmdGitHubComment(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 5 {
+		ts.Fatalf("usage: github-comment OWNER/NAME NUMBER LOGIN VAR TEXT")
+	}
+	owner, name, _ := strings.Cut(args[0], "/")
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	id, err := githubOf(ts).AddComment(owner, name, n, testkit.Comment{User: args[2], Body: strings.ReplaceAll(args[4], `\n`, "\n")})
+	ts.Check(err)
+	ts.Setenv(args[3], strconv.FormatInt(id, 10))
+}
+
+// github-pr OWNER/NAME BRANCH TITLE [FORK]: a pull request from BRANCH
+// (made with one commit) into the default branch; from the fork FORK
+// (owner/name, made here) when given.
+func cmdGitHubPR(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: github-pr OWNER/NAME BRANCH TITLE [FORK]")
+	}
+	g := githubOf(ts)
+	owner, name, _ := strings.Cut(args[0], "/")
+	ctx := context.Background()
+	headRepo := ""
+	repoName := args[0]
+	if len(args) == 4 {
+		fo, fn, _ := strings.Cut(args[3], "/")
+		_, err := g.AddRepo(ctx, fo, fn, nil, testkit.ForkOf(args[0]))
+		ts.Check(err)
+		headRepo, repoName = args[3], args[3]
+	}
+	ro, rn, _ := strings.Cut(repoName, "/")
+	repo := g.Repo(ro, rn)
+	if repo == nil {
+		ts.Fatalf("github-pr: no repository %s", repoName)
+	}
+	_, err := repo.Commit(ctx, args[1], "work on "+args[1], map[string]string{args[1] + ".txt": "work\n"})
+	ts.Check(err)
+	n, err := g.AddPull(ctx, owner, name, testkit.Pull{Title: args[2], Head: args[1], HeadRepo: headRepo, User: "alice"})
+	ts.Check(err)
+	ts.Logf("pull request #%d", n)
+}
+
+// github-var OWNER/NAME NAME VALUE: set an Actions variable.
+func cmdGitHubVar(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: github-var OWNER/NAME NAME VALUE")
+	}
+	owner, name, _ := strings.Cut(args[0], "/")
+	ts.Check(githubOf(ts).SetVariable(owner, name, args[1], args[2]))
+}
+
+// github-issues OWNER/NAME FILE: write every issue with its labels,
+// comments and reactions to FILE, for grep.
+func cmdGitHubIssues(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: github-issues OWNER/NAME FILE")
+	}
+	g := githubOf(ts)
+	owner, name, _ := strings.Cut(args[0], "/")
+	var b strings.Builder
+	for _, is := range g.Issues(owner, name) {
+		fmt.Fprintf(&b, "issue #%d pr=%v labels=%s title: %s\n", is.Number, is.PullRequest, strings.Join(is.Labels, ","), is.Title)
+		for _, c := range g.Comments(owner, name, is.Number) {
+			fmt.Fprintf(&b, "comment %d by %s:\n%s\n", c.ID, c.User, c.Body)
+			for _, r := range g.CommentReactions(owner, name, c.ID) {
+				fmt.Fprintf(&b, "reaction %s by %s on comment %d\n", r.Content, r.User, c.ID)
+			}
 		}
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))

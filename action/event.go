@@ -1,0 +1,186 @@
+package action
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/coreagent/core/gh"
+)
+
+// event is what the Action reads of the event payload.
+type event struct {
+	Action  string `json:"action"`
+	Comment *struct {
+		ID   int64  `json:"id"`
+		Body string `json:"body"`
+		User user   `json:"user"`
+	} `json:"comment"`
+	Issue *struct {
+		Number      int       `json:"number"`
+		PullRequest *struct{} `json:"pull_request"`
+	} `json:"issue"`
+	PullRequest *struct {
+		Number int `json:"number"`
+	} `json:"pull_request"`
+	Label *struct {
+		Name string `json:"name"`
+	} `json:"label"`
+	Sender user           `json:"sender"`
+	Inputs map[string]any `json:"inputs"`
+}
+
+type user struct {
+	Login string `json:"login"`
+	Type  string `json:"type"`
+}
+
+func readEvent(path string) (event, error) {
+	var ev event
+	if path == "" {
+		return ev, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ev, fmt.Errorf("read the event (GITHUB_EVENT_PATH): %w", err)
+	}
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return ev, fmt.Errorf("read the event (GITHUB_EVENT_PATH %s): %w", path, err)
+	}
+	return ev, nil
+}
+
+// trigger is what the event asks for.
+type trigger struct {
+	mode        string // fix, resolve, forge; "" for nothing to do
+	number      int    // the issue or pull request
+	instruction string // from /core fix, or the prompt input
+	actor       user   // who asked; empty for schedule and dispatch
+	commentID   int64  // the comment that asked, to react to
+	nothing     string // why there is nothing to do
+}
+
+// needsAuthorization reports whether a person asked (a comment or a label)
+// and must be checked.
+func (t trigger) needsAuthorization() bool { return t.actor.Login != "" }
+
+// detect turns the event into a trigger. A comment or a label always
+// decides by itself (a mode input must then agree with it), so that no
+// comment without /core fix ever starts a run; on a schedule or a dispatch,
+// a mode input decides, else the event.
+func detect(eventName string, ev event, in Inputs) (trigger, error) {
+	t, err := fromEvent(eventName, ev, in)
+	if err != nil || in.Mode == ModeAuto || eventName == "schedule" || eventName == "workflow_dispatch" {
+		return t, err
+	}
+	if t.mode != "" && t.mode != in.Mode {
+		return trigger{nothing: fmt.Sprintf("the event asks for %s, and this step runs only mode %s", t.mode, in.Mode)}, nil
+	}
+	if t.mode == "" && (eventName == "issue_comment" || eventName == "issues" || strings.HasPrefix(eventName, "pull_request")) {
+		return t, nil
+	}
+	if t.mode == "" {
+		return explicit(eventName, ev, in)
+	}
+	return t, nil
+}
+
+func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {
+	switch eventName {
+	case "issue_comment":
+		if ev.Action != "created" {
+			return trigger{nothing: fmt.Sprintf("an issue_comment %s event: only new comments are read", ev.Action)}, nil
+		}
+		if ev.Comment == nil || ev.Issue == nil {
+			return trigger{}, fmt.Errorf("the issue_comment event has no comment or issue")
+		}
+		cmd, ok := gh.FindCommand(ev.Comment.Body, "fix")
+		if !ok {
+			return trigger{nothing: "the comment holds no /core fix command"}, nil
+		}
+		t := trigger{mode: ModeFix, number: ev.Issue.Number, instruction: cmd.Args, actor: ev.Comment.User, commentID: ev.Comment.ID}
+		if ev.Issue.PullRequest != nil {
+			t.mode = ModeResolve
+		}
+		return t, nil
+	case "issues", "pull_request", "pull_request_target":
+		if ev.Action != "labeled" || ev.Label == nil || ev.Label.Name != FixLabel {
+			return trigger{nothing: fmt.Sprintf("a %s %s event without the %s label", eventName, ev.Action, FixLabel)}, nil
+		}
+		if eventName == "issues" && ev.Issue != nil {
+			return trigger{mode: ModeFix, number: ev.Issue.Number, actor: ev.Sender}, nil
+		}
+		if ev.PullRequest != nil {
+			return trigger{mode: ModeResolve, number: ev.PullRequest.Number, actor: ev.Sender}, nil
+		}
+		return trigger{}, fmt.Errorf("the %s event has no issue or pull request", eventName)
+	case "schedule":
+		if in.Mode != ModeAuto {
+			return explicit(eventName, ev, in)
+		}
+		return trigger{mode: ModeForge}, nil
+	case "workflow_dispatch":
+		if mode := dispatchInput(ev, "mode"); mode != "" && mode != ModeAuto {
+			in.Mode = mode
+		}
+		if n := dispatchInput(ev, "issue"); n != "" && in.Issue == 0 {
+			in.Issue, _ = strconv.Atoi(strings.TrimPrefix(n, "#"))
+		}
+		if n := dispatchInput(ev, "pull_request"); n != "" && in.PullRequest == 0 {
+			in.PullRequest, _ = strconv.Atoi(strings.TrimPrefix(n, "#"))
+		}
+		switch {
+		case in.Mode != ModeAuto:
+			return explicit(eventName, ev, in)
+		case in.PullRequest != 0:
+			in.Mode = ModeResolve
+		case in.Issue != 0:
+			in.Mode = ModeFix
+		default:
+			return trigger{nothing: "a workflow_dispatch without mode, issue or pull_request"}, nil
+		}
+		return explicit(eventName, ev, in)
+	}
+	return trigger{nothing: fmt.Sprintf("core does nothing on a %s event", eventName)}, nil
+}
+
+// explicit builds the trigger for a mode given as an input.
+func explicit(eventName string, ev event, in Inputs) (trigger, error) {
+	t := trigger{mode: in.Mode, instruction: strings.TrimSpace(in.Prompt)}
+	switch in.Mode {
+	case ModeForge:
+		return t, nil
+	case ModeFix:
+		t.number = in.Issue
+		if t.number == 0 && ev.Issue != nil {
+			t.number = ev.Issue.Number
+		}
+		if t.number == 0 && t.instruction == "" {
+			return t, fmt.Errorf("mode fix needs the issue input (or an issue event), or a prompt")
+		}
+	case ModeResolve:
+		t.number = in.PullRequest
+		if t.number == 0 && ev.PullRequest != nil {
+			t.number = ev.PullRequest.Number
+		}
+		if t.number == 0 && ev.Issue != nil && ev.Issue.PullRequest != nil {
+			t.number = ev.Issue.Number
+		}
+		if t.number == 0 {
+			return t, fmt.Errorf("mode resolve needs the pull_request input (or a pull request event)")
+		}
+	default:
+		return t, fmt.Errorf("mode must be auto, fix, resolve or forge, got %q", in.Mode)
+	}
+	return t, nil
+}
+
+func dispatchInput(ev event, name string) string {
+	v, ok := ev.Inputs[name]
+	if !ok || v == nil {
+		return ""
+	}
+	return strings.TrimSpace(fmt.Sprint(v))
+}

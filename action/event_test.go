@@ -1,0 +1,80 @@
+package action
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func mustEvent(t *testing.T, js string) event {
+	t.Helper()
+	var ev event
+	require.NoError(t, json.Unmarshal([]byte(js), &ev))
+	return ev
+}
+
+func TestDetect(t *testing.T) {
+	t.Parallel()
+	auto := Inputs{Mode: ModeAuto}
+	tests := []struct {
+		name      string
+		eventName string
+		event     string
+		in        Inputs
+		want      trigger
+		nothing   string
+		wantErr   string
+	}{
+		{name: "fix on an issue", eventName: "issue_comment",
+			event: `{"action":"created","comment":{"id":7,"body":"/core fix make it loud","user":{"login":"alice","type":"User"}},"issue":{"number":3}}`, in: auto,
+			want: trigger{mode: ModeFix, number: 3, instruction: "make it loud", actor: user{"alice", "User"}, commentID: 7}},
+		{name: "resolve on a pull request", eventName: "issue_comment",
+			event: `{"action":"created","comment":{"id":8,"body":"/core fix","user":{"login":"alice","type":"User"}},"issue":{"number":4,"pull_request":{"url":"x"}}}`, in: auto,
+			want: trigger{mode: ModeResolve, number: 4, actor: user{"alice", "User"}, commentID: 8}},
+		{name: "edited comment", eventName: "issue_comment",
+			event: `{"action":"edited","comment":{"id":8,"body":"/core fix","user":{"login":"alice"}},"issue":{"number":4}}`, in: auto, nothing: "only new comments"},
+		{name: "quoted command", eventName: "issue_comment",
+			event: `{"action":"created","comment":{"id":8,"body":"> /core fix\nno","user":{"login":"alice"}},"issue":{"number":4}}`, in: auto, nothing: "no /core fix"},
+		{name: "label on an issue", eventName: "issues",
+			event: `{"action":"labeled","label":{"name":"core:fix"},"issue":{"number":5},"sender":{"login":"bob","type":"User"}}`, in: auto,
+			want: trigger{mode: ModeFix, number: 5, actor: user{"bob", "User"}}},
+		{name: "other label", eventName: "issues",
+			event: `{"action":"labeled","label":{"name":"bug"},"issue":{"number":5},"sender":{"login":"bob"}}`, in: auto, nothing: "without the core:fix label"},
+		{name: "label on a pull request", eventName: "pull_request",
+			event: `{"action":"labeled","label":{"name":"core:fix"},"pull_request":{"number":6},"sender":{"login":"bob","type":"User"}}`, in: auto,
+			want: trigger{mode: ModeResolve, number: 6, actor: user{"bob", "User"}}},
+		{name: "schedule", eventName: "schedule", event: `{}`, in: auto, want: trigger{mode: ModeForge}},
+		{name: "push", eventName: "push", event: `{}`, in: auto, nothing: "core does nothing on a push event"},
+		{name: "dispatch fix", eventName: "workflow_dispatch", event: `{"inputs":{"mode":"fix","issue":"9"}}`, in: auto,
+			want: trigger{mode: ModeFix, number: 9}},
+		{name: "dispatch by number", eventName: "workflow_dispatch", event: `{"inputs":{"pull_request":"#10"}}`, in: auto,
+			want: trigger{mode: ModeResolve, number: 10}},
+		{name: "dispatch empty", eventName: "workflow_dispatch", event: `{"inputs":{}}`, in: auto, nothing: "without mode"},
+		{name: "dispatch bad mode", eventName: "workflow_dispatch", event: `{"inputs":{"mode":"party"}}`, in: auto, wantErr: `mode must be auto, fix, resolve or forge, got "party"`},
+		{name: "explicit forge on dispatch", eventName: "workflow_dispatch", event: `{}`, in: Inputs{Mode: ModeForge}, want: trigger{mode: ModeForge}},
+		{name: "explicit fix needs an issue", eventName: "workflow_dispatch", event: `{}`, in: Inputs{Mode: ModeFix}, wantErr: "mode fix needs the issue input"},
+		{name: "explicit resolve on a comment without the command", eventName: "issue_comment",
+			event: `{"action":"created","comment":{"id":8,"body":"thanks","user":{"login":"alice"}},"issue":{"number":4,"pull_request":{}}}`, in: Inputs{Mode: ModeResolve}, nothing: "no /core fix"},
+		{name: "explicit resolve on an issue comment", eventName: "issue_comment",
+			event: `{"action":"created","comment":{"id":8,"body":"/core fix","user":{"login":"alice"}},"issue":{"number":4}}`, in: Inputs{Mode: ModeResolve}, nothing: "asks for fix, and this step runs only mode resolve"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := detect(tt.eventName, mustEvent(t, tt.event), tt.in)
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			if tt.nothing != "" {
+				assert.Empty(t, got.mode)
+				assert.Contains(t, got.nothing, tt.nothing)
+				return
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

@@ -1,0 +1,64 @@
+package action
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/coreagent/core/session"
+)
+
+// stepSummary renders a run report as the job's step summary.
+func stepSummary(mode string, rep *session.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## core %s: %s\n\n", mode, outcome(rep))
+	if rep.PRURL != "" {
+		fmt.Fprintf(&b, "Pull request: %s\n\n", rep.PRURL)
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(&b, "> %s\n\n", strings.ReplaceAll(rep.Error, "\n", "\n> "))
+	}
+	if rep.Summary != "" {
+		fmt.Fprintf(&b, "%s\n\n", rep.Summary)
+	}
+	b.WriteString("### Verification\n\n")
+	if len(rep.Verified) == 0 {
+		b.WriteString("> [!WARNING]\n> " + strings.TrimPrefix(session.UnverifiedWarning, "warning: ") + "\n\n")
+	} else {
+		b.WriteString("| command | exit code | where |\n|---|---|---|\n")
+		for _, v := range rep.Verified {
+			where := "host"
+			if v.Sandboxed {
+				where = "sandbox"
+			}
+			fmt.Fprintf(&b, "| `%s` | %d | %s |\n", cell(v.Command), v.ExitCode, where)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "### Turns\n\n| turn | tool | target | duration | tokens |\n|---|---|---|---|---|\n")
+	for _, st := range rep.Steps {
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %d |\n", st.Turn, cell(st.Tool), cell(st.Target), st.Duration.Round(time.Millisecond), st.Tokens)
+	}
+	fmt.Fprintf(&b, "\nTokens: %d (prompt %d, completion %d) in %d turns. Session `%s`, branch `%s`.\n",
+		rep.Usage.TotalTokens, rep.Usage.PromptTokens, rep.Usage.CompletionTokens, rep.Turns, rep.ID, rep.Branch)
+	return b.String()
+}
+
+// outcome says how a run ended, in a few words.
+func outcome(rep *session.Report) string {
+	s := string(rep.Status)
+	if rep.FailureKind != "" {
+		s += " (" + string(rep.FailureKind) + ")"
+	}
+	return s
+}
+
+// cell makes text safe inside a Markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}

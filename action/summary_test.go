@@ -1,0 +1,33 @@
+package action
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/coreagent/core/session"
+)
+
+func TestStepSummary(t *testing.T) {
+	t.Parallel()
+	rep := &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2", Branch: "core-session/s1", Turns: 2,
+		Usage:    session.Usage{PromptTokens: 90, CompletionTokens: 10, TotalTokens: 100},
+		Steps:    []session.Step{{Turn: 1, Tool: "edit_file", Target: "a|b.go", Duration: 1500 * time.Millisecond, Tokens: 50}},
+		Verified: []session.Verification{{Command: "go test ./...", ExitCode: 0, Sandboxed: true}}}
+	s := stepSummary("fix", rep)
+	assert.Contains(t, s, "## core fix: done\n")
+	assert.Contains(t, s, "Pull request: https://x/pull/2")
+	assert.Contains(t, s, "| `go test ./...` | 0 | sandbox |")
+	assert.Contains(t, s, "| 1 | edit_file | a\\|b.go | 1.5s | 50 |")
+	assert.Contains(t, s, "Tokens: 100 (prompt 90, completion 10) in 2 turns.")
+	assert.NotContains(t, s, "UNVERIFIED")
+
+	rep.Verified, rep.Unverified = nil, true
+	rep.Status, rep.FailureKind, rep.Error = session.StatusFailed, session.FailStalled, "consecutive malformed replies, giving up"
+	s = stepSummary("fix", rep)
+	assert.Contains(t, s, "## core fix: failed (stalled)")
+	assert.Contains(t, s, "> consecutive malformed replies, giving up")
+	assert.Contains(t, s, "this patch is UNVERIFIED")
+	assert.Contains(t, statusText(rep), "core failed (stalled): consecutive malformed replies")
+}
