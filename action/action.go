@@ -114,7 +114,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	if r.t.number != 0 {
-		r.status = &status{client: r.client, owner: r.owner, repo: r.repo, number: r.t.number, runID: r.runID(id), runURL: r.runURL()}
+		r.status = &status{client: r.client, owner: r.owner, repo: r.repo, number: r.t.number, runID: r.runID(id), runURL: r.runURL(), id: r.in.StatusCommentID}
 		if err := r.status.post(ctx, fmt.Sprintf("core is on it: %s session `%s` is running.", r.t.mode, id)); err != nil {
 			return err
 		}
@@ -148,6 +148,9 @@ func (r *runner) run(ctx context.Context) error {
 // runID names this run for the status marker: the workflow run, the same
 // across re-run attempts.
 func (r *runner) runID(sessionID string) string {
+	if r.in.RunID != "" {
+		return r.in.RunID // the bot's
+	}
 	if r.ghctx.RunID != 0 {
 		return "gha-" + strconv.FormatInt(r.ghctx.RunID, 10)
 	}

@@ -39,6 +39,10 @@ type Inputs struct {
 	Verify       string
 	ForgeLabel   string
 	DryRun       bool
+	// RunID and StatusCommentID are set by the bot when it dispatches a
+	// run: the Action then edits the bot's status comment.
+	RunID           string
+	StatusCommentID int64
 }
 
 // readInputs reads and checks the inputs. A bad input is an error that
@@ -80,6 +84,12 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 	if t := strings.TrimSpace(a.GetInput("timeout")); t != "" {
 		if in.Timeout, err = time.ParseDuration(t); err != nil || in.Timeout <= 0 {
 			return in, fmt.Errorf("input timeout must be a duration such as 45m or 2h, got %q", t)
+		}
+	}
+	in.RunID = strings.TrimSpace(a.GetInput("run_id"))
+	if c := strings.TrimSpace(a.GetInput("status_comment_id")); c != "" {
+		if in.StatusCommentID, err = strconv.ParseInt(c, 10, 64); err != nil || in.StatusCommentID < 0 {
+			return in, fmt.Errorf("input status_comment_id must be a comment id, got %q", c)
 		}
 	}
 	if d := strings.TrimSpace(a.GetInput("dry_run")); d != "" {

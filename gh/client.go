@@ -123,3 +123,8 @@ func httpStatus(err error) int {
 	}
 	return 0
 }
+
+// Wrap makes a Client of a go-github client that authenticates by itself
+// (a GitHub App installation's). It holds no token: GitEnv and Secrets are
+// empty, so it cannot drive git.
+func Wrap(c *github.Client) *Client { return &Client{gh: c} }

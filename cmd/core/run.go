@@ -46,6 +46,6 @@ request.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newSessionCmd(e), newSandboxCmd(e), newActionCmd(e))
+	root.AddCommand(newSessionCmd(e), newSandboxCmd(e), newActionCmd(e), newBotCmd(e))
 	return root
 }

@@ -1,0 +1,65 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/coreagent/core/gh"
+)
+
+// ActionsRunner dispatches each run to the repository's core workflow
+// (workflow_dispatch): GitHub Actions is the distributed engine, the bot
+// only decides, records and links back.
+type ActionsRunner struct {
+	Base *Base
+}
+
+var _ Runner = (*ActionsRunner)(nil)
+
+// Start dispatches the workflow with the run's inputs. A repository without
+// the workflow gets a status that says how to add it.
+func (a *ActionsRunner) Start(ctx context.Context, client *gh.Client, run *Run, defaultBranch string) error {
+	owner, repo, _ := strings.Cut(run.Repo, "/")
+	number := strconv.Itoa(run.Number)
+	inputs := map[string]any{
+		"mode":              run.Kind,
+		"instruction":       run.Instruction,
+		"run_id":            run.ID,
+		"status_comment_id": strconv.FormatInt(run.StatusCommentID, 10),
+	}
+	if run.Kind == KindResolve {
+		inputs["pull_request"] = number
+	} else {
+		inputs["issue"] = number
+	}
+	wf := a.Base.Config.Workflow
+	resp, err := client.GitHub().Actions.CreateWorkflowDispatchEventByFileName(ctx, owner, repo, wf, github.CreateWorkflowDispatchEventRequest{Ref: defaultBranch, Inputs: inputs})
+	if err != nil {
+		status := 0
+		var er *github.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil {
+			status = er.Response.StatusCode
+		} else if resp != nil {
+			status = resp.StatusCode
+		}
+		run.Error = err.Error()
+		text := fmt.Sprintf("failed: the workflow %s could not be dispatched: %v", wf, err)
+		if status == http.StatusNotFound || status == http.StatusUnprocessableEntity {
+			text = fmt.Sprintf("failed: this repository has no workflow `.github/workflows/%s` with a `workflow_dispatch` trigger on %s. Add core's workflow (see core's README, \"The bot\") and ask again.", wf, defaultBranch)
+		}
+		return a.Base.setStatus(ctx, client, run, StateFailed, text)
+	}
+	return a.Base.setStatus(ctx, client, run, StateRunning, fmt.Sprintf("running on GitHub Actions (workflow %s).", wf))
+}
+
+// Stop marks the run cancelled. The dispatched workflow run is not found
+// from here; it finishes on its own, and its result is not linked.
+func (a *ActionsRunner) Stop(ctx context.Context, client *gh.Client, run *Run) error {
+	return a.Base.setStatus(ctx, client, run, StateCancelled, "stopped.")
+}

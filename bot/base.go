@@ -1,0 +1,182 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+
+	"github.com/coreagent/core/gh"
+)
+
+// Log keys.
+const (
+	logKeyRepo   = "repo"
+	logKeyNumber = "number"
+	logKeyRun    = "run"
+	logKeyActor  = "actor"
+)
+
+// Base holds what every event handler shares.
+type Base struct {
+	githubapp.ClientCreator
+	Store    Store
+	Config   *Config
+	Runner   Runner
+	Metrics  *Metrics
+	Now      func() time.Time
+	NewRunID func() string
+}
+
+// installationClient returns the GitHub client of the installation that
+// sent an event.
+func (b *Base) installationClient(installationID int64) (*gh.Client, error) {
+	c, err := b.NewInstallationClient(installationID)
+	if err != nil {
+		return nil, fmt.Errorf("client for installation %d: %w", installationID, err)
+	}
+	return gh.Wrap(c), nil
+}
+
+// seen records a delivery and reports whether it was handled before: a
+// redelivered webhook does nothing twice.
+func (b *Base) seen(ctx context.Context, deliveryID string) (bool, error) {
+	if deliveryID == "" {
+		return false, nil
+	}
+	seen, err := b.Store.SeenDelivery(ctx, deliveryID)
+	if err != nil {
+		return false, fmt.Errorf("record delivery %s: %w", deliveryID, err)
+	}
+	if seen {
+		zerolog.Ctx(ctx).Info().Msg("Ignoring a redelivered webhook")
+	}
+	return seen, nil
+}
+
+// request is one request for a run: a /core fix comment or a core:fix
+// label, on an issue or a pull request.
+type request struct {
+	client         *gh.Client
+	owner, repo    string
+	number         int
+	isPull         bool
+	actor          *github.User
+	commentID      int64
+	instruction    string
+	deliveryID     string
+	installationID int64
+	defaultBranch  string
+}
+
+func (r *request) fullName() string { return r.owner + "/" + r.repo }
+
+// authorize checks the person who asked. It returns why it refuses, or ""
+// for a person with write, maintain or admin permission. Bots (by type or
+// by a [bot] suffix) are refused with no reply.
+func (b *Base) authorize(ctx context.Context, req *request) (reason string, reply bool, err error) {
+	login := req.actor.GetLogin()
+	if gh.IsBot(login, req.actor.GetType()) {
+		return login + " is a bot", false, nil
+	}
+	perm, err := req.client.Permission(ctx, req.owner, req.repo, login)
+	if err != nil {
+		return "", false, err
+	}
+	if !gh.CanWrite(perm) {
+		return fmt.Sprintf("@%s, only people with write, maintain or admin permission on %s can ask core to work (your permission: %s).", login, req.fullName(), perm), true, nil
+	}
+	return "", false, nil
+}
+
+// start accepts a request: authorise, record the run (exactly once per
+// comment, one active run per issue or pull request), acknowledge with 👀
+// and a status comment, and hand the run to the runner.
+func (b *Base) start(ctx context.Context, req *request) error {
+	logger := zerolog.Ctx(ctx).With().Str(logKeyRepo, req.fullName()).Int(logKeyNumber, req.number).Str(logKeyActor, req.actor.GetLogin()).Logger()
+	ctx = logger.WithContext(ctx)
+	reason, reply, err := b.authorize(ctx, req)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		logger.Info().Str("reason", reason).Msg("Refused a request")
+		b.Metrics.refused.Inc(1)
+		if reply {
+			_, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number, "core: "+reason)
+			return err
+		}
+		return nil
+	}
+	kind := KindFix
+	if req.isPull {
+		kind = KindResolve
+	}
+	now := b.Now()
+	run := &Run{
+		ID: b.NewRunID(), Repo: req.fullName(), Number: req.number, Kind: kind, Instruction: req.instruction,
+		Actor: req.actor.GetLogin(), CommentID: req.commentID, DeliveryID: req.deliveryID,
+		InstallationID: req.installationID, State: StateQueued, CreatedAt: now, UpdatedAt: now,
+	}
+	created, existing, err := b.Store.CreateRun(ctx, run)
+	if err != nil {
+		return err
+	}
+	if !created {
+		if existing != nil && existing.CommentID == req.commentID && req.commentID != 0 {
+			logger.Info().Str(logKeyRun, existing.ID).Msg("Ignoring a comment that already started a run")
+			return nil
+		}
+		link := ""
+		if existing != nil {
+			link = fmt.Sprintf(" (run `%s`, %s)", existing.ID, existing.State)
+		}
+		_, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number,
+			fmt.Sprintf("core is already working on this%s. `/core stop` stops it.", link))
+		return err
+	}
+	b.Metrics.started.Inc(1)
+	logger.Info().Str(logKeyRun, run.ID).Msg("Accepted a run")
+	if req.commentID != 0 {
+		if err := req.client.AddReaction(ctx, req.owner, req.repo, req.commentID, "eyes"); err != nil {
+			logger.Warn().Err(err).Msg("Could not react to the comment")
+		}
+	}
+	id, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number, statusBody(run, "queued: core will start shortly."))
+	if err != nil {
+		return err
+	}
+	run.StatusCommentID = id
+	if err := b.Store.UpdateRun(ctx, run); err != nil {
+		return err
+	}
+	return b.Runner.Start(ctx, req.client, run, req.defaultBranch)
+}
+
+// statusMarker marks a run's status comment.
+func statusMarker(runID string) string { return fmt.Sprintf("<!-- core:status:%s -->", runID) }
+
+// statusBody is the text of a run's status comment.
+func statusBody(run *Run, text string) string {
+	return fmt.Sprintf("core %s (run `%s`): %s\n\n%s", run.Kind, run.ID, text, statusMarker(run.ID))
+}
+
+// setStatus moves a run to a state and edits its status comment.
+func (b *Base) setStatus(ctx context.Context, client *gh.Client, run *Run, state, text string) error {
+	run.State, run.UpdatedAt = state, b.Now()
+	if err := b.Store.UpdateRun(ctx, run); err != nil {
+		return err
+	}
+	if !run.Active() {
+		b.Metrics.ended(state)
+	}
+	if run.StatusCommentID == 0 {
+		return nil
+	}
+	owner, repo, _ := strings.Cut(run.Repo, "/")
+	return client.EditComment(ctx, owner, repo, run.StatusCommentID, statusBody(run, text))
+}

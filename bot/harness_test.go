@@ -1,0 +1,203 @@
+package bot
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+)
+
+const (
+	testAppID          = 4242
+	testInstallationID = 77
+	testSecret         = "webhook-secret-for-tests"
+)
+
+// fixture is a bot against the testkit GitHub, with octo/hello installed.
+type fixture struct {
+	g       *testkit.GitHub
+	repo    *testkit.Repo
+	cfg     *Config
+	store   *SQLite
+	srv     *Server
+	http    *httptest.Server
+	dataDir string
+}
+
+func newFixture(t testing.TB, edit func(*Config), newRunner func(*Base) Runner) *fixture {
+	t.Helper()
+	g := testkit.NewGitHub(t)
+	pem, err := g.AddApp(testAppID)
+	require.NoError(t, err)
+	repo := g.MustAddRepo(t, "octo", "hello", map[string]string{
+		"hello.txt":                  "hello\n",
+		".github/workflows/core.yml": "on:\n  workflow_dispatch:\n",
+	})
+	require.NoError(t, g.AddInstallation(testAppID, testInstallationID, "octo"))
+	require.NoError(t, g.SetPermission("octo", "hello", "alice", "write"))
+	require.NoError(t, g.SetPermission("octo", "hello", "rita", "read"))
+	f := &fixture{g: g, repo: repo, dataDir: t.TempDir()}
+	f.cfg = &Config{AppID: testAppID, PrivateKey: pem, WebhookSecret: testSecret, APIURL: g.APIURL(), DataDir: f.dataDir, Workers: 2, Queue: 50}
+	if edit != nil {
+		edit(f.cfg)
+	}
+	f.start(t, newRunner)
+	return f
+}
+
+// start opens the store and serves the bot (again, after stop: a restart).
+func (f *fixture) start(t testing.TB, newRunner func(*Base) Runner) {
+	t.Helper()
+	store, err := OpenSQLite(t.Context(), filepath.Join(f.dataDir, "bot.db"))
+	require.NoError(t, err)
+	srv, err := New(f.cfg, store, zerolog.Nop(), newRunner)
+	require.NoError(t, err)
+	f.store, f.srv, f.http = store, srv, httptest.NewServer(srv)
+	t.Cleanup(f.stop)
+}
+
+func (f *fixture) stop() {
+	if f.http != nil {
+		f.http.Close()
+		f.http = nil
+		f.store.Close()
+	}
+}
+
+// deliver sends a signed webhook delivery and returns the status code.
+func (f *fixture) deliver(t testing.TB, event, delivery string, payload []byte) int {
+	t.Helper()
+	return deliverTo(t, f.http.URL, testSecret, event, delivery, payload)
+}
+
+func deliverTo(t testing.TB, url, secret, event, delivery string, payload []byte) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url+WebhookPath, bytes.NewReader(payload))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-Hub-Signature-256", sign(secret, payload))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func sign(secret string, payload []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(payload)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// examples are the real payloads of @octokit/webhooks-examples.
+type examples map[string][]map[string]any
+
+var loadExamples = sync.OnceValues(func() (examples, error) {
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", ".fixtures", "webhooks", "api.github.com", "index.json"))
+	if err != nil {
+		return nil, err
+	}
+	var index []struct {
+		Name     string           `json:"name"`
+		Examples []map[string]any `json:"examples"`
+	}
+	if err := json.Unmarshal(b, &index); err != nil {
+		return nil, err
+	}
+	out := examples{}
+	for _, e := range index {
+		out[e.Name] = e.Examples
+	}
+	return out, nil
+})
+
+// requireExamples returns the examples, or skips (fails under
+// CORE_REQUIRE_FIXTURES=1) when they were not fetched.
+func requireExamples(t testing.TB) examples {
+	t.Helper()
+	ex, err := loadExamples()
+	if err != nil {
+		if os.Getenv("CORE_REQUIRE_FIXTURES") == "1" {
+			t.Fatalf("the webhook examples are missing (./scripts/fixtures.sh): %v", err)
+		}
+		t.Skipf("the webhook examples are missing (run ./scripts/fixtures.sh): %v", err)
+	}
+	return ex
+}
+
+// payload returns a real example of event with action, edited: each key of
+// edits is a dotted path, a nil value deletes it.
+func payload(t testing.TB, event, action string, edits map[string]any) []byte {
+	t.Helper()
+	var m map[string]any
+	for _, ex := range requireExamples(t)[event] {
+		if a, _ := ex["action"].(string); a == action {
+			b, _ := json.Marshal(ex)
+			require.NoError(t, json.Unmarshal(b, &m))
+			break
+		}
+	}
+	require.NotNil(t, m, "no example of %s %s", event, action)
+	base := map[string]any{
+		"installation.id":           testInstallationID,
+		"repository.name":           "hello",
+		"repository.full_name":      "octo/hello",
+		"repository.owner.login":    "octo",
+		"repository.default_branch": "main",
+	}
+	for k, v := range base {
+		set(m, k, v)
+	}
+	for k, v := range edits {
+		set(m, k, v)
+	}
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	return b
+}
+
+func set(m map[string]any, path string, v any) {
+	parts := strings.Split(path, ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	if v == nil {
+		delete(m, parts[len(parts)-1])
+		return
+	}
+	m[parts[len(parts)-1]] = v
+}
+
+// commentPayload is a /core-style comment by login on issue number.
+func commentPayload(t testing.TB, login, userType string, number int, commentID int64, body string, onPull bool) []byte {
+	t.Helper()
+	edits := map[string]any{
+		"comment.id": commentID, "comment.body": body, "comment.user.login": login, "comment.user.type": userType,
+		"issue.number": number, "issue.pull_request": nil, "sender.login": login, "sender.type": userType,
+	}
+	if onPull {
+		edits["issue.pull_request"] = map[string]any{"url": "x"}
+	}
+	return payload(t, "issue_comment", "created", edits)
+}

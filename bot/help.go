@@ -1,0 +1,21 @@
+package bot
+
+import "context"
+
+// helpCommand is /core help: a reply that lists the commands.
+type helpCommand struct{}
+
+func (helpCommand) name() string { return "help" }
+
+func (helpCommand) run(ctx context.Context, _ *Base, req *request) error {
+	_, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number, helpText())
+	return err
+}
+
+func helpText() string {
+	return "core commands (at the start of a line; people with write permission):\n\n" +
+		"- `/core fix [instruction]`: on an issue, open a draft pull request that fixes it; on a pull request, push fixes onto it.\n" +
+		"- `/core stop`: stop the run on this issue or pull request.\n" +
+		"- `/core help`: this list.\n\n" +
+		"The `core:fix` label works like `/core fix`."
+}

@@ -1,0 +1,98 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/palantir/go-githubapp/githubapp"
+
+	"github.com/coreagent/core/gh"
+)
+
+// IssueComment handles comments on issues and pull requests: /core fix,
+// /core stop and /core help. Only new comments count: edited and deleted
+// ones do nothing.
+type IssueComment struct {
+	*Base
+}
+
+var _ githubapp.EventHandler = (*IssueComment)(nil)
+
+// Handles lists the events this handler takes.
+func (h *IssueComment) Handles() []string { return []string{"issue_comment"} }
+
+// Handle handles one issue_comment delivery.
+func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	if !mentionsCore(payload) {
+		return nil // most comments: no need to decode them
+	}
+	var ev github.IssueCommentEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return fmt.Errorf("parse issue_comment event: %w", err)
+	}
+	if ev.GetAction() != "created" {
+		return nil
+	}
+	cmds := gh.ParseCommands(ev.GetComment().GetBody())
+	if len(cmds) == 0 {
+		return nil
+	}
+	user := ev.GetComment().GetUser()
+	if gh.IsBot(user.GetLogin(), user.GetType()) {
+		return nil // bots are ignored, this App included
+	}
+	if seen, err := h.seen(ctx, deliveryID); err != nil || seen {
+		return err
+	}
+	client, err := h.installationClient(githubapp.GetInstallationIDFromEvent(&ev))
+	if err != nil {
+		return err
+	}
+	req := &request{
+		client:         client,
+		owner:          ev.GetRepo().GetOwner().GetLogin(),
+		repo:           ev.GetRepo().GetName(),
+		number:         ev.GetIssue().GetNumber(),
+		isPull:         ev.GetIssue().IsPullRequest(),
+		actor:          user,
+		commentID:      ev.GetComment().GetID(),
+		deliveryID:     deliveryID,
+		installationID: githubapp.GetInstallationIDFromEvent(&ev),
+		defaultBranch:  ev.GetRepo().GetDefaultBranch(),
+	}
+	cmd := cmds[0] // one command a comment: the first
+	for _, c := range commands() {
+		if c.name() == cmd.Name {
+			req.instruction = cmd.Args
+			return c.run(ctx, h.Base, req)
+		}
+	}
+	_, _, err = client.CreateComment(ctx, req.owner, req.repo, req.number, fmt.Sprintf("core: unknown command `/core %s`.\n\n%s", cmd.Name, helpText()))
+	return err
+}
+
+// command is one slash command (one a file: fix.go, stop.go, help.go).
+type command interface {
+	name() string
+	run(ctx context.Context, b *Base, req *request) error
+}
+
+func commands() []command { return []command{fixCommand{}, stopCommand{}, helpCommand{}} }
+
+// mentionsCore reports whether a payload holds "/core" in any case: a
+// comment without it holds no command.
+func mentionsCore(payload []byte) bool {
+	const word = "/core"
+	for i := 0; i+len(word) <= len(payload); i++ {
+		if payload[i] != '/' {
+			continue
+		}
+		if bytes.EqualFold(payload[i:i+len(word)], []byte(word)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,88 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
+)
+
+// PullRequest handles the core:fix label on a pull request (a resolve
+// run), and a pull request opened from a core-session/ branch: the link
+// back to the run that asked for it.
+type PullRequest struct {
+	*Base
+}
+
+var _ githubapp.EventHandler = (*PullRequest)(nil)
+
+// Handles lists the events this handler takes.
+func (h *PullRequest) Handles() []string { return []string{"pull_request"} }
+
+// Handle handles one pull_request delivery.
+func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	var ev github.PullRequestEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return fmt.Errorf("parse pull_request event: %w", err)
+	}
+	switch {
+	case ev.GetAction() == "labeled" && ev.GetLabel().GetName() == FixLabel:
+		if seen, err := h.seen(ctx, deliveryID); err != nil || seen {
+			return err
+		}
+		client, err := h.installationClient(githubapp.GetInstallationIDFromEvent(&ev))
+		if err != nil {
+			return err
+		}
+		return h.start(ctx, &request{
+			client: client, owner: ev.GetRepo().GetOwner().GetLogin(), repo: ev.GetRepo().GetName(),
+			number: ev.GetNumber(), isPull: true, actor: ev.GetSender(),
+			deliveryID: deliveryID, installationID: githubapp.GetInstallationIDFromEvent(&ev), defaultBranch: ev.GetRepo().GetDefaultBranch(),
+		})
+	case ev.GetAction() == "opened" && strings.HasPrefix(ev.GetPullRequest().GetHead().GetRef(), "core-session/"):
+		return h.linkBack(ctx, &ev)
+	}
+	return nil
+}
+
+// linkBack finds the run whose session opened the pull request (its body
+// carries the issue marker) and edits its status comment with the link.
+func (h *PullRequest) linkBack(ctx context.Context, ev *github.PullRequestEvent) error {
+	body := ev.GetPullRequest().GetBody()
+	repo := ev.GetRepo().GetFullName()
+	var run *Run
+	var err error
+	if n := issueFromMarker(body); n != 0 {
+		run, err = h.Store.ActiveRun(ctx, repo, n)
+	}
+	if err != nil || run == nil {
+		return err
+	}
+	client, err := h.installationClient(githubapp.GetInstallationIDFromEvent(ev))
+	if err != nil {
+		return err
+	}
+	run.PRURL = ev.GetPullRequest().GetHTMLURL()
+	run.Branch = ev.GetPullRequest().GetHead().GetRef()
+	zerolog.Ctx(ctx).Info().Str(logKeyRun, run.ID).Str("pr", run.PRURL).Msg("Linked a pull request to its run")
+	return h.setStatus(ctx, client, run, StateDone, "done: "+run.PRURL)
+}
+
+// issueFromMarker reads the issue number from a <!-- core:issue:N -->
+// marker.
+func issueFromMarker(body string) int {
+	const prefix = "<!-- core:issue:"
+	i := strings.Index(body, prefix)
+	if i < 0 {
+		return 0
+	}
+	var n int
+	if _, err := fmt.Sscanf(body[i+len(prefix):], "%d", &n); err != nil {
+		return 0
+	}
+	return n
+}

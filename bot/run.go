@@ -1,0 +1,74 @@
+package bot
+
+import (
+	"context"
+	"time"
+)
+
+// Run states.
+const (
+	StateQueued    = "queued"    // accepted, not yet dispatched or started
+	StateRunning   = "running"   // dispatched to Actions, or running here
+	StateDone      = "done"      // landed (or done with nothing to land)
+	StateFailed    = "failed"    // with Error
+	StateCancelled = "cancelled" // /core stop
+)
+
+// Kinds of run.
+const (
+	KindFix     = "fix"     // an issue → a draft pull request
+	KindResolve = "resolve" // a pull request → commits on its head
+)
+
+// Run is one run the bot decided on: who asked for what, and how it went.
+type Run struct {
+	ID              string // also the status comment's marker
+	Repo            string // owner/name
+	Number          int    // the issue or pull request
+	Kind            string
+	Instruction     string
+	Actor           string
+	CommentID       int64 // the comment that asked; 0 for a label
+	DeliveryID      string
+	InstallationID  int64
+	StatusCommentID int64
+	State           string
+	SessionID       string
+	Branch          string
+	PRURL           string
+	Error           string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+// Active reports whether the run still holds its issue or pull request.
+func (r *Run) Active() bool { return r.State == StateQueued || r.State == StateRunning }
+
+// Store keeps the bot's state so that it survives a restart: the deliveries
+// seen and the runs.
+type Store interface {
+	// SeenDelivery records a webhook delivery id and reports whether it had
+	// been recorded before.
+	SeenDelivery(ctx context.Context, id string) (bool, error)
+	// CreateRun records a new run, unless its triggering comment already
+	// started one (created false, existing that run) or another run is
+	// active on the same issue or pull request (created false, existing the
+	// active run). Atomic: two concurrent calls for one issue create one.
+	CreateRun(ctx context.Context, r *Run) (created bool, existing *Run, err error)
+	// UpdateRun saves a run's state, status comment, session, branch, PR
+	// URL and error.
+	UpdateRun(ctx context.Context, r *Run) error
+	// GetRun finds a run by id; nil when there is none.
+	GetRun(ctx context.Context, id string) (*Run, error)
+	// ActiveRun finds the active run on an issue or pull request; nil when
+	// there is none.
+	ActiveRun(ctx context.Context, repo string, number int) (*Run, error)
+	// RunByBranch finds the newest run whose session landed on branch.
+	RunByBranch(ctx context.Context, repo, branch string) (*Run, error)
+	// CountByState counts the runs in each state, for the metrics.
+	CountByState(ctx context.Context) (map[string]int, error)
+	// ExpireQueued fails the runs queued before cutoff with reason, and
+	// returns them.
+	ExpireQueued(ctx context.Context, cutoff time.Time, reason string) ([]*Run, error)
+	Close() error
+}
