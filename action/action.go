@@ -230,7 +230,7 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 		Approver:     tools.DenyApprover{},
 		Progress:     r.env.Stderr,
 		Output:       r.env.Stderr,
-		GitEnv:       gitEnv(getenv),
+		GitEnv:       session.GitEnv(getenv),
 	}
 	return o, nil
 }
@@ -257,16 +257,6 @@ func (r *runner) verifyTier(ctx context.Context, sb *sandbox.Sandbox) (sandbox.T
 		return "", err
 	}
 	return tier, nil
-}
-
-func gitEnv(getenv func(string) string) []string {
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "LANG", "TMPDIR"} {
-		if v := getenv(k); v != "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
 }
 
 // fail reports a run that could not start or land.

@@ -44,3 +44,15 @@ func (g gitRunner) runInput(ctx context.Context, dir, stdin string, args ...stri
 	}
 	return strings.TrimSpace(stdout.String()), nil
 }
+
+// GitEnv picks, from an environment, what git needs to run (PATH, HOME,
+// LANG, TMPDIR) and nothing else: no token, no GIT_DIR, no GIT_CONFIG_*.
+func GitEnv(getenv func(string) string) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "LANG", "TMPDIR"} {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}

@@ -176,6 +176,6 @@ func (e *env) botSessionOptions(ctx context.Context, cfg *bot.Config) (session.O
 	return session.Options{
 		Model: name, InferenceURL: url, Verify: tier, Store: store, Sandbox: sb,
 		Client:   model.New(model.Config{BaseURL: url, APIKey: key, Model: name}),
-		Approver: tools.DenyApprover{}, Secrets: []string{key}, GitEnv: e.gitEnv(),
+		Approver: tools.DenyApprover{}, Secrets: []string{key}, GitEnv: session.GitEnv(e.getenv),
 	}, nil
 }

@@ -118,7 +118,7 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 		Input:         e.stdin,
 		Output:        e.stdout,
 		Progress:      e.stderr,
-		GitEnv:        e.gitEnv(),
+		GitEnv:        session.GitEnv(e.getenv),
 	}
 	return o, nil
 }
@@ -161,18 +161,6 @@ func (e *env) github(o *session.Options, repo string) error {
 	o.GitHub = client
 	o.Secrets = append(o.Secrets, client.Secrets()...)
 	return nil
-}
-
-// gitEnv is the environment git runs with: enough to find git and the
-// user's identity settings, nothing else of core's.
-func (e *env) gitEnv() []string {
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "LANG", "TMPDIR"} {
-		if v := e.getenv(k); v != "" {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
 }
 
 func isTerminal(r io.Reader) bool {
