@@ -28,4 +28,5 @@ bwrap:
 
 bench:
 	./bench/sandbox.sh
+	./bench/bot.sh
 	$(GO) test -run '^$$' -bench . -benchmem ./...
