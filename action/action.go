@@ -114,7 +114,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	if r.t.number != 0 {
-		r.status = &status{client: r.client, owner: r.owner, repo: r.repo, number: r.t.number, runID: r.runID(id), runURL: r.runURL(), id: r.in.StatusCommentID}
+		r.status = &status{client: r.client, owner: r.owner, repo: r.repo, number: r.t.number, runID: r.runID(id), runURL: r.runURL(), id: r.in.StatusCommentID, workflowRun: r.ghctx.RunID}
 		if err := r.status.post(ctx, fmt.Sprintf("core is on it: %s session `%s` is running.", r.t.mode, id)); err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ type status struct {
 	runID       string
 	id          int64 // the comment, once posted
 	runURL      string
+	workflowRun int64 // this workflow run, so /core stop can cancel it
 }
 
 // post creates the status comment, or edits the one a previous attempt of
@@ -47,6 +48,9 @@ func (s *status) post(ctx context.Context, text string) error {
 
 func (s *status) footer() string {
 	f := statusMarker(s.runID)
+	if s.workflowRun != 0 {
+		f += "\n" + gh.WorkflowRunMarker(s.workflowRun)
+	}
 	if s.runURL != "" {
 		f = fmt.Sprintf("<sub>[workflow run](%s)</sub>\n%s", s.runURL, f)
 	}

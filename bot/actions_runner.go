@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -58,8 +59,28 @@ func (a *ActionsRunner) Start(ctx context.Context, client *gh.Client, run *Run, 
 	return a.Base.setStatus(ctx, client, run, StateRunning, fmt.Sprintf("running on GitHub Actions (workflow %s).", wf))
 }
 
-// Stop marks the run cancelled. The dispatched workflow run is not found
-// from here; it finishes on its own, and its result is not linked.
+// workflowRunInStatus finds the workflow run the Action named in the
+// status comment (<!-- core:workflow-run:ID -->).
+var workflowRunInStatus = regexp.MustCompile(`<!-- core:workflow-run:(\d+) -->`)
+
+// Stop cancels the dispatched workflow run, once the Action has named it in
+// the status comment, and marks the run stopped. A run whose workflow has
+// not started yet is only marked stopped.
 func (a *ActionsRunner) Stop(ctx context.Context, client *gh.Client, run *Run) error {
-	return a.Base.setStatus(ctx, client, run, StateCancelled, "stopped.")
+	owner, repo, _ := strings.Cut(run.Repo, "/")
+	text := "stopped."
+	if run.StatusCommentID != 0 {
+		c, err := client.GetComment(ctx, owner, repo, run.StatusCommentID)
+		if err != nil {
+			return err
+		}
+		if m := workflowRunInStatus.FindStringSubmatch(c.Body); m != nil {
+			id, _ := strconv.ParseInt(m[1], 10, 64)
+			if err := client.CancelWorkflowRun(ctx, owner, repo, id); err != nil {
+				return err
+			}
+			text = fmt.Sprintf("stopped: workflow run %d cancelled.", id)
+		}
+	}
+	return a.Base.setStatus(ctx, client, run, StateCancelled, text)
 }

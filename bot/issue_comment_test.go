@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
 )
 
@@ -195,19 +196,30 @@ func TestHelpAndStop(t *testing.T) {
 	cid = f.addComment(t, n, "alice", "/core fix")
 	f.deliver(t, "issue_comment", "h-2", commentPayload(t, "alice", "User", n, cid, "/core fix", false))
 	f.settle(t)
+	// The dispatched Action names its workflow run in the status comment.
+	active, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
+	require.NoError(t, err)
+	require.NotNil(t, active)
+	f.g.AddToken("ghs_alice", "alice")
+	alice, err := gh.New(gh.Credentials{Token: "ghs_alice", APIURL: f.g.APIURL()}, nil)
+	require.NoError(t, err)
+	require.NoError(t, alice.EditComment(t.Context(), "octo", "hello", active.StatusCommentID,
+		"core is on it.\n\n"+statusMarker(active.ID)+"\n"+gh.WorkflowRunMarker(987)))
+
 	cid = f.addComment(t, n, "alice", "/core stop")
 	f.deliver(t, "issue_comment", "h-3", commentPayload(t, "alice", "User", n, cid, "/core stop", false))
 	f.settle(t)
 	run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
 	require.NoError(t, err)
 	assert.Nil(t, run, "stopped")
+	assert.Equal(t, []int64{987}, f.g.CancelledRuns("octo", "hello"), "the workflow run is cancelled")
 	var status string
 	for _, c := range botComments(f, n) {
 		if strings.Contains(c.Body, "<!-- core:status:") {
 			status = c.Body
 		}
 	}
-	assert.Contains(t, status, "stopped.")
+	assert.Contains(t, status, "stopped: workflow run 987 cancelled.")
 }
 
 func TestLabelAndMissingWorkflow(t *testing.T) {

@@ -2,6 +2,7 @@ package gh
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -119,6 +120,25 @@ func (c *Client) CreateComment(ctx context.Context, owner, name string, number i
 func (c *Client) EditComment(ctx context.Context, owner, name string, id int64, body string) error {
 	if _, _, err := c.gh.Issues.EditComment(ctx, owner, name, id, &github.IssueComment{Body: &body}); err != nil {
 		return fmt.Errorf("edit comment %d in %s/%s: %w", id, owner, name, err)
+	}
+	return nil
+}
+
+// GetComment fetches one issue or pull request comment, unsanitized.
+func (c *Client) GetComment(ctx context.Context, owner, name string, id int64) (Comment, error) {
+	cm, _, err := c.gh.Issues.GetComment(ctx, owner, name, id)
+	if err != nil {
+		return Comment{}, fmt.Errorf("get comment %d in %s/%s: %w", id, owner, name, err)
+	}
+	return Comment{ID: cm.GetID(), Author: cm.GetUser().GetLogin(), Body: cm.GetBody(), CreatedAt: cm.GetCreatedAt().Time, UpdatedAt: cm.GetUpdatedAt().Time}, nil
+}
+
+// CancelWorkflowRun cancels a GitHub Actions workflow run.
+func (c *Client) CancelWorkflowRun(ctx context.Context, owner, name string, runID int64) error {
+	_, err := c.gh.Actions.CancelWorkflowRunByID(ctx, owner, name, runID)
+	var accepted *github.AcceptedError
+	if err != nil && !errors.As(err, &accepted) {
+		return fmt.Errorf("cancel workflow run %d in %s/%s: %w", runID, owner, name, err)
 	}
 	return nil
 }

@@ -49,6 +49,7 @@ func (g *GitHub) apiRoutes() []apiRoute {
 		newAPIRoute("GET "+r+"/branches/{branch...}", g.getBranch),
 		newAPIRoute("GET "+r+"/collaborators/{user}/permission", g.getPermission),
 		newAPIRoute("POST "+r+"/actions/workflows/{workflow}/dispatches", g.dispatchWorkflow),
+		newAPIRoute("POST "+r+"/actions/runs/{run}/cancel", g.cancelWorkflowRun),
 		newAPIRoute("GET "+r+"/issues", g.listIssues),
 		newAPIRoute("POST "+r+"/issues", g.createIssue),
 		newAPIRoute("GET "+r+"/issues/comments/{id}", g.getComment),

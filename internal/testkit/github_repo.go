@@ -59,6 +59,7 @@ type Repo struct {
 	labels     map[string]int64 // label name -> id
 	lastNumber int
 	dispatches []Dispatch
+	cancelled  []int64 // workflow runs cancelled
 }
 
 // RepoOption configures AddRepo.
