@@ -76,7 +76,7 @@ func Run(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	r := &runner{a: a, env: env, in: in, ghctx: ghctx, client: client, owner: owner, repo: repo, t: t}
+	r := &runner{a: a, env: env, in: in, ghctx: ghctx, client: client, owner: owner, repo: repo, t: t, every: progressEvery}
 	return r.run(ctx)
 }
 
@@ -90,6 +90,8 @@ type runner struct {
 	owner, repo string
 	t           trigger
 	status      *status
+	// every is how often, at most, progress edits the status comment.
+	every time.Duration
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -123,6 +125,9 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return r.fail(ctx, err)
 	}
+	if r.status != nil {
+		opts.OnStep = r.progress(ctx, id)
+	}
 	var rep *session.Report
 	switch r.t.mode {
 	case ModeFix:
@@ -143,6 +148,26 @@ func (r *runner) run(ctx context.Context) error {
 		return r.fail(ctx, err)
 	}
 	return r.finish(ctx, rep)
+}
+
+// progressEvery is how often, at most, the status comment is edited while a
+// session runs.
+const progressEvery = 30 * time.Second
+
+// progress edits the status comment as the session goes, at most every
+// progressEvery, so the person who asked sees it move.
+func (r *runner) progress(ctx context.Context, id string) func(session.Step, int) {
+	last := time.Now()
+	return func(st session.Step, maxTurns int) {
+		if time.Since(last) < r.every {
+			return
+		}
+		last = time.Now()
+		text := fmt.Sprintf("core is on it: %s session `%s`, turn %d of at most %d (%s %s).", r.t.mode, id, st.Turn, maxTurns, st.Tool, st.Target)
+		if err := r.status.post(ctx, text); err != nil {
+			r.a.Warningf("core: could not update the status comment: %v", err)
+		}
+	}
 }
 
 // runID names this run for the status marker: the workflow run, the same

@@ -143,6 +143,28 @@ func TestEndpointOutageIsInfrastructure(t *testing.T) {
 	assert.Greater(t, len(srv.Requests()), 1, "transient failures are retried")
 }
 
+func TestOnStepSeesEveryTurnScrubbed(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: read_file\npath: sekrit-value.txt"),
+		testkit.ContentReply("tool: done\nsummary: ok"))
+	opts := testOptions(t, srv, repo)
+	opts.Secrets = []string{"sekrit-value"}
+	var steps []Step
+	opts.OnStep = func(st Step, max int) {
+		assert.Equal(t, DefaultMaxTurns, max)
+		steps = append(steps, st)
+	}
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Len(t, steps, 2)
+	assert.Equal(t, "read_file", steps[0].Tool)
+	assert.Equal(t, "[redacted].txt", steps[0].Target)
+	assert.Equal(t, "[redacted].txt", rep.Steps[0].Target, "the report is scrubbed too")
+	assert.Equal(t, "done", steps[1].Tool)
+}
+
 func TestTransientFailureRetriedWithinTheTurn(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})

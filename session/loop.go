@@ -191,8 +191,11 @@ func (s *run) append(entries *[]Entry, e Entry) error {
 
 // step records a turn and prints its progress line.
 func (s *run) step(st Step) {
-	s.report.Steps = append(s.report.Steps, st)
 	st.Target = s.scrub(st.Target)
+	s.report.Steps = append(s.report.Steps, st)
+	if s.opts.OnStep != nil {
+		s.opts.OnStep(st, s.opts.MaxTurns)
+	}
 	target := st.Target
 	if target != "" {
 		target = " " + oneLine(target, 60)

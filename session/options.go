@@ -81,6 +81,9 @@ type Options struct {
 	Output io.Writer
 	// Progress receives one line per turn; nil discards.
 	Progress io.Writer
+	// OnStep, when set, is called after every turn with the turn and the
+	// turn limit (the Action edits its status comment from it).
+	OnStep func(step Step, maxTurns int)
 	// GitEnv is the environment git runs with (PATH, HOME, LANG): nothing
 	// else of core's environment reaches git.
 	GitEnv []string

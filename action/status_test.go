@@ -1,0 +1,44 @@
+package action
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sethvargo/go-githubactions"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session"
+)
+
+func TestStatusCommentMovesWithTheSession(t *testing.T) {
+	t.Parallel()
+	g := testkit.NewGitHub(t)
+	g.AddToken("ghs_status", "core-bot")
+	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
+	require.NoError(t, g.SetPermission("octo", "hello", "core-bot", "write"))
+	n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: "x"})
+	require.NoError(t, err)
+	client, err := gh.New(gh.Credentials{Token: "ghs_status", APIURL: g.APIURL()}, nil)
+	require.NoError(t, err)
+	var out strings.Builder
+	r := &runner{
+		a:      githubactions.New(githubactions.WithGetenv(func(string) string { return "" }), githubactions.WithWriter(&out)),
+		t:      trigger{mode: ModeFix},
+		status: &status{client: client, owner: "octo", repo: "hello", number: n, runID: "gha-1", workflowRun: 1},
+	}
+	require.NoError(t, r.status.post(t.Context(), "core is on it."))
+	onStep := r.progress(t.Context(), "s1")
+	onStep(session.Step{Turn: 3, Tool: "edit_file", Target: "a"}, 40) // every is 0: edits at once
+	comments := g.Comments("octo", "hello", n)
+	require.Len(t, comments, 1, "the status comment is edited, not posted again")
+	assert.Contains(t, comments[0].Body, "turn 3 of at most 40 (edit_file a)")
+	assert.Contains(t, comments[0].Body, "<!-- core:status:gha-1 -->")
+	assert.Contains(t, comments[0].Body, "<!-- core:workflow-run:1 -->")
+
+	r.every = 1 << 62 // throttled: no edit
+	r.progress(t.Context(), "s1")(session.Step{Turn: 4, Tool: "read_file", Target: "b"}, 40)
+	assert.NotContains(t, g.Comments("octo", "hello", n)[0].Body, "turn 4")
+}
