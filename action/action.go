@@ -222,11 +222,11 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	if err != nil {
 		return o, err
 	}
-	mode, err := sandbox.ParseMode(getenv("CORE_SESSION_SANDBOX"))
+	sbCfg, err := sandbox.ConfigFromEnv(home, getenv)
 	if err != nil {
 		return o, err
 	}
-	sb := sandbox.New(sandbox.Config{Home: home, Mode: mode, Path: getenv("PATH"), HostHome: getenv("HOME"), Lang: getenv("LANG")})
+	sb := sandbox.New(sbCfg)
 	tier, err := r.verifyTier(ctx, sb)
 	if err != nil {
 		return o, err

@@ -174,3 +174,20 @@ func TestParseTierAndMode(t *testing.T) {
 	_, err = ParseMode("docker")
 	assert.ErrorContains(t, err, `CORE_SESSION_SANDBOX must be auto, bwrap or off, got "docker"`)
 }
+
+func TestConfigFromEnv(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"CORE_SESSION_SANDBOX": "bwrap", "PATH": "/usr/bin", "HOME": "/home/u", "LANG": "de_DE.UTF-8",
+		"GOPROXY": "https://proxy.example", "GOPRIVATE": "example.com/*", "GITHUB_TOKEN": "ghs_secret",
+	}
+	cfg, err := ConfigFromEnv("/state", func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, Config{
+		Home: "/state", Mode: ModeBwrap, Path: "/usr/bin", HostHome: "/home/u", Lang: "de_DE.UTF-8",
+		HostEnv: []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},
+	}, cfg, "the proxy settings pass, nothing else of the environment does")
+	env["CORE_SESSION_SANDBOX"] = "docker"
+	_, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
+	assert.ErrorContains(t, err, "CORE_SESSION_SANDBOX must be auto, bwrap or off")
+}

@@ -39,10 +39,28 @@ type Config struct {
 	HostEnv []string
 }
 
-// HostEnvNames are the variables worth passing to commands on the host: the
+// hostEnvNames are the variables worth passing to commands on the host: the
 // Go module proxy and checksum settings. None of them is a secret.
-func HostEnvNames() []string {
+func hostEnvNames() []string {
 	return []string{"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOVCS"}
+}
+
+// ConfigFromEnv reads a sandbox's configuration from an environment, at the
+// edge: CORE_SESSION_SANDBOX, PATH, HOME, LANG and the module proxy
+// settings. home is the state directory ($CORE_HOME or the entry point's
+// own).
+func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
+	mode, err := ParseMode(getenv("CORE_SESSION_SANDBOX"))
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := Config{Home: home, Mode: mode, Path: getenv("PATH"), HostHome: getenv("HOME"), Lang: getenv("LANG")}
+	for _, name := range hostEnvNames() {
+		if v := getenv(name); v != "" {
+			cfg.HostEnv = append(cfg.HostEnv, name+"="+v)
+		}
+	}
+	return cfg, nil
 }
 
 // Sandbox runs commands under the production profile. It probes bwrap once,

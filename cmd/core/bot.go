@@ -156,11 +156,11 @@ func (e *env) botSessionOptions(ctx context.Context, cfg *bot.Config) (session.O
 	if err != nil {
 		return session.Options{}, err
 	}
-	mode, err := sandbox.ParseMode(e.getenv("CORE_SESSION_SANDBOX"))
+	sbCfg, err := sandbox.ConfigFromEnv(home, e.getenv)
 	if err != nil {
 		return session.Options{}, err
 	}
-	sb := sandbox.New(sandbox.Config{Home: home, Mode: mode, Path: e.getenv("PATH"), HostHome: e.getenv("HOME"), Lang: e.getenv("LANG")})
+	sb := sandbox.New(sbCfg)
 	tier, err := sandbox.ParseTier(e.getenv("CORE_SESSION_VERIFY"))
 	if err != nil {
 		return session.Options{}, err

@@ -26,25 +26,13 @@ func (e *env) coreHome() (string, error) {
 // sandbox builds the Sandbox from the environment: CORE_SESSION_SANDBOX,
 // CORE_HOME, PATH and the module proxy settings.
 func (e *env) sandbox() (*sandbox.Sandbox, error) {
-	mode, err := sandbox.ParseMode(e.getenv("CORE_SESSION_SANDBOX"))
-	if err != nil {
-		return nil, err
-	}
 	home, err := e.coreHome()
 	if err != nil {
 		return nil, err
 	}
-	cfg := sandbox.Config{
-		Home:     home,
-		Mode:     mode,
-		Path:     e.getenv("PATH"),
-		HostHome: e.getenv("HOME"),
-		Lang:     e.getenv("LANG"),
-	}
-	for _, name := range sandbox.HostEnvNames() {
-		if v := e.getenv(name); v != "" {
-			cfg.HostEnv = append(cfg.HostEnv, name+"="+v)
-		}
+	cfg, err := sandbox.ConfigFromEnv(home, e.getenv)
+	if err != nil {
+		return nil, err
 	}
 	return sandbox.New(cfg), nil
 }
