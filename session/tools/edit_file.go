@@ -42,30 +42,11 @@ func (t editFile) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 	if oldText == "" {
 		return fail(t.Name(), &ArgError{Arg: "old_text", Msg: "must not be empty: give the exact text to replace (write_file creates or replaces a whole file)"})
 	}
-	abs, rel, err := env.Workspace.Resolve(path)
-	if err != nil {
-		return fail(t.Name(), err)
+	f, ok, res, err := readRegular(ctx, env, t.Name(), path, "write_file creates a new file", "edit_file changes a file")
+	if !ok {
+		return res, err
 	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return Result{Output: fmt.Sprintf("edit_file: %s does not exist; write_file creates a new file", rel), Target: rel}, nil
-		}
-		return fsFail(t.Name(), rel, "edit", err)
-	}
-	if fi.IsDir() {
-		return Result{Output: fmt.Sprintf("edit_file: %s is a directory, not a file", rel), Target: rel}, nil
-	}
-	if !fi.Mode().IsRegular() {
-		return Result{Output: fmt.Sprintf("edit_file: %s is not a regular file", rel), Target: rel}, nil
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return fsFail(t.Name(), rel, "read", err)
-	}
+	rel, data := f.rel, f.data
 	text := string(data)
 	switch n := strings.Count(text, oldText); {
 	case n == 0:
@@ -80,7 +61,7 @@ func (t editFile) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 	at := strings.Index(text, oldText)
 	line := strings.Count(text[:at], "\n") + 1
 	edited := text[:at] + newText + text[at+len(oldText):]
-	if err := os.WriteFile(abs, []byte(edited), fi.Mode().Perm()); err != nil {
+	if err := os.WriteFile(f.abs, []byte(edited), f.mode.Perm()); err != nil {
 		return fsFail(t.Name(), rel, "write", err)
 	}
 	return Result{

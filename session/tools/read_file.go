@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 )
 
@@ -36,30 +35,11 @@ func (t readFile) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 	if err != nil {
 		return fail(t.Name(), err)
 	}
-	abs, rel, err := env.Workspace.Resolve(path)
-	if err != nil {
-		return fail(t.Name(), err)
+	f, ok, res, err := readRegular(ctx, env, t.Name(), path, "list_dir shows what is there", "use list_dir to see what it holds")
+	if !ok {
+		return res, err
 	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return Result{Output: fmt.Sprintf("read_file: %s does not exist; list_dir shows what is there", rel), Target: rel}, nil
-		}
-		return fsFail(t.Name(), rel, "read", err)
-	}
-	if fi.IsDir() {
-		return Result{Output: fmt.Sprintf("read_file: %s is a directory; use list_dir to see what it holds", rel), Target: rel}, nil
-	}
-	if !fi.Mode().IsRegular() {
-		return Result{Output: fmt.Sprintf("read_file: %s is not a regular file", rel), Target: rel}, nil
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return fsFail(t.Name(), rel, "read", err)
-	}
+	rel, data := f.rel, f.data
 	if isBinary(data) {
 		return Result{Output: fmt.Sprintf("read_file: %s is a binary file (%d bytes); only text files can be read", rel, len(data)), Target: rel}, nil
 	}
