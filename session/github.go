@@ -149,18 +149,7 @@ func (r *githubRepo) issue(ctx context.Context, number int, before time.Time) (s
 // clone makes a partial clone (blobs fetched as needed) of the repository
 // from the clone URL the API reported.
 func (r *githubRepo) clone(ctx context.Context, dest string, t target) error {
-	if _, err := r.git.run(ctx, "", "clone", "--quiet", "--filter=blob:none", "--no-checkout", "--", r.repo.CloneURL, dest); err != nil {
-		return fmt.Errorf("clone %s: %w", r.name(), err)
-	}
-	if _, err := r.git.run(ctx, dest, "cat-file", "-e", t.sha+"^{commit}"); err != nil {
-		if _, err := r.git.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", t.sha); err != nil {
-			return fmt.Errorf("--base %s: commit not found in %s", t.base, r.name())
-		}
-	}
-	if _, err := r.git.run(ctx, dest, "checkout", "--quiet", "-B", t.branch, t.sha); err != nil {
-		return fmt.Errorf("check out %s: %w", t.base, err)
-	}
-	return nil
+	return cloneAt(ctx, r.git, r.repo.CloneURL, r.name(), dest, t, "--filter=blob:none")
 }
 
 // FileIssue files an issue in the repository, for the file_issue tool.

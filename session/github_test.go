@@ -311,3 +311,16 @@ func assertNoToken(t *testing.T, opts Options, f *githubFixture, srv *testkit.Mo
 		}
 	}
 }
+
+func TestGitHubBaseCommitNotFound(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	srv := testkit.NewModelServer(t)
+	opts := f.options(t, srv)
+	opts.Base = "0123456789abcdef0123456789abcdef01234567"
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, StatusFailed, rep.Status)
+	assert.Equal(t, "--base 0123456789abcdef0123456789abcdef01234567: commit 0123456789ab not found in octo/hello", rep.Error)
+	assert.Empty(t, srv.Requests(), "no turn ran")
+}

@@ -83,20 +83,27 @@ func (r *localRepo) resolveBase(ctx context.Context, base string) (name, sha str
 // clone makes the session's workspace at dest: a clone of the repository
 // with the branch checked out at the start commit.
 func (r *localRepo) clone(ctx context.Context, dest string, t target) error {
-	branch, sha := t.branch, t.sha
+	return cloneAt(ctx, r.git, r.path, r.path, dest, t)
+}
+
+// cloneAt clones source (named name in errors) into dest, fetches the
+// start commit when no branch holds it, and checks out the session's branch
+// there. Options such as --filter go before the source.
+func cloneAt(ctx context.Context, g gitRunner, source, name, dest string, t target, options ...string) error {
 	if _, err := os.Stat(dest); err == nil {
 		return fmt.Errorf("workspace %s already exists", dest)
 	}
-	if _, err := r.git.run(ctx, filepath.Dir(dest), "clone", "--quiet", "--no-checkout", "--", r.path, dest); err != nil {
-		return fmt.Errorf("clone %s: %w", r.path, err)
+	args := append(append([]string{"clone", "--quiet", "--no-checkout"}, options...), "--", source, dest)
+	if _, err := g.run(ctx, filepath.Dir(dest), args...); err != nil {
+		return fmt.Errorf("clone %s: %w", name, err)
 	}
-	if _, err := r.git.run(ctx, dest, "cat-file", "-e", sha+"^{commit}"); err != nil {
-		if _, err := r.git.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", sha); err != nil {
-			return fmt.Errorf("fetch %s into the workspace: %w", sha, err)
+	if _, err := g.run(ctx, dest, "cat-file", "-e", t.sha+"^{commit}"); err != nil {
+		if _, err := g.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", t.sha); err != nil {
+			return fmt.Errorf("--base %s: commit %s not found in %s", t.base, short(t.sha), name)
 		}
 	}
-	if _, err := r.git.run(ctx, dest, "checkout", "--quiet", "-B", branch, sha); err != nil {
-		return fmt.Errorf("check out %s in the workspace: %w", short(sha), err)
+	if _, err := g.run(ctx, dest, "checkout", "--quiet", "-B", t.branch, t.sha); err != nil {
+		return fmt.Errorf("check out %s in the workspace: %w", t.base, err)
 	}
 	return nil
 }
