@@ -75,16 +75,19 @@ func detect(eventName string, ev event, in Inputs) (trigger, error) {
 	if err != nil || in.Mode == ModeAuto || eventName == "schedule" || eventName == "workflow_dispatch" {
 		return t, err
 	}
-	if t.mode != "" && t.mode != in.Mode {
+	switch {
+	case t.mode != "" && t.mode != in.Mode:
 		return trigger{nothing: fmt.Sprintf("the event asks for %s, and this step runs only mode %s", t.mode, in.Mode)}, nil
-	}
-	if t.mode == "" && (eventName == "issue_comment" || eventName == "issues" || strings.HasPrefix(eventName, "pull_request")) {
-		return t, nil
-	}
-	if t.mode == "" {
-		return explicit(eventName, ev, in)
+	case t.mode == "" && !askedByPerson(eventName):
+		return explicit(eventName, ev, in) // e.g. a push: the mode input decides
 	}
 	return t, nil
+}
+
+// askedByPerson reports whether an event is one a person asks with (a
+// comment or a label): such an event never runs without the ask.
+func askedByPerson(eventName string) bool {
+	return eventName == "issue_comment" || eventName == "issues" || strings.HasPrefix(eventName, "pull_request")
 }
 
 func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {

@@ -53,6 +53,7 @@ func TestDetect(t *testing.T) {
 			want: trigger{mode: ModeResolve, number: 10}},
 		{name: "dispatch empty", eventName: "workflow_dispatch", event: `{"inputs":{}}`, in: auto, nothing: "without mode"},
 		{name: "dispatch bad mode", eventName: "workflow_dispatch", event: `{"inputs":{"mode":"party"}}`, in: auto, wantErr: `mode must be auto, fix, resolve or forge, got "party"`},
+		{name: "explicit forge on a push", eventName: "push", event: `{}`, in: Inputs{Mode: ModeForge}, want: trigger{mode: ModeForge}},
 		{name: "explicit forge on dispatch", eventName: "workflow_dispatch", event: `{}`, in: Inputs{Mode: ModeForge}, want: trigger{mode: ModeForge}},
 		{name: "explicit fix needs an issue", eventName: "workflow_dispatch", event: `{}`, in: Inputs{Mode: ModeFix}, wantErr: "mode fix needs the issue input"},
 		{name: "explicit resolve on a comment without the command", eventName: "issue_comment",
