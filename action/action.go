@@ -231,11 +231,9 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	if err != nil {
 		return o, err
 	}
-	url := orDefault(r.in.InferenceURL, getenv("CORE_SESSION_INFERENCE_URL"))
-	if url == "" {
-		if url, err = model.Discover(ctx, model.DefaultCandidates(), r.env.HTTPClient); err != nil {
-			return o, fmt.Errorf("no inference_url input and no local model server: %w", err)
-		}
+	url, _, err := model.Endpoint(ctx, r.env.HTTPClient, r.in.InferenceURL, getenv("CORE_SESSION_INFERENCE_URL"))
+	if err != nil {
+		return o, fmt.Errorf("no inference_url input and no local model server: %w", err)
 	}
 	modelName := orDefault(r.in.Model, session.DefaultModel)
 	o = session.Options{

@@ -165,11 +165,9 @@ func (e *env) botSessionOptions(ctx context.Context, cfg *bot.Config) (session.O
 	if err != nil {
 		return session.Options{}, err
 	}
-	url := e.getenv("CORE_SESSION_INFERENCE_URL")
-	if url == "" {
-		if url, err = model.Discover(ctx, model.DefaultCandidates(), nil); err != nil {
-			return session.Options{}, err
-		}
+	url, _, err := model.Endpoint(ctx, nil, e.getenv("CORE_SESSION_INFERENCE_URL"))
+	if err != nil {
+		return session.Options{}, err
 	}
 	key := e.getenv("CORE_SESSION_API_KEY")
 	name := session.DefaultModel

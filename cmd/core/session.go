@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -126,18 +125,11 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 // inferenceURL picks the model endpoint: the flag, the environment, or the
 // first local server that answers.
 func (e *env) inferenceURL(cmd *cobra.Command, flag string) (string, error) {
-	if flag != "" {
-		return flag, nil
+	url, discovered, err := model.Endpoint(cmd.Context(), nil, flag, e.getenv("CORE_SESSION_INFERENCE_URL"))
+	if discovered {
+		fmt.Fprintf(e.stderr, "model server: %s (discovered)\n", url)
 	}
-	if u := e.getenv("CORE_SESSION_INFERENCE_URL"); u != "" {
-		return u, nil
-	}
-	url, err := model.Discover(cmd.Context(), model.DefaultCandidates(), &http.Client{})
-	if err != nil {
-		return "", err
-	}
-	fmt.Fprintf(e.stderr, "model server: %s (discovered)\n", url)
-	return url, nil
+	return url, err
 }
 
 // github gives the options a GitHub client when repo is owner/name (and

@@ -131,3 +131,16 @@ func connectReason(err error) string {
 	}
 	return err.Error()
 }
+
+// Endpoint picks the model endpoint: the first of given that is set (a
+// flag, an input, CORE_SESSION_INFERENCE_URL, in the caller's order), else
+// the first local server that answers (discovered true).
+func Endpoint(ctx context.Context, hc *http.Client, given ...string) (url string, discovered bool, err error) {
+	for _, u := range given {
+		if u = strings.TrimSpace(u); u != "" {
+			return u, false, nil
+		}
+	}
+	url, err = Discover(ctx, DefaultCandidates(), hc)
+	return url, err == nil, err
+}

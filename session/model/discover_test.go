@@ -181,3 +181,19 @@ func TestDiscoverFixedPort(t *testing.T) {
 		t.Errorf("Discover = %q, %v; want http://%s", got, err, addr)
 	}
 }
+
+func TestEndpoint(t *testing.T) {
+	t.Parallel()
+	url, discovered, err := model.Endpoint(t.Context(), nil, "", "  ", "http://given:1", "http://later:2")
+	if err != nil || discovered || url != "http://given:1" {
+		t.Fatalf("Endpoint = %q, %v, %v; want the first given URL, not discovered", url, discovered, err)
+	}
+	// Nothing given: it discovers; with the context gone, discovery fails
+	// and nothing counts as discovered.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	url, discovered, err = model.Endpoint(ctx, nil, "", "")
+	if err == nil || discovered || url != "" {
+		t.Fatalf("Endpoint with nothing given and no context = %q, %v, %v; want a discovery error", url, discovered, err)
+	}
+}
