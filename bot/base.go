@@ -75,6 +75,25 @@ type request struct {
 
 func (r *request) fullName() string { return r.owner + "/" + r.repo }
 
+// newRequest records a delivery and builds the request it makes, with the
+// installation's client. ok is false for a delivery handled before: a
+// redelivered webhook does nothing twice.
+func (b *Base) newRequest(ctx context.Context, deliveryID string, ev githubapp.InstallationSource, repo *github.Repository, number int, isPull bool, actor *github.User) (req *request, ok bool, err error) {
+	if seen, err := b.seen(ctx, deliveryID); err != nil || seen {
+		return nil, false, err
+	}
+	id := githubapp.GetInstallationIDFromEvent(ev)
+	client, err := b.installationClient(id)
+	if err != nil {
+		return nil, false, err
+	}
+	return &request{
+		client: client, owner: repo.GetOwner().GetLogin(), repo: repo.GetName(),
+		number: number, isPull: isPull, actor: actor,
+		deliveryID: deliveryID, installationID: id, defaultBranch: repo.GetDefaultBranch(),
+	}, true, nil
+}
+
 // authorize checks the person who asked. It returns why it refuses, or ""
 // for a person with write, maintain or admin permission. Bots (by type or
 // by a [bot] suffix) are refused with no reply.

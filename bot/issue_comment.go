@@ -44,25 +44,11 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 	if gh.IsBot(user.GetLogin(), user.GetType()) {
 		return nil // bots are ignored, this App included
 	}
-	if seen, err := h.seen(ctx, deliveryID); err != nil || seen {
+	req, ok, err := h.newRequest(ctx, deliveryID, &ev, ev.GetRepo(), ev.GetIssue().GetNumber(), ev.GetIssue().IsPullRequest(), user)
+	if !ok {
 		return err
 	}
-	client, err := h.installationClient(githubapp.GetInstallationIDFromEvent(&ev))
-	if err != nil {
-		return err
-	}
-	req := &request{
-		client:         client,
-		owner:          ev.GetRepo().GetOwner().GetLogin(),
-		repo:           ev.GetRepo().GetName(),
-		number:         ev.GetIssue().GetNumber(),
-		isPull:         ev.GetIssue().IsPullRequest(),
-		actor:          user,
-		commentID:      ev.GetComment().GetID(),
-		deliveryID:     deliveryID,
-		installationID: githubapp.GetInstallationIDFromEvent(&ev),
-		defaultBranch:  ev.GetRepo().GetDefaultBranch(),
-	}
+	req.commentID = ev.GetComment().GetID()
 	cmd := cmds[0] // one command a comment: the first
 	for _, c := range commands() {
 		if c.name() == cmd.Name {
@@ -70,7 +56,7 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 			return c.run(ctx, h.Base, req)
 		}
 	}
-	_, _, err = client.CreateComment(ctx, req.owner, req.repo, req.number, fmt.Sprintf("core: unknown command `/core %s`.\n\n%s", cmd.Name, helpText()))
+	_, _, err = req.client.CreateComment(ctx, req.owner, req.repo, req.number, fmt.Sprintf("core: unknown command `/core %s`.\n\n%s", cmd.Name, helpText()))
 	return err
 }
 

@@ -31,16 +31,9 @@ func (h *Issues) Handle(ctx context.Context, eventType, deliveryID string, paylo
 	if ev.GetAction() != "labeled" || ev.GetLabel().GetName() != FixLabel {
 		return nil
 	}
-	if seen, err := h.seen(ctx, deliveryID); err != nil || seen {
+	req, ok, err := h.newRequest(ctx, deliveryID, &ev, ev.GetRepo(), ev.GetIssue().GetNumber(), ev.GetIssue().IsPullRequest(), ev.GetSender())
+	if !ok {
 		return err
 	}
-	client, err := h.installationClient(githubapp.GetInstallationIDFromEvent(&ev))
-	if err != nil {
-		return err
-	}
-	return h.start(ctx, &request{
-		client: client, owner: ev.GetRepo().GetOwner().GetLogin(), repo: ev.GetRepo().GetName(),
-		number: ev.GetIssue().GetNumber(), isPull: ev.GetIssue().IsPullRequest(), actor: ev.GetSender(),
-		deliveryID: deliveryID, installationID: githubapp.GetInstallationIDFromEvent(&ev), defaultBranch: ev.GetRepo().GetDefaultBranch(),
-	})
+	return h.start(ctx, req)
 }

@@ -31,18 +31,11 @@ func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, 
 	}
 	switch {
 	case ev.GetAction() == "labeled" && ev.GetLabel().GetName() == FixLabel:
-		if seen, err := h.seen(ctx, deliveryID); err != nil || seen {
+		req, ok, err := h.newRequest(ctx, deliveryID, &ev, ev.GetRepo(), ev.GetNumber(), true, ev.GetSender())
+		if !ok {
 			return err
 		}
-		client, err := h.installationClient(githubapp.GetInstallationIDFromEvent(&ev))
-		if err != nil {
-			return err
-		}
-		return h.start(ctx, &request{
-			client: client, owner: ev.GetRepo().GetOwner().GetLogin(), repo: ev.GetRepo().GetName(),
-			number: ev.GetNumber(), isPull: true, actor: ev.GetSender(),
-			deliveryID: deliveryID, installationID: githubapp.GetInstallationIDFromEvent(&ev), defaultBranch: ev.GetRepo().GetDefaultBranch(),
-		})
+		return h.start(ctx, req)
 	case ev.GetAction() == "opened" && strings.HasPrefix(ev.GetPullRequest().GetHead().GetRef(), "core-session/"):
 		return h.linkBack(ctx, &ev)
 	}
