@@ -47,9 +47,7 @@ func (m *Metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 		switch v := v.(type) {
 		case metrics.Counter:
 			out[name] = v.Count()
-		case metrics.Gauge:
-			out[name] = v.Value()
-		case metrics.FunctionalGauge:
+		case metrics.Gauge: // FunctionalGauge too: the queue depth
 			out[name] = v.Value()
 		case metrics.Histogram:
 			out[name] = v.Count()

@@ -69,7 +69,7 @@ func typeFields(t reflect.Type) []structField {
 		index []int
 	}
 	var found []structField
-	current := []level{}
+	var current []level
 	next := []level{{typ: t}}
 	visited := map[reflect.Type]bool{}
 	for len(next) > 0 {

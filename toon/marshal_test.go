@@ -101,7 +101,7 @@ func TestMarshal(t *testing.T) {
 		{name: "TextMarshaler becomes a string", in: []level{2, 0}, want: "[2]: **,\"\""},
 		{name: "NaN and infinities are null", in: []float64{math.NaN(), math.Inf(1), math.Inf(-1)},
 			want: "[3]: null,null,null"},
-		{name: "canonical numbers", in: []any{1e6, 1e-6, 1e-7, 1.5e21, -0.0, 0.1, float32(0.1), uint64(math.MaxUint64), json.Number("1.50E+2"), Number("-0.0")},
+		{name: "canonical numbers", in: []any{1e6, 1e-6, 1e-7, 1.5e21, math.Copysign(0, -1), 0.1, float32(0.1), uint64(math.MaxUint64), json.Number("1.50E+2"), Number("-0.0")},
 			want: "[10]: 1000000,0.000001,1e-7,1.5e+21,0,0.1,0.1,18446744073709551615,150,0"},
 		{name: "strings that need quotes", in: []string{"", " x", "x ", "true", "null", "42", "1e-6", "05", "a:b", "[x]", "{x}", "-", "-x", "a\"b", `a\b`, "a\tb"},
 			want: "[16]: \"\",\" x\",\"x \",\"true\",\"null\",\"42\",\"1e-6\",\"05\",\"a:b\",\"[x]\",\"{x}\",\"-\",\"-x\",\"a\\\"b\",\"a\\\\b\",\"a\\tb\""},
