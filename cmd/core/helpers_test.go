@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"strings"
 	"sync"
 )
 
@@ -25,7 +23,3 @@ func (w *writerBuffer) String() string {
 	defer w.mu.Unlock()
 	return w.b.String()
 }
-
-func asExitCode(err error, code *exitCode) bool { return errors.As(err, code) }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

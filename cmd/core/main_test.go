@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -92,14 +94,14 @@ func TestSandboxRunExitCode(t *testing.T) {
 	env := map[string]string{"CORE_HOME": filepath.Join(t.TempDir(), "home")}
 	_, _, err := runCore(t, ws, env, "sandbox", "run", "--", "sh", "-c", "exit 3")
 	var code exitCode
-	if !asExitCode(err, &code) || code != 3 {
+	if !errors.As(err, &code) || code != 3 {
 		t.Fatalf("want exit status 3, got %v", err)
 	}
 	out, stderr, err := runCore(t, ws, env, "sandbox", "run", "--", "sh", "-c", "echo hi")
 	if err != nil || out != "hi\n" {
 		t.Fatalf("want hi and no error, got %q, %v", out, err)
 	}
-	if want := "exited 0"; !contains(stderr, want) {
+	if want := "exited 0"; !strings.Contains(stderr, want) {
 		t.Fatalf("stderr %q lacks %q", stderr, want)
 	}
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,7 +89,7 @@ func FuzzParse(f *testing.F) {
 		a, err := Parse(reply, known)
 		if err != nil {
 			var m *MalformedError
-			if !assertAs(err, &m) {
+			if !errors.As(err, &m) {
 				t.Fatalf("error is not a *MalformedError: %T %v", err, err)
 			}
 			return
