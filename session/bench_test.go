@@ -1,53 +1,192 @@
 package session
 
 import (
+	"encoding/json"
+	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/coreagent/core/internal/testkit"
 )
 
-// BenchmarkTurn measures the engine's own cost per turn: the model answers
-// instantly and every turn is a read_file of a small file. A session of 41
-// turns and one of a single turn run side by side; their difference over 40
-// is the cost of one turn, without the clone and the landing that every
-// session pays once. The figure includes the HTTP round trip to the
-// in-process model server and the growing request the transcript makes.
+// BenchmarkTurn measures the engine's own cost per turn beside a bare
+// go-openai round trip with the same requests. The model answers instantly
+// and every turn is a read_file of a small file. The engine's figure is the
+// time between the first and the last of 40 turns of a session, over 39
+// (OnStep marks each turn's end), so the clone and the landing are left out;
+// the bare figure sends the requests that session made, recorded by its
+// model server, through a plain go-openai client to a fresh server with the
+// same script: the HTTP round trip and the JSON of the growing request, and
+// nothing of the engine.
 func BenchmarkTurn(b *testing.B) {
 	const turns = 40
 	repo := fixtureRepo(b, map[string]string{"small.go": strings.Repeat("// a line of a small Go file\n", 30)})
-	session := func(n int) (time.Duration, uint64) {
-		replies := make([]testkit.Reply, 0, n+1)
-		for range n {
+	script := func() []testkit.Reply {
+		replies := make([]testkit.Reply, 0, turns+1)
+		for range turns {
 			replies = append(replies, testkit.ContentReply("tool: read_file\npath: small.go"))
 		}
-		replies = append(replies, testkit.ContentReply("tool: done\nsummary: read it"))
-		srv := testkit.NewModelServer(b, replies...)
+		return append(replies, testkit.ContentReply("tool: done\nsummary: read it"))
+	}
+	session := func() (time.Duration, uint64, []openai.ChatCompletionRequest) {
+		srv := testkit.NewModelServer(b, script()...)
 		opts := testOptions(b, srv, repo)
 		opts.DryRun = true
-		opts.MaxTurns = n + 1
+		opts.MaxTurns = turns + 1
+		var first, last time.Time
 		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		start := time.Now()
+		opts.OnStep = func(st Step, _ int) {
+			switch st.Turn {
+			case 1:
+				first = time.Now()
+				runtime.ReadMemStats(&before)
+			case turns:
+				last = time.Now()
+				runtime.ReadMemStats(&after)
+			}
+		}
 		rep, err := Run(b.Context(), opts)
-		d := time.Since(start)
-		runtime.ReadMemStats(&after)
 		if err != nil || rep.Status != StatusDone {
 			b.Fatalf("session: %v %+v", err, rep)
 		}
 		srv.Close()
-		return d, after.Mallocs - before.Mallocs
+		// ReadMemStats allocates nothing the count would see.
+		return last.Sub(first) / (turns - 1), (after.Mallocs - before.Mallocs) / (turns - 1), srv.Requests()
 	}
-	var perTurn time.Duration
-	var allocs float64
+	bare := func(reqs []openai.ChatCompletionRequest) time.Duration {
+		srv := testkit.NewModelServer(b, script()...)
+		cfg := openai.DefaultConfig("")
+		cfg.BaseURL = srv.URL + "/v1"
+		client := openai.NewClientWithConfig(cfg)
+		start := time.Now()
+		for _, req := range reqs {
+			if _, err := client.CreateChatCompletion(b.Context(), req); err != nil {
+				b.Fatalf("bare round trip: %v", err)
+			}
+		}
+		d := time.Since(start)
+		srv.Close()
+		return d / time.Duration(len(reqs))
+	}
+	var engine, plain time.Duration
+	var allocs uint64
 	for b.Loop() {
-		short, shortAllocs := session(0)
-		long, longAllocs := session(turns)
-		perTurn += (long - short) / turns
-		allocs += float64(longAllocs-shortAllocs) / turns
+		d, a, reqs := session()
+		engine += d
+		allocs += a
+		plain += bare(reqs)
 	}
-	b.ReportMetric(float64(perTurn.Nanoseconds())/float64(b.N), "ns/turn")
-	b.ReportMetric(allocs/float64(b.N), "allocs/turn")
+	b.ReportMetric(float64(engine.Nanoseconds())/float64(b.N), "ns/turn")
+	b.ReportMetric(float64(plain.Nanoseconds())/float64(b.N), "bare-ns/turn")
+	b.ReportMetric(float64(engine)/float64(plain), "engine/bare")
+	b.ReportMetric(float64(allocs)/float64(b.N), "allocs/turn")
+}
+
+// readingFiles is the repository of the reading session: twenty Go files of
+// 5 to 14 KB.
+func readingFiles() map[string]string {
+	files := make(map[string]string, 20)
+	for i := range 20 {
+		size := 5<<10 + i*(9<<10)/19
+		var b strings.Builder
+		fmt.Fprintf(&b, "package pkg%02d\n\n", i)
+		for n := 0; b.Len() < size; n++ {
+			fmt.Fprintf(&b, "// Func%03d returns the %d-th value of file %d, for the <reading> bench & co.\nfunc Func%03d() int { return %d }\n\n", n, n, i, n, n*i)
+		}
+		files[fmt.Sprintf("pkg/file%02d.go", i)] = b.String()
+	}
+	return files
+}
+
+// readingFigures is what a reading session sent, measured on the requests
+// the model server recorded.
+type readingFigures struct {
+	requests      int
+	promptTokens  int     // the server's usage, summed
+	wireBytes     int     // the messages' JSON, summed
+	largestTokens int     // the largest request's estimate
+	prefixMedian  float64 // median share of a request repeating the previous one's beginning
+}
+
+// readingSession runs the 40-turn reading session at a context budget: each
+// of twenty files is read whole, then ten of its lines, then done.
+func readingSession(tb testing.TB, contextTokens int) readingFigures {
+	tb.Helper()
+	files := readingFiles()
+	repo := fixtureRepo(tb, files)
+	var replies []testkit.Reply
+	for i := range 20 {
+		p := fmt.Sprintf("pkg/file%02d.go", i)
+		replies = append(replies,
+			testkit.ContentReply("tool: read_file\npath: "+p),
+			testkit.ContentReply("tool: read_file\npath: "+p+"\nstart_line: 10\nend_line: 20"))
+	}
+	replies = append(replies, testkit.ContentReply("tool: done\nsummary: read them all"))
+	srv := testkit.NewModelServer(tb, replies...)
+	opts := testOptions(tb, srv, repo)
+	opts.DryRun = true
+	opts.MaxTurns = len(replies)
+	opts.ContextTokens = contextTokens
+	rep, err := Run(tb.Context(), opts)
+	if err != nil || rep.Status != StatusDone {
+		tb.Fatalf("reading session: %v %+v", err, rep)
+	}
+	f := readingFigures{promptTokens: rep.Usage.PromptTokens}
+	var prev []byte
+	var shares []float64
+	for _, req := range srv.Requests() {
+		wire, err := json.Marshal(req.Messages)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		f.requests++
+		f.wireBytes += len(wire)
+		f.largestTokens = max(f.largestTokens, benchEstimate(req.Messages))
+		if prev != nil {
+			n := 0
+			for n < len(prev) && n < len(wire) && prev[n] == wire[n] {
+				n++
+			}
+			shares = append(shares, float64(n)/float64(len(wire)))
+		}
+		prev = wire
+	}
+	slices.Sort(shares)
+	if len(shares) > 0 {
+		f.prefixMedian = (shares[(len(shares)-1)/2] + shares[len(shares)/2]) / 2
+	}
+	return f
+}
+
+// benchEstimate is the wire estimate of a request: a token per three bytes
+// of each message's JSON, plus four tokens of framing a message.
+func benchEstimate(msgs []openai.ChatCompletionMessage) int {
+	n := 0
+	for _, m := range msgs {
+		b, _ := json.Marshal(m)
+		n += (len(b)+2)/3 + 4
+	}
+	return n
+}
+
+// BenchmarkReadingSession runs the 40-turn reading session at the default
+// budget and at 8192 and 4096, and prints what each sent.
+func BenchmarkReadingSession(b *testing.B) {
+	for _, budget := range []int{DefaultContextTokens, 8192, 4096} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) {
+			var f readingFigures
+			for b.Loop() {
+				f = readingSession(b, budget)
+			}
+			b.ReportMetric(float64(f.promptTokens), "prompt-tokens")
+			b.ReportMetric(float64(f.wireBytes), "wire-bytes")
+			b.ReportMetric(float64(f.largestTokens), "largest-est")
+			b.ReportMetric(f.prefixMedian, "prefix-median")
+		})
+	}
 }
