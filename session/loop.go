@@ -143,7 +143,9 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 func (s *run) complete(ctx context.Context, entries []Entry) (model.Reply, error) {
 	turnCtx, cancel := context.WithTimeout(ctx, s.opts.TurnTimeout)
 	defer cancel()
-	return s.opts.Client.Complete(turnCtx, budget(entries, s.opts.ContextTokens))
+	msgs := s.window.request(entries)
+	s.report.Context = s.window.stats.snapshot()
+	return s.opts.Client.Complete(turnCtx, msgs)
 }
 
 // modelFailure classifies a failed call to the model.

@@ -1,0 +1,131 @@
+package session
+
+import (
+	"encoding/json"
+	"slices"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/coreagent/core/session/model"
+)
+
+// How the context budget estimates a request: from its messages as they go
+// on the wire, the JSON go-openai sends, conservatively. Tokenizers of
+// coder models average 3.5 to 4 bytes a token on code and English; JSON
+// escaping only adds bytes (\n, \", \u003c), so a token per three wire bytes
+// overestimates what the server will count.
+const (
+	bytesPerToken = 3
+	// messageFraming is the tokens a chat template wraps around each
+	// message (role markers, separators).
+	messageFraming = 4
+	// requestFraming is the tokens of the request itself and of the
+	// assistant turn the template opens for the reply.
+	requestFraming = 8
+)
+
+// wireSize is the bytes of one message as go-openai marshals it.
+func wireSize(role, content string) int {
+	b, err := json.Marshal(openai.ChatCompletionMessage{Role: role, Content: content})
+	if err != nil {
+		// Strings always marshal; count the content if that ever changes.
+		return len(role) + len(content) + 32
+	}
+	return len(b)
+}
+
+// messageTokens is the estimate of one message of size wire bytes.
+func messageTokens(size int) int {
+	return (size+bytesPerToken-1)/bytesPerToken + messageFraming
+}
+
+// ContextStats is what a run sent the model: report.json's "context".
+type ContextStats struct {
+	// Budget is the estimated tokens one request may hold
+	// (--context-tokens).
+	Budget int `json:"budget"`
+	// Requests is how many requests were sent.
+	Requests int `json:"requests"`
+	// SentTokensEstimated is the estimate of all the requests' tokens; the
+	// server's own count, when it reports one, is usage.prompt_tokens.
+	SentTokensEstimated int `json:"sent_tokens_estimated"`
+	// LargestRequestEstimated is the estimate of the largest request.
+	LargestRequestEstimated int `json:"largest_request_estimated"`
+	// PrefixReuseMedian is the median, over the requests after the first,
+	// of the share of each request's messages (their JSON, in bytes) that
+	// repeats the previous request's beginning: what a server's prompt
+	// cache can reuse.
+	PrefixReuseMedian float64 `json:"prefix_reuse_median"`
+	// BlockElisions is how many requests elided, masked or cut something
+	// that the request before had whole.
+	BlockElisions int `json:"block_elisions"`
+}
+
+// contextStats gathers ContextStats request by request.
+type contextStats struct {
+	budget   int
+	requests int
+	sent     int
+	largest  int
+	blocks   int
+	shares   []float64
+	prev     []model.Message
+}
+
+// record counts one request: msgs, each one's wire size, and its estimate.
+func (c *contextStats) record(msgs []model.Message, sizes []int, est int, block bool) {
+	c.requests++
+	c.sent += est
+	c.largest = max(c.largest, est)
+	if block {
+		c.blocks++
+	}
+	if c.prev != nil {
+		c.shares = append(c.shares, prefixShare(c.prev, msgs, sizes))
+	}
+	c.prev = msgs
+}
+
+// prefixShare is the bytes that the JSON array of cur shares at its start
+// with that of prev, over the size of cur's. Messages are compared whole,
+// and only the first that differs byte by byte.
+func prefixShare(prev, cur []model.Message, sizes []int) float64 {
+	total := 1 // "["
+	for _, s := range sizes {
+		total += s + 1 // the message and "," or "]"
+	}
+	common := 1
+	k := 0
+	for k < len(prev) && k < len(cur) && prev[k] == cur[k] {
+		common += sizes[k] + 1
+		k++
+	}
+	if k < len(prev) && k < len(cur) {
+		a, _ := json.Marshal(openai.ChatCompletionMessage{Role: prev[k].Role, Content: prev[k].Content})
+		b, _ := json.Marshal(openai.ChatCompletionMessage{Role: cur[k].Role, Content: cur[k].Content})
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		common += n
+	} else if len(prev) != len(cur) {
+		common-- // one ends with "]" where the other goes on with ","
+	}
+	return min(float64(common)/float64(total), 1)
+}
+
+// snapshot returns the figures so far.
+func (c *contextStats) snapshot() ContextStats {
+	s := ContextStats{
+		Budget:                  c.budget,
+		Requests:                c.requests,
+		SentTokensEstimated:     c.sent,
+		LargestRequestEstimated: c.largest,
+		BlockElisions:           c.blocks,
+	}
+	if n := len(c.shares); n > 0 {
+		sorted := slices.Sorted(slices.Values(c.shares))
+		s.PrefixReuseMedian = (sorted[(n-1)/2] + sorted[n/2]) / 2
+	}
+	return s
+}
