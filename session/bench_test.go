@@ -146,7 +146,7 @@ func readingSession(tb testing.TB, contextTokens int) readingFigures {
 		}
 		f.requests++
 		f.wireBytes += len(wire)
-		f.largestTokens = max(f.largestTokens, benchEstimate(req.Messages))
+		f.largestTokens = max(f.largestTokens, estimate(fromWire(req.Messages)))
 		if prev != nil {
 			n := 0
 			for n < len(prev) && n < len(wire) && prev[n] == wire[n] {
@@ -161,17 +161,6 @@ func readingSession(tb testing.TB, contextTokens int) readingFigures {
 		f.prefixMedian = (shares[(len(shares)-1)/2] + shares[len(shares)/2]) / 2
 	}
 	return f
-}
-
-// benchEstimate is the wire estimate of a request: a token per three bytes
-// of each message's JSON, plus four tokens of framing a message.
-func benchEstimate(msgs []openai.ChatCompletionMessage) int {
-	n := 0
-	for _, m := range msgs {
-		b, _ := json.Marshal(m)
-		n += (len(b)+2)/3 + 4
-	}
-	return n
 }
 
 // BenchmarkReadingSession runs the 40-turn reading session at the default

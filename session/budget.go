@@ -49,7 +49,7 @@ func observationLimit(contextTokens int) int {
 //     which turns went), oldest first, down to lowWaterPercent of the
 //     budget;
 //   - when even that is not enough, the largest messages are cut, keeping
-//     their head and tail, until the request fits.
+//     their head and tail, down to the same mark.
 //
 // The system prompt and the instructions are never masked or dropped, nor
 // is the latest exchange; the transcript on disk keeps everything.
@@ -117,7 +117,7 @@ func (w *contextWindow) request(entries []Entry) []model.Message {
 			w.masked = max(w.masked, w.dropped)
 			l = w.render(entries, xs)
 		}
-		for l.est > w.limit && w.cut(entries, l) {
+		for l.est > low && w.cut(entries, l, low) {
 			l = w.render(entries, xs)
 		}
 	}
@@ -216,9 +216,10 @@ func (w *contextWindow) render(entries []Entry, xs []exchange) layout {
 }
 
 // cut shortens the largest message that can still lose something by about
-// what the request is over, and reports whether there was one.
-func (w *contextWindow) cut(entries []Entry, l layout) bool {
-	best, bestLen := -1, minCut
+// what the request is over target, and reports whether there was one. The
+// system prompt and the instructions are cut only when nothing else can be.
+func (w *contextWindow) cut(entries []Entry, l layout, target int) bool {
+	best, bestLen, bestKept := -1, minCut, false
 	for j, i := range l.entry {
 		if l.masked[j] {
 			continue
@@ -227,14 +228,15 @@ func (w *contextWindow) cut(entries []Entry, l layout) bool {
 		if keep, ok := w.cuts[i]; ok {
 			n = keep
 		}
-		if n > bestLen {
-			best, bestLen = i, n
+		kept := entries[i].Kind == KindSystem || entries[i].Kind == KindInstruction
+		if n > minCut && (best < 0 || bestKept && !kept || bestKept == kept && n > bestLen) {
+			best, bestLen, bestKept = i, n, kept
 		}
 	}
 	if best < 0 {
 		return false
 	}
-	over := (l.est - w.limit) * bytesPerToken
+	over := (l.est - target) * bytesPerToken
 	w.cuts[best] = max(bestLen-over-len(cutMarker(bestLen))-16, minCut)
 	return true
 }

@@ -24,9 +24,14 @@ const (
 	requestFraming = 8
 )
 
-// wireSize is the bytes of one message as go-openai marshals it.
+// jsonMessage is one message as go-openai marshals it.
+func jsonMessage(m model.Message) ([]byte, error) {
+	return json.Marshal(openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+}
+
+// wireSize is the bytes of one message on the wire.
 func wireSize(role, content string) int {
-	b, err := json.Marshal(openai.ChatCompletionMessage{Role: role, Content: content})
+	b, err := jsonMessage(model.Message{Role: role, Content: content})
 	if err != nil {
 		// Strings always marshal; count the content if that ever changes.
 		return len(role) + len(content) + 32
@@ -101,8 +106,8 @@ func prefixShare(prev, cur []model.Message, sizes []int) float64 {
 		k++
 	}
 	if k < len(prev) && k < len(cur) {
-		a, _ := json.Marshal(openai.ChatCompletionMessage{Role: prev[k].Role, Content: prev[k].Content})
-		b, _ := json.Marshal(openai.ChatCompletionMessage{Role: cur[k].Role, Content: cur[k].Content})
+		a, _ := jsonMessage(prev[k])
+		b, _ := jsonMessage(cur[k])
 		n := 0
 		for n < len(a) && n < len(b) && a[n] == b[n] {
 			n++
