@@ -179,3 +179,25 @@ func BenchmarkReadingSession(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkContextWindow measures the context window's own cost per request
+// over a 40-turn session with results of 3 KB: the estimate, the elision
+// decisions and the prefix figures, without the HTTP round trip.
+func BenchmarkContextWindow(b *testing.B) {
+	obs := "Result of read_file:\n" + strings.Repeat("// a line of a Go file, forty bytes long\n", 75)
+	for b.Loop() {
+		w := newContextWindow(DefaultContextTokens)
+		entries := []Entry{
+			{Role: "system", Content: strings.Repeat("the system prompt ", 250), Kind: KindSystem},
+			{Role: "user", Content: "the instruction", Kind: KindInstruction},
+		}
+		for turn := 1; turn <= 40; turn++ {
+			entries = append(entries,
+				Entry{Role: "assistant", Content: "tool: read_file\npath: f.go", Kind: KindReply, Turn: turn},
+				Entry{Role: "user", Content: obs, Kind: KindObservation, Turn: turn})
+			_ = w.request(entries)
+			_ = w.stats.snapshot()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*40), "ns/request")
+}

@@ -62,7 +62,12 @@ type contextWindow struct {
 	whole    []int
 	note     []string
 	noteSize []int
-	stats    contextStats
+	// The last request's layout, how many entries it rendered, and the
+	// decisions it was made under.
+	last    layout
+	lastN   int
+	lastKey [3]int
+	stats   contextStats
 }
 
 func newContextWindow(limit int) *contextWindow {
@@ -75,7 +80,7 @@ type exchange struct{ first, last int }
 // exchanges groups the elidable entries: each reply opens an exchange, and
 // the observations and corrections after it join it.
 func exchanges(entries []Entry) []exchange {
-	var xs []exchange
+	xs := make([]exchange, 0, len(entries)/2+1)
 	for i, e := range entries {
 		switch e.Kind {
 		case KindReply:
@@ -104,7 +109,10 @@ func (w *contextWindow) request(entries []Entry) []model.Message {
 	if open-w.masked > maxWhole {
 		w.masked, block = open-keepWhole, true
 	}
-	l := w.render(entries, xs)
+	l, ok := w.extend(entries, block)
+	if !ok {
+		l = w.render(entries, xs)
+	}
 	if l.est > w.limit {
 		block = true
 		low := w.limit * lowWaterPercent / 100
@@ -122,7 +130,39 @@ func (w *contextWindow) request(entries []Entry) []model.Message {
 		}
 	}
 	w.stats.record(l.msgs, l.sizes, l.est, block)
+	w.last, w.lastN, w.lastKey = l, len(entries), w.key()
 	return l.msgs
+}
+
+// key sums up the window's decisions: when it is unchanged, a request is
+// the last one with the new entries appended whole.
+func (w *contextWindow) key() [3]int { return [3]int{w.masked, w.dropped, len(w.cuts)} }
+
+// extend appends the entries after the last request's to its layout, when
+// no decision changed since and the new entries open exchanges of their
+// own (so none of them can be masked or dropped yet).
+func (w *contextWindow) extend(entries []Entry, block bool) (layout, bool) {
+	if block || w.lastN == 0 || w.lastN > len(entries) || w.key() != w.lastKey {
+		return layout{}, false
+	}
+	if w.lastN < len(entries) {
+		if k := entries[w.lastN].Kind; k == KindObservation || k == KindCorrection {
+			return layout{}, false
+		}
+	}
+	l := w.last
+	for i := w.lastN; i < len(entries); i++ {
+		e := entries[i]
+		if w.whole[i] < 0 {
+			w.whole[i] = wireSize(e.Role, e.Content)
+		}
+		l.msgs = append(l.msgs, model.Message{Role: e.Role, Content: e.Content})
+		l.sizes = append(l.sizes, w.whole[i])
+		l.entry = append(l.entry, i)
+		l.masked = append(l.masked, false)
+		l.est += messageTokens(w.whole[i])
+	}
+	return l, true
 }
 
 func (w *contextWindow) grow(n int) {
@@ -174,7 +214,8 @@ func (w *contextWindow) render(entries []Entry, xs []exchange) layout {
 			state[i] = 'm'
 		}
 	}
-	l := layout{est: requestFraming}
+	n := len(entries) + 8 // room for the next turns to append
+	l := layout{est: requestFraming, msgs: make([]model.Message, 0, n), sizes: make([]int, 0, n), entry: make([]int, 0, n), masked: make([]bool, 0, n)}
 	for i, e := range entries {
 		var content string
 		var size int

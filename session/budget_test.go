@@ -300,3 +300,25 @@ func TestObservationLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestWireSizeIsTheJSONs(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	tests := []string{"", "plain", "<a href=\"x\">&amp;</a>", "\b\f\n\r\t\x00\x1f\x7f", "\u2028\u2029", "\xff\xfe bad", "日本語 é 😀", string([]byte{0xe6, 0x97})}
+	for range 200 {
+		b := make([]byte, r.IntN(300))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		tests = append(tests, string(b), randomText(r, r.IntN(500)))
+	}
+	for i, content := range tests {
+		for _, role := range []string{model.RoleSystem, model.RoleUser, model.RoleAssistant} {
+			want, err := jsonMessage(model.Message{Role: role, Content: content})
+			require.NoError(t, err)
+			if got := wireSize(role, content); got != len(want) {
+				t.Errorf("case %d, %s %q: wireSize = %d, the JSON is %d bytes: %s", i, role, content, got, len(want), want)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"slices"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -29,14 +30,46 @@ func jsonMessage(m model.Message) ([]byte, error) {
 	return json.Marshal(openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 }
 
-// wireSize is the bytes of one message on the wire.
+// wireSize is the bytes of one message on the wire, exactly what
+// jsonMessage would give, counted without building it:
+// {"role":"…","content":"…"}, with no content field when it is empty.
 func wireSize(role, content string) int {
-	b, err := jsonMessage(model.Message{Role: role, Content: content})
-	if err != nil {
-		// Strings always marshal; count the content if that ever changes.
-		return len(role) + len(content) + 32
+	n := len(`{"role":""}`) + jsonStringLen(role)
+	if content != "" {
+		n += len(`,"content":""`) + jsonStringLen(content)
 	}
-	return len(b)
+	return n
+}
+
+// jsonStringLen is the length of s inside quotes as encoding/json writes
+// it: HTML-escaped, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func jsonStringLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			switch {
+			case b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&':
+				n++
+			case b == '"' || b == '\\' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
+				n += 2
+			default:
+				n += 6 // \u00XX
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 6 // \ufffd
+		case r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
 }
 
 // messageTokens is the estimate of one message of size wire bytes.
