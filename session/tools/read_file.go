@@ -98,7 +98,7 @@ func showLines(rel, text string, start, end int, endGiven bool, room int) string
 	}
 	switch {
 	case partial:
-		body += fmt.Sprintf("\n[line %d is cut: only its first %d bytes fit in one result; the file has %d lines]", end, len(body), total)
+		body += fmt.Sprintf("\n[line %d is cut: only its first %d bytes fit in one result]", end, len(body))
 	case end < asked:
 		body += fmt.Sprintf("[lines %d-%d of %d not shown; read on with start_line: %d]", end+1, asked, total, end+1)
 	case !strings.HasSuffix(body, "\n"):

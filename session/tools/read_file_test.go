@@ -105,15 +105,15 @@ func TestReadFileLarge(t *testing.T) {
 		maxLen   int
 	}{
 		{name: "a page without end_line", args: Args{"path": "big.txt"}, limit: 4096,
-			wantHead: "big.txt: lines 1-42 of 10000\nline 00001 ", wantTail: "line 00042 012345678901234567890123456789\n[lines 43-10000 of 10000 not shown; read on with start_line: 43]", maxLen: 2048},
+			wantHead: "big.txt: lines 1-30 of 10000\nline 00001 ", wantTail: "line 00030 012345678901234567890123456789\n[lines 31-10000 of 10000 not shown; read on with start_line: 31]", maxLen: 1536},
 		{name: "a page from start_line", args: Args{"path": "big.txt", "start_line": int64(44)}, limit: 4096,
-			wantHead: "big.txt: lines 44-85 of 10000\nline 00044 ", wantTail: "read on with start_line: 86]", maxLen: 2048},
+			wantHead: "big.txt: lines 44-73 of 10000\nline 00044 ", wantTail: "read on with start_line: 74]", maxLen: 1536},
 		{name: "end_line reads up to the limit", args: Args{"path": "big.txt", "end_line": int64(10000)}, limit: 4096,
 			wantHead: "big.txt: lines 1-91 of 10000\n", wantTail: "[lines 92-10000 of 10000 not shown; read on with start_line: 92]", maxLen: 4096},
 		{name: "a range that fits is whole", args: Args{"path": "big.txt", "start_line": int64(100), "end_line": int64(110)}, limit: 4096,
 			wantHead: "big.txt: lines 100-110 of 10000\nline 00100 ", wantTail: "line 00110 012345678901234567890123456789\n", maxLen: 4096},
 		{name: "one line longer than a page", args: Args{"path": "long.txt"}, limit: 4096,
-			wantHead: "long.txt: lines 1-1 of 1\néé", wantTail: "[line 1 is cut: only its first 1792 bytes fit in one result; the file has 1 lines]", maxLen: 2048},
+			wantHead: "long.txt: lines 1-1 of 1\néé", wantTail: "[line 1 is cut: only its first 1280 bytes fit in one result]", maxLen: 1536},
 	}
 	env := newEnv(t, map[string]string{"big.txt": file, "long.txt": long})
 	for _, tt := range tests {

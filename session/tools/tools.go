@@ -56,7 +56,7 @@ func (e *Env) outputLimit() int {
 }
 
 // minReadPage is the smallest page read_file shows without end_line.
-const minReadPage = 2 << 10
+const minReadPage = 1536
 
 // readPage is how many bytes read_file shows when no end_line is given: a
 // third of the output limit, but at least minReadPage (or the whole limit,
