@@ -49,7 +49,7 @@ func observationLimit(contextTokens int) int {
 //     which turns went), oldest first, down to lowWaterPercent of the
 //     budget;
 //   - when even that is not enough, the largest messages are cut, keeping
-//     their head and tail, down to the same mark.
+//     their head and tail, until the request fits.
 //
 // The system prompt and the instructions are never masked or dropped, nor
 // is the latest exchange; the transcript on disk keeps everything.
@@ -125,7 +125,7 @@ func (w *contextWindow) request(entries []Entry) []model.Message {
 			w.masked = max(w.masked, w.dropped)
 			l = w.render(entries, xs)
 		}
-		for l.est > low && w.cut(entries, l, low) {
+		for l.est > w.limit && w.cut(entries, l, w.limit) {
 			l = w.render(entries, xs)
 		}
 	}
