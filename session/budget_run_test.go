@@ -20,7 +20,7 @@ import (
 // server recorded.
 func TestSessionHoldsTheBudget(t *testing.T) {
 	t.Parallel()
-	for _, budget := range []int{4096, 8192} {
+	for _, budget := range []int{1024, 4096, 8192} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
 			t.Parallel()
 			files := map[string]string{}
@@ -55,8 +55,15 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 				est := estimate(msgs)
 				largest = max(largest, est)
 				assert.LessOrEqual(t, est, budget, "request %d", i)
+				if budget < 4096 {
+					// The system prompt alone is over the budget: it is
+					// cut, once, the same way in every request.
+					assert.Contains(t, system.Content, "bytes cut here to fit the context budget")
+				}
 				assert.Equal(t, system, req.Messages[0], "request %d keeps the system prompt", i)
-				assert.True(t, strings.HasPrefix(req.Messages[1].Content, strings.TrimSpace(opts.Prompt)), "request %d keeps the instruction", i)
+				if budget >= 4096 {
+					assert.True(t, strings.HasPrefix(req.Messages[1].Content, strings.TrimSpace(opts.Prompt)), "request %d keeps the instruction", i)
+				}
 				last := msgs[len(msgs)-1].Content
 				if i > 0 {
 					assert.True(t, strings.HasPrefix(last, "Result of read_file:\n"), "request %d ends with the latest result", i)
