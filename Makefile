@@ -29,4 +29,5 @@ bwrap:
 bench:
 	./bench/sandbox.sh
 	./bench/bot.sh
+	./bench/context.sh
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -2,10 +2,12 @@ package session
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -186,7 +188,17 @@ func TestCancelled(t *testing.T) {
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	ctx, cancel := context.WithCancel(t.Context())
-	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	// Cancel once the model has the request: the clone is done then, on
+	// however busy a machine.
+	asked := make(chan struct{})
+	var once sync.Once
+	opts.Client = model.New(model.Config{BaseURL: srv.URL, Model: "coder", HTTPClient: &http.Client{
+		Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			once.Do(func() { close(asked) })
+			return http.DefaultTransport.RoundTrip(r)
+		}),
+	}})
+	go func() { <-asked; cancel() }()
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rep.Status)
@@ -196,6 +208,10 @@ func TestCancelled(t *testing.T) {
 	_, err = opts.Store.LoadReport(rep.ID)
 	assert.NoError(t, err)
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestRunRefusesBadOptions(t *testing.T) {
 	t.Parallel()

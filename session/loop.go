@@ -16,8 +16,12 @@ import (
 const maxMalformed = 3
 
 // recordEvery is how often (in turns) a running session's record is saved
-// between state transitions.
-const recordEvery = 5
+// between state transitions, and recordGap the least time between two such
+// saves (a save costs a file creation and a rename; turns can be quick).
+const (
+	recordEvery = 5
+	recordGap   = time.Second
+)
 
 // outcome is how one instruction's turns ended.
 type outcome struct {
@@ -68,6 +72,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 	defer cancel()
 	malformed := 0
 	names := s.tools.Names()
+	saved := time.Now()
 	for turn := 1; ; turn++ {
 		if turn > s.opts.MaxTurns {
 			return outcome{status: StatusPartial, err: fmt.Errorf("reached the limit of %d turns (--max-turns)", s.opts.MaxTurns)}
@@ -130,10 +135,11 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		if err := s.append(entries, obs); err != nil {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 		}
-		if s.rec.Turns%recordEvery == 0 {
+		if s.rec.Turns%recordEvery == 0 && time.Since(saved) >= recordGap {
 			// The transcript has every turn; the record catches up now and
 			// then, so that list shows a running session's progress.
 			_ = s.opts.Store.saveQuick(s.rec)
+			saved = time.Now()
 		}
 	}
 }
@@ -143,7 +149,9 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 func (s *run) complete(ctx context.Context, entries []Entry) (model.Reply, error) {
 	turnCtx, cancel := context.WithTimeout(ctx, s.opts.TurnTimeout)
 	defer cancel()
-	return s.opts.Client.Complete(turnCtx, budget(entries, s.opts.ContextTokens))
+	msgs := s.window.request(entries)
+	s.report.Context = s.window.stats.snapshot()
+	return s.opts.Client.Complete(turnCtx, msgs)
 }
 
 // modelFailure classifies a failed call to the model.

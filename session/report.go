@@ -37,6 +37,7 @@ type Report struct {
 	DryRun      bool           `json:"dry_run,omitempty"`
 	Turns       int            `json:"turns"`
 	Usage       Usage          `json:"usage"`
+	Context     ContextStats   `json:"context"`
 	Verify      string         `json:"verify"`
 	Sandboxed   bool           `json:"sandboxed"`
 	Verified    []Verification `json:"verified"`
@@ -66,6 +67,10 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "turns: %d, tokens: %d (prompt %d, completion %d), time: %s\n",
 		r.Turns, r.Usage.TotalTokens, r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
+	if c := r.Context; c.Requests > 0 {
+		fmt.Fprintf(w, "context: %d requests, %d tokens sent (estimated), largest %d of the %d budget, prefix reuse median %.2f\n",
+			c.Requests, c.SentTokensEstimated, c.LargestRequestEstimated, c.Budget, c.PrefixReuseMedian)
+	}
 	switch {
 	case r.PRURL != "":
 		fmt.Fprintf(w, "pull request: %s\n", r.PRURL)

@@ -138,6 +138,8 @@ type run struct {
 	tr     *transcript
 	unlock func()
 	report *Report
+	// window builds each request within the context budget.
+	window *contextWindow
 	// redact replaces every secret with a mark; nil when there are none.
 	redact *strings.Replacer
 }
@@ -209,7 +211,9 @@ func (s *run) prepare(ctx context.Context) error {
 		Runner:       s.opts.Sandbox,
 		Approver:     s.opts.Approver,
 		ShellTimeout: s.opts.ShellTimeout,
+		OutputLimit:  observationLimit(s.opts.ContextTokens),
 	}
+	s.window = newContextWindow(s.opts.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {
 		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}
 	}

@@ -153,33 +153,3 @@ func TestTranscript(t *testing.T) {
 	_, err = readTranscript(path)
 	assert.ErrorContains(t, err, "line 2 is damaged")
 }
-
-func TestBudget(t *testing.T) {
-	t.Parallel()
-	big := strings.Repeat("x", 40000) // ~10000 tokens
-	entries := []Entry{
-		{Role: "system", Content: "system prompt", Kind: KindSystem},
-		{Role: "user", Content: "the instruction", Kind: KindInstruction},
-	}
-	for turn := 1; turn <= 10; turn++ {
-		entries = append(entries,
-			Entry{Role: "assistant", Content: "tool: read_file\npath: big.txt", Kind: KindReply, Turn: turn},
-			Entry{Role: "user", Content: big, Kind: KindObservation, Turn: turn})
-	}
-	msgs := budget(entries, 32768)
-	require.Len(t, msgs, len(entries))
-	total := 0
-	for _, m := range msgs {
-		total += estimateTokens(m.Content)
-	}
-	assert.LessOrEqual(t, total, 32768)
-	assert.Equal(t, "system prompt", msgs[0].Content)
-	assert.Equal(t, "the instruction", msgs[1].Content)
-	assert.Contains(t, msgs[3].Content, "[turn 1: an earlier tool result of 40000 characters, elided")
-	// The last turns are whole.
-	assert.Equal(t, big, msgs[len(msgs)-1].Content)
-	assert.Equal(t, big, msgs[len(msgs)-3].Content)
-	// Under the limit, nothing is elided.
-	small := budget(entries[:4], 32768)
-	assert.Equal(t, big, small[3].Content)
-}

@@ -1,10 +1,14 @@
 package tools
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -87,13 +91,72 @@ func TestReadFileThroughSymlinks(t *testing.T) {
 func TestReadFileLarge(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
-	for range 10000 {
-		b.WriteString("0123456789012345678901234567890123456789\n")
+	for i := range 10000 {
+		fmt.Fprintf(&b, "line %05d 012345678901234567890123456789\n", i+1)
 	}
-	env := newEnv(t, map[string]string{"big.txt": b.String()})
-	env.OutputLimit = 4096
-	r := runTool(t, env, "read_file", Args{"path": "big.txt"})
-	assert.LessOrEqual(t, len(r.Output), 4096)
-	assert.True(t, strings.HasPrefix(r.Output, "big.txt: lines 1-10000 of 10000"))
-	assert.Contains(t, r.Output, "bytes cut")
+	file := b.String()
+	long := strings.Repeat("é", 5000) + "\n"
+	tests := []struct {
+		name     string
+		args     Args
+		limit    int
+		wantHead string
+		wantTail string
+		maxLen   int
+	}{
+		{name: "a page without end_line", args: Args{"path": "big.txt"}, limit: 4096,
+			wantHead: "big.txt: lines 1-30 of 10000\nline 00001 ", wantTail: "line 00030 012345678901234567890123456789\n[lines 31-10000 of 10000 not shown; read on with start_line: 31]", maxLen: 1536},
+		{name: "a page from start_line", args: Args{"path": "big.txt", "start_line": int64(44)}, limit: 4096,
+			wantHead: "big.txt: lines 44-73 of 10000\nline 00044 ", wantTail: "read on with start_line: 74]", maxLen: 1536},
+		{name: "end_line reads up to the limit", args: Args{"path": "big.txt", "end_line": int64(10000)}, limit: 4096,
+			wantHead: "big.txt: lines 1-91 of 10000\n", wantTail: "[lines 92-10000 of 10000 not shown; read on with start_line: 92]", maxLen: 4096},
+		{name: "a range that fits is whole", args: Args{"path": "big.txt", "start_line": int64(100), "end_line": int64(110)}, limit: 4096,
+			wantHead: "big.txt: lines 100-110 of 10000\nline 00100 ", wantTail: "line 00110 012345678901234567890123456789\n", maxLen: 4096},
+		{name: "one line longer than a page", args: Args{"path": "long.txt"}, limit: 4096,
+			wantHead: "long.txt: lines 1-1 of 1\néé", wantTail: "[line 1 is cut: only its first 1280 bytes fit in one result]", maxLen: 1536},
+	}
+	env := newEnv(t, map[string]string{"big.txt": file, "long.txt": long})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := *env
+			e.OutputLimit = tt.limit
+			r := runTool(t, &e, "read_file", tt.args)
+			assert.LessOrEqual(t, len(r.Output), tt.maxLen)
+			assert.True(t, strings.HasPrefix(r.Output, tt.wantHead), "output starts %q", r.Output[:min(len(r.Output), 80)])
+			assert.True(t, strings.HasSuffix(r.Output, tt.wantTail), "output ends %q", r.Output[max(0, len(r.Output)-120):])
+			assert.True(t, utf8.ValidString(r.Output))
+		})
+	}
+}
+
+// TestReadFileReadOn follows the read-on line page by page and gets the
+// whole file back.
+func TestReadFileReadOn(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "%d %s\n", i, strings.Repeat("x", i%70))
+	}
+	env := newEnv(t, map[string]string{"f.txt": b.String()})
+	env.OutputLimit = 6000
+	var got strings.Builder
+	next := regexp.MustCompile(`read on with start_line: (\d+)\]$`)
+	start := int64(1)
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 3000, "read on never ends")
+		r := runTool(t, env, "read_file", Args{"path": "f.txt", "start_line": start})
+		header, body, _ := strings.Cut(r.Output, "\n")
+		require.True(t, strings.HasPrefix(header, fmt.Sprintf("f.txt: lines %d-", start)), header)
+		m := next.FindStringSubmatch(body)
+		if m == nil {
+			got.WriteString(body)
+			break
+		}
+		got.WriteString(body[:strings.LastIndex(body, "[lines ")])
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		require.NoError(t, err)
+		require.Greater(t, n, start)
+		start = n
+	}
+	assert.Equal(t, b.String(), got.String())
 }

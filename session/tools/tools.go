@@ -55,6 +55,18 @@ func (e *Env) outputLimit() int {
 	return e.OutputLimit
 }
 
+// minReadPage is the smallest page read_file shows without end_line.
+const minReadPage = 1536
+
+// readPage is how many bytes read_file shows when no end_line is given: a
+// third of the output limit, but at least minReadPage (or the whole limit,
+// when that is smaller). Pages keep one file from filling the context; the
+// model reads on with start_line.
+func (e *Env) readPage() int {
+	limit := e.outputLimit()
+	return max(limit/3, min(limit, minReadPage))
+}
+
 // Call is one action the model asked for.
 type Call struct {
 	Tool string
