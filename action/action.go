@@ -121,28 +121,37 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
-	opts, err := r.options(ctx, id)
-	if err != nil {
-		return r.fail(ctx, err)
-	}
-	if r.status != nil {
-		opts.OnStep = r.progress(ctx, id)
+	options := func() (session.Options, error) {
+		opts, err := r.options(ctx, id)
+		if err == nil && r.status != nil {
+			opts.OnStep = r.progress(ctx, id)
+		}
+		return opts, err
 	}
 	var rep *session.Report
-	switch r.t.mode {
-	case ModeFix:
-		opts.Issue, opts.Prompt = r.t.number, r.t.instruction
-		rep, err = session.Run(ctx, opts)
-	case ModeResolve:
-		rep, err = resolver.Run(ctx, resolver.Request{Client: r.client, Owner: r.owner, Repo: r.repo, Number: r.t.number, Instruction: r.t.instruction}, opts)
-	case ModeForge:
+	var err error
+	if r.t.mode == ModeForge {
+		// The forger decides whether there is work before anything needs a
+		// model server.
 		var res forger.Result
-		res, err = forger.Run(ctx, forger.Config{Client: r.client, Owner: r.owner, Repo: r.repo, Label: r.in.ForgeLabel, RunID: r.runID(id), Getenv: r.env.Getenv}, opts)
+		res, err = forger.Run(ctx, forger.Config{Client: r.client, Owner: r.owner, Repo: r.repo, Label: r.in.ForgeLabel, RunID: r.runID(id), Getenv: r.env.Getenv}, options)
 		if err == nil && res.Report == nil {
 			r.a.Noticef("core: %s", res.Reason)
 			return nil
 		}
 		rep = res.Report
+	} else {
+		opts, oerr := options()
+		if oerr != nil {
+			return r.fail(ctx, oerr)
+		}
+		switch r.t.mode {
+		case ModeFix:
+			opts.Issue, opts.Prompt = r.t.number, r.t.instruction
+			rep, err = session.Run(ctx, opts)
+		case ModeResolve:
+			rep, err = resolver.Run(ctx, resolver.Request{Client: r.client, Owner: r.owner, Repo: r.repo, Number: r.t.number, Instruction: r.t.instruction}, opts)
+		}
 	}
 	if err != nil {
 		return r.fail(ctx, err)
