@@ -62,6 +62,9 @@ type Options struct {
 	ContextTokens int           // estimated tokens a request may hold
 	Verify        sandbox.Tier
 	DryRun        bool
+	// Clean starts a local repository's session from its HEAD alone;
+	// otherwise uncommitted and untracked (not ignored) work is included.
+	Clean bool
 	Interactive   bool
 	Think         bool
 

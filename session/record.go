@@ -95,6 +95,12 @@ type Record struct {
 	Branch       string         `json:"branch"`
 	Issue        int            `json:"issue,omitempty"`
 	PullRequest  int            `json:"pull_request,omitempty"`
+	// LandOnto, for a session that started from the user's uncommitted
+	// work (StartCommit is then a snapshot of it, kept under
+	// refs/core/inputs/<id>), is the commit that work sat on; Uncommitted
+	// counts its changed paths.
+	LandOnto    string `json:"land_onto,omitempty"`
+	Uncommitted int    `json:"uncommitted,omitempty"`
 	Prompt       string         `json:"prompt,omitempty"`
 	Status       Status         `json:"status"`
 	FailureKind  FailureKind    `json:"failure_kind,omitempty"`

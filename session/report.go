@@ -112,3 +112,10 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

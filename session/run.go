@@ -67,6 +67,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		PullRequest:  t.pull,
 		Issue:        opts.Issue,
 		Prompt:       opts.Prompt,
+		LandOnto:     t.onto,
+		Uncommitted:  t.uncommitted,
 		Status:       StatusPending,
 		Model:        opts.Model,
 		InferenceURL: opts.InferenceURL,
@@ -84,6 +86,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer s.unlock()
+	if t.onto != "" {
+		fmt.Fprintf(opts.Progress, "starting from HEAD %s plus %d uncommitted %s (kept as %s; --clean leaves them out)\n",
+			short(t.onto), t.uncommitted, plural(t.uncommitted, "change", "changes"), inputsRef(id))
+	}
 	if err := org.clone(ctx, rec.Workspace, t); err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}

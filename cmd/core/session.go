@@ -179,6 +179,7 @@ func newSessionStartCmd(e *env) *cobra.Command {
 		f                          sessionFlags
 		repo, prompt, base, branch string
 		issue                      int
+		clean                      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "start --repo OWNER/NAME|PATH (--prompt TEXT | --issue N) [flags]",
@@ -212,7 +213,7 @@ workspace), 1 failed, 130 cancelled.`,
 			if err := e.github(&o, repo); err != nil {
 				return err
 			}
-			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch = repo, prompt, issue, base, branch
+			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch, o.Clean = repo, prompt, issue, base, branch, clean
 			rep, err := session.Run(cmd.Context(), o)
 			return e.finish(rep, err, f.json)
 		},
@@ -224,6 +225,7 @@ workspace), 1 failed, 130 cancelled.`,
 	fl.IntVar(&issue, "issue", 0, "take the goal from this issue's title, body and comments (GitHub repositories)")
 	fl.StringVar(&base, "base", "", "branch or commit to start from (default: the repository's default branch); recorded as a full SHA. On GitHub, the head branch of an open pull request lands the work on that pull request")
 	fl.StringVar(&branch, "branch", "", "branch to land on (default: core-session/<id>)")
+	fl.BoolVar(&clean, "clean", false, "start a local repository's session from HEAD alone; by default its uncommitted and untracked (not ignored) changes are included, and left out of what lands")
 	return cmd
 }
 
