@@ -64,9 +64,9 @@ type Options struct {
 	DryRun        bool
 	// Clean starts a local repository's session from its HEAD alone;
 	// otherwise uncommitted and untracked (not ignored) work is included.
-	Clean bool
-	Interactive   bool
-	Think         bool
+	Clean       bool
+	Interactive bool
+	Think       bool
 
 	// Collaborators.
 	// GitHub is the client for owner/name repositories; nil for local ones.
