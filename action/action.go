@@ -258,11 +258,12 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 		Secrets:      append(r.client.Secrets(), r.in.APIKey),
 		Store:        store,
 		Sandbox:      sb,
-		Client:       model.New(model.Config{BaseURL: url, APIKey: r.in.APIKey, Model: modelName, HTTPClient: r.env.HTTPClient}),
-		Approver:     tools.DenyApprover{},
-		Progress:     r.env.Stderr,
-		Output:       r.env.Stderr,
-		GitEnv:       session.GitEnv(getenv),
+		Client: model.New(model.Config{BaseURL: url, APIKey: r.in.APIKey, Model: modelName, HTTPClient: r.env.HTTPClient,
+			OnRetry: func(rt model.Retry) { fmt.Fprintf(r.env.Stderr, "model: %s\n", rt) }}),
+		Approver: tools.DenyApprover{},
+		Progress: r.env.Stderr,
+		Output:   r.env.Stderr,
+		GitEnv:   session.GitEnv(getenv),
 	}
 	return o, nil
 }

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,6 +146,9 @@ type RunOptions struct {
 	// OutputLimit is how many bytes of combined output to keep (head and
 	// tail); zero means DefaultOutputLimit.
 	OutputLimit int
+	// Progress, when set, also receives the output as it comes, uncapped
+	// (a heartbeat shows its last line; a person sees what they approved).
+	Progress io.Writer
 }
 
 // Result is what running a command produced. A non-zero exit is a result,

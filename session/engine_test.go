@@ -183,11 +183,16 @@ func TestTransientFailureRetriedWithinTheTurn(t *testing.T) {
 func TestCancelled(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").After(10*time.Second))
+	never := make(chan struct{})
+	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").Until(never))
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	ctx, cancel := context.WithCancel(t.Context())
-	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	defer cancel()
+	// Cancel while the first turn waits for the model.
+	w := &watcher{}
+	w.on("waiting for the model", cancel)
+	opts.Progress, opts.Heartbeat = w, time.Millisecond
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rep.Status)

@@ -215,6 +215,7 @@ func (s *run) prepare(ctx context.Context) error {
 		Runner:       s.opts.Sandbox,
 		Approver:     s.opts.Approver,
 		ShellTimeout: s.opts.ShellTimeout,
+		Echo:         s.opts.Progress,
 	}
 	if f, ok := s.origin.(tools.IssueFiler); ok {
 		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}

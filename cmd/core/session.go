@@ -126,12 +126,13 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 		Think:         f.think,
 		Store:         store,
 		Sandbox:       sb,
-		Client:        model.New(model.Config{BaseURL: url, APIKey: apiKey, Model: f.model}),
-		Approver:      &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal},
-		Input:         e.stdin,
-		Output:        e.stdout,
-		Progress:      e.stderr,
-		GitEnv:        session.GitEnv(e.getenv),
+		Client: model.New(model.Config{BaseURL: url, APIKey: apiKey, Model: f.model,
+			OnRetry: func(r model.Retry) { fmt.Fprintf(e.stderr, "model: %s\n", r) }}),
+		Approver: &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal},
+		Input:    e.stdin,
+		Output:   e.stdout,
+		Progress: e.stderr,
+		GitEnv:   session.GitEnv(e.getenv),
 	}
 	return o, nil
 }
