@@ -203,7 +203,10 @@ func (r *runner) runURL() string {
 func (r *runner) authorize(ctx context.Context) (string, error) {
 	login := r.t.actor.Login
 	if gh.IsBot(login, r.t.actor.Type) {
-		return fmt.Sprintf("%s is a bot account; core takes commands from people only.", login), nil
+		if r.in.allowedBot(login) {
+			return "", nil // the workflow named it in allowed_bots
+		}
+		return fmt.Sprintf("%s is a bot account; core takes commands from people only (a workflow can allow bots by name with the allowed_bots input).", login), nil
 	}
 	perm, err := r.client.Permission(ctx, r.owner, r.repo, login)
 	if err != nil {
@@ -317,6 +320,11 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.a.SetOutput("branch", rep.Branch)
 	r.a.SetOutput("pr_url", rep.PRURL)
 	r.a.SetOutput("turns", strconv.Itoa(rep.Turns))
+	r.a.SetOutput("prompt_tokens", strconv.Itoa(rep.Usage.PromptTokens))
+	r.a.SetOutput("completion_tokens", strconv.Itoa(rep.Usage.CompletionTokens))
+	if cost, ok := r.in.cost(rep.Usage.PromptTokens, rep.Usage.CompletionTokens); ok {
+		r.a.SetOutput("cost", strconv.FormatFloat(cost, 'f', 4, 64))
+	}
 	r.a.SetOutput("verified", strconv.FormatBool(!rep.Unverified))
 	r.a.AddStepSummary(stepSummary(r.t.mode, rep))
 	if r.status != nil {
