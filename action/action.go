@@ -90,6 +90,7 @@ type runner struct {
 	owner, repo string
 	t           trigger
 	status      *status
+	store       *session.Store // once the options are built
 	// every is how often, at most, progress edits the status comment.
 	every time.Duration
 }
@@ -234,6 +235,7 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	if err != nil {
 		return o, err
 	}
+	r.store = store
 	sbCfg, err := sandbox.ConfigFromEnv(home, getenv)
 	if err != nil {
 		return o, err
@@ -327,6 +329,7 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	}
 	r.a.SetOutput("verified", strconv.FormatBool(!rep.Unverified))
 	r.a.AddStepSummary(stepSummary(r.t.mode, rep))
+	r.saveArtifacts(rep.ID)
 	if r.status != nil {
 		if err := r.status.post(ctx, statusText(rep)); err != nil {
 			r.a.Warningf("core: could not update the status comment: %v", err)

@@ -181,7 +181,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, er
 		unlock()
 		return nil, err
 	}
-	tr, err := openTranscript(filepath.Join(opts.Store.Dir(rec.ID), transcriptFile))
+	tr, err := openTranscript(filepath.Join(opts.Store.Dir(rec.ID), TranscriptFile))
 	if err != nil {
 		s.end(StatusFailed, FailInfrastructure, err)
 		unlock()

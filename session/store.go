@@ -15,11 +15,11 @@ import (
 	"time"
 )
 
-// The files of one session, under $CORE_HOME/sessions/<id>/.
+// The files of one session, under $CORE_HOME/sessions/<id>/ (Store.Dir).
 const (
-	recordFile     = "session.json"
-	transcriptFile = "transcript.jsonl"
-	reportFile     = "report.json"
+	RecordFile     = "session.json"
+	TranscriptFile = "transcript.jsonl"
+	ReportFile     = "report.json"
 	lockFile       = "lock"
 )
 
@@ -89,7 +89,7 @@ func (s *Store) write(rec *Record, durable bool) error {
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", rec.ID, err)
 	}
-	return writeAtomic(filepath.Join(s.Dir(rec.ID), recordFile), append(b, '\n'), durable)
+	return writeAtomic(filepath.Join(s.Dir(rec.ID), RecordFile), append(b, '\n'), durable)
 }
 
 // validID reports whether id can name a session directory.
@@ -103,7 +103,7 @@ func (s *Store) Load(id string) (*Record, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("%q is not a session id", id)
 	}
-	b, err := os.ReadFile(filepath.Join(s.Dir(id), recordFile))
+	b, err := os.ReadFile(filepath.Join(s.Dir(id), RecordFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no session %s in %s (core session list shows them)", id, s.home)
 	}
@@ -112,7 +112,7 @@ func (s *Store) Load(id string) (*Record, error) {
 	}
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("read session %s: %s is damaged: %w", id, recordFile, err)
+		return nil, fmt.Errorf("read session %s: %s is damaged: %w", id, RecordFile, err)
 	}
 	if rec.Status == StatusRunning && !s.locked(id) {
 		rec.Status = StatusFailed
@@ -182,12 +182,12 @@ func (s *Store) writeReport(id string, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("encode report of session %s: %w", id, err)
 	}
-	return writeAtomic(filepath.Join(s.Dir(id), reportFile), append(b, '\n'), true)
+	return writeAtomic(filepath.Join(s.Dir(id), ReportFile), append(b, '\n'), true)
 }
 
 // LoadReport reads the report of session id.
 func (s *Store) LoadReport(id string) (*Report, error) {
-	b, err := os.ReadFile(filepath.Join(s.Dir(id), reportFile))
+	b, err := os.ReadFile(filepath.Join(s.Dir(id), ReportFile))
 	if err != nil {
 		return nil, fmt.Errorf("read report of session %s: %w", id, err)
 	}
