@@ -91,7 +91,7 @@ func (s *Sandbox) Mode() Mode { return s.cfg.Mode }
 // In ModeOff it probes all the same: the answer is still worth telling.
 func (s *Sandbox) Probe(ctx context.Context) ProbeResult {
 	s.probeOnce.Do(func() {
-		s.probed = s.probe(ctx, filepath.Join(s.cfg.Home, "tmp"))
+		s.probed = s.probe(ctx, "") // a scratch workspace in the system temporary directory: $CORE_HOME stays as it is
 	})
 	return s.probed
 }

@@ -221,25 +221,22 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		{name: "bad branch", edit: func(o *Options) { o.Branch = "a..b" }, want: `--branch "a..b" is not a valid branch name`},
 		{name: "checked-out branch", edit: func(o *Options) { o.Branch = "main" }, want: "branch main is checked out"},
 		{name: "negative turns", edit: func(o *Options) { o.MaxTurns = -1 }, want: "--max-turns must be positive"},
-		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = sandbox.TierTest }, want: ""},
+		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = sandbox.TierTest }, want: "--verify test runs workspace code and needs the sandbox"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			opts := testOptions(t, srv, repo)
 			tt.edit(&opts)
-			rep, err := Run(t.Context(), opts)
-			if tt.want != "" {
-				require.Error(t, err)
-				var ce *ConfigError
-				assert.ErrorAs(t, err, &ce)
-				assert.Contains(t, err.Error(), tt.want)
-				return
-			}
-			// These start and then fail before any model turn.
-			require.NoError(t, err)
-			assert.Equal(t, StatusFailed, rep.Status)
-			assert.Equal(t, FailConfiguration, rep.FailureKind)
+			_, err := Run(t.Context(), opts)
+			require.Error(t, err)
+			var ce *ConfigError
+			assert.ErrorAs(t, err, &ce)
+			assert.Contains(t, err.Error(), tt.want)
+			// Pre-flight: nothing was created for a run that could not start.
+			entries, rerr := os.ReadDir(opts.Store.Dir(""))
+			require.NoError(t, rerr)
+			assert.Empty(t, entries, "no session record")
 		})
 	}
 }

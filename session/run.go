@@ -32,6 +32,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if strings.TrimSpace(opts.Prompt) == "" && opts.Issue == 0 {
 		return nil, &ConfigError{errors.New("a goal is required: give --prompt or --issue")}
 	}
+	// Pre-flight: a tier the sandbox cannot honour fails before a record
+	// or a clone exists.
+	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
+		return nil, &ConfigError{err}
+	}
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
 		return nil, &ConfigError{err}

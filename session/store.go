@@ -35,13 +35,21 @@ func OpenStore(home string) (*Store, error) {
 	if home == "" {
 		return nil, errors.New("no state directory: set CORE_HOME or HOME")
 	}
-	for _, dir := range []string{home, filepath.Join(home, "sessions"), filepath.Join(home, "workspaces")} {
+	// $CORE_HOME itself may be the user's (even /tmp): made 0700 when core
+	// creates it, and never changed otherwise. Its two folders are core's.
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, homeError(home, err)
+	}
+	for _, dir := range []string{filepath.Join(home, "sessions"), filepath.Join(home, "workspaces")} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("open session store: %w", err)
+			return nil, homeError(home, err)
 		}
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("open session store: %w", err)
+		if err := tighten(dir); err != nil {
+			return nil, homeError(home, err)
 		}
+	}
+	if err := probeWritable(filepath.Join(home, "sessions")); err != nil {
+		return nil, homeError(home, err)
 	}
 	return &Store{home: home}, nil
 }
@@ -237,4 +245,34 @@ func writeAtomic(path string, data []byte, durable bool) error {
 		d.Close()
 	}
 	return nil
+}
+
+// homeError says what is wrong with the state directory and what to do.
+func homeError(home string, err error) error {
+	return fmt.Errorf("the state directory %s (CORE_HOME) cannot be used: %w; set CORE_HOME to a writable directory", home, err)
+}
+
+// tighten makes a directory core owns private (0700). A directory of
+// someone else's is left as it is: core never changes what it does not own.
+func tighten(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) != os.Geteuid() || fi.Mode().Perm() == 0o700 {
+		return nil
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// probeWritable checks that files can be made in dir.
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".core-writable-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

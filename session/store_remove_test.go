@@ -117,3 +117,30 @@ func TestLookStoreCreatesNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, recs)
 }
+
+func TestOpenStoreLeavesAHomeItDidNotMake(t *testing.T) {
+	t.Parallel()
+	home := filepath.Join(t.TempDir(), "shared")
+	require.NoError(t, os.Mkdir(home, 0o755))
+	require.NoError(t, os.Chmod(home, 0o755))
+	_, err := OpenStore(home)
+	require.NoError(t, err)
+	fi, err := os.Stat(home)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), fi.Mode().Perm(), "an existing $CORE_HOME keeps its mode")
+	for _, sub := range []string{"sessions", "workspaces"} {
+		fi, err := os.Stat(filepath.Join(home, sub))
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), sub)
+	}
+}
+
+func TestOpenStoreNamesAnUnusableHome(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	_, err := OpenStore(filepath.Join(file, "home"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "(CORE_HOME) cannot be used")
+	assert.Contains(t, err.Error(), "set CORE_HOME to a writable directory")
+}

@@ -83,11 +83,9 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 	if err := f.check(); err != nil {
 		return o, err
 	}
+	// Pre-flight: everything that can be wrong is found before anything
+	// is created under $CORE_HOME.
 	home, err := e.coreHome()
-	if err != nil {
-		return o, err
-	}
-	store, err := session.OpenStore(home)
 	if err != nil {
 		return o, err
 	}
@@ -103,7 +101,16 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 	if err != nil {
 		return o, fmt.Errorf("--verify: %w", err)
 	}
+	if f.verify != "" || e.getenv("CORE_SESSION_VERIFY") != "" {
+		if err := sb.Require(cmd.Context(), tier); err != nil {
+			return o, err
+		}
+	}
 	url, err := e.inferenceURL(cmd, f.inferenceURL)
+	if err != nil {
+		return o, err
+	}
+	store, err := session.OpenStore(home)
 	if err != nil {
 		return o, err
 	}
