@@ -90,6 +90,7 @@ type runner struct {
 	owner, repo string
 	t           trigger
 	status      *status
+	store       *session.Store // once the options are built
 	// every is how often, at most, progress edits the status comment.
 	every time.Duration
 }
@@ -121,28 +122,37 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
-	opts, err := r.options(ctx, id)
-	if err != nil {
-		return r.fail(ctx, err)
-	}
-	if r.status != nil {
-		opts.OnStep = r.progress(ctx, id)
+	options := func() (session.Options, error) {
+		opts, err := r.options(ctx, id)
+		if err == nil && r.status != nil {
+			opts.OnStep = r.progress(ctx, id)
+		}
+		return opts, err
 	}
 	var rep *session.Report
-	switch r.t.mode {
-	case ModeFix:
-		opts.Issue, opts.Prompt = r.t.number, r.t.instruction
-		rep, err = session.Run(ctx, opts)
-	case ModeResolve:
-		rep, err = resolver.Run(ctx, resolver.Request{Client: r.client, Owner: r.owner, Repo: r.repo, Number: r.t.number, Instruction: r.t.instruction}, opts)
-	case ModeForge:
+	var err error
+	if r.t.mode == ModeForge {
+		// The forger decides whether there is work before anything needs a
+		// model server.
 		var res forger.Result
-		res, err = forger.Run(ctx, forger.Config{Client: r.client, Owner: r.owner, Repo: r.repo, Label: r.in.ForgeLabel, RunID: r.runID(id), Getenv: r.env.Getenv}, opts)
+		res, err = forger.Run(ctx, forger.Config{Client: r.client, Owner: r.owner, Repo: r.repo, Label: r.in.ForgeLabel, RunID: r.runID(id), Getenv: r.env.Getenv}, options)
 		if err == nil && res.Report == nil {
 			r.a.Noticef("core: %s", res.Reason)
 			return nil
 		}
 		rep = res.Report
+	} else {
+		opts, oerr := options()
+		if oerr != nil {
+			return r.fail(ctx, oerr)
+		}
+		switch r.t.mode {
+		case ModeFix:
+			opts.Issue, opts.Prompt = r.t.number, r.t.instruction
+			rep, err = session.Run(ctx, opts)
+		case ModeResolve:
+			rep, err = resolver.Run(ctx, resolver.Request{Client: r.client, Owner: r.owner, Repo: r.repo, Number: r.t.number, Instruction: r.t.instruction}, opts)
+		}
 	}
 	if err != nil {
 		return r.fail(ctx, err)
@@ -194,7 +204,10 @@ func (r *runner) runURL() string {
 func (r *runner) authorize(ctx context.Context) (string, error) {
 	login := r.t.actor.Login
 	if gh.IsBot(login, r.t.actor.Type) {
-		return fmt.Sprintf("%s is a bot account; core takes commands from people only.", login), nil
+		if r.in.allowedBot(login) {
+			return "", nil // the workflow named it in allowed_bots
+		}
+		return fmt.Sprintf("%s is a bot account; core takes commands from people only (a workflow can allow bots by name with the allowed_bots input).", login), nil
 	}
 	perm, err := r.client.Permission(ctx, r.owner, r.repo, login)
 	if err != nil {
@@ -222,6 +235,7 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	if err != nil {
 		return o, err
 	}
+	r.store = store
 	sbCfg, err := sandbox.ConfigFromEnv(home, getenv)
 	if err != nil {
 		return o, err
@@ -249,11 +263,12 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 		Secrets:      append(r.client.Secrets(), r.in.APIKey),
 		Store:        store,
 		Sandbox:      sb,
-		Client:       model.New(model.Config{BaseURL: url, APIKey: r.in.APIKey, Model: modelName, HTTPClient: r.env.HTTPClient}),
-		Approver:     tools.DenyApprover{},
-		Progress:     r.env.Stderr,
-		Output:       r.env.Stderr,
-		GitEnv:       session.GitEnv(getenv),
+		Client: model.New(model.Config{BaseURL: url, APIKey: r.in.APIKey, Model: modelName, HTTPClient: r.env.HTTPClient,
+			OnRetry: func(rt model.Retry) { fmt.Fprintf(r.env.Stderr, "model: %s\n", rt) }}),
+		Approver: tools.DenyApprover{},
+		Progress: r.env.Stderr,
+		Output:   r.env.Stderr,
+		GitEnv:   session.GitEnv(getenv),
 	}
 	return o, nil
 }
@@ -307,8 +322,14 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.a.SetOutput("branch", rep.Branch)
 	r.a.SetOutput("pr_url", rep.PRURL)
 	r.a.SetOutput("turns", strconv.Itoa(rep.Turns))
+	r.a.SetOutput("prompt_tokens", strconv.Itoa(rep.Usage.PromptTokens))
+	r.a.SetOutput("completion_tokens", strconv.Itoa(rep.Usage.CompletionTokens))
+	if cost, ok := r.in.cost(rep.Usage.PromptTokens, rep.Usage.CompletionTokens); ok {
+		r.a.SetOutput("cost", strconv.FormatFloat(cost, 'f', 4, 64))
+	}
 	r.a.SetOutput("verified", strconv.FormatBool(!rep.Unverified))
 	r.a.AddStepSummary(stepSummary(r.t.mode, rep))
+	r.saveArtifacts(rep.ID)
 	if r.status != nil {
 		if err := r.status.post(ctx, statusText(rep)); err != nil {
 			r.a.Warningf("core: could not update the status comment: %v", err)

@@ -99,9 +99,9 @@ func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {
 		if ev.Comment == nil || ev.Issue == nil {
 			return trigger{}, fmt.Errorf("the issue_comment event has no comment or issue")
 		}
-		cmd, ok := gh.FindCommand(ev.Comment.Body, "fix")
+		cmd, ok := gh.FindCommandFor(ev.Comment.Body, in.trigger(), "fix")
 		if !ok {
-			return trigger{nothing: "the comment holds no /core fix command"}, nil
+			return trigger{nothing: fmt.Sprintf("the comment holds no %s fix command", in.trigger())}, nil
 		}
 		t := trigger{mode: ModeFix, number: ev.Issue.Number, instruction: cmd.Args, actor: ev.Comment.User, commentID: ev.Comment.ID}
 		if ev.Issue.PullRequest != nil {
@@ -109,8 +109,8 @@ func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {
 		}
 		return t, nil
 	case "issues", "pull_request", "pull_request_target":
-		if ev.Action != "labeled" || ev.Label == nil || ev.Label.Name != FixLabel {
-			return trigger{nothing: fmt.Sprintf("a %s %s event without the %s label", eventName, ev.Action, FixLabel)}, nil
+		if ev.Action != "labeled" || ev.Label == nil || ev.Label.Name != in.label() {
+			return trigger{nothing: fmt.Sprintf("a %s %s event without the %s label", eventName, ev.Action, in.label())}, nil
 		}
 		if eventName == "issues" && ev.Issue != nil {
 			return trigger{mode: ModeFix, number: ev.Issue.Number, actor: ev.Sender}, nil

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/coreagent/core/gh"
 )
 
 // Modes.
@@ -39,6 +41,16 @@ type Inputs struct {
 	Verify       string
 	ForgeLabel   string
 	DryRun       bool
+	// TriggerPhrase starts a command in a comment (default /core: /core
+	// fix); Label asks for a fix when added (default core:fix).
+	TriggerPhrase string
+	Label         string
+	// AllowedBots are the bot accounts whose comments and labels count, by
+	// login (dependabot or dependabot[bot]); none by default.
+	AllowedBots []string
+	// Price is what a million prompt and completion tokens cost, for the
+	// cost output; nil when not configured.
+	Price *[2]float64
 	// RunID and StatusCommentID are set by the bot when it dispatches a
 	// run: the Action then edits the bot's status comment.
 	RunID           string
@@ -57,6 +69,28 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 		APIKey:       strings.TrimSpace(a.GetInput("api_key")),
 		Verify:       strings.ToLower(orDefault(a.GetInput("verify"), "auto")),
 		ForgeLabel:   orDefault(a.GetInput("forge_label"), "forge"),
+
+		TriggerPhrase: orDefault(a.GetInput("trigger_phrase"), gh.DefaultTrigger),
+		Label:         orDefault(a.GetInput("label"), FixLabel),
+	}
+	if err := gh.CheckTrigger(in.TriggerPhrase); err != nil {
+		return in, fmt.Errorf("input trigger_phrase: %w", err)
+	}
+	for _, b := range strings.FieldsFunc(a.GetInput("allowed_bots"), func(r rune) bool { return r == ',' || r == '\n' || r == ' ' }) {
+		in.AllowedBots = append(in.AllowedBots, strings.TrimSpace(b))
+	}
+	if p := strings.Fields(strings.ReplaceAll(a.GetInput("price_per_mtok"), ",", " ")); len(p) > 0 {
+		var price [2]float64
+		ok := len(p) == 2
+		for i := 0; ok && i < 2; i++ {
+			v, err := strconv.ParseFloat(p[i], 64)
+			ok = err == nil && v >= 0
+			price[i] = v
+		}
+		if !ok {
+			return in, fmt.Errorf("input price_per_mtok must be two numbers, the price of a million prompt tokens and of a million completion tokens (e.g. \"0.5 1.5\"), got %q", a.GetInput("price_per_mtok"))
+		}
+		in.Price = &price
 	}
 	if in.GitHubToken == "" {
 		in.GitHubToken = strings.TrimSpace(a.Getenv("GITHUB_TOKEN"))
@@ -118,3 +152,30 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+// allowedBot reports whether a bot account may ask core for work: it is
+// named in allowed_bots, with or without its [bot] suffix.
+func (in Inputs) allowedBot(login string) bool {
+	name := strings.TrimSuffix(strings.ToLower(login), "[bot]")
+	for _, b := range in.AllowedBots {
+		if strings.TrimSuffix(strings.ToLower(b), "[bot]") == name {
+			return true
+		}
+	}
+	return false
+}
+
+// cost is what the tokens cost at the configured price.
+func (in Inputs) cost(prompt, completion int) (float64, bool) {
+	if in.Price == nil {
+		return 0, false
+	}
+	return float64(prompt)/1e6*in.Price[0] + float64(completion)/1e6*in.Price[1], true
+}
+
+// trigger is the trigger phrase, /core unless an input says otherwise.
+func (in Inputs) trigger() string { return orDefault(in.TriggerPhrase, gh.DefaultTrigger) }
+
+// label is the label that asks for a fix, core:fix unless an input says
+// otherwise.
+func (in Inputs) label() string { return orDefault(in.Label, FixLabel) }

@@ -44,6 +44,29 @@ func TestReadInputs(t *testing.T) {
 		{name: "token from the environment", env: map[string]string{"GITHUB_TOKEN": "env-token"}, check: func(t *testing.T, in Inputs) {
 			assert.Equal(t, "env-token", in.GitHubToken)
 		}},
+		{name: "trigger, label, bots and price", env: map[string]string{"INPUT_TRIGGER_PHRASE": "@core", "INPUT_LABEL": "agent", "INPUT_ALLOWED_BOTS": "dependabot[bot], renovate", "INPUT_PRICE_PER_MTOK": "0.5 1.5"},
+			check: func(t *testing.T, in Inputs) {
+				assert.Equal(t, "@core", in.TriggerPhrase)
+				assert.Equal(t, "agent", in.Label)
+				assert.Equal(t, []string{"dependabot[bot]", "renovate"}, in.AllowedBots)
+				assert.True(t, in.allowedBot("dependabot[bot]"))
+				assert.True(t, in.allowedBot("Renovate[bot]"))
+				assert.False(t, in.allowedBot("helper[bot]"))
+				cost, ok := in.cost(2_000_000, 1_000_000)
+				assert.True(t, ok)
+				assert.InDelta(t, 2.5, cost, 1e-9)
+			}},
+		{name: "trigger and label defaults, no bots, no price", env: map[string]string{}, check: func(t *testing.T, in Inputs) {
+			assert.Equal(t, "/core", in.TriggerPhrase)
+			assert.Equal(t, "core:fix", in.Label)
+			assert.Empty(t, in.AllowedBots)
+			assert.False(t, in.allowedBot("dependabot[bot]"))
+			_, ok := in.cost(1, 1)
+			assert.False(t, ok)
+		}},
+		{name: "bad trigger", env: map[string]string{"INPUT_TRIGGER_PHRASE": "hey core"}, wantErr: `input trigger_phrase: the trigger phrase must be one word`},
+		{name: "bad price", env: map[string]string{"INPUT_PRICE_PER_MTOK": "cheap"}, wantErr: `input price_per_mtok must be two numbers`},
+		{name: "one price", env: map[string]string{"INPUT_PRICE_PER_MTOK": "1"}, wantErr: `input price_per_mtok must be two numbers`},
 		{name: "bad mode", env: map[string]string{"INPUT_MODE": "party"}, wantErr: `input mode must be auto, fix, resolve or forge, got "party"`},
 		{name: "bad verify", env: map[string]string{"INPUT_VERIFY": "all"}, wantErr: `input verify must be auto, off, build or test, got "all"`},
 		{name: "bad issue", env: map[string]string{"INPUT_ISSUE": "twelve"}, wantErr: `input issue must be a positive number, got "twelve"`},

@@ -44,8 +44,10 @@ func claimMarker(runID string) string { return fmt.Sprintf("<!-- core:claim:%s -
 
 const claimPrefix = "<!-- core:claim:"
 
-// Run works one brief, if the forger is armed and there is one.
-func Run(ctx context.Context, cfg Config, opts session.Options) (Result, error) {
+// Run works one brief, if the forger is armed and there is one. options
+// builds the session's options only then: a disarmed forger, or one with
+// nothing to do, needs no model server.
+func Run(ctx context.Context, cfg Config, options func() (session.Options, error)) (Result, error) {
 	armed, err := cfg.armed(ctx)
 	if err != nil {
 		return Result{}, err
@@ -54,6 +56,13 @@ func Run(ctx context.Context, cfg Config, opts session.Options) (Result, error) 
 		return Result{Reason: fmt.Sprintf("the forger is disarmed: set the repository variable %s to true to arm it", ArmVariable)}, nil
 	}
 	briefs, err := cfg.briefs(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(briefs) == 0 {
+		return Result{Reason: fmt.Sprintf("no open brief labelled %q is waiting (unclaimed, without an open core pull request)", cfg.Label)}, nil
+	}
+	opts, err := options()
 	if err != nil {
 		return Result{}, err
 	}

@@ -75,7 +75,7 @@ func TestTwoRunsAtOnceClaimDifferentBriefs(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = Run(t.Context(), f.config("run-"+string(rune('a'+i))), opts)
+			results[i], errs[i] = Run(t.Context(), f.config("run-"+string(rune('a'+i))), fixed(opts))
 		}()
 	}
 	wg.Wait()
@@ -95,7 +95,7 @@ func TestFailureReleasesTheClaim(t *testing.T) {
 	f := newFixture(t, "a brief")
 	srv := testkit.NewModelServer(t,
 		testkit.ContentReply("no action here"), testkit.ContentReply("none"), testkit.ContentReply("still none"))
-	res, err := Run(t.Context(), f.config("run-x"), f.options(t, srv))
+	res, err := Run(t.Context(), f.config("run-x"), fixed(f.options(t, srv)))
 	require.NoError(t, err)
 	require.NotNil(t, res.Report)
 	assert.Equal(t, session.StatusFailed, res.Report.Status)
@@ -112,7 +112,7 @@ func TestFailureReleasesTheClaim(t *testing.T) {
 	srv2 := testkit.NewModelServer(t,
 		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		testkit.ContentReply("tool: done\nsummary: done now"))
-	res, err = Run(t.Context(), f.config("run-y"), f.options(t, srv2))
+	res, err = Run(t.Context(), f.config("run-y"), fixed(f.options(t, srv2)))
 	require.NoError(t, err)
 	require.NotNil(t, res.Report, res.Reason)
 	assert.Equal(t, 1, res.Issue)
@@ -133,7 +133,10 @@ func TestBriefSelection(t *testing.T) {
 	assert.Equal(t, []int{3, 4}, got, "oldest first, without the claimed one, the one with a core PR, and pull requests")
 
 	require.NoError(t, f.g.SetVariable("octo", "hello", ArmVariable, "false"))
-	res, err := Run(t.Context(), f.config("r"), session.Options{})
+	res, err := Run(t.Context(), f.config("r"), func() (session.Options, error) {
+		t.Fatal("a disarmed forger builds no session options")
+		return session.Options{}, nil
+	})
 	require.NoError(t, err)
 	assert.Nil(t, res.Report)
 	assert.True(t, strings.Contains(res.Reason, "disarmed"))
@@ -169,4 +172,9 @@ func TestRacingClaimsOnOneBriefHaveOneWinner(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, live, "the losers withdrew their claims")
+}
+
+// fixed returns options as a forger.Run options builder.
+func fixed(opts session.Options) func() (session.Options, error) {
+	return func() (session.Options, error) { return opts, nil }
 }

@@ -61,3 +61,47 @@ func FuzzParseCommands(f *testing.F) {
 		}
 	})
 }
+
+func TestParseCommandsForAnotherTrigger(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, trigger, body string
+		want                []Command
+	}{
+		{name: "at-mention", trigger: "@core", body: "hey\n@core fix the build\n", want: []Command{{Name: "fix", Args: "the build"}}},
+		{name: "case-insensitive", trigger: "@core", body: "@CORE Fix it", want: []Command{{Name: "fix", Args: "it"}}},
+		{name: "the default no longer counts", trigger: "@core", body: "/core fix it", want: nil},
+		{name: "quoted", trigger: "@core", body: "> @core fix it", want: nil},
+		{name: "not a prefix of a longer word", trigger: "@core", body: "@corey fix it", want: nil},
+		{name: "regexp characters are literal", trigger: "/c.re", body: "/core fix it\n/c.re fix that", want: []Command{{Name: "fix", Args: "that"}}},
+		{name: "a bad phrase finds nothing", trigger: "core bot", body: "core bot fix it", want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := ParseCommandsFor(tt.body, tt.trigger)
+			if len(got) != len(tt.want) {
+				t.Fatalf("ParseCommandsFor(%q, %q) = %v, want %v", tt.body, tt.trigger, got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("command %d = %v, want %v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestCheckTrigger(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"/core", "@core", "core", "@my-bot", "/c.re"} {
+		if err := CheckTrigger(ok); err != nil {
+			t.Errorf("CheckTrigger(%q) = %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "/", "@", "core bot", "/core\n", "(core)", "@@core"} {
+		if err := CheckTrigger(bad); err == nil {
+			t.Errorf("CheckTrigger(%q) = nil, want an error", bad)
+		}
+	}
+}

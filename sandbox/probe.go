@@ -28,6 +28,9 @@ type ProbeResult struct {
 	Output string
 	// Cause is the likely cause of a failure, with what to do about it.
 	Cause string
+	// Local is set when the probe failed before bwrap ran, on this side
+	// (no scratch workspace could be made): bwrap is not to blame.
+	Local bool
 }
 
 // Err returns nil when the sandbox is usable and otherwise an error that
@@ -35,6 +38,9 @@ type ProbeResult struct {
 func (p ProbeResult) Err() error {
 	if p.Usable {
 		return nil
+	}
+	if p.Local {
+		return errors.New("the sandbox could not be probed: " + p.Cause)
 	}
 	msg := "the bwrap sandbox is not usable here: " + p.Cause
 	if p.Output != "" {
@@ -68,12 +74,12 @@ func (s *Sandbox) probe(ctx context.Context, dir string) ProbeResult {
 		dir = os.TempDir()
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		res.Cause = fmt.Sprintf("cannot make a scratch workspace under %s: %v", dir, err)
+		res.Cause, res.Local = scratchCause(dir, err), true
 		return res
 	}
 	ws, err := os.MkdirTemp(dir, "core-probe-")
 	if err != nil {
-		res.Cause = fmt.Sprintf("cannot make a scratch workspace under %s: %v", dir, err)
+		res.Cause, res.Local = scratchCause(dir, err), true
 		return res
 	}
 	defer os.RemoveAll(ws)
@@ -162,4 +168,10 @@ func allNumbers(fields []string) bool {
 func fileHolds(path, want string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && bytes.Equal(b, []byte(want))
+}
+
+// scratchCause says why no scratch workspace could be made under dir, and
+// what to do: it lies in the state directory, so that is what to fix.
+func scratchCause(dir string, err error) string {
+	return fmt.Sprintf("cannot make a scratch workspace under %s (%v): set CORE_HOME to a writable directory", dir, err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -93,6 +94,10 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	c.Env = env
 	c.Dir = opts.Workspace
 	c.Stdout, c.Stderr = out, out
+	if opts.Progress != nil {
+		w := io.MultiWriter(out, opts.Progress)
+		c.Stdout, c.Stderr = w, w
+	}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	c.WaitDelay = waitDelay

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +91,7 @@ func (s *Sandbox) Mode() Mode { return s.cfg.Mode }
 // In ModeOff it probes all the same: the answer is still worth telling.
 func (s *Sandbox) Probe(ctx context.Context) ProbeResult {
 	s.probeOnce.Do(func() {
-		s.probed = s.probe(ctx, filepath.Join(s.cfg.Home, "tmp"))
+		s.probed = s.probe(ctx, "") // a scratch workspace in the system temporary directory: $CORE_HOME stays as it is
 	})
 	return s.probed
 }
@@ -145,6 +146,9 @@ type RunOptions struct {
 	// OutputLimit is how many bytes of combined output to keep (head and
 	// tail); zero means DefaultOutputLimit.
 	OutputLimit int
+	// Progress, when set, also receives the output as it comes, uncapped
+	// (a heartbeat shows its last line; a person sees what they approved).
+	Progress io.Writer
 }
 
 // Result is what running a command produced. A non-zero exit is a result,

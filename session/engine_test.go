@@ -85,7 +85,8 @@ func TestInteractive(t *testing.T) {
 	assert.Equal(t, StatusDone, rep.Status, rep.Error)
 	assert.True(t, rep.Landed)
 	assert.Contains(t, out.String(), "next instruction (/exit to stop)> ")
-	assert.Contains(t, out.String(), "commit, push, and open a PR? [y/N] ")
+	assert.Contains(t, out.String(), "commit and land branch "+rep.Branch+" in "+repo+"? [y/N] ", "a local repository is not pushed and gets no pull request")
+	assert.NotContains(t, out.String(), "pull request")
 	assert.Equal(t, "b", gitOut(t, repo, "show", rep.Branch+":b.txt"))
 	assert.Equal(t, "a", gitOut(t, repo, "show", rep.Branch+":a.txt"))
 	reqs := srv.Requests()
@@ -184,7 +185,8 @@ func TestTransientFailureRetriedWithinTheTurn(t *testing.T) {
 func TestCancelled(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").After(10*time.Second))
+	never := make(chan struct{})
+	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").Until(never))
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -231,25 +233,22 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		{name: "bad branch", edit: func(o *Options) { o.Branch = "a..b" }, want: `--branch "a..b" is not a valid branch name`},
 		{name: "checked-out branch", edit: func(o *Options) { o.Branch = "main" }, want: "branch main is checked out"},
 		{name: "negative turns", edit: func(o *Options) { o.MaxTurns = -1 }, want: "--max-turns must be positive"},
-		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = sandbox.TierTest }, want: ""},
+		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = sandbox.TierTest }, want: "--verify test runs workspace code and needs the sandbox"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			opts := testOptions(t, srv, repo)
 			tt.edit(&opts)
-			rep, err := Run(t.Context(), opts)
-			if tt.want != "" {
-				require.Error(t, err)
-				var ce *ConfigError
-				assert.ErrorAs(t, err, &ce)
-				assert.Contains(t, err.Error(), tt.want)
-				return
-			}
-			// These start and then fail before any model turn.
-			require.NoError(t, err)
-			assert.Equal(t, StatusFailed, rep.Status)
-			assert.Equal(t, FailConfiguration, rep.FailureKind)
+			_, err := Run(t.Context(), opts)
+			require.Error(t, err)
+			var ce *ConfigError
+			assert.ErrorAs(t, err, &ce)
+			assert.Contains(t, err.Error(), tt.want)
+			// Pre-flight: nothing was created for a run that could not start.
+			entries, rerr := os.ReadDir(opts.Store.Dir(""))
+			require.NoError(t, rerr)
+			assert.Empty(t, entries, "no session record")
 		})
 	}
 }

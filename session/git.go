@@ -20,6 +20,11 @@ type gitRunner struct {
 	env []string // PATH, HOME, LANG and the like
 }
 
+// with returns a runner that also sets the variables given (NAME=value).
+func (g gitRunner) with(env ...string) gitRunner {
+	return gitRunner{env: append(append([]string{}, g.env...), env...)}
+}
+
 // run runs git in dir and returns its trimmed standard output. A failure
 // carries git's own words.
 func (g gitRunner) run(ctx context.Context, dir string, args ...string) (string, error) {
@@ -28,6 +33,13 @@ func (g gitRunner) run(ctx context.Context, dir string, args ...string) (string,
 
 // runInput is run with stdin.
 func (g gitRunner) runInput(ctx context.Context, dir, stdin string, args ...string) (string, error) {
+	out, err := g.raw(ctx, dir, stdin, args...)
+	return strings.TrimSpace(out), err
+}
+
+// raw is runInput with git's standard output as it came: patches keep
+// their trailing whitespace.
+func (g gitRunner) raw(ctx context.Context, dir, stdin string, args ...string) (string, error) {
 	full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = dir
@@ -42,7 +54,7 @@ func (g gitRunner) runInput(ctx context.Context, dir, stdin string, args ...stri
 		}
 		return "", fmt.Errorf("git %s: %s", args[0], msg)
 	}
-	return strings.TrimSpace(stdout.String()), nil
+	return stdout.String(), nil
 }
 
 // GitEnv picks, from an environment, what git needs to run (PATH, HOME,

@@ -324,3 +324,23 @@ func TestGitHubBaseCommitNotFound(t *testing.T) {
 	assert.Equal(t, "--base 0123456789abcdef0123456789abcdef01234567: commit 0123456789ab not found in octo/hello", rep.Error)
 	assert.Empty(t, srv.Requests(), "no turn ran")
 }
+
+func TestGitHubInteractiveAsksWhatLandingDoes(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: hi"),
+		testkit.ContentReply("tool: done\nsummary: Say hi"),
+	)
+	opts := f.options(t, srv)
+	opts.Prompt = "say hi"
+	opts.Interactive = true
+	opts.Input = strings.NewReader("/exit\nn\n")
+	var out strings.Builder
+	opts.Output = &out
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "commit, push "+rep.Branch+" and open a draft pull request? [y/N] ")
+	assert.False(t, rep.Landed, "n declines landing")
+	assert.Empty(t, f.g.Pulls("octo", "hello"))
+}

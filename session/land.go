@@ -24,7 +24,7 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		return s.end(StatusDone, "", nil)
 	}
 	if s.opts.Interactive {
-		answer, _ := s.ask("commit, push, and open a PR? [y/N] ")
+		answer, _ := s.ask(s.landQuestion())
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			fmt.Fprintf(s.opts.Output, "not landed: the work stays in %s (core session resume %s continues it)\n", s.rec.Workspace, s.rec.ID)
 			return s.end(StatusDone, "", nil)
@@ -51,6 +51,18 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 	return s.end(StatusDone, "", nil)
 }
 
+// landQuestion asks what landing will really do here.
+func (s *run) landQuestion() string {
+	rec := s.rec
+	if _, ok := s.origin.(*githubRepo); !ok {
+		return fmt.Sprintf("commit and land branch %s in %s? [y/N] ", rec.Branch, rec.Repo)
+	}
+	if rec.PullRequest != 0 {
+		return fmt.Sprintf("commit and push onto pull request #%d (%s)? [y/N] ", rec.PullRequest, rec.Branch)
+	}
+	return fmt.Sprintf("commit, push %s and open a draft pull request? [y/N] ", rec.Branch)
+}
+
 // end moves the session to its terminal state, saves the record and writes
 // the report. It runs whatever the ending, even after the run's context was
 // cancelled: it does no I/O that a context could stop.
@@ -72,6 +84,7 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	r.Summary = s.rec.Summary
 	r.Base, r.StartCommit, r.Branch = s.rec.Base, s.rec.StartCommit, s.rec.Branch
 	r.Commit, r.PRURL, r.Landed, r.PullRequest = s.rec.Commit, s.rec.PRURL, s.rec.Landed, s.rec.PullRequest
+	r.TotalTurns = s.rec.Turns
 	r.Verified = append([]Verification{}, s.rec.Verified...)
 	r.Unverified = len(r.Verified) == 0
 	r.EndedAt = now

@@ -81,6 +81,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			return s.stopped(ctx, runCtx, nil)
 		}
 		started := s.opts.Now()
+		hb := s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
 		reply, err := s.complete(runCtx, *entries)
 		s.rec.Turns++
 		s.report.Turns++
@@ -89,16 +90,19 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		step := Step{Turn: s.rec.Turns, Tokens: reply.Usage.TotalTokens}
 		var me *model.Error
 		if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
+			hb.end()
 			step.Tool = "(no reply)"
 			step.Duration = s.opts.Now().Sub(started)
 			s.step(step)
 			return s.modelFailure(ctx, runCtx, err)
 		}
 		if err := s.append(entries, Entry{Role: model.RoleAssistant, Content: reply.Content, Kind: KindReply, Turn: s.rec.Turns}); err != nil {
+			hb.end()
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 		}
 		action, perr := protocol.Parse(reply.Content, names)
 		if perr != nil {
+			hb.end()
 			malformed++
 			step.Tool, step.Malformed = "(malformed)", true
 			step.Duration = s.opts.Now().Sub(started)
@@ -113,7 +117,13 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			continue
 		}
 		malformed = 0
+		// A command may take long: say at once what runs, and let its
+		// output feed the heartbeat.
+		hb.relabel(actionLabel(s.rec.Turns, s.opts.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
+		s.env.Progress = hb
 		res, err := s.tools.Run(runCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
+		s.env.Progress = nil
+		hb.end()
 		step.Tool, step.Target = action.Tool, res.Target
 		step.Duration = s.opts.Now().Sub(started)
 		s.step(step)

@@ -62,8 +62,11 @@ type Options struct {
 	ContextTokens int           // estimated tokens a request may hold
 	Verify        sandbox.Tier
 	DryRun        bool
-	Interactive   bool
-	Think         bool
+	// Clean starts a local repository's session from its HEAD alone;
+	// otherwise uncommitted and untracked (not ignored) work is included.
+	Clean       bool
+	Interactive bool
+	Think       bool
 
 	// Collaborators.
 	// GitHub is the client for owner/name repositories; nil for local ones.
@@ -79,8 +82,13 @@ type Options struct {
 	// landing question from; Output is where it asks.
 	Input  io.Reader
 	Output io.Writer
-	// Progress receives one line per turn; nil discards.
+	// Progress receives one line per turn, a turn's line when a command
+	// starts, a heartbeat every Heartbeat while a turn takes long, and the
+	// output of commands a person approved; nil discards.
 	Progress io.Writer
+	// Heartbeat is how often a long turn says it still runs; zero means
+	// DefaultHeartbeat.
+	Heartbeat time.Duration
 	// OnStep, when set, is called after every turn with the turn and the
 	// turn limit (the Action edits its status comment from it).
 	OnStep func(step Step, maxTurns int)
@@ -119,6 +127,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = DefaultHeartbeat
 	}
 	if o.Output == nil {
 		o.Output = io.Discard

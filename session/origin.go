@@ -34,6 +34,11 @@ type target struct {
 	sha    string // the commit the session starts from
 	branch string // the branch the work lands on
 	pull   int    // an open pull request the work lands on; 0 opens a new one
+	// onto, for a session that starts from the user's uncommitted work (a
+	// snapshot commit in sha), is the commit that work sits on: landing
+	// rebuilds the session's changes onto it. uncommitted counts the paths.
+	onto        string
+	uncommitted int
 }
 
 // openOrigin picks the origin for opts.Repo: a directory on this machine,

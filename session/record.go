@@ -88,13 +88,19 @@ func (u *Usage) add(m model.Usage) {
 
 // Record is the durable state of a session: session.json.
 type Record struct {
-	ID           string         `json:"id"`
-	Repo         string         `json:"repo"`
-	Base         string         `json:"base"`
-	StartCommit  string         `json:"start_commit"`
-	Branch       string         `json:"branch"`
-	Issue        int            `json:"issue,omitempty"`
-	PullRequest  int            `json:"pull_request,omitempty"`
+	ID          string `json:"id"`
+	Repo        string `json:"repo"`
+	Base        string `json:"base"`
+	StartCommit string `json:"start_commit"`
+	Branch      string `json:"branch"`
+	Issue       int    `json:"issue,omitempty"`
+	PullRequest int    `json:"pull_request,omitempty"`
+	// LandOnto, for a session that started from the user's uncommitted
+	// work (StartCommit is then a snapshot of it, kept under
+	// refs/core/inputs/<id>), is the commit that work sat on; Uncommitted
+	// counts its changed paths.
+	LandOnto     string         `json:"land_onto,omitempty"`
+	Uncommitted  int            `json:"uncommitted,omitempty"`
 	Prompt       string         `json:"prompt,omitempty"`
 	Status       Status         `json:"status"`
 	FailureKind  FailureKind    `json:"failure_kind,omitempty"`

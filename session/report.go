@@ -21,30 +21,33 @@ type Step struct {
 // Report is what a run did: report.json, written when a run ends, whatever
 // the ending.
 type Report struct {
-	ID          string         `json:"id"`
-	Repo        string         `json:"repo"`
-	Status      Status         `json:"status"`
-	FailureKind FailureKind    `json:"failure_kind,omitempty"`
-	Error       string         `json:"error,omitempty"`
-	Summary     string         `json:"summary,omitempty"`
-	Base        string         `json:"base"`
-	StartCommit string         `json:"start_commit"`
-	Branch      string         `json:"branch"`
-	Commit      string         `json:"commit,omitempty"`
-	PRURL       string         `json:"pr_url,omitempty"`
-	PullRequest int            `json:"pull_request,omitempty"`
-	Landed      bool           `json:"landed"`
-	DryRun      bool           `json:"dry_run,omitempty"`
-	Turns       int            `json:"turns"`
-	Usage       Usage          `json:"usage"`
-	Context     ContextStats   `json:"context"`
-	Verify      string         `json:"verify"`
-	Sandboxed   bool           `json:"sandboxed"`
-	Verified    []Verification `json:"verified"`
-	Unverified  bool           `json:"unverified"`
-	Steps       []Step         `json:"steps"`
-	StartedAt   time.Time      `json:"started_at"`
-	EndedAt     time.Time      `json:"ended_at"`
+	ID          string      `json:"id"`
+	Repo        string      `json:"repo"`
+	Status      Status      `json:"status"`
+	FailureKind FailureKind `json:"failure_kind,omitempty"`
+	Error       string      `json:"error,omitempty"`
+	Summary     string      `json:"summary,omitempty"`
+	Base        string      `json:"base"`
+	StartCommit string      `json:"start_commit"`
+	Branch      string      `json:"branch"`
+	Commit      string      `json:"commit,omitempty"`
+	PRURL       string      `json:"pr_url,omitempty"`
+	PullRequest int         `json:"pull_request,omitempty"`
+	Landed      bool        `json:"landed"`
+	DryRun      bool        `json:"dry_run,omitempty"`
+	Turns       int         `json:"turns"`
+	// TotalTurns counts the turns of every run of the session, resumes
+	// included; Turns only this run's.
+	TotalTurns int            `json:"total_turns"`
+	Usage      Usage          `json:"usage"`
+	Context    ContextStats   `json:"context"`
+	Verify     string         `json:"verify"`
+	Sandboxed  bool           `json:"sandboxed"`
+	Verified   []Verification `json:"verified"`
+	Unverified bool           `json:"unverified"`
+	Steps      []Step         `json:"steps"`
+	StartedAt  time.Time      `json:"started_at"`
+	EndedAt    time.Time      `json:"ended_at"`
 }
 
 // UnverifiedWarning is what a run says when it verified nothing.
@@ -64,8 +67,12 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if r.Summary != "" {
 		fmt.Fprintf(w, "summary: %s\n", oneLine(r.Summary, 300))
 	}
-	fmt.Fprintf(w, "turns: %d, tokens: %d (prompt %d, completion %d), time: %s\n",
-		r.Turns, r.Usage.TotalTokens, r.Usage.PromptTokens, r.Usage.CompletionTokens,
+	turns := fmt.Sprint(r.Turns)
+	if r.TotalTurns > r.Turns {
+		turns = fmt.Sprintf("%d (%d in all)", r.Turns, r.TotalTurns)
+	}
+	fmt.Fprintf(w, "turns: %s, tokens: %d (prompt %d, completion %d), time: %s\n",
+		turns, r.Usage.TotalTokens, r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
 	if c := r.Context; c.Requests > 0 {
 		fmt.Fprintf(w, "context: %d requests, %d tokens sent (estimated), largest %d of the %d budget, prefix reuse median %.2f\n",
@@ -109,4 +116,11 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -32,6 +32,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if strings.TrimSpace(opts.Prompt) == "" && opts.Issue == 0 {
 		return nil, &ConfigError{errors.New("a goal is required: give --prompt or --issue")}
 	}
+	// Pre-flight: a tier the sandbox cannot honour fails before a record
+	// or a clone exists.
+	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
+		return nil, &ConfigError{err}
+	}
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
 		return nil, &ConfigError{err}
@@ -67,6 +72,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		PullRequest:  t.pull,
 		Issue:        opts.Issue,
 		Prompt:       opts.Prompt,
+		LandOnto:     t.onto,
+		Uncommitted:  t.uncommitted,
 		Status:       StatusPending,
 		Model:        opts.Model,
 		InferenceURL: opts.InferenceURL,
@@ -84,6 +91,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer s.unlock()
+	if t.onto != "" {
+		fmt.Fprintf(opts.Progress, "starting from HEAD %s plus %d uncommitted %s (kept as %s; --clean leaves them out)\n",
+			short(t.onto), t.uncommitted, plural(t.uncommitted, "change", "changes"), inputsRef(id))
+	}
 	if err := org.clone(ctx, rec.Workspace, t); err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
@@ -177,7 +188,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, er
 		unlock()
 		return nil, err
 	}
-	tr, err := openTranscript(filepath.Join(opts.Store.Dir(rec.ID), transcriptFile))
+	tr, err := openTranscript(filepath.Join(opts.Store.Dir(rec.ID), TranscriptFile))
 	if err != nil {
 		s.end(StatusFailed, FailInfrastructure, err)
 		unlock()
@@ -212,6 +223,7 @@ func (s *run) prepare(ctx context.Context) error {
 		Approver:     s.opts.Approver,
 		ShellTimeout: s.opts.ShellTimeout,
 		OutputLimit:  observationLimit(s.opts.ContextTokens),
+		Echo:         s.opts.Progress,
 	}
 	s.window = newContextWindow(s.opts.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {

@@ -15,11 +15,11 @@ import (
 	"time"
 )
 
-// The files of one session, under $CORE_HOME/sessions/<id>/.
+// The files of one session, under $CORE_HOME/sessions/<id>/ (Store.Dir).
 const (
-	recordFile     = "session.json"
-	transcriptFile = "transcript.jsonl"
-	reportFile     = "report.json"
+	RecordFile     = "session.json"
+	TranscriptFile = "transcript.jsonl"
+	ReportFile     = "report.json"
 	lockFile       = "lock"
 )
 
@@ -35,13 +35,21 @@ func OpenStore(home string) (*Store, error) {
 	if home == "" {
 		return nil, errors.New("no state directory: set CORE_HOME or HOME")
 	}
-	for _, dir := range []string{home, filepath.Join(home, "sessions"), filepath.Join(home, "workspaces")} {
+	// $CORE_HOME itself may be the user's (even /tmp): made 0700 when core
+	// creates it, and never changed otherwise. Its two folders are core's.
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, homeError(home, err)
+	}
+	for _, dir := range []string{filepath.Join(home, "sessions"), filepath.Join(home, "workspaces")} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("open session store: %w", err)
+			return nil, homeError(home, err)
 		}
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("open session store: %w", err)
+		if err := tighten(dir); err != nil {
+			return nil, homeError(home, err)
 		}
+	}
+	if err := probeWritable(filepath.Join(home, "sessions")); err != nil {
+		return nil, homeError(home, err)
 	}
 	return &Store{home: home}, nil
 }
@@ -89,7 +97,7 @@ func (s *Store) write(rec *Record, durable bool) error {
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", rec.ID, err)
 	}
-	return writeAtomic(filepath.Join(s.Dir(rec.ID), recordFile), append(b, '\n'), durable)
+	return writeAtomic(filepath.Join(s.Dir(rec.ID), RecordFile), append(b, '\n'), durable)
 }
 
 // validID reports whether id can name a session directory.
@@ -103,7 +111,7 @@ func (s *Store) Load(id string) (*Record, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("%q is not a session id", id)
 	}
-	b, err := os.ReadFile(filepath.Join(s.Dir(id), recordFile))
+	b, err := os.ReadFile(filepath.Join(s.Dir(id), RecordFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no session %s in %s (core session list shows them)", id, s.home)
 	}
@@ -112,7 +120,7 @@ func (s *Store) Load(id string) (*Record, error) {
 	}
 	var rec Record
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return nil, fmt.Errorf("read session %s: %s is damaged: %w", id, recordFile, err)
+		return nil, fmt.Errorf("read session %s: %s is damaged: %w", id, RecordFile, err)
 	}
 	if rec.Status == StatusRunning && !s.locked(id) {
 		rec.Status = StatusFailed
@@ -182,12 +190,12 @@ func (s *Store) writeReport(id string, rep *Report) error {
 	if err != nil {
 		return fmt.Errorf("encode report of session %s: %w", id, err)
 	}
-	return writeAtomic(filepath.Join(s.Dir(id), reportFile), append(b, '\n'), true)
+	return writeAtomic(filepath.Join(s.Dir(id), ReportFile), append(b, '\n'), true)
 }
 
 // LoadReport reads the report of session id.
 func (s *Store) LoadReport(id string) (*Report, error) {
-	b, err := os.ReadFile(filepath.Join(s.Dir(id), reportFile))
+	b, err := os.ReadFile(filepath.Join(s.Dir(id), ReportFile))
 	if err != nil {
 		return nil, fmt.Errorf("read report of session %s: %w", id, err)
 	}
@@ -237,4 +245,34 @@ func writeAtomic(path string, data []byte, durable bool) error {
 		d.Close()
 	}
 	return nil
+}
+
+// homeError says what is wrong with the state directory and what to do.
+func homeError(home string, err error) error {
+	return fmt.Errorf("the state directory %s (CORE_HOME) cannot be used: %w; set CORE_HOME to a writable directory", home, err)
+}
+
+// tighten makes a directory core owns private (0700). A directory of
+// someone else's is left as it is: core never changes what it does not own.
+func tighten(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) != os.Geteuid() || fi.Mode().Perm() == 0o700 {
+		return nil
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// probeWritable checks that files can be made in dir.
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".core-writable-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

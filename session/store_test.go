@@ -61,7 +61,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	assert.Equal(t, StatusPartial, recs[0].Status, "newest first")
 	assert.Equal(t, StatusDone, recs[2].Status)
 
-	fi, err := os.Stat(filepath.Join(st.Dir(recs[0].ID), recordFile))
+	fi, err := os.Stat(filepath.Join(st.Dir(recs[0].ID), RecordFile))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 	for _, d := range []string{home, filepath.Join(home, "sessions"), st.Dir(recs[0].ID)} {
@@ -76,7 +76,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	assert.ErrorContains(t, err, "no session 20990101-000000-000000")
 
 	// A damaged record is skipped by List and named by Load.
-	require.NoError(t, os.WriteFile(filepath.Join(st.Dir(recs[1].ID), recordFile), []byte("{not json"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(st.Dir(recs[1].ID), RecordFile), []byte("{not json"), 0o600))
 	_, err = st.Load(recs[1].ID)
 	assert.ErrorContains(t, err, "is damaged")
 	recs2, err := st.List()
@@ -111,7 +111,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 
 func TestTranscript(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), transcriptFile)
+	path := filepath.Join(t.TempDir(), TranscriptFile)
 	tr, err := openTranscript(path)
 	require.NoError(t, err)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

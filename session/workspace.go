@@ -54,7 +54,17 @@ func (r *localRepo) target(ctx context.Context, opts Options, id string) (target
 	if err := r.checkNotCheckedOut(ctx, branch); err != nil {
 		return target{}, err
 	}
-	return target{base: base, sha: sha, branch: branch}, nil
+	t := target{base: base, sha: sha, branch: branch}
+	if opts.Base == "" && !opts.Clean {
+		snap, n, err := r.snapshot(ctx, id, sha)
+		if err != nil {
+			return target{}, err
+		}
+		if snap != "" {
+			t.sha, t.onto, t.uncommitted = snap, sha, n
+		}
+	}
+	return t, nil
 }
 
 func (r *localRepo) issue(context.Context, int, time.Time) (string, error) {
@@ -85,6 +95,10 @@ func (r *localRepo) resolveBase(ctx context.Context, base string) (name, sha str
 func (r *localRepo) clone(ctx context.Context, dest string, t target) error {
 	return cloneAt(ctx, r.git, r.path, r.path, dest, t)
 }
+
+// landRef is where, in the workspace, the commit that lands a session that
+// started from uncommitted work is kept.
+const landRef = "refs/core/land"
 
 // cloneAt clones source (named name in errors) into dest, fetches the
 // start commit when no branch holds it, and checks out the session's branch
@@ -117,7 +131,22 @@ func (r *localRepo) land(ctx context.Context, s *run) error {
 		return err
 	}
 	ref := "refs/heads/" + branch
-	if _, err := r.git.run(ctx, r.path, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", ws, ref+":"+ref); err != nil {
+	src := ref
+	if onto := s.rec.LandOnto; onto != "" {
+		// Publish the session's changes without the user's uncommitted
+		// work: rebuilt onto the commit it sat on (or onto what an earlier
+		// run landed).
+		parent := onto
+		if tip, err := s.git.run(ctx, ws, "rev-parse", "--verify", "--quiet", landRef); err == nil && tip != "" {
+			parent = tip
+		}
+		sha, err := rebuild(ctx, s.git, ws, s.rec.StartCommit, onto, parent, landRef)
+		if err != nil {
+			return err
+		}
+		s.rec.Commit, src = sha, landRef
+	}
+	if _, err := r.git.run(ctx, r.path, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", ws, src+":"+ref); err != nil {
 		return fmt.Errorf("land branch %s in %s: %w", branch, r.path, err)
 	}
 	return nil

@@ -40,7 +40,8 @@ workflow on GitHub Actions (--dispatch actions), or run by the bot itself
 /metrics counts deliveries, drops, the queue and runs by outcome.
 
 Every flag can also be set by the CORE_BOT_ variable named in its help; the
-flag wins.`,
+flag wins. The App's id, key and webhook secret, when no setting gives them,
+come from the registration 'core bot setup' wrote into the data directory.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
@@ -64,6 +65,9 @@ flag wins.`,
 					return fmt.Errorf("CORE_BOT_PRIVATE_KEY_FILE: %w", err)
 				}
 			}
+			if err := cfg.FillFromAppFiles(); err != nil {
+				return err
+			}
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
@@ -81,6 +85,7 @@ flag wins.`,
 	fl.StringVar(&cfg.Workflow, "workflow", e.getenv("CORE_BOT_WORKFLOW"), "the workflow file dispatched in actions mode, CORE_BOT_WORKFLOW (default core.yml)")
 	fl.StringVar(&workers, "workers", e.getenv("CORE_BOT_WORKERS"), "webhook workers, and sessions at once in local mode, CORE_BOT_WORKERS (default 2)")
 	fl.StringVar(&queue, "queue", e.getenv("CORE_BOT_QUEUE"), "webhook events waiting at most; a full queue answers 503, CORE_BOT_QUEUE (default 100)")
+	cmd.AddCommand(newBotSetupCmd(e))
 	return cmd
 }
 

@@ -45,7 +45,29 @@ inside a bubblewrap sandbox, and lands the result as a branch and a draft pull
 request.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
-	root.AddCommand(newSessionCmd(e), newSandboxCmd(e), newActionCmd(e), newBotCmd(e))
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.AddCommand(newSessionCmd(e), newSandboxCmd(e), newActionCmd(e), newBotCmd(e), newVersionCmd(e))
+	withUsage(root)
 	return root
+}
+
+// withUsage makes every command's argument and flag errors end with its
+// usage line, so that "accepts 2 arg(s), received 1" says what to type.
+func withUsage(cmd *cobra.Command) {
+	if args := cmd.Args; args != nil {
+		cmd.Args = func(c *cobra.Command, a []string) error {
+			if err := args(c, a); err != nil {
+				return fmt.Errorf("%w\nusage: %s", err, c.UseLine())
+			}
+			return nil
+		}
+	}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w\nusage: %s (%s --help explains every flag)", err, c.UseLine(), c.CommandPath())
+	})
+	for _, sub := range cmd.Commands() {
+		withUsage(sub)
+	}
 }

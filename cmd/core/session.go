@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +31,7 @@ set, verifies through the sandbox, and lands the result on a branch.
 Sessions persist under $CORE_HOME/sessions/<id>/ (session.json,
 transcript.jsonl, report.json) and can be listed and resumed.`,
 	}
-	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionListCmd(e))
+	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e))
 	return cmd
 }
 
@@ -47,6 +48,15 @@ type sessionFlags struct {
 	dryRun        bool
 	interactive   bool
 	think         bool
+	json          bool
+}
+
+// check refuses flag values that no session could run with.
+func (f *sessionFlags) check() error {
+	if f.maxTurns < 1 {
+		return fmt.Errorf("--max-turns must be at least 1, got %d", f.maxTurns)
+	}
+	return nil
 }
 
 func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
@@ -64,16 +74,18 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "run the whole loop, land nothing, print the diff")
 	fl.BoolVar(&f.interactive, "interactive", false, "after the instruction completes, prompt for more (/exit to stop), and ask before landing")
 	fl.BoolVar(&f.think, "think", false, "let the model emit its <think> trace (otherwise /no_think is appended to the instruction)")
+	fl.BoolVar(&f.json, "json", false, "print the run's report (as in report.json) on stdout when it ends; progress and the summary stay on stderr")
 }
 
 // options builds session.Options from the flags and the environment.
 func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, error) {
 	var o session.Options
-	home, err := e.coreHome()
-	if err != nil {
+	if err := f.check(); err != nil {
 		return o, err
 	}
-	store, err := session.OpenStore(home)
+	// Pre-flight: everything that can be wrong is found before anything
+	// is created under $CORE_HOME.
+	home, err := e.coreHome()
 	if err != nil {
 		return o, err
 	}
@@ -89,7 +101,16 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 	if err != nil {
 		return o, fmt.Errorf("--verify: %w", err)
 	}
+	if f.verify != "" || e.getenv("CORE_SESSION_VERIFY") != "" {
+		if err := sb.Require(cmd.Context(), tier); err != nil {
+			return o, err
+		}
+	}
 	url, err := e.inferenceURL(cmd, f.inferenceURL)
+	if err != nil {
+		return o, err
+	}
+	store, err := session.OpenStore(home)
 	if err != nil {
 		return o, err
 	}
@@ -112,12 +133,13 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 		Think:         f.think,
 		Store:         store,
 		Sandbox:       sb,
-		Client:        model.New(model.Config{BaseURL: url, APIKey: apiKey, Model: f.model}),
-		Approver:      &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal},
-		Input:         e.stdin,
-		Output:        e.stdout,
-		Progress:      e.stderr,
-		GitEnv:        session.GitEnv(e.getenv),
+		Client: model.New(model.Config{BaseURL: url, APIKey: apiKey, Model: f.model,
+			OnRetry: func(r model.Retry) { fmt.Fprintf(e.stderr, "model: %s\n", r) }}),
+		Approver: &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal},
+		Input:    e.stdin,
+		Output:   e.stdout,
+		Progress: e.stderr,
+		GitEnv:   session.GitEnv(e.getenv),
 	}
 	return o, nil
 }
@@ -165,6 +187,7 @@ func newSessionStartCmd(e *env) *cobra.Command {
 		f                          sessionFlags
 		repo, prompt, base, branch string
 		issue                      int
+		clean                      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "start --repo OWNER/NAME|PATH (--prompt TEXT | --issue N) [flags]",
@@ -198,9 +221,9 @@ workspace), 1 failed, 130 cancelled.`,
 			if err := e.github(&o, repo); err != nil {
 				return err
 			}
-			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch = repo, prompt, issue, base, branch
+			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch, o.Clean = repo, prompt, issue, base, branch, clean
 			rep, err := session.Run(cmd.Context(), o)
-			return e.finish(rep, err)
+			return e.finish(rep, err, f.json)
 		},
 	}
 	f.register(cmd, true)
@@ -210,6 +233,7 @@ workspace), 1 failed, 130 cancelled.`,
 	fl.IntVar(&issue, "issue", 0, "take the goal from this issue's title, body and comments (GitHub repositories)")
 	fl.StringVar(&base, "base", "", "branch or commit to start from (default: the repository's default branch); recorded as a full SHA. On GitHub, the head branch of an open pull request lands the work on that pull request")
 	fl.StringVar(&branch, "branch", "", "branch to land on (default: core-session/<id>)")
+	fl.BoolVar(&clean, "clean", false, "start a local repository's session from HEAD alone; by default its uncommitted and untracked (not ignored) changes are included, and left out of what lands")
 	return cmd
 }
 
@@ -236,7 +260,7 @@ and the verify tier are the session's own.`,
 				return err
 			}
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)
-			return e.finish(rep, err)
+			return e.finish(rep, err, f.json)
 		},
 	}
 	f.register(cmd, false)
@@ -256,12 +280,22 @@ func (e *env) loadSession(id string) (*session.Record, error) {
 	return store.Load(id)
 }
 
-// finish prints a run's summary and turns its status into the exit status.
-func (e *env) finish(rep *session.Report, err error) error {
+// finish prints a run's summary (and, with asJSON, its report on stdout)
+// and turns its status into the exit status. A run that stopped before it
+// was done says how to continue it.
+func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 	if err != nil {
 		return err
 	}
 	rep.WriteSummary(e.stderr)
+	if rep.Status == session.StatusPartial || rep.Status == session.StatusCancelled {
+		fmt.Fprintf(e.stderr, "to continue: core session resume %s %q\n", rep.ID, "carry on where you stopped")
+	}
+	if asJSON {
+		if err := writeJSON(e.stdout, rep); err != nil {
+			return err
+		}
+	}
 	switch rep.Status {
 	case session.StatusDone:
 		return nil
@@ -273,26 +307,36 @@ func (e *env) finish(rep *session.Report, err error) error {
 	return exitCode(1)
 }
 
+// writeJSON prints v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
 func newSessionListCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List persisted sessions, newest first",
 		Long: `list shows every session under $CORE_HOME/sessions, newest first: id, repo,
 status, turns, branch and age. A session left running by a process that died
-shows as failed (infrastructure).`,
+shows as failed (infrastructure). list creates nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := e.coreHome()
+			store, home, ok, err := e.lookStore()
 			if err != nil {
 				return err
 			}
-			store, err := session.OpenStore(home)
-			if err != nil {
-				return err
+			recs := []*session.Record{}
+			if ok {
+				if recs, err = store.List(); err != nil {
+					return err
+				}
 			}
-			recs, err := store.List()
-			if err != nil {
-				return err
+			if asJSON {
+				return writeJSON(e.stdout, recs)
 			}
 			if len(recs) == 0 {
 				fmt.Fprintf(e.stderr, "no sessions in %s\n", home)
@@ -311,6 +355,8 @@ shows as failed (infrastructure).`,
 			return tw.Flush()
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions' records (as in session.json) as a JSON array on stdout")
+	return cmd
 }
 
 // age prints a duration the way people say it: 45s, 12m, 3h, 2d.

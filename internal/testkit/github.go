@@ -41,6 +41,8 @@ type GitHub struct {
 	lastID   int64
 	apiCalls int
 	ext      extState // checks, review threads, variables, apps
+	// manifests is the App manifest flow's state.
+	manifests manifestState
 }
 
 // Request is one recorded API or git request.
@@ -183,6 +185,9 @@ func (g *GitHub) Requests() []Request {
 func (g *GitHub) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/git/") {
 		g.serveGit(w, r)
+		return
+	}
+	if g.serveWeb(w, r) {
 		return
 	}
 	g.serveAPI(w, r)

@@ -138,6 +138,8 @@ func (g *GitHub) appRoutes() []apiRoute {
 		newAPIRoute("GET /app/installations/{id}", as(g.getInstallation)),
 		newAPIRoute("POST /app/installations/{id}/access_tokens", as(g.createInstallationToken)),
 		newAPIRoute("GET /repos/{owner}/{repo}/installation", as(g.getRepoInstallation)),
+		// The manifest flow's code is its own credential.
+		newAPIRoute("POST /app-manifests/{code}/conversions", g.convertManifest),
 	}
 }
 

@@ -163,6 +163,10 @@ type Reply struct {
 	// Delay is waited before answering; the wait ends early, without an
 	// answer, when the client goes away or the server closes.
 	Delay time.Duration
+	// Gate, when non-nil, holds the answer until it is closed (after any
+	// Delay), so a test can let the reply go when it has seen what it
+	// waits for; like Delay, it ends early when the client goes away.
+	Gate <-chan struct{}
 	// Usage, when non-nil, replaces the estimate of ceil(len/4) tokens of
 	// the prompt messages and of the content.
 	Usage *Usage
@@ -186,6 +190,12 @@ func RawReply(status int, body string) Reply {
 // After returns r delayed by d.
 func (r Reply) After(d time.Duration) Reply {
 	r.Delay = d
+	return r
+}
+
+// Until returns r held back until gate is closed.
+func (r Reply) Until(gate <-chan struct{}) Reply {
+	r.Gate = gate
 	return r
 }
 

@@ -134,6 +134,15 @@ func (s *ModelServer) serveChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if reply.Gate != nil {
+		select {
+		case <-reply.Gate:
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			return
+		}
+	}
 	for k, vs := range reply.Header {
 		for _, v := range vs {
 			w.Header().Add(k, v)

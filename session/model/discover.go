@@ -35,13 +35,20 @@ type Probe struct {
 // start a server.
 type DiscoveryError struct {
 	Tried []Probe
+	// Given is set when the URL was given (a flag, an input, the
+	// environment) rather than discovered.
+	Given bool
 }
 
 func (e *DiscoveryError) Error() string {
 	var b strings.Builder
-	b.WriteString("no OpenAI-compatible model server found; tried:\n")
-	for _, p := range e.Tried {
-		fmt.Fprintf(&b, "  %s: %v\n", p.URL, p.Err)
+	if e.Given && len(e.Tried) == 1 {
+		fmt.Fprintf(&b, "no OpenAI-compatible model server answers at %s: %v\n", e.Tried[0].URL, e.Tried[0].Err)
+	} else {
+		b.WriteString("no OpenAI-compatible model server found; tried:\n")
+		for _, p := range e.Tried {
+			fmt.Fprintf(&b, "  %s: %v\n", p.URL, p.Err)
+		}
 	}
 	b.WriteString(`start one, for example:
   llama-server -m model.gguf --port 8081
@@ -134,13 +141,51 @@ func connectReason(err error) string {
 
 // Endpoint picks the model endpoint: the first of given that is set (a
 // flag, an input, CORE_SESSION_INFERENCE_URL, in the caller's order), else
-// the first local server that answers (discovered true).
+// the first local server that answers (discovered true). A given URL is
+// checked at once, so that a dead one fails in seconds, not after the
+// retries of the first turn: a malformed URL is an error, and so is one
+// where no HTTP server answers (*DiscoveryError, with Given set). Any HTTP
+// answer passes: some servers do not list their models.
 func Endpoint(ctx context.Context, hc *http.Client, given ...string) (url string, discovered bool, err error) {
 	for _, u := range given {
 		if u = strings.TrimSpace(u); u != "" {
+			if _, err := NormalizeBaseURL(u); err != nil {
+				return "", false, err
+			}
+			if err := reachable(ctx, hc, u); err != nil {
+				if ctx.Err() != nil {
+					return "", false, fmt.Errorf("check model server: %w", ctx.Err())
+				}
+				return "", false, &DiscoveryError{Tried: []Probe{{URL: u, Err: err}}, Given: true}
+			}
 			return u, false, nil
 		}
 	}
 	url, err = Discover(ctx, DefaultCandidates(), hc)
 	return url, err == nil, err
+}
+
+// reachable reports whether an HTTP server answers GET <base>/v1/models
+// within ProbeTimeout, whatever its status.
+func reachable(ctx context.Context, hc *http.Client, base string) error {
+	endpoint, err := NormalizeBaseURL(base)
+	if err != nil {
+		return err
+	}
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"/models", nil)
+	if err != nil {
+		return fmt.Errorf("build probe: %w", err)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return &probeError{reason: connectReason(err), err: err}
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxProbeBody))
+	resp.Body.Close()
+	return nil
 }

@@ -184,8 +184,11 @@ func TestDiscoverFixedPort(t *testing.T) {
 
 func TestEndpoint(t *testing.T) {
 	t.Parallel()
-	url, discovered, err := model.Endpoint(t.Context(), nil, "", "  ", "http://given:1", "http://later:2")
-	if err != nil || discovered || url != "http://given:1" {
+	// A server that does not list models is still a server.
+	alive := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(alive.Close)
+	url, discovered, err := model.Endpoint(t.Context(), nil, "", "  ", alive.URL, "http://later:2")
+	if err != nil || discovered || url != alive.URL {
 		t.Fatalf("Endpoint = %q, %v, %v; want the first given URL, not discovered", url, discovered, err)
 	}
 	// Nothing given: it discovers; with the context gone, discovery fails
@@ -195,5 +198,36 @@ func TestEndpoint(t *testing.T) {
 	url, discovered, err = model.Endpoint(ctx, nil, "", "")
 	if err == nil || discovered || url != "" {
 		t.Fatalf("Endpoint with nothing given and no context = %q, %v, %v; want a discovery error", url, discovered, err)
+	}
+}
+
+func TestEndpointGivenFailsFast(t *testing.T) {
+	t.Parallel()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close() // nothing listens there now
+	tests := []struct {
+		name, url, want string
+		discovery       bool
+	}{
+		{name: "nothing listens", url: deadURL, want: "no OpenAI-compatible model server answers at " + deadURL + ": connection refused", discovery: true},
+		{name: "no scheme", url: "127.0.0.1:8081", want: "model server URL must look like http://127.0.0.1:8081"},
+		{name: "not http", url: "ftp://127.0.0.1:8081", want: "model server URL must look like"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, _, err := model.Endpoint(t.Context(), nil, tt.url)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Endpoint(%q) error = %v; want it to say %q", tt.url, err, tt.want)
+			}
+			var de *model.DiscoveryError
+			if got := errors.As(err, &de); got != tt.discovery {
+				t.Fatalf("Endpoint(%q) error is a *DiscoveryError: %v, want %v", tt.url, got, tt.discovery)
+			}
+			if tt.discovery && !strings.Contains(err.Error(), "llama-server") {
+				t.Errorf("the error says how to start a server: %v", err)
+			}
+		})
 	}
 }

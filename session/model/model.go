@@ -115,6 +115,33 @@ type Config struct {
 	// Zero is sent as the smallest positive float32, because go-openai
 	// omits a zero temperature from the request.
 	Temperature *float32
+	// OnRetry, when set, is told of each failed attempt that will be
+	// retried, before the wait: people see the retries as they happen.
+	OnRetry func(Retry)
+}
+
+// Retry is one failed attempt that Complete will retry.
+type Retry struct {
+	Attempt     int           // the attempt that failed, from 1
+	MaxAttempts int           // 0: until the turn's time runs out
+	Wait        time.Duration // before the next attempt
+	Status      int           // the HTTP status, 0 when there was none
+	Err         error
+}
+
+// String says it for people: "500 Internal Server Error, retry 2/6 in 4s".
+func (r Retry) String() string {
+	why := ""
+	if r.Status != 0 {
+		why = fmt.Sprintf("%d %s", r.Status, http.StatusText(r.Status))
+	} else if r.Err != nil {
+		why = r.Err.Error()
+	}
+	next := fmt.Sprint(r.Attempt + 1)
+	if r.MaxAttempts > 0 {
+		next += fmt.Sprintf("/%d", r.MaxAttempts)
+	}
+	return fmt.Sprintf("%s, retry %s in %s", why, next, r.Wait.Round(100*time.Millisecond))
 }
 
 // Client talks to one model server. It is safe for concurrent use.
@@ -127,6 +154,7 @@ type Client struct {
 	maxAttempts    int
 	attemptTimeout time.Duration
 	temperature    *float32
+	onRetry        func(Retry)
 }
 
 // New returns a client for cfg. A malformed BaseURL is reported by the
@@ -148,6 +176,7 @@ func New(cfg Config) *Client {
 		maxAttempts:    cfg.MaxAttempts,
 		attemptTimeout: cfg.AttemptTimeout,
 		temperature:    cfg.Temperature,
+		onRetry:        cfg.OnRetry,
 	}
 }
 
@@ -218,6 +247,9 @@ func (c *Client) Complete(ctx context.Context, msgs []Message) (Reply, error) {
 			Dur(logKeyWait, wait).
 			Err(f.err).
 			Msg("Model request failed, retrying.")
+		if c.onRetry != nil {
+			c.onRetry(Retry{Attempt: attempt, MaxAttempts: c.maxAttempts, Wait: wait, Status: f.status, Err: f.err})
+		}
 		if err := waitFor(ctx, wait); err != nil {
 			return Reply{}, c.stopped(ctx, attempt, last)
 		}

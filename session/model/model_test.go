@@ -483,3 +483,32 @@ func TestNormalizeBaseURL(t *testing.T) {
 		})
 	}
 }
+
+func TestCompleteTellsOfRetries(t *testing.T) {
+	t.Parallel()
+	srv := testkit.NewModelServer(t,
+		testkit.ErrorReply(500, "boom"),
+		testkit.ErrorReply(503, "busy"),
+		testkit.ContentReply("tool: done\nsummary: ok"),
+	)
+	var retries []model.Retry
+	c := model.New(model.Config{BaseURL: srv.URL, Model: "coder", MaxAttempts: 6,
+		Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond},
+		OnRetry: func(r model.Retry) { retries = append(retries, r) }})
+	reply, err := c.Complete(t.Context(), []model.Message{{Role: model.RoleUser, Content: "hi"}})
+	if err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if reply.Content != "tool: done\nsummary: ok" {
+		t.Errorf("reply = %q", reply.Content)
+	}
+	if len(retries) != 2 {
+		t.Fatalf("OnRetry called %d times, want 2: %v", len(retries), retries)
+	}
+	if got := retries[0].String(); !strings.HasPrefix(got, "500 Internal Server Error, retry 2/6 in ") {
+		t.Errorf("first retry says %q", got)
+	}
+	if got := retries[1].String(); !strings.HasPrefix(got, "503 Service Unavailable, retry 3/6 in ") {
+		t.Errorf("second retry says %q", got)
+	}
+}

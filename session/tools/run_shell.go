@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -48,6 +49,7 @@ func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 		Workspace:   env.Workspace.Root(),
 		Timeout:     env.ShellTimeout,
 		OutputLimit: max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
+		Progress:    env.Progress,
 	}
 	if env.Tier == sandbox.TierBuild || env.Tier == sandbox.TierTest {
 		if argv, err := sandbox.SplitCommand(command); err == nil && sandbox.Check(env.Tier, argv).Allowed() {
@@ -76,6 +78,9 @@ func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 	}
 	if !ok {
 		return Result{Output: Declined, Target: command}, nil
+	}
+	if env.Echo != nil {
+		opts.Progress = teeWriters(env.Progress, env.Echo)
 	}
 	r, err := env.Runner.RunHost(ctx, []string{"bash", "-c", command}, opts)
 	if err != nil {
@@ -108,4 +113,24 @@ func shellResult(command string, r sandbox.Result, timeout time.Duration, verifi
 		res.Verification = &Verification{Command: command, ExitCode: r.ExitCode, Sandboxed: r.Sandboxed, Duration: r.Duration}
 	}
 	return res
+}
+
+// teeWriters writes to every writer that is set. A writer that fails is
+// ignored: showing output must never break the command producing it.
+func teeWriters(ws ...io.Writer) io.Writer {
+	var set []io.Writer
+	for _, w := range ws {
+		if w != nil {
+			set = append(set, lenient{w})
+		}
+	}
+	return io.MultiWriter(set...)
+}
+
+// lenient is a writer whose failures are dropped.
+type lenient struct{ w io.Writer }
+
+func (l lenient) Write(p []byte) (int, error) {
+	_, _ = l.w.Write(p)
+	return len(p), nil
 }

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -42,6 +43,12 @@ type Env struct {
 	// Issues files issues for file_issue; nil when the repository is not
 	// on GitHub.
 	Issues IssueFiler
+	// Progress, when set, receives the output of the command that runs, as
+	// it comes (the session's heartbeat shows its last line).
+	Progress io.Writer
+	// Echo, when set, receives the output of commands a person approved,
+	// as it comes: they see what they allowed.
+	Echo io.Writer
 	// OutputLimit is the most bytes of one observation; 0 means
 	// DefaultOutputLimit. Longer output keeps its head and tail and states
 	// the cut.

@@ -1,0 +1,119 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreagent/core/session/tools"
+)
+
+// DefaultHeartbeat is how often a turn that takes long says it still runs.
+const DefaultHeartbeat = 10 * time.Second
+
+// beat reports one turn while it runs: every Options.Heartbeat, the time
+// it has taken and, while a command runs, the command's last line of
+// output. It is an io.Writer for that output. Lines are plain text, no
+// colour and no control characters, so a log or a pipe reads them as a
+// terminal does.
+type beat struct {
+	w     io.Writer
+	every time.Duration
+
+	mu      sync.Mutex
+	label   string
+	since   time.Time
+	last    string // the last complete, non-blank output line
+	partial []byte // output after the last newline
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// startBeat starts the heartbeat of a turn, labelled label (the turn and
+// what it waits for).
+func (s *run) startBeat(label string) *beat {
+	b := &beat{w: s.opts.Progress, every: s.opts.Heartbeat, label: label, since: s.opts.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	go b.loop(s.opts.Now)
+	return b
+}
+
+func (b *beat) loop(now func() time.Time) {
+	defer close(b.done)
+	t := time.NewTicker(b.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-t.C:
+			b.mu.Lock()
+			line := fmt.Sprintf("%s  (%s)", b.label, now().Sub(b.since).Round(time.Second))
+			if last := b.lastLine(); last != "" {
+				line += ": " + oneLine(last, 100)
+			}
+			b.mu.Unlock()
+			fmt.Fprintln(b.w, line)
+		}
+	}
+}
+
+// relabel says the turn moved on (the model answered, a command started);
+// announce prints the new label at once.
+func (b *beat) relabel(label string, announce bool) {
+	b.mu.Lock()
+	b.label, b.last, b.partial = label, "", nil
+	b.mu.Unlock()
+	if announce {
+		fmt.Fprintln(b.w, label)
+	}
+}
+
+// Write takes a running command's output and keeps its last line.
+func (b *beat) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.partial = append(b.partial, p...)
+	if i := bytes.LastIndexByte(b.partial, '\n'); i >= 0 {
+		lines := strings.Split(string(b.partial[:i]), "\n")
+		for j := len(lines) - 1; j >= 0; j-- {
+			if strings.TrimSpace(lines[j]) != "" {
+				b.last = lines[j]
+				break
+			}
+		}
+		b.partial = append([]byte(nil), b.partial[i+1:]...)
+	}
+	if len(b.partial) > 4096 {
+		b.partial = b.partial[len(b.partial)-4096:]
+	}
+	return len(p), nil
+}
+
+// lastLine is the line a heartbeat shows; callers hold b.mu.
+func (b *beat) lastLine() string {
+	if s := strings.TrimSpace(string(b.partial)); s != "" {
+		return s
+	}
+	return b.last
+}
+
+// end stops the heartbeat; nothing is printed after it returns.
+func (b *beat) end() {
+	close(b.stop)
+	<-b.done
+}
+
+// actionLabel names what a turn is doing for its progress lines:
+// "turn 3/40  run_shell go test ./...".
+func actionLabel(turn, maxTurns int, tool string, args tools.Args) string {
+	label := fmt.Sprintf("turn %d/%d  %s", turn, maxTurns, tool)
+	for _, key := range []string{"command", "path", "pattern", "title"} {
+		if v, ok := args[key].(string); ok && v != "" {
+			return label + " " + oneLine(v, 60)
+		}
+	}
+	return label
+}

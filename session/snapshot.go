@@ -1,0 +1,99 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// inputsRef is the private ref that keeps the user's uncommitted work a
+// session started from, in the user's own repository.
+func inputsRef(id string) string { return "refs/core/inputs/" + id }
+
+// snapshot records the working tree of a local repository, tracked changes
+// and untracked files that are not ignored, as a commit on top of head,
+// kept under inputsRef(id). The user's index, working tree and HEAD are
+// not touched: the tree is built in an index of its own. It returns the
+// commit and how many paths differ from head; "" and 0 when the working
+// tree is clean.
+func (r *localRepo) snapshot(ctx context.Context, id, head string) (sha string, changes int, err error) {
+	status, err := r.git.run(ctx, r.path, "status", "--porcelain", "--untracked-files=all")
+	if err != nil {
+		return "", 0, fmt.Errorf("read the working tree of %s: %w", r.path, err)
+	}
+	if status == "" {
+		return "", 0, nil
+	}
+	changes = len(strings.Split(status, "\n"))
+	dir, err := os.MkdirTemp("", "core-index-")
+	if err != nil {
+		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	g := r.git.with("GIT_INDEX_FILE=" + filepath.Join(dir, "index"))
+	if _, err := g.run(ctx, r.path, "read-tree", head); err != nil {
+		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
+	}
+	if _, err := g.run(ctx, r.path, "add", "--all", "--", "."); err != nil {
+		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
+	}
+	tree, err := g.run(ctx, r.path, "write-tree")
+	if err != nil {
+		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
+	}
+	msg := fmt.Sprintf("core: uncommitted work in %s when session %s started\n", r.path, id)
+	args := append(gitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
+	if sha, err = g.runInput(ctx, r.path, msg, args...); err != nil {
+		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
+	}
+	if _, err := r.git.run(ctx, r.path, "update-ref", inputsRef(id), sha); err != nil {
+		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
+	}
+	return sha, changes, nil
+}
+
+// rebuild makes the commit that lands a session that started from a
+// snapshot: the session's own changes (snapshot..HEAD of the workspace)
+// applied onto parent, so that the user's uncommitted work is not
+// published with them. The commit is made in the workspace and kept under
+// ref there; it fails, landing nothing, when the session's changes do not
+// apply without the uncommitted work.
+func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref string) (string, error) {
+	diff, err := g.raw(ctx, ws, "", "diff", "--binary", "--no-color", "--no-ext-diff", "--full-index", snapshot, "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("land without the uncommitted work: %w", err)
+	}
+	msg, err := g.run(ctx, ws, "log", "-1", "--format=%B", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("land without the uncommitted work: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "core-index-")
+	if err != nil {
+		return "", fmt.Errorf("land without the uncommitted work: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	gi := g.with("GIT_INDEX_FILE=" + filepath.Join(dir, "index"))
+	if _, err := gi.run(ctx, ws, "read-tree", onto); err != nil {
+		return "", fmt.Errorf("land without the uncommitted work: %w", err)
+	}
+	if diff != "" {
+		if _, err := gi.runInput(ctx, ws, diff, "apply", "--cached", "--binary", "--whitespace=nowarn"); err != nil {
+			return "", fmt.Errorf("the session's changes build on the uncommitted work it started from and do not apply to the commit alone: commit that work first, or start again with --clean (%v)", err)
+		}
+	}
+	tree, err := gi.run(ctx, ws, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("land without the uncommitted work: %w", err)
+	}
+	args := append(gitIdentity(), "commit-tree", tree, "-p", parent, "-F", "-")
+	sha, err := g.runInput(ctx, ws, msg+"\n", args...)
+	if err != nil {
+		return "", fmt.Errorf("land without the uncommitted work: %w", err)
+	}
+	if _, err := g.run(ctx, ws, "update-ref", ref, sha); err != nil {
+		return "", fmt.Errorf("land without the uncommitted work: %w", err)
+	}
+	return sha, nil
+}

@@ -1,0 +1,127 @@
+package session
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+)
+
+// dirtyRepo is a repository with a changed tracked file, a new untracked
+// file and an ignored one, none of them committed.
+func dirtyRepo(t *testing.T) string {
+	t.Helper()
+	repo := fixtureRepo(t, map[string]string{
+		"calc.go":    "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
+		"notes.txt":  "one\ntwo\nthree\n",
+		".gitignore": "secret.env\n",
+	})
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "calc.go"), []byte("package calc\n\n// Add adds, soon.\nfunc Add(a, b int) int { return a - b }\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "draft.md"), []byte("my draft\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "secret.env"), []byte("TOKEN=x\n"), 0o600))
+	return repo
+}
+
+func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
+	t.Parallel()
+	repo := dirtyRepo(t)
+	head := gitOut(t, repo, "rev-parse", "HEAD")
+	statusBefore := gitOut(t, repo, "status", "--porcelain")
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: read_file\npath: calc.go"),
+		testkit.ContentReply("tool: read_file\npath: draft.md"),
+		testkit.ContentReply("tool: edit_file\npath: notes.txt\nold_text: two\nnew_text: TWO"),
+		testkit.ContentReply("tool: done\nsummary: Shout two"),
+	)
+	opts := testOptions(t, srv, repo)
+	var progress strings.Builder
+	opts.Progress = &progress
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.True(t, rep.Landed)
+
+	// The model worked on the working tree as the user left it.
+	reqs := srv.Requests()
+	require.Len(t, reqs, 4)
+	seen := reqs[3].Messages
+	var observed strings.Builder
+	for _, m := range seen {
+		observed.WriteString(m.Content)
+	}
+	assert.Contains(t, observed.String(), "// Add adds, soon.", "the uncommitted change reached the model")
+	assert.Contains(t, observed.String(), "my draft", "the untracked file reached the model")
+	assert.Contains(t, progress.String(), "starting from HEAD "+head[:12]+" plus 2 uncommitted changes")
+
+	// It is kept under a private ref, without the ignored file.
+	snap := gitOut(t, repo, "rev-parse", inputsRef(rep.ID))
+	assert.Equal(t, rep.StartCommit, snap)
+	assert.Equal(t, head, gitOut(t, repo, "rev-parse", snap+"^"))
+	assert.Equal(t, "my draft", gitOut(t, repo, "show", snap+":draft.md"))
+	files := gitOut(t, repo, "ls-tree", "--name-only", snap)
+	assert.NotContains(t, files, "secret.env", "ignored files stay out")
+
+	// What landed is the session's change on HEAD, without the user's work.
+	assert.Equal(t, head, gitOut(t, repo, "rev-parse", rep.Branch+"^"))
+	assert.Equal(t, "one\nTWO\nthree", gitOut(t, repo, "show", rep.Branch+":notes.txt"))
+	assert.NotContains(t, gitOut(t, repo, "show", rep.Branch+":calc.go"), "soon", "the uncommitted change is not published")
+	assert.NotContains(t, gitOut(t, repo, "ls-tree", "--name-only", rep.Branch), "draft.md")
+	assert.Equal(t, "Shout two", strings.SplitN(gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch), "\n", 2)[0])
+
+	// The user's working tree, index and HEAD did not move.
+	assert.Equal(t, statusBefore, gitOut(t, repo, "status", "--porcelain"))
+	assert.Equal(t, head, gitOut(t, repo, "rev-parse", "HEAD"))
+	assert.Equal(t, "main", gitOut(t, repo, "rev-parse", "--abbrev-ref", "HEAD"))
+}
+
+func TestCleanStartsFromHEAD(t *testing.T) {
+	t.Parallel()
+	repo := dirtyRepo(t)
+	head := gitOut(t, repo, "rev-parse", "HEAD")
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: read_file\npath: calc.go"),
+		testkit.ContentReply("tool: done\nsummary: looked"),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.Clean = true
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	assert.Equal(t, head, rep.StartCommit)
+	obs := srv.Requests()[1].Messages
+	assert.NotContains(t, obs[len(obs)-1].Content, "soon")
+	_, err = gitRun(repo, "rev-parse", "--verify", "--quiet", inputsRef(rep.ID))
+	assert.Error(t, err, "no snapshot is kept with --clean")
+}
+
+func TestChangesThatNeedTheUncommittedWorkDoNotLand(t *testing.T) {
+	t.Parallel()
+	repo := dirtyRepo(t)
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"// Add adds, soon.\"\nnew_text: \"// Add adds.\""),
+		testkit.ContentReply("tool: done\nsummary: Reword"),
+	)
+	opts := testOptions(t, srv, repo)
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, StatusFailed, rep.Status)
+	assert.False(t, rep.Landed)
+	assert.Contains(t, rep.Error, "build on the uncommitted work it started from")
+	assert.Contains(t, rep.Error, "--clean")
+	_, err = gitRun(repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+rep.Branch)
+	assert.Error(t, err, "nothing landed")
+}
+
+// gitRun runs git in dir and returns its error, for refs that may be absent.
+func gitRun(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}

@@ -1,0 +1,119 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ErrNoStore says that the state directory does not exist yet: there are no
+// sessions, and nothing was created to find that out.
+var ErrNoStore = errors.New("no session store")
+
+// LookStore opens the store under home only if it already exists: commands
+// that only read (list, rm, prune) create nothing.
+func LookStore(home string) (*Store, error) {
+	if home == "" {
+		return nil, errors.New("no state directory: set CORE_HOME or HOME")
+	}
+	fi, err := os.Stat(filepath.Join(home, "sessions"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w in %s", ErrNoStore, home)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open session store: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("open session store: %s is not a directory", filepath.Join(home, "sessions"))
+	}
+	return &Store{home: home}, nil
+}
+
+// Removed is one session that Remove or Prune deleted.
+type Removed struct {
+	ID    string
+	Bytes int64 // what its files and workspace held
+}
+
+// Remove deletes session id: its record, transcript, report and workspace.
+// A session that a live process is running is refused.
+func (s *Store) Remove(id string) (Removed, error) {
+	rec, err := s.Load(id)
+	if err != nil {
+		return Removed{}, err
+	}
+	unlock, err := s.lock(id)
+	if err != nil {
+		return Removed{}, fmt.Errorf("session %s is running: stop it before removing it", rec.ID)
+	}
+	defer unlock()
+	r := Removed{ID: id}
+	for _, dir := range []string{s.WorkspaceDir(id), s.Dir(id)} {
+		r.Bytes += diskUsage(dir)
+		if err := removeTree(dir); err != nil {
+			return r, fmt.Errorf("remove session %s: %w", id, err)
+		}
+	}
+	return r, nil
+}
+
+// Prune deletes every session that ended before cutoff; running sessions
+// and sessions that ended after it stay. It returns what it removed.
+func (s *Store) Prune(cutoff time.Time) ([]Removed, error) {
+	recs, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	var out []Removed
+	for _, rec := range recs {
+		ended := rec.UpdatedAt
+		if rec.EndedAt != nil {
+			ended = *rec.EndedAt
+		}
+		if !rec.Status.Terminal() || !ended.Before(cutoff) {
+			continue
+		}
+		r, err := s.Remove(rec.ID)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// removeTree deletes dir and everything under it without following links.
+// Directories that confined code made read-only are made writable first
+// (again without following links), so an unprivileged user can prune too.
+func removeTree(dir string) error {
+	err := os.RemoveAll(dir)
+	if err == nil || !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(path, 0o700) // WalkDir reports links as links: Chmod never meets one here
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
+
+// diskUsage adds up the sizes of the regular files under dir, links not
+// followed.
+func diskUsage(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
