@@ -307,7 +307,11 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.a.SetOutput("branch", rep.Branch)
 	r.a.SetOutput("pr_url", rep.PRURL)
 	r.a.SetOutput("turns", strconv.Itoa(rep.Turns))
-	r.a.SetOutput("verified", strconv.FormatBool(!rep.Unverified))
+	passed, failed := rep.Contract.Counts()
+	r.a.SetOutput("verified", strconv.FormatBool(rep.Contract.Held()))
+	r.a.SetOutput("contract", string(rep.Contract.VerdictOrNone()))
+	r.a.SetOutput("checks_passed", strconv.Itoa(passed))
+	r.a.SetOutput("checks_failed", strconv.Itoa(failed))
 	r.a.AddStepSummary(stepSummary(r.t.mode, rep))
 	if r.status != nil {
 		if err := r.status.post(ctx, statusText(rep)); err != nil {
@@ -318,6 +322,10 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	case session.StatusDone:
 		return nil
 	case session.StatusPartial:
+		if rep.Contract.Broken() {
+			r.a.Warningf("core: %s; the work landed as a draft marked [checks failing]", rep.Contract.Line())
+			return nil
+		}
 		r.a.Warningf("core stopped before it was done (partial): %s", rep.Error)
 		return nil
 	}
@@ -329,12 +337,13 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 func statusText(rep *session.Report) string {
 	switch {
 	case rep.Status == session.StatusDone && rep.PRURL != "":
-		verified := "verified"
-		if rep.Unverified {
-			verified = "**UNVERIFIED**: no verification command ran"
-		}
-		return fmt.Sprintf("core is done: %s (%s; %d turns).", rep.PRURL, verified, rep.Turns)
+		return fmt.Sprintf("core is done: %s (%s; %d turns).", rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
+	case rep.Status == session.StatusPartial && rep.Contract.Broken():
+		return fmt.Sprintf("core landed its work as a draft, but %s: %s (%d turns).\n\n%s", rep.Contract.Line(), orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.Turns, rep.Contract.Markdown())
 	case rep.Status == session.StatusDone:
+		if f, ok := rep.Finding(session.FindingNoChange); ok {
+			return fmt.Sprintf("core is done, with no change to land (session `%s`): %s", rep.ID, f.Detail)
+		}
 		return fmt.Sprintf("core is done, with nothing to land (session `%s`).", rep.ID)
 	case rep.Status == session.StatusPartial:
 		return fmt.Sprintf("core stopped before it was done: %s. The work is not landed (session `%s`).", rep.Error, rep.ID)

@@ -189,7 +189,7 @@ func TestCancelled(t *testing.T) {
 	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCancelled, rep.Status)
+	assert.Equal(t, StatusCancelled, rep.Status, rep.Error)
 	rec, err := opts.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rec.Status, "the ending is saved even after ctx ended")

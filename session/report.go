@@ -21,36 +21,63 @@ type Step struct {
 // Report is what a run did: report.json, written when a run ends, whatever
 // the ending.
 type Report struct {
-	ID          string         `json:"id"`
-	Repo        string         `json:"repo"`
-	Status      Status         `json:"status"`
-	FailureKind FailureKind    `json:"failure_kind,omitempty"`
-	Error       string         `json:"error,omitempty"`
-	Summary     string         `json:"summary,omitempty"`
-	Base        string         `json:"base"`
-	StartCommit string         `json:"start_commit"`
-	Branch      string         `json:"branch"`
-	Commit      string         `json:"commit,omitempty"`
-	PRURL       string         `json:"pr_url,omitempty"`
-	PullRequest int            `json:"pull_request,omitempty"`
-	Landed      bool           `json:"landed"`
-	DryRun      bool           `json:"dry_run,omitempty"`
-	Turns       int            `json:"turns"`
-	Usage       Usage          `json:"usage"`
-	Verify      string         `json:"verify"`
-	Sandboxed   bool           `json:"sandboxed"`
-	Verified    []Verification `json:"verified"`
-	Unverified  bool           `json:"unverified"`
-	Steps       []Step         `json:"steps"`
-	StartedAt   time.Time      `json:"started_at"`
-	EndedAt     time.Time      `json:"ended_at"`
+	ID          string      `json:"id"`
+	Repo        string      `json:"repo"`
+	Status      Status      `json:"status"`
+	FailureKind FailureKind `json:"failure_kind,omitempty"`
+	Error       string      `json:"error,omitempty"`
+	Summary     string      `json:"summary,omitempty"`
+	Base        string      `json:"base"`
+	StartCommit string      `json:"start_commit"`
+	Branch      string      `json:"branch"`
+	Commit      string      `json:"commit,omitempty"`
+	PRURL       string      `json:"pr_url,omitempty"`
+	PullRequest int         `json:"pull_request,omitempty"`
+	Landed      bool        `json:"landed"`
+	DryRun      bool        `json:"dry_run,omitempty"`
+	Turns       int         `json:"turns"`
+	Usage       Usage       `json:"usage"`
+	Verify      string      `json:"verify"`
+	Sandboxed   bool        `json:"sandboxed"`
+	// Contract is the harness's own verdict on the result; nil when the
+	// session never reached done with a change.
+	Contract *Contract `json:"contract,omitempty"`
+	// Unverified is set when no contract held the result to anything.
+	Unverified bool      `json:"unverified"`
+	Findings   []Finding `json:"findings,omitempty"`
+	Steps      []Step    `json:"steps"`
+	StartedAt  time.Time `json:"started_at"`
+	EndedAt    time.Time `json:"ended_at"`
 }
 
-// UnverifiedWarning is what a run says when it verified nothing.
-const UnverifiedWarning = "warning: the agent ran no verification commands — this patch is UNVERIFIED"
+// FindingKind names something a run found worth telling.
+type FindingKind string
+
+// The finding kinds.
+const (
+	// FindingNoChange: the model called done without changing the tree.
+	FindingNoChange FindingKind = "no_change"
+)
+
+// Finding is one thing a run found, with the words that explain it.
+type Finding struct {
+	Kind   FindingKind `json:"kind"`
+	Detail string      `json:"detail,omitempty"`
+}
+
+// Finding returns the first finding of kind k, if any.
+func (r *Report) Finding(k FindingKind) (Finding, bool) {
+	for _, f := range r.Findings {
+		if f.Kind == k {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
 
 // WriteSummary prints the end-of-run summary for people: status, turns,
-// tokens, branch, and what was verified or the UNVERIFIED warning.
+// tokens, branch, and the contract: each check with both results, then
+// its verdict or the UNVERIFIED warning.
 func (r *Report) WriteSummary(w io.Writer) {
 	status := string(r.Status)
 	if r.FailureKind != "" {
@@ -66,6 +93,10 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "turns: %d, tokens: %d (prompt %d, completion %d), time: %s\n",
 		r.Turns, r.Usage.TotalTokens, r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
+	if f, ok := r.Finding(FindingNoChange); ok {
+		fmt.Fprintf(w, "no change: the model called done without changing anything, so nothing landed and nothing was checked (its reason: %s)\n", oneLine(orNone(f.Detail), 300))
+		return
+	}
 	switch {
 	case r.PRURL != "":
 		fmt.Fprintf(w, "pull request: %s\n", r.PRURL)
@@ -76,18 +107,14 @@ func (r *Report) WriteSummary(w io.Writer) {
 	default:
 		fmt.Fprintf(w, "branch: %s (not landed)\n", r.Branch)
 	}
-	if len(r.Verified) == 0 {
-		fmt.Fprintln(w, UnverifiedWarning)
-		return
+	r.Contract.WriteText(w)
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "none given"
 	}
-	fmt.Fprintln(w, "verified:")
-	for _, v := range r.Verified {
-		where := "on the host"
-		if v.Sandboxed {
-			where = "sandboxed"
-		}
-		fmt.Fprintf(w, "  %s → exit %d (%s)\n", v.Command, v.ExitCode, where)
-	}
+	return s
 }
 
 func short(sha string) string {

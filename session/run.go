@@ -32,6 +32,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if strings.TrimSpace(opts.Prompt) == "" && opts.Issue == 0 {
 		return nil, &ConfigError{errors.New("a goal is required: give --prompt or --issue")}
 	}
+	checks, err := userChecks(opts.Checks, opts.Verify)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
 		return nil, &ConfigError{err}
@@ -71,7 +75,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		Model:        opts.Model,
 		InferenceURL: opts.InferenceURL,
 		Verify:       opts.Verify,
-		Verified:     []Verification{},
+		Checks:       checks,
 		CreatedAt:    now,
 		UpdatedAt:    now,
 	}
@@ -119,6 +123,13 @@ func Resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	}
 	// Options that belong to the session come from its record.
 	opts.Verify, opts.Model = rec.Verify, rec.Model
+	more, err := userChecks(opts.Checks, rec.Verify)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	for _, c := range more {
+		rec.Checks = addCheck(rec.Checks, c)
+	}
 	s, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err
@@ -136,6 +147,7 @@ type run struct {
 	tools  *tools.Set
 	env    *tools.Env
 	tr     *transcript
+	checks *checker
 	unlock func()
 	report *Report
 	// redact replaces every secret with a mark; nil when there are none.

@@ -52,7 +52,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	require.NoError(t, err)
 	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, status := range []Status{StatusDone, StatusFailed, StatusPartial} {
-		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Verified: []Verification{}}
+		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []Check{}}
 		require.NoError(t, st.create(r))
 	}
 	recs, err := st.List()
@@ -88,7 +88,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusRunning, Verified: []Verification{}}
+	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusRunning, Checks: []Check{}}
 	require.NoError(t, st.create(r))
 
 	// While a process holds the lock, it is running.

@@ -44,6 +44,8 @@ type sessionFlags struct {
 	shellTimeout  time.Duration
 	contextTokens int
 	verify        string
+	checks        []string
+	ready         bool
 	dryRun        bool
 	interactive   bool
 	think         bool
@@ -55,6 +57,8 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 		fl.StringVar(&f.model, "model", session.DefaultModel, "model name sent to the endpoint")
 		fl.StringVar(&f.verify, "verify", "", "what run_shell may run without approval: off, build (compile, no workspace code) or test (adds go test and flutter test, only inside the sandbox); default $CORE_SESSION_VERIFY, else off")
 	}
+	fl.StringArrayVar(&f.checks, "check", nil, "a check the result is held to, such as \"go test ./...\" (repeatable): the harness runs it confined on the start commit and on the result; the verify tier must allow it")
+	fl.BoolVar(&f.ready, "ready", false, "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft")
 	fl.StringVar(&f.inferenceURL, "inference-url", "", "OpenAI-compatible base URL (default $CORE_SESSION_INFERENCE_URL, else discovered: http://127.0.0.1:35536, :8081, :8080 are tried with GET /v1/models)")
 	fl.IntVar(&f.maxTurns, "max-turns", session.DefaultMaxTurns, "hard cap on model turns; reaching it ends the run as partial")
 	fl.DurationVar(&f.timeout, "timeout", session.DefaultTimeout, "wall-clock cap on the whole run (partial)")
@@ -107,6 +111,8 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 		ShellTimeout:  f.shellTimeout,
 		ContextTokens: f.contextTokens,
 		Verify:        tier,
+		Checks:        f.checks,
+		Ready:         f.ready,
 		DryRun:        f.dryRun,
 		Interactive:   f.interactive,
 		Think:         f.think,

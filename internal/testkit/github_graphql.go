@@ -10,8 +10,9 @@ import (
 	"strings"
 )
 
-// The GraphQL endpoint answers one query: a pull request's review threads.
-// It does not parse GraphQL: a query mentioning reviewThreads is answered
+// The GraphQL endpoint answers a pull request's review threads and the
+// markPullRequestReadyForReview mutation (github_graphql_ready.go). It
+// does not parse GraphQL: a query mentioning reviewThreads is answered
 // with the fields below whatever it selects, its arguments are read from
 // the variables owner, name, number and cursor, and the page sizes from
 // "reviewThreads(first: N" and "comments(first: N" (or the variable
@@ -84,9 +85,14 @@ func (g *GitHub) graphql(c *apiCall) {
 			Number int     `json:"number"`
 			Cursor *string `json:"cursor"`
 			First  int     `json:"first"`
+			ID     string  `json:"id"`
 		} `json:"variables"`
 	}
 	if !c.decode(&in) {
+		return
+	}
+	if strings.Contains(in.Query, "markPullRequestReadyForReview") {
+		g.markReady(c, in.Variables.ID)
 		return
 	}
 	if !strings.Contains(in.Query, "reviewThreads") {

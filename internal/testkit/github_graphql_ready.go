@@ -1,0 +1,59 @@
+package testkit
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// The markPullRequestReadyForReview mutation: its pull request is the
+// variable id (a pull request's node_id), as in
+//
+//	mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { number isDraft } } }
+//
+// The answer holds the pull request's number, isDraft, url and state,
+// whatever the selection.
+
+type gqlReadyPull struct {
+	Number  int    `json:"number"`
+	IsDraft bool   `json:"isDraft"`
+	URL     string `json:"url"`
+	State   string `json:"state"`
+}
+
+type gqlReadyPayload struct {
+	PullRequest gqlReadyPull `json:"pullRequest"`
+}
+
+func (g *GitHub) markReady(c *apiCall, id string) {
+	fail := func(kind, msg string) {
+		c.json(http.StatusOK, gqlAnswer{
+			Data:   map[string]any{"markPullRequestReadyForReview": nil},
+			Errors: []gqlError{{Type: kind, Path: []string{"markPullRequestReadyForReview"}, Message: msg}},
+		})
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, r := range g.repos {
+		for n, is := range r.issues {
+			if is.pull == nil || nodeID("PR", is.id) != id {
+				continue
+			}
+			if r.rankLocked(c.login) < permWrite && is.User != c.login {
+				fail("FORBIDDEN", "Resource not accessible by integration")
+				return
+			}
+			if is.State != "open" {
+				fail("UNPROCESSABLE", "Pull request is closed")
+				return
+			}
+			is.pull.draft = false
+			c.json(http.StatusOK, gqlAnswer{Data: map[string]gqlReadyPayload{
+				"markPullRequestReadyForReview": {PullRequest: gqlReadyPull{
+					Number: n, IsDraft: false, URL: fmt.Sprintf("%s/pull/%d", r.HTMLURL(), n), State: "OPEN",
+				}},
+			}})
+			return
+		}
+	}
+	fail("NOT_FOUND", fmt.Sprintf("Could not resolve to a node with the global id of '%s'", id))
+}
