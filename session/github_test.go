@@ -70,7 +70,7 @@ func TestGitHubOpensDraftPullRequest(t *testing.T) {
 	assert.True(t, pr.Draft)
 	assert.Equal(t, "Greet the world", pr.Title)
 	assert.Contains(t, pr.Body, "hello.txt now says hello, world.")
-	assert.Contains(t, pr.Body, "The agent ran no verification commands — this patch is UNVERIFIED.")
+	assert.Contains(t, pr.Body, "The harness ran no checks on the result — this patch is UNVERIFIED.")
 	assert.Contains(t, pr.Body, "- session: `"+rep.ID+"`")
 	assert.Contains(t, pr.Body, "- turns: 2, tokens: ")
 	assert.Contains(t, pr.Body, "<!-- core:session:"+rep.ID+" -->")
