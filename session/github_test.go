@@ -15,6 +15,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -323,4 +324,66 @@ func TestGitHubBaseCommitNotFound(t *testing.T) {
 	assert.Equal(t, StatusFailed, rep.Status)
 	assert.Equal(t, "--base 0123456789abcdef0123456789abcdef01234567: commit 0123456789ab not found in octo/hello", rep.Error)
 	assert.Empty(t, srv.Requests(), "no turn ran")
+}
+
+func TestGitHubContractEndings(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply(write("calc.go", "package hello\n\n"+broken+"\n")),
+		testkit.ContentReply("tool: done\nsummary: Add calc"),
+		testkit.ContentReply(write("calc.go", "package hello\n\n"+builds+"\n")),
+		testkit.ContentReply("tool: done\nsummary: Add calc, building"),
+	)
+	f.g.MustAddRepo(t, "octo", "calc", goModule(builds))
+	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
+	opts := f.options(t, srv)
+	opts.Repo = "octo/calc"
+	opts.Verify, opts.Checks, opts.Ready = sandbox.TierBuild, []string{"go vet ./..."}, true
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusPartial, rep.Status, "a broken contract ends partial")
+	require.True(t, rep.Landed, "and still lands, for a person to look at")
+	pulls := f.g.Pulls("octo", "calc")
+	require.Len(t, pulls, 1)
+	pr := pulls[0]
+	assert.True(t, pr.Draft, "a broken contract stays a draft, --ready or not")
+	assert.Equal(t, "[checks failing] Add calc", pr.Title)
+	assert.Contains(t, pr.Body, "| `go vet ./...` | **regressed** | exit 0 ")
+	assert.Contains(t, pr.Body, "**Contract broken: 1 regressed.**")
+
+	resumed := f.options(t, srv)
+	resumed.Store, resumed.Ready = opts.Store, true // the repository comes from the record
+	rep, err = Resume(t.Context(), rep.ID, "go vet fails: fix it", resumed)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	pulls = f.g.Pulls("octo", "calc")
+	require.Len(t, pulls, 1, "the same pull request")
+	pr = pulls[0]
+	assert.Equal(t, "Add calc, building", pr.Title, "the mark is gone")
+	assert.False(t, pr.Draft, "held and --ready: ready for review")
+	assert.Contains(t, pr.Body, "| `go vet ./...` | passing | exit 0 ")
+	assert.Contains(t, pr.Body, "**Contract held")
+	comments := f.g.Comments("octo", "calc", pr.Number)
+	require.Len(t, comments, 1)
+	assert.Contains(t, comments[0].Body, "| `go vet ./...` | passing |")
+}
+
+func TestGitHubHeldStaysDraftWithoutReady(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply(write("calc.go", "package hello\n\n"+builds+"\n")),
+		testkit.ContentReply("tool: run_shell\ncommand: go vet ./..."),
+		testkit.ContentReply("tool: done\nsummary: Add calc"),
+	)
+	opts := f.options(t, srv)
+	opts.Verify = sandbox.TierBuild
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.True(t, rep.Contract.Held())
+	pr := f.g.Pulls("octo", "hello")[0]
+	assert.True(t, pr.Draft, "without --ready it stays a draft")
+	assert.Equal(t, "Add calc", pr.Title)
 }
