@@ -244,6 +244,8 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 		MaxTurns:     r.in.MaxTurns,
 		Timeout:      r.in.Timeout,
 		Verify:       tier,
+		Checks:       r.in.Checks,
+		Ready:        r.in.Ready,
 		DryRun:       r.in.DryRun,
 		GitHub:       r.client,
 		Secrets:      append(r.client.Secrets(), r.in.APIKey),

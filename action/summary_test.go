@@ -1,6 +1,7 @@
 package action
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -34,4 +35,35 @@ func TestStepSummary(t *testing.T) {
 	assert.Contains(t, s, "> consecutive malformed replies, giving up")
 	assert.Contains(t, s, "this patch is UNVERIFIED")
 	assert.Contains(t, statusText(rep), "core failed (stalled): consecutive malformed replies")
+}
+
+func TestStatusTextShowsTheContract(t *testing.T) {
+	t.Parallel()
+	broken := session.NewContract([]session.CheckRun{
+		{Command: []string{"go", "vet", "./..."}, Source: session.SourceUser, Baseline: session.CheckResult{Passed: true}, Result: session.CheckResult{Passed: true}},
+		{Command: []string{"go", "test", "./..."}, Source: session.SourceUser, Baseline: session.CheckResult{Passed: true}, Result: session.CheckResult{Exit: 1}},
+	}, time.Minute)
+	tests := []struct {
+		name string
+		rep  *session.Report
+		want []string
+	}{
+		{name: "broken", rep: &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: "https://x/pull/2", Turns: 3, Contract: broken},
+			want: []string{"core landed its work as a draft, but contract broken: 1 regressed: https://x/pull/2 (3 turns).", "| `go test ./...` | **regressed** |"}},
+		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2", Turns: 3},
+			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: the harness ran no checks; 3 turns)."}},
+		{name: "no change", rep: &session.Report{ID: "s1", Status: session.StatusDone, Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "already fixed"}}},
+			want: []string{"core is done, with no change to land (session `s1`): already fixed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			text := statusText(tt.rep)
+			for _, w := range tt.want {
+				assert.Contains(t, text, w)
+			}
+		})
+	}
+	s := stepSummary("fix", &session.Report{ID: "s1", Status: session.StatusPartial, Contract: broken})
+	assert.Less(t, strings.Index(s, "go test"), strings.Index(s, "go vet"), "a regression is named first")
 }
