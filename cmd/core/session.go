@@ -185,8 +185,14 @@ local repository, fetched into it as a new branch.
 Every run_shell command waits for "approve? [y/N]" on the terminal, unless
 --verify lets it run unattended; with no terminal, it is declined.
 
-Exit status: 0 done, 2 partial (a limit was hit; the work is kept in the
-workspace), 1 failed, 130 cancelled.`,
+After done, the harness runs every check (--check, and each verification
+command the model ran) itself, confined, on the start commit and on the
+result; a broken contract lands the work as a draft titled
+"[checks failing] ..." and ends the session partial.
+
+Exit status: 0 done, 2 partial (a limit was hit, or the result broke its
+contract; the work is kept, and resume continues it), 1 failed, 130
+cancelled.`,
 		Example: `  core session start --repo . --prompt "make the tests pass" --verify test
   core session start --repo ~/src/app --prompt "add a --json flag" --dry-run`,
 		Args: cobra.NoArgs,
