@@ -186,7 +186,9 @@ func TestCancelled(t *testing.T) {
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	ctx, cancel := context.WithCancel(t.Context())
-	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	// The user interrupts while the first turn is asked for: an event,
+	// not a guess at how long the clone takes.
+	opts.Client = cancelOnCall{Completer: opts.Client, cancel: cancel}
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rep.Status, rep.Error)
@@ -195,6 +197,18 @@ func TestCancelled(t *testing.T) {
 	assert.Equal(t, StatusCancelled, rec.Status, "the ending is saved even after ctx ended")
 	_, err = opts.Store.LoadReport(rep.ID)
 	assert.NoError(t, err)
+}
+
+// cancelOnCall cancels the run's context when the model is called, then
+// asks the model.
+type cancelOnCall struct {
+	Completer
+	cancel context.CancelFunc
+}
+
+func (c cancelOnCall) Complete(ctx context.Context, msgs []model.Message) (model.Reply, error) {
+	c.cancel()
+	return c.Completer.Complete(ctx, msgs)
 }
 
 func TestRunRefusesBadOptions(t *testing.T) {
