@@ -24,7 +24,9 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
 		return s.end(StatusDone, "", nil)
 	}
-	fmt.Fprintf(s.opts.Progress, "checking the result: %d checks on the start commit and on the result\n", len(s.rec.Checks))
+	if n := len(s.rec.Checks); n > 0 {
+		fmt.Fprintf(s.opts.Progress, "checking: the harness runs %d checks on the start commit and on the result\n", n)
+	}
 	s.report.Contract = s.checks.contract(ctx, s.rec.Checks)
 	status, ending := s.contractEnding()
 	if s.opts.DryRun {

@@ -249,7 +249,25 @@ func verifyRule(tier sandbox.Tier) string {
 	return "Every run_shell command needs a human's approval and may be declined."
 }
 
+// contractRule tells the model that the harness checks its work itself.
+func contractRule(tier sandbox.Tier, checks []Check) string {
+	if tier == sandbox.TierOff {
+		return ""
+	}
+	rule := " After done, the harness itself runs every such command you ran, and the user's checks, on the start commit and on your result: a check that passed before and fails after marks your work as failing."
+	var user []string
+	for _, c := range checks {
+		if c.Source == SourceUser {
+			user = append(user, c.String())
+		}
+	}
+	if len(user) > 0 {
+		rule += " The user's checks: " + strings.Join(user, "; ") + "."
+	}
+	return rule
+}
+
 // systemPrompt builds the session's system prompt.
 func (s *run) systemPrompt() string {
-	return protocol.SystemPrompt(protocol.PromptConfig{ToolDocs: s.tools.Doc(), Verify: verifyRule(s.rec.Verify)})
+	return protocol.SystemPrompt(protocol.PromptConfig{ToolDocs: s.tools.Doc(), Verify: verifyRule(s.rec.Verify) + contractRule(s.rec.Verify, s.rec.Checks)})
 }
