@@ -387,3 +387,30 @@ func TestGitHubHeldStaysDraftWithoutReady(t *testing.T) {
 	assert.True(t, pr.Draft, "without --ready it stays a draft")
 	assert.Equal(t, "Add calc", pr.Title)
 }
+
+func TestGitHubBrokenContractOnAnotherOnesPullRequest(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	calc := f.g.MustAddRepo(t, "octo", "calc", goModule(builds))
+	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
+	_, err := calc.Commit(t.Context(), "feature", "start the feature", map[string]string{"feature.txt": "v1\n"})
+	require.NoError(t, err)
+	num, err := f.g.AddPull(t.Context(), "octo", "calc", testkit.Pull{Title: "A feature", Head: "feature", Base: "main", User: "alice"})
+	require.NoError(t, err)
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply(write("calc.go", "package calc\n\n"+broken+"\n")),
+		testkit.ContentReply("tool: done\nsummary: Finish the feature"),
+	)
+	opts := f.options(t, srv)
+	opts.Repo, opts.Base, opts.Verify, opts.Checks = "octo/calc", "feature", sandbox.TierBuild, []string{"go vet ./..."}
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusPartial, rep.Status)
+	pulls := f.g.Pulls("octo", "calc")
+	require.Len(t, pulls, 1)
+	assert.Equal(t, "A feature", pulls[0].Title, "another's title is left alone")
+	comments := f.g.Comments("octo", "calc", num)
+	require.Len(t, comments, 1)
+	assert.Contains(t, comments[0].Body, "**[checks failing]** contract broken: 1 regressed.")
+	assert.Contains(t, comments[0].Body, "| `go vet ./...` | **regressed** |")
+}
