@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -215,4 +216,48 @@ func TestUserChecksRefused(t *testing.T) {
 			assert.Empty(t, entries, "no session starts")
 		})
 	}
+}
+
+// newTestChecker is a checker on a workspace cloned from a fixture
+// repository, at the build tier, with the sandbox off.
+func newTestChecker(t *testing.T, files map[string]string) (*checker, string) {
+	t.Helper()
+	repo := fixtureRepo(t, files)
+	home := t.TempDir()
+	ws := filepath.Join(home, "workspaces", "s1")
+	gitOut(t, home, "clone", "-q", repo, ws)
+	return &checker{
+		sb:   sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+		tier: sandbox.TierBuild, timeout: time.Minute, git: gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}},
+		workspace: ws, baseDir: ws + ".base", startCommit: gitOut(t, ws, "rev-parse", "HEAD"),
+		base: map[string]CheckResult{},
+	}, ws
+}
+
+func TestCheckerBaselineInItsOwnCheckout(t *testing.T) {
+	t.Parallel()
+	c, ws := newTestChecker(t, goModule(builds))
+	calc := filepath.Join(ws, "calc.go")
+	require.NoError(t, os.WriteFile(calc, []byte("package calc\n\n"+broken+"\n"), 0o644))
+	checks := []Check{{Command: []string{"go", "vet", "./..."}, Source: SourceUser}}
+	c.background(t.Context(), checks)
+	got := c.contract(t.Context(), checks)
+	assert.Equal(t, []CheckVerdict{VerdictRegressed}, checkVerdicts(got), "the base is the start commit, not the workspace")
+	assert.DirExists(t, c.baseDir)
+	c.close()
+	assert.NoDirExists(t, c.baseDir, "close removes the base checkout")
+	b, err := os.ReadFile(calc)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), broken, "the workspace is not disturbed")
+	assert.Contains(t, gitOut(t, ws, "status", "--porcelain"), "calc.go", "the change is still uncommitted in the workspace")
+}
+
+func TestCheckerCloseStopsTheBackground(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestChecker(t, goModule(builds))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	c.background(ctx, []Check{{Command: []string{"go", "vet", "./..."}, Source: SourceUser}})
+	c.close() // returns: the goroutine saw the cancelled context
+	assert.Empty(t, c.base, "a cancelled baseline is not kept")
 }
