@@ -2,7 +2,6 @@ package gh
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -15,15 +14,22 @@ const MarkReadyQuery = `mutation($id: ID!) {
   }
 }`
 
-type markReadyAnswer struct {
-	Data struct {
-		MarkPullRequestReadyForReview *struct {
-			PullRequest struct {
-				Number  int  `json:"number"`
-				IsDraft bool `json:"isDraft"`
-			} `json:"pullRequest"`
-		} `json:"markPullRequestReadyForReview"`
-	} `json:"data"`
+// ConvertToDraftQuery is the GraphQL mutation ConvertToDraft sends.
+const ConvertToDraftQuery = `mutation($id: ID!) {
+  convertPullRequestToDraft(input: {pullRequestId: $id}) {
+    pullRequest { number isDraft }
+  }
+}`
+
+type draftPayload struct {
+	PullRequest struct {
+		Number  int  `json:"number"`
+		IsDraft bool `json:"isDraft"`
+	} `json:"pullRequest"`
+}
+
+type draftAnswer struct {
+	Data   map[string]*draftPayload `json:"data"`
 	Errors []struct {
 		Message string `json:"message"`
 	} `json:"errors"`
@@ -32,26 +38,36 @@ type markReadyAnswer struct {
 // MarkReadyForReview takes the draft pull request with GraphQL id nodeID
 // out of draft.
 func (c *Client) MarkReadyForReview(ctx context.Context, nodeID string) error {
+	return c.setDraft(ctx, "mark ready for review", MarkReadyQuery, "markPullRequestReadyForReview", nodeID, false)
+}
+
+// ConvertToDraft makes the pull request with GraphQL id nodeID a draft
+// again.
+func (c *Client) ConvertToDraft(ctx context.Context, nodeID string) error {
+	return c.setDraft(ctx, "convert to draft", ConvertToDraftQuery, "convertPullRequestToDraft", nodeID, true)
+}
+
+func (c *Client) setDraft(ctx context.Context, what, query, field, nodeID string, draft bool) error {
 	if nodeID == "" {
-		return errors.New("mark ready for review: the pull request has no node id")
+		return fmt.Errorf("%s: the pull request has no node id", what)
 	}
-	req, err := c.gh.NewRequest("POST", c.graphQLURL(), map[string]any{"query": MarkReadyQuery, "variables": map[string]any{"id": nodeID}})
+	req, err := c.gh.NewRequest("POST", c.graphQLURL(), map[string]any{"query": query, "variables": map[string]any{"id": nodeID}})
 	if err != nil {
-		return fmt.Errorf("mark ready for review: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	var ans markReadyAnswer
+	var ans draftAnswer
 	if _, err := c.gh.Do(ctx, req, &ans); err != nil {
-		return fmt.Errorf("mark ready for review: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if len(ans.Errors) > 0 {
 		msgs := make([]string, len(ans.Errors))
 		for i, e := range ans.Errors {
 			msgs[i] = e.Message
 		}
-		return fmt.Errorf("mark ready for review: GraphQL: %s", strings.Join(msgs, "; "))
+		return fmt.Errorf("%s: GraphQL: %s", what, strings.Join(msgs, "; "))
 	}
-	if m := ans.Data.MarkPullRequestReadyForReview; m == nil || m.PullRequest.IsDraft {
-		return errors.New("mark ready for review: GitHub left the pull request a draft")
+	if p := ans.Data[field]; p == nil || p.PullRequest.IsDraft != draft {
+		return fmt.Errorf("%s: GitHub did not change the pull request", what)
 	}
 	return nil
 }

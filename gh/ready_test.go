@@ -36,6 +36,11 @@ func TestMarkReadyForReview(t *testing.T) {
 	}
 	assert.Equal(t, 1, calls)
 
+	require.NoError(t, c.ConvertToDraft(t.Context(), pr.NodeID))
+	pr, err = c.PullRequest(t.Context(), "octo", "hello", n)
+	require.NoError(t, err)
+	assert.True(t, pr.Draft, "a draft again")
+
 	err = c.MarkReadyForReview(t.Context(), "PR_nope")
 	assert.ErrorContains(t, err, "GraphQL: Could not resolve to a node with the global id of 'PR_nope'")
 	assert.ErrorContains(t, c.MarkReadyForReview(t.Context(), ""), "no node id")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +88,7 @@ func (c *checker) background(ctx context.Context, checks []Check) {
 	if len(checks) == 0 {
 		return
 	}
+	checks = slices.Clone(checks) // the turns add to the session's own
 	ctx, c.cancel = context.WithCancel(ctx)
 	c.wg.Add(1)
 	go func() {
@@ -113,7 +115,7 @@ func (c *checker) close() {
 // contract runs every check on the final tree and compares it with its
 // baseline, running the baselines not yet known first.
 func (c *checker) contract(ctx context.Context, checks []Check) *Contract {
-	c.wg.Wait() // the background baselines are done or under way: wait, not twice
+	c.wg.Wait() // a baseline under way in the background is not run twice
 	runs := make([]CheckRun, 0, len(checks))
 	for _, ch := range checks {
 		base := c.baseline(ctx, ch.Command)

@@ -38,6 +38,12 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 		if err := r.client.EditPullRequest(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullTitle()), s.scrub(s.pullBody())); err != nil {
 			return err
 		}
+		if s.report.Contract.Broken() && !pr.Draft {
+			// Ready for review once, broken now: a draft again.
+			if err := r.client.ConvertToDraft(ctx, pr.NodeID); err != nil {
+				return fmt.Errorf("make pull request #%d a draft again: %w", pr.Number, err)
+			}
+		}
 		return r.markReady(ctx, s, pr)
 	}
 	base := rec.Base

@@ -334,6 +334,8 @@ func TestGitHubContractEndings(t *testing.T) {
 		testkit.ContentReply("tool: done\nsummary: Add calc"),
 		testkit.ContentReply(write("calc.go", "package hello\n\n"+builds+"\n")),
 		testkit.ContentReply("tool: done\nsummary: Add calc, building"),
+		testkit.ContentReply(write("calc.go", "package hello\n\n"+broken+"\n")),
+		testkit.ContentReply("tool: done\nsummary: Add calc again"),
 	)
 	f.g.MustAddRepo(t, "octo", "calc", goModule(builds))
 	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
@@ -367,6 +369,14 @@ func TestGitHubContractEndings(t *testing.T) {
 	comments := f.g.Comments("octo", "calc", pr.Number)
 	require.Len(t, comments, 1)
 	assert.Contains(t, comments[0].Body, "| `go vet ./...` | passing |")
+
+	// Broken again: a draft again, marked again.
+	rep, err = Resume(t.Context(), rep.ID, "one more change", resumed)
+	require.NoError(t, err)
+	require.Equal(t, StatusPartial, rep.Status)
+	pr = f.g.Pulls("octo", "calc")[0]
+	assert.True(t, pr.Draft, "ready for review once, broken now: a draft again")
+	assert.Equal(t, "[checks failing] Add calc again", pr.Title)
 }
 
 func TestGitHubHeldStaysDraftWithoutReady(t *testing.T) {

@@ -11,7 +11,8 @@ import (
 )
 
 // The GraphQL endpoint answers a pull request's review threads and the
-// markPullRequestReadyForReview mutation (github_graphql_ready.go). It
+// mutations that take a pull request out of draft and back
+// (github_graphql_ready.go). It
 // does not parse GraphQL: a query mentioning reviewThreads is answered
 // with the fields below whatever it selects, its arguments are read from
 // the variables owner, name, number and cursor, and the page sizes from
@@ -91,9 +92,11 @@ func (g *GitHub) graphql(c *apiCall) {
 	if !c.decode(&in) {
 		return
 	}
-	if strings.Contains(in.Query, "markPullRequestReadyForReview") {
-		g.markReady(c, in.Variables.ID)
-		return
+	for mutation, draft := range map[string]bool{"markPullRequestReadyForReview": false, "convertPullRequestToDraft": true} {
+		if strings.Contains(in.Query, mutation) {
+			g.setDraft(c, mutation, in.Variables.ID, draft)
+			return
+		}
 	}
 	if !strings.Contains(in.Query, "reviewThreads") {
 		c.json(http.StatusOK, gqlAnswer{Errors: []gqlError{{Message: "unsupported query"}}})

@@ -5,8 +5,9 @@ import (
 	"net/http"
 )
 
-// The markPullRequestReadyForReview mutation: its pull request is the
-// variable id (a pull request's node_id), as in
+// The markPullRequestReadyForReview and convertPullRequestToDraft
+// mutations: their pull request is the variable id (a pull request's
+// node_id), as in
 //
 //	mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { number isDraft } } }
 //
@@ -24,11 +25,13 @@ type gqlReadyPayload struct {
 	PullRequest gqlReadyPull `json:"pullRequest"`
 }
 
-func (g *GitHub) markReady(c *apiCall, id string) {
+// setDraft answers mutation, which makes the pull request id a draft or
+// not.
+func (g *GitHub) setDraft(c *apiCall, mutation, id string, draft bool) {
 	fail := func(kind, msg string) {
 		c.json(http.StatusOK, gqlAnswer{
-			Data:   map[string]any{"markPullRequestReadyForReview": nil},
-			Errors: []gqlError{{Type: kind, Path: []string{"markPullRequestReadyForReview"}, Message: msg}},
+			Data:   map[string]any{mutation: nil},
+			Errors: []gqlError{{Type: kind, Path: []string{mutation}, Message: msg}},
 		})
 	}
 	g.mu.Lock()
@@ -46,10 +49,10 @@ func (g *GitHub) markReady(c *apiCall, id string) {
 				fail("UNPROCESSABLE", "Pull request is closed")
 				return
 			}
-			is.pull.draft = false
+			is.pull.draft = draft
 			c.json(http.StatusOK, gqlAnswer{Data: map[string]gqlReadyPayload{
-				"markPullRequestReadyForReview": {PullRequest: gqlReadyPull{
-					Number: n, IsDraft: false, URL: fmt.Sprintf("%s/pull/%d", r.HTMLURL(), n), State: "OPEN",
+				mutation: {PullRequest: gqlReadyPull{
+					Number: n, IsDraft: draft, URL: fmt.Sprintf("%s/pull/%d", r.HTMLURL(), n), State: "OPEN",
 				}},
 			}})
 			return
