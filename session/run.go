@@ -164,7 +164,7 @@ func (s *run) scrub(text string) string {
 
 // start locks the session, moves it to running and opens its transcript.
 func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, error) {
-	unlock, err := opts.Store.lock(rec.ID)
+	unlock, err := opts.Store.lockWait(ctx, rec.ID)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}

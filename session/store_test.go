@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,4 +183,32 @@ func TestBudget(t *testing.T) {
 	// Under the limit, nothing is elided.
 	small := budget(entries[:4], 32768)
 	assert.Equal(t, big, small[3].Content)
+}
+
+func TestLockWait(t *testing.T) {
+	t.Parallel()
+	st, err := OpenStore(t.TempDir())
+	require.NoError(t, err)
+	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusDone, Checks: []Check{}}
+	require.NoError(t, st.create(r))
+	unlock, err := st.lock(r.ID)
+	require.NoError(t, err)
+
+	// Held for good: a cancelled wait gives up with the lock's error.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err = st.lockWait(ctx, r.ID)
+	assert.ErrorContains(t, err, "running in another process")
+
+	// Released while waiting: the wait takes it.
+	got := make(chan error, 1)
+	go func() {
+		u, err := st.lockWait(t.Context(), r.ID)
+		if err == nil {
+			u()
+		}
+		got <- err
+	}()
+	unlock()
+	assert.NoError(t, <-got)
 }
