@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -28,6 +29,9 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		fmt.Fprintf(s.opts.Progress, "checking: the harness runs %d checks on the start commit and on the result\n", n)
 	}
 	s.report.Contract = s.checks.contract(ctx, s.rec.Checks)
+	if ctx.Err() != nil {
+		return s.end(StatusCancelled, "", errors.New("cancelled while the harness ran the checks"))
+	}
 	status, ending := s.contractEnding()
 	if s.opts.DryRun {
 		diff, err := diffSince(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
