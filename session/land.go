@@ -30,6 +30,7 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 	}
 	s.report.Contract = s.checks.contract(ctx, s.rec.Checks)
 	if ctx.Err() != nil {
+		s.report.Contract = nil // not run to the end: no verdict
 		return s.end(StatusCancelled, "", errors.New("cancelled while the harness ran the checks"))
 	}
 	status, ending := s.contractEnding()
