@@ -25,7 +25,11 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
 		return s.end(StatusDone, "", nil)
 	}
-	if n := len(s.rec.Checks); n > 0 {
+	switch n := len(s.rec.Checks); n {
+	case 0:
+	case 1:
+		fmt.Fprintln(s.opts.Progress, "checking: the harness runs 1 check on the start commit and on the result")
+	default:
 		fmt.Fprintf(s.opts.Progress, "checking: the harness runs %d checks on the start commit and on the result\n", n)
 	}
 	s.report.Contract = s.checks.contract(ctx, s.rec.Checks)
