@@ -258,6 +258,8 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 		MaxTurns:     r.in.MaxTurns,
 		Timeout:      r.in.Timeout,
 		Verify:       tier,
+		Checks:       r.in.Checks,
+		Ready:        r.in.Ready,
 		DryRun:       r.in.DryRun,
 		GitHub:       r.client,
 		Secrets:      append(r.client.Secrets(), r.in.APIKey),
@@ -327,7 +329,11 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	if cost, ok := r.in.cost(rep.Usage.PromptTokens, rep.Usage.CompletionTokens); ok {
 		r.a.SetOutput("cost", strconv.FormatFloat(cost, 'f', 4, 64))
 	}
-	r.a.SetOutput("verified", strconv.FormatBool(!rep.Unverified))
+	passed, failed := rep.Contract.Counts()
+	r.a.SetOutput("verified", strconv.FormatBool(rep.Contract.Held()))
+	r.a.SetOutput("contract", string(rep.Contract.VerdictOrNone()))
+	r.a.SetOutput("checks_passed", strconv.Itoa(passed))
+	r.a.SetOutput("checks_failed", strconv.Itoa(failed))
 	r.a.AddStepSummary(stepSummary(r.t.mode, rep))
 	r.saveArtifacts(rep.ID)
 	if r.status != nil {
@@ -339,6 +345,10 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	case session.StatusDone:
 		return nil
 	case session.StatusPartial:
+		if rep.Contract.Broken() {
+			r.a.Warningf("core: %s; the work landed as a draft marked [checks failing]", rep.Contract.Line())
+			return nil
+		}
 		r.a.Warningf("core stopped before it was done (partial): %s", rep.Error)
 		return nil
 	}
@@ -350,12 +360,13 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 func statusText(rep *session.Report) string {
 	switch {
 	case rep.Status == session.StatusDone && rep.PRURL != "":
-		verified := "verified"
-		if rep.Unverified {
-			verified = "**UNVERIFIED**: no verification command ran"
-		}
-		return fmt.Sprintf("core is done: %s (%s; %d turns).", rep.PRURL, verified, rep.Turns)
+		return fmt.Sprintf("core is done: %s (%s; %d turns).", rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
+	case rep.Status == session.StatusPartial && rep.Contract.Broken():
+		return fmt.Sprintf("core landed its work as a draft, but %s: %s (%d turns).\n\n%s", rep.Contract.Line(), orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.Turns, rep.Contract.Markdown())
 	case rep.Status == session.StatusDone:
+		if f, ok := rep.Finding(session.FindingNoChange); ok {
+			return fmt.Sprintf("core is done, with no change to land (session `%s`): %s", rep.ID, f.Detail)
+		}
 		return fmt.Sprintf("core is done, with nothing to land (session `%s`).", rep.ID)
 	case rep.Status == session.StatusPartial:
 		return fmt.Sprintf("core stopped before it was done: %s. The work is not landed (session `%s`).", rep.Error, rep.ID)

@@ -51,6 +51,11 @@ type Inputs struct {
 	// Price is what a million prompt and completion tokens cost, for the
 	// cost output; nil when not configured.
 	Price *[2]float64
+	// Checks are the user's checks, one per line: the contract holds the
+	// result to them. Ready marks the pull request ready for review when
+	// the contract held.
+	Checks []string
+	Ready  bool
 	// RunID and StatusCommentID are set by the bot when it dispatches a
 	// run: the Action then edits the bot's status comment.
 	RunID           string
@@ -126,12 +131,30 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 			return in, fmt.Errorf("input status_comment_id must be a comment id, got %q", c)
 		}
 	}
+	in.Checks = lines(a.GetInput("checks"))
+	if d := strings.TrimSpace(a.GetInput("ready")); d != "" {
+		if in.Ready, err = strconv.ParseBool(d); err != nil {
+			return in, fmt.Errorf("input ready must be true or false, got %q", d)
+		}
+	}
 	if d := strings.TrimSpace(a.GetInput("dry_run")); d != "" {
 		if in.DryRun, err = strconv.ParseBool(d); err != nil {
 			return in, fmt.Errorf("input dry_run must be true or false, got %q", d)
 		}
 	}
 	return in, nil
+}
+
+// lines splits a multi-line input into its non-blank lines; a line
+// starting with # is a comment.
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func intInput(a *githubactions.Action, name string) (int, error) {

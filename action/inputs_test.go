@@ -72,6 +72,12 @@ func TestReadInputs(t *testing.T) {
 		{name: "bad issue", env: map[string]string{"INPUT_ISSUE": "twelve"}, wantErr: `input issue must be a positive number, got "twelve"`},
 		{name: "bad timeout", env: map[string]string{"INPUT_TIMEOUT": "soon"}, wantErr: `input timeout must be a duration`},
 		{name: "bad dry run", env: map[string]string{"INPUT_DRY_RUN": "maybe"}, wantErr: `input dry_run must be true or false`},
+		{name: "checks, one per line", env: map[string]string{"INPUT_CHECKS": "go vet ./...\n\n  # the tests\n go test ./... \n", "INPUT_READY": "true"},
+			check: func(t *testing.T, in Inputs) {
+				assert.Equal(t, []string{"go vet ./...", "go test ./..."}, in.Checks)
+				assert.True(t, in.Ready)
+			}},
+		{name: "bad ready", env: map[string]string{"INPUT_READY": "soon"}, wantErr: `input ready must be true or false, got "soon"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,19 +21,10 @@ func stepSummary(mode string, rep *session.Report) string {
 	if rep.Summary != "" {
 		fmt.Fprintf(&b, "%s\n\n", rep.Summary)
 	}
-	b.WriteString("### Verification\n\n")
-	if len(rep.Verified) == 0 {
-		b.WriteString("> [!WARNING]\n> " + strings.TrimPrefix(session.UnverifiedWarning, "warning: ") + "\n\n")
+	if f, ok := rep.Finding(session.FindingNoChange); ok {
+		fmt.Fprintf(&b, "No change: the model called done without changing anything, so nothing landed. Its reason: %s\n\n", f.Detail)
 	} else {
-		b.WriteString("| command | exit code | where |\n|---|---|---|\n")
-		for _, v := range rep.Verified {
-			where := "host"
-			if v.Sandboxed {
-				where = "sandbox"
-			}
-			fmt.Fprintf(&b, "| `%s` | %d | %s |\n", cell(v.Command), v.ExitCode, where)
-		}
-		b.WriteString("\n")
+		b.WriteString(rep.Contract.Markdown() + "\n")
 	}
 	fmt.Fprintf(&b, "### Turns\n\n| turn | tool | target | duration | tokens |\n|---|---|---|---|---|\n")
 	for _, st := range rep.Steps {

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -12,22 +13,57 @@ import (
 func TestStepSummary(t *testing.T) {
 	t.Parallel()
 	rep := &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2", Branch: "core-session/s1", Turns: 2,
-		Usage:    session.Usage{PromptTokens: 90, CompletionTokens: 10, TotalTokens: 100},
-		Steps:    []session.Step{{Turn: 1, Tool: "edit_file", Target: "a|b.go", Duration: 1500 * time.Millisecond, Tokens: 50}},
-		Verified: []session.Verification{{Command: "go test ./...", ExitCode: 0, Sandboxed: true}}}
+		Usage: session.Usage{PromptTokens: 90, CompletionTokens: 10, TotalTokens: 100},
+		Steps: []session.Step{{Turn: 1, Tool: "edit_file", Target: "a|b.go", Duration: 1500 * time.Millisecond, Tokens: 50}},
+		Contract: session.NewContract([]session.CheckRun{{Command: []string{"go", "test", "./..."}, Source: session.SourceModel,
+			Baseline: session.CheckResult{Exit: 1, Seconds: 2, Sandboxed: true},
+			Result:   session.CheckResult{Exit: 0, Passed: true, Seconds: 1.5, Sandboxed: true}}}, 2*time.Minute)}
 	s := stepSummary("fix", rep)
 	assert.Contains(t, s, "## core fix: done\n")
 	assert.Contains(t, s, "Pull request: https://x/pull/2")
-	assert.Contains(t, s, "| `go test ./...` | 0 | sandbox |")
+	assert.Contains(t, s, "| `go test ./...` | fixed | exit 1 (2.0s, sandboxed) | exit 0 (1.5s, sandboxed) |")
+	assert.Contains(t, s, "**Contract held.**")
+	assert.Contains(t, statusText(rep), "contract held: 1 of 1 checks pass")
 	assert.Contains(t, s, "| 1 | edit_file | a\\|b.go | 1.5s | 50 |")
 	assert.Contains(t, s, "Tokens: 100 (prompt 90, completion 10) in 2 turns.")
 	assert.NotContains(t, s, "UNVERIFIED")
 
-	rep.Verified, rep.Unverified = nil, true
+	rep.Contract, rep.Unverified = nil, true
 	rep.Status, rep.FailureKind, rep.Error = session.StatusFailed, session.FailStalled, "consecutive malformed replies, giving up"
 	s = stepSummary("fix", rep)
 	assert.Contains(t, s, "## core fix: failed (stalled)")
 	assert.Contains(t, s, "> consecutive malformed replies, giving up")
 	assert.Contains(t, s, "this patch is UNVERIFIED")
 	assert.Contains(t, statusText(rep), "core failed (stalled): consecutive malformed replies")
+}
+
+func TestStatusTextShowsTheContract(t *testing.T) {
+	t.Parallel()
+	broken := session.NewContract([]session.CheckRun{
+		{Command: []string{"go", "vet", "./..."}, Source: session.SourceUser, Baseline: session.CheckResult{Passed: true}, Result: session.CheckResult{Passed: true}},
+		{Command: []string{"go", "test", "./..."}, Source: session.SourceUser, Baseline: session.CheckResult{Passed: true}, Result: session.CheckResult{Exit: 1}},
+	}, time.Minute)
+	tests := []struct {
+		name string
+		rep  *session.Report
+		want []string
+	}{
+		{name: "broken", rep: &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: "https://x/pull/2", Turns: 3, Contract: broken},
+			want: []string{"core landed its work as a draft, but contract broken: 1 regressed: https://x/pull/2 (3 turns).", "| `go test ./...` | **regressed** |"}},
+		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2", Turns: 3},
+			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: the harness ran no checks; 3 turns)."}},
+		{name: "no change", rep: &session.Report{ID: "s1", Status: session.StatusDone, Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "already fixed"}}},
+			want: []string{"core is done, with no change to land (session `s1`): already fixed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			text := statusText(tt.rep)
+			for _, w := range tt.want {
+				assert.Contains(t, text, w)
+			}
+		})
+	}
+	s := stepSummary("fix", &session.Report{ID: "s1", Status: session.StatusPartial, Contract: broken})
+	assert.Less(t, strings.Index(s, "go test"), strings.Index(s, "go vet"), "a regression is named first")
 }

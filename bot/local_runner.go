@@ -123,10 +123,15 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run) {
 		if rep.PRURL != "" {
 			text += ": " + rep.PRURL
 		}
-		if rep.Unverified {
-			text += " (**UNVERIFIED**: no verification command ran)"
+		if f, ok := rep.Finding(session.FindingNoChange); ok {
+			text += " with no change to land: " + f.Detail
+		} else {
+			text += " (" + rep.Contract.StatusLine() + ")"
 		}
 		report(StateDone, text+".")
+	case rep.Status == session.StatusPartial && rep.Contract.Broken():
+		run.SessionID, run.Branch, run.PRURL, run.Error = rep.ID, rep.Branch, rep.PRURL, rep.Error
+		report(StateFailed, fmt.Sprintf("landed as a draft, but %s: %s.", rep.Contract.Line(), rep.PRURL))
 	default:
 		run.SessionID, run.Error = rep.ID, rep.Error
 		report(StateFailed, fmt.Sprintf("%s (%s): %s", rep.Status, rep.FailureKind, rep.Error))

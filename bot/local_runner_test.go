@@ -62,6 +62,7 @@ func TestLocalRunLinksTheDraftPR(t *testing.T) {
 	}
 	assert.Contains(t, status, "done: http")
 	assert.Contains(t, status, "/octo/hello/pull/")
+	assert.Contains(t, status, "(**UNVERIFIED**: the harness ran no checks)", "the status says what the contract says")
 	assert.Empty(t, f.g.Dispatches("octo", "hello"), "local mode dispatches nothing")
 }
 

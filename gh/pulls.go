@@ -11,7 +11,9 @@ import (
 
 // PullRequest is what core needs of a pull request.
 type PullRequest struct {
-	Number       int
+	Number int
+	// NodeID is the pull request's GraphQL id.
+	NodeID       string
 	Title        string
 	Body         string
 	HTMLURL      string
@@ -34,6 +36,7 @@ func (p *PullRequest) Fork(owner, name string) bool {
 func pullFrom(p *github.PullRequest) *PullRequest {
 	return &PullRequest{
 		Number:       p.GetNumber(),
+		NodeID:       p.GetNodeID(),
 		Title:        p.GetTitle(),
 		Body:         p.GetBody(),
 		HTMLURL:      p.GetHTMLURL(),
@@ -99,6 +102,14 @@ func (c *Client) CreatePullRequest(ctx context.Context, owner, name string, n Ne
 // EditPullRequestBody replaces a pull request's body.
 func (c *Client) EditPullRequestBody(ctx context.Context, owner, name string, number int, body string) error {
 	if _, _, err := c.gh.PullRequests.Edit(ctx, owner, name, number, &github.PullRequest{Body: &body}); err != nil {
+		return fmt.Errorf("edit pull request #%d of %s/%s: %w", number, owner, name, err)
+	}
+	return nil
+}
+
+// EditPullRequest replaces a pull request's title and body.
+func (c *Client) EditPullRequest(ctx context.Context, owner, name string, number int, title, body string) error {
+	if _, _, err := c.gh.PullRequests.Edit(ctx, owner, name, number, &github.PullRequest{Title: &title, Body: &body}); err != nil {
 		return fmt.Errorf("edit pull request #%d of %s/%s: %w", number, owner, name, err)
 	}
 	return nil

@@ -2,12 +2,10 @@ package session
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -190,20 +188,12 @@ func TestCancelled(t *testing.T) {
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	ctx, cancel := context.WithCancel(t.Context())
-	// Cancel once the model has the request: the clone is done then, on
-	// however busy a machine.
-	asked := make(chan struct{})
-	var once sync.Once
-	opts.Client = model.New(model.Config{BaseURL: srv.URL, Model: "coder", HTTPClient: &http.Client{
-		Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			once.Do(func() { close(asked) })
-			return http.DefaultTransport.RoundTrip(r)
-		}),
-	}})
-	go func() { <-asked; cancel() }()
+	// The user interrupts while the first turn is asked for: an event,
+	// not a guess at how long the clone takes.
+	opts.Client = cancelOnCall{Completer: opts.Client, cancel: cancel}
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCancelled, rep.Status)
+	assert.Equal(t, StatusCancelled, rep.Status, rep.Error)
 	rec, err := opts.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rec.Status, "the ending is saved even after ctx ended")
@@ -211,9 +201,17 @@ func TestCancelled(t *testing.T) {
 	assert.NoError(t, err)
 }
 
-type roundTripFunc func(*http.Request) (*http.Response, error)
+// cancelOnCall cancels the run's context when the model is called, then
+// asks the model.
+type cancelOnCall struct {
+	Completer
+	cancel context.CancelFunc
+}
 
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+func (c cancelOnCall) Complete(ctx context.Context, msgs []model.Message) (model.Reply, error) {
+	c.cancel()
+	return c.Completer.Complete(ctx, msgs)
+}
 
 func TestRunRefusesBadOptions(t *testing.T) {
 	t.Parallel()

@@ -30,7 +30,21 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 			return err
 		}
 		rec.PRURL = pr.HTMLURL
-		return nil
+		if !strings.Contains(pr.Body, sessionMarker(rec.ID)) {
+			return nil // another's pull request: the comment says it all
+		}
+		// This session's own pull request (a resume): its title and body
+		// show the contract of this run.
+		if err := r.client.EditPullRequest(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullTitle()), s.scrub(s.pullBody())); err != nil {
+			return err
+		}
+		if s.report.Contract.Broken() && !pr.Draft {
+			// Ready for review once, broken now: a draft again.
+			if err := r.client.ConvertToDraft(ctx, pr.NodeID); err != nil {
+				return fmt.Errorf("make pull request #%d a draft again: %w", pr.Number, err)
+			}
+		}
+		return r.markReady(ctx, s, pr)
 	}
 	base := rec.Base
 	if shaLike.MatchString(base) {
@@ -40,12 +54,25 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 	}
 	body := s.scrub(s.pullBody())
 	pr, err := r.client.CreatePullRequest(ctx, r.owner, r.repoNm, gh.NewPullRequest{
-		Title: s.scrub(pullTitle(rec)), Body: body, Head: rec.Branch, Base: base, Draft: true,
+		Title: s.scrub(s.pullTitle()), Body: body, Head: rec.Branch, Base: base, Draft: true,
 	})
 	if err != nil {
 		return err
 	}
 	rec.PRURL, rec.PullRequest = pr.HTMLURL, pr.Number
+	return r.markReady(ctx, s, pr)
+}
+
+// markReady marks a draft pull request of core's ready for review when the
+// contract held and the user asked for it (--ready). Every other pull
+// request stays a draft.
+func (r *githubRepo) markReady(ctx context.Context, s *run, pr *gh.PullRequest) error {
+	if !pr.Draft || !s.opts.Ready || !s.report.Contract.Held() {
+		return nil
+	}
+	if err := r.client.MarkReadyForReview(ctx, pr.NodeID); err != nil {
+		return fmt.Errorf("mark pull request #%d ready for review: %w", pr.Number, err)
+	}
 	return nil
 }
 
@@ -79,6 +106,16 @@ func rejected(err error) bool {
 	return strings.Contains(m, "[rejected]") || strings.Contains(m, "non-fast-forward") || strings.Contains(m, "fetch first")
 }
 
+// pullTitle is the title of the session's pull request, marked when the
+// contract broke.
+func (s *run) pullTitle() string {
+	title := pullTitle(s.rec)
+	if s.report.Contract.Broken() {
+		return FailingTitlePrefix + title
+	}
+	return title
+}
+
 // pullTitle is the first line of the done summary, or the prompt.
 func pullTitle(rec *Record) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(rec.Summary), "\n")
@@ -92,8 +129,8 @@ func pullTitle(rec *Record) string {
 }
 
 // pullBody is the body of the draft pull request a session opens: what was
-// done, what was verified (or the UNVERIFIED warning), the turns and
-// tokens, the session, and the markers.
+// done, the contract's table and verdict (or the UNVERIFIED warning), the
+// turns and tokens, the session, and the markers.
 func (s *run) pullBody() string {
 	rec := s.rec
 	var b strings.Builder
@@ -118,6 +155,9 @@ func (s *run) pullComment() string {
 	rec := s.rec
 	var b strings.Builder
 	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", short(rec.Commit), rec.ID)
+	if s.report.Contract.Broken() {
+		b.WriteString("**" + strings.TrimSpace(FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
+	}
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
 		b.WriteString(sum + "\n\n")
 	}
@@ -127,16 +167,5 @@ func (s *run) pullComment() string {
 }
 
 func (s *run) writeVerification(b *strings.Builder) {
-	if len(s.rec.Verified) == 0 {
-		b.WriteString("> [!WARNING]\n> The agent ran no verification commands — this patch is UNVERIFIED.\n")
-		return
-	}
-	b.WriteString("### Verification\n\n")
-	for _, v := range s.rec.Verified {
-		where := "on the host"
-		if v.Sandboxed {
-			where = "sandboxed"
-		}
-		fmt.Fprintf(b, "- `%s` → exit %d (%s)\n", v.Command, v.ExitCode, where)
-	}
+	b.WriteString(s.report.Contract.Markdown())
 }

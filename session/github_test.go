@@ -15,6 +15,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -70,7 +71,7 @@ func TestGitHubOpensDraftPullRequest(t *testing.T) {
 	assert.True(t, pr.Draft)
 	assert.Equal(t, "Greet the world", pr.Title)
 	assert.Contains(t, pr.Body, "hello.txt now says hello, world.")
-	assert.Contains(t, pr.Body, "The agent ran no verification commands — this patch is UNVERIFIED.")
+	assert.Contains(t, pr.Body, "The harness ran no checks on the result — this patch is UNVERIFIED.")
 	assert.Contains(t, pr.Body, "- session: `"+rep.ID+"`")
 	assert.Contains(t, pr.Body, "- turns: 2, tokens: ")
 	assert.Contains(t, pr.Body, "<!-- core:session:"+rep.ID+" -->")
@@ -343,4 +344,103 @@ func TestGitHubInteractiveAsksWhatLandingDoes(t *testing.T) {
 	assert.Contains(t, out.String(), "commit, push "+rep.Branch+" and open a draft pull request? [y/N] ")
 	assert.False(t, rep.Landed, "n declines landing")
 	assert.Empty(t, f.g.Pulls("octo", "hello"))
+}
+
+func TestGitHubContractEndings(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply(write("calc.go", "package hello\n\n"+broken+"\n")),
+		testkit.ContentReply("tool: done\nsummary: Add calc"),
+		testkit.ContentReply(write("calc.go", "package hello\n\n"+builds+"\n")),
+		testkit.ContentReply("tool: done\nsummary: Add calc, building"),
+		testkit.ContentReply(write("calc.go", "package hello\n\n"+broken+"\n")),
+		testkit.ContentReply("tool: done\nsummary: Add calc again"),
+	)
+	f.g.MustAddRepo(t, "octo", "calc", goModule(builds))
+	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
+	opts := f.options(t, srv)
+	opts.Repo = "octo/calc"
+	opts.Verify, opts.Checks, opts.Ready = sandbox.TierBuild, []string{"go vet ./..."}, true
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusPartial, rep.Status, "a broken contract ends partial")
+	require.True(t, rep.Landed, "and still lands, for a person to look at")
+	pulls := f.g.Pulls("octo", "calc")
+	require.Len(t, pulls, 1)
+	pr := pulls[0]
+	assert.True(t, pr.Draft, "a broken contract stays a draft, --ready or not")
+	assert.Equal(t, "[checks failing] Add calc", pr.Title)
+	assert.Contains(t, pr.Body, "| `go vet ./...` | **regressed** | exit 0 ")
+	assert.Contains(t, pr.Body, "**Contract broken: 1 regressed.**")
+
+	resumed := f.options(t, srv)
+	resumed.Store, resumed.Ready = opts.Store, true // the repository comes from the record
+	rep, err = Resume(t.Context(), rep.ID, "go vet fails: fix it", resumed)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	pulls = f.g.Pulls("octo", "calc")
+	require.Len(t, pulls, 1, "the same pull request")
+	pr = pulls[0]
+	assert.Equal(t, "Add calc, building", pr.Title, "the mark is gone")
+	assert.False(t, pr.Draft, "held and --ready: ready for review")
+	assert.Contains(t, pr.Body, "| `go vet ./...` | passing | exit 0 ")
+	assert.Contains(t, pr.Body, "**Contract held")
+	comments := f.g.Comments("octo", "calc", pr.Number)
+	require.Len(t, comments, 1)
+	assert.Contains(t, comments[0].Body, "| `go vet ./...` | passing |")
+
+	// Broken again: a draft again, marked again.
+	rep, err = Resume(t.Context(), rep.ID, "one more change", resumed)
+	require.NoError(t, err)
+	require.Equal(t, StatusPartial, rep.Status)
+	pr = f.g.Pulls("octo", "calc")[0]
+	assert.True(t, pr.Draft, "ready for review once, broken now: a draft again")
+	assert.Equal(t, "[checks failing] Add calc again", pr.Title)
+}
+
+func TestGitHubHeldStaysDraftWithoutReady(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply(write("calc.go", "package hello\n\n"+builds+"\n")),
+		testkit.ContentReply("tool: run_shell\ncommand: go vet ./..."),
+		testkit.ContentReply("tool: done\nsummary: Add calc"),
+	)
+	opts := f.options(t, srv)
+	opts.Verify = sandbox.TierBuild
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.True(t, rep.Contract.Held())
+	pr := f.g.Pulls("octo", "hello")[0]
+	assert.True(t, pr.Draft, "without --ready it stays a draft")
+	assert.Equal(t, "Add calc", pr.Title)
+}
+
+func TestGitHubBrokenContractOnAnotherOnesPullRequest(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	calc := f.g.MustAddRepo(t, "octo", "calc", goModule(builds))
+	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
+	_, err := calc.Commit(t.Context(), "feature", "start the feature", map[string]string{"feature.txt": "v1\n"})
+	require.NoError(t, err)
+	num, err := f.g.AddPull(t.Context(), "octo", "calc", testkit.Pull{Title: "A feature", Head: "feature", Base: "main", User: "alice"})
+	require.NoError(t, err)
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply(write("calc.go", "package calc\n\n"+broken+"\n")),
+		testkit.ContentReply("tool: done\nsummary: Finish the feature"),
+	)
+	opts := f.options(t, srv)
+	opts.Repo, opts.Base, opts.Verify, opts.Checks = "octo/calc", "feature", sandbox.TierBuild, []string{"go vet ./..."}
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusPartial, rep.Status)
+	pulls := f.g.Pulls("octo", "calc")
+	require.Len(t, pulls, 1)
+	assert.Equal(t, "A feature", pulls[0].Title, "another's title is left alone")
+	comments := f.g.Comments("octo", "calc", num)
+	require.Len(t, comments, 1)
+	assert.Contains(t, comments[0].Body, "**[checks failing]** contract broken: 1 regressed.")
+	assert.Contains(t, comments[0].Body, "| `go vet ./...` | **regressed** |")
 }

@@ -2,32 +2,56 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
 
-// finish lands the work of a run that ended done, then ends the session.
+// finish ends a run. One that ended done is checked and landed, step by
+// step: a run that changed nothing lands nothing; the harness holds the
+// result to its contract; the work is committed and landed (as a draft
+// marked [checks failing] when the contract broke). A broken contract ends
+// the session partial: the work stays, and resume runs the contract again.
 func (s *run) finish(ctx context.Context, out outcome) *Report {
 	if out.status != StatusDone {
 		return s.end(out.status, out.kind, out.err)
 	}
+	changed, err := s.changed(ctx)
+	if err != nil {
+		return s.end(StatusFailed, FailInfrastructure, err)
+	}
+	if !changed {
+		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingNoChange, Detail: s.scrub(s.rec.Summary)})
+		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
+		return s.end(StatusDone, "", nil)
+	}
+	switch n := len(s.rec.Checks); n {
+	case 0:
+	case 1:
+		fmt.Fprintln(s.opts.Progress, "checking: the harness runs 1 check on the start commit and on the result")
+	default:
+		fmt.Fprintf(s.opts.Progress, "checking: the harness runs %d checks on the start commit and on the result\n", n)
+	}
+	s.report.Contract = s.checks.contract(ctx, s.rec.Checks)
+	if ctx.Err() != nil {
+		s.report.Contract = nil // not run to the end: no verdict
+		return s.end(StatusCancelled, "", errors.New("cancelled while the harness ran the checks"))
+	}
+	status, ending := s.contractEnding()
 	if s.opts.DryRun {
 		diff, err := diffSince(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
 		if err != nil {
 			return s.end(StatusFailed, FailInfrastructure, err)
 		}
-		if diff == "" {
-			fmt.Fprintln(s.opts.Output, "dry run: no changes")
-		} else {
-			fmt.Fprintf(s.opts.Output, "%s\n", diff)
-		}
-		return s.end(StatusDone, "", nil)
+		fmt.Fprintf(s.opts.Output, "%s\n", diff)
+		return s.end(status, "", ending)
 	}
 	if s.opts.Interactive {
+		s.report.Contract.WriteText(s.opts.Output)
 		answer, _ := s.ask(s.landQuestion())
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			fmt.Fprintf(s.opts.Output, "not landed: the work stays in %s (core session resume %s continues it)\n", s.rec.Workspace, s.rec.ID)
-			return s.end(StatusDone, "", nil)
+			return s.end(status, "", ending)
 		}
 	}
 	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.rec.Summary, s.rec.ID))
@@ -35,12 +59,9 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		return s.end(StatusFailed, FailInfrastructure, err)
 	}
 	if sha == "" {
-		// Nothing new: a branch landed by an earlier run stays as it was.
-		if head, err := s.git.run(ctx, s.rec.Workspace, "rev-parse", "HEAD"); err == nil && head != s.rec.StartCommit {
-			sha = head
-		} else {
-			fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
-			return s.end(StatusDone, "", nil)
+		// Nothing new since an earlier run landed: land that again.
+		if sha, err = s.git.run(ctx, s.rec.Workspace, "rev-parse", "HEAD"); err != nil {
+			return s.end(StatusFailed, FailInfrastructure, err)
 		}
 	}
 	s.rec.Commit = sha
@@ -48,7 +69,33 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		return s.end(StatusFailed, FailInfrastructure, err)
 	}
 	s.rec.Landed = true
-	return s.end(StatusDone, "", nil)
+	return s.end(status, "", ending)
+}
+
+// changed reports whether the session changed anything since the start
+// commit: files in the workspace, or commits an earlier run landed.
+func (s *run) changed(ctx context.Context) (bool, error) {
+	ws := s.rec.Workspace
+	if _, err := s.git.run(ctx, ws, "add", "--all"); err != nil {
+		return false, fmt.Errorf("stage changes: %w", err)
+	}
+	if _, err := s.git.run(ctx, ws, "diff", "--cached", "--quiet", s.rec.StartCommit); err != nil {
+		return true, nil
+	}
+	head, err := s.git.run(ctx, ws, "rev-parse", "HEAD")
+	if err != nil {
+		return false, fmt.Errorf("read the workspace's HEAD: %w", err)
+	}
+	return head != s.rec.StartCommit, nil
+}
+
+// contractEnding is how a run that reached done ends, given its contract:
+// done, or partial when the result broke it.
+func (s *run) contractEnding() (Status, error) {
+	if c := s.report.Contract; c.Broken() {
+		return StatusPartial, fmt.Errorf("the result broke its contract (%s): core session resume %s continues the work", c.Line(), s.rec.ID)
+	}
+	return StatusDone, nil
 }
 
 // landQuestion asks what landing will really do here.
@@ -85,8 +132,13 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	r.Base, r.StartCommit, r.Branch = s.rec.Base, s.rec.StartCommit, s.rec.Branch
 	r.Commit, r.PRURL, r.Landed, r.PullRequest = s.rec.Commit, s.rec.PRURL, s.rec.Landed, s.rec.PullRequest
 	r.TotalTurns = s.rec.Turns
-	r.Verified = append([]Verification{}, s.rec.Verified...)
-	r.Unverified = len(r.Verified) == 0
+	if c := r.Contract; c != nil {
+		for i := range c.Checks {
+			c.Checks[i].Baseline.Error = s.scrub(c.Checks[i].Baseline.Error)
+			c.Checks[i].Result.Error = s.scrub(c.Checks[i].Result.Error)
+		}
+	}
+	r.Unverified = r.Contract.None()
 	r.EndedAt = now
 	if serr := s.opts.Store.save(s.rec); serr != nil && r.Error == "" {
 		r.Error = serr.Error()

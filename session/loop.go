@@ -40,6 +40,10 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	if err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
+	// The baselines of the checks known now run while the model works.
+	s.checks = newChecker(s)
+	s.checks.background(ctx, s.rec.Checks)
+	defer s.checks.close()
 	if fresh || len(entries) == 0 {
 		sys := Entry{Role: model.RoleSystem, Content: s.systemPrompt(), Kind: KindSystem}
 		if err := s.append(&entries, sys); err != nil {
@@ -134,8 +138,12 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}
 		}
 		if v := res.Verification; v != nil {
-			s.rec.Verified = append(s.rec.Verified, Verification{Command: v.Command, ExitCode: v.ExitCode, Sandboxed: v.Sandboxed, Duration: v.Duration})
-			_ = s.opts.Store.saveQuick(s.rec)
+			// The contract holds the result to what the model checked
+			// with; the exit code it saw proves nothing about the end.
+			if c, ok := modelCheck(v, s.rec.Verify); ok {
+				s.rec.Checks = addCheck(s.rec.Checks, c)
+				_ = s.opts.Store.saveQuick(s.rec)
+			}
 		}
 		if res.Done {
 			s.rec.Summary = res.Summary

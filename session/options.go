@@ -61,7 +61,14 @@ type Options struct {
 	ShellTimeout  time.Duration // one run_shell command
 	ContextTokens int           // estimated tokens a request may hold
 	Verify        sandbox.Tier
-	DryRun        bool
+	// Checks are the user's checks (--check): commands, split on blanks,
+	// that the tier lets run unattended. The contract holds the result to
+	// them and to every verification command the model runs.
+	Checks []string
+	// Ready marks the pull request ready for review when the contract
+	// held; otherwise it stays a draft.
+	Ready  bool
+	DryRun bool
 	// Clean starts a local repository's session from its HEAD alone;
 	// otherwise uncommitted and untracked (not ignored) work is included.
 	Clean       bool

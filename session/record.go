@@ -64,15 +64,6 @@ const (
 	FailError           FailureKind = "error"            // anything else
 )
 
-// Verification is one verification command the session ran, and how it
-// ended.
-type Verification struct {
-	Command   string        `json:"command"`
-	ExitCode  int           `json:"exit_code"`
-	Sandboxed bool          `json:"sandboxed"`
-	Duration  time.Duration `json:"duration_ns"`
-}
-
 // Usage counts the tokens a session spent.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
@@ -99,27 +90,29 @@ type Record struct {
 	// work (StartCommit is then a snapshot of it, kept under
 	// refs/core/inputs/<id>), is the commit that work sat on; Uncommitted
 	// counts its changed paths.
-	LandOnto     string         `json:"land_onto,omitempty"`
-	Uncommitted  int            `json:"uncommitted,omitempty"`
-	Prompt       string         `json:"prompt,omitempty"`
-	Status       Status         `json:"status"`
-	FailureKind  FailureKind    `json:"failure_kind,omitempty"`
-	Error        string         `json:"error,omitempty"`
-	Turns        int            `json:"turns"`
-	Model        string         `json:"model"`
-	InferenceURL string         `json:"inference_url,omitempty"`
-	Verify       sandbox.Tier   `json:"verify"`
-	Sandboxed    bool           `json:"sandboxed"`
-	Verified     []Verification `json:"verified"`
-	Usage        Usage          `json:"usage"`
-	Workspace    string         `json:"workspace"`
-	Summary      string         `json:"summary,omitempty"`
-	Commit       string         `json:"commit,omitempty"`
-	PRURL        string         `json:"pr_url,omitempty"`
-	Landed       bool           `json:"landed"`
-	CreatedAt    time.Time      `json:"created_at"`
-	UpdatedAt    time.Time      `json:"updated_at"`
-	EndedAt      *time.Time     `json:"ended_at,omitempty"`
+	LandOnto     string       `json:"land_onto,omitempty"`
+	Uncommitted  int          `json:"uncommitted,omitempty"`
+	Prompt       string       `json:"prompt,omitempty"`
+	Status       Status       `json:"status"`
+	FailureKind  FailureKind  `json:"failure_kind,omitempty"`
+	Error        string       `json:"error,omitempty"`
+	Turns        int          `json:"turns"`
+	Model        string       `json:"model"`
+	InferenceURL string       `json:"inference_url,omitempty"`
+	Verify       sandbox.Tier `json:"verify"`
+	Sandboxed    bool         `json:"sandboxed"`
+	// Checks are what the session's contract holds its result to: the
+	// user's, then the verification commands the model ran.
+	Checks    []Check    `json:"checks"`
+	Usage     Usage      `json:"usage"`
+	Workspace string     `json:"workspace"`
+	Summary   string     `json:"summary,omitempty"`
+	Commit    string     `json:"commit,omitempty"`
+	PRURL     string     `json:"pr_url,omitempty"`
+	Landed    bool       `json:"landed"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
 }
 
 // transition moves the record to status to, or returns an error when the

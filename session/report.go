@@ -38,23 +38,50 @@ type Report struct {
 	Turns       int         `json:"turns"`
 	// TotalTurns counts the turns of every run of the session, resumes
 	// included; Turns only this run's.
-	TotalTurns int            `json:"total_turns"`
-	Usage      Usage          `json:"usage"`
-	Context    ContextStats   `json:"context"`
-	Verify     string         `json:"verify"`
-	Sandboxed  bool           `json:"sandboxed"`
-	Verified   []Verification `json:"verified"`
-	Unverified bool           `json:"unverified"`
-	Steps      []Step         `json:"steps"`
-	StartedAt  time.Time      `json:"started_at"`
-	EndedAt    time.Time      `json:"ended_at"`
+	TotalTurns int          `json:"total_turns"`
+	Usage      Usage        `json:"usage"`
+	Context    ContextStats `json:"context"`
+	Verify     string       `json:"verify"`
+	Sandboxed  bool         `json:"sandboxed"`
+	// Contract is the harness's own verdict on the result; nil when the
+	// session never reached done with a change.
+	Contract *Contract `json:"contract,omitempty"`
+	// Unverified is set when no contract held the result to anything.
+	Unverified bool      `json:"unverified"`
+	Findings   []Finding `json:"findings,omitempty"`
+	Steps      []Step    `json:"steps"`
+	StartedAt  time.Time `json:"started_at"`
+	EndedAt    time.Time `json:"ended_at"`
 }
 
-// UnverifiedWarning is what a run says when it verified nothing.
-const UnverifiedWarning = "warning: the agent ran no verification commands — this patch is UNVERIFIED"
+// FindingKind names something a run found worth telling.
+type FindingKind string
+
+// The finding kinds.
+const (
+	// FindingNoChange: the model called done without changing the tree.
+	FindingNoChange FindingKind = "no_change"
+)
+
+// Finding is one thing a run found, with the words that explain it.
+type Finding struct {
+	Kind   FindingKind `json:"kind"`
+	Detail string      `json:"detail,omitempty"`
+}
+
+// Finding returns the first finding of kind k, if any.
+func (r *Report) Finding(k FindingKind) (Finding, bool) {
+	for _, f := range r.Findings {
+		if f.Kind == k {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
 
 // WriteSummary prints the end-of-run summary for people: status, turns,
-// tokens, branch, and what was verified or the UNVERIFIED warning.
+// tokens, branch, and the contract: each check with both results, then
+// its verdict or the UNVERIFIED warning.
 func (r *Report) WriteSummary(w io.Writer) {
 	status := string(r.Status)
 	if r.FailureKind != "" {
@@ -78,6 +105,10 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "context: %d requests, %d tokens sent (estimated), largest %d of the %d budget, prefix reuse median %.2f\n",
 			c.Requests, c.SentTokensEstimated, c.LargestRequestEstimated, c.Budget, c.PrefixReuseMedian)
 	}
+	if f, ok := r.Finding(FindingNoChange); ok {
+		fmt.Fprintf(w, "no change: the model called done without changing anything, so nothing landed and nothing was checked (its reason: %s)\n", oneLine(orNone(f.Detail), 300))
+		return
+	}
 	switch {
 	case r.PRURL != "":
 		fmt.Fprintf(w, "pull request: %s\n", r.PRURL)
@@ -88,18 +119,14 @@ func (r *Report) WriteSummary(w io.Writer) {
 	default:
 		fmt.Fprintf(w, "branch: %s (not landed)\n", r.Branch)
 	}
-	if len(r.Verified) == 0 {
-		fmt.Fprintln(w, UnverifiedWarning)
-		return
+	r.Contract.WriteText(w)
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "none given"
 	}
-	fmt.Fprintln(w, "verified:")
-	for _, v := range r.Verified {
-		where := "on the host"
-		if v.Sandboxed {
-			where = "sandboxed"
-		}
-		fmt.Fprintf(w, "  %s → exit %d (%s)\n", v.Command, v.ExitCode, where)
-	}
+	return s
 }
 
 func short(sha string) string {

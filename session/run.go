@@ -37,6 +37,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
 		return nil, &ConfigError{err}
 	}
+	checks, err := userChecks(opts.Checks, opts.Verify)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
 		return nil, &ConfigError{err}
@@ -78,7 +82,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		Model:        opts.Model,
 		InferenceURL: opts.InferenceURL,
 		Verify:       opts.Verify,
-		Verified:     []Verification{},
+		Checks:       checks,
 		CreatedAt:    now,
 		UpdatedAt:    now,
 	}
@@ -130,6 +134,13 @@ func Resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	}
 	// Options that belong to the session come from its record.
 	opts.Verify, opts.Model = rec.Verify, rec.Model
+	more, err := userChecks(opts.Checks, rec.Verify)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	for _, c := range more {
+		rec.Checks = addCheck(rec.Checks, c)
+	}
 	s, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err
@@ -147,6 +158,7 @@ type run struct {
 	tools  *tools.Set
 	env    *tools.Env
 	tr     *transcript
+	checks *checker
 	unlock func()
 	report *Report
 	// window builds each request within the context budget.
@@ -165,7 +177,7 @@ func (s *run) scrub(text string) string {
 
 // start locks the session, moves it to running and opens its transcript.
 func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, error) {
-	unlock, err := opts.Store.lock(rec.ID)
+	unlock, err := opts.Store.lockWait(ctx, rec.ID)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -253,7 +265,25 @@ func verifyRule(tier sandbox.Tier) string {
 	return "Every run_shell command needs a human's approval and may be declined."
 }
 
+// contractRule tells the model that the harness checks its work itself.
+func contractRule(tier sandbox.Tier, checks []Check) string {
+	if tier == sandbox.TierOff {
+		return ""
+	}
+	rule := " After done, the harness itself runs every such command you ran, and the user's checks, on the start commit and on your result: a check that passed before and fails after marks your work as failing."
+	var user []string
+	for _, c := range checks {
+		if c.Source == SourceUser {
+			user = append(user, c.String())
+		}
+	}
+	if len(user) > 0 {
+		rule += " The user's checks: " + strings.Join(user, "; ") + "."
+	}
+	return rule
+}
+
 // systemPrompt builds the session's system prompt.
 func (s *run) systemPrompt() string {
-	return protocol.SystemPrompt(protocol.PromptConfig{ToolDocs: s.tools.Doc(), Verify: verifyRule(s.rec.Verify)})
+	return protocol.SystemPrompt(protocol.PromptConfig{ToolDocs: s.tools.Doc(), Verify: verifyRule(s.rec.Verify) + contractRule(s.rec.Verify, s.rec.Checks)})
 }

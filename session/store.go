@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -167,11 +168,41 @@ func (s *Store) lock(id string) (unlock func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("session %s is running in another process", id)
+			return nil, fmt.Errorf("session %s is running in another process: %w", id, errLocked)
 		}
 		return nil, fmt.Errorf("lock session %s: %w", id, err)
 	}
 	return func() { f.Close() }, nil
+}
+
+// errLocked is why lock refused.
+var errLocked = errors.New("its lock is held")
+
+// lockGrace is how long lockWait waits for a lock that was just released.
+const lockGrace = 2 * time.Second
+
+// lockWait is lock, waiting a little for a lock held only for a moment: a
+// child this process forks (git, go) holds a copy of the lock's file until
+// it execs, so a lock released in this process may still look held for a
+// moment, when the machine is busy.
+func (s *Store) lockWait(ctx context.Context, id string) (unlock func(), err error) {
+	deadline := time.NewTimer(lockGrace)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		unlock, err := s.lock(id)
+		if !errors.Is(err, errLocked) {
+			return unlock, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-deadline.C:
+			return nil, err
+		case <-tick.C:
+		}
+	}
 }
 
 // locked reports whether a live process holds the session's lock.

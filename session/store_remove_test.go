@@ -25,7 +25,7 @@ func storeWith(t *testing.T, ended map[Status]time.Time) (*Store, map[Status]str
 	for status, at := range ended {
 		i++
 		at := at
-		r := &Record{ID: NewID(at.Add(time.Duration(i) * time.Second)), Status: status, CreatedAt: at, UpdatedAt: at, Verified: []Verification{}}
+		r := &Record{ID: NewID(at.Add(time.Duration(i) * time.Second)), Status: status, CreatedAt: at, UpdatedAt: at}
 		if status.Terminal() {
 			r.EndedAt = &at
 		}

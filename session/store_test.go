@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	require.NoError(t, err)
 	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, status := range []Status{StatusDone, StatusFailed, StatusPartial} {
-		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Verified: []Verification{}}
+		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []Check{}}
 		require.NoError(t, st.create(r))
 	}
 	recs, err := st.List()
@@ -88,7 +89,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusRunning, Verified: []Verification{}}
+	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusRunning, Checks: []Check{}}
 	require.NoError(t, st.create(r))
 
 	// While a process holds the lock, it is running.
@@ -152,4 +153,32 @@ func TestTranscript(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o600))
 	_, err = readTranscript(path)
 	assert.ErrorContains(t, err, "line 2 is damaged")
+}
+
+func TestLockWait(t *testing.T) {
+	t.Parallel()
+	st, err := OpenStore(t.TempDir())
+	require.NoError(t, err)
+	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusDone, Checks: []Check{}}
+	require.NoError(t, st.create(r))
+	unlock, err := st.lock(r.ID)
+	require.NoError(t, err)
+
+	// Held for good: a cancelled wait gives up with the lock's error.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err = st.lockWait(ctx, r.ID)
+	assert.ErrorContains(t, err, "running in another process")
+
+	// Released while waiting: the wait takes it.
+	got := make(chan error, 1)
+	go func() {
+		u, err := st.lockWait(t.Context(), r.ID)
+		if err == nil {
+			u()
+		}
+		got <- err
+	}()
+	unlock()
+	assert.NoError(t, <-got)
 }

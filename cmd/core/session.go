@@ -45,6 +45,8 @@ type sessionFlags struct {
 	shellTimeout  time.Duration
 	contextTokens int
 	verify        string
+	checks        []string
+	ready         bool
 	dryRun        bool
 	interactive   bool
 	think         bool
@@ -65,6 +67,8 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 		fl.StringVar(&f.model, "model", session.DefaultModel, "model name sent to the endpoint")
 		fl.StringVar(&f.verify, "verify", "", "what run_shell may run without approval: off, build (compile, no workspace code) or test (adds go test and flutter test, only inside the sandbox); default $CORE_SESSION_VERIFY, else off")
 	}
+	fl.StringArrayVar(&f.checks, "check", nil, "a check the result is held to, such as \"go test ./...\" (repeatable): the harness runs it confined on the start commit and on the result; the verify tier must allow it")
+	fl.BoolVar(&f.ready, "ready", false, "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft")
 	fl.StringVar(&f.inferenceURL, "inference-url", "", "OpenAI-compatible base URL (default $CORE_SESSION_INFERENCE_URL, else discovered: http://127.0.0.1:35536, :8081, :8080 are tried with GET /v1/models)")
 	fl.IntVar(&f.maxTurns, "max-turns", session.DefaultMaxTurns, "hard cap on model turns; reaching it ends the run as partial")
 	fl.DurationVar(&f.timeout, "timeout", session.DefaultTimeout, "wall-clock cap on the whole run (partial)")
@@ -128,6 +132,8 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 		ShellTimeout:  f.shellTimeout,
 		ContextTokens: f.contextTokens,
 		Verify:        tier,
+		Checks:        f.checks,
+		Ready:         f.ready,
 		DryRun:        f.dryRun,
 		Interactive:   f.interactive,
 		Think:         f.think,
@@ -202,8 +208,14 @@ local repository, fetched into it as a new branch.
 Every run_shell command waits for "approve? [y/N]" on the terminal, unless
 --verify lets it run unattended; with no terminal, it is declined.
 
-Exit status: 0 done, 2 partial (a limit was hit; the work is kept in the
-workspace), 1 failed, 130 cancelled.`,
+After done, the harness runs every check (--check, and each verification
+command the model ran) itself, confined, on the start commit and on the
+result; a broken contract lands the work as a draft titled
+"[checks failing] ..." and ends the session partial.
+
+Exit status: 0 done, 2 partial (a limit was hit, or the result broke its
+contract; the work is kept, and resume continues it), 1 failed, 130
+cancelled.`,
 		Example: `  core session start --repo . --prompt "make the tests pass" --verify test
   core session start --repo ~/src/app --prompt "add a --json flag" --dry-run`,
 		Args: cobra.NoArgs,

@@ -10,8 +10,10 @@ import (
 	"strings"
 )
 
-// The GraphQL endpoint answers one query: a pull request's review threads.
-// It does not parse GraphQL: a query mentioning reviewThreads is answered
+// The GraphQL endpoint answers a pull request's review threads and the
+// mutations that take a pull request out of draft and back
+// (github_graphql_ready.go). It
+// does not parse GraphQL: a query mentioning reviewThreads is answered
 // with the fields below whatever it selects, its arguments are read from
 // the variables owner, name, number and cursor, and the page sizes from
 // "reviewThreads(first: N" and "comments(first: N" (or the variable
@@ -84,10 +86,17 @@ func (g *GitHub) graphql(c *apiCall) {
 			Number int     `json:"number"`
 			Cursor *string `json:"cursor"`
 			First  int     `json:"first"`
+			ID     string  `json:"id"`
 		} `json:"variables"`
 	}
 	if !c.decode(&in) {
 		return
+	}
+	for mutation, draft := range map[string]bool{"markPullRequestReadyForReview": false, "convertPullRequestToDraft": true} {
+		if strings.Contains(in.Query, mutation) {
+			g.setDraft(c, mutation, in.Variables.ID, draft)
+			return
+		}
 	}
 	if !strings.Contains(in.Query, "reviewThreads") {
 		c.json(http.StatusOK, gqlAnswer{Errors: []gqlError{{Message: "unsupported query"}}})

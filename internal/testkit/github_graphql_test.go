@@ -82,6 +82,11 @@ func TestGitHubGraphQLErrors(t *testing.T) {
 	g, n := newPullWithThreads(t)
 	g.MustAddRepo(t, "owner", "secret", nil, Private(true))
 	q := gh.ReviewThreadsQuery
+	pr, _, err := ghClient(t, g, ownerToken).PullRequests.Get(t.Context(), "owner", "repo", n)
+	require.NoError(t, err)
+	ready := func(id string) map[string]any {
+		return map[string]any{"query": gh.MarkReadyQuery, "variables": map[string]any{"id": id}}
+	}
 	tests := []struct {
 		name       string
 		token      string
@@ -95,6 +100,8 @@ func TestGitHubGraphQLErrors(t *testing.T) {
 		{name: "unknown pull request", token: ownerToken, body: map[string]any{"query": q, "variables": map[string]any{"owner": "owner", "name": "repo", "number": 99}}, wantStatus: 200, wantError: "Could not resolve to a PullRequest with the number of 99."},
 		{name: "bad cursor", token: ownerToken, body: map[string]any{"query": q, "variables": map[string]any{"owner": "owner", "name": "repo", "number": n, "cursor": "x"}}, wantStatus: 200, wantError: "`x` does not appear to be a valid cursor."},
 		{name: "bad token", token: "ghp_nope", body: map[string]any{"query": q}, wantStatus: 401},
+		{name: "ready for review needs write", token: readerToken, body: ready(pr.GetNodeID()), wantStatus: 200, wantError: "Resource not accessible by integration"},
+		{name: "ready for review of an unknown node", token: ownerToken, body: ready("PR_x"), wantStatus: 200, wantError: "Could not resolve to a node with the global id of 'PR_x'"},
 	}
 	t.Run("cases", func(t *testing.T) {
 		for _, tt := range tests {

@@ -1,0 +1,263 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
+)
+
+// goModule is a Go module whose package builds, or not, as calc.go says.
+func goModule(calc string) map[string]string {
+	return map[string]string{
+		"go.mod":  "module example.com/calc\n\ngo 1.21\n",
+		"calc.go": "package calc\n\n" + calc + "\n",
+	}
+}
+
+const (
+	builds = "func Add(a, b int) int { return a + b }"
+	broken = "func Add(a, b int) int { return a + }"
+)
+
+func write(path, content string) string {
+	return "tool: write_file\npath: " + path + "\ncontent: " + quote(content)
+}
+
+func quote(s string) string {
+	b := []byte{'"'}
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b = append(b, '\\', byte(r))
+		case '\n':
+			b = append(b, '\\', 'n')
+		default:
+			b = append(b, string(r)...)
+		}
+	}
+	return string(append(b, '"'))
+}
+
+// buildOptions are testOptions at the build tier: go vet and go build run
+// on the host, as they do where the sandbox is not usable.
+func buildOptions(t *testing.T, srv *testkit.ModelServer, repo string) Options {
+	opts := testOptions(t, srv, repo)
+	opts.Verify = sandbox.TierBuild
+	return opts
+}
+
+func checkVerdicts(c *Contract) []CheckVerdict {
+	var out []CheckVerdict
+	for _, r := range c.Checks {
+		out = append(out, r.Verdict)
+	}
+	return out
+}
+
+func TestContract(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		base     string
+		replies  []string
+		checks   []string
+		timeout  time.Duration
+		status   Status
+		verdict  ContractVerdict
+		verdicts []CheckVerdict
+		sources  []CheckSource
+	}{
+		{
+			name: "a real fix", base: broken,
+			replies: []string{write("calc.go", "package calc\n\n"+builds+"\n"), "tool: run_shell\ncommand: go vet ./...", "tool: done\nsummary: fixed it"},
+			status:  StatusDone, verdict: ContractHeld, verdicts: []CheckVerdict{VerdictFixed}, sources: []CheckSource{SourceModel},
+		},
+		{
+			name: "a user check the model never ran catches a regression", base: builds, checks: []string{"go build ./..."},
+			replies: []string{write("calc.go", "package calc\n\n"+broken+"\n"), "tool: done\nsummary: done, trust me"},
+			status:  StatusPartial, verdict: ContractBroken, verdicts: []CheckVerdict{VerdictRegressed}, sources: []CheckSource{SourceUser},
+		},
+		{
+			name: "the harness's final run catches the last edit", base: builds,
+			replies: []string{
+				write("extra.go", "package calc\n"), "tool: run_shell\ncommand: go vet ./...",
+				write("calc.go", "package calc\n\n"+broken+"\n"), "tool: done\nsummary: vet passed",
+			},
+			status: StatusPartial, verdict: ContractBroken, verdicts: []CheckVerdict{VerdictRegressed}, sources: []CheckSource{SourceModel},
+		},
+		{
+			name: "a check that times out", base: builds, checks: []string{"go vet ./..."}, timeout: time.Millisecond,
+			replies: []string{write("extra.go", "package calc\n"), "tool: done\nsummary: added a file"},
+			status:  StatusPartial, verdict: ContractBroken, verdicts: []CheckVerdict{VerdictTimedOut}, sources: []CheckSource{SourceUser},
+		},
+		{
+			name: "no checks", base: builds,
+			replies: []string{write("extra.go", "package calc\n"), "tool: done\nsummary: added a file"},
+			status:  StatusDone, verdict: ContractNone,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo := fixtureRepo(t, goModule(tt.base))
+			var replies []testkit.Reply
+			for _, r := range tt.replies {
+				replies = append(replies, testkit.ContentReply(r))
+			}
+			srv := testkit.NewModelServer(t, replies...)
+			opts := buildOptions(t, srv, repo)
+			opts.Checks, opts.ShellTimeout = tt.checks, tt.timeout
+			rep, err := Run(t.Context(), opts)
+			require.NoError(t, err)
+			assert.Equal(t, tt.status, rep.Status, rep.Error)
+			require.NotNil(t, rep.Contract)
+			assert.Equal(t, tt.verdict, rep.Contract.Verdict)
+			assert.Equal(t, tt.verdicts, checkVerdicts(rep.Contract))
+			for i, src := range tt.sources {
+				assert.Equal(t, src, rep.Contract.Checks[i].Source)
+			}
+			assert.Equal(t, tt.verdict == ContractNone, rep.Unverified)
+			assert.True(t, rep.Landed, "the work lands whatever the contract says")
+			if tt.verdict == ContractBroken {
+				assert.Contains(t, rep.Error, "the result broke its contract")
+			}
+			saved, err := opts.Store.LoadReport(rep.ID)
+			require.NoError(t, err)
+			assert.Equal(t, rep.Contract.Verdict, saved.Contract.Verdict, "report.json holds the contract")
+			assert.NoDirExists(t, opts.Store.WorkspaceDir(rep.ID)+".base", "the base checkout is removed")
+		})
+	}
+}
+
+func TestContractNoChange(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, goModule(builds))
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: run_shell\ncommand: go vet ./..."),
+		testkit.ContentReply("tool: done\nsummary: it already adds; nothing to change"))
+	opts := buildOptions(t, srv, repo)
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	assert.Equal(t, StatusDone, rep.Status)
+	assert.False(t, rep.Landed)
+	f, ok := rep.Finding(FindingNoChange)
+	require.True(t, ok)
+	assert.Equal(t, "it already adds; nothing to change", f.Detail)
+	assert.Nil(t, rep.Contract, "nothing changed, so nothing was checked")
+	var b strings.Builder
+	rep.WriteSummary(&b)
+	assert.Contains(t, b.String(), "no change: the model called done without changing anything, so nothing landed")
+	assert.NotContains(t, b.String(), "UNVERIFIED")
+}
+
+func TestContractResumeAfterBroken(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, goModule(builds))
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply(write("calc.go", "package calc\n\n"+broken+"\n")),
+		testkit.ContentReply("tool: done\nsummary: changed Add"),
+		testkit.ContentReply(write("calc.go", "package calc\n\n"+builds+"\n// Sum adds.\nfunc Sum(a, b int) int { return Add(a, b) }\n")),
+		testkit.ContentReply("tool: done\nsummary: fixed the build"),
+	)
+	opts := buildOptions(t, srv, repo)
+	opts.Checks = []string{"go build ./..."}
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusPartial, rep.Status)
+	require.Equal(t, ContractBroken, rep.Contract.Verdict)
+
+	resumed := buildOptions(t, srv, repo)
+	resumed.Store = opts.Store
+	rep, err = Resume(t.Context(), rep.ID, "the build is broken: fix it", resumed)
+	require.NoError(t, err)
+	assert.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.NotNil(t, rep.Contract)
+	assert.Equal(t, ContractHeld, rep.Contract.Verdict, "resume runs the contract again, with the user's check")
+	assert.Equal(t, []CheckVerdict{VerdictPassing}, checkVerdicts(rep.Contract))
+	assert.Equal(t, "package calc\n\n"+builds+"\n// Sum adds.\nfunc Sum(a, b int) int { return Add(a, b) }\n",
+		gitOut(t, repo, "show", rep.Branch+":calc.go")+"\n")
+}
+
+func TestUserChecksRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		tier  sandbox.Tier
+		check string
+		want  string
+	}{
+		{name: "tier off", tier: sandbox.TierOff, check: "go test ./...", want: `--check "go test ./...": the verify tier off does not let it run unattended`},
+		{name: "tests at the build tier", tier: sandbox.TierBuild, check: "go test ./...", want: "the verify tier build does not let it run unattended"},
+		{name: "shell syntax", tier: sandbox.TierBuild, check: "go vet ./... && rm -rf /", want: "--check: \"go vet ./... && rm -rf /\" is not a plain command"},
+		{name: "go mod changes files", tier: sandbox.TierBuild, check: "go mod tidy", want: "a check must only report"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := testkit.NewModelServer(t)
+			srv.AllowExhaustion()
+			opts := testOptions(t, srv, fixtureRepo(t, goModule(builds)))
+			opts.Verify, opts.Checks = tt.tier, []string{tt.check}
+			_, err := Run(t.Context(), opts)
+			var ce *ConfigError
+			require.True(t, errors.As(err, &ce), "a configuration error, got %v", err)
+			assert.ErrorContains(t, err, tt.want)
+			entries, _ := os.ReadDir(filepath.Join(opts.Store.Home(), "sessions"))
+			assert.Empty(t, entries, "no session starts")
+		})
+	}
+}
+
+// newTestChecker is a checker on a workspace cloned from a fixture
+// repository, at the build tier, with the sandbox off.
+func newTestChecker(t *testing.T, files map[string]string) (*checker, string) {
+	t.Helper()
+	repo := fixtureRepo(t, files)
+	home := t.TempDir()
+	ws := filepath.Join(home, "workspaces", "s1")
+	gitOut(t, home, "clone", "-q", repo, ws)
+	return &checker{
+		sb:   sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+		tier: sandbox.TierBuild, timeout: time.Minute, git: gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}},
+		workspace: ws, baseDir: ws + ".base", startCommit: gitOut(t, ws, "rev-parse", "HEAD"),
+		base: map[string]CheckResult{},
+	}, ws
+}
+
+func TestCheckerBaselineInItsOwnCheckout(t *testing.T) {
+	t.Parallel()
+	c, ws := newTestChecker(t, goModule(builds))
+	calc := filepath.Join(ws, "calc.go")
+	require.NoError(t, os.WriteFile(calc, []byte("package calc\n\n"+broken+"\n"), 0o644))
+	checks := []Check{{Command: []string{"go", "vet", "./..."}, Source: SourceUser}}
+	c.background(t.Context(), checks)
+	got := c.contract(t.Context(), checks)
+	assert.Equal(t, []CheckVerdict{VerdictRegressed}, checkVerdicts(got), "the base is the start commit, not the workspace")
+	assert.DirExists(t, c.baseDir)
+	c.close()
+	assert.NoDirExists(t, c.baseDir, "close removes the base checkout")
+	b, err := os.ReadFile(calc)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), broken, "the workspace is not disturbed")
+	assert.Contains(t, gitOut(t, ws, "status", "--porcelain"), "calc.go", "the change is still uncommitted in the workspace")
+}
+
+func TestCheckerCloseStopsTheBackground(t *testing.T) {
+	t.Parallel()
+	c, _ := newTestChecker(t, goModule(builds))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	c.background(ctx, []Check{{Command: []string{"go", "vet", "./..."}, Source: SourceUser}})
+	c.close() // returns: the goroutine saw the cancelled context
+	assert.Empty(t, c.base, "a cancelled baseline is not kept")
+}

@@ -1,0 +1,139 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// UnverifiedWarning is what a run says when no check held its result to
+// anything.
+const UnverifiedWarning = "warning: the harness ran no checks on the result — this patch is UNVERIFIED"
+
+// FailingTitlePrefix starts the title of a pull request whose contract is
+// broken.
+const FailingTitlePrefix = "[checks failing] "
+
+// verdictWords are the verdicts as the summary says them.
+var verdictWords = map[CheckVerdict]string{
+	VerdictRegressed: "regressed",
+	VerdictFailing:   "failing",
+	VerdictTimedOut:  "timed out",
+	VerdictError:     "could not run",
+	VerdictFixed:     "fixed",
+	VerdictPassing:   "passing",
+}
+
+func (c *Contract) timeout() time.Duration {
+	return time.Duration(c.TimeoutSeconds * float64(time.Second))
+}
+
+// where says where a check ran.
+func where(r CheckResult) string {
+	if r.Sandboxed {
+		return "sandboxed"
+	}
+	return "on the host"
+}
+
+// outcome says how one run ended, in words: exit 1, timed out after 2m0s,
+// could not run: why.
+func (c *Contract) outcome(r CheckResult) string {
+	switch {
+	case r.Error != "":
+		return "could not run: " + r.Error
+	case r.TimedOut:
+		return "timed out after " + c.timeout().String()
+	}
+	return fmt.Sprintf("exit %d", r.Exit)
+}
+
+// Line says the contract's verdict in one line: contract held, contract
+// broken: 1 regressed, 1 failing, or the UNVERIFIED warning.
+func (c *Contract) Line() string {
+	switch {
+	case c.None():
+		return UnverifiedWarning
+	case c.Held() && c.BaselineGatesNothing:
+		return "contract held (every check already passed on the base: it gates nothing for this task)"
+	case c.Held():
+		return "contract held"
+	}
+	counts := map[CheckVerdict]int{}
+	for _, r := range c.Checks {
+		counts[r.Verdict]++
+	}
+	var parts []string
+	for _, v := range verdictOrder {
+		if n := counts[v]; n > 0 && !v.holds() {
+			parts = append(parts, fmt.Sprintf("%d %s", n, verdictWords[v]))
+		}
+	}
+	return "contract broken: " + strings.Join(parts, ", ")
+}
+
+// WriteText prints the contract for people: each check with both results
+// in words, then the verdict line.
+func (c *Contract) WriteText(w io.Writer) {
+	if !c.None() {
+		fmt.Fprintln(w, "checks (run by the harness on the start commit and on the result):")
+		for _, r := range c.Checks {
+			res := c.outcome(r.Result)
+			if r.Result.Error == "" {
+				res += fmt.Sprintf(" (%.1fs, %s)", r.Result.Seconds, where(r.Result))
+			}
+			fmt.Fprintf(w, "  %s — %s: base %s, result %s\n", r.String(), verdictWords[r.Verdict], c.outcome(r.Baseline), res)
+		}
+	}
+	fmt.Fprintln(w, c.Line())
+}
+
+// Markdown renders the contract for a pull request body, a comment or a
+// step summary: a table of the checks, then the verdict.
+func (c *Contract) Markdown() string {
+	var b strings.Builder
+	b.WriteString("### Checks\n\n")
+	if c.None() {
+		b.WriteString("> [!WARNING]\n> The harness ran no checks on the result — this patch is UNVERIFIED.\n")
+		return b.String()
+	}
+	b.WriteString("| check | verdict | base | result |\n|---|---|---|---|\n")
+	for _, r := range c.Checks {
+		verdict := verdictWords[r.Verdict]
+		if !r.Verdict.holds() {
+			verdict = "**" + verdict + "**"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", mdCell(r.String()), verdict, mdCell(c.cell(r.Baseline)), mdCell(c.cell(r.Result)))
+	}
+	line := c.Line()
+	fmt.Fprintf(&b, "\n**%s%s.**", strings.ToUpper(line[:1]), line[1:])
+	b.WriteString(" The harness ran every check itself, on the start commit and on the result.\n")
+	return b.String()
+}
+
+// StatusLine is the contract in a few words for a status comment.
+func (c *Contract) StatusLine() string {
+	switch {
+	case c.None():
+		return "**UNVERIFIED**: the harness ran no checks"
+	case c.Held():
+		passed, _ := c.Counts()
+		return fmt.Sprintf("contract held: %d of %d checks pass", passed, len(c.Checks))
+	}
+	return "**checks failing**: " + c.Line()
+}
+
+func (c *Contract) cell(r CheckResult) string {
+	if r.Error != "" {
+		return c.outcome(r)
+	}
+	return fmt.Sprintf("%s (%.1fs, %s)", c.outcome(r), r.Seconds, where(r))
+}
+
+// mdCell makes text safe inside a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "`", "'")
+	return oneLine(s, 200)
+}
