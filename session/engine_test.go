@@ -186,10 +186,11 @@ func TestCancelled(t *testing.T) {
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	ctx, cancel := context.WithCancel(t.Context())
-	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	// Ctrl-C while the model is generating the first reply.
+	opts.Client = &moveHead{Completer: opts.Client, n: 1, move: cancel}
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCancelled, rep.Status)
+	assert.Equal(t, StatusCancelled, rep.Status, rep.Error)
 	rec, err := opts.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rec.Status, "the ending is saved even after ctx ended")

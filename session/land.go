@@ -75,10 +75,10 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	r.Verified = append([]Verification{}, s.rec.Verified...)
 	r.Unverified = len(r.Verified) == 0
 	r.EndedAt = now
-	if serr := s.opts.Store.save(s.rec); serr != nil && r.Error == "" {
+	if serr := s.opts.Store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
 		r.Error = serr.Error()
 	}
-	if werr := s.opts.Store.writeReport(s.rec.ID, r); werr != nil && r.Error == "" {
+	if werr := s.opts.Store.writeReport(s.rec.ID, r, s.scrubber); werr != nil && r.Error == "" {
 		r.Error = werr.Error()
 	}
 	return r

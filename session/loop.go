@@ -77,6 +77,9 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		}
 		started := s.opts.Now()
 		reply, err := s.complete(runCtx, *entries)
+		// The model's text is scrubbed as it arrives: no tool, file,
+		// command, prompt or commit ever sees a secret it wrote.
+		reply.Content = s.scrub(reply.Content)
 		s.rec.Turns++
 		s.report.Turns++
 		s.rec.Usage.add(reply.Usage)
@@ -108,6 +111,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			continue
 		}
 		malformed = 0
+		scrubArgs(action.Args, s.scrub)
 		res, err := s.tools.Run(runCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
 		step.Tool, step.Target = action.Tool, res.Target
 		step.Duration = s.opts.Now().Sub(started)
@@ -120,7 +124,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		}
 		if v := res.Verification; v != nil {
 			s.rec.Verified = append(s.rec.Verified, Verification{Command: v.Command, ExitCode: v.ExitCode, Sandboxed: v.Sandboxed, Duration: v.Duration})
-			_ = s.opts.Store.saveQuick(s.rec)
+			_ = s.opts.Store.saveQuick(s.rec, s.scrubber)
 		}
 		if res.Done {
 			s.rec.Summary = res.Summary
@@ -133,7 +137,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		if s.rec.Turns%recordEvery == 0 {
 			// The transcript has every turn; the record catches up now and
 			// then, so that list shows a running session's progress.
-			_ = s.opts.Store.saveQuick(s.rec)
+			_ = s.opts.Store.saveQuick(s.rec, s.scrubber)
 		}
 	}
 }
@@ -230,4 +234,26 @@ func readLine(r interface{ Read([]byte) (int, error) }) (string, bool) {
 			return b.String(), b.Len() > 0
 		}
 	}
+}
+
+// scrubArgs scrubs every string in a parsed action's arguments, in place:
+// a secret the reply spelled in escapes (JSON's \u0067) decodes only here.
+func scrubArgs(args map[string]any, scrub func(string) string) {
+	for k, v := range args {
+		args[k] = scrubValue(v, scrub)
+	}
+}
+
+func scrubValue(v any, scrub func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return scrub(v)
+	case map[string]any:
+		scrubArgs(v, scrub)
+	case []any:
+		for i := range v {
+			v[i] = scrubValue(v[i], scrub)
+		}
+	}
+	return v
 }
