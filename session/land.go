@@ -23,6 +23,9 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		}
 		return s.end(StatusDone, "", nil)
 	}
+	if err := s.checkLanding(ctx); err != nil {
+		return s.end(StatusFailed, landingFailure(err), err)
+	}
 	if s.opts.Interactive {
 		answer, _ := s.ask("commit, push, and open a PR? [y/N] ")
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
@@ -30,7 +33,7 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 			return s.end(StatusDone, "", nil)
 		}
 	}
-	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.rec.Summary, s.rec.ID))
+	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.scrub(s.rec.Summary), s.rec.ID))
 	if err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err)
 	}
