@@ -31,6 +31,10 @@ func TestReadInputs(t *testing.T) {
 			assert.Equal(t, "auto", in.Verify)
 			assert.Equal(t, "forge", in.ForgeLabel)
 			assert.False(t, in.DryRun)
+			assert.False(t, in.AllowWorkflowChanges)
+		}},
+		{name: "workflow changes allowed", env: map[string]string{"INPUT_ALLOW_WORKFLOW_CHANGES": "true"}, check: func(t *testing.T, in Inputs) {
+			assert.True(t, in.AllowWorkflowChanges)
 		}},
 		{name: "all set", env: map[string]string{"INPUT_MODE": "Fix", "INPUT_ISSUE": "#12", "INPUT_MAX_TURNS": "7", "INPUT_TIMEOUT": "45m", "INPUT_DRY_RUN": "true", "INPUT_VERIFY": "test", "INPUT_GITHUB_TOKEN": " t "},
 			check: func(t *testing.T, in Inputs) {
@@ -49,6 +53,7 @@ func TestReadInputs(t *testing.T) {
 		{name: "bad issue", env: map[string]string{"INPUT_ISSUE": "twelve"}, wantErr: `input issue must be a positive number, got "twelve"`},
 		{name: "bad timeout", env: map[string]string{"INPUT_TIMEOUT": "soon"}, wantErr: `input timeout must be a duration`},
 		{name: "bad dry run", env: map[string]string{"INPUT_DRY_RUN": "maybe"}, wantErr: `input dry_run must be true or false`},
+		{name: "bad allow_workflow_changes", env: map[string]string{"INPUT_ALLOW_WORKFLOW_CHANGES": "yes please"}, wantErr: `input allow_workflow_changes must be true or false, got "yes please"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
