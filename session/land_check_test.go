@@ -90,8 +90,11 @@ func (r *Report) workspace(opts Options) string { return opts.Store.WorkspaceDir
 // without the tools (as code run by go test could write it). The session
 // does not land, fails with landing_refused naming the file and the flag;
 // resumed with --allow-workflow-changes, it lands.
+//
+// Not parallel, nor its cases: Resume right after Run takes the session's
+// lock again, and a git started by a parallel test in the moment between
+// its fork and its exec still holds a copy of the lock's descriptor.
 func TestLandingRefusesPlantedWorkflow(t *testing.T) {
-	t.Parallel()
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -102,7 +105,6 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			repo := fixtureRepo(t, map[string]string{"README": "hi\n", ".github/workflows/ci.yml": "on: push\n"})
 			srv := testkit.NewModelServer(t,
 				testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
@@ -156,9 +158,9 @@ func testResumeOptions(opts Options, allow bool) Options {
 
 // TestAllowWorkflowChangesIsKeptByResume: a session started with
 // --allow-workflow-changes lands workflow changes, and a resume without the
-// flag still does: the choice is the session's.
+// flag still does: the choice is the session's. Not parallel, for the
+// reason TestLandingRefusesPlantedWorkflow gives.
 func TestAllowWorkflowChangesIsKeptByResume(t *testing.T) {
-	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	srv := testkit.NewModelServer(t,
 		testkit.ContentReply("tool: write_file\npath: .github/workflows/ci.yml\ncontent: \"on: push\\n\""),
