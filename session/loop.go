@@ -235,25 +235,3 @@ func readLine(r interface{ Read([]byte) (int, error) }) (string, bool) {
 		}
 	}
 }
-
-// scrubArgs scrubs every string in a parsed action's arguments, in place:
-// a secret the reply spelled in escapes (JSON's \u0067) decodes only here.
-func scrubArgs(args map[string]any, scrub func(string) string) {
-	for k, v := range args {
-		args[k] = scrubValue(v, scrub)
-	}
-}
-
-func scrubValue(v any, scrub func(string) string) any {
-	switch v := v.(type) {
-	case string:
-		return scrub(v)
-	case map[string]any:
-		scrubArgs(v, scrub)
-	case []any:
-		for i := range v {
-			v[i] = scrubValue(v[i], scrub)
-		}
-	}
-	return v
-}

@@ -228,17 +228,6 @@ func (s *run) prepare(ctx context.Context) error {
 	return nil
 }
 
-// scrubbingApprover shows the human the gated action with every secret
-// removed: the terminal is an edge too.
-type scrubbingApprover struct {
-	a     tools.Approver
-	scrub *scrub.Scrubber
-}
-
-func (sa scrubbingApprover) Approve(ctx context.Context, action string) (bool, error) {
-	return sa.a.Approve(ctx, sa.scrub.String(action))
-}
-
 // scrubbingFiler files issues with every secret removed from them.
 type scrubbingFiler struct {
 	f     tools.IssueFiler
