@@ -272,6 +272,7 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 		Output:   r.env.Stderr,
 		GitEnv:   session.GitEnv(getenv),
 	}
+	o.AllowWorkflowChanges = r.in.AllowWorkflowChanges
 	return o, nil
 }
 

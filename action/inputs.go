@@ -56,6 +56,8 @@ type Inputs struct {
 	// the contract held.
 	Checks []string
 	Ready  bool
+	// AllowWorkflowChanges lets the session write and land workflows.
+	AllowWorkflowChanges bool
 	// RunID and StatusCommentID are set by the bot when it dispatches a
 	// run: the Action then edits the bot's status comment.
 	RunID           string
@@ -140,6 +142,11 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 	if d := strings.TrimSpace(a.GetInput("dry_run")); d != "" {
 		if in.DryRun, err = strconv.ParseBool(d); err != nil {
 			return in, fmt.Errorf("input dry_run must be true or false, got %q", d)
+		}
+	}
+	if w := strings.TrimSpace(a.GetInput("allow_workflow_changes")); w != "" {
+		if in.AllowWorkflowChanges, err = strconv.ParseBool(w); err != nil {
+			return in, fmt.Errorf("input allow_workflow_changes must be true or false, got %q", w)
 		}
 	}
 	return in, nil

@@ -31,6 +31,10 @@ func TestReadInputs(t *testing.T) {
 			assert.Equal(t, "auto", in.Verify)
 			assert.Equal(t, "forge", in.ForgeLabel)
 			assert.False(t, in.DryRun)
+			assert.False(t, in.AllowWorkflowChanges)
+		}},
+		{name: "workflow changes allowed", env: map[string]string{"INPUT_ALLOW_WORKFLOW_CHANGES": "true"}, check: func(t *testing.T, in Inputs) {
+			assert.True(t, in.AllowWorkflowChanges)
 		}},
 		{name: "all set", env: map[string]string{"INPUT_MODE": "Fix", "INPUT_ISSUE": "#12", "INPUT_MAX_TURNS": "7", "INPUT_TIMEOUT": "45m", "INPUT_DRY_RUN": "true", "INPUT_VERIFY": "test", "INPUT_GITHUB_TOKEN": " t "},
 			check: func(t *testing.T, in Inputs) {
@@ -78,6 +82,7 @@ func TestReadInputs(t *testing.T) {
 				assert.True(t, in.Ready)
 			}},
 		{name: "bad ready", env: map[string]string{"INPUT_READY": "soon"}, wantErr: `input ready must be true or false, got "soon"`},
+		{name: "bad allow_workflow_changes", env: map[string]string{"INPUT_ALLOW_WORKFLOW_CHANGES": "yes please"}, wantErr: `input allow_workflow_changes must be true or false, got "yes please"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

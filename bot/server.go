@@ -1,11 +1,15 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
@@ -15,6 +19,34 @@ import (
 
 // WebhookPath is where GitHub delivers the App's webhooks.
 const WebhookPath = "/api/github/hook"
+
+// MaxPayload is the largest webhook body the bot reads: GitHub caps
+// payloads at 25 MiB and does not deliver larger ones, so anything bigger
+// is not GitHub's and is refused (413) before it is read.
+const MaxPayload = 25 << 20
+
+// The HTTP server's limits. GitHub gives up on a delivery after 10 seconds,
+// so reading one (headers and a body of up to MaxPayload) and answering it
+// must fit in less; a slow client is cut off rather than holding a
+// connection. APITimeout bounds every call the bot makes to the GitHub API.
+const (
+	ReadHeaderTimeout = 5 * time.Second
+	ReadTimeout       = 9 * time.Second
+	WriteTimeout      = 9 * time.Second
+	IdleTimeout       = 60 * time.Second
+	APITimeout        = 30 * time.Second
+)
+
+// NewHTTPServer returns an http.Server for h with the bot's timeouts.
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+	}
+}
 
 // Server is the bot: the webhook endpoint, /healthz and /metrics.
 type Server struct {
@@ -32,6 +64,7 @@ func New(cfg *Config, store Store, logger zerolog.Logger, newRunner func(*Base) 
 	registry := metrics.NewRegistry()
 	cc := githubapp.NewClientCreator(cfg.v3URL(), cfg.v4URL(), cfg.AppID, cfg.PrivateKey,
 		githubapp.WithClientUserAgent("core-bot"),
+		githubapp.WithClientTimeout(APITimeout),
 		githubapp.WithClientMiddleware(githubapp.ClientMetrics(registry)))
 	base := &Base{
 		ClientCreator: cc,
@@ -61,7 +94,7 @@ func New(cfg *Config, store Store, logger zerolog.Logger, newRunner func(*Base) 
 		githubapp.WithErrorCallback(githubapp.MetricsErrorCallback(registry)),
 	)
 	mux := http.NewServeMux()
-	mux.Handle("POST "+WebhookPath, countDeliveries(base.Metrics, dispatcher))
+	mux.Handle("POST "+WebhookPath, countDeliveries(base.Metrics, boundBody(MaxPayload, dispatcher)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		if _, err := store.CountByState(r.Context()); err != nil {
 			http.Error(w, "store: "+err.Error(), http.StatusServiceUnavailable)
@@ -81,6 +114,46 @@ func countDeliveries(m *Metrics, next http.Handler) http.Handler {
 		m.deliveries.Inc(1)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// boundBody reads at most limit bytes of a request's body before next sees
+// it: a body that declares or turns out to be longer is answered 413 and
+// never read further, so an unsigned flood costs the bot at most limit
+// bytes of memory before the signature check refuses it.
+func boundBody(limit int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			tooLarge(w, r.ContentLength, limit)
+			return
+		}
+		size := limit + 1
+		if r.ContentLength >= 0 {
+			size = r.ContentLength
+		}
+		buf := bytes.NewBuffer(make([]byte, 0, min(size, 64<<10)))
+		_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			tooLarge(w, -1, limit)
+			return
+		case err != nil:
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(buf)
+		r.ContentLength = int64(buf.Len())
+		next.ServeHTTP(w, r)
+	})
+}
+
+func tooLarge(w http.ResponseWriter, declared, limit int64) {
+	msg := "the request body is over GitHub's webhook payload limit of " + strconv.FormatInt(limit, 10) + " bytes"
+	if declared > 0 {
+		msg += " (it declares " + strconv.FormatInt(declared, 10) + ")"
+	}
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, http.StatusRequestEntityTooLarge)
 }
 
 func withLogger(logger zerolog.Logger, next http.Handler) http.Handler {

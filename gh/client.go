@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -52,12 +53,18 @@ type Client struct {
 	token string
 }
 
-// New returns a client for creds. hc may be nil.
+// APITimeout bounds one call to the GitHub API when the caller's HTTP
+// client has no timeout of its own: a GitHub that stops answering fails the
+// call instead of hanging the run.
+const APITimeout = 30 * time.Second
+
+// New returns a client for creds. hc may be nil; a client without a
+// timeout gets APITimeout.
 func New(creds Credentials, hc *http.Client) (*Client, error) {
 	if creds.Token == "" {
 		return nil, errors.New("no GitHub token")
 	}
-	c := github.NewClient(hc).WithAuthToken(creds.Token)
+	c := github.NewClient(withTimeout(hc)).WithAuthToken(creds.Token)
 	if api := strings.TrimRight(creds.APIURL, "/"); api != "" && api != PublicAPI {
 		var err error
 		c, err = c.WithEnterpriseURLs(api+"/", api+"/")
@@ -66,6 +73,19 @@ func New(creds Credentials, hc *http.Client) (*Client, error) {
 		}
 	}
 	return &Client{gh: c, token: creds.Token}, nil
+}
+
+// withTimeout returns hc, or a copy of it, with a timeout.
+func withTimeout(hc *http.Client) *http.Client {
+	if hc == nil {
+		return &http.Client{Timeout: APITimeout}
+	}
+	if hc.Timeout > 0 {
+		return hc
+	}
+	c := *hc
+	c.Timeout = APITimeout
+	return &c
 }
 
 // GitHub returns the underlying go-github client.

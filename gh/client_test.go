@@ -3,6 +3,7 @@ package gh
 import (
 	"context"
 	"encoding/base64"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,4 +188,29 @@ func TestRepoAndPulls(t *testing.T) {
 	url, err := c.FileIssue(t.Context(), "octo", "hello", "found a bug", "details")
 	require.NoError(t, err)
 	assert.Contains(t, url, "/octo/hello/issues/")
+}
+
+func TestNewGivesAPICallsATimeout(t *testing.T) {
+	t.Parallel()
+	transport := &http.Transport{}
+	tests := []struct {
+		name string
+		hc   *http.Client
+		want time.Duration
+	}{
+		{name: "no client", hc: nil, want: APITimeout},
+		{name: "a client without a timeout", hc: &http.Client{Transport: transport}, want: APITimeout},
+		{name: "a client with its own timeout", hc: &http.Client{Timeout: time.Second}, want: time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := New(Credentials{Token: "t", APIURL: PublicAPI}, tt.hc)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, c.GitHub().Client().Timeout)
+			if tt.hc != nil && tt.hc.Transport != nil {
+				assert.Zero(t, tt.hc.Timeout, "the caller's client is not changed")
+			}
+		})
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+
+	"github.com/coreagent/core/session/scrub"
 )
 
 // gitIdentity returns the options that make core the author of its commits.
@@ -18,6 +20,9 @@ func gitIdentity() []string {
 // workspace.
 type gitRunner struct {
 	env []string // PATH, HOME, LANG and the like
+	// scrub cleans what git is given on stdin (a commit message) and the
+	// words of its failures; nil scrubs nothing.
+	scrub *scrub.Scrubber
 }
 
 // with returns a runner that also sets the variables given (NAME=value).
@@ -44,7 +49,7 @@ func (g gitRunner) raw(ctx context.Context, dir, stdin string, args ...string) (
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = dir
 	cmd.Env = append(append([]string{}, g.env...), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
-	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Stdin = strings.NewReader(g.scrub.String(stdin))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -52,7 +57,7 @@ func (g gitRunner) raw(ctx context.Context, dir, stdin string, args ...string) (
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("git %s: %s", args[0], msg)
+		return "", fmt.Errorf("git %s: %s", args[0], g.scrub.String(msg))
 	}
 	return stdout.String(), nil
 }

@@ -46,6 +46,9 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		fmt.Fprintf(s.opts.Output, "%s\n", diff)
 		return s.end(status, "", ending)
 	}
+	if err := s.checkLanding(ctx); err != nil {
+		return s.end(StatusFailed, landingFailure(err), err)
+	}
 	if s.opts.Interactive {
 		s.report.Contract.WriteText(s.opts.Output)
 		answer, _ := s.ask(s.landQuestion())
@@ -54,7 +57,7 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 			return s.end(status, "", ending)
 		}
 	}
-	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.rec.Summary, s.rec.ID))
+	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.scrub(s.rec.Summary), s.rec.ID))
 	if err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err)
 	}
@@ -140,10 +143,10 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	}
 	r.Unverified = r.Contract.None()
 	r.EndedAt = now
-	if serr := s.opts.Store.save(s.rec); serr != nil && r.Error == "" {
+	if serr := s.opts.Store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
 		r.Error = serr.Error()
 	}
-	if werr := s.opts.Store.writeReport(s.rec.ID, r); werr != nil && r.Error == "" {
+	if werr := s.opts.Store.writeReport(s.rec.ID, r, s.scrubber); werr != nil && r.Error == "" {
 		r.Error = werr.Error()
 	}
 	return r

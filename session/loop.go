@@ -87,6 +87,9 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		started := s.opts.Now()
 		hb := s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
 		reply, err := s.complete(runCtx, *entries)
+		// The model's text is scrubbed as it arrives: no tool, file,
+		// command, prompt or commit ever sees a secret it wrote.
+		reply.Content = s.scrub(reply.Content)
 		s.rec.Turns++
 		s.report.Turns++
 		s.rec.Usage.add(reply.Usage)
@@ -121,6 +124,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			continue
 		}
 		malformed = 0
+		scrubArgs(action.Args, s.scrub)
 		// A command may take long: say at once what runs, and let its
 		// output feed the heartbeat.
 		hb.relabel(actionLabel(s.rec.Turns, s.opts.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
@@ -142,7 +146,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			// with; the exit code it saw proves nothing about the end.
 			if c, ok := modelCheck(v, s.rec.Verify); ok {
 				s.rec.Checks = addCheck(s.rec.Checks, c)
-				_ = s.opts.Store.saveQuick(s.rec)
+				_ = s.opts.Store.saveQuick(s.rec, s.scrubber)
 			}
 		}
 		if res.Done {
@@ -156,7 +160,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		if s.rec.Turns%recordEvery == 0 && time.Since(saved) >= recordGap {
 			// The transcript has every turn; the record catches up now and
 			// then, so that list shows a running session's progress.
-			_ = s.opts.Store.saveQuick(s.rec)
+			_ = s.opts.Store.saveQuick(s.rec, s.scrubber)
 			saved = time.Now()
 		}
 	}

@@ -74,6 +74,11 @@ type Options struct {
 	Clean       bool
 	Interactive bool
 	Think       bool
+	// AllowWorkflowChanges lets the session write and land files under
+	// .github/workflows: a workflow runs with the repository's secrets on
+	// the next push, so by default the tools refuse to write one and
+	// landing refuses work that changes one. Recorded; resume keeps it.
+	AllowWorkflowChanges bool
 
 	// Collaborators.
 	// GitHub is the client for owner/name repositories; nil for local ones.

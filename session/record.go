@@ -113,6 +113,10 @@ type Record struct {
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
+
+	// AllowWorkflowChanges lets the session land changes under
+	// .github/workflows (--allow-workflow-changes); resume keeps it.
+	AllowWorkflowChanges bool `json:"allow_workflow_changes,omitempty"`
 }
 
 // transition moves the record to status to, or returns an error when the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/protocol"
+	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -25,6 +26,11 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // and writes the report. The report comes back whatever the ending; the
 // error is set when the session could not even start.
 func Run(ctx context.Context, opts Options) (*Report, error) {
+	rep, err := runNew(ctx, opts)
+	return rep, scrub.New(opts.Secrets...).Error(err)
+}
+
+func runNew(ctx context.Context, opts Options) (*Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, &ConfigError{err}
@@ -85,9 +91,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		Checks:       checks,
 		CreatedAt:    now,
 		UpdatedAt:    now,
+
+		AllowWorkflowChanges: opts.AllowWorkflowChanges,
 	}
 	rec.Workspace = opts.Store.WorkspaceDir(rec.ID)
-	if err := opts.Store.create(rec); err != nil {
+	if err := opts.Store.create(rec, scrub.New(opts.Secrets...)); err != nil {
 		return nil, err
 	}
 	s, err := start(ctx, opts, rec, org)
@@ -109,6 +117,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 // transcript is replayed verbatim, the workspace reused, the limits apply
 // afresh.
 func Resume(ctx context.Context, id, instruction string, opts Options) (*Report, error) {
+	rep, err := resume(ctx, id, instruction, opts)
+	return rep, scrub.New(opts.Secrets...).Error(err)
+}
+
+func resume(ctx context.Context, id, instruction string, opts Options) (*Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, &ConfigError{err}
@@ -132,7 +145,8 @@ func Resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 		// Load said it is running, so a live process holds it.
 		return nil, &ConfigError{fmt.Errorf("session %s is running in another process", id)}
 	}
-	// Options that belong to the session come from its record.
+	// Options that belong to the session come from its record; allowing
+	// workflow changes, once given, stays.
 	opts.Verify, opts.Model = rec.Verify, rec.Model
 	more, err := userChecks(opts.Checks, rec.Verify)
 	if err != nil {
@@ -141,6 +155,8 @@ func Resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	for _, c := range more {
 		rec.Checks = addCheck(rec.Checks, c)
 	}
+	rec.AllowWorkflowChanges = rec.AllowWorkflowChanges || opts.AllowWorkflowChanges
+	opts.AllowWorkflowChanges = rec.AllowWorkflowChanges
 	s, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err
@@ -163,44 +179,36 @@ type run struct {
 	report *Report
 	// window builds each request within the context budget.
 	window *contextWindow
-	// redact replaces every secret with a mark; nil when there are none.
-	redact *strings.Replacer
+	// scrubber removes the run's secrets from everything that leaves
+	// core: nil when there are none.
+	scrubber *scrub.Scrubber
 }
 
 // scrub removes every secret core knows of from text.
-func (s *run) scrub(text string) string {
-	if s.redact == nil {
-		return text
-	}
-	return s.redact.Replace(text)
-}
+func (s *run) scrub(text string) string { return s.scrubber.String(text) }
 
 // start locks the session, moves it to running and opens its transcript.
+// From here on, what the run prints, asks, writes and hands to git passes
+// through its scrubber.
 func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, error) {
 	unlock, err := opts.Store.lockWait(ctx, rec.ID)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
-	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv}, unlock: unlock, tools: tools.Default()}
-	var pairs []string
-	for _, secret := range opts.Secrets {
-		if len(secret) >= 4 {
-			pairs = append(pairs, secret, "[redacted]")
-		}
-	}
-	if len(pairs) > 0 {
-		s.redact = strings.NewReplacer(pairs...)
-	}
+	sc := scrub.New(opts.Secrets...)
+	opts.Progress, opts.Output = sc.Writer(opts.Progress), sc.Writer(opts.Output)
+	opts.Approver = scrubbingApprover{a: opts.Approver, scrub: sc}
+	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc}
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}}
 	if err := rec.transition(StatusRunning, opts.Now()); err != nil {
 		unlock()
 		return nil, err
 	}
-	if err := opts.Store.save(rec); err != nil {
+	if err := opts.Store.save(rec, sc); err != nil {
 		unlock()
 		return nil, err
 	}
-	tr, err := openTranscript(filepath.Join(opts.Store.Dir(rec.ID), TranscriptFile))
+	tr, err := openTranscript(filepath.Join(opts.Store.Dir(rec.ID), TranscriptFile), sc)
 	if err != nil {
 		s.end(StatusFailed, FailInfrastructure, err)
 		unlock()
@@ -236,6 +244,10 @@ func (s *run) prepare(ctx context.Context) error {
 		ShellTimeout: s.opts.ShellTimeout,
 		OutputLimit:  observationLimit(s.opts.ContextTokens),
 		Echo:         s.opts.Progress,
+		Scrubber:     s.scrubber,
+		// The tools refuse to write workflows unless the user allowed it;
+		// landing checks what other commands wrote (checkLanding).
+		AllowWorkflowChanges: s.rec.AllowWorkflowChanges,
 	}
 	s.window = newContextWindow(s.opts.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/coreagent/core/session/scrub"
 )
 
 // The files of one session, under $CORE_HOME/sessions/<id>/ (Store.Dir).
@@ -73,32 +75,33 @@ func NewID(now time.Time) string {
 }
 
 // create makes the directory of a new session and writes its first record.
-func (s *Store) create(rec *Record) error {
+func (s *Store) create(rec *Record, sc *scrub.Scrubber) error {
 	if err := os.Mkdir(s.Dir(rec.ID), 0o700); err != nil {
 		return fmt.Errorf("create session %s: %w", rec.ID, err)
 	}
-	return s.save(rec)
+	return s.save(rec, sc)
 }
 
 // save writes session.json atomically and durably, as on every state
-// transition: a temporary file, synced, renamed over the old one.
-func (s *Store) save(rec *Record) error {
-	return s.write(rec, true)
+// transition: a temporary file, synced, renamed over the old one. What is
+// written is scrubbed of sc's secrets, as is everything the store writes.
+func (s *Store) save(rec *Record, sc *scrub.Scrubber) error {
+	return s.write(rec, true, sc)
 }
 
 // saveQuick writes session.json atomically but without waiting for the
 // disk, as after every turn: a crash may lose the last turns' counts (the
 // transcript has them), never the file.
-func (s *Store) saveQuick(rec *Record) error {
-	return s.write(rec, false)
+func (s *Store) saveQuick(rec *Record, sc *scrub.Scrubber) error {
+	return s.write(rec, false, sc)
 }
 
-func (s *Store) write(rec *Record, durable bool) error {
+func (s *Store) write(rec *Record, durable bool, sc *scrub.Scrubber) error {
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", rec.ID, err)
 	}
-	return writeAtomic(filepath.Join(s.Dir(rec.ID), RecordFile), append(b, '\n'), durable)
+	return writeAtomic(filepath.Join(s.Dir(rec.ID), RecordFile), sc.Bytes(append(b, '\n')), durable)
 }
 
 // validID reports whether id can name a session directory.
@@ -216,12 +219,12 @@ func (s *Store) locked(id string) bool {
 }
 
 // writeReport writes report.json atomically.
-func (s *Store) writeReport(id string, rep *Report) error {
+func (s *Store) writeReport(id string, rep *Report, sc *scrub.Scrubber) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode report of session %s: %w", id, err)
 	}
-	return writeAtomic(filepath.Join(s.Dir(id), ReportFile), append(b, '\n'), true)
+	return writeAtomic(filepath.Join(s.Dir(id), ReportFile), sc.Bytes(append(b, '\n')), true)
 }
 
 // LoadReport reads the report of session id.

@@ -29,7 +29,7 @@ func storeWith(t *testing.T, ended map[Status]time.Time) (*Store, map[Status]str
 		if status.Terminal() {
 			r.EndedAt = &at
 		}
-		require.NoError(t, st.create(r))
+		require.NoError(t, st.create(r, nil))
 		ws := st.WorkspaceDir(r.ID)
 		require.NoError(t, os.MkdirAll(filepath.Join(ws, "ro", "deep"), 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(ws, "ro", "deep", "f"), make([]byte, 1000), 0o600))

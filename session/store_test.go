@@ -54,7 +54,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, status := range []Status{StatusDone, StatusFailed, StatusPartial} {
 		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []Check{}}
-		require.NoError(t, st.create(r))
+		require.NoError(t, st.create(r, nil))
 	}
 	recs, err := st.List()
 	require.NoError(t, err)
@@ -90,7 +90,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
 	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusRunning, Checks: []Check{}}
-	require.NoError(t, st.create(r))
+	require.NoError(t, st.create(r, nil))
 
 	// While a process holds the lock, it is running.
 	unlock, err := st.lock(r.ID)
@@ -113,7 +113,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 func TestTranscript(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), TranscriptFile)
-	tr, err := openTranscript(path)
+	tr, err := openTranscript(path, nil)
 	require.NoError(t, err)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, c := range []string{"sys", "do it", "tool: done\nsummary: x"} {
@@ -133,7 +133,7 @@ func TestTranscript(t *testing.T) {
 	require.Len(t, entries, 3)
 	assert.Equal(t, "tool: done\nsummary: x", entries[2].Content)
 
-	tr, err = openTranscript(path)
+	tr, err = openTranscript(path, nil)
 	require.NoError(t, err)
 	require.NoError(t, tr.append(Entry{Role: "user", Content: "more", Time: now}))
 	require.NoError(t, tr.close())
@@ -160,7 +160,7 @@ func TestLockWait(t *testing.T) {
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
 	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusDone, Checks: []Check{}}
-	require.NoError(t, st.create(r))
+	require.NoError(t, st.create(r, nil))
 	unlock, err := st.lock(r.ID)
 	require.NoError(t, err)
 

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/coreagent/core/session/scrub"
 )
 
 // Entry kinds say what a transcript message is, so the context budget
@@ -34,13 +36,15 @@ type Entry struct {
 // transcript appends entries to transcript.jsonl, one JSON object per line,
 // written through to the file on every append.
 type transcript struct {
-	f *os.File
+	f     *os.File
+	scrub *scrub.Scrubber
 }
 
 // openTranscript opens path for appending. Files with looser permissions
 // are tightened to 0600, and a torn last line (a crash mid-write) is cut off
-// so the next entry starts on a line of its own.
-func openTranscript(path string) (*transcript, error) {
+// so the next entry starts on a line of its own. Every line is scrubbed of
+// sc's secrets before it is written.
+func openTranscript(path string, sc *scrub.Scrubber) (*transcript, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open transcript: %w", err)
@@ -64,7 +68,7 @@ func openTranscript(path string) (*transcript, error) {
 		f.Close()
 		return nil, fmt.Errorf("open transcript: %w", err)
 	}
-	return &transcript{f: f}, nil
+	return &transcript{f: f, scrub: sc}, nil
 }
 
 // cutTornTail truncates the file after its last newline.
@@ -97,7 +101,7 @@ func (t *transcript) append(e Entry) error {
 	if err != nil {
 		return fmt.Errorf("encode transcript entry: %w", err)
 	}
-	if _, err := t.f.Write(append(b, '\n')); err != nil {
+	if _, err := t.f.Write(t.scrub.Bytes(append(b, '\n'))); err != nil {
 		return fmt.Errorf("append to transcript: %w", err)
 	}
 	return nil

@@ -51,6 +51,8 @@ type sessionFlags struct {
 	interactive   bool
 	think         bool
 	json          bool
+	// allowWorkflowChanges lets the session write and land workflows.
+	allowWorkflowChanges bool
 }
 
 // check refuses flag values that no session could run with.
@@ -79,6 +81,7 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 	fl.BoolVar(&f.interactive, "interactive", false, "after the instruction completes, prompt for more (/exit to stop), and ask before landing")
 	fl.BoolVar(&f.think, "think", false, "let the model emit its <think> trace (otherwise /no_think is appended to the instruction)")
 	fl.BoolVar(&f.json, "json", false, "print the run's report (as in report.json) on stdout when it ends; progress and the summary stay on stderr")
+	fl.BoolVar(&f.allowWorkflowChanges, "allow-workflow-changes", false, "let the session write and land files under .github/workflows (a workflow runs with the repository's secrets on the next push); recorded, so resume keeps it")
 }
 
 // options builds session.Options from the flags and the environment.
@@ -147,6 +150,7 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 		Progress: e.stderr,
 		GitEnv:   session.GitEnv(e.getenv),
 	}
+	o.AllowWorkflowChanges = f.allowWorkflowChanges
 	return o, nil
 }
 

@@ -47,6 +47,9 @@ func (t editFile) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 		return res, err
 	}
 	rel, data := f.rel, f.data
+	if why := env.workflowRefusal(t.Name(), f.abs, rel); why != "" {
+		return Result{Output: why, Target: rel}, nil
+	}
 	text := string(data)
 	switch n := strings.Count(text, oldText); {
 	case n == 0:

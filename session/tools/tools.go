@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/scrub"
 )
 
 // DefaultOutputLimit is the observation size used when Env.OutputLimit is 0.
@@ -53,6 +54,13 @@ type Env struct {
 	// DefaultOutputLimit. Longer output keeps its head and tail and states
 	// the cut.
 	OutputLimit int
+	// Scrubber removes secrets from every observation, before it is cut
+	// to the limit (a cut must not leave half a secret); nil scrubs
+	// nothing.
+	Scrubber *scrub.Scrubber
+	// AllowWorkflowChanges lets write_file and edit_file write under
+	// .github/workflows; by default they refuse (see WorkflowPath).
+	AllowWorkflowChanges bool
 }
 
 func (e *Env) outputLimit() int {
@@ -185,6 +193,6 @@ func (s *Set) Run(ctx context.Context, env *Env, call Call) (Result, error) {
 		}
 		return Result{}, fmt.Errorf("%s: %w", call.Tool, err)
 	}
-	r.Output = capOutput(r.Output, env.outputLimit())
+	r.Output = capOutput(env.Scrubber.String(r.Output), env.outputLimit())
 	return r, nil
 }

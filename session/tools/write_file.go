@@ -34,6 +34,9 @@ func (t writeFile) Run(ctx context.Context, env *Env, args Args) (Result, error)
 	if err != nil {
 		return fail(t.Name(), err)
 	}
+	if why := env.workflowRefusal(t.Name(), abs, rel); why != "" {
+		return Result{Output: why, Target: rel}, nil
+	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}

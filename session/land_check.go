@@ -1,0 +1,134 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/coreagent/core/session/tools"
+)
+
+// FailLandingRefused is a session whose work core will not land as it
+// is: it changes a workflow without --allow-workflow-changes, or adds a
+// secret core knows of. The options were fine and the work is kept in the
+// workspace; the error says what to do.
+const FailLandingRefused FailureKind = "landing_refused"
+
+// maxNamed is how many files a landing refusal names.
+const maxNamed = 20
+
+// checkLanding looks at everything the session would land (the workspace
+// staged against the start commit, whoever wrote it: a tool, a confined
+// command, an approved one) and refuses what must not land: changes under
+// .github/workflows unless the user allowed them, and any file that adds a
+// secret core knows of. Nothing is committed or pushed when it refuses.
+func (s *run) checkLanding(ctx context.Context) error {
+	ws, from := s.rec.Workspace, s.rec.StartCommit
+	if _, err := s.git.run(ctx, ws, "add", "--all"); err != nil {
+		return fmt.Errorf("stage changes: %w", err)
+	}
+	changed, err := changedPaths(ctx, s.git, ws, from)
+	if err != nil {
+		return err
+	}
+	if !s.rec.AllowWorkflowChanges {
+		var workflows []string
+		for _, p := range changed {
+			// .github itself: the directory replaced by a file or a link.
+			if tools.InWorkflows(p) || strings.EqualFold(p, ".github") {
+				workflows = append(workflows, p)
+			}
+		}
+		if len(workflows) > 0 {
+			return &LandingError{What: "changes workflows", Files: workflows, Why: fmt.Sprintf(
+				"A workflow runs with the repository's secrets on the next push, so core lands workflow changes only when the user allows them: resume the session with --allow-workflow-changes (core session resume %s --allow-workflow-changes \"land it\"; in the Action, the allow_workflow_changes input), or undo the changes in %s",
+				s.rec.ID, ws)}
+		}
+	}
+	if s.scrubber == nil {
+		return nil
+	}
+	diff, err := s.git.run(ctx, ws, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-renames", "--text", "--unified=0", from)
+	if err != nil {
+		return fmt.Errorf("diff the work: %w", err)
+	}
+	if !s.scrubber.Contains(addedLines(diff)) {
+		return nil
+	}
+	var holding []string
+	for _, p := range changed {
+		d, err := s.git.run(ctx, ws, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-renames", "--text", "--unified=0", from, "--", ":(literal)"+p)
+		if err != nil {
+			return fmt.Errorf("diff %s: %w", p, err)
+		}
+		if s.scrubber.Contains(addedLines(d)) {
+			holding = append(holding, p)
+		}
+	}
+	return &LandingError{What: "adds a secret core holds (the GitHub token or the model endpoint's key)", Files: holding, Why: fmt.Sprintf(
+		"Landing would publish it: remove it from the workspace %s and resume the session", ws)}
+}
+
+// changedPaths lists the paths whose staged content differs from commit
+// from, as git spells them (relative, slash-separated, unquoted).
+func changedPaths(ctx context.Context, g gitRunner, ws, from string) ([]string, error) {
+	out, err := g.run(ctx, ws, "diff", "--cached", "--name-only", "--no-renames", "-z", from)
+	if err != nil {
+		return nil, fmt.Errorf("list the changed files: %w", err)
+	}
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// addedLines keeps the lines a unified diff adds, without their "+"; the
+// headers of each file ("+++ b/path") are not added lines.
+func addedLines(diff string) string {
+	var b strings.Builder
+	inHunk := false
+	for _, line := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "diff --git "):
+			inHunk = false
+		case strings.HasPrefix(line, "@@"):
+			inHunk = true
+		case inHunk && strings.HasPrefix(line, "+"):
+			b.WriteString(line[1:])
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// LandingError is work that landing refused: what it does, the files that
+// do it, and why it may not land and what to do.
+type LandingError struct {
+	What  string
+	Files []string
+	Why   string
+}
+
+func (e *LandingError) Error() string {
+	names := e.Files
+	more := ""
+	if len(names) > maxNamed {
+		more = fmt.Sprintf(" and %d more", len(names)-maxNamed)
+		names = names[:maxNamed]
+	}
+	return fmt.Sprintf("not landed: the work %s: %s%s. %s. Nothing was committed or pushed.", e.What, strings.Join(names, ", "), more, e.Why)
+}
+
+// landingFailure classifies a failed landing check: a refusal, or git
+// failing.
+func landingFailure(err error) FailureKind {
+	var le *LandingError
+	if errors.As(err, &le) {
+		return FailLandingRefused
+	}
+	return FailInfrastructure
+}
