@@ -79,7 +79,7 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 			return target{}, forkError(pull)
 		}
 		if opts.Branch != "" && opts.Branch != pull.HeadRef {
-			return target{}, fmt.Errorf("--branch %s: the work lands on pull request #%d, whose head is %s", opts.Branch, pull.Number, pull.HeadRef)
+			return target{}, optionError("branch", "%s: the work lands on pull request #%d, whose head is %s", opts.Branch, pull.Number, pull.HeadRef)
 		}
 		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, nil
 	}
@@ -90,7 +90,7 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 	sha, err := r.client.BranchSHA(ctx, r.owner, r.repoNm, base)
 	if err != nil {
 		if !shaLike.MatchString(base) {
-			return target{}, fmt.Errorf("--base: %w", err)
+			return target{}, &ConfigError{Option: "base", Err: err}
 		}
 		sha = base // a commit; the clone checks that it exists
 	}
@@ -102,7 +102,7 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 		return target{}, err
 	}
 	if branch == r.repo.DefaultBranch || branch == base {
-		return target{}, fmt.Errorf("--branch %s is the base branch: core lands on a branch of its own and opens a pull request", branch)
+		return target{}, optionError("branch", "%s is the base branch: core lands on a branch of its own and opens a pull request", branch)
 	}
 	return target{base: base, sha: sha, branch: branch}, nil
 }

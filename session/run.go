@@ -14,11 +14,37 @@ import (
 )
 
 // ConfigError is a problem with the options, found before or while a
-// session starts: the user can fix it.
-type ConfigError struct{ Err error }
+// session starts: the user can fix it. Option names the setting at fault
+// ("base", "max-turns"; empty when no single one is), so that each entry
+// point can word it for its users: the CLI says --base, the Action the
+// base input.
+type ConfigError struct {
+	Option string
+	Err    error
+}
 
-func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Error() string {
+	if e.Option == "" {
+		return e.Err.Error()
+	}
+	return e.Option + ": " + e.Err.Error()
+}
+
 func (e *ConfigError) Unwrap() error { return e.Err }
+
+// optionError is a ConfigError about one option.
+func optionError(option, format string, args ...any) error {
+	return &ConfigError{Option: option, Err: fmt.Errorf(format, args...)}
+}
+
+// configError makes err a ConfigError, keeping the option of one that is.
+func configError(err error) error {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return &ConfigError{Err: err}
+}
 
 // Run starts a new session: it clones the repository into a workspace,
 // drives the model until it calls done or a limit is hit, lands the result
@@ -27,31 +53,31 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	if strings.TrimSpace(opts.Prompt) == "" && opts.Issue == 0 {
-		return nil, &ConfigError{errors.New("a goal is required: give --prompt or --issue")}
+		return nil, &ConfigError{Option: "prompt", Err: errors.New("a goal is required: give a prompt or an issue")}
 	}
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	now := opts.Now()
 	id := opts.ID
 	if id == "" {
 		id = NewID(now)
 	} else if !validID(id) {
-		return nil, &ConfigError{fmt.Errorf("%q is not a valid session id", id)}
+		return nil, &ConfigError{Err: fmt.Errorf("%q is not a valid session id", id)}
 	}
 	t, err := org.target(ctx, opts, id)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	instruction := strings.TrimSpace(opts.Prompt)
 	if opts.Issue != 0 {
 		text, err := org.issue(ctx, opts.Issue, now)
 		if err != nil {
-			return nil, &ConfigError{err}
+			return nil, configError(err)
 		}
 		if instruction != "" {
 			instruction += "\n\n"
@@ -96,26 +122,26 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 func Resume(ctx context.Context, id, instruction string, opts Options) (*Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	if strings.TrimSpace(instruction) == "" {
-		return nil, &ConfigError{errors.New("resume needs an instruction: core session resume ID \"what to do next\"")}
+		return nil, &ConfigError{Option: "instruction", Err: errors.New("resume needs an instruction: what to do next")}
 	}
 	rec, err := opts.Store.Load(id)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
-		return nil, &ConfigError{fmt.Errorf("session %s cannot be resumed: its workspace %s is gone", id, rec.Workspace)}
+		return nil, &ConfigError{Err: fmt.Errorf("session %s cannot be resumed: its workspace %s is gone", id, rec.Workspace)}
 	}
 	opts.Repo = rec.Repo
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	if rec.Status == StatusRunning {
 		// Load said it is running, so a live process holds it.
-		return nil, &ConfigError{fmt.Errorf("session %s is running in another process", id)}
+		return nil, &ConfigError{Err: fmt.Errorf("session %s is running in another process", id)}
 	}
 	// Options that belong to the session come from its record.
 	opts.Verify, opts.Model = rec.Verify, rec.Model
@@ -154,7 +180,7 @@ func (s *run) scrub(text string) string {
 func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, error) {
 	unlock, err := opts.Store.lock(rec.ID)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv}, unlock: unlock, tools: tools.Default()}
 	var pairs []string
@@ -191,11 +217,11 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, er
 // environment.
 func (s *run) prepare(ctx context.Context) error {
 	if err := s.opts.Sandbox.Require(ctx, s.rec.Verify); err != nil {
-		return &ConfigError{err}
+		return &ConfigError{Option: "verify", Err: err}
 	}
 	usable, err := s.opts.Sandbox.Usable(ctx)
 	if err != nil {
-		return &ConfigError{err}
+		return configError(err)
 	}
 	s.rec.Sandboxed = usable
 	s.report.Sandboxed = usable
@@ -226,15 +252,22 @@ func (sf scrubbingFiler) FileIssue(ctx context.Context, title, body string) (str
 	return sf.f.FileIssue(ctx, sf.scrub(title), sf.scrub(body))
 }
 
-// verifyRule tells the model what run_shell runs unattended at the tier.
+// verifyRule tells the model what run_shell runs unattended at the tier,
+// derived from the sandbox policy.
 func verifyRule(tier sandbox.Tier) string {
-	switch tier {
-	case sandbox.TierBuild:
-		return "run_shell runs these without approval, as plain commands (no shell syntax): go build, go vet, go list, go mod download|tidy|verify|why|graph, gofmt -l, flutter analyze. Anything else needs a human's approval and may be declined."
-	case sandbox.TierTest:
-		return "run_shell runs these without approval, in a sandbox without network, as plain commands (no shell syntax): go build, go vet, go test, go list, go mod download|tidy|verify|why|graph, gofmt -l, flutter analyze, flutter test. Anything else needs a human's approval and may be declined."
+	allowed := sandbox.Allowed(tier)
+	if len(allowed) == 0 {
+		return "Every run_shell command needs a human's approval and may be declined."
 	}
-	return "Every run_shell command needs a human's approval and may be declined."
+	where := ""
+	var names []string
+	for _, a := range allowed {
+		names = append(names, a.Command)
+		if a.Sandboxed {
+			where = ", in a sandbox without network"
+		}
+	}
+	return fmt.Sprintf("run_shell runs these without approval%s, as plain commands (no shell syntax): %s. Anything else needs a human's approval and may be declined.", where, strings.Join(names, ", "))
 }
 
 // systemPrompt builds the session's system prompt.

@@ -13,10 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
-	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/setup"
 )
 
 func newSessionCmd(e *env) *cobra.Command {
@@ -34,102 +33,62 @@ transcript.jsonl, report.json) and can be listed and resumed.`,
 	return cmd
 }
 
-// sessionFlags are the flags start and resume share.
+// sessionFlags are the flags start and resume share: the settings of
+// package setup (one flag each, named like the setting) and the CLI's own.
 type sessionFlags struct {
-	model         string
-	inferenceURL  string
-	maxTurns      int
-	timeout       time.Duration
-	turnTimeout   time.Duration
-	shellTimeout  time.Duration
-	contextTokens int
-	verify        string
-	dryRun        bool
-	interactive   bool
-	think         bool
+	vals        setup.Values
+	interactive bool
 }
+
+// settingFlag is one setting as a flag: only what the user typed reaches
+// setup, which falls back to the environment and the defaults.
+type settingFlag struct {
+	vals setup.Values
+	name string
+}
+
+func (f settingFlag) String() string     { return f.vals[f.name] }
+func (f settingFlag) Set(v string) error { f.vals[f.name] = v; return nil }
+func (f settingFlag) Type() string       { return "string" }
+
+// sessionOnly are the settings that belong to the session: resume takes
+// them from its record.
+var sessionOnly = map[string]bool{setup.Model: true, setup.Verify: true}
 
 func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
+	f.vals = setup.Values{}
 	fl := cmd.Flags()
-	if withSessionOptions {
-		fl.StringVar(&f.model, "model", session.DefaultModel, "model name sent to the endpoint")
-		fl.StringVar(&f.verify, "verify", "", "what run_shell may run without approval: off, build (compile, no workspace code) or test (adds go test and flutter test, only inside the sandbox); default $CORE_SESSION_VERIFY, else off")
+	for _, s := range setup.Settings() {
+		if !s.Flag || (!withSessionOptions && sessionOnly[s.Name]) {
+			continue
+		}
+		fl.Var(settingFlag{vals: f.vals, name: s.Name}, s.Name, s.Usage+", "+s.Env())
+		if s.Bool {
+			fl.Lookup(s.Name).NoOptDefVal = "true"
+		}
 	}
-	fl.StringVar(&f.inferenceURL, "inference-url", "", "OpenAI-compatible base URL (default $CORE_SESSION_INFERENCE_URL, else discovered: http://127.0.0.1:35536, :8081, :8080 are tried with GET /v1/models)")
-	fl.IntVar(&f.maxTurns, "max-turns", session.DefaultMaxTurns, "hard cap on model turns; reaching it ends the run as partial")
-	fl.DurationVar(&f.timeout, "timeout", session.DefaultTimeout, "wall-clock cap on the whole run (partial)")
-	fl.DurationVar(&f.turnTimeout, "turn-timeout", session.DefaultTurnTimeout, "cap on one generation; a runaway turn ends the run as partial")
-	fl.DurationVar(&f.shellTimeout, "shell-timeout", session.DefaultShellTimeout, "per-command timeout for run_shell")
-	fl.IntVar(&f.contextTokens, "context-tokens", session.DefaultContextTokens, "estimated tokens one request may hold; older tool results are elided beyond it")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "run the whole loop, land nothing, print the diff")
 	fl.BoolVar(&f.interactive, "interactive", false, "after the instruction completes, prompt for more (/exit to stop), and ask before landing")
-	fl.BoolVar(&f.think, "think", false, "let the model emit its <think> trace (otherwise /no_think is appended to the instruction)")
 }
 
-// options builds session.Options from the flags and the environment.
-func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, error) {
-	var o session.Options
-	home, err := e.coreHome()
+// options builds session.Options from the flags and the environment
+// through setup, the one way in; defaults are the CLI's own (resume's
+// recorded endpoint).
+func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]string) (session.Options, error) {
+	ready, err := setup.Options(cmd.Context(), setup.Env{Getenv: e.getenv, Defaults: defaults}, f.vals)
 	if err != nil {
-		return o, err
+		return session.Options{}, setup.Word(err, setup.FlagWording)
 	}
-	store, err := session.OpenStore(home)
-	if err != nil {
-		return o, err
+	if ready.Discovered {
+		fmt.Fprintf(e.stderr, "model server: %s (discovered)\n", ready.Options.InferenceURL)
 	}
-	sb, err := e.sandbox()
-	if err != nil {
-		return o, err
+	for _, n := range ready.Notices {
+		fmt.Fprintf(e.stderr, "core: %s\n", n)
 	}
-	verify := f.verify
-	if verify == "" {
-		verify = e.getenv("CORE_SESSION_VERIFY")
-	}
-	tier, err := sandbox.ParseTier(verify)
-	if err != nil {
-		return o, fmt.Errorf("--verify: %w", err)
-	}
-	url, err := e.inferenceURL(cmd, f.inferenceURL)
-	if err != nil {
-		return o, err
-	}
-	apiKey := e.getenv("CORE_SESSION_API_KEY")
-	if apiKey == "" {
-		apiKey = e.getenv("OPENAI_API_KEY")
-	}
-	terminal := isTerminal(e.stdin)
-	o = session.Options{
-		Model:         f.model,
-		InferenceURL:  url,
-		MaxTurns:      f.maxTurns,
-		Timeout:       f.timeout,
-		TurnTimeout:   f.turnTimeout,
-		ShellTimeout:  f.shellTimeout,
-		ContextTokens: f.contextTokens,
-		Verify:        tier,
-		DryRun:        f.dryRun,
-		Interactive:   f.interactive,
-		Think:         f.think,
-		Store:         store,
-		Sandbox:       sb,
-		Client:        model.New(model.Config{BaseURL: url, APIKey: apiKey, Model: f.model}),
-		Approver:      &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal},
-		Input:         e.stdin,
-		Output:        e.stdout,
-		Progress:      e.stderr,
-		GitEnv:        session.GitEnv(e.getenv),
-	}
+	o := ready.Options
+	o.Interactive = f.interactive
+	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: isTerminal(e.stdin)}
+	o.Input, o.Output, o.Progress = e.stdin, e.stdout, e.stderr
 	return o, nil
-}
-
-// inferenceURL picks the model endpoint: the flag, the environment, or the
-// first local server that answers.
-func (e *env) inferenceURL(cmd *cobra.Command, flag string) (string, error) {
-	url, discovered, err := model.Endpoint(cmd.Context(), nil, flag, e.getenv("CORE_SESSION_INFERENCE_URL"))
-	if discovered {
-		fmt.Fprintf(e.stderr, "model server: %s (discovered)\n", url)
-	}
-	return url, err
 }
 
 // github gives the options a GitHub client when repo is owner/name (and
@@ -150,8 +109,7 @@ func (e *env) github(o *session.Options, repo string) error {
 	if err != nil {
 		return err
 	}
-	o.GitHub = client
-	o.Secrets = append(o.Secrets, client.Secrets()...)
+	setup.AddGitHub(o, client)
 	return nil
 }
 
@@ -191,7 +149,7 @@ workspace), 1 failed, 130 cancelled.`,
 			if strings.TrimSpace(prompt) == "" && issue == 0 {
 				return errors.New("a goal is required: give --prompt TEXT (or --issue N)")
 			}
-			o, err := e.options(cmd, &f)
+			o, err := e.options(cmd, &f, nil)
 			if err != nil {
 				return err
 			}
@@ -200,7 +158,7 @@ workspace), 1 failed, 130 cancelled.`,
 			}
 			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch = repo, prompt, issue, base, branch
 			rep, err := session.Run(cmd.Context(), o)
-			return e.finish(rep, err)
+			return e.finish(rep, setup.Word(err, setup.FlagWording))
 		},
 	}
 	f.register(cmd, true)
@@ -227,8 +185,10 @@ and the verify tier are the session's own.`,
 			if err != nil {
 				return err
 			}
-			f.model = rec.Model
-			o, err := e.options(cmd, &f)
+			// The model and the verify tier are the session's own; the
+			// endpoint is the one it recorded unless one is given.
+			f.vals[setup.Model], f.vals[setup.Verify] = rec.Model, string(rec.Verify)
+			o, err := e.options(cmd, &f, map[string]string{setup.InferenceURL: rec.InferenceURL})
 			if err != nil {
 				return err
 			}
@@ -236,7 +196,7 @@ and the verify tier are the session's own.`,
 				return err
 			}
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)
-			return e.finish(rep, err)
+			return e.finish(rep, setup.Word(err, setup.FlagWording))
 		},
 	}
 	f.register(cmd, false)
@@ -245,7 +205,7 @@ and the verify tier are the session's own.`,
 
 // loadSession reads a persisted session's record.
 func (e *env) loadSession(id string) (*session.Record, error) {
-	home, err := e.coreHome()
+	home, err := setup.Home(e.getenv, "")
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +242,7 @@ status, turns, branch and age. A session left running by a process that died
 shows as failed (infrastructure).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := e.coreHome()
+			home, err := setup.Home(e.getenv, "")
 			if err != nil {
 				return err
 			}
