@@ -15,10 +15,9 @@ import (
 	"github.com/coreagent/core/forger"
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/resolver"
-	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
-	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/setup"
 )
 
 // Env is what the Action reads and writes of the world.
@@ -44,9 +43,12 @@ func Run(ctx context.Context, env Env) error {
 		a.Errorf("%v", err)
 		return err
 	}
-	for _, secret := range []string{in.GitHubToken, in.APIKey} {
-		if secret != "" {
-			a.AddMask(secret)
+	if in.GitHubToken != "" {
+		a.AddMask(in.GitHubToken)
+	}
+	for _, s := range setup.Settings() {
+		if v := setup.Value(setupEnv(env), in.Settings, s.Name); s.Secret && v != "" {
+			a.AddMask(v)
 		}
 	}
 	ghctx, err := a.Context()
@@ -206,80 +208,32 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// options builds the session options from the inputs and the environment.
-func (r *runner) options(ctx context.Context, id string) (session.Options, error) {
-	var o session.Options
-	getenv := r.env.Getenv
-	home := getenv("CORE_HOME")
-	if home == "" {
-		if tmp := getenv("RUNNER_TEMP"); tmp != "" {
-			home = filepath.Join(tmp, "core")
-		} else if h := getenv("HOME"); h != "" {
-			home = filepath.Join(h, ".core")
-		}
+// setupEnv is the Action's environment for setup: state under
+// $RUNNER_TEMP/core unless CORE_HOME says otherwise, verify auto.
+func setupEnv(env Env) setup.Env {
+	home := ""
+	if tmp := env.Getenv("RUNNER_TEMP"); tmp != "" {
+		home = filepath.Join(tmp, "core")
 	}
-	store, err := session.OpenStore(home)
-	if err != nil {
-		return o, err
-	}
-	sbCfg, err := sandbox.ConfigFromEnv(home, getenv)
-	if err != nil {
-		return o, err
-	}
-	sb := sandbox.New(sbCfg)
-	tier, err := r.verifyTier(ctx, sb)
-	if err != nil {
-		return o, err
-	}
-	url, _, err := model.Endpoint(ctx, r.env.HTTPClient, r.in.InferenceURL, getenv("CORE_SESSION_INFERENCE_URL"))
-	if err != nil {
-		return o, fmt.Errorf("no inference_url input and no local model server: %w", err)
-	}
-	modelName := orDefault(r.in.Model, session.DefaultModel)
-	o = session.Options{
-		ID:           id,
-		Repo:         r.owner + "/" + r.repo,
-		Model:        modelName,
-		InferenceURL: url,
-		MaxTurns:     r.in.MaxTurns,
-		Timeout:      r.in.Timeout,
-		Verify:       tier,
-		DryRun:       r.in.DryRun,
-		GitHub:       r.client,
-		Secrets:      append(r.client.Secrets(), r.in.APIKey),
-		Store:        store,
-		Sandbox:      sb,
-		Client:       model.New(model.Config{BaseURL: url, APIKey: r.in.APIKey, Model: modelName, HTTPClient: r.env.HTTPClient}),
-		Approver:     tools.DenyApprover{},
-		Progress:     r.env.Stderr,
-		Output:       r.env.Stderr,
-		GitEnv:       session.GitEnv(getenv),
-	}
-	return o, nil
+	return setup.Env{Getenv: env.Getenv, Home: home, HTTPClient: env.HTTPClient, Defaults: map[string]string{setup.Verify: "auto"}}
 }
 
-// verifyTier resolves the verify input: auto is build, raised to test when
-// the sandbox works here; an explicit test needs the sandbox.
-func (r *runner) verifyTier(ctx context.Context, sb *sandbox.Sandbox) (sandbox.Tier, error) {
-	v := r.in.Verify
-	if v == "auto" {
-		if e := r.env.Getenv("CORE_SESSION_VERIFY"); e != "" {
-			return sandbox.ParseTier(e)
-		}
-		if usable, err := sb.Usable(ctx); err == nil && usable {
-			return sandbox.TierTest, nil
-		}
-		r.a.Noticef("core: the sandbox is not usable here (%s): verifying with build only", sb.Probe(ctx).Cause)
-		return sandbox.TierBuild, nil
-	}
-	tier, err := sandbox.ParseTier(v)
+// options builds the session options through setup, the one way in, from
+// the inputs and the environment.
+func (r *runner) options(ctx context.Context, id string) (session.Options, error) {
+	ready, err := setup.Options(ctx, setupEnv(r.env), r.in.Settings)
 	if err != nil {
-		return "", err
+		return session.Options{}, err
 	}
-	if err := sb.Require(ctx, tier); err != nil {
-		return "", err
+	for _, n := range ready.Notices {
+		r.a.Noticef("core: %s", n)
 	}
-	return tier, nil
+	o := ready.Options
+	o.ID, o.Repo = id, r.owner+"/"+r.repo
+	setup.AddGitHub(&o, r.client)
+	o.Approver = tools.DenyApprover{}
+	o.Progress, o.Output = r.env.Stderr, r.env.Stderr
+	return o, nil
 }
 
 // fail reports a run that could not start or land.
@@ -289,6 +243,7 @@ func (r *runner) fail(ctx context.Context, err error) error {
 	if errors.As(err, &ce) {
 		kind = session.FailConfiguration
 	}
+	err = setup.Word(err, setup.InputWording)
 	r.a.SetOutput("status", string(session.StatusFailed))
 	r.a.Errorf("core failed (%s): %v", kind, err)
 	if r.status != nil {

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/coreagent/core/setup"
 )
 
 // Modes.
@@ -31,14 +32,11 @@ type Inputs struct {
 	Prompt       string
 	Issue        int
 	PullRequest  int
-	Model        string
-	InferenceURL string
-	APIKey       string
-	MaxTurns     int
-	Timeout      time.Duration
-	Verify       string
 	ForgeLabel   string
-	DryRun       bool
+	// Settings are the run's settings the workflow gave (model,
+	// inference_url, api_key, max_turns, timeout, verify, dry_run: every
+	// setup.Setting with an input), by setting name.
+	Settings setup.Values
 	// RunID and StatusCommentID are set by the bot when it dispatches a
 	// run: the Action then edits the bot's status comment.
 	RunID           string
@@ -49,14 +47,25 @@ type Inputs struct {
 // names it.
 func readInputs(a *githubactions.Action) (Inputs, error) {
 	in := Inputs{
-		GitHubToken:  strings.TrimSpace(a.GetInput("github_token")),
-		Mode:         strings.ToLower(orDefault(a.GetInput("mode"), ModeAuto)),
-		Prompt:       a.GetInput("prompt"),
-		Model:        a.GetInput("model"),
-		InferenceURL: a.GetInput("inference_url"),
-		APIKey:       strings.TrimSpace(a.GetInput("api_key")),
-		Verify:       strings.ToLower(orDefault(a.GetInput("verify"), "auto")),
-		ForgeLabel:   orDefault(a.GetInput("forge_label"), "forge"),
+		GitHubToken: strings.TrimSpace(a.GetInput("github_token")),
+		Mode:        strings.ToLower(orDefault(a.GetInput("mode"), ModeAuto)),
+		Prompt:      a.GetInput("prompt"),
+		ForgeLabel:  orDefault(a.GetInput("forge_label"), "forge"),
+		Settings:    setup.Values{},
+	}
+	for _, s := range setup.Settings() {
+		if s.Input {
+			if v := strings.TrimSpace(a.GetInput(s.InputName())); v != "" {
+				in.Settings[s.Name] = v
+			}
+		}
+	}
+	// verify: auto (the input's default) lets CORE_SESSION_VERIFY decide.
+	if strings.EqualFold(in.Settings[setup.Verify], "auto") {
+		delete(in.Settings, setup.Verify)
+	}
+	if err := setup.Check(in.Settings); err != nil {
+		return in, setup.Word(err, setup.InputWording)
 	}
 	if in.GitHubToken == "" {
 		in.GitHubToken = strings.TrimSpace(a.Getenv("GITHUB_TOKEN"))
@@ -66,11 +75,6 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 	default:
 		return in, fmt.Errorf("input mode must be auto, fix, resolve or forge, got %q", in.Mode)
 	}
-	switch in.Verify {
-	case "auto", "off", "build", "test":
-	default:
-		return in, fmt.Errorf("input verify must be auto, off, build or test, got %q", in.Verify)
-	}
 	var err error
 	if in.Issue, err = intInput(a, "issue"); err != nil {
 		return in, err
@@ -78,23 +82,10 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 	if in.PullRequest, err = intInput(a, "pull_request"); err != nil {
 		return in, err
 	}
-	if in.MaxTurns, err = intInput(a, "max_turns"); err != nil {
-		return in, err
-	}
-	if t := strings.TrimSpace(a.GetInput("timeout")); t != "" {
-		if in.Timeout, err = time.ParseDuration(t); err != nil || in.Timeout <= 0 {
-			return in, fmt.Errorf("input timeout must be a duration such as 45m or 2h, got %q", t)
-		}
-	}
 	in.RunID = strings.TrimSpace(a.GetInput("run_id"))
 	if c := strings.TrimSpace(a.GetInput("status_comment_id")); c != "" {
 		if in.StatusCommentID, err = strconv.ParseInt(c, 10, 64); err != nil || in.StatusCommentID < 0 {
 			return in, fmt.Errorf("input status_comment_id must be a comment id, got %q", c)
-		}
-	}
-	if d := strings.TrimSpace(a.GetInput("dry_run")); d != "" {
-		if in.DryRun, err = strconv.ParseBool(d); err != nil {
-			return in, fmt.Errorf("input dry_run must be true or false, got %q", d)
 		}
 	}
 	return in, nil

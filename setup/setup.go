@@ -184,3 +184,24 @@ func AddGitHub(o *session.Options, c *gh.Client) {
 	o.GitHub = c
 	o.Secrets = append(o.Secrets, c.Secrets()...)
 }
+
+// Check parses the values an entry point was given, without the
+// environment, so that a bad one is refused before anything starts.
+func Check(vals Values) error {
+	r := &resolved{}
+	for _, s := range Settings() {
+		v := strings.TrimSpace(vals[s.Name])
+		if v == "" {
+			continue
+		}
+		if err := s.apply(r, v); err != nil {
+			return &session.ConfigError{Option: s.Name, Err: err}
+		}
+	}
+	switch r.verify {
+	case "", "auto", "off", "build", "test":
+	default:
+		return &session.ConfigError{Option: Verify, Err: fmt.Errorf("must be auto, off, build or test, got %q", r.verify)}
+	}
+	return nil
+}
