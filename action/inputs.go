@@ -27,12 +27,12 @@ const FixLabel = "core:fix"
 
 // Inputs are the Action's inputs (action.yml).
 type Inputs struct {
-	GitHubToken  string
-	Mode         string
-	Prompt       string
-	Issue        int
-	PullRequest  int
-	ForgeLabel   string
+	GitHubToken string
+	Mode        string
+	Prompt      string
+	Issue       int
+	PullRequest int
+	ForgeLabel  string
 	// Settings are the run's settings the workflow gave (model,
 	// inference_url, api_key, max_turns, timeout, verify, dry_run: every
 	// setup.Setting with an input), by setting name.

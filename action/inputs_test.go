@@ -60,4 +60,3 @@ func TestReadInputs(t *testing.T) {
 		})
 	}
 }
-
