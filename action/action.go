@@ -91,7 +91,7 @@ type runner struct {
 	client      *gh.Client
 	owner, repo string
 	t           trigger
-	status      *status
+	status      *statusComment
 	// every is how often, at most, progress edits the status comment.
 	every time.Duration
 }
@@ -118,7 +118,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	if r.t.number != 0 {
-		r.status = &status{client: r.client, owner: r.owner, repo: r.repo, number: r.t.number, runID: r.runID(id), runURL: r.runURL(), id: r.in.StatusCommentID, workflowRun: r.ghctx.RunID}
+		r.status = &statusComment{client: r.client, owner: r.owner, repo: r.repo, number: r.t.number, runID: r.runID(id), runURL: r.runURL(), id: r.in.StatusCommentID, workflowRun: r.ghctx.RunID}
 		if err := r.status.post(ctx, fmt.Sprintf("core is on it: %s session `%s` is running.", r.t.mode, id)); err != nil {
 			return err
 		}

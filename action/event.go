@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/status"
 )
 
 // event is what the Action reads of the event payload.
@@ -109,8 +110,8 @@ func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {
 		}
 		return t, nil
 	case "issues", "pull_request", "pull_request_target":
-		if ev.Action != "labeled" || ev.Label == nil || ev.Label.Name != FixLabel {
-			return trigger{nothing: fmt.Sprintf("a %s %s event without the %s label", eventName, ev.Action, FixLabel)}, nil
+		if ev.Action != "labeled" || ev.Label == nil || ev.Label.Name != status.FixLabel {
+			return trigger{nothing: fmt.Sprintf("a %s %s event without the %s label", eventName, ev.Action, status.FixLabel)}, nil
 		}
 		if eventName == "issues" && ev.Issue != nil {
 			return trigger{mode: ModeFix, number: ev.Issue.Number, actor: ev.Sender}, nil

@@ -22,9 +22,6 @@ const (
 	ModeForge   = "forge"
 )
 
-// FixLabel is the label that asks for a fix like /core fix does.
-const FixLabel = "core:fix"
-
 // Inputs are the Action's inputs (action.yml).
 type Inputs struct {
 	GitHubToken string

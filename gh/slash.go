@@ -2,7 +2,6 @@ package gh
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -57,11 +56,4 @@ func FindCommand(body, name string) (Command, bool) {
 // login ends in [bot]. Neither alone is trusted to mean a person.
 func IsBot(login, userType string) bool {
 	return strings.EqualFold(userType, "Bot") || strings.HasSuffix(strings.ToLower(login), "[bot]")
-}
-
-// WorkflowRunMarker names, in a status comment, the workflow run doing the
-// work: the Action writes it, the bot reads it to cancel the run on
-// /core stop.
-func WorkflowRunMarker(id int64) string {
-	return "<!-- core:workflow-run:" + strconv.FormatInt(id, 10) + " -->"
 }

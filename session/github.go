@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/status"
 )
 
 // githubRepo is a repository on GitHub. Clones and pushes authenticate with
@@ -17,7 +18,7 @@ type githubRepo struct {
 	repo   *gh.Repo
 	owner  string
 	repoNm string
-	git    gitRunner // with the authentication header
+	git    gitRunner // without authentication: see authed
 }
 
 func openGitHubRepo(ctx context.Context, g gitRunner, client *gh.Client, full string) (*githubRepo, error) {
@@ -29,18 +30,21 @@ func openGitHubRepo(ctx context.Context, g gitRunner, client *gh.Client, full st
 	if err != nil {
 		return nil, err
 	}
-	g.env = append(append([]string{}, g.env...), client.GitEnv(repo.CloneURL)...)
 	return &githubRepo{client: client, repo: repo, owner: owner, repoNm: name, git: g}, nil
 }
 
+// authed is the git runner with the authentication header of a token
+// valid now: asked for at each clone and push, so a session that outlives
+// one installation token still lands.
+func (r *githubRepo) authed(ctx context.Context) (gitRunner, error) {
+	auth, err := r.client.GitEnv(ctx, r.repo.CloneURL)
+	if err != nil {
+		return gitRunner{}, err
+	}
+	return gitRunner{env: append(append([]string{}, r.git.env...), auth...)}, nil
+}
+
 func (r *githubRepo) name() string { return r.owner + "/" + r.repoNm }
-
-// issueMarker marks the pull requests core opens for an issue, so a second
-// run for the same issue finds the first one's.
-func issueMarker(issue int) string { return fmt.Sprintf("<!-- core:issue:%d -->", issue) }
-
-// sessionMarker marks everything core posts for a session.
-func sessionMarker(id string) string { return fmt.Sprintf("<!-- core:session:%s -->", id) }
 
 var shaLike = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 
@@ -96,7 +100,7 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 	}
 	branch := opts.Branch
 	if branch == "" {
-		branch = defaultBranch(id)
+		branch = status.SessionBranch(id)
 	}
 	if err := checkBranchName(ctx, r.git, branch); err != nil {
 		return target{}, err
@@ -117,7 +121,7 @@ func (r *githubRepo) pullFor(open []*gh.PullRequest, opts Options) *gh.PullReque
 	}
 	if opts.Issue != 0 && opts.Base == "" {
 		for _, p := range open {
-			if p.Draft && strings.Contains(p.Body, issueMarker(opts.Issue)) && !p.Fork(r.owner, r.repoNm) {
+			if p.Draft && strings.Contains(p.Body, status.IssueMarker(opts.Issue)) && !p.Fork(r.owner, r.repoNm) {
 				return p
 			}
 		}
@@ -149,7 +153,11 @@ func (r *githubRepo) issue(ctx context.Context, number int, before time.Time) (s
 // clone makes a partial clone (blobs fetched as needed) of the repository
 // from the clone URL the API reported.
 func (r *githubRepo) clone(ctx context.Context, dest string, t target) error {
-	return cloneAt(ctx, r.git, r.repo.CloneURL, r.name(), dest, t, "--filter=blob:none")
+	g, err := r.authed(ctx)
+	if err != nil {
+		return err
+	}
+	return cloneAt(ctx, g, r.repo.CloneURL, r.name(), dest, t, "--filter=blob:none")
 }
 
 // FileIssue files an issue in the repository, for the file_issue tool.

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/coreagent/core/status"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func (r *localRepo) target(ctx context.Context, opts Options, id string) (target
 	}
 	branch := opts.Branch
 	if branch == "" {
-		branch = defaultBranch(id)
+		branch = status.SessionBranch(id)
 	}
 	if err := checkBranchName(ctx, r.git, branch); err != nil {
 		return target{}, err
@@ -180,9 +181,6 @@ func commitMessage(summary, id string) string {
 	}
 	return msg + "\nSession: " + id + "\n"
 }
-
-// defaultBranch is where a session's work lands when no branch is given.
-func defaultBranch(id string) string { return "core-session/" + id }
 
 // checkBranchName refuses a branch name git would refuse.
 func checkBranchName(ctx context.Context, g gitRunner, branch string) error {
