@@ -14,7 +14,6 @@ import (
 
 	"github.com/coreagent/core/forger"
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/resolver"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
@@ -132,11 +131,8 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	var rep *session.Report
 	switch r.t.mode {
-	case ModeFix:
-		opts.Issue, opts.Prompt = r.t.number, r.t.instruction
-		rep, err = session.Run(ctx, opts)
-	case ModeResolve:
-		rep, err = resolver.Run(ctx, resolver.Request{Client: r.client, Owner: r.owner, Repo: r.repo, Number: r.t.number, Instruction: r.t.instruction}, opts)
+	case ModeFix, ModeResolve:
+		rep, err = setup.Run(ctx, setup.Work{Kind: r.t.mode, Client: r.client, Owner: r.owner, Repo: r.repo, Number: r.t.number, Instruction: r.t.instruction}, opts)
 	case ModeForge:
 		var res forger.Result
 		res, err = forger.Run(ctx, forger.Config{Client: r.client, Owner: r.owner, Repo: r.repo, Label: r.in.ForgeLabel, RunID: r.runID(id), Getenv: r.env.Getenv}, opts)

@@ -17,8 +17,8 @@ import (
 // Modes.
 const (
 	ModeAuto    = "auto"
-	ModeFix     = "fix"
-	ModeResolve = "resolve"
+	ModeFix     = setup.KindFix
+	ModeResolve = setup.KindResolve
 	ModeForge   = "forge"
 )
 

@@ -19,6 +19,8 @@ type githubRepo struct {
 	owner  string
 	repoNm string
 	git    gitRunner // without authentication: see authed
+	// pull is the pull request the session lands on, once target found it.
+	pull *gh.PullRequest
 }
 
 func openGitHubRepo(ctx context.Context, g gitRunner, client *gh.Client, full string) (*githubRepo, error) {
@@ -55,13 +57,17 @@ var shaLike = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 func (r *githubRepo) target(ctx context.Context, opts Options, id string) (target, error) {
 	var pull *gh.PullRequest
 	switch {
+	case opts.Pull != nil && opts.Pull.Number == opts.PullRequest:
+		pull = opts.Pull // fetched and checked by the caller (resolver)
+		r.pull = pull
+		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, r.checkBranch(opts, pull)
 	case opts.PullRequest != 0:
 		p, err := r.client.PullRequest(ctx, r.owner, r.repoNm, opts.PullRequest)
 		if err != nil {
 			return target{}, err
 		}
-		if p.State != "open" {
-			return target{}, fmt.Errorf("pull request #%d is %s: core lands only on open pull requests", p.Number, p.State)
+		if err := LandablePull(p, r.owner, r.repoNm); err != nil {
+			return target{}, err
 		}
 		pull = p
 	case opts.Base != "" || opts.Issue != 0:
@@ -82,10 +88,8 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 		if pull.Fork(r.owner, r.repoNm) {
 			return target{}, forkError(pull)
 		}
-		if opts.Branch != "" && opts.Branch != pull.HeadRef {
-			return target{}, optionError("branch", "%s: the work lands on pull request #%d, whose head is %s", opts.Branch, pull.Number, pull.HeadRef)
-		}
-		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, nil
+		r.pull = pull
+		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, r.checkBranch(opts, pull)
 	}
 	base := opts.Base
 	if base == "" {
@@ -125,6 +129,26 @@ func (r *githubRepo) pullFor(open []*gh.PullRequest, opts Options) *gh.PullReque
 				return p
 			}
 		}
+	}
+	return nil
+}
+
+// checkBranch refuses a --branch other than the pull request's head.
+func (r *githubRepo) checkBranch(opts Options, pull *gh.PullRequest) error {
+	if opts.Branch != "" && opts.Branch != pull.HeadRef {
+		return optionError("branch", "%s: the work lands on pull request #%d, whose head is %s", opts.Branch, pull.Number, pull.HeadRef)
+	}
+	return nil
+}
+
+// LandablePull refuses a pull request core cannot land on: closed, or
+// from a fork (core cannot push to a fork's branch).
+func LandablePull(p *gh.PullRequest, owner, repo string) error {
+	if p.State != "open" {
+		return optionError("pull_request", "pull request #%d is %s: core lands only on open pull requests", p.Number, p.State)
+	}
+	if p.Fork(owner, repo) {
+		return &ConfigError{Option: "pull_request", Err: forkError(p)}
 	}
 	return nil
 }

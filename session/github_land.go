@@ -23,9 +23,12 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 		rec.Commit = head // a rebase made a new commit
 	}
 	if rec.PullRequest != 0 {
-		pr, err := r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest)
-		if err != nil {
-			return err
+		pr := r.pull
+		if pr == nil || pr.Number != rec.PullRequest { // a resumed session
+			var err error
+			if pr, err = r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest); err != nil {
+				return err
+			}
 		}
 		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullComment())); err != nil {
 			return err

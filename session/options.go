@@ -43,6 +43,9 @@ type Options struct {
 	// PullRequest, for a GitHub repository, is an open pull request whose
 	// head the session starts from and lands on.
 	PullRequest int
+	// Pull is that pull request when the caller already fetched and
+	// checked it (LandablePull): it is not fetched again.
+	Pull *gh.PullRequest
 	// Base is the branch or commit to start from; empty means the
 	// repository's default branch. For a GitHub repository, the head branch
 	// of an open pull request means: land on that pull request.
