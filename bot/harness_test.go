@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -180,15 +181,23 @@ var loadExamples = sync.OnceValues(func() (examples, error) {
 	return out, nil
 })
 
-// requireExamples returns the examples, or skips (fails under
-// CORE_REQUIRE_FIXTURES=1) when they were not fetched.
+// TestMain checks the webhook examples once: missing under
+// CORE_REQUIRE_FIXTURES=1, the package fails with one clear message
+// instead of a failure per test; otherwise the tests that need them skip.
+func TestMain(m *testing.M) {
+	if _, err := loadExamples(); err != nil && os.Getenv("CORE_REQUIRE_FIXTURES") == "1" {
+		fmt.Fprintf(os.Stderr, "bot tests: the webhook examples are missing: run ./scripts/fixtures.sh (%v)\n", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// requireExamples returns the examples, or skips when they were not
+// fetched (TestMain already failed if they are required).
 func requireExamples(t testing.TB) examples {
 	t.Helper()
 	ex, err := loadExamples()
 	if err != nil {
-		if os.Getenv("CORE_REQUIRE_FIXTURES") == "1" {
-			t.Fatalf("the webhook examples are missing (./scripts/fixtures.sh): %v", err)
-		}
 		t.Skipf("the webhook examples are missing (run ./scripts/fixtures.sh): %v", err)
 	}
 	return ex
