@@ -28,7 +28,7 @@ type Request struct {
 func Run(ctx context.Context, req Request, opts session.Options) (*session.Report, error) {
 	pr, err := req.Client.PullRequest(ctx, req.Owner, req.Repo, req.Number)
 	if err != nil {
-		return nil, &session.ConfigError{Option: "pull_request", Err: err}
+		return nil, &session.ConfigError{Err: err}
 	}
 	if err := session.LandablePull(pr, req.Owner, req.Repo); err != nil {
 		return nil, err

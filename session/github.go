@@ -145,10 +145,10 @@ func (r *githubRepo) checkBranch(opts Options, pull *gh.PullRequest) error {
 // from a fork (core cannot push to a fork's branch).
 func LandablePull(p *gh.PullRequest, owner, repo string) error {
 	if p.State != "open" {
-		return optionError("pull_request", "pull request #%d is %s: core lands only on open pull requests", p.Number, p.State)
+		return &ConfigError{Err: fmt.Errorf("pull request #%d is %s: core lands only on open pull requests", p.Number, p.State)}
 	}
 	if p.Fork(owner, repo) {
-		return &ConfigError{Option: "pull_request", Err: forkError(p)}
+		return &ConfigError{Err: forkError(p)}
 	}
 	return nil
 }
