@@ -94,13 +94,11 @@ func TestWriteFileSymlinks(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "outdir")))
 
 	r := runTool(t, env, "write_file", Args{"path": "alias", "content": "b\n"})
-	assert.True(t, r.Changed, r.Output)
 	assert.Equal(t, "b\n", readFileT(t, env, "real.txt"), "a symlink inside writes through to its target inside")
 
 	for _, p := range []string{"out", "dangling", "outdir/new", "outdir/target"} {
 		r = runTool(t, env, "write_file", Args{"path": p, "content": "pwned\n"})
 		assert.Contains(t, r.Output, "leads outside the workspace", p)
-		assert.False(t, r.Changed, p)
 	}
 	data, err := os.ReadFile(filepath.Join(outside, "target"))
 	require.NoError(t, err)
