@@ -147,6 +147,7 @@ func (b *Bot) Start(ctx context.Context) error {
 	if _, err := b.Recover(ctx); err != nil {
 		return err
 	}
+	b.prune(ctx)
 	ln, err := net.Listen("tcp", b.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("CORE_BOT_LISTEN %s: %w", b.cfg.Listen, err)
@@ -162,24 +163,28 @@ func (b *Bot) Start(ctx context.Context) error {
 	return nil
 }
 
-// pruneEvery forgets deliveries older than deliveryRetention, now and
-// every period, until Shutdown.
+// pruneEvery forgets deliveries older than deliveryRetention every
+// period, until Shutdown.
 func (b *Bot) pruneEvery(ctx context.Context, period time.Duration) {
 	defer close(b.gcDone)
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
-		n, err := b.store.Prune(ctx, b.base.Now().Add(-deliveryRetention))
-		if err != nil {
-			b.logger.Warn().Err(err).Msg("Could not forget old deliveries")
-		} else if n > 0 {
-			b.logger.Info().Int64("deliveries", n).Msg("Forgot old deliveries")
-		}
 		select {
 		case <-tick.C:
+			b.prune(ctx)
 		case <-b.stopGC:
 			return
 		}
+	}
+}
+
+func (b *Bot) prune(ctx context.Context) {
+	n, err := b.store.Prune(ctx, b.base.Now().Add(-deliveryRetention))
+	if err != nil {
+		b.logger.Warn().Err(err).Msg("Could not forget old deliveries")
+	} else if n > 0 {
+		b.logger.Info().Int64("deliveries", n).Msg("Forgot old deliveries")
 	}
 }
 
