@@ -33,7 +33,10 @@ workflow on GitHub Actions (--dispatch actions), or run by the bot itself
 /metrics counts deliveries, drops, the queue and runs by outcome.
 
 Every flag can also be set by the CORE_BOT_ variable named in its help; the
-flag wins.`,
+flag wins. Local runs are set up from the environment like every session
+(CORE_HOME, else <data-dir>/core; CORE_SESSION_INFERENCE_URL, CORE_SESSION_VERIFY,
+CORE_SESSION_MAX_TURNS, OPENAI_API_KEY, ...). On start, the runs a previous
+process left in flight are failed and their status comments say so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
