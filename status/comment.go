@@ -30,9 +30,6 @@ type Comment struct {
 	WorkflowRun int64
 }
 
-// notesMarker opens the notes.
-const notesMarker = "<!-- core:notes -->"
-
 var runURLRe = regexp.MustCompile(`^<sub>\[workflow run\]\((.+)\)</sub>$`)
 
 // Body renders the comment.

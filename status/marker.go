@@ -7,7 +7,6 @@
 package status
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 )
@@ -23,29 +22,44 @@ const BranchPrefix = "core-session/"
 // SessionBranch is the branch a session lands on by default.
 func SessionBranch(sessionID string) string { return BranchPrefix + sessionID }
 
+// The markers: hidden HTML comments, each a prefix, a value and the end.
+const (
+	statusPrefix      = "<!-- core:status:"
+	issuePrefix       = "<!-- core:issue:"
+	sessionPrefix     = "<!-- core:session:"
+	workflowRunPrefix = "<!-- core:workflow-run:"
+	notesMarker       = "<!-- core:notes -->"
+	markerEnd         = " -->"
+)
+
 // Marker marks a run's status comment, so a re-run (and the other writer)
 // edits it instead of posting another: <!-- core:status:<run-id> -->.
-func Marker(runID string) string { return "<!-- core:status:" + runID + " -->" }
+func Marker(runID string) string { return statusPrefix + runID + markerEnd }
 
 // IssueMarker marks the pull requests core opens for an issue, so a second
 // run for the same issue finds the first one's and the bot links it back.
-func IssueMarker(issue int) string { return fmt.Sprintf("<!-- core:issue:%d -->", issue) }
+func IssueMarker(issue int) string { return issuePrefix + strconv.Itoa(issue) + markerEnd }
 
 // SessionMarker marks everything core posts for a session.
-func SessionMarker(sessionID string) string { return "<!-- core:session:" + sessionID + " -->" }
+func SessionMarker(sessionID string) string { return sessionPrefix + sessionID + markerEnd }
 
 // WorkflowRunMarker names, in a status comment, the workflow run doing the
 // work: the Action writes it, the bot reads it to cancel the run on
 // /core stop.
 func WorkflowRunMarker(id int64) string {
-	return "<!-- core:workflow-run:" + strconv.FormatInt(id, 10) + " -->"
+	return workflowRunPrefix + strconv.FormatInt(id, 10) + markerEnd
 }
 
 var (
-	markerRe      = regexp.MustCompile(`<!-- core:status:([0-9A-Za-z._-]+) -->`)
-	issueRe       = regexp.MustCompile(`<!-- core:issue:(\d+) -->`)
-	workflowRunRe = regexp.MustCompile(`<!-- core:workflow-run:(\d+) -->`)
+	markerRe      = markerPattern(statusPrefix, `[0-9A-Za-z._-]+`)
+	issueRe       = markerPattern(issuePrefix, `\d+`)
+	workflowRunRe = markerPattern(workflowRunPrefix, `\d+`)
 )
+
+// markerPattern matches a marker, its value captured.
+func markerPattern(prefix, value string) *regexp.Regexp {
+	return regexp.MustCompile(regexp.QuoteMeta(prefix) + "(" + value + ")" + regexp.QuoteMeta(markerEnd))
+}
 
 // IssueIn reads the issue number of an issue marker in body; 0 when none.
 func IssueIn(body string) int {

@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
+	"github.com/coreagent/core/status"
 )
 
 func newSessionCmd(e *env) *cobra.Command {
@@ -167,7 +168,7 @@ workspace), 1 failed, 130 cancelled.`,
 	fl.StringVar(&prompt, "prompt", "", "the goal, in words")
 	fl.IntVar(&issue, "issue", 0, "take the goal from this issue's title, body and comments (GitHub repositories)")
 	fl.StringVar(&base, "base", "", "branch or commit to start from (default: the repository's default branch); recorded as a full SHA. On GitHub, the head branch of an open pull request lands the work on that pull request")
-	fl.StringVar(&branch, "branch", "", "branch to land on (default: core-session/<id>)")
+	fl.StringVar(&branch, "branch", "", "branch to land on (default: "+status.SessionBranch("<id>")+")")
 	return cmd
 }
 
