@@ -112,6 +112,11 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 			continue
 		}
 		if err := s.apply(r, v); err != nil {
+			if strings.TrimSpace(vals[s.Name]) == "" && strings.TrimSpace(env.Getenv(s.Env())) != "" {
+				// From the environment: the variable is the name to give,
+				// whatever the entry point.
+				return nil, &session.ConfigError{Err: fmt.Errorf("%s %w", s.Env(), err)}
+			}
 			return nil, &session.ConfigError{Option: s.Name, Err: err}
 		}
 	}
