@@ -166,14 +166,44 @@ type run struct {
 	report *Report
 	// redact replaces every secret with a mark; nil when there are none.
 	redact *strings.Replacer
+	// githubSecrets is how many of the GitHub client's secrets redact
+	// holds.
+	githubSecrets int
 }
 
-// scrub removes every secret core knows of from text.
+// scrub removes every secret core knows of from text: the options' and,
+// as a token source hands out new ones during the run, the GitHub
+// client's.
 func (s *run) scrub(text string) string {
+	if s.opts.GitHub != nil {
+		if n := len(s.opts.GitHub.Secrets()); n != s.githubSecrets {
+			s.buildRedactor()
+		}
+	}
 	if s.redact == nil {
 		return text
 	}
 	return s.redact.Replace(text)
+}
+
+// buildRedactor makes the replacer of every secret.
+func (s *run) buildRedactor() {
+	secrets := s.opts.Secrets
+	if s.opts.GitHub != nil {
+		gs := s.opts.GitHub.Secrets()
+		s.githubSecrets = len(gs)
+		secrets = append(append([]string{}, secrets...), gs...)
+	}
+	var pairs []string
+	for _, secret := range secrets {
+		if len(secret) >= 4 {
+			pairs = append(pairs, secret, "[redacted]")
+		}
+	}
+	s.redact = nil
+	if len(pairs) > 0 {
+		s.redact = strings.NewReplacer(pairs...)
+	}
 }
 
 // start locks the session, moves it to running and opens its transcript.
@@ -183,15 +213,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, er
 		return nil, configError(err)
 	}
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv}, unlock: unlock, tools: tools.Default()}
-	var pairs []string
-	for _, secret := range opts.Secrets {
-		if len(secret) >= 4 {
-			pairs = append(pairs, secret, "[redacted]")
-		}
-	}
-	if len(pairs) > 0 {
-		s.redact = strings.NewReplacer(pairs...)
-	}
+	s.buildRedactor()
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}}
 	if err := rec.transition(StatusRunning, opts.Now()); err != nil {
 		unlock()
