@@ -186,19 +186,7 @@ func TestCancelled(t *testing.T) {
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	ctx, cancel := context.WithCancel(t.Context())
-	// Cancel once the model is asked (the session is then running).
-	go func() {
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for len(srv.Requests()) == 0 {
-			select {
-			case <-tick.C:
-			case <-ctx.Done():
-				return
-			}
-		}
-		cancel()
-	}()
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rep.Status)
