@@ -100,9 +100,10 @@ func Value(env Env, vals Values, name string) string {
 	return strings.TrimSpace(env.Defaults[name])
 }
 
-// Options sets a run up: every setting resolved, the store under the
-// state directory, the sandbox, the verify tier checked against it, the
-// model endpoint (given or discovered) and its client. The model's API key
+// Options sets a run up: every setting resolved, the sandbox, the verify
+// tier checked against it, the model endpoint (given, or discovered among
+// the candidates) and its client, and, once all that passed, the store
+// under the state directory. The model's API key
 // is always a secret. A bad setting is a *session.ConfigError naming it.
 func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	r := &resolved{}
@@ -124,10 +125,6 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
 	}
-	store, err := session.OpenStore(home)
-	if err != nil {
-		return nil, err
-	}
 	sb, err := Sandbox(env.Getenv, home)
 	if err != nil {
 		return nil, err
@@ -142,12 +139,19 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		candidates = model.DefaultCandidates()
 	}
 	url := r.opts.InferenceURL
-	if url == "" {
+	if url != "" {
+		url, _, err = model.Endpoint(ctx, env.HTTPClient, url)
+	} else {
 		url, err = model.Discover(ctx, candidates, env.HTTPClient)
-		if err != nil {
-			return nil, &session.ConfigError{Option: InferenceURL, Err: err}
-		}
-		ready.Discovered = true
+		ready.Discovered = err == nil
+	}
+	if err != nil {
+		return nil, &session.ConfigError{Option: InferenceURL, Err: err}
+	}
+	// Pre-flight done: only now is anything created under the home.
+	store, err := session.OpenStore(home)
+	if err != nil {
+		return nil, err
 	}
 	o := r.opts
 	if o.Model == "" {

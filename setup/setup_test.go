@@ -190,3 +190,15 @@ func TestVerifyAuto(t *testing.T) {
 		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %s", p.Cause)
 	}
 }
+
+// TestNothingCreatedForARunThatCannotStart: a bad setting or no model
+// server is found before anything is written under the state directory.
+func TestNothingCreatedForARunThatCannotStart(t *testing.T) {
+	t.Parallel()
+	home := filepath.Join(t.TempDir(), "home")
+	env := Env{Getenv: envOf(map[string]string{"CORE_HOME": home, "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_DISCOVER": "http://127.0.0.1:9"})}
+	_, err := Options(t.Context(), env, nil)
+	require.Error(t, err)
+	_, err = os.Stat(home)
+	assert.True(t, os.IsNotExist(err), "the state directory was created: %v", err)
+}
