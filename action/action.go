@@ -14,11 +14,10 @@ import (
 
 	"github.com/coreagent/core/forger"
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/resolver"
-	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/setup"
 )
 
 // Env is what the Action reads and writes of the world.
@@ -44,9 +43,12 @@ func Run(ctx context.Context, env Env) error {
 		a.Errorf("%v", err)
 		return err
 	}
-	for _, secret := range []string{in.GitHubToken, in.APIKey} {
-		if secret != "" {
-			a.AddMask(secret)
+	if in.GitHubToken != "" {
+		a.AddMask(in.GitHubToken)
+	}
+	for _, s := range setup.Settings() {
+		if v := setup.Value(setupEnv(env), in.Settings, s.Name); s.Secret && v != "" {
+			a.AddMask(v)
 		}
 	}
 	ghctx, err := a.Context()
@@ -89,8 +91,9 @@ type runner struct {
 	client      *gh.Client
 	owner, repo string
 	t           trigger
-	status      *status
+	status      *statusComment
 	store       *session.Store // once the options are built
+	secrets     []string       // the run's, once the options are built
 	// every is how often, at most, progress edits the status comment.
 	every time.Duration
 }
@@ -117,7 +120,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 	}
 	if r.t.number != 0 {
-		r.status = &status{client: r.client, owner: r.owner, repo: r.repo, number: r.t.number, runID: r.runID(id), runURL: r.runURL(), id: r.in.StatusCommentID, workflowRun: r.ghctx.RunID}
+		r.status = &statusComment{client: r.client, owner: r.owner, repo: r.repo, number: r.t.number, runID: r.runID(id), runURL: r.runURL(), id: r.in.StatusCommentID, workflowRun: r.ghctx.RunID}
 		if err := r.status.post(ctx, fmt.Sprintf("core is on it: %s session `%s` is running.", r.t.mode, id)); err != nil {
 			return err
 		}
@@ -146,13 +149,7 @@ func (r *runner) run(ctx context.Context) error {
 		if oerr != nil {
 			return r.fail(ctx, oerr)
 		}
-		switch r.t.mode {
-		case ModeFix:
-			opts.Issue, opts.Prompt = r.t.number, r.t.instruction
-			rep, err = session.Run(ctx, opts)
-		case ModeResolve:
-			rep, err = resolver.Run(ctx, resolver.Request{Client: r.client, Owner: r.owner, Repo: r.repo, Number: r.t.number, Instruction: r.t.instruction}, opts)
-		}
+		rep, err = setup.Run(ctx, setup.Work{Kind: r.t.mode, Client: r.client, Owner: r.owner, Repo: r.repo, Number: r.t.number, Instruction: r.t.instruction}, opts)
 	}
 	if err != nil {
 		return r.fail(ctx, err)
@@ -219,85 +216,35 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// options builds the session options from the inputs and the environment.
-func (r *runner) options(ctx context.Context, id string) (session.Options, error) {
-	var o session.Options
-	getenv := r.env.Getenv
-	home := getenv("CORE_HOME")
-	if home == "" {
-		if tmp := getenv("RUNNER_TEMP"); tmp != "" {
-			home = filepath.Join(tmp, "core")
-		} else if h := getenv("HOME"); h != "" {
-			home = filepath.Join(h, ".core")
-		}
+// setupEnv is the Action's environment for setup: state under
+// $RUNNER_TEMP/core unless CORE_HOME says otherwise, verify auto.
+func setupEnv(env Env) setup.Env {
+	home := ""
+	if tmp := env.Getenv("RUNNER_TEMP"); tmp != "" {
+		home = filepath.Join(tmp, "core")
 	}
-	store, err := session.OpenStore(home)
-	if err != nil {
-		return o, err
-	}
-	r.store = store
-	sbCfg, err := sandbox.ConfigFromEnv(home, getenv)
-	if err != nil {
-		return o, err
-	}
-	sb := sandbox.New(sbCfg)
-	tier, err := r.verifyTier(ctx, sb)
-	if err != nil {
-		return o, err
-	}
-	url, _, err := model.Endpoint(ctx, r.env.HTTPClient, r.in.InferenceURL, getenv("CORE_SESSION_INFERENCE_URL"))
-	if err != nil {
-		return o, fmt.Errorf("no inference_url input and no local model server: %w", err)
-	}
-	modelName := orDefault(r.in.Model, session.DefaultModel)
-	o = session.Options{
-		ID:           id,
-		Repo:         r.owner + "/" + r.repo,
-		Model:        modelName,
-		InferenceURL: url,
-		MaxTurns:     r.in.MaxTurns,
-		Timeout:      r.in.Timeout,
-		Verify:       tier,
-		Checks:       r.in.Checks,
-		Ready:        r.in.Ready,
-		DryRun:       r.in.DryRun,
-		GitHub:       r.client,
-		Secrets:      append(r.client.Secrets(), r.in.APIKey),
-		Store:        store,
-		Sandbox:      sb,
-		Client: model.New(model.Config{BaseURL: url, APIKey: r.in.APIKey, Model: modelName, HTTPClient: r.env.HTTPClient,
-			OnRetry: func(rt model.Retry) { fmt.Fprintf(r.env.Stderr, "model: %s\n", rt) }}),
-		Approver: tools.DenyApprover{},
-		Progress: r.env.Stderr,
-		Output:   r.env.Stderr,
-		GitEnv:   session.GitEnv(getenv),
-	}
-	o.AllowWorkflowChanges = r.in.AllowWorkflowChanges
-	return o, nil
+	return setup.Env{Getenv: env.Getenv, Home: home, HTTPClient: env.HTTPClient, Defaults: map[string]string{setup.Verify: "auto"},
+		OnRetry: func(rt model.Retry) { fmt.Fprintf(env.Stderr, "model: %s\n", rt) }}
 }
 
-// verifyTier resolves the verify input: auto is build, raised to test when
-// the sandbox works here; an explicit test needs the sandbox.
-func (r *runner) verifyTier(ctx context.Context, sb *sandbox.Sandbox) (sandbox.Tier, error) {
-	v := r.in.Verify
-	if v == "auto" {
-		if e := r.env.Getenv("CORE_SESSION_VERIFY"); e != "" {
-			return sandbox.ParseTier(e)
-		}
-		if usable, err := sb.Usable(ctx); err == nil && usable {
-			return sandbox.TierTest, nil
-		}
-		r.a.Noticef("core: the sandbox is not usable here (%s): verifying with build only", sb.Probe(ctx).Cause)
-		return sandbox.TierBuild, nil
-	}
-	tier, err := sandbox.ParseTier(v)
+// options builds the session options through setup, the one way in, from
+// the inputs and the environment.
+func (r *runner) options(ctx context.Context, id string) (session.Options, error) {
+	ready, err := setup.Options(ctx, setupEnv(r.env), r.in.Settings)
 	if err != nil {
-		return "", err
+		return session.Options{}, err
 	}
-	if err := sb.Require(ctx, tier); err != nil {
-		return "", err
+	for _, n := range ready.Notices {
+		r.a.Noticef("core: %s", n)
 	}
-	return tier, nil
+	o := ready.Options
+	r.store = o.Store
+	o.ID, o.Repo = id, r.owner+"/"+r.repo
+	setup.AddGitHub(&o, r.client)
+	r.secrets = o.Secrets
+	o.Approver = tools.DenyApprover{}
+	o.Progress, o.Output = r.env.Stderr, r.env.Stderr
+	return o, nil
 }
 
 // fail reports a run that could not start or land.
@@ -307,6 +254,7 @@ func (r *runner) fail(ctx context.Context, err error) error {
 	if errors.As(err, &ce) {
 		kind = session.FailConfiguration
 	}
+	err = setup.Word(err, setup.InputWording)
 	r.a.SetOutput("status", string(session.StatusFailed))
 	r.a.Errorf("core failed (%s): %v", kind, err)
 	if r.status != nil {

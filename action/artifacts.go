@@ -45,7 +45,7 @@ func (r *runner) copyArtifacts(ws, id string) error {
 		return err
 	}
 	var pairs []string
-	for _, s := range []string{r.in.GitHubToken, r.in.APIKey} {
+	for _, s := range append([]string{r.in.GitHubToken}, r.secrets...) {
 		if len(s) >= 4 {
 			pairs = append(pairs, s, "[redacted]")
 		}

@@ -8,39 +8,30 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/setup"
+	"github.com/coreagent/core/status"
 )
 
 // Modes.
 const (
 	ModeAuto    = "auto"
-	ModeFix     = "fix"
-	ModeResolve = "resolve"
+	ModeFix     = setup.KindFix
+	ModeResolve = setup.KindResolve
 	ModeForge   = "forge"
 )
 
-// FixLabel is the label that asks for a fix like /core fix does.
-const FixLabel = "core:fix"
-
 // Inputs are the Action's inputs (action.yml).
 type Inputs struct {
-	GitHubToken  string
-	Mode         string
-	Prompt       string
-	Issue        int
-	PullRequest  int
-	Model        string
-	InferenceURL string
-	APIKey       string
-	MaxTurns     int
-	Timeout      time.Duration
-	Verify       string
-	ForgeLabel   string
-	DryRun       bool
+	GitHubToken string
+	Mode        string
+	Prompt      string
+	Issue       int
+	PullRequest int
+	ForgeLabel  string
 	// TriggerPhrase starts a command in a comment (default /core: /core
 	// fix); Label asks for a fix when added (default core:fix).
 	TriggerPhrase string
@@ -51,13 +42,10 @@ type Inputs struct {
 	// Price is what a million prompt and completion tokens cost, for the
 	// cost output; nil when not configured.
 	Price *[2]float64
-	// Checks are the user's checks, one per line: the contract holds the
-	// result to them. Ready marks the pull request ready for review when
-	// the contract held.
-	Checks []string
-	Ready  bool
-	// AllowWorkflowChanges lets the session write and land workflows.
-	AllowWorkflowChanges bool
+	// Settings are the run's settings the workflow gave (model,
+	// inference_url, api_key, max_turns, timeout, verify, dry_run: every
+	// setup.Setting with an input), by setting name.
+	Settings setup.Values
 	// RunID and StatusCommentID are set by the bot when it dispatches a
 	// run: the Action then edits the bot's status comment.
 	RunID           string
@@ -68,17 +56,14 @@ type Inputs struct {
 // names it.
 func readInputs(a *githubactions.Action) (Inputs, error) {
 	in := Inputs{
-		GitHubToken:  strings.TrimSpace(a.GetInput("github_token")),
-		Mode:         strings.ToLower(orDefault(a.GetInput("mode"), ModeAuto)),
-		Prompt:       a.GetInput("prompt"),
-		Model:        a.GetInput("model"),
-		InferenceURL: a.GetInput("inference_url"),
-		APIKey:       strings.TrimSpace(a.GetInput("api_key")),
-		Verify:       strings.ToLower(orDefault(a.GetInput("verify"), "auto")),
-		ForgeLabel:   orDefault(a.GetInput("forge_label"), "forge"),
+		GitHubToken: strings.TrimSpace(a.GetInput("github_token")),
+		Mode:        strings.ToLower(orDefault(a.GetInput("mode"), ModeAuto)),
+		Prompt:      a.GetInput("prompt"),
+		ForgeLabel:  orDefault(a.GetInput("forge_label"), "forge"),
+		Settings:    setup.Values{},
 
 		TriggerPhrase: orDefault(a.GetInput("trigger_phrase"), gh.DefaultTrigger),
-		Label:         orDefault(a.GetInput("label"), FixLabel),
+		Label:         orDefault(a.GetInput("label"), status.FixLabel),
 	}
 	if err := gh.CheckTrigger(in.TriggerPhrase); err != nil {
 		return in, fmt.Errorf("input trigger_phrase: %w", err)
@@ -99,6 +84,20 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 		}
 		in.Price = &price
 	}
+	for _, s := range setup.Settings() {
+		if s.Input {
+			if v := strings.TrimSpace(a.GetInput(s.InputName())); v != "" {
+				in.Settings[s.Name] = v
+			}
+		}
+	}
+	// verify: auto (the input's default) lets CORE_SESSION_VERIFY decide.
+	if strings.EqualFold(in.Settings[setup.Verify], "auto") {
+		delete(in.Settings, setup.Verify)
+	}
+	if err := setup.Check(in.Settings); err != nil {
+		return in, setup.Word(err, setup.InputWording)
+	}
 	if in.GitHubToken == "" {
 		in.GitHubToken = strings.TrimSpace(a.Getenv("GITHUB_TOKEN"))
 	}
@@ -107,11 +106,6 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 	default:
 		return in, fmt.Errorf("input mode must be auto, fix, resolve or forge, got %q", in.Mode)
 	}
-	switch in.Verify {
-	case "auto", "off", "build", "test":
-	default:
-		return in, fmt.Errorf("input verify must be auto, off, build or test, got %q", in.Verify)
-	}
 	var err error
 	if in.Issue, err = intInput(a, "issue"); err != nil {
 		return in, err
@@ -119,49 +113,13 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 	if in.PullRequest, err = intInput(a, "pull_request"); err != nil {
 		return in, err
 	}
-	if in.MaxTurns, err = intInput(a, "max_turns"); err != nil {
-		return in, err
-	}
-	if t := strings.TrimSpace(a.GetInput("timeout")); t != "" {
-		if in.Timeout, err = time.ParseDuration(t); err != nil || in.Timeout <= 0 {
-			return in, fmt.Errorf("input timeout must be a duration such as 45m or 2h, got %q", t)
-		}
-	}
 	in.RunID = strings.TrimSpace(a.GetInput("run_id"))
 	if c := strings.TrimSpace(a.GetInput("status_comment_id")); c != "" {
 		if in.StatusCommentID, err = strconv.ParseInt(c, 10, 64); err != nil || in.StatusCommentID < 0 {
 			return in, fmt.Errorf("input status_comment_id must be a comment id, got %q", c)
 		}
 	}
-	in.Checks = lines(a.GetInput("checks"))
-	if d := strings.TrimSpace(a.GetInput("ready")); d != "" {
-		if in.Ready, err = strconv.ParseBool(d); err != nil {
-			return in, fmt.Errorf("input ready must be true or false, got %q", d)
-		}
-	}
-	if d := strings.TrimSpace(a.GetInput("dry_run")); d != "" {
-		if in.DryRun, err = strconv.ParseBool(d); err != nil {
-			return in, fmt.Errorf("input dry_run must be true or false, got %q", d)
-		}
-	}
-	if w := strings.TrimSpace(a.GetInput("allow_workflow_changes")); w != "" {
-		if in.AllowWorkflowChanges, err = strconv.ParseBool(w); err != nil {
-			return in, fmt.Errorf("input allow_workflow_changes must be true or false, got %q", w)
-		}
-	}
 	return in, nil
-}
-
-// lines splits a multi-line input into its non-blank lines; a line
-// starting with # is a comment.
-func lines(s string) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 func intInput(a *githubactions.Action, name string) (int, error) {
@@ -208,4 +166,4 @@ func (in Inputs) trigger() string { return orDefault(in.TriggerPhrase, gh.Defaul
 
 // label is the label that asks for a fix, core:fix unless an input says
 // otherwise.
-func (in Inputs) label() string { return orDefault(in.Label, FixLabel) }
+func (in Inputs) label() string { return orDefault(in.Label, status.FixLabel) }

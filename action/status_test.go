@@ -11,6 +11,7 @@ import (
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/status"
 )
 
 func TestStatusCommentMovesWithTheSession(t *testing.T) {
@@ -27,7 +28,7 @@ func TestStatusCommentMovesWithTheSession(t *testing.T) {
 	r := &runner{
 		a:      githubactions.New(githubactions.WithGetenv(func(string) string { return "" }), githubactions.WithWriter(&out)),
 		t:      trigger{mode: ModeFix},
-		status: &status{client: client, owner: "octo", repo: "hello", number: n, runID: "gha-1", workflowRun: 1},
+		status: &statusComment{client: client, owner: "octo", repo: "hello", number: n, runID: "gha-1", workflowRun: 1},
 	}
 	require.NoError(t, r.status.post(t.Context(), "core is on it."))
 	onStep := r.progress(t.Context(), "s1")
@@ -41,4 +42,27 @@ func TestStatusCommentMovesWithTheSession(t *testing.T) {
 	r.every = 1 << 62 // throttled: no edit
 	r.progress(t.Context(), "s1")(session.Step{Turn: 4, Tool: "read_file", Target: "b"}, 40)
 	assert.NotContains(t, g.Comments("octo", "hello", n)[0].Body, "turn 4")
+}
+
+// TestStatusKeepsTheBotsNotes: the Action's new headline keeps what the
+// bot added to the comment.
+func TestStatusKeepsTheBotsNotes(t *testing.T) {
+	t.Parallel()
+	g := testkit.NewGitHub(t)
+	g.AddToken("ghs_status", "core-bot")
+	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
+	n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: "x"})
+	require.NoError(t, err)
+	client, err := gh.New(gh.Credentials{Token: "ghs_status", APIURL: g.APIURL()}, nil)
+	require.NoError(t, err)
+	c := status.Comment{RunID: "r1", Text: "queued.", Notes: []string{"pull request: https://x/pull/2"}}
+	id, _, err := client.CreateComment(t.Context(), "octo", "hello", n, c.Body())
+	require.NoError(t, err)
+	s := &statusComment{client: client, owner: "octo", repo: "hello", number: n, runID: "r1", id: id, workflowRun: 5}
+	require.NoError(t, s.post(t.Context(), "core is done."))
+	got, ok := status.Parse(g.Comments("octo", "hello", n)[0].Body)
+	require.True(t, ok)
+	assert.Equal(t, "core is done.", got.Text)
+	assert.Equal(t, []string{"pull request: https://x/pull/2"}, got.Notes)
+	assert.Equal(t, int64(5), got.WorkflowRun)
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/status"
 )
 
 // ActionsRunner dispatches each run to the repository's core workflow
@@ -59,10 +59,6 @@ func (a *ActionsRunner) Start(ctx context.Context, client *gh.Client, run *Run, 
 	return a.Base.setStatus(ctx, client, run, StateRunning, fmt.Sprintf("running on GitHub Actions (workflow %s).", wf))
 }
 
-// workflowRunInStatus finds the workflow run the Action named in the
-// status comment (<!-- core:workflow-run:ID -->).
-var workflowRunInStatus = regexp.MustCompile(`<!-- core:workflow-run:(\d+) -->`)
-
 // Stop cancels the dispatched workflow run, once the Action has named it in
 // the status comment, and marks the run stopped. A run whose workflow has
 // not started yet is only marked stopped.
@@ -74,8 +70,7 @@ func (a *ActionsRunner) Stop(ctx context.Context, client *gh.Client, run *Run) e
 		if err != nil {
 			return err
 		}
-		if m := workflowRunInStatus.FindStringSubmatch(c.Body); m != nil {
-			id, _ := strconv.ParseInt(m[1], 10, 64)
+		if id := status.WorkflowRunIn(c.Body); id != 0 {
 			if err := client.CancelWorkflowRun(ctx, owner, repo, id); err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/status"
 )
 
 // Log keys.
@@ -176,26 +177,63 @@ func (b *Base) start(ctx context.Context, req *request) error {
 	return b.Runner.Start(ctx, req.client, run, req.defaultBranch)
 }
 
-// statusMarker marks a run's status comment.
-func statusMarker(runID string) string { return fmt.Sprintf("<!-- core:status:%s -->", runID) }
-
-// statusBody is the text of a run's status comment.
-func statusBody(run *Run, text string) string {
-	return fmt.Sprintf("core %s (run `%s`): %s\n\n%s", run.Kind, run.ID, text, statusMarker(run.ID))
+// headline is the bot's headline of a run's status comment.
+func headline(run *Run, text string) string {
+	return fmt.Sprintf("core %s (run `%s`): %s", run.Kind, run.ID, text)
 }
 
-// setStatus moves a run to a state and edits its status comment.
-func (b *Base) setStatus(ctx context.Context, client *gh.Client, run *Run, state, text string) error {
+// statusBody is the first text of a run's status comment.
+func statusBody(run *Run, text string) string {
+	return status.Comment{RunID: run.ID, Text: headline(run, text)}.Body()
+}
+
+// save moves a run to a state and records it.
+func (b *Base) save(ctx context.Context, run *Run, state string) error {
+	was := run.Active()
 	run.State, run.UpdatedAt = state, b.Now()
 	if err := b.Store.UpdateRun(ctx, run); err != nil {
 		return err
 	}
-	if !run.Active() {
+	if was && !run.Active() {
 		b.Metrics.ended(state)
 	}
+	return nil
+}
+
+// setStatus moves a run to a state and writes the status comment's
+// headline: only for what the bot itself carries out (queued, dispatched,
+// a local run, /core stop); the notes stay.
+func (b *Base) setStatus(ctx context.Context, client *gh.Client, run *Run, state, text string) error {
+	if err := b.save(ctx, run, state); err != nil {
+		return err
+	}
+	return b.updateStatus(ctx, client, run, func(c *status.Comment) { c.Text = headline(run, text) })
+}
+
+// addNote moves a run to a state and adds a note to its status comment,
+// leaving what the Action wrote as it is: the bot adds a link or a
+// failure, it never replaces the Action's words.
+func (b *Base) addNote(ctx context.Context, client *gh.Client, run *Run, state, note string) error {
+	if err := b.save(ctx, run, state); err != nil {
+		return err
+	}
+	return b.updateStatus(ctx, client, run, func(c *status.Comment) { c.AddNote(note) })
+}
+
+func (b *Base) updateStatus(ctx context.Context, client *gh.Client, run *Run, edit func(*status.Comment)) error {
 	if run.StatusCommentID == 0 {
 		return nil
 	}
 	owner, repo, _ := strings.Cut(run.Repo, "/")
-	return client.EditComment(ctx, owner, repo, run.StatusCommentID, statusBody(run, text))
+	return status.Update(ctx, client, owner, repo, run.StatusCommentID, run.ID, edit)
+}
+
+// editStatus writes a run's headline with its installation's client, for
+// runs no handler holds (a restart).
+func (b *Base) editStatus(ctx context.Context, run *Run, text string) error {
+	client, err := b.installationClient(run.InstallationID)
+	if err != nil {
+		return err
+	}
+	return b.updateStatus(ctx, client, run, func(c *status.Comment) { c.Text = headline(run, text) })
 }

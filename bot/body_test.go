@@ -63,7 +63,7 @@ func TestOversizedBodyIsRefusedUnread(t *testing.T) {
 			req.Header.Set("X-GitHub-Event", "issue_comment")
 			req.Header.Set("X-GitHub-Delivery", "flood")
 			rec := httptest.NewRecorder()
-			f.srv.ServeHTTP(rec, req)
+			f.bot.handler.ServeHTTP(rec, req)
 			assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, rec.Body.String())
 			assert.Contains(t, rec.Body.String(), "over GitHub's webhook payload limit")
 			assert.LessOrEqual(t, body.n.Load(), tt.maxRead, "bytes of the body read")
@@ -96,7 +96,7 @@ func BenchmarkOversizedBody(b *testing.B) {
 				runtime.GC()
 				runtime.ReadMemStats(&before)
 				rec := httptest.NewRecorder()
-				f.srv.ServeHTTP(rec, req)
+				f.bot.handler.ServeHTTP(rec, req)
 				runtime.ReadMemStats(&after)
 				if rec.Code != http.StatusRequestEntityTooLarge {
 					b.Fatalf("answered %d", rec.Code)

@@ -2,10 +2,12 @@ package bot
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,11 +16,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session"
 )
 
 const (
@@ -32,13 +36,24 @@ type fixture struct {
 	g       *testkit.GitHub
 	repo    *testkit.Repo
 	cfg     *Config
-	store   *SQLite
-	srv     *Server
+	bot     *Bot
+	store   Store
 	http    *httptest.Server
 	dataDir string
+	// options sets local runs up; nil is setup with env.
+	options func(context.Context) (session.Options, error)
+	env     map[string]string
+
+	handled  chan struct{} // one per delivery handled
+	mu       sync.Mutex
+	expected int // deliveries accepted for a handler
+	seen     int // of them, handled
 }
 
-func newFixture(t testing.TB, edit func(*Config), newRunner func(*Base) Runner) *fixture {
+// handledEvents are the events the bot has a handler for.
+var handledEvents = map[string]bool{"issue_comment": true, "issues": true, "pull_request": true, "workflow_run": true}
+
+func newFixture(t testing.TB, edit func(*Config), options func(context.Context) (session.Options, error)) *fixture {
 	t.Helper()
 	g := testkit.NewGitHub(t)
 	pem, err := g.AddApp(testAppID)
@@ -50,23 +65,37 @@ func newFixture(t testing.TB, edit func(*Config), newRunner func(*Base) Runner) 
 	require.NoError(t, g.AddInstallation(testAppID, testInstallationID, "octo"))
 	require.NoError(t, g.SetPermission("octo", "hello", "alice", "write"))
 	require.NoError(t, g.SetPermission("octo", "hello", "rita", "read"))
-	f := &fixture{g: g, repo: repo, dataDir: t.TempDir()}
+	f := &fixture{g: g, repo: repo, dataDir: t.TempDir(), options: options, handled: make(chan struct{}, 1<<16)}
 	f.cfg = &Config{AppID: testAppID, PrivateKey: pem, WebhookSecret: testSecret, APIURL: g.APIURL(), DataDir: f.dataDir, Workers: 2, Queue: 50}
 	if edit != nil {
 		edit(f.cfg)
 	}
-	f.start(t, newRunner)
+	f.start(t)
 	return f
 }
 
-// start opens the store and serves the bot (again, after stop: a restart).
-func (f *fixture) start(t testing.TB, newRunner func(*Base) Runner) {
+// newBot builds another bot on the fixture's configuration and data
+// directory, as a restarted process would.
+func (f *fixture) newBot(t testing.TB) *Bot {
 	t.Helper()
-	store, err := OpenSQLite(t.Context(), filepath.Join(f.dataDir, "bot.db"))
+	cfg := *f.cfg
+	b, err := New(t.Context(), &cfg, Deps{
+		Logger: zerolog.Nop(), SessionOptions: f.options,
+		Getenv:  func(k string) string { return f.env[k] },
+		Handled: func() { f.handled <- struct{}{} },
+	})
 	require.NoError(t, err)
-	srv, err := New(f.cfg, store, zerolog.Nop(), newRunner)
+	return b
+}
+
+// start builds the bot, settles what a previous one left (Recover) and
+// serves it (again, after stop: a restart).
+func (f *fixture) start(t testing.TB) {
+	t.Helper()
+	b := f.newBot(t)
+	_, err := b.Recover(t.Context())
 	require.NoError(t, err)
-	f.store, f.srv, f.http = store, srv, httptest.NewServer(srv)
+	f.bot, f.store, f.http = b, b.Store(), httptest.NewServer(b)
 	t.Cleanup(f.stop)
 }
 
@@ -74,14 +103,39 @@ func (f *fixture) stop() {
 	if f.http != nil {
 		f.http.Close()
 		f.http = nil
-		f.store.Close()
+		_ = f.bot.Shutdown(context.Background())
+	}
+}
+
+// settle waits until every delivery accepted for a handler was handled:
+// it waits on the handlers' own word, not on silence.
+func (f *fixture) settle(t testing.TB) {
+	t.Helper()
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
+	f.mu.Lock()
+	expected := f.expected
+	f.mu.Unlock()
+	for f.seen < expected {
+		select {
+		case <-f.handled:
+			f.seen++
+		case <-timeout.C:
+			t.Fatalf("%d of %d deliveries handled after 30s", f.seen, expected)
+		}
 	}
 }
 
 // deliver sends a signed webhook delivery and returns the status code.
 func (f *fixture) deliver(t testing.TB, event, delivery string, payload []byte) int {
 	t.Helper()
-	return deliverTo(t, f.http.URL, testSecret, event, delivery, payload)
+	code := deliverTo(t, f.http.URL, testSecret, event, delivery, payload)
+	if code/100 == 2 && handledEvents[event] {
+		f.mu.Lock()
+		f.expected++
+		f.mu.Unlock()
+	}
+	return code
 }
 
 func deliverTo(t testing.TB, url, secret, event, delivery string, payload []byte) int {
@@ -127,15 +181,23 @@ var loadExamples = sync.OnceValues(func() (examples, error) {
 	return out, nil
 })
 
-// requireExamples returns the examples, or skips (fails under
-// CORE_REQUIRE_FIXTURES=1) when they were not fetched.
+// TestMain checks the webhook examples once: missing under
+// CORE_REQUIRE_FIXTURES=1, the package fails with one clear message
+// instead of a failure per test; otherwise the tests that need them skip.
+func TestMain(m *testing.M) {
+	if _, err := loadExamples(); err != nil && os.Getenv("CORE_REQUIRE_FIXTURES") == "1" {
+		fmt.Fprintf(os.Stderr, "bot tests: the webhook examples are missing: run ./scripts/fixtures.sh (%v)\n", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// requireExamples returns the examples, or skips when they were not
+// fetched (TestMain already failed if they are required).
 func requireExamples(t testing.TB) examples {
 	t.Helper()
 	ex, err := loadExamples()
 	if err != nil {
-		if os.Getenv("CORE_REQUIRE_FIXTURES") == "1" {
-			t.Fatalf("the webhook examples are missing (./scripts/fixtures.sh): %v", err)
-		}
 		t.Skipf("the webhook examples are missing (run ./scripts/fixtures.sh): %v", err)
 	}
 	return ex

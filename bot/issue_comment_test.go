@@ -5,12 +5,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
 )
 
@@ -30,19 +28,6 @@ func (f *fixture) addIssue(t testing.TB) int {
 	return n
 }
 
-// settle waits until the bot has handled what it was sent: the queue is
-// empty and no request to GitHub happened for a moment.
-func (f *fixture) settle(t *testing.T) {
-	t.Helper()
-	last := -1
-	require.Eventually(t, func() bool {
-		n := len(f.g.Requests())
-		done := n == last
-		last = n
-		return done
-	}, 10*time.Second, 150*time.Millisecond)
-}
-
 func botComments(f *fixture, number int) []testkit.Comment {
 	var out []testkit.Comment
 	for _, c := range f.g.Comments("octo", "hello", number) {
@@ -51,44 +36,6 @@ func botComments(f *fixture, number int) []testkit.Comment {
 		}
 	}
 	return out
-}
-
-func TestFixDispatchesOnce(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, nil, nil)
-	n := f.addIssue(t)
-	cid := f.addComment(t, n, "alice", "/core fix keep it short")
-	body := commentPayload(t, "alice", "User", n, cid, "Thanks!\n/core fix keep it short", false)
-
-	assert.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-1", body))
-	// The same delivery again, and the same comment in another delivery.
-	assert.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-1", body))
-	assert.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-2", body))
-	f.settle(t)
-
-	ds := f.g.Dispatches("octo", "hello")
-	require.Len(t, ds, 1, "one run")
-	assert.Equal(t, "core.yml", ds[0].Workflow)
-	assert.Equal(t, "main", ds[0].Ref)
-	assert.Equal(t, "fix", ds[0].Inputs["mode"])
-	assert.Equal(t, "1", ds[0].Inputs["issue"])
-	assert.Equal(t, "keep it short", ds[0].Inputs["instruction"])
-	runID, _ := ds[0].Inputs["run_id"].(string)
-	require.NotEmpty(t, runID)
-
-	reactions := f.g.CommentReactions("octo", "hello", cid)
-	require.Len(t, reactions, 1)
-	assert.Equal(t, "eyes", reactions[0].Content)
-	status := botComments(f, n)
-	require.Len(t, status, 1)
-	assert.Contains(t, status[0].Body, "running on GitHub Actions")
-	assert.Contains(t, status[0].Body, "<!-- core:status:"+runID+" -->")
-	assert.Equal(t, ds[0].Inputs["status_comment_id"], itoa(status[0].ID))
-
-	run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
-	require.NoError(t, err)
-	require.NotNil(t, run)
-	assert.Equal(t, StateRunning, run.State)
 }
 
 func TestRefusalsAndNonCommands(t *testing.T) {
@@ -137,7 +84,7 @@ func TestBadSignature(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "no signature at all")
-	time.Sleep(200 * time.Millisecond)
+	// Refused before it is queued: the answer came after the check.
 	assert.Len(t, f.g.Requests(), before, "nothing reached GitHub")
 }
 
@@ -176,60 +123,9 @@ func TestRestartDoesNotDuplicate(t *testing.T) {
 	assert.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "restart-1", body))
 	f.settle(t)
 	f.stop()
-	f.start(t, nil)
+	f.start(t)
 	assert.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "restart-1", body))
 	assert.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "restart-2", body))
 	f.settle(t)
 	assert.Len(t, f.g.Dispatches("octo", "hello"), 1)
-}
-
-func TestHelpAndStop(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, nil, nil)
-	n := f.addIssue(t)
-	cid := f.addComment(t, n, "alice", "/core help")
-	f.deliver(t, "issue_comment", "h-1", commentPayload(t, "alice", "User", n, cid, "/core help", false))
-	f.settle(t)
-	require.Len(t, botComments(f, n), 1)
-	assert.Contains(t, botComments(f, n)[0].Body, "`/core fix [instruction]`")
-
-	cid = f.addComment(t, n, "alice", "/core fix")
-	f.deliver(t, "issue_comment", "h-2", commentPayload(t, "alice", "User", n, cid, "/core fix", false))
-	f.settle(t)
-	// The dispatched Action names its workflow run in the status comment.
-	active, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
-	require.NoError(t, err)
-	require.NotNil(t, active)
-	f.g.AddToken("ghs_alice", "alice")
-	alice, err := gh.New(gh.Credentials{Token: "ghs_alice", APIURL: f.g.APIURL()}, nil)
-	require.NoError(t, err)
-	require.NoError(t, alice.EditComment(t.Context(), "octo", "hello", active.StatusCommentID,
-		"core is on it.\n\n"+statusMarker(active.ID)+"\n"+gh.WorkflowRunMarker(987)))
-
-	cid = f.addComment(t, n, "alice", "/core stop")
-	f.deliver(t, "issue_comment", "h-3", commentPayload(t, "alice", "User", n, cid, "/core stop", false))
-	f.settle(t)
-	run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
-	require.NoError(t, err)
-	assert.Nil(t, run, "stopped")
-	assert.Equal(t, []int64{987}, f.g.CancelledRuns("octo", "hello"), "the workflow run is cancelled")
-	var status string
-	for _, c := range botComments(f, n) {
-		if strings.Contains(c.Body, "<!-- core:status:") {
-			status = c.Body
-		}
-	}
-	assert.Contains(t, status, "stopped: workflow run 987 cancelled.")
-}
-
-func TestLabelAndMissingWorkflow(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, func(c *Config) { c.Workflow = "missing.yml" }, nil)
-	n := f.addIssue(t)
-	p := payload(t, "issues", "labeled", map[string]any{"label.name": FixLabel, "issue.number": n, "issue.pull_request": nil, "sender.login": "alice", "sender.type": "User"})
-	assert.Equal(t, http.StatusOK, f.deliver(t, "issues", "l-1", p))
-	f.settle(t)
-	status := botComments(f, n)
-	require.Len(t, status, 1)
-	assert.Contains(t, status[0].Body, "this repository has no workflow `.github/workflows/missing.yml`")
 }

@@ -7,10 +7,9 @@ import (
 
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
-)
 
-// FixLabel is the label that asks for a fix like /core fix does.
-const FixLabel = "core:fix"
+	"github.com/coreagent/core/status"
+)
 
 // Issues handles the core:fix label on an issue.
 type Issues struct {
@@ -28,7 +27,7 @@ func (h *Issues) Handle(ctx context.Context, eventType, deliveryID string, paylo
 	if err := json.Unmarshal(payload, &ev); err != nil {
 		return fmt.Errorf("parse issues event: %w", err)
 	}
-	if ev.GetAction() != "labeled" || ev.GetLabel().GetName() != FixLabel {
+	if ev.GetAction() != "labeled" || ev.GetLabel().GetName() != status.FixLabel {
 		return nil
 	}
 	req, ok, err := h.newRequest(ctx, deliveryID, &ev, ev.GetRepo(), ev.GetIssue().GetNumber(), ev.GetIssue().IsPullRequest(), ev.GetSender())

@@ -10,102 +10,144 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/resolver"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/setup"
 )
 
 // LocalRunner runs sessions in the bot's own process, for a single
 // self-hosted machine: at most Workers at once; a run that waits longer
 // than the pending timeout for a worker fails with a clear status.
 type LocalRunner struct {
-	Base *Base
-	// Options returns the session options every run starts from (store,
+	base *Base
+	// options returns the session options every run starts from (store,
 	// sandbox, model); the runner adds the repository, the goal and the
 	// GitHub client.
-	Options func() (session.Options, error)
-	// Context is the lifetime of the runs: cancelling it stops them all.
-	Context context.Context
-
-	once    sync.Once
+	options func(ctx context.Context) (session.Options, error)
 	slots   chan struct{}
-	mu      sync.Mutex
-	cancels map[string]context.CancelFunc
-	wg      sync.WaitGroup
+
+	mu     sync.Mutex
+	runs   map[string]*localRun
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// localRun is a run this process carries out.
+type localRun struct {
+	cancel context.CancelFunc
+	// why says who ended it early: "stop" (/core stop) or "shutdown".
+	why string
 }
 
 var _ Runner = (*LocalRunner)(nil)
 
-func (l *LocalRunner) init() {
-	l.once.Do(func() {
-		l.slots = make(chan struct{}, l.Base.Config.Workers)
-		l.cancels = map[string]context.CancelFunc{}
-		if l.Context == nil {
-			l.Context = context.Background()
-		}
-	})
+// NewLocalRunner makes the runner; options sets each run up.
+func NewLocalRunner(base *Base, options func(ctx context.Context) (session.Options, error)) *LocalRunner {
+	return &LocalRunner{base: base, options: options, slots: make(chan struct{}, base.Config.Workers), runs: map[string]*localRun{}}
 }
 
-// Start queues the run; it starts when a worker is free.
+// Start queues the run; it starts when a worker is free. The run outlives
+// the delivery that asked for it: its context keeps ctx's values only.
 func (l *LocalRunner) Start(ctx context.Context, client *gh.Client, run *Run, _ string) error {
-	l.init()
-	runCtx, cancel := context.WithCancel(l.Context)
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	runCtx = zerolog.Ctx(ctx).With().Str(logKeyRun, run.ID).Logger().WithContext(runCtx)
 	l.mu.Lock()
-	l.cancels[run.ID] = cancel
-	l.mu.Unlock()
+	if l.closed {
+		l.mu.Unlock()
+		cancel()
+		return l.base.setStatus(ctx, client, run, StateFailed, "failed: the bot is shutting down; ask again shortly.")
+	}
+	lr := &localRun{cancel: cancel}
+	l.runs[run.ID] = lr
 	l.wg.Add(1)
+	l.mu.Unlock()
 	go func() {
 		defer l.wg.Done()
 		defer l.forget(run.ID)
-		l.work(runCtx, client, run)
+		l.work(runCtx, client, run, lr)
 	}()
 	return nil
 }
 
-// Wait waits for every started run to end.
-func (l *LocalRunner) Wait() { l.wg.Wait() }
-
 func (l *LocalRunner) forget(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if c, ok := l.cancels[id]; ok {
-		c()
-		delete(l.cancels, id)
+	if r, ok := l.runs[id]; ok {
+		r.cancel()
+		delete(l.runs, id)
 	}
+}
+
+// end cancels a run here and says why; false when it is not running here.
+func (l *LocalRunner) end(id, why string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.runs[id]
+	if ok {
+		r.why = why
+		r.cancel()
+	}
+	return ok
 }
 
 // Stop cancels a run here.
 func (l *LocalRunner) Stop(ctx context.Context, client *gh.Client, run *Run) error {
-	l.init()
-	l.mu.Lock()
-	cancel, ok := l.cancels[run.ID]
-	l.mu.Unlock()
-	if ok {
-		cancel()
-	}
-	return l.Base.setStatus(ctx, client, run, StateCancelled, "stopped.")
+	l.end(run.ID, "stop")
+	return l.base.setStatus(ctx, client, run, StateCancelled, "stopped.")
 }
 
-func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run) {
+// Shutdown refuses new runs, cancels the running ones (each fails with a
+// status that says the bot shut down) and waits for them until ctx ends.
+func (l *LocalRunner) Shutdown(ctx context.Context) error {
+	l.mu.Lock()
+	l.closed = true
+	var ids []string
+	for id := range l.runs {
+		ids = append(ids, id)
+	}
+	l.mu.Unlock()
+	for _, id := range ids {
+		l.end(id, "shutdown")
+	}
+	done := make(chan struct{})
+	go func() { l.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("local runs still ending: %w", ctx.Err())
+	}
+}
+
+func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr *localRun) {
 	logger := zerolog.Ctx(ctx)
 	report := func(state, text string) {
-		if err := l.Base.setStatus(context.WithoutCancel(ctx), client, run, state, text); err != nil {
+		if err := l.base.setStatus(context.WithoutCancel(ctx), client, run, state, text); err != nil {
 			logger.Error().Err(err).Msg("Could not update the run's status")
 		}
 	}
-	timer := time.NewTimer(l.Base.Config.PendingTimeout)
+	ended := func() {
+		l.mu.Lock()
+		why := lr.why
+		l.mu.Unlock()
+		if why == "shutdown" {
+			run.Error = "the bot shut down"
+			report(StateFailed, "failed: the bot shut down while this run was in flight, so it was stopped. Ask again with `/core fix`.")
+		} // /core stop already said so
+	}
+	timer := time.NewTimer(l.base.Config.PendingTimeout)
 	defer timer.Stop()
 	select {
 	case l.slots <- struct{}{}:
 		defer func() { <-l.slots }()
 	case <-timer.C:
 		run.Error = "no worker was free"
-		report(StateFailed, fmt.Sprintf("failed: no worker was free for %s; ask again later.", l.Base.Config.PendingTimeout))
+		report(StateFailed, fmt.Sprintf("failed: no worker was free for %s; ask again later.", l.base.Config.PendingTimeout))
 		return
 	case <-ctx.Done():
-		return // stopped while pending
+		ended()
+		return
 	}
-	current, err := l.Base.Store.GetRun(ctx, run.ID)
+	current, err := l.base.Store.GetRun(ctx, run.ID)
 	if err != nil || current == nil || !current.Active() {
 		return // stopped or expired meanwhile
 	}
@@ -113,10 +155,10 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run) {
 	rep, err := l.session(ctx, run)
 	switch {
 	case ctx.Err() != nil:
-		return // /core stop already said so
+		ended()
 	case err != nil:
 		run.Error = err.Error()
-		report(StateFailed, "failed: "+err.Error())
+		report(StateFailed, "failed: "+setup.Word(err, setup.EnvWording).Error())
 	case rep.Status == session.StatusDone:
 		run.SessionID, run.Branch, run.PRURL = rep.ID, rep.Branch, rep.PRURL
 		text := "done"
@@ -138,39 +180,24 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run) {
 	}
 }
 
-// session runs the session with an installation token of its own, so that
-// git can push.
+// session runs the session as the installation: API calls through its
+// client (whose transport refreshes its token), git with a token source
+// that mints a fresh token when the last one is about to expire, so a
+// session longer than a token's hour still pushes.
 func (l *LocalRunner) session(ctx context.Context, run *Run) (*session.Report, error) {
-	opts, err := l.Options()
+	opts, err := l.options(ctx)
 	if err != nil {
 		return nil, err
 	}
-	token, err := l.installationToken(ctx, run.InstallationID)
+	inst, err := l.base.NewInstallationClient(run.InstallationID)
 	if err != nil {
+		return nil, fmt.Errorf("client for installation %d: %w", run.InstallationID, err)
+	}
+	client := gh.WithTokens(inst, l.base.installationTokens(run.InstallationID))
+	if _, err := client.Token(ctx); err != nil {
 		return nil, err
 	}
-	client, err := gh.New(gh.Credentials{Token: token, APIURL: l.Base.Config.APIURL}, nil)
-	if err != nil {
-		return nil, err
-	}
+	setup.AddGitHub(&opts, client)
 	owner, repo, _ := strings.Cut(run.Repo, "/")
-	opts.Repo, opts.GitHub = run.Repo, client
-	opts.Secrets = append(opts.Secrets, client.Secrets()...)
-	if run.Kind == KindResolve {
-		return resolver.Run(ctx, resolver.Request{Client: client, Owner: owner, Repo: repo, Number: run.Number, Instruction: run.Instruction}, opts)
-	}
-	opts.Issue, opts.Prompt = run.Number, run.Instruction
-	return session.Run(ctx, opts)
-}
-
-func (l *LocalRunner) installationToken(ctx context.Context, installationID int64) (string, error) {
-	app, err := l.Base.NewAppClient()
-	if err != nil {
-		return "", fmt.Errorf("app client: %w", err)
-	}
-	tok, _, err := app.Apps.CreateInstallationToken(ctx, installationID, nil)
-	if err != nil {
-		return "", fmt.Errorf("installation token for %d: %w", installationID, err)
-	}
-	return tok.GetToken(), nil
+	return setup.Run(ctx, setup.Work{Kind: run.Kind, Client: client, Owner: owner, Repo: repo, Number: run.Number, Instruction: run.Instruction}, opts)
 }

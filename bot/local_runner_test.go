@@ -13,68 +13,66 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
-	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
-	"github.com/coreagent/core/session/model"
 )
 
+// localEnv is the environment a local run is set up from (package setup):
+// the scripted model, no sandbox.
+func localEnv(t testing.TB, srv *testkit.ModelServer) map[string]string {
+	return map[string]string{
+		"CORE_SESSION_INFERENCE_URL": srv.URL, "CORE_SESSION_SANDBOX": "off",
+		"PATH": os.Getenv("PATH"), "HOME": t.TempDir(),
+	}
+}
+
+// waitFor polls a condition the bot reaches asynchronously (a local run
+// ends in its own goroutine, with no delivery to wait on).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	require.Eventually(t, cond, 30*time.Second, 20*time.Millisecond, what)
+}
+
 // TestLocalRunLinksTheDraftPR runs a session in the bot with the scripted
-// model: the status comment ends with the draft pull request's link.
+// model, set up through setup from the bot's environment: the status
+// comment ends with the draft pull request's link.
 func TestLocalRunLinksTheDraftPR(t *testing.T) {
 	t.Parallel()
 	srv := testkit.NewModelServer(t,
 		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
 		testkit.ContentReply("tool: done\nsummary: Shout"))
-	var local *LocalRunner
-	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal }, func(b *Base) Runner {
-		local = &LocalRunner{Base: b, Context: context.Background(), Options: func() (session.Options, error) {
-			home := filepath.Join(t.TempDir(), "core")
-			st, err := session.OpenStore(home)
-			if err != nil {
-				return session.Options{}, err
-			}
-			return session.Options{
-				Store:   st,
-				Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-				Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
-				GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
-			}, nil
-		}}
-		return local
-	})
+	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal }, nil)
+	f.env = localEnv(t, srv)
 	n := f.addIssue(t)
 	cid := f.addComment(t, n, "alice", "/core fix")
 	assert.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "local-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false)))
-	require.Eventually(t, func() bool {
+	waitFor(t, "the run ends with a pull request", func() bool {
 		run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
-		return err == nil && run == nil && len(f.g.Pulls("octo", "hello")) == 1
-	}, 30*time.Second, 50*time.Millisecond)
-	local.Wait()
+		return err == nil && run == nil && len(f.g.Pulls("octo", "hello")) == 1 && strings.Contains(statusOf(f, n), "done: http")
+	})
+	require.NoError(t, f.bot.Shutdown(t.Context()))
 	pulls := f.g.Pulls("octo", "hello")
 	require.Len(t, pulls, 1)
 	assert.True(t, pulls[0].Draft)
 	assert.Contains(t, pulls[0].Body, "Closes #1")
-	var status string
-	for _, c := range botComments(f, n) {
-		if strings.Contains(c.Body, "<!-- core:status:") {
-			status = c.Body
-		}
-	}
-	assert.Contains(t, status, "done: http")
-	assert.Contains(t, status, "/octo/hello/pull/")
-	assert.Contains(t, status, "(**UNVERIFIED**: the harness ran no checks)", "the status says what the contract says")
+	st := statusOf(f, n)
+	assert.Contains(t, st, "/octo/hello/pull/")
+	assert.Contains(t, st, "(**UNVERIFIED**: the harness ran no checks)", "the status says what the contract says")
 	assert.Empty(t, f.g.Dispatches("octo", "hello"), "local mode dispatches nothing")
+	_, err := os.Stat(filepath.Join(f.dataDir, "core", "sessions"))
+	assert.NoError(t, err, "sessions live under <data-dir>/core without CORE_HOME")
 }
 
 func TestLocalRunWaitsForAWorkerThenFails(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal; c.Workers = 1; c.PendingTimeout = 300 * time.Millisecond }, func(b *Base) Runner {
-		return &LocalRunner{Base: b, Context: context.Background(), Options: func() (session.Options, error) {
-			<-release // the first run holds the only worker
+	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal; c.Workers = 1; c.PendingTimeout = 300 * time.Millisecond },
+		func(ctx context.Context) (session.Options, error) {
+			select { // the first run holds the only worker
+			case <-release:
+			case <-ctx.Done():
+			}
 			return session.Options{}, context.Canceled
-		}}
-	})
+		})
 	defer close(release)
 	var numbers []int
 	for i := range 2 {
@@ -83,12 +81,80 @@ func TestLocalRunWaitsForAWorkerThenFails(t *testing.T) {
 		cid := f.addComment(t, n, "alice", "/core fix")
 		f.deliver(t, "issue_comment", "w-"+itoa(int64(i)), commentPayload(t, "alice", "User", n, cid, "/core fix", false))
 	}
-	require.Eventually(t, func() bool {
-		for _, c := range botComments(f, numbers[1]) {
-			if strings.Contains(c.Body, "failed: no worker was free for 300ms") {
-				return true
-			}
+	waitFor(t, "the second run gives up", func() bool {
+		return strings.Contains(statusOf(f, numbers[1]), "failed: no worker was free for 300ms")
+	})
+}
+
+// TestRestartLeavesNothingInFlight: a bot abandoned during a local run
+// (its process killed: no shutdown) leaves the run running in SQLite; the
+// next bot on the same data directory fails it, says so in the status
+// comment, and the issue takes a new /core fix.
+func TestRestartLeavesNothingInFlight(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 1)
+	hold := make(chan struct{})
+	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal }, func(ctx context.Context) (session.Options, error) {
+		started <- struct{}{}
+		select { // the session of a process that is about to die
+		case <-hold:
+		case <-ctx.Done():
 		}
-		return false
-	}, 10*time.Second, 50*time.Millisecond)
+		return session.Options{}, context.Canceled
+	})
+	defer close(hold)
+	n := f.addIssue(t)
+	cid := f.addComment(t, n, "alice", "/core fix")
+	f.deliver(t, "issue_comment", "k-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false))
+	f.settle(t)
+	<-started
+	waitFor(t, "the run is running", func() bool {
+		run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
+		return err == nil && run != nil && run.State == StateRunning
+	})
+	stuck, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
+	require.NoError(t, err)
+
+	// The first process is gone without a word; a second starts.
+	second := f.newBot(t)
+	t.Cleanup(func() { _ = second.Shutdown(context.Background()) })
+	abandoned, err := second.Recover(t.Context())
+	require.NoError(t, err)
+	require.Len(t, abandoned, 1)
+	assert.Equal(t, stuck.ID, abandoned[0].ID)
+	active, err := second.Store().ActiveRun(t.Context(), "octo/hello", n)
+	require.NoError(t, err)
+	assert.Nil(t, active, "no run in flight, the issue is free")
+	got, err := second.Store().GetRun(t.Context(), stuck.ID)
+	require.NoError(t, err)
+	assert.Equal(t, StateFailed, got.State)
+	assert.Contains(t, statusOf(f, n), "failed: the bot restarted while this run was in flight")
+	counts, err := second.Store().CountByState(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, counts[StateQueued]+counts[StateRunning])
+}
+
+// TestShutdownFailsLocalRuns: a graceful shutdown stops the local runs and
+// says so; nothing is left running.
+func TestShutdownFailsLocalRuns(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 1)
+	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal }, func(ctx context.Context) (session.Options, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return session.Options{}, ctx.Err()
+	})
+	n := f.addIssue(t)
+	cid := f.addComment(t, n, "alice", "/core fix")
+	f.deliver(t, "issue_comment", "s-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false))
+	f.settle(t)
+	<-started
+	require.NoError(t, f.bot.Shutdown(t.Context()))
+	assert.Contains(t, statusOf(f, n), "failed: the bot shut down while this run was in flight")
+	store, err := OpenSQLite(t.Context(), filepath.Join(f.dataDir, "bot.db"))
+	require.NoError(t, err)
+	defer store.Close()
+	active, err := store.ActiveRun(t.Context(), "octo/hello", n)
+	require.NoError(t, err)
+	assert.Nil(t, active)
 }

@@ -9,11 +9,13 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rs/zerolog"
+
+	"github.com/coreagent/core/status"
 )
 
 // PullRequest handles the core:fix label on a pull request (a resolve
-// run), and a pull request opened from a core-session/ branch: the link
-// back to the run that asked for it.
+// run), and a pull request opened from a core-session/ branch
+// (status.BranchPrefix): the link back to the run that asked for it.
 type PullRequest struct {
 	*Base
 }
@@ -30,26 +32,26 @@ func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, 
 		return fmt.Errorf("parse pull_request event: %w", err)
 	}
 	switch {
-	case ev.GetAction() == "labeled" && ev.GetLabel().GetName() == FixLabel:
+	case ev.GetAction() == "labeled" && ev.GetLabel().GetName() == status.FixLabel:
 		req, ok, err := h.newRequest(ctx, deliveryID, &ev, ev.GetRepo(), ev.GetNumber(), true, ev.GetSender())
 		if !ok {
 			return err
 		}
 		return h.start(ctx, req)
-	case ev.GetAction() == "opened" && strings.HasPrefix(ev.GetPullRequest().GetHead().GetRef(), "core-session/"):
+	case ev.GetAction() == "opened" && strings.HasPrefix(ev.GetPullRequest().GetHead().GetRef(), status.BranchPrefix):
 		return h.linkBack(ctx, &ev)
 	}
 	return nil
 }
 
 // linkBack finds the run whose session opened the pull request (its body
-// carries the issue marker) and edits its status comment with the link.
+// carries the issue marker) and adds the link to its status comment.
 func (h *PullRequest) linkBack(ctx context.Context, ev *github.PullRequestEvent) error {
 	body := ev.GetPullRequest().GetBody()
 	repo := ev.GetRepo().GetFullName()
 	var run *Run
 	var err error
-	if n := issueFromMarker(body); n != 0 {
+	if n := status.IssueIn(body); n != 0 {
 		run, err = h.Store.ActiveRun(ctx, repo, n)
 	}
 	if err != nil || run == nil {
@@ -62,20 +64,5 @@ func (h *PullRequest) linkBack(ctx context.Context, ev *github.PullRequestEvent)
 	run.PRURL = ev.GetPullRequest().GetHTMLURL()
 	run.Branch = ev.GetPullRequest().GetHead().GetRef()
 	zerolog.Ctx(ctx).Info().Str(logKeyRun, run.ID).Str("pr", run.PRURL).Msg("Linked a pull request to its run")
-	return h.setStatus(ctx, client, run, StateDone, "done: "+run.PRURL)
-}
-
-// issueFromMarker reads the issue number from a <!-- core:issue:N -->
-// marker.
-func issueFromMarker(body string) int {
-	const prefix = "<!-- core:issue:"
-	i := strings.Index(body, prefix)
-	if i < 0 {
-		return 0
-	}
-	var n int
-	if _, err := fmt.Sscanf(body[i+len(prefix):], "%d", &n); err != nil {
-		return 0
-	}
-	return n
+	return h.addNote(ctx, client, run, StateDone, "pull request: "+run.PRURL)
 }

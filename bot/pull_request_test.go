@@ -19,9 +19,9 @@ func statusOf(f *fixture, number int) string {
 	return s
 }
 
-// TestLinkBackAndWorkflowRun: the draft pull request of a dispatched run
-// is linked in its status comment; a failed workflow run says so.
-func TestLinkBackAndWorkflowRun(t *testing.T) {
+// TestLinkBack: the draft pull request of a dispatched run is added to its
+// status comment, under what the Action wrote.
+func TestLinkBack(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil, nil)
 	n := f.addIssue(t)
@@ -35,28 +35,12 @@ func TestLinkBackAndWorkflowRun(t *testing.T) {
 	})
 	assert.Equal(t, http.StatusOK, f.deliver(t, "pull_request", "lb-2", opened))
 	f.settle(t)
-	assert.Contains(t, statusOf(f, n), "done: https://github.example/octo/hello/pull/9")
+	assert.Contains(t, statusOf(f, n), "- pull request: https://github.example/octo/hello/pull/9")
+	assert.Contains(t, statusOf(f, n), "running on GitHub Actions", "the headline is not replaced")
 	run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
 	require.NoError(t, err)
 	assert.Nil(t, run)
 
-	// A second run, whose workflow fails.
-	cid = f.addComment(t, n, "alice", "/core fix again")
-	f.deliver(t, "issue_comment", "lb-3", commentPayload(t, "alice", "User", n, cid, "/core fix again", false))
-	f.settle(t)
-	run, err = f.store.ActiveRun(t.Context(), "octo/hello", n)
-	require.NoError(t, err)
-	require.NotNil(t, run)
-	done := payload(t, "workflow_run", "completed", map[string]any{
-		"workflow_run.event": "workflow_dispatch", "workflow_run.conclusion": "failure",
-		"workflow_run.display_title": "core fix " + run.ID, "workflow_run.html_url": "https://github.example/octo/hello/actions/runs/5",
-	})
-	assert.Equal(t, http.StatusOK, f.deliver(t, "workflow_run", "lb-4", done))
-	f.settle(t)
-	assert.Contains(t, statusOf(f, n), "failed: the [workflow run](https://github.example/octo/hello/actions/runs/5) ended failure.")
-	got, err := f.store.GetRun(t.Context(), run.ID)
-	require.NoError(t, err)
-	assert.Equal(t, StateFailed, got.State)
 }
 
 // TestFullQueueAnswers503: with a queue of one and one slow worker, a

@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"time"
+
+	"github.com/coreagent/core/setup"
 )
 
 // Run states.
@@ -16,8 +18,8 @@ const (
 
 // Kinds of run.
 const (
-	KindFix     = "fix"     // an issue → a draft pull request
-	KindResolve = "resolve" // a pull request → commits on its head
+	KindFix     = setup.KindFix     // an issue → a draft pull request
+	KindResolve = setup.KindResolve // a pull request → commits on its head
 )
 
 // Run is one run the bot decided on: who asked for what, and how it went.
@@ -63,12 +65,12 @@ type Store interface {
 	// ActiveRun finds the active run on an issue or pull request; nil when
 	// there is none.
 	ActiveRun(ctx context.Context, repo string, number int) (*Run, error)
-	// RunByBranch finds the newest run whose session landed on branch.
-	RunByBranch(ctx context.Context, repo, branch string) (*Run, error)
 	// CountByState counts the runs in each state, for the metrics.
 	CountByState(ctx context.Context) (map[string]int, error)
-	// ExpireQueued fails the runs queued before cutoff with reason, and
-	// returns them.
-	ExpireQueued(ctx context.Context, cutoff time.Time, reason string) ([]*Run, error)
+	// Abandon fails every run in one of states with reason, and returns
+	// them: on start, the runs a previous process left in flight.
+	Abandon(ctx context.Context, states []string, reason string) ([]*Run, error)
+	// Prune forgets the deliveries seen before before.
+	Prune(ctx context.Context, before time.Time) (int64, error)
 	Close() error
 }

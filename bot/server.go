@@ -48,39 +48,18 @@ func NewHTTPServer(h http.Handler) *http.Server {
 	}
 }
 
-// Server is the bot: the webhook endpoint, /healthz and /metrics.
-type Server struct {
-	Base    *Base
-	handler http.Handler
-}
-
-// New builds the bot from its configuration, its store and how it runs
-// sessions (nil runner: dispatch to GitHub Actions). newRunner, when set,
-// builds the runner from the Base (the local runner needs it).
-func New(cfg *Config, store Store, logger zerolog.Logger, newRunner func(*Base) Runner) (*Server, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	registry := metrics.NewRegistry()
-	cc := githubapp.NewClientCreator(cfg.v3URL(), cfg.v4URL(), cfg.AppID, cfg.PrivateKey,
-		githubapp.WithClientUserAgent("core-bot"),
-		githubapp.WithClientTimeout(APITimeout),
-		githubapp.WithClientMiddleware(githubapp.ClientMetrics(registry)))
-	base := &Base{
-		ClientCreator: cc,
-		Store:         store,
-		Config:        cfg,
-		Metrics:       NewMetrics(registry),
-		Now:           time.Now,
-		NewRunID:      newRunID,
-	}
-	if newRunner != nil {
-		base.Runner = newRunner(base)
-	} else {
-		base.Runner = &ActionsRunner{Base: base}
-	}
+// newHandler builds the bot's HTTP endpoints: the webhook (each event to
+// its handler, through go-githubapp's queue), /healthz and /metrics.
+// handled, when set, is called after each delivery was handled.
+func newHandler(base *Base, registry metrics.Registry, logger zerolog.Logger, handled func()) http.Handler {
+	cfg := base.Config
 	handlers := []githubapp.EventHandler{
 		&IssueComment{Base: base}, &Issues{Base: base}, &PullRequest{Base: base}, &WorkflowRun{Base: base},
+	}
+	if handled != nil {
+		for i, h := range handlers {
+			handlers[i] = notifying{EventHandler: h, done: handled}
+		}
 	}
 	dispatcher := githubapp.NewEventDispatcher(handlers, cfg.WebhookSecret,
 		githubapp.WithScheduler(githubapp.QueueAsyncScheduler(cfg.Queue, cfg.Workers,
@@ -96,18 +75,27 @@ func New(cfg *Config, store Store, logger zerolog.Logger, newRunner func(*Base) 
 	mux := http.NewServeMux()
 	mux.Handle("POST "+WebhookPath, countDeliveries(base.Metrics, boundBody(MaxPayload, dispatcher)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		if _, err := store.CountByState(r.Context()); err != nil {
+		if _, err := base.Store.CountByState(r.Context()); err != nil {
 			http.Error(w, "store: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /metrics", base.Metrics)
-	return &Server{Base: base, handler: withLogger(logger, mux)}, nil
+	return withLogger(logger, mux)
 }
 
-// ServeHTTP serves the bot's endpoints.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+// notifying tells, after each delivery, that it was handled: tests wait on
+// it instead of on silence.
+type notifying struct {
+	githubapp.EventHandler
+	done func()
+}
+
+func (n notifying) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
+	defer n.done()
+	return n.EventHandler.Handle(ctx, eventType, deliveryID, payload)
+}
 
 func countDeliveries(m *Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

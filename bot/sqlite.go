@@ -271,19 +271,6 @@ func (s *SQLite) ActiveRun(ctx context.Context, repo string, number int) (*Run, 
 	return r, nil
 }
 
-// RunByBranch finds the newest run on repo whose session landed on branch;
-// nil when there is none or branch is empty.
-func (s *SQLite) RunByBranch(ctx context.Context, repo, branch string) (*Run, error) {
-	if branch == "" {
-		return nil, nil
-	}
-	r, err := sqliteGetRun(ctx, s.db, `repo = ? AND branch = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`, repo, branch)
-	if err != nil {
-		return nil, fmt.Errorf("get run on branch %s of %s: %w", branch, repo, err)
-	}
-	return r, nil
-}
-
 // CountByState counts the runs in each state; every known state is present.
 func (s *SQLite) CountByState(ctx context.Context) (map[string]int, error) {
 	counts := map[string]int{StateQueued: 0, StateRunning: 0, StateDone: 0, StateFailed: 0, StateCancelled: 0}
@@ -306,31 +293,38 @@ func (s *SQLite) CountByState(ctx context.Context) (map[string]int, error) {
 	return counts, nil
 }
 
-// ExpireQueued fails the runs queued before cutoff with reason, in one
-// statement, and returns them oldest first.
-func (s *SQLite) ExpireQueued(ctx context.Context, cutoff time.Time, reason string) ([]*Run, error) {
+// Abandon fails every run in one of states with reason, in one statement,
+// and returns them oldest first.
+func (s *SQLite) Abandon(ctx context.Context, states []string, reason string) ([]*Run, error) {
+	if len(states) == 0 {
+		return nil, nil
+	}
+	args := []any{StateFailed, reason, s.now().UnixNano()}
+	for _, st := range states {
+		args = append(args, st)
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(states)), ", ")
 	rows, err := s.db.QueryContext(ctx, `UPDATE runs SET state = ?, error = ?, updated_at = ?
-		WHERE state = ? AND created_at < ? RETURNING `+sqliteRunColumns,
-		StateFailed, reason, s.now().UnixNano(), StateQueued, cutoff.UnixNano())
+		WHERE state IN (`+marks+`) RETURNING `+sqliteRunColumns, args...)
 	if err != nil {
-		return nil, fmt.Errorf("expire queued runs: %w", err)
+		return nil, fmt.Errorf("abandon runs: %w", err)
 	}
 	defer rows.Close()
-	var expired []*Run
+	var abandoned []*Run
 	for rows.Next() {
 		r, err := scanSQLiteRun(rows)
 		if err != nil {
-			return nil, fmt.Errorf("expire queued runs: %w", err)
+			return nil, fmt.Errorf("abandon runs: %w", err)
 		}
-		expired = append(expired, r)
+		abandoned = append(abandoned, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("expire queued runs: %w", err)
+		return nil, fmt.Errorf("abandon runs: %w", err)
 	}
-	slices.SortFunc(expired, func(a, b *Run) int {
+	slices.SortFunc(abandoned, func(a, b *Run) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
 	})
-	return expired, nil
+	return abandoned, nil
 }
 
 // exec runs one statement and reports how many rows it changed.

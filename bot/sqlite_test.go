@@ -304,60 +304,52 @@ func TestSQLiteRestartKeepsActiveRun(t *testing.T) {
 	assert.Nil(t, none)
 }
 
-func TestSQLiteExpireQueued(t *testing.T) {
+func TestSQLiteAbandon(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	s := openTestSQLite(t, filepath.Join(t.TempDir(), "bot.db"))
-	cutoff := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	now := cutoff.Add(time.Hour)
+	t0 := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	now := t0.Add(time.Hour)
 	s.now = func() time.Time { return now }
-	const reason = "expired: no runner picked the run up"
+	const reason = "the bot restarted"
 	tests := []struct {
 		name      string
 		state     string
-		created   time.Time
 		wantState string
 	}{
-		{"queued long before the cutoff", StateQueued, cutoff.Add(-2 * time.Hour), StateFailed},
-		{"queued a nanosecond before the cutoff", StateQueued, cutoff.Add(-time.Nanosecond), StateFailed},
-		{"queued at the cutoff", StateQueued, cutoff, StateQueued},
-		{"queued after the cutoff", StateQueued, cutoff.Add(time.Minute), StateQueued},
-		{"running since before the cutoff", StateRunning, cutoff.Add(-2 * time.Hour), StateRunning},
-		{"done before the cutoff", StateDone, cutoff.Add(-3 * time.Hour), StateDone},
+		{"queued", StateQueued, StateFailed},
+		{"running", StateRunning, StateFailed},
+		{"done", StateDone, StateDone},
+		{"cancelled", StateCancelled, StateCancelled},
 	}
 	for i, tt := range tests {
 		r := sqliteTestRun(tt.name, "o/r", i+1, int64(i+1))
-		r.State, r.CreatedAt = tt.state, tt.created
+		r.State, r.CreatedAt = tt.state, t0.Add(time.Duration(i)*time.Minute)
 		created, _, err := s.CreateRun(ctx, r)
 		require.NoError(t, err)
 		require.True(t, created)
 	}
-	expired, err := s.ExpireQueued(ctx, cutoff, reason)
+	none, err := s.Abandon(ctx, nil, reason)
+	require.NoError(t, err)
+	assert.Empty(t, none)
+	abandoned, err := s.Abandon(ctx, []string{StateQueued, StateRunning}, reason)
 	require.NoError(t, err)
 	var ids []string
-	for _, r := range expired {
+	for _, r := range abandoned {
 		ids = append(ids, r.ID)
 		assert.Equal(t, StateFailed, r.State)
 		assert.Equal(t, reason, r.Error)
 		assert.True(t, r.UpdatedAt.Equal(now), "UpdatedAt %v", r.UpdatedAt)
 	}
-	assert.Equal(t, []string{tests[0].name, tests[1].name}, ids, "oldest first")
+	assert.Equal(t, []string{"queued", "running"}, ids, "oldest first")
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := s.GetRun(t.Context(), tt.name)
-			require.NoError(t, err)
-			require.NotNil(t, got)
-			assert.Equal(t, tt.wantState, got.State)
-			if tt.wantState == StateFailed {
-				assert.Equal(t, reason, got.Error)
-				assert.True(t, got.UpdatedAt.Equal(now), "UpdatedAt %v", got.UpdatedAt)
-				return
-			}
-			assert.Empty(t, got.Error)
-			assert.True(t, got.UpdatedAt.Equal(tt.created), "an untouched run's UpdatedAt changed to %v", got.UpdatedAt)
-		})
+		got, err := s.GetRun(ctx, tt.name)
+		require.NoError(t, err)
+		assert.Equal(t, tt.wantState, got.State, tt.name)
 	}
+	active, err := s.ActiveRun(ctx, "o/r", 2)
+	require.NoError(t, err)
+	assert.Nil(t, active, "the issue is free")
 }
 
 func TestSQLiteCountByState(t *testing.T) {
@@ -385,52 +377,6 @@ func TestSQLiteCountByState(t *testing.T) {
 			got, err := s.CountByState(t.Context())
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-func TestSQLiteRunByBranch(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	s := openTestSQLite(t, filepath.Join(t.TempDir(), "bot.db"))
-	t0 := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
-	// Stored newest first, so "newest" cannot mean "last inserted".
-	for i, r := range []struct {
-		id, repo, branch string
-		created          time.Time
-	}{
-		{"newer", "o/r", "core/x", t0.Add(time.Hour)},
-		{"older", "o/r", "core/x", t0},
-		{"other-repo", "o/other", "core/x", t0.Add(2 * time.Hour)},
-		{"other-branch", "o/r", "core/y", t0.Add(3 * time.Hour)},
-		{"no-branch", "o/r", "", t0.Add(4 * time.Hour)},
-	} {
-		run := sqliteTestRun(r.id, r.repo, i+1, 0)
-		run.Branch, run.CreatedAt, run.State = r.branch, r.created, StateDone
-		created, _, err := s.CreateRun(ctx, run)
-		require.NoError(t, err)
-		require.True(t, created)
-	}
-	tests := []struct {
-		name, repo, branch, want string
-	}{
-		{"newest on the branch", "o/r", "core/x", "newer"},
-		{"same branch in another repo", "o/other", "core/x", "other-repo"},
-		{"another branch", "o/r", "core/y", "other-branch"},
-		{"unknown branch", "o/r", "core/z", ""},
-		{"empty branch", "o/r", "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := s.RunByBranch(t.Context(), tt.repo, tt.branch)
-			require.NoError(t, err)
-			if tt.want == "" {
-				assert.Nil(t, got)
-				return
-			}
-			require.NotNil(t, got)
-			assert.Equal(t, tt.want, got.ID)
 		})
 	}
 }

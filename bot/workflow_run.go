@@ -4,16 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
+
+	"github.com/coreagent/core/status"
 )
 
 // WorkflowRun handles the end of a dispatched workflow run: its run-name
-// carries the bot's run id (core's workflow sets run-name to "core MODE
-// RUN-ID"), so the run's status comment says how it ended when the session
-// itself could not.
+// carries the bot's run id (status.RunNameTemplate), so the run is closed
+// and, when the workflow failed, its status comment gets a note saying so.
+// What the Action wrote stays.
 type WorkflowRun struct {
 	*Base
 }
@@ -22,8 +23,6 @@ var _ githubapp.EventHandler = (*WorkflowRun)(nil)
 
 // Handles lists the events this handler takes.
 func (h *WorkflowRun) Handles() []string { return []string{"workflow_run"} }
-
-var runIDInTitle = regexp.MustCompile(`\bcore (?:fix|resolve) ([0-9a-z-]+)\b`)
 
 // Handle handles one workflow_run delivery.
 func (h *WorkflowRun) Handle(ctx context.Context, eventType, deliveryID string, payload []byte) error {
@@ -35,11 +34,11 @@ func (h *WorkflowRun) Handle(ctx context.Context, eventType, deliveryID string, 
 	if ev.GetAction() != "completed" || wr.GetEvent() != "workflow_dispatch" {
 		return nil
 	}
-	m := runIDInTitle.FindStringSubmatch(wr.GetDisplayTitle())
-	if m == nil {
+	id := status.RunIDInName(wr.GetDisplayTitle())
+	if id == "" {
 		return nil
 	}
-	run, err := h.Store.GetRun(ctx, m[1])
+	run, err := h.Store.GetRun(ctx, id)
 	if err != nil || run == nil || !run.Active() {
 		return err
 	}
@@ -48,8 +47,8 @@ func (h *WorkflowRun) Handle(ctx context.Context, eventType, deliveryID string, 
 		return err
 	}
 	if wr.GetConclusion() == "success" {
-		return h.setStatus(ctx, client, run, StateDone, fmt.Sprintf("done: [workflow run](%s).", wr.GetHTMLURL()))
+		return h.save(ctx, run, StateDone) // the Action said how it went
 	}
 	run.Error = "workflow run " + wr.GetConclusion()
-	return h.setStatus(ctx, client, run, StateFailed, fmt.Sprintf("failed: the [workflow run](%s) ended %s.", wr.GetHTMLURL(), wr.GetConclusion()))
+	return h.addNote(ctx, client, run, StateFailed, fmt.Sprintf("failed: the [workflow run](%s) ended %s.", wr.GetHTMLURL(), wr.GetConclusion()))
 }

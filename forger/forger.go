@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/status"
 )
 
 // ArmVariable is the repository variable that arms the forger.
@@ -139,7 +140,7 @@ func hasLabel(labels []string, l string) bool {
 }
 
 func hasCorePull(pulls []*gh.PullRequest, issue int) bool {
-	marker := fmt.Sprintf("<!-- core:issue:%d -->", issue)
+	marker := status.IssueMarker(issue)
 	for _, p := range pulls {
 		if strings.Contains(p.Body, marker) {
 			return true

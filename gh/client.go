@@ -6,13 +6,16 @@
 package gh
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -47,10 +50,47 @@ func CredentialsFromEnv(getenv func(string) string) (Credentials, error) {
 }
 
 // Client talks to one GitHub (github.com or an Enterprise Server) with one
-// token.
+// token, or with a token source that hands out fresh ones.
 type Client struct {
-	gh    *github.Client
-	token string
+	gh     *github.Client
+	token  string
+	tokens TokenSource
+
+	mu   sync.Mutex
+	seen []string // tokens the source handed out
+}
+
+// TokenSource returns a token valid now. A GitHub App installation token
+// lives an hour and a session may run two: git asks the source for a
+// token each time it talks to GitHub (clone, push), so landing at the end
+// works.
+type TokenSource func(ctx context.Context) (string, error)
+
+// WithTokens makes a Client of a go-github client that authenticates by
+// itself (a GitHub App installation's transport refreshes its own tokens)
+// and of a token source for git.
+func WithTokens(c *github.Client, tokens TokenSource) *Client {
+	return &Client{gh: c, tokens: tokens}
+}
+
+// Token returns the token git should use now.
+func (c *Client) Token(ctx context.Context) (string, error) {
+	if c.tokens == nil {
+		if c.token == "" {
+			return "", errors.New("this GitHub client holds no token for git")
+		}
+		return c.token, nil
+	}
+	t, err := c.tokens(ctx)
+	if err != nil {
+		return "", fmt.Errorf("a fresh token for git: %w", err)
+	}
+	c.mu.Lock()
+	if !slices.Contains(c.seen, t) {
+		c.seen = append(c.seen, t)
+	}
+	c.mu.Unlock()
+	return t, nil
 }
 
 // APITimeout bounds one call to the GitHub API when the caller's HTTP
@@ -91,18 +131,30 @@ func withTimeout(hc *http.Client) *http.Client {
 // GitHub returns the underlying go-github client.
 func (c *Client) GitHub() *github.Client { return c.gh }
 
-// Secrets lists what must never be written anywhere: the token, and the
-// forms git sends it in.
+// Secrets lists what must never be written anywhere: the token (every
+// token the source handed out so far), and the forms git sends it in.
 func (c *Client) Secrets() []string {
-	return []string{c.token, basicAuth(c.token)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, t := range append([]string{c.token}, c.seen...) {
+		if t != "" {
+			out = append(out, t, basicAuth(t))
+		}
+	}
+	return out
 }
 
 // GitEnv returns the environment variables that make git authenticate as
 // this client, with an Authorization header passed through git's
 // environment-based configuration: never in a URL, never in .git/config.
 // The header is scoped to host, so a submodule or redirect elsewhere does
-// not receive it.
-func (c *Client) GitEnv(cloneURL string) []string {
+// not receive it. The token is the one valid now (Token).
+func (c *Client) GitEnv(ctx context.Context, cloneURL string) ([]string, error) {
+	token, err := c.Token(ctx)
+	if err != nil {
+		return nil, err
+	}
 	scope := "http.extraHeader"
 	if u, err := url.Parse(cloneURL); err == nil && u.Host != "" {
 		scope = fmt.Sprintf("http.%s://%s/.extraHeader", u.Scheme, u.Host)
@@ -110,8 +162,8 @@ func (c *Client) GitEnv(cloneURL string) []string {
 	return []string{
 		"GIT_CONFIG_COUNT=1",
 		"GIT_CONFIG_KEY_0=" + scope,
-		"GIT_CONFIG_VALUE_0=Authorization: Basic " + basicAuth(c.token),
-	}
+		"GIT_CONFIG_VALUE_0=Authorization: Basic " + basicAuth(token),
+	}, nil
 }
 
 func basicAuth(token string) string {
@@ -145,6 +197,6 @@ func httpStatus(err error) int {
 }
 
 // Wrap makes a Client of a go-github client that authenticates by itself
-// (a GitHub App installation's). It holds no token: GitEnv and Secrets are
-// empty, so it cannot drive git.
+// (a GitHub App installation's). It holds no token: it cannot drive git
+// (see WithTokens).
 func Wrap(c *github.Client) *Client { return &Client{gh: c} }

@@ -3,6 +3,7 @@ package gh
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -85,7 +87,8 @@ func TestGitEnvAuthenticatesGit(t *testing.T) {
 	require.Error(t, err, "a private repository needs the token")
 	assert.NotContains(t, out, token)
 
-	env := c.GitEnv(repo.CloneURL())
+	env, err := c.GitEnv(t.Context(), repo.CloneURL())
+	require.NoError(t, err)
 	_, err = git(env, "clone", "--quiet", "--filter=blob:none", repo.CloneURL(), dir)
 	require.NoError(t, err)
 	config, err := os.ReadFile(filepath.Join(dir, ".git", "config"))
@@ -213,4 +216,23 @@ func TestNewGivesAPICallsATimeout(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTokenSourceIsAskedEachTime: git gets the source's token of the
+// moment, and every token handed out is a secret.
+func TestTokenSourceIsAskedEachTime(t *testing.T) {
+	t.Parallel()
+	n := 0
+	c := WithTokens(github.NewClient(nil), func(context.Context) (string, error) {
+		n++
+		return fmt.Sprintf("ghs_token%d", n), nil
+	})
+	for want := 1; want <= 2; want++ {
+		env, err := c.GitEnv(t.Context(), "https://github.com/octo/hello.git")
+		require.NoError(t, err)
+		assert.Contains(t, env[2], basicAuth(fmt.Sprintf("ghs_token%d", want)))
+	}
+	assert.Subset(t, c.Secrets(), []string{"ghs_token1", "ghs_token2", basicAuth("ghs_token2")})
+	_, err := Wrap(github.NewClient(nil)).GitEnv(t.Context(), "https://github.com/x/y.git")
+	assert.ErrorContains(t, err, "holds no token")
 }

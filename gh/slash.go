@@ -3,7 +3,6 @@ package gh
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -98,11 +97,4 @@ func FindCommandFor(body, trigger, name string) (Command, bool) {
 // login ends in [bot]. Neither alone is trusted to mean a person.
 func IsBot(login, userType string) bool {
 	return strings.EqualFold(userType, "Bot") || strings.HasSuffix(strings.ToLower(login), "[bot]")
-}
-
-// WorkflowRunMarker names, in a status comment, the workflow run doing the
-// work: the Action writes it, the bot reads it to cancel the run on
-// /core stop.
-func WorkflowRunMarker(id int64) string {
-	return "<!-- core:workflow-run:" + strconv.FormatInt(id, 10) + " -->"
 }

@@ -30,17 +30,14 @@ func Run(ctx context.Context, req Request, opts session.Options) (*session.Repor
 	if err != nil {
 		return nil, &session.ConfigError{Err: err}
 	}
-	if pr.Fork(req.Owner, req.Repo) {
-		return nil, &session.ConfigError{Err: fmt.Errorf("pull request #%d comes from the fork %s: core cannot push to a fork's branch, so it does not start", pr.Number, pr.HeadRepo)}
-	}
-	if pr.State != "open" {
-		return nil, &session.ConfigError{Err: fmt.Errorf("pull request #%d is %s", pr.Number, pr.State)}
+	if err := session.LandablePull(pr, req.Owner, req.Repo); err != nil {
+		return nil, err
 	}
 	prompt, err := Instruction(ctx, req, pr)
 	if err != nil {
 		return nil, err
 	}
-	opts.PullRequest = pr.Number
+	opts.PullRequest, opts.Pull = pr.Number, pr
 	opts.Prompt = prompt
 	opts.Issue = 0
 	return session.Run(ctx, opts)

@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -56,6 +57,13 @@ func TestResolve(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, session.StatusDone, rep.Status, rep.Error)
 	assert.Equal(t, "feature", rep.Branch)
+	fetched := 0
+	for _, r := range g.Requests() {
+		if r.Method == "GET" && r.Path == fmt.Sprintf("/repos/octo/hello/pulls/%d", num) {
+			fetched++
+		}
+	}
+	assert.Equal(t, 1, fetched, "the pull request is fetched once and passed on")
 	assert.Equal(t, num, rep.PullRequest)
 
 	goal := srv.Requests()[0].Messages[1].Content

@@ -172,12 +172,39 @@ func checkFlutter(tier Tier, argv []string) Decision {
 	return refuse(fmt.Sprintf("flutter %s is not a verification command at tier %s (allowed: %s)", argv[1], tier, allowedList(tier)))
 }
 
-func allowedList(tier Tier) string {
-	s := "go build, go vet, go list, go mod " + strings.Join(goModSubcommands, "|") + ", gofmt -l, flutter analyze"
-	if tier == TierTest {
-		s += ", go test, flutter test"
+// Allowance is one command a tier runs unattended, as the policy checks it.
+type Allowance struct {
+	// Command is how the command is written: "go build",
+	// "go mod download|tidy".
+	Command string
+	// Sandboxed is set for commands that run workspace code: they run only
+	// inside the sandbox.
+	Sandboxed bool
+}
+
+// Allowed lists the commands the tier runs unattended, in the order Check
+// tests them; none for the off tier. The prompt's rule is derived from it.
+func Allowed(tier Tier) []Allowance {
+	if tier != TierBuild && tier != TierTest {
+		return nil
 	}
-	return s
+	list := []Allowance{
+		{Command: "go build"}, {Command: "go vet"}, {Command: "go list"},
+		{Command: "go mod " + strings.Join(goModSubcommands, "|")},
+		{Command: "gofmt -l"}, {Command: "flutter analyze"},
+	}
+	if tier == TierTest {
+		list = append(list, Allowance{Command: "go test", Sandboxed: true}, Allowance{Command: "flutter test", Sandboxed: true})
+	}
+	return list
+}
+
+func allowedList(tier Tier) string {
+	var names []string
+	for _, a := range Allowed(tier) {
+		names = append(names, a.Command)
+	}
+	return strings.Join(names, ", ")
 }
 
 // flagName returns the name of a flag argument ("-exec", "--exec=x" → "exec"),

@@ -191,3 +191,34 @@ func TestConfigFromEnv(t *testing.T) {
 	_, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
 	assert.ErrorContains(t, err, "CORE_SESSION_SANDBOX must be auto, bwrap or off")
 }
+
+// TestAllowedAgreesWithCheck: every command the list says a tier runs
+// unattended passes Check at that tier, where the list says it runs; the
+// list is what the prompt tells the model.
+func TestAllowedAgreesWithCheck(t *testing.T) {
+	t.Parallel()
+	for _, tier := range []Tier{TierOff, TierBuild, TierTest} {
+		t.Run(string(tier), func(t *testing.T) {
+			allowed := Allowed(tier)
+			if tier == TierOff && len(allowed) != 0 {
+				t.Fatalf("off allows %v", allowed)
+			}
+			for _, a := range allowed {
+				words := strings.Fields(a.Command)
+				for _, alt := range strings.Split(words[len(words)-1], "|") {
+					argv := append(append([]string{}, words[:len(words)-1]...), alt)
+					d := Check(tier, argv)
+					if !d.Allowed() {
+						t.Errorf("%v listed as allowed at %s but Check refuses it: %s", argv, tier, d.Reason)
+					}
+					if got := d.Verdict == AllowedSandboxed; got != a.Sandboxed {
+						t.Errorf("%v: listed sandboxed=%v, Check says %v", argv, a.Sandboxed, d.Verdict)
+					}
+				}
+			}
+		})
+	}
+	if len(Allowed(TierTest)) <= len(Allowed(TierBuild)) {
+		t.Error("the test tier should allow more than the build tier")
+	}
+}

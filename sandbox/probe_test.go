@@ -45,7 +45,7 @@ func TestProbeFailureModes(t *testing.T) {
 		assert.False(t, usable)
 		err = sb.Require(t.Context(), TierTest)
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "--verify test runs workspace code and needs the sandbox")
+		assert.Contains(t, err.Error(), "the test tier runs workspace code and needs the sandbox")
 		assert.Contains(t, err.Error(), "user namespaces are refused")
 		require.NoError(t, sb.Require(t.Context(), TierBuild))
 

@@ -121,6 +121,9 @@ func (s *Sandbox) Usable(ctx context.Context) (bool, error) {
 // Require checks, before a run starts, that the tier can be honoured: the
 // test tier runs workspace code and needs a usable sandbox.
 func (s *Sandbox) Require(ctx context.Context, tier Tier) error {
+	if tier != TierTest && s.cfg.Mode != ModeBwrap {
+		return nil // nothing to require, and nothing probed for it
+	}
 	usable, err := s.Usable(ctx)
 	if err != nil {
 		return err
@@ -129,9 +132,9 @@ func (s *Sandbox) Require(ctx context.Context, tier Tier) error {
 		return nil
 	}
 	if s.cfg.Mode == ModeOff {
-		return errors.New("--verify test runs workspace code and needs the sandbox, but CORE_SESSION_SANDBOX=off: use --verify build, or let the sandbox run (unset CORE_SESSION_SANDBOX)")
+		return errors.New("the test tier runs workspace code and needs the sandbox, but CORE_SESSION_SANDBOX=off: verify with build, or let the sandbox run (unset CORE_SESSION_SANDBOX)")
 	}
-	return fmt.Errorf("--verify test runs workspace code and needs the sandbox: %w; use --verify build, or fix the sandbox (core sandbox probe)", s.Probe(ctx).Err())
+	return fmt.Errorf("the test tier runs workspace code and needs the sandbox: %w; verify with build, or fix the sandbox (core sandbox probe)", s.Probe(ctx).Err())
 }
 
 // RunOptions says how to run one command.

@@ -224,14 +224,14 @@ func TestRunRefusesBadOptions(t *testing.T) {
 	}{
 		{name: "no goal", edit: func(o *Options) { o.Prompt = " " }, want: "a goal is required"},
 		{name: "not a repo", edit: func(o *Options) { o.Repo = t.TempDir() }, want: "is not a git repository"},
-		{name: "missing path", edit: func(o *Options) { o.Repo = "/nonexistent/x" }, want: "--repo /nonexistent/x: no such directory"},
-		{name: "not a repo name", edit: func(o *Options) { o.Repo = "x" }, want: `--repo must be owner/name or a local path to a git repository, got "x"`},
+		{name: "missing path", edit: func(o *Options) { o.Repo = "/nonexistent/x" }, want: "repo: /nonexistent/x: no such directory"},
+		{name: "not a repo name", edit: func(o *Options) { o.Repo = "x" }, want: `repo: must be owner/name or a local path to a git repository, got "x"`},
 		{name: "github without a client", edit: func(o *Options) { o.Repo = "octo/hello" }, want: "no GitHub client"},
-		{name: "bad base", edit: func(o *Options) { o.Base = "nope" }, want: `--base "nope": no such branch or commit`},
-		{name: "bad branch", edit: func(o *Options) { o.Branch = "a..b" }, want: `--branch "a..b" is not a valid branch name`},
+		{name: "bad base", edit: func(o *Options) { o.Base = "nope" }, want: `base: "nope": no such branch or commit`},
+		{name: "bad branch", edit: func(o *Options) { o.Branch = "a..b" }, want: `branch: "a..b" is not a valid branch name`},
 		{name: "checked-out branch", edit: func(o *Options) { o.Branch = "main" }, want: "branch main is checked out"},
-		{name: "negative turns", edit: func(o *Options) { o.MaxTurns = -1 }, want: "--max-turns must be positive"},
-		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = sandbox.TierTest }, want: "--verify test runs workspace code and needs the sandbox"},
+		{name: "negative turns", edit: func(o *Options) { o.MaxTurns = -1 }, want: "max-turns: must be positive"},
+		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = sandbox.TierTest }, want: "the test tier runs workspace code and needs the sandbox"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/status"
 )
 
 // githubRepo is a repository on GitHub. Clones and pushes authenticate with
@@ -17,7 +18,9 @@ type githubRepo struct {
 	repo   *gh.Repo
 	owner  string
 	repoNm string
-	git    gitRunner // with the authentication header
+	git    gitRunner // without authentication: see authed
+	// pull is the pull request the session lands on, once target found it.
+	pull *gh.PullRequest
 }
 
 func openGitHubRepo(ctx context.Context, g gitRunner, client *gh.Client, full string) (*githubRepo, error) {
@@ -29,18 +32,21 @@ func openGitHubRepo(ctx context.Context, g gitRunner, client *gh.Client, full st
 	if err != nil {
 		return nil, err
 	}
-	g.env = append(append([]string{}, g.env...), client.GitEnv(repo.CloneURL)...)
 	return &githubRepo{client: client, repo: repo, owner: owner, repoNm: name, git: g}, nil
 }
 
+// authed is the git runner with the authentication header of a token
+// valid now: asked for at each clone and push, so a session that outlives
+// one installation token still lands.
+func (r *githubRepo) authed(ctx context.Context) (gitRunner, error) {
+	auth, err := r.client.GitEnv(ctx, r.repo.CloneURL)
+	if err != nil {
+		return gitRunner{}, err
+	}
+	return gitRunner{env: append(append([]string{}, r.git.env...), auth...)}, nil
+}
+
 func (r *githubRepo) name() string { return r.owner + "/" + r.repoNm }
-
-// issueMarker marks the pull requests core opens for an issue, so a second
-// run for the same issue finds the first one's.
-func issueMarker(issue int) string { return fmt.Sprintf("<!-- core:issue:%d -->", issue) }
-
-// sessionMarker marks everything core posts for a session.
-func sessionMarker(id string) string { return fmt.Sprintf("<!-- core:session:%s -->", id) }
 
 var shaLike = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 
@@ -51,13 +57,17 @@ var shaLike = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 func (r *githubRepo) target(ctx context.Context, opts Options, id string) (target, error) {
 	var pull *gh.PullRequest
 	switch {
+	case opts.Pull != nil && opts.Pull.Number == opts.PullRequest:
+		pull = opts.Pull // fetched and checked by the caller (resolver)
+		r.pull = pull
+		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, r.checkBranch(opts, pull)
 	case opts.PullRequest != 0:
 		p, err := r.client.PullRequest(ctx, r.owner, r.repoNm, opts.PullRequest)
 		if err != nil {
 			return target{}, err
 		}
-		if p.State != "open" {
-			return target{}, fmt.Errorf("pull request #%d is %s: core lands only on open pull requests", p.Number, p.State)
+		if err := LandablePull(p, r.owner, r.repoNm); err != nil {
+			return target{}, err
 		}
 		pull = p
 	case opts.Base != "" || opts.Issue != 0:
@@ -78,10 +88,8 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 		if pull.Fork(r.owner, r.repoNm) {
 			return target{}, forkError(pull)
 		}
-		if opts.Branch != "" && opts.Branch != pull.HeadRef {
-			return target{}, fmt.Errorf("--branch %s: the work lands on pull request #%d, whose head is %s", opts.Branch, pull.Number, pull.HeadRef)
-		}
-		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, nil
+		r.pull = pull
+		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, r.checkBranch(opts, pull)
 	}
 	base := opts.Base
 	if base == "" {
@@ -90,19 +98,19 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 	sha, err := r.client.BranchSHA(ctx, r.owner, r.repoNm, base)
 	if err != nil {
 		if !shaLike.MatchString(base) {
-			return target{}, fmt.Errorf("--base: %w", err)
+			return target{}, &ConfigError{Option: "base", Err: err}
 		}
 		sha = base // a commit; the clone checks that it exists
 	}
 	branch := opts.Branch
 	if branch == "" {
-		branch = defaultBranch(id)
+		branch = status.SessionBranch(id)
 	}
 	if err := checkBranchName(ctx, r.git, branch); err != nil {
 		return target{}, err
 	}
 	if branch == r.repo.DefaultBranch || branch == base {
-		return target{}, fmt.Errorf("--branch %s is the base branch: core lands on a branch of its own and opens a pull request", branch)
+		return target{}, optionError("branch", "%s is the base branch: core lands on a branch of its own and opens a pull request", branch)
 	}
 	return target{base: base, sha: sha, branch: branch}, nil
 }
@@ -117,10 +125,30 @@ func (r *githubRepo) pullFor(open []*gh.PullRequest, opts Options) *gh.PullReque
 	}
 	if opts.Issue != 0 && opts.Base == "" {
 		for _, p := range open {
-			if p.Draft && strings.Contains(p.Body, issueMarker(opts.Issue)) && !p.Fork(r.owner, r.repoNm) {
+			if p.Draft && strings.Contains(p.Body, status.IssueMarker(opts.Issue)) && !p.Fork(r.owner, r.repoNm) {
 				return p
 			}
 		}
+	}
+	return nil
+}
+
+// checkBranch refuses a --branch other than the pull request's head.
+func (r *githubRepo) checkBranch(opts Options, pull *gh.PullRequest) error {
+	if opts.Branch != "" && opts.Branch != pull.HeadRef {
+		return optionError("branch", "%s: the work lands on pull request #%d, whose head is %s", opts.Branch, pull.Number, pull.HeadRef)
+	}
+	return nil
+}
+
+// LandablePull refuses a pull request core cannot land on: closed, or
+// from a fork (core cannot push to a fork's branch).
+func LandablePull(p *gh.PullRequest, owner, repo string) error {
+	if p.State != "open" {
+		return &ConfigError{Err: fmt.Errorf("pull request #%d is %s: core lands only on open pull requests", p.Number, p.State)}
+	}
+	if p.Fork(owner, repo) {
+		return &ConfigError{Err: forkError(p)}
 	}
 	return nil
 }
@@ -149,7 +177,11 @@ func (r *githubRepo) issue(ctx context.Context, number int, before time.Time) (s
 // clone makes a partial clone (blobs fetched as needed) of the repository
 // from the clone URL the API reported.
 func (r *githubRepo) clone(ctx context.Context, dest string, t target) error {
-	return cloneAt(ctx, r.git, r.repo.CloneURL, r.name(), dest, t, "--filter=blob:none")
+	g, err := r.authed(ctx)
+	if err != nil {
+		return err
+	}
+	return cloneAt(ctx, g, r.repo.CloneURL, r.name(), dest, t, "--filter=blob:none")
 }
 
 // FileIssue files an issue in the repository, for the file_issue tool.

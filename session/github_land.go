@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/status"
 )
 
 // land pushes the session's branch and opens a draft pull request, or, for
@@ -22,15 +23,18 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 		rec.Commit = head // a rebase made a new commit
 	}
 	if rec.PullRequest != 0 {
-		pr, err := r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest)
-		if err != nil {
-			return err
+		pr := r.pull
+		if pr == nil || pr.Number != rec.PullRequest { // a resumed session
+			var err error
+			if pr, err = r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest); err != nil {
+				return err
+			}
 		}
 		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullComment())); err != nil {
 			return err
 		}
 		rec.PRURL = pr.HTMLURL
-		if !strings.Contains(pr.Body, sessionMarker(rec.ID)) {
+		if !strings.Contains(pr.Body, status.SessionMarker(rec.ID)) {
 			return nil // another's pull request: the comment says it all
 		}
 		// This session's own pull request (a resume): its title and body
@@ -79,23 +83,27 @@ func (r *githubRepo) markReady(ctx context.Context, s *run, pr *gh.PullRequest) 
 // push pushes HEAD to branch without force. A rejected push (the branch
 // moved) is retried once on top of the branch's new head.
 func (r *githubRepo) push(ctx context.Context, ws, branch string) error {
+	g, err := r.authed(ctx)
+	if err != nil {
+		return fmt.Errorf("push %s to %s: %w", branch, r.name(), err)
+	}
 	ref := "HEAD:refs/heads/" + branch
-	_, err := r.git.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", ref)
+	_, err = g.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", ref)
 	if err == nil {
 		return nil
 	}
 	if !rejected(err) {
 		return fmt.Errorf("push %s to %s: %w", branch, r.name(), err)
 	}
-	if _, err := r.git.run(ctx, ws, "fetch", "--quiet", "--no-tags", "origin", "refs/heads/"+branch); err != nil {
+	if _, err := g.run(ctx, ws, "fetch", "--quiet", "--no-tags", "origin", "refs/heads/"+branch); err != nil {
 		return fmt.Errorf("the branch %s moved since the session started, and fetching it failed: %w", branch, err)
 	}
 	args := append(gitIdentity(), "rebase", "--quiet", "FETCH_HEAD")
-	if _, err := r.git.run(ctx, ws, args...); err != nil {
-		_, _ = r.git.run(ctx, ws, "rebase", "--abort")
+	if _, err := g.run(ctx, ws, args...); err != nil {
+		_, _ = g.run(ctx, ws, "rebase", "--abort")
 		return fmt.Errorf("the branch %s moved since the session started and the work does not apply cleanly on top of it: nothing was pushed (the work stays in %s)", branch, ws)
 	}
-	if _, err := r.git.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", ref); err != nil {
+	if _, err := g.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", ref); err != nil {
 		return fmt.Errorf("push %s to %s after rebasing onto its new head: %w", branch, r.name(), err)
 	}
 	return nil
@@ -143,9 +151,9 @@ func (s *run) pullBody() string {
 	if rec.Issue != 0 {
 		fmt.Fprintf(&b, "\nCloses #%d\n", rec.Issue)
 	}
-	b.WriteString("\n" + sessionMarker(rec.ID) + "\n")
+	b.WriteString("\n" + status.SessionMarker(rec.ID) + "\n")
 	if rec.Issue != 0 {
-		b.WriteString(issueMarker(rec.Issue) + "\n")
+		b.WriteString(status.IssueMarker(rec.Issue) + "\n")
 	}
 	return b.String()
 }
@@ -162,7 +170,7 @@ func (s *run) pullComment() string {
 		b.WriteString(sum + "\n\n")
 	}
 	s.writeVerification(&b)
-	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Usage.TotalTokens, sessionMarker(rec.ID))
+	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Usage.TotalTokens, status.SessionMarker(rec.ID))
 	return b.String()
 }
 

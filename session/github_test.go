@@ -254,7 +254,7 @@ func TestGitHubErrors(t *testing.T) {
 		want string
 	}{
 		{name: "no such repository", edit: func(o *Options) { o.Repo = "octo/nope" }, want: "repository octo/nope not found, or not reachable with this token"},
-		{name: "no such base", edit: func(o *Options) { o.Base = "nope" }, want: `--base: branch "nope" not found in octo/hello`},
+		{name: "no such base", edit: func(o *Options) { o.Base = "nope" }, want: `base: branch "nope" not found in octo/hello`},
 		{name: "no such issue", edit: func(o *Options) { o.Issue = 99 }, want: "issue #99 not found in octo/hello"},
 		{name: "landing on the base", edit: func(o *Options) { o.Branch = "main" }, want: "is the base branch"},
 	}
@@ -322,7 +322,7 @@ func TestGitHubBaseCommitNotFound(t *testing.T) {
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusFailed, rep.Status)
-	assert.Equal(t, "--base 0123456789abcdef0123456789abcdef01234567: commit 0123456789ab not found in octo/hello", rep.Error)
+	assert.Equal(t, "base: 0123456789abcdef0123456789abcdef01234567: commit 0123456789ab not found in octo/hello", rep.Error)
 	assert.Empty(t, srv.Requests(), "no turn ran")
 }
 

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -44,6 +43,9 @@ type Options struct {
 	// PullRequest, for a GitHub repository, is an open pull request whose
 	// head the session starts from and lands on.
 	PullRequest int
+	// Pull is that pull request when the caller already fetched and
+	// checked it (LandablePull): it is not fetched again.
+	Pull *gh.PullRequest
 	// Base is the branch or commit to start from; empty means the
 	// repository's default branch. For a GitHub repository, the head branch
 	// of an open pull request means: land on that pull request.
@@ -151,11 +153,11 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	switch {
 	case o.MaxTurns < 0:
-		return o, fmt.Errorf("--max-turns must be positive, got %d", o.MaxTurns)
+		return o, optionError("max-turns", "must be positive, got %d", o.MaxTurns)
 	case o.Timeout < 0 || o.TurnTimeout < 0 || o.ShellTimeout < 0:
-		return o, errors.New("timeouts must be positive")
+		return o, optionError("timeout", "timeouts must be positive")
 	case o.ContextTokens < 1024:
-		return o, fmt.Errorf("--context-tokens must be at least 1024, got %d", o.ContextTokens)
+		return o, optionError("context-tokens", "must be at least 1024, got %d", o.ContextTokens)
 	case o.Store == nil:
 		return o, errors.New("no session store")
 	case o.Sandbox == nil:

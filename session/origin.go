@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -50,12 +48,12 @@ func openOrigin(ctx context.Context, opts Options) (origin, error) {
 	}
 	if gh.IsRepoName(opts.Repo) {
 		if opts.GitHub == nil {
-			return nil, errors.New("--repo " + opts.Repo + " is a GitHub repository, and no GitHub client was configured")
+			return nil, optionError("repo", "%s is a GitHub repository, and no GitHub client was configured", opts.Repo)
 		}
 		return openGitHubRepo(ctx, g, opts.GitHub, opts.Repo)
 	}
 	if strings.HasPrefix(opts.Repo, "/") || strings.HasPrefix(opts.Repo, ".") || strings.HasPrefix(opts.Repo, "~") {
-		return nil, fmt.Errorf("--repo %s: no such directory", opts.Repo)
+		return nil, optionError("repo", "%s: no such directory", opts.Repo)
 	}
-	return nil, fmt.Errorf("--repo must be owner/name or a local path to a git repository, got %q", opts.Repo)
+	return nil, optionError("repo", "must be owner/name or a local path to a git repository, got %q", opts.Repo)
 }

@@ -15,11 +15,37 @@ import (
 )
 
 // ConfigError is a problem with the options, found before or while a
-// session starts: the user can fix it.
-type ConfigError struct{ Err error }
+// session starts: the user can fix it. Option names the setting at fault
+// ("base", "max-turns"; empty when no single one is), so that each entry
+// point can word it for its users: the CLI says --base, the Action the
+// base input.
+type ConfigError struct {
+	Option string
+	Err    error
+}
 
-func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Error() string {
+	if e.Option == "" {
+		return e.Err.Error()
+	}
+	return e.Option + ": " + e.Err.Error()
+}
+
 func (e *ConfigError) Unwrap() error { return e.Err }
+
+// optionError is a ConfigError about one option.
+func optionError(option, format string, args ...any) error {
+	return &ConfigError{Option: option, Err: fmt.Errorf(format, args...)}
+}
+
+// configError makes err a ConfigError, keeping the option of one that is.
+func configError(err error) error {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return &ConfigError{Err: err}
+}
 
 // Run starts a new session: it clones the repository into a workspace,
 // drives the model until it calls done or a limit is hit, lands the result
@@ -33,40 +59,40 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 func runNew(ctx context.Context, opts Options) (*Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	if strings.TrimSpace(opts.Prompt) == "" && opts.Issue == 0 {
-		return nil, &ConfigError{errors.New("a goal is required: give --prompt or --issue")}
+		return nil, &ConfigError{Option: "prompt", Err: errors.New("a goal is required: give a prompt or an issue")}
 	}
 	// Pre-flight: a tier the sandbox cannot honour fails before a record
 	// or a clone exists.
 	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	checks, err := userChecks(opts.Checks, opts.Verify)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	now := opts.Now()
 	id := opts.ID
 	if id == "" {
 		id = NewID(now)
 	} else if !validID(id) {
-		return nil, &ConfigError{fmt.Errorf("%q is not a valid session id", id)}
+		return nil, &ConfigError{Err: fmt.Errorf("%q is not a valid session id", id)}
 	}
 	t, err := org.target(ctx, opts, id)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	instruction := strings.TrimSpace(opts.Prompt)
 	if opts.Issue != 0 {
 		text, err := org.issue(ctx, opts.Issue, now)
 		if err != nil {
-			return nil, &ConfigError{err}
+			return nil, configError(err)
 		}
 		if instruction != "" {
 			instruction += "\n\n"
@@ -124,33 +150,33 @@ func Resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 func resume(ctx context.Context, id, instruction string, opts Options) (*Report, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	if strings.TrimSpace(instruction) == "" {
-		return nil, &ConfigError{errors.New("resume needs an instruction: core session resume ID \"what to do next\"")}
+		return nil, &ConfigError{Option: "instruction", Err: errors.New("resume needs an instruction: what to do next")}
 	}
 	rec, err := opts.Store.Load(id)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
-		return nil, &ConfigError{fmt.Errorf("session %s cannot be resumed: its workspace %s is gone", id, rec.Workspace)}
+		return nil, &ConfigError{Err: fmt.Errorf("session %s cannot be resumed: its workspace %s is gone", id, rec.Workspace)}
 	}
 	opts.Repo = rec.Repo
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	if rec.Status == StatusRunning {
 		// Load said it is running, so a live process holds it.
-		return nil, &ConfigError{fmt.Errorf("session %s is running in another process", id)}
+		return nil, &ConfigError{Err: fmt.Errorf("session %s is running in another process", id)}
 	}
 	// Options that belong to the session come from its record; allowing
 	// workflow changes, once given, stays.
 	opts.Verify, opts.Model = rec.Verify, rec.Model
 	more, err := userChecks(opts.Checks, rec.Verify)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
 	for _, c := range more {
 		rec.Checks = addCheck(rec.Checks, c)
@@ -193,9 +219,9 @@ func (s *run) scrub(text string) string { return s.scrubber.String(text) }
 func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, error) {
 	unlock, err := opts.Store.lockWait(ctx, rec.ID)
 	if err != nil {
-		return nil, &ConfigError{err}
+		return nil, configError(err)
 	}
-	sc := scrub.New(opts.Secrets...)
+	sc := newScrubber(opts)
 	opts.Progress, opts.Output = sc.Writer(opts.Progress), sc.Writer(opts.Output)
 	opts.Approver = scrubbingApprover{a: opts.Approver, scrub: sc}
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc}
@@ -224,11 +250,11 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, er
 // environment.
 func (s *run) prepare(ctx context.Context) error {
 	if err := s.opts.Sandbox.Require(ctx, s.rec.Verify); err != nil {
-		return &ConfigError{err}
+		return &ConfigError{Option: "verify", Err: err}
 	}
 	usable, err := s.opts.Sandbox.Usable(ctx)
 	if err != nil {
-		return &ConfigError{err}
+		return configError(err)
 	}
 	s.rec.Sandboxed = usable
 	s.report.Sandboxed = usable
@@ -266,15 +292,22 @@ func (sf scrubbingFiler) FileIssue(ctx context.Context, title, body string) (str
 	return sf.f.FileIssue(ctx, sf.scrub(title), sf.scrub(body))
 }
 
-// verifyRule tells the model what run_shell runs unattended at the tier.
+// verifyRule tells the model what run_shell runs unattended at the tier,
+// derived from the sandbox policy.
 func verifyRule(tier sandbox.Tier) string {
-	switch tier {
-	case sandbox.TierBuild:
-		return "run_shell runs these without approval, as plain commands (no shell syntax): go build, go vet, go list, go mod download|tidy|verify|why|graph, gofmt -l, flutter analyze. Anything else needs a human's approval and may be declined."
-	case sandbox.TierTest:
-		return "run_shell runs these without approval, in a sandbox without network, as plain commands (no shell syntax): go build, go vet, go test, go list, go mod download|tidy|verify|why|graph, gofmt -l, flutter analyze, flutter test. Anything else needs a human's approval and may be declined."
+	allowed := sandbox.Allowed(tier)
+	if len(allowed) == 0 {
+		return "Every run_shell command needs a human's approval and may be declined."
 	}
-	return "Every run_shell command needs a human's approval and may be declined."
+	where := ""
+	var names []string
+	for _, a := range allowed {
+		names = append(names, a.Command)
+		if a.Sandboxed {
+			where = ", in a sandbox without network"
+		}
+	}
+	return fmt.Sprintf("run_shell runs these without approval%s, as plain commands (no shell syntax): %s. Anything else needs a human's approval and may be declined.", where, strings.Join(names, ", "))
 }
 
 // contractRule tells the model that the harness checks its work itself.
@@ -298,4 +331,14 @@ func contractRule(tier sandbox.Tier, checks []Check) string {
 // systemPrompt builds the session's system prompt.
 func (s *run) systemPrompt() string {
 	return protocol.SystemPrompt(protocol.PromptConfig{ToolDocs: s.tools.Doc(), Verify: verifyRule(s.rec.Verify) + contractRule(s.rec.Verify, s.rec.Checks)})
+}
+
+// newScrubber is the run's scrubber: the options' secrets and the GitHub
+// client's, which grow as its token source hands out fresh tokens during
+// the run (the scrubber asks it at each use).
+func newScrubber(opts Options) *scrub.Scrubber {
+	if opts.GitHub != nil {
+		return scrub.Dynamic(opts.GitHub.Secrets, opts.Secrets...)
+	}
+	return scrub.New(opts.Secrets...)
 }

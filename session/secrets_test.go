@@ -154,7 +154,7 @@ func TestErrorsOfRunAreScrubbed(t *testing.T) {
 	opts.Base = testToken
 	_, err := Run(t.Context(), opts)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `--base: branch "[redacted]" not found`)
+	assert.Contains(t, err.Error(), `base: branch "[redacted]" not found`)
 	var ce *ConfigError
 	assert.ErrorAs(t, err, &ce, "still a configuration error")
 }

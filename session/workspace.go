@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/coreagent/core/status"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,13 +22,13 @@ type localRepo struct {
 func openLocalRepo(ctx context.Context, g gitRunner, path string) (*localRepo, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("--repo %s: %w", path, err)
+		return nil, &ConfigError{Option: "repo", Err: fmt.Errorf("%s: %w", path, err)}
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("--repo must be owner/name or a local path to a git repository; %q is not a directory", path)
+		return nil, optionError("repo", "must be owner/name or a local path to a git repository; %q is not a directory", path)
 	}
 	if _, err := g.run(ctx, abs, "rev-parse", "--git-dir"); err != nil {
-		return nil, fmt.Errorf("--repo %s is not a git repository: %w", path, err)
+		return nil, &ConfigError{Option: "repo", Err: fmt.Errorf("%s is not a git repository: %w", path, err)}
 	}
 	return &localRepo{path: abs, git: g}, nil
 }
@@ -46,7 +47,7 @@ func (r *localRepo) target(ctx context.Context, opts Options, id string) (target
 	}
 	branch := opts.Branch
 	if branch == "" {
-		branch = defaultBranch(id)
+		branch = status.SessionBranch(id)
 	}
 	if err := checkBranchName(ctx, r.git, branch); err != nil {
 		return target{}, err
@@ -68,7 +69,7 @@ func (r *localRepo) target(ctx context.Context, opts Options, id string) (target
 }
 
 func (r *localRepo) issue(context.Context, int, time.Time) (string, error) {
-	return "", fmt.Errorf("--issue needs a GitHub repository (owner/name); %s is a local path", r.path)
+	return "", optionError("issue", "needs a GitHub repository (owner/name); %s is a local path", r.path)
 }
 
 // resolveBase turns a branch, tag or commit of the repository into a full
@@ -85,7 +86,7 @@ func (r *localRepo) resolveBase(ctx context.Context, base string) (name, sha str
 	}
 	sha, err = r.git.run(ctx, r.path, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
 	if err != nil || sha == "" {
-		return "", "", fmt.Errorf("--base %q: no such branch or commit in %s", base, r.path)
+		return "", "", optionError("base", "%q: no such branch or commit in %s", base, r.path)
 	}
 	return base, sha, nil
 }
@@ -113,7 +114,7 @@ func cloneAt(ctx context.Context, g gitRunner, source, name, dest string, t targ
 	}
 	if _, err := g.run(ctx, dest, "cat-file", "-e", t.sha+"^{commit}"); err != nil {
 		if _, err := g.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", t.sha); err != nil {
-			return fmt.Errorf("--base %s: commit %s not found in %s", t.base, short(t.sha), name)
+			return optionError("base", "%s: commit %s not found in %s", t.base, short(t.sha), name)
 		}
 	}
 	if _, err := g.run(ctx, dest, "checkout", "--quiet", "-B", t.branch, t.sha); err != nil {
@@ -210,13 +211,10 @@ func commitMessage(summary, id string) string {
 	return msg + "\nSession: " + id + "\n"
 }
 
-// defaultBranch is where a session's work lands when no branch is given.
-func defaultBranch(id string) string { return "core-session/" + id }
-
 // checkBranchName refuses a branch name git would refuse.
 func checkBranchName(ctx context.Context, g gitRunner, branch string) error {
 	if _, err := g.run(ctx, "", "check-ref-format", "--branch", branch); err != nil {
-		return fmt.Errorf("--branch %q is not a valid branch name", branch)
+		return optionError("branch", "%q is not a valid branch name", branch)
 	}
 	return nil
 }

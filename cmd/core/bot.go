@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -15,10 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/bot"
-	"github.com/coreagent/core/sandbox"
-	"github.com/coreagent/core/session"
-	"github.com/coreagent/core/session/model"
-	"github.com/coreagent/core/session/tools"
 )
 
 func newBotCmd(e *env) *cobra.Command {
@@ -41,7 +34,11 @@ workflow on GitHub Actions (--dispatch actions), or run by the bot itself
 
 Every flag can also be set by the CORE_BOT_ variable named in its help; the
 flag wins. The App's id, key and webhook secret, when no setting gives them,
-come from the registration 'core bot setup' wrote into the data directory.`,
+come from the registration 'core bot setup' wrote into the data directory.
+Local runs are set up from the environment like every session
+(CORE_HOME, else <data-dir>/core; CORE_SESSION_INFERENCE_URL, CORE_SESSION_VERIFY,
+CORE_SESSION_MAX_TURNS, OPENAI_API_KEY, ...). On start, the runs a previous
+process left in flight are failed and their status comments say so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
@@ -102,83 +99,20 @@ func parseIntSetting(name, v string) (int64, error) {
 
 // serveBot runs the bot until ctx ends, then shuts down gracefully.
 func (e *env) serveBot(ctx context.Context, cfg *bot.Config) error {
-	logger := zerolog.New(e.stderr).With().Timestamp().Logger()
-	store, err := bot.OpenSQLite(ctx, filepath.Join(cfg.DataDir, "bot.db"))
+	b, err := bot.New(ctx, cfg, bot.Deps{Logger: zerolog.New(e.stderr).With().Timestamp().Logger(), Getenv: e.getenv})
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	var local *bot.LocalRunner
-	var newRunner func(*bot.Base) bot.Runner
-	if cfg.Dispatch == bot.DispatchLocal {
-		newRunner = func(b *bot.Base) bot.Runner {
-			local = &bot.LocalRunner{Base: b, Context: ctx, Options: func() (session.Options, error) { return e.botSessionOptions(ctx, cfg) }}
-			return local
-		}
-	}
-	srv, err := bot.New(cfg, store, logger, newRunner)
-	if err != nil {
+	if err := b.Start(ctx); err != nil {
+		_ = b.Shutdown(context.WithoutCancel(ctx))
 		return err
 	}
-	expired, err := store.ExpireQueued(ctx, time.Now().Add(-cfg.PendingTimeout), "the bot restarted before the run could start")
-	if err != nil {
-		return err
-	}
-	if len(expired) > 0 {
-		logger.Info().Int("runs", len(expired)).Msg("Expired runs queued before a restart")
-	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("CORE_BOT_LISTEN %s: %w", cfg.Listen, err)
-	}
-	hs := bot.NewHTTPServer(srv)
-	logger.Info().Str("listen", ln.Addr().String()).Str("dispatch", cfg.Dispatch).Msg("Serving webhooks")
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	var serveErr error
 	select {
-	case err := <-errc:
-		return err
+	case serveErr = <-b.Err():
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	err = hs.Shutdown(shutdown)
-	if local != nil {
-		local.Wait()
-	}
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
-	return err
-}
-
-// botSessionOptions are the options a local run starts from: sessions
-// under the data directory, the sandbox, the model; no terminal, so gated
-// calls are declined.
-func (e *env) botSessionOptions(ctx context.Context, cfg *bot.Config) (session.Options, error) {
-	home := filepath.Join(cfg.DataDir, "core")
-	store, err := session.OpenStore(home)
-	if err != nil {
-		return session.Options{}, err
-	}
-	sbCfg, err := sandbox.ConfigFromEnv(home, e.getenv)
-	if err != nil {
-		return session.Options{}, err
-	}
-	sb := sandbox.New(sbCfg)
-	tier, err := sandbox.ParseTier(e.getenv("CORE_SESSION_VERIFY"))
-	if err != nil {
-		return session.Options{}, err
-	}
-	url, _, err := model.Endpoint(ctx, nil, e.getenv("CORE_SESSION_INFERENCE_URL"))
-	if err != nil {
-		return session.Options{}, err
-	}
-	key := e.getenv("CORE_SESSION_API_KEY")
-	name := session.DefaultModel
-	return session.Options{
-		Model: name, InferenceURL: url, Verify: tier, Store: store, Sandbox: sb,
-		Client:   model.New(model.Config{BaseURL: url, APIKey: key, Model: name}),
-		Approver: tools.DenyApprover{}, Secrets: []string{key}, GitEnv: session.GitEnv(e.getenv),
-	}, nil
+	return errors.Join(serveErr, b.Shutdown(shutdown))
 }

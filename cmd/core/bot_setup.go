@@ -9,7 +9,7 @@ import (
 )
 
 func newBotSetupCmd(e *env) *cobra.Command {
-	cfg := bot.SetupConfig{}
+	cfg := bot.RegisterConfig{}
 	cmd := &cobra.Command{
 		Use:   "setup --url https://BOT-HOST [--org ORG] [flags]",
 		Short: "Register core's GitHub App through GitHub's manifest flow",
@@ -31,7 +31,7 @@ An existing registration in the data directory is never replaced.`,
 				cfg.APIURL = apiURLFor(cfg.WebURL)
 			}
 			cfg.Out = e.stderr
-			_, err := bot.Setup(cmd.Context(), cfg)
+			_, err := bot.RegisterApp(cmd.Context(), cfg)
 			return err
 		},
 	}

@@ -25,6 +25,11 @@ func TestMain(m *testing.M) {
 // [bwrap] condition is true where the sandbox works; with
 // CORE_REQUIRE_BWRAP=1 a missing sandbox fails the run instead.
 func TestScripts(t *testing.T) {
+	// The scripts deliver real webhook payloads: without them, one clear
+	// failure rather than one per script.
+	if _, err := loadExamples(); err != nil {
+		t.Fatalf("the npm fixtures are missing: run ./scripts/fixtures.sh first (%v)", err)
+	}
 	bwrapOK := bwrapUsable(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",

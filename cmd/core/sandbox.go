@@ -1,40 +1,23 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/setup"
 )
 
-// coreHome returns $CORE_HOME, or ~/.core.
-func (e *env) coreHome() (string, error) {
-	if h := e.getenv("CORE_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	home := e.getenv("HOME")
-	if home == "" {
-		return "", errors.New("neither CORE_HOME nor HOME is set: set CORE_HOME to the directory core keeps its state in")
-	}
-	return filepath.Join(home, ".core"), nil
-}
-
-// sandbox builds the Sandbox from the environment: CORE_SESSION_SANDBOX,
-// CORE_HOME, PATH and the module proxy settings.
+// sandbox builds the Sandbox from the environment, as every run does.
 func (e *env) sandbox() (*sandbox.Sandbox, error) {
-	home, err := e.coreHome()
+	home, err := setup.Home(e.getenv, "")
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := sandbox.ConfigFromEnv(home, e.getenv)
-	if err != nil {
-		return nil, err
-	}
-	return sandbox.New(cfg), nil
+	sb, err := setup.Sandbox(e.getenv, home)
+	return sb, setup.Word(err, setup.FlagWording)
 }
 
 func newSandboxCmd(e *env) *cobra.Command {
@@ -134,7 +117,7 @@ unattended, where the tier would run it.`,
 					return fmt.Errorf("--verify: %w", perr)
 				}
 				if err := sb.Require(cmd.Context(), tier); err != nil {
-					return err
+					return fmt.Errorf("--verify: %w", err)
 				}
 				r, err = sb.Verify(cmd.Context(), tier, argv, opts)
 			}

@@ -41,21 +41,20 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 
 type modelServerKey struct{}
 
-// model-serve SCRIPT [ADDR]: serve the scripted model in SCRIPT; without
-// ADDR it listens on a free port and sets CORE_SESSION_INFERENCE_URL, with
-// ADDR it listens there and leaves discovery to find it.
+// model-serve SCRIPT [discover]: serve the scripted model in SCRIPT on a
+// free port; it sets CORE_SESSION_INFERENCE_URL, or with discover leaves
+// discovery to find it among the candidates of CORE_SESSION_DISCOVER.
 func cmdModelServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: model-serve SCRIPT [ADDR]")
+		ts.Fatalf("usage: model-serve SCRIPT [discover]")
+	}
+	if len(args) == 2 && args[1] != "discover" {
+		ts.Fatalf("usage: model-serve SCRIPT [discover]")
 	}
 	replies, err := testkit.ParseScript(ts.ReadFile(args[0]))
 	ts.Check(err)
-	addr := "127.0.0.1:0"
-	if len(args) == 2 {
-		addr = args[1]
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := testkit.ServeModel(ctx, addr, replies)
+	srv, err := testkit.ServeModel(ctx, "127.0.0.1:0", replies)
 	if err != nil {
 		cancel()
 		ts.Fatalf("model-serve: %v", err)
@@ -67,6 +66,8 @@ func cmdModelServe(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Setenv("CORE_SESSION_INFERENCE_URL", srv.URL)
 	} else {
 		ts.Setenv("CORE_SESSION_INFERENCE_URL", "")
+		// A closed port first: discovery passes over it to the server.
+		ts.Setenv("CORE_SESSION_DISCOVER", "http://127.0.0.1:9,"+srv.URL)
 	}
 }
 

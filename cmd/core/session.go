@@ -14,10 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/setup"
+	"github.com/coreagent/core/status"
 )
 
 func newSessionCmd(e *env) *cobra.Command {
@@ -35,133 +36,73 @@ transcript.jsonl, report.json) and can be listed and resumed.`,
 	return cmd
 }
 
-// sessionFlags are the flags start and resume share.
+// sessionFlags are the flags start and resume share: the settings of
+// package setup (one flag each, named like the setting) and the CLI's own.
 type sessionFlags struct {
-	model         string
-	inferenceURL  string
-	maxTurns      int
-	timeout       time.Duration
-	turnTimeout   time.Duration
-	shellTimeout  time.Duration
-	contextTokens int
-	verify        string
-	checks        []string
-	ready         bool
-	dryRun        bool
-	interactive   bool
-	think         bool
-	json          bool
-	// allowWorkflowChanges lets the session write and land workflows.
-	allowWorkflowChanges bool
+	vals        setup.Values
+	interactive bool
+	json        bool
 }
 
-// check refuses flag values that no session could run with.
-func (f *sessionFlags) check() error {
-	if f.maxTurns < 1 {
-		return fmt.Errorf("--max-turns must be at least 1, got %d", f.maxTurns)
+// settingFlag is one setting as a flag: only what the user typed reaches
+// setup, which falls back to the environment and the defaults. A list
+// setting's flag repeats: each value is a line.
+type settingFlag struct {
+	vals  setup.Values
+	name  string
+	multi bool
+}
+
+func (f settingFlag) String() string { return f.vals[f.name] }
+func (f settingFlag) Set(v string) error {
+	if f.multi && f.vals[f.name] != "" {
+		v = f.vals[f.name] + "\n" + v
 	}
+	f.vals[f.name] = v
 	return nil
 }
+func (f settingFlag) Type() string { return "string" }
+
+// sessionOnly are the settings that belong to the session: resume takes
+// them from its record.
+var sessionOnly = map[string]bool{setup.Model: true, setup.Verify: true}
 
 func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
+	f.vals = setup.Values{}
 	fl := cmd.Flags()
-	if withSessionOptions {
-		fl.StringVar(&f.model, "model", session.DefaultModel, "model name sent to the endpoint")
-		fl.StringVar(&f.verify, "verify", "", "what run_shell may run without approval: off, build (compile, no workspace code) or test (adds go test and flutter test, only inside the sandbox); default $CORE_SESSION_VERIFY, else off")
-	}
-	fl.StringArrayVar(&f.checks, "check", nil, "a check the result is held to, such as \"go test ./...\" (repeatable): the harness runs it confined on the start commit and on the result; the verify tier must allow it")
-	fl.BoolVar(&f.ready, "ready", false, "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft")
-	fl.StringVar(&f.inferenceURL, "inference-url", "", "OpenAI-compatible base URL (default $CORE_SESSION_INFERENCE_URL, else discovered: http://127.0.0.1:35536, :8081, :8080 are tried with GET /v1/models)")
-	fl.IntVar(&f.maxTurns, "max-turns", session.DefaultMaxTurns, "hard cap on model turns; reaching it ends the run as partial")
-	fl.DurationVar(&f.timeout, "timeout", session.DefaultTimeout, "wall-clock cap on the whole run (partial)")
-	fl.DurationVar(&f.turnTimeout, "turn-timeout", session.DefaultTurnTimeout, "cap on one generation; a runaway turn ends the run as partial")
-	fl.DurationVar(&f.shellTimeout, "shell-timeout", session.DefaultShellTimeout, "per-command timeout for run_shell")
-	fl.IntVar(&f.contextTokens, "context-tokens", session.DefaultContextTokens, "estimated tokens one request may hold; older tool results are elided beyond it")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "run the whole loop, land nothing, print the diff")
-	fl.BoolVar(&f.interactive, "interactive", false, "after the instruction completes, prompt for more (/exit to stop), and ask before landing")
-	fl.BoolVar(&f.think, "think", false, "let the model emit its <think> trace (otherwise /no_think is appended to the instruction)")
-	fl.BoolVar(&f.json, "json", false, "print the run's report (as in report.json) on stdout when it ends; progress and the summary stay on stderr")
-	fl.BoolVar(&f.allowWorkflowChanges, "allow-workflow-changes", false, "let the session write and land files under .github/workflows (a workflow runs with the repository's secrets on the next push); recorded, so resume keeps it")
-}
-
-// options builds session.Options from the flags and the environment.
-func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, error) {
-	var o session.Options
-	if err := f.check(); err != nil {
-		return o, err
-	}
-	// Pre-flight: everything that can be wrong is found before anything
-	// is created under $CORE_HOME.
-	home, err := e.coreHome()
-	if err != nil {
-		return o, err
-	}
-	sb, err := e.sandbox()
-	if err != nil {
-		return o, err
-	}
-	verify := f.verify
-	if verify == "" {
-		verify = e.getenv("CORE_SESSION_VERIFY")
-	}
-	tier, err := sandbox.ParseTier(verify)
-	if err != nil {
-		return o, fmt.Errorf("--verify: %w", err)
-	}
-	if f.verify != "" || e.getenv("CORE_SESSION_VERIFY") != "" {
-		if err := sb.Require(cmd.Context(), tier); err != nil {
-			return o, err
+	for _, s := range setup.Settings() {
+		if !s.Flag || (!withSessionOptions && sessionOnly[s.Name]) {
+			continue
+		}
+		fl.Var(settingFlag{vals: f.vals, name: s.Name, multi: s.Multi}, s.Name, s.Usage+", "+s.Env())
+		if s.Bool {
+			fl.Lookup(s.Name).NoOptDefVal = "true"
 		}
 	}
-	url, err := e.inferenceURL(cmd, f.inferenceURL)
-	if err != nil {
-		return o, err
-	}
-	store, err := session.OpenStore(home)
-	if err != nil {
-		return o, err
-	}
-	apiKey := e.getenv("CORE_SESSION_API_KEY")
-	if apiKey == "" {
-		apiKey = e.getenv("OPENAI_API_KEY")
-	}
-	terminal := isTerminal(e.stdin)
-	o = session.Options{
-		Model:         f.model,
-		InferenceURL:  url,
-		MaxTurns:      f.maxTurns,
-		Timeout:       f.timeout,
-		TurnTimeout:   f.turnTimeout,
-		ShellTimeout:  f.shellTimeout,
-		ContextTokens: f.contextTokens,
-		Verify:        tier,
-		Checks:        f.checks,
-		Ready:         f.ready,
-		DryRun:        f.dryRun,
-		Interactive:   f.interactive,
-		Think:         f.think,
-		Store:         store,
-		Sandbox:       sb,
-		Client: model.New(model.Config{BaseURL: url, APIKey: apiKey, Model: f.model,
-			OnRetry: func(r model.Retry) { fmt.Fprintf(e.stderr, "model: %s\n", r) }}),
-		Approver: &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal},
-		Input:    e.stdin,
-		Output:   e.stdout,
-		Progress: e.stderr,
-		GitEnv:   session.GitEnv(e.getenv),
-	}
-	o.AllowWorkflowChanges = f.allowWorkflowChanges
-	return o, nil
+	fl.BoolVar(&f.interactive, "interactive", false, "after the instruction completes, prompt for more (/exit to stop), and ask before landing")
+	fl.BoolVar(&f.json, "json", false, "print the run's report (as in report.json) on stdout when it ends; progress and the summary stay on stderr")
 }
 
-// inferenceURL picks the model endpoint: the flag, the environment, or the
-// first local server that answers.
-func (e *env) inferenceURL(cmd *cobra.Command, flag string) (string, error) {
-	url, discovered, err := model.Endpoint(cmd.Context(), nil, flag, e.getenv("CORE_SESSION_INFERENCE_URL"))
-	if discovered {
-		fmt.Fprintf(e.stderr, "model server: %s (discovered)\n", url)
+// options builds session.Options from the flags and the environment
+// through setup, the one way in; defaults are the CLI's own (resume's
+// recorded endpoint).
+func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]string) (session.Options, error) {
+	ready, err := setup.Options(cmd.Context(), setup.Env{Getenv: e.getenv, Defaults: defaults,
+		OnRetry: func(r model.Retry) { fmt.Fprintf(e.stderr, "model: %s\n", r) }}, f.vals)
+	if err != nil {
+		return session.Options{}, setup.Word(err, setup.FlagWording)
 	}
-	return url, err
+	if ready.Discovered {
+		fmt.Fprintf(e.stderr, "model server: %s (discovered)\n", ready.Options.InferenceURL)
+	}
+	for _, n := range ready.Notices {
+		fmt.Fprintf(e.stderr, "core: %s\n", n)
+	}
+	o := ready.Options
+	o.Interactive = f.interactive
+	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: isTerminal(e.stdin)}
+	o.Input, o.Output, o.Progress = e.stdin, e.stdout, e.stderr
+	return o, nil
 }
 
 // github gives the options a GitHub client when repo is owner/name (and
@@ -182,8 +123,7 @@ func (e *env) github(o *session.Options, repo string) error {
 	if err != nil {
 		return err
 	}
-	o.GitHub = client
-	o.Secrets = append(o.Secrets, client.Secrets()...)
+	setup.AddGitHub(o, client)
 	return nil
 }
 
@@ -212,14 +152,8 @@ local repository, fetched into it as a new branch.
 Every run_shell command waits for "approve? [y/N]" on the terminal, unless
 --verify lets it run unattended; with no terminal, it is declined.
 
-After done, the harness runs every check (--check, and each verification
-command the model ran) itself, confined, on the start commit and on the
-result; a broken contract lands the work as a draft titled
-"[checks failing] ..." and ends the session partial.
-
-Exit status: 0 done, 2 partial (a limit was hit, or the result broke its
-contract; the work is kept, and resume continues it), 1 failed, 130
-cancelled.`,
+Exit status: 0 done, 2 partial (a limit was hit; the work is kept in the
+workspace), 1 failed, 130 cancelled.`,
 		Example: `  core session start --repo . --prompt "make the tests pass" --verify test
   core session start --repo ~/src/app --prompt "add a --json flag" --dry-run`,
 		Args: cobra.NoArgs,
@@ -230,7 +164,7 @@ cancelled.`,
 			if strings.TrimSpace(prompt) == "" && issue == 0 {
 				return errors.New("a goal is required: give --prompt TEXT (or --issue N)")
 			}
-			o, err := e.options(cmd, &f)
+			o, err := e.options(cmd, &f, nil)
 			if err != nil {
 				return err
 			}
@@ -239,7 +173,7 @@ cancelled.`,
 			}
 			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch, o.Clean = repo, prompt, issue, base, branch, clean
 			rep, err := session.Run(cmd.Context(), o)
-			return e.finish(rep, err, f.json)
+			return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
 		},
 	}
 	f.register(cmd, true)
@@ -248,7 +182,7 @@ cancelled.`,
 	fl.StringVar(&prompt, "prompt", "", "the goal, in words")
 	fl.IntVar(&issue, "issue", 0, "take the goal from this issue's title, body and comments (GitHub repositories)")
 	fl.StringVar(&base, "base", "", "branch or commit to start from (default: the repository's default branch); recorded as a full SHA. On GitHub, the head branch of an open pull request lands the work on that pull request")
-	fl.StringVar(&branch, "branch", "", "branch to land on (default: core-session/<id>)")
+	fl.StringVar(&branch, "branch", "", "branch to land on (default: "+status.SessionBranch("<id>")+")")
 	fl.BoolVar(&clean, "clean", false, "start a local repository's session from HEAD alone; by default its uncommitted and untracked (not ignored) changes are included, and left out of what lands")
 	return cmd
 }
@@ -267,8 +201,10 @@ and the verify tier are the session's own.`,
 			if err != nil {
 				return err
 			}
-			f.model = rec.Model
-			o, err := e.options(cmd, &f)
+			// The model and the verify tier are the session's own; the
+			// endpoint is the one it recorded unless one is given.
+			f.vals[setup.Model], f.vals[setup.Verify] = rec.Model, string(rec.Verify)
+			o, err := e.options(cmd, &f, map[string]string{setup.InferenceURL: rec.InferenceURL})
 			if err != nil {
 				return err
 			}
@@ -276,7 +212,7 @@ and the verify tier are the session's own.`,
 				return err
 			}
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)
-			return e.finish(rep, err, f.json)
+			return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
 		},
 	}
 	f.register(cmd, false)
@@ -285,7 +221,7 @@ and the verify tier are the session's own.`,
 
 // loadSession reads a persisted session's record.
 func (e *env) loadSession(id string) (*session.Record, error) {
-	home, err := e.coreHome()
+	home, err := setup.Home(e.getenv, "")
 	if err != nil {
 		return nil, err
 	}

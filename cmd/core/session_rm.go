@@ -10,12 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/setup"
 )
 
 // lookStore opens the session store without creating it; ok is false when
 // there is none yet (and so no session).
 func (e *env) lookStore() (store *session.Store, home string, ok bool, err error) {
-	home, err = e.coreHome()
+	home, err = setup.Home(e.getenv, "")
 	if err != nil {
 		return nil, "", false, err
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Mark replaces every secret.
@@ -23,8 +24,15 @@ const Mark = "[redacted]"
 // ordinary words and tells an attacker little.
 const MinLen = 4
 
-// Scrubber replaces secrets with Mark.
+// Scrubber replaces secrets with Mark. Safe for concurrent use.
 type Scrubber struct {
+	static []string
+	// more, when set, is asked for further secrets at each use (a token
+	// source hands out new tokens during a run); seen is how many it gave.
+	more func() []string
+
+	mu       sync.Mutex
+	seen     int
 	forms    []string // every secret and its JSON-escaped form, longest first
 	replacer *strings.Replacer
 }
@@ -33,20 +41,36 @@ type Scrubber struct {
 // longer. Each secret is also scrubbed in the form JSON encodes it in, so
 // scrubbing the bytes of a JSON file works.
 func New(secrets ...string) *Scrubber {
+	s := &Scrubber{static: secrets}
+	s.build(nil)
+	if len(s.forms) == 0 {
+		return nil
+	}
+	return s
+}
+
+// Dynamic returns a scrubber for secrets and for whatever more returns,
+// asked again at each use: the secrets a run learns as it goes (a refreshed
+// installation token) are scrubbed from then on.
+func Dynamic(more func() []string, secrets ...string) *Scrubber {
+	s := &Scrubber{static: secrets, more: more}
+	s.build(more())
+	return s
+}
+
+// build makes the forms and the replacer of the static secrets and extra.
+func (s *Scrubber) build(extra []string) {
 	var forms []string
-	for _, s := range secrets {
-		if len(s) < MinLen {
+	for _, sec := range append(append([]string{}, s.static...), extra...) {
+		if len(sec) < MinLen {
 			continue
 		}
-		forms = append(forms, s)
-		if b, err := json.Marshal(s); err == nil {
-			if esc := string(b[1 : len(b)-1]); esc != s {
+		forms = append(forms, sec)
+		if b, err := json.Marshal(sec); err == nil {
+			if esc := string(b[1 : len(b)-1]); esc != sec {
 				forms = append(forms, esc)
 			}
 		}
-	}
-	if len(forms) == 0 {
-		return nil
 	}
 	// Longest first: a secret that holds another is replaced whole.
 	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
@@ -55,7 +79,20 @@ func New(secrets ...string) *Scrubber {
 	for _, f := range forms {
 		pairs = append(pairs, f, Mark)
 	}
-	return &Scrubber{forms: forms, replacer: strings.NewReplacer(pairs...)}
+	s.seen, s.forms, s.replacer = len(extra), forms, strings.NewReplacer(pairs...)
+}
+
+// current returns the forms and the replacer, rebuilt when the dynamic
+// source has more to say.
+func (s *Scrubber) current() ([]string, *strings.Replacer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.more != nil {
+		if extra := s.more(); len(extra) != s.seen {
+			s.build(extra)
+		}
+	}
+	return s.forms, s.replacer
 }
 
 // String returns text with every secret replaced by Mark.
@@ -63,7 +100,8 @@ func (s *Scrubber) String(text string) string {
 	if s == nil {
 		return text
 	}
-	return s.replacer.Replace(text)
+	_, r := s.current()
+	return r.Replace(text)
 }
 
 // Bytes is String for bytes; b is returned as is when it holds no secret.
@@ -71,7 +109,8 @@ func (s *Scrubber) Bytes(b []byte) []byte {
 	if s == nil || !s.containsBytes(b) {
 		return b
 	}
-	return []byte(s.replacer.Replace(string(b)))
+	_, r := s.current()
+	return []byte(r.Replace(string(b)))
 }
 
 // Contains reports whether text holds a secret.
@@ -79,7 +118,8 @@ func (s *Scrubber) Contains(text string) bool {
 	if s == nil {
 		return false
 	}
-	for _, f := range s.forms {
+	forms, _ := s.current()
+	for _, f := range forms {
 		if strings.Contains(text, f) {
 			return true
 		}
@@ -88,7 +128,8 @@ func (s *Scrubber) Contains(text string) bool {
 }
 
 func (s *Scrubber) containsBytes(b []byte) bool {
-	for _, f := range s.forms {
+	forms, _ := s.current()
+	for _, f := range forms {
 		if bytes.Contains(b, []byte(f)) {
 			return true
 		}

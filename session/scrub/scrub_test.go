@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,4 +84,30 @@ func TestWriter(t *testing.T) {
 	assert.Equal(t, len("turn 1/40  run_shell echo sekrit-value  1ms\n"), n, "the caller's count")
 	assert.Equal(t, "turn 1/40  run_shell echo [redacted]  1ms\n", b.String())
 	assert.Same(t, w, s.Writer(w), "not wrapped twice")
+}
+
+func TestDynamicLearnsNewSecrets(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	tokens := []string{"ghs_first_token"}
+	s := Dynamic(func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string{}, tokens...)
+	}, "sk-model-key")
+	if got := s.String("ghs_first_token sk-model-key ghs_second_token"); got != Mark+" "+Mark+" ghs_second_token" {
+		t.Fatalf("before the refresh: %q", got)
+	}
+	mu.Lock()
+	tokens = append(tokens, "ghs_second_token")
+	mu.Unlock()
+	if got := s.String("ghs_second_token"); got != Mark {
+		t.Fatalf("a token handed out later is scrubbed too: %q", got)
+	}
+	var b strings.Builder
+	w := s.Writer(&b)
+	_, _ = w.Write([]byte("push with ghs_second_token\n"))
+	if strings.Contains(b.String(), "ghs_second_token") {
+		t.Fatalf("a writer made earlier scrubs it too: %q", b.String())
+	}
 }

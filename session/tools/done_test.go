@@ -28,7 +28,6 @@ func TestDone(t *testing.T) {
 			assert.Equal(t, tt.wantDone, r.Done)
 			assert.Equal(t, tt.wantSummary, r.Summary)
 			assert.Equal(t, tt.wantOutput, r.Output)
-			assert.False(t, r.Changed)
 		})
 	}
 }

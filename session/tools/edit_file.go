@@ -68,9 +68,8 @@ func (t editFile) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 		return fsFail(t.Name(), rel, "write", err)
 	}
 	return Result{
-		Output:  fmt.Sprintf("edited %s at line %d: replaced %d lines with %d", rel, line, countLines(oldText), countLines(newText)),
-		Target:  rel,
-		Changed: true,
+		Output: fmt.Sprintf("edited %s at line %d: replaced %d lines with %d", rel, line, countLines(oldText), countLines(newText)),
+		Target: rel,
 	}, nil
 }
 

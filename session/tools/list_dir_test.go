@@ -66,7 +66,6 @@ func TestListDir(t *testing.T) {
 			if tt.target != "" {
 				assert.Equal(t, tt.target, r.Target)
 			}
-			assert.False(t, r.Changed)
 		})
 	}
 }

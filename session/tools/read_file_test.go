@@ -65,7 +65,6 @@ func TestReadFile(t *testing.T) {
 			if tt.target != "" {
 				assert.Equal(t, tt.target, r.Target)
 			}
-			assert.False(t, r.Changed)
 			assert.NotContains(t, r.Output, env.Workspace.Root(), "observations name workspace paths, not host paths")
 		})
 	}

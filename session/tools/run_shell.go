@@ -61,11 +61,7 @@ func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 			if err != nil {
 				return Result{}, fmt.Errorf("run_shell %q: %w", command, err)
 			}
-			res := shellResult(command, r, env.ShellTimeout, true)
-			// Verification commands only report, except go mod, which
-			// may rewrite go.mod and go.sum.
-			res.Changed = argv[0] == "go" && len(argv) > 1 && argv[1] == "mod"
-			return res, nil
+			return shellResult(command, r, env.ShellTimeout, true), nil
 		}
 	}
 	approver := env.Approver
@@ -108,7 +104,7 @@ func shellResult(command string, r sandbox.Result, timeout time.Duration, verifi
 	if r.TimedOut {
 		fmt.Fprintf(&b, " (timed out after %s)", timeout)
 	}
-	res := Result{Output: b.String(), Target: command, Changed: true}
+	res := Result{Output: b.String(), Target: command}
 	if verification {
 		res.Verification = &Verification{Command: command, ExitCode: r.ExitCode, Sandboxed: r.Sandboxed, Duration: r.Duration}
 	}

@@ -77,7 +77,6 @@ func TestSearch(t *testing.T) {
 			if tt.target != "" {
 				assert.Equal(t, tt.target, r.Target)
 			}
-			assert.False(t, r.Changed)
 		})
 	}
 }

@@ -103,7 +103,6 @@ type Result struct {
 	Done         bool          // the done tool was called
 	Summary      string        // done's summary
 	Verification *Verification // set when run_shell ran a verification command
-	Changed      bool          // the call changed the workspace
 }
 
 // Tool is one action the model can take.

@@ -68,9 +68,8 @@ func (t writeFile) Run(ctx context.Context, env *Env, args Args) (Result, error)
 		return fsFail(t.Name(), rel, "write", err)
 	}
 	return Result{
-		Output:  fmt.Sprintf("%s %s (%d bytes, %d lines)", verb, rel, len(content), countLines(content)),
-		Target:  rel,
-		Changed: true,
+		Output: fmt.Sprintf("%s %s (%d bytes, %d lines)", verb, rel, len(content), countLines(content)),
+		Target: rel,
 	}, nil
 }
 

@@ -19,9 +19,9 @@ import (
 	"github.com/google/go-github/v62/github"
 )
 
-// SetupConfig is what `core bot setup` needs: where the bot will be
+// RegisterConfig is what `core bot setup` needs: where the bot will be
 // reachable, whose App it is, and where to keep the result.
-type SetupConfig struct {
+type RegisterConfig struct {
 	// Listen is where the setup page is served, on this machine.
 	Listen string
 	// URL is the bot's public base URL: GitHub sends webhooks to
@@ -86,12 +86,12 @@ var setupDonePage = template.Must(template.New("done").Parse(`<!DOCTYPE html>
 <code>CORE_BOT_DATA_DIR={{.Dir}} core bot</code>. You can close this page.</p>
 </body></html>`))
 
-// Setup runs GitHub's App manifest flow: it serves a page on cfg.Listen
+// RegisterApp runs GitHub's App manifest flow: it serves a page on cfg.Listen
 // that posts core's manifest to GitHub, receives the code on its redirect,
 // exchanges it (POST /app-manifests/{code}/conversions), writes the App's
 // registration into cfg.DataDir and returns it. It serves until that is
 // done or ctx ends.
-func Setup(ctx context.Context, cfg SetupConfig) (*AppFiles, error) {
+func RegisterApp(ctx context.Context, cfg RegisterConfig) (*AppFiles, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func Setup(ctx context.Context, cfg SetupConfig) (*AppFiles, error) {
 		return nil, fmt.Errorf("--listen %s: %w", cfg.Listen, err)
 	}
 	base := "http://" + ln.Addr().String()
-	s := &setup{cfg: cfg, base: base, state: randomToken(), done: make(chan *AppFiles, 1)}
+	s := &registration{cfg: cfg, base: base, state: randomToken(), done: make(chan *AppFiles, 1)}
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -128,7 +128,7 @@ func Setup(ctx context.Context, cfg SetupConfig) (*AppFiles, error) {
 	return app, nil
 }
 
-func (c *SetupConfig) check() error {
+func (c *RegisterConfig) check() error {
 	var errs []string
 	if c.Name == "" {
 		c.Name = "core"
@@ -159,15 +159,15 @@ func (c *SetupConfig) check() error {
 	return nil
 }
 
-// setup is the setup page's server.
-type setup struct {
-	cfg   SetupConfig
+// registration is the setup page's server.
+type registration struct {
+	cfg   RegisterConfig
 	base  string
 	state string
 	done  chan *AppFiles
 }
 
-func (s *setup) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *registration) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/":
 		s.page(w)
@@ -178,7 +178,7 @@ func (s *setup) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *setup) page(w http.ResponseWriter) {
+func (s *registration) page(w http.ResponseWriter) {
 	manifest, err := json.Marshal(Manifest(s.cfg.Name, s.cfg.URL, s.base+"/callback"))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -198,7 +198,7 @@ func (s *setup) page(w http.ResponseWriter) {
 
 // callback is where GitHub sends the browser back with the code. The state
 // must be this setup's own: a forged redirect registers nothing.
-func (s *setup) callback(w http.ResponseWriter, r *http.Request) {
+func (s *registration) callback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(s.state)) != 1 {
 		http.Error(w, "this link is not from this setup (the state does not match): start again from the setup page", http.StatusForbidden)
@@ -227,7 +227,7 @@ func (s *setup) callback(w http.ResponseWriter, r *http.Request) {
 }
 
 // convert exchanges the manifest flow's code for the App's configuration.
-func (s *setup) convert(ctx context.Context, code string) (*AppFiles, error) {
+func (s *registration) convert(ctx context.Context, code string) (*AppFiles, error) {
 	client, err := github.NewClient(s.cfg.HTTPClient).WithEnterpriseURLs(s.cfg.APIURL, s.cfg.APIURL)
 	if err != nil {
 		return nil, fmt.Errorf("GitHub API %s: %w", s.cfg.APIURL, err)

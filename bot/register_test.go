@@ -30,7 +30,7 @@ func startSetup(t *testing.T, g *testkit.GitHub, dir, org string) (string, <-cha
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan setupResult, 1)
 	go func() {
-		app, err := Setup(ctx, SetupConfig{
+		app, err := RegisterApp(ctx, RegisterConfig{
 			Listen: "127.0.0.1:0", URL: "https://core.example.com", Org: org, Name: "core-test",
 			WebURL: g.URL, APIURL: g.APIURL(), DataDir: dir, Out: pw,
 		})
@@ -53,7 +53,7 @@ type setupResult struct {
 
 // TestSetupInChromium registers the App as a person would: the setup page
 // in a real browser, GitHub's page (the testkit's), back to core, done.
-func TestSetupInChromium(t *testing.T) {
+func TestRegisterInChromium(t *testing.T) {
 	g := testkit.NewGitHub(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	url, done := startSetup(t, g, dir, "octo-org")
@@ -124,7 +124,7 @@ func TestSetupInChromium(t *testing.T) {
 	assert.Equal(t, cfg.AppID, app.ID)
 }
 
-func TestSetupRefusesForgedCallback(t *testing.T) {
+func TestRegisterRefusesForgedCallback(t *testing.T) {
 	t.Parallel()
 	g := testkit.NewGitHub(t)
 	dir := filepath.Join(t.TempDir(), "data")
@@ -141,7 +141,7 @@ func TestSetupRefusesForgedCallback(t *testing.T) {
 	}
 }
 
-func TestSetupNeverReplacesAnApp(t *testing.T) {
+func TestRegisterNeverReplacesAnApp(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	first := &AppFiles{AppID: 7, PrivateKey: []byte("key"), WebhookSecret: "s"}
@@ -154,27 +154,27 @@ func TestSetupNeverReplacesAnApp(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, int64(7), got.AppID)
 
-	_, err = Setup(t.Context(), SetupConfig{Listen: "127.0.0.1:0", URL: "https://core.example.com", DataDir: dir})
+	_, err = RegisterApp(t.Context(), RegisterConfig{Listen: "127.0.0.1:0", URL: "https://core.example.com", DataDir: dir})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "already holds a GitHub App")
 }
 
-func TestSetupConfigErrors(t *testing.T) {
+func TestRegisterConfigErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		cfg  SetupConfig
+		cfg  RegisterConfig
 		want string
 	}{
-		{name: "no url", cfg: SetupConfig{DataDir: "d"}, want: "--url must be the bot's public base URL"},
-		{name: "no scheme", cfg: SetupConfig{URL: "core.example.com", DataDir: "d"}, want: `got "core.example.com"`},
-		{name: "no data dir", cfg: SetupConfig{URL: "https://core.example.com"}, want: "CORE_BOT_DATA_DIR (--data-dir) is required"},
-		{name: "bad web url", cfg: SetupConfig{URL: "https://x", DataDir: "d", WebURL: "github.com"}, want: "GITHUB_SERVER_URL (--github-url) must be an http(s) URL"},
+		{name: "no url", cfg: RegisterConfig{DataDir: "d"}, want: "--url must be the bot's public base URL"},
+		{name: "no scheme", cfg: RegisterConfig{URL: "core.example.com", DataDir: "d"}, want: `got "core.example.com"`},
+		{name: "no data dir", cfg: RegisterConfig{URL: "https://core.example.com"}, want: "CORE_BOT_DATA_DIR (--data-dir) is required"},
+		{name: "bad web url", cfg: RegisterConfig{URL: "https://x", DataDir: "d", WebURL: "github.com"}, want: "GITHUB_SERVER_URL (--github-url) must be an http(s) URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Setup(t.Context(), tt.cfg)
+			_, err := RegisterApp(t.Context(), tt.cfg)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})

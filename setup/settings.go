@@ -1,0 +1,177 @@
+// Package setup is the one way into the engine: it turns an environment
+// plus an entry point's own inputs (CLI flags, Action inputs, the bot's
+// configuration) into a ready run: the session options, the sandbox, the
+// model client, and the choice between fixing an issue and resolving a pull
+// request. Every entry point maps only its own inputs onto it, so a new
+// option is one Setting here and reaches the CLI, the Action and the bot.
+package setup
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/model"
+)
+
+// A Setting is one option of a run. It has one name, and from it every
+// entry point derives its own spelling: the CLI flag --max-turns, the
+// Action input max_turns, the environment variable CORE_SESSION_MAX_TURNS.
+// A value the entry point was given wins over the environment, which wins
+// over the entry point's default, which wins over the engine's.
+type Setting struct {
+	Name  string
+	Usage string
+	// Flag and Input say whether the CLI and the Action take it; the
+	// environment variable always works (the bot has no other way).
+	Flag, Input bool
+	// Secret values are masked and scrubbed wherever core writes.
+	Secret bool
+	// Bool settings are switches: a bare --dry-run means true.
+	Bool bool
+	// Multi settings take a list: the flag is repeatable and the input
+	// holds one value per line (blank lines and # comments left out).
+	Multi bool
+	// InputAs, when set, is the Action input's name instead of the
+	// setting's (the flag --check repeats; the input is checks).
+	InputAs string
+	apply   func(r *resolved, v string) error
+}
+
+// Env is the environment variable that sets it.
+func (s Setting) Env() string {
+	return "CORE_SESSION_" + strings.ToUpper(strings.ReplaceAll(s.Name, "-", "_"))
+}
+
+// FlagName is the CLI flag, with its dashes.
+func (s Setting) FlagName() string { return "--" + s.Name }
+
+// InputName is the Action input (action.yml).
+func (s Setting) InputName() string {
+	if s.InputAs != "" {
+		return s.InputAs
+	}
+	return strings.ReplaceAll(s.Name, "-", "_")
+}
+
+// Setting names that entry points refer to.
+const (
+	Model         = "model"
+	InferenceURL  = "inference-url"
+	Discover      = "discover"
+	APIKey        = "api-key"
+	Verify        = "verify"
+	MaxTurns      = "max-turns"
+	Timeout       = "timeout"
+	TurnTimeout   = "turn-timeout"
+	ShellTimeout  = "shell-timeout"
+	ContextTokens = "context-tokens"
+	DryRun        = "dry-run"
+	Think         = "think"
+	Checks        = "check"
+	ReadySetting  = "ready"
+	AllowWorkflow = "allow-workflow-changes"
+)
+
+// Settings lists every option of a run, in the order the CLI shows them.
+func Settings() []Setting {
+	return []Setting{
+		{Name: Model, Flag: true, Input: true, Usage: "model name sent to the endpoint (default " + session.DefaultModel + ")",
+			apply: func(r *resolved, v string) error { r.opts.Model = v; return nil }},
+		{Name: InferenceURL, Flag: true, Input: true, Usage: "OpenAI-compatible base URL (default: the first of CORE_SESSION_DISCOVER, else " + strings.Join(model.DefaultCandidates(), ",") + ", to answer GET /v1/models)",
+			apply: func(r *resolved, v string) error { r.opts.InferenceURL = v; return nil }},
+		{Name: Discover, Usage: "comma-separated base URLs probed with GET /v1/models when no inference URL is given (default " + strings.Join(model.DefaultCandidates(), ",") + ")",
+			apply: func(r *resolved, v string) error { r.candidates = splitList(v); return nil }},
+		{Name: APIKey, Input: true, Secret: true, Usage: "the model endpoint's API key (also read from OPENAI_API_KEY); never written anywhere",
+			apply: func(r *resolved, v string) error { r.apiKey = v; return nil }},
+		{Name: Verify, Flag: true, Input: true, Usage: "what run_shell may run without approval: off, build (compile, no workspace code), test (adds go test and flutter test, only inside the sandbox) or auto (build, raised to test where the sandbox works); default off",
+			apply: func(r *resolved, v string) error { r.verify = strings.ToLower(v); return nil }},
+		{Name: MaxTurns, Flag: true, Input: true, Usage: fmt.Sprintf("hard cap on model turns; reaching it ends the run as partial (default %d)", session.DefaultMaxTurns),
+			apply: intSetting(func(o *session.Options, n int) { o.MaxTurns = n })},
+		{Name: Timeout, Flag: true, Input: true, Usage: fmt.Sprintf("wall-clock cap on the whole run, e.g. 45m (partial; default %s)", session.DefaultTimeout),
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Timeout = d })},
+		{Name: TurnTimeout, Flag: true, Usage: fmt.Sprintf("cap on one generation; a runaway turn ends the run as partial (default %s)", session.DefaultTurnTimeout),
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.TurnTimeout = d })},
+		{Name: ShellTimeout, Flag: true, Usage: fmt.Sprintf("per-command timeout for run_shell (default %s)", session.DefaultShellTimeout),
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.ShellTimeout = d })},
+		{Name: ContextTokens, Flag: true, Usage: fmt.Sprintf("estimated tokens one request may hold; older tool results are elided beyond it (default %d)", session.DefaultContextTokens),
+			apply: intSetting(func(o *session.Options, n int) { o.ContextTokens = n })},
+		{Name: DryRun, Flag: true, Input: true, Bool: true, Usage: "run the whole loop, land nothing, print the diff",
+			apply: boolSetting(func(o *session.Options, b bool) { o.DryRun = b })},
+		{Name: Think, Flag: true, Bool: true, Usage: "let the model emit its <think> trace (otherwise /no_think is appended to the instruction)",
+			apply: boolSetting(func(o *session.Options, b bool) { o.Think = b })},
+		{Name: Checks, InputAs: "checks", Flag: true, Input: true, Multi: true, Usage: "a check the result is held to, such as \"go test ./...\" (repeatable; the input takes one per line): the harness runs it confined on the start commit and on the result; the verify tier must allow it",
+			apply: func(r *resolved, v string) error { r.opts.Checks = lines(v); return nil }},
+		{Name: ReadySetting, Flag: true, Input: true, Bool: true, Usage: "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft",
+			apply: boolSetting(func(o *session.Options, b bool) { o.Ready = b })},
+		{Name: AllowWorkflow, Flag: true, Input: true, Bool: true, Usage: "let the session write and land files under .github/workflows (a workflow runs with the repository's secrets on the next push); recorded, so resume keeps it",
+			apply: boolSetting(func(o *session.Options, b bool) { o.AllowWorkflowChanges = b })},
+	}
+}
+
+// Lookup finds a setting by name.
+func Lookup(name string) (Setting, bool) {
+	for _, s := range Settings() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Setting{}, false
+}
+
+func intSetting(set func(*session.Options, int)) func(*resolved, string) error {
+	return func(r *resolved, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("must be a positive number, got %q", v)
+		}
+		set(&r.opts, n)
+		return nil
+	}
+}
+
+func durationSetting(set func(*session.Options, time.Duration)) func(*resolved, string) error {
+	return func(r *resolved, v string) error {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d <= 0 {
+			return fmt.Errorf("must be a duration such as 45m or 2h, got %q", v)
+		}
+		set(&r.opts, d)
+		return nil
+	}
+}
+
+func boolSetting(set func(*session.Options, bool)) func(*resolved, string) error {
+	return func(r *resolved, v string) error {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("must be true or false, got %q", v)
+		}
+		set(&r.opts, b)
+		return nil
+	}
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// lines splits a list setting: one value per line, blank lines and lines
+// starting with # left out.
+func lines(v string) []string {
+	var out []string
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}

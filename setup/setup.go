@@ -1,0 +1,219 @@
+package setup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/model"
+)
+
+// Env is what a run is set up from besides the entry point's inputs.
+type Env struct {
+	// Getenv reads the environment; nothing here calls os.Getenv.
+	Getenv func(string) string
+	// Home is the entry point's state directory, used when CORE_HOME is
+	// unset: the CLI leaves it empty ($HOME/.core), the Action gives
+	// $RUNNER_TEMP/core, the bot <data-dir>/core.
+	Home string
+	// Defaults are the entry point's own defaults, by setting name, below
+	// the environment (the Action's verify is auto).
+	Defaults map[string]string
+	// HTTPClient talks to the model; nil is the default.
+	HTTPClient *http.Client
+	// OnRetry, when set, is told of each model request that will be
+	// retried (the CLI and the Action print it).
+	OnRetry func(model.Retry)
+}
+
+// Values are the settings an entry point was given, by setting name.
+type Values map[string]string
+
+// Ready is a run set up: the options (store, sandbox, model client,
+// secrets, git environment and every setting) and what the entry point may
+// want to tell its user.
+type Ready struct {
+	Options session.Options
+	Home    string
+	// Discovered is set when the model endpoint was found by probing.
+	Discovered bool
+	// Notices are things worth saying (verify auto fell back to build).
+	Notices []string
+}
+
+// resolved is the state settings write into while a run is set up.
+type resolved struct {
+	opts       session.Options
+	apiKey     string
+	verify     string
+	candidates []string
+}
+
+// Home resolves the state directory: CORE_HOME, else the entry point's
+// default, else $HOME/.core. One rule for every entry point.
+func Home(getenv func(string) string, def string) (string, error) {
+	h := getenv("CORE_HOME")
+	if h == "" {
+		h = def
+	}
+	if h == "" {
+		if home := getenv("HOME"); home != "" {
+			h = filepath.Join(home, ".core")
+		}
+	}
+	if h == "" {
+		return "", errors.New("neither CORE_HOME nor HOME is set: set CORE_HOME to the directory core keeps its state in")
+	}
+	return filepath.Abs(h)
+}
+
+// Sandbox builds the sandbox from the environment (CORE_SESSION_SANDBOX,
+// PATH, HOME, LANG, the module proxy settings) for the state directory.
+func Sandbox(getenv func(string) string, home string) (*sandbox.Sandbox, error) {
+	cfg, err := sandbox.ConfigFromEnv(home, getenv)
+	if err != nil {
+		return nil, &session.ConfigError{Option: "sandbox", Err: err}
+	}
+	return sandbox.New(cfg), nil
+}
+
+// Value is a setting's value: the entry point's, else the environment's,
+// else the entry point's default. The api-key also reads OPENAI_API_KEY.
+func Value(env Env, vals Values, name string) string {
+	if v := strings.TrimSpace(vals[name]); v != "" {
+		return v
+	}
+	s, ok := Lookup(name)
+	if ok {
+		if v := strings.TrimSpace(env.Getenv(s.Env())); v != "" {
+			return v
+		}
+	}
+	if name == APIKey {
+		if v := strings.TrimSpace(env.Getenv("OPENAI_API_KEY")); v != "" {
+			return v
+		}
+	}
+	return strings.TrimSpace(env.Defaults[name])
+}
+
+// Options sets a run up: every setting resolved, the sandbox, the verify
+// tier checked against it, the model endpoint (given, or discovered among
+// the candidates) and its client, and, once all that passed, the store
+// under the state directory. The model's API key
+// is always a secret. A bad setting is a *session.ConfigError naming it.
+func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
+	r := &resolved{}
+	for _, s := range Settings() {
+		v := Value(env, vals, s.Name)
+		if v == "" {
+			continue
+		}
+		if err := s.apply(r, v); err != nil {
+			if strings.TrimSpace(vals[s.Name]) == "" && strings.TrimSpace(env.Getenv(s.Env())) != "" {
+				// From the environment: the variable is the name to give,
+				// whatever the entry point.
+				return nil, &session.ConfigError{Err: fmt.Errorf("%s %w", s.Env(), err)}
+			}
+			return nil, &session.ConfigError{Option: s.Name, Err: err}
+		}
+	}
+	home, err := Home(env.Getenv, env.Home)
+	if err != nil {
+		return nil, &session.ConfigError{Option: "home", Err: err}
+	}
+	sb, err := Sandbox(env.Getenv, home)
+	if err != nil {
+		return nil, err
+	}
+	ready := &Ready{Home: home}
+	tier, err := verifyTier(ctx, sb, r.verify, ready)
+	if err != nil {
+		return nil, &session.ConfigError{Option: Verify, Err: err}
+	}
+	candidates := r.candidates
+	if len(candidates) == 0 {
+		candidates = model.DefaultCandidates()
+	}
+	url := r.opts.InferenceURL
+	if url != "" {
+		url, _, err = model.Endpoint(ctx, env.HTTPClient, url)
+	} else {
+		url, err = model.Discover(ctx, candidates, env.HTTPClient)
+		ready.Discovered = err == nil
+	}
+	if err != nil {
+		return nil, &session.ConfigError{Option: InferenceURL, Err: err}
+	}
+	// Pre-flight done: only now is anything created under the home.
+	store, err := session.OpenStore(home)
+	if err != nil {
+		return nil, err
+	}
+	o := r.opts
+	if o.Model == "" {
+		o.Model = session.DefaultModel
+	}
+	o.InferenceURL, o.Verify, o.Store, o.Sandbox = url, tier, store, sb
+	o.Client = model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient, OnRetry: env.OnRetry})
+	if r.apiKey != "" {
+		o.Secrets = append(o.Secrets, r.apiKey)
+	}
+	o.GitEnv = session.GitEnv(env.Getenv)
+	ready.Options = o
+	return ready, nil
+}
+
+// verifyTier parses the tier: auto is build, raised to test where the
+// sandbox works; test needs the sandbox.
+func verifyTier(ctx context.Context, sb *sandbox.Sandbox, v string, ready *Ready) (sandbox.Tier, error) {
+	if v == "auto" {
+		if usable, err := sb.Usable(ctx); err == nil && usable {
+			return sandbox.TierTest, nil
+		}
+		ready.Notices = append(ready.Notices, fmt.Sprintf("the sandbox is not usable here (%s): verifying with build only", sb.Probe(ctx).Cause))
+		return sandbox.TierBuild, nil
+	}
+	tier, err := sandbox.ParseTier(v)
+	if err != nil {
+		return "", err
+	}
+	if err := sb.Require(ctx, tier); err != nil {
+		return "", err
+	}
+	return tier, nil
+}
+
+// AddGitHub gives the options a GitHub client: its token becomes a secret
+// the session never writes.
+func AddGitHub(o *session.Options, c *gh.Client) {
+	o.GitHub = c
+	o.Secrets = append(o.Secrets, c.Secrets()...)
+}
+
+// Check parses the values an entry point was given, without the
+// environment, so that a bad one is refused before anything starts.
+func Check(vals Values) error {
+	r := &resolved{}
+	for _, s := range Settings() {
+		v := strings.TrimSpace(vals[s.Name])
+		if v == "" {
+			continue
+		}
+		if err := s.apply(r, v); err != nil {
+			return &session.ConfigError{Option: s.Name, Err: err}
+		}
+	}
+	switch r.verify {
+	case "", "auto", "off", "build", "test":
+	default:
+		return &session.ConfigError{Option: Verify, Err: fmt.Errorf("must be auto, off, build or test, got %q", r.verify)}
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+package setup
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestHome(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		env     map[string]string
+		def     string
+		want    string
+		wantErr string
+	}{
+		{name: "CORE_HOME wins", env: map[string]string{"CORE_HOME": "/s/core", "HOME": "/h"}, def: "/runner/core", want: "/s/core"},
+		{name: "the entry point's default", env: map[string]string{"HOME": "/h"}, def: "/runner/core", want: "/runner/core"},
+		{name: "then ~/.core", env: map[string]string{"HOME": "/h"}, want: "/h/.core"},
+		{name: "nothing", env: map[string]string{}, wantErr: "neither CORE_HOME nor HOME is set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Home(envOf(tt.env), tt.def)
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestValuePrecedence(t *testing.T) {
+	t.Parallel()
+	env := Env{Getenv: envOf(map[string]string{"CORE_SESSION_MAX_TURNS": "9", "OPENAI_API_KEY": "sk-openai"}), Defaults: map[string]string{MaxTurns: "3", Model: "mine"}}
+	assert.Equal(t, "5", Value(env, Values{MaxTurns: "5"}, MaxTurns), "the entry point's value wins")
+	assert.Equal(t, "9", Value(env, nil, MaxTurns), "then the environment")
+	assert.Equal(t, "mine", Value(env, nil, Model), "then the entry point's default")
+	assert.Equal(t, "sk-openai", Value(env, nil, APIKey), "OPENAI_API_KEY is read everywhere")
+	env.Getenv = envOf(map[string]string{"CORE_SESSION_API_KEY": "sk-core", "OPENAI_API_KEY": "sk-openai"})
+	assert.Equal(t, "sk-core", Value(env, nil, APIKey))
+}
+
+func TestSettingNames(t *testing.T) {
+	t.Parallel()
+	s, ok := Lookup(MaxTurns)
+	require.True(t, ok)
+	assert.Equal(t, "--max-turns", s.FlagName())
+	assert.Equal(t, "max_turns", s.InputName())
+	assert.Equal(t, "CORE_SESSION_MAX_TURNS", s.Env())
+	seen := map[string]bool{}
+	for _, s := range Settings() {
+		assert.False(t, seen[s.Name], "setting %s twice", s.Name)
+		seen[s.Name] = true
+		assert.NotNil(t, s.apply, s.Name)
+	}
+}
+
+// TestActionDeclaresEveryInput: every setting the Action takes is an input
+// of action.yml, so a new setting cannot be forgotten there.
+func TestActionDeclaresEveryInput(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "action.yml"))
+	require.NoError(t, err)
+	for _, s := range Settings() {
+		if s.Input {
+			assert.Contains(t, string(b), "\n  "+s.InputName()+":\n", "action.yml lacks the input %s", s.InputName())
+		}
+	}
+}
+
+func TestOptions(t *testing.T) {
+	t.Parallel()
+	srv := testkit.NewModelServer(t)
+	home := t.TempDir()
+	env := Env{Getenv: envOf(map[string]string{
+		"CORE_HOME": home, "CORE_SESSION_SANDBOX": "off", "PATH": os.Getenv("PATH"),
+		"CORE_SESSION_DISCOVER": "http://127.0.0.1:9," + srv.URL, "OPENAI_API_KEY": "sk-secret-key",
+		"CORE_SESSION_TIMEOUT": "45m",
+	})}
+	ready, err := Options(t.Context(), env, Values{MaxTurns: "7", Verify: "build"})
+	require.NoError(t, err)
+	o := ready.Options
+	assert.True(t, ready.Discovered)
+	assert.Equal(t, srv.URL, o.InferenceURL, "the first candidate that answers")
+	assert.Equal(t, 7, o.MaxTurns)
+	assert.Equal(t, "45m0s", o.Timeout.String())
+	assert.Equal(t, sandbox.TierBuild, o.Verify)
+	assert.Equal(t, session.DefaultModel, o.Model)
+	assert.Contains(t, o.Secrets, "sk-secret-key", "the model key is always a secret")
+	assert.NotNil(t, o.Store)
+	assert.NotNil(t, o.Client)
+	assert.Equal(t, home, ready.Home)
+}
+
+func TestOptionsErrorsNameTheSetting(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	base := map[string]string{"CORE_HOME": home, "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": "http://127.0.0.1:9"}
+	tests := []struct {
+		name   string
+		env    map[string]string
+		vals   Values
+		option string
+		flag   string
+		input  string
+		bot    string
+	}{
+		{name: "bad turns", vals: Values{MaxTurns: "many"}, option: MaxTurns,
+			flag: `--max-turns: must be a positive number, got "many"`, input: `the max_turns input: must be a positive number`, bot: "CORE_SESSION_MAX_TURNS: must be a positive number"},
+		{name: "test tier without sandbox", vals: Values{Verify: "test"}, option: Verify,
+			flag: "--verify: the test tier runs workspace code", input: "the verify input: the test tier", bot: "CORE_SESSION_VERIFY: the test tier"},
+		{name: "no model server", env: map[string]string{"CORE_SESSION_INFERENCE_URL": "", "CORE_SESSION_DISCOVER": "http://127.0.0.1:9"}, option: InferenceURL,
+			flag: "--inference-url: no OpenAI-compatible model server found", input: "the inference_url input: no OpenAI", bot: "CORE_SESSION_INFERENCE_URL: no OpenAI"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := map[string]string{}
+			for k, v := range base {
+				m[k] = v
+			}
+			for k, v := range tt.env {
+				m[k] = v
+			}
+			_, err := Options(t.Context(), Env{Getenv: envOf(m)}, tt.vals)
+			var ce *session.ConfigError
+			require.True(t, errors.As(err, &ce), "%v", err)
+			assert.Equal(t, tt.option, ce.Option)
+			assert.ErrorContains(t, Word(err, FlagWording), tt.flag)
+			assert.ErrorContains(t, Word(err, InputWording), tt.input)
+			assert.ErrorContains(t, Word(err, EnvWording), tt.bot)
+			assert.True(t, errors.As(Word(err, FlagWording), &ce), "a worded error is still a ConfigError")
+		})
+	}
+}
+
+func TestWordEngineOptions(t *testing.T) {
+	t.Parallel()
+	err := &session.ConfigError{Option: "base", Err: errors.New(`branch "x" not found`)}
+	assert.EqualError(t, Word(err, FlagWording), `--base: branch "x" not found`)
+	assert.EqualError(t, Word(err, InputWording), `the base input: branch "x" not found`)
+	assert.EqualError(t, Word(err, EnvWording), `the run's base: branch "x" not found`)
+	plain := errors.New("plain")
+	assert.Equal(t, plain, Word(plain, FlagWording))
+}
+
+// TestVerifyAuto: auto is build, raised to test when the sandbox works;
+// an explicit test with a failing sandbox fails clearly.
+func TestVerifyAuto(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'bubblewrap 0.8.0'; exit 0; fi\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bwrap"), []byte(script), 0o755))
+	broken := sandbox.New(sandbox.Config{Home: t.TempDir(), Path: dir + ":" + os.Getenv("PATH")})
+
+	ready := &Ready{}
+	tier, err := verifyTier(t.Context(), broken, "auto", ready)
+	require.NoError(t, err)
+	assert.Equal(t, sandbox.TierBuild, tier)
+	require.Len(t, ready.Notices, 1)
+	assert.Contains(t, ready.Notices[0], "the sandbox is not usable here (user namespaces are refused")
+
+	_, err = verifyTier(t.Context(), broken, "test", ready)
+	assert.ErrorContains(t, err, "the test tier runs workspace code and needs the sandbox")
+
+	tier, err = verifyTier(t.Context(), broken, "build", ready)
+	require.NoError(t, err)
+	assert.Equal(t, sandbox.TierBuild, tier)
+
+	if p := sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}).Probe(t.Context()); p.Usable {
+		tier, err = verifyTier(t.Context(), sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}), "auto", &Ready{})
+		require.NoError(t, err)
+		assert.Equal(t, sandbox.TierTest, tier, "auto rises to test where the sandbox works")
+	} else if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %s", p.Cause)
+	}
+}
+
+// TestNothingCreatedForARunThatCannotStart: a bad setting or no model
+// server is found before anything is written under the state directory.
+func TestNothingCreatedForARunThatCannotStart(t *testing.T) {
+	t.Parallel()
+	home := filepath.Join(t.TempDir(), "home")
+	env := Env{Getenv: envOf(map[string]string{"CORE_HOME": home, "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_DISCOVER": "http://127.0.0.1:9"})}
+	_, err := Options(t.Context(), env, nil)
+	require.Error(t, err)
+	_, err = os.Stat(home)
+	assert.True(t, os.IsNotExist(err), "the state directory was created: %v", err)
+}
