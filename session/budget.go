@@ -23,8 +23,8 @@ func budget(entries []Entry, limit int) []model.Message {
 	msgs := make([]model.Message, len(entries))
 	total := 0
 	for i, e := range entries {
-		msgs[i] = model.Message{Role: e.Role, Content: e.Content}
-		total += estimateTokens(e.Content)
+		msgs[i] = model.Message{Role: e.Role, Content: e.Content, ToolCalls: e.ToolCalls, ToolCallID: e.ToolCallID}
+		total += estimateTokens(e.Content) + callTokens(e.ToolCalls)
 	}
 	for _, kind := range []string{KindObservation, KindReply} {
 		for i := 0; i < len(entries)-keepRecent && total > limit; i++ {
@@ -34,6 +34,13 @@ func budget(entries []Entry, limit int) []model.Message {
 			note := elisionNote(entries[i])
 			total += estimateTokens(note) - estimateTokens(msgs[i].Content)
 			msgs[i].Content = note
+			if calls := msgs[i].ToolCalls; len(calls) > 0 {
+				// The calls stay, for the tool messages that answer them;
+				// their arguments go.
+				total -= callTokens(calls)
+				msgs[i].ToolCalls = elideCalls(calls)
+				total += callTokens(msgs[i].ToolCalls)
+			}
 		}
 	}
 	return msgs
@@ -44,4 +51,24 @@ func elisionNote(e Entry) string {
 		return fmt.Sprintf("[turn %d: an earlier reply of %d characters, elided to save context]", e.Turn, len(e.Content))
 	}
 	return fmt.Sprintf("[turn %d: an earlier tool result of %d characters, elided to save context; repeat the call if you need it]", e.Turn, len(e.Content))
+}
+
+// callTokens estimates the size of native tool calls.
+func callTokens(calls []model.ToolCall) int {
+	n := 0
+	for _, c := range calls {
+		n += estimateTokens(c.Name + c.Arguments)
+	}
+	return n
+}
+
+// elideCalls keeps the calls' ids and names, and replaces their arguments
+// with a note.
+func elideCalls(calls []model.ToolCall) []model.ToolCall {
+	out := make([]model.ToolCall, len(calls))
+	for i, c := range calls {
+		c.Arguments = fmt.Sprintf(`{"elided":"arguments of %d characters, elided to save context"}`, len(c.Arguments))
+		out[i] = c
+	}
+	return out
 }

@@ -37,7 +37,14 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
 	if fresh || len(entries) == 0 {
-		sys := Entry{Role: model.RoleSystem, Content: s.systemPrompt(), Kind: KindSystem}
+		prompt, err := s.systemPrompt(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return s.end(StatusCancelled, "", errors.New("cancelled")), nil
+			}
+			return s.end(StatusFailed, FailInfrastructure, err), nil
+		}
+		sys := Entry{Role: model.RoleSystem, Content: prompt, Kind: KindSystem}
 		if err := s.append(&entries, sys); err != nil {
 			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}
@@ -89,10 +96,11 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			s.step(step)
 			return s.modelFailure(ctx, runCtx, err)
 		}
-		if err := s.append(entries, Entry{Role: model.RoleAssistant, Content: reply.Content, Kind: KindReply, Turn: s.rec.Turns}); err != nil {
+		entry := s.replyEntry(reply)
+		if err := s.append(entries, entry); err != nil {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 		}
-		action, perr := protocol.Parse(reply.Content, names)
+		action, perr := parseReply(entry, names)
 		if perr != nil {
 			malformed++
 			step.Tool, step.Malformed = "(malformed)", true
@@ -101,8 +109,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			if malformed >= maxMalformed {
 				return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}
 			}
-			correction := "Your reply held no valid action: " + perr.Error() + " Reply with exactly one action."
-			if err := s.append(entries, Entry{Role: model.RoleUser, Content: correction, Kind: KindCorrection, Turn: s.rec.Turns}); err != nil {
+			if err := s.appendAll(entries, answers(entry, KindCorrection, protocol.Correction(perr), s.rec.Turns)); err != nil {
 				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 			}
 			continue
@@ -122,12 +129,22 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			s.rec.Verified = append(s.rec.Verified, Verification{Command: v.Command, ExitCode: v.ExitCode, Sandboxed: v.Sandboxed, Duration: v.Duration})
 			_ = s.opts.Store.saveQuick(s.rec)
 		}
+		obs := "Result of " + action.Tool + ":\n" + res.Output
+		if action.Skipped > 0 {
+			obs += "\n\n" + protocol.SkippedNote(action)
+		}
 		if res.Done {
 			s.rec.Summary = res.Summary
+			if len(entry.ToolCalls) > 0 {
+				// Every native call is answered, so a resumed transcript is
+				// one the server accepts.
+				if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
+					return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+				}
+			}
 			return outcome{status: StatusDone}
 		}
-		obs := Entry{Role: model.RoleUser, Content: "Result of " + action.Tool + ":\n" + res.Output, Kind: KindObservation, Turn: s.rec.Turns}
-		if err := s.append(entries, obs); err != nil {
+		if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 		}
 		if s.rec.Turns%recordEvery == 0 {
@@ -143,7 +160,11 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 func (s *run) complete(ctx context.Context, entries []Entry) (model.Reply, error) {
 	turnCtx, cancel := context.WithTimeout(ctx, s.opts.TurnTimeout)
 	defer cancel()
-	return s.opts.Client.Complete(turnCtx, budget(entries, s.opts.ContextTokens))
+	msgs := budget(entries, s.opts.ContextTokens)
+	if tc, ok := s.opts.Client.(ToolCompleter); ok && s.native() {
+		return tc.CompleteTools(turnCtx, msgs, nativeTools(s.tools))
+	}
+	return s.opts.Client.Complete(turnCtx, msgs)
 }
 
 // modelFailure classifies a failed call to the model.
@@ -186,6 +207,16 @@ func (s *run) append(entries *[]Entry, e Entry) error {
 		return err
 	}
 	*entries = append(*entries, e)
+	return nil
+}
+
+// appendAll appends entries in order.
+func (s *run) appendAll(entries *[]Entry, es []Entry) error {
+	for _, e := range es {
+		if err := s.append(entries, e); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -64,6 +64,10 @@ type Options struct {
 	DryRun        bool
 	Interactive   bool
 	Think         bool
+	// ToolCalls is how actions travel: ToolCallsText (the default: the
+	// reply's text), ToolCallsNative (OpenAI function calling) or
+	// ToolCallsAuto (native when the server takes tools).
+	ToolCalls string
 
 	// Collaborators.
 	// GitHub is the client for owner/name repositories; nil for local ones.
@@ -117,6 +121,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.ToolCalls == "" {
+		o.ToolCalls = ToolCallsText
+	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
@@ -131,6 +138,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("--max-turns must be positive, got %d", o.MaxTurns)
 	case o.Timeout < 0 || o.TurnTimeout < 0 || o.ShellTimeout < 0:
 		return o, errors.New("timeouts must be positive")
+	case !validToolCalls(o.ToolCalls):
+		return o, fmt.Errorf("--tool-calls must be text, native or auto, got %q", o.ToolCalls)
 	case o.ContextTokens < 1024:
 		return o, fmt.Errorf("--context-tokens must be at least 1024, got %d", o.ContextTokens)
 	case o.Store == nil:

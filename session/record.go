@@ -88,21 +88,27 @@ func (u *Usage) add(m model.Usage) {
 
 // Record is the durable state of a session: session.json.
 type Record struct {
-	ID           string         `json:"id"`
-	Repo         string         `json:"repo"`
-	Base         string         `json:"base"`
-	StartCommit  string         `json:"start_commit"`
-	Branch       string         `json:"branch"`
-	Issue        int            `json:"issue,omitempty"`
-	PullRequest  int            `json:"pull_request,omitempty"`
-	Prompt       string         `json:"prompt,omitempty"`
-	Status       Status         `json:"status"`
-	FailureKind  FailureKind    `json:"failure_kind,omitempty"`
-	Error        string         `json:"error,omitempty"`
-	Turns        int            `json:"turns"`
-	Model        string         `json:"model"`
-	InferenceURL string         `json:"inference_url,omitempty"`
-	Verify       sandbox.Tier   `json:"verify"`
+	ID           string       `json:"id"`
+	Repo         string       `json:"repo"`
+	Base         string       `json:"base"`
+	StartCommit  string       `json:"start_commit"`
+	Branch       string       `json:"branch"`
+	Issue        int          `json:"issue,omitempty"`
+	PullRequest  int          `json:"pull_request,omitempty"`
+	Prompt       string       `json:"prompt,omitempty"`
+	Status       Status       `json:"status"`
+	FailureKind  FailureKind  `json:"failure_kind,omitempty"`
+	Error        string       `json:"error,omitempty"`
+	Turns        int          `json:"turns"`
+	Model        string       `json:"model"`
+	InferenceURL string       `json:"inference_url,omitempty"`
+	Verify       sandbox.Tier `json:"verify"`
+	// ToolCalls is how actions travel (text or native), auto resolved at
+	// the start; resume keeps it.
+	ToolCalls string `json:"tool_calls,omitempty"`
+	// Instructions are the repository instruction files the system prompt
+	// carries (AGENTS.md and the like).
+	Instructions []string       `json:"instructions,omitempty"`
 	Sandboxed    bool           `json:"sandboxed"`
 	Verified     []Verification `json:"verified"`
 	Usage        Usage          `json:"usage"`

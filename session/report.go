@@ -42,8 +42,11 @@ type Report struct {
 	Verified    []Verification `json:"verified"`
 	Unverified  bool           `json:"unverified"`
 	Steps       []Step         `json:"steps"`
-	StartedAt   time.Time      `json:"started_at"`
-	EndedAt     time.Time      `json:"ended_at"`
+	// Instructions are the repository instruction files the model was
+	// given, e.g. ["AGENTS.md", "pkg/AGENTS.md"].
+	Instructions []string  `json:"instructions,omitempty"`
+	StartedAt    time.Time `json:"started_at"`
+	EndedAt      time.Time `json:"ended_at"`
 }
 
 // UnverifiedWarning is what a run says when it verified nothing.
@@ -66,6 +69,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "turns: %d, tokens: %d (prompt %d, completion %d), time: %s\n",
 		r.Turns, r.Usage.TotalTokens, r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
+	if len(r.Instructions) > 0 {
+		fmt.Fprintf(w, "instructions: %s\n", strings.Join(r.Instructions, ", "))
+	}
 	switch {
 	case r.PRURL != "":
 		fmt.Fprintf(w, "pull request: %s\n", r.PRURL)

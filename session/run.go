@@ -58,7 +58,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		instruction += text
 	}
+	mode, err := resolveToolCalls(ctx, opts)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
 	rec := &Record{
+		ToolCalls:    mode,
 		ID:           id,
 		Repo:         org.name(),
 		Base:         t.base,
@@ -166,7 +171,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, er
 	if len(pairs) > 0 {
 		s.redact = strings.NewReplacer(pairs...)
 	}
-	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}}
+	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions}
 	if err := rec.transition(StatusRunning, opts.Now()); err != nil {
 		unlock()
 		return nil, err
@@ -237,7 +242,18 @@ func verifyRule(tier sandbox.Tier) string {
 	return "Every run_shell command needs a human's approval and may be declined."
 }
 
-// systemPrompt builds the session's system prompt.
-func (s *run) systemPrompt() string {
-	return protocol.SystemPrompt(protocol.PromptConfig{ToolDocs: s.tools.Doc(), Verify: verifyRule(s.rec.Verify)})
+// systemPrompt builds the session's system prompt, with the repository's
+// instructions for agents from the start commit.
+func (s *run) systemPrompt(ctx context.Context) (string, error) {
+	text, used, err := repoInstructions(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
+	if err != nil {
+		return "", err
+	}
+	s.rec.Instructions, s.report.Instructions = used, used
+	return protocol.SystemPrompt(protocol.PromptConfig{
+		ToolDocs:     s.tools.Doc(),
+		Verify:       verifyRule(s.rec.Verify),
+		Native:       s.native(),
+		Instructions: s.scrub(text),
+	}), nil
 }

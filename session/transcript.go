@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/coreagent/core/session/model"
 )
 
 // Entry kinds say what a transcript message is, so the context budget
@@ -29,6 +31,10 @@ type Entry struct {
 	Kind    string    `json:"kind"`
 	Turn    int       `json:"turn,omitempty"`
 	Time    time.Time `json:"time"`
+	// ToolCalls are a reply's native tool calls (id, name, arguments);
+	// ToolCallID is the call a tool-role observation answers.
+	ToolCalls  []model.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
 }
 
 // transcript appends entries to transcript.jsonl, one JSON object per line,

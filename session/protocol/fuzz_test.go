@@ -42,7 +42,7 @@ func FuzzParseMarkup(f *testing.F) {
 			if !errors.As(err, &m) {
 				t.Fatalf("error is not a *MalformedError: %T %v", err, err)
 			}
-		} else if b.Tool != tool {
+		} else if b.Tool != strings.TrimSpace(tool) {
 			t.Fatalf("markup for %q parsed to tool %q", tool, b.Tool)
 		}
 	})

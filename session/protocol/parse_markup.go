@@ -161,9 +161,5 @@ func trimClosers(s string) string {
 // stripOneNewline removes one leading and one trailing newline, as
 // Qwen3-Coder's chat template writes them around a value.
 func stripOneNewline(s string) string {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "\r\n"), "\n")
-	if strings.HasSuffix(s, "\r\n") {
-		return s[:len(s)-2]
-	}
-	return strings.TrimSuffix(s, "\n")
+	return strings.TrimSuffix(strings.TrimPrefix(s, "\n"), "\n")
 }
