@@ -244,6 +244,7 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 		MaxTurns:     r.in.MaxTurns,
 		Timeout:      r.in.Timeout,
 		Verify:       tier,
+		ToolCalls:    r.in.ToolCalls,
 		DryRun:       r.in.DryRun,
 		GitHub:       r.client,
 		Secrets:      append(r.client.Secrets(), r.in.APIKey),

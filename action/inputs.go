@@ -37,8 +37,10 @@ type Inputs struct {
 	MaxTurns     int
 	Timeout      time.Duration
 	Verify       string
-	ForgeLabel   string
-	DryRun       bool
+	// ToolCalls is how the model sends actions: text, native or auto.
+	ToolCalls  string
+	ForgeLabel string
+	DryRun     bool
 	// RunID and StatusCommentID are set by the bot when it dispatches a
 	// run: the Action then edits the bot's status comment.
 	RunID           string
@@ -57,6 +59,7 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 		APIKey:       strings.TrimSpace(a.GetInput("api_key")),
 		Verify:       strings.ToLower(orDefault(a.GetInput("verify"), "auto")),
 		ForgeLabel:   orDefault(a.GetInput("forge_label"), "forge"),
+		ToolCalls:    strings.ToLower(orDefault(a.GetInput("tool_calls"), "text")),
 	}
 	if in.GitHubToken == "" {
 		in.GitHubToken = strings.TrimSpace(a.Getenv("GITHUB_TOKEN"))
@@ -70,6 +73,11 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 	case "auto", "off", "build", "test":
 	default:
 		return in, fmt.Errorf("input verify must be auto, off, build or test, got %q", in.Verify)
+	}
+	switch in.ToolCalls {
+	case "text", "native", "auto":
+	default:
+		return in, fmt.Errorf("input tool_calls must be text, native or auto, got %q", in.ToolCalls)
 	}
 	var err error
 	if in.Issue, err = intInput(a, "issue"); err != nil {

@@ -30,8 +30,13 @@ func TestReadInputs(t *testing.T) {
 			assert.Equal(t, ModeAuto, in.Mode)
 			assert.Equal(t, "auto", in.Verify)
 			assert.Equal(t, "forge", in.ForgeLabel)
+			assert.Equal(t, "text", in.ToolCalls)
 			assert.False(t, in.DryRun)
 		}},
+		{name: "tool calls", env: map[string]string{"INPUT_TOOL_CALLS": "Native"}, check: func(t *testing.T, in Inputs) {
+			assert.Equal(t, "native", in.ToolCalls)
+		}},
+		{name: "bad tool calls", env: map[string]string{"INPUT_TOOL_CALLS": "xml"}, wantErr: `input tool_calls must be text, native or auto, got "xml"`},
 		{name: "all set", env: map[string]string{"INPUT_MODE": "Fix", "INPUT_ISSUE": "#12", "INPUT_MAX_TURNS": "7", "INPUT_TIMEOUT": "45m", "INPUT_DRY_RUN": "true", "INPUT_VERIFY": "test", "INPUT_GITHUB_TOKEN": " t "},
 			check: func(t *testing.T, in Inputs) {
 				assert.Equal(t, ModeFix, in.Mode)

@@ -47,12 +47,14 @@ type sessionFlags struct {
 	dryRun        bool
 	interactive   bool
 	think         bool
+	toolCalls     string
 }
 
 func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 	fl := cmd.Flags()
 	if withSessionOptions {
 		fl.StringVar(&f.model, "model", session.DefaultModel, "model name sent to the endpoint")
+		fl.StringVar(&f.toolCalls, "tool-calls", session.ToolCallsText, "how the model sends actions: text (written in the reply, as the prompt shows), native (OpenAI function calling: tools in the request, tool_calls in the reply) or auto (asks the server once; native when it takes tools, else text)")
 		fl.StringVar(&f.verify, "verify", "", "what run_shell may run without approval: off, build (compile, no workspace code) or test (adds go test and flutter test, only inside the sandbox); default $CORE_SESSION_VERIFY, else off")
 	}
 	fl.StringVar(&f.inferenceURL, "inference-url", "", "OpenAI-compatible base URL (default $CORE_SESSION_INFERENCE_URL, else discovered: http://127.0.0.1:35536, :8081, :8080 are tried with GET /v1/models)")
@@ -110,6 +112,7 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags) (session.Options, err
 		DryRun:        f.dryRun,
 		Interactive:   f.interactive,
 		Think:         f.think,
+		ToolCalls:     f.toolCalls,
 		Store:         store,
 		Sandbox:       sb,
 		Client:        model.New(model.Config{BaseURL: url, APIKey: apiKey, Model: f.model}),
@@ -219,8 +222,8 @@ func newSessionResumeCmd(e *env) *cobra.Command {
 		Use:   `resume ID "instruction"`,
 		Short: "Continue a session with a new instruction",
 		Long: `resume continues a persisted session: its transcript is replayed verbatim to
-the model, its workspace is reused, and the limits apply afresh. The model
-and the verify tier are the session's own.`,
+the model, its workspace is reused, and the limits apply afresh. The model,
+the verify tier and the tool-call mode are the session's own.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, err := e.loadSession(args[0])

@@ -50,7 +50,7 @@ func SystemPrompt(cfg PromptConfig) string {
 
 Each further line is one argument, "name: value". Quote a value in double quotes when it holds a quote, a backslash, a colon, a leading or trailing space, begins with # or -, or could be read as a number, true, false or null; inside quotes write a quote as \" and a backslash as \\. A line that begins with # is a comment.
 
-For multi-line text (content, old_text, new_text) use the tool-call form instead. Each value is raw text between its tags, exactly as it is in the file: nothing is escaped, tabs, quotes and backslashes stay as they are. The newline right after an opening tag and the one right before a closing tag are not part of the value:
+For multi-line text (content, old_text, new_text) use the tool-call form instead. Each value is raw text between its tags, exactly as it is in the file: nothing is escaped, tabs, quotes and backslashes stay as they are. The newline right after an opening tag and the one right before a closing tag are not part of the value, so content that ends with a newline (as files do) has an empty line before </parameter>:
 
 ` + ExampleMultiline + `
 
