@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/tools"
 )
 
 // corpusDir is the reply corpus of the protocol package: the same work
@@ -264,6 +265,8 @@ func TestAutoToolCalls(t *testing.T) {
 			}
 			opts := testOptions(t, srv, repo)
 			opts.ToolCalls = ToolCallsAuto
+			var progress strings.Builder
+			opts.Progress = &progress
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			require.Equal(t, StatusDone, rep.Status, rep.Error)
@@ -273,6 +276,7 @@ func TestAutoToolCalls(t *testing.T) {
 			reqs := srv.Requests()
 			require.Len(t, reqs, 2, "one probe, one turn")
 			assert.Equal(t, tt.want == ToolCallsNative, len(reqs[1].Tools) > 0)
+			assert.Contains(t, progress.String(), "tool calls: "+tt.want+" (")
 		})
 	}
 }
@@ -286,4 +290,69 @@ func TestToolCallsOptionChecked(t *testing.T) {
 	var ce *ConfigError
 	require.ErrorAs(t, err, &ce)
 	assert.Contains(t, err.Error(), `--tool-calls must be text, native or auto, got "xml"`)
+}
+
+// TestNativeCallWithoutID: a server that sends tool calls without ids
+// gets them answered by ids core makes.
+func TestNativeCallWithoutID(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.RawReply(200, `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,`+
+			`"message":{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"git_diff","arguments":"{}"}}]},`+
+			`"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`),
+		testkit.ToolCallReply("done", `{"summary":"x"}`),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.ToolCalls = ToolCallsNative
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	msgs := srv.Requests()[1].Messages
+	call, answer := msgs[len(msgs)-2], msgs[len(msgs)-1]
+	require.Len(t, call.ToolCalls, 1)
+	assert.Equal(t, "core_1_1", call.ToolCalls[0].ID)
+	assert.Equal(t, "core_1_1", answer.ToolCallID)
+}
+
+// TestNativeToolSchemas holds the function definitions derived from the
+// real tool set's docs: a doc change that loses an argument shows here.
+func TestNativeToolSchemas(t *testing.T) {
+	t.Parallel()
+	type schema struct {
+		Type       string                       `json:"type"`
+		Properties map[string]map[string]string `json:"properties"`
+		Required   []string                     `json:"required"`
+	}
+	want := map[string]struct {
+		props    map[string]string
+		required []string
+	}{
+		"read_file":  {map[string]string{"path": "string", "start_line": "integer", "end_line": "integer"}, []string{"path"}},
+		"list_dir":   {map[string]string{"path": "string"}, nil},
+		"write_file": {map[string]string{"path": "string", "content": "string"}, []string{"path", "content"}},
+		"edit_file":  {map[string]string{"path": "string", "old_text": "string", "new_text": "string"}, []string{"path", "old_text", "new_text"}},
+		"search":     {map[string]string{"pattern": "string", "path": "string"}, []string{"pattern"}},
+		"git_diff":   {map[string]string{}, nil},
+		"run_shell":  {map[string]string{"command": "string"}, []string{"command"}},
+		"file_issue": {map[string]string{"title": "string", "body": "string"}, []string{"title", "body"}},
+		"done":       {map[string]string{"summary": "string"}, []string{"summary"}},
+	}
+	defs := nativeTools(tools.Default())
+	require.Len(t, defs, len(want))
+	for _, d := range defs {
+		w, ok := want[d.Name]
+		require.True(t, ok, d.Name)
+		var sc schema
+		require.NoError(t, json.Unmarshal(d.Parameters, &sc), d.Name)
+		assert.Equal(t, "object", sc.Type)
+		props := map[string]string{}
+		for k, v := range sc.Properties {
+			props[k] = v["type"]
+		}
+		assert.Equal(t, w.props, props, d.Name)
+		assert.Equal(t, w.required, sc.Required, d.Name)
+		assert.NotEmpty(t, d.Description, d.Name)
+		assert.NotContains(t, d.Description, "tool: "+d.Name, "the TOON example is not the description")
+	}
 }

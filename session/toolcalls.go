@@ -56,11 +56,15 @@ func resolveToolCalls(ctx context.Context, opts Options) (string, error) {
 			return ToolCallsText, nil
 		}
 		native, err := prober.SupportsTools(ctx)
-		if err != nil {
+		switch {
+		case err != nil:
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not ask the model server about tool calls; using text.")
-		}
-		if native {
+			fmt.Fprintf(opts.Progress, "tool calls: text (could not ask the model server: %v)\n", err)
+		case native:
+			fmt.Fprintln(opts.Progress, "tool calls: native (the model server takes tools)")
 			return ToolCallsNative, nil
+		default:
+			fmt.Fprintln(opts.Progress, "tool calls: text (the model server refused or ignored tools)")
 		}
 		return ToolCallsText, nil
 	}
@@ -89,7 +93,15 @@ func (s *run) replyEntry(reply model.Reply) Entry {
 		return e
 	}
 	if s.native() {
-		e.ToolCalls = reply.ToolCalls
+		e.ToolCalls = make([]model.ToolCall, len(reply.ToolCalls))
+		for i, c := range reply.ToolCalls {
+			if c.ID == "" {
+				// A server that sends no ids still gets its calls
+				// answered one by one.
+				c.ID = fmt.Sprintf("core_%d_%d", s.rec.Turns, i+1)
+			}
+			e.ToolCalls[i] = c
+		}
 		return e
 	}
 	if e.Content != "" {

@@ -109,10 +109,14 @@ func parse(reply string, known []string) (Action, error) {
 	if strings.TrimSpace(text) == "" {
 		return Action{}, malformed("the reply is empty (after removing <think> blocks).")
 	}
-	if hasMarkup(text) {
-		return parseMarkup(text, known)
-	}
 	var firstErr error
+	if hasMarkup(text) {
+		a, err := parseMarkup(text, known)
+		if err == nil || isUnknownTool(err) {
+			return a, err
+		}
+		firstErr = err // unless the text holds an action in another form
+	}
 	for _, group := range candidates(text) {
 		for i, c := range group {
 			a, err := parseCandidate(c, known)
@@ -273,11 +277,19 @@ func fromObject(obj toon.Object, known []string) (Action, error) {
 		return Action{}, malformed("the tool field must be a tool name (a string).")
 	}
 	if len(obj) == 2 {
-		// {"tool": NAME, "arguments": {…}}: the arguments wrapped.
+		// {"tool": NAME, "arguments": {…} or "{…}"}: the arguments wrapped.
 		for _, m := range obj {
-			if inner, ok := m.Value.(toon.Object); ok && wrapperKey(m.Key) {
-				return action(name, plain(inner).(map[string]any), known)
+			if !wrapperKey(m.Key) {
+				continue
 			}
+			if _, isString := m.Value.(string); isString && !strings.HasPrefix(strings.TrimSpace(m.Value.(string)), "{") {
+				continue // a plain string argument that happens to be so named
+			}
+			args, err := argsValue(name, m.Value)
+			if err != nil {
+				return Action{}, err
+			}
+			return action(name, args, known)
 		}
 	}
 	args := make(map[string]any, len(obj)-1)
