@@ -44,7 +44,7 @@ func SystemPrompt(cfg PromptConfig) string {
 	if cfg.Native {
 		b.WriteString("Call the tools through function calling, one call per reply. If you write an action as text instead, use one of the forms below.\n\n")
 	}
-	b.WriteString(`Every reply is exactly one action: one action runs per turn. An action is a TOON object whose first line names the tool:
+	b.WriteString(`Every reply is exactly one action and nothing else: one action runs per turn. An action is a TOON object whose first line names the tool:
 
 ` + ExampleTOON + `
 
