@@ -203,6 +203,14 @@ func (s *run) stopped(ctx, runCtx context.Context, cause error) outcome {
 func (s *run) append(entries *[]Entry, e Entry) error {
 	e.Time = s.opts.Now()
 	e.Content = s.scrub(e.Content)
+	if len(e.ToolCalls) > 0 {
+		calls := make([]model.ToolCall, len(e.ToolCalls))
+		for i, c := range e.ToolCalls {
+			c.Arguments = s.scrub(c.Arguments)
+			calls[i] = c
+		}
+		e.ToolCalls = calls
+	}
 	if err := s.tr.append(e); err != nil {
 		return err
 	}

@@ -356,3 +356,21 @@ func TestNativeToolSchemas(t *testing.T) {
 		assert.NotContains(t, d.Description, "tool: "+d.Name, "the TOON example is not the description")
 	}
 }
+
+// TestNativeCallsScrubbed: a secret in a tool call's arguments is not
+// written to the transcript.
+func TestNativeCallsScrubbed(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t, testkit.ToolCallReply("done", `{"summary":"the key is sekrit-value"}`))
+	opts := testOptions(t, srv, repo)
+	opts.ToolCalls = ToolCallsNative
+	opts.Secrets = []string{"sekrit-value"}
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	data, err := os.ReadFile(filepath.Join(opts.Store.Dir(rep.ID), transcriptFile))
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "sekrit-value")
+	assert.Contains(t, string(data), `the key is [redacted]`)
+}
