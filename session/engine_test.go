@@ -186,7 +186,9 @@ func TestCancelled(t *testing.T) {
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	ctx, cancel := context.WithCancel(t.Context())
-	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	// Cancel while the model is generating: not on a timer, which a loaded
+	// machine can make fire during the clone.
+	opts.Client = &moveHead{Completer: opts.Client, n: 1, move: cancel}
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rep.Status)
