@@ -75,6 +75,10 @@ func TestReadInputs(t *testing.T) {
 				assert.Equal(t, "true", in.Settings["ready"])
 				assert.Equal(t, "true", in.Settings["allow-workflow-changes"])
 			}},
+		{name: "tool calls", env: map[string]string{"INPUT_TOOL_CALLS": "Native"}, check: func(t *testing.T, in Inputs) {
+			assert.Equal(t, "Native", in.Settings["tool-calls"], "setup reads it")
+		}},
+		{name: "bad tool calls", env: map[string]string{"INPUT_TOOL_CALLS": "xml"}, wantErr: `the tool_calls input: must be text, native or auto, got "xml"`},
 		{name: "bad ready", env: map[string]string{"INPUT_READY": "soon"}, wantErr: `the ready input: must be true or false, got "soon"`},
 		{name: "bad allow_workflow_changes", env: map[string]string{"INPUT_ALLOW_WORKFLOW_CHANGES": "yes please"}, wantErr: `the allow_workflow_changes input: must be true or false, got "yes please"`},
 	}

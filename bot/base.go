@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -31,6 +32,11 @@ type Base struct {
 	Metrics  *Metrics
 	Now      func() time.Time
 	NewRunID func() string
+
+	// statusMu makes each read-edit-write of a status comment whole: two
+	// deliveries handled at once (the pull request opened, the workflow
+	// run completed) must not lose each other's notes.
+	statusMu sync.Mutex
 }
 
 // installationClient returns the GitHub client of the installation that
@@ -225,6 +231,8 @@ func (b *Base) updateStatus(ctx context.Context, client *gh.Client, run *Run, ed
 		return nil
 	}
 	owner, repo, _ := strings.Cut(run.Repo, "/")
+	b.statusMu.Lock()
+	defer b.statusMu.Unlock()
 	return status.Update(ctx, client, owner, repo, run.StatusCommentID, run.ID, edit)
 }
 

@@ -2,6 +2,8 @@
 # Fetches the external test fixtures into .fixtures/ (ignored by git):
 #   .fixtures/toon-spec/      npm @toon-format/spec (the TOON conformance suite)
 #   .fixtures/webhooks/       npm @octokit/webhooks-examples (real webhook payloads)
+#   .fixtures/toon-ref/       npm @toon-format/toon (the reference TypeScript
+#                             implementation; toon's interop test runs it with node)
 # Safe to run again: a fixture already present at the pinned version is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,3 +31,4 @@ fetch() { # fetch NAME@VERSION DIR
 
 fetch @toon-format/spec@3.3.2 toon-spec
 fetch @octokit/webhooks-examples@7.6.1 webhooks
+fetch @toon-format/toon@4.4.0 toon-ref

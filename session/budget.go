@@ -153,10 +153,11 @@ func (w *contextWindow) extend(entries []Entry, block bool) (layout, bool) {
 	l := w.last
 	for i := w.lastN; i < len(entries); i++ {
 		e := entries[i]
+		m := model.Message{Role: e.Role, Content: e.Content, ToolCalls: e.ToolCalls, ToolCallID: e.ToolCallID}
 		if w.whole[i] < 0 {
-			w.whole[i] = wireSize(e.Role, e.Content)
+			w.whole[i] = messageSize(m)
 		}
-		l.msgs = append(l.msgs, model.Message{Role: e.Role, Content: e.Content})
+		l.msgs = append(l.msgs, m)
 		l.sizes = append(l.sizes, w.whole[i])
 		l.entry = append(l.entry, i)
 		l.masked = append(l.masked, false)
@@ -219,13 +220,17 @@ func (w *contextWindow) render(entries []Entry, xs []exchange) layout {
 	for i, e := range entries {
 		var content string
 		var size int
+		calls := e.ToolCalls
 		switch state[i] {
 		case 'd':
 			continue
 		case 'm':
+			// A native call stays, for the tool message that answers it;
+			// its arguments go.
+			calls = elideCalls(e.ToolCalls)
 			if w.noteSize[i] < 0 {
 				w.note[i] = maskNote(e)
-				w.noteSize[i] = wireSize(e.Role, w.note[i])
+				w.noteSize[i] = messageSize(model.Message{Role: e.Role, Content: w.note[i], ToolCalls: calls, ToolCallID: e.ToolCallID})
 			}
 			content, size = w.note[i], w.noteSize[i]
 		default:
@@ -238,16 +243,17 @@ func (w *contextWindow) render(entries []Entry, xs []exchange) layout {
 			if dropped {
 				content += dropNote(r[0], r[1])
 			}
+			m := model.Message{Role: e.Role, Content: content, ToolCalls: calls, ToolCallID: e.ToolCallID}
 			if isCut || dropped {
-				size = wireSize(e.Role, content)
+				size = messageSize(m)
 			} else {
 				if w.whole[i] < 0 {
-					w.whole[i] = wireSize(e.Role, content)
+					w.whole[i] = messageSize(m)
 				}
 				size = w.whole[i]
 			}
 		}
-		l.msgs = append(l.msgs, model.Message{Role: e.Role, Content: content})
+		l.msgs = append(l.msgs, model.Message{Role: e.Role, Content: content, ToolCalls: calls, ToolCallID: e.ToolCallID})
 		l.sizes = append(l.sizes, size)
 		l.entry = append(l.entry, i)
 		l.masked = append(l.masked, state[i] == 'm')
@@ -324,4 +330,18 @@ func cutMiddle(s string, keep int) string {
 		tail++
 	}
 	return s[:head] + cutMarker(tail-head) + s[tail:]
+}
+
+// elideCalls keeps the calls' ids and names, and replaces their arguments
+// with a note.
+func elideCalls(calls []model.ToolCall) []model.ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]model.ToolCall, len(calls))
+	for i, c := range calls {
+		c.Arguments = fmt.Sprintf(`{"elided":"arguments of %d characters, elided to save context"}`, len(c.Arguments))
+		out[i] = c
+	}
+	return out
 }

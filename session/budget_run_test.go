@@ -69,7 +69,7 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 					assert.True(t, strings.HasPrefix(last, "Result of read_file:\n"), "request %d ends with the latest result", i)
 					assert.LessOrEqual(t, len(last), len("Result of read_file:\n")+observationLimit(budget), "request %d: the result is capped", i)
 					prev := fromWire(reqs[i-1].Messages)
-					if len(msgs) < len(prev) || !slices.Equal(prev, msgs[:len(prev)]) {
+					if len(msgs) < len(prev) || !slices.EqualFunc(prev, msgs[:len(prev)], sameMessage) {
 						changed++
 					}
 					sizes := make([]int, len(msgs))

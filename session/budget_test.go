@@ -16,7 +16,7 @@ import (
 func estimate(msgs []model.Message) int {
 	n := requestFraming
 	for _, m := range msgs {
-		n += messageTokens(wireSize(m.Role, m.Content))
+		n += messageTokens(messageSize(m))
 	}
 	return n
 }
@@ -327,4 +327,52 @@ func TestWireSizeIsTheJSONs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBudgetNativeCalls: the arguments of native tool calls count toward
+// the budget, and a masked call keeps its id and name (the tool message
+// that answers it still names it) while its arguments go.
+func TestBudgetNativeCalls(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 40000)
+	entries := []Entry{
+		{Role: model.RoleSystem, Content: "system prompt", Kind: KindSystem},
+		{Role: model.RoleUser, Content: "the instruction", Kind: KindInstruction},
+	}
+	w := newContextWindow(32768)
+	var msgs []model.Message
+	for turn := 1; turn <= 10; turn++ {
+		id := fmt.Sprintf("call_%d", turn)
+		entries = append(entries,
+			Entry{Role: model.RoleAssistant, Kind: KindReply, Turn: turn,
+				ToolCalls: []model.ToolCall{{ID: id, Name: "write_file", Arguments: `{"path":"a","content":"` + big + `"}`}}},
+			Entry{Role: model.RoleTool, ToolCallID: id, Content: "Result of write_file:\nwrote a", Kind: KindObservation, Turn: turn})
+		msgs = w.request(entries)
+		assert.LessOrEqual(t, estimate(msgs), 32768, "turn %d", turn)
+	}
+	var first *model.Message
+	for i := range msgs {
+		if len(msgs[i].ToolCalls) > 0 && msgs[i].ToolCalls[0].ID == "call_1" {
+			first = &msgs[i]
+		}
+	}
+	if first != nil { // the oldest call may be dropped whole, with its answer
+		assert.Equal(t, "write_file", first.ToolCalls[0].Name)
+		assert.NotContains(t, first.ToolCalls[0].Arguments, big, "an old call's arguments go")
+	}
+	last := msgs[len(msgs)-2]
+	require.Len(t, last.ToolCalls, 1)
+	assert.Contains(t, last.ToolCalls[0].Arguments, big, "the last exchange is whole")
+	assert.Equal(t, "call_10", msgs[len(msgs)-1].ToolCallID)
+	// Every tool message answers a call the request still holds.
+	calls := map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = true
+		}
+		if m.ToolCallID != "" {
+			assert.True(t, calls[m.ToolCallID], "tool message for %s follows its call", m.ToolCallID)
+		}
+	}
+	assert.Contains(t, entries[2].ToolCalls[0].Arguments, big, "the transcript keeps everything")
 }

@@ -27,7 +27,17 @@ const (
 
 // jsonMessage is one message as go-openai marshals it.
 func jsonMessage(m model.Message) ([]byte, error) {
-	return json.Marshal(openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+	for _, c := range m.ToolCalls {
+		om.ToolCalls = append(om.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments}})
+	}
+	return json.Marshal(om)
+}
+
+// sameMessage reports whether two messages are the same, tool calls
+// included.
+func sameMessage(a, b model.Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && slices.Equal(a.ToolCalls, b.ToolCalls)
 }
 
 // wireSize is the bytes of one message on the wire, exactly what
@@ -37,6 +47,28 @@ func wireSize(role, content string) int {
 	n := len(`{"role":""}`) + jsonStringLen(role)
 	if content != "" {
 		n += len(`,"content":""`) + jsonStringLen(content)
+	}
+	return n
+}
+
+// messageSize is wireSize of a message with its native tool calls and the
+// id of the call it answers, as the OpenAI wire format carries them:
+// "tool_calls":[{"id":"…","type":"function","function":{"name":"…","arguments":"…"}}]
+// and "tool_call_id":"…".
+func messageSize(m model.Message) int {
+	n := wireSize(m.Role, m.Content)
+	if len(m.ToolCalls) > 0 {
+		n += len(`,"tool_calls":[]`)
+		for i, c := range m.ToolCalls {
+			if i > 0 {
+				n++
+			}
+			n += len(`{"id":"","type":"function","function":{"name":"","arguments":""}}`) +
+				jsonStringLen(c.ID) + jsonStringLen(c.Name) + jsonStringLen(c.Arguments)
+		}
+	}
+	if m.ToolCallID != "" {
+		n += len(`,"tool_call_id":""`) + jsonStringLen(m.ToolCallID)
 	}
 	return n
 }
@@ -134,7 +166,7 @@ func prefixShare(prev, cur []model.Message, sizes []int) float64 {
 	}
 	common := 1
 	k := 0
-	for k < len(prev) && k < len(cur) && prev[k] == cur[k] {
+	for k < len(prev) && k < len(cur) && sameMessage(prev[k], cur[k]) {
 		common += sizes[k] + 1
 		k++
 	}

@@ -45,7 +45,14 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	s.checks.background(ctx, s.rec.Checks)
 	defer s.checks.close()
 	if fresh || len(entries) == 0 {
-		sys := Entry{Role: model.RoleSystem, Content: s.systemPrompt(), Kind: KindSystem}
+		prompt, err := s.systemPrompt(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return s.end(StatusCancelled, "", errors.New("cancelled")), nil
+			}
+			return s.end(StatusFailed, FailInfrastructure, err), nil
+		}
+		sys := Entry{Role: model.RoleSystem, Content: prompt, Kind: KindSystem}
 		if err := s.append(&entries, sys); err != nil {
 			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}
@@ -103,11 +110,12 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			s.step(step)
 			return s.modelFailure(ctx, runCtx, err)
 		}
-		if err := s.append(entries, Entry{Role: model.RoleAssistant, Content: reply.Content, Kind: KindReply, Turn: s.rec.Turns}); err != nil {
+		entry := s.replyEntry(reply)
+		if err := s.append(entries, entry); err != nil {
 			hb.end()
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 		}
-		action, perr := protocol.Parse(reply.Content, names)
+		action, perr := parseReply(entry, names)
 		if perr != nil {
 			hb.end()
 			malformed++
@@ -117,8 +125,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			if malformed >= maxMalformed {
 				return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}
 			}
-			correction := "Your reply held no valid action: " + perr.Error() + " Reply with exactly one action."
-			if err := s.append(entries, Entry{Role: model.RoleUser, Content: correction, Kind: KindCorrection, Turn: s.rec.Turns}); err != nil {
+			if err := s.appendAll(entries, answers(entry, KindCorrection, protocol.Correction(perr), s.rec.Turns)); err != nil {
 				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 			}
 			continue
@@ -149,12 +156,22 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 				_ = s.opts.Store.saveQuick(s.rec, s.scrubber)
 			}
 		}
+		obs := "Result of " + action.Tool + ":\n" + res.Output
+		if action.Skipped > 0 {
+			obs += "\n\n" + protocol.SkippedNote(action)
+		}
 		if res.Done {
 			s.rec.Summary = res.Summary
+			if len(entry.ToolCalls) > 0 {
+				// Every native call is answered, so a resumed transcript is
+				// one the server accepts.
+				if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
+					return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+				}
+			}
 			return outcome{status: StatusDone}
 		}
-		obs := Entry{Role: model.RoleUser, Content: "Result of " + action.Tool + ":\n" + res.Output, Kind: KindObservation, Turn: s.rec.Turns}
-		if err := s.append(entries, obs); err != nil {
+		if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 		}
 		if s.rec.Turns%recordEvery == 0 && time.Since(saved) >= recordGap {
@@ -173,6 +190,9 @@ func (s *run) complete(ctx context.Context, entries []Entry) (model.Reply, error
 	defer cancel()
 	msgs := s.window.request(entries)
 	s.report.Context = s.window.stats.snapshot()
+	if tc, ok := s.opts.Client.(ToolCompleter); ok && s.native() {
+		return tc.CompleteTools(turnCtx, msgs, nativeTools(s.tools))
+	}
 	return s.opts.Client.Complete(turnCtx, msgs)
 }
 
@@ -212,10 +232,28 @@ func (s *run) stopped(ctx, runCtx context.Context, cause error) outcome {
 func (s *run) append(entries *[]Entry, e Entry) error {
 	e.Time = s.opts.Now()
 	e.Content = s.scrub(e.Content)
+	if len(e.ToolCalls) > 0 {
+		calls := make([]model.ToolCall, len(e.ToolCalls))
+		for i, c := range e.ToolCalls {
+			c.Arguments = s.scrub(c.Arguments)
+			calls[i] = c
+		}
+		e.ToolCalls = calls
+	}
 	if err := s.tr.append(e); err != nil {
 		return err
 	}
 	*entries = append(*entries, e)
+	return nil
+}
+
+// appendAll appends entries in order.
+func (s *run) appendAll(entries *[]Entry, es []Entry) error {
+	for _, e := range es {
+		if err := s.append(entries, e); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

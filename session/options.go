@@ -81,6 +81,10 @@ type Options struct {
 	// the next push, so by default the tools refuse to write one and
 	// landing refuses work that changes one. Recorded; resume keeps it.
 	AllowWorkflowChanges bool
+	// ToolCalls is how actions travel: ToolCallsText (the default: the
+	// reply's text), ToolCallsNative (OpenAI function calling) or
+	// ToolCallsAuto (native when the server takes tools).
+	ToolCalls string
 
 	// Collaborators.
 	// GitHub is the client for owner/name repositories; nil for local ones.
@@ -139,6 +143,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.ToolCalls == "" {
+		o.ToolCalls = ToolCallsText
+	}
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
@@ -156,6 +163,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, optionError("max-turns", "must be positive, got %d", o.MaxTurns)
 	case o.Timeout < 0 || o.TurnTimeout < 0 || o.ShellTimeout < 0:
 		return o, optionError("timeout", "timeouts must be positive")
+	case !validToolCalls(o.ToolCalls):
+		return o, optionError("tool-calls", "must be text, native or auto, got %q", o.ToolCalls)
 	case o.ContextTokens < 1024:
 		return o, optionError("context-tokens", "must be at least 1024, got %d", o.ContextTokens)
 	case o.Store == nil:

@@ -100,7 +100,13 @@ type Record struct {
 	Model        string       `json:"model"`
 	InferenceURL string       `json:"inference_url,omitempty"`
 	Verify       sandbox.Tier `json:"verify"`
-	Sandboxed    bool         `json:"sandboxed"`
+	// ToolCalls is how actions travel (text or native), auto resolved at
+	// the start; resume keeps it.
+	ToolCalls string `json:"tool_calls,omitempty"`
+	// Instructions are the repository instruction files the system prompt
+	// carries (AGENTS.md and the like).
+	Instructions []string `json:"instructions,omitempty"`
+	Sandboxed    bool     `json:"sandboxed"`
 	// Checks are what the session's contract holds its result to: the
 	// user's, then the verification commands the model ran.
 	Checks    []Check    `json:"checks"`

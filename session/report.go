@@ -50,8 +50,11 @@ type Report struct {
 	Unverified bool      `json:"unverified"`
 	Findings   []Finding `json:"findings,omitempty"`
 	Steps      []Step    `json:"steps"`
-	StartedAt  time.Time `json:"started_at"`
-	EndedAt    time.Time `json:"ended_at"`
+	// Instructions are the repository instruction files the model was
+	// given, e.g. ["AGENTS.md", "pkg/AGENTS.md"].
+	Instructions []string  `json:"instructions,omitempty"`
+	StartedAt    time.Time `json:"started_at"`
+	EndedAt      time.Time `json:"ended_at"`
 }
 
 // FindingKind names something a run found worth telling.
@@ -101,6 +104,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "turns: %s, tokens: %d (prompt %d, completion %d), time: %s\n",
 		turns, r.Usage.TotalTokens, r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
+	if len(r.Instructions) > 0 {
+		fmt.Fprintf(w, "instructions: %s\n", strings.Join(r.Instructions, ", "))
+	}
 	if c := r.Context; c.Requests > 0 {
 		fmt.Fprintf(w, "context: %d requests, %d tokens sent (estimated), largest %d of the %d budget, prefix reuse median %.2f\n",
 			c.Requests, c.SentTokensEstimated, c.LargestRequestEstimated, c.Budget, c.PrefixReuseMedian)

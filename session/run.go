@@ -99,7 +99,12 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		}
 		instruction += text
 	}
+	mode, err := resolveToolCalls(ctx, opts)
+	if err != nil {
+		return nil, configError(err)
+	}
 	rec := &Record{
+		ToolCalls:    mode,
 		ID:           id,
 		Repo:         org.name(),
 		Base:         t.base,
@@ -225,7 +230,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, er
 	opts.Progress, opts.Output = sc.Writer(opts.Progress), sc.Writer(opts.Output)
 	opts.Approver = scrubbingApprover{a: opts.Approver, scrub: sc}
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc}
-	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}}
+	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions}
 	if err := rec.transition(StatusRunning, opts.Now()); err != nil {
 		unlock()
 		return nil, err
@@ -328,9 +333,20 @@ func contractRule(tier sandbox.Tier, checks []Check) string {
 	return rule
 }
 
-// systemPrompt builds the session's system prompt.
-func (s *run) systemPrompt() string {
-	return protocol.SystemPrompt(protocol.PromptConfig{ToolDocs: s.tools.Doc(), Verify: verifyRule(s.rec.Verify) + contractRule(s.rec.Verify, s.rec.Checks)})
+// systemPrompt builds the session's system prompt, with the repository's
+// instructions for agents from the start commit.
+func (s *run) systemPrompt(ctx context.Context) (string, error) {
+	text, used, err := repoInstructions(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
+	if err != nil {
+		return "", err
+	}
+	s.rec.Instructions, s.report.Instructions = used, used
+	return protocol.SystemPrompt(protocol.PromptConfig{
+		ToolDocs:     s.tools.Doc(),
+		Verify:       verifyRule(s.rec.Verify) + contractRule(s.rec.Verify, s.rec.Checks),
+		Native:       s.native(),
+		Instructions: s.scrub(text),
+	}), nil
 }
 
 // newScrubber is the run's scrubber: the options' secrets and the GitHub

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/scrub"
 )
 
@@ -31,6 +32,10 @@ type Entry struct {
 	Kind    string    `json:"kind"`
 	Turn    int       `json:"turn,omitempty"`
 	Time    time.Time `json:"time"`
+	// ToolCalls are a reply's native tool calls (id, name, arguments);
+	// ToolCallID is the call a tool-role observation answers.
+	ToolCalls  []model.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
 }
 
 // transcript appends entries to transcript.jsonl, one JSON object per line,

@@ -73,6 +73,7 @@ const (
 	Checks        = "check"
 	ReadySetting  = "ready"
 	AllowWorkflow = "allow-workflow-changes"
+	ToolCalls     = "tool-calls"
 )
 
 // Settings lists every option of a run, in the order the CLI shows them.
@@ -102,6 +103,17 @@ func Settings() []Setting {
 			apply: boolSetting(func(o *session.Options, b bool) { o.DryRun = b })},
 		{Name: Think, Flag: true, Bool: true, Usage: "let the model emit its <think> trace (otherwise /no_think is appended to the instruction)",
 			apply: boolSetting(func(o *session.Options, b bool) { o.Think = b })},
+		{Name: ToolCalls, Flag: true, Input: true, Usage: "how the model sends actions: text (written in the reply, as the prompt shows; the default), native (OpenAI function calling: tools in the request, tool_calls in the reply) or auto (asks the server once; native when it takes tools, else text)",
+			apply: func(r *resolved, v string) error {
+				v = strings.ToLower(strings.TrimSpace(v))
+				switch v {
+				case session.ToolCallsText, session.ToolCallsNative, session.ToolCallsAuto:
+				default:
+					return fmt.Errorf("must be text, native or auto, got %q", v)
+				}
+				r.opts.ToolCalls = v
+				return nil
+			}},
 		{Name: Checks, InputAs: "checks", Flag: true, Input: true, Multi: true, Usage: "a check the result is held to, such as \"go test ./...\" (repeatable; the input takes one per line): the harness runs it confined on the start commit and on the result; the verify tier must allow it",
 			apply: func(r *resolved, v string) error { r.opts.Checks = lines(v); return nil }},
 		{Name: ReadySetting, Flag: true, Input: true, Bool: true, Usage: "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft",

@@ -150,7 +150,19 @@ func toJSON(v any) string {
 // TestConformance runs every case of the official decode and encode
 // fixtures.
 func TestConformance(t *testing.T) {
-	dir := requireFixtures(t)
+	runFixtures(t, requireFixtures(t), "TOON conformance")
+}
+
+// TestInteropFixtures runs core's own cases, in the fixtures' format, for
+// what the reference TypeScript implementation (@toon-format/toon 4.x) does
+// beyond the spec suite: full-line comments on decode, and strings that
+// begin with "#" quoted on encode so that no output line reads as one.
+func TestInteropFixtures(t *testing.T) {
+	runFixtures(t, filepath.Join("testdata", "interop"), "TOON interop")
+}
+
+// runFixtures runs every decode and encode case under dir.
+func runFixtures(t *testing.T, dir, what string) {
 	var decodePass, decodeTotal, encodePass, encodeTotal, errorCases int
 
 	decodeFiles := loadFixtures(t, dir, "decode")
@@ -228,6 +240,6 @@ func TestConformance(t *testing.T) {
 		}
 	}
 
-	t.Logf("TOON conformance: %d/%d cases passed (decode %d/%d, encode %d/%d; %d error cases)",
-		decodePass+encodePass, decodeTotal+encodeTotal, decodePass, decodeTotal, encodePass, encodeTotal, errorCases)
+	t.Logf("%s: %d/%d cases passed (decode %d/%d, encode %d/%d; %d error cases)",
+		what, decodePass+encodePass, decodeTotal+encodeTotal, decodePass, decodeTotal, encodePass, encodeTotal, errorCases)
 }

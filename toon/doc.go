@@ -48,6 +48,11 @@
 //     its rows one level below the hyphen, although encoders never emit it.
 //   - In non-strict mode tabular rows of the wrong width are accepted: extra
 //     values are dropped and missing fields are omitted.
+//   - A full-line comment is dropped before any other check, as the
+//     reference TypeScript implementation (@toon-format/toon 4.x) does: a
+//     line whose first character after its leading spaces is "#" (a line
+//     indented with a tab is not a comment). A "#" later in a line is
+//     content.
 //
 // # Encoding
 //
@@ -56,7 +61,8 @@
 // objects with primitive values, and expanded "- " lists otherwise. Numbers
 // use the canonical decimal form of §2; values below 1e-6 or at least 1e21 in
 // magnitude use exponent form with a lowercase e and a signed exponent
-// (1e-7, 1.5e+21). Options select the indent size, the delimiter (comma, tab
+// (1e-7, 1.5e+21). A string that begins with "#" is quoted, so no line of
+// the output reads as a comment. Options select the indent size, the delimiter (comma, tab
 // or pipe) and safe key folding with an optional flatten depth.
 //
 // As §9.3 requires, an array of objects that share one key set is written in

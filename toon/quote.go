@@ -27,9 +27,11 @@ func appendString(buf []byte, s string, delim byte) []byte {
 	return append(buf, s...)
 }
 
-// needsQuotes implements the quoting rules of §7.2.
+// needsQuotes implements the quoting rules of §7.2, and quotes a string
+// that begins with "#", which the reference decoder reads as a comment
+// when it starts a line.
 func needsQuotes(s string, delim byte) bool {
-	if s == "" || s == "true" || s == "false" || s == "null" || s[0] == '-' {
+	if s == "" || s == "true" || s == "false" || s == "null" || s[0] == '-' || s[0] == '#' {
 		return true
 	}
 	first, _ := utf8.DecodeRuneInString(s)

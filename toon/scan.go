@@ -40,6 +40,14 @@ func splitLines(data string, indent int, strict bool) ([]line, error) {
 		for ws < len(raw) && (raw[ws] == ' ' || raw[ws] == '\t') {
 			ws++
 		}
+		if ws < len(raw) && raw[ws] == '#' && strings.IndexByte(raw[:ws], '\t') < 0 {
+			// A full-line comment, as the reference implementation reads
+			// one: dropped before any indentation check.
+			if !more {
+				break
+			}
+			continue
+		}
 		l := line{num: num}
 		switch {
 		case ws == len(raw):

@@ -71,8 +71,10 @@ func cmdModelServe(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// model-requests FILE: write what the last model server was asked, one
-// request a line: the messages as role: content, JSON-quoted.
+// model-requests FILE: write what the last model server was asked: a line
+// per request (with the tools it offered), then its messages as role:
+// content, JSON-quoted, with a tool message's call id after its role and
+// an assistant message's tool calls after its content.
 func cmdModelRequests(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: model-requests FILE")
@@ -84,10 +86,26 @@ func cmdModelRequests(ts *testscript.TestScript, neg bool, args []string) {
 	srv := (*servers)[len(*servers)-1]
 	var b strings.Builder
 	for i, req := range srv.Requests() {
-		fmt.Fprintf(&b, "request %d model=%s\n", i+1, req.Model)
+		fmt.Fprintf(&b, "request %d model=%s", i+1, req.Model)
+		for j, tool := range req.Tools {
+			sep := ","
+			if j == 0 {
+				sep = " tools="
+			}
+			fmt.Fprintf(&b, "%s%s", sep, tool.Function.Name)
+		}
+		b.WriteString("\n")
 		for _, m := range req.Messages {
 			q, _ := json.Marshal(m.Content)
-			fmt.Fprintf(&b, "  %s: %s\n", m.Role, q)
+			role := m.Role
+			if m.ToolCallID != "" {
+				role += "(" + m.ToolCallID + ")"
+			}
+			fmt.Fprintf(&b, "  %s: %s", role, q)
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(&b, " call(%s %s %s)", c.ID, c.Function.Name, c.Function.Arguments)
+			}
+			b.WriteString("\n")
 		}
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))

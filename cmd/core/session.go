@@ -193,8 +193,8 @@ func newSessionResumeCmd(e *env) *cobra.Command {
 		Use:   `resume ID "instruction"`,
 		Short: "Continue a session with a new instruction",
 		Long: `resume continues a persisted session: its transcript is replayed verbatim to
-the model, its workspace is reused, and the limits apply afresh. The model
-and the verify tier are the session's own.`,
+the model, its workspace is reused, and the limits apply afresh. The model,
+the verify tier and the tool-call mode are the session's own.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, err := e.loadSession(args[0])

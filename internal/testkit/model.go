@@ -12,6 +12,13 @@
 //     when the request asks for "stream": true (usage rides on the final
 //     chunk).
 //
+// A reply with tool calls ([Reply.ToolCalls]) answers with
+// message.tool_calls (each with an id, type "function" and
+// function.name/arguments, the arguments a JSON string), content null and
+// finish_reason "tool_calls". The request's "tools" are recorded; after
+// [ModelServer.RefuseTools] a request that offers tools gets HTTP 400, as
+// from a server without tool support, and uses no reply.
+//
 // Replies are served in order, one per chat request. A request that finds
 // the script used up gets HTTP 500 with the error message
 // "script exhausted after N replies"; the server counts it (see
@@ -28,6 +35,9 @@
 //
 //	>>> reply          content is every following line up to the next
 //	                   ">>> " line, with one trailing newline removed
+//	>>> tool_call NAME a native tool call (OpenAI's tools wire format) of
+//	                   the function NAME; the following lines are its
+//	                   arguments, a JSON object (none means {})
 //	>>> status 503     an HTTP error (400-599) with an OpenAI error body; the
 //	                   following lines, if any, are its message
 //	>>> raw [STATUS]   the following lines are sent verbatim as the body,
@@ -172,6 +182,24 @@ type Reply struct {
 	Usage *Usage
 	// Header is added to the response.
 	Header http.Header
+	// ToolCalls, when set, are the message's native tool calls (OpenAI's
+	// tools wire format); the finish reason is then "tool_calls".
+	ToolCalls []ToolCall
+}
+
+// ToolCall is one native tool call of a scripted reply.
+type ToolCall struct {
+	// ID is the call's id; empty makes "call_N", N counting from 1 across
+	// the server's replies.
+	ID   string
+	Name string
+	// Arguments is the JSON object of arguments, sent as a string.
+	Arguments string
+}
+
+// ToolCallReply answers with one native tool call and no content.
+func ToolCallReply(name, arguments string) Reply {
+	return Reply{ToolCalls: []ToolCall{{Name: name, Arguments: arguments}}}
 }
 
 // ContentReply answers with content.
@@ -241,6 +269,8 @@ type ModelServer struct {
 	modelLists     int
 	allowExhausted bool
 	active         int // chat handlers still running
+	refuseTools    bool
+	callIDs        int
 }
 
 // NewModelServer starts a scripted model server on a loopback port; it is
@@ -315,6 +345,37 @@ func (s *ModelServer) AllowExhaustion() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.allowExhausted = true
+}
+
+// RefuseTools makes the server answer every request that offers tools
+// with HTTP 400, as llama-server without --jinja does, without using a
+// scripted reply. The request is still recorded.
+func (s *ModelServer) RefuseTools() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseTools = true
+}
+
+// refusing reports whether requests with tools are refused.
+func (s *ModelServer) refusing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refuseTools
+}
+
+// record records a call that takes no reply.
+func (s *ModelServer) record(c Call) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, c)
+}
+
+// callID names a tool call that has no scripted id.
+func (s *ModelServer) callID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.callIDs++
+	return fmt.Sprintf("call_%d", s.callIDs)
 }
 
 // Requests returns the chat completion requests received so far, in order,

@@ -27,8 +27,22 @@ type wireUsage struct {
 }
 
 type wireMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role string `json:"role"`
+	// Content is null in a message that only calls tools, as OpenAI sends it.
+	Content   *string        `json:"content"`
+	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
+}
+
+type wireFunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type wireToolCall struct {
+	Index    *int             `json:"index,omitempty"` // streamed deltas only
+	ID       string           `json:"id"`
+	Type     string           `json:"type"`
+	Function wireFunctionCall `json:"function"`
 }
 
 type wireChoice struct {
@@ -47,8 +61,9 @@ type wireCompletion struct {
 }
 
 type wireDelta struct {
-	Role    string `json:"role,omitempty"`
-	Content string `json:"content,omitempty"`
+	Role      string         `json:"role,omitempty"`
+	Content   string         `json:"content,omitempty"`
+	ToolCalls []wireToolCall `json:"tool_calls,omitempty"`
 }
 
 type wireChunkChoice struct {
@@ -118,7 +133,13 @@ func (s *ModelServer) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("request body is not a chat completion request: %v", err))
 		return
 	}
-	reply, scripted, ok := s.take(Call{Request: req, Header: r.Header.Clone(), Body: body})
+	call := Call{Request: req, Header: r.Header.Clone(), Body: body}
+	if len(req.Tools) > 0 && s.refusing() {
+		s.record(call)
+		writeError(w, http.StatusBadRequest, "tools are not supported by this server")
+		return
+	}
+	reply, scripted, ok := s.take(call)
 	if !ok {
 		writeError(w, http.StatusInternalServerError, fmt.Sprintf("script exhausted after %d replies", scripted))
 		return
@@ -159,26 +180,47 @@ func (s *ModelServer) serveChat(w http.ResponseWriter, r *http.Request) {
 	case reply.Status != 0:
 		writeError(w, reply.Status, reply.Error)
 	case req.Stream:
-		s.writeStream(w, req, reply)
+		s.writeStream(w, req, reply, s.toolCalls(reply))
 	default:
+		msg := wireMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: s.toolCalls(reply)}
+		if reply.Content != "" || len(msg.ToolCalls) == 0 {
+			msg.Content = &reply.Content
+		}
 		writeJSON(w, http.StatusOK, wireCompletion{
 			ID:      completionID(),
 			Object:  "chat.completion",
 			Created: time.Now().Unix(),
 			Model:   modelName(req),
-			Choices: []wireChoice{{
-				Message:      wireMessage{Role: openai.ChatMessageRoleAssistant, Content: reply.Content},
-				FinishReason: "stop",
-			}},
-			Usage: usageFor(req, reply),
+			Choices: []wireChoice{{Message: msg, FinishReason: finishReason(reply)}},
+			Usage:   usageFor(req, reply),
 		})
 	}
+}
+
+// toolCalls renders a reply's tool calls.
+func (s *ModelServer) toolCalls(reply Reply) []wireToolCall {
+	var out []wireToolCall
+	for _, c := range reply.ToolCalls {
+		id := c.ID
+		if id == "" {
+			id = s.callID()
+		}
+		out = append(out, wireToolCall{ID: id, Type: "function", Function: wireFunctionCall{Name: c.Name, Arguments: c.Arguments}})
+	}
+	return out
+}
+
+func finishReason(reply Reply) string {
+	if len(reply.ToolCalls) > 0 {
+		return "tool_calls"
+	}
+	return "stop"
 }
 
 // writeStream answers a "stream": true request as OpenAI does: SSE chunks
 // carrying the role, then the content in pieces, then a chunk with the
 // finish reason and the usage, then "data: [DONE]".
-func (s *ModelServer) writeStream(w http.ResponseWriter, req openai.ChatCompletionRequest, reply Reply) {
+func (s *ModelServer) writeStream(w http.ResponseWriter, req openai.ChatCompletionRequest, reply Reply, calls []wireToolCall) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -201,7 +243,11 @@ func (s *ModelServer) writeStream(w http.ResponseWriter, req openai.ChatCompleti
 	for _, piece := range splitRunes(reply.Content, streamChunkRunes) {
 		send(wireChunkChoice{Delta: wireDelta{Content: piece}}, nil)
 	}
-	stop := "stop"
+	for i := range calls {
+		calls[i].Index = &i
+		send(wireChunkChoice{Delta: wireDelta{ToolCalls: calls[i : i+1]}}, nil)
+	}
+	stop := finishReason(reply)
 	usage := usageFor(req, reply)
 	send(wireChunkChoice{FinishReason: &stop}, &usage)
 	fmt.Fprint(w, "data: [DONE]\n\n")
@@ -246,6 +292,9 @@ func usageFor(req openai.ChatCompletionRequest, reply Reply) wireUsage {
 			}
 		}
 		u.CompletionTokens = estimateTokens(reply.Content)
+		for _, c := range reply.ToolCalls {
+			u.CompletionTokens += estimateTokens(c.Name + c.Arguments)
+		}
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u

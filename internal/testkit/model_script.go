@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -84,7 +85,7 @@ func (p *scriptParser) directive(n int, bare string) error {
 	}
 	fields := strings.Fields(bare[len(directivePrefix):])
 	if len(fields) == 0 {
-		return fmt.Errorf("model script line %d: directive has no name (want reply, status, raw, delay, usage or header)", n)
+		return fmt.Errorf("model script line %d: directive has no name (want reply, tool_call, status, raw, delay, usage or header)", n)
 	}
 	p.started = true
 	p.kind, p.args, p.kindAt = fields[0], fields[1:], n
@@ -95,6 +96,10 @@ func (p *scriptParser) directive(n int, bare string) error {
 	case "reply":
 		if len(p.args) != 0 {
 			return fmt.Errorf("model script line %d: >>> reply takes no arguments, got %q", n, strings.Join(p.args, " "))
+		}
+	case "tool_call":
+		if len(p.args) != 1 {
+			return fmt.Errorf("model script line %d: want \">>> tool_call NAME\" followed by the arguments as a JSON object, got %q", n, bare)
 		}
 	case "status":
 		if len(p.args) != 1 {
@@ -149,7 +154,7 @@ func (p *scriptParser) directive(n int, bare string) error {
 		}
 		p.header.Add(key, value)
 	default:
-		return fmt.Errorf("model script line %d: unknown directive %q (want reply, status, raw, delay, usage or header)", n, p.kind)
+		return fmt.Errorf("model script line %d: unknown directive %q (want reply, tool_call, status, raw, delay, usage or header)", n, p.kind)
 	}
 	return nil
 }
@@ -165,6 +170,15 @@ func (p *scriptParser) finish() error {
 	switch p.kind {
 	case "reply":
 		r.Content = body
+	case "tool_call":
+		args := strings.TrimSpace(body)
+		if args == "" {
+			args = "{}"
+		}
+		if !json.Valid([]byte(args)) || !strings.HasPrefix(args, "{") {
+			return fmt.Errorf("model script line %d: the arguments of >>> tool_call %s (line %d) are not a JSON object", max(p.bodyAt, p.kindAt), p.args[0], p.kindAt)
+		}
+		r.ToolCalls = []ToolCall{{Name: p.args[0], Arguments: args}}
 	case "status":
 		r.Status, _ = parseStatus(p.args[0], 400) // checked in directive
 		r.Error = strings.TrimSpace(body)

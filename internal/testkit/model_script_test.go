@@ -46,6 +46,14 @@ func TestParseScript(t *testing.T) {
 			want:   []Reply{{Content: "# heading\ntool: done"}},
 		},
 		{
+			name:   "tool calls",
+			script: ">>> tool_call read_file\n{\"path\": \"go.mod\"}\n>>> tool_call git_diff\n",
+			want: []Reply{
+				{ToolCalls: []ToolCall{{Name: "read_file", Arguments: `{"path": "go.mod"}`}}},
+				{ToolCalls: []ToolCall{{Name: "git_diff", Arguments: "{}"}}},
+			},
+		},
+		{
 			name:   "status with and without message",
 			script: ">>> status 503\n  Loading model  \n>>> status 429\n",
 			want:   []Reply{{Status: 503, Error: "Loading model"}, {Status: 429}},
@@ -100,6 +108,8 @@ func TestParseScriptErrors(t *testing.T) {
 		{name: "unknown directive", script: ">>> reply\nx\n>>> rpely\n", want: `line 3: unknown directive "rpely"`},
 		{name: "no space after prefix", script: ">>>reply\n", want: "line 1: a directive is"},
 		{name: "no name", script: ">>> \n", want: "line 1: directive has no name"},
+		{name: "tool_call without name", script: ">>> tool_call\n{}\n", want: `line 1: want ">>> tool_call NAME"`},
+		{name: "tool_call arguments not an object", script: ">>> tool_call read_file\n[1]\n", want: "line 2: the arguments of >>> tool_call read_file (line 1) are not a JSON object"},
 		{name: "reply with argument", script: ">>> reply now\n", want: "line 1: >>> reply takes no arguments"},
 		{name: "status missing", script: ">>> status\n", want: `line 1: want ">>> status CODE"`},
 		{name: "status not an error", script: ">>> status 200\n", want: `line 1: status "200" is not an HTTP status from 400 to 599`},

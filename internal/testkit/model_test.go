@@ -466,3 +466,110 @@ func TestModelServerConcurrentRequests(t *testing.T) {
 		t.Errorf("recorded %d requests, want %d", len(s.Requests()), n)
 	}
 }
+
+func TestModelServerToolCalls(t *testing.T) {
+	t.Parallel()
+	srv := NewModelServer(t,
+		ToolCallReply("read_file", `{"path":"go.mod"}`),
+		Reply{Content: "thinking aloud", ToolCalls: []ToolCall{{ID: "mine", Name: "git_diff", Arguments: "{}"}, {Name: "done", Arguments: `{"summary":"x"}`}}},
+	)
+	req := chatRequest("read go.mod")
+	req.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name: "read_file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`),
+	}}}
+	c := openaiClient(srv, "")
+	resp, err := c.CreateChatCompletion(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := resp.Choices[0]
+	if got.FinishReason != openai.FinishReasonToolCalls || len(got.Message.ToolCalls) != 1 {
+		t.Fatalf("got %+v", got)
+	}
+	tc := got.Message.ToolCalls[0]
+	if tc.ID != "call_1" || tc.Type != openai.ToolTypeFunction || tc.Function.Name != "read_file" || tc.Function.Arguments != `{"path":"go.mod"}` {
+		t.Fatalf("tool call %+v", tc)
+	}
+	// The wire body: content is null beside the tool calls.
+	raw, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"x"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Body.Close()
+	var body struct {
+		Choices []struct {
+			Message      map[string]json.RawMessage `json:"message"`
+			FinishReason string                     `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if err := json.NewDecoder(raw.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	msg := body.Choices[0].Message
+	if string(msg["content"]) != `"thinking aloud"` || body.Choices[0].FinishReason != "tool_calls" {
+		t.Fatalf("message %s", msg)
+	}
+	var calls []map[string]any
+	if err := json.Unmarshal(msg["tool_calls"], &calls); err != nil || len(calls) != 2 {
+		t.Fatalf("tool_calls %s: %v", msg["tool_calls"], err)
+	}
+	if calls[0]["id"] != "mine" || calls[1]["id"] != "call_2" {
+		t.Fatalf("ids %v %v", calls[0]["id"], calls[1]["id"])
+	}
+	if got := srv.Requests()[0].Tools; len(got) != 1 || got[0].Function.Name != "read_file" {
+		t.Fatalf("recorded tools %+v", got)
+	}
+}
+
+func TestModelServerToolCallStream(t *testing.T) {
+	t.Parallel()
+	srv := NewModelServer(t, ToolCallReply("git_diff", "{}"))
+	req := chatRequest("diff")
+	req.Stream = true
+	stream, err := openaiClient(srv, "").CreateChatCompletionStream(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	var calls []openai.ToolCall
+	var finish openai.FinishReason
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chunk.Choices) > 0 {
+			calls = append(calls, chunk.Choices[0].Delta.ToolCalls...)
+			if chunk.Choices[0].FinishReason != "" {
+				finish = chunk.Choices[0].FinishReason
+			}
+		}
+	}
+	if len(calls) != 1 || calls[0].Function.Name != "git_diff" || calls[0].Index == nil || *calls[0].Index != 0 || finish != openai.FinishReasonToolCalls {
+		t.Fatalf("calls %+v finish %q", calls, finish)
+	}
+}
+
+func TestModelServerRefuseTools(t *testing.T) {
+	t.Parallel()
+	srv := NewModelServer(t, ContentReply("tool: done"))
+	srv.RefuseTools()
+	req := chatRequest("x")
+	req.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "ping"}}}
+	c := openaiClient(srv, "")
+	_, err := c.CreateChatCompletion(t.Context(), req)
+	var apiErr *openai.APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != http.StatusBadRequest || !strings.Contains(apiErr.Message, "tools are not supported") {
+		t.Fatalf("err = %v", err)
+	}
+	if srv.Remaining() != 1 || len(srv.Requests()) != 1 {
+		t.Fatalf("remaining %d, requests %d: the refusal must use no reply and be recorded", srv.Remaining(), len(srv.Requests()))
+	}
+	resp, err := c.CreateChatCompletion(t.Context(), chatRequest("y"))
+	if err != nil || resp.Choices[0].Message.Content != "tool: done" {
+		t.Fatalf("without tools: %v %+v", err, resp)
+	}
+}

@@ -42,8 +42,12 @@ const (
 
 // Message is one chat message.
 type Message struct {
-	Role    string // RoleSystem, RoleUser or RoleAssistant
+	Role    string // RoleSystem, RoleUser, RoleAssistant or RoleTool
 	Content string
+	// ToolCalls are an assistant message's native tool calls.
+	ToolCalls []ToolCall
+	// ToolCallID is, in a RoleTool message, the call it answers.
+	ToolCallID string
 }
 
 // Usage counts tokens.
@@ -63,6 +67,9 @@ func (u *Usage) Add(o Usage) {
 // Reply is the model's answer to one Complete call.
 type Reply struct {
 	Content string
+	// ToolCalls are the native tool calls of the message, when the server
+	// returned any (with tools sent, or on its own).
+	ToolCalls []ToolCall
 	// FinishReason is the server's, e.g. "stop" or "length" (cut off).
 	FinishReason string
 	// Model is the model the server says answered.
@@ -205,6 +212,13 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // ends. Errors are *Error. With a KindEmpty error the returned Reply is
 // filled in (the tokens were spent).
 func (c *Client) Complete(ctx context.Context, msgs []Message) (Reply, error) {
+	return c.CompleteTools(ctx, msgs, nil)
+}
+
+// CompleteTools is Complete with tools offered to the model as OpenAI
+// function definitions; the reply then may carry ToolCalls instead of
+// content.
+func (c *Client) CompleteTools(ctx context.Context, msgs []Message, tools []Tool) (Reply, error) {
 	start := time.Now()
 	if c.configErr != nil {
 		return Reply{}, &Error{Kind: KindPersistent, Endpoint: c.endpoint, Err: c.configErr}
@@ -213,6 +227,9 @@ func (c *Client) Complete(ctx context.Context, msgs []Message) (Reply, error) {
 		return Reply{}, &Error{Kind: KindPersistent, Endpoint: c.endpoint, Err: errors.New("no messages to send")}
 	}
 	req := c.request(msgs)
+	if len(tools) > 0 {
+		req.Tools = toolsFor(tools)
+	}
 	var last *failure
 	for attempt := 1; ; attempt++ {
 		resp, retryAfter, err := c.attempt(ctx, req)
@@ -220,7 +237,7 @@ func (c *Client) Complete(ctx context.Context, msgs []Message) (Reply, error) {
 			if len(resp.Choices) > 0 {
 				reply := replyFrom(req, resp)
 				reply.Attempts, reply.Duration = attempt, time.Since(start)
-				if strings.TrimSpace(reply.Content) == "" {
+				if strings.TrimSpace(reply.Content) == "" && len(reply.ToolCalls) == 0 {
 					return reply, &Error{Kind: KindEmpty, Endpoint: c.endpoint, Attempts: attempt,
 						Err: fmt.Errorf("the model returned no content (finish reason %q)", reply.FinishReason)}
 				}
@@ -279,7 +296,9 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 func (c *Client) request(msgs []Message) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{Model: c.model}
 	for _, m := range msgs {
-		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+		req.Messages = append(req.Messages, openai.ChatCompletionMessage{
+			Role: m.Role, Content: m.Content, ToolCalls: callsToWire(m.ToolCalls), ToolCallID: m.ToolCallID,
+		})
 	}
 	if c.temperature != nil {
 		req.Temperature = *c.temperature
@@ -319,6 +338,7 @@ func replyFrom(req openai.ChatCompletionRequest, resp openai.ChatCompletionRespo
 	choice := resp.Choices[0]
 	r := Reply{
 		Content:      choice.Message.Content,
+		ToolCalls:    callsFromWire(choice.Message.ToolCalls),
 		FinishReason: string(choice.FinishReason),
 		Model:        resp.Model,
 		Usage: Usage{
@@ -332,6 +352,9 @@ func replyFrom(req openai.ChatCompletionRequest, resp openai.ChatCompletionRespo
 			r.Usage.PromptTokens += estimateTokens(m.Content)
 		}
 		r.Usage.CompletionTokens = estimateTokens(r.Content)
+		for _, tc := range r.ToolCalls {
+			r.Usage.CompletionTokens += estimateTokens(tc.Name + tc.Arguments)
+		}
 		r.UsageEstimated = true
 	}
 	if r.Usage.TotalTokens == 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -100,7 +101,7 @@ func TestCompletePlainReply(t *testing.T) {
 			for _, m := range reqs[0].Messages {
 				got = append(got, model.Message{Role: m.Role, Content: m.Content})
 			}
-			if !slices.Equal(got, conversation()) {
+			if !reflect.DeepEqual(got, conversation()) {
 				t.Errorf("sent messages %+v, want %+v", got, conversation())
 			}
 		})

@@ -2,19 +2,36 @@
 // system prompt that describes the tools and the reply format, and the
 // parser that turns a reply into one action.
 //
-// The model has no native tool calling. Each reply is exactly one action,
-// written as a TOON object whose tool field names the tool:
+// The prompt asks for one action per reply, written as a TOON object whose
+// tool field names the tool:
 //
 //	tool: read_file
 //	path: cmd/core/main.go
 //
-// A reply that is not valid TOON is tried as JSON. <think> traces and
-// Markdown fences are stripped first, and prose around the action is
-// tolerated; inside, the action must be exact TOON (or JSON).
+// and, for multi-line arguments, the tool-call form Qwen3-Coder was trained
+// on, whose parameter values are raw text with nothing escaped:
+//
+//	<tool_call>
+//	<function=write_file>
+//	<parameter=path>
+//	main.go
+//	</parameter>
+//	<parameter=content>
+//	package main
+//	</parameter>
+//	</function>
+//	</tool_call>
+//
+// The parser also accepts what coder models write on their own: Hermes /
+// Qwen2.5 <tool_call>{"name": …, "arguments": …}</tool_call>, bare
+// {"name": …, "arguments": …} or {"tool": …} JSON (arguments an object or
+// a JSON string), TOON or JSON inside a Markdown fence with prose around,
+// full-line # comments in TOON, and native OpenAI tool calls
+// ([ParseCalls]). <think> traces are stripped first. A reply with several
+// actions yields the first, with Action.Skipped counting the rest.
 package protocol
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -28,15 +45,44 @@ import (
 type Action struct {
 	Tool string
 	Args map[string]any
+	// CallID is the id of the native tool call the action came from;
+	// empty for an action written in the reply's text.
+	CallID string
+	// Skipped counts the further actions the reply held; only the first
+	// is run.
+	Skipped int
 }
 
 // MalformedError says why a reply held no valid action, in words meant for
-// the model: the engine sends Error() back as a correction.
+// the model: the engine sends it back as a correction ([Correction]).
 type MalformedError struct {
 	Reason string
+	// Example shows the expected form, for the tool the reply seems to
+	// want.
+	Example string
 }
 
 func (e *MalformedError) Error() string { return e.Reason }
+
+// Correction is the message that answers a malformed reply: the reason,
+// then the expected form with an example.
+func Correction(err error) string {
+	var m *MalformedError
+	if !errors.As(err, &m) {
+		return "Your reply held no valid action: " + err.Error() + " Reply with exactly one action."
+	}
+	msg := "Your reply held no valid action: " + m.Reason + " Reply with exactly one action."
+	if m.Example != "" {
+		msg += " For example:\n\n" + m.Example
+	}
+	return msg
+}
+
+// SkippedNote is what the observation of a reply with several actions
+// adds: only the first ran.
+func SkippedNote(a Action) string {
+	return fmt.Sprintf("Note: your reply held %d actions; only the first (%s) was run. One action runs per turn: send the next one after you see this result.", a.Skipped+1, a.Tool)
+}
 
 var (
 	thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
@@ -45,30 +91,67 @@ var (
 )
 
 // Parse turns a model reply into one action whose tool is among known.
-// The error, a *MalformedError, says precisely what was wrong.
+// The error, a *MalformedError, says precisely what was wrong and shows
+// the expected form.
 func Parse(reply string, known []string) (Action, error) {
+	a, err := parse(reply, known)
+	if err != nil {
+		var m *MalformedError
+		if errors.As(err, &m) && m.Example == "" {
+			m.Example = Example(guessTool(reply, known))
+		}
+	}
+	return a, err
+}
+
+func parse(reply string, known []string) (Action, error) {
 	text := stripThink(reply)
 	if strings.TrimSpace(text) == "" {
-		return Action{}, malformed("the reply is empty (after removing <think> blocks). Reply with exactly one action.")
+		return Action{}, malformed("the reply is empty (after removing <think> blocks).")
 	}
 	var firstErr error
-	for _, c := range candidates(text) {
-		a, err := parseCandidate(c, known)
-		if err == nil {
-			return a, nil
+	if hasMarkup(text) {
+		a, err := parseMarkup(text, known)
+		if err == nil || isUnknownTool(err) {
+			return a, err
 		}
-		var m *MalformedError
-		if errors.As(err, &m) && strings.HasPrefix(m.Reason, "unknown tool") {
-			return Action{}, err // the syntax was fine; the name was not
-		}
-		if firstErr == nil {
-			firstErr = err
+		firstErr = err // unless the text holds an action in another form
+	}
+	for _, group := range candidates(text) {
+		for i, c := range group {
+			a, err := parseCandidate(c, known)
+			if err == nil {
+				a.Skipped += countActions(group[i+1:], known)
+				return a, nil
+			}
+			if isUnknownTool(err) {
+				return Action{}, err // the syntax was fine; the name was not
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
 		}
 	}
 	if firstErr == nil {
 		firstErr = malformed("no action found: the reply has no line starting with \"tool:\".")
 	}
 	return Action{}, firstErr
+}
+
+func isUnknownTool(err error) bool {
+	var m *MalformedError
+	return errors.As(err, &m) && strings.HasPrefix(m.Reason, "unknown tool")
+}
+
+// countActions counts the candidates that parse to an action.
+func countActions(cands []string, known []string) int {
+	n := 0
+	for _, c := range cands {
+		if a, err := parseCandidate(c, known); err == nil {
+			n += 1 + a.Skipped
+		}
+	}
+	return n
 }
 
 // stripThink removes <think>…</think> blocks, and everything before a stray
@@ -84,31 +167,58 @@ func stripThink(s string) string {
 	return s
 }
 
-// candidates lists the texts that may hold the action, most likely first:
-// the contents of each fenced block, then the text from the first tool line,
-// then the whole text.
-func candidates(text string) []string {
-	var out []string
+// candidates lists the texts that may hold the action, in groups, most
+// likely group first: the contents of the fenced blocks; the segments that
+// each start at a tool line; a JSON array of objects; the JSON from the first brace to the last;
+// the whole text. The first candidate that parses is the action; the
+// others of its group that parse are further actions.
+func candidates(text string) [][]string {
+	var out [][]string
+	var fenced []string
 	for _, m := range fence.FindAllStringSubmatch(text, -1) {
-		out = append(out, m[1])
+		fenced = append(fenced, m[1])
 	}
-	if loc := toolLine.FindStringIndex(text); loc != nil {
-		out = append(out, text[loc[0]:])
+	if len(fenced) > 0 {
+		out = append(out, fenced)
+	}
+	if locs := toolLine.FindAllStringIndex(text, -1); locs != nil {
+		var segs []string
+		for i, loc := range locs {
+			end := len(text)
+			if i+1 < len(locs) {
+				end = locs[i+1][0]
+			}
+			segs = append(segs, text[loc[0]:end])
+		}
+		out = append(out, segs)
+		if len(segs) > 1 {
+			out = append(out, []string{text[locs[0][0]:]})
+		}
+	}
+	if i := strings.IndexByte(text, '['); i >= 0 {
+		if j := strings.LastIndexByte(text, ']'); j > i && strings.HasPrefix(strings.TrimSpace(text[i+1:]), "{") {
+			out = append(out, []string{text[i : j+1]})
+		}
 	}
 	if i := strings.IndexByte(text, '{'); i >= 0 {
 		if j := strings.LastIndexByte(text, '}'); j > i {
-			out = append(out, text[i:j+1])
+			out = append(out, []string{text[i : j+1]})
 		}
 	}
-	return append(out, text)
+	return append(out, []string{text})
 }
 
-// parseCandidate decodes one candidate as TOON, without its trailing prose
-// when it has some, then as JSON.
+// parseCandidate decodes one candidate as tool-call markup, JSON or TOON
+// (without its trailing prose when it has some).
 func parseCandidate(c string, known []string) (Action, error) {
 	c = strings.TrimSpace(c)
-	if strings.HasPrefix(c, "{") {
-		return parseJSON(c, known)
+	if hasMarkup(c) {
+		return parseMarkup(c, known)
+	}
+	if strings.HasPrefix(c, "{") || strings.HasPrefix(c, "[") {
+		if a, err := parseJSON(c, known); err == nil || strings.HasPrefix(c, "{") {
+			return a, err
+		}
 	}
 	docs := []string{c}
 	if trimmed := trimTrailingProse(c); trimmed != c && trimmed != "" {
@@ -155,14 +265,6 @@ func trimTrailingProse(c string) string {
 	return strings.TrimSpace(strings.Join(lines[:n], "\n"))
 }
 
-func parseJSON(c string, known []string) (Action, error) {
-	var obj toon.Object
-	if err := json.Unmarshal([]byte(c), &obj); err != nil {
-		return Action{}, malformed(fmt.Sprintf("the reply is neither valid TOON nor a JSON object: %v.", err))
-	}
-	return fromObject(obj, known)
-}
-
 // fromObject checks the tool field and turns the other members into
 // arguments.
 func fromObject(obj toon.Object, known []string) (Action, error) {
@@ -174,14 +276,38 @@ func fromObject(obj toon.Object, known []string) (Action, error) {
 	if !ok || name == "" {
 		return Action{}, malformed("the tool field must be a tool name (a string).")
 	}
-	if !slices.Contains(known, name) {
-		return Action{}, malformed(fmt.Sprintf("unknown tool %q: the tools are %s.", name, strings.Join(known, ", ")))
+	if len(obj) == 2 {
+		// {"tool": NAME, "arguments": {…} or "{…}"}: the arguments wrapped.
+		for _, m := range obj {
+			if !wrapperKey(m.Key) {
+				continue
+			}
+			if _, isString := m.Value.(string); isString && !strings.HasPrefix(strings.TrimSpace(m.Value.(string)), "{") {
+				continue // a plain string argument that happens to be so named
+			}
+			args, err := argsValue(name, m.Value)
+			if err != nil {
+				return Action{}, err
+			}
+			return action(name, args, known)
+		}
 	}
 	args := make(map[string]any, len(obj)-1)
 	for _, m := range obj {
 		if m.Key != "tool" {
 			args[m.Key] = plain(m.Value)
 		}
+	}
+	return action(name, args, known)
+}
+
+// action checks the tool's name.
+func action(name string, args map[string]any, known []string) (Action, error) {
+	if !slices.Contains(known, name) {
+		return Action{}, malformed(fmt.Sprintf("unknown tool %q: the tools are %s.", name, strings.Join(known, ", ")))
+	}
+	if args == nil {
+		args = map[string]any{}
 	}
 	return Action{Tool: name, Args: args}, nil
 }

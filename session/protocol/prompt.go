@@ -12,7 +12,26 @@ type PromptConfig struct {
 	// Verify describes what run_shell may run unattended, e.g. "build: go
 	// build, go vet … run without approval".
 	Verify string
+	// Native says the tools are also offered as native function
+	// definitions (--tool-calls native).
+	Native bool
+	// Instructions are the repository's own instructions for agents
+	// (AGENTS.md), already scrubbed and capped; empty for none.
+	Instructions string
 }
+
+// ExampleTOON, ExampleMultiline and ExampleJSON are the reply forms the
+// prompt shows; the tests parse each.
+const (
+	ExampleTOON = "tool: read_file\npath: cmd/app/main.go"
+
+	ExampleMultiline = "<tool_call>\n<function=edit_file>\n<parameter=path>\nmain.go\n</parameter>\n" +
+		"<parameter=old_text>\n\tfmt.Println(\"hi\")\n</parameter>\n" +
+		"<parameter=new_text>\n\tfmt.Println(\"hello, \\\"world\\\"\")\n\treturn nil\n</parameter>\n" +
+		"</function>\n</tool_call>"
+
+	ExampleJSON = `{"tool": "read_file", "path": "main.go"}`
+)
 
 // SystemPrompt is the first message of every session.
 func SystemPrompt(cfg PromptConfig) string {
@@ -21,19 +40,21 @@ func SystemPrompt(cfg PromptConfig) string {
 
 # Reply format
 
-Every reply is exactly one action and nothing else: no prose, no Markdown fences. An action is a TOON object whose first line names the tool:
+`)
+	if cfg.Native {
+		b.WriteString("Call the tools through function calling, one call per reply. If you write an action as text instead, use one of the forms below.\n\n")
+	}
+	b.WriteString(`Every reply is exactly one action and nothing else: one action runs per turn. An action is a TOON object whose first line names the tool:
 
-tool: read_file
-path: cmd/app/main.go
+` + ExampleTOON + `
 
-Each further line is one argument, "name: value". Quote a value in double quotes when it holds a newline, a quote, a backslash, a colon, a leading or trailing space, or could be read as a number, true, false or null; inside quotes write a newline as \n, a quote as \" and a backslash as \\. Multi-line text is one quoted line:
+Each further line is one argument, "name: value". Quote a value in double quotes when it holds a quote, a backslash, a colon, a leading or trailing space, begins with # or -, or could be read as a number, true, false or null; inside quotes write a quote as \" and a backslash as \\. A line that begins with # is a comment.
 
-tool: edit_file
-path: main.go
-old_text: "fmt.Println(\"hi\")\n"
-new_text: "fmt.Println(\"hello\")\n"
+For multi-line text (content, old_text, new_text) use the tool-call form instead. Each value is raw text between its tags, exactly as it is in the file: nothing is escaped, tabs, quotes and backslashes stay as they are. The newline right after an opening tag and the one right before a closing tag are not part of the value, so content that ends with a newline (as files do) has an empty line before </parameter>:
 
-A JSON object is accepted too: {"tool": "read_file", "path": "main.go"}.
+` + ExampleMultiline + `
+
+Every tool can be called in this form. A JSON object is accepted too: ` + ExampleJSON + `.
 
 After each action you receive its result. A reply that holds no valid action is returned to you with the reason; three in a row end the session.
 
@@ -53,6 +74,11 @@ After each action you receive its result. A reply that holds no valid action is 
 	}
 	for _, r := range rules {
 		fmt.Fprintf(&b, "- %s\n", r)
+	}
+	if s := strings.TrimSpace(cfg.Instructions); s != "" {
+		b.WriteString("\n# Repository instructions\n\nThe repository's maintainers wrote these for agents working on it. Follow them where they do not conflict with the rules above.\n\n")
+		b.WriteString(s)
+		b.WriteString("\n")
 	}
 	return b.String()
 }

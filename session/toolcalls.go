@@ -1,0 +1,139 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rs/zerolog"
+
+	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/protocol"
+	"github.com/coreagent/core/session/tools"
+)
+
+// How actions travel between core and the model (Options.ToolCalls).
+const (
+	ToolCallsText   = "text"   // in the reply's text, as the prompt shows
+	ToolCallsNative = "native" // OpenAI function calling: tools in the request, tool_calls in the reply
+	ToolCallsAuto   = "auto"   // native when the server takes tools, else text
+)
+
+func validToolCalls(mode string) bool {
+	return mode == ToolCallsText || mode == ToolCallsNative || mode == ToolCallsAuto
+}
+
+// ToolCompleter is a Completer that can offer tools natively;
+// *model.Client is one.
+type ToolCompleter interface {
+	CompleteTools(ctx context.Context, msgs []model.Message, tools []model.Tool) (model.Reply, error)
+}
+
+// ToolProber asks a server whether it takes native tool calls;
+// *model.Client is one.
+type ToolProber interface {
+	SupportsTools(ctx context.Context) (bool, error)
+}
+
+var (
+	_ ToolCompleter = (*model.Client)(nil)
+	_ ToolProber    = (*model.Client)(nil)
+)
+
+// resolveToolCalls turns the option into the mode a new session runs
+// with: auto asks the server once and falls back to text.
+func resolveToolCalls(ctx context.Context, opts Options) (string, error) {
+	_, completes := opts.Client.(ToolCompleter)
+	switch opts.ToolCalls {
+	case ToolCallsNative:
+		if !completes {
+			return "", errors.New("--tool-calls native: the model client cannot offer tools")
+		}
+		return ToolCallsNative, nil
+	case ToolCallsAuto:
+		prober, ok := opts.Client.(ToolProber)
+		if !ok || !completes {
+			return ToolCallsText, nil
+		}
+		native, err := prober.SupportsTools(ctx)
+		switch {
+		case err != nil:
+			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not ask the model server about tool calls; using text.")
+			fmt.Fprintf(opts.Progress, "tool calls: text (could not ask the model server: %v)\n", err)
+		case native:
+			fmt.Fprintln(opts.Progress, "tool calls: native (the model server takes tools)")
+			return ToolCallsNative, nil
+		default:
+			fmt.Fprintln(opts.Progress, "tool calls: text (the model server refused or ignored tools)")
+		}
+		return ToolCallsText, nil
+	}
+	return ToolCallsText, nil
+}
+
+// native reports whether the run offers the tools natively.
+func (s *run) native() bool { return s.rec.ToolCalls == ToolCallsNative }
+
+// nativeTools are the tool set's function definitions.
+func nativeTools(set *tools.Set) []model.Tool {
+	var docs []protocol.ToolDoc
+	for _, name := range set.Names() {
+		t, _ := set.Lookup(name)
+		docs = append(docs, protocol.ToolDoc{Name: name, Doc: t.Doc()})
+	}
+	return protocol.Tools(docs)
+}
+
+// replyEntry is the transcript entry of a reply. In native mode the tool
+// calls are kept as such; in text mode they are written into the content
+// (the Hermes form), so the text transcript holds them and parses the same.
+func (s *run) replyEntry(reply model.Reply) Entry {
+	e := Entry{Role: model.RoleAssistant, Content: reply.Content, Kind: KindReply, Turn: s.rec.Turns}
+	if len(reply.ToolCalls) == 0 {
+		return e
+	}
+	if s.native() {
+		e.ToolCalls = make([]model.ToolCall, len(reply.ToolCalls))
+		for i, c := range reply.ToolCalls {
+			if c.ID == "" {
+				// A server that sends no ids still gets its calls
+				// answered one by one.
+				c.ID = fmt.Sprintf("core_%d_%d", s.rec.Turns, i+1)
+			}
+			e.ToolCalls[i] = c
+		}
+		return e
+	}
+	if e.Content != "" {
+		e.Content += "\n\n"
+	}
+	e.Content += protocol.RenderCalls(reply.ToolCalls)
+	return e
+}
+
+// parseReply finds the action in a reply entry.
+func parseReply(e Entry, known []string) (protocol.Action, error) {
+	if len(e.ToolCalls) > 0 {
+		return protocol.ParseCalls(e.ToolCalls, known)
+	}
+	return protocol.Parse(e.Content, known)
+}
+
+// answers are the entries that answer a reply: the observation (or
+// correction) text goes to the first native call, by its id, and every
+// other call is told it did not run; a reply without native calls is
+// answered by one user message.
+func answers(reply Entry, kind, text string, turn int) []Entry {
+	if len(reply.ToolCalls) == 0 {
+		return []Entry{{Role: model.RoleUser, Content: text, Kind: kind, Turn: turn}}
+	}
+	out := make([]Entry, 0, len(reply.ToolCalls))
+	for i, c := range reply.ToolCalls {
+		content := text
+		if i > 0 {
+			content = fmt.Sprintf("not run: only one action runs per turn (%s was not run)", c.Name)
+		}
+		out = append(out, Entry{Role: model.RoleTool, ToolCallID: c.ID, Content: content, Kind: kind, Turn: turn})
+	}
+	return out
+}
