@@ -185,6 +185,9 @@ func (g *GitHub) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		g.serveGit(w, r)
 		return
 	}
+	if g.serveWeb(w, r) {
+		return
+	}
 	g.serveAPI(w, r)
 }
 

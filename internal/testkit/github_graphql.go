@@ -10,7 +10,9 @@ import (
 	"strings"
 )
 
-// The GraphQL endpoint answers one query: a pull request's review threads.
+// The GraphQL endpoint answers two queries: the viewer's login (a query
+// mentioning viewer and not reviewThreads), and a pull request's review
+// threads.
 // It does not parse GraphQL: a query mentioning reviewThreads is answered
 // with the fields below whatever it selects, its arguments are read from
 // the variables owner, name, number and cursor, and the page sizes from
@@ -87,6 +89,10 @@ func (g *GitHub) graphql(c *apiCall) {
 		} `json:"variables"`
 	}
 	if !c.decode(&in) {
+		return
+	}
+	if strings.Contains(in.Query, "viewer") && !strings.Contains(in.Query, "reviewThreads") {
+		c.json(http.StatusOK, gqlAnswer{Data: map[string]gqlAuthor{"viewer": {Login: c.login}}})
 		return
 	}
 	if !strings.Contains(in.Query, "reviewThreads") {
