@@ -1,0 +1,319 @@
+package console
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestReporters(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	tests := []struct {
+		name        string
+		token       func(h *harness) string
+		want        int
+		wantTrigger string
+		wantActor   string
+		wantReason  string
+	}{
+		{name: "installation token of the App", token: func(h *harness) string { return h.install }, want: http.StatusCreated, wantTrigger: TriggerAction, wantActor: "core-app[bot]"},
+		{name: "user token of the App", token: func(h *harness) string { return h.alice }, want: http.StatusCreated, wantTrigger: TriggerCLI, wantActor: "alice"},
+		{name: "installation token of another app", token: func(h *harness) string { return h.foreignInstall }, want: http.StatusForbidden, wantReason: "acts as other-app[bot], not as this App"},
+		{name: "installation token for another organisation", token: func(h *harness) string { return h.elsewhereInstall }, want: http.StatusForbidden, wantReason: "not for acme"},
+		{name: "user token of another app", token: func(h *harness) string { return h.aliceForeign }, want: http.StatusForbidden, wantReason: "cannot see this GitHub App's installation on acme"},
+		{name: "user who cannot see the installation", token: func(h *harness) string { return h.mallory }, want: http.StatusForbidden, wantReason: "the token of mallory cannot see"},
+		{name: "personal token", token: func(h *harness) string { return h.pat }, want: http.StatusForbidden, wantReason: "not a user token of this GitHub App"},
+		{name: "token GitHub does not know", token: func(*harness) string { return "ghp_nonsense" }, want: http.StatusForbidden, wantReason: "GitHub does not accept the token"},
+		{name: "no token", token: func(*harness) string { return "" }, want: http.StatusUnauthorized, wantReason: "no credentials"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := "s-" + strconv.Itoa(i)
+			status, body := h.call(t, http.MethodPost, "/api/session-runs", tt.token(h), report(id, "succeeded", ""))
+			require.Equal(t, tt.want, status, string(body))
+			run, err := h.store.GetRun(t.Context(), id)
+			if tt.wantReason != "" {
+				assert.Contains(t, string(body), tt.wantReason, "the refusal says why")
+				assert.ErrorIs(t, err, ErrNotFound, "a refused report is stored nowhere")
+				e := h.lastAudit(t)
+				assert.Equal(t, "refuse", e.Action)
+				assert.Contains(t, e.Reason, tt.wantReason)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantTrigger, run.Trigger)
+			assert.Equal(t, tt.wantActor, run.Actor)
+			assert.Equal(t, 2*time.Minute, run.Duration)
+			assert.Equal(t, 1200, run.Tokens)
+			assert.Equal(t, "report", h.lastAudit(t).Action)
+		})
+	}
+}
+
+func TestReportRefusals(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	tests := []struct {
+		name, body string
+		want       int
+		wantErr    string
+	}{
+		{name: "another organisation's repository", body: `{"id":"s1","repo":"elsewhere/thing","status":"succeeded"}`, want: http.StatusForbidden, wantErr: "not in acme"},
+		{name: "no session id", body: `{"repo":"acme/app","status":"succeeded"}`, want: http.StatusBadRequest, wantErr: "must be the session id"},
+		{name: "bad repository", body: `{"id":"s1","repo":"app","status":"succeeded"}`, want: http.StatusBadRequest, wantErr: "repo must be owner/name"},
+		{name: "not JSON", body: `report`, want: http.StatusBadRequest, wantErr: "read the report"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, tt.body)
+			assert.Equal(t, tt.want, status)
+			assert.Contains(t, string(body), tt.wantErr)
+		})
+	}
+}
+
+func TestReportSentTwice(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	status, _ := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s1", "running", ""))
+	assert.Equal(t, http.StatusCreated, status)
+	status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s1", "succeeded", `,"contract":{"verdict":"pass","checks":[]}`))
+	assert.Equal(t, http.StatusOK, status, string(body))
+	status, body = h.call(t, http.MethodGet, "/api/session-runs", h.bob, nil)
+	require.Equal(t, http.StatusOK, status, string(body))
+	var list struct{ Runs []*Run }
+	require.NoError(t, json.Unmarshal(body, &list))
+	require.Len(t, list.Runs, 1, "a re-send replaces, never duplicates")
+	assert.Equal(t, "succeeded", list.Runs[0].Status)
+	assert.Equal(t, "pass", list.Runs[0].Verdict)
+}
+
+func TestListRunsFilters(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s1", "succeeded", ""))
+	h.call(t, http.MethodPost, "/api/session-runs", h.bob, report("s2", "failed", ""))
+	tests := []struct{ query, want string }{
+		{"?who=alice", "s1"}, {"?status=failed", "s2"}, {"?repo=acme/app&who=bob", "s2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			status, body := h.call(t, http.MethodGet, "/api/session-runs"+tt.query, h.install, nil)
+			require.Equal(t, http.StatusOK, status)
+			var list struct{ Runs []*Run }
+			require.NoError(t, json.Unmarshal(body, &list))
+			require.Len(t, list.Runs, 1)
+			assert.Equal(t, tt.want, list.Runs[0].SessionID)
+		})
+	}
+	status, _ := h.call(t, http.MethodGet, "/api/session-runs", h.foreignInstall, nil)
+	assert.Equal(t, http.StatusForbidden, status, "listing needs the App's rights too")
+}
+
+func TestQueueCallers(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	enqueue := map[string]any{"repo": "acme/app", "instruction": "fix the flaky test"}
+	tests := []struct {
+		name       string
+		token      string
+		body       any
+		want       int
+		wantReason string
+	}{
+		{name: "installation token", token: h.install, body: enqueue, want: http.StatusForbidden, wantReason: "only with a user's token"},
+		{name: "personal token", token: h.pat, body: enqueue, want: http.StatusForbidden, wantReason: "not a user token of this GitHub App"},
+		{name: "user token of another app", token: h.aliceForeign, body: enqueue, want: http.StatusForbidden, wantReason: "cannot see"},
+		{name: "naming someone else's machine", token: h.alice, body: map[string]any{"repo": "acme/app", "instruction": "x", "target": "bob"}, want: http.StatusBadRequest, wantReason: "unknown field"},
+		{name: "another organisation", token: h.alice, body: map[string]any{"repo": "elsewhere/thing", "instruction": "x"}, want: http.StatusBadRequest, wantReason: "not in acme"},
+		{name: "empty instruction", token: h.alice, body: map[string]any{"repo": "acme/app", "instruction": " "}, want: http.StatusBadRequest, wantReason: "the instruction is empty"},
+		{name: "bad timeout", token: h.alice, body: map[string]any{"repo": "acme/app", "instruction": "x", "limits": map[string]any{"timeout": "soon"}}, want: http.StatusBadRequest, wantReason: "limits.timeout"},
+		{name: "user token of the App", token: h.alice, body: enqueue, want: http.StatusCreated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := h.call(t, http.MethodPost, "/api/session-commands", tt.token, tt.body)
+			require.Equal(t, tt.want, status, string(body))
+			if tt.wantReason != "" {
+				assert.Contains(t, string(body), tt.wantReason)
+				e := h.lastAudit(t)
+				assert.Equal(t, "refuse", e.Action)
+				assert.Contains(t, e.Reason, tt.wantReason)
+				return
+			}
+			c := command(t, body)
+			assert.Equal(t, "alice", c.Target, "the target is the verified login")
+			assert.Equal(t, CommandQueued, c.State)
+			assert.Equal(t, "enqueue", h.lastAudit(t).Action)
+		})
+	}
+	status, _ := h.call(t, http.MethodGet, "/api/session-commands?wait=0s", h.bob, nil)
+	assert.Equal(t, http.StatusNoContent, status, "bob gets none of alice's work")
+	status, _ = h.call(t, http.MethodGet, "/api/session-commands?wait=0s", h.install, nil)
+	assert.Equal(t, http.StatusForbidden, status, "installation tokens claim nothing")
+	status, body := h.call(t, http.MethodGet, "/api/session-commands?wait=0s", h.alice, nil)
+	require.Equal(t, http.StatusOK, status)
+	c := command(t, body)
+	assert.Equal(t, "fix the flaky test", c.Instruction)
+	assert.NotEmpty(t, c.Claim)
+	e := h.lastAudit(t)
+	assert.Equal(t, "claim", e.Action)
+	assert.Equal(t, "alice", e.Actor)
+}
+
+func TestLongPollWakesOnEnqueue(t *testing.T) {
+	t.Parallel()
+	// Recheck is an hour: only the enqueue can wake the poll before its
+	// 50 seconds are up, and a poll that slept through it answers 204.
+	h := newHarness(t, sqliteStore(t), func(c *Config) { c.MaxWait = time.Minute })
+	type answer struct {
+		status int
+		body   []byte
+	}
+	got := make(chan answer, 1)
+	go func() {
+		s, b := h.call(t, http.MethodGet, "/api/session-commands?wait=50s", h.alice, nil)
+		got <- answer{s, b}
+	}()
+	status, _ := h.call(t, http.MethodPost, "/api/session-commands", h.alice2, map[string]any{"repo": "acme/app", "instruction": "wake up"})
+	require.Equal(t, http.StatusCreated, status)
+	a := <-got
+	require.Equal(t, http.StatusOK, a.status, string(a.body))
+	assert.Equal(t, "wake up", command(t, a.body).Instruction)
+}
+
+func TestLongPollTimesOut(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	status, _ := h.call(t, http.MethodGet, "/api/session-commands?wait=20ms", h.alice, nil)
+	assert.Equal(t, http.StatusNoContent, status)
+	status, body := h.call(t, http.MethodGet, "/api/session-commands?wait=2h", h.alice, nil)
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Contains(t, string(body), "wait must be a duration from 0s to 1m0s")
+}
+
+func TestTwoPollersRace(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	status, _ := h.call(t, http.MethodPost, "/api/session-commands", h.alice, map[string]any{"repo": "acme/app", "instruction": "once"})
+	require.Equal(t, http.StatusCreated, status)
+	statuses := make(chan int, 2)
+	var wg sync.WaitGroup
+	for _, tok := range []string{h.alice, h.alice2} {
+		wg.Go(func() {
+			s, _ := h.call(t, http.MethodGet, "/api/session-commands?wait=100ms", tok, nil)
+			statuses <- s
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	var ok, none int
+	for s := range statuses {
+		switch s {
+		case http.StatusOK:
+			ok++
+		case http.StatusNoContent:
+			none++
+		}
+	}
+	assert.Equal(t, 1, ok, "one poller claims it")
+	assert.Equal(t, 1, none, "the other gets nothing")
+}
+
+func TestExpiredLeaseAndResults(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t), func(c *Config) { c.Lease = 10 * time.Minute })
+	h.call(t, http.MethodPost, "/api/session-commands", h.alice, map[string]any{"repo": "acme/app", "instruction": "slow"})
+	_, body := h.call(t, http.MethodGet, "/api/session-commands", h.alice, nil)
+	first := command(t, body)
+	status, _ := h.call(t, http.MethodGet, "/api/session-commands", h.alice2, nil)
+	assert.Equal(t, http.StatusNoContent, status, "held by a live lease")
+
+	h.clock.advance(11 * time.Minute)
+	status, body = h.call(t, http.MethodGet, "/api/session-commands", h.alice2, nil)
+	require.Equal(t, http.StatusOK, status, "an expired lease returns it to the queue")
+	second := command(t, body)
+	assert.Equal(t, first.ID, second.ID)
+	assert.NotEqual(t, first.Claim, second.Claim)
+
+	path := "/api/session-commands/" + strconv.FormatInt(first.ID, 10) + "/result"
+	status, body = h.call(t, http.MethodPost, path, h.alice, Result{Claim: first.Claim, Status: "succeeded"})
+	assert.Equal(t, http.StatusConflict, status, "the first claimer lost its lease")
+	assert.Contains(t, string(body), "is not held by claim")
+	status, body = h.call(t, http.MethodPost, path, h.bob, Result{Claim: second.Claim, Status: "succeeded"})
+	assert.Equal(t, http.StatusNotFound, status, "not bob's: "+string(body))
+	status, body = h.call(t, http.MethodPost, path, h.alice2, Result{Claim: second.Claim, Status: "bogus"})
+	assert.Equal(t, http.StatusBadRequest, status, string(body))
+	status, body = h.call(t, http.MethodPost, path, h.alice2, Result{Claim: second.Claim, Status: "succeeded", Summary: "done", PRURL: "https://x/pull/1"})
+	require.Equal(t, http.StatusOK, status, string(body))
+	assert.Equal(t, CommandDone, command(t, body).State)
+	assert.Equal(t, "result", h.lastAudit(t).Action)
+	status, body = h.call(t, http.MethodPost, path, h.alice2, Result{Claim: second.Claim, Status: "failed"})
+	assert.Equal(t, http.StatusConflict, status, "a result is accepted once")
+	assert.Contains(t, string(body), "already has its result")
+	assert.Equal(t, "refuse", h.lastAudit(t).Action)
+}
+
+func TestTokensAreVerifiedOnceAndKeptNowhere(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store, err := Open(t.Context(), filepath.Join(dir, "console.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = store.Close() })
+	h := newHarness(t, store, func(c *Config) { c.TokenTTL = time.Minute })
+	userCalls := func() int {
+		n := 0
+		for _, r := range h.g.Requests() {
+			if r.Path == "/user" && r.Header.Get("Authorization") == "Bearer "+h.alice {
+				n++
+			}
+		}
+		return n
+	}
+	for range 3 {
+		status, _ := h.call(t, http.MethodGet, "/api/session-runs", h.alice, nil)
+		require.Equal(t, http.StatusOK, status)
+	}
+	assert.Equal(t, 1, userCalls(), "verified on first use, then cached")
+	h.clock.advance(2 * time.Minute)
+	h.call(t, http.MethodGet, "/api/session-runs", h.alice, nil)
+	assert.Equal(t, 2, userCalls(), "asked again once the cache entry expired")
+
+	h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s1", "succeeded", ""))
+	h.call(t, http.MethodPost, "/api/session-commands", h.pat, map[string]any{"repo": "acme/app", "instruction": "x"})
+	require.NoError(t, store.Close())
+	files, err := filepath.Glob(filepath.Join(dir, "console.db*"))
+	require.NoError(t, err)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, tok := range []string{h.alice, h.pat} {
+			assert.NotContains(t, string(b), tok, "%s holds a token", f)
+		}
+	}
+	assert.NotContains(t, h.log.String(), h.alice)
+	assert.NotContains(t, h.log.String(), h.pat)
+	assert.True(t, strings.Contains(h.log.String(), "Refused a request"), "refusals are logged, without the token")
+}
+
+func TestConfigEndpoint(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	status, body := h.call(t, http.MethodGet, "/api/config", "", nil)
+	require.Equal(t, http.StatusOK, status)
+	var cfg map[string]any
+	require.NoError(t, json.Unmarshal(body, &cfg))
+	assert.Equal(t, h.console.cfg.ClientID, cfg["client_id"])
+	assert.Equal(t, h.g.URL, cfg["web_url"])
+	assert.NotContains(t, string(body), h.console.cfg.ClientSecret)
+}
