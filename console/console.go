@@ -79,7 +79,7 @@ type BotRuns interface {
 
 // Console serves the API and the pages.
 type Console struct {
-	cfg    Config
+	cfg       Config
 	verify    *verifier
 	wake      *notifier
 	mux       *http.ServeMux

@@ -73,9 +73,9 @@ type harness struct {
 	log     *lockedBuffer
 
 	install, foreignInstall, elsewhereInstall string // installation tokens
-	alice, alice2, bob, mallory                 string // user tokens of the App
-	aliceForeign                                string // alice's user token of the foreign app
-	pat                                         string // alice's personal token
+	alice, alice2, bob, mallory               string // user tokens of the App
+	aliceForeign                              string // alice's user token of the foreign app
+	pat                                       string // alice's personal token
 }
 
 type harnessOption func(*Config)

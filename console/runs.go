@@ -1,7 +1,6 @@
 package console
 
 import (
-
 	"net/http"
 	"slices"
 	"strings"
@@ -55,4 +54,3 @@ func (c *Console) findRun(r *http.Request, id string) (*Run, error) {
 	}
 	return nil, err
 }
-
