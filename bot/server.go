@@ -20,6 +20,8 @@ const WebhookPath = "/api/github/hook"
 type Server struct {
 	Base    *Base
 	handler http.Handler
+	mux     *http.ServeMux // MountConsole adds the console's paths
+	logger  zerolog.Logger
 }
 
 // New builds the bot from its configuration, its store and how it runs
@@ -70,7 +72,7 @@ func New(cfg *Config, store Store, logger zerolog.Logger, newRunner func(*Base) 
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /metrics", base.Metrics)
-	return &Server{Base: base, handler: withLogger(logger, mux)}, nil
+	return &Server{Base: base, handler: withLogger(logger, mux), mux: mux, logger: logger}, nil
 }
 
 // ServeHTTP serves the bot's endpoints.

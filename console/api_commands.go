@@ -99,6 +99,9 @@ func (c *Console) claimCommand(w http.ResponseWriter, r *http.Request) {
 		}
 		wait = d
 	}
+	// The server's write timeout is shorter than a long poll: extend it for
+	// this answer (servers without deadlines say so, which is fine too).
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
 	ctx := r.Context()
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/bot"
+	"github.com/coreagent/core/console"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
@@ -24,6 +26,8 @@ import (
 func newBotCmd(e *env) *cobra.Command {
 	var (
 		cfg            bot.Config
+		consoleCfg     bot.ConsoleConfig
+		databaseURL    string
 		appID          string
 		privateKeyFile string
 		workers, queue string
@@ -37,7 +41,9 @@ turns /core fix comments and core:fix labels into runs, and comments the
 draft pull request's link back. Runs are dispatched to the repository's core
 workflow on GitHub Actions (--dispatch actions), or run by the bot itself
 (--dispatch local). /healthz answers when the bot and its database are up;
-/metrics counts deliveries, drops, the queue and runs by outcome.
+/metrics counts deliveries, drops, the queue and runs by outcome. With
+--console-org it also serves the console: the Runs, Queue, Audit and Forger
+pages and the /api/session-* API (README, "Console").
 
 Every flag can also be set by the CORE_BOT_ variable named in its help; the
 flag wins.`,
@@ -67,7 +73,7 @@ flag wins.`,
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			return e.serveBot(cmd.Context(), &cfg)
+			return e.serveBot(cmd.Context(), &cfg, consoleCfg, databaseURL)
 		},
 	}
 	fl := cmd.Flags()
@@ -80,6 +86,11 @@ flag wins.`,
 	fl.StringVar(&cfg.Dispatch, "dispatch", e.getenv("CORE_BOT_DISPATCH"), "actions (dispatch the repository's core workflow) or local (run sessions here), CORE_BOT_DISPATCH (default actions)")
 	fl.StringVar(&cfg.Workflow, "workflow", e.getenv("CORE_BOT_WORKFLOW"), "the workflow file dispatched in actions mode, CORE_BOT_WORKFLOW (default core.yml)")
 	fl.StringVar(&workers, "workers", e.getenv("CORE_BOT_WORKERS"), "webhook workers, and sessions at once in local mode, CORE_BOT_WORKERS (default 2)")
+	fl.StringVar(&consoleCfg.Org, "console-org", e.getenv("CORE_BOT_CONSOLE_ORG"), "serve the console for this organisation's runs and queue (off when empty), CORE_BOT_CONSOLE_ORG")
+	fl.StringVar(&consoleCfg.ClientID, "client-id", e.getenv("CORE_BOT_CLIENT_ID"), "the App's OAuth client id, for the console's sign-in, CORE_BOT_CLIENT_ID")
+	consoleCfg.ClientSecret = e.getenv("CORE_BOT_CLIENT_SECRET")
+	fl.StringVar(&consoleCfg.WebURL, "web-url", e.getenv("CORE_BOT_WEB_URL"), "GitHub's web host, where people sign in, CORE_BOT_WEB_URL (default https://github.com)")
+	fl.StringVar(&databaseURL, "database-url", e.getenv("CORE_BOT_DATABASE_URL"), "the console's PostgreSQL database (postgres://…), CORE_BOT_DATABASE_URL (default: console.db in the data directory)")
 	fl.StringVar(&queue, "queue", e.getenv("CORE_BOT_QUEUE"), "webhook events waiting at most; a full queue answers 503, CORE_BOT_QUEUE (default 100)")
 	return cmd
 }
@@ -96,7 +107,7 @@ func parseIntSetting(name, v string) (int64, error) {
 }
 
 // serveBot runs the bot until ctx ends, then shuts down gracefully.
-func (e *env) serveBot(ctx context.Context, cfg *bot.Config) error {
+func (e *env) serveBot(ctx context.Context, cfg *bot.Config, consoleCfg bot.ConsoleConfig, databaseURL string) error {
 	logger := zerolog.New(e.stderr).With().Timestamp().Logger()
 	store, err := bot.OpenSQLite(ctx, filepath.Join(cfg.DataDir, "bot.db"))
 	if err != nil {
@@ -114,6 +125,17 @@ func (e *env) serveBot(ctx context.Context, cfg *bot.Config) error {
 	srv, err := bot.New(cfg, store, logger, newRunner)
 	if err != nil {
 		return err
+	}
+	if consoleCfg.Org != "" {
+		dsn := cmp.Or(databaseURL, filepath.Join(cfg.DataDir, "console.db"))
+		cstore, err := console.Open(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer cstore.Close()
+		if err := srv.MountConsole(consoleCfg, cstore); err != nil {
+			return err
+		}
 	}
 	expired, err := store.ExpireQueued(ctx, time.Now().Add(-cfg.PendingTimeout), "the bot restarted before the run could start")
 	if err != nil {
