@@ -69,6 +69,7 @@ type harness struct {
 	console *Console
 	srv     *httptest.Server
 	store   *SQL
+	cfg     Config
 	clock   *clock
 	log     *lockedBuffer
 
@@ -127,11 +128,28 @@ func newHarness(t *testing.T, store *SQL, opts ...harnessOption) *harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	h.cfg = cfg
 	h.console, err = New(cfg)
 	require.NoError(t, err)
 	h.srv = httptest.NewServer(h.console)
 	t.Cleanup(h.srv.Close)
 	return h
+}
+
+// replica is a second console like h's, on store (a replica behind the
+// same load balancer when store shares h's database), as a harness whose
+// requests go to it.
+func (h *harness) replica(t *testing.T, store *SQL) *harness {
+	t.Helper()
+	cfg := h.cfg
+	cfg.Store = store
+	c, err := New(cfg)
+	require.NoError(t, err)
+	r := *h
+	r.console, r.store = c, store
+	r.srv = httptest.NewServer(c)
+	t.Cleanup(r.srv.Close)
+	return &r
 }
 
 // call sends a request with a bearer token (none when token is "") and
