@@ -71,5 +71,14 @@ func (s *Server) MountConsole(cfg ConsoleConfig, store console.Store) error {
 	for _, p := range console.Paths() {
 		s.mux.Handle(p, h)
 	}
+	s.console = h
 	return nil
+}
+
+// CloseConsole ends the console's long polls (see console.Console.Close);
+// register it with the http.Server's RegisterOnShutdown.
+func (s *Server) CloseConsole() {
+	if s.console != nil {
+		s.console.Close()
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rcrowley/go-metrics"
 	"github.com/rs/zerolog"
+
+	"github.com/coreagent/core/console"
 )
 
 // WebhookPath is where GitHub delivers the App's webhooks.
@@ -22,6 +24,7 @@ type Server struct {
 	handler http.Handler
 	mux     *http.ServeMux // MountConsole adds the console's paths
 	logger  zerolog.Logger
+	console *console.Console
 }
 
 // New builds the bot from its configuration, its store and how it runs

@@ -130,6 +130,11 @@ func (c *Console) claimCommand(w http.ResponseWriter, r *http.Request) {
 		case <-deadline.C:
 			w.WriteHeader(http.StatusNoContent)
 			return
+		case <-c.closing:
+			// Shutting down: come back in a second (to another replica).
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusNoContent)
+			return
 		case <-ctx.Done():
 			return
 		}

@@ -317,3 +317,26 @@ func TestConfigEndpoint(t *testing.T) {
 	assert.Equal(t, h.g.URL, cfg["web_url"])
 	assert.NotContains(t, string(body), h.console.cfg.ClientSecret)
 }
+
+func TestCloseEndsLongPolls(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	got := make(chan *http.Response, 1)
+	go func() {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, h.srv.URL+"/api/session-commands?wait=50s", nil)
+		if !assert.NoError(t, err) {
+			return
+		}
+		req.Header.Set("Authorization", "Bearer "+h.alice)
+		resp, err := http.DefaultClient.Do(req)
+		if assert.NoError(t, err) {
+			resp.Body.Close()
+		}
+		got <- resp
+	}()
+	h.console.Close()
+	resp := <-got
+	require.NotNil(t, resp)
+	assert.Equal(t, http.StatusNoContent, resp.StatusCode, "a shutting-down console lets its pollers go")
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"), "and tells them to come back, not that the wait ran out")
+}

@@ -15,6 +15,7 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -84,6 +85,8 @@ type Console struct {
 	wake      *notifier
 	mux       *http.ServeMux
 	templates *template.Template
+	closing   chan struct{} // closed by Close: long polls answer 204
+	closeOnce sync.Once
 }
 
 // New builds the console's handler.
@@ -126,9 +129,17 @@ func New(cfg Config) (*Console, error) {
 		wake:      newNotifier(),
 		mux:       http.NewServeMux(),
 		templates: pages(),
+		closing:   make(chan struct{}),
 	}
 	c.routes()
 	return c, nil
+}
+
+// Close ends the long polls waiting now and from now on: they answer 204
+// at once, so a server shutting down is not held up by them. Register it
+// with http.Server.RegisterOnShutdown.
+func (c *Console) Close() {
+	c.closeOnce.Do(func() { close(c.closing) })
 }
 
 // Paths are the paths the console serves, for the bot's mux.

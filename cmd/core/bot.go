@@ -149,6 +149,7 @@ func (e *env) serveBot(ctx context.Context, cfg *bot.Config, consoleCfg bot.Cons
 		return fmt.Errorf("CORE_BOT_LISTEN %s: %w", cfg.Listen, err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 9 * time.Second, WriteTimeout: 9 * time.Second}
+	hs.RegisterOnShutdown(srv.CloseConsole)
 	logger.Info().Str("listen", ln.Addr().String()).Str("dispatch", cfg.Dispatch).Msg("Serving webhooks")
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
