@@ -14,6 +14,7 @@ type ConsoleConfig struct {
 	ClientID     string // CORE_BOT_CLIENT_ID: the App's OAuth client id
 	ClientSecret string // CORE_BOT_CLIENT_SECRET
 	WebURL       string // CORE_BOT_WEB_URL: GitHub's web host (default https://github.com)
+	PublicURL    string // CORE_BOT_PUBLIC_URL: the console's address, for the sign-in's callback
 }
 
 // recentRuns is the optional ability of a Store to list its newest runs,
@@ -58,7 +59,7 @@ func (s *Server) MountConsole(cfg ConsoleConfig, store console.Store) error {
 	}
 	c := console.Config{
 		Store: store, Org: cfg.Org, AppID: s.Base.Config.AppID, ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret,
-		APIURL: s.Base.Config.APIURL, WebURL: cfg.WebURL, App: console.NewApp(s.Base.ClientCreator),
+		APIURL: s.Base.Config.APIURL, WebURL: cfg.WebURL, PublicURL: cfg.PublicURL, App: console.NewApp(s.Base.ClientCreator),
 		Logger: s.logger,
 	}
 	if rr, ok := s.Base.Store.(recentRuns); ok {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,11 @@ type Config struct {
 	// GitHub Enterprise Server https://HOST/api/v3); WebURL its web host
 	// (default https://github.com), where people sign in.
 	APIURL, WebURL string
+	// PublicURL is the console's own address as browsers reach it (e.g.
+	// https://core.example.com); GitHub sends signed-in browsers back to
+	// PublicURL/oauth/callback. Empty: the request's host, over https when
+	// the request came over TLS or X-Forwarded-Proto says https.
+	PublicURL string
 	// App acts as the GitHub App itself: its slug, the forger's variables.
 	App App
 	// BotRuns, when set, lists the runs the bot dispatched or ran itself;
@@ -109,6 +115,10 @@ func New(cfg Config) (*Console, error) {
 	}
 	cfg.APIURL = strings.TrimRight(cmpOr(cfg.APIURL, "https://api.github.com"), "/")
 	cfg.WebURL = strings.TrimRight(cmpOr(cfg.WebURL, "https://github.com"), "/")
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	if u, err := url.Parse(cfg.PublicURL); cfg.PublicURL != "" && (err != nil || u.Host == "" || u.Scheme != "https" && u.Scheme != "http") {
+		return nil, fmt.Errorf("console: the public URL must be an http(s) URL such as https://core.example.com, got %q", cfg.PublicURL)
+	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}

@@ -21,8 +21,12 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, c.cfg.WebURL+"/login/oauth/authorize?"+q.Encode(), http.StatusFound)
 }
 
-// callbackURL is where GitHub sends the browser back: this host.
+// callbackURL is where GitHub sends the browser back: the public URL, or
+// else this request's host.
 func (c *Console) callbackURL(r *http.Request) string {
+	if c.cfg.PublicURL != "" {
+		return c.cfg.PublicURL + "/oauth/callback"
+	}
 	scheme := "http"
 	if secure(r) {
 		scheme = "https"

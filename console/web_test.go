@@ -194,3 +194,19 @@ func TestForger(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "false", h.g.Variables(org, "app")["CORE_FORGE_ENABLED"], "disarmed")
 }
+
+func TestPublicURL(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t), func(c *Config) { c.PublicURL = "https://core.example.com/" })
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Get(h.srv.URL + "/login")
+	require.NoError(t, err)
+	resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	require.NoError(t, err)
+	assert.Equal(t, "https://core.example.com/oauth/callback", loc.Query().Get("redirect_uri"), "not the request's Host")
+
+	cfg := h.cfg
+	cfg.PublicURL = "core.example.com"
+	_, err = New(cfg)
+	assert.ErrorContains(t, err, "the public URL must be an http(s) URL")
+}

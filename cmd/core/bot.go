@@ -90,6 +90,7 @@ flag wins.`,
 	fl.StringVar(&consoleCfg.ClientID, "client-id", e.getenv("CORE_BOT_CLIENT_ID"), "the App's OAuth client id, for the console's sign-in, CORE_BOT_CLIENT_ID")
 	consoleCfg.ClientSecret = e.getenv("CORE_BOT_CLIENT_SECRET")
 	fl.StringVar(&consoleCfg.WebURL, "web-url", e.getenv("CORE_BOT_WEB_URL"), "GitHub's web host, where people sign in, CORE_BOT_WEB_URL (default https://github.com)")
+	fl.StringVar(&consoleCfg.PublicURL, "public-url", e.getenv("CORE_BOT_PUBLIC_URL"), "the console's address as browsers reach it, for the sign-in's callback, CORE_BOT_PUBLIC_URL (default: the request's host)")
 	fl.StringVar(&databaseURL, "database-url", e.getenv("CORE_BOT_DATABASE_URL"), "the console's PostgreSQL database (postgres://…), CORE_BOT_DATABASE_URL (default: console.db in the data directory)")
 	fl.StringVar(&queue, "queue", e.getenv("CORE_BOT_QUEUE"), "webhook events waiting at most; a full queue answers 503, CORE_BOT_QUEUE (default 100)")
 	return cmd
