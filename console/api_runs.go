@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -40,20 +41,20 @@ func (c *Console) postRun(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := readAll(w, r, maxReport)
 	if err != nil {
-		fail(w, http.StatusBadRequest, "read the report: %v", err)
+		c.refuse(w, r, http.StatusBadRequest, id.Login, "read the report: "+err.Error())
 		return
 	}
 	var rep reportFields
 	if err := json.Unmarshal(raw, &rep); err != nil {
-		fail(w, http.StatusBadRequest, "the report is not JSON (send the session's report.json): %v", err)
+		c.refuse(w, r, http.StatusBadRequest, id.Login, "the report is not the session's report.json: "+err.Error())
 		return
 	}
 	switch {
 	case !sessionIDPattern.MatchString(rep.ID):
-		fail(w, http.StatusBadRequest, "the report's id must be the session id, got %q", rep.ID)
+		c.refuse(w, r, http.StatusBadRequest, id.Login, fmt.Sprintf("the report's id must be the session id, got %q", rep.ID))
 		return
 	case validRepo(rep.Repo) != nil:
-		fail(w, http.StatusBadRequest, "the report's %v", validRepo(rep.Repo))
+		c.refuse(w, r, http.StatusBadRequest, id.Login, "the report's "+validRepo(rep.Repo).Error())
 		return
 	case !c.inOrg(rep.Repo):
 		c.refuse(w, r, http.StatusForbidden, id.Login, "the report is about "+rep.Repo+", which is not in "+c.cfg.Org)

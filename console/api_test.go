@@ -78,6 +78,10 @@ func TestReportRefusals(t *testing.T) {
 			status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, tt.body)
 			assert.Equal(t, tt.want, status)
 			assert.Contains(t, string(body), tt.wantErr)
+			e := h.lastAudit(t)
+			assert.Equal(t, "refuse", e.Action, "every refusal is audited")
+			assert.Equal(t, "alice", e.Actor)
+			assert.Contains(t, e.Reason, tt.wantErr)
 		})
 	}
 }
