@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -91,7 +92,7 @@ flag wins.`,
 	consoleCfg.ClientSecret = e.getenv("CORE_BOT_CLIENT_SECRET")
 	fl.StringVar(&consoleCfg.WebURL, "web-url", e.getenv("CORE_BOT_WEB_URL"), "GitHub's web host, where people sign in, CORE_BOT_WEB_URL (default https://github.com)")
 	fl.StringVar(&consoleCfg.PublicURL, "public-url", e.getenv("CORE_BOT_PUBLIC_URL"), "the console's address as browsers reach it, for the sign-in's callback, CORE_BOT_PUBLIC_URL (default: the request's host)")
-	fl.StringVar(&databaseURL, "database-url", e.getenv("CORE_BOT_DATABASE_URL"), "the console's PostgreSQL database (postgres://…), CORE_BOT_DATABASE_URL (default: console.db in the data directory)")
+	fl.StringVar(&databaseURL, "database-url", e.getenv("CORE_BOT_DATABASE_URL"), "a PostgreSQL database (postgres://…) for the bot's state and the console, shared by replicas, CORE_BOT_DATABASE_URL (default: bot.db and console.db in the data directory)")
 	fl.StringVar(&queue, "queue", e.getenv("CORE_BOT_QUEUE"), "webhook events waiting at most; a full queue answers 503, CORE_BOT_QUEUE (default 100)")
 	return cmd
 }
@@ -110,7 +111,16 @@ func parseIntSetting(name, v string) (int64, error) {
 // serveBot runs the bot until ctx ends, then shuts down gracefully.
 func (e *env) serveBot(ctx context.Context, cfg *bot.Config, consoleCfg bot.ConsoleConfig, databaseURL string) error {
 	logger := zerolog.New(e.stderr).With().Timestamp().Logger()
-	store, err := bot.OpenSQLite(ctx, filepath.Join(cfg.DataDir, "bot.db"))
+	var store bot.Store
+	var err error
+	switch {
+	case strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://"):
+		store, err = bot.OpenPostgres(ctx, databaseURL)
+	case databaseURL != "":
+		return errors.New("CORE_BOT_DATABASE_URL (--database-url) must be a postgres:// URL; leave it empty for SQLite in the data directory")
+	default:
+		store, err = bot.OpenSQLite(ctx, filepath.Join(cfg.DataDir, "bot.db"))
+	}
 	if err != nil {
 		return err
 	}
