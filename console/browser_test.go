@@ -89,7 +89,7 @@ func TestBrowser(t *testing.T) {
 	require.NoError(t, chromedp.Run(ctx, chromedp.Reload(), chromedp.Text(`tr.command .state`, &state, chromedp.ByQuery)))
 	assert.Equal(t, "claimed", state)
 	status, _ = h.call(t, http.MethodPost, "/api/session-commands/"+strconv.FormatInt(cmd.ID, 10)+"/result", h.alice,
-		Result{Claim: cmd.Claim, Status: "succeeded", Summary: "fixed the thing", PRURL: "https://github.example/acme/app/pull/9"})
+		Result{Claim: cmd.Claim, Status: "succeeded", Summary: "fixed the thing", PRURL: "https://github.example/acme/app/pull/9", SessionID: "cli-run-1"})
 	require.Equal(t, http.StatusOK, status)
 	var row string
 	require.NoError(t, chromedp.Run(ctx, chromedp.Reload(),
@@ -97,6 +97,9 @@ func TestBrowser(t *testing.T) {
 		chromedp.Text(`tr.command`, &row, chromedp.ByQuery)), "see it finished")
 	assert.Equal(t, "done", state)
 	assert.Contains(t, row, "fixed the thing")
+	var runLinks int
+	require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`document.querySelectorAll('tr.command a[href="/runs/cli-run-1"]').length`, &runLinks)))
+	assert.Equal(t, 1, runLinks, "the result links its session's run")
 
 	var armed string
 	require.NoError(t, chromedp.Run(ctx,
