@@ -181,6 +181,8 @@ func TestTwoBotsOnePostgresHandleDeliveriesOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	// The handlers run after the 200: wait for the dispatch, then for quiet.
+	require.Eventually(t, func() bool { return len(f.g.Dispatches("octo", "hello")) > 0 }, 30*time.Second, 50*time.Millisecond)
 	f.settle(t)
 	assert.Len(t, f.g.Dispatches("octo", "hello"), 1, "one run, dispatched once")
 	assert.Len(t, botComments(f, n), 1, "one status comment")
