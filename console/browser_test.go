@@ -34,6 +34,7 @@ func newBrowser(t *testing.T) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-dev-shm-usage", true), // containers give /dev/shm 64 MB
 		chromedp.UserDataDir(t.TempDir()))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	t.Cleanup(cancelAlloc)
