@@ -141,16 +141,65 @@ func (c *Console) claimCommand(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// commandID parses the {id} of a command path, refusing a bad one.
+func (c *Console) commandID(w http.ResponseWriter, r *http.Request, login string) (int64, bool) {
+	n, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil {
+		c.refuse(w, r, http.StatusBadRequest, login, fmt.Sprintf("the command id must be a number, got %q", r.PathValue("id")))
+		return 0, false
+	}
+	return n, true
+}
+
+// claimError answers a store's refusal of a claim's request, audited.
+func (c *Console) claimError(w http.ResponseWriter, r *http.Request, login string, n int64, claim string, err error) {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		c.refuse(w, r, http.StatusNotFound, login, fmt.Sprintf("no command %d of yours", n))
+	case errors.Is(err, ErrFinished):
+		c.refuse(w, r, http.StatusConflict, login, fmt.Sprintf("command %d already has its result", n))
+	case errors.Is(err, ErrNotClaimer):
+		c.refuse(w, r, http.StatusConflict, login, fmt.Sprintf("command %d is not held by claim %q (its lease ran out, or another poller holds it)", n, claim))
+	default:
+		c.cfg.Logger.Error().Err(err).Int64("command", n).Msg("Updating a claimed command failed")
+		fail(w, http.StatusInternalServerError, "could not update command %d; send it again", n)
+	}
+}
+
+// POST /api/session-commands/{id}/lease {"claim"}: the claimer, still at
+// work, keeps the command for another lease.
+func (c *Console) renewLease(w http.ResponseWriter, r *http.Request) {
+	id, ok := c.caller(w, r, TokenUser)
+	if !ok {
+		return
+	}
+	n, ok := c.commandID(w, r, id.Login)
+	if !ok {
+		return
+	}
+	var req struct {
+		Claim string `json:"claim"`
+	}
+	if err := decodeBody(w, r, 4096, &req); err != nil {
+		c.refuse(w, r, http.StatusBadRequest, id.Login, err.Error())
+		return
+	}
+	cmd, err := c.cfg.Store.Renew(r.Context(), n, id.Login, req.Claim, c.cfg.Now().UTC().Add(c.cfg.Lease))
+	if err != nil {
+		c.claimError(w, r, id.Login, n, req.Claim, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, cmd)
+}
+
 // POST /api/session-commands/{id}/result: the claimer's outcome, once.
 func (c *Console) postResult(w http.ResponseWriter, r *http.Request) {
 	id, ok := c.caller(w, r, TokenUser)
 	if !ok {
 		return
 	}
-	target := r.PathValue("id")
-	n, err := strconv.ParseInt(target, 10, 64)
-	if err != nil {
-		c.refuse(w, r, http.StatusBadRequest, id.Login, fmt.Sprintf("the command id must be a number, got %q", target))
+	n, ok := c.commandID(w, r, id.Login)
+	if !ok {
 		return
 	}
 	var res Result
@@ -165,26 +214,15 @@ func (c *Console) postResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd, err := c.cfg.Store.Finish(r.Context(), n, id.Login, &res, c.cfg.Now().UTC())
-	switch {
-	case errors.Is(err, ErrNotFound):
-		c.refuse(w, r, http.StatusNotFound, id.Login, fmt.Sprintf("no command %d of yours", n))
-		return
-	case errors.Is(err, ErrFinished):
-		c.refuse(w, r, http.StatusConflict, id.Login, fmt.Sprintf("command %d already has its result", n))
-		return
-	case errors.Is(err, ErrNotClaimer):
-		c.refuse(w, r, http.StatusConflict, id.Login, fmt.Sprintf("command %d is not held by claim %q (its lease ran out, or another poller holds it)", n, res.Claim))
-		return
-	case err != nil:
-		c.cfg.Logger.Error().Err(err).Msg("Recording a result failed")
-		fail(w, http.StatusInternalServerError, "could not record the result; send it again")
+	if err != nil {
+		c.claimError(w, r, id.Login, n, res.Claim, err)
 		return
 	}
 	reason := res.Status
 	if res.Error != "" {
 		reason += ": " + res.Error
 	}
-	if err := c.audit(r.Context(), id.Login, "result", target, reason); err != nil {
+	if err := c.audit(r.Context(), id.Login, "result", strconv.FormatInt(n, 10), reason); err != nil {
 		fail(w, http.StatusInternalServerError, "the result is recorded but could not be audited")
 		return
 	}

@@ -177,3 +177,22 @@ func TestCloseEndsLongPolls(t *testing.T) {
 	assert.Equal(t, http.StatusNoContent, resp.StatusCode, "a shutting-down console lets its pollers go")
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"), "and tells them to come back, not that the wait ran out")
 }
+
+func TestRenewLease(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t), func(c *Config) { c.Lease = 10 * time.Minute })
+	h.call(t, http.MethodPost, "/api/session-commands", h.alice, map[string]any{"repo": "acme/app", "instruction": "long"})
+	_, body := h.call(t, http.MethodGet, "/api/session-commands", h.alice, nil)
+	c := command(t, body)
+	path := "/api/session-commands/" + strconv.FormatInt(c.ID, 10) + "/lease"
+	h.clock.advance(8 * time.Minute)
+	status, body := h.call(t, http.MethodPost, path, h.alice, map[string]any{"claim": c.Claim})
+	require.Equal(t, http.StatusOK, status, string(body))
+	h.clock.advance(8 * time.Minute)
+	status, _ = h.call(t, http.MethodGet, "/api/session-commands", h.alice2, nil)
+	assert.Equal(t, http.StatusNoContent, status, "the renewed lease still holds 16 minutes in")
+	status, body = h.call(t, http.MethodPost, path, h.alice2, map[string]any{"claim": "not-mine"})
+	assert.Equal(t, http.StatusConflict, status)
+	assert.Contains(t, string(body), "is not held by claim")
+	assert.Equal(t, "refuse", h.lastAudit(t).Action)
+}

@@ -168,6 +168,7 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /api/session-commands", c.postCommand)
 	m.HandleFunc("GET /api/session-commands", c.claimCommand)
 	m.HandleFunc("POST /api/session-commands/{id}/result", c.postResult)
+	m.HandleFunc("POST /api/session-commands/{id}/lease", c.renewLease)
 	m.HandleFunc("GET /api/session-queue", c.getQueue)
 	m.HandleFunc("POST /api/session-queue", c.postQueue)
 	m.HandleFunc("GET /login", c.login)

@@ -98,6 +98,27 @@ func (s *SQL) Finish(ctx context.Context, id int64, target string, res *Result, 
 	return out, nil
 }
 
+// Renew extends a live claim's lease.
+func (s *SQL) Renew(ctx context.Context, id int64, target, claim string, until time.Time) (*Command, error) {
+	c, err := scanCommand(s.queryRow(ctx, `UPDATE console_commands SET lease_until = ?
+		WHERE id = ? AND target = ? AND state = 'claimed' AND claim = ? RETURNING `+commandColumns,
+		until.UnixNano(), id, target, claim))
+	if err == nil {
+		return c, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("renew the lease of command %d: %w", id, err)
+	}
+	c, err = s.command(ctx, id, target)
+	switch {
+	case err != nil:
+		return nil, err
+	case c.Result != nil:
+		return c, ErrFinished
+	}
+	return c, ErrNotClaimer
+}
+
 // resultState is the state a result status leaves a command in.
 func resultState(status string) string {
 	switch status {

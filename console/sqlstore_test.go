@@ -186,3 +186,31 @@ func TestStoreSessions(t *testing.T) {
 		})
 	}
 }
+
+func TestStoreRenew(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			c := &Command{Target: "alice", Repo: "acme/app", Instruction: "long", CreatedAt: t0}
+			require.NoError(t, s.Enqueue(ctx, c))
+			_, err := s.Claim(ctx, "alice", "k1", t0, time.Minute)
+			require.NoError(t, err)
+			renewed, err := s.Renew(ctx, c.ID, "alice", "k1", t0.Add(time.Hour))
+			require.NoError(t, err)
+			assert.True(t, t0.Add(time.Hour).Equal(renewed.LeaseUntil))
+			none, err := s.Claim(ctx, "alice", "k2", t0.Add(30*time.Minute), time.Minute)
+			require.NoError(t, err)
+			assert.Nil(t, none, "the renewed lease holds past the first")
+			_, err = s.Renew(ctx, c.ID, "alice", "k2", t0.Add(time.Hour))
+			assert.ErrorIs(t, err, ErrNotClaimer)
+			_, err = s.Renew(ctx, c.ID, "bob", "k1", t0.Add(time.Hour))
+			assert.ErrorIs(t, err, ErrNotFound)
+			_, err = s.Finish(ctx, c.ID, "alice", &Result{Claim: "k1", Status: "succeeded"}, t0)
+			require.NoError(t, err)
+			_, err = s.Renew(ctx, c.ID, "alice", "k1", t0.Add(2*time.Hour))
+			assert.ErrorIs(t, err, ErrFinished)
+		})
+	}
+}

@@ -130,6 +130,9 @@ type Store interface {
 	// claim that holds it (ErrNotFound, ErrNotClaimer, ErrFinished). A
 	// result with status released puts the command back in the queue.
 	Finish(ctx context.Context, id int64, target string, res *Result, now time.Time) (*Command, error)
+	// Renew extends the lease of command id, held by claim, to until
+	// (ErrNotFound, ErrNotClaimer, ErrFinished as Finish).
+	Renew(ctx context.Context, id int64, target, claim string, until time.Time) (*Command, error)
 	// Commands lists target's commands, newest first.
 	Commands(ctx context.Context, target string, limit int) ([]*Command, error)
 
