@@ -73,7 +73,7 @@ func kindRefusal(id Identity, kinds []string) string {
 // the endpoint and the reason.
 func (c *Console) refuse(w http.ResponseWriter, r *http.Request, status int, actor, reason string) {
 	_ = c.audit(r.Context(), actor, "refuse", r.Method+" "+r.URL.Path, reason)
-	c.cfg.Logger.Info().Str(logKeyActor, actor).Str(logKeyReason, reason).Int("status", status).Msg("Refused a request")
+	c.cfg.Logger.Info().Str(logKeyActor, actor).Str(logKeyReason, reason).Int(logKeyStatus, status).Msg("Refused a request")
 	fail(w, status, "%s", reason)
 }
 

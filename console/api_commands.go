@@ -161,7 +161,7 @@ func (c *Console) claimError(w http.ResponseWriter, r *http.Request, login strin
 	case errors.Is(err, ErrNotClaimer):
 		c.refuse(w, r, http.StatusConflict, login, fmt.Sprintf("command %d is not held by claim %q (its lease ran out, or another poller holds it)", n, claim))
 	default:
-		c.cfg.Logger.Error().Err(err).Int64("command", n).Msg("Updating a claimed command failed")
+		c.cfg.Logger.Error().Err(err).Int64(logKeyCommand, n).Msg("Updating a claimed command failed")
 		fail(w, http.StatusInternalServerError, "could not update command %d; send it again", n)
 	}
 }

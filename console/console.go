@@ -24,9 +24,12 @@ import (
 
 // Log keys.
 const (
-	logKeyActor  = "actor"
-	logKeyAction = "action"
-	logKeyReason = "reason"
+	logKeyActor   = "actor"
+	logKeyAction  = "action"
+	logKeyReason  = "reason"
+	logKeyStatus  = "status"
+	logKeyCommand = "command"
+	logKeyPage    = "page"
 )
 
 // Config is what the console needs; New fills the defaults.

@@ -55,7 +55,7 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, p *page
 	p.Org = c.cfg.Org
 	var buf bytes.Buffer
 	if err := c.templates.ExecuteTemplate(&buf, name, p); err != nil {
-		c.cfg.Logger.Error().Err(err).Str("page", name).Msg("Rendering a page failed")
+		c.cfg.Logger.Error().Err(err).Str(logKeyPage, name).Msg("Rendering a page failed")
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
