@@ -87,7 +87,7 @@ func TestReportSentTwice(t *testing.T) {
 	h := newHarness(t, sqliteStore(t))
 	status, _ := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s1", "running", ""))
 	assert.Equal(t, http.StatusCreated, status)
-	status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s1", "succeeded", `,"contract":{"verdict":"pass","checks":[]}`))
+	status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s1", "succeeded", `,"contract":{"verdict":"held","checks":[]}`))
 	assert.Equal(t, http.StatusOK, status, string(body))
 	status, body = h.call(t, http.MethodGet, "/api/session-runs", h.bob, nil)
 	require.Equal(t, http.StatusOK, status, string(body))
@@ -95,7 +95,7 @@ func TestReportSentTwice(t *testing.T) {
 	require.NoError(t, json.Unmarshal(body, &list))
 	require.Len(t, list.Runs, 1, "a re-send replaces, never duplicates")
 	assert.Equal(t, "succeeded", list.Runs[0].Status)
-	assert.Equal(t, "pass", list.Runs[0].Verdict)
+	assert.Equal(t, "held", list.Runs[0].Verdict)
 }
 
 func TestListRunsFilters(t *testing.T) {

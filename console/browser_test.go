@@ -50,7 +50,7 @@ func TestBrowser(t *testing.T) {
 	h := newHarness(t, sqliteStore(t))
 	ctx := newBrowser(t)
 	status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("cli-run-1", "succeeded",
-		`,"contract":{"verdict":"pass","checks":[{"name":"unit","command":"go test ./...","base":"fail","final":"pass"}]}`))
+		`,"contract":{"verdict":"held","baseline_gates_nothing":false,"checks":[{"command":["go","test","./..."],"source":"user","baseline":{"exit":1,"passed":false,"seconds":2.5,"sandboxed":true},"result":{"exit":0,"passed":true,"seconds":2.1,"sandboxed":true},"verdict":"fixed"}],"timeout_seconds":300}`))
 	require.Equal(t, http.StatusCreated, status, string(body))
 	h.g.SignIn("alice")
 
@@ -69,7 +69,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#contract`, chromedp.ByID),
 		chromedp.Text(`#verdict`, &verdict, chromedp.ByID),
 	), "see a run and its contract")
-	assert.Equal(t, "pass", verdict)
+	assert.Equal(t, "held", verdict)
 
 	var state string
 	require.NoError(t, chromedp.Run(ctx,

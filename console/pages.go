@@ -7,9 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"maps"
 	"net/http"
-	"slices"
+	"strings"
 	"time"
 )
 
@@ -43,12 +42,39 @@ type page struct {
 	Repos    []forgerRepo
 }
 
-// contractView is a report's contract, its checks as rows of the columns
-// they have (the contract's schema belongs to the session engine).
+// contractView is a report's contract as the run page shows it. The
+// contract is the session engine's (session.Contract: a verdict held,
+// broken or none, and each check run on the start commit and on the final
+// tree); the console reads the fields it shows and tolerates its absence.
 type contractView struct {
-	Verdict string
-	Columns []string
-	Checks  []map[string]any
+	Verdict              string
+	BaselineGatesNothing bool
+	Checks               []checkView
+}
+
+type checkView struct {
+	Command, Source, Baseline, Result, Verdict string
+}
+
+// checkResult is one run of a check, as report.json has it.
+type checkResult struct {
+	Exit     int     `json:"exit"`
+	Passed   bool    `json:"passed"`
+	TimedOut bool    `json:"timed_out"`
+	Seconds  float64 `json:"seconds"`
+	Error    string  `json:"error"`
+}
+
+func (r checkResult) String() string {
+	switch {
+	case r.Error != "":
+		return "could not run: " + r.Error
+	case r.TimedOut:
+		return fmt.Sprintf("timed out (%.1fs)", r.Seconds)
+	case r.Passed:
+		return fmt.Sprintf("pass (%.1fs)", r.Seconds)
+	}
+	return fmt.Sprintf("fail, exit %d (%.1fs)", r.Exit, r.Seconds)
 }
 
 func (c *Console) render(w http.ResponseWriter, status int, name string, p *page) {
@@ -140,39 +166,28 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 func contractOf(report []byte) *contractView {
 	var rep struct {
 		Contract *struct {
-			Verdict string           `json:"verdict"`
-			Checks  []map[string]any `json:"checks"`
+			Verdict              string `json:"verdict"`
+			BaselineGatesNothing bool   `json:"baseline_gates_nothing"`
+			Checks               []struct {
+				Command  []string    `json:"command"`
+				Source   string      `json:"source"`
+				Baseline checkResult `json:"baseline"`
+				Result   checkResult `json:"result"`
+				Verdict  string      `json:"verdict"`
+			} `json:"checks"`
 		} `json:"contract"`
 	}
 	if json.Unmarshal(report, &rep) != nil || rep.Contract == nil {
 		return nil
 	}
-	cols := map[string]bool{}
+	v := &contractView{Verdict: rep.Contract.Verdict, BaselineGatesNothing: rep.Contract.BaselineGatesNothing}
 	for _, ch := range rep.Contract.Checks {
-		for k := range ch {
-			cols[k] = true
-		}
+		v.Checks = append(v.Checks, checkView{
+			Command: strings.Join(ch.Command, " "), Source: ch.Source,
+			Baseline: ch.Baseline.String(), Result: ch.Result.String(), Verdict: ch.Verdict,
+		})
 	}
-	first := []string{"name", "command"}
-	var columns []string
-	for _, k := range first {
-		if cols[k] {
-			columns = append(columns, k)
-			delete(cols, k)
-		}
-	}
-	columns = append(columns, slices.Sorted(maps.Keys(cols))...)
-	for _, ch := range rep.Contract.Checks {
-		for _, k := range columns {
-			if v, ok := ch[k]; !ok || v == nil {
-				ch[k] = ""
-			} else if _, isString := v.(string); !isString {
-				b, _ := json.Marshal(v)
-				ch[k] = string(b)
-			}
-		}
-	}
-	return &contractView{Verdict: rep.Contract.Verdict, Columns: columns, Checks: rep.Contract.Checks}
+	return v
 }
 
 // GET /audit

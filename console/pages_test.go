@@ -14,7 +14,7 @@ import (
 func TestRunPages(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, sqliteStore(t))
-	contract := `,"contract":{"verdict":"pass","checks":[{"name":"unit","command":"go test ./...","base":"fail","final":"pass"}]}`
+	contract := `,"contract":{"verdict":"held","baseline_gates_nothing":false,"checks":[{"command":["go","test","./..."],"source":"user","baseline":{"exit":1,"passed":false,"seconds":2.5,"sandboxed":true},"result":{"exit":0,"passed":true,"seconds":2.1,"sandboxed":true},"verdict":"fixed"}],"timeout_seconds":300}`
 	h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("with-contract", "succeeded", contract))
 	h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("without-contract", "failed", ""))
 	b, _ := h.signIn(t, "bob")
@@ -22,8 +22,10 @@ func TestRunPages(t *testing.T) {
 	assert.Contains(t, body, `href="/runs/with-contract"`)
 	assert.Contains(t, body, "without-contract")
 	_, body = b.get(t, "/runs/with-contract")
-	assert.Contains(t, body, `<span id="verdict">pass</span>`)
-	assert.Contains(t, body, "<td>go test ./...</td>")
+	assert.Contains(t, body, `<span id="verdict">held</span>`)
+	assert.Contains(t, body, "<td><code>go test ./...</code></td>")
+	assert.Contains(t, body, "<td>fail, exit 1 (2.5s)</td><td>pass (2.1s)</td>", "the check on the start commit, then on the result")
+	assert.Contains(t, body, `<td class="verdict">fixed</td>`)
 	resp, body := b.get(t, "/runs/without-contract")
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.NotContains(t, body, "Contract")
