@@ -11,11 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// heldContract is a report's contract (session.Contract) with one check the
+// session fixed.
+const heldContract = `,"contract":{"verdict":"held","baseline_gates_nothing":false,"checks":[{"command":["go","test","./..."],"source":"user","baseline":{"exit":1,"passed":false,"seconds":2.5,"sandboxed":true},"result":{"exit":0,"passed":true,"seconds":2.1,"sandboxed":true},"verdict":"fixed"}],"timeout_seconds":300}`
+
 func TestRunPages(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, sqliteStore(t))
-	contract := `,"contract":{"verdict":"held","baseline_gates_nothing":false,"checks":[{"command":["go","test","./..."],"source":"user","baseline":{"exit":1,"passed":false,"seconds":2.5,"sandboxed":true},"result":{"exit":0,"passed":true,"seconds":2.1,"sandboxed":true},"verdict":"fixed"}],"timeout_seconds":300}`
-	h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("with-contract", "succeeded", contract))
+	h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("with-contract", "succeeded", heldContract))
 	h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("without-contract", "failed", ""))
 	b, _ := h.signIn(t, "bob")
 	_, body := b.get(t, "/runs")

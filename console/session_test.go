@@ -13,19 +13,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// browser is an HTTP client with cookies, signed in to the console as
+// visitor is an HTTP client with cookies, signed in to the console as
 // login through the testkit's OAuth web flow.
-type browser struct {
+type visitor struct {
 	h      *harness
 	client *http.Client
 	csrf   string
 }
 
-func (h *harness) signIn(t *testing.T, login string) (*browser, *http.Response) {
+func (h *harness) signIn(t *testing.T, login string) (*visitor, *http.Response) {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
-	b := &browser{h: h, client: &http.Client{Jar: jar}}
+	b := &visitor{h: h, client: &http.Client{Jar: jar}}
 	h.g.SignIn(login)
 	resp, body := b.get(t, "/login")
 	if m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(body); m != nil {
@@ -34,7 +34,7 @@ func (h *harness) signIn(t *testing.T, login string) (*browser, *http.Response) 
 	return b, resp
 }
 
-func (b *browser) get(t *testing.T, path string) (*http.Response, string) {
+func (b *visitor) get(t *testing.T, path string) (*http.Response, string) {
 	t.Helper()
 	resp, err := b.client.Get(b.h.srv.URL + path)
 	require.NoError(t, err)
@@ -44,7 +44,7 @@ func (b *browser) get(t *testing.T, path string) (*http.Response, string) {
 	return resp, string(body)
 }
 
-func (b *browser) post(t *testing.T, path string, form url.Values) (*http.Response, string) {
+func (b *visitor) post(t *testing.T, path string, form url.Values) (*http.Response, string) {
 	t.Helper()
 	resp, err := b.client.PostForm(b.h.srv.URL+path, form)
 	require.NoError(t, err)

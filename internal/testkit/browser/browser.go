@@ -1,0 +1,61 @@
+// Package browser gives tests a real headless Chromium through chromedp,
+// for driving core's pages as a person would.
+package browser
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// candidates are the names Debian and others give Chromium.
+var candidates = []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"}
+
+// New starts a headless Chromium for the test and returns a chromedp
+// context; the browser is closed when the test ends. Without a Chromium the
+// test is skipped, unless CORE_REQUIRE_CHROMIUM=1 (as in CI), which turns
+// the skip into a failure. Every action should still be bounded by the
+// context's deadline: timeout caps the whole browser session.
+func New(t *testing.T, timeout time.Duration) context.Context {
+	t.Helper()
+	path := ""
+	for _, name := range candidates {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("CORE_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal("CORE_REQUIRE_CHROMIUM=1 but no Chromium is installed (apt-get install chromium)")
+		}
+		t.Skip("no Chromium here (apt-get install chromium); CORE_REQUIRE_CHROMIUM=1 makes this a failure")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+	)
+	if os.Geteuid() == 0 {
+		// Chromium refuses to run as root with its own sandbox.
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), timeout)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	bctx, cancelBrowser := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() {
+		cancelBrowser()
+		cancelAlloc()
+		cancelTimeout()
+	})
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start Chromium (%s): %v", path, err)
+	}
+	return bctx
+}
