@@ -147,6 +147,7 @@ func (e *env) serveBot(ctx context.Context, cfg *bot.Config, consoleCfg bot.Cons
 		if err := srv.MountConsole(consoleCfg, cstore); err != nil {
 			return err
 		}
+		logger.Info().Str("org", consoleCfg.Org).Bool("postgres", databaseURL != "").Msg("Serving the console")
 	}
 	expired, err := store.ExpireQueued(ctx, time.Now().Add(-cfg.PendingTimeout), "the bot restarted before the run could start")
 	if err != nil {
