@@ -14,6 +14,7 @@ import (
 	"github.com/rcrowley/go-metrics"
 	"github.com/rs/zerolog"
 
+	"github.com/coreagent/core/console"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/setup"
 )
@@ -35,10 +36,12 @@ type Deps struct {
 type Bot struct {
 	cfg     *Config
 	logger  zerolog.Logger
-	store   *SQLite
+	store   Store
 	base    *Base
 	local   *LocalRunner // nil in actions mode
 	handler http.Handler
+	mux     *http.ServeMux   // MountConsole adds the console's paths
+	console *console.Console // nil until MountConsole
 
 	mu      sync.Mutex
 	hs      *http.Server
@@ -59,7 +62,7 @@ func New(ctx context.Context, cfg *Config, deps Deps) (*Bot, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	store, err := OpenSQLite(ctx, filepath.Join(cfg.DataDir, "bot.db"))
+	store, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +89,7 @@ func New(ctx context.Context, cfg *Config, deps Deps) (*Bot, error) {
 	} else {
 		base.Runner = &ActionsRunner{Base: base}
 	}
-	b.handler = newHandler(base, registry, deps.Logger, deps.Handled)
+	b.handler, b.mux = newHandler(base, registry, deps.Logger, deps.Handled)
 	return b, nil
 }
 
@@ -223,9 +226,21 @@ func (b *Bot) Shutdown(ctx context.Context) error {
 		close(stopGC)
 		<-gcDone
 	}
+	if b.console != nil {
+		b.console.Close()
+	}
 	if b.local != nil {
 		errs = append(errs, b.local.Shutdown(ctx))
 	}
 	errs = append(errs, b.store.Close())
 	return errors.Join(errs...)
+}
+
+// openStore opens the bot's store: PostgreSQL when CORE_BOT_DATABASE_URL
+// names one (several replicas share it), else SQLite in the data directory.
+func openStore(ctx context.Context, cfg *Config) (Store, error) {
+	if cfg.DatabaseURL != "" {
+		return OpenPostgres(ctx, cfg.DatabaseURL)
+	}
+	return OpenSQLite(ctx, filepath.Join(cfg.DataDir, "bot.db"))
 }

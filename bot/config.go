@@ -26,10 +26,14 @@ type Config struct {
 	WebhookSecret string // CORE_BOT_WEBHOOK_SECRET
 	APIURL        string // CORE_BOT_API_URL
 	DataDir       string // CORE_BOT_DATA_DIR
-	Dispatch      string // CORE_BOT_DISPATCH
-	Workflow      string // CORE_BOT_WORKFLOW
-	Workers       int    // CORE_BOT_WORKERS
-	Queue         int    // CORE_BOT_QUEUE
+	// DatabaseURL is CORE_BOT_DATABASE_URL: a postgres:// URL puts the
+	// bot's store (and the console's) on PostgreSQL, for several replicas;
+	// empty keeps SQLite in the data directory.
+	DatabaseURL string
+	Dispatch    string // CORE_BOT_DISPATCH
+	Workflow    string // CORE_BOT_WORKFLOW
+	Workers     int    // CORE_BOT_WORKERS
+	Queue       int    // CORE_BOT_QUEUE
 	// PendingTimeout fails a local run that waited this long for a worker.
 	PendingTimeout time.Duration
 }
@@ -71,6 +75,9 @@ func (c *Config) Validate() error {
 	}
 	if u, err := url.Parse(c.APIURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		errs = append(errs, fmt.Sprintf("CORE_BOT_API_URL (--api-url) must be an http(s) URL, got %q", c.APIURL))
+	}
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		errs = append(errs, "CORE_BOT_DATABASE_URL (--database-url) must be a postgres:// URL; leave it empty for SQLite in the data directory")
 	}
 	if c.DataDir == "" {
 		errs = append(errs, "CORE_BOT_DATA_DIR (--data-dir) is required: the bot keeps its state there")

@@ -57,11 +57,14 @@ func Manifest(name, botURL, redirectURL string) map[string]any {
 			"active": true,
 		},
 		"redirect_url": redirectURL,
+		// The console's sign-in (the App's OAuth web flow) comes back here.
+		"callback_urls": []string{strings.TrimRight(botURL, "/") + "/oauth/callback"},
 		"default_permissions": map[string]string{
 			"issues":        "write",
 			"pull_requests": "write",
 			"contents":      "read",
 			"actions":       "write",
+			"variables":     "write",
 			"metadata":      "read",
 		},
 		"default_events": []string{"issue_comment", "issues", "pull_request", "workflow_run"},

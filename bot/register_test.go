@@ -87,7 +87,7 @@ func TestRegisterInChromium(t *testing.T) {
 	assert.Equal(t, c.ID, res.app.AppID)
 	assert.Equal(t, "octo-org", res.app.Owner)
 	assert.Equal(t, g.URL+"/apps/core-test/installations/new", installHref)
-	assert.Equal(t, map[string]string{"issues": "write", "pull_requests": "write", "contents": "read", "actions": "write", "metadata": "read"}, c.Manifest.Permissions)
+	assert.Equal(t, map[string]string{"issues": "write", "pull_requests": "write", "contents": "read", "actions": "write", "variables": "write", "metadata": "read"}, c.Manifest.Permissions)
 	assert.ElementsMatch(t, []string{"issue_comment", "issues", "pull_request", "workflow_run"}, c.Manifest.Events)
 	assert.True(t, strings.HasPrefix(c.Manifest.RedirectURL, url), "GitHub sends the browser back to this setup")
 
@@ -191,10 +191,13 @@ func TestAppYAMLMatchesManifest(t *testing.T) {
 		Permissions map[string]string `yaml:"default_permissions"`
 		Events      []string          `yaml:"default_events"`
 		Public      bool              `yaml:"public"`
+		Callbacks   []string          `yaml:"callback_urls"`
 	}
 	require.NoError(t, yaml.Unmarshal(raw, &y))
 	m := Manifest("core", "https://x", "https://x/cb")
 	assert.Equal(t, m["default_permissions"], y.Permissions)
 	assert.Equal(t, m["default_events"], y.Events)
 	assert.Equal(t, m["public"], y.Public)
+	assert.Equal(t, []string{"https://core.example.com/oauth/callback"}, Manifest("core", "https://core.example.com", "x")["callback_urls"])
+	assert.Equal(t, []string{"https://core.example.com/oauth/callback"}, y.Callbacks)
 }

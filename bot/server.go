@@ -15,6 +15,7 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rcrowley/go-metrics"
 	"github.com/rs/zerolog"
+
 )
 
 // WebhookPath is where GitHub delivers the App's webhooks.
@@ -51,7 +52,7 @@ func NewHTTPServer(h http.Handler) *http.Server {
 // newHandler builds the bot's HTTP endpoints: the webhook (each event to
 // its handler, through go-githubapp's queue), /healthz and /metrics.
 // handled, when set, is called after each delivery was handled.
-func newHandler(base *Base, registry metrics.Registry, logger zerolog.Logger, handled func()) http.Handler {
+func newHandler(base *Base, registry metrics.Registry, logger zerolog.Logger, handled func()) (http.Handler, *http.ServeMux) {
 	cfg := base.Config
 	handlers := []githubapp.EventHandler{
 		&IssueComment{Base: base}, &Issues{Base: base}, &PullRequest{Base: base}, &WorkflowRun{Base: base},
@@ -82,7 +83,7 @@ func newHandler(base *Base, registry metrics.Registry, logger zerolog.Logger, ha
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /metrics", base.Metrics)
-	return withLogger(logger, mux)
+	return withLogger(logger, mux), mux
 }
 
 // notifying tells, after each delivery, that it was handled: tests wait on

@@ -44,3 +44,14 @@ func TestVariable(t *testing.T) {
 		})
 	}
 }
+
+func TestSetVariable(t *testing.T) {
+	t.Parallel()
+	c, g, _ := newTestClient(t)
+	ctx := t.Context()
+	require.NoError(t, c.SetVariable(ctx, "octo", "hello", "CORE_FORGE_ENABLED", "true"), "created")
+	assert.Equal(t, "true", g.Variables("octo", "hello")["CORE_FORGE_ENABLED"])
+	require.NoError(t, c.SetVariable(ctx, "octo", "hello", "CORE_FORGE_ENABLED", "false"), "updated")
+	assert.Equal(t, "false", g.Variables("octo", "hello")["CORE_FORGE_ENABLED"])
+	assert.ErrorContains(t, c.SetVariable(ctx, "octo", "nope", "X", "1"), "set variable X of octo/nope")
+}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/bot"
+	"github.com/coreagent/core/console"
 )
 
 func newBotCmd(e *env) *cobra.Command {
@@ -20,6 +23,7 @@ func newBotCmd(e *env) *cobra.Command {
 		appID          string
 		privateKeyFile string
 		workers, queue string
+		consoleCfg     bot.ConsoleConfig
 	)
 	cmd := &cobra.Command{
 		Use:   "bot",
@@ -68,7 +72,14 @@ process left in flight are failed and their status comments say so.`,
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			return e.serveBot(cmd.Context(), &cfg)
+			if consoleCfg.Org != "" && (consoleCfg.ClientID == "" || consoleCfg.ClientSecret == "") {
+				// core bot setup wrote the App's OAuth credentials too.
+				if a, ok, err := bot.ReadAppFiles(cfg.DataDir); err == nil && ok {
+					consoleCfg.ClientID = cmp.Or(consoleCfg.ClientID, a.ClientID)
+					consoleCfg.ClientSecret = cmp.Or(consoleCfg.ClientSecret, a.ClientSecret)
+				}
+			}
+			return e.serveBot(cmd.Context(), &cfg, consoleCfg)
 		},
 	}
 	fl := cmd.Flags()
@@ -82,6 +93,12 @@ process left in flight are failed and their status comments say so.`,
 	fl.StringVar(&cfg.Workflow, "workflow", e.getenv("CORE_BOT_WORKFLOW"), "the workflow file dispatched in actions mode, CORE_BOT_WORKFLOW (default core.yml)")
 	fl.StringVar(&workers, "workers", e.getenv("CORE_BOT_WORKERS"), "webhook workers, and sessions at once in local mode, CORE_BOT_WORKERS (default 2)")
 	fl.StringVar(&queue, "queue", e.getenv("CORE_BOT_QUEUE"), "webhook events waiting at most; a full queue answers 503, CORE_BOT_QUEUE (default 100)")
+	fl.StringVar(&consoleCfg.Org, "console-org", e.getenv("CORE_BOT_CONSOLE_ORG"), "serve the console for this organisation's runs and queue (off when empty), CORE_BOT_CONSOLE_ORG")
+	fl.StringVar(&consoleCfg.ClientID, "client-id", e.getenv("CORE_BOT_CLIENT_ID"), "the App's OAuth client id, for the console's sign-in, CORE_BOT_CLIENT_ID (default: the registration core bot setup wrote); the secret is CORE_BOT_CLIENT_SECRET")
+	consoleCfg.ClientSecret = e.getenv("CORE_BOT_CLIENT_SECRET")
+	fl.StringVar(&consoleCfg.WebURL, "web-url", e.getenv("CORE_BOT_WEB_URL"), "GitHub's web host, where people sign in, CORE_BOT_WEB_URL (default https://github.com)")
+	fl.StringVar(&consoleCfg.PublicURL, "public-url", e.getenv("CORE_BOT_PUBLIC_URL"), "the console's address as browsers reach it, for the sign-in's callback, CORE_BOT_PUBLIC_URL (default: the request's host)")
+	fl.StringVar(&cfg.DatabaseURL, "database-url", e.getenv("CORE_BOT_DATABASE_URL"), "a PostgreSQL database (postgres://…) for the bot's state and the console, shared by replicas, CORE_BOT_DATABASE_URL (default: bot.db and console.db in the data directory)")
 	cmd.AddCommand(newBotSetupCmd(e))
 	return cmd
 }
@@ -98,10 +115,24 @@ func parseIntSetting(name, v string) (int64, error) {
 }
 
 // serveBot runs the bot until ctx ends, then shuts down gracefully.
-func (e *env) serveBot(ctx context.Context, cfg *bot.Config) error {
-	b, err := bot.New(ctx, cfg, bot.Deps{Logger: zerolog.New(e.stderr).With().Timestamp().Logger(), Getenv: e.getenv})
+func (e *env) serveBot(ctx context.Context, cfg *bot.Config, consoleCfg bot.ConsoleConfig) error {
+	logger := zerolog.New(e.stderr).With().Timestamp().Logger()
+	b, err := bot.New(ctx, cfg, bot.Deps{Logger: logger, Getenv: e.getenv})
 	if err != nil {
 		return err
+	}
+	if consoleCfg.Org != "" {
+		cstore, err := console.Open(ctx, cmp.Or(cfg.DatabaseURL, filepath.Join(cfg.DataDir, "console.db")))
+		if err != nil {
+			_ = b.Shutdown(context.WithoutCancel(ctx))
+			return err
+		}
+		defer cstore.Close()
+		if err := b.MountConsole(consoleCfg, cstore); err != nil {
+			_ = b.Shutdown(context.WithoutCancel(ctx))
+			return err
+		}
+		logger.Info().Str("org", consoleCfg.Org).Bool("postgres", cfg.DatabaseURL != "").Msg("Serving the console")
 	}
 	if err := b.Start(ctx); err != nil {
 		_ = b.Shutdown(context.WithoutCancel(ctx))

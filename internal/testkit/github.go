@@ -259,3 +259,9 @@ func (g *GitHub) nextID() int64 {
 
 // now is the double's clock, truncated to GitHub's one-second timestamps.
 func ghNow() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// serveWeb serves the web pages the double has (the App manifest flow, the
+// OAuth web flow), and reports whether the request was for one.
+func (g *GitHub) serveWeb(w http.ResponseWriter, r *http.Request) bool {
+	return g.serveManifestPages(w, r) || g.serveOAuthPages(w, r)
+}

@@ -17,17 +17,20 @@ import (
 	"github.com/golang-jwt/jwt/v4"
 )
 
-// AppSlug is the slug of every app of the double; its installation tokens
-// act as AppSlug + "[bot]".
+// AppSlug is the slug of an app of the double unless SetAppSlug renames
+// it; its installation tokens act as AppSlug + "[bot]".
 const AppSlug = "core-app"
-
-// appBot is the login installation tokens authenticate.
-const appBot = AppSlug + "[bot]"
 
 type appState struct {
 	id      int64
+	slug    string
 	created time.Time
+	// clientID and clientSecret are its OAuth credentials (see AppOAuth).
+	clientID, clientSecret string
 }
+
+// bot is the login the app's installation tokens authenticate.
+func (a *appState) bot() string { return a.slug + "[bot]" }
 
 type installState struct {
 	id, app int64
@@ -55,7 +58,10 @@ func (g *GitHub) AddApp(appID int64) (privateKeyPEM []byte, err error) {
 	if g.ext.apps == nil {
 		g.ext.apps = make(map[int64]*appState)
 	}
-	g.ext.apps[appID] = &appState{id: appID, created: ghNow()}
+	g.ext.apps[appID] = &appState{
+		id: appID, slug: AppSlug, created: ghNow(),
+		clientID: fmt.Sprintf("Iv1.%012x", appID), clientSecret: rand.Text() + rand.Text(),
+	}
 	return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), nil
 }
 
@@ -67,6 +73,19 @@ func (g *GitHub) appKey() (*rsa.PrivateKey, error) {
 		return nil, fmt.Errorf("generate the app key: %w", g.ext.keyErr)
 	}
 	return g.ext.key, nil
+}
+
+// SetAppSlug renames app appID: its installation tokens act as slug[bot]
+// from then on. Two apps with different slugs tell their tokens apart.
+func (g *GitHub) SetAppSlug(appID int64, slug string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	a := g.ext.apps[appID]
+	if a == nil {
+		return fmt.Errorf("rename app %d: no such app (see AddApp)", appID)
+	}
+	a.slug = slug
+	return nil
 }
 
 // AddInstallation installs app appID on owner's account, for repos (names

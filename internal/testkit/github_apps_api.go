@@ -25,6 +25,7 @@ type wireApp struct {
 	NodeID      string            `json:"node_id"`
 	Owner       *wireUser         `json:"owner"`
 	Name        string            `json:"name"`
+	ClientID    string            `json:"client_id"`
 	Description *string           `json:"description"`
 	ExternalURL string            `json:"external_url"`
 	HTMLURL     string            `json:"html_url"`
@@ -69,11 +70,12 @@ func appEvents() []string {
 // GET /app
 func (g *GitHub) getApp(c *apiCall, app int64) {
 	g.mu.Lock()
-	created := wireTime(g.ext.apps[app].created)
+	a := g.ext.apps[app]
+	created, slug := wireTime(a.created), a.slug
 	g.mu.Unlock()
 	c.json(http.StatusOK, wireApp{
-		ID: app, Slug: AppSlug, NodeID: nodeID("A", app), Name: AppSlug,
-		ExternalURL: g.URL, HTMLURL: g.URL + "/apps/" + AppSlug, CreatedAt: created, UpdatedAt: created,
+		ID: app, Slug: slug, NodeID: nodeID("A", app), Name: slug, ClientID: a.clientID,
+		ExternalURL: g.URL, HTMLURL: g.URL + "/apps/" + slug, CreatedAt: created, UpdatedAt: created,
 		Permissions: appPermissions(), Events: appEvents(),
 	})
 }
@@ -85,12 +87,15 @@ func (g *GitHub) wireInstallation(in *installState) wireInstallation {
 		selection = "selected"
 	}
 	acct := g.wireUser(in.owner)
+	g.mu.Lock()
+	slug := g.ext.apps[in.app].slug
+	g.mu.Unlock()
 	return wireInstallation{
 		ID: in.id, Account: acct, RepositorySelection: selection,
 		AccessTokensURL: g.APIURL() + "/app/installations/" + id + "/access_tokens",
 		RepositoriesURL: g.APIURL() + "/installation/repositories",
 		HTMLURL:         g.URL + "/settings/installations/" + id,
-		AppID:           in.app, AppSlug: AppSlug, TargetID: acct.ID, TargetType: acct.Type,
+		AppID:           in.app, AppSlug: slug, TargetID: acct.ID, TargetType: acct.Type,
 		Permissions: appPermissions(), Events: appEvents(),
 		CreatedAt: wireTime(in.created), UpdatedAt: wireTime(in.created),
 	}
@@ -155,7 +160,7 @@ func (g *GitHub) getRepoInstallation(c *apiCall, app int64) {
 }
 
 // POST /app/installations/{id}/access_tokens makes a token that acts as
-// AppSlug[bot] for an hour, with write permission on the installation's
+// the app's slug[bot] for an hour, with write permission on the installation's
 // repositories (read when only read permissions are asked for). The body
 // may narrow the repositories (by name or id) and the permissions.
 func (g *GitHub) createInstallationToken(c *apiCall, app int64) {
@@ -209,11 +214,14 @@ func (g *GitHub) createInstallationToken(c *apiCall, app int64) {
 				!slices.Contains(req.RepositoryIDs, r.id)
 		})
 	}
+	appBot := g.ext.apps[app].bot()
 	g.tokens[token] = appBot
 	if g.ext.expiry == nil {
 		g.ext.expiry = make(map[string]time.Time)
+		g.ext.tokenInstall = make(map[string]int64)
 	}
 	g.ext.expiry[token] = expires
+	g.ext.tokenInstall[token] = in.id
 	rank, _ := permRank(role)
 	out := wireInstallationToken{Token: token, ExpiresAt: wireTime(expires), Permissions: perms, RepositorySelection: "all"}
 	for _, r := range repos {

@@ -94,7 +94,7 @@ func TestGitHubGraphQLErrors(t *testing.T) {
 		wantStatus int
 		wantError  string
 	}{
-		{name: "unsupported query", token: ownerToken, body: map[string]any{"query": "query { viewer { login } }"}, wantStatus: 200, wantError: "unsupported query"},
+		{name: "unsupported query", token: ownerToken, body: map[string]any{"query": "query { organization(login: \"owner\") { id } }"}, wantStatus: 200, wantError: "unsupported query"},
 		{name: "unknown repository", token: ownerToken, body: map[string]any{"query": q, "variables": map[string]any{"owner": "owner", "name": "nope", "number": n}}, wantStatus: 200, wantError: "Could not resolve to a Repository with the name 'owner/nope'."},
 		{name: "private repository hidden", token: readerToken, body: map[string]any{"query": q, "variables": map[string]any{"owner": "owner", "name": "secret", "number": 1}}, wantStatus: 200, wantError: "Could not resolve to a Repository with the name 'owner/secret'."},
 		{name: "unknown pull request", token: ownerToken, body: map[string]any{"query": q, "variables": map[string]any{"owner": "owner", "name": "repo", "number": 99}}, wantStatus: 200, wantError: "Could not resolve to a PullRequest with the number of 99."},

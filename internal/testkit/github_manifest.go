@@ -77,9 +77,9 @@ func (g *GitHub) CreatedApps() []CreatedApp {
 	return out
 }
 
-// serveWeb serves GitHub's web pages the double has, and reports whether
+// serveManifestPages serves the App manifest flow's pages, and reports whether
 // the request was for one.
-func (g *GitHub) serveWeb(w http.ResponseWriter, r *http.Request) bool {
+func (g *GitHub) serveManifestPages(w http.ResponseWriter, r *http.Request) bool {
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/settings/apps/new":

@@ -47,11 +47,6 @@ func permsOf(rank int) wirePerms {
 	}
 }
 
-// GET /user
-func (g *GitHub) getUser(c *apiCall) {
-	c.json(http.StatusOK, g.wireUser(c.login))
-}
-
 // GET /repos/{owner}/{repo}
 func (g *GitHub) getRepo(c *apiCall) {
 	g.mu.Lock()

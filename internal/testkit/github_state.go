@@ -229,6 +229,14 @@ type extState struct {
 	apps      map[int64]*appState
 	installs  map[int64]*installState
 	expiry    map[string]time.Time // installation token -> expires_at
+	// tokenInstall maps an installation token to its installation.
+	tokenInstall map[string]int64
+	// userTokens maps a user-to-server token to the app it was made for.
+	userTokens map[string]int64
+	// oauthCodes are the web flow's codes not yet exchanged; browserLogin
+	// is the user signed in to the double's web pages.
+	oauthCodes   map[string]oauthCode
+	browserLogin string
 
 	keyOnce sync.Once
 	key     *rsa.PrivateKey

@@ -1,0 +1,291 @@
+package bot
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver
+)
+
+// Postgres is the Store on PostgreSQL, for several bot replicas on one
+// database (CORE_BOT_DATABASE_URL): a delivery is handled by the replica
+// that records it first, and one run starts per comment and per issue.
+// CreateRun takes a transaction-scoped advisory lock on the run's issue,
+// so its check for a conflicting run and its insert are one step across
+// replicas; the unique indexes are the same as SQLite's.
+//
+// Times are stored as Unix nanoseconds, as in SQLite.
+type Postgres struct {
+	db  *sql.DB
+	now func() time.Time
+}
+
+var _ Store = (*Postgres)(nil)
+
+const pgRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
+	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at`
+
+// pgSchema creates the bot's tables (bot_deliveries, bot_runs) when they
+// are missing.
+const pgSchema = `
+CREATE TABLE IF NOT EXISTS bot_deliveries (id TEXT PRIMARY KEY, seen_at BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS bot_deliveries_seen_at ON bot_deliveries (seen_at);
+CREATE TABLE IF NOT EXISTS bot_runs (
+	id TEXT PRIMARY KEY, repo TEXT NOT NULL, number BIGINT NOT NULL, kind TEXT NOT NULL,
+	instruction TEXT NOT NULL, actor TEXT NOT NULL, comment_id BIGINT NOT NULL,
+	delivery_id TEXT NOT NULL, installation_id BIGINT NOT NULL, status_comment_id BIGINT NOT NULL,
+	state TEXT NOT NULL, session_id TEXT NOT NULL, branch TEXT NOT NULL, pr_url TEXT NOT NULL,
+	error TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS bot_runs_comment ON bot_runs (repo, comment_id) WHERE comment_id != 0;
+CREATE UNIQUE INDEX IF NOT EXISTS bot_runs_active ON bot_runs (repo, number) WHERE state IN ('queued', 'running');
+CREATE INDEX IF NOT EXISTS bot_runs_branch ON bot_runs (repo, branch, created_at);
+CREATE INDEX IF NOT EXISTS bot_runs_state ON bot_runs (state, created_at);`
+
+// OpenPostgres opens the store on the database dsn names (postgres://…)
+// and creates its tables when they are missing.
+func OpenPostgres(ctx context.Context, dsn string) (*Postgres, error) {
+	where := "(an unparsable URL)"
+	if u, err := url.Parse(dsn); err == nil {
+		where = u.Redacted()
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open bot store on PostgreSQL %s: %w", where, err)
+	}
+	s := &Postgres{db: db, now: time.Now}
+	if err := s.migrate(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("open bot store on PostgreSQL %s: %w", where, err), db.Close())
+	}
+	return s, nil
+}
+
+// migrate creates the schema under an advisory lock, so replicas starting
+// together do not race.
+func (s *Postgres) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7170014)`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, pgSchema); err != nil {
+		return fmt.Errorf("create the schema: %w", err)
+	}
+	return tx.Commit()
+}
+
+// SeenDelivery records a delivery id; seen is true when it was already there.
+func (s *Postgres) SeenDelivery(ctx context.Context, id string) (bool, error) {
+	if id == "" {
+		return false, errors.New("record delivery: the delivery id is empty")
+	}
+	res, err := s.db.ExecContext(ctx, `INSERT INTO bot_deliveries (id, seen_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`,
+		id, s.now().UnixNano())
+	if err != nil {
+		return false, fmt.Errorf("record delivery %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("record delivery %s: %w", id, err)
+	}
+	return n == 0, nil
+}
+
+// CreateRun records r (see Store), with SQLite's defaults.
+func (s *Postgres) CreateRun(ctx context.Context, r *Run) (bool, *Run, error) {
+	n := *r
+	if n.State == "" {
+		n.State = StateQueued
+	}
+	if err := checkSQLiteRun(&n); err != nil {
+		return false, nil, fmt.Errorf("create run: %w", err)
+	}
+	if n.CreatedAt.IsZero() {
+		n.CreatedAt = s.now()
+	}
+	if n.UpdatedAt.IsZero() {
+		n.UpdatedAt = n.CreatedAt
+	}
+	existing, err := s.insertRun(ctx, &n)
+	if err != nil {
+		return false, nil, fmt.Errorf("create run %s: %w", n.ID, err)
+	}
+	if existing != nil {
+		return false, existing, nil
+	}
+	*r = n
+	return true, nil, nil
+}
+
+func (s *Postgres) insertRun(ctx context.Context, r *Run) (*Run, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
+		fmt.Sprintf("%s#%d", r.Repo, r.Number)); err != nil {
+		return nil, err
+	}
+	if r.CommentID != 0 {
+		existing, err := pgGetRun(ctx, tx, `repo = $1 AND comment_id = $2`, r.Repo, r.CommentID)
+		if err != nil || existing != nil {
+			return existing, err
+		}
+	}
+	existing, err := pgGetRun(ctx, tx, `repo = $1 AND number = $2 AND state IN ('queued', 'running')`, r.Repo, r.Number)
+	if err != nil || existing != nil {
+		return existing, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO bot_runs (`+pgRunColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`, sqliteRunArgs(r)...); err != nil {
+		return nil, err // a duplicate run id, or a comment of another issue
+	}
+	return nil, tx.Commit()
+}
+
+// UpdateRun saves r's mutable fields (see SQLite.UpdateRun).
+func (s *Postgres) UpdateRun(ctx context.Context, r *Run) error {
+	if err := checkSQLiteRun(r); err != nil {
+		return fmt.Errorf("update run: %w", err)
+	}
+	updated := r.UpdatedAt
+	if updated.IsZero() {
+		updated = s.now()
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE bot_runs SET state = $1, status_comment_id = $2, session_id = $3,
+		branch = $4, pr_url = $5, error = $6, updated_at = $7 WHERE id = $8`,
+		r.State, r.StatusCommentID, r.SessionID, r.Branch, r.PRURL, r.Error, updated.UnixNano(), r.ID)
+	if err != nil {
+		return fmt.Errorf("update run %s: %w", r.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("update run %s: %w", r.ID, cmpErr(err, ErrRunNotFound))
+	}
+	r.UpdatedAt = updated
+	return nil
+}
+
+func cmpErr(err, def error) error {
+	if err != nil {
+		return err
+	}
+	return def
+}
+
+// GetRun finds a run by id; nil when there is none.
+func (s *Postgres) GetRun(ctx context.Context, id string) (*Run, error) {
+	r, err := pgGetRun(ctx, s.db, `id = $1`, id)
+	if err != nil {
+		return nil, fmt.Errorf("get run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// ActiveRun finds the queued or running run on an issue or pull request.
+func (s *Postgres) ActiveRun(ctx context.Context, repo string, number int) (*Run, error) {
+	r, err := pgGetRun(ctx, s.db, `repo = $1 AND number = $2 AND state IN ('queued', 'running')`, repo, number)
+	if err != nil {
+		return nil, fmt.Errorf("get active run on %s#%d: %w", repo, number, err)
+	}
+	return r, nil
+}
+
+// CountByState counts the runs in each state; every known state is present.
+func (s *Postgres) CountByState(ctx context.Context) (map[string]int, error) {
+	counts := map[string]int{StateQueued: 0, StateRunning: 0, StateDone: 0, StateFailed: 0, StateCancelled: 0}
+	rows, err := s.db.QueryContext(ctx, `SELECT state, COUNT(*) FROM bot_runs GROUP BY state`)
+	if err != nil {
+		return nil, fmt.Errorf("count runs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var state string
+		var n int
+		if err := rows.Scan(&state, &n); err != nil {
+			return nil, fmt.Errorf("count runs: %w", err)
+		}
+		counts[state] = n
+	}
+	return counts, rows.Err()
+}
+
+// Abandon fails every run in one of states with reason (see Store),
+// oldest first.
+func (s *Postgres) Abandon(ctx context.Context, states []string, reason string) ([]*Run, error) {
+	if len(states) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `UPDATE bot_runs SET state = $1, error = $2, updated_at = $3
+		WHERE state = ANY($4) RETURNING `+pgRunColumns,
+		StateFailed, reason, s.now().UnixNano(), states)
+	if err != nil {
+		return nil, fmt.Errorf("abandon runs: %w", err)
+	}
+	return pgRuns(rows, "abandon runs", true)
+}
+
+// Prune forgets the deliveries seen before before.
+func (s *Postgres) Prune(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM bot_deliveries WHERE seen_at < $1`, before.UnixNano())
+	if err != nil {
+		return 0, fmt.Errorf("prune deliveries: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// RecentRuns lists the newest runs, for the console.
+func (s *Postgres) RecentRuns(ctx context.Context, limit int) ([]*Run, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+pgRunColumns+` FROM bot_runs ORDER BY created_at DESC, id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list recent runs: %w", err)
+	}
+	return pgRuns(rows, "list recent runs", false)
+}
+
+// Close closes the database.
+func (s *Postgres) Close() error { return s.db.Close() }
+
+func pgRuns(rows *sql.Rows, what string, oldestFirst bool) ([]*Run, error) {
+	defer rows.Close()
+	var out []*Run
+	for rows.Next() {
+		r, err := scanSQLiteRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if oldestFirst {
+		sortRunsOldestFirst(out)
+	}
+	return out, nil
+}
+
+func pgGetRun(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, where string, args ...any) (*Run, error) {
+	r, err := scanSQLiteRun(q.QueryRowContext(ctx, `SELECT `+pgRunColumns+` FROM bot_runs WHERE `+where, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return r, err
+}
+
+func sortRunsOldestFirst(runs []*Run) {
+	slices.SortFunc(runs, func(a, b *Run) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+}

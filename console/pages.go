@@ -1,0 +1,205 @@
+package console
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+// pages parses the templates; New calls it once, and a parse error is a
+// bug every test catches.
+func pages() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"duration": func(d time.Duration) string {
+			if d <= 0 {
+				return ""
+			}
+			return d.Round(time.Second).String()
+		},
+	}).ParseFS(templateFiles, "templates/*.html"))
+}
+
+// page is what every page gets.
+type page struct {
+	Title, Login, CSRF, Org, Error string
+
+	Runs     []*Run
+	Filter   RunFilter
+	Run      *Run
+	Report   string
+	Contract *contractView
+	Commands []*Command
+	Audit    []*AuditEntry
+	Repos    []forgerRepo
+}
+
+// contractView is a report's contract as the run page shows it. The
+// contract is the session engine's (session.Contract: a verdict held,
+// broken or none, and each check run on the start commit and on the final
+// tree); the console reads the fields it shows and tolerates its absence.
+type contractView struct {
+	Verdict              string
+	BaselineGatesNothing bool
+	Checks               []checkView
+}
+
+type checkView struct {
+	Command, Source, Baseline, Result, Verdict string
+}
+
+// checkResult is one run of a check, as report.json has it.
+type checkResult struct {
+	Exit     int     `json:"exit"`
+	Passed   bool    `json:"passed"`
+	TimedOut bool    `json:"timed_out"`
+	Seconds  float64 `json:"seconds"`
+	Error    string  `json:"error"`
+}
+
+func (r checkResult) String() string {
+	switch {
+	case r.Error != "":
+		return "could not run: " + r.Error
+	case r.TimedOut:
+		return fmt.Sprintf("timed out (%.1fs)", r.Seconds)
+	case r.Passed:
+		return fmt.Sprintf("pass (%.1fs)", r.Seconds)
+	}
+	return fmt.Sprintf("fail, exit %d (%.1fs)", r.Exit, r.Seconds)
+}
+
+func (c *Console) render(w http.ResponseWriter, status int, name string, p *page) {
+	p.Org = c.cfg.Org
+	var buf bytes.Buffer
+	if err := c.templates.ExecuteTemplate(&buf, name, p); err != nil {
+		c.cfg.Logger.Error().Err(err).Str(logKeyPage, name).Msg("Rendering a page failed")
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+// refusePage answers a refusal as a page, audited.
+func (c *Console) refusePage(w http.ResponseWriter, r *http.Request, status int, actor, reason string) {
+	_ = c.audit(r.Context(), actor, "refuse", r.Method+" "+r.URL.Path, reason)
+	c.render(w, status, "error", &page{Title: "Refused", Error: reason})
+}
+
+// signedIn returns the page for a signed-in browser, or shows the sign-in
+// page and returns nil.
+func (c *Console) signedIn(w http.ResponseWriter, r *http.Request, title string) *page {
+	ws := c.session(r)
+	if ws == nil {
+		c.render(w, http.StatusUnauthorized, "signin", &page{Title: "Sign in"})
+		return nil
+	}
+	return &page{Title: title, Login: ws.Login, CSRF: ws.CSRF}
+}
+
+// GET /
+func (c *Console) home(w http.ResponseWriter, r *http.Request) {
+	if c.session(r) == nil {
+		c.render(w, http.StatusOK, "signin", &page{Title: "Sign in"})
+		return
+	}
+	http.Redirect(w, r, "/runs", http.StatusFound)
+}
+
+// GET /runs
+func (c *Console) runsPage(w http.ResponseWriter, r *http.Request) {
+	p := c.signedIn(w, r, "Runs")
+	if p == nil {
+		return
+	}
+	q := r.URL.Query()
+	p.Filter = RunFilter{Repo: q.Get("repo"), Status: q.Get("status"), Actor: q.Get("who")}
+	runs, err := c.runs(r, p.Filter)
+	if err != nil {
+		p.Error = "could not list the runs: " + err.Error()
+	}
+	p.Runs = runs
+	c.render(w, http.StatusOK, "runs", p)
+}
+
+// GET /runs/{id}
+func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
+	p := c.signedIn(w, r, "Run")
+	if p == nil {
+		return
+	}
+	run, err := c.findRun(r, r.PathValue("id"))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		p.Error = fmt.Sprintf("no run %q", r.PathValue("id"))
+		c.render(w, http.StatusNotFound, "error", p)
+		return
+	case err != nil:
+		p.Error = "could not read the run: " + err.Error()
+		c.render(w, http.StatusInternalServerError, "error", p)
+		return
+	}
+	p.Run, p.Title = run, "Run "+run.SessionID
+	if len(run.Report) > 2 {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, run.Report, "", "  ") == nil {
+			p.Report = pretty.String()
+		}
+		p.Contract = contractOf(run.Report)
+	}
+	c.render(w, http.StatusOK, "run", p)
+}
+
+// contractOf reads a report's contract, nil when it has none.
+func contractOf(report []byte) *contractView {
+	var rep struct {
+		Contract *struct {
+			Verdict              string `json:"verdict"`
+			BaselineGatesNothing bool   `json:"baseline_gates_nothing"`
+			Checks               []struct {
+				Command  []string    `json:"command"`
+				Source   string      `json:"source"`
+				Baseline checkResult `json:"baseline"`
+				Result   checkResult `json:"result"`
+				Verdict  string      `json:"verdict"`
+			} `json:"checks"`
+		} `json:"contract"`
+	}
+	if json.Unmarshal(report, &rep) != nil || rep.Contract == nil {
+		return nil
+	}
+	v := &contractView{Verdict: rep.Contract.Verdict, BaselineGatesNothing: rep.Contract.BaselineGatesNothing}
+	for _, ch := range rep.Contract.Checks {
+		v.Checks = append(v.Checks, checkView{
+			Command: strings.Join(ch.Command, " "), Source: ch.Source,
+			Baseline: ch.Baseline.String(), Result: ch.Result.String(), Verdict: ch.Verdict,
+		})
+	}
+	return v
+}
+
+// GET /audit
+func (c *Console) auditPage(w http.ResponseWriter, r *http.Request) {
+	p := c.signedIn(w, r, "Audit")
+	if p == nil {
+		return
+	}
+	log, err := c.cfg.Store.AuditLog(r.Context(), 500)
+	if err != nil {
+		p.Error = "could not read the audit log: " + err.Error()
+	}
+	p.Audit = log
+	c.render(w, http.StatusOK, "audit", p)
+}

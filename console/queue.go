@@ -1,0 +1,74 @@
+package console
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// GET /queue
+func (c *Console) queuePage(w http.ResponseWriter, r *http.Request) {
+	p := c.signedIn(w, r, "Queue")
+	if p == nil {
+		return
+	}
+	cmds, err := c.cfg.Store.Commands(r.Context(), p.Login, 200)
+	if err != nil {
+		p.Error = "could not list your queue: " + err.Error()
+	}
+	p.Commands = cmds
+	c.render(w, http.StatusOK, "queue", p)
+}
+
+// GET /api/session-queue: your commands, for a signed-in browser.
+func (c *Console) getQueue(w http.ResponseWriter, r *http.Request) {
+	ws := c.session(r)
+	if ws == nil {
+		c.refuse(w, r, http.StatusUnauthorized, "", "not signed in: sign in at /login")
+		return
+	}
+	cmds, err := c.cfg.Store.Commands(r.Context(), ws.Login, 200)
+	if err != nil {
+		fail(w, http.StatusInternalServerError, "could not list your queue: %v", err)
+		return
+	}
+	if cmds == nil {
+		cmds = []*Command{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"commands": cmds})
+}
+
+// POST /api/session-queue: queue an instruction from the page's form
+// (repo, instruction, max_turns, timeout, csrf). A browser is sent back to
+// /queue; a caller that accepts JSON gets the command.
+func (c *Console) postQueue(w http.ResponseWriter, r *http.Request) {
+	ws := c.form(w, r)
+	if ws == nil {
+		return
+	}
+	req := commandRequest{Repo: r.PostFormValue("repo"), Instruction: r.PostFormValue("instruction"),
+		Limits: Limits{Timeout: strings.TrimSpace(r.PostFormValue("timeout"))}}
+	if s := strings.TrimSpace(r.PostFormValue("max_turns")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			c.refusePage(w, r, http.StatusBadRequest, ws.Login, "max turns must be a number, got "+strconv.Quote(s))
+			return
+		}
+		req.Limits.MaxTurns = n
+	}
+	if err := c.checkCommand(&req); err != nil {
+		c.refusePage(w, r, http.StatusBadRequest, ws.Login, err.Error())
+		return
+	}
+	cmd, err := c.enqueue(r.Context(), ws.Login, req)
+	if err != nil {
+		c.cfg.Logger.Error().Err(err).Msg("Queueing an instruction failed")
+		c.refusePage(w, r, http.StatusInternalServerError, ws.Login, "could not queue the instruction; try again")
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), "application/json") {
+		writeJSON(w, http.StatusCreated, cmd)
+		return
+	}
+	http.Redirect(w, r, "/queue", http.StatusSeeOther)
+}

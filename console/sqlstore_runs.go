@@ -1,0 +1,122 @@
+package console
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+const runColumns = `session_id, repo, trigger_kind, actor, status, verdict, turns, tokens,
+	duration_ns, pr_url, started_at, received_at, report`
+
+// PutRun inserts the run, or replaces the one with its session id.
+func (s *SQL) PutRun(ctx context.Context, r *Run) (bool, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("store run %s: %w", r.SessionID, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var n int
+	if err := tx.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM console_runs WHERE session_id = ?`), r.SessionID).Scan(&n); err != nil {
+		return false, fmt.Errorf("store run %s: %w", r.SessionID, err)
+	}
+	report := string(r.Report)
+	if report == "" {
+		report = "{}"
+	}
+	_, err = tx.ExecContext(ctx, s.rebind(`INSERT INTO console_runs (`+runColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET repo = excluded.repo, trigger_kind = excluded.trigger_kind,
+		actor = excluded.actor, status = excluded.status, verdict = excluded.verdict, turns = excluded.turns,
+		tokens = excluded.tokens, duration_ns = excluded.duration_ns, pr_url = excluded.pr_url,
+		started_at = excluded.started_at, received_at = excluded.received_at, report = excluded.report`),
+		r.SessionID, r.Repo, r.Trigger, r.Actor, r.Status, r.Verdict, r.Turns, r.Tokens,
+		int64(r.Duration), r.PRURL, r.StartedAt.UnixNano(), r.ReceivedAt.UnixNano(), report)
+	if err != nil {
+		return false, fmt.Errorf("store run %s: %w", r.SessionID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("store run %s: %w", r.SessionID, err)
+	}
+	return n == 0, nil
+}
+
+// GetRun finds a run by session id.
+func (s *SQL) GetRun(ctx context.Context, id string) (*Run, error) {
+	r, err := scanRun(s.queryRow(ctx, `SELECT `+runColumns+` FROM console_runs WHERE session_id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// ListRuns lists the runs f matches, newest first.
+func (s *SQL) ListRuns(ctx context.Context, f RunFilter) ([]*Run, error) {
+	q := `SELECT ` + runColumns + ` FROM console_runs WHERE 1 = 1`
+	var args []any
+	for col, v := range map[string]string{"repo": f.Repo, "status": f.Status, "actor": f.Actor} {
+		if v != "" {
+			q += ` AND ` + col + ` = ?`
+			args = append(args, v)
+		}
+	}
+	q += ` ORDER BY started_at DESC, session_id LIMIT ?`
+	args = append(args, limitOr(f.Limit, 100))
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []*Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	return out, nil
+}
+
+func limitOr(n, def int) int {
+	if n <= 0 || n > 1000 {
+		return def
+	}
+	return n
+}
+
+func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
+	var r Run
+	var dur, started, received int64
+	var report string
+	if err := row.Scan(&r.SessionID, &r.Repo, &r.Trigger, &r.Actor, &r.Status, &r.Verdict, &r.Turns, &r.Tokens,
+		&dur, &r.PRURL, &started, &received, &report); err != nil {
+		return nil, err
+	}
+	r.Duration = time.Duration(dur)
+	r.StartedAt, r.ReceivedAt = unixTime(started), unixTime(received)
+	r.Report = []byte(report)
+	return &r, nil
+}
+
+func unixTime(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns).UTC()
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}

@@ -1,0 +1,78 @@
+package console
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// schema creates the console's tables; every statement is idempotent.
+// {id} is the dialect's auto-increment key. The audit table refuses
+// UPDATE and DELETE through triggers: it is append-only.
+func (s *SQL) schema() []string {
+	id := "INTEGER PRIMARY KEY AUTOINCREMENT"
+	if s.postgres {
+		id = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+	}
+	stmts := []string{
+		`CREATE TABLE IF NOT EXISTS console_runs (
+			session_id TEXT PRIMARY KEY, repo TEXT NOT NULL, trigger_kind TEXT NOT NULL, actor TEXT NOT NULL,
+			status TEXT NOT NULL, verdict TEXT NOT NULL, turns BIGINT NOT NULL, tokens BIGINT NOT NULL,
+			duration_ns BIGINT NOT NULL, pr_url TEXT NOT NULL, started_at BIGINT NOT NULL,
+			received_at BIGINT NOT NULL, report TEXT NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS console_runs_started ON console_runs (started_at)`,
+		`CREATE TABLE IF NOT EXISTS console_commands (
+			id {id}, target TEXT NOT NULL, repo TEXT NOT NULL, instruction TEXT NOT NULL,
+			max_turns BIGINT NOT NULL, timeout TEXT NOT NULL, state TEXT NOT NULL, claim TEXT NOT NULL,
+			lease_until BIGINT NOT NULL, attempts BIGINT NOT NULL, result TEXT NOT NULL,
+			created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS console_commands_target ON console_commands (target, state, id)`,
+		`CREATE TABLE IF NOT EXISTS console_audit (
+			id {id}, at BIGINT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
+			target TEXT NOT NULL, reason TEXT NOT NULL)`,
+		`CREATE TABLE IF NOT EXISTS console_sessions (
+			id_hash TEXT PRIMARY KEY, login TEXT NOT NULL, csrf TEXT NOT NULL, expires BIGINT NOT NULL)`,
+	}
+	if s.postgres {
+		stmts = append(stmts,
+			`CREATE OR REPLACE FUNCTION console_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS
+			$$ BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$`,
+			`DROP TRIGGER IF EXISTS console_audit_frozen ON console_audit`,
+			`CREATE TRIGGER console_audit_frozen BEFORE UPDATE OR DELETE ON console_audit
+			FOR EACH ROW EXECUTE FUNCTION console_audit_append_only()`)
+	} else {
+		for _, op := range []string{"UPDATE", "DELETE"} {
+			stmts = append(stmts, fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS console_audit_no_%s
+				BEFORE %s ON console_audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END`,
+				strings.ToLower(op), op))
+		}
+	}
+	for i, q := range stmts {
+		stmts[i] = strings.ReplaceAll(q, "{id}", id)
+	}
+	return stmts
+}
+
+// migrate creates what is missing, in one transaction; on PostgreSQL an
+// advisory lock keeps replicas starting together from racing.
+func (s *SQL) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if s.postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7170017)`); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+	}
+	for _, q := range s.schema() {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package console
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
+func TestStoreRuns(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			r := &Run{SessionID: "s1", Repo: "acme/app", Trigger: TriggerCLI, Actor: "alice", Status: "succeeded",
+				Turns: 3, Tokens: 900, Duration: time.Minute, StartedAt: t0, ReceivedAt: t0.Add(time.Minute),
+				Report: json.RawMessage(`{"id":"s1"}`)}
+			created, err := s.PutRun(ctx, r)
+			require.NoError(t, err)
+			assert.True(t, created)
+			r2 := *r
+			r2.Status, r2.Turns = "failed", 4
+			created, err = s.PutRun(ctx, &r2)
+			require.NoError(t, err)
+			assert.False(t, created, "the same session id replaces")
+			_, err = s.PutRun(ctx, &Run{SessionID: "s2", Repo: "acme/other", Trigger: TriggerBot, Actor: "bob",
+				Status: "running", StartedAt: t0.Add(time.Hour), ReceivedAt: t0.Add(time.Hour)})
+			require.NoError(t, err)
+
+			all, err := s.ListRuns(ctx, RunFilter{})
+			require.NoError(t, err)
+			require.Len(t, all, 2)
+			assert.Equal(t, "s2", all[0].SessionID, "newest first")
+			assert.Equal(t, "failed", all[1].Status)
+			assert.Equal(t, 4, all[1].Turns)
+			assert.Equal(t, time.Minute, all[1].Duration)
+			assert.True(t, t0.Equal(all[1].StartedAt))
+			assert.JSONEq(t, `{"id":"s1"}`, string(all[1].Report))
+
+			for _, f := range []RunFilter{{Repo: "acme/app"}, {Status: "failed"}, {Actor: "alice"}} {
+				got, err := s.ListRuns(ctx, f)
+				require.NoError(t, err)
+				require.Len(t, got, 1, "%+v", f)
+				assert.Equal(t, "s1", got[0].SessionID)
+			}
+			_, err = s.GetRun(ctx, "nope")
+			assert.ErrorIs(t, err, ErrNotFound)
+		})
+	}
+}
+
+func TestStoreClaims(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			c := &Command{Target: "alice", Repo: "acme/app", Instruction: "fix it", CreatedAt: t0}
+			require.NoError(t, s.Enqueue(ctx, c))
+			require.NoError(t, s.Enqueue(ctx, &Command{Target: "bob", Repo: "acme/app", Instruction: "not yours", CreatedAt: t0}))
+
+			got, err := s.Claim(ctx, "alice", "claim-1", t0, time.Minute)
+			require.NoError(t, err)
+			require.NotNil(t, got)
+			assert.Equal(t, c.ID, got.ID)
+			assert.Equal(t, CommandClaimed, got.State)
+			none, err := s.Claim(ctx, "alice", "claim-2", t0.Add(30*time.Second), time.Minute)
+			require.NoError(t, err)
+			assert.Nil(t, none, "claimed under a live lease")
+
+			again, err := s.Claim(ctx, "alice", "claim-2", t0.Add(2*time.Minute), time.Minute)
+			require.NoError(t, err)
+			require.NotNil(t, again, "an expired lease returns it to the queue")
+			assert.Equal(t, 2, again.Attempts)
+
+			_, err = s.Finish(ctx, c.ID, "alice", &Result{Claim: "claim-1", Status: "succeeded"}, t0.Add(3*time.Minute))
+			assert.ErrorIs(t, err, ErrNotClaimer, "the first claim lost it")
+			_, err = s.Finish(ctx, c.ID, "bob", &Result{Claim: "claim-2", Status: "succeeded"}, t0.Add(3*time.Minute))
+			assert.ErrorIs(t, err, ErrNotFound, "not bob's")
+			done, err := s.Finish(ctx, c.ID, "alice", &Result{Claim: "claim-2", Status: "succeeded", Summary: "fixed"}, t0.Add(3*time.Minute))
+			require.NoError(t, err)
+			assert.Equal(t, CommandDone, done.State)
+			assert.Equal(t, "fixed", done.Result.Summary)
+			_, err = s.Finish(ctx, c.ID, "alice", &Result{Claim: "claim-2", Status: "failed"}, t0.Add(4*time.Minute))
+			assert.ErrorIs(t, err, ErrFinished, "a result is accepted once")
+		})
+	}
+}
+
+func TestStoreRelease(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			c := &Command{Target: "alice", Repo: "acme/app", Instruction: "fix it", CreatedAt: t0}
+			require.NoError(t, s.Enqueue(ctx, c))
+			_, err := s.Claim(ctx, "alice", "k1", t0, time.Hour)
+			require.NoError(t, err)
+			back, err := s.Finish(ctx, c.ID, "alice", &Result{Claim: "k1", Status: CommandReleased}, t0)
+			require.NoError(t, err)
+			assert.Equal(t, CommandQueued, back.State)
+			got, err := s.Claim(ctx, "alice", "k2", t0, time.Hour)
+			require.NoError(t, err)
+			require.NotNil(t, got, "a released command is claimable at once")
+		})
+	}
+}
+
+func TestStoreRacingClaims(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			const commands = 5
+			for range commands {
+				require.NoError(t, s.Enqueue(ctx, &Command{Target: "alice", Repo: "a/b", Instruction: "x", CreatedAt: t0}))
+			}
+			claimed := make(chan int64, 4*commands)
+			var wg sync.WaitGroup
+			for i := range 4 {
+				wg.Go(func() {
+					for {
+						c, err := s.Claim(ctx, "alice", string(rune('a'+i)), t0, time.Hour)
+						if !assert.NoError(t, err) || c == nil {
+							return
+						}
+						claimed <- c.ID
+					}
+				})
+			}
+			wg.Wait()
+			close(claimed)
+			seen := map[int64]bool{}
+			for id := range claimed {
+				assert.False(t, seen[id], "command %d claimed twice", id)
+				seen[id] = true
+			}
+			assert.Len(t, seen, commands)
+		})
+	}
+}
+
+func TestStoreAuditIsAppendOnly(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			require.NoError(t, s.Audit(ctx, &AuditEntry{At: t0, Actor: "alice", Action: "enqueue", Target: "1", Reason: "queued"}))
+			require.NoError(t, s.Audit(ctx, &AuditEntry{At: t0, Actor: "", Action: "refuse", Target: "/api/session-runs", Reason: "bad token"}))
+			log, err := s.AuditLog(ctx, 0)
+			require.NoError(t, err)
+			require.Len(t, log, 2)
+			assert.Equal(t, "refuse", log[0].Action, "newest first")
+			_, err = s.exec(ctx, `UPDATE console_audit SET reason = 'forged'`)
+			assert.ErrorContains(t, err, "append-only")
+			_, err = s.exec(ctx, `DELETE FROM console_audit`)
+			assert.ErrorContains(t, err, "append-only")
+		})
+	}
+}
+
+func TestStoreSessions(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			require.NoError(t, s.PutSession(ctx, &WebSession{IDHash: "h", Login: "alice", CSRF: "c", Expires: t0.Add(time.Hour)}))
+			ws, err := s.GetSession(ctx, "h", t0)
+			require.NoError(t, err)
+			assert.Equal(t, "alice", ws.Login)
+			_, err = s.GetSession(ctx, "h", t0.Add(2*time.Hour))
+			assert.ErrorIs(t, err, ErrNotFound, "expired")
+			require.NoError(t, s.DeleteSession(ctx, "h"))
+			_, err = s.GetSession(ctx, "h", t0)
+			assert.ErrorIs(t, err, ErrNotFound)
+		})
+	}
+}
+
+func TestStoreRenew(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			c := &Command{Target: "alice", Repo: "acme/app", Instruction: "long", CreatedAt: t0}
+			require.NoError(t, s.Enqueue(ctx, c))
+			_, err := s.Claim(ctx, "alice", "k1", t0, time.Minute)
+			require.NoError(t, err)
+			renewed, err := s.Renew(ctx, c.ID, "alice", "k1", t0.Add(time.Hour))
+			require.NoError(t, err)
+			assert.True(t, t0.Add(time.Hour).Equal(renewed.LeaseUntil))
+			none, err := s.Claim(ctx, "alice", "k2", t0.Add(30*time.Minute), time.Minute)
+			require.NoError(t, err)
+			assert.Nil(t, none, "the renewed lease holds past the first")
+			_, err = s.Renew(ctx, c.ID, "alice", "k2", t0.Add(time.Hour))
+			assert.ErrorIs(t, err, ErrNotClaimer)
+			_, err = s.Renew(ctx, c.ID, "bob", "k1", t0.Add(time.Hour))
+			assert.ErrorIs(t, err, ErrNotFound)
+			_, err = s.Finish(ctx, c.ID, "alice", &Result{Claim: "k1", Status: "succeeded"}, t0)
+			require.NoError(t, err)
+			_, err = s.Renew(ctx, c.ID, "alice", "k1", t0.Add(2*time.Hour))
+			assert.ErrorIs(t, err, ErrFinished)
+		})
+	}
+}
