@@ -15,7 +15,6 @@ import (
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rcrowley/go-metrics"
 	"github.com/rs/zerolog"
-
 )
 
 // WebhookPath is where GitHub delivers the App's webhooks.
