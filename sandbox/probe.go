@@ -28,6 +28,13 @@ type ProbeResult struct {
 	Output string
 	// Cause is the likely cause of a failure, with what to do about it.
 	Cause string
+	// Backend is what confines commands when Usable: BackendBwrap or
+	// BackendDocker.
+	Backend string
+	// Docker is what the Docker backend's probe found, when it was tried.
+	Docker *DockerProbe
+
+	backend backend
 }
 
 // Err returns nil when the sandbox is usable and otherwise an error that
@@ -39,6 +46,9 @@ func (p ProbeResult) Err() error {
 	msg := "the bwrap sandbox is not usable here: " + p.Cause
 	if p.Output != "" {
 		msg += "\nbwrap said: " + p.Output
+	}
+	if p.Docker != nil {
+		msg += "\n" + p.Docker.describe()
 	}
 	return errors.New(msg)
 }
