@@ -210,12 +210,16 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 func (r *runner) options(ctx context.Context, id string) (session.Options, error) {
 	var o session.Options
 	getenv := r.env.Getenv
+	// The default state directory lies under HOME, which the runner mounts
+	// from the host at /github/home: the Docker backend can share its
+	// workspaces with sibling containers. RUNNER_TEMP keeps its host path and
+	// is not mounted inside a Docker action.
 	home := getenv("CORE_HOME")
 	if home == "" {
-		if tmp := getenv("RUNNER_TEMP"); tmp != "" {
-			home = filepath.Join(tmp, "core")
-		} else if h := getenv("HOME"); h != "" {
+		if h := getenv("HOME"); h != "" {
 			home = filepath.Join(h, ".core")
+		} else if tmp := getenv("RUNNER_TEMP"); tmp != "" {
+			home = filepath.Join(tmp, "core")
 		}
 	}
 	store, err := session.OpenStore(home)
@@ -269,15 +273,17 @@ func (r *runner) verifyTier(ctx context.Context, sb *sandbox.Sandbox) (sandbox.T
 		if usable, err := sb.Usable(ctx); err == nil && usable {
 			return sandbox.TierTest, nil
 		}
-		r.a.Noticef("core: the sandbox is not usable here (%s): verifying with build only", sb.Probe(ctx).Cause)
+		r.a.Noticef("core: the sandbox is not usable here (%s): verifying with build only", sb.Probe(ctx).Summary())
 		return sandbox.TierBuild, nil
 	}
 	tier, err := sandbox.ParseTier(v)
 	if err != nil {
-		return "", err
+		return "", &session.ConfigError{Err: fmt.Errorf("the verify input: %w", err)}
 	}
 	if err := sb.Require(ctx, tier); err != nil {
-		return "", err
+		// The workflow asked for what this machine cannot give: a
+		// configuration to change, as in the CLI.
+		return "", &session.ConfigError{Err: err}
 	}
 	return tier, nil
 }

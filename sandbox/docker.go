@@ -32,7 +32,7 @@ const (
 	dockerPids     = 2048
 	dockerMemory   = 4 << 30
 	dockerNoFile   = 4096
-	dockerTmpfs    = "rw,nosuid,nodev,size=2g,mode=1777"
+	dockerTmpfs    = "rw,exec,nosuid,nodev,size=2g,mode=1777" // go test runs its binaries from /tmp
 	dockerStopWait = 10 * time.Second
 )
 
