@@ -235,6 +235,9 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	if err != nil {
 		return o, err
 	}
+	if tier == sandbox.TierTest {
+		fmt.Fprintf(r.env.Stderr, "core: verification commands run confined: %s\n", sb.Probe(ctx).Summary())
+	}
 	url, _, err := model.Endpoint(ctx, r.env.HTTPClient, r.in.InferenceURL, getenv("CORE_SESSION_INFERENCE_URL"))
 	if err != nil {
 		return o, fmt.Errorf("no inference_url input and no local model server: %w", err)
