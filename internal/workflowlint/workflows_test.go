@@ -44,6 +44,24 @@ func TestWorkflowPermissions(t *testing.T) {
 	}
 }
 
+// TestReleaseWorkflow checks that a version tag pushes the image and points
+// the tag's action.yml at it by digest, and that action.yml on main still
+// builds the Dockerfile (the release's sed expects that line).
+func TestReleaseWorkflow(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "release.yml"))
+	require.NoError(t, err)
+	s := string(b)
+	assert.Contains(t, s, `tags: ["v*"]`)
+	assert.Regexp(t, `(?m)^permissions:\n  contents: write\n  packages: write\n[a-z]`, s)
+	assert.Contains(t, s, `docker push "$image:$TAG"`)
+	assert.Contains(t, s, `s|^  image: Dockerfile\$|  image: docker://$REF|`)
+	assert.Contains(t, s, `@sha256:[0-9a-f]\{64\}`)
+	action, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^  image: Dockerfile$`, string(action))
+}
+
 // TestWorkflowFilters checks the jobs' if: only the core:fix label by name
 // and comments with the command by someone who can write start the
 // container; the forger's schedule waits for the arm variable but a manual
