@@ -1,7 +1,9 @@
-# core's GitHub Action image. Built from one base image, named by tag (see
-# the release workflow for the pinned, prebuilt image); nothing is downloaded
-# by a piped script. GO_IMAGE is an argument so that CI can build from a base
-# image it made itself, without a registry (scripts/docker-images.sh).
+# core's GitHub Action image; nothing is downloaded by a piped script.
+# GO_IMAGE names the base image by tag: a release (.github/workflows/
+# release.yml) resolves it to a digest, builds from golang@sha256:..., records
+# that digest in the image's labels, and pins the tag's action.yml to the
+# pushed image by digest. CI builds from a base image it made itself, without
+# a registry (scripts/docker-images.sh).
 ARG GO_IMAGE=golang:1.26-bookworm
 
 FROM ${GO_IMAGE} AS build

@@ -55,6 +55,7 @@ func TestReleaseWorkflow(t *testing.T) {
 	assert.Contains(t, s, `tags: ["v*"]`)
 	assert.Regexp(t, `(?m)^permissions:\n  contents: write\n  packages: write\n[a-z]`, s)
 	assert.Contains(t, s, `docker push "$image:$TAG"`)
+	assert.Contains(t, s, `docker build --build-arg "GO_IMAGE=$base"`, "the release builds from the base image by digest")
 	assert.Contains(t, s, `s|^  image: Dockerfile\$|  image: docker://$REF|`)
 	assert.Contains(t, s, `@sha256:[0-9a-f]\{64\}`)
 	action, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
