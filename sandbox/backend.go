@@ -42,6 +42,9 @@ func (s *Sandbox) choose(ctx context.Context, dir string) ProbeResult {
 		p.Cause = "not tried (CORE_SESSION_SANDBOX=docker)"
 	} else {
 		p = s.probe(ctx, dir)
+		if h := hint(p.Output, inContainer()); h != "" {
+			p.Cause = h
+		}
 		if p.Usable {
 			p.Backend = BackendBwrap
 			p.backend = bwrapBackend{s: s, bwrap: p.Bwrap}

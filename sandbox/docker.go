@@ -237,8 +237,12 @@ func shareCaches(modCache, buildCache string) error {
 	if err := os.Chmod(modCache, 0o755); err != nil {
 		return fmt.Errorf("share the module cache with the sandbox: %w", err)
 	}
-	if err := os.Lchown(buildCache, 65534, 65534); err != nil {
-		return fmt.Errorf("hand the sandbox build cache to the sandbox user: %w", err)
+	if err := os.Lchown(buildCache, 65534, 65534); err == nil {
+		return nil
+	}
+	// Not root: no chown, so let everyone write it (under $CORE_HOME).
+	if err := os.Chmod(buildCache, 0o777); err != nil {
+		return fmt.Errorf("share the sandbox build cache with the sandbox user: %w", err)
 	}
 	return nil
 }

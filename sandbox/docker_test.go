@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/moby/moby/api/types/container"
@@ -192,4 +193,31 @@ func TestDockerContainerConfig(t *testing.T) {
 		filepath.Join(home, "cache", "gomod"): true,
 		filepath.Join(home, "cache", "go-build-sandbox"): false,
 	}, targets)
+}
+
+func TestHint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, words string
+		container   bool
+		want        string
+	}{
+		{name: "docker seccomp", words: "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.", container: true, want: "seccomp profile (Docker's default)"},
+		{name: "kernel sysctl on a host", words: "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.", want: "kernel.unprivileged_userns_clone=1"},
+		{name: "ubuntu uid map", words: "bwrap: setting up uid map: Permission denied", want: "kernel.apparmor_restrict_unprivileged_userns=0"},
+		{name: "ubuntu loopback", words: "bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted", container: true, want: "Ubuntu's AppArmor restriction"},
+		{name: "unknown", words: "bwrap: Can't mount proc on /newroot/proc: Operation not permitted", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := hint(tt.words, tt.container)
+			if tt.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			assert.Contains(t, got, tt.want)
+			assert.True(t, strings.HasPrefix(got, "user namespaces are refused: "), got)
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"gopkg.in/yaml.v3"
@@ -40,6 +41,7 @@ func TestDockerAction(t *testing.T) {
 	}
 	cmds := scriptCmds()
 	cmds["runner-docker"] = cmdRunnerDocker
+	cmds["siblings-of"] = cmdSiblingsOf
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/docker",
 		Setup: func(e *testscript.Env) error {
@@ -95,7 +97,15 @@ func actionInputs(ts *testscript.TestScript) map[string]string {
 // $GITHUB_STEP_SUMMARY afterwards), HOME=/github/home, no --privileged, no
 // security options. Only --network host differs. ARGS default to the
 // action.yml's args (action).
+//
+// runner-docker -d NAME [ARGS...] starts it detached, named NAME, for a test
+// that kills it.
 func cmdRunnerDocker(ts *testscript.TestScript, neg bool, args []string) {
+	var detach []string
+	if len(args) >= 2 && args[0] == "-d" {
+		detach = []string{"-d", "--name", args[1]}
+		args = args[2:]
+	}
 	if len(args) == 0 {
 		args = []string{"action"}
 	}
@@ -145,8 +155,8 @@ func cmdRunnerDocker(ts *testscript.TestScript, neg bool, args []string) {
 	} {
 		env[k] = v
 	}
-	argv := []string{"run", "--rm", "--network", "host", "--workdir", "/github/workspace",
-		"-v", "/var/run/docker.sock:/var/run/docker.sock"}
+	argv := append([]string{"run", "--rm", "--network", "host", "--workdir", "/github/workspace",
+		"-v", "/var/run/docker.sock:/var/run/docker.sock"}, detach...)
 	hosts := make([]string, 0, len(dirs))
 	for host := range dirs {
 		hosts = append(hosts, host)
@@ -166,6 +176,12 @@ func cmdRunnerDocker(ts *testscript.TestScript, neg bool, args []string) {
 	argv = append(argv, ts.Getenv("CORE_DOCKER_IMAGE"))
 	argv = append(argv, args...)
 	err := ts.Exec("docker", argv...)
+	if detach != nil {
+		if err != nil {
+			ts.Fatalf("docker run -d: %v", err)
+		}
+		return
+	}
 	for from, to := range map[string]string{"set_output": "GITHUB_OUTPUT", "step_summary": "GITHUB_STEP_SUMMARY"} {
 		if dst := ts.Getenv(to); dst != "" {
 			b, rerr := os.ReadFile(filepath.Join(fileCommands, from))
@@ -182,5 +198,41 @@ func cmdRunnerDocker(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if neg {
 		ts.Fatalf("unexpected docker run success")
+	}
+}
+
+// siblings-of NAME WANT: wait until the sandbox containers of the
+// container NAME are WANT (running: at least one runs; none: none is left),
+// for at most a minute.
+func cmdSiblingsOf(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || (args[1] != "running" && args[1] != "none") {
+		ts.Fatalf("usage: siblings-of NAME running|none")
+	}
+	// A killed container is gone (--rm): its id from the first call stays.
+	parent := ts.Getenv("PARENT_ID")
+	if out, err := exec.Command("docker", "inspect", "--format", "{{.Id}}", args[0]).Output(); err == nil {
+		parent = strings.TrimSpace(string(out))
+	} else if parent == "" {
+		ts.Fatalf("siblings-of: no container %s: %v", args[0], err)
+	}
+	ts.Setenv("PARENT_ID", parent)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "label=core.sandbox.parent="+parent,
+			"--filter", "status=running").Output()
+		ts.Check(err)
+		all, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "label=core.sandbox.parent="+parent).Output()
+		ts.Check(err)
+		if args[1] == "running" && len(strings.TrimSpace(string(out))) > 0 {
+			ts.Setenv("SIBLING_ID", strings.Fields(string(out))[0])
+			return
+		}
+		if args[1] == "none" && len(strings.TrimSpace(string(all))) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("siblings of %s are not %s after a minute: %s", args[0], args[1], all)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
