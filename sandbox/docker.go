@@ -156,6 +156,9 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 		return nil
 	}
 	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: d.path}
+	if bin := d.s.fetchedToolchain(opts.Workspace); bin != "" {
+		p.path = append([]string{bin}, d.path...) // the target's Go (toolchain.go)
+	}
 	if d.s.cfg.Home != "" {
 		var err error
 		if p.modCache, err = d.s.cacheDir("gomod"); err != nil {

@@ -166,13 +166,13 @@ func TestParseTierAndMode(t *testing.T) {
 	}
 	_, err := ParseTier("all")
 	assert.ErrorContains(t, err, `must be off, build or test, got "all"`)
-	for in, want := range map[string]Mode{"": ModeAuto, "auto": ModeAuto, "bwrap": ModeBwrap, "OFF": ModeOff} {
+	for in, want := range map[string]Mode{"": ModeAuto, "auto": ModeAuto, "bwrap": ModeBwrap, "docker": ModeDocker, "OFF": ModeOff} {
 		got, err := ParseMode(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
-	_, err = ParseMode("docker")
-	assert.ErrorContains(t, err, `CORE_SESSION_SANDBOX must be auto, bwrap or off, got "docker"`)
+	_, err = ParseMode("podman")
+	assert.ErrorContains(t, err, `CORE_SESSION_SANDBOX must be auto, bwrap, docker or off, got "podman"`)
 }
 
 func TestConfigFromEnv(t *testing.T) {
