@@ -212,6 +212,7 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 		SecurityOpt:    []string{"no-new-privileges"},
 		AutoRemove:     true,
 		IpcMode:        container.IPCModePrivate,
+		CgroupnsMode:   container.CgroupnsModePrivate,
 		Mounts:         binds,
 		Tmpfs:          map[string]string{"/tmp": dockerTmpfs},
 		Resources: container.Resources{

@@ -201,12 +201,12 @@ func cmdRunnerDocker(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// siblings-of NAME WANT: wait until the sandbox containers of the
-// container NAME are WANT (running: at least one runs; none: none is left),
-// for at most a minute.
+// siblings-of NAME running WORDS | siblings-of NAME none: wait, for at most
+// a minute, until a sandbox container of the container NAME runs a command
+// holding WORDS (SIBLING_ID is then its id), or until none is left.
 func cmdSiblingsOf(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 || (args[1] != "running" && args[1] != "none") {
-		ts.Fatalf("usage: siblings-of NAME running|none")
+	if neg || !(len(args) == 3 && args[1] == "running") && !(len(args) == 2 && args[1] == "none") {
+		ts.Fatalf("usage: siblings-of NAME running WORDS | siblings-of NAME none")
 	}
 	// A killed container is gone (--rm): its id from the first call stays.
 	parent := ts.Getenv("PARENT_ID")
@@ -218,14 +218,18 @@ func cmdSiblingsOf(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("PARENT_ID", parent)
 	deadline := time.Now().Add(time.Minute)
 	for {
-		out, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "label=core.sandbox.parent="+parent,
-			"--filter", "status=running").Output()
+		out, err := exec.Command("docker", "ps", "--no-trunc", "--format", "{{.ID}} {{.Command}}",
+			"--filter", "label=core.sandbox.parent="+parent, "--filter", "status=running").Output()
 		ts.Check(err)
 		all, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "label=core.sandbox.parent="+parent).Output()
 		ts.Check(err)
-		if args[1] == "running" && len(strings.TrimSpace(string(out))) > 0 {
-			ts.Setenv("SIBLING_ID", strings.Fields(string(out))[0])
-			return
+		if args[1] == "running" {
+			for _, line := range strings.Split(string(out), "\n") {
+				if id, cmd, ok := strings.Cut(line, " "); ok && strings.Contains(cmd, args[2]) {
+					ts.Setenv("SIBLING_ID", id)
+					return
+				}
+			}
 		}
 		if args[1] == "none" && len(strings.TrimSpace(string(all))) == 0 {
 			return
