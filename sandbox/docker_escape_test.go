@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -284,4 +285,36 @@ func TestNoNetwork(t *testing.T) {
 	assert.True(t, r.Sandboxed)
 	assert.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, r.Output, "ok  \texample.com/m")
+}
+
+// A sibling whose core is gone (here: created, never started, by a process
+// that has exited) is removed by the next probe; one whose core lives stays.
+func TestDockerProbeRemovesStaleSiblings(t *testing.T) {
+	requireDocker(t)
+	t.Parallel()
+	cli := dockerClient(t)
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	stale := fmt.Sprintf("pid-%d", dead.Process.Pid)
+	alive := fmt.Sprintf("pid-%d", os.Getppid())
+	create := func(parent string) string {
+		c, err := cli.ContainerCreate(t.Context(), client.ContainerCreateOptions{
+			Config: &container.Config{Image: os.Getenv("CORE_SANDBOX_IMAGE"), Entrypoint: []string{"true"},
+				Labels: map[string]string{labelSandbox: "1", labelParent: parent}},
+			HostConfig: &container.HostConfig{NetworkMode: "none"},
+		})
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			_, _ = cli.ContainerRemove(context.WithoutCancel(t.Context()), c.ID, client.ContainerRemoveOptions{Force: true})
+		})
+		return c.ID
+	}
+	create(stale)
+	create(alive)
+	require.Len(t, siblings(t, cli, stale), 1)
+
+	sb := New(Config{Home: t.TempDir(), Mode: ModeDocker, Path: os.Getenv("PATH"), DockerHost: os.Getenv("DOCKER_HOST"), DockerImage: os.Getenv("CORE_SANDBOX_IMAGE")})
+	require.True(t, sb.Probe(t.Context()).Usable)
+	assert.Empty(t, siblings(t, cli, stale), "the probe left a dead core's sibling behind")
+	assert.Len(t, siblings(t, cli, alive), 1, "the probe removed a living core's sibling")
 }
