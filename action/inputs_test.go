@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session"
 )
 
 func actionWith(env map[string]string) *githubactions.Action {
@@ -85,6 +86,8 @@ func TestVerifyTier(t *testing.T) {
 	r.in.Verify = "test"
 	_, err = r.verifyTier(t.Context(), broken)
 	assert.ErrorContains(t, err, "--verify test runs workspace code and needs the sandbox")
+	var ce *session.ConfigError
+	assert.ErrorAs(t, err, &ce, "a missing sandbox for verify: test is failure kind configuration")
 
 	r.in.Verify = "build"
 	tier, err = r.verifyTier(t.Context(), broken)

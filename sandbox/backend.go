@@ -67,8 +67,8 @@ func (s *Sandbox) choose(ctx context.Context, dir string) ProbeResult {
 // chosen returns the backend the probe chose, or nil.
 func (p ProbeResult) chosen() backend { return p.backend }
 
-// Summary says in one line which backend confines commands, or that none
-// does, and why.
+// Summary says in one line which backend confines commands, or why none
+// does.
 func (p ProbeResult) Summary() string {
 	switch p.Backend {
 	case BackendBwrap:
@@ -77,9 +77,9 @@ func (p ProbeResult) Summary() string {
 		return fmt.Sprintf("a sibling container of %s through the Docker engine at %s (bwrap: %s)",
 			shortID(p.Docker.Image), p.Docker.Host, firstLine(p.Cause))
 	}
-	s := "none: bwrap: " + firstLine(p.Cause)
+	s := firstLine(p.Cause)
 	if p.Docker != nil {
-		s += "; Docker: " + firstLine(p.Docker.Cause)
+		s += "; the Docker backend: " + firstLine(p.Docker.Cause)
 	}
 	return s
 }

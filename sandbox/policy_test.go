@@ -188,6 +188,14 @@ func TestConfigFromEnv(t *testing.T) {
 		HostEnv: []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},
 	}, cfg, "the proxy settings pass, nothing else of the environment does")
 	env["CORE_SESSION_SANDBOX"] = "docker"
+	env["DOCKER_HOST"] = "tcp://127.0.0.1:2375"
+	env["CORE_SANDBOX_IMAGE"] = "core:ci"
+	cfg, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, ModeDocker, cfg.Mode)
+	assert.Equal(t, "tcp://127.0.0.1:2375", cfg.DockerHost)
+	assert.Equal(t, "core:ci", cfg.DockerImage)
+	env["CORE_SESSION_SANDBOX"] = "podman"
 	_, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
-	assert.ErrorContains(t, err, "CORE_SESSION_SANDBOX must be auto, bwrap or off")
+	assert.ErrorContains(t, err, "CORE_SESSION_SANDBOX must be auto, bwrap, docker or off")
 }
