@@ -62,8 +62,15 @@ if ! docker image inspect "$base" >/dev/null 2>&1; then
 	rm -rf "$work"
 fi
 
-# The FROM lines carry a digest when the Dockerfile pins one; the local base
-# image has none, so name it by tag for this build.
-echo "building $image from the Dockerfile" >&2
-docker build --network host --build-arg "GO_IMAGE=$base" -t "$image" . >"$cache/build.log" 2>&1 || { tail -30 "$cache/build.log" >&2; exit 1; }
+# The image is rebuilt only when the tree changed: its label holds a key of
+# the commit and of every uncommitted change.
+key=$( (git rev-parse HEAD; git status --porcelain; git diff HEAD) 2>/dev/null | sha256sum | cut -c1-16)
+if [ "$(docker image inspect --format '{{index .Config.Labels "core.ci.tree"}}' "$image" 2>/dev/null)" = "$key" ]; then
+	echo "$image is up to date with the tree ($key)" >&2
+	echo "$image"
+	exit 0
+fi
+echo "building $image from the Dockerfile (build log: $cache/build.log)" >&2
+docker build --network host --build-arg "GO_IMAGE=$base" --label "core.ci.tree=$key" -t "$image" . >"$cache/build.log" 2>&1 \
+	|| { tail -30 "$cache/build.log" >&2; exit 1; }
 echo "$image"
