@@ -192,11 +192,19 @@ grep -c . /proc/self/status >/dev/null && grep -E '^(CapEff|NoNewPrivs)' /proc/s
 func TestDockerTimeoutRemovesTheContainer(t *testing.T) {
 	sb := requireDocker(t)
 	t.Parallel()
-	r, err := sb.Run(t.Context(), []string{"sleep", "600"}, RunOptions{Workspace: newWorkspace(t), Timeout: time.Second})
+	r, err := sb.Run(t.Context(), []string{"sleep", "599"}, RunOptions{Workspace: newWorkspace(t), Timeout: time.Second})
 	require.NoError(t, err)
 	assert.True(t, r.TimedOut)
 	assert.Equal(t, -1, r.ExitCode)
 	assert.Contains(t, r.Output, "[killed: the command ran past its 1s timeout]")
+	// Run returns once the engine removed the container.
+	cli := dockerClient(t)
+	list, err := cli.ContainerList(t.Context(), client.ContainerListOptions{All: true,
+		Filters: make(client.Filters).Add("label", labelParent+"="+fmt.Sprintf("pid-%d", os.Getpid()))})
+	require.NoError(t, err)
+	for _, c := range list.Items {
+		assert.NotContains(t, c.Command, "sleep 599", "the timed-out sandbox container is still there")
+	}
 }
 
 // TestDockerHelperParent is the process TestDockerEscapeOutliveParent kills:
