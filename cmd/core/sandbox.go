@@ -64,8 +64,11 @@ func newSandboxProbeCmd(e *env) *cobra.Command {
 		Short: "Say whether the sandbox works here, and why not when it does not",
 		Long: `probe runs the exact production profile once: it starts a sandboxed command
 in a scratch workspace, writes a file there, checks that .git is read-only and
-that no network is visible. It prints the result and the bwrap version; on
-failure it prints bwrap's own words and the likely cause.
+that no network is visible. It tries bwrap, then (in auto mode, when bwrap
+cannot make namespaces, as inside a Docker action) a sibling container through
+the Docker engine, and prints which backend it chose (backend: bwrap or
+backend: docker), the bwrap version, and for a backend not used its own words
+and the likely cause.
 
 Exit status: 0 when the sandbox is usable, 1 when it is not. Workflows use it
 to raise --verify build to --verify test.`,
