@@ -71,6 +71,14 @@ if [ "$(docker image inspect --format '{{index .Config.Labels "core.ci.tree"}}' 
 	exit 0
 fi
 echo "building $image from the Dockerfile (build log: $cache/build.log)" >&2
+old=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 docker build --network host --build-arg "GO_IMAGE=$base" --label "core.ci.tree=$key" -t "$image" . >"$cache/build.log" 2>&1 \
 	|| { tail -30 "$cache/build.log" >&2; exit 1; }
+# Disk: drop the image this build replaced and the untagged leftovers of
+# builds older than half an hour (this build's cached layers stay: they are
+# parents of images still in use).
+if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$image")" ]; then
+	docker rmi "$old" >/dev/null 2>&1 || true
+fi
+docker image prune -f --filter "until=30m" >/dev/null 2>&1 || true
 echo "$image"
