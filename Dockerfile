@@ -1,17 +1,24 @@
-# core's GitHub Action image. Built from pinned base images; nothing is
-# downloaded by a piped script.
+# core's GitHub Action image; nothing is downloaded by a piped script.
+# GO_IMAGE names the base image by tag: a release (.github/workflows/
+# release.yml) resolves it to a digest, builds from golang@sha256:..., records
+# that digest in the image's labels, and pins the tag's action.yml to the
+# pushed image by digest. CI builds from a base image it made itself, without
+# a registry (scripts/docker-images.sh).
+ARG GO_IMAGE=golang:1.26-bookworm
 
-FROM golang:1.26-bookworm AS build
+FROM ${GO_IMAGE} AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/core ./cmd/core
 
-FROM golang:1.26-bookworm
-# git for the workspace, bubblewrap for the sandbox, CA certificates for
-# GitHub and the model endpoint; the Go toolchain (from the base image) for
-# go build, go vet and go test.
+FROM ${GO_IMAGE}
+# git for the workspace, bubblewrap for the sandbox (on a runner VM), CA
+# certificates for GitHub and the model endpoint; the Go toolchain (from the
+# base image) for go build, go vet and go test. Inside a Docker action bwrap
+# cannot make namespaces; core then confines commands in sibling containers
+# of this same image through the Docker socket the runner mounts.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap git ca-certificates \
  && rm -rf /var/lib/apt/lists/*

@@ -1,6 +1,6 @@
 # The test command (README): installs bubblewrap when it is missing and we are
 # root, fetches the external fixtures, then vets and runs every test with -race.
-.PHONY: test build fixtures bwrap vet bench
+.PHONY: test test-docker docker-images build fixtures bwrap vet bench
 
 GO ?= go
 
@@ -9,6 +9,18 @@ build:
 
 test: bwrap fixtures vet
 	$(GO) test -race -count=1 ./...
+
+# The Docker part of CI (README): the Action's image built from the real
+# Dockerfile on a base image made without a registry, run as GitHub runs a
+# Docker action, and the escape battery against the Docker backend.
+DOCKER_IMAGE ?= core-action:ci
+
+docker-images:
+	./scripts/docker-images.sh $(DOCKER_IMAGE)
+
+test-docker: fixtures docker-images
+	CORE_REQUIRE_DOCKER=1 CORE_DOCKER_IMAGE=$(DOCKER_IMAGE) CORE_SANDBOX_IMAGE=$(DOCKER_IMAGE) \
+		$(GO) test -count=1 -timeout 8m -run 'Docker' ./sandbox/ ./cmd/core/
 
 vet:
 	$(GO) vet ./...

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coreagent/core/forger"
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
@@ -216,11 +217,16 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// setupEnv is the Action's environment for setup: state under
-// $RUNNER_TEMP/core unless CORE_HOME says otherwise, verify auto.
+// setupEnv is the Action's environment for setup: verify auto, and state
+// under HOME, which the runner mounts from the host at /github/home, so the
+// Docker backend can share its workspaces with sibling containers
+// (RUNNER_TEMP keeps its host path and is not mounted inside a Docker
+// action; it is the fallback without HOME), unless CORE_HOME says otherwise.
 func setupEnv(env Env) setup.Env {
 	home := ""
-	if tmp := env.Getenv("RUNNER_TEMP"); tmp != "" {
+	if h := env.Getenv("HOME"); h != "" {
+		home = filepath.Join(h, ".core")
+	} else if tmp := env.Getenv("RUNNER_TEMP"); tmp != "" {
 		home = filepath.Join(tmp, "core")
 	}
 	return setup.Env{Getenv: env.Getenv, Home: home, HTTPClient: env.HTTPClient, Defaults: map[string]string{setup.Verify: "auto"},
@@ -239,6 +245,9 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	}
 	o := ready.Options
 	r.store = o.Store
+	if o.Verify == sandbox.TierTest {
+		fmt.Fprintf(r.env.Stderr, "core: verification commands run confined: %s\n", o.Sandbox.Probe(ctx).Summary())
+	}
 	o.ID, o.Repo = id, r.owner+"/"+r.repo
 	setup.AddGitHub(&o, r.client)
 	r.secrets = o.Secrets

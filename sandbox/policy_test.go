@@ -166,13 +166,13 @@ func TestParseTierAndMode(t *testing.T) {
 	}
 	_, err := ParseTier("all")
 	assert.ErrorContains(t, err, `must be off, build or test, got "all"`)
-	for in, want := range map[string]Mode{"": ModeAuto, "auto": ModeAuto, "bwrap": ModeBwrap, "OFF": ModeOff} {
+	for in, want := range map[string]Mode{"": ModeAuto, "auto": ModeAuto, "bwrap": ModeBwrap, "docker": ModeDocker, "OFF": ModeOff} {
 		got, err := ParseMode(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
-	_, err = ParseMode("docker")
-	assert.ErrorContains(t, err, `CORE_SESSION_SANDBOX must be auto, bwrap or off, got "docker"`)
+	_, err = ParseMode("podman")
+	assert.ErrorContains(t, err, `CORE_SESSION_SANDBOX must be auto, bwrap, docker or off, got "podman"`)
 }
 
 func TestConfigFromEnv(t *testing.T) {
@@ -188,8 +188,16 @@ func TestConfigFromEnv(t *testing.T) {
 		HostEnv: []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},
 	}, cfg, "the proxy settings pass, nothing else of the environment does")
 	env["CORE_SESSION_SANDBOX"] = "docker"
+	env["DOCKER_HOST"] = "tcp://127.0.0.1:2375"
+	env["CORE_SANDBOX_IMAGE"] = "core:ci"
+	cfg, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, ModeDocker, cfg.Mode)
+	assert.Equal(t, "tcp://127.0.0.1:2375", cfg.DockerHost)
+	assert.Equal(t, "core:ci", cfg.DockerImage)
+	env["CORE_SESSION_SANDBOX"] = "podman"
 	_, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
-	assert.ErrorContains(t, err, "CORE_SESSION_SANDBOX must be auto, bwrap or off")
+	assert.ErrorContains(t, err, "CORE_SESSION_SANDBOX must be auto, bwrap, docker or off")
 }
 
 // TestAllowedAgreesWithCheck: every command the list says a tier runs

@@ -31,6 +31,13 @@ type ProbeResult struct {
 	// Local is set when the probe failed before bwrap ran, on this side
 	// (no scratch workspace could be made): bwrap is not to blame.
 	Local bool
+	// Backend is what confines commands when Usable: BackendBwrap or
+	// BackendDocker.
+	Backend string
+	// Docker is what the Docker backend's probe found, when it was tried.
+	Docker *DockerProbe
+
+	backend backend
 }
 
 // Err returns nil when the sandbox is usable and otherwise an error that
@@ -45,6 +52,9 @@ func (p ProbeResult) Err() error {
 	msg := "the bwrap sandbox is not usable here: " + p.Cause
 	if p.Output != "" {
 		msg += "\nbwrap said: " + p.Output
+	}
+	if p.Docker != nil {
+		msg += "\n" + p.Docker.describe()
 	}
 	return errors.New(msg)
 }

@@ -38,6 +38,9 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 		}
 	}
 	p.path = append(toolDirs, sandboxPath(s.cfg.Path, p.toolRoots)...)
+	if bin := s.fetchedToolchain(opts.Workspace); bin != "" {
+		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
+	}
 	r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts)
 	r.Argv = argv
 	r.Sandboxed = true
@@ -74,6 +77,15 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 	path, err := s.lookPath(argv[0])
 	if err != nil {
 		return Result{Argv: argv, ExitCode: 127, Output: fmt.Sprintf("%s: command not found\n", argv[0])}, nil
+	}
+	if argv[0] == "go" { // the target's Go (toolchain.go)
+		bin, r, ok := s.fetchToolchain(ctx, opts.Workspace)
+		if !ok {
+			return r, nil
+		}
+		if bin != "" {
+			path = filepath.Join(bin, "go")
+		}
 	}
 	r, err := execute(ctx, path, argv[1:], env, opts)
 	r.Argv = argv

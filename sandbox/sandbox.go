@@ -38,6 +38,12 @@ type Config struct {
 	// (the module proxy settings: GOPROXY, GOPRIVATE, ...). They never reach
 	// the sandbox.
 	HostEnv []string
+	// DockerHost is the Docker engine's address (DOCKER_HOST); empty is the
+	// default socket.
+	DockerHost string
+	// DockerImage overrides the image the Docker backend confines commands
+	// in (CORE_SANDBOX_IMAGE); empty is core's own container's image.
+	DockerImage string
 }
 
 // hostEnvNames are the variables worth passing to commands on the host: the
@@ -55,7 +61,8 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	cfg := Config{Home: home, Mode: mode, Path: getenv("PATH"), HostHome: getenv("HOME"), Lang: getenv("LANG")}
+	cfg := Config{Home: home, Mode: mode, Path: getenv("PATH"), HostHome: getenv("HOME"), Lang: getenv("LANG"),
+		DockerHost: getenv("DOCKER_HOST"), DockerImage: getenv("CORE_SANDBOX_IMAGE")}
 	for _, name := range hostEnvNames() {
 		if v := getenv(name); v != "" {
 			cfg.HostEnv = append(cfg.HostEnv, name+"="+v)
@@ -91,14 +98,18 @@ func (s *Sandbox) Mode() Mode { return s.cfg.Mode }
 // In ModeOff it probes all the same: the answer is still worth telling.
 func (s *Sandbox) Probe(ctx context.Context) ProbeResult {
 	s.probeOnce.Do(func() {
-		s.probed = s.probe(ctx, "") // a scratch workspace in the system temporary directory: $CORE_HOME stays as it is
+		// bwrap's scratch workspace goes in the system temporary
+		// directory, so that probing leaves $CORE_HOME as it is; a sibling
+		// container's must lie under a mount of core's container, as
+		// $CORE_HOME does.
+		s.probed = s.choose(ctx, "", filepath.Join(s.cfg.Home, "tmp"))
 	})
 	return s.probed
 }
 
 // ProbeIn runs the live probe afresh with its scratch workspace under dir.
 func (s *Sandbox) ProbeIn(ctx context.Context, dir string) ProbeResult {
-	return s.probe(ctx, dir)
+	return s.choose(ctx, dir, "")
 }
 
 // Usable reports whether commands will run confined. In ModeOff it is
@@ -108,10 +119,10 @@ func (s *Sandbox) Usable(ctx context.Context) (bool, error) {
 	switch s.cfg.Mode {
 	case ModeOff:
 		return false, nil
-	case ModeBwrap:
+	case ModeBwrap, ModeDocker:
 		p := s.Probe(ctx)
 		if !p.Usable {
-			return false, fmt.Errorf("CORE_SESSION_SANDBOX=bwrap: %w", p.Err())
+			return false, fmt.Errorf("CORE_SESSION_SANDBOX=%s: %w", s.cfg.Mode, p.Err())
 		}
 		return true, nil
 	}
@@ -205,7 +216,7 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 			return r, nil
 		}
 	}
-	return s.runConfined(ctx, p.Bwrap, argv, opts)
+	return p.chosen().run(ctx, argv, opts)
 }
 
 // Verify runs argv unattended if the tier allows it: confined whenever the

@@ -177,7 +177,7 @@ func verifyTier(ctx context.Context, sb *sandbox.Sandbox, v string, ready *Ready
 		if usable, err := sb.Usable(ctx); err == nil && usable {
 			return sandbox.TierTest, nil
 		}
-		ready.Notices = append(ready.Notices, fmt.Sprintf("the sandbox is not usable here (%s): verifying with build only", sb.Probe(ctx).Cause))
+		ready.Notices = append(ready.Notices, fmt.Sprintf("the sandbox is not usable here (%s): verifying with build only", sb.Probe(ctx).Summary()))
 		return sandbox.TierBuild, nil
 	}
 	tier, err := sandbox.ParseTier(v)

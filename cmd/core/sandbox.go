@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,8 +31,10 @@ workspace whose .git stays read-only, a scrubbed environment, and nothing of
 $CORE_HOME but the Go caches.
 
 CORE_SESSION_SANDBOX picks the mode: auto (default) uses bwrap when the live
-probe passes, bwrap makes a failed probe fatal, off opts out (and then
---verify test refuses to start).`,
+probe passes, else a sibling container through the Docker engine (inside a
+Docker action, where bwrap has no namespaces), bwrap or docker makes that
+backend's failed probe fatal, off opts out (and then --verify test refuses to
+start).`,
 	}
 	cmd.AddCommand(newSandboxProbeCmd(e), newSandboxRunCmd(e))
 	return cmd
@@ -44,8 +47,11 @@ func newSandboxProbeCmd(e *env) *cobra.Command {
 		Short: "Say whether the sandbox works here, and why not when it does not",
 		Long: `probe runs the exact production profile once: it starts a sandboxed command
 in a scratch workspace, writes a file there, checks that .git is read-only and
-that no network is visible. It prints the result and the bwrap version; on
-failure it prints bwrap's own words and the likely cause.
+that no network is visible. It tries bwrap, then (in auto mode, when bwrap
+cannot make namespaces, as inside a Docker action) a sibling container through
+the Docker engine, and prints which backend it chose (backend: bwrap or
+backend: docker), the bwrap version, and for a backend not used its own words
+and the likely cause.
 
 Exit status: 0 when the sandbox is usable, 1 when it is not. Workflows use it
 to raise --verify build to --verify test.`,
@@ -62,22 +68,27 @@ to raise --verify build to --verify test.`,
 				p = sb.Probe(cmd.Context())
 			}
 			out := e.stdout
-			if p.Usable {
+			if p.Usable && p.Backend == sandbox.BackendBwrap {
 				fmt.Fprintf(out, "sandbox: usable (%s, %s)\n", orUnknown(p.Version), p.Bwrap)
-				if sb.Mode() == sandbox.ModeOff {
-					fmt.Fprintln(out, "note: CORE_SESSION_SANDBOX=off, so core will not use it")
+				fmt.Fprintf(out, "backend: bwrap\n")
+			} else {
+				if p.Usable {
+					fmt.Fprintf(out, "sandbox: usable (docker)\n")
+				} else {
+					fmt.Fprintf(out, "sandbox: not usable\n")
 				}
-				return nil
+				printBwrapProbe(out, p)
 			}
-			fmt.Fprintf(out, "sandbox: not usable\n")
-			if p.Bwrap != "" {
-				fmt.Fprintf(out, "bwrap: %s (%s)\n", p.Bwrap, orUnknown(p.Version))
+			if p.Docker != nil {
+				printDockerProbe(out, *p.Docker)
 			}
-			fmt.Fprintf(out, "cause: %s\n", p.Cause)
-			if p.Output != "" {
-				fmt.Fprintf(out, "bwrap said:\n%s\n", indent(p.Output))
+			if !p.Usable {
+				return exitCode(1)
 			}
-			return exitCode(1)
+			if sb.Mode() == sandbox.ModeOff {
+				fmt.Fprintln(out, "note: CORE_SESSION_SANDBOX=off, so core will not use it")
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "directory to make the probe's scratch workspace in (default: under $CORE_HOME/tmp)")
@@ -143,6 +154,35 @@ unattended, where the tier would run it.`,
 	cmd.Flags().StringVar(&workspace, "workspace", "", "the command's workspace and working directory (default: the current directory)")
 	cmd.Flags().StringVar(&verify, "verify", "", "run only if this tier allows the command unattended: off, build or test")
 	return cmd
+}
+
+// printBwrapProbe says why bwrap was not chosen.
+func printBwrapProbe(out io.Writer, p sandbox.ProbeResult) {
+	if p.Bwrap != "" {
+		fmt.Fprintf(out, "bwrap: %s (%s)\n", p.Bwrap, orUnknown(p.Version))
+	}
+	fmt.Fprintf(out, "cause: %s\n", p.Cause)
+	if p.Output != "" {
+		fmt.Fprintf(out, "bwrap said:\n%s\n", indent(p.Output))
+	}
+}
+
+// printDockerProbe says what the Docker backend's probe found.
+func printDockerProbe(out io.Writer, d sandbox.DockerProbe) {
+	if d.Usable {
+		fmt.Fprintf(out, "backend: docker (engine %s at %s)\n", d.Version, d.Host)
+		if d.Container != "" {
+			fmt.Fprintf(out, "docker: core's container %.12s; commands run in sibling containers of its image %s\n", d.Container, d.Image)
+		} else {
+			fmt.Fprintf(out, "docker: commands run in containers of the image %s\n", d.Image)
+		}
+		return
+	}
+	fmt.Fprintf(out, "docker: not usable (%s)\n", d.Host)
+	fmt.Fprintf(out, "docker cause: %s\n", d.Cause)
+	if d.Output != "" {
+		fmt.Fprintf(out, "docker said:\n%s\n", indent(d.Output))
+	}
 }
 
 func orUnknown(s string) string {

@@ -42,7 +42,46 @@ func TestWorkflowPermissions(t *testing.T) {
 		assert.Regexp(t, `(?m)^permissions:\n  contents: write\n  pull-requests: write\n  issues: write\n[a-z]`, s, name)
 		assert.Equal(t, 1, strings.Count(s, "permissions:"), "%s: one permissions block, at the top", name)
 	}
-	b, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "core-forge-run.yml"))
+}
+
+// TestReleaseWorkflow checks that a version tag pushes the image and points
+// the tag's action.yml at it by digest, and that action.yml on main still
+// builds the Dockerfile (the release's sed expects that line).
+func TestReleaseWorkflow(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "release.yml"))
 	require.NoError(t, err)
-	assert.Contains(t, string(b), "if: vars.CORE_FORGE_ENABLED == 'true'")
+	s := string(b)
+	assert.Contains(t, s, `tags: ["v*"]`)
+	assert.Regexp(t, `(?m)^permissions:\n  contents: write\n  packages: write\n[a-z]`, s)
+	assert.Contains(t, s, `docker push "$image:$TAG"`)
+	assert.Contains(t, s, `docker build --build-arg "GO_IMAGE=$base"`, "the release builds from the base image by digest")
+	assert.Contains(t, s, `s|^  image: Dockerfile\$|  image: docker://$REF|`)
+	assert.Contains(t, s, `@sha256:[0-9a-f]\{64\}`)
+	action, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^  image: Dockerfile$`, string(action))
+}
+
+// TestWorkflowFilters checks the jobs' if: only the core:fix label by name
+// and comments with the command by someone who can write start the
+// container; the forger's schedule waits for the arm variable but a manual
+// run always starts (so forge can say "disarmed" and fix/resolve work).
+func TestWorkflowFilters(t *testing.T) {
+	t.Parallel()
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", name))
+		require.NoError(t, err, name)
+		return string(b)
+	}
+	for _, name := range []string{"core-fix.yml", "core-agent-resolver.yml"} {
+		s := read(name)
+		assert.Contains(t, s, "github.event.label.name == 'core:fix'", name)
+		assert.Contains(t, s, "contains(github.event.comment.body, '/core fix')", name)
+		assert.Contains(t, s, `contains(fromJSON('["OWNER","MEMBER","COLLABORATOR"]'), github.event.comment.author_association)`, name)
+		assert.Contains(t, s, "github.event_name == 'issue_comment' &&", name)
+	}
+	forge := read("core-forge-run.yml")
+	assert.Contains(t, forge, "if: github.event_name == 'workflow_dispatch' || vars.CORE_FORGE_ENABLED == 'true'")
+	assert.Contains(t, forge, "CORE_FORGE_ENABLED: ${{ vars.CORE_FORGE_ENABLED }}")
 }

@@ -1,0 +1,324 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/client"
+)
+
+// Labels on every sibling container: what it is and whose it is, so that a
+// probe can remove the ones a dead core left behind.
+const (
+	labelSandbox = "core.sandbox"
+	labelParent  = "core.sandbox.parent"
+)
+
+// sandboxUser is who confined commands run as inside a sibling container:
+// nobody, never root.
+const sandboxUser = "65534:65534"
+
+// The limits of one sibling container.
+const (
+	dockerPids     = 2048
+	dockerMemory   = 4 << 30
+	dockerNoFile   = 4096
+	dockerTmpfs    = "rw,exec,nosuid,nodev,size=2g,mode=1777" // go test runs its binaries from /tmp
+	dockerStopWait = 10 * time.Second
+)
+
+// wrapper is the sibling's main process. It runs the command in the
+// background and reads its own stdin, which core holds open through the
+// attach connection (StdinOnce): when core ends, or dies, the connection
+// closes, stdin reaches EOF, the command is killed and the main process
+// exits, which ends everything in the container and lets the engine remove
+// it.
+const wrapper = `exec 3<&0
+"$@" </dev/null 3<&- &
+c=$!
+{ cat <&3 >/dev/null; kill -KILL "$c" 2>/dev/null; } &
+exec 3<&-
+wait "$c"`
+
+// dockerBackend confines commands in sibling containers of core's own image.
+type dockerBackend struct {
+	s      *Sandbox
+	cli    *client.Client
+	host   string
+	image  string
+	path   []string // PATH inside: the image's own
+	parent string   // the parent label: core's container, or this host process
+	mounts mounts   // core's container path → host path; nil on a host
+}
+
+func (d *dockerBackend) name() string { return BackendDocker }
+
+// run runs argv in a fresh sibling container and waits for it.
+func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
+	r := Result{Argv: argv, Sandboxed: true}
+	create, err := d.containerFor(argv, opts)
+	if err != nil {
+		r.ExitCode = -1
+		return r, err
+	}
+	created, err := d.cli.ContainerCreate(ctx, create)
+	if err != nil {
+		r.ExitCode = -1
+		return r, fmt.Errorf("create the sandbox container: %w", err)
+	}
+	id := created.ID
+	// Whatever happens from here, the container goes: AutoRemove once it ran,
+	// this for a container that never started.
+	defer func() {
+		_, _ = d.cli.ContainerRemove(context.WithoutCancel(ctx), id, client.ContainerRemoveOptions{Force: true})
+	}()
+	att, err := d.cli.ContainerAttach(ctx, id, client.ContainerAttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
+	if err != nil {
+		r.ExitCode = -1
+		return r, fmt.Errorf("attach to the sandbox container: %w", err)
+	}
+	defer att.Close()
+	waited := d.cli.ContainerWait(context.WithoutCancel(ctx), id, client.ContainerWaitOptions{Condition: container.WaitConditionRemoved})
+
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if opts.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
+	}
+	defer cancel()
+	out := newCapped(opts.OutputLimit)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = stdcopy.StdCopy(out, out, att.Reader)
+	}()
+	start := time.Now()
+	if _, err := d.cli.ContainerStart(ctx, id, client.ContainerStartOptions{}); err != nil {
+		r.ExitCode = -1
+		return r, fmt.Errorf("start the sandbox container: %w", err)
+	}
+	r.ExitCode = -1
+	killed := false
+	select {
+	case w := <-waited.Result:
+		r.ExitCode = int(w.StatusCode)
+	case err := <-waited.Error:
+		if ctx.Err() == nil {
+			return r, fmt.Errorf("wait for the sandbox container: %w", err)
+		}
+	case <-runCtx.Done():
+		killed = true
+		kctx, kcancel := context.WithTimeout(context.WithoutCancel(ctx), dockerStopWait)
+		_, _ = d.cli.ContainerKill(kctx, id, client.ContainerKillOptions{Signal: "KILL"})
+		select {
+		case <-waited.Result:
+		case <-waited.Error:
+		case <-kctx.Done():
+		}
+		kcancel()
+	}
+	select {
+	case <-copied:
+	case <-time.After(waitDelay):
+	}
+	r.Duration = time.Since(start)
+	r.Output, r.Cut = out.String()
+	if ctx.Err() != nil {
+		return r, ctx.Err()
+	}
+	if killed {
+		r.TimedOut = true
+		r.Output += fmt.Sprintf("\n[killed: the command ran past its %s timeout]\n", opts.Timeout)
+	} else if r.ExitCode == 137 {
+		r.ExitCode = -1 // SIGKILL, as a killed process reports on the host
+	}
+	return r, nil
+}
+
+// containerFor builds the sibling's configuration: the profile's guarantees
+// expressed as container options.
+func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
+	var binds []mount.Mount
+	bind := func(path string, readOnly bool) error {
+		host, err := d.hostPath(path)
+		if err != nil {
+			return err
+		}
+		binds = append(binds, mount.Mount{Type: mount.TypeBind, Source: host, Target: path, ReadOnly: readOnly})
+		return nil
+	}
+	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: d.path}
+	if bin := d.s.fetchedToolchain(opts.Workspace); bin != "" {
+		p.path = append([]string{bin}, d.path...) // the target's Go (toolchain.go)
+	}
+	if d.s.cfg.Home != "" {
+		var err error
+		if p.modCache, err = d.s.cacheDir("gomod"); err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+		if p.buildCache, err = d.s.cacheDir("go-build-sandbox"); err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+		if err := shareCaches(p.modCache, p.buildCache); err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+		if err := bind(p.modCache, true); err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+		if err := bind(p.buildCache, false); err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+	}
+	if err := shareWorkspace(opts.Workspace); err != nil {
+		return client.ContainerCreateOptions{}, err
+	}
+	if err := bind(opts.Workspace, false); err != nil {
+		return client.ContainerCreateOptions{}, err
+	}
+	if _, err := os.Lstat(filepath.Join(opts.Workspace, ".git")); err == nil {
+		if err := bind(filepath.Join(opts.Workspace, ".git"), true); err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+	}
+	pids := int64(dockerPids)
+	cfg := &container.Config{
+		Image:           d.image,
+		Entrypoint:      []string{"/bin/sh", "-c", wrapper, "core-sandbox"},
+		Cmd:             argv,
+		WorkingDir:      opts.Workspace,
+		User:            sandboxUser,
+		Env:             p.env(),
+		Hostname:        "core-sandbox",
+		Labels:          map[string]string{labelSandbox: "1", labelParent: d.parent},
+		AttachStdin:     true,
+		AttachStdout:    true,
+		AttachStderr:    true,
+		OpenStdin:       true,
+		StdinOnce:       true,
+		NetworkDisabled: true,
+	}
+	host := &container.HostConfig{
+		NetworkMode:    "none",
+		ReadonlyRootfs: true,
+		CapDrop:        []string{"ALL"},
+		SecurityOpt:    []string{"no-new-privileges"},
+		AutoRemove:     true,
+		IpcMode:        container.IPCModePrivate,
+		CgroupnsMode:   container.CgroupnsModePrivate,
+		Mounts:         binds,
+		Tmpfs:          map[string]string{"/tmp": dockerTmpfs},
+		Resources: container.Resources{
+			PidsLimit:  &pids,
+			Memory:     dockerMemory,
+			MemorySwap: dockerMemory,
+			NanoCPUs:   int64(runtime.NumCPU()) * 1e9,
+			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: dockerNoFile, Hard: dockerNoFile}},
+		},
+	}
+	return client.ContainerCreateOptions{Config: cfg, HostConfig: host}, nil
+}
+
+// hostPath translates a path as core sees it into the path the engine must
+// bind: the same path on a host, the host side of core's mount otherwise.
+func (d *dockerBackend) hostPath(path string) (string, error) {
+	if d.mounts == nil {
+		return path, nil
+	}
+	return d.mounts.host(path)
+}
+
+// shareCaches lets the sandbox user read the module cache and own its own
+// build cache. Both live under $CORE_HOME, which stays 0700 on the host.
+func shareCaches(modCache, buildCache string) error {
+	if err := os.Chmod(modCache, 0o755); err != nil {
+		return fmt.Errorf("share the module cache with the sandbox: %w", err)
+	}
+	if err := os.Lchown(buildCache, 65534, 65534); err == nil {
+		return nil
+	}
+	// Not root: no chown, so let everyone write it (under $CORE_HOME).
+	if err := os.Chmod(buildCache, 0o777); err != nil {
+		return fmt.Errorf("share the sandbox build cache with the sandbox user: %w", err)
+	}
+	return nil
+}
+
+// shareWorkspace makes the workspace (not its .git) writable for the
+// sandbox user: directories a+rwx, files a+rw, execute bits untouched (git
+// records only those). Links are not followed.
+func shareWorkspace(ws string) error {
+	return filepath.WalkDir(ws, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.Name() == ".git" && p != ws {
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		var want os.FileMode
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+			return nil
+		case e.IsDir():
+			want = 0o777
+		case e.Type().IsRegular():
+			want = 0o666
+		default:
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&want == want {
+			return nil
+		}
+		if err := os.Chmod(p, fi.Mode().Perm()|want); err != nil {
+			return fmt.Errorf("make the workspace writable for the sandbox user: %w", err)
+		}
+		return nil
+	})
+}
+
+// errNoMount says that a path core needs to share lies in no directory the
+// engine can bind.
+var errNoMount = errors.New("not under a directory mounted from the host")
+
+// mounts are core's own container's mounts, container path → host path.
+type mounts []container.MountPoint
+
+// host returns the host path of p: the source of the deepest mount whose
+// destination holds it.
+func (m mounts) host(p string) (string, error) {
+	best := -1
+	for i, mp := range m {
+		if mp.Source == "" || (mp.Type != mount.TypeBind && mp.Type != mount.TypeVolume) {
+			continue
+		}
+		if within(p, mp.Destination) && (best < 0 || len(mp.Destination) > len(m[best].Destination)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		var dests []string
+		for _, mp := range m {
+			if mp.Type == mount.TypeBind || mp.Type == mount.TypeVolume {
+				dests = append(dests, mp.Destination)
+			}
+		}
+		return "", fmt.Errorf("%s is %w (core's container mounts %s): put CORE_HOME and the workspaces under one of them",
+			p, errNoMount, strings.Join(dests, ", "))
+	}
+	rel, _ := filepath.Rel(m[best].Destination, p)
+	return filepath.Join(m[best].Source, rel), nil
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Prepares the Docker part of CI without any registry: starts dockerd when no
+# engine answers, makes the base image the Dockerfile's FROM lines name
+# (golang:1.26-bookworm) from a debootstrap'd Debian and this machine's Go
+# toolchain, and builds the Action's image from the real Dockerfile.
+#
+#   scripts/docker-images.sh [IMAGE]     (default core-action:ci)
+#
+# The debootstrap'd root filesystem is cached as a tarball under .cache/docker
+# (ignored by git), so reruns take seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+image=${1:-core-action:ci}
+cache=.cache/docker
+base=golang:1.26-bookworm
+goroot=${GOROOT_FOR_IMAGE:-/usr/local/go}
+mkdir -p "$cache"
+
+# The Debian mirror apt already uses on this machine.
+mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+mirror=${mirror:-http://deb.debian.org/debian}
+
+if ! docker info >/dev/null 2>&1; then
+	command -v dockerd >/dev/null || { echo "dockerd is missing: apt-get install docker.io" >&2; exit 1; }
+	echo "starting dockerd (no bridge, no iptables: containers here use --network host or none)" >&2
+	nohup dockerd --bridge=none --iptables=false --ip6tables=false >"$cache/dockerd.log" 2>&1 &
+	for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+	docker info >/dev/null 2>&1 || { echo "dockerd did not start; its log:" >&2; tail -20 "$cache/dockerd.log" >&2; exit 1; }
+fi
+
+if ! docker image inspect "$base" >/dev/null 2>&1; then
+	rootfs_tar=$cache/bookworm-minbase.tar
+	if [ ! -s "$rootfs_tar" ]; then
+		command -v debootstrap >/dev/null || { echo "debootstrap is missing: apt-get install debootstrap" >&2; exit 1; }
+		dir=$(mktemp -d)
+		echo "debootstrap --variant=minbase bookworm from $mirror" >&2
+		debootstrap --variant=minbase bookworm "$dir" "$mirror" >"$cache/debootstrap.log" 2>&1 \
+			|| { tail -20 "$cache/debootstrap.log" >&2; exit 1; }
+		rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
+		tar -C "$dir" -cf "$rootfs_tar.tmp" . && mv "$rootfs_tar.tmp" "$rootfs_tar"
+		rm -rf "$dir"
+	fi
+	gover=$("$goroot/bin/go" env GOVERSION)
+	echo "importing $base: Debian bookworm minbase + $gover from $goroot" >&2
+	work=$(mktemp -d)
+	tar -C "$work" -xf "$rootfs_tar"
+	mkdir -p "$work/usr/local" "$work/go"
+	cp -a "$goroot" "$work/usr/local/go"
+	# This machine's trust: its CA bundle for the build stage, and its local
+	# CAs (an egress proxy's) for update-ca-certificates when the Dockerfile
+	# installs ca-certificates.
+	mkdir -p "$work/etc/ssl/certs" "$work/usr/local/share/ca-certificates"
+	cp /etc/ssl/certs/ca-certificates.crt "$work/etc/ssl/certs/"
+	cp /usr/local/share/ca-certificates/*.crt "$work/usr/local/share/ca-certificates/" 2>/dev/null || true
+	tar -C "$work" -c . | docker import \
+		--change 'ENV PATH=/usr/local/go/bin:/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+		--change 'ENV GOPATH=/go' \
+		--change "ENV GOLANG_VERSION=${gover#go}" \
+		--change 'WORKDIR /go' \
+		--change 'CMD ["bash"]' \
+		- "$base" >/dev/null
+	rm -rf "$work"
+fi
+
+# The image is rebuilt only when the tree changed: its label holds a key of
+# the commit and of every uncommitted change.
+key=$( (git rev-parse HEAD; git status --porcelain; git diff HEAD) 2>/dev/null | sha256sum | cut -c1-16)
+if [ "$(docker image inspect --format '{{index .Config.Labels "core.ci.tree"}}' "$image" 2>/dev/null)" = "$key" ]; then
+	echo "$image is up to date with the tree ($key)" >&2
+	echo "$image"
+	exit 0
+fi
+echo "building $image from the Dockerfile (build log: $cache/build.log)" >&2
+old=$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
+docker build --network host --build-arg "GO_IMAGE=$base" --label "core.ci.tree=$key" -t "$image" . >"$cache/build.log" 2>&1 \
+	|| { tail -30 "$cache/build.log" >&2; exit 1; }
+# Disk: drop the image this build replaced and the untagged leftovers of
+# builds older than half an hour (this build's cached layers stay: they are
+# parents of images still in use).
+if [ -n "$old" ] && [ "$old" != "$(docker image inspect --format '{{.Id}}' "$image")" ]; then
+	docker rmi "$old" >/dev/null 2>&1 || true
+fi
+docker image prune -f --filter "until=30m" >/dev/null 2>&1 || true
+echo "$image"
