@@ -30,7 +30,7 @@ func BenchmarkTrue(b *testing.B) {
 	b.Run("bwrap-minimal", func(b *testing.B) {
 		argv := []string{"--unshare-all", "--ro-bind", "/", "/", "true"}
 		for b.Loop() {
-			r, err := execute(b.Context(), bwrap, argv, []string{}, opts)
+			r, err := execute(b.Context(), bwrap, argv, []string{}, opts, nil)
 			if err != nil || r.ExitCode != 0 {
 				b.Fatal(err, r.Output)
 			}
