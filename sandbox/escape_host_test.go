@@ -25,8 +25,10 @@ var plantings = []struct {
 	want   string                        // what core's refusal says
 }{
 	{
-		name:   "go.mod links to /etc/shadow",
-		host:   func(t *testing.T, ws string) { require.NoError(t, os.Symlink("/etc/shadow", filepath.Join(ws, "go.mod"))) },
+		name: "go.mod links to /etc/shadow",
+		host: func(t *testing.T, ws string) {
+			require.NoError(t, os.Symlink("/etc/shadow", filepath.Join(ws, "go.mod")))
+		},
 		inside: "ln -s /etc/shadow go.mod",
 		want:   "symbolic link",
 	},
@@ -37,8 +39,10 @@ var plantings = []struct {
 		want:   "a FIFO",
 	},
 	{
-		name:   "go.mod links to /dev/zero",
-		host:   func(t *testing.T, ws string) { require.NoError(t, os.Symlink("/dev/zero", filepath.Join(ws, "go.mod"))) },
+		name: "go.mod links to /dev/zero",
+		host: func(t *testing.T, ws string) {
+			require.NoError(t, os.Symlink("/dev/zero", filepath.Join(ws, "go.mod")))
+		},
 		inside: "ln -s /dev/zero go.mod",
 		want:   "symbolic link",
 	},
