@@ -110,6 +110,7 @@ func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOpt
 			return Result{}, false, perr
 		}
 		p.scratch = scratch
+		p.buildCache = "" // nothing of $CORE_HOME but the module cache
 		s.networked(&p)
 		r, err = s.launch(ctx, bwrap, p, argv, dopts)
 	} else {
