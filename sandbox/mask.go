@@ -14,7 +14,8 @@ import (
 // file modes, but not ownership: root still owns /etc/shadow. So everything
 // that the file modes keep from other users (a file not readable by others,
 // a directory others cannot enter) under the directories the sandbox sees is
-// masked: files read as empty, directories are empty.
+// masked: files read as /dev/null (which the nodev mount refuses to open),
+// directories are empty and closed.
 
 // rootOnly lists the paths under the visible roots that a user other than
 // their owner and group could not read.
@@ -92,7 +93,9 @@ func maskArgs(tools rootOnly) []string {
 		}
 		seen[d] = true
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			a = append(a, "--tmpfs", d, "--remount-ro", d)
+			// One mount: an empty tmpfs of mode 0000, which confined code,
+			// without capabilities, can neither list nor write.
+			a = append(a, "--perms", "0000", "--tmpfs", d)
 		}
 	}
 	for _, f := range files {
