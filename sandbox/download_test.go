@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,4 +84,37 @@ func keys(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// A real multi-package module with cgo and a test of network code
+// (httptest on loopback) passes confined under the default limits and the
+// seccomp filter.
+func TestGoTestWithCgoUnderDefaultLimits(t *testing.T) {
+	requireBwrap(t)
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Fatalf("gcc is needed for the cgo test (apt-get install gcc libc6-dev): %v", err)
+	}
+	t.Parallel()
+	ws := newWorkspace(t)
+	files := map[string]string{
+		"go.mod":              "module example.com/big\n\ngo 1.21\n",
+		"cmath/cmath.go":      "package cmath\n\n// int twice(int x) { return 2 * x; }\nimport \"C\"\n\n// Twice doubles x in C.\nfunc Twice(x int) int { return int(C.twice(C.int(x))) }\n",
+		"cmath/cmath_test.go": "package cmath\n\nimport \"testing\"\n\nfunc TestTwice(t *testing.T) {\n\tif Twice(21) != 42 {\n\t\tt.Fatal(Twice(21))\n\t}\n}\n",
+		"web/web.go":          "// Package web serves a greeting.\npackage web\n\nimport \"net/http\"\n\n// Handler greets.\nfunc Handler(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(\"hi\")) }\n",
+		"web/web_test.go":     "package web\n\nimport (\n\t\"io\"\n\t\"net/http\"\n\t\"net/http/httptest\"\n\t\"testing\"\n)\n\nfunc TestHandler(t *testing.T) {\n\tsrv := httptest.NewServer(http.HandlerFunc(Handler))\n\tdefer srv.Close()\n\tres, err := http.Get(srv.URL)\n\tif err != nil {\n\t\tt.Fatal(err)\n\t}\n\tb, _ := io.ReadAll(res.Body)\n\tif string(b) != \"hi\" {\n\t\tt.Fatal(string(b))\n\t}\n}\n",
+		"par/par_test.go":     "package par\n\nimport (\n\t\"sync\"\n\t\"testing\"\n)\n\nfunc TestMany(t *testing.T) {\n\tvar wg sync.WaitGroup\n\tfor i := 0; i < 200; i++ {\n\t\twg.Add(1)\n\t\tgo func() { defer wg.Done(); _ = make([]byte, 1<<20) }()\n\t}\n\twg.Wait()\n}\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(ws, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
+	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 10 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Empty(t, r.Limit)
+	for _, pkg := range []string{"cmath", "web", "par"} {
+		assert.Contains(t, r.Output, "ok  \texample.com/big/"+pkg)
+	}
 }
