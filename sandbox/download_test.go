@@ -1,11 +1,15 @@
 package sandbox
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,4 +121,55 @@ func TestGoTestWithCgoUnderDefaultLimits(t *testing.T) {
 	for _, pkg := range []string{"cmath", "web", "par"} {
 		assert.Contains(t, r.Output, "ok  \texample.com/big/"+pkg)
 	}
+}
+
+// hangingProxy is a module proxy that accepts requests and never answers;
+// asked is signalled on the first request.
+func hangingProxy(t *testing.T) (url string, asked <-chan struct{}) {
+	t.Helper()
+	ch := make(chan struct{})
+	var once sync.Once
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(ch) })
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	return srv.URL, ch
+}
+
+func TestDownloadHasItsOwnTimeoutAndCancels(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	gomod := "module example.com/app\n\ngo 1.21\n\nrequire example.com/greet v1.0.0\n"
+
+	t.Run("timeout", func(t *testing.T) {
+		t.Parallel()
+		proxy, _ := hangingProxy(t)
+		ws := newWorkspace(t)
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte(gomod), 0o644))
+		sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), DownloadTimeout: 2 * time.Second,
+			HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+		r, err := sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
+		require.NoError(t, err)
+		assert.True(t, r.TimedOut, r.Output)
+		assert.Contains(t, r.Output, "go mod download (run by core confined, with the network")
+		assert.Contains(t, r.Output, "ran past its 2s timeout")
+	})
+
+	t.Run("cancel", func(t *testing.T) {
+		t.Parallel()
+		proxy, asked := hangingProxy(t)
+		ws := newWorkspace(t)
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte(gomod), 0o644))
+		sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"),
+			HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() { <-asked; cancel() }()
+		_, err := sb.Run(ctx, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
+		assert.ErrorIs(t, err, context.Canceled)
+	})
 }

@@ -32,16 +32,19 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 	if s.cfg.HostHome != "" {
 		env = append(env, "HOME="+s.cfg.HostHome)
 	}
+	mod, err := s.modCache()
+	if err != nil {
+		return Result{}, err
+	}
+	if mod != "" {
+		env = append(env, "GOMODCACHE="+mod)
+	}
 	if s.cfg.Home != "" {
-		mod, err := s.cacheDir("gomod")
-		if err != nil {
-			return Result{}, err
-		}
 		build, err := s.cacheDir("go-build")
 		if err != nil {
 			return Result{}, err
 		}
-		env = append(env, "GOMODCACHE="+mod, "GOCACHE="+build)
+		env = append(env, "GOCACHE="+build)
 	}
 	env = append(env, s.cfg.HostEnv...)
 	path, err := s.lookPath(argv[0])
