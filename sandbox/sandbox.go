@@ -234,6 +234,7 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	if argv[0] == "go" {
 		if r, ok, err := s.downloadModules(ctx, p.Bwrap, opts); err != nil || !ok {
 			r.Argv = argv
+			r.Sandboxed = true // nothing ran on the host: the download is confined too
 			return r, err
 		}
 	}

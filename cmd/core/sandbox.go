@@ -86,7 +86,7 @@ to raise --verify build to --verify test.`,
 			if p.Usable {
 				fmt.Fprintf(out, "sandbox: usable (%s, %s)\n", orUnknown(p.Version), p.Bwrap)
 				if p.Seccomp {
-					fmt.Fprintln(out, "seccomp: filter loaded (verified inside: a new user namespace was refused)")
+					fmt.Fprintln(out, "seccomp: filter loaded (verified inside the sandbox)")
 				}
 				for _, l := range p.Limits {
 					fmt.Fprintf(out, "limit: %s\n", l)
