@@ -169,7 +169,7 @@ func (cg *cgroup) remove() {
 			if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
 				break
 			}
-			time.Sleep(5 * time.Millisecond) // the killed are still being reaped
+			time.Sleep(500 * time.Microsecond) // the killed are still being reaped
 		}
 	}
 }
