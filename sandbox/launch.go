@@ -105,9 +105,6 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 			return nil, err
 		}
 	}
-	if l.watch && ws != "" {
-		l.baseline = treeSize(ws)
-	}
 	if _, err := l.gateW.Write([]byte("go\n")); err != nil {
 		l.cg.remove()
 		return nil, err
@@ -129,7 +126,12 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 // once it grew past its limit. The pause between two walks is ten times
 // what a walk took, and at least a quarter of a second, so the watch costs
 // little however big the workspace.
+//
+// The first walk, the baseline, runs while the command starts, so that a
+// big workspace does not delay every command; what the command writes during
+// it counts as already there.
 func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, pid int, ws string) {
+	l.baseline = treeSize(ws)
 	pause := 250 * time.Millisecond
 	for {
 		t := time.NewTimer(pause)
