@@ -73,11 +73,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 	if err != nil {
 		return Result{}, err
 	}
-	sh, err := s.lookPath("sh")
-	if err != nil {
-		sh = "/bin/sh"
-	}
-	l, err := newLaunch(sh, prog, s.cfg.Limits, p.workspace != "")
+	l, err := newLaunch(prog, s.cfg.Limits, p.workspace != "")
 	if err != nil {
 		return Result{}, err
 	}

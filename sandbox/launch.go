@@ -2,9 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,16 +17,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// gateScript holds a confined command at its start until core has put it in
-// its cgroups and set its rlimits: only then can nothing it forks escape
-// them. It reads one line from descriptor 4, closes it and becomes bwrap.
-const gateScript = `read -r _ <&4 || exit 125; exec 4<&-; exec "$@"`
-
-// seccompFD and gateFD are where the launch's files land in the child
-// (ExtraFiles start at 3).
+// The gate: bwrap --block-fd holds the sandbox's first process after its
+// namespaces and mounts are made and before it forks or runs anything, and
+// --info-fd says which host pid that process has. While it waits, core puts
+// it (and bwrap's own monitor) in its cgroups and sets its rlimits; then it
+// opens the gate. Nothing the command forks can escape the limits.
 const (
 	seccompFD = 3
-	gateFD    = 4
+	blockFD   = 4
+	infoFD    = 5
 )
 
 // launch is what runs around one confined command: the seccomp program, the
@@ -31,9 +33,9 @@ const (
 // names the limit the command hit.
 type launch struct {
 	limits Limits
-	sh     string
-	files  []*os.File // [seccomp, gate read end]
+	files  []*os.File // [seccomp, gate read end, info write end]
 	gateW  *os.File
+	infoR  *os.File
 	cg     *cgroup
 	watch  bool // watch the workspace's growth
 
@@ -42,7 +44,7 @@ type launch struct {
 }
 
 // newLaunch prepares a launch; program is the seccomp filter.
-func newLaunch(sh string, program []byte, l Limits, watch bool) (*launch, error) {
+func newLaunch(program []byte, l Limits, watch bool) (*launch, error) {
 	sec, err := seccompFile(program)
 	if err != nil {
 		return nil, err
@@ -52,12 +54,19 @@ func newLaunch(sh string, program []byte, l Limits, watch bool) (*launch, error)
 		sec.Close()
 		return nil, err
 	}
-	return &launch{limits: l, sh: sh, files: []*os.File{sec, r}, gateW: w, watch: watch}, nil
+	ir, iw, err := os.Pipe()
+	if err != nil {
+		sec.Close()
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, watch: watch}, nil
 }
 
-// gate wraps bwrap's command line in the gate.
+// gate puts bwrap's gate options in front of its arguments.
 func (l *launch) gate(path string, args []string) (string, []string) {
-	return l.sh, append([]string{"-c", gateScript, "core-gate", path}, args...)
+	return path, append([]string{"--block-fd", strconv.Itoa(blockFD), "--info-fd", strconv.Itoa(infoFD)}, args...)
 }
 
 func (l *launch) close() {
@@ -65,6 +74,20 @@ func (l *launch) close() {
 		f.Close()
 	}
 	l.gateW.Close()
+	l.infoR.Close()
+}
+
+// held returns the host pids to limit: bwrap's and its sandboxed child's,
+// as bwrap's --info-fd tells it; only bwrap's when bwrap died first.
+func (l *launch) held(pid int) []int {
+	defer l.infoR.Close()
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(l.infoR).Decode(&info); err != nil || info.ChildPid <= 0 {
+		return []int{pid}
+	}
+	return []int{pid, info.ChildPid}
 }
 
 // release puts the gated process in its cgroups, sets its rlimits, opens the
@@ -74,10 +97,13 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 		f.Close()
 	}
 	defer l.gateW.Close()
+	pids := l.held(pid)
 	l.cg = newCgroup(l.limits)
-	if err := l.cg.add(pid); err != nil {
-		l.cg.remove()
-		return nil, err
+	for _, p := range pids {
+		if err := l.cg.add(p); err != nil && !errors.Is(err, unix.ESRCH) {
+			l.cg.remove()
+			return nil, err
+		}
 	}
 	cpu := uint64(l.limits.CPUTime / time.Second)
 	rl := []struct {
@@ -100,15 +126,14 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	}
 	for _, r := range rl {
 		lim := unix.Rlimit{Cur: r.soft, Max: r.hard}
-		if err := unix.Prlimit(pid, r.res, &lim, nil); err != nil {
-			l.cg.remove()
-			return nil, err
+		for _, p := range pids {
+			if err := unix.Prlimit(p, r.res, &lim, nil); err != nil && !errors.Is(err, unix.ESRCH) {
+				l.cg.remove()
+				return nil, err
+			}
 		}
 	}
-	if _, err := l.gateW.Write([]byte("go\n")); err != nil {
-		l.cg.remove()
-		return nil, err
-	}
+	_, _ = l.gateW.Write([]byte("g")) // fails only when bwrap is already gone
 	if !l.watch || ws == "" {
 		return func() {}, nil
 	}
