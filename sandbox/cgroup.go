@@ -32,6 +32,7 @@ func newCgroup(l Limits) *cgroup {
 		if dir == "" {
 			continue
 		}
+		sweep(dir)
 		d := filepath.Join(dir, name)
 		if v2 && (cg.pids != "" || cg.memory != "") {
 			d = firstNonEmpty(cg.pids, cg.memory) // one directory for both
@@ -63,6 +64,27 @@ func newCgroup(l Limits) *cgroup {
 		cg.v2 = v2
 	}
 	return cg
+}
+
+// sweep removes the empty cgroups that a core process killed in the middle
+// of a command left behind: their names carry a pid that no longer runs.
+func sweep(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "core-sandbox-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, e.Name())) // fails while anything still runs in it
+	}
 }
 
 // cgroupDir finds the directory of core's own cgroup for a controller, and

@@ -1,6 +1,10 @@
 package sandbox
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -52,4 +56,25 @@ func TestLimitNoteSaysWhichAndHow(t *testing.T) {
 	assert.Equal(t, "\n[stopped: the sandbox's limit on memory (2G) was hit; if the command really needs more, raise it with CORE_SANDBOX_MEMORY (for example CORE_SANDBOX_MEMORY=4G)]\n", limitNote(LimitMemory, l))
 	assert.Contains(t, limitNote(LimitProcesses, l), "CORE_SANDBOX_PIDS=2048")
 	assert.Contains(t, limitNote(LimitCPUTime, l), "CORE_SANDBOX_CPU=1h0m0s")
+}
+
+// A core killed in the middle of a command leaves its cgroups behind; the
+// next one removes them.
+func TestStaleCgroupsAreSwept(t *testing.T) {
+	dir, _ := cgroupDir("pids")
+	if dir == "" {
+		t.Skip("no pids cgroup core may write here")
+	}
+	t.Parallel()
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	stale := filepath.Join(dir, fmt.Sprintf("core-sandbox-%d-deadbeef", dead.Process.Pid))
+	require.NoError(t, os.Mkdir(stale, 0o755))
+	live := filepath.Join(dir, fmt.Sprintf("core-sandbox-%d-cafe", os.Getpid()))
+	require.NoError(t, os.Mkdir(live, 0o755))
+	defer os.Remove(live)
+	cg := newCgroup(DefaultLimits())
+	cg.remove()
+	assert.NoDirExists(t, stale)
+	assert.DirExists(t, live, "a cgroup of a running core stays")
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,6 +45,14 @@ const rootOnlySecret = "root-only-secret-7f3a"
 func plantRootOnly() func() {
 	if os.Geteuid() != 0 {
 		return func() {}
+	}
+	// What a killed test process left behind.
+	stale, _ := filepath.Glob("/etc/core-sandbox-test-*")
+	for _, p := range stale {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(p), "core-sandbox-test-%d", &pid); err == nil && syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(p)
+		}
 	}
 	base := fmt.Sprintf("/etc/core-sandbox-test-%d", os.Getpid())
 	file, dir := base+".key", base+".d"
