@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// The sandbox's cost, side by side with the bare command in one run:
-// bench/sandbox.sh prints the ratios. Targets: under 5 ms added per command,
+// The sandbox's cost, side by side with the bare command and with a minimal
+// bwrap (--unshare-all --ro-bind / /) in one run: bench/sandbox.sh prints the
+// ratios. Targets: under 5 ms added per command,
 // under 1.10x for a warm go test.
 
 func BenchmarkTrue(b *testing.B) {
@@ -20,6 +21,16 @@ func BenchmarkTrue(b *testing.B) {
 	b.Run("bare", func(b *testing.B) {
 		for b.Loop() {
 			r, err := sb.RunHost(b.Context(), []string{"true"}, opts)
+			if err != nil || r.ExitCode != 0 {
+				b.Fatal(err, r.Output)
+			}
+		}
+	})
+	bwrap := sb.Probe(b.Context()).Bwrap
+	b.Run("bwrap-minimal", func(b *testing.B) {
+		argv := []string{"--unshare-all", "--ro-bind", "/", "/", "true"}
+		for b.Loop() {
+			r, err := execute(b.Context(), bwrap, argv, []string{}, opts, nil)
 			if err != nil || r.ExitCode != 0 {
 				b.Fatal(err, r.Output)
 			}

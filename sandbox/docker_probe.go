@@ -151,7 +151,7 @@ func (d *dockerBackend) selfTest(ctx context.Context, dir string) (output, cause
 		return err.Error(), "the engine refused the sandbox container"
 	case r.ExitCode != 0:
 		return out, fmt.Sprintf("the probe command failed in the sandbox container (exit %d)", r.ExitCode)
-	case !fileHolds(filepath.Join(ws, ".core-probe"), "ok\n"):
+	case !fileHolds(ws, ".core-probe", "ok\n"):
 		return out, "a sandboxed command could not write into its workspace (is the workspace on a path the engine's host sees?)"
 	}
 	if ifs := interfaces(out); len(ifs) != 1 || ifs[0] != "lo" {

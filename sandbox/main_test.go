@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,9 +27,48 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	sharedHome = dir
+	// Root-only files under a system root, made before anything scans the
+	// roots (once per process), for TestEscapeRootOnlyFiles.
+	cleanup := plantRootOnly()
 	code := m.Run()
+	cleanup()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// rootOnlyFile and rootOnlyDir are made by plantRootOnly when the tests run
+// as root: a 0600 key and a 0700 directory holding a world-readable file.
+var rootOnlyFile, rootOnlyDir string
+
+const rootOnlySecret = "root-only-secret-7f3a"
+
+func plantRootOnly() func() {
+	if os.Geteuid() != 0 {
+		return func() {}
+	}
+	// What a killed test process left behind.
+	stale, _ := filepath.Glob("/etc/core-sandbox-test-*")
+	for _, p := range stale {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(p), "core-sandbox-test-%d", &pid); err == nil && syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(p)
+		}
+	}
+	base := fmt.Sprintf("/etc/core-sandbox-test-%d", os.Getpid())
+	file, dir := base+".key", base+".d"
+	if os.WriteFile(file, []byte(rootOnlySecret), 0o600) != nil {
+		return func() {}
+	}
+	if os.Mkdir(dir, 0o700) != nil || os.WriteFile(filepath.Join(dir, "readable"), []byte(rootOnlySecret), 0o644) != nil {
+		os.Remove(file)
+		os.RemoveAll(dir)
+		return func() {}
+	}
+	rootOnlyFile, rootOnlyDir = file, dir
+	return func() {
+		os.Remove(file)
+		os.RemoveAll(dir)
+	}
 }
 
 // helperParent is the process the parent-death test kills: it runs a

@@ -36,8 +36,9 @@ func (v Verdict) String() string {
 type Decision struct {
 	Verdict Verdict
 	// Network is set for the go mod sub-commands: they fetch modules and
-	// write the module cache, run no workspace code, and so run on the host,
-	// the one place with a network, like core's own go mod download.
+	// write the module cache and go.mod/go.sum, so they run in the network
+	// profile (confined, with the host's network and the workspace) when
+	// the sandbox is usable, and on the host otherwise.
 	Network bool
 	// Reason says why a command was refused.
 	Reason string

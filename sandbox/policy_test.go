@@ -186,6 +186,7 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.Equal(t, Config{
 		Home: "/state", Mode: ModeBwrap, Path: "/usr/bin", HostHome: "/home/u", Lang: "de_DE.UTF-8",
 		HostEnv: []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},
+		Limits:  DefaultLimits(),
 	}, cfg, "the proxy settings pass, nothing else of the environment does")
 	env["CORE_SESSION_SANDBOX"] = "docker"
 	env["DOCKER_HOST"] = "tcp://127.0.0.1:2375"

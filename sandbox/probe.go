@@ -38,6 +38,12 @@ type ProbeResult struct {
 	Docker *DockerProbe
 
 	backend backend
+	// Seccomp is true when the probe saw the seccomp filter loaded inside
+	// (the kernel said so, and a new user namespace was refused).
+	Seccomp bool
+	// Limits says, for each limit, its value and what enforces it here, such
+	// as "processes 1024 (cgroup)"; a limit nothing enforces says so.
+	Limits []string
 }
 
 // Err returns nil when the sandbox is usable and otherwise an error that
@@ -60,9 +66,12 @@ func (p ProbeResult) Err() error {
 }
 
 // probeScript runs inside the sandbox: write into the workspace, fail to
-// write .git, then print the network interfaces.
+// write .git, find the seccomp filter loaded and a new user namespace
+// refused, then print the network interfaces.
 const probeScript = `echo ok > .core-probe || exit 11
 if ( : > .git/core-probe ) 2>/dev/null; then echo ".git is writable"; exit 12; fi
+while read -r k v; do if [ "$k" = Seccomp: ] && [ "$v" != 2 ]; then echo "no seccomp filter is loaded"; exit 13; fi; done < /proc/self/status
+if command -v unshare >/dev/null && unshare -U true 2>/dev/null; then echo "a new user namespace was allowed"; exit 14; fi
 cat /proc/net/dev`
 
 // probe runs the production profile once in a scratch workspace made under
@@ -115,10 +124,12 @@ func (s *Sandbox) probe(ctx context.Context, dir string) ProbeResult {
 	case r.ExitCode != 0:
 		res.Output = out
 		res.Cause = diagnose(out)
-	case !fileHolds(filepath.Join(ws, ".core-probe"), "ok\n"):
+	case !fileHolds(ws, ".core-probe", "ok\n"):
 		res.Output = out
 		res.Cause = "a sandboxed command could not write into its workspace"
 	default:
+		res.Seccomp = true
+		res.Limits = s.enforcedLimits()
 		if ifs := interfaces(out); len(ifs) != 1 || ifs[0] != "lo" {
 			res.Output = out
 			res.Cause = fmt.Sprintf("the network is visible inside the sandbox (interfaces %s): the network namespace was not applied", strings.Join(ifs, ", "))
@@ -145,6 +156,10 @@ func diagnose(out string) string {
 	case strings.Contains(l, "mount proc"), strings.Contains(l, "/proc"):
 		return "mounting a fresh /proc was refused: the container masks /proc " +
 			"(Docker: --security-opt systempaths=unconfined, or run on a VM)"
+	case strings.Contains(l, "no seccomp filter"), strings.Contains(l, "seccomp"):
+		return "bwrap could not load core's seccomp filter (bwrap 0.3 or newer and a kernel with seccomp filters are needed)"
+	case strings.Contains(l, "user namespace was allowed"):
+		return "the seccomp filter did not refuse a new user namespace inside the sandbox"
 	case strings.Contains(l, "loopback"):
 		return "setting up the loopback device of the new network namespace was refused"
 	case strings.Contains(l, "exit status") || out == "":
@@ -175,8 +190,8 @@ func allNumbers(fields []string) bool {
 	return len(fields) > 0
 }
 
-func fileHolds(path, want string) bool {
-	b, err := os.ReadFile(path)
+func fileHolds(ws, name, want string) bool {
+	b, err := ReadWorkspaceFile(ws, name, int64(len(want)))
 	return err == nil && bytes.Equal(b, []byte(want))
 }
 
@@ -184,4 +199,30 @@ func fileHolds(path, want string) bool {
 // what to do: it lies in the state directory, so that is what to fix.
 func scratchCause(dir string, err error) string {
 	return fmt.Sprintf("cannot make a scratch workspace under %s (%v): set CORE_HOME to a writable directory", dir, err)
+}
+
+// enforcedLimits says what enforces each limit here.
+func (s *Sandbox) enforcedLimits() []string {
+	l := s.cfg.Limits
+	cg := newCgroup(l)
+	byCgroup := cg.enforced()
+	cg.remove()
+	how := func(name, fallback string) string {
+		if contains(byCgroup, name) {
+			return fmt.Sprintf("%s %s (cgroup)", name, l.value(name))
+		}
+		return fmt.Sprintf("%s %s (%s)", name, l.value(name), fallback)
+	}
+	procs := "RLIMIT_NPROC, per user"
+	if os.Geteuid() == 0 {
+		procs = "NOT enforced: no pids cgroup, and root is exempt from RLIMIT_NPROC"
+	}
+	return []string{
+		how(LimitProcesses, procs),
+		how(LimitMemory, "NOT enforced: no memory cgroup core may write"),
+		fmt.Sprintf("%s %s (RLIMIT_CPU, per process)", LimitCPUTime, l.value(LimitCPUTime)),
+		fmt.Sprintf("%s %s (RLIMIT_FSIZE)", LimitFileSize, l.value(LimitFileSize)),
+		fmt.Sprintf("%s %s (tmpfs size)", LimitTmp, l.value(LimitTmp)),
+		fmt.Sprintf("%s %s (watched by core)", LimitWorkspace, l.value(LimitWorkspace)),
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -20,16 +21,30 @@ var maskedDirs = []string{"/etc/ssh", "/etc/sudoers.d"}
 // sandboxHome is HOME inside the sandbox: the fresh tmpfs.
 const sandboxHome = "/tmp"
 
-// profile is the production sandbox profile for one command.
+// profile is a sandbox profile for one command: the production one (no
+// network, the workspace writable but its .git), the module download (the
+// network, no workspace, only a scratch directory of validated copies) and
+// the network one for go mod (the network and the workspace).
 type profile struct {
 	workspace  string   // absolute path, writable inside except its .git
+	scratch    string   // download profile: host directory bound at scratchDir
+	network    bool     // keep the host's network
 	home       string   // $CORE_HOME, invisible inside but for the caches
-	modCache   string   // Go module cache, read-only inside
+	modCache   string   // Go module cache, read-only inside unless modCacheRW
+	modCacheRW bool     // the download and go mod fill the module cache
 	buildCache string   // Go build cache used only inside, writable
 	path       []string // PATH inside
 	toolRoots  []string // toolchain directories outside systemRoots, read-only
+	extraRO    []string // more host paths visible read-only (file:// proxies, resolv.conf)
+	masks      []string // bwrap arguments hiding what root alone may read
+	hostEnv    []string // NAME=value pairs for the network profiles (proxy settings)
+	tmpSize    int64    // size of /tmp; 0 leaves it unbounded
+	seccomp    bool     // load the filter from seccompFD
 	lang       string
 }
+
+// scratchDir is where the download profile sees its scratch directory.
+const scratchDir = "/tmp/module"
 
 // args returns bwrap's arguments to run argv under the profile.
 func (p profile) args(argv []string) []string {
@@ -39,6 +54,12 @@ func (p profile) args(argv []string) []string {
 		"--die-with-parent",
 		"--cap-drop", "ALL",
 		"--hostname", "core-sandbox",
+	}
+	if p.network {
+		a = append(a, "--share-net")
+	}
+	if p.seccomp {
+		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
 	}
 	for _, root := range systemRoots {
 		fi, err := os.Lstat(root)
@@ -55,46 +76,58 @@ func (p profile) args(argv []string) []string {
 			a = append(a, "--ro-bind", root, root)
 		}
 	}
-	for _, f := range maskedFiles {
-		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
-			a = append(a, "--ro-bind", os.DevNull, f)
-		}
-	}
-	for _, d := range maskedDirs {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			a = append(a, "--tmpfs", d, "--remount-ro", d)
-		}
-	}
+	a = append(a, p.masks...)
 	for _, r := range p.toolRoots {
 		a = append(a, "--ro-bind", r, r)
 	}
-	a = append(a, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	a = append(a, "--dev", "/dev", "--proc", "/proc")
+	if p.tmpSize > 0 {
+		a = append(a, "--size", strconv.FormatInt(p.tmpSize, 10))
+	}
+	a = append(a, "--tmpfs", "/tmp")
+	for _, r := range p.extraRO {
+		a = append(a, "--ro-bind", r, r)
+	}
 	if p.home != "" && visible(p.home, p.toolRoots) {
 		// $CORE_HOME lies under a directory the sandbox sees: hide it.
 		a = append(a, "--tmpfs", p.home)
 	}
 	if p.modCache != "" {
-		a = append(a, "--ro-bind", p.modCache, p.modCache)
+		bind := "--ro-bind"
+		if p.modCacheRW {
+			bind = "--bind"
+		}
+		a = append(a, bind, p.modCache, p.modCache)
 	}
 	if p.buildCache != "" {
 		a = append(a, "--bind", p.buildCache, p.buildCache)
 	}
-	a = append(a, "--bind", p.workspace, p.workspace)
-	if _, err := os.Lstat(filepath.Join(p.workspace, ".git")); err == nil {
+	dir := p.workspace
+	if p.scratch != "" {
+		a = append(a, "--bind", p.scratch, scratchDir)
+		dir = scratchDir
+	}
+	if p.workspace != "" {
+		a = append(a, "--bind", p.workspace, p.workspace)
+		// Only a real .git (a directory, or a worktree's gitfile) is bound:
+		// a link planted in its place would bind what it points to.
 		git := filepath.Join(p.workspace, ".git")
-		a = append(a, "--ro-bind", git, git)
+		if fi, err := os.Lstat(git); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
+			a = append(a, "--ro-bind", git, git)
+		}
 	}
 	a = append(a, "--clearenv")
 	for _, kv := range p.env() {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", k, v)
 	}
-	a = append(a, "--chdir", p.workspace, "--")
+	a = append(a, "--chdir", dir, "--")
 	return append(a, argv...)
 }
 
 // env is the whole environment inside the sandbox. Nothing of the parent's
-// environment survives: no token, no key, no secret.
+// environment survives: no token, no key, no secret. The network profiles
+// add the module proxy settings and may fill the module cache.
 func (p profile) env() []string {
 	lang := p.lang
 	if lang == "" {
@@ -103,14 +136,23 @@ func (p profile) env() []string {
 	env := []string{
 		"PATH=" + strings.Join(p.path, string(os.PathListSeparator)),
 		"HOME=" + sandboxHome,
-		"TMPDIR=/tmp",
 		"LANG=" + lang,
-		"GOPATH=/tmp/go",
 		"GOTOOLCHAIN=local",
-		"GOFLAGS=-buildvcs=false",
-		"GOPROXY=off",
-		"GOENV=off",
-		"GOTELEMETRY=off",
+	}
+	if p.scratch != "" {
+		// The download: nothing but what go mod download needs.
+		env = append(env, "GOFLAGS=-modcacherw", "GOENV=off", "GOTELEMETRY=off")
+		if p.modCache != "" {
+			env = append(env, "GOMODCACHE="+p.modCache)
+		}
+		return append(env, p.hostEnv...)
+	}
+	env = append(env, "TMPDIR=/tmp", "GOPATH=/tmp/go", "GOENV=off", "GOTELEMETRY=off")
+	if p.network {
+		env = append(env, "GOFLAGS=-modcacherw -buildvcs=false")
+		env = append(env, p.hostEnv...)
+	} else {
+		env = append(env, "GOFLAGS=-buildvcs=false", "GOPROXY=off")
 	}
 	if p.modCache != "" {
 		env = append(env, "GOMODCACHE="+p.modCache)

@@ -18,35 +18,6 @@ import (
 // command was killed or exited while a descendant still held them.
 const waitDelay = 3 * time.Second
 
-// runConfined runs argv under the production profile with bwrap.
-func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
-	p := profile{workspace: opts.Workspace, home: s.cfg.Home, lang: s.cfg.Lang}
-	if s.cfg.Home != "" {
-		var err error
-		if p.modCache, err = s.cacheDir("gomod"); err != nil {
-			return Result{}, err
-		}
-		if p.buildCache, err = s.cacheDir("go-build-sandbox"); err != nil {
-			return Result{}, err
-		}
-	}
-	var toolDirs []string
-	if tool, err := s.lookPath(argv[0]); err == nil && !strings.Contains(argv[0], "/") {
-		if root := toolRoot(tool, s.cfg.HostHome, s.cfg.Home); root != "" {
-			p.toolRoots = append(p.toolRoots, root)
-			toolDirs = append(toolDirs, filepath.Dir(tool))
-		}
-	}
-	p.path = append(toolDirs, sandboxPath(s.cfg.Path, p.toolRoots)...)
-	if bin := s.fetchedToolchain(opts.Workspace); bin != "" {
-		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
-	}
-	r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts)
-	r.Argv = argv
-	r.Sandboxed = true
-	return r, err
-}
-
 // RunHost runs argv on the host, unconfined, with a scrubbed environment:
 // only what the tools need and the module proxy settings, never a token. It
 // is for commands that run no workspace code (go mod) and for commands a
@@ -62,16 +33,19 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 	if s.cfg.HostHome != "" {
 		env = append(env, "HOME="+s.cfg.HostHome)
 	}
+	mod, err := s.modCache()
+	if err != nil {
+		return Result{}, err
+	}
+	if mod != "" {
+		env = append(env, "GOMODCACHE="+mod)
+	}
 	if s.cfg.Home != "" {
-		mod, err := s.cacheDir("gomod")
-		if err != nil {
-			return Result{}, err
-		}
 		build, err := s.cacheDir("go-build")
 		if err != nil {
 			return Result{}, err
 		}
-		env = append(env, "GOMODCACHE="+mod, "GOCACHE="+build)
+		env = append(env, "GOCACHE="+build)
 	}
 	env = append(env, s.cfg.HostEnv...)
 	path, err := s.lookPath(argv[0])
@@ -87,7 +61,7 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 			path = filepath.Join(bin, "go")
 		}
 	}
-	r, err := execute(ctx, path, argv[1:], env, opts)
+	r, err := execute(ctx, path, argv[1:], env, opts, nil)
 	r.Argv = argv
 	return r, err
 }
@@ -95,13 +69,20 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 // execute runs one program in its own process group and waits for it. The
 // timeout, or ctx ending, kills the whole group. A non-zero exit is a
 // result; only a failure to start, or ctx ending, is an error.
-func execute(ctx context.Context, path string, args, env []string, opts RunOptions) (Result, error) {
+//
+// A launch, when given, holds the command at a gate after it started: its
+// hold runs (cgroups, rlimits) before the command proceeds, and its watch
+// runs alongside, able to stop the command.
+func execute(ctx context.Context, path string, args, env []string, opts RunOptions, l *launch) (Result, error) {
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if opts.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 	}
 	defer cancel()
 	out := newCapped(opts.OutputLimit)
+	if l != nil {
+		path, args = l.gate(path, args)
+	}
 	c := exec.CommandContext(runCtx, path, args...)
 	c.Env = env
 	c.Dir = opts.Workspace
@@ -113,11 +94,29 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	c.WaitDelay = waitDelay
+	if l != nil {
+		c.ExtraFiles = l.files
+	}
 	start := time.Now()
 	if err := c.Start(); err != nil {
+		if l != nil {
+			l.close()
+		}
 		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", path, err)
 	}
+	var stop func()
+	if l != nil {
+		var err error
+		if stop, err = l.release(runCtx, c.Process.Pid, opts.Workspace); err != nil {
+			_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+			_ = c.Wait()
+			return Result{ExitCode: -1}, err
+		}
+	}
 	err := c.Wait()
+	if stop != nil {
+		stop()
+	}
 	// Whatever the leader did, leave nothing of its group behind.
 	_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	r := Result{Duration: time.Since(start)}

@@ -111,7 +111,7 @@ func TestGoTestInSandboxWithADependency(t *testing.T) {
 	assert.Contains(t, r.Output, "boom")
 }
 
-func TestGoModRunsOnTheHost(t *testing.T) {
+func TestGoModRunsConfinedWithTheNetwork(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
 	proxy := fileProxy(t)
@@ -120,9 +120,36 @@ func TestGoModRunsOnTheHost(t *testing.T) {
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
 	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "mod", "download", "-json"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
-	assert.False(t, r.Sandboxed, "go mod needs the network and runs on the host")
+	assert.True(t, r.Sandboxed, "go mod parses workspace files: it runs confined, with the network")
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, r.Output, `"Path": "example.com/greet"`)
+
+	// go mod tidy rewrites go.mod in the workspace from inside.
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n"), 0o644))
+	r, err = sb.Verify(t.Context(), TierBuild, []string{"go", "mod", "tidy"}, RunOptions{Workspace: ws})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	mod, err := os.ReadFile(filepath.Join(ws, "go.mod"))
+	require.NoError(t, err)
+	assert.Contains(t, string(mod), "require example.com/greet v1.0.0")
+}
+
+func TestGoModOnTheHostWithoutTheSandbox(t *testing.T) {
+	t.Parallel()
+	proxy := fileProxy(t)
+	ws := goModule(t, proxy)
+	sb := New(Config{Home: t.TempDir(), Mode: ModeOff, Path: os.Getenv("PATH"),
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "mod", "download", "-json"}, RunOptions{Workspace: ws})
+	require.NoError(t, err)
+	assert.False(t, r.Sandboxed)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Contains(t, r.Output, `"Path": "example.com/greet"`)
+
+	r, err = sb.Verify(t.Context(), TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
+	require.NoError(t, err)
+	assert.False(t, r.Sandboxed)
+	assert.Equal(t, 0, r.ExitCode, r.Output)
 }
 
 func TestTimeoutKillsTheProcessGroup(t *testing.T) {

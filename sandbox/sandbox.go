@@ -9,7 +9,6 @@ package sandbox
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +43,20 @@ type Config struct {
 	// DockerImage overrides the image the Docker backend confines commands
 	// in (CORE_SANDBOX_IMAGE); empty is core's own container's image.
 	DockerImage string
+	// ModCache is the Go module cache: filled by the confined module
+	// download, read-only for every other confined command. Empty means
+	// Home/cache/gomod.
+	ModCache string
+	// Limits bound every confined command; zero fields take DefaultLimits.
+	Limits Limits
+	// DownloadTimeout bounds the module download; zero means
+	// DefaultDownloadTimeout.
+	DownloadTimeout time.Duration
 }
+
+// DefaultDownloadTimeout bounds the module download when the caller sets no
+// timeout of its own.
+const DefaultDownloadTimeout = 10 * time.Minute
 
 // hostEnvNames are the variables worth passing to commands on the host: the
 // Go module proxy and checksum settings. None of them is a secret.
@@ -53,16 +65,29 @@ func hostEnvNames() []string {
 }
 
 // ConfigFromEnv reads a sandbox's configuration from an environment, at the
-// edge: CORE_SESSION_SANDBOX, PATH, HOME, LANG and the module proxy
-// settings. home is the state directory ($CORE_HOME or the entry point's
-// own).
+// edge: CORE_SESSION_SANDBOX, PATH, HOME, LANG, the module proxy settings,
+// the limits (CORE_SANDBOX_PIDS, CORE_SANDBOX_MEMORY, CORE_SANDBOX_CPU,
+// CORE_SANDBOX_FILE_SIZE, CORE_SANDBOX_TMP, CORE_SANDBOX_WORKSPACE_GROWTH)
+// and CORE_SANDBOX_DOWNLOAD_TIMEOUT. home is the state directory
+// ($CORE_HOME or the entry point's own).
 func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	mode, err := ParseMode(getenv("CORE_SESSION_SANDBOX"))
 	if err != nil {
 		return Config{}, err
 	}
-	cfg := Config{Home: home, Mode: mode, Path: getenv("PATH"), HostHome: getenv("HOME"), Lang: getenv("LANG"),
+	limits, err := limitsFromEnv(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := Config{Home: home, Mode: mode, Path: getenv("PATH"), HostHome: getenv("HOME"), Lang: getenv("LANG"), Limits: limits,
 		DockerHost: getenv("DOCKER_HOST"), DockerImage: getenv("CORE_SANDBOX_IMAGE")}
+	if v := getenv("CORE_SANDBOX_DOWNLOAD_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("CORE_SANDBOX_DOWNLOAD_TIMEOUT must be a duration such as 10m, got %q", v)
+		}
+		cfg.DownloadTimeout = d
+	}
 	for _, name := range hostEnvNames() {
 		if v := getenv(name); v != "" {
 			cfg.HostEnv = append(cfg.HostEnv, name+"="+v)
@@ -79,8 +104,13 @@ type Sandbox struct {
 	probeOnce sync.Once
 	probed    ProbeResult
 
+	seccompOnce [2]sync.Once // [production, network]
+	seccompProg [2][]byte
+	seccompErr  [2]error
+
 	mu         sync.Mutex
-	downloaded map[string]string // workspace → hash of go.mod and go.sum last downloaded
+	downloaded map[string]string   // workspace → hash of the module files last downloaded
+	toolScans  map[string]rootOnly // tool root → what root alone may read in it
 }
 
 // New returns a Sandbox for cfg.
@@ -88,7 +118,11 @@ func New(cfg Config) *Sandbox {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeAuto
 	}
-	return &Sandbox{cfg: cfg, downloaded: map[string]string{}}
+	cfg.Limits = cfg.Limits.withDefaults()
+	if cfg.DownloadTimeout <= 0 {
+		cfg.DownloadTimeout = DefaultDownloadTimeout
+	}
+	return &Sandbox{cfg: cfg, downloaded: map[string]string{}, toolScans: map[string]rootOnly{}}
 }
 
 // Mode returns the sandbox mode.
@@ -180,6 +214,10 @@ type Result struct {
 	Duration  time.Duration
 	Sandboxed bool
 	TimedOut  bool
+	// Limit names the sandbox limit that stopped the command (LimitMemory,
+	// LimitProcesses, …), or is empty; Output then ends with a line that
+	// says how to raise it.
+	Limit string
 }
 
 // RefusedError says that a command may not run unattended, and why. The
@@ -212,8 +250,17 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	}
 	opts.Workspace = ws
 	if argv[0] == "go" {
-		if r, ok := s.downloadModules(ctx, opts); !ok {
-			return r, nil
+		// The download is confined by bwrap when bwrap is the backend; under
+		// the Docker backend (no namespaces here) it runs on the host, from
+		// validated copies of the module files in a scratch directory.
+		bwrap := ""
+		if p.Backend == BackendBwrap {
+			bwrap = p.Bwrap
+		}
+		if r, ok, err := s.downloadModules(ctx, bwrap, opts); err != nil || !ok {
+			r.Argv = argv
+			r.Sandboxed = true // nothing ran on the host: the download is confined too
+			return r, err
 		}
 	}
 	return p.chosen().run(ctx, argv, opts)
@@ -232,9 +279,6 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 		return Result{}, err
 	}
 	opts.Workspace = ws
-	if d.Network {
-		return s.RunHost(ctx, argv, opts)
-	}
 	usable, err := s.Usable(ctx)
 	if err != nil {
 		return Result{}, err
@@ -243,7 +287,15 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 		if d.Verdict == AllowedSandboxed {
 			return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: "it runs workspace code and the sandbox is not usable here"}
 		}
-		return s.RunHost(ctx, argv, opts)
+		return s.runHostVerify(ctx, argv, opts, d.Network)
+	}
+	if d.Network {
+		if p := s.Probe(ctx); p.Backend == BackendBwrap {
+			return s.runNetwork(ctx, p.Bwrap, argv, opts)
+		}
+		// No namespaces for a network profile here (the Docker backend):
+		// as without a sandbox, after the module files are validated.
+		return s.runHostVerify(ctx, argv, opts, true)
 	}
 	return s.Run(ctx, argv, opts)
 }
@@ -278,45 +330,6 @@ func (s *Sandbox) workspace(dir string) (string, error) {
 	return real, nil
 }
 
-// downloadModules fetches the workspace's module dependencies on the host
-// (go mod download runs no workspace code) so that Go works inside the
-// sandbox without a network. It runs again only when go.mod or go.sum
-// changed. On failure it returns the download's result for the caller to
-// show.
-func (s *Sandbox) downloadModules(ctx context.Context, opts RunOptions) (Result, bool) {
-	mod, err := os.ReadFile(filepath.Join(opts.Workspace, "go.mod"))
-	if err != nil {
-		return Result{}, true
-	}
-	sum, _ := os.ReadFile(filepath.Join(opts.Workspace, "go.sum"))
-	h := sha256.New()
-	h.Write(mod)
-	h.Write([]byte{0})
-	h.Write(sum)
-	key := fmt.Sprintf("%x", h.Sum(nil))
-	s.mu.Lock()
-	done := s.downloaded[opts.Workspace] == key
-	s.mu.Unlock()
-	if done {
-		return Result{}, true
-	}
-	r, err := s.RunHost(ctx, []string{"go", "mod", "download"}, opts)
-	if err != nil || r.ExitCode != 0 {
-		if err != nil {
-			r.Output += err.Error()
-		}
-		r.Output = "go mod download (run by core on the host, so that Go works offline in the sandbox) failed:\n" + r.Output
-		if r.ExitCode == 0 {
-			r.ExitCode = 1
-		}
-		return r, false
-	}
-	s.mu.Lock()
-	s.downloaded[opts.Workspace] = key
-	s.mu.Unlock()
-	return Result{}, true
-}
-
 func (s *Sandbox) cacheDir(name string) (string, error) {
 	if s.cfg.Home == "" {
 		return "", errors.New("no state directory ($CORE_HOME) configured")
@@ -326,4 +339,19 @@ func (s *Sandbox) cacheDir(name string) (string, error) {
 		return "", fmt.Errorf("make cache directory: %w", err)
 	}
 	return dir, nil
+}
+
+// modCache returns the module cache directory, made if missing: Config's
+// ModCache, or Home/cache/gomod; "" when neither is set.
+func (s *Sandbox) modCache() (string, error) {
+	if s.cfg.ModCache == "" {
+		if s.cfg.Home == "" {
+			return "", nil
+		}
+		return s.cacheDir("gomod")
+	}
+	if err := os.MkdirAll(s.cfg.ModCache, 0o700); err != nil {
+		return "", fmt.Errorf("make the module cache %s: %w", s.cfg.ModCache, err)
+	}
+	return filepath.Abs(s.cfg.ModCache)
 }

@@ -66,9 +66,9 @@ func toolchainBin(modCache, toolchain string) string {
 // its bin directory ("" when the go on PATH will do). On failure it returns
 // the fetch's result for the caller to show, and false.
 func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result, bool) {
-	gomod, err := os.ReadFile(filepath.Join(ws, "go.mod"))
+	gomod, err := ReadWorkspaceFile(ws, "go.mod", MaxModFileSize)
 	if err != nil || s.cfg.Home == "" {
-		return "", Result{}, true
+		return "", Result{}, true // no readable go.mod: the download step says why
 	}
 	local, err := s.localGoVersion(ctx)
 	if err != nil {
@@ -78,7 +78,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 	if want == "" {
 		return "", Result{}, true
 	}
-	modCache, err := s.cacheDir("gomod")
+	modCache, err := s.modCache()
 	if err != nil {
 		return "", Result{ExitCode: 1, Output: err.Error()}, false
 	}
@@ -103,7 +103,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 		return "", Result{ExitCode: 1, Output: err.Error()}, false
 	}
 	defer os.RemoveAll(scratch)
-	r, err := execute(ctx, goPath, []string{"version"}, env, RunOptions{Workspace: scratch})
+	r, err := execute(ctx, goPath, []string{"version"}, env, RunOptions{Workspace: scratch}, nil)
 	if err != nil || r.ExitCode != 0 || !isExecutable(filepath.Join(bin, "go")) {
 		if err != nil {
 			r.Output += err.Error()
@@ -124,7 +124,7 @@ func (s *Sandbox) localGoVersion(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	r, err := execute(ctx, goPath, []string{"env", "GOVERSION"}, []string{"PATH=" + s.cfg.Path, "GOTOOLCHAIN=local", "HOME=" + os.TempDir()}, RunOptions{Workspace: os.TempDir()})
+	r, err := execute(ctx, goPath, []string{"env", "GOVERSION"}, []string{"PATH=" + s.cfg.Path, "GOTOOLCHAIN=local", "HOME=" + os.TempDir()}, RunOptions{Workspace: os.TempDir()}, nil)
 	if err != nil {
 		return "", err
 	}
@@ -142,7 +142,7 @@ func (s *Sandbox) fetchedToolchain(ws string) string {
 	if s.cfg.Home == "" {
 		return ""
 	}
-	gomod, err := os.ReadFile(filepath.Join(ws, "go.mod"))
+	gomod, err := ReadWorkspaceFile(ws, "go.mod", MaxModFileSize)
 	if err != nil {
 		return ""
 	}
@@ -150,7 +150,11 @@ func (s *Sandbox) fetchedToolchain(ws string) string {
 	if want == "" {
 		return ""
 	}
-	bin := toolchainBin(filepath.Join(s.cfg.Home, "cache", "gomod"), want)
+	modCache, err := s.modCache()
+	if err != nil {
+		return ""
+	}
+	bin := toolchainBin(modCache, want)
 	if !isExecutable(filepath.Join(bin, "go")) {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,9 +27,12 @@ func newSandboxCmd(e *env) *cobra.Command {
 		Use:   "sandbox",
 		Short: "Check and use the bubblewrap sandbox that confines verification commands",
 		Long: `Unattended runs verify their work (builds, tests) without a human, but only
-inside a bubblewrap sandbox: no network, a read-only system, a writable
-workspace whose .git stays read-only, a scrubbed environment, and nothing of
-$CORE_HOME but the Go caches.
+inside a bubblewrap sandbox: no network, a read-only system whose root-only
+files are hidden, a writable workspace whose .git stays read-only, a scrubbed
+environment, nothing of $CORE_HOME but the Go caches, a seccomp filter, and
+limits on processes, memory, CPU time, file size, /tmp and workspace growth
+(CORE_SANDBOX_PIDS, CORE_SANDBOX_MEMORY, CORE_SANDBOX_CPU,
+CORE_SANDBOX_FILE_SIZE, CORE_SANDBOX_TMP, CORE_SANDBOX_WORKSPACE_GROWTH).
 
 CORE_SESSION_SANDBOX picks the mode: auto (default) uses bwrap when the live
 probe passes, else a sibling container through the Docker engine (inside a
@@ -71,6 +75,12 @@ to raise --verify build to --verify test.`,
 			if p.Usable && p.Backend == sandbox.BackendBwrap {
 				fmt.Fprintf(out, "sandbox: usable (%s, %s)\n", orUnknown(p.Version), p.Bwrap)
 				fmt.Fprintf(out, "backend: bwrap\n")
+				if p.Seccomp {
+					fmt.Fprintln(out, "seccomp: filter loaded (verified inside the sandbox)")
+				}
+				for _, l := range p.Limits {
+					fmt.Fprintf(out, "limit: %s\n", l)
+				}
 			} else {
 				if p.Usable {
 					fmt.Fprintf(out, "sandbox: usable (docker)\n")
@@ -91,7 +101,7 @@ to raise --verify build to --verify test.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "directory to make the probe's scratch workspace in (default: under $CORE_HOME/tmp)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "directory to make the probe's scratch workspace in (default: the system temporary directory)")
 	return cmd
 }
 
@@ -99,6 +109,7 @@ func newSandboxRunCmd(e *env) *cobra.Command {
 	var (
 		workspace string
 		verify    string
+		timeout   time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "run [--workspace DIR] [--verify TIER] -- ARGV...",
@@ -118,7 +129,10 @@ unattended, where the tier would run it.`,
 			if err != nil {
 				return err
 			}
-			opts := sandbox.RunOptions{Workspace: workspace}
+			if timeout < 0 {
+				return fmt.Errorf("--timeout must not be negative, got %s", timeout)
+			}
+			opts := sandbox.RunOptions{Workspace: workspace, Timeout: timeout}
 			var r sandbox.Result
 			if verify == "" {
 				r, err = sb.Run(cmd.Context(), argv, opts)
@@ -141,6 +155,9 @@ unattended, where the tier would run it.`,
 				where = "sandboxed"
 			}
 			fmt.Fprintf(e.stderr, "core: %s exited %d after %s (%s)\n", strings.Join(argv, " "), r.ExitCode, r.Duration.Round(1e6), where)
+			if r.Limit != "" {
+				fmt.Fprintf(e.stderr, "core: stopped by the sandbox's %s limit\n", r.Limit)
+			}
 			if r.ExitCode != 0 {
 				code := r.ExitCode
 				if code < 0 {
@@ -153,6 +170,7 @@ unattended, where the tier would run it.`,
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "the command's workspace and working directory (default: the current directory)")
 	cmd.Flags().StringVar(&verify, "verify", "", "run only if this tier allows the command unattended: off, build or test")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "kill the command (and everything it started) after this long, e.g. 10m (default: no limit)")
 	return cmd
 }
 

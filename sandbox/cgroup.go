@@ -1,0 +1,259 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// cgroup is the pair of cgroups (pids, memory) that one confined command
+// runs in. Core makes them under its own cgroup when it may (as root, or
+// with a delegated cgroup v2 subtree); a controller it cannot use is left
+// out and named by enforced.
+type cgroup struct {
+	pids   string // directory of the pids cgroup, or ""
+	memory string // directory of the memory cgroup, or ""
+	v2     bool
+}
+
+// newCgroup makes the cgroups for one command with the limits l.
+func newCgroup(l Limits) *cgroup {
+	name := fmt.Sprintf("core-sandbox-%d-%x", os.Getpid(), rand.Uint64())
+	cg := &cgroup{}
+	for _, ctl := range []string{"pids", "memory"} {
+		dir, v2 := cgroupDir(ctl)
+		if dir == "" {
+			continue
+		}
+		sweep(dir)
+		d := filepath.Join(dir, name)
+		if v2 && (cg.pids != "" || cg.memory != "") {
+			d = firstNonEmpty(cg.pids, cg.memory) // one directory for both
+		} else if err := os.Mkdir(d, 0o755); err != nil {
+			continue
+		}
+		var err error
+		switch ctl {
+		case "pids":
+			err = writeFile(d, "pids.max", strconv.Itoa(l.Processes))
+			if err == nil {
+				cg.pids = d
+			}
+		case "memory":
+			if v2 {
+				err = writeFile(d, "memory.max", strconv.FormatInt(l.Memory, 10))
+				_ = writeFile(d, "memory.swap.max", "0")
+			} else {
+				err = writeFile(d, "memory.limit_in_bytes", strconv.FormatInt(l.Memory, 10))
+				_ = writeFile(d, "memory.memsw.limit_in_bytes", strconv.FormatInt(l.Memory, 10))
+			}
+			if err == nil {
+				cg.memory = d
+			}
+		}
+		if err != nil && d != cg.pids && d != cg.memory {
+			_ = os.Remove(d)
+		}
+		cg.v2 = v2
+	}
+	return cg
+}
+
+// sweep removes the empty cgroups that a core process killed in the middle
+// of a command left behind: their names carry a pid that no longer runs.
+func sweep(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "core-sandbox-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, e.Name())) // fails while anything still runs in it
+	}
+}
+
+// cgroupDir finds the directory of core's own cgroup for a controller, and
+// whether it is cgroup v2; "" when there is none core can write.
+func cgroupDir(ctl string) (string, bool) {
+	own, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", false
+	}
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(own), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		v2 := parts[0] == "0" && parts[1] == ""
+		if !v2 && !contains(strings.Split(parts[1], ","), ctl) {
+			continue
+		}
+		mnt := cgroupMount(string(mounts), ctl, v2)
+		if mnt == "" {
+			continue
+		}
+		dir := filepath.Join(mnt, parts[2])
+		if v2 {
+			ctrls, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+			if err != nil || !contains(strings.Fields(string(ctrls)), ctl) {
+				continue
+			}
+		}
+		if syscall.Access(dir, 2 /* W_OK */) != nil {
+			continue
+		}
+		return dir, v2
+	}
+	return "", false
+}
+
+// cgroupMount finds the mount point of a v1 controller's hierarchy, or of the
+// v2 hierarchy.
+func cgroupMount(mountinfo, ctl string, v2 bool) string {
+	for _, line := range strings.Split(mountinfo, "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		if !ok {
+			continue
+		}
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if len(f) < 5 || len(g) < 3 {
+			continue
+		}
+		switch {
+		case v2 && g[0] == "cgroup2":
+			return f[4]
+		case !v2 && g[0] == "cgroup" && contains(strings.Split(g[2], ","), ctl):
+			return f[4]
+		}
+	}
+	return ""
+}
+
+// add moves a process into the cgroups.
+func (cg *cgroup) add(pid int) error {
+	for _, d := range cg.dirs() {
+		if err := writeFile(d, "cgroup.procs", strconv.Itoa(pid)); err != nil {
+			return fmt.Errorf("move the sandbox into its cgroup %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// hit names the limit a cgroup refused something for, or "".
+func (cg *cgroup) hit() string {
+	if cg.memory != "" {
+		file, key := "memory.oom_control", "oom_kill"
+		if cg.v2 {
+			file, key = "memory.events", "oom_kill"
+		}
+		if counter(filepath.Join(cg.memory, file), key) > 0 {
+			return LimitMemory
+		}
+	}
+	if cg.pids != "" && counter(filepath.Join(cg.pids, "pids.events"), "max") > 0 {
+		return LimitProcesses
+	}
+	return ""
+}
+
+// remove kills what is left in the cgroups and removes them.
+func (cg *cgroup) remove() {
+	deadline := time.Now().Add(5 * time.Second)
+	for _, d := range cg.dirs() {
+		for {
+			if b, err := os.ReadFile(filepath.Join(d, "cgroup.procs")); err == nil {
+				for _, f := range strings.Fields(string(b)) {
+					if pid, err := strconv.Atoi(f); err == nil {
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+			}
+			err := os.Remove(d)
+			if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(500 * time.Microsecond) // the killed are still being reaped
+		}
+	}
+}
+
+// enforced lists the limits the kernel enforces through these cgroups.
+func (cg *cgroup) enforced() []string {
+	var out []string
+	if cg.pids != "" {
+		out = append(out, LimitProcesses)
+	}
+	if cg.memory != "" {
+		out = append(out, LimitMemory)
+	}
+	return out
+}
+
+func (cg *cgroup) dirs() []string {
+	var out []string
+	for _, d := range []string{cg.pids, cg.memory} {
+		if d != "" && !contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// counter reads "key N" from a cgroup's flat-keyed file.
+func counter(path, key string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), " ")
+		if ok && k == key {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+func writeFile(dir, name, value string) error {
+	return os.WriteFile(filepath.Join(dir, name), []byte(value), 0o644)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}

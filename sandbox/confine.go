@@ -1,0 +1,148 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// profileFor is the production profile for a command whose program is tool:
+// the caches, the tool's own root, PATH, the masks, the size of /tmp and the
+// seccomp filter.
+func (s *Sandbox) profileFor(tool string) (profile, error) {
+	p := profile{home: s.cfg.Home, lang: s.cfg.Lang, tmpSize: s.cfg.Limits.Tmp, seccomp: true}
+	var err error
+	if p.modCache, err = s.modCache(); err != nil {
+		return profile{}, err
+	}
+	if s.cfg.Home != "" {
+		if p.buildCache, err = s.cacheDir("go-build-sandbox"); err != nil {
+			return profile{}, err
+		}
+	}
+	var toolDirs []string
+	if path, err := s.lookPath(tool); err == nil && !strings.Contains(tool, "/") {
+		if root := toolRoot(path, s.cfg.HostHome, s.cfg.Home); root != "" {
+			p.toolRoots = append(p.toolRoots, root)
+			toolDirs = append(toolDirs, filepath.Dir(path))
+		}
+	}
+	p.path = append(toolDirs, sandboxPath(s.cfg.Path, p.toolRoots)...)
+	p.masks = maskArgs(s.toolMasks(p.toolRoots))
+	return p, nil
+}
+
+// runConfined runs argv under the production profile with bwrap.
+func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
+	p, err := s.profileFor(argv[0])
+	if err != nil {
+		return Result{}, err
+	}
+	p.workspace = opts.Workspace
+	if bin := s.fetchedToolchain(opts.Workspace); bin != "" {
+		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
+	}
+	return s.launch(ctx, bwrap, p, argv, opts)
+}
+
+// runNetwork runs a go mod sub-command confined with the host's network:
+// it fetches modules and rewrites go.mod and go.sum, so it sees the
+// workspace (writable, .git read-only) and fills the module cache, but runs
+// under the same limits, filter and masks as everything else.
+func (s *Sandbox) runNetwork(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
+	p, err := s.profileFor(argv[0])
+	if err != nil {
+		return Result{}, err
+	}
+	p.workspace = opts.Workspace
+	s.networked(&p)
+	return s.launch(ctx, bwrap, p, argv, opts)
+}
+
+// networked turns a profile into a network one.
+func (s *Sandbox) networked(p *profile) {
+	p.network = true
+	p.modCacheRW = true
+	p.hostEnv = s.cfg.HostEnv
+	p.extraRO = append(p.extraRO, networkFiles(s.cfg.HostEnv)...)
+}
+
+// launch runs argv under the profile p, gated, limited and filtered.
+func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []string, opts RunOptions) (Result, error) {
+	prog, err := s.seccomp(p.network)
+	if err != nil {
+		return Result{}, err
+	}
+	l, err := newLaunch(prog, s.cfg.Limits, p.workspace != "")
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
+	l.finish(&r, p.workspace)
+	r.Argv = argv
+	r.Sandboxed = true
+	return r, err
+}
+
+// seccomp returns the assembled filter, built once per Sandbox.
+func (s *Sandbox) seccomp(network bool) ([]byte, error) {
+	i := 0
+	if network {
+		i = 1
+	}
+	s.seccompOnce[i].Do(func() { s.seccompProg[i], s.seccompErr[i] = seccompProgram(network) })
+	return s.seccompProg[i], s.seccompErr[i]
+}
+
+// networkFiles are the host paths a network profile needs that the system
+// roots do not show: the target of /etc/resolv.conf when it is a link out of
+// /etc (systemd-resolved), and the directories of file:// module proxies.
+func networkFiles(hostEnv []string) []string {
+	var out []string
+	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !visible(real, nil) {
+		out = append(out, real)
+	}
+	for _, kv := range hostEnv {
+		name, value, _ := strings.Cut(kv, "=")
+		if name != "GOPROXY" {
+			continue
+		}
+		for _, entry := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == '|' }) {
+			u, err := url.Parse(strings.TrimSpace(entry))
+			if err != nil || u.Scheme != "file" || !filepath.IsAbs(u.Path) {
+				continue
+			}
+			if fi, err := os.Stat(u.Path); err == nil && fi.IsDir() {
+				out = append(out, filepath.Clean(u.Path))
+			}
+		}
+	}
+	return out
+}
+
+// runHostVerify runs a verification command on the host, for when the
+// sandbox is not usable (only commands that run no workspace code get
+// here). The module files are checked first, so that the go command on the
+// host never follows a planted link or blocks on a FIFO; the module
+// download runs from validated copies in a scratch directory.
+func (s *Sandbox) runHostVerify(ctx context.Context, argv []string, opts RunOptions, network bool) (Result, error) {
+	if argv[0] == "go" {
+		if _, err := moduleFiles(opts.Workspace); err != nil && !isNoModule(err) {
+			return refusedModules(argv, err), nil
+		}
+		if !network {
+			r, ok, err := s.downloadModules(ctx, "", opts)
+			if err != nil || !ok {
+				return r, err
+			}
+		}
+	}
+	return s.RunHost(ctx, argv, opts)
+}
+
+func refusedModules(argv []string, err error) Result {
+	return Result{Argv: argv, ExitCode: 1, Output: fmt.Sprintf("core did not run %s: %v\n", strings.Join(argv, " "), err)}
+}

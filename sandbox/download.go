@@ -1,0 +1,183 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"golang.org/x/mod/modfile"
+)
+
+// errNoModule says that the workspace holds neither go.mod nor go.work.
+var errNoModule = errors.New("the workspace holds no go.mod or go.work")
+
+func isNoModule(err error) bool { return errors.Is(err, errNoModule) }
+
+// moduleFiles reads, with ReadWorkspaceFile, the files the module download
+// needs: go.mod and go.sum, or go.work, go.work.sum and the go.mod and go.sum
+// of every module the go.work uses. Keys are slash-separated paths relative
+// to the workspace.
+func moduleFiles(ws string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	read := func(name string, required bool) error {
+		b, err := ReadWorkspaceFile(ws, name, MaxModFileSize)
+		switch {
+		case err == nil:
+			files[name] = b
+			return nil
+		case errors.Is(err, fs.ErrNotExist) && !required:
+			return nil
+		}
+		return err
+	}
+	work, err := ReadWorkspaceFile(ws, "go.work", MaxModFileSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := read("go.mod", true); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, errNoModule
+			}
+			return nil, err
+		}
+		return files, read("go.sum", false)
+	case err != nil:
+		return nil, err
+	}
+	files["go.work"] = work
+	wf, err := modfile.ParseWork("go.work", work, nil)
+	if err != nil {
+		return nil, fmt.Errorf("go.work in the workspace: %w", err)
+	}
+	if err := read("go.work.sum", false); err != nil {
+		return nil, err
+	}
+	for _, u := range wf.Use {
+		dir := path.Clean(filepath.ToSlash(u.Path))
+		if path.IsAbs(dir) || escapes(dir) {
+			return nil, fmt.Errorf("go.work uses %s, which lies outside the workspace: core downloads modules only for modules inside it", u.Path)
+		}
+		if err := read(path.Join(dir, "go.mod"), true); err != nil {
+			return nil, err
+		}
+		if err := read(path.Join(dir, "go.sum"), false); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// downloadModules fetches the workspace's module dependencies so that Go
+// works inside the sandbox without a network. It never runs in the
+// workspace: it copies the validated module files into a scratch directory
+// and runs go mod download there, confined by bwrap with the network when
+// bwrap is given, on the host otherwise. It runs again only when the module
+// files changed. ok is false when the download failed; the result then says
+// why.
+func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOptions) (r Result, ok bool, err error) {
+	files, err := moduleFiles(opts.Workspace)
+	if isNoModule(err) {
+		return Result{}, true, nil
+	}
+	argv := []string{"go", "mod", "download"}
+	if err != nil {
+		r := refusedModules(argv, err)
+		r.Output = "core did not download the module dependencies: " + err.Error() + "\n"
+		return r, false, nil
+	}
+	key := filesKey(files)
+	s.mu.Lock()
+	done := s.downloaded[opts.Workspace] == key
+	s.mu.Unlock()
+	if done {
+		return Result{}, true, nil
+	}
+	// The target's Go, when go.mod asks for a newer one than this
+	// machine's: fetched through the module proxy on the host (it runs no
+	// workspace code), and the download and the commands run it.
+	bin, tr, ok := s.fetchToolchain(ctx, opts.Workspace)
+	if !ok {
+		return tr, false, nil
+	}
+	scratch, err := s.scratch(files)
+	if err != nil {
+		return Result{}, false, err
+	}
+	defer os.RemoveAll(scratch)
+	dopts := RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: opts.OutputLimit}
+	where := "confined, with the network"
+	if bwrap != "" {
+		p, perr := s.profileFor("go")
+		if perr != nil {
+			return Result{}, false, perr
+		}
+		p.scratch = scratch
+		p.buildCache = "" // nothing of $CORE_HOME but the module cache
+		if bin != "" {
+			p.path = append([]string{bin}, p.path...)
+		}
+		s.networked(&p)
+		r, err = s.launch(ctx, bwrap, p, argv, dopts)
+	} else {
+		where = "on the host, in a scratch directory"
+		r, err = s.RunHost(ctx, argv, dopts)
+	}
+	if err != nil {
+		return r, false, fmt.Errorf("go mod download: %w", err)
+	}
+	if r.ExitCode != 0 {
+		r.Output = fmt.Sprintf("go mod download (run by core %s, so that Go works offline in the sandbox) failed:\n%s", where, r.Output)
+		return r, false, nil
+	}
+	s.mu.Lock()
+	s.downloaded[opts.Workspace] = key
+	s.mu.Unlock()
+	return Result{}, true, nil
+}
+
+// scratch writes the module files into a fresh directory under
+// $CORE_HOME/tmp (or the system's temporary directory).
+func (s *Sandbox) scratch(files map[string][]byte) (string, error) {
+	base := os.TempDir()
+	if s.cfg.Home != "" {
+		base = filepath.Join(s.cfg.Home, "tmp")
+		if err := os.MkdirAll(base, 0o700); err != nil {
+			return "", fmt.Errorf("make a scratch directory for the module download: %w", err)
+		}
+	}
+	dir, err := os.MkdirTemp(base, "core-mod-")
+	if err != nil {
+		return "", fmt.Errorf("make a scratch directory for the module download: %w", err)
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("copy %s for the module download: %w", name, err)
+		}
+		if err := os.WriteFile(p, body, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("copy %s for the module download: %w", name, err)
+		}
+	}
+	return dir, nil
+}
+
+func filesKey(files map[string][]byte) string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(files[n]))
+		h.Write(files[n])
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}

@@ -1,0 +1,231 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Attack: confined code reads what only root may read on the host. Core
+// runs as root here, and a user namespace made by root is host root to the
+// kernel, so only the masks stand between the code and the files.
+func TestEscapeRootOnlyFiles(t *testing.T) {
+	requireBwrap(t)
+	if os.Geteuid() != 0 {
+		t.Skip("core is not root here: the kernel itself keeps root's files from confined code")
+	}
+	require.NotEmpty(t, rootOnlyFile, "TestMain could not plant a root-only file under /etc")
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	b, err := os.ReadFile(rootOnlyFile)
+	require.NoError(t, err)
+	require.Equal(t, rootOnlySecret, string(b), "the host itself reads the file")
+	script := "cat " + rootOnlyFile + " " + rootOnlyDir + "/readable /etc/shadow /etc/gshadow; ls -a " + rootOnlyDir
+	if fi, err := os.Stat("/etc/ssl/private"); err == nil && fi.IsDir() {
+		script += "; cat /etc/ssl/private/*"
+	}
+	r := runIn(t, sb, newWorkspace(t), script+"; echo END")
+	assert.Contains(t, r.Output, "END")
+	assert.NotContains(t, r.Output, rootOnlySecret)
+	assert.NotContains(t, r.Output, "\nreadable\n", "the root-only directory is listed")
+	assert.NotContains(t, r.Output, hostSecret)
+	assert.NotContains(t, r.Output, "PRIVATE KEY")
+}
+
+func TestScanRootOnly(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	mk := func(p string, mode os.FileMode) {
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte("x"), 0o600))
+		require.NoError(t, os.Chmod(filepath.Join(root, p), mode))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "open", "deeper"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(root, "closed"), 0o700))
+	require.NoError(t, os.Mkdir(filepath.Join(root, "listless"), 0o711))
+	mk("open/public", 0o644)
+	mk("open/deeper/key", 0o600)
+	mk("open/group-only", 0o640)
+	mk("closed/public", 0o644)
+	mk("listless/key", 0o400)
+	require.NoError(t, os.Symlink("/etc/shadow", filepath.Join(root, "open", "link")))
+	ro := scanRootOnly([]string{root})
+	assert.ElementsMatch(t, []string{filepath.Join(root, "open/deeper/key"), filepath.Join(root, "open/group-only"), filepath.Join(root, "listless/key")}, ro.files)
+	assert.Equal(t, []string{filepath.Join(root, "closed")}, ro.dirs)
+}
+
+// limited returns a sandbox whose limits are lowered to what a test can hit
+// quickly.
+func limited(t *testing.T, l Limits) *Sandbox {
+	t.Helper()
+	return New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), Limits: l})
+}
+
+// requireCgroup fails the test when the host gives core no cgroup for the
+// limit: the limit would not be enforced at all.
+func requireCgroup(t *testing.T, name string) {
+	t.Helper()
+	cg := newCgroup(DefaultLimits())
+	defer cg.remove()
+	if !contains(cg.enforced(), name) {
+		t.Fatalf("no %s cgroup core may write here: the %s limit is not enforced", name, name)
+	}
+}
+
+// Attacks: each of them is stopped by its limit, and the result says which
+// limit and how to raise it.
+func TestEscapeLimits(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	tests := []struct {
+		name   string
+		limits Limits
+		script string
+		cgroup bool
+		want   string
+		check  func(t *testing.T, ws string, r Result)
+	}{
+		{
+			name:   "fork bomb",
+			limits: Limits{Processes: 64},
+			script: "for i in $(seq 300); do sleep 60 & done; echo forked",
+			cgroup: true,
+			want:   LimitProcesses,
+			check: func(t *testing.T, _ string, r Result) {
+				assert.Contains(t, r.Output, "CORE_SANDBOX_PIDS=128")
+			},
+		},
+		{
+			name:   "memory hog",
+			limits: Limits{Memory: 64 << 20},
+			script: "head -c 1G /dev/zero | tail > /dev/null && echo survived",
+			cgroup: true,
+			want:   LimitMemory,
+			check: func(t *testing.T, _ string, r Result) {
+				assert.NotContains(t, r.Output, "survived")
+				assert.Contains(t, r.Output, "CORE_SANDBOX_MEMORY=128M")
+			},
+		},
+		{
+			name:   "/tmp filler",
+			limits: Limits{Tmp: 8 << 20},
+			script: "head -c 64M /dev/zero > /tmp/fill; ls -l /tmp/fill",
+			want:   LimitTmp,
+			check: func(t *testing.T, _ string, r Result) {
+				assert.Contains(t, r.Output, "No space left on device")
+				assert.Contains(t, r.Output, "CORE_SANDBOX_TMP=16M")
+			},
+		},
+		{
+			name:   "workspace filler",
+			limits: Limits{WorkspaceGrowth: 8 << 20},
+			script: "i=0; while :; do i=$((i+1)); head -c 1M /dev/zero > fill$i; done",
+			want:   LimitWorkspace,
+			check: func(t *testing.T, ws string, r Result) {
+				assert.False(t, r.TimedOut, "the watch, not the timeout, stopped it")
+				assert.Contains(t, r.Output, "CORE_SANDBOX_WORKSPACE_GROWTH=16M")
+			},
+		},
+		{
+			name:   "CPU spinner",
+			limits: Limits{CPUTime: time.Second},
+			script: "while :; do :; done",
+			want:   LimitCPUTime,
+			check: func(t *testing.T, _ string, r Result) {
+				assert.False(t, r.TimedOut, "RLIMIT_CPU, not the timeout, stopped it")
+				assert.Contains(t, r.Output, "CORE_SANDBOX_CPU=2s")
+			},
+		},
+		{
+			name:   "huge file",
+			limits: Limits{FileSize: 1 << 20},
+			script: "head -c 64M /dev/zero > big",
+			want:   LimitFileSize,
+			check: func(t *testing.T, ws string, r Result) {
+				fi, err := os.Stat(filepath.Join(ws, "big"))
+				require.NoError(t, err)
+				assert.LessOrEqual(t, fi.Size(), int64(1<<20))
+				assert.Contains(t, r.Output, "CORE_SANDBOX_FILE_SIZE=2M")
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.cgroup {
+				requireCgroup(t, tt.want)
+			}
+			t.Parallel()
+			sb := limited(t, tt.limits)
+			ws := newWorkspace(t)
+			r, err := sb.Run(t.Context(), []string{"bash", "-c", tt.script}, RunOptions{Workspace: ws, Timeout: 2 * time.Minute})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, r.Limit, r.Output)
+			assert.NotEqual(t, 0, r.ExitCode)
+			assert.Contains(t, r.Output, "[stopped: the sandbox's limit on")
+			tt.check(t, ws, r)
+		})
+	}
+}
+
+// Attack: each system call the seccomp filter denies, tried by a Go program
+// inside. Without the filter (the control run) the calls that the kernel
+// would otherwise allow, or answer differently, show that the arguments
+// reach it; under the filter every one of them gets EPERM.
+func TestEscapeSyscalls(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	ws := newWorkspace(t)
+	build := exec.Command("go", "build", "-o", filepath.Join(ws, "syscalls"), "./testdata/syscalls")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	sb := newTestSandbox(t, ModeBwrap)
+
+	r, err := sb.Run(t.Context(), []string{"./syscalls"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	got := errnos(t, r.Output)
+	allowed := map[string]bool{"socket-unix": true, "socket-inet": true, "socket-inet6": true}
+	for name, e := range got {
+		switch {
+		case allowed[name]:
+			assert.Equal(t, 0, e, "%s is allowed inside", name)
+		case name == "clone3":
+			assert.Equal(t, int(syscall.ENOSYS), e, "clone3 must fail with ENOSYS, so that the C library falls back to clone")
+		default:
+			assert.Equal(t, int(syscall.EPERM), e, "%s got errno %d, not EPERM: the filter let it through", name, e)
+		}
+	}
+	assert.Len(t, got, 32)
+
+	// The control: the same program without the filter.
+	p, err := sb.profileFor("./syscalls")
+	require.NoError(t, err)
+	p.workspace, p.seccomp = ws, false
+	r, err = sb.launch(t.Context(), sb.Probe(t.Context()).Bwrap, p, []string{"./syscalls"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	unfiltered := errnos(t, r.Output)
+	for _, name := range []string{"unshare-user", "clone-newuser", "keyctl", "add_key", "process_vm_readv", "socket-netlink", "clone3"} {
+		assert.NotEqual(t, got[name], unfiltered[name], "%s: the control run got the same answer, so the test proves nothing", name)
+	}
+}
+
+func errnos(t *testing.T, out string) map[string]int {
+	t.Helper()
+	got := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		name, v, ok := strings.Cut(line, " ")
+		require.True(t, ok, line)
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, line)
+		got[name] = n
+	}
+	return got
+}

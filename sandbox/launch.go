@@ -1,0 +1,258 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The gate: bwrap --block-fd holds the sandbox's first process after its
+// namespaces and mounts are made and before it forks or runs anything, and
+// --info-fd says which host pid that process has. While it waits, core puts
+// it (and bwrap's own monitor) in its cgroups and sets its rlimits; then it
+// opens the gate. Nothing the command forks can escape the limits.
+const (
+	seccompFD = 3
+	blockFD   = 4
+	infoFD    = 5
+)
+
+// launch is what runs around one confined command: the seccomp program, the
+// gate, the cgroups, the rlimits and the workspace watch; afterwards it
+// names the limit the command hit.
+type launch struct {
+	limits Limits
+	files  []*os.File // [seccomp, gate read end, info write end]
+	gateW  *os.File
+	infoR  *os.File
+	cg     *cgroup
+	watch  bool // watch the workspace's growth
+
+	grew     atomic.Bool
+	baseline int64
+}
+
+// newLaunch prepares a launch; program is the seccomp filter.
+func newLaunch(program []byte, l Limits, watch bool) (*launch, error) {
+	sec, err := seccompFile(program)
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		sec.Close()
+		return nil, err
+	}
+	ir, iw, err := os.Pipe()
+	if err != nil {
+		sec.Close()
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, watch: watch}, nil
+}
+
+// gate puts bwrap's gate options in front of its arguments.
+func (l *launch) gate(path string, args []string) (string, []string) {
+	return path, append([]string{"--block-fd", strconv.Itoa(blockFD), "--info-fd", strconv.Itoa(infoFD)}, args...)
+}
+
+func (l *launch) close() {
+	for _, f := range l.files {
+		f.Close()
+	}
+	l.gateW.Close()
+	l.infoR.Close()
+}
+
+// held returns the host pids to limit: bwrap's and its sandboxed child's,
+// as bwrap's --info-fd tells it; only bwrap's when bwrap died first.
+func (l *launch) held(pid int) []int {
+	defer l.infoR.Close()
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(l.infoR).Decode(&info); err != nil || info.ChildPid <= 0 {
+		return []int{pid}
+	}
+	return []int{pid, info.ChildPid}
+}
+
+// release puts the gated process in its cgroups, sets its rlimits, opens the
+// gate and starts the workspace watch; stop ends the watch.
+func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), err error) {
+	for _, f := range l.files {
+		f.Close()
+	}
+	defer l.gateW.Close()
+	pids := l.held(pid)
+	l.cg = newCgroup(l.limits)
+	for _, p := range pids {
+		if err := l.cg.add(p); err != nil && !errors.Is(err, unix.ESRCH) {
+			l.cg.remove()
+			return nil, err
+		}
+	}
+	cpu := uint64(l.limits.CPUTime / time.Second)
+	rl := []struct {
+		res  int
+		soft uint64
+		hard uint64
+	}{
+		{unix.RLIMIT_CPU, cpu, cpu + 5},
+		{unix.RLIMIT_FSIZE, uint64(l.limits.FileSize), uint64(l.limits.FileSize)},
+	}
+	if l.cg.pids == "" && os.Geteuid() != 0 {
+		// No pids cgroup: the per-user process limit is the next best thing
+		// (root is exempt from it, which is why the cgroup comes first).
+		n := uint64(l.limits.Processes)
+		rl = append(rl, struct {
+			res  int
+			soft uint64
+			hard uint64
+		}{unix.RLIMIT_NPROC, n, n})
+	}
+	for _, r := range rl {
+		lim := unix.Rlimit{Cur: r.soft, Max: r.hard}
+		for _, p := range pids {
+			if err := unix.Prlimit(p, r.res, &lim, nil); err != nil && !errors.Is(err, unix.ESRCH) {
+				l.cg.remove()
+				return nil, err
+			}
+		}
+	}
+	_, _ = l.gateW.Write([]byte("g")) // fails only when bwrap is already gone
+	if !l.watch || ws == "" {
+		return func() {}, nil
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		l.watchWorkspace(ctx, done, pid, ws)
+	}()
+	return func() { close(done); wg.Wait() }, nil
+}
+
+// watchWorkspace measures the workspace now and then and stops the command
+// once it grew past its limit. The pause between two walks is ten times
+// what a walk took, and at least a quarter of a second, so the watch costs
+// little however big the workspace.
+//
+// The first walk, the baseline, runs while the command starts, so that a
+// big workspace does not delay every command; what the command writes during
+// it counts as already there.
+func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, pid int, ws string) {
+	l.baseline = treeSize(ws)
+	pause := 250 * time.Millisecond
+	for {
+		t := time.NewTimer(pause)
+		select {
+		case <-done:
+			t.Stop()
+			return
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		start := time.Now()
+		if treeSize(ws)-l.baseline > l.limits.WorkspaceGrowth {
+			l.grew.Store(true)
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			return
+		}
+		pause = max(250*time.Millisecond, 10*time.Since(start))
+	}
+}
+
+// finish names the limit the command hit, if any, appends the note that
+// says how to raise it, and removes the cgroups.
+func (l *launch) finish(r *Result, ws string) {
+	if l.cg == nil {
+		return
+	}
+	defer l.cg.remove()
+	name := l.cg.hit()
+	switch {
+	case name != "":
+	case l.grew.Load():
+		name = LimitWorkspace
+	case l.watch && ws != "" && treeSize(ws)-l.baseline > l.limits.WorkspaceGrowth:
+		name = LimitWorkspace
+	default:
+		name = limitFromOutput(r, ws)
+	}
+	if name == "" {
+		return
+	}
+	r.Limit = name
+	r.Output += limitNote(name, l.limits)
+	if r.ExitCode == 0 {
+		r.ExitCode = 1
+	}
+}
+
+// limitFromOutput recognises the limits the kernel enforces by a signal or an
+// error: CPU time (SIGXCPU), file size (SIGXFSZ, or EFBIG where the signal is
+// ignored, as Go programs do), the size of /tmp (ENOSPC while the
+// workspace's file system has room), and the per-user process limit.
+func limitFromOutput(r *Result, ws string) string {
+	out := strings.ToLower(r.Output)
+	switch {
+	case r.ExitCode == 128+int(syscall.SIGXCPU) || strings.Contains(out, "cpu time limit exceeded"):
+		return LimitCPUTime
+	case r.ExitCode == 128+int(syscall.SIGXFSZ) || strings.Contains(out, "file size limit exceeded") || strings.Contains(out, "file too large"):
+		return LimitFileSize
+	case strings.Contains(out, "no space left on device") && hasRoom(ws):
+		return LimitTmp
+	case strings.Contains(out, "resource temporarily unavailable") && strings.Contains(out, "fork"):
+		return LimitProcesses
+	}
+	return ""
+}
+
+// hasRoom reports whether the file system of dir has more than 64 MiB free.
+func hasRoom(dir string) bool {
+	var st unix.Statfs_t
+	if dir == "" || unix.Statfs(dir, &st) != nil {
+		return true
+	}
+	return int64(st.Bavail)*int64(st.Bsize) > 64<<20
+}
+
+// treeSize is the disk space the files under dir take, .git aside. It
+// follows no link and tolerates files vanishing under it.
+func treeSize(dir string) int64 {
+	var total int64
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" && filepath.Dir(p) == dir {
+			return fs.SkipDir
+		}
+		if fi, err := d.Info(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				total += st.Blocks * 512
+			} else {
+				total += fi.Size()
+			}
+		}
+		return nil
+	})
+	return total
+}
