@@ -36,6 +36,9 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"github-pr":      cmdGitHubPR,
 		"github-var":     cmdGitHubVar,
 		"github-issues":  cmdGitHubIssues,
+		"github-app":     cmdGitHubApp,
+		"github-device":  cmdGitHubDevice,
+		"perms-file":     cmdPermsFile,
 	}
 }
 
