@@ -21,8 +21,9 @@ func cmdGitHubApp(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: github-app")
 	}
 	g := githubOf(ts)
-	_, err := g.AddApp(scriptAppID)
+	pem, err := g.AddApp(scriptAppID)
 	ts.Check(err)
+	consoleOf(ts).pem = pem
 	id, _, err := g.AppOAuth(scriptAppID)
 	ts.Check(err)
 	ts.Setenv("GITHUB_SERVER_URL", g.URL)

@@ -39,6 +39,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"github-app":     cmdGitHubApp,
 		"github-device":  cmdGitHubDevice,
 		"perms-file":     cmdPermsFile,
+		"console-serve":  cmdConsoleServe,
+		"console-runs":   cmdConsoleRuns,
 	}
 }
 
