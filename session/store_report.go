@@ -26,6 +26,9 @@ func (s *Store) MarkReport(ctx context.Context, id string, pending bool) error {
 	if !validID(id) {
 		return fmt.Errorf("%q is not a session id", id)
 	}
+	if _, err := os.Stat(filepath.Join(s.Dir(id), RecordFile)); err != nil {
+		return fmt.Errorf("mark the report: no session %s in %s", id, s.home)
+	}
 	unlock, err := s.lockWait(ctx, id)
 	if err != nil {
 		return fmt.Errorf("mark the report of session %s: %w", id, err)
