@@ -88,3 +88,26 @@ func cmdConsoleRuns(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
 }
+
+// console-commands LOGIN FILE: write the instructions queued for LOGIN, a
+// line each: id, repository, state, result status, session, error.
+func cmdConsoleCommands(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: console-commands LOGIN FILE")
+	}
+	sc := consoleOf(ts)
+	if sc.store == nil {
+		ts.Fatalf("console-commands: run console-serve first")
+	}
+	cmds, err := sc.store.Commands(context.Background(), args[0], 100)
+	ts.Check(err)
+	var b strings.Builder
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "command %d %s %s", c.ID, c.Repo, c.State)
+		if r := c.Result; r != nil {
+			fmt.Fprintf(&b, " result=%s session=%s pr=%s contract=%t error=%q", r.Status, r.SessionID, r.PRURL, len(r.Contract) > 0, r.Error)
+		}
+		b.WriteString("\n")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+}
