@@ -87,3 +87,17 @@ func (c *Client) Finish(ctx context.Context, id int64, res Result) error {
 	}
 	return nil
 }
+
+// Renew keeps a claimed instruction for another lease and returns it with
+// its new lease_until.
+func (c *Client) Renew(ctx context.Context, id int64, claim string) (*Command, error) {
+	body, err := json.Marshal(map[string]string{"claim": claim})
+	if err != nil {
+		return nil, err
+	}
+	var cmd Command
+	if _, err := c.do(ctx, http.MethodPost, "/api/session-commands/"+strconv.FormatInt(id, 10)+"/lease", body, &cmd); err != nil {
+		return nil, fmt.Errorf("renew the lease of instruction %d: %w", id, err)
+	}
+	return &cmd, nil
+}

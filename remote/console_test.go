@@ -23,7 +23,7 @@ const appID = 4242
 // newConsole serves the real console of acme on a testkit GitHub where
 // the App is installed on acme and octo writes to acme/app; it returns a
 // client with octo's user-to-server token, and the store.
-func newConsole(t *testing.T) (*remote.Client, *console.SQL) {
+func newConsole(t *testing.T, opts ...func(*console.Config)) (*remote.Client, *console.SQL) {
 	t.Helper()
 	g := testkit.NewGitHub(t)
 	g.MustAddRepo(t, "acme", "app", map[string]string{"README.md": "# app\n"}, testkit.Private(true))
@@ -39,8 +39,12 @@ func newConsole(t *testing.T) (*remote.Client, *console.SQL) {
 	id, secret, err := g.AppOAuth(appID)
 	require.NoError(t, err)
 	cc := githubapp.NewClientCreator(g.APIURL()+"/", g.URL+"/api/graphql", appID, pem)
-	c, err := console.New(console.Config{Store: store, Org: "acme", AppID: appID, ClientID: id, ClientSecret: secret,
-		APIURL: g.APIURL(), WebURL: g.URL, App: console.NewApp(cc), Logger: zerolog.Nop()})
+	cfg := console.Config{Store: store, Org: "acme", AppID: appID, ClientID: id, ClientSecret: secret,
+		APIURL: g.APIURL(), WebURL: g.URL, App: console.NewApp(cc), Logger: zerolog.Nop()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	c, err := console.New(cfg)
 	require.NoError(t, err)
 	srv := httptest.NewServer(c)
 	t.Cleanup(srv.Close)
@@ -94,4 +98,34 @@ func TestServeStopsOnARefusedToken(t *testing.T) {
 	err := s.Loop(t.Context())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "run core auth login")
+}
+
+// A session longer than the lease keeps its claim: serve renews it, and
+// the result is accepted.
+func TestServeRenewsTheLease(t *testing.T) {
+	t.Parallel()
+	client, store := newConsole(t, func(c *console.Config) { c.Lease = 2 * time.Second })
+	_, err := client.Enqueue(t.Context(), "acme/app", "a long one", remote.Limits{})
+	require.NoError(t, err)
+	renewed := make(chan *remote.Command, 4)
+	var out bytes.Buffer
+	s := &remote.Serve{
+		Console: client, Repos: []string{"acme/app"}, PollWait: 5 * time.Second, Out: &out, Once: true,
+		OnRenew: func(c *remote.Command) { renewed <- c },
+		Run: func(ctx context.Context, c *remote.Command) remote.Result {
+			select {
+			case r := <-renewed:
+				assert.True(t, r.LeaseUntil.After(c.LeaseUntil), "the lease moved on")
+			case <-time.After(time.Minute):
+				t.Error("the lease was never renewed")
+			}
+			return remote.Result{Status: remote.Succeeded, Summary: "done at last"}
+		},
+	}
+	require.NoError(t, s.Loop(t.Context()))
+	cmds, err := store.Commands(t.Context(), "octo", 10)
+	require.NoError(t, err)
+	require.Len(t, cmds, 1)
+	require.NotNil(t, cmds[0].Result, out.String())
+	assert.Equal(t, remote.Succeeded, cmds[0].Result.Status)
 }

@@ -30,6 +30,9 @@ type Serve struct {
 	Out   io.Writer
 	// Wait waits d or until ctx ends (default: a timer); the back-off.
 	Wait func(ctx context.Context, d time.Duration) error
+	// OnRenew, when set, hears each renewal of a running instruction's
+	// lease.
+	OnRenew func(c *Command)
 }
 
 // Back-off while the console is unreachable.
@@ -86,7 +89,9 @@ func (s *Serve) handle(ctx context.Context, cmd *Command) {
 		res = Result{Status: Declined, Error: fmt.Sprintf("%s is not a repository this machine serves (--repo %s)", cmd.Repo, strings.Join(s.Repos, ", --repo "))}
 		fmt.Fprintf(s.Out, "serve: refused instruction %d: %s\n", cmd.ID, res.Error)
 	} else {
+		stop := s.keepLease(ctx, cmd)
 		res = s.Run(ctx, cmd)
+		stop()
 	}
 	res.Claim = cmd.Claim
 	s.audit(AuditEntry{Event: "result", Command: cmd.ID, Repo: cmd.Repo, Session: res.SessionID, Detail: strings.TrimSpace(res.Status + " " + res.Error)})
