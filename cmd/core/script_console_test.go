@@ -6,13 +6,16 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rs/zerolog"
 
 	"github.com/coreagent/core/console"
+	"github.com/coreagent/core/internal/testkit"
 )
 
 type consoleKey struct{}
@@ -110,4 +113,21 @@ func cmdConsoleCommands(ts *testscript.TestScript, neg bool, args []string) {
 		b.WriteString("\n")
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+}
+
+// model-wait N: wait until the last model server has received N requests
+// (a minute at most).
+func cmdModelWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: model-wait N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	servers, _ := ts.Value(modelServerKey{}).(*[]*testkit.ModelServer)
+	if len(*servers) == 0 {
+		ts.Fatalf("model-wait: no model server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ts.Check((*servers)[len(*servers)-1].WaitRequests(ctx, n))
 }
