@@ -119,6 +119,9 @@ type Record struct {
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	// ReportPending is set when the report could not be delivered to the
+	// console; core session sync sends it again.
+	ReportPending bool `json:"report_pending,omitempty"`
 
 	// AllowWorkflowChanges lets the session land changes under
 	// .github/workflows (--allow-workflow-changes); resume keeps it.

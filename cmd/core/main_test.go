@@ -46,6 +46,7 @@ func TestScripts(t *testing.T) {
 			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
 			var g *testkit.GitHub
 			e.Values[githubKey{}] = &g
+			e.Values[consoleKey{}] = &scriptConsole{}
 			return nil
 		},
 		Cmds: scriptCmds(),

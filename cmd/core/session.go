@@ -32,7 +32,7 @@ set, verifies through the sandbox, and lands the result on a branch.
 Sessions persist under $CORE_HOME/sessions/<id>/ (session.json,
 transcript.jsonl, report.json) and can be listed and resumed.`,
 	}
-	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e))
+	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e))
 	return cmd
 }
 
@@ -42,6 +42,7 @@ type sessionFlags struct {
 	vals        setup.Values
 	interactive bool
 	json        bool
+	consoleURL  string
 }
 
 // settingFlag is one setting as a flag: only what the user typed reaches
@@ -81,6 +82,7 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 	}
 	fl.BoolVar(&f.interactive, "interactive", false, "after the instruction completes, prompt for more (/exit to stop), and ask before landing")
 	fl.BoolVar(&f.json, "json", false, "print the run's report (as in report.json) on stdout when it ends; progress and the summary stay on stderr")
+	fl.StringVar(&f.consoleURL, "console-url", "", "the console the report is delivered to when the session ends (default $CORE_CONSOLE_URL; none: it stays local)")
 }
 
 // options builds session.Options from the flags and the environment
@@ -173,6 +175,7 @@ workspace), 1 failed, 130 cancelled.`,
 			}
 			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch, o.Clean = repo, prompt, issue, base, branch, clean
 			rep, err := session.Run(cmd.Context(), o)
+			e.report(cmd.Context(), f.consoleURL, rep, repo)
 			return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
 		},
 	}
@@ -212,6 +215,7 @@ the verify tier and the tool-call mode are the session's own.`,
 				return err
 			}
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)
+			e.report(cmd.Context(), f.consoleURL, rep, rec.Repo)
 			return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
 		},
 	}

@@ -37,6 +37,8 @@ func (g *GitHub) serveOAuthPages(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/login/oauth/authorize":
 		g.authorize(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/login/device/code":
+		g.deviceCode(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/login/oauth/access_token":
 		g.accessToken(w, r)
 	default:
@@ -98,6 +100,10 @@ func (g *GitHub) accessToken(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	f := r.Form
 	g.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Status: http.StatusOK})
+	if f.Get("grant_type") == deviceGrant {
+		g.deviceToken(w, r)
+		return
+	}
 	answer := url.Values{}
 	g.mu.Lock()
 	app := g.appByClientLocked(f.Get("client_id"))
@@ -119,15 +125,25 @@ func (g *GitHub) accessToken(w http.ResponseWriter, r *http.Request) {
 	if e := answer.Get("error"); e != "" {
 		answer.Set("error_uri", "https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/#"+strings.ReplaceAll(e, "_", "-"))
 	}
+	flat := map[string]any{}
+	for k := range answer {
+		flat[k] = answer.Get(k)
+	}
+	writeOAuth(w, r, flat)
+}
+
+// writeOAuth answers as GitHub's OAuth endpoints do: 200 even for a
+// refusal, JSON when the request accepts it, else a form.
+func writeOAuth(w http.ResponseWriter, r *http.Request, answer map[string]any) {
 	if strings.Contains(r.Header.Get("Accept"), "json") {
-		flat := map[string]string{}
-		for k := range answer {
-			flat[k] = answer.Get(k)
-		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_ = json.NewEncoder(w).Encode(flat)
+		_ = json.NewEncoder(w).Encode(answer)
 		return
 	}
+	form := url.Values{}
+	for k, v := range answer {
+		form.Set(k, fmt.Sprint(v))
+	}
 	w.Header().Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
-	_, _ = w.Write([]byte(answer.Encode()))
+	_, _ = w.Write([]byte(form.Encode()))
 }

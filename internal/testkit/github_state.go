@@ -237,6 +237,9 @@ type extState struct {
 	// is the user signed in to the double's web pages.
 	oauthCodes   map[string]oauthCode
 	browserLogin string
+	// devices are the device flow's codes, oldest first.
+	devices    []*deviceState
+	deviceFlow DeviceFlow
 
 	keyOnce sync.Once
 	key     *rsa.PrivateKey

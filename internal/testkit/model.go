@@ -271,6 +271,8 @@ type ModelServer struct {
 	active         int // chat handlers still running
 	refuseTools    bool
 	callIDs        int
+	// arrived is closed (and replaced) when a request is recorded.
+	arrived chan struct{}
 }
 
 // NewModelServer starts a scripted model server on a loopback port; it is
@@ -368,6 +370,7 @@ func (s *ModelServer) record(c Call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, c)
+	s.notifyLocked()
 }
 
 // callID names a tool call that has no scripted id.
@@ -430,6 +433,7 @@ func (s *ModelServer) take(c Call) (reply Reply, scripted int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, c)
+	s.notifyLocked()
 	if s.next >= len(s.replies) {
 		s.exhausted++
 		return Reply{}, len(s.replies), false
@@ -456,4 +460,34 @@ func (s *ModelServer) countModelList() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.modelLists++
+}
+
+// notifyLocked wakes WaitRequests. Callers hold s.mu.
+func (s *ModelServer) notifyLocked() {
+	if s.arrived != nil {
+		close(s.arrived)
+		s.arrived = nil
+	}
+}
+
+// WaitRequests waits until the server has received n chat requests (a
+// delayed reply's request counts on arrival), or ctx ends.
+func (s *ModelServer) WaitRequests(ctx context.Context, n int) error {
+	for {
+		s.mu.Lock()
+		if len(s.calls) >= n {
+			s.mu.Unlock()
+			return nil
+		}
+		if s.arrived == nil {
+			s.arrived = make(chan struct{})
+		}
+		ch := s.arrived
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for %d model requests: %w", n, ctx.Err())
+		case <-ch:
+		}
+	}
 }

@@ -94,3 +94,22 @@ func freeAddr(t *testing.T) string {
 	}
 	return addr
 }
+
+func TestWaitRequests(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	s, err := ServeModel(ctx, "127.0.0.1:0", []Reply{{Delay: time.Hour, Content: "late"}})
+	if err != nil {
+		t.Fatalf("ServeModel: %v", err)
+	}
+	go func() { _, _ = openaiClient(s, "").CreateChatCompletion(ctx, chatRequest("hi")) }()
+	if err := s.WaitRequests(t.Context(), 1); err != nil {
+		t.Fatalf("WaitRequests(1) = %v; the delayed request counts on arrival", err)
+	}
+	short, stop := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer stop()
+	if err := s.WaitRequests(short, 2); err == nil || !strings.Contains(err.Error(), "wait for 2 model requests") {
+		t.Errorf("WaitRequests(2) = %v; want the context's end", err)
+	}
+}

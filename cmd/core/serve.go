@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coreagent/core/auth"
+	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/remote"
+	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/setup"
+)
+
+// signedIn reads the core auth login credentials.
+func (e *env) signedIn() (*auth.Credentials, string, error) {
+	home, err := setup.Home(e.getenv, "")
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := auth.Load(home)
+	if err != nil {
+		return nil, home, err
+	}
+	if c.Expired(time.Now()) {
+		return nil, home, fmt.Errorf("the token of core auth login expired %s: run core auth login again", c.ExpiresAt.Format(time.RFC3339))
+	}
+	return c, home, nil
+}
+
+func newSessionQueueCmd(e *env) *cobra.Command {
+	var repo, consoleURL string
+	cmd := &cobra.Command{
+		Use:   `queue --repo OWNER/NAME "instruction"`,
+		Short: "Queue an instruction on the console for your own core session serve",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !gh.IsRepoName(repo) {
+				return fmt.Errorf("--repo must be owner/name, got %q", repo)
+			}
+			u := e.consoleURL(consoleURL)
+			if u == "" {
+				return errors.New("no console: pass --console-url or set CORE_CONSOLE_URL")
+			}
+			creds, _, err := e.signedIn()
+			if err != nil {
+				return err
+			}
+			c, err := (&remote.Client{URL: u, Token: creds.Token}).Enqueue(cmd.Context(), repo, args[0], remote.Limits{})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "queued instruction %d on %s for %s\n", c.ID, c.Repo, c.Target)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&repo, "repo", "", "the repository, owner/name (required)")
+	cmd.Flags().StringVar(&consoleURL, "console-url", "", "the console (default $CORE_CONSOLE_URL)")
+	return cmd
+}
+
+func newSessionServeCmd(e *env) *cobra.Command {
+	var (
+		f               sessionFlags
+		repos           []string
+		once, allowLand bool
+		verifyAudit     bool
+		pollWait        time.Duration
+		auditFile       string
+	)
+	cmd := &cobra.Command{
+		Use:   "serve --repo OWNER/NAME [--repo OWNER/NAME...] [flags]",
+		Short: "Run the instructions queued for you on the console, on this machine",
+		Long: `serve long-polls the console (--console-url or CORE_CONSOLE_URL) as the user of
+core auth login and runs each instruction queued for you as a session, one at
+a time, on the --repo repositories only: an instruction for any other is
+refused. Nobody is at this terminal: every gated tool (run_shell, file_issue)
+is denied; verification commands still run confined under --verify. Without
+--allow-land the work is kept in the workspace and nothing is pushed. Every
+claim and result goes to a hash-chained audit trail (--audit-file);
+--verify-audit checks it. SIGTERM ends a running session and releases its
+claim back to the queue.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := setup.Home(e.getenv, "")
+			if err != nil {
+				return err
+			}
+			if auditFile == "" {
+				auditFile = filepath.Join(home, "serve-audit.jsonl")
+			}
+			if verifyAudit {
+				n, err := remote.VerifyAudit(auditFile)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "%s: the chain holds (%d lines)\n", auditFile, n)
+				return nil
+			}
+			if len(repos) == 0 {
+				return errors.New("--repo is required: name each repository (owner/name) this machine may run instructions for")
+			}
+			for _, r := range repos {
+				if !gh.IsRepoName(r) || strings.ContainsAny(r, "*?") {
+					return fmt.Errorf("--repo must be owner/name (no wildcards), got %q", r)
+				}
+			}
+			u := e.consoleURL(f.consoleURL)
+			if u == "" {
+				return errors.New("no console: pass --console-url or set CORE_CONSOLE_URL")
+			}
+			creds, _, err := e.signedIn()
+			if err != nil {
+				return err
+			}
+			if err := setup.Check(f.vals); err != nil {
+				return setup.Word(err, setup.FlagWording)
+			}
+			client := &remote.Client{URL: u, Token: creds.Token}
+			s := &remote.Serve{
+				Console: client, Repos: repos, Once: once, PollWait: pollWait, Out: e.stderr,
+				Audit: &remote.Audit{Path: auditFile},
+				Run: func(ctx context.Context, c *remote.Command) remote.Result {
+					return e.serveOne(ctx, cmd, &f, creds, client, c, allowLand)
+				},
+			}
+			fmt.Fprintf(e.stderr, "serve: %s as %s, for %s\n", u, creds.Login, strings.Join(repos, ", "))
+			if !allowLand {
+				fmt.Fprintln(e.stderr, "serve: without --allow-land nothing is pushed: the work stays in the workspace")
+			}
+			return s.Loop(cmd.Context())
+		},
+	}
+	f.register(cmd, true)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&repos, "repo", nil, "a repository (owner/name) instructions may run on; repeat for more (required)")
+	fl.BoolVar(&once, "once", false, "run one queued instruction, then exit")
+	fl.BoolVar(&allowLand, "allow-land", false, "land the work as a commit and a draft pull request (default: keep it unpushed)")
+	fl.DurationVar(&pollWait, "poll-wait", 25*time.Second, "how long each long-poll of the console waits")
+	fl.StringVar(&auditFile, "audit-file", "", "the hash-chained audit trail (default $CORE_HOME/serve-audit.jsonl)")
+	fl.BoolVar(&verifyAudit, "verify-audit", false, "check the audit trail's chain, name the first bad line, and exit")
+	return cmd
+}
+
+// serveDefaults are serve's own limits, below the flags and environment.
+var serveDefaults = map[string]string{setup.MaxTurns: "12", setup.Timeout: "45m", setup.TurnTimeout: "12m"}
+
+// serveOne runs one instruction as a session: the gate denies everything,
+// the repository's token is the signed-in user's, and it lands only with
+// allowLand.
+func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags, creds *auth.Credentials, client *remote.Client, c *remote.Command, allowLand bool) remote.Result {
+	one := *f
+	one.vals = setup.Values{}
+	for k, v := range f.vals {
+		one.vals[k] = v
+	}
+	if c.Limits.MaxTurns > 0 {
+		one.vals[setup.MaxTurns] = strconv.Itoa(c.Limits.MaxTurns)
+	}
+	if c.Limits.Timeout != "" {
+		one.vals[setup.Timeout] = c.Limits.Timeout
+	}
+	if !allowLand {
+		one.vals[setup.DryRun] = "true"
+	}
+	one.interactive = false
+	o, err := e.options(cmd, &one, serveDefaults)
+	if err != nil {
+		return remote.Result{Status: remote.Failed, Error: err.Error()}
+	}
+	o.Approver = tools.DenyApprover{}
+	o.Input = strings.NewReader("")
+	ghc, err := gh.New(gh.Credentials{Token: creds.Token, APIURL: creds.APIURL}, nil)
+	if err != nil {
+		return remote.Result{Status: remote.Failed, Error: err.Error()}
+	}
+	setup.AddGitHub(&o, ghc)
+	o.Repo, o.Prompt = c.Repo, c.Instruction
+	rep, err := session.Run(ctx, o)
+	if rep == nil {
+		if ctx.Err() != nil {
+			return remote.Result{Status: remote.Released, Error: "serve stopped before the session started"}
+		}
+		return remote.Result{Status: remote.Failed, Error: fmt.Sprint(err)}
+	}
+	rep.WriteSummary(e.stderr)
+	workspace := "the session's workspace"
+	d, derr := e.delivery(client.URL)
+	if derr == nil {
+		workspace = d.Store.WorkspaceDir(rep.ID)
+		d.Console.Token = creds.Token
+		if derr = d.Deliver(context.WithoutCancel(ctx), rep.ID); derr != nil {
+			fmt.Fprintf(e.stderr, "report: %v\n", derr)
+		}
+	}
+	res := remote.Result{Summary: rep.Summary, PRURL: rep.PRURL, SessionID: rep.ID, Error: rep.Error}
+	if rep.Contract != nil {
+		res.Contract, _ = json.Marshal(rep.Contract)
+	}
+	switch {
+	case ctx.Err() != nil:
+		res.Status = remote.Released
+		res.Error = "serve was stopped (SIGTERM): the instruction goes back to the queue"
+	case rep.Status == session.StatusDone:
+		res.Status = remote.Succeeded
+		if !allowLand {
+			fmt.Fprintf(e.stderr, "serve: not landed (no --allow-land): the work is in %s, nothing was pushed\n", workspace)
+		}
+	default:
+		res.Status = remote.Failed
+		if res.Error == "" {
+			res.Error = "the session ended " + string(rep.Status)
+		}
+	}
+	return res
+}

@@ -1,0 +1,103 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Limits are an instruction's own limits, as the console queued them.
+type Limits struct {
+	MaxTurns int    `json:"max_turns,omitempty"`
+	Timeout  string `json:"timeout,omitempty"`
+}
+
+// Command is a queued instruction, as the console answers it.
+type Command struct {
+	ID          int64  `json:"id"`
+	Target      string `json:"target"`
+	Repo        string `json:"repo"`
+	Instruction string `json:"instruction"`
+	Limits      Limits `json:"limits"`
+	State       string `json:"state"`
+	// Claim is the claim's id: the result must name it.
+	Claim      string    `json:"claim,omitempty"`
+	LeaseUntil time.Time `json:"lease_until,omitzero"`
+	Attempts   int       `json:"attempts"`
+}
+
+// Result statuses the console takes.
+const (
+	Succeeded = "succeeded"
+	Failed    = "failed"
+	Declined  = "refused"
+	Released  = "released"
+)
+
+// Result is what a claimed instruction came to.
+type Result struct {
+	Claim     string          `json:"claim"`
+	Status    string          `json:"status"`
+	Summary   string          `json:"summary,omitempty"`
+	Contract  json.RawMessage `json:"contract,omitempty"`
+	PRURL     string          `json:"pr_url,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	SessionID string          `json:"session_id,omitempty"`
+}
+
+// Enqueue queues an instruction on repo for the token's user.
+func (c *Client) Enqueue(ctx context.Context, repo, instruction string, limits Limits) (*Command, error) {
+	body, err := json.Marshal(map[string]any{"repo": repo, "instruction": instruction, "limits": limits})
+	if err != nil {
+		return nil, err
+	}
+	var cmd Command
+	if _, err := c.do(ctx, http.MethodPost, "/api/session-commands", body, &cmd); err != nil {
+		return nil, fmt.Errorf("queue the instruction: %w", err)
+	}
+	return &cmd, nil
+}
+
+// Claim claims the token's user's next instruction, waiting up to wait
+// for one; nil when none came.
+func (c *Client) Claim(ctx context.Context, wait time.Duration) (*Command, error) {
+	var cmd Command
+	status, err := c.do(ctx, http.MethodGet, "/api/session-commands?"+url.Values{"wait": {wait.String()}}.Encode(), nil, &cmd)
+	if err != nil {
+		return nil, fmt.Errorf("claim an instruction: %w", err)
+	}
+	if status == http.StatusNoContent {
+		return nil, nil
+	}
+	return &cmd, nil
+}
+
+// Finish posts a claimed instruction's result.
+func (c *Client) Finish(ctx context.Context, id int64, res Result) error {
+	body, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	if _, err := c.do(ctx, http.MethodPost, "/api/session-commands/"+strconv.FormatInt(id, 10)+"/result", body, nil); err != nil {
+		return fmt.Errorf("post the result of instruction %d: %w", id, err)
+	}
+	return nil
+}
+
+// Renew keeps a claimed instruction for another lease and returns it with
+// its new lease_until.
+func (c *Client) Renew(ctx context.Context, id int64, claim string) (*Command, error) {
+	body, err := json.Marshal(map[string]string{"claim": claim})
+	if err != nil {
+		return nil, err
+	}
+	var cmd Command
+	if _, err := c.do(ctx, http.MethodPost, "/api/session-commands/"+strconv.FormatInt(id, 10)+"/lease", body, &cmd); err != nil {
+		return nil, fmt.Errorf("renew the lease of instruction %d: %w", id, err)
+	}
+	return &cmd, nil
+}
