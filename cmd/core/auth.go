@@ -37,14 +37,6 @@ func (e *env) apiURL() string {
 	return auth.APIURL(e.webURL())
 }
 
-// consoleURL is --console-url, else CORE_CONSOLE_URL.
-func (e *env) consoleURL(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	return e.getenv("CORE_CONSOLE_URL")
-}
-
 func newAuthLoginCmd(e *env) *cobra.Command {
 	var clientID, consoleURL string
 	var noBrowser bool
@@ -64,9 +56,12 @@ GITHUB_SERVER_URL (default https://github.com); the App's client id is
 				return err
 			}
 			if clientID == "" {
-				u := e.consoleURL(consoleURL)
+				u, err := e.consoleURL(consoleURL)
+				if err != nil {
+					return err
+				}
 				if u == "" {
-					return errors.New("no OAuth client id: pass --client-id, or --console-url (or CORE_CONSOLE_URL) to ask the console for it")
+					return errors.New("no OAuth client id: pass --client-id, or --console-url (or CORE_CONSOLE_URL, or console_url in $CORE_HOME/config.toml) to ask the console for it")
 				}
 				if clientID, err = auth.ConsoleClientID(cmd.Context(), nil, u); err != nil {
 					return err

@@ -52,7 +52,11 @@ func (e *env) delivery(consoleURL string) (*remote.Delivery, error) {
 		return nil, err
 	}
 	d := &remote.Delivery{Store: store, Out: e.stderr, RepoName: e.originRepo}
-	if u := e.consoleURL(consoleURL); u != "" {
+	u, err := e.consoleURL(consoleURL)
+	if err != nil {
+		return nil, err
+	}
+	if u != "" {
 		d.Console = &remote.Client{URL: u}
 	}
 	return d, nil

@@ -46,9 +46,12 @@ func newSessionQueueCmd(e *env) *cobra.Command {
 			if !gh.IsRepoName(repo) {
 				return fmt.Errorf("--repo must be owner/name, got %q", repo)
 			}
-			u := e.consoleURL(consoleURL)
+			u, err := e.consoleURL(consoleURL)
+			if err != nil {
+				return err
+			}
 			if u == "" {
-				return errors.New("no console: pass --console-url or set CORE_CONSOLE_URL")
+				return errors.New("no console: pass --console-url, set CORE_CONSOLE_URL, or write console_url in $CORE_HOME/config.toml")
 			}
 			creds, _, err := e.signedIn()
 			if err != nil {
@@ -113,9 +116,12 @@ claim back to the queue.`,
 					return fmt.Errorf("--repo must be owner/name (no wildcards), got %q", r)
 				}
 			}
-			u := e.consoleURL(f.consoleURL)
+			u, err := e.consoleURL(f.consoleURL)
+			if err != nil {
+				return err
+			}
 			if u == "" {
-				return errors.New("no console: pass --console-url or set CORE_CONSOLE_URL")
+				return errors.New("no console: pass --console-url, set CORE_CONSOLE_URL, or write console_url in $CORE_HOME/config.toml")
 			}
 			creds, _, err := e.signedIn()
 			if err != nil {
