@@ -113,10 +113,3 @@ func unixTime(ns int64) time.Time {
 	}
 	return time.Unix(0, ns).UTC()
 }
-
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}

@@ -32,12 +32,6 @@ type Identity struct {
 	Reason string
 }
 
-// refusal is a token the console refuses, with the reason it tells the
-// caller and writes to the audit log.
-type refusal struct{ reason string }
-
-func (r *refusal) Error() string { return r.reason }
-
 // verifier asks GitHub what a token is, and remembers the answer for ttl
 // under the token's SHA-256: the token itself is kept nowhere.
 type verifier struct {

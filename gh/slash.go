@@ -78,11 +78,6 @@ func ParseCommandsFor(body, trigger string) []Command {
 	return cmds
 }
 
-// FindCommand returns the first /core command named name.
-func FindCommand(body, name string) (Command, bool) {
-	return FindCommandFor(body, DefaultTrigger, name)
-}
-
 // FindCommandFor returns the first command named name after trigger.
 func FindCommandFor(body, trigger, name string) (Command, bool) {
 	for _, c := range ParseCommandsFor(body, trigger) {

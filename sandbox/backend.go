@@ -17,7 +17,6 @@ const (
 // own mechanism: bwrap namespaces on this machine, or a sibling container
 // through the Docker engine.
 type backend interface {
-	name() string
 	run(ctx context.Context, argv []string, opts RunOptions) (Result, error)
 }
 
@@ -26,8 +25,6 @@ type bwrapBackend struct {
 	s     *Sandbox
 	bwrap string
 }
-
-func (b bwrapBackend) name() string { return BackendBwrap }
 
 func (b bwrapBackend) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
 	return b.s.runConfined(ctx, b.bwrap, argv, opts)

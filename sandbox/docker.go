@@ -60,8 +60,6 @@ type dockerBackend struct {
 	mounts mounts   // core's container path → host path; nil on a host
 }
 
-func (d *dockerBackend) name() string { return BackendDocker }
-
 // run runs argv in a fresh sibling container and waits for it.
 func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
 	r := Result{Argv: argv, Sandboxed: true}
