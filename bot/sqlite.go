@@ -6,15 +6,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/coreagent/core/internal/sqlitefile"
 )
 
 // ErrRunNotFound is returned by UpdateRun for a run the store does not hold.
@@ -77,28 +76,7 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 }
 
 func openSQLite(ctx context.Context, path string) (*SQLite, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := errors.Join(f.Chmod(0o600), f.Close()); err != nil {
-		return nil, err
-	}
-	// Pragmas run on every new connection (busy_timeout first). WAL with
-	// synchronous=NORMAL survives a process crash; _txlock makes every
-	// transaction BEGIN IMMEDIATE, so a read-then-write cannot interleave.
-	q := url.Values{
-		"_pragma": {"busy_timeout(5000)", "journal_mode(WAL)", "foreign_keys(ON)", "synchronous(NORMAL)"},
-		"_txlock": {"immediate"},
-	}
-	db, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: abs, RawQuery: q.Encode()}).String())
+	db, err := sqlitefile.Open(path, 5*time.Second, "foreign_keys(ON)")
 	if err != nil {
 		return nil, err
 	}

@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	// The two databases: modernc's SQLite (as the bot's store) and
 	// PostgreSQL through pgx's database/sql driver.
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
+
+	"github.com/coreagent/core/internal/sqlitefile"
 )
 
 // SQL is the Store on SQLite (one file, the embedded default) or on
@@ -64,25 +65,7 @@ func redactDSN(dsn string) string {
 }
 
 func openSQLite(path string) (*SQL, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := errors.Join(f.Chmod(0o600), f.Close()); err != nil {
-		return nil, err
-	}
-	q := url.Values{
-		"_pragma": {"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)"},
-		"_txlock": {"immediate"},
-	}
-	db, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: abs, RawQuery: q.Encode()}).String())
+	db, err := sqlitefile.Open(path, 10*time.Second)
 	if err != nil {
 		return nil, err
 	}
