@@ -30,6 +30,8 @@ type Env struct {
 	Stderr io.Writer
 	// HTTPClient talks to GitHub and the model; nil is the default.
 	HTTPClient *http.Client
+	// Self is core's executable (setup.Env.Self).
+	Self string
 }
 
 // ErrFailed is returned when the session failed: the annotations already
@@ -221,7 +223,9 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 // under HOME, which the runner mounts from the host at /github/home, so the
 // Docker backend can share its workspaces with sibling containers
 // (RUNNER_TEMP keeps its host path and is not mounted inside a Docker
-// action; it is the fallback without HOME), unless CORE_HOME says otherwise.
+// action; it is the fallback without HOME), unless CORE_HOME says otherwise;
+// the sandbox's Go caches are core's own (CORE_SANDBOX_USER_CACHES=off)
+// unless the workflow says otherwise.
 func setupEnv(env Env) setup.Env {
 	home := ""
 	if h := env.Getenv("HOME"); h != "" {
@@ -229,7 +233,18 @@ func setupEnv(env Env) setup.Env {
 	} else if tmp := env.Getenv("RUNNER_TEMP"); tmp != "" {
 		home = filepath.Join(tmp, "core")
 	}
-	return setup.Env{Getenv: env.Getenv, Home: home, HTTPClient: env.HTTPClient, Defaults: map[string]string{setup.Verify: "auto"},
+	getenv := func(name string) string {
+		v := env.Getenv(name)
+		if name == "CORE_SANDBOX_USER_CACHES" && v == "" {
+			// The container's own Go caches go with it, and sibling
+			// containers cannot bind them: the sandbox keeps its caches
+			// under $CORE_HOME/cache, which the workflows persist with
+			// actions/cache.
+			return "off"
+		}
+		return v
+	}
+	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto"},
 		OnRetry: func(rt model.Retry) { fmt.Fprintf(env.Stderr, "model: %s\n", rt) }}
 }
 

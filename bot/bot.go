@@ -29,6 +29,8 @@ type Deps struct {
 	SessionOptions func(ctx context.Context) (session.Options, error)
 	// Handled, when set, is called after each webhook delivery was handled.
 	Handled func()
+	// Self is core's executable (setup.Env.Self).
+	Self string
 }
 
 // Bot is the GitHub App: its store, the runner that carries runs out, and
@@ -82,7 +84,7 @@ func New(ctx context.Context, cfg *Config, deps Deps) (*Bot, error) {
 	if cfg.Dispatch == DispatchLocal {
 		options := deps.SessionOptions
 		if options == nil {
-			options = setupOptions(cfg, deps.Getenv)
+			options = setupOptions(cfg, deps.Getenv, deps.Self)
 		}
 		b.local = NewLocalRunner(base, options)
 		base.Runner = b.local
@@ -95,12 +97,12 @@ func New(ctx context.Context, cfg *Config, deps Deps) (*Bot, error) {
 
 // setupOptions sets local runs up through setup, the one way in: state
 // under <data-dir>/core unless CORE_HOME says otherwise.
-func setupOptions(cfg *Config, getenv func(string) string) func(ctx context.Context) (session.Options, error) {
+func setupOptions(cfg *Config, getenv func(string) string, self string) func(ctx context.Context) (session.Options, error) {
 	return func(ctx context.Context) (session.Options, error) {
 		if getenv == nil {
 			return session.Options{}, errors.New("the bot has no environment to set local runs up from")
 		}
-		ready, err := setup.Options(ctx, setup.Env{Getenv: getenv, Home: filepath.Join(cfg.DataDir, "core")}, nil)
+		ready, err := setup.Options(ctx, setup.Env{Getenv: getenv, Home: filepath.Join(cfg.DataDir, "core"), Self: self}, nil)
 		if err != nil {
 			return session.Options{}, setup.Word(err, setup.EnvWording)
 		}

@@ -18,6 +18,7 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 	if p.modCache, err = s.modCache(); err != nil {
 		return profile{}, err
 	}
+	p.userMods = s.cfg.ModCache == "" && p.modCache == s.userCaches().mod
 	if s.cfg.Home != "" {
 		if p.buildCache, err = s.cacheDir("go-build-sandbox"); err != nil {
 			return profile{}, err
@@ -45,7 +46,29 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 	if bin := s.fetchedToolchain(opts.Workspace); bin != "" {
 		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
 	}
+	if srv := s.serveBuildCache(argv, p); srv != nil {
+		defer srv.Close()
+		p.cacheProg, p.cacheSock = s.cfg.CacheProg, srv.socket()
+	}
 	return s.launch(ctx, bwrap, p, argv, opts)
+}
+
+// serveBuildCache starts, for a go command, the server through which the
+// confined build reads the user's build cache; nil when there is nothing
+// to serve or no executable to serve it inside.
+func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
+	if filepath.Base(argv[0]) != "go" || s.cfg.CacheProg == "" || !isExecutable(s.cfg.CacheProg) || p.buildCache == "" || cacheProgCommand(p.buildCache) == "" {
+		return nil
+	}
+	u := s.userCaches()
+	if u.build == "" {
+		return nil
+	}
+	srv, err := serveUserCache(u.build, p.buildCache)
+	if err != nil {
+		return nil // the build goes on with the sandbox-only cache
+	}
+	return srv
 }
 
 // runNetwork runs a go mod sub-command confined with the host's network:

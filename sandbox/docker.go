@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
@@ -159,7 +160,7 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 	}
 	if d.s.cfg.Home != "" {
 		var err error
-		if p.modCache, err = d.s.cacheDir("gomod"); err != nil {
+		if p.modCache, err = d.s.modCache(); err != nil {
 			return client.ContainerCreateOptions{}, err
 		}
 		if p.buildCache, err = d.s.cacheDir("go-build-sandbox"); err != nil {
@@ -240,13 +241,53 @@ func shareCaches(modCache, buildCache string) error {
 		return fmt.Errorf("share the module cache with the sandbox: %w", err)
 	}
 	if err := os.Lchown(buildCache, 65534, 65534); err == nil {
-		return nil
+		return ownTree(buildCache, 65534)
 	}
 	// Not root: no chown, so let everyone write it (under $CORE_HOME).
 	if err := os.Chmod(buildCache, 0o777); err != nil {
 		return fmt.Errorf("share the sandbox build cache with the sandbox user: %w", err)
 	}
 	return nil
+}
+
+// ownTree gives the sandbox user what of its build cache it does not own:
+// a cache restored from elsewhere (actions/cache extracts as the runner's
+// user) would otherwise be unwritable inside. Links are not followed. It
+// walks only when the cache's first level shows another owner.
+func ownTree(dir string, uid int) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	foreign := false
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fileOwner(fi) != uid {
+			foreign = true
+			break
+		}
+	}
+	if !foreign {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if fi, err := e.Info(); err == nil && fileOwner(fi) != uid {
+			if err := os.Lchown(p, uid, uid); err != nil {
+				return fmt.Errorf("give the sandbox user its build cache: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// fileOwner is a file's uid, or -1.
+func fileOwner(fi os.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
 }
 
 // shareWorkspace makes the workspace (not its .git) writable for the

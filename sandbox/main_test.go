@@ -17,6 +17,10 @@ import (
 var sharedHome string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "sandbox" && os.Args[2] == "gocache" {
+		// Started inside the sandbox as GOCACHEPROG, as core is.
+		os.Exit(serveGoCacheForTest(os.Args[3:]))
+	}
 	if os.Getenv("CORE_SANDBOX_HELPER") == "parent" {
 		helperParent()
 		return
@@ -116,4 +120,23 @@ func newWorkspace(t testing.TB) string {
 	require.NoError(t, err, string(out))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "README"), []byte("hello\n"), 0o644))
 	return ws
+}
+
+// serveGoCacheForTest is `core sandbox gocache --dir D --socket S` for
+// this test binary, which the sandbox tests give as Config.CacheProg.
+func serveGoCacheForTest(args []string) int {
+	var dir, socket string
+	for i := 0; i+1 < len(args); i += 2 {
+		switch args[i] {
+		case "--dir":
+			dir = args[i+1]
+		case "--socket":
+			socket = args[i+1]
+		}
+	}
+	if err := ServeGoCacheProg(os.Stdin, os.Stdout, dir, socket); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }

@@ -180,13 +180,15 @@ func TestConfigFromEnv(t *testing.T) {
 	env := map[string]string{
 		"CORE_SESSION_SANDBOX": "bwrap", "PATH": "/usr/bin", "HOME": "/home/u", "LANG": "de_DE.UTF-8",
 		"GOPROXY": "https://proxy.example", "GOPRIVATE": "example.com/*", "GITHUB_TOKEN": "ghs_secret",
+		"GOMODCACHE": "/cache/mod", "XDG_CACHE_HOME": "/cache",
 	}
 	cfg, err := ConfigFromEnv("/state", func(k string) string { return env[k] })
 	require.NoError(t, err)
 	assert.Equal(t, Config{
 		Home: "/state", Mode: ModeBwrap, Path: "/usr/bin", HostHome: "/home/u", Lang: "de_DE.UTF-8",
-		HostEnv: []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},
-		Limits:  DefaultLimits(),
+		HostEnv:    []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},
+		UserCaches: true, GoEnv: []string{"GOMODCACHE=/cache/mod", "XDG_CACHE_HOME=/cache"},
+		Limits: DefaultLimits(),
 	}, cfg, "the proxy settings pass, nothing else of the environment does")
 	env["CORE_SESSION_SANDBOX"] = "docker"
 	env["DOCKER_HOST"] = "tcp://127.0.0.1:2375"

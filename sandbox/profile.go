@@ -33,6 +33,9 @@ type profile struct {
 	modCache   string   // Go module cache, read-only inside unless modCacheRW
 	modCacheRW bool     // the download and go mod fill the module cache
 	buildCache string   // Go build cache used only inside, writable
+	userMods   bool     // modCache is the user's: leave its modes as go keeps them
+	cacheProg  string   // core's executable, serving GOCACHEPROG inside
+	cacheSock  string   // host socket of the user's build cache (gocache.go)
 	path       []string // PATH inside
 	toolRoots  []string // toolchain directories outside systemRoots, read-only
 	extraRO    []string // more host paths visible read-only (file:// proxies, resolv.conf)
@@ -102,6 +105,9 @@ func (p profile) args(argv []string) []string {
 	if p.buildCache != "" {
 		a = append(a, "--bind", p.buildCache, p.buildCache)
 	}
+	if p.cacheProg != "" {
+		a = append(a, "--ro-bind", p.cacheProg, cacheProgPath, "--ro-bind", p.cacheSock, cacheSocketPath)
+	}
 	dir := p.workspace
 	if p.scratch != "" {
 		a = append(a, "--bind", p.scratch, scratchDir)
@@ -141,7 +147,10 @@ func (p profile) env() []string {
 	}
 	if p.scratch != "" {
 		// The download: nothing but what go mod download needs.
-		env = append(env, "GOFLAGS=-modcacherw", "GOENV=off", "GOTELEMETRY=off")
+		env = append(env, "GOENV=off", "GOTELEMETRY=off")
+		if !p.userMods {
+			env = append(env, "GOFLAGS=-modcacherw")
+		}
 		if p.modCache != "" {
 			env = append(env, "GOMODCACHE="+p.modCache)
 		}
@@ -149,7 +158,7 @@ func (p profile) env() []string {
 	}
 	env = append(env, "TMPDIR=/tmp", "GOPATH=/tmp/go", "GOENV=off", "GOTELEMETRY=off")
 	if p.network {
-		env = append(env, "GOFLAGS=-modcacherw -buildvcs=false")
+		env = append(env, "GOFLAGS="+modFlags(p.userMods)+"-buildvcs=false")
 		env = append(env, p.hostEnv...)
 	} else {
 		env = append(env, "GOFLAGS=-buildvcs=false", "GOPROXY=off")
@@ -159,8 +168,21 @@ func (p profile) env() []string {
 	}
 	if p.buildCache != "" {
 		env = append(env, "GOCACHE="+p.buildCache)
+		if prog := cacheProgCommand(p.buildCache); p.cacheProg != "" && prog != "" {
+			env = append(env, "GOCACHEPROG="+prog)
+		}
 	}
 	return env
+}
+
+// modFlags is the start of GOFLAGS for a go command that may fill the
+// module cache: core's own cache stays writable, so that it can be
+// removed; the user's is left as their go keeps it.
+func modFlags(userMods bool) string {
+	if userMods {
+		return ""
+	}
+	return "-modcacherw "
 }
 
 // visible reports whether a host path is seen inside the sandbox through

@@ -27,7 +27,7 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 		"PATH=" + s.cfg.Path,
 		"LANG=" + orDefault(s.cfg.Lang, "C.UTF-8"),
 		"GOTOOLCHAIN=local",
-		"GOFLAGS=-modcacherw -buildvcs=false",
+		"GOFLAGS=" + modFlags(s.userCaches().mod != "" && s.cfg.ModCache == "") + "-buildvcs=false",
 		"GOTELEMETRY=off",
 	}
 	if s.cfg.HostHome != "" {
@@ -40,7 +40,9 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 	if mod != "" {
 		env = append(env, "GOMODCACHE="+mod)
 	}
-	if s.cfg.Home != "" {
+	if u := s.userCaches(); u.build != "" {
+		env = append(env, "GOCACHE="+u.build) // a host build: the user's cache, as their go would
+	} else if s.cfg.Home != "" {
 		build, err := s.cacheDir("go-build")
 		if err != nil {
 			return Result{}, err

@@ -45,8 +45,23 @@ type Config struct {
 	DockerImage string
 	// ModCache is the Go module cache: filled by the confined module
 	// download, read-only for every other confined command. Empty means
-	// Home/cache/gomod.
+	// the user's (go env GOMODCACHE) with UserCaches, else Home/cache/gomod.
 	ModCache string
+	// UserCaches shares the user's Go caches with the sandbox, as
+	// ConfigFromEnv does unless CORE_SANDBOX_USER_CACHES=off: the module
+	// download fills the user's module cache, which confined commands see
+	// read-only, and confined builds read the user's build cache through
+	// CacheProg. Without it both caches are core's own, under Home/cache.
+	UserCaches bool
+	// GoEnv holds the user's NAME=value settings that say where their Go
+	// caches are (GOPATH, GOMODCACHE, GOCACHE, GOENV, XDG_CACHE_HOME,
+	// XDG_CONFIG_HOME), for asking go env.
+	GoEnv []string
+	// CacheProg is core's executable, which serves Go's build cache inside
+	// the sandbox (`core sandbox gocache`): confined builds read the
+	// user's build cache through it. Empty means confined builds use the
+	// sandbox-only cache alone.
+	CacheProg string
 	// Limits bound every confined command; zero fields take DefaultLimits.
 	Limits Limits
 	// DownloadTimeout bounds the module download; zero means
@@ -68,7 +83,8 @@ func hostEnvNames() []string {
 // edge: CORE_SESSION_SANDBOX, PATH, HOME, LANG, the module proxy settings,
 // the limits (CORE_SANDBOX_PIDS, CORE_SANDBOX_MEMORY, CORE_SANDBOX_CPU,
 // CORE_SANDBOX_FILE_SIZE, CORE_SANDBOX_TMP, CORE_SANDBOX_WORKSPACE_GROWTH)
-// and CORE_SANDBOX_DOWNLOAD_TIMEOUT. home is the state directory
+// CORE_SANDBOX_DOWNLOAD_TIMEOUT, CORE_SANDBOX_USER_CACHES and where the
+// user's Go caches are (GOPATH, GOMODCACHE, GOCACHE, ...). home is the state directory
 // ($CORE_HOME or the entry point's own).
 func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	mode, err := ParseMode(getenv("CORE_SESSION_SANDBOX"))
@@ -87,6 +103,18 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("CORE_SANDBOX_DOWNLOAD_TIMEOUT must be a duration such as 10m, got %q", v)
 		}
 		cfg.DownloadTimeout = d
+	}
+	switch v := getenv("CORE_SANDBOX_USER_CACHES"); v {
+	case "", "on":
+		cfg.UserCaches = true
+	case "off":
+	default:
+		return Config{}, fmt.Errorf("CORE_SANDBOX_USER_CACHES must be on or off, got %q", v)
+	}
+	for _, name := range userGoEnvNames() {
+		if v := getenv(name); v != "" {
+			cfg.GoEnv = append(cfg.GoEnv, name+"="+v)
+		}
 	}
 	for _, name := range hostEnvNames() {
 		if v := getenv(name); v != "" {
@@ -109,6 +137,9 @@ type Sandbox struct {
 	seccompErr  [2]error
 
 	mu         sync.Mutex
+	userOnce sync.Once
+	user     userCaches
+
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
 	toolScans  map[string]rootOnly // tool root → what root alone may read in it
 }
@@ -342,9 +373,12 @@ func (s *Sandbox) cacheDir(name string) (string, error) {
 }
 
 // modCache returns the module cache directory, made if missing: Config's
-// ModCache, or Home/cache/gomod; "" when neither is set.
+// ModCache, else the user's, else Home/cache/gomod; "" when none is set.
 func (s *Sandbox) modCache() (string, error) {
 	if s.cfg.ModCache == "" {
+		if u := s.userCaches(); u.mod != "" {
+			return u.mod, nil
+		}
 		if s.cfg.Home == "" {
 			return "", nil
 		}

@@ -30,6 +30,10 @@ type Env struct {
 	// OnRetry, when set, is told of each model request that will be
 	// retried (the CLI and the Action print it).
 	OnRetry func(model.Retry)
+	// Self is core's own executable, which serves Go's build cache inside
+	// the sandbox (`core sandbox gocache`); empty means confined builds do
+	// without the user's build cache.
+	Self string
 }
 
 // Values are the settings an entry point was given, by setting name.
@@ -74,12 +78,14 @@ func Home(getenv func(string) string, def string) (string, error) {
 }
 
 // Sandbox builds the sandbox from the environment (CORE_SESSION_SANDBOX,
-// PATH, HOME, LANG, the module proxy settings) for the state directory.
-func Sandbox(getenv func(string) string, home string) (*sandbox.Sandbox, error) {
+// PATH, HOME, LANG, the module proxy settings) for the state directory;
+// self is core's executable (Env.Self).
+func Sandbox(getenv func(string) string, home, self string) (*sandbox.Sandbox, error) {
 	cfg, err := sandbox.ConfigFromEnv(home, getenv)
 	if err != nil {
 		return nil, &session.ConfigError{Option: "sandbox", Err: err}
 	}
+	cfg.CacheProg = self
 	return sandbox.New(cfg), nil
 }
 
@@ -128,7 +134,7 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
 	}
-	sb, err := Sandbox(env.Getenv, home)
+	sb, err := Sandbox(env.Getenv, home, env.Self)
 	if err != nil {
 		return nil, err
 	}

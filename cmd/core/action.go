@@ -26,7 +26,7 @@ checks_failed. Exit status 0 for done or partial (with a warning), 1 for
 failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			err := action.Run(cmd.Context(), action.Env{Getenv: e.getenv, Stdout: e.stdout, Stderr: e.stderr})
+			err := action.Run(cmd.Context(), action.Env{Getenv: e.getenv, Stdout: e.stdout, Stderr: e.stderr, Self: e.self})
 			if err == action.ErrFailed {
 				return exitCode(1)
 			}

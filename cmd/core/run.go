@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -21,12 +22,16 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// self is core's executable: it serves Go's build cache inside the
+	// sandbox (core sandbox gocache).
+	self string
 }
 
 // run is the whole program: main only calls it and turns its error into an
 // exit status. Tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	self, _ := os.Executable()
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, self: self}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,7 +19,7 @@ func (e *env) sandbox() (*sandbox.Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb, err := setup.Sandbox(e.getenv, home)
+	sb, err := setup.Sandbox(e.getenv, home, e.self)
 	return sb, setup.Word(err, setup.FlagWording)
 }
 
@@ -40,7 +41,28 @@ Docker action, where bwrap has no namespaces), bwrap or docker makes that
 backend's failed probe fatal, off opts out (and then --verify test refuses to
 start).`,
 	}
-	cmd.AddCommand(newSandboxProbeCmd(e), newSandboxRunCmd(e))
+	cmd.AddCommand(newSandboxProbeCmd(e), newSandboxRunCmd(e), newSandboxGoCacheCmd(e))
+	return cmd
+}
+
+// newSandboxGoCacheCmd is what the go command starts inside the sandbox as
+// its GOCACHEPROG; people never run it.
+func newSandboxGoCacheCmd(e *env) *cobra.Command {
+	var dir, socket string
+	cmd := &cobra.Command{
+		Use:    "gocache --dir DIR [--socket PATH]",
+		Short:  "Serve Go's build cache to a confined go command (GOCACHEPROG); core starts it inside the sandbox",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" || !filepath.IsAbs(dir) {
+				return fmt.Errorf("--dir must be the absolute path of the sandbox-only build cache, got %q", dir)
+			}
+			return sandbox.ServeGoCacheProg(e.stdin, e.stdout, dir, socket)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "the sandbox-only build cache, where every entry is written")
+	cmd.Flags().StringVar(&socket, "socket", "", "core's socket for entries of the user's build cache (none: the sandbox-only cache alone)")
 	return cmd
 }
 
@@ -94,6 +116,9 @@ to raise --verify build to --verify test.`,
 			}
 			if !p.Usable {
 				return exitCode(1)
+			}
+			for _, l := range sb.Caches(p.Backend) {
+				fmt.Fprintln(out, l)
 			}
 			if sb.Mode() == sandbox.ModeOff {
 				fmt.Fprintln(out, "note: CORE_SESSION_SANDBOX=off, so core will not use it")

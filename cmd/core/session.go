@@ -89,7 +89,7 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 // through setup, the one way in; defaults are the CLI's own (resume's
 // recorded endpoint).
 func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]string) (session.Options, error) {
-	ready, err := setup.Options(cmd.Context(), setup.Env{Getenv: e.getenv, Defaults: defaults,
+	ready, err := setup.Options(cmd.Context(), setup.Env{Getenv: e.getenv, Self: e.self, Defaults: defaults,
 		OnRetry: func(r model.Retry) { fmt.Fprintf(e.stderr, "model: %s\n", r) }}, f.vals)
 	if err != nil {
 		return session.Options{}, setup.Word(err, setup.FlagWording)

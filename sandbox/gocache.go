@@ -1,0 +1,342 @@
+package sandbox
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Confined Go builds read the user's build cache but never write it. Go's
+// GOCACHEPROG protocol lets a program of core's own serve the cache: inside
+// the sandbox, `core sandbox gocache` (ServeGoCacheProg) answers the go
+// command from the sandbox-only cache ($CORE_HOME/cache/go-build-sandbox,
+// which no host build reads) and writes every new entry there; on a miss it
+// asks core on the host, over a socket bound into the sandbox, for the
+// user's entry with that action ID (userCacheServer). The host side only
+// reads the user's cache, by a fixed-size key, and copies what it finds: the
+// user's files are never mounted inside, so confined code can neither write
+// them nor list what else the user has built and tested.
+//
+// Both caches use the go command's own layout: <dir>/<xx>/<id>-a holds an
+// action's entry, <dir>/<xx>/<id>-d an output. A go without GOCACHEPROG
+// (older than 1.24) reads and writes the sandbox-only cache directly.
+
+// Where the sandbox sees core's executable and the host's cache socket.
+const (
+	cacheProgPath   = "/run/core/core"
+	cacheSocketPath = "/run/core/gocache.sock"
+)
+
+// hashSize is the size of an action or output ID.
+const hashSize = 32
+
+// entrySize is the size of an action entry:
+// "v1 <hex id> <hex out> <decimal size, 20 wide> <unix nano, 20 wide>\n".
+const entrySize = 2 + 1 + 2*hashSize + 1 + 2*hashSize + 1 + 20 + 1 + 20 + 1
+
+// maxCacheObject bounds one output the host copies into the sandbox.
+const maxCacheObject = 2 << 30
+
+// cacheEntry is an action's entry: its output and when it was made.
+type cacheEntry struct {
+	out  [hashSize]byte
+	size int64
+	time time.Time
+}
+
+// cachePath is where a cache dir keeps id's file of kind "a" or "d".
+func cachePath(dir string, id [hashSize]byte, kind string) string {
+	return filepath.Join(dir, fmt.Sprintf("%02x", id[0]), fmt.Sprintf("%x-%s", id, kind))
+}
+
+// readEntry reads id's entry in dir and checks that its output is there,
+// a regular file of the recorded size. Links are not followed.
+func readEntry(dir string, id [hashSize]byte) (cacheEntry, bool) {
+	b, err := readSmall(cachePath(dir, id, "a"), entrySize)
+	if err != nil || len(b) != entrySize {
+		return cacheEntry{}, false
+	}
+	e, ok := parseEntry(b, id)
+	if !ok {
+		return cacheEntry{}, false
+	}
+	fi, err := os.Lstat(cachePath(dir, e.out, "d"))
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
+		return cacheEntry{}, false
+	}
+	return e, true
+}
+
+// parseEntry parses an action entry the way the go command does.
+func parseEntry(b []byte, id [hashSize]byte) (cacheEntry, bool) {
+	f := strings.Split(strings.TrimSuffix(string(b), "\n"), " ")
+	if len(f) < 5 || f[0] != "v1" || f[1] != hex.EncodeToString(id[:]) {
+		return cacheEntry{}, false
+	}
+	var e cacheEntry
+	out, err := hex.DecodeString(f[2])
+	if err != nil || len(out) != hashSize {
+		return cacheEntry{}, false
+	}
+	copy(e.out[:], out)
+	nums := strings.Fields(strings.Join(f[3:], " "))
+	if len(nums) != 2 {
+		return cacheEntry{}, false
+	}
+	size, err1 := strconv.ParseInt(nums[0], 10, 64)
+	nano, err2 := strconv.ParseInt(nums[1], 10, 64)
+	if err1 != nil || err2 != nil || size < 0 || size > maxCacheObject || nano < 0 {
+		return cacheEntry{}, false
+	}
+	e.size, e.time = size, time.Unix(0, nano)
+	return e, true
+}
+
+// readSmall reads at most limit+1 bytes of a regular file, not following a
+// link in its last element.
+func readSmall(path string, limit int) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+}
+
+// writeCacheFile writes a file of a cache dir whole or not at all: size
+// bytes of body, or what body holds when size is negative.
+func writeCacheFile(path string, body io.Reader, size int64) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(tmp, body)
+	if err == nil && size >= 0 && n != size {
+		err = fmt.Errorf("wrote %d bytes of %d", n, size)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// writeEntry records id's output in dir: the output first, then the entry
+// that points at it, so that a reader never sees an entry without its
+// output.
+func writeEntry(dir string, id [hashSize]byte, e cacheEntry, body io.Reader) (string, error) {
+	out := cachePath(dir, e.out, "d")
+	if err := writeCacheFile(out, body, e.size); err != nil {
+		return "", err
+	}
+	line := fmt.Sprintf("v1 %x %x %20d %20d\n", id, e.out, e.size, e.time.UnixNano())
+	if err := writeCacheFile(cachePath(dir, id, "a"), strings.NewReader(line), -1); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// The wire between the relay and the host: the relay sends an action ID;
+// the host answers one byte, 0 for a miss, 1 for a hit, followed by the
+// output ID, the size and the time (both big-endian int64). On a hit the
+// host has already copied the entry into the sandbox-only cache.
+const (
+	wireMiss = 0
+	wireHit  = 1
+)
+
+// userCacheServer answers the sandbox's lookups in the user's build cache
+// for the length of one confined command: it copies the user's entries
+// into the sandbox-only cache, on the host, where the kernel copies the
+// bytes (copy_file_range), through an os.Root so that nothing confined
+// code planted in that cache can send a write elsewhere.
+type userCacheServer struct {
+	dir  string   // the user's GOCACHE
+	into *os.Root // the sandbox-only cache
+	tmp  string   // private directory holding the socket
+	ln   *net.UnixListener
+	done chan struct{}
+	made sync.Map // the subdirectories of into made so far
+}
+
+// socket is the host path of the server's socket.
+func (u *userCacheServer) socket() string { return filepath.Join(u.tmp, "s") }
+
+// serveUserCache starts a server that copies entries of the user's build
+// cache dir into the sandbox-only cache into, on a socket in a fresh
+// private directory.
+func serveUserCache(dir, into string) (*userCacheServer, error) {
+	root, err := os.OpenRoot(into)
+	if err != nil {
+		return nil, fmt.Errorf("the sandbox's build cache: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "core-gocache-")
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("build cache socket: %w", err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(tmp, "s"), Net: "unix"})
+	if err != nil {
+		root.Close()
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("build cache socket: %w", err)
+	}
+	u := &userCacheServer{dir: dir, into: root, tmp: tmp, ln: ln, done: make(chan struct{})}
+	go u.accept()
+	return u, nil
+}
+
+// maxCacheConns bounds the connections served at once: one per go command
+// running inside, and confined code gets no more than that.
+const maxCacheConns = 64
+
+func (u *userCacheServer) accept() {
+	defer close(u.done)
+	slots := make(chan struct{}, maxCacheConns)
+	for {
+		c, err := u.ln.AcceptUnix()
+		if err != nil {
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+			go func() {
+				defer func() { <-slots }()
+				u.serve(c)
+			}()
+		default:
+			c.Close()
+		}
+	}
+}
+
+// serve answers one connection's lookups until it closes.
+func (u *userCacheServer) serve(c *net.UnixConn) {
+	defer c.Close()
+	r := bufio.NewReader(c)
+	var id [hashSize]byte
+	for {
+		if _, err := io.ReadFull(r, id[:]); err != nil {
+			return
+		}
+		if _, err := c.Write(u.answer(id)); err != nil {
+			return
+		}
+	}
+}
+
+// answer copies the user's entry for id into the sandbox-only cache and
+// says where it is, or says it missed.
+func (u *userCacheServer) answer(id [hashSize]byte) []byte {
+	e, ok := readEntry(u.dir, id)
+	if !ok || u.copyEntry(id, e) != nil {
+		return []byte{wireMiss}
+	}
+	head := make([]byte, 1+hashSize+16)
+	head[0] = wireHit
+	copy(head[1:], e.out[:])
+	binary.BigEndian.PutUint64(head[1+hashSize:], uint64(e.size))
+	binary.BigEndian.PutUint64(head[1+hashSize+8:], uint64(e.time.UnixNano()))
+	return head
+}
+
+// copyEntry copies the user's output and entry for id into the
+// sandbox-only cache, the output first.
+func (u *userCacheServer) copyEntry(id [hashSize]byte, e cacheEntry) error {
+	f, err := os.OpenFile(cachePath(u.dir, e.out, "d"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
+		return errors.New("the output changed")
+	}
+	sub := fmt.Sprintf("%02x", e.out[0])
+	if err := u.put(sub, fmt.Sprintf("%x-d", e.out), f, e.size); err != nil {
+		return err
+	}
+	line := fmt.Sprintf("v1 %x %x %20d %20d\n", id, e.out, e.size, e.time.UnixNano())
+	return u.put(fmt.Sprintf("%02x", id[0]), fmt.Sprintf("%x-a", id), strings.NewReader(line), int64(len(line)))
+}
+
+// put writes size bytes of body as sub/name in the sandbox-only cache,
+// whole or not at all.
+func (u *userCacheServer) put(sub, name string, body io.Reader, size int64) error {
+	if _, ok := u.made.Load(sub); !ok {
+		if err := u.into.MkdirAll(sub, 0o777); err != nil {
+			return err
+		}
+		u.made.Store(sub, true)
+	}
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return err
+	}
+	tmp := filepath.Join(sub, fmt.Sprintf(".tmp-%x", rnd))
+	f, err := u.into.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(f, io.LimitReader(body, size))
+	if err == nil && n != size {
+		err = fmt.Errorf("copied %d bytes of %d", n, size)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = u.into.Rename(tmp, filepath.Join(sub, name))
+	}
+	if err != nil {
+		u.into.Remove(tmp)
+	}
+	return err
+}
+
+// Close stops the server, ends its connections and removes the socket.
+func (u *userCacheServer) Close() {
+	u.ln.Close()
+	<-u.done
+	u.into.Close()
+	os.RemoveAll(u.tmp)
+}
+
+// cacheProgCommand is GOCACHEPROG for a sandbox-only cache at dir: core's
+// executable as the sandbox sees it, quoted the go command's way; "" when
+// dir cannot be quoted so.
+func cacheProgCommand(dir string) string {
+	q := ""
+	switch {
+	case !strings.Contains(dir, "'"):
+		q = "'"
+	case !strings.Contains(dir, `"`):
+		q = `"`
+	default:
+		return ""
+	}
+	return cacheProgPath + " sandbox gocache --dir " + q + dir + q + " --socket " + cacheSocketPath
+}
+

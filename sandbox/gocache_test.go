@@ -1,0 +1,336 @@
+package sandbox
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// goDriver speaks to a GOCACHEPROG as the go command does.
+type goDriver struct {
+	t   *testing.T
+	enc *json.Encoder
+	dec *json.Decoder
+	id  int64
+}
+
+func startCacheProg(t *testing.T, dir, socket string) (*goDriver, <-chan error) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := ServeGoCacheProg(inR, outW, dir, socket)
+		outW.Close()
+		done <- err
+	}()
+	t.Cleanup(func() { inW.Close() })
+	d := &goDriver{t: t, enc: json.NewEncoder(inW), dec: json.NewDecoder(bufio.NewReader(outR))}
+	var hello progResponse
+	require.NoError(t, d.dec.Decode(&hello))
+	assert.Equal(t, []string{"get", "put", "close"}, hello.KnownCommands)
+	return d, done
+}
+
+func (d *goDriver) send(req progRequest, body []byte) progResponse {
+	d.t.Helper()
+	d.id++
+	req.ID = d.id
+	require.NoError(d.t, d.enc.Encode(req))
+	if body != nil {
+		require.NoError(d.t, d.enc.Encode(body))
+	}
+	var res progResponse
+	require.NoError(d.t, d.dec.Decode(&res))
+	require.Equal(d.t, req.ID, res.ID)
+	return res
+}
+
+func hashOf(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
+
+func TestCacheProgPutGetMiss(t *testing.T) {
+	dir := t.TempDir()
+	d, done := startCacheProg(t, dir, "")
+	body := []byte("compiled object")
+	res := d.send(progRequest{Command: "put", ActionID: hashOf("a1"), OutputID: hashOf("o1"), BodySize: int64(len(body))}, body)
+	require.Empty(t, res.Err)
+	got, err := os.ReadFile(res.DiskPath)
+	require.NoError(t, err)
+	assert.Equal(t, body, got)
+	assert.True(t, within(res.DiskPath, dir))
+
+	res = d.send(progRequest{Command: "get", ActionID: hashOf("a1")}, nil)
+	assert.False(t, res.Miss)
+	assert.Equal(t, hashOf("o1"), res.OutputID)
+	assert.Equal(t, int64(len(body)), res.Size)
+	require.NotNil(t, res.Time)
+
+	// An empty output has no body line.
+	res = d.send(progRequest{Command: "put", ActionID: hashOf("a2"), OutputID: hashOf("o2")}, nil)
+	require.Empty(t, res.Err)
+	res = d.send(progRequest{Command: "get", ActionID: hashOf("a2")}, nil)
+	assert.False(t, res.Miss)
+	assert.Zero(t, res.Size)
+
+	assert.True(t, d.send(progRequest{Command: "get", ActionID: hashOf("never")}, nil).Miss)
+	assert.Contains(t, d.send(progRequest{Command: "get", ActionID: []byte("short")}, nil).Err, "32 bytes")
+	assert.Contains(t, d.send(progRequest{Command: "frob"}, nil).Err, "unknown command")
+
+	// An entry whose output is gone, or is a link, is a miss.
+	require.NoError(t, os.Remove(cachePath(dir, [32]byte(hashOf("o1")), "d")))
+	assert.True(t, d.send(progRequest{Command: "get", ActionID: hashOf("a1")}, nil).Miss)
+	require.NoError(t, os.Symlink("/etc/passwd", cachePath(dir, [32]byte(hashOf("o1")), "d")))
+	assert.True(t, d.send(progRequest{Command: "get", ActionID: hashOf("a1")}, nil).Miss)
+
+	d.send(progRequest{Command: "close"}, nil)
+	require.NoError(t, <-done)
+}
+
+func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
+	user, sandbox := t.TempDir(), t.TempDir()
+	body := "the user's compiled fmt"
+	_, err := writeEntry(user, [32]byte(hashOf("fmt")), cacheEntry{out: [32]byte(hashOf("fmt-out")), size: int64(len(body)), time: time.Unix(1700000000, 0)}, strings.NewReader(body))
+	require.NoError(t, err)
+	before := treeDigest(t, user)
+
+	srv, err := serveUserCache(user, sandbox)
+	require.NoError(t, err)
+	defer srv.Close()
+	d, done := startCacheProg(t, sandbox, srv.socket())
+
+	res := d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil)
+	require.False(t, res.Miss, res.Err)
+	assert.True(t, within(res.DiskPath, sandbox), "the output is a copy in the sandbox-only cache: %s", res.DiskPath)
+	got, err := os.ReadFile(res.DiskPath)
+	require.NoError(t, err)
+	assert.Equal(t, body, string(got))
+	assert.Equal(t, time.Unix(1700000000, 0).UnixNano(), res.Time.UnixNano())
+	assert.True(t, d.send(progRequest{Command: "get", ActionID: hashOf("nothing")}, nil).Miss)
+
+	// What the sandbox puts stays in the sandbox-only cache.
+	res = d.send(progRequest{Command: "put", ActionID: hashOf("new"), OutputID: hashOf("new-out"), BodySize: 3}, []byte("new"))
+	require.Empty(t, res.Err)
+	assert.True(t, within(res.DiskPath, sandbox))
+	d.send(progRequest{Command: "close"}, nil)
+	require.NoError(t, <-done)
+	assert.Equal(t, before, treeDigest(t, user), "the user's cache changed")
+
+	// Once copied, the entry is the sandbox's own, without the host.
+	d, done = startCacheProg(t, sandbox, filepath.Join(t.TempDir(), "no-socket"))
+	assert.False(t, d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil).Miss)
+	d.send(progRequest{Command: "close"}, nil)
+	require.NoError(t, <-done)
+}
+
+func TestUserCacheServerRefusesBadEntries(t *testing.T) {
+	user := t.TempDir()
+	id := [32]byte(hashOf("x"))
+	// An entry whose output is a link to a host file is a miss.
+	line := fmt.Sprintf("v1 %x %x %20d %20d\n", id, hashOf("x-out"), 4, 1)
+	require.NoError(t, os.MkdirAll(filepath.Dir(cachePath(user, id, "a")), 0o755))
+	require.NoError(t, os.WriteFile(cachePath(user, id, "a"), []byte(line), 0o644))
+	out := cachePath(user, [32]byte(hashOf("x-out")), "d")
+	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
+	require.NoError(t, os.Symlink("/etc/hostname", out))
+	into := t.TempDir()
+	srv, err := serveUserCache(user, into)
+	require.NoError(t, err)
+	defer srv.Close()
+	d, done := startCacheProg(t, into, srv.socket())
+	assert.True(t, d.send(progRequest{Command: "get", ActionID: id[:]}, nil).Miss)
+	d.send(progRequest{Command: "close"}, nil)
+	require.NoError(t, <-done)
+}
+
+func FuzzParseEntry(f *testing.F) {
+	id := [32]byte(hashOf("a"))
+	f.Add([]byte(fmt.Sprintf("v1 %x %x %20d %20d\n", id, hashOf("o"), 12, 1700000000)))
+	f.Add([]byte("v1 zz"))
+	f.Add([]byte(fmt.Sprintf("v1 %x %x %20d %20d\n", id, hashOf("o"), -1, 1)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, ok := parseEntry(b, id)
+		if !ok {
+			return
+		}
+		if e.size < 0 || e.size > maxCacheObject {
+			t.Fatalf("accepted a size of %d", e.size)
+		}
+	})
+}
+
+// treeDigest hashes every path, mode, size and content under dir.
+func treeDigest(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %v %d %d\n", p, fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h.Write(b)
+		}
+		return nil
+	}))
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// compiles lists the packages a go build -x output compiled.
+func compiles(out string) []string {
+	var pkgs []string
+	for _, m := range regexp.MustCompile(`/compile .*? -p (\S+) `).FindAllStringSubmatch(out, -1) {
+		pkgs = append(pkgs, m[1])
+	}
+	return pkgs
+}
+
+func TestConfinedBuildReadsTheUserCachesAndWritesNeither(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	proxy := fileProxy(t)
+	ws := goModule(t, proxy)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "app.go"),
+		[]byte("package app\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/greet\"\n)\n\n// Greeting greets the world.\nfunc Greeting() string { return fmt.Sprint(greet.Hello(\"world\")) }\n"), 0o644))
+
+	// The user: their own caches, warmed by their own go build.
+	home := t.TempDir()
+	userBuild, userMod := filepath.Join(home, "gocache"), filepath.Join(home, "gomod")
+	goEnv := []string{"GOCACHE=" + userBuild, "GOMODCACHE=" + userMod}
+	warm := exec.Command("go", "build", "./...")
+	warm.Dir = ws
+	warm.Env = append(os.Environ(), append(goEnv, "GOPROXY="+proxy, "GOSUMDB=off", "GOFLAGS=-modcacherw", "GOTOOLCHAIN=local")...)
+	out, err := warm.CombinedOutput()
+	require.NoError(t, err, string(out))
+	before := treeDigest(t, userBuild)
+	self, err := os.Executable()
+	require.NoError(t, err)
+
+	// A fresh $CORE_HOME: the module download finds the user's module
+	// cache full, and the build finds fmt and greet in the user's cache.
+	coreHome := t.TempDir()
+	sb := New(Config{Home: coreHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: home, UserCaches: true, GoEnv: goEnv, CacheProg: self,
+		HostEnv: []string{"GOPROXY=off"}})
+	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "build", "-x", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.True(t, r.Sandboxed)
+	assert.Empty(t, compiles(r.Output), "everything came from the user's build cache")
+	assert.NoDirExists(t, filepath.Join(coreHome, "cache", "gomod"), "the user's module cache was used")
+	assert.Equal(t, before, treeDigest(t, userBuild), "a confined build changed the user's build cache")
+
+	// Confined code sees neither the user's build cache nor a writable
+	// module cache.
+	r, err = sb.Run(t.Context(), []string{"sh", "-c", "ls " + userBuild + "; touch " + userMod + "/poison; echo x > /run/core/core"}, RunOptions{Workspace: ws})
+	require.NoError(t, err)
+	assert.Contains(t, r.Output, "No such file")
+	assert.Contains(t, r.Output, "Read-only file system")
+	assert.NoFileExists(t, filepath.Join(userMod, "poison"))
+	assert.Equal(t, before, treeDigest(t, userBuild))
+
+	// The control: without core's cache program the same build compiles.
+	sb = New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: home, UserCaches: true, GoEnv: goEnv,
+		HostEnv: []string{"GOPROXY=off"}})
+	r, err = sb.Verify(t.Context(), TierBuild, []string{"go", "build", "-x", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Contains(t, compiles(r.Output), "fmt")
+}
+
+func TestUserCachesOff(t *testing.T) {
+	home := t.TempDir()
+	cfg, err := ConfigFromEnv(home, func(k string) string {
+		return map[string]string{"CORE_SANDBOX_USER_CACHES": "off", "PATH": os.Getenv("PATH")}[k]
+	})
+	require.NoError(t, err)
+	sb := New(cfg)
+	mod, err := sb.modCache()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(home, "cache", "gomod"), mod)
+	assert.Contains(t, sb.userCaches().why, "CORE_SANDBOX_USER_CACHES=off")
+
+	_, err = ConfigFromEnv(home, func(k string) string { return map[string]string{"CORE_SANDBOX_USER_CACHES": "yes"}[k] })
+	assert.ErrorContains(t, err, "CORE_SANDBOX_USER_CACHES must be on or off")
+
+	// On by default, and a cache that would reveal the home is refused.
+	cfg, err = ConfigFromEnv(home, func(k string) string {
+		return map[string]string{"PATH": os.Getenv("PATH"), "HOME": home, "GOMODCACHE": home}[k]
+	})
+	require.NoError(t, err)
+	assert.True(t, cfg.UserCaches)
+	u := New(cfg).userCaches()
+	assert.Empty(t, u.mod)
+	assert.Contains(t, u.why, "which the sandbox must not see")
+}
+
+func TestOwnTreeGivesARestoredCacheToTheSandboxUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chown needs root; CI runs as root")
+	}
+	dir := t.TempDir()
+	// As actions/cache restores it: everything the runner's user's.
+	for _, p := range []string{"00", "00/x-d", "ab", "ab/y-a"} {
+		full := filepath.Join(dir, p)
+		if strings.HasSuffix(p, "-d") || strings.HasSuffix(p, "-a") {
+			require.NoError(t, os.WriteFile(full, []byte("x"), 0o644))
+		} else {
+			require.NoError(t, os.Mkdir(full, 0o755))
+		}
+		require.NoError(t, os.Lchown(full, 1001, 1001))
+	}
+	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "ab", "link")))
+	require.NoError(t, os.Lchown(dir, 65534, 65534))
+	require.NoError(t, ownTree(dir, 65534))
+	require.NoError(t, filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		fi, err := e.Info()
+		require.NoError(t, err)
+		assert.Equal(t, 65534, fileOwner(fi), p)
+		return nil
+	}))
+	fi, err := os.Stat("/etc/passwd")
+	require.NoError(t, err)
+	assert.Equal(t, 0, fileOwner(fi), "a link was followed")
+}
+
+func TestUserCacheServerWritesOnlyIntoTheSandboxCache(t *testing.T) {
+	user, into, victim := t.TempDir(), t.TempDir(), t.TempDir()
+	id, out := [32]byte(hashOf("planted")), [32]byte(hashOf("planted-out"))
+	_, err := writeEntry(user, id, cacheEntry{out: out, size: 4, time: time.Now()}, strings.NewReader("body"))
+	require.NoError(t, err)
+	// Confined code replaced the output's directory with a link out.
+	require.NoError(t, os.Symlink(victim, filepath.Join(into, fmt.Sprintf("%02x", out[0]))))
+	srv, err := serveUserCache(user, into)
+	require.NoError(t, err)
+	defer srv.Close()
+	d, done := startCacheProg(t, into, srv.socket())
+	assert.True(t, d.send(progRequest{Command: "get", ActionID: id[:]}, nil).Miss)
+	d.send(progRequest{Command: "close"}, nil)
+	require.NoError(t, <-done)
+	entries, err := os.ReadDir(victim)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the host wrote through a planted link")
+}

@@ -1,0 +1,252 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// progRequest and progResponse are the messages of Go's GOCACHEPROG
+// protocol (cmd/go/internal/cacheprog), one JSON object a line; a put with a
+// body is followed by the body as a base64 JSON string.
+type progRequest struct {
+	ID       int64
+	Command  string
+	ActionID []byte `json:",omitempty"`
+	OutputID []byte `json:",omitempty"`
+	BodySize int64  `json:",omitempty"`
+}
+
+type progResponse struct {
+	ID            int64
+	Err           string     `json:",omitempty"`
+	KnownCommands []string   `json:",omitempty"`
+	Miss          bool       `json:",omitempty"`
+	OutputID      []byte     `json:",omitempty"`
+	Size          int64      `json:",omitempty"`
+	Time          *time.Time `json:",omitempty"`
+	DiskPath      string     `json:",omitempty"`
+}
+
+// ServeGoCacheProg is `core sandbox gocache`, Go's GOCACHEPROG inside the
+// sandbox: it answers the go command's requests on in and out from the
+// sandbox-only cache at dir, asks the host over socket (when set and
+// reachable) for the user's entries dir lacks, and writes every new entry
+// into dir. It returns when the go command closes it.
+func ServeGoCacheProg(in io.Reader, out io.Writer, dir, socket string) error {
+	p := &cacheProg{dir: dir, socket: socket, idle: make(chan *net.UnixConn, hostConns)}
+	defer p.closeHost()
+	bw := bufio.NewWriter(out)
+	enc := json.NewEncoder(bw)
+	var mu sync.Mutex // one response at a time on out
+	var werr error
+	send := func(r progResponse) {
+		mu.Lock()
+		defer mu.Unlock()
+		if werr == nil {
+			if werr = enc.Encode(r); werr == nil {
+				werr = bw.Flush()
+			}
+		}
+	}
+	send(progResponse{KnownCommands: []string{"get", "put", "close"}})
+	// Requests are answered as they finish, each on its own goroutine: the
+	// go command asks for many entries at once, and a copy from the
+	// user's cache must not wait for the one before it.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	dec := json.NewDecoder(bufio.NewReaderSize(in, 64<<10))
+	for {
+		var req progRequest
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("gocache: read a request: %w", err)
+		}
+		var body []byte
+		if req.Command == "put" && req.BodySize > 0 {
+			if err := dec.Decode(&body); err != nil {
+				return fmt.Errorf("gocache: read the body of request %d: %w", req.ID, err)
+			}
+			if int64(len(body)) != req.BodySize {
+				return fmt.Errorf("gocache: request %d: body of %d bytes, want %d", req.ID, len(body), req.BodySize)
+			}
+		}
+		if req.Command == "close" {
+			wg.Wait()
+			send(progResponse{ID: req.ID})
+			mu.Lock()
+			defer mu.Unlock()
+			if werr != nil {
+				return fmt.Errorf("gocache: %w", werr)
+			}
+			return nil
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := p.handle(req, body)
+			res.ID = req.ID
+			send(res)
+		}()
+	}
+}
+
+// hostConns bounds the connections to the host: copies from the user's
+// cache run this many at a time.
+const hostConns = 8
+
+// cacheProg is the state of one GOCACHEPROG process.
+type cacheProg struct {
+	dir    string
+	socket string
+
+	idle   chan *net.UnixConn // connections to the host not in use
+	mu     sync.Mutex
+	dialed int  // connections made and not closed
+	noHost bool // the host is unreachable or failed: ask no more
+}
+
+func (p *cacheProg) handle(req progRequest, body []byte) progResponse {
+	switch req.Command {
+	case "get":
+		id, ok := toHash(req.ActionID)
+		if !ok {
+			return progResponse{Err: "get: the action ID is not 32 bytes"}
+		}
+		return p.get(id)
+	case "put":
+		id, ok1 := toHash(req.ActionID)
+		out, ok2 := toHash(req.OutputID)
+		if !ok1 || !ok2 {
+			return progResponse{Err: "put: an ID is not 32 bytes"}
+		}
+		path, err := writeEntry(p.dir, id, cacheEntry{out: out, size: int64(len(body)), time: time.Now()}, bytes.NewReader(body))
+		if err != nil {
+			return progResponse{Err: "put: " + err.Error()}
+		}
+		return progResponse{DiskPath: path}
+	case "close":
+		return progResponse{}
+	}
+	return progResponse{Err: fmt.Sprintf("unknown command %q", req.Command)}
+}
+
+// get answers from the sandbox-only cache, else from the user's through
+// the host, copying the user's entry into the sandbox-only cache.
+func (p *cacheProg) get(id [hashSize]byte) progResponse {
+	e, ok := readEntry(p.dir, id)
+	if !ok {
+		e, ok = p.fromHost(id)
+	}
+	if !ok {
+		return progResponse{Miss: true}
+	}
+	t := e.time
+	return progResponse{OutputID: e.out[:], Size: e.size, Time: &t, DiskPath: cachePath(p.dir, e.out, "d")}
+}
+
+// fromHost asks the host for the user's entry for id, which the host
+// copies into the sandbox-only cache. A failure of the wire ends the
+// asking: the build goes on with the sandbox-only cache.
+func (p *cacheProg) fromHost(id [hashSize]byte) (cacheEntry, bool) {
+	c := p.conn()
+	if c == nil {
+		return cacheEntry{}, false
+	}
+	e, hit, err := ask(c, p.dir, id)
+	if err != nil {
+		c.Close()
+		p.mu.Lock()
+		p.dialed--
+		p.noHost = true
+		p.mu.Unlock()
+		return cacheEntry{}, false
+	}
+	p.idle <- c
+	return e, hit
+}
+
+// conn returns an idle connection to the host, dials one while fewer than
+// hostConns are open, or waits for one; nil when there is no host.
+func (p *cacheProg) conn() *net.UnixConn {
+	select {
+	case c := <-p.idle:
+		return c
+	default:
+	}
+	p.mu.Lock()
+	if p.noHost || p.socket == "" {
+		p.mu.Unlock()
+		return nil
+	}
+	if p.dialed >= hostConns {
+		p.mu.Unlock()
+		return <-p.idle
+	}
+	p.dialed++
+	p.mu.Unlock()
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: p.socket, Net: "unix"})
+	if err != nil {
+		p.mu.Lock()
+		p.dialed--
+		p.noHost = true
+		p.mu.Unlock()
+		return nil
+	}
+	return c
+}
+
+// ask asks the host over c for id's entry.
+func ask(c *net.UnixConn, dir string, id [hashSize]byte) (cacheEntry, bool, error) {
+	if _, err := c.Write(id[:]); err != nil {
+		return cacheEntry{}, false, err
+	}
+	var status [1]byte
+	if _, err := io.ReadFull(c, status[:]); err != nil {
+		return cacheEntry{}, false, err
+	}
+	if status[0] == wireMiss {
+		return cacheEntry{}, false, nil
+	}
+	if status[0] != wireHit {
+		return cacheEntry{}, false, fmt.Errorf("the host answered %d", status[0])
+	}
+	var head [hashSize + 16]byte
+	if _, err := io.ReadFull(c, head[:]); err != nil {
+		return cacheEntry{}, false, err
+	}
+	var out [hashSize]byte
+	copy(out[:], head[:hashSize])
+	// The host copied the entry into dir: it is a hit only if it is there.
+	got, ok := readEntry(dir, id)
+	return got, ok && got.out == out, nil
+}
+
+// closeHost closes the idle connections (at the end, all of them).
+func (p *cacheProg) closeHost() {
+	for {
+		select {
+		case c := <-p.idle:
+			c.Close()
+		default:
+			return
+		}
+	}
+}
+
+func toHash(b []byte) ([hashSize]byte, bool) {
+	var h [hashSize]byte
+	if len(b) != hashSize {
+		return h, false
+	}
+	copy(h[:], b)
+	return h, true
+}
