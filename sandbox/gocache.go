@@ -339,4 +339,3 @@ func cacheProgCommand(dir string) string {
 	}
 	return cacheProgPath + " sandbox gocache --dir " + q + dir + q + " --socket " + cacheSocketPath
 }
-

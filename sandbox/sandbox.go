@@ -136,7 +136,7 @@ type Sandbox struct {
 	seccompProg [2][]byte
 	seccompErr  [2]error
 
-	mu         sync.Mutex
+	mu       sync.Mutex
 	userOnce sync.Once
 	user     userCaches
 
