@@ -48,7 +48,7 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 	}
 	if srv := s.serveBuildCache(argv, p); srv != nil {
 		defer srv.Close()
-		p.cacheProg, p.cacheSock = s.cfg.CacheProg, srv.socket()
+		p.cacheProg, p.cacheSock, p.cacheStage = s.cfg.CacheProg, srv.socket(), srv.stage
 	}
 	return s.launch(ctx, bwrap, p, argv, opts)
 }
@@ -64,7 +64,13 @@ func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
 	if u.build == "" {
 		return nil
 	}
-	srv, err := serveUserCache(u.build, p.buildCache)
+	// Links into the staging directory need it on the user's file system:
+	// $CORE_HOME/tmp usually is; else the server copies.
+	stage := filepath.Join(s.cfg.Home, "tmp")
+	if err := os.MkdirAll(stage, 0o700); err != nil {
+		stage = ""
+	}
+	srv, err := serveUserCache(u.build, p.buildCache, stage)
 	if err != nil {
 		return nil // the build goes on with the sandbox-only cache
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -25,18 +26,31 @@ import (
 // which no host build reads) and writes every new entry there; on a miss it
 // asks core on the host, over a socket bound into the sandbox, for the
 // user's entry with that action ID (userCacheServer). The host side only
-// reads the user's cache, by a fixed-size key, and copies what it finds: the
-// user's files are never mounted inside, so confined code can neither write
-// them nor list what else the user has built and tested.
+// reads the user's cache, by a fixed-size key, and hands over what it
+// finds in one of two ways:
+//
+//   - linked: a hard link to the user's output in a staging directory of
+//     the command's own, which the sandbox sees read-only. No byte is
+//     copied, and the inode cannot be changed through it: a read-only
+//     mount refuses writes, truncation, mode changes and a reopen for
+//     writing through /proc, and a link to another mount fails;
+//   - copied (when the staging directory cannot be on the user's cache's
+//     file system): the output and its entry are copied into the
+//     sandbox-only cache, through an os.Root.
+//
+// The user's cache itself is never mounted inside, so confined code can
+// neither write it nor list what else the user has built and tested.
 //
 // Both caches use the go command's own layout: <dir>/<xx>/<id>-a holds an
 // action's entry, <dir>/<xx>/<id>-d an output. A go without GOCACHEPROG
 // (older than 1.24) reads and writes the sandbox-only cache directly.
 
-// Where the sandbox sees core's executable and the host's cache socket.
+// Where the sandbox sees core's executable, the host's cache socket and
+// the staging directory of linked outputs.
 const (
 	cacheProgPath   = "/run/core/core"
 	cacheSocketPath = "/run/core/gocache.sock"
+	cacheStagePath  = "/run/core/gocache-user"
 )
 
 // hashSize is the size of an action or output ID.
@@ -160,12 +174,14 @@ func writeEntry(dir string, id [hashSize]byte, e cacheEntry, body io.Reader) (st
 }
 
 // The wire between the relay and the host: the relay sends an action ID;
-// the host answers one byte, 0 for a miss, 1 for a hit, followed by the
-// output ID, the size and the time (both big-endian int64). On a hit the
-// host has already copied the entry into the sandbox-only cache.
+// the host answers one byte, 0 for a miss, 1 for an entry copied into the
+// sandbox-only cache, 2 for an output linked into the staging directory,
+// followed on a hit by the output ID, the size and the time (both
+// big-endian int64).
 const (
-	wireMiss = 0
-	wireHit  = 1
+	wireMiss   = 0
+	wireCopied = 1
+	wireLinked = 2
 )
 
 // userCacheServer answers the sandbox's lookups in the user's build cache
@@ -174,21 +190,23 @@ const (
 // bytes (copy_file_range), through an os.Root so that nothing confined
 // code planted in that cache can send a write elsewhere.
 type userCacheServer struct {
-	dir  string   // the user's GOCACHE
-	into *os.Root // the sandbox-only cache
-	tmp  string   // private directory holding the socket
-	ln   *net.UnixListener
-	done chan struct{}
-	made sync.Map // the subdirectories of into made so far
+	dir   string   // the user's GOCACHE
+	into  *os.Root // the sandbox-only cache
+	stage string   // staging directory of linked outputs; "" to copy
+	tmp   string   // private directory holding the socket
+	ln    *net.UnixListener
+	done  chan struct{}
+	made  sync.Map // the subdirectories of into made so far
 }
 
 // socket is the host path of the server's socket.
 func (u *userCacheServer) socket() string { return filepath.Join(u.tmp, "s") }
 
-// serveUserCache starts a server that copies entries of the user's build
-// cache dir into the sandbox-only cache into, on a socket in a fresh
-// private directory.
-func serveUserCache(dir, into string) (*userCacheServer, error) {
+// serveUserCache starts a server that hands entries of the user's build
+// cache dir to the sandbox, on a socket in a fresh private directory:
+// linked into a fresh staging directory under stageParent when that lies
+// on dir's file system, else copied into the sandbox-only cache into.
+func serveUserCache(dir, into, stageParent string) (*userCacheServer, error) {
 	root, err := os.OpenRoot(into)
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox's build cache: %w", err)
@@ -198,13 +216,22 @@ func serveUserCache(dir, into string) (*userCacheServer, error) {
 		root.Close()
 		return nil, fmt.Errorf("build cache socket: %w", err)
 	}
+	stage := ""
+	if stageParent != "" && sameDevice(dir, stageParent) {
+		if s, err := os.MkdirTemp(stageParent, "gocache-"); err == nil {
+			stage = s
+		}
+	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(tmp, "s"), Net: "unix"})
 	if err != nil {
 		root.Close()
 		os.RemoveAll(tmp)
+		if stage != "" {
+			os.RemoveAll(stage)
+		}
 		return nil, fmt.Errorf("build cache socket: %w", err)
 	}
-	u := &userCacheServer{dir: dir, into: root, tmp: tmp, ln: ln, done: make(chan struct{})}
+	u := &userCacheServer{dir: dir, into: root, stage: stage, tmp: tmp, ln: ln, done: make(chan struct{})}
 	go u.accept()
 	return u, nil
 }
@@ -248,19 +275,47 @@ func (u *userCacheServer) serve(c *net.UnixConn) {
 	}
 }
 
-// answer copies the user's entry for id into the sandbox-only cache and
-// says where it is, or says it missed.
+// answer links or copies the user's entry for id and says how, or says it
+// missed.
 func (u *userCacheServer) answer(id [hashSize]byte) []byte {
 	e, ok := readEntry(u.dir, id)
-	if !ok || u.copyEntry(id, e) != nil {
+	if !ok {
 		return []byte{wireMiss}
 	}
+	how := byte(wireLinked)
+	if u.stage == "" || u.linkOutput(e) != nil {
+		how = wireCopied
+		if u.copyEntry(id, e) != nil {
+			return []byte{wireMiss}
+		}
+	}
 	head := make([]byte, 1+hashSize+16)
-	head[0] = wireHit
+	head[0] = how
 	copy(head[1:], e.out[:])
 	binary.BigEndian.PutUint64(head[1+hashSize:], uint64(e.size))
 	binary.BigEndian.PutUint64(head[1+hashSize+8:], uint64(e.time.UnixNano()))
 	return head
+}
+
+// linkOutput links the user's output into the staging directory, after
+// checking that it is still a regular file of the entry's size.
+func (u *userCacheServer) linkOutput(e cacheEntry) error {
+	src := cachePath(u.dir, e.out, "d")
+	fi, err := os.Lstat(src)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
+		return errors.New("the output changed")
+	}
+	err = os.Link(src, filepath.Join(u.stage, fmt.Sprintf("%x-d", e.out)))
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	return err
+}
+
+// sameDevice reports whether two paths lie on one file system.
+func sameDevice(a, b string) bool {
+	var sa, sb syscall.Stat_t
+	return syscall.Stat(a, &sa) == nil && syscall.Stat(b, &sb) == nil && sa.Dev == sb.Dev
 }
 
 // copyEntry copies the user's output and entry for id into the
@@ -322,6 +377,9 @@ func (u *userCacheServer) Close() {
 	<-u.done
 	u.into.Close()
 	os.RemoveAll(u.tmp)
+	if u.stage != "" {
+		os.RemoveAll(u.stage) // the links only: the user's files stay
+	}
 }
 
 // cacheProgCommand is GOCACHEPROG for a sandbox-only cache at dir: core's
@@ -337,5 +395,5 @@ func cacheProgCommand(dir string) string {
 	default:
 		return ""
 	}
-	return cacheProgPath + " sandbox gocache --dir " + q + dir + q + " --socket " + cacheSocketPath
+	return cacheProgPath + " sandbox gocache --dir " + q + dir + q + " --socket " + cacheSocketPath + " --stage " + cacheStagePath
 }

@@ -27,13 +27,13 @@ type goDriver struct {
 	id  int64
 }
 
-func startCacheProg(t *testing.T, dir, socket string) (*goDriver, <-chan error) {
+func startCacheProg(t *testing.T, dir, socket, stage string) (*goDriver, <-chan error) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := ServeGoCacheProg(inR, outW, dir, socket)
+		err := ServeGoCacheProg(inR, outW, dir, socket, stage)
 		outW.Close()
 		done <- err
 	}()
@@ -66,7 +66,7 @@ func hashOf(s string) []byte {
 
 func TestCacheProgPutGetMiss(t *testing.T) {
 	dir := t.TempDir()
-	d, done := startCacheProg(t, dir, "")
+	d, done := startCacheProg(t, dir, "", "")
 	body := []byte("compiled object")
 	res := d.send(progRequest{Command: "put", ActionID: hashOf("a1"), OutputID: hashOf("o1"), BodySize: int64(len(body))}, body)
 	require.Empty(t, res.Err)
@@ -103,39 +103,62 @@ func TestCacheProgPutGetMiss(t *testing.T) {
 }
 
 func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
-	user, sandbox := t.TempDir(), t.TempDir()
-	body := "the user's compiled fmt"
-	_, err := writeEntry(user, [32]byte(hashOf("fmt")), cacheEntry{out: [32]byte(hashOf("fmt-out")), size: int64(len(body)), time: time.Unix(1700000000, 0)}, strings.NewReader(body))
-	require.NoError(t, err)
-	before := treeDigest(t, user)
+	for _, linked := range []bool{true, false} {
+		t.Run(map[bool]string{true: "linked", false: "copied"}[linked], func(t *testing.T) {
+			user, sandbox := t.TempDir(), t.TempDir()
+			stageParent := ""
+			if linked {
+				stageParent = t.TempDir() // on the user's file system
+			}
+			body := "the user's compiled fmt"
+			_, err := writeEntry(user, [32]byte(hashOf("fmt")), cacheEntry{out: [32]byte(hashOf("fmt-out")), size: int64(len(body)), time: time.Unix(1700000000, 0)}, strings.NewReader(body))
+			require.NoError(t, err)
+			before := treeDigest(t, user)
 
-	srv, err := serveUserCache(user, sandbox)
-	require.NoError(t, err)
-	defer srv.Close()
-	d, done := startCacheProg(t, sandbox, srv.socket())
+			srv, err := serveUserCache(user, sandbox, stageParent)
+			require.NoError(t, err)
+			require.Equal(t, linked, srv.stage != "")
+			d, done := startCacheProg(t, sandbox, srv.socket(), srv.stage)
 
-	res := d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil)
-	require.False(t, res.Miss, res.Err)
-	assert.True(t, within(res.DiskPath, sandbox), "the output is a copy in the sandbox-only cache: %s", res.DiskPath)
-	got, err := os.ReadFile(res.DiskPath)
-	require.NoError(t, err)
-	assert.Equal(t, body, string(got))
-	assert.Equal(t, time.Unix(1700000000, 0).UnixNano(), res.Time.UnixNano())
-	assert.True(t, d.send(progRequest{Command: "get", ActionID: hashOf("nothing")}, nil).Miss)
+			res := d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil)
+			require.False(t, res.Miss, res.Err)
+			got, err := os.ReadFile(res.DiskPath)
+			require.NoError(t, err)
+			assert.Equal(t, body, string(got))
+			assert.Equal(t, time.Unix(1700000000, 0).UnixNano(), res.Time.UnixNano())
+			userFile, err := os.Stat(cachePath(user, [32]byte(hashOf("fmt-out")), "d"))
+			require.NoError(t, err)
+			given, err := os.Stat(res.DiskPath)
+			require.NoError(t, err)
+			if linked {
+				assert.True(t, within(res.DiskPath, srv.stage), "linked into the staging directory: %s", res.DiskPath)
+				assert.True(t, os.SameFile(userFile, given), "no byte copied")
+			} else {
+				assert.True(t, within(res.DiskPath, sandbox), "a copy in the sandbox-only cache: %s", res.DiskPath)
+				assert.False(t, os.SameFile(userFile, given))
+			}
+			assert.True(t, d.send(progRequest{Command: "get", ActionID: hashOf("nothing")}, nil).Miss)
 
-	// What the sandbox puts stays in the sandbox-only cache.
-	res = d.send(progRequest{Command: "put", ActionID: hashOf("new"), OutputID: hashOf("new-out"), BodySize: 3}, []byte("new"))
-	require.Empty(t, res.Err)
-	assert.True(t, within(res.DiskPath, sandbox))
-	d.send(progRequest{Command: "close"}, nil)
-	require.NoError(t, <-done)
-	assert.Equal(t, before, treeDigest(t, user), "the user's cache changed")
+			// What the sandbox puts stays in the sandbox-only cache.
+			res = d.send(progRequest{Command: "put", ActionID: hashOf("new"), OutputID: hashOf("new-out"), BodySize: 3}, []byte("new"))
+			require.Empty(t, res.Err)
+			assert.True(t, within(res.DiskPath, sandbox))
+			d.send(progRequest{Command: "close"}, nil)
+			require.NoError(t, <-done)
+			stage := srv.stage
+			srv.Close()
+			if linked {
+				assert.NoDirExists(t, stage, "the staging directory goes with the command")
+			}
+			assert.Equal(t, before, treeDigest(t, user), "the user's cache changed")
 
-	// Once copied, the entry is the sandbox's own, without the host.
-	d, done = startCacheProg(t, sandbox, filepath.Join(t.TempDir(), "no-socket"))
-	assert.False(t, d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil).Miss)
-	d.send(progRequest{Command: "close"}, nil)
-	require.NoError(t, <-done)
+			// A copy is the sandbox's own, without the host.
+			d, done = startCacheProg(t, sandbox, filepath.Join(t.TempDir(), "no-socket"), "")
+			assert.Equal(t, linked, d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil).Miss)
+			d.send(progRequest{Command: "close"}, nil)
+			require.NoError(t, <-done)
+		})
+	}
 }
 
 func TestUserCacheServerRefusesBadEntries(t *testing.T) {
@@ -149,10 +172,10 @@ func TestUserCacheServerRefusesBadEntries(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
 	require.NoError(t, os.Symlink("/etc/hostname", out))
 	into := t.TempDir()
-	srv, err := serveUserCache(user, into)
+	srv, err := serveUserCache(user, into, t.TempDir())
 	require.NoError(t, err)
 	defer srv.Close()
-	d, done := startCacheProg(t, into, srv.socket())
+	d, done := startCacheProg(t, into, srv.socket(), srv.stage)
 	assert.True(t, d.send(progRequest{Command: "get", ActionID: id[:]}, nil).Miss)
 	d.send(progRequest{Command: "close"}, nil)
 	require.NoError(t, <-done)
@@ -242,6 +265,16 @@ func TestConfinedBuildReadsTheUserCachesAndWritesNeither(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(coreHome, "cache", "gomod"), "the user's module cache was used")
 	assert.Equal(t, before, treeDigest(t, userBuild), "a confined build changed the user's build cache")
 
+	// A confined test finds the outputs linked for its build read-only:
+	// no write, truncation, mode change, reopen for writing or link out.
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "poison_test.go"), []byte(poisonTest), 0o644))
+	r, err = sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "-run", "TestPoison", "-v", "."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Regexp(t, `tried [1-9][0-9]* linked outputs`, r.Output)
+	require.NoError(t, os.Remove(filepath.Join(ws, "poison_test.go")))
+	assert.Equal(t, before, treeDigest(t, userBuild), "a confined test changed the user's build cache")
+
 	// Confined code sees neither the user's build cache nor a writable
 	// module cache.
 	r, err = sb.Run(t.Context(), []string{"sh", "-c", "ls " + userBuild + "; touch " + userMod + "/poison; echo x > /run/core/core"}, RunOptions{Workspace: ws})
@@ -323,10 +356,10 @@ func TestUserCacheServerWritesOnlyIntoTheSandboxCache(t *testing.T) {
 	require.NoError(t, err)
 	// Confined code replaced the output's directory with a link out.
 	require.NoError(t, os.Symlink(victim, filepath.Join(into, fmt.Sprintf("%02x", out[0]))))
-	srv, err := serveUserCache(user, into)
+	srv, err := serveUserCache(user, into, "") // copies
 	require.NoError(t, err)
 	defer srv.Close()
-	d, done := startCacheProg(t, into, srv.socket())
+	d, done := startCacheProg(t, into, srv.socket(), "")
 	assert.True(t, d.send(progRequest{Command: "get", ActionID: id[:]}, nil).Miss)
 	d.send(progRequest{Command: "close"}, nil)
 	require.NoError(t, <-done)
@@ -334,3 +367,46 @@ func TestUserCacheServerWritesOnlyIntoTheSandboxCache(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the host wrote through a planted link")
 }
+
+// poisonTest tries every way to change a linked output of the user's.
+const poisonTest = `package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestPoison(t *testing.T) {
+	files, _ := filepath.Glob("/run/core/gocache-user/*")
+	for _, f := range files {
+		if w, err := os.OpenFile(f, os.O_WRONLY, 0); err == nil {
+			w.Close()
+			t.Errorf("opened %s for writing", f)
+		}
+		if os.Chmod(f, 0o666) == nil {
+			t.Errorf("changed the mode of %s", f)
+		}
+		if os.Truncate(f, 0) == nil {
+			t.Errorf("truncated %s", f)
+		}
+		if os.Link(f, filepath.Join(t.TempDir(), "l")) == nil {
+			t.Errorf("linked %s out", f)
+		}
+		r, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", r.Fd()), os.O_WRONLY, 0); err == nil {
+			w.Close()
+			t.Errorf("reopened %s for writing", f)
+		}
+		r.Close()
+	}
+	if os.WriteFile("/run/core/gocache-user/new", []byte("x"), 0o644) == nil {
+		t.Error("wrote into the staging directory")
+	}
+	fmt.Printf("tried %d linked outputs\n", len(files))
+}
+`

@@ -3,11 +3,14 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -37,10 +40,11 @@ type progResponse struct {
 // ServeGoCacheProg is `core sandbox gocache`, Go's GOCACHEPROG inside the
 // sandbox: it answers the go command's requests on in and out from the
 // sandbox-only cache at dir, asks the host over socket (when set and
-// reachable) for the user's entries dir lacks, and writes every new entry
-// into dir. It returns when the go command closes it.
-func ServeGoCacheProg(in io.Reader, out io.Writer, dir, socket string) error {
-	p := &cacheProg{dir: dir, socket: socket, idle: make(chan *net.UnixConn, hostConns)}
+// reachable) for the user's entries dir lacks, which the host links into
+// stage or copies into dir, and writes every new entry into dir. It
+// returns when the go command closes it.
+func ServeGoCacheProg(in io.Reader, out io.Writer, dir, socket, stage string) error {
+	p := &cacheProg{dir: dir, socket: socket, stage: stage, idle: make(chan *net.UnixConn, hostConns)}
 	defer p.closeHost()
 	bw := bufio.NewWriter(out)
 	enc := json.NewEncoder(bw)
@@ -107,6 +111,7 @@ const hostConns = 8
 type cacheProg struct {
 	dir    string
 	socket string
+	stage  string // where the host's linked outputs are seen; "" for none
 
 	idle   chan *net.UnixConn // connections to the host not in use
 	mu     sync.Mutex
@@ -140,38 +145,40 @@ func (p *cacheProg) handle(req progRequest, body []byte) progResponse {
 }
 
 // get answers from the sandbox-only cache, else from the user's through
-// the host, copying the user's entry into the sandbox-only cache.
+// the host.
 func (p *cacheProg) get(id [hashSize]byte) progResponse {
 	e, ok := readEntry(p.dir, id)
+	path := cachePath(p.dir, e.out, "d")
 	if !ok {
-		e, ok = p.fromHost(id)
+		e, path, ok = p.fromHost(id)
 	}
 	if !ok {
 		return progResponse{Miss: true}
 	}
 	t := e.time
-	return progResponse{OutputID: e.out[:], Size: e.size, Time: &t, DiskPath: cachePath(p.dir, e.out, "d")}
+	return progResponse{OutputID: e.out[:], Size: e.size, Time: &t, DiskPath: path}
 }
 
 // fromHost asks the host for the user's entry for id, which the host
-// copies into the sandbox-only cache. A failure of the wire ends the
-// asking: the build goes on with the sandbox-only cache.
-func (p *cacheProg) fromHost(id [hashSize]byte) (cacheEntry, bool) {
+// links into the staging directory or copies into the sandbox-only cache,
+// and returns where its output is. A failure of the wire ends the asking:
+// the build goes on with the sandbox-only cache.
+func (p *cacheProg) fromHost(id [hashSize]byte) (cacheEntry, string, bool) {
 	c := p.conn()
 	if c == nil {
-		return cacheEntry{}, false
+		return cacheEntry{}, "", false
 	}
-	e, hit, err := ask(c, p.dir, id)
+	e, path, err := ask(c, p.dir, p.stage, id)
 	if err != nil {
 		c.Close()
 		p.mu.Lock()
 		p.dialed--
 		p.noHost = true
 		p.mu.Unlock()
-		return cacheEntry{}, false
+		return cacheEntry{}, "", false
 	}
 	p.idle <- c
-	return e, hit
+	return e, path, path != ""
 }
 
 // conn returns an idle connection to the host, dials one while fewer than
@@ -204,30 +211,49 @@ func (p *cacheProg) conn() *net.UnixConn {
 	return c
 }
 
-// ask asks the host over c for id's entry.
-func ask(c *net.UnixConn, dir string, id [hashSize]byte) (cacheEntry, bool, error) {
+// ask asks the host over c for id's entry, and returns it with the path
+// of its output ("" for a miss).
+func ask(c *net.UnixConn, dir, stage string, id [hashSize]byte) (cacheEntry, string, error) {
 	if _, err := c.Write(id[:]); err != nil {
-		return cacheEntry{}, false, err
+		return cacheEntry{}, "", err
 	}
 	var status [1]byte
 	if _, err := io.ReadFull(c, status[:]); err != nil {
-		return cacheEntry{}, false, err
+		return cacheEntry{}, "", err
 	}
 	if status[0] == wireMiss {
-		return cacheEntry{}, false, nil
+		return cacheEntry{}, "", nil
 	}
-	if status[0] != wireHit {
-		return cacheEntry{}, false, fmt.Errorf("the host answered %d", status[0])
+	if status[0] != wireCopied && (status[0] != wireLinked || stage == "") {
+		return cacheEntry{}, "", fmt.Errorf("the host answered %d", status[0])
 	}
 	var head [hashSize + 16]byte
 	if _, err := io.ReadFull(c, head[:]); err != nil {
-		return cacheEntry{}, false, err
+		return cacheEntry{}, "", err
 	}
-	var out [hashSize]byte
-	copy(out[:], head[:hashSize])
+	var e cacheEntry
+	copy(e.out[:], head[:hashSize])
+	e.size = int64(binary.BigEndian.Uint64(head[hashSize:]))
+	e.time = time.Unix(0, int64(binary.BigEndian.Uint64(head[hashSize+8:])))
+	if status[0] == wireLinked {
+		// The output is linked into the staging directory.
+		path := stagedPath(stage, e.out)
+		if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
+			return cacheEntry{}, "", nil
+		}
+		return e, path, nil
+	}
 	// The host copied the entry into dir: it is a hit only if it is there.
 	got, ok := readEntry(dir, id)
-	return got, ok && got.out == out, nil
+	if !ok || got.out != e.out {
+		return cacheEntry{}, "", nil
+	}
+	return got, cachePath(dir, got.out, "d"), nil
+}
+
+// stagedPath is where a linked output is seen.
+func stagedPath(stage string, out [hashSize]byte) string {
+	return filepath.Join(stage, fmt.Sprintf("%x-d", out))
 }
 
 // closeHost closes the idle connections (at the end, all of them).

@@ -36,6 +36,7 @@ type profile struct {
 	userMods   bool     // modCache is the user's: leave its modes as go keeps them
 	cacheProg  string   // core's executable, serving GOCACHEPROG inside
 	cacheSock  string   // host socket of the user's build cache (gocache.go)
+	cacheStage string   // host staging directory of linked outputs, or ""
 	path       []string // PATH inside
 	toolRoots  []string // toolchain directories outside systemRoots, read-only
 	extraRO    []string // more host paths visible read-only (file:// proxies, resolv.conf)
@@ -107,6 +108,9 @@ func (p profile) args(argv []string) []string {
 	}
 	if p.cacheProg != "" {
 		a = append(a, "--ro-bind", p.cacheProg, cacheProgPath, "--ro-bind", p.cacheSock, cacheSocketPath)
+		if p.cacheStage != "" {
+			a = append(a, "--ro-bind", p.cacheStage, cacheStagePath)
+		}
 	}
 	dir := p.workspace
 	if p.scratch != "" {

@@ -48,9 +48,9 @@ start).`,
 // newSandboxGoCacheCmd is what the go command starts inside the sandbox as
 // its GOCACHEPROG; people never run it.
 func newSandboxGoCacheCmd(e *env) *cobra.Command {
-	var dir, socket string
+	var dir, socket, stage string
 	cmd := &cobra.Command{
-		Use:    "gocache --dir DIR [--socket PATH]",
+		Use:    "gocache --dir DIR [--socket PATH --stage DIR]",
 		Short:  "Serve Go's build cache to a confined go command (GOCACHEPROG); core starts it inside the sandbox",
 		Hidden: true,
 		Args:   cobra.NoArgs,
@@ -58,11 +58,12 @@ func newSandboxGoCacheCmd(e *env) *cobra.Command {
 			if dir == "" || !filepath.IsAbs(dir) {
 				return fmt.Errorf("--dir must be the absolute path of the sandbox-only build cache, got %q", dir)
 			}
-			return sandbox.ServeGoCacheProg(e.stdin, e.stdout, dir, socket)
+			return sandbox.ServeGoCacheProg(e.stdin, e.stdout, dir, socket, stage)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "the sandbox-only build cache, where every entry is written")
 	cmd.Flags().StringVar(&socket, "socket", "", "core's socket for entries of the user's build cache (none: the sandbox-only cache alone)")
+	cmd.Flags().StringVar(&stage, "stage", "", "the read-only directory where core links the user's outputs")
 	return cmd
 }
 
