@@ -139,7 +139,7 @@ func (s *Sandbox) awaitWarm(ctx context.Context, argv []string, opts RunOptions)
 	default:
 	}
 	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "waiting for core's warm-up of the build cache (running for %s; the wait does not count against the command's timeout)\n",
+		fmt.Fprintf(opts.Progress, "waiting for the build-cache warm-up to end (running for %s; not counted against the timeout)\n",
 			start.Sub(w.Started).Round(time.Second))
 	}
 	select {

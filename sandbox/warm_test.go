@@ -92,7 +92,7 @@ func TestWarmFillsTheBuildCache(t *testing.T) {
 	<-asked // the warm-up is downloading, held by the proxy
 
 	const timeout = 3 * time.Second
-	progress := newSaid("waiting for core's warm-up of the build cache")
+	progress := newSaid("waiting for the build-cache warm-up")
 	type answer struct {
 		r   Result
 		err error
@@ -258,7 +258,7 @@ func TestWarmOnceAtATime(t *testing.T) {
 	assert.Zero(t, r.Waited, "true does not wait for the warm-up")
 
 	short, stop := context.WithCancel(t.Context())
-	progress := newSaid("waiting for core's warm-up")
+	progress := newSaid("waiting for the build-cache warm-up")
 	go func() { <-progress.seen; stop() }()
 	r, err = sb.Verify(short, TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: progress})
 	assert.ErrorIs(t, err, context.Canceled)

@@ -25,6 +25,7 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
 		return s.end(StatusDone, "", nil)
 	}
+	s.warmEnded()
 	switch n := len(s.rec.Checks); n {
 	case 0:
 	case 1:

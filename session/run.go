@@ -210,6 +210,8 @@ type run struct {
 	report *Report
 	// window builds each request within the context budget.
 	window *contextWindow
+	// warmup is the build's background warm-up until its end is told.
+	warmup *sandbox.Warmup
 	// scrubber removes the run's secrets from everything that leaves
 	// core: nil when there are none.
 	scrubber *scrub.Scrubber
