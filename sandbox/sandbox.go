@@ -71,8 +71,8 @@ func hostEnvNames() []string {
 // edge: CORE_SESSION_SANDBOX, PATH, HOME, LANG, the module proxy settings,
 // the limits (CORE_SANDBOX_PIDS, CORE_SANDBOX_MEMORY, CORE_SANDBOX_CPU,
 // CORE_SANDBOX_FILE_SIZE, CORE_SANDBOX_TMP, CORE_SANDBOX_WORKSPACE_GROWTH),
-// CORE_SANDBOX_DOWNLOAD_TIMEOUT and CORE_SANDBOX_WARM_TIMEOUT. home is the state directory
-// ($CORE_HOME or the entry point's own).
+// CORE_SANDBOX_DOWNLOAD_TIMEOUT and CORE_SANDBOX_WARM_TIMEOUT. home is the
+// state directory ($CORE_HOME or the entry point's own).
 func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	mode, err := ParseMode(getenv("CORE_SESSION_SANDBOX"))
 	if err != nil {
@@ -300,7 +300,8 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 
 // Verify runs argv unattended if the tier allows it: confined whenever the
 // sandbox is usable, on the host only for commands that run no workspace
-// code. A command the tier does not allow returns a *RefusedError.
+// code. A command the tier does not allow returns a *RefusedError. A go
+// command first waits for the workspace's warm-up (Warm), if one runs.
 func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts RunOptions) (Result, error) {
 	d := Check(tier, argv)
 	if !d.Allowed() {
