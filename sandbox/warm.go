@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"path"
+	"slices"
 	"time"
 )
 
@@ -10,14 +12,43 @@ import (
 // timeout of its own (CORE_SANDBOX_WARM_TIMEOUT).
 const DefaultWarmTimeout = 20 * time.Minute
 
-// warmArgv is the warm-up's command: it compiles and links every package
-// of the workspace and its tests, and runs the go test's vet checks, as
+// warmArgv is the warm-up's command for the module directories given
+// (slash-separated, relative to the workspace): it compiles and links every
+// package of those modules and its tests, and runs go test's vet checks, as
 // go test ./... does, so that the build cache holds what the model's own go
 // test needs; -exec=/bin/true then "runs" each test binary with true, so no
 // workspace code runs (the build tier's promise holds), and go test caches
 // no result for it (it never caches a run under -exec), so the model's go
-// test runs the tests for real.
-var warmArgv = []string{"go", "test", "-exec=/bin/true", "./..."}
+// test runs the tests for real. A go.work without a module at the root
+// needs a pattern per module: ./... alone matches none of them.
+func warmArgv(modules []string) []string {
+	argv := []string{"go", "test", "-exec=/bin/true"}
+	seen := map[string]bool{}
+	for _, dir := range modules {
+		pattern := "./..."
+		if dir != "." {
+			pattern = "./" + dir + "/..."
+		}
+		if !seen[pattern] {
+			seen[pattern] = true
+			argv = append(argv, pattern)
+		}
+	}
+	return argv
+}
+
+// moduleDirs returns the directories of the go.mod files among the module
+// files, sorted.
+func moduleDirs(files map[string][]byte) []string {
+	var dirs []string
+	for name := range files {
+		if path.Base(name) == "go.mod" {
+			dirs = append(dirs, path.Dir(name))
+		}
+	}
+	slices.Sort(dirs)
+	return dirs
+}
 
 // Warmup is one background warm-up of a workspace's build: the module
 // download, then a confined compile of everything the tests need.
@@ -53,7 +84,8 @@ func (w *Warmup) Result() WarmResult {
 
 // Warm starts warming the workspace's build in the background, when the
 // workspace is a Go module (go.mod at its root, or go.work) and commands run
-// confined: the module download, then go test -exec=/bin/true ./... under
+// confined: the module download, then go test -exec=/bin/true ./... (a
+// pattern per module of a go.work) under
 // the production profile, with the limits and the filter of every confined
 // command and a timeout of its own (Config.WarmTimeout). Every later go
 // command in the workspace (Run, Verify) first waits for it to end; its own
@@ -70,9 +102,11 @@ func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
 	if err != nil {
 		return nil
 	}
-	if _, err := moduleFiles(ws); err != nil {
+	files, err := moduleFiles(ws)
+	if err != nil {
 		return nil // not a module; a bad one the next command reports
 	}
+	argv := warmArgv(moduleDirs(files))
 	if !s.Probe(ctx).Usable {
 		return nil
 	}
@@ -87,7 +121,7 @@ func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
 	w := &Warmup{Workspace: ws, Started: time.Now(), done: make(chan struct{})}
 	s.warming[ws] = w
 	go func() {
-		w.res = s.warm(ctx, ws)
+		w.res = s.warm(ctx, ws, argv)
 		w.res.Duration = time.Since(w.Started)
 		s.mu.Lock()
 		delete(s.warming, ws)
@@ -98,12 +132,12 @@ func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
 }
 
 // warm runs the warm-up on Run's own path, without its wait.
-func (s *Sandbox) warm(ctx context.Context, ws string) WarmResult {
+func (s *Sandbox) warm(ctx context.Context, ws string, argv []string) WarmResult {
 	timeout := s.cfg.WarmTimeout
 	if timeout <= 0 {
 		timeout = DefaultWarmTimeout
 	}
-	r, err := s.run(ctx, warmArgv, RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10})
+	r, err := s.run(ctx, argv, RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10})
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}

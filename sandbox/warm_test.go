@@ -117,7 +117,7 @@ func TestWarmFillsTheBuildCache(t *testing.T) {
 	res := w.Result()
 	require.NoError(t, res.Err)
 	require.Equal(t, 0, res.ExitCode, res.Output)
-	assert.Equal(t, warmArgv, res.Argv)
+	assert.Equal(t, []string{"go", "test", "-exec=/bin/true", "./..."}, res.Argv)
 
 	// The model's first go test: everything compiled, the tests run.
 	r, err := sb.Run(t.Context(), []string{"go", "test", "-x", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
@@ -297,6 +297,30 @@ func TestWarmNothingToDo(t *testing.T) {
 		sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH")})
 		assert.Nil(t, sb.Warm(t.Context(), filepath.Join(t.TempDir(), "gone")))
 	})
+}
+
+// TestWarmGoWork: a go.work without a module at the root is warmed module
+// by module (./... alone matches none of its packages).
+func TestWarmGoWork(t *testing.T) {
+	t.Parallel()
+	files := map[string][]byte{"go.work": nil, "app/go.mod": nil, "app/go.sum": nil, "lib/x/go.mod": nil}
+	assert.Equal(t, []string{"go", "test", "-exec=/bin/true", "./app/...", "./lib/x/..."}, warmArgv(moduleDirs(files)))
+	assert.Equal(t, []string{"go", "test", "-exec=/bin/true", "./..."}, warmArgv(moduleDirs(map[string][]byte{"go.mod": nil, "go.sum": nil})))
+
+	requireBwrap(t)
+	proxy := fileProxy(t)
+	mod := goModule(t, proxy)
+	ws := newWorkspace(t)
+	require.NoError(t, os.Rename(mod, filepath.Join(ws, "app")))
+	require.NoError(t, os.RemoveAll(filepath.Join(ws, "app", ".git")))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.work"), []byte("go 1.21\n\nuse ./app\n"), 0o644))
+	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	w := sb.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	res := w.Result()
+	require.NoError(t, res.Err)
+	assert.Equal(t, 0, res.ExitCode, res.Output)
+	assert.Contains(t, res.Output, "example.com/app")
 }
 
 func TestWarmTimeoutFromEnv(t *testing.T) {
