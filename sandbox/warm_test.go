@@ -299,6 +299,27 @@ func TestWarmNothingToDo(t *testing.T) {
 	})
 }
 
+// TestWarmTimeoutEndsTheWait: a warm-up that runs past its own timeout is
+// killed, which ends the wait of the commands behind it; it is no error. (A
+// FIFO named like a Go file holds the compile for good.)
+func TestWarmTimeoutEndsTheWait(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	ws := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n"), 0o644))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(ws, "blocked.go"), 0o644))
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), WarmTimeout: 2 * time.Second, HostEnv: []string{"GOPROXY=off"}})
+	w := sb.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	r, err := sb.Run(t.Context(), []string{"go", "version"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.ExitCode, r.Output)
+	res := w.Result()
+	assert.NoError(t, res.Err)
+	assert.True(t, res.TimedOut, res.Output)
+	assert.Contains(t, res.Output, "ran past its 2s timeout")
+}
+
 // TestWarmGoWork: a go.work without a module at the root is warmed module
 // by module (./... alone matches none of its packages).
 func TestWarmGoWork(t *testing.T) {

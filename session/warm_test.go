@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"strings"
@@ -79,4 +80,45 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 	rep.WriteSummary(&summary)
 	assert.Contains(t, summary.String(), "core killed a check that ran past the shell timeout of 3s")
 	assert.Contains(t, summary.String(), "contract broken: 1 timed out")
+}
+
+// Without a usable sandbox nothing warms: go commands run on the host.
+func TestSessionWarmsNothingUnconfined(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, goModule(builds))
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: run_shell\ncommand: go vet ./..."),
+		testkit.ContentReply("tool: done\nsummary: checked"),
+	)
+	opts := buildOptions(t, srv, repo)
+	w := &watcher{}
+	opts.Progress = w
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	assert.NotContains(t, w.String(), "warm")
+}
+
+func TestWarmLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		res  sandbox.WarmResult
+		want string
+	}{
+		{name: "done", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 41 * time.Second}}, want: "warmed the build cache in 41s"},
+		{name: "quick", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 1234567 * time.Microsecond / 10}}, want: "warmed the build cache in 123ms"},
+		{name: "broken build", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 3 * time.Second, ExitCode: 1}},
+			want: "warmed the build cache in 3s (the compile exited 1; the model's own commands show why)"},
+		{name: "timed out", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 20 * time.Minute, ExitCode: -1, TimedOut: true}},
+			want: "warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after 20m0s; go commands no longer wait for it"},
+		{name: "stopped", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 2 * time.Second}, Err: context.Canceled},
+			want: "warming the build cache stopped after 2s: context canceled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, warmLine(tt.res))
+		})
+	}
 }
