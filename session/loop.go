@@ -42,8 +42,8 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	}
 	// The build warms, and the baselines of the checks known now run,
 	// while the model works; the baselines wait for the warm-up.
-	stopWarm := s.startWarm(ctx)
-	defer stopWarm()
+	s.startWarm(ctx)
+	defer s.stopWarm()
 	s.checks = newChecker(s)
 	s.checks.background(ctx, s.rec.Checks)
 	defer s.checks.close()

@@ -8,27 +8,46 @@ import (
 	"github.com/coreagent/core/sandbox"
 )
 
+// WarmupReport is how the build's background warm-up ended.
+type WarmupReport struct {
+	Seconds  float64 `json:"seconds"`
+	Exit     int     `json:"exit"`
+	TimedOut bool    `json:"timed_out"`
+	// Error says why it stopped early: the session ended, or the sandbox
+	// failed.
+	Error string `json:"error,omitempty"`
+}
+
 // startWarm starts the background warm-up of the workspace's build (the
 // module download, then a compile of everything the tests need) when the
 // tier runs go commands confined, and says so. The model's first go
 // command waits for it, with its --shell-timeout counted only after the
-// wait. The returned func stops the warm-up, if it still runs, and waits
-// for it.
-func (s *run) startWarm(ctx context.Context) (stop func()) {
+// wait. stopWarm stops it.
+func (s *run) startWarm(ctx context.Context) {
 	if (s.rec.Verify != sandbox.TierBuild && s.rec.Verify != sandbox.TierTest) || !s.rec.Sandboxed {
-		return func() {}
+		return
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := s.env.Runner.Warm(ctx, s.rec.Workspace)
 	if w == nil {
 		cancel()
-		return func() {}
+		return
 	}
 	fmt.Fprintln(s.opts.Progress, "warming the build cache in the background (confined: the module download, then a compile of the tests; go commands wait for it, not counted against --shell-timeout)…")
 	s.warmup = w
-	return func() {
-		cancel()
-		<-w.Done()
+	s.warmCancel = cancel
+}
+
+// stopWarm stops the warm-up if it still runs, waits for it and tells how
+// it ended; the run's end calls it, so that the report has it.
+func (s *run) stopWarm() {
+	if s.warmCancel == nil {
+		return
+	}
+	s.warmCancel()
+	s.warmCancel = nil
+	if s.warmup != nil {
+		<-s.warmup.Done()
 		s.warmEnded()
 	}
 }
@@ -46,7 +65,12 @@ func (s *run) warmEnded() {
 		return
 	}
 	s.warmup = nil
-	fmt.Fprintln(s.opts.Progress, warmLine(w.Result()))
+	r := w.Result()
+	s.report.Warmup = &WarmupReport{Seconds: r.Duration.Seconds(), Exit: r.ExitCode, TimedOut: r.TimedOut}
+	if r.Err != nil {
+		s.report.Warmup.Error = s.scrub(r.Err.Error())
+	}
+	fmt.Fprintln(s.opts.Progress, warmLine(r))
 }
 
 // warmLine says in words how a warm-up ended.

@@ -72,6 +72,12 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 	assert.Contains(t, obs, "past the shell timeout of 3s")
 	assert.Contains(t, obs, "Run a narrower command instead")
 
+	require.NotNil(t, rep.Warmup, "the report says how the warm-up ended")
+	assert.Equal(t, 0, rep.Warmup.Exit)
+	assert.False(t, rep.Warmup.TimedOut)
+	assert.Empty(t, rep.Warmup.Error)
+	assert.Positive(t, rep.Warmup.Seconds)
+
 	require.NotNil(t, rep.Contract)
 	assert.Equal(t, []CheckVerdict{VerdictTimedOut}, checkVerdicts(rep.Contract))
 	assert.False(t, rep.Contract.Held(), "a killed check verifies nothing")
@@ -97,6 +103,7 @@ func TestSessionWarmsNothingUnconfined(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, StatusDone, rep.Status, rep.Error)
 	assert.NotContains(t, w.String(), "warm")
+	assert.Nil(t, rep.Warmup)
 }
 
 func TestWarmLine(t *testing.T) {
