@@ -51,6 +51,18 @@ func warmModule(t *testing.T, proxy string) string {
 	return ws
 }
 
+// waitAsked waits until the warm-up asks the proxy; it fails the test if
+// the warm-up ends first.
+func waitAsked(t *testing.T, asked <-chan struct{}, w *Warmup) {
+	t.Helper()
+	select {
+	case <-asked:
+	case <-w.Done():
+		r := w.Result()
+		t.Fatalf("the warm-up ended before it asked the proxy: exit %d, %v\n%s", r.ExitCode, r.Err, r.Output)
+	}
+}
+
 // said is a progress writer that closes seen once it received want.
 type said struct {
 	want string
@@ -84,12 +96,14 @@ func TestWarmFillsTheBuildCache(t *testing.T) {
 	files := fileProxy(t)
 	ws := warmModule(t, files)
 	proxy, asked, open := gatedProxy(t, files)
-	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"),
+	// A home of its own: in the shared one's module cache, the download
+	// would find the module and never ask the proxy.
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"),
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
 
 	w := sb.Warm(t.Context(), ws)
 	require.NotNil(t, w)
-	<-asked // the warm-up is downloading, held by the proxy
+	waitAsked(t, asked, w) // the warm-up is downloading, held by the proxy
 
 	const timeout = 3 * time.Second
 	progress := newSaid("waiting for the build-cache warm-up")
@@ -199,7 +213,7 @@ func TestWarmStopsWithItsContext(t *testing.T) {
 	defer cancel()
 	w := sb.Warm(ctx, ws)
 	require.NotNil(t, w)
-	<-asked
+	waitAsked(t, asked, w)
 
 	// The download's bwrap binds its scratch directory under home.
 	var procs []int
@@ -250,7 +264,7 @@ func TestWarmOnceAtATime(t *testing.T) {
 	for _, w := range got {
 		assert.Same(t, got[0], w)
 	}
-	<-asked
+	waitAsked(t, asked, got[0])
 
 	r, err := sb.Run(t.Context(), []string{"true"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
