@@ -67,6 +67,9 @@ type Config struct {
 	// DownloadTimeout bounds the module download; zero means
 	// DefaultDownloadTimeout.
 	DownloadTimeout time.Duration
+	// WarmTimeout bounds the warm-up's compile (Warm); zero means
+	// DefaultWarmTimeout.
+	WarmTimeout time.Duration
 }
 
 // DefaultDownloadTimeout bounds the module download when the caller sets no
@@ -82,10 +85,11 @@ func hostEnvNames() []string {
 // ConfigFromEnv reads a sandbox's configuration from an environment, at the
 // edge: CORE_SESSION_SANDBOX, PATH, HOME, LANG, the module proxy settings,
 // the limits (CORE_SANDBOX_PIDS, CORE_SANDBOX_MEMORY, CORE_SANDBOX_CPU,
-// CORE_SANDBOX_FILE_SIZE, CORE_SANDBOX_TMP, CORE_SANDBOX_WORKSPACE_GROWTH)
-// CORE_SANDBOX_DOWNLOAD_TIMEOUT, CORE_SANDBOX_USER_CACHES and where the
-// user's Go caches are (GOPATH, GOMODCACHE, GOCACHE, ...). home is the state directory
-// ($CORE_HOME or the entry point's own).
+// CORE_SANDBOX_FILE_SIZE, CORE_SANDBOX_TMP, CORE_SANDBOX_WORKSPACE_GROWTH),
+// CORE_SANDBOX_DOWNLOAD_TIMEOUT, CORE_SANDBOX_WARM_TIMEOUT,
+// CORE_SANDBOX_USER_CACHES and where the user's Go caches are (GOPATH,
+// GOMODCACHE, GOCACHE, ...). home is the state directory ($CORE_HOME or the
+// entry point's own).
 func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	mode, err := ParseMode(getenv("CORE_SESSION_SANDBOX"))
 	if err != nil {
@@ -103,6 +107,13 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 			return Config{}, fmt.Errorf("CORE_SANDBOX_DOWNLOAD_TIMEOUT must be a duration such as 10m, got %q", v)
 		}
 		cfg.DownloadTimeout = d
+	}
+	if v := getenv("CORE_SANDBOX_WARM_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("CORE_SANDBOX_WARM_TIMEOUT must be a duration such as 20m, got %q", v)
+		}
+		cfg.WarmTimeout = d
 	}
 	switch v := getenv("CORE_SANDBOX_USER_CACHES"); v {
 	case "", "on":
@@ -142,6 +153,7 @@ type Sandbox struct {
 
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
 	toolScans  map[string]rootOnly // tool root → what root alone may read in it
+	warming    map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
 }
 
 // New returns a Sandbox for cfg.
@@ -249,6 +261,13 @@ type Result struct {
 	// LimitProcesses, …), or is empty; Output then ends with a line that
 	// says how to raise it.
 	Limit string
+	// Waited is how long the command waited for the workspace's build
+	// warm-up (Warm) before it started; its Timeout counted only after.
+	Waited time.Duration
+	// Setup is set when the command itself never ran because core's
+	// preparation for it failed or ran past its own timeout (the module
+	// download); Output says which.
+	Setup bool
 }
 
 // RefusedError says that a command may not run unattended, and why. The
@@ -263,11 +282,29 @@ func (e *RefusedError) Error() string {
 }
 
 // Run runs argv confined under the production profile, whatever the tier.
-// It fails when the sandbox is not usable.
+// It fails when the sandbox is not usable. A go command first waits for
+// the workspace's warm-up (Warm), if one runs.
 func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
 	if len(argv) == 0 {
 		return Result{}, errors.New("no command to run")
 	}
+	ws, err := s.workspace(opts.Workspace)
+	if err != nil {
+		return Result{}, err
+	}
+	opts.Workspace = ws
+	waited, err := s.awaitWarm(ctx, argv, opts)
+	if err != nil {
+		return Result{Argv: argv, ExitCode: -1, Waited: waited}, err
+	}
+	r, err := s.run(ctx, argv, opts)
+	r.Waited = waited
+	return r, err
+}
+
+// run is Run after the wait, on a resolved workspace; the warm-up runs
+// through it too.
+func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
 	if s.cfg.Mode == ModeOff {
 		return Result{}, errors.New("CORE_SESSION_SANDBOX=off: nothing runs confined")
 	}
@@ -275,11 +312,6 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	if !p.Usable {
 		return Result{}, p.Err()
 	}
-	ws, err := s.workspace(opts.Workspace)
-	if err != nil {
-		return Result{}, err
-	}
-	opts.Workspace = ws
 	if argv[0] == "go" {
 		// The download is confined by bwrap when bwrap is the backend; under
 		// the Docker backend (no namespaces here) it runs on the host, from
@@ -291,6 +323,7 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 		if r, ok, err := s.downloadModules(ctx, bwrap, opts); err != nil || !ok {
 			r.Argv = argv
 			r.Sandboxed = true // nothing ran on the host: the download is confined too
+			r.Setup = true
 			return r, err
 		}
 	}
@@ -299,7 +332,8 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 
 // Verify runs argv unattended if the tier allows it: confined whenever the
 // sandbox is usable, on the host only for commands that run no workspace
-// code. A command the tier does not allow returns a *RefusedError.
+// code. A command the tier does not allow returns a *RefusedError. A go
+// command first waits for the workspace's warm-up (Warm), if one runs.
 func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts RunOptions) (Result, error) {
 	d := Check(tier, argv)
 	if !d.Allowed() {
@@ -310,6 +344,17 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 		return Result{}, err
 	}
 	opts.Workspace = ws
+	waited, err := s.awaitWarm(ctx, argv, opts)
+	if err != nil {
+		return Result{Argv: argv, ExitCode: -1, Waited: waited}, err
+	}
+	r, err := s.verify(ctx, d, argv, opts)
+	r.Waited = waited
+	return r, err
+}
+
+// verify is Verify after the wait.
+func (s *Sandbox) verify(ctx context.Context, d Decision, argv []string, opts RunOptions) (Result, error) {
 	usable, err := s.Usable(ctx)
 	if err != nil {
 		return Result{}, err
@@ -328,7 +373,7 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 		// as without a sandbox, after the module files are validated.
 		return s.runHostVerify(ctx, argv, opts, true)
 	}
-	return s.Run(ctx, argv, opts)
+	return s.run(ctx, argv, opts)
 }
 
 // workspace resolves and checks a workspace directory.

@@ -49,6 +49,27 @@ func (c *Contract) outcome(r CheckResult) string {
 	return fmt.Sprintf("exit %d", r.Exit)
 }
 
+// detail says how long a run took and where it ran: (3.1s, sandboxed),
+// with the wait for the build's warm-up when there was one.
+func detail(r CheckResult) string {
+	d := fmt.Sprintf("%.1fs, %s", r.Seconds, where(r))
+	if r.WaitedSeconds >= 0.05 {
+		d += fmt.Sprintf(", after %.1fs waiting for the build warm-up", r.WaitedSeconds)
+	}
+	return "(" + d + ")"
+}
+
+// killedNote says, when a check timed out, that core killed it at the
+// shell timeout and what to do; "" when none did.
+func (c *Contract) killedNote() string {
+	for _, r := range c.Checks {
+		if r.Result.TimedOut || r.Baseline.TimedOut {
+			return fmt.Sprintf("core killed a check that ran past the shell timeout of %s (a wait for the build warm-up does not count): raise it with --shell-timeout, or check with a narrower command (one package, or go test -run one test)", c.timeout())
+		}
+	}
+	return ""
+}
+
 // Line says the contract's verdict in one line: contract held, contract
 // broken: 1 regressed, 1 failing, or the UNVERIFIED warning.
 func (c *Contract) Line() string {
@@ -81,9 +102,12 @@ func (c *Contract) WriteText(w io.Writer) {
 		for _, r := range c.Checks {
 			res := c.outcome(r.Result)
 			if r.Result.Error == "" {
-				res += fmt.Sprintf(" (%.1fs, %s)", r.Result.Seconds, where(r.Result))
+				res += " " + detail(r.Result)
 			}
 			fmt.Fprintf(w, "  %s — %s: base %s, result %s\n", r.String(), verdictWords[r.Verdict], c.outcome(r.Baseline), res)
+		}
+		if note := c.killedNote(); note != "" {
+			fmt.Fprintf(w, "  %s\n", note)
 		}
 	}
 	fmt.Fprintln(w, c.Line())
@@ -105,6 +129,9 @@ func (c *Contract) Markdown() string {
 			verdict = "**" + verdict + "**"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", mdCell(r.String()), verdict, mdCell(c.cell(r.Baseline)), mdCell(c.cell(r.Result)))
+	}
+	if note := c.killedNote(); note != "" {
+		fmt.Fprintf(&b, "\n%s%s.\n", strings.ToUpper(note[:1]), note[1:])
 	}
 	line := c.Line()
 	fmt.Fprintf(&b, "\n**%s%s.**", strings.ToUpper(line[:1]), line[1:])
@@ -128,7 +155,7 @@ func (c *Contract) cell(r CheckResult) string {
 	if r.Error != "" {
 		return c.outcome(r)
 	}
-	return fmt.Sprintf("%s (%.1fs, %s)", c.outcome(r), r.Seconds, where(r))
+	return c.outcome(r) + " " + detail(r)
 }
 
 // mdCell makes text safe inside a Markdown table cell.

@@ -118,13 +118,19 @@ func TestContractJSON(t *testing.T) {
 
 func TestContractText(t *testing.T) {
 	t.Parallel()
-	c := NewContract([]CheckRun{checkRun("go vet ./...", green, green), checkRun("go test ./...", green, stuck)}, 2*time.Minute)
+	waitedStuck := stuck
+	waitedStuck.WaitedSeconds = 95
+	c := NewContract([]CheckRun{checkRun("go vet ./...", green, green), checkRun("go test ./...", green, waitedStuck)}, 2*time.Minute)
 	var b strings.Builder
 	c.WriteText(&b)
 	assert.Equal(t, "checks (run by the harness on the start commit and on the result):\n"+
-		"  go test ./... — timed out: base exit 0, result timed out after 2m0s (120.0s, sandboxed)\n"+
+		"  go test ./... — timed out: base exit 0, result timed out after 2m0s (120.0s, sandboxed, after 95.0s waiting for the build warm-up)\n"+
 		"  go vet ./... — passing: base exit 0, result exit 0 (2.9s, sandboxed)\n"+
+		"  core killed a check that ran past the shell timeout of 2m0s (a wait for the build warm-up does not count): raise it with --shell-timeout, or check with a narrower command (one package, or go test -run one test)\n"+
 		"contract broken: 1 timed out\n", b.String())
+	assert.False(t, c.Held(), "a check that timed out verified nothing")
+	assert.Contains(t, c.Markdown(), "| `go test ./...` | **timed out** | exit 0 (2.9s, sandboxed) | timed out after 2m0s (120.0s, sandboxed, after 95.0s waiting for the build warm-up) |")
+	assert.Contains(t, c.Markdown(), "\nCore killed a check that ran past the shell timeout of 2m0s")
 
 	b.Reset()
 	NewContract([]CheckRun{checkRun("go test ./...", red, green)}, time.Minute).WriteText(&b)
@@ -144,6 +150,7 @@ func TestContractMarkdown(t *testing.T) {
 		"| `go test ./...` | **regressed** | exit 0 (2.9s, sandboxed) | exit 1 (3.1s, sandboxed) |\n"+
 		"| `go vet ./...` | passing | exit 0 (2.9s, sandboxed) | exit 0 (2.9s, sandboxed) |\n")
 	assert.Contains(t, md, "**Contract broken: 1 regressed.**")
+	assert.NotContains(t, md, "killed", "no check timed out")
 	assert.Equal(t, "**checks failing**: contract broken: 1 regressed", c.StatusLine())
 
 	var none *Contract

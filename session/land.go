@@ -25,6 +25,7 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
 		return s.end(StatusDone, "", nil)
 	}
+	s.warmEnded()
 	switch n := len(s.rec.Checks); n {
 	case 0:
 	case 1:
@@ -117,6 +118,7 @@ func (s *run) landQuestion() string {
 // the report. It runs whatever the ending, even after the run's context was
 // cancelled: it does no I/O that a context could stop.
 func (s *run) end(status Status, kind FailureKind, err error) *Report {
+	s.stopWarm() // of no use any more; the report says how it ended
 	now := s.opts.Now()
 	if terr := s.rec.transition(status, now); terr != nil {
 		// An illegal transition is a bug; say so rather than lose the ending.

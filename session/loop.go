@@ -40,7 +40,10 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	if err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
-	// The baselines of the checks known now run while the model works.
+	// The build warms, and the baselines of the checks known now run,
+	// while the model works; the baselines wait for the warm-up.
+	s.startWarm(ctx)
+	defer s.stopWarm()
 	s.checks = newChecker(s)
 	s.checks.background(ctx, s.rec.Checks)
 	defer s.checks.close()
@@ -91,6 +94,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		if runCtx.Err() != nil {
 			return s.stopped(ctx, runCtx, nil)
 		}
+		s.warmEnded()
 		started := s.opts.Now()
 		hb := s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
 		reply, err := s.complete(runCtx, *entries)
@@ -139,9 +143,13 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		res, err := s.tools.Run(runCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
 		s.env.Progress = nil
 		hb.end()
+		s.warmEnded()
 		step.Tool, step.Target = action.Tool, res.Target
 		step.Duration = s.opts.Now().Sub(started)
 		s.step(step)
+		if res.Note != "" {
+			fmt.Fprintln(s.opts.Progress, s.scrub(res.Note))
+		}
 		if err != nil {
 			if runCtx.Err() != nil {
 				return s.stopped(ctx, runCtx, err)

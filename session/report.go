@@ -55,6 +55,10 @@ type Report struct {
 	Instructions []string  `json:"instructions,omitempty"`
 	StartedAt    time.Time `json:"started_at"`
 	EndedAt      time.Time `json:"ended_at"`
+
+	// Warmup is how the build's background warm-up ended; nil when none
+	// ran.
+	Warmup *WarmupReport `json:"warmup,omitempty"`
 }
 
 // FindingKind names something a run found worth telling.

@@ -210,6 +210,10 @@ type run struct {
 	report *Report
 	// window builds each request within the context budget.
 	window *contextWindow
+	// warmup is the build's background warm-up until its end is told;
+	// warmCancel stops it.
+	warmup     *sandbox.Warmup
+	warmCancel context.CancelFunc
 	// scrubber removes the run's secrets from everything that leaves
 	// core: nil when there are none.
 	scrubber *scrub.Scrubber

@@ -79,6 +79,8 @@ func (f *fakeRunner) RunHost(ctx context.Context, argv []string, opts sandbox.Ru
 	return f.result, f.err
 }
 
+func (f *fakeRunner) Warm(context.Context, string) *sandbox.Warmup { return nil }
+
 func (f *fakeRunner) recorded() []runnerCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()

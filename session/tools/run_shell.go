@@ -90,7 +90,8 @@ func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 
 // shellResult turns what a command did into run_shell's answer. Any
 // command may have changed the workspace and run_shell cannot tell, so
-// Changed is set.
+// Changed is set. A command core killed at the shell timeout says so
+// plainly, with what to do instead.
 func shellResult(command string, r sandbox.Result, timeout time.Duration, verification bool) Result {
 	var b strings.Builder
 	b.WriteString(r.Output)
@@ -101,14 +102,48 @@ func shellResult(command string, r sandbox.Result, timeout time.Duration, verifi
 	if r.Sandboxed {
 		b.WriteString(" (sandboxed)")
 	}
-	if r.TimedOut {
-		fmt.Fprintf(&b, " (timed out after %s)", timeout)
+	res := Result{Target: command}
+	switch {
+	case r.TimedOut && r.Setup:
+		b.WriteString(" (core's module download for it ran past its own timeout, above; the command did not run)")
+	case r.TimedOut:
+		b.WriteString("\n" + killed(r, timeout))
+		res.Note = fmt.Sprintf("core killed %q: it ran past the shell timeout of %s (--shell-timeout)%s", command, timeout, waitedNote(r.Waited))
+	case r.Waited > 0:
+		fmt.Fprintf(&b, " (it first waited %s for core's warm-up of the build cache; the wait did not count against the %s shell timeout)", round(r.Waited), timeout)
 	}
-	res := Result{Output: b.String(), Target: command}
+	res.Output = b.String()
 	if verification {
 		res.Verification = &Verification{Command: command, ExitCode: r.ExitCode, Sandboxed: r.Sandboxed, Duration: r.Duration}
 	}
 	return res
+}
+
+// killed tells the model that core killed its command at the shell
+// timeout, and what to do about it.
+func killed(r sandbox.Result, timeout time.Duration) string {
+	ran := max(r.Duration, timeout)
+	s := fmt.Sprintf("core killed this command: it ran for %s, past the shell timeout of %s, so its output above is incomplete and it proves nothing.", round(ran), timeout)
+	if r.Waited > 0 {
+		s += fmt.Sprintf(" Before it started, it waited %s for core's warm-up of the build cache; that wait did not count against the timeout.", round(r.Waited))
+	}
+	return s + " Run a narrower command instead: one package (go test ./pkg/...) or one test (go test -run TestName ./pkg). The user can raise the limit with --shell-timeout."
+}
+
+// round rounds a duration for people: to the second, below one to the
+// millisecond.
+func round(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+func waitedNote(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", after waiting %s for the build-cache warm-up (not counted)", round(d))
 }
 
 // teeWriters writes to every writer that is set. A writer that fails is

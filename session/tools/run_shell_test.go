@@ -12,6 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// killedText is what the model reads after a command killed at a 2s shell
+// timeout.
+const killedText = "core killed this command: it ran for 2s, past the shell timeout of 2s, so its output above is incomplete and it proves nothing. " +
+	"Run a narrower command instead: one package (go test ./pkg/...) or one test (go test -run TestName ./pkg). The user can raise the limit with --shell-timeout."
+
 func TestRunShellRouting(t *testing.T) {
 	t.Parallel()
 	ok := sandbox.Result{Output: "all good\n", ExitCode: 0, Duration: time.Second}
@@ -26,6 +31,7 @@ func TestRunShellRouting(t *testing.T) {
 		wantCall     *runnerCall // nil: the runner is not called
 		wantOutput   string
 		wantVerified bool
+		wantNote     string
 		wantErr      bool
 	}{
 		{
@@ -71,7 +77,33 @@ func TestRunShellRouting(t *testing.T) {
 			name: "timed out", tier: sandbox.TierOff, command: "sleep 100", approve: true,
 			result:    sandbox.Result{ExitCode: -1, TimedOut: true},
 			wantAsked: true, wantCall: &runnerCall{Host: true, Argv: []string{"bash", "-c", "sleep 100"}},
-			wantOutput: "exit status -1 (timed out after 2s)",
+			wantOutput: "exit status -1\n" + killedText,
+			wantNote:   `core killed "sleep 100": it ran past the shell timeout of 2s (--shell-timeout)`,
+		},
+		{
+			name: "killed after waiting for the warm-up", tier: sandbox.TierTest, command: "go test ./...",
+			result:   sandbox.Result{Output: "[killed: the command ran past its 2s timeout]\n", ExitCode: -1, TimedOut: true, Sandboxed: true, Duration: 2 * time.Second, Waited: 95 * time.Second},
+			wantCall: &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
+			wantOutput: "[killed: the command ran past its 2s timeout]\nexit status -1 (sandboxed)\n" +
+				"core killed this command: it ran for 2s, past the shell timeout of 2s, so its output above is incomplete and it proves nothing. " +
+				"Before it started, it waited 1m35s for core's warm-up of the build cache; that wait did not count against the timeout. " +
+				"Run a narrower command instead: one package (go test ./pkg/...) or one test (go test -run TestName ./pkg). The user can raise the limit with --shell-timeout.",
+			wantNote:     `core killed "go test ./...": it ran past the shell timeout of 2s (--shell-timeout), after waiting 1m35s for the build-cache warm-up (not counted)`,
+			wantVerified: true,
+		},
+		{
+			name: "waited for the warm-up", tier: sandbox.TierTest, command: "go test ./...",
+			result:       sandbox.Result{Output: "ok\n", Sandboxed: true, Waited: 40 * time.Second},
+			wantCall:     &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
+			wantOutput:   "ok\nexit status 0 (sandboxed) (it first waited 40s for core's warm-up of the build cache; the wait did not count against the 2s shell timeout)",
+			wantVerified: true,
+		},
+		{
+			name: "the module download timed out", tier: sandbox.TierTest, command: "go test ./...",
+			result:       sandbox.Result{Output: "go mod download (run by core confined, with the network, so that Go works offline in the sandbox) failed:\n", ExitCode: -1, TimedOut: true, Sandboxed: true, Setup: true},
+			wantCall:     &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
+			wantOutput:   "go mod download (run by core confined, with the network, so that Go works offline in the sandbox) failed:\nexit status -1 (sandboxed) (core's module download for it ran past its own timeout, above; the command did not run)",
+			wantVerified: true,
 		},
 		{
 			name: "refused by the sandbox", tier: sandbox.TierTest, command: "go test ./...",
@@ -121,6 +153,7 @@ func TestRunShellRouting(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantOutput, r.Output)
+			assert.Equal(t, tt.wantNote, r.Note)
 			if tt.wantVerified {
 				require.NotNil(t, r.Verification)
 				assert.Equal(t, tt.result.ExitCode, r.Verification.ExitCode)
@@ -168,6 +201,7 @@ func TestRunShellRealSandbox(t *testing.T) {
 		timeout      time.Duration
 		wantAsked    bool
 		wantOutput   string
+		regexp       bool // wantOutput is a pattern
 		wantVerified bool
 	}{
 		{name: "gofmt -l unattended", command: "gofmt -l .", wantOutput: "ugly.go\nexit status 0", wantVerified: true},
@@ -176,7 +210,8 @@ func TestRunShellRealSandbox(t *testing.T) {
 		{name: "exit status", command: "echo oops >&2; exit 3", approve: true, wantAsked: true, wantOutput: "oops\nexit status 3"},
 		{
 			name: "timeout", command: "sleep 30", approve: true, timeout: 300 * time.Millisecond, wantAsked: true,
-			wantOutput: "\n[killed: the command ran past its 300ms timeout]\nexit status -1 (timed out after 300ms)",
+			wantOutput: `^\n\[killed: the command ran past its 300ms timeout\]\nexit status -1\ncore killed this command: it ran for [0-9.]+m?s, past the shell timeout of 300ms, so its output above is incomplete and it proves nothing\. Run a narrower command instead: one package \(go test \./pkg/\.\.\.\) or one test \(go test -run TestName \./pkg\)\. The user can raise the limit with --shell-timeout\.$`,
+			regexp:     true,
 		},
 	}
 	for _, tt := range tests {
@@ -190,7 +225,11 @@ func TestRunShellRealSandbox(t *testing.T) {
 				env.ShellTimeout = time.Minute
 			}
 			r := runTool(t, env, "run_shell", Args{"command": tt.command})
-			assert.Equal(t, tt.wantOutput, r.Output)
+			if tt.regexp {
+				assert.Regexp(t, tt.wantOutput, r.Output)
+			} else {
+				assert.Equal(t, tt.wantOutput, r.Output)
+			}
 			assert.Equal(t, tt.command, r.Target)
 			_, err := os.Stat(filepath.Join(env.Workspace.Root(), "x.txt"))
 			assert.ErrorIs(t, err, os.ErrNotExist, "a declined command does not run")

@@ -26,10 +26,13 @@ import (
 // DefaultOutputLimit is the observation size used when Env.OutputLimit is 0.
 const DefaultOutputLimit = 16 << 10
 
-// Runner runs commands; *sandbox.Sandbox implements it.
+// Runner runs commands; *sandbox.Sandbox implements it. Warm starts the
+// background warm-up of a workspace's build (nil when there is nothing to
+// warm); the go commands Verify runs there wait for it.
 type Runner interface {
 	Verify(ctx context.Context, tier sandbox.Tier, argv []string, opts sandbox.RunOptions) (sandbox.Result, error)
 	RunHost(ctx context.Context, argv []string, opts sandbox.RunOptions) (sandbox.Result, error)
+	Warm(ctx context.Context, workspace string) *sandbox.Warmup
 }
 
 var _ Runner = (*sandbox.Sandbox)(nil)
@@ -103,6 +106,10 @@ type Result struct {
 	Done         bool          // the done tool was called
 	Summary      string        // done's summary
 	Verification *Verification // set when run_shell ran a verification command
+	// Note is a line for the user's progress output when something
+	// happened they should know of (core killed a command at its
+	// timeout); empty otherwise.
+	Note string
 }
 
 // Tool is one action the model can take.

@@ -1,0 +1,185 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"time"
+)
+
+// DefaultWarmTimeout bounds the warm-up's compile when the caller sets no
+// timeout of its own (CORE_SANDBOX_WARM_TIMEOUT).
+const DefaultWarmTimeout = 20 * time.Minute
+
+// warmArgv is the warm-up's command for the module directories given
+// (slash-separated, relative to the workspace): it compiles and links every
+// package of those modules and its tests, and runs go test's vet checks, as
+// go test ./... does, so that the build cache holds what the model's own go
+// test needs; -exec=/bin/true then "runs" each test binary with true, so no
+// workspace code runs (the build tier's promise holds), and go test caches
+// no result for it (it never caches a run under -exec), so the model's go
+// test runs the tests for real. A go.work without a module at the root
+// needs a pattern per module: ./... alone matches none of them.
+func warmArgv(modules []string) []string {
+	argv := []string{"go", "test", "-exec=/bin/true"}
+	seen := map[string]bool{}
+	for _, dir := range modules {
+		pattern := "./..."
+		if dir != "." {
+			pattern = "./" + dir + "/..."
+		}
+		if !seen[pattern] {
+			seen[pattern] = true
+			argv = append(argv, pattern)
+		}
+	}
+	return argv
+}
+
+// moduleDirs returns the directories of the go.mod files among the module
+// files, sorted.
+func moduleDirs(files map[string][]byte) []string {
+	var dirs []string
+	for name := range files {
+		if path.Base(name) == "go.mod" {
+			dirs = append(dirs, path.Dir(name))
+		}
+	}
+	slices.Sort(dirs)
+	return dirs
+}
+
+// Warmup is one background warm-up of a workspace's build: the module
+// download, then a confined compile of everything the tests need.
+type Warmup struct {
+	// Workspace is the resolved workspace directory.
+	Workspace string
+	// Started is when the warm-up began.
+	Started time.Time
+
+	done chan struct{}
+	res  WarmResult
+}
+
+// WarmResult is how a warm-up ended. Its failure is no failure of anyone's:
+// a broken build shows in the next command's own output.
+type WarmResult struct {
+	// Result is the compile's, or the module download's when that failed;
+	// Duration is the whole warm-up's.
+	Result
+	// Err is set when the warm-up could not run to its end: the context
+	// ended, or the sandbox failed.
+	Err error
+}
+
+// Done is closed when the warm-up ended.
+func (w *Warmup) Done() <-chan struct{} { return w.done }
+
+// Result is how the warm-up ended; it is valid once Done is closed.
+func (w *Warmup) Result() WarmResult {
+	<-w.done
+	return w.res
+}
+
+// Warm starts warming the workspace's build in the background, when the
+// workspace is a Go module (go.mod at its root, or go.work) and commands run
+// confined: the module download, then go test -exec=/bin/true ./... (a
+// pattern per module of a go.work) under
+// the production profile, with the limits and the filter of every confined
+// command and a timeout of its own (Config.WarmTimeout). Every later go
+// command in the workspace (Run, Verify) first waits for it to end; its own
+// timeout starts after the wait, and Result.Waited says how long it was.
+//
+// Warm returns nil when there is nothing to warm; while a warm-up of the
+// workspace runs, it returns that one and starts nothing. When ctx ends,
+// the warm-up stops.
+func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
+	if s.cfg.Mode == ModeOff {
+		return nil
+	}
+	ws, err := s.workspace(workspace)
+	if err != nil {
+		return nil
+	}
+	files, err := moduleFiles(ws)
+	if err != nil {
+		return nil // not a module; a bad one the next command reports
+	}
+	argv := warmArgv(moduleDirs(files))
+	if !s.Probe(ctx).Usable {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if w := s.warming[ws]; w != nil {
+		return w
+	}
+	if s.warming == nil {
+		s.warming = map[string]*Warmup{}
+	}
+	w := &Warmup{Workspace: ws, Started: time.Now(), done: make(chan struct{})}
+	s.warming[ws] = w
+	go func() {
+		w.res = s.warm(ctx, ws, argv)
+		w.res.Duration = time.Since(w.Started)
+		s.mu.Lock()
+		delete(s.warming, ws)
+		s.mu.Unlock()
+		close(w.done)
+	}()
+	return w
+}
+
+// warm runs the warm-up on Run's own path, without its wait.
+func (s *Sandbox) warm(ctx context.Context, ws string, argv []string) WarmResult {
+	timeout := s.cfg.WarmTimeout
+	if timeout <= 0 {
+		timeout = DefaultWarmTimeout
+	}
+	r, err := s.run(ctx, argv, RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10})
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return WarmResult{Result: r, Err: err}
+}
+
+// WaitWarm waits for the warm-up of workspace, if one runs, and returns how
+// long it waited; it returns early, with ctx's error, when ctx ends.
+func (s *Sandbox) WaitWarm(ctx context.Context, workspace string) (time.Duration, error) {
+	ws, err := s.workspace(workspace)
+	if err != nil {
+		return 0, nil // the command itself will say what is wrong
+	}
+	return s.awaitWarm(ctx, []string{"go"}, RunOptions{Workspace: ws})
+}
+
+// awaitWarm waits, for a go command, for the warm-up of its (resolved)
+// workspace, saying so to opts.Progress.
+func (s *Sandbox) awaitWarm(ctx context.Context, argv []string, opts RunOptions) (time.Duration, error) {
+	if len(argv) == 0 || argv[0] != "go" {
+		return 0, nil
+	}
+	s.mu.Lock()
+	w := s.warming[opts.Workspace]
+	s.mu.Unlock()
+	if w == nil {
+		return 0, nil
+	}
+	start := time.Now()
+	select {
+	case <-w.done:
+		return 0, nil
+	default:
+	}
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "waiting for the build-cache warm-up to end (running for %s; not counted against the timeout)\n",
+			start.Sub(w.Started).Round(time.Second))
+	}
+	select {
+	case <-w.done:
+		return time.Since(start), nil
+	case <-ctx.Done():
+		return time.Since(start), ctx.Err()
+	}
+}

@@ -1,0 +1,391 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gatedProxy serves the file proxy at fileURL over HTTP, but holds every
+// request until open is called; asked is closed at the first request.
+func gatedProxy(t *testing.T, fileURL string) (url string, asked <-chan struct{}, open func()) {
+	t.Helper()
+	files := http.FileServer(http.Dir(strings.TrimPrefix(fileURL, "file://")))
+	ch, gate := make(chan struct{}), make(chan struct{})
+	var askOnce, openOnce sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		askOnce.Do(func() { close(ch) })
+		select {
+		case <-gate:
+			files.ServeHTTP(w, r)
+		case <-r.Context().Done():
+		}
+	}))
+	open = func() { openOnce.Do(func() { close(gate) }) }
+	t.Cleanup(func() { open(); srv.Close() })
+	return srv.URL, ch, open
+}
+
+// warmModule is goModule's module with a test of its own whose source no
+// other test compiles, so that its compile is in no build cache yet.
+func warmModule(t *testing.T, proxy string) string {
+	t.Helper()
+	ws := goModule(t, proxy)
+	require.NoError(t, os.Remove(filepath.Join(ws, "net_test.go")))
+	token := strconv.FormatUint(rand.Uint64(), 36)
+	src := fmt.Sprintf("package app\n\nimport \"testing\"\n\nfunc TestToken(t *testing.T) {\n\tif %q == \"\" {\n\t\tt.Fatal(\"no token\")\n\t}\n}\n", token)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "token_test.go"), []byte(src), 0o644))
+	return ws
+}
+
+// waitAsked waits until the warm-up asks the proxy; it fails the test if
+// the warm-up ends first.
+func waitAsked(t *testing.T, asked <-chan struct{}, w *Warmup) {
+	t.Helper()
+	select {
+	case <-asked:
+	case <-w.Done():
+		r := w.Result()
+		t.Fatalf("the warm-up ended before it asked the proxy: exit %d, %v\n%s", r.ExitCode, r.Err, r.Output)
+	}
+}
+
+// said is a progress writer that closes seen once it received want.
+type said struct {
+	want string
+	seen chan struct{}
+
+	mu   sync.Mutex
+	b    strings.Builder
+	once sync.Once
+}
+
+func newSaid(want string) *said { return &said{want: want, seen: make(chan struct{})} }
+
+func (s *said) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	s.b.Write(p)
+	hit := strings.Contains(s.b.String(), s.want)
+	s.mu.Unlock()
+	if hit {
+		s.once.Do(func() { close(s.seen) })
+	}
+	return len(p), nil
+}
+
+// TestWarmFillsTheBuildCache: a go command that starts during the warm-up
+// waits for it, and its timeout, shorter than the wait, counts only after;
+// the first go test after the warm-up compiles nothing and runs the tests
+// for real.
+func TestWarmFillsTheBuildCache(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	files := fileProxy(t)
+	ws := warmModule(t, files)
+	proxy, asked, open := gatedProxy(t, files)
+	// A home of its own: in the shared one's module cache, the download
+	// would find the module and never ask the proxy.
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"),
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+
+	w := sb.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	waitAsked(t, asked, w) // the warm-up is downloading, held by the proxy
+
+	const timeout = 3 * time.Second
+	progress := newSaid("waiting for the build-cache warm-up")
+	type answer struct {
+		r   Result
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		r, err := sb.Run(t.Context(), []string{"go", "build", "./..."}, RunOptions{Workspace: ws, Timeout: timeout, Progress: progress})
+		done <- answer{r, err}
+	}()
+	<-progress.seen
+	// Hold the warm-up past the command's timeout: were the wait counted,
+	// the command would be killed.
+	<-time.After(timeout + 500*time.Millisecond)
+	open()
+
+	a := <-done
+	require.NoError(t, a.err)
+	assert.False(t, a.r.TimedOut, a.r.Output)
+	assert.Equal(t, 0, a.r.ExitCode, a.r.Output)
+	assert.Greater(t, a.r.Waited, timeout, "the command waited for the warm-up")
+
+	res := w.Result()
+	require.NoError(t, res.Err)
+	require.Equal(t, 0, res.ExitCode, res.Output)
+	assert.Equal(t, []string{"go", "test", "-exec=/bin/true", "./..."}, res.Argv)
+
+	// The model's first go test: everything compiled, the tests run.
+	r, err := sb.Run(t.Context(), []string{"go", "test", "-x", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Zero(t, r.Waited, "the warm-up is over")
+	assert.NotRegexp(t, `/compile -o `, r.Output, "the warm-up left something to compile")
+	assert.Regexp(t, `(?m)^ok  \texample.com/app\t\d`, r.Output, "the tests ran for real, not from a cached result")
+}
+
+// descendants returns pid and every process under it.
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold blanks, so after the last ')'.
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) > 1 {
+			parent[p], _ = strconv.Atoi(fields[1])
+		}
+	}
+	out := []int{pid}
+	for i := 0; i < len(out); i++ {
+		for p, pp := range parent {
+			if pp == out[i] {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// withArg returns the pids of processes with an argument that contains s.
+func withArg(s string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), s) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func alive(pids []int) []int {
+	var out []int
+	for _, p := range pids {
+		if syscall.Kill(p, 0) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestWarmStopsWithItsContext: cancelling the context kills the warm-up's
+// processes, all of them, and ends its wait.
+func TestWarmStopsWithItsContext(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	proxy, asked := hangingProxy(t)
+	ws := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n\nrequire example.com/greet v1.0.0\n"), 0o644))
+	home := t.TempDir()
+	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := sb.Warm(ctx, ws)
+	require.NotNil(t, w)
+	waitAsked(t, asked, w)
+
+	// The download's bwrap binds its scratch directory under home.
+	var procs []int
+	for _, pid := range withArg(filepath.Join(home, "tmp", "core-mod-")) {
+		procs = append(procs, descendants(pid)...)
+	}
+	require.NotEmpty(t, procs, "no process of the warm-up found")
+	cancel()
+	<-w.Done()
+	assert.ErrorIs(t, w.Result().Err, context.Canceled)
+	assert.Eventually(t, func() bool { return len(alive(procs)) == 0 }, 10*time.Second, 20*time.Millisecond,
+		"a process of the cancelled warm-up is still running")
+
+	// Nothing waits for a warm-up that ended.
+	waited, err := sb.WaitWarm(t.Context(), ws)
+	require.NoError(t, err)
+	assert.Zero(t, waited)
+}
+
+// TestWarmOnceAtATime: Warm calls at once for one workspace start one
+// warm-up; a command that is not go does not wait for it; a go command
+// waiting for it stops with its own context.
+func TestWarmOnceAtATime(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	proxy, asked := hangingProxy(t)
+	ws := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n\nrequire example.com/greet v1.0.0\n"), 0o644))
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+
+	got := make([]*Warmup, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dir := ws
+			if i%2 == 1 {
+				dir = ws + "/." // the same workspace, named another way
+			}
+			got[i] = sb.Warm(ctx, dir)
+		}()
+	}
+	wg.Wait()
+	require.NotNil(t, got[0])
+	for _, w := range got {
+		assert.Same(t, got[0], w)
+	}
+	waitAsked(t, asked, got[0])
+
+	r, err := sb.Run(t.Context(), []string{"true"}, RunOptions{Workspace: ws})
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Zero(t, r.Waited, "true does not wait for the warm-up")
+
+	short, stop := context.WithCancel(t.Context())
+	progress := newSaid("waiting for the build-cache warm-up")
+	go func() { <-progress.seen; stop() }()
+	r, err = sb.Verify(short, TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: progress})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Positive(t, r.Waited)
+	select {
+	case <-got[0].Done():
+		t.Fatal("the warm-up ended with a command that waited for it")
+	default:
+	}
+	cancel()
+	<-got[0].Done()
+}
+
+func TestWarmNothingToDo(t *testing.T) {
+	t.Parallel()
+	t.Run("not a module", func(t *testing.T) {
+		requireBwrap(t)
+		t.Parallel()
+		ws := newWorkspace(t)
+		sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH")})
+		assert.Nil(t, sb.Warm(t.Context(), ws))
+		r, err := sb.Run(t.Context(), []string{"go", "version"}, RunOptions{Workspace: ws})
+		require.NoError(t, err)
+		assert.Equal(t, 0, r.ExitCode, r.Output)
+		assert.Zero(t, r.Waited)
+	})
+	t.Run("sandbox off", func(t *testing.T) {
+		t.Parallel()
+		ws := newWorkspace(t)
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n"), 0o644))
+		sb := New(Config{Home: t.TempDir(), Mode: ModeOff, Path: os.Getenv("PATH")})
+		assert.Nil(t, sb.Warm(t.Context(), ws))
+	})
+	t.Run("no workspace", func(t *testing.T) {
+		t.Parallel()
+		sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH")})
+		assert.Nil(t, sb.Warm(t.Context(), filepath.Join(t.TempDir(), "gone")))
+	})
+}
+
+// TestWarmTimeoutEndsTheWait: a warm-up that runs past its own timeout is
+// killed, which ends the wait of the commands behind it; it is no error. (A
+// FIFO named like a Go file holds the compile for good.)
+func TestWarmTimeoutEndsTheWait(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	ws := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n"), 0o644))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(ws, "blocked.go"), 0o644))
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), WarmTimeout: 2 * time.Second, HostEnv: []string{"GOPROXY=off"}})
+	w := sb.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	r, err := sb.Run(t.Context(), []string{"go", "version"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.ExitCode, r.Output)
+	res := w.Result()
+	assert.NoError(t, res.Err)
+	assert.True(t, res.TimedOut, res.Output)
+	assert.Contains(t, res.Output, "ran past its 2s timeout")
+}
+
+// TestWarmGoWork: a go.work without a module at the root is warmed module
+// by module (./... alone matches none of its packages).
+func TestWarmGoWork(t *testing.T) {
+	t.Parallel()
+	files := map[string][]byte{"go.work": nil, "app/go.mod": nil, "app/go.sum": nil, "lib/x/go.mod": nil}
+	assert.Equal(t, []string{"go", "test", "-exec=/bin/true", "./app/...", "./lib/x/..."}, warmArgv(moduleDirs(files)))
+	assert.Equal(t, []string{"go", "test", "-exec=/bin/true", "./..."}, warmArgv(moduleDirs(map[string][]byte{"go.mod": nil, "go.sum": nil})))
+
+	requireBwrap(t)
+	proxy := fileProxy(t)
+	mod := goModule(t, proxy)
+	ws := newWorkspace(t)
+	require.NoError(t, os.Rename(mod, filepath.Join(ws, "app")))
+	require.NoError(t, os.RemoveAll(filepath.Join(ws, "app", ".git")))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.work"), []byte("go 1.21\n\nuse ./app\n"), 0o644))
+	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	w := sb.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	res := w.Result()
+	require.NoError(t, res.Err)
+	assert.Equal(t, 0, res.ExitCode, res.Output)
+	assert.Contains(t, res.Output, "example.com/app")
+}
+
+func TestWarmTimeoutFromEnv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		value   string
+		want    time.Duration
+		wantErr string
+	}{
+		{name: "unset", value: ""},
+		{name: "set", value: "45m", want: 45 * time.Minute},
+		{name: "not a duration", value: "long", wantErr: `CORE_SANDBOX_WARM_TIMEOUT must be a duration such as 20m, got "long"`},
+		{name: "zero", value: "0s", wantErr: "CORE_SANDBOX_WARM_TIMEOUT must be a duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := ConfigFromEnv("/state", func(k string) string {
+				if k == "CORE_SANDBOX_WARM_TIMEOUT" {
+					return tt.value
+				}
+				return ""
+			})
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, cfg.WarmTimeout)
+		})
+	}
+}

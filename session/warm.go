@@ -1,0 +1,91 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/coreagent/core/sandbox"
+)
+
+// WarmupReport is how the build's background warm-up ended.
+type WarmupReport struct {
+	Seconds  float64 `json:"seconds"`
+	Exit     int     `json:"exit"`
+	TimedOut bool    `json:"timed_out"`
+	// Error says why it stopped early: the session ended, or the sandbox
+	// failed.
+	Error string `json:"error,omitempty"`
+}
+
+// startWarm starts the background warm-up of the workspace's build (the
+// module download, then a compile of everything the tests need) when the
+// tier runs go commands confined, and says so. The model's first go
+// command waits for it, with its --shell-timeout counted only after the
+// wait. stopWarm stops it.
+func (s *run) startWarm(ctx context.Context) {
+	if (s.rec.Verify != sandbox.TierBuild && s.rec.Verify != sandbox.TierTest) || !s.rec.Sandboxed {
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := s.env.Runner.Warm(ctx, s.rec.Workspace)
+	if w == nil {
+		cancel()
+		return
+	}
+	fmt.Fprintln(s.opts.Progress, "warming the build cache in the background (confined: the module download, then a compile of the tests; go commands wait for it, not counted against --shell-timeout)…")
+	s.warmup = w
+	s.warmCancel = cancel
+}
+
+// stopWarm stops the warm-up if it still runs, waits for it and tells how
+// it ended; the run's end calls it, so that the report has it.
+func (s *run) stopWarm() {
+	if s.warmCancel == nil {
+		return
+	}
+	s.warmCancel()
+	s.warmCancel = nil
+	if s.warmup != nil {
+		<-s.warmup.Done()
+		s.warmEnded()
+	}
+}
+
+// warmEnded says once, when the warm-up has ended, how it ended. It is
+// called between turns, so that its line never cuts into another.
+func (s *run) warmEnded() {
+	w := s.warmup
+	if w == nil {
+		return
+	}
+	select {
+	case <-w.Done():
+	default:
+		return
+	}
+	s.warmup = nil
+	r := w.Result()
+	s.report.Warmup = &WarmupReport{Seconds: r.Duration.Seconds(), Exit: r.ExitCode, TimedOut: r.TimedOut}
+	if r.Err != nil {
+		s.report.Warmup.Error = s.scrub(r.Err.Error())
+	}
+	fmt.Fprintln(s.opts.Progress, warmLine(r))
+}
+
+// warmLine says in words how a warm-up ended.
+func warmLine(r sandbox.WarmResult) string {
+	took := r.Duration.Round(time.Millisecond)
+	if r.Duration >= time.Second {
+		took = r.Duration.Round(time.Second)
+	}
+	switch {
+	case r.Err != nil:
+		return fmt.Sprintf("warming the build cache stopped after %s: %s", took, oneLine(r.Err.Error(), 200))
+	case r.TimedOut:
+		return fmt.Sprintf("warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after %s; go commands no longer wait for it", took)
+	case r.ExitCode != 0:
+		return fmt.Sprintf("warmed the build cache in %s (the compile exited %d; the model's own commands show why)", took, r.ExitCode)
+	}
+	return fmt.Sprintf("warmed the build cache in %s", took)
+}

@@ -1,0 +1,131 @@
+package session
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
+)
+
+// requireBwrap skips a test that needs a working sandbox when there is
+// none, unless CORE_REQUIRE_BWRAP=1 (as in CI), which makes it a failure.
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	_, err := exec.LookPath("bwrap")
+	if err == nil {
+		p := sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}).Probe(t.Context())
+		if p.Usable {
+			return
+		}
+		err = p.Err()
+	}
+	if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %v", err)
+	}
+	t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
+}
+
+// TestSessionWarmsTheBuild: a session at the test tier warms the build in
+// the background and says so; the model's first go test waits for it and
+// is then killed at the shell timeout, and the model and the user are told
+// so in words; the contract does not count the killed check as verified.
+func TestSessionWarmsTheBuild(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{
+		"go.mod":       "module example.com/slow\n\ngo 1.21\n",
+		"slow.go":      "// Package slow is slow to test.\npackage slow\n",
+		"slow_test.go": "package slow\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestSlow(t *testing.T) { time.Sleep(time.Hour) }\n",
+	})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: run_shell\ncommand: go test ./..."),
+		testkit.ContentReply(write("notes.txt", "slow\n")),
+		testkit.ContentReply("tool: done\nsummary: noted"),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.Verify = sandbox.TierTest
+	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
+	opts.ShellTimeout = 3 * time.Second
+	w := &watcher{}
+	opts.Progress = w
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+
+	out := w.String()
+	assert.Contains(t, out, "warming the build cache in the background")
+	assert.Regexp(t, `(?m)^warmed the build cache in \d`, out)
+	assert.Less(t, strings.Index(out, "warming the build cache"), strings.Index(out, "turn 1/40  run_shell go test ./..."), "the warm-up starts with the session")
+	assert.Regexp(t, `(?m)^core killed "go test \./\.\.\.": it ran past the shell timeout of 3s \(--shell-timeout\)`, out)
+
+	reqs := srv.Requests()
+	require.GreaterOrEqual(t, len(reqs), 2)
+	obs := reqs[1].Messages[len(reqs[1].Messages)-1].Content
+	assert.Contains(t, obs, "exit status -1 (sandboxed)\ncore killed this command: it ran for ")
+	assert.Contains(t, obs, "past the shell timeout of 3s")
+	assert.Contains(t, obs, "Run a narrower command instead")
+
+	require.NotNil(t, rep.Warmup, "the report says how the warm-up ended")
+	assert.Equal(t, 0, rep.Warmup.Exit)
+	assert.False(t, rep.Warmup.TimedOut)
+	assert.Empty(t, rep.Warmup.Error)
+	assert.Positive(t, rep.Warmup.Seconds)
+
+	require.NotNil(t, rep.Contract)
+	assert.Equal(t, []CheckVerdict{VerdictTimedOut}, checkVerdicts(rep.Contract))
+	assert.False(t, rep.Contract.Held(), "a killed check verifies nothing")
+	assert.Equal(t, StatusPartial, rep.Status)
+	var summary strings.Builder
+	rep.WriteSummary(&summary)
+	assert.Contains(t, summary.String(), "core killed a check that ran past the shell timeout of 3s")
+	assert.Contains(t, summary.String(), "contract broken: 1 timed out")
+}
+
+// Without a usable sandbox nothing warms: go commands run on the host.
+func TestSessionWarmsNothingUnconfined(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, goModule(builds))
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: run_shell\ncommand: go vet ./..."),
+		testkit.ContentReply("tool: done\nsummary: checked"),
+	)
+	opts := buildOptions(t, srv, repo)
+	w := &watcher{}
+	opts.Progress = w
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	assert.NotContains(t, w.String(), "warm")
+	assert.Nil(t, rep.Warmup)
+}
+
+func TestWarmLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		res  sandbox.WarmResult
+		want string
+	}{
+		{name: "done", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 41 * time.Second}}, want: "warmed the build cache in 41s"},
+		{name: "quick", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 1234567 * time.Microsecond / 10}}, want: "warmed the build cache in 123ms"},
+		{name: "broken build", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 3 * time.Second, ExitCode: 1}},
+			want: "warmed the build cache in 3s (the compile exited 1; the model's own commands show why)"},
+		{name: "timed out", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 20 * time.Minute, ExitCode: -1, TimedOut: true}},
+			want: "warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after 20m0s; go commands no longer wait for it"},
+		{name: "stopped", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 2 * time.Second}, Err: context.Canceled},
+			want: "warming the build cache stopped after 2s: context canceled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, warmLine(tt.res))
+		})
+	}
+}
