@@ -23,16 +23,41 @@ type cgroup struct {
 	v2     bool
 }
 
+// cgroupParents are the directories under which core makes the cgroups of
+// its commands: its own cgroup of each controller, when it may write there.
+// They are found once per Sandbox; finding them reads the mount table.
+type cgroupParents struct {
+	pids, memory     string
+	pidsV2, memoryV2 bool
+}
+
+// findCgroupParents finds the parents, and sweeps what a killed core left
+// in them.
+func findCgroupParents() cgroupParents {
+	var p cgroupParents
+	p.pids, p.pidsV2 = cgroupDir("pids")
+	p.memory, p.memoryV2 = cgroupDir("memory")
+	for _, d := range []string{p.pids, p.memory} {
+		if d != "" {
+			sweep(d)
+		}
+	}
+	return p
+}
+
 // newCgroup makes the cgroups for one command with the limits l.
-func newCgroup(l Limits) *cgroup {
+func newCgroup(l Limits, parents cgroupParents) *cgroup {
 	name := fmt.Sprintf("core-sandbox-%d-%x", os.Getpid(), rand.Uint64())
 	cg := &cgroup{}
-	for _, ctl := range []string{"pids", "memory"} {
-		dir, v2 := cgroupDir(ctl)
+	for _, ctl := range []struct {
+		name string
+		dir  string
+		v2   bool
+	}{{"pids", parents.pids, parents.pidsV2}, {"memory", parents.memory, parents.memoryV2}} {
+		dir, v2 := ctl.dir, ctl.v2
 		if dir == "" {
 			continue
 		}
-		sweep(dir)
 		d := filepath.Join(dir, name)
 		if v2 && (cg.pids != "" || cg.memory != "") {
 			d = firstNonEmpty(cg.pids, cg.memory) // one directory for both
@@ -40,7 +65,7 @@ func newCgroup(l Limits) *cgroup {
 			continue
 		}
 		var err error
-		switch ctl {
+		switch ctl.name {
 		case "pids":
 			err = writeFile(d, "pids.max", strconv.Itoa(l.Processes))
 			if err == nil {

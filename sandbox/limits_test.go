@@ -73,7 +73,7 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 	live := filepath.Join(dir, fmt.Sprintf("core-sandbox-%d-cafe", os.Getpid()))
 	require.NoError(t, os.Mkdir(live, 0o755))
 	defer os.Remove(live)
-	cg := newCgroup(DefaultLimits())
+	cg := newCgroup(DefaultLimits(), findCgroupParents())
 	cg.remove()
 	assert.NoDirExists(t, stale)
 	assert.DirExists(t, live, "a cgroup of a running core stays")
