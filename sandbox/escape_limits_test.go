@@ -24,7 +24,31 @@ func TestEscapeRootOnlyFiles(t *testing.T) {
 	}
 	require.NotEmpty(t, rootOnlyFile, "TestMain could not plant a root-only file under /etc")
 	t.Parallel()
-	sb := newTestSandbox(t, ModeBwrap)
+	t.Run("walked", func(t *testing.T) {
+		t.Parallel()
+		assertRootOnlyHidden(t, newTestSandbox(t, ModeBwrap))
+	})
+	// The masks a new process takes from the scan cache on disk hide as
+	// much as a walk.
+	t.Run("from the cache on disk", func(t *testing.T) {
+		t.Parallel()
+		home := t.TempDir()
+		fresh := func() *Sandbox {
+			sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH")})
+			sb.scans = newScanCache() // as in a new process
+			return sb
+		}
+		first := fresh()
+		runIn(t, first, newWorkspace(t), "true")
+		require.Equal(t, 1, first.scans.walks)
+		second := fresh()
+		assertRootOnlyHidden(t, second)
+		assert.Equal(t, 0, second.scans.walks, "the second sandbox read the walk from the cache")
+	})
+}
+
+func assertRootOnlyHidden(t *testing.T, sb *Sandbox) {
+	t.Helper()
 	b, err := os.ReadFile(rootOnlyFile)
 	require.NoError(t, err)
 	require.Equal(t, rootOnlySecret, string(b), "the host itself reads the file")
