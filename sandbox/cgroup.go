@@ -183,6 +183,23 @@ func (cg *cgroup) add(pid int) error {
 	return nil
 }
 
+// holds reports whether a process is in all of the cgroups already: as
+// many lines of its /proc/PID/cgroup name them as there are.
+func (cg *cgroup) holds(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	dirs := cg.dirs()
+	if err != nil || len(dirs) == 0 {
+		return len(dirs) == 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasSuffix(line, "/"+filepath.Base(dirs[0])) {
+			n++
+		}
+	}
+	return n >= len(dirs)
+}
+
 // hit names the limit a cgroup refused something for, or "".
 func (cg *cgroup) hit() string {
 	if cg.memory != "" {

@@ -104,9 +104,20 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 		f.Close()
 	}
 	defer l.gateW.Close()
-	pids := l.held(pid)
+	// bwrap goes into the cgroups at once, while it builds the sandbox: a
+	// move costs the kernel a grace period (most of the cost of the cgroups
+	// on cgroup v1), and a child bwrap forks after it is born inside. The
+	// child moves at the gate only when bwrap forked it first.
 	l.cg = <-l.made
-	for _, p := range pids {
+	if err := l.cg.add(pid); err != nil && !errors.Is(err, unix.ESRCH) {
+		l.cg.remove()
+		return nil, err
+	}
+	pids := l.held(pid)
+	for _, p := range pids[1:] {
+		if l.cg.holds(p) {
+			continue
+		}
 		if err := l.cg.add(p); err != nil && !errors.Is(err, unix.ESRCH) {
 			l.cg.remove()
 			return nil, err
