@@ -30,7 +30,9 @@ func BenchmarkTrue(b *testing.B) {
 	minimal := func() (Result, error) {
 		return execute(b.Context(), bwrap, []string{"--unshare-all", "--ro-bind", "/", "/", "true"}, []string{}, opts, nil)
 	}
-	profiled := func() (Result, error) { return execute(b.Context(), bwrap, p.args([]string{"true"}), []string{}, opts, nil) }
+	profiled := func() (Result, error) {
+		return execute(b.Context(), bwrap, p.args([]string{"true"}), []string{}, opts, nil)
+	}
 	sandboxed := func() (Result, error) { return sb.Run(b.Context(), []string{"true"}, opts) }
 	for _, bm := range []struct {
 		name string
