@@ -217,25 +217,43 @@ func (cg *cgroup) hit() string {
 	return ""
 }
 
-// remove kills what is left in the cgroups and removes them.
+// remove kills what is left in the cgroups and removes them. The kernel
+// may hold an empty cgroup busy for some milliseconds after its last
+// process was reaped; the removal then finishes in the background, so that
+// the command's result does not wait for it (a core that exits first leaves
+// the empty cgroup to the next one's sweep).
 func (cg *cgroup) remove() {
-	deadline := time.Now().Add(5 * time.Second)
+	var busy []string
 	for _, d := range cg.dirs() {
-		for {
-			if b, err := os.ReadFile(filepath.Join(d, "cgroup.procs")); err == nil {
-				for _, f := range strings.Fields(string(b)) {
-					if pid, err := strconv.Atoi(f); err == nil {
-						_ = syscall.Kill(pid, syscall.SIGKILL)
-					}
-				}
-			}
-			err := os.Remove(d)
-			if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(500 * time.Microsecond) // the killed are still being reaped
+		if !removeCgroup(d) {
+			busy = append(busy, d)
 		}
 	}
+	if len(busy) == 0 {
+		return
+	}
+	go func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for _, d := range busy {
+			for !removeCgroup(d) && time.Now().Before(deadline) {
+				time.Sleep(500 * time.Microsecond) // the killed are still being released
+			}
+		}
+	}()
+}
+
+// removeCgroup kills the processes in a cgroup and removes it; false while
+// the kernel still counts something in it.
+func removeCgroup(d string) bool {
+	if b, err := os.ReadFile(filepath.Join(d, "cgroup.procs")); err == nil {
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	err := os.Remove(d)
+	return err == nil || errors.Is(err, os.ErrNotExist)
 }
 
 // enforced lists the limits the kernel enforces through these cgroups.
