@@ -37,7 +37,7 @@ mkdir -p "$tmp/ws" "$tmp/primed"
 first() { # $1: CORE_HOME; prints milliseconds
 	local start end
 	start=$(date +%s%N)
-	CORE_HOME="$1" CORE_SESSION_SANDBOX=bwrap "$tmp/core" sandbox run --workspace "$tmp/ws" -- true >/dev/null
+	CORE_HOME="$1" CORE_SESSION_SANDBOX=bwrap "$tmp/core" sandbox run --workspace "$tmp/ws" -- true >/dev/null 2>&1
 	end=$(date +%s%N)
 	echo $(((end - start) / 1000000))
 }
