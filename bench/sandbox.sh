@@ -18,6 +18,7 @@ echo "$out" | awk '
 	/^BenchmarkTrue\/sandboxed/ { ts += $3; ns++ }
 	/^BenchmarkTrue\/bwrap-minimal/ { tm += $3; nm++ }
 	/^BenchmarkTrue\/bwrap-profile/ { tp += $3; np++ }
+	/^BenchmarkTrue\/interleaved/ { for (i = 5; i < NF; i += 2) { v[$(i+1)] += $i }; ni++ }
 	/^BenchmarkGoTest\/bare/      { gb += $3; mb++ }
 	/^BenchmarkGoTest\/sandboxed/ { gs += $3; ms++ }
 	/^BenchmarkDockerTrue/        { dt += $3; nd++ }
@@ -25,6 +26,7 @@ echo "$out" | awk '
 		if (nb && ns) printf "true: bare %.2f ms, sandboxed %.2f ms, added %.2f ms per command\n", tb/nb/1e6, ts/ns/1e6, (ts/ns - tb/nb)/1e6
 		if (nm && ns) printf "true: minimal bwrap (--unshare-all --ro-bind / /) %.2f ms, core sandboxed %.2f ms, ratio %.2fx (target <= 1.30x)\n", tm/nm/1e6, ts/ns/1e6, (ts/ns)/(tm/nm)
 		if (nm && np) printf "true: bwrap with core'"'"'s arguments alone %.2f ms, ratio %.2fx of the minimal bwrap (the rest is the gate, cgroups, filter and core)\n", tp/np/1e6, (tp/np)/(tm/nm)
+		if (ni) printf "true, interleaved (the three bwrap runs take turns): minimal %.2f ms, core'"'"'s arguments %.2f ms, core sandboxed %.2f ms, ratio %.2fx (target <= 1.30x)\n", v["minimal-ms"]/ni, v["profile-ms"]/ni, v["sandboxed-ms"]/ni, v["ratio"]/ni
 		if (nd) printf "true in a sibling container (Docker backend, CORE_SANDBOX_IMAGE): %.0f ms per command\n", dt/nd/1e6
 		if (mb && ms) printf "warm go test: bare %.0f ms, sandboxed %.0f ms, ratio %.3fx\n", gb/mb/1e6, gs/ms/1e6, (gs/ms)/(gb/mb)
 	}'

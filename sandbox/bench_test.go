@@ -34,6 +34,11 @@ func BenchmarkTrue(b *testing.B) {
 		return execute(b.Context(), bwrap, p.args([]string{"true"}), []string{}, opts, nil)
 	}
 	sandboxed := func() (Result, error) { return sb.Run(b.Context(), []string{"true"}, opts) }
+	check := func(b *testing.B, r Result, err error) {
+		if err != nil || r.ExitCode != 0 {
+			b.Fatal(err, r.Output)
+		}
+	}
 	for _, bm := range []struct {
 		name string
 		run  func() (Result, error)
@@ -41,12 +46,32 @@ func BenchmarkTrue(b *testing.B) {
 		b.Run(bm.name, func(b *testing.B) {
 			for b.Loop() {
 				r, err := bm.run()
-				if err != nil || r.ExitCode != 0 {
-					b.Fatal(err, r.Output)
-				}
+				check(b, r, err)
 			}
 		})
 	}
+	// The same, the three bwrap runs taking turns in each iteration, so
+	// that a burst of load on a shared machine weighs on all of them.
+	b.Run("interleaved", func(b *testing.B) {
+		runs := []func() (Result, error){minimal, profiled, sandboxed}
+		total := make([]time.Duration, len(runs))
+		n := 0
+		for b.Loop() {
+			for j := range runs {
+				k := (j + n) % len(runs)
+				start := time.Now()
+				r, err := runs[k]()
+				total[k] += time.Since(start)
+				check(b, r, err)
+			}
+			n++
+		}
+		ms := func(d time.Duration) float64 { return float64(d) / float64(n) / 1e6 }
+		b.ReportMetric(ms(total[0]), "minimal-ms")
+		b.ReportMetric(ms(total[1]), "profile-ms")
+		b.ReportMetric(ms(total[2]), "sandboxed-ms")
+		b.ReportMetric(float64(total[2])/float64(total[0]), "ratio")
+	})
 }
 
 func BenchmarkGoTest(b *testing.B) {
