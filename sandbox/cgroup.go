@@ -23,16 +23,41 @@ type cgroup struct {
 	v2     bool
 }
 
+// cgroupParents are the directories under which core makes the cgroups of
+// its commands: its own cgroup of each controller, when it may write there.
+// They are found once per Sandbox; finding them reads the mount table.
+type cgroupParents struct {
+	pids, memory     string
+	pidsV2, memoryV2 bool
+}
+
+// findCgroupParents finds the parents, and sweeps what a killed core left
+// in them.
+func findCgroupParents() cgroupParents {
+	var p cgroupParents
+	p.pids, p.pidsV2 = cgroupDir("pids")
+	p.memory, p.memoryV2 = cgroupDir("memory")
+	for _, d := range []string{p.pids, p.memory} {
+		if d != "" {
+			sweep(d)
+		}
+	}
+	return p
+}
+
 // newCgroup makes the cgroups for one command with the limits l.
-func newCgroup(l Limits) *cgroup {
+func newCgroup(l Limits, parents cgroupParents) *cgroup {
 	name := fmt.Sprintf("core-sandbox-%d-%x", os.Getpid(), rand.Uint64())
 	cg := &cgroup{}
-	for _, ctl := range []string{"pids", "memory"} {
-		dir, v2 := cgroupDir(ctl)
+	for _, ctl := range []struct {
+		name string
+		dir  string
+		v2   bool
+	}{{"pids", parents.pids, parents.pidsV2}, {"memory", parents.memory, parents.memoryV2}} {
+		dir, v2 := ctl.dir, ctl.v2
 		if dir == "" {
 			continue
 		}
-		sweep(dir)
 		d := filepath.Join(dir, name)
 		if v2 && (cg.pids != "" || cg.memory != "") {
 			d = firstNonEmpty(cg.pids, cg.memory) // one directory for both
@@ -40,7 +65,7 @@ func newCgroup(l Limits) *cgroup {
 			continue
 		}
 		var err error
-		switch ctl {
+		switch ctl.name {
 		case "pids":
 			err = writeFile(d, "pids.max", strconv.Itoa(l.Processes))
 			if err == nil {
@@ -158,6 +183,23 @@ func (cg *cgroup) add(pid int) error {
 	return nil
 }
 
+// holds reports whether a process is in all of the cgroups already: as
+// many lines of its /proc/PID/cgroup name them as there are.
+func (cg *cgroup) holds(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	dirs := cg.dirs()
+	if err != nil || len(dirs) == 0 {
+		return len(dirs) == 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasSuffix(line, "/"+filepath.Base(dirs[0])) {
+			n++
+		}
+	}
+	return n >= len(dirs)
+}
+
 // hit names the limit a cgroup refused something for, or "".
 func (cg *cgroup) hit() string {
 	if cg.memory != "" {
@@ -175,25 +217,43 @@ func (cg *cgroup) hit() string {
 	return ""
 }
 
-// remove kills what is left in the cgroups and removes them.
+// remove kills what is left in the cgroups and removes them. The kernel
+// may hold an empty cgroup busy for some milliseconds after its last
+// process was reaped; the removal then finishes in the background, so that
+// the command's result does not wait for it (a core that exits first leaves
+// the empty cgroup to the next one's sweep).
 func (cg *cgroup) remove() {
-	deadline := time.Now().Add(5 * time.Second)
+	var busy []string
 	for _, d := range cg.dirs() {
-		for {
-			if b, err := os.ReadFile(filepath.Join(d, "cgroup.procs")); err == nil {
-				for _, f := range strings.Fields(string(b)) {
-					if pid, err := strconv.Atoi(f); err == nil {
-						_ = syscall.Kill(pid, syscall.SIGKILL)
-					}
-				}
-			}
-			err := os.Remove(d)
-			if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(500 * time.Microsecond) // the killed are still being reaped
+		if !removeCgroup(d) {
+			busy = append(busy, d)
 		}
 	}
+	if len(busy) == 0 {
+		return
+	}
+	go func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for _, d := range busy {
+			for !removeCgroup(d) && time.Now().Before(deadline) {
+				time.Sleep(500 * time.Microsecond) // the killed are still being released
+			}
+		}
+	}()
+}
+
+// removeCgroup kills the processes in a cgroup and removes it; false while
+// the kernel still counts something in it.
+func removeCgroup(d string) bool {
+	if b, err := os.ReadFile(filepath.Join(d, "cgroup.procs")); err == nil {
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+	err := os.Remove(d)
+	return err == nil || errors.Is(err, os.ErrNotExist)
 }
 
 // enforced lists the limits the kernel enforces through these cgroups.

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -24,16 +25,73 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 			return profile{}, err
 		}
 	}
+	v := s.toolView(tool)
+	p.toolRoots = slices.Clone(v.toolRoots)
+	p.path = slices.Clone(v.path)
+	p.masks = maskArgs(v.scans...)
+	return p, nil
+}
+
+// A toolView is what the profile of a command shows of the host for its
+// tool: the tool's root, PATH, and what the walks found to mask.
+type toolView struct {
+	toolRoots []string
+	path      []string
+	scans     []rootOnly
+}
+
+// toolView computes a tool's view once per Sandbox: the host's PATH and
+// tools do not change under a running core (a tool not found is looked for
+// again next time).
+func (s *Sandbox) toolView(tool string) toolView {
+	s.mu.Lock()
+	v, ok := s.views[tool]
+	s.mu.Unlock()
+	if ok {
+		return v
+	}
 	var toolDirs []string
+	found := false
 	if path, err := s.lookPath(tool); err == nil && !strings.Contains(tool, "/") {
+		found = true
 		if root := toolRoot(path, s.cfg.HostHome, s.cfg.Home); root != "" {
-			p.toolRoots = append(p.toolRoots, root)
+			v.toolRoots = append(v.toolRoots, root)
 			toolDirs = append(toolDirs, filepath.Dir(path))
 		}
 	}
-	p.path = append(toolDirs, sandboxPath(s.cfg.Path, p.toolRoots)...)
-	p.masks = maskArgs(s.toolMasks(p.toolRoots))
-	return p, nil
+	v.path = append(toolDirs, sandboxPath(s.cfg.Path, v.toolRoots)...)
+	v.scans = []rootOnly{s.rootOnly(realRoots(systemRoots))}
+	for _, r := range v.toolRoots {
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			v.scans = append(v.scans, s.rootOnly([]string{r}))
+		}
+	}
+	if found {
+		s.mu.Lock()
+		s.views[tool] = v
+		s.mu.Unlock()
+	}
+	return v
+}
+
+// rootOnly returns what the masks must hide under roots.
+//
+// Only when core runs as root: a user namespace made by any other user maps
+// confined code to that user, so the kernel keeps from it whatever the file
+// modes keep from that user on the host, root's files among them; what
+// remains readable is what the user reads anyway, which the sandbox does
+// not set out to hide in the system directories (no more than it hides
+// /etc/passwd). As root, the walk is needed: see mask.go.
+func (s *Sandbox) rootOnly(roots []string) rootOnly {
+	c := currentCred()
+	if c.uid != 0 {
+		return rootOnly{}
+	}
+	dir := ""
+	if s.cfg.Home != "" {
+		dir = filepath.Join(s.cfg.Home, "cache", "rootonly")
+	}
+	return s.scans.scan(dir, roots, c)
 }
 
 // runConfined runs argv under the production profile with bwrap.
@@ -105,7 +163,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 	if err != nil {
 		return Result{}, err
 	}
-	l, err := newLaunch(prog, s.cfg.Limits, p.workspace != "")
+	l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "")
 	if err != nil {
 		return Result{}, err
 	}
@@ -114,6 +172,12 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 	r.Argv = argv
 	r.Sandboxed = true
 	return r, err
+}
+
+// cgroupParents finds where commands get their cgroups, once per Sandbox.
+func (s *Sandbox) cgroupParents() cgroupParents {
+	s.cgOnce.Do(func() { s.cgParents = findCgroupParents() })
+	return s.cgParents
 }
 
 // seccomp returns the assembled filter, built once per Sandbox.

@@ -37,14 +37,18 @@ type launch struct {
 	gateW  *os.File
 	infoR  *os.File
 	cg     *cgroup
-	watch  bool // watch the workspace's growth
+	made   chan *cgroup // the cgroups, made while bwrap sets up the sandbox
+	watch  bool         // watch the workspace's growth
 
 	grew     atomic.Bool
+	based    bool // the baseline was measured; read after the watch ended
 	baseline int64
 }
 
-// newLaunch prepares a launch; program is the seccomp filter.
-func newLaunch(program []byte, l Limits, watch bool) (*launch, error) {
+// newLaunch prepares a launch; program is the seccomp filter. The cgroups
+// are made under parents alongside, while bwrap builds the sandbox, so that
+// the command waits at the gate only for being moved into them.
+func newLaunch(program []byte, l Limits, parents cgroupParents, watch bool) (*launch, error) {
 	sec, err := seccompFile(program)
 	if err != nil {
 		return nil, err
@@ -61,7 +65,9 @@ func newLaunch(program []byte, l Limits, watch bool) (*launch, error) {
 		w.Close()
 		return nil, err
 	}
-	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, watch: watch}, nil
+	made := make(chan *cgroup, 1)
+	go func() { made <- newCgroup(l, parents) }()
+	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, made: made, watch: watch}, nil
 }
 
 // gate puts bwrap's gate options in front of its arguments.
@@ -75,6 +81,7 @@ func (l *launch) close() {
 	}
 	l.gateW.Close()
 	l.infoR.Close()
+	(<-l.made).remove()
 }
 
 // held returns the host pids to limit: bwrap's and its sandboxed child's,
@@ -97,9 +104,20 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 		f.Close()
 	}
 	defer l.gateW.Close()
+	// bwrap goes into the cgroups at once, while it builds the sandbox: a
+	// move costs the kernel a grace period (most of the cost of the cgroups
+	// on cgroup v1), and a child bwrap forks after it is born inside. The
+	// child moves at the gate only when bwrap forked it first.
+	l.cg = <-l.made
+	if err := l.cg.add(pid); err != nil && !errors.Is(err, unix.ESRCH) {
+		l.cg.remove()
+		return nil, err
+	}
 	pids := l.held(pid)
-	l.cg = newCgroup(l.limits)
-	for _, p := range pids {
+	for _, p := range pids[1:] {
+		if l.cg.holds(p) {
+			continue
+		}
 		if err := l.cg.add(p); err != nil && !errors.Is(err, unix.ESRCH) {
 			l.cg.remove()
 			return nil, err
@@ -147,16 +165,32 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	return func() { close(done); wg.Wait() }, nil
 }
 
+// watchGrace is how long a command runs before the watch first walks its
+// workspace: most commands are over by then, and walk nothing.
+const watchGrace = 100 * time.Millisecond
+
 // watchWorkspace measures the workspace now and then and stops the command
 // once it grew past its limit. The pause between two walks is ten times
 // what a walk took, and at least a quarter of a second, so the watch costs
 // little however big the workspace.
 //
-// The first walk, the baseline, runs while the command starts, so that a
-// big workspace does not delay every command; what the command writes during
-// it counts as already there.
+// The first walk, the baseline, runs once the command has run for
+// watchGrace, so that short commands walk nothing and a big workspace
+// delays none; what the command writes before and during it counts as
+// already there.
 func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, pid int, ws string) {
+	grace := time.NewTimer(watchGrace)
+	select {
+	case <-done:
+		grace.Stop()
+		return
+	case <-ctx.Done():
+		grace.Stop()
+		return
+	case <-grace.C:
+	}
 	l.baseline = treeSize(ws)
+	l.based = true
 	pause := 250 * time.Millisecond
 	for {
 		t := time.NewTimer(pause)
@@ -191,7 +225,7 @@ func (l *launch) finish(r *Result, ws string) {
 	case name != "":
 	case l.grew.Load():
 		name = LimitWorkspace
-	case l.watch && ws != "" && treeSize(ws)-l.baseline > l.limits.WorkspaceGrowth:
+	case l.based && treeSize(ws)-l.baseline > l.limits.WorkspaceGrowth:
 		name = LimitWorkspace
 	default:
 		name = limitFromOutput(r, ws)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,8 +74,36 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 	live := filepath.Join(dir, fmt.Sprintf("core-sandbox-%d-cafe", os.Getpid()))
 	require.NoError(t, os.Mkdir(live, 0o755))
 	defer os.Remove(live)
-	cg := newCgroup(DefaultLimits())
+	cg := newCgroup(DefaultLimits(), findCgroupParents())
 	cg.remove()
 	assert.NoDirExists(t, stale)
 	assert.DirExists(t, live, "a cgroup of a running core stays")
+}
+
+// A process is held once it is in every cgroup of the command, and a child
+// it forks afterwards is born inside.
+func TestCgroupHolds(t *testing.T) {
+	cg := newCgroup(DefaultLimits(), findCgroupParents())
+	defer cg.remove()
+	if len(cg.dirs()) == 0 {
+		t.Skip("no cgroup core may write here")
+	}
+	t.Parallel()
+	sh := exec.Command("sh", "-c", "read _; sleep 30 & echo $!; wait")
+	in, err := sh.StdinPipe()
+	require.NoError(t, err)
+	out, err := sh.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, sh.Start())
+	defer func() { _ = sh.Process.Kill(); _ = sh.Wait() }()
+	assert.False(t, cg.holds(sh.Process.Pid))
+	require.NoError(t, cg.add(sh.Process.Pid))
+	assert.True(t, cg.holds(sh.Process.Pid))
+	_, err = in.Write([]byte("go\n"))
+	require.NoError(t, err)
+	var child int
+	_, err = fmt.Fscan(out, &child)
+	require.NoError(t, err)
+	defer func() { _ = syscall.Kill(child, syscall.SIGKILL) }()
+	assert.True(t, cg.holds(child), "the child was born in the cgroups")
 }

@@ -1,34 +1,83 @@
 package sandbox
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Confined code runs as the host's uid when core runs as root: a user
 // namespace made by root maps its uid to host root, and the kernel checks
 // file access as host root. Dropped capabilities take away the override of
 // file modes, but not ownership: root still owns /etc/shadow. So everything
-// that the file modes keep from other users (a file not readable by others,
-// a directory others cannot enter) under the directories the sandbox sees is
-// masked: files read as /dev/null (which the nodev mount refuses to open),
-// directories are empty and closed.
+// under the directories the sandbox sees that root may read by its
+// ownership and groups but others may not (a file not readable by others, a
+// directory others cannot enter) is masked: files read as /dev/null (which
+// the nodev mount refuses to open), directories are empty and closed.
+//
+// What root cannot read by the file modes either (a 0640 file of postgres,
+// a 0700 directory of polkitd) needs no mask: without capabilities the
+// kernel refuses it to confined code as it would to any other user. A POSIX
+// ACL may grant more than the mode shows, so a file that has one is masked
+// whenever others may not read it.
 
-// rootOnly lists the paths under the visible roots that a user other than
-// their owner and group could not read.
+// rootOnly lists the paths under the visible roots that confined code could
+// read only through core's own uid and groups.
 type rootOnly struct {
-	files []string
-	dirs  []string
+	Files []string `json:"files"`
+	Dirs  []string `json:"dirs"`
 }
 
-// rootOnlyScan walks the system roots once per process: the walk touches
-// every file under /usr and /etc (seconds on a cold cache), and what it
-// finds changes only when packages are installed. It is a cache of facts
-// about the host, not state: nothing ever writes it but the once.
-var rootOnlyScan = sync.OnceValue(func() rootOnly { return scanRootOnly(realRoots(systemRoots)) })
+// cred is who confined code is to the kernel: core's uid and groups.
+type cred struct {
+	uid    uint32
+	groups []uint32 // the effective gid and the supplementary groups
+}
+
+func currentCred() cred {
+	c := cred{uid: uint32(os.Geteuid()), groups: []uint32{uint32(os.Getegid())}}
+	if gs, err := os.Getgroups(); err == nil {
+		for _, g := range gs {
+			if !slices.Contains(c.groups, uint32(g)) {
+				c.groups = append(c.groups, uint32(g))
+			}
+		}
+	}
+	return c
+}
+
+// needsMask reports whether confined code, as c, may do by the file modes
+// what others may not: read a file (bit 4) or enter a directory (bit 1).
+func (c cred) needsMask(p string, fi fs.FileInfo, bit fs.FileMode) bool {
+	perm := fi.Mode().Perm()
+	if perm&bit != 0 {
+		return false // others may: nothing to hide
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return true
+	}
+	switch {
+	case st.Uid == c.uid:
+		return perm&(bit<<6) != 0
+	case slices.Contains(c.groups, st.Gid) && perm&(bit<<3) != 0:
+		return true
+	}
+	return hasACL(p)
+}
+
+// hasACL reports whether p carries a POSIX access ACL; when it cannot tell,
+// it says yes.
+func hasACL(p string) bool {
+	_, err := unix.Lgetxattr(p, "system.posix_acl_access", nil)
+	return !errors.Is(err, unix.ENODATA) && !errors.Is(err, unix.ENOTSUP)
+}
 
 // realRoots keeps the roots that are real directories; /bin, /lib and the
 // rest are links into /usr on merged-/usr systems.
@@ -42,15 +91,17 @@ func realRoots(roots []string) []string {
 	return out
 }
 
-// scanRootOnly walks roots and returns what others may not read.
-func scanRootOnly(roots []string) rootOnly {
+// scanRootOnly walks roots and returns what c may read there and others may
+// not. A directory that holds nothing but such entries is masked whole: one
+// mount instead of one per file, and nothing readable is lost.
+func scanRootOnly(roots []string, c cred) rootOnly {
 	var ro rootOnly
 	for _, root := range roots {
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if d != nil && d.IsDir() && p != root {
 					// Unreadable even for core: hide it all.
-					ro.dirs = append(ro.dirs, p)
+					ro.Dirs = append(ro.Dirs, p)
 				}
 				return fs.SkipDir
 			}
@@ -61,30 +112,83 @@ func scanRootOnly(roots []string) rootOnly {
 			if err != nil {
 				return nil
 			}
-			perm := fi.Mode().Perm()
 			if fi.IsDir() {
-				if perm&0o001 == 0 && p != root {
-					ro.dirs = append(ro.dirs, p)
-					return fs.SkipDir
+				if p == root {
+					return nil
+				}
+				if fi.Mode().Perm()&0o001 == 0 {
+					if c.needsMask(p, fi, 0o001) {
+						ro.Dirs = append(ro.Dirs, p)
+					}
+					return fs.SkipDir // closed to confined code, masked or not
 				}
 				return nil
 			}
-			if perm&0o004 == 0 {
-				ro.files = append(ro.files, p)
+			if c.needsMask(p, fi, 0o004) {
+				ro.Files = append(ro.Files, p)
 			}
 			return nil
 		})
 	}
-	return ro
+	return collapse(ro, roots)
+}
+
+// collapse replaces the masked entries of a directory by the directory
+// itself when they are all it holds, deepest directories first, so that a
+// tree of secrets takes one mount.
+func collapse(ro rootOnly, roots []string) rootOnly {
+	masked := map[string]bool{}
+	for _, p := range slices.Concat(ro.Files, ro.Dirs) {
+		masked[p] = true
+	}
+	depth := func(p string) int { return strings.Count(p, string(filepath.Separator)) }
+	for changed := true; changed; {
+		changed = false
+		var parents []string
+		for p := range masked {
+			if dir := filepath.Dir(p); !slices.Contains(parents, dir) {
+				parents = append(parents, dir)
+			}
+		}
+		slices.SortFunc(parents, func(a, b string) int { return depth(b) - depth(a) })
+		for _, dir := range parents {
+			if slices.Contains(roots, dir) || !underAny(dir, roots) || masked[dir] {
+				continue
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil || len(entries) == 0 || !allMasked(dir, entries, masked) {
+				continue
+			}
+			masked[dir] = true
+			for _, e := range entries {
+				delete(masked, filepath.Join(dir, e.Name()))
+			}
+			changed = true
+		}
+	}
+	var out rootOnly
+	for p := range masked {
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+			out.Dirs = append(out.Dirs, p)
+		} else {
+			out.Files = append(out.Files, p)
+		}
+	}
+	slices.Sort(out.Files)
+	slices.Sort(out.Dirs)
+	return out
 }
 
 // maskArgs returns bwrap's arguments that hide the secrets of the host: the
-// fixed lists and what the scan found, under the system roots and the tool
-// roots.
-func maskArgs(tools rootOnly) []string {
-	scan := rootOnlyScan()
-	files := slices.Concat(maskedFiles, scan.files, tools.files)
-	dirs := slices.Concat(maskedDirs, scan.dirs, tools.dirs)
+// fixed lists and what the scans found, under the system roots and the tool
+// roots. Each mask is checked against the host as it is now: a file removed
+// since the scan is left out (bwrap would fail on it).
+func maskArgs(scans ...rootOnly) []string {
+	files, dirs := maskedFiles, maskedDirs
+	for _, s := range scans {
+		files = slices.Concat(files, s.Files)
+		dirs = slices.Concat(dirs, s.Dirs)
+	}
 	var a []string
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -110,6 +214,15 @@ func maskArgs(tools rootOnly) []string {
 	return a
 }
 
+func allMasked(dir string, entries []fs.DirEntry, masked map[string]bool) bool {
+	for _, e := range entries {
+		if !masked[filepath.Join(dir, e.Name())] {
+			return false
+		}
+	}
+	return true
+}
+
 func underAny(p string, dirs []string) bool {
 	for _, d := range dirs {
 		if p != d && within(p, d) {
@@ -117,25 +230,4 @@ func underAny(p string, dirs []string) bool {
 		}
 	}
 	return false
-}
-
-// toolMasks scans the tool roots outside the system roots once per Sandbox.
-func (s *Sandbox) toolMasks(roots []string) rootOnly {
-	var out rootOnly
-	for _, r := range roots {
-		s.mu.Lock()
-		ro, ok := s.toolScans[r]
-		s.mu.Unlock()
-		if !ok {
-			if fi, err := os.Stat(r); err == nil && fi.IsDir() {
-				ro = scanRootOnly([]string{r})
-			}
-			s.mu.Lock()
-			s.toolScans[r] = ro
-			s.mu.Unlock()
-		}
-		out.files = append(out.files, ro.files...)
-		out.dirs = append(out.dirs, ro.dirs...)
-	}
-	return out
 }

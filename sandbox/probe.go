@@ -204,7 +204,7 @@ func scratchCause(dir string, err error) string {
 // enforcedLimits says what enforces each limit here.
 func (s *Sandbox) enforcedLimits() []string {
 	l := s.cfg.Limits
-	cg := newCgroup(l)
+	cg := newCgroup(l, s.cgroupParents())
 	byCgroup := cg.enforced()
 	cg.remove()
 	how := func(name, fallback string) string {

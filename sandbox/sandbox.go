@@ -147,12 +147,17 @@ type Sandbox struct {
 	seccompProg [2][]byte
 	seccompErr  [2]error
 
-	mu       sync.Mutex
+	scans *scanCache // the walks behind the masks: the process's own
+
+	cgOnce    sync.Once
+	cgParents cgroupParents
+
 	userOnce sync.Once
 	user     userCaches
 
+	mu         sync.Mutex
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
-	toolScans  map[string]rootOnly // tool root → what root alone may read in it
+	views      map[string]toolView // tool → what its commands see of the host
 	warming    map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
 }
 
@@ -165,7 +170,7 @@ func New(cfg Config) *Sandbox {
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
-	return &Sandbox{cfg: cfg, downloaded: map[string]string{}, toolScans: map[string]rootOnly{}}
+	return &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}}
 }
 
 // Mode returns the sandbox mode.
