@@ -87,11 +87,27 @@ func (s *Sandbox) rootOnly(roots []string) rootOnly {
 	if c.uid != 0 {
 		return rootOnly{}
 	}
-	dir := ""
-	if s.cfg.Home != "" {
-		dir = filepath.Join(s.cfg.Home, "cache", "rootonly")
+	return s.scans.scan(s.scanDir(), roots, c)
+}
+
+// scanDir is where the walks are kept on disk: with the user's caches, in
+// the user's own cache directory (they describe the machine, not a
+// session, so a fresh $CORE_HOME need not walk again); else under
+// $CORE_HOME/cache; "" for nowhere.
+func (s *Sandbox) scanDir() string {
+	if s.cfg.UserCaches && s.cfg.HostHome != "" && filepath.IsAbs(s.cfg.HostHome) {
+		base := filepath.Join(s.cfg.HostHome, ".cache")
+		for _, kv := range s.cfg.GoEnv {
+			if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok && filepath.IsAbs(v) {
+				base = v
+			}
+		}
+		return filepath.Join(base, "core", "rootonly")
 	}
-	return s.scans.scan(dir, roots, c)
+	if s.cfg.Home != "" {
+		return filepath.Join(s.cfg.Home, "cache", "rootonly")
+	}
+	return ""
 }
 
 // runConfined runs argv under the production profile with bwrap.

@@ -410,3 +410,19 @@ func TestPoison(t *testing.T) {
 	fmt.Printf("tried %d linked outputs\n", len(files))
 }
 `
+
+func TestScanDirFollowsTheCaches(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Home: "/state", UserCaches: true, HostHome: "/home/u"}, "/home/u/.cache/core/rootonly"},
+		{Config{Home: "/state", UserCaches: true, HostHome: "/home/u", GoEnv: []string{"XDG_CACHE_HOME=/xdg"}}, "/xdg/core/rootonly"},
+		{Config{Home: "/state", UserCaches: true, HostHome: "/home/u", GoEnv: []string{"XDG_CACHE_HOME=rel"}}, "/home/u/.cache/core/rootonly"},
+		{Config{Home: "/state", HostHome: "/home/u"}, "/state/cache/rootonly"},
+		{Config{Home: "/state", UserCaches: true}, "/state/cache/rootonly"},
+		{Config{}, ""},
+	} {
+		assert.Equal(t, tc.want, New(tc.cfg).scanDir(), "%+v", tc.cfg)
+	}
+}
