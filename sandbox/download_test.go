@@ -173,3 +173,61 @@ func TestDownloadHasItsOwnTimeoutAndCancels(t *testing.T) {
 		assert.ErrorIs(t, err, context.Canceled)
 	})
 }
+
+func TestModulesCached(t *testing.T) {
+	cache := t.TempDir()
+	put := func(p string, dir bool) {
+		full := filepath.Join(cache, p)
+		if dir {
+			require.NoError(t, os.MkdirAll(full, 0o755))
+			return
+		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte("x"), 0o644))
+	}
+	put("cache/download/example.com/!greet/@v/v1.0.0.mod", false)
+	put("example.com/!greet@v1.0.0", true)
+	put("cache/download/example.com/other/@v/v0.1.0.mod", false)
+	gomod := []byte("module example.com/app\n\ngo 1.21\n\nrequire example.com/Greet v1.0.0\n")
+	sum := []byte("example.com/Greet v1.0.0 h1:abc=\nexample.com/Greet v1.0.0/go.mod h1:def=\nexample.com/other v0.1.0/go.mod h1:ghi=\n")
+	files := map[string][]byte{"go.mod": gomod, "go.sum": sum}
+	assert.True(t, modulesCached(files, cache))
+
+	assert.True(t, modulesCached(map[string][]byte{"go.mod": []byte("module x\n")}, cache), "nothing required")
+	assert.False(t, modulesCached(map[string][]byte{"go.mod": gomod}, cache), "a requirement without its go.sum line")
+	assert.False(t, modulesCached(map[string][]byte{"go.mod": gomod, "go.sum": []byte("example.com/Greet v1.0.0\n")}, cache), "a malformed line")
+	assert.False(t, modulesCached(map[string][]byte{"go.mod": gomod, "go.sum": append(sum, "example.com/gone v1.0.0 h1:x=\n"...)}, cache), "a module not in the cache")
+
+	put("example.com/!greet@v1.0.0.partial", false)
+	assert.False(t, modulesCached(files, cache), "an interrupted extraction")
+	require.NoError(t, os.Remove(filepath.Join(cache, "example.com/!greet@v1.0.0.partial")))
+	require.NoError(t, os.Remove(filepath.Join(cache, "example.com/!greet@v1.0.0")))
+	assert.False(t, modulesCached(files, cache), "not extracted")
+}
+
+func TestDownloadSkippedWhenTheCacheHoldsEverything(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	proxy := fileProxy(t)
+	ws := goModule(t, proxy)
+	mods := t.TempDir()
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods,
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	r, err := sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+
+	// A new process, the same module cache, a proxy that never answers:
+	// nothing asks it.
+	hanging, asked := hangingProxy(t)
+	sb = New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods, DownloadTimeout: time.Minute,
+		HostEnv: []string{"GOPROXY=" + hanging, "GOSUMDB=off"}})
+	r, err = sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	select {
+	case <-asked:
+		t.Fatal("the download ran, though the module cache held everything")
+	default:
+	}
+}
