@@ -95,19 +95,29 @@ func (s *Sandbox) rootOnly(roots []string) rootOnly {
 // session, so a fresh $CORE_HOME need not walk again); else under
 // $CORE_HOME/cache; "" for nowhere.
 func (s *Sandbox) scanDir() string {
-	if s.cfg.UserCaches && s.cfg.HostHome != "" && filepath.IsAbs(s.cfg.HostHome) {
-		base := filepath.Join(s.cfg.HostHome, ".cache")
-		for _, kv := range s.cfg.GoEnv {
-			if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok && filepath.IsAbs(v) {
-				base = v
-			}
-		}
-		return filepath.Join(base, "core", "rootonly")
+	if dir := s.userCacheDir(); dir != "" {
+		return filepath.Join(dir, "rootonly")
 	}
 	if s.cfg.Home != "" {
 		return filepath.Join(s.cfg.Home, "cache", "rootonly")
 	}
 	return ""
+}
+
+// userCacheDir is core's directory in the user's cache directory
+// ($XDG_CACHE_HOME/core, else ~/.cache/core) when the sandbox shares the
+// user's caches; "" otherwise.
+func (s *Sandbox) userCacheDir() string {
+	if !s.cfg.UserCaches || s.cfg.HostHome == "" || !filepath.IsAbs(s.cfg.HostHome) {
+		return ""
+	}
+	base := filepath.Join(s.cfg.HostHome, ".cache")
+	for _, kv := range s.cfg.GoEnv {
+		if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok && filepath.IsAbs(v) {
+			base = v
+		}
+	}
+	return filepath.Join(base, "core")
 }
 
 // runConfined runs argv under the production profile with bwrap.
@@ -138,13 +148,18 @@ func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
 	if u.build == "" {
 		return nil
 	}
-	// Links into the staging directory need it on the user's file system:
-	// $CORE_HOME/tmp usually is; else the server copies.
-	stage := filepath.Join(s.cfg.Home, "tmp")
-	if err := os.MkdirAll(stage, 0o700); err != nil {
-		stage = ""
+	// Links into the view need it on the user's file system: the user's
+	// cache directory usually is (the view is kept there, beside what it
+	// links to, for every $CORE_HOME), else $CORE_HOME; else the server
+	// copies.
+	view := ""
+	for _, dir := range []string{s.userCacheDir(), filepath.Join(s.cfg.Home, "cache")} {
+		if dir != "" && os.MkdirAll(dir, 0o700) == nil && sameDevice(u.build, dir) {
+			view = freshView(dir)
+			break
+		}
 	}
-	srv, err := serveUserCache(u.build, p.buildCache, stage)
+	srv, err := serveUserCache(u.build, p.buildCache, view)
 	if err != nil {
 		return nil // the build goes on with the sandbox-only cache
 	}

@@ -29,11 +29,15 @@ import (
 // reads the user's cache, by a fixed-size key, and hands over what it
 // finds in one of two ways:
 //
-//   - linked: a hard link to the user's output in a staging directory of
-//     the command's own, which the sandbox sees read-only. No byte is
-//     copied, and the inode cannot be changed through it: a read-only
-//     mount refuses writes, truncation, mode changes and a reopen for
-//     writing through /proc, and a link to another mount fails;
+//   - linked: hard links to the user's output and its entry in the linked
+//     view (go-build-user in core's directory of the user's cache,
+//     ~/.cache/core, else under $CORE_HOME/cache; in the cache's layout), which the sandbox sees read-only and the relay reads
+//     before it asks the host, so that each entry crosses the socket once.
+//     No byte is copied, and the inode cannot be changed through it: a
+//     read-only mount refuses writes, truncation, mode changes and a
+//     reopen for writing through /proc, and a link to another mount fails.
+//     The view keeps the user's files alive after their cache trims them,
+//     so core starts it afresh once it is a week old;
 //   - copied (when the staging directory cannot be on the user's cache's
 //     file system): the output and its entry are copied into the
 //     sandbox-only cache, through an os.Root.
@@ -78,7 +82,8 @@ func cachePath(dir string, id [hashSize]byte, kind string) string {
 // readEntry reads id's entry in dir and checks that its output is there,
 // a regular file of the recorded size. Links are not followed.
 func readEntry(dir string, id [hashSize]byte) (cacheEntry, bool) {
-	b, err := readSmall(cachePath(dir, id, "a"), entrySize)
+	var buf [entrySize + 1]byte
+	b, err := readSmall(cachePath(dir, id, "a"), buf[:])
 	if err != nil || len(b) != entrySize {
 		return cacheEntry{}, false
 	}
@@ -118,18 +123,27 @@ func parseEntry(b []byte, id [hashSize]byte) (cacheEntry, bool) {
 	return e, true
 }
 
-// readSmall reads at most limit+1 bytes of a regular file, not following a
-// link in its last element.
-func readSmall(path string, limit int) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+// readSmall reads a regular file into buf, as much as fits, not following
+// a link in its last element nor waiting on a FIFO.
+func readSmall(path string, buf []byte) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, errors.New("not a regular file")
 	}
-	return io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if m <= 0 || err != nil {
+			break
+		}
+		n += m
+	}
+	return buf[:n], nil
 }
 
 // writeCacheFile writes a file of a cache dir whole or not at all: size
@@ -185,18 +199,27 @@ const (
 )
 
 // userCacheServer answers the sandbox's lookups in the user's build cache
-// for the length of one confined command: it copies the user's entries
-// into the sandbox-only cache, on the host, where the kernel copies the
-// bytes (copy_file_range), through an os.Root so that nothing confined
-// code planted in that cache can send a write elsewhere.
+// for the length of one confined command: it links the user's outputs into
+// the view, or copies the entries into the sandbox-only cache, on the
+// host, where the kernel copies the bytes (copy_file_range), through an
+// os.Root so that nothing confined code planted in that cache can send a
+// write elsewhere.
 type userCacheServer struct {
 	dir   string   // the user's GOCACHE
 	into  *os.Root // the sandbox-only cache
-	stage string   // staging directory of linked outputs; "" to copy
+	stage string   // the linked view; "" to copy
 	tmp   string   // private directory holding the socket
 	ln    *net.UnixListener
 	done  chan struct{}
-	made  sync.Map // the subdirectories of into made so far
+	made  sync.Map       // the subdirectories of into made so far
+	conns sync.WaitGroup // the connections being served
+	mu    sync.Mutex
+	open  map[*net.UnixConn]bool
+	// entries are the action IDs whose entries are still to be linked
+	// into the view: off the go command's path, since the command needs
+	// only the output now, and the entry for the commands after it.
+	entries chan [hashSize]byte
+	linked  chan struct{} // closed when entries is drained
 }
 
 // socket is the host path of the server's socket.
@@ -204,9 +227,9 @@ func (u *userCacheServer) socket() string { return filepath.Join(u.tmp, "s") }
 
 // serveUserCache starts a server that hands entries of the user's build
 // cache dir to the sandbox, on a socket in a fresh private directory:
-// linked into a fresh staging directory under stageParent when that lies
-// on dir's file system, else copied into the sandbox-only cache into.
-func serveUserCache(dir, into, stageParent string) (*userCacheServer, error) {
+// linked into the view stage when that lies on dir's file system, else
+// copied into the sandbox-only cache into.
+func serveUserCache(dir, into, stage string) (*userCacheServer, error) {
 	root, err := os.OpenRoot(into)
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox's build cache: %w", err)
@@ -216,23 +239,19 @@ func serveUserCache(dir, into, stageParent string) (*userCacheServer, error) {
 		root.Close()
 		return nil, fmt.Errorf("build cache socket: %w", err)
 	}
-	stage := ""
-	if stageParent != "" && sameDevice(dir, stageParent) {
-		if s, err := os.MkdirTemp(stageParent, "gocache-"); err == nil {
-			stage = s
-		}
+	if stage != "" && (os.MkdirAll(stage, 0o700) != nil || !sameDevice(dir, stage)) {
+		stage = ""
 	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(tmp, "s"), Net: "unix"})
 	if err != nil {
 		root.Close()
 		os.RemoveAll(tmp)
-		if stage != "" {
-			os.RemoveAll(stage)
-		}
 		return nil, fmt.Errorf("build cache socket: %w", err)
 	}
-	u := &userCacheServer{dir: dir, into: root, stage: stage, tmp: tmp, ln: ln, done: make(chan struct{})}
+	u := &userCacheServer{dir: dir, into: root, stage: stage, tmp: tmp, ln: ln, done: make(chan struct{}),
+		entries: make(chan [hashSize]byte, 4096), linked: make(chan struct{}), open: map[*net.UnixConn]bool{}}
 	go u.accept()
+	go u.linkEntries()
 	return u, nil
 }
 
@@ -250,7 +269,17 @@ func (u *userCacheServer) accept() {
 		}
 		select {
 		case slots <- struct{}{}:
+			u.conns.Add(1)
+			u.mu.Lock()
+			u.open[c] = true
+			u.mu.Unlock()
 			go func() {
+				defer u.conns.Done()
+				defer func() {
+					u.mu.Lock()
+					delete(u.open, c)
+					u.mu.Unlock()
+				}()
 				defer func() { <-slots }()
 				u.serve(c)
 			}()
@@ -283,7 +312,7 @@ func (u *userCacheServer) answer(id [hashSize]byte) []byte {
 		return []byte{wireMiss}
 	}
 	how := byte(wireLinked)
-	if u.stage == "" || u.linkOutput(e) != nil {
+	if u.stage == "" || u.linkOutput(id, e) != nil {
 		how = wireCopied
 		if u.copyEntry(id, e) != nil {
 			return []byte{wireMiss}
@@ -297,19 +326,78 @@ func (u *userCacheServer) answer(id [hashSize]byte) []byte {
 	return head
 }
 
-// linkOutput links the user's output into the staging directory, after
-// checking that it is still a regular file of the entry's size.
-func (u *userCacheServer) linkOutput(e cacheEntry) error {
-	src := cachePath(u.dir, e.out, "d")
-	fi, err := os.Lstat(src)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
-		return errors.New("the output changed")
+// linkOutput links the user's output, which readEntry found a regular file
+// of the entry's size, into the view, then the entry beside it: links
+// only, no byte written. Should the user's go rewrite the entry (it does
+// in place), the view follows; an entry whose output is not linked reads
+// as a miss inside, and the host links it then.
+func (u *userCacheServer) linkOutput(id [hashSize]byte, e cacheEntry) error {
+	if err := u.link(cachePath(u.dir, e.out, "d"), cachePath(u.stage, e.out, "d")); err != nil {
+		return err
 	}
-	err = os.Link(src, filepath.Join(u.stage, fmt.Sprintf("%x-d", e.out)))
+	select {
+	case u.entries <- id:
+	default: // a later command asks again
+	}
+	return nil
+}
+
+// linkEntries links the entries of the outputs linked so far, until Close.
+func (u *userCacheServer) linkEntries() {
+	defer close(u.linked)
+	for id := range u.entries {
+		u.link(cachePath(u.dir, id, "a"), cachePath(u.stage, id, "a"))
+	}
+}
+
+// link links a file of the user's cache into the view, making its
+// subdirectory when missing; a link already there is fine.
+func (u *userCacheServer) link(src, dst string) error {
+	err := os.Link(src, dst)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(dst), 0o700); err == nil {
+			err = os.Link(src, dst)
+		}
+	}
 	if errors.Is(err, fs.ErrExist) {
 		return nil
 	}
 	return err
+}
+
+// viewAge is how long the linked view lives before core starts it afresh.
+const viewAge = 7 * 24 * time.Hour
+
+// freshView returns the linked view under cache, moving a week-old one out
+// of the way first (it is removed in the background).
+func freshView(cache string) string {
+	view := filepath.Join(cache, "go-build-user")
+	born := filepath.Join(view, ".born")
+	fi, err := os.Stat(born)
+	switch {
+	case err == nil && time.Since(fi.ModTime()) < viewAge:
+		return view
+	case err == nil:
+		// Commands of another core may still read the old view: it goes
+		// a day after it was moved.
+		olds, _ := filepath.Glob(view + ".old-*")
+		for _, o := range olds {
+			if fi, err := os.Stat(o); err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
+				os.RemoveAll(o)
+			}
+		}
+		old := fmt.Sprintf("%s.old-%d", view, time.Now().UnixNano())
+		if os.Rename(view, old) == nil {
+			now := time.Now()
+			os.Chtimes(old, now, now)
+		}
+	}
+	if os.MkdirAll(view, 0o700) == nil {
+		if f, err := os.OpenFile(born, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			f.Close()
+		}
+	}
+	return view
 }
 
 // sameDevice reports whether two paths lie on one file system.
@@ -375,11 +463,16 @@ func (u *userCacheServer) put(sub, name string, body io.Reader, size int64) erro
 func (u *userCacheServer) Close() {
 	u.ln.Close()
 	<-u.done
+	u.mu.Lock()
+	for c := range u.open {
+		c.Close()
+	}
+	u.mu.Unlock()
+	u.conns.Wait()
+	close(u.entries)
+	<-u.linked
 	u.into.Close()
 	os.RemoveAll(u.tmp)
-	if u.stage != "" {
-		os.RemoveAll(u.stage) // the links only: the user's files stay
-	}
 }
 
 // cacheProgCommand is GOCACHEPROG for a sandbox-only cache at dir: core's

@@ -108,7 +108,7 @@ func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
 			user, sandbox := t.TempDir(), t.TempDir()
 			stageParent := ""
 			if linked {
-				stageParent = t.TempDir() // on the user's file system
+				stageParent = filepath.Join(t.TempDir(), "view") // on the user's file system
 			}
 			body := "the user's compiled fmt"
 			_, err := writeEntry(user, [32]byte(hashOf("fmt")), cacheEntry{out: [32]byte(hashOf("fmt-out")), size: int64(len(body)), time: time.Unix(1700000000, 0)}, strings.NewReader(body))
@@ -131,7 +131,7 @@ func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
 			given, err := os.Stat(res.DiskPath)
 			require.NoError(t, err)
 			if linked {
-				assert.True(t, within(res.DiskPath, srv.stage), "linked into the staging directory: %s", res.DiskPath)
+				assert.True(t, within(res.DiskPath, srv.stage), "linked into the view: %s", res.DiskPath)
 				assert.True(t, os.SameFile(userFile, given), "no byte copied")
 			} else {
 				assert.True(t, within(res.DiskPath, sandbox), "a copy in the sandbox-only cache: %s", res.DiskPath)
@@ -147,14 +147,16 @@ func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
 			require.NoError(t, <-done)
 			stage := srv.stage
 			srv.Close()
-			if linked {
-				assert.NoDirExists(t, stage, "the staging directory goes with the command")
-			}
 			assert.Equal(t, before, treeDigest(t, user), "the user's cache changed")
 
-			// A copy is the sandbox's own, without the host.
-			d, done = startCacheProg(t, sandbox, filepath.Join(t.TempDir(), "no-socket"), "")
-			assert.Equal(t, linked, d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil).Miss)
+			// The next command finds it without the host: a copy in the
+			// sandbox-only cache, or the link in the view.
+			d, done = startCacheProg(t, sandbox, filepath.Join(t.TempDir(), "no-socket"), stage)
+			res = d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil)
+			assert.False(t, res.Miss)
+			if linked {
+				assert.True(t, within(res.DiskPath, stage), res.DiskPath)
+			}
 			d.send(progRequest{Command: "close"}, nil)
 			require.NoError(t, <-done)
 		})
@@ -379,7 +381,7 @@ import (
 )
 
 func TestPoison(t *testing.T) {
-	files, _ := filepath.Glob("/run/core/gocache-user/*")
+	files, _ := filepath.Glob("/run/core/gocache-user/*/*-d")
 	for _, f := range files {
 		if w, err := os.OpenFile(f, os.O_WRONLY, 0); err == nil {
 			w.Close()
@@ -405,7 +407,7 @@ func TestPoison(t *testing.T) {
 		r.Close()
 	}
 	if os.WriteFile("/run/core/gocache-user/new", []byte("x"), 0o644) == nil {
-		t.Error("wrote into the staging directory")
+		t.Error("wrote into the linked view")
 	}
 	fmt.Printf("tried %d linked outputs\n", len(files))
 }
@@ -425,4 +427,27 @@ func TestScanDirFollowsTheCaches(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, New(tc.cfg).scanDir(), "%+v", tc.cfg)
 	}
+}
+
+func TestFreshViewStartsAfreshAfterAWeek(t *testing.T) {
+	cache := t.TempDir()
+	view := freshView(cache)
+	require.FileExists(t, filepath.Join(view, ".born"))
+	require.NoError(t, os.WriteFile(filepath.Join(view, "kept"), nil, 0o600))
+	assert.Equal(t, view, freshView(cache))
+	assert.FileExists(t, filepath.Join(view, "kept"), "a young view stays")
+
+	old := time.Now().Add(-viewAge - time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(view, ".born"), old, old))
+	assert.Equal(t, view, freshView(cache))
+	assert.NoFileExists(t, filepath.Join(view, "kept"), "a week-old view starts afresh")
+	olds, err := filepath.Glob(view + ".old-*")
+	require.NoError(t, err)
+	require.Len(t, olds, 1, "the old view waits a day for commands still reading it")
+
+	// A day later, the next rotation removes it.
+	require.NoError(t, os.Chtimes(olds[0], old, old))
+	require.NoError(t, os.Chtimes(filepath.Join(view, ".born"), old, old))
+	freshView(cache)
+	assert.NoDirExists(t, olds[0])
 }

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 )
@@ -93,6 +91,17 @@ func ServeGoCacheProg(in io.Reader, out io.Writer, dir, socket, stage string) er
 			}
 			return nil
 		}
+		if req.Command == "get" {
+			// What the sandbox holds is answered at once: a goroutine
+			// and its wake-ups cost more than the lookup.
+			if id, ok := toHash(req.ActionID); ok {
+				if res, ok := p.local(id); ok {
+					res.ID = req.ID
+					send(res)
+					continue
+				}
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -147,14 +156,32 @@ func (p *cacheProg) handle(req progRequest, body []byte) progResponse {
 // get answers from the sandbox-only cache, else from the user's through
 // the host.
 func (p *cacheProg) get(id [hashSize]byte) progResponse {
-	e, ok := readEntry(p.dir, id)
-	path := cachePath(p.dir, e.out, "d")
-	if !ok {
-		e, path, ok = p.fromHost(id)
+	if res, ok := p.local(id); ok {
+		return res
 	}
+	e, path, ok := p.fromHost(id)
 	if !ok {
 		return progResponse{Miss: true}
 	}
+	return hit(e, path)
+}
+
+// local answers from the sandbox-only cache, else from the view, where
+// the host linked the user's entries for earlier commands (read-only
+// here).
+func (p *cacheProg) local(id [hashSize]byte) (progResponse, bool) {
+	if e, ok := readEntry(p.dir, id); ok {
+		return hit(e, cachePath(p.dir, e.out, "d")), true
+	}
+	if p.stage != "" {
+		if e, ok := readEntry(p.stage, id); ok {
+			return hit(e, cachePath(p.stage, e.out, "d")), true
+		}
+	}
+	return progResponse{}, false
+}
+
+func hit(e cacheEntry, path string) progResponse {
 	t := e.time
 	return progResponse{OutputID: e.out[:], Size: e.size, Time: &t, DiskPath: path}
 }
@@ -236,12 +263,9 @@ func ask(c *net.UnixConn, dir, stage string, id [hashSize]byte) (cacheEntry, str
 	e.size = int64(binary.BigEndian.Uint64(head[hashSize:]))
 	e.time = time.Unix(0, int64(binary.BigEndian.Uint64(head[hashSize+8:])))
 	if status[0] == wireLinked {
-		// The output is linked into the staging directory.
-		path := stagedPath(stage, e.out)
-		if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
-			return cacheEntry{}, "", nil
-		}
-		return e, path, nil
+		// The output is linked into the view, which nothing inside can
+		// change.
+		return e, cachePath(stage, e.out, "d"), nil
 	}
 	// The host copied the entry into dir: it is a hit only if it is there.
 	got, ok := readEntry(dir, id)
@@ -249,11 +273,6 @@ func ask(c *net.UnixConn, dir, stage string, id [hashSize]byte) (cacheEntry, str
 		return cacheEntry{}, "", nil
 	}
 	return got, cachePath(dir, got.out, "d"), nil
-}
-
-// stagedPath is where a linked output is seen.
-func stagedPath(stage string, out [hashSize]byte) string {
-	return filepath.Join(stage, fmt.Sprintf("%x-d", out))
 }
 
 // closeHost closes the idle connections (at the end, all of them).
