@@ -40,6 +40,7 @@ bwrap:
 
 bench:
 	./bench/sandbox.sh
+	./bench/firstrun.sh
 	./bench/bot.sh
 	./bench/context.sh
 	$(GO) test -run '^$$' -bench . -benchmem ./...
