@@ -54,6 +54,9 @@ func (s *Sandbox) choose(ctx context.Context, dir, dockerDir string) ProbeResult
 	if dockerDir == "" {
 		dockerDir = dir
 	}
+	// Sibling containers bind core's own caches: the user's may lie
+	// anywhere, beyond what the engine can see.
+	s.viaDocker.Store(true)
 	d, dp := s.probeDocker(ctx, dockerDir)
 	p.Docker = &dp
 	if dp.Usable {

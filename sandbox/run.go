@@ -23,19 +23,19 @@ const waitDelay = 3 * time.Second
 // is for commands that run no workspace code (go mod) and for commands a
 // human approved; everything else goes through Verify or Run.
 func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
+	mod, err := s.modCache()
+	if err != nil {
+		return Result{}, err
+	}
 	env := []string{
 		"PATH=" + s.cfg.Path,
 		"LANG=" + orDefault(s.cfg.Lang, "C.UTF-8"),
 		"GOTOOLCHAIN=local",
-		"GOFLAGS=" + modFlags(s.userCaches().mod != "" && s.cfg.ModCache == "") + "-buildvcs=false",
+		"GOFLAGS=" + modFlags(s.cfg.ModCache == "" && mod != "" && mod == s.userCaches().mod) + "-buildvcs=false",
 		"GOTELEMETRY=off",
 	}
 	if s.cfg.HostHome != "" {
 		env = append(env, "HOME="+s.cfg.HostHome)
-	}
-	mod, err := s.modCache()
-	if err != nil {
-		return Result{}, err
 	}
 	if mod != "" {
 		env = append(env, "GOMODCACHE="+mod)

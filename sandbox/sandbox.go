@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -152,8 +153,9 @@ type Sandbox struct {
 	cgOnce    sync.Once
 	cgParents cgroupParents
 
-	userOnce sync.Once
-	user     userCaches
+	userOnce  sync.Once
+	user      userCaches
+	viaDocker atomic.Bool // the probe went to the Docker backend: core's own caches
 
 	mu         sync.Mutex
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
@@ -426,7 +428,7 @@ func (s *Sandbox) cacheDir(name string) (string, error) {
 // ModCache, else the user's, else Home/cache/gomod; "" when none is set.
 func (s *Sandbox) modCache() (string, error) {
 	if s.cfg.ModCache == "" {
-		if u := s.userCaches(); u.mod != "" {
+		if u := s.userCaches(); u.mod != "" && !s.viaDocker.Load() {
 			return u.mod, nil
 		}
 		if s.cfg.Home == "" {
