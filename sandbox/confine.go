@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -131,17 +132,30 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
 	}
 	if srv := s.serveBuildCache(argv, p); srv != nil {
-		defer srv.Close()
-		p.cacheProg, p.cacheSock, p.cacheStage = s.cfg.CacheProg, srv.socket(), srv.stage
+		served := p
+		served.cacheProg, served.cacheSock, served.cacheStage = s.cfg.CacheProg, srv.socket(), srv.stage
+		r, err := s.launch(ctx, bwrap, served, argv, opts)
+		srv.Close()
+		if err != nil || r.ExitCode == 0 || !cacheProgFailed.MatchString(r.Output) {
+			return r, err
+		}
+		// Core's executable could not serve the cache inside (it cannot
+		// start there, say): the command again without it, and no more
+		// tries for this Sandbox.
+		s.noCacheProg.Store(true)
 	}
 	return s.launch(ctx, bwrap, p, argv, opts)
 }
+
+// cacheProgFailed matches the go command's own words, at the start of a
+// line, when its GOCACHEPROG failed (cmd/go/internal/cache/prog.go).
+var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-Close|args|sent response|\S+ declared no supported)|error (starting|reading JSON from) GOCACHEPROG|(StdinPipe|StdoutPipe) to GOCACHEPROG)`)
 
 // serveBuildCache starts, for a go command, the server through which the
 // confined build reads the user's build cache; nil when there is nothing
 // to serve or no executable to serve it inside.
 func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
-	if filepath.Base(argv[0]) != "go" || s.cfg.CacheProg == "" || !isExecutable(s.cfg.CacheProg) || p.buildCache == "" || cacheProgCommand(p.buildCache) == "" {
+	if filepath.Base(argv[0]) != "go" || s.cfg.CacheProg == "" || s.noCacheProg.Load() || !isExecutable(s.cfg.CacheProg) || p.buildCache == "" || cacheProgCommand(p.buildCache) == "" {
 		return nil
 	}
 	u := s.userCaches()

@@ -451,3 +451,35 @@ func TestFreshViewStartsAfreshAfterAWeek(t *testing.T) {
 	freshView(cache)
 	assert.NoDirExists(t, olds[0])
 }
+
+func TestBuildGoesOnWhenTheCacheProgramCannotServe(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	ws := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/x\n\ngo 1.21\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "x.go"), []byte("package x\n\n// X is one.\nconst X = 1\n"), 0o644))
+	home := t.TempDir()
+	userBuild := filepath.Join(home, "gocache")
+	require.NoError(t, os.MkdirAll(userBuild, 0o755))
+	// An executable that cannot serve the protocol, as core's would be if
+	// it could not start inside.
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: home, UserCaches: true,
+		GoEnv: []string{"GOCACHE=" + userBuild, "GOMODCACHE=" + filepath.Join(home, "gomod")}, CacheProg: "/bin/false"})
+	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "build", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.NotContains(t, r.Output, "GOCACHEPROG")
+	assert.True(t, sb.noCacheProg.Load(), "the Sandbox stops trying")
+}
+
+func TestCacheProgFailedWords(t *testing.T) {
+	for out, want := range map[string]bool{
+		"GOCACHEPROG exited pre-Close with 1 pending requests\n":                         true,
+		"go: error starting GOCACHEPROG program \"/run/core/core\": permission denied\n": true,
+		"error reading JSON from GOCACHEPROG: EOF\n":                                     true,
+		"--- FAIL: TestX\n    x_test.go:3: GOCACHEPROG exited pre-Close\n":               false,
+		"ok  \texample.com/x\t0.1s\n":                                                    false,
+	} {
+		assert.Equal(t, want, cacheProgFailed.MatchString(out), out)
+	}
+}

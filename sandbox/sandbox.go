@@ -156,6 +156,9 @@ type Sandbox struct {
 	userOnce  sync.Once
 	user      userCaches
 	viaDocker atomic.Bool // the probe went to the Docker backend: core's own caches
+	// noCacheProg is set once core's executable failed to serve the build
+	// cache inside: confined builds go on with the sandbox-only cache.
+	noCacheProg atomic.Bool
 
 	mu         sync.Mutex
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
