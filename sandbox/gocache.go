@@ -38,7 +38,7 @@ import (
 //     reopen for writing through /proc, and a link to another mount fails.
 //     The view keeps the user's files alive after their cache trims them,
 //     so core starts it afresh once it is a week old;
-//   - copied (when the staging directory cannot be on the user's cache's
+//   - copied (when the view cannot be on the user's cache's
 //     file system): the output and its entry are copied into the
 //     sandbox-only cache, through an os.Root.
 //
@@ -50,7 +50,7 @@ import (
 // (older than 1.24) reads and writes the sandbox-only cache directly.
 
 // Where the sandbox sees core's executable, the host's cache socket and
-// the staging directory of linked outputs.
+// the linked view.
 const (
 	cacheProgPath   = "/run/core/core"
 	cacheSocketPath = "/run/core/gocache.sock"
@@ -146,50 +146,82 @@ func readSmall(path string, buf []byte) ([]byte, error) {
 	return buf[:n], nil
 }
 
-// writeCacheFile writes a file of a cache dir whole or not at all: size
-// bytes of body, or what body holds when size is negative.
-func writeCacheFile(path string, body io.Reader, size int64) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+// entryLine is an action's entry as the go command writes it.
+func entryLine(id [hashSize]byte, e cacheEntry) string {
+	return fmt.Sprintf("v1 %x %x %20d %20d\n", id, e.out, e.size, e.time.UnixNano())
+}
+
+// cacheStore writes entries into a cache directory through an os.Root, so
+// that nothing planted in it (by confined code, when the host writes)
+// can send a write elsewhere.
+type cacheStore struct {
+	root *os.Root
+	made sync.Map // the subdirectories made so far
+}
+
+// openCacheStore opens the cache directory dir for writing, making it
+// when missing.
+func openCacheStore(dir string) (*cacheStore, error) {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &cacheStore{root: root}, nil
+}
+
+func (c *cacheStore) Close() error { return c.root.Close() }
+
+// writeEntry records id's output: the output first, then the entry that
+// points at it, so that a reader never sees an entry without its output.
+func (c *cacheStore) writeEntry(id [hashSize]byte, e cacheEntry, body io.Reader) error {
+	if err := c.put(e.out, "d", body, e.size); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	line := entryLine(id, e)
+	return c.put(id, "a", strings.NewReader(line), int64(len(line)))
+}
+
+// put writes size bytes of body as id's file of kind "a" or "d", whole or
+// not at all.
+func (c *cacheStore) put(id [hashSize]byte, kind string, body io.Reader, size int64) error {
+	sub := fmt.Sprintf("%02x", id[0])
+	if _, ok := c.made.Load(sub); !ok {
+		if err := c.root.MkdirAll(sub, 0o777); err != nil {
+			return err
+		}
+		c.made.Store(sub, true)
+	}
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return err
+	}
+	tmp := filepath.Join(sub, fmt.Sprintf(".tmp-%x", rnd))
+	f, err := c.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(tmp, body)
-	if err == nil && size >= 0 && n != size {
+	n, err := io.Copy(f, io.LimitReader(body, size))
+	if err == nil && n != size {
 		err = fmt.Errorf("wrote %d bytes of %d", n, size)
 	}
-	if cerr := tmp.Close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = c.root.Rename(tmp, filepath.Join(sub, fmt.Sprintf("%x-%s", id, kind)))
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		c.root.Remove(tmp)
 	}
 	return err
 }
 
-// writeEntry records id's output in dir: the output first, then the entry
-// that points at it, so that a reader never sees an entry without its
-// output.
-func writeEntry(dir string, id [hashSize]byte, e cacheEntry, body io.Reader) (string, error) {
-	out := cachePath(dir, e.out, "d")
-	if err := writeCacheFile(out, body, e.size); err != nil {
-		return "", err
-	}
-	line := fmt.Sprintf("v1 %x %x %20d %20d\n", id, e.out, e.size, e.time.UnixNano())
-	if err := writeCacheFile(cachePath(dir, id, "a"), strings.NewReader(line), -1); err != nil {
-		return "", err
-	}
-	return out, nil
-}
-
 // The wire between the relay and the host: the relay sends an action ID;
 // the host answers one byte, 0 for a miss, 1 for an entry copied into the
-// sandbox-only cache, 2 for an output linked into the staging directory,
+// sandbox-only cache, 2 for an output linked into the view,
 // followed on a hit by the output ID, the size and the time (both
 // big-endian int64).
 const (
@@ -205,13 +237,12 @@ const (
 // os.Root so that nothing confined code planted in that cache can send a
 // write elsewhere.
 type userCacheServer struct {
-	dir   string   // the user's GOCACHE
-	into  *os.Root // the sandbox-only cache
-	stage string   // the linked view; "" to copy
-	tmp   string   // private directory holding the socket
+	dir   string      // the user's GOCACHE
+	into  *cacheStore // the sandbox-only cache
+	stage string      // the linked view; "" to copy
+	tmp   string      // private directory holding the socket
 	ln    *net.UnixListener
 	done  chan struct{}
-	made  sync.Map       // the subdirectories of into made so far
 	conns sync.WaitGroup // the connections being served
 	mu    sync.Mutex
 	open  map[*net.UnixConn]bool
@@ -230,7 +261,7 @@ func (u *userCacheServer) socket() string { return filepath.Join(u.tmp, "s") }
 // linked into the view stage when that lies on dir's file system, else
 // copied into the sandbox-only cache into.
 func serveUserCache(dir, into, stage string) (*userCacheServer, error) {
-	root, err := os.OpenRoot(into)
+	root, err := openCacheStore(into)
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox's build cache: %w", err)
 	}
@@ -407,7 +438,7 @@ func sameDevice(a, b string) bool {
 }
 
 // copyEntry copies the user's output and entry for id into the
-// sandbox-only cache, the output first.
+// sandbox-only cache.
 func (u *userCacheServer) copyEntry(id [hashSize]byte, e cacheEntry) error {
 	f, err := os.OpenFile(cachePath(u.dir, e.out, "d"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
@@ -417,46 +448,7 @@ func (u *userCacheServer) copyEntry(id [hashSize]byte, e cacheEntry) error {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
 		return errors.New("the output changed")
 	}
-	sub := fmt.Sprintf("%02x", e.out[0])
-	if err := u.put(sub, fmt.Sprintf("%x-d", e.out), f, e.size); err != nil {
-		return err
-	}
-	line := fmt.Sprintf("v1 %x %x %20d %20d\n", id, e.out, e.size, e.time.UnixNano())
-	return u.put(fmt.Sprintf("%02x", id[0]), fmt.Sprintf("%x-a", id), strings.NewReader(line), int64(len(line)))
-}
-
-// put writes size bytes of body as sub/name in the sandbox-only cache,
-// whole or not at all.
-func (u *userCacheServer) put(sub, name string, body io.Reader, size int64) error {
-	if _, ok := u.made.Load(sub); !ok {
-		if err := u.into.MkdirAll(sub, 0o777); err != nil {
-			return err
-		}
-		u.made.Store(sub, true)
-	}
-	var rnd [8]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return err
-	}
-	tmp := filepath.Join(sub, fmt.Sprintf(".tmp-%x", rnd))
-	f, err := u.into.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(f, io.LimitReader(body, size))
-	if err == nil && n != size {
-		err = fmt.Errorf("copied %d bytes of %d", n, size)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = u.into.Rename(tmp, filepath.Join(sub, name))
-	}
-	if err != nil {
-		u.into.Remove(tmp)
-	}
-	return err
+	return u.into.writeEntry(id, e, f)
 }
 
 // Close stops the server, ends its connections and removes the socket.

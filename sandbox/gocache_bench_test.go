@@ -19,9 +19,7 @@ func BenchmarkCacheProgGet(b *testing.B) {
 	for i := range ids {
 		ids[i] = [32]byte(hashOf(fmt.Sprint("a", i)))
 		body := strings.Repeat("x", 4096)
-		if _, err := writeEntry(user, ids[i], cacheEntry{out: [32]byte(hashOf(fmt.Sprint("o", i))), size: int64(len(body)), time: time.Now()}, strings.NewReader(body)); err != nil {
-			b.Fatal(err)
-		}
+		putEntry(b, user, ids[i], cacheEntry{out: [32]byte(hashOf(fmt.Sprint("o", i))), size: int64(len(body)), time: time.Now()}, body)
 	}
 	var p *cacheProg
 	var srv *userCacheServer

@@ -59,6 +59,15 @@ func (d *goDriver) send(req progRequest, body []byte) progResponse {
 	return res
 }
 
+// putEntry writes an entry into the cache directory dir.
+func putEntry(t testing.TB, dir string, id [32]byte, e cacheEntry, body string) {
+	t.Helper()
+	c, err := openCacheStore(dir)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, c.writeEntry(id, e, strings.NewReader(body)))
+}
+
 func hashOf(s string) []byte {
 	h := sha256.Sum256([]byte(s))
 	return h[:]
@@ -111,8 +120,7 @@ func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
 				stageParent = filepath.Join(t.TempDir(), "view") // on the user's file system
 			}
 			body := "the user's compiled fmt"
-			_, err := writeEntry(user, [32]byte(hashOf("fmt")), cacheEntry{out: [32]byte(hashOf("fmt-out")), size: int64(len(body)), time: time.Unix(1700000000, 0)}, strings.NewReader(body))
-			require.NoError(t, err)
+			putEntry(t, user, [32]byte(hashOf("fmt")), cacheEntry{out: [32]byte(hashOf("fmt-out")), size: int64(len(body)), time: time.Unix(1700000000, 0)}, body)
 			before := treeDigest(t, user)
 
 			srv, err := serveUserCache(user, sandbox, stageParent)
@@ -167,7 +175,7 @@ func TestUserCacheServerRefusesBadEntries(t *testing.T) {
 	user := t.TempDir()
 	id := [32]byte(hashOf("x"))
 	// An entry whose output is a link to a host file is a miss.
-	line := fmt.Sprintf("v1 %x %x %20d %20d\n", id, hashOf("x-out"), 4, 1)
+	line := entryLine(id, cacheEntry{out: [32]byte(hashOf("x-out")), size: 4, time: time.Unix(0, 1)})
 	require.NoError(t, os.MkdirAll(filepath.Dir(cachePath(user, id, "a")), 0o755))
 	require.NoError(t, os.WriteFile(cachePath(user, id, "a"), []byte(line), 0o644))
 	out := cachePath(user, [32]byte(hashOf("x-out")), "d")
@@ -185,7 +193,7 @@ func TestUserCacheServerRefusesBadEntries(t *testing.T) {
 
 func FuzzParseEntry(f *testing.F) {
 	id := [32]byte(hashOf("a"))
-	f.Add([]byte(fmt.Sprintf("v1 %x %x %20d %20d\n", id, hashOf("o"), 12, 1700000000)))
+	f.Add([]byte(entryLine(id, cacheEntry{out: [32]byte(hashOf("o")), size: 12, time: time.Unix(0, 1700000000)})))
 	f.Add([]byte("v1 zz"))
 	f.Add([]byte(fmt.Sprintf("v1 %x %x %20d %20d\n", id, hashOf("o"), -1, 1)))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -354,8 +362,7 @@ func TestOwnTreeGivesARestoredCacheToTheSandboxUser(t *testing.T) {
 func TestUserCacheServerWritesOnlyIntoTheSandboxCache(t *testing.T) {
 	user, into, victim := t.TempDir(), t.TempDir(), t.TempDir()
 	id, out := [32]byte(hashOf("planted")), [32]byte(hashOf("planted-out"))
-	_, err := writeEntry(user, id, cacheEntry{out: out, size: 4, time: time.Now()}, strings.NewReader("body"))
-	require.NoError(t, err)
+	putEntry(t, user, id, cacheEntry{out: out, size: 4, time: time.Now()}, "body")
 	// Confined code replaced the output's directory with a link out.
 	require.NoError(t, os.Symlink(victim, filepath.Join(into, fmt.Sprintf("%02x", out[0]))))
 	srv, err := serveUserCache(user, into, "") // copies

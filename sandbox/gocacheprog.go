@@ -42,7 +42,12 @@ type progResponse struct {
 // stage or copies into dir, and writes every new entry into dir. It
 // returns when the go command closes it.
 func ServeGoCacheProg(in io.Reader, out io.Writer, dir, socket, stage string) error {
-	p := &cacheProg{dir: dir, socket: socket, stage: stage, idle: make(chan *net.UnixConn, hostConns)}
+	store, err := openCacheStore(dir)
+	if err != nil {
+		return fmt.Errorf("gocache: %w", err)
+	}
+	defer store.Close()
+	p := &cacheProg{dir: dir, store: store, socket: socket, stage: stage, idle: make(chan *net.UnixConn, hostConns)}
 	defer p.closeHost()
 	bw := bufio.NewWriter(out)
 	enc := json.NewEncoder(bw)
@@ -119,6 +124,7 @@ const hostConns = 8
 // cacheProg is the state of one GOCACHEPROG process.
 type cacheProg struct {
 	dir    string
+	store  *cacheStore // dir, for writing
 	socket string
 	stage  string // where the host's linked outputs are seen; "" for none
 
@@ -142,13 +148,10 @@ func (p *cacheProg) handle(req progRequest, body []byte) progResponse {
 		if !ok1 || !ok2 {
 			return progResponse{Err: "put: an ID is not 32 bytes"}
 		}
-		path, err := writeEntry(p.dir, id, cacheEntry{out: out, size: int64(len(body)), time: time.Now()}, bytes.NewReader(body))
-		if err != nil {
+		if err := p.store.writeEntry(id, cacheEntry{out: out, size: int64(len(body)), time: time.Now()}, bytes.NewReader(body)); err != nil {
 			return progResponse{Err: "put: " + err.Error()}
 		}
-		return progResponse{DiskPath: path}
-	case "close":
-		return progResponse{}
+		return progResponse{DiskPath: cachePath(p.dir, out, "d")}
 	}
 	return progResponse{Err: fmt.Sprintf("unknown command %q", req.Command)}
 }
@@ -187,7 +190,7 @@ func hit(e cacheEntry, path string) progResponse {
 }
 
 // fromHost asks the host for the user's entry for id, which the host
-// links into the staging directory or copies into the sandbox-only cache,
+// links into the view or copies into the sandbox-only cache,
 // and returns where its output is. A failure of the wire ends the asking:
 // the build goes on with the sandbox-only cache.
 func (p *cacheProg) fromHost(id [hashSize]byte) (cacheEntry, string, bool) {

@@ -36,7 +36,7 @@ type profile struct {
 	userMods   bool     // modCache is the user's: leave its modes as go keeps them
 	cacheProg  string   // core's executable, serving GOCACHEPROG inside
 	cacheSock  string   // host socket of the user's build cache (gocache.go)
-	cacheStage string   // host staging directory of linked outputs, or ""
+	cacheStage string   // host directory of the linked view, or ""
 	path       []string // PATH inside
 	toolRoots  []string // toolchain directories outside systemRoots, read-only
 	extraRO    []string // more host paths visible read-only (file:// proxies, resolv.conf)
