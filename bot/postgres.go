@@ -1,14 +1,11 @@
 package bot
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
-	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver
@@ -102,28 +99,12 @@ func (s *Postgres) SeenDelivery(ctx context.Context, id string) (bool, error) {
 
 // CreateRun records r (see Store), with SQLite's defaults.
 func (s *Postgres) CreateRun(ctx context.Context, r *Run) (bool, *Run, error) {
-	n := *r
-	if n.State == "" {
-		n.State = StateQueued
-	}
-	if err := checkSQLiteRun(&n); err != nil {
-		return false, nil, fmt.Errorf("create run: %w", err)
-	}
-	if n.CreatedAt.IsZero() {
-		n.CreatedAt = s.now()
-	}
-	if n.UpdatedAt.IsZero() {
-		n.UpdatedAt = n.CreatedAt
-	}
-	existing, err := s.insertRun(ctx, &n)
-	if err != nil {
-		return false, nil, fmt.Errorf("create run %s: %w", n.ID, err)
-	}
-	if existing != nil {
-		return false, existing, nil
-	}
-	*r = n
-	return true, nil, nil
+	return createRun(r, s.now, func(n *Run) (*Run, error) { return s.insertRun(ctx, n) })
+}
+
+// CountByState counts the runs in each state; every known state is present.
+func (s *Postgres) CountByState(ctx context.Context) (map[string]int, error) {
+	return countByState(ctx, s.db, "bot_runs")
 }
 
 func (s *Postgres) insertRun(ctx context.Context, r *Run) (*Run, error) {
@@ -147,7 +128,7 @@ func (s *Postgres) insertRun(ctx context.Context, r *Run) (*Run, error) {
 		return existing, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO bot_runs (`+pgRunColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`, sqliteRunArgs(r)...); err != nil {
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`, runArgs(r)...); err != nil {
 		return nil, err // a duplicate run id, or a comment of another issue
 	}
 	return nil, tx.Commit()
@@ -155,7 +136,7 @@ func (s *Postgres) insertRun(ctx context.Context, r *Run) (*Run, error) {
 
 // UpdateRun saves r's mutable fields (see SQLite.UpdateRun).
 func (s *Postgres) UpdateRun(ctx context.Context, r *Run) error {
-	if err := checkSQLiteRun(r); err != nil {
+	if err := checkRun(r); err != nil {
 		return fmt.Errorf("update run: %w", err)
 	}
 	updated := r.UpdatedAt
@@ -200,25 +181,6 @@ func (s *Postgres) ActiveRun(ctx context.Context, repo string, number int) (*Run
 	return r, nil
 }
 
-// CountByState counts the runs in each state; every known state is present.
-func (s *Postgres) CountByState(ctx context.Context) (map[string]int, error) {
-	counts := map[string]int{StateQueued: 0, StateRunning: 0, StateDone: 0, StateFailed: 0, StateCancelled: 0}
-	rows, err := s.db.QueryContext(ctx, `SELECT state, COUNT(*) FROM bot_runs GROUP BY state`)
-	if err != nil {
-		return nil, fmt.Errorf("count runs: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var state string
-		var n int
-		if err := rows.Scan(&state, &n); err != nil {
-			return nil, fmt.Errorf("count runs: %w", err)
-		}
-		counts[state] = n
-	}
-	return counts, rows.Err()
-}
-
 // Abandon fails every run in one of states with reason (see Store),
 // oldest first.
 func (s *Postgres) Abandon(ctx context.Context, states []string, reason string) ([]*Run, error) {
@@ -231,7 +193,7 @@ func (s *Postgres) Abandon(ctx context.Context, states []string, reason string) 
 	if err != nil {
 		return nil, fmt.Errorf("abandon runs: %w", err)
 	}
-	return pgRuns(rows, "abandon runs", true)
+	return scanRuns(rows, "abandon runs", true)
 }
 
 // Prune forgets the deliveries seen before before.
@@ -249,43 +211,18 @@ func (s *Postgres) RecentRuns(ctx context.Context, limit int) ([]*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list recent runs: %w", err)
 	}
-	return pgRuns(rows, "list recent runs", false)
+	return scanRuns(rows, "list recent runs", false)
 }
 
 // Close closes the database.
 func (s *Postgres) Close() error { return s.db.Close() }
 
-func pgRuns(rows *sql.Rows, what string, oldestFirst bool) ([]*Run, error) {
-	defer rows.Close()
-	var out []*Run
-	for rows.Next() {
-		r, err := scanSQLiteRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	if oldestFirst {
-		sortRunsOldestFirst(out)
-	}
-	return out, nil
-}
-
 func pgGetRun(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, where string, args ...any) (*Run, error) {
-	r, err := scanSQLiteRun(q.QueryRowContext(ctx, `SELECT `+pgRunColumns+` FROM bot_runs WHERE `+where, args...))
+	r, err := scanRun(q.QueryRowContext(ctx, `SELECT `+pgRunColumns+` FROM bot_runs WHERE `+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	return r, err
-}
-
-func sortRunsOldestFirst(runs []*Run) {
-	slices.SortFunc(runs, func(a, b *Run) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
-	})
 }

@@ -1,12 +1,10 @@
 package bot
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -33,8 +31,8 @@ type SQLite struct {
 
 var _ Store = (*SQLite)(nil)
 
-// sqliteRunColumns lists the runs columns in the order scanSQLiteRun reads
-// them and sqliteRunArgs writes them.
+// sqliteRunColumns lists the runs columns in the order scanRun reads
+// them and runArgs writes them.
 const sqliteRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
 	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at`
 
@@ -139,36 +137,20 @@ func (s *SQLite) Prune(ctx context.Context, before time.Time) (int64, error) {
 	return n, nil
 }
 
+// insertRun inserts r in one BEGIN IMMEDIATE transaction, or returns the
+// run that keeps it from starting.
 // CreateRun records r (see Store). An empty State becomes queued; a zero
 // CreatedAt becomes now and a zero UpdatedAt becomes CreatedAt, and r is
 // updated with them when the run is created.
 func (s *SQLite) CreateRun(ctx context.Context, r *Run) (bool, *Run, error) {
-	n := *r
-	if n.State == "" {
-		n.State = StateQueued
-	}
-	if err := checkSQLiteRun(&n); err != nil {
-		return false, nil, fmt.Errorf("create run: %w", err)
-	}
-	if n.CreatedAt.IsZero() {
-		n.CreatedAt = s.now()
-	}
-	if n.UpdatedAt.IsZero() {
-		n.UpdatedAt = n.CreatedAt
-	}
-	existing, err := s.insertRun(ctx, &n)
-	if err != nil {
-		return false, nil, fmt.Errorf("create run %s: %w", n.ID, err)
-	}
-	if existing != nil {
-		return false, existing, nil
-	}
-	*r = n
-	return true, nil, nil
+	return createRun(r, s.now, func(n *Run) (*Run, error) { return s.insertRun(ctx, n) })
 }
 
-// insertRun inserts r in one BEGIN IMMEDIATE transaction, or returns the
-// run that keeps it from starting.
+// CountByState counts the runs in each state; every known state is present.
+func (s *SQLite) CountByState(ctx context.Context) (map[string]int, error) {
+	return countByState(ctx, s.db, "runs")
+}
+
 func (s *SQLite) insertRun(ctx context.Context, r *Run) (*Run, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -183,7 +165,7 @@ func (s *SQLite) insertRun(ctx context.Context, r *Run) (*Run, error) {
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqliteRunColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, sqliteRunArgs(r)...)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runArgs(r)...)
 	if isSQLiteUnique(err) {
 		if existing, cerr := sqliteConflict(ctx, tx, r); cerr != nil || existing != nil {
 			return existing, cerr
@@ -211,7 +193,7 @@ func sqliteConflict(ctx context.Context, tx *sql.Tx, r *Run) (*Run, error) {
 // and UpdatedAt (now when zero, and then set on r). The other fields are
 // fixed at creation.
 func (s *SQLite) UpdateRun(ctx context.Context, r *Run) error {
-	if err := checkSQLiteRun(r); err != nil {
+	if err := checkRun(r); err != nil {
 		return fmt.Errorf("update run: %w", err)
 	}
 	updated := r.UpdatedAt
@@ -249,28 +231,6 @@ func (s *SQLite) ActiveRun(ctx context.Context, repo string, number int) (*Run, 
 	return r, nil
 }
 
-// CountByState counts the runs in each state; every known state is present.
-func (s *SQLite) CountByState(ctx context.Context) (map[string]int, error) {
-	counts := map[string]int{StateQueued: 0, StateRunning: 0, StateDone: 0, StateFailed: 0, StateCancelled: 0}
-	rows, err := s.db.QueryContext(ctx, `SELECT state, COUNT(*) FROM runs GROUP BY state`)
-	if err != nil {
-		return nil, fmt.Errorf("count runs: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var state string
-		var n int
-		if err := rows.Scan(&state, &n); err != nil {
-			return nil, fmt.Errorf("count runs: %w", err)
-		}
-		counts[state] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("count runs: %w", err)
-	}
-	return counts, nil
-}
-
 // Abandon fails every run in one of states with reason, in one statement,
 // and returns them oldest first.
 func (s *SQLite) Abandon(ctx context.Context, states []string, reason string) ([]*Run, error) {
@@ -287,22 +247,7 @@ func (s *SQLite) Abandon(ctx context.Context, states []string, reason string) ([
 	if err != nil {
 		return nil, fmt.Errorf("abandon runs: %w", err)
 	}
-	defer rows.Close()
-	var abandoned []*Run
-	for rows.Next() {
-		r, err := scanSQLiteRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("abandon runs: %w", err)
-		}
-		abandoned = append(abandoned, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("abandon runs: %w", err)
-	}
-	slices.SortFunc(abandoned, func(a, b *Run) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
-	})
-	return abandoned, nil
+	return scanRuns(rows, "abandon runs", true)
 }
 
 // exec runs one statement and reports how many rows it changed.
@@ -317,45 +262,15 @@ func (s *SQLite) exec(ctx context.Context, query string, args ...any) (int64, er
 // Close closes the database.
 func (s *SQLite) Close() error { return s.db.Close() }
 
-// checkSQLiteRun refuses a run the store must not record.
-func checkSQLiteRun(r *Run) error {
-	if r.ID == "" {
-		return errors.New("the run id is empty")
-	}
-	switch r.State {
-	case StateQueued, StateRunning, StateDone, StateFailed, StateCancelled:
-		return nil
-	}
-	return fmt.Errorf("run %s has unknown state %q", r.ID, r.State)
-}
-
 // sqliteGetRun reads the first run matching where; nil when none does.
 func sqliteGetRun(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, where string, args ...any) (*Run, error) {
-	r, err := scanSQLiteRun(q.QueryRowContext(ctx, `SELECT `+sqliteRunColumns+` FROM runs WHERE `+where, args...))
+	r, err := scanRun(q.QueryRowContext(ctx, `SELECT `+sqliteRunColumns+` FROM runs WHERE `+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	return r, err
-}
-
-func sqliteRunArgs(r *Run) []any {
-	return []any{r.ID, r.Repo, r.Number, r.Kind, r.Instruction, r.Actor, r.CommentID, r.DeliveryID,
-		r.InstallationID, r.StatusCommentID, r.State, r.SessionID, r.Branch, r.PRURL, r.Error,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano()}
-}
-
-func scanSQLiteRun(row interface{ Scan(...any) error }) (*Run, error) {
-	var r Run
-	var created, updated int64
-	if err := row.Scan(&r.ID, &r.Repo, &r.Number, &r.Kind, &r.Instruction, &r.Actor, &r.CommentID, &r.DeliveryID,
-		&r.InstallationID, &r.StatusCommentID, &r.State, &r.SessionID, &r.Branch, &r.PRURL, &r.Error,
-		&created, &updated); err != nil {
-		return nil, err
-	}
-	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
-	return &r, nil
 }
 
 // isSQLiteUnique reports whether err is a UNIQUE or PRIMARY KEY violation.

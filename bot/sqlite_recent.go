@@ -12,14 +12,5 @@ func (s *SQLite) RecentRuns(ctx context.Context, limit int) ([]*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list recent runs: %w", err)
 	}
-	defer rows.Close()
-	var out []*Run
-	for rows.Next() {
-		r, err := scanSQLiteRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list recent runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return scanRuns(rows, "list recent runs", false)
 }

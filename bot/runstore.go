@@ -1,0 +1,126 @@
+package bot
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// What the SQLite and the PostgreSQL stores share: the runs' checks and
+// defaults, their columns in the order both tables hold them, and the
+// statements that read the same in both dialects.
+
+// checkRun refuses a run the store must not record.
+func checkRun(r *Run) error {
+	if r.ID == "" {
+		return errors.New("the run id is empty")
+	}
+	switch r.State {
+	case StateQueued, StateRunning, StateDone, StateFailed, StateCancelled:
+		return nil
+	}
+	return fmt.Errorf("run %s has unknown state %q", r.ID, r.State)
+}
+
+// createRun is CreateRun for either store: an empty State becomes queued,
+// a zero CreatedAt now and a zero UpdatedAt CreatedAt; insert adds the run
+// or returns the run that keeps it from starting, and r is updated only
+// when the run is created.
+func createRun(r *Run, now func() time.Time, insert func(*Run) (*Run, error)) (bool, *Run, error) {
+	n := *r
+	if n.State == "" {
+		n.State = StateQueued
+	}
+	if err := checkRun(&n); err != nil {
+		return false, nil, fmt.Errorf("create run: %w", err)
+	}
+	if n.CreatedAt.IsZero() {
+		n.CreatedAt = now()
+	}
+	if n.UpdatedAt.IsZero() {
+		n.UpdatedAt = n.CreatedAt
+	}
+	existing, err := insert(&n)
+	if err != nil {
+		return false, nil, fmt.Errorf("create run %s: %w", n.ID, err)
+	}
+	if existing != nil {
+		return false, existing, nil
+	}
+	*r = n
+	return true, nil, nil
+}
+
+// countByState counts the runs of table in each state; every known state
+// is present.
+func countByState(ctx context.Context, db *sql.DB, table string) (map[string]int, error) {
+	counts := map[string]int{StateQueued: 0, StateRunning: 0, StateDone: 0, StateFailed: 0, StateCancelled: 0}
+	rows, err := db.QueryContext(ctx, `SELECT state, COUNT(*) FROM `+table+` GROUP BY state`)
+	if err != nil {
+		return nil, fmt.Errorf("count runs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var state string
+		var n int
+		if err := rows.Scan(&state, &n); err != nil {
+			return nil, fmt.Errorf("count runs: %w", err)
+		}
+		counts[state] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count runs: %w", err)
+	}
+	return counts, nil
+}
+
+// runArgs are a run's columns, in the tables' order.
+func runArgs(r *Run) []any {
+	return []any{r.ID, r.Repo, r.Number, r.Kind, r.Instruction, r.Actor, r.CommentID, r.DeliveryID,
+		r.InstallationID, r.StatusCommentID, r.State, r.SessionID, r.Branch, r.PRURL, r.Error,
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano()}
+}
+
+// scanRun reads one run of a row of runArgs' columns.
+func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
+	var r Run
+	var created, updated int64
+	if err := row.Scan(&r.ID, &r.Repo, &r.Number, &r.Kind, &r.Instruction, &r.Actor, &r.CommentID, &r.DeliveryID,
+		&r.InstallationID, &r.StatusCommentID, &r.State, &r.SessionID, &r.Branch, &r.PRURL, &r.Error,
+		&created, &updated); err != nil {
+		return nil, err
+	}
+	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	return &r, nil
+}
+
+// scanRuns reads every run of rows, oldest first when asked.
+func scanRuns(rows *sql.Rows, what string, oldestFirst bool) ([]*Run, error) {
+	defer rows.Close()
+	var out []*Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if oldestFirst {
+		sortRunsOldestFirst(out)
+	}
+	return out, nil
+}
+
+func sortRunsOldestFirst(runs []*Run) {
+	slices.SortFunc(runs, func(a, b *Run) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+}
