@@ -2,13 +2,8 @@ package bot
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,35 +11,9 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// postgresDSN makes a fresh schema in the test database
-// (CORE_TEST_DATABASE_URL), dropped when the test ends, and returns a URL
-// whose connections use it. Without a database the test skips, unless
-// CORE_REQUIRE_POSTGRES=1 (CI).
-func postgresDSN(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("CORE_TEST_DATABASE_URL")
-	if base == "" {
-		if os.Getenv("CORE_REQUIRE_POSTGRES") == "1" {
-			t.Fatal("CORE_REQUIRE_POSTGRES=1 but CORE_TEST_DATABASE_URL is empty")
-		}
-		t.Skip("no PostgreSQL: set CORE_TEST_DATABASE_URL (CI does)")
-	}
-	name := "bot_" + strings.ToLower(rand.Text()[:12])
-	admin, err := sql.Open("pgx", base)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = admin.Close() })
-	_, err = admin.ExecContext(t.Context(), "CREATE SCHEMA "+name)
-	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = admin.Exec("DROP SCHEMA " + name + " CASCADE") })
-	u, err := url.Parse(base)
-	require.NoError(t, err)
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+	"github.com/coreagent/core/internal/testkit"
+)
 
 func openTestPostgres(t *testing.T, dsn string) *Postgres {
 	t.Helper()
@@ -56,7 +25,7 @@ func openTestPostgres(t *testing.T, dsn string) *Postgres {
 
 func TestPostgresStore(t *testing.T) {
 	t.Parallel()
-	s := openTestPostgres(t, postgresDSN(t))
+	s := openTestPostgres(t, testkit.PostgresSchema(t, "bot_"))
 	ctx := t.Context()
 	seen, err := s.SeenDelivery(ctx, "d1")
 	require.NoError(t, err)
@@ -128,7 +97,7 @@ func TestPostgresStore(t *testing.T) {
 
 func TestPostgresCreateRunAcrossReplicas(t *testing.T) {
 	t.Parallel()
-	dsn := postgresDSN(t)
+	dsn := testkit.PostgresSchema(t, "bot_")
 	stores := []*Postgres{openTestPostgres(t, dsn), openTestPostgres(t, dsn)}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -165,7 +134,7 @@ func TestPostgresCreateRunAcrossReplicas(t *testing.T) {
 func TestTwoBotsOnePostgresHandleDeliveriesOnce(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil, nil)
-	dsn := postgresDSN(t)
+	dsn := testkit.PostgresSchema(t, "bot_")
 	var urls []string
 	handled := make(chan struct{}, 16)
 	for range 2 {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // Two consoles (two bot replicas) on one database: each claim
@@ -39,9 +41,9 @@ func shared(t *testing.T) map[string]func(t *testing.T) (*SQL, *SQL) {
 		}
 		return open(), open()
 	}}
-	if postgresURL(t) != "" {
+	if testkit.PostgresURL(t) != "" {
 		out["postgres"] = func(t *testing.T) (*SQL, *SQL) {
-			dsn := postgresSchema(t)
+			dsn := testkit.PostgresSchema(t, "t_")
 			return postgresStore(t, dsn), postgresStore(t, dsn)
 		}
 	}
