@@ -47,7 +47,7 @@ func BenchmarkCacheProgGet(b *testing.B) {
 			fresh()
 			b.StartTimer()
 		}
-		if res := p.get(ids[n%len(ids)]); res.Miss {
+		if _, _, ok := p.fromHost(ids[n%len(ids)]); !ok {
 			b.Fatal("miss")
 		}
 	}

@@ -134,6 +134,9 @@ type cacheProg struct {
 	noHost bool // the host is unreachable or failed: ask no more
 }
 
+// handle answers what the request loop could not answer at once: a get
+// the sandbox does not hold (from the user's cache, through the host), a
+// put, or a bad request.
 func (p *cacheProg) handle(req progRequest, body []byte) progResponse {
 	switch req.Command {
 	case "get":
@@ -141,7 +144,11 @@ func (p *cacheProg) handle(req progRequest, body []byte) progResponse {
 		if !ok {
 			return progResponse{Err: "get: the action ID is not 32 bytes"}
 		}
-		return p.get(id)
+		e, path, ok := p.fromHost(id)
+		if !ok {
+			return progResponse{Miss: true}
+		}
+		return hit(e, path)
 	case "put":
 		id, ok1 := toHash(req.ActionID)
 		out, ok2 := toHash(req.OutputID)
@@ -154,19 +161,6 @@ func (p *cacheProg) handle(req progRequest, body []byte) progResponse {
 		return progResponse{DiskPath: cachePath(p.dir, out, "d")}
 	}
 	return progResponse{Err: fmt.Sprintf("unknown command %q", req.Command)}
-}
-
-// get answers from the sandbox-only cache, else from the user's through
-// the host.
-func (p *cacheProg) get(id [hashSize]byte) progResponse {
-	if res, ok := p.local(id); ok {
-		return res
-	}
-	e, path, ok := p.fromHost(id)
-	if !ok {
-		return progResponse{Miss: true}
-	}
-	return hit(e, path)
 }
 
 // local answers from the sandbox-only cache, else from the view, where
