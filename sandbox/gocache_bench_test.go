@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// BenchmarkCacheProgGet measures one get that misses the sandbox-only
-// cache and is served from the user's through the host, as the gets of a
-// confined go command's first build are: linked into a fresh staging
-// directory, one after another, each a new entry.
+// BenchmarkCacheProgGet measures one get that neither the sandbox-only
+// cache nor the view holds, served from the user's through the host, as
+// the gets of a confined go command's first build are: linked into a
+// fresh view, one after another, each a new entry.
 func BenchmarkCacheProgGet(b *testing.B) {
 	user := b.TempDir()
 	ids := make([][32]byte, 1000)
