@@ -22,7 +22,7 @@ func (c *Console) runsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, run := range runs {
-		p.Runs = append(p.Runs, runRow{Run: run, Links: c.links(run, detailOf(run))})
+		p.Runs = append(p.Runs, runRow{Run: run, Links: c.links(run, detailOf(run), true)})
 	}
 	c.render(w, http.StatusOK, "runs", p)
 }
@@ -38,7 +38,7 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := detailOf(run)
-	p.Run = &runDetail{Run: run, Summary: d.Summary, Links: c.links(run, d), Steps: timeline(d), Diff: diffView(d)}
+	p.Run = &runDetail{Run: run, Summary: d.Summary, Links: c.links(run, d, false), Steps: timeline(d), Diff: diffView(d)}
 	p.Title = "Run " + run.SessionID
 	if len(run.Report) > 2 {
 		var pretty bytes.Buffer

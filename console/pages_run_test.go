@@ -80,7 +80,7 @@ func TestRunsPageSaysWhatEachRunWas(t *testing.T) {
 			`href="/runs/r-bot-9">make the build green</a>`,
 			`<span class="badge busy">running</span>`,
 			`issue <a href="` + h.g.URL + `/acme/app/issues/12">#12</a>`,
-			`workflow run <a href="https://github.example/acme/app/actions/runs/555">workflow run</a>`,
+			`workflow run <a href="https://github.example/acme/app/actions/runs/555">#555</a>`,
 		}},
 	}
 	for _, tt := range tests {

@@ -75,15 +75,16 @@ type link struct {
 	Label, Text, URL string
 }
 
-// links are a run's links on GitHub, the ones it has.
-func (c *Console) links(run *Run, d *reportDetail) []link {
+// links are a run's links on GitHub, the ones it has; brief ones (for the
+// Runs page) leave out the branch and the commit.
+func (c *Console) links(run *Run, d *reportDetail, brief bool) []link {
 	var out []link
 	repo := c.cfg.WebURL + "/" + run.Repo
 	if web(run.PRURL) {
 		text := "pull request"
 		if d.PullRequest != 0 {
 			text = fmt.Sprintf("#%d", d.PullRequest)
-		} else if n := run.PRURL[strings.LastIndex(run.PRURL, "/")+1:]; n != "" {
+		} else if n := tail(run.PRURL); n != "" {
 			text = "#" + n
 		}
 		out = append(out, link{Label: "pull request", Text: text, URL: run.PRURL})
@@ -91,14 +92,14 @@ func (c *Console) links(run *Run, d *reportDetail) []link {
 	if run.Issue != 0 {
 		out = append(out, link{Label: "issue", Text: fmt.Sprintf("#%d", run.Issue), URL: fmt.Sprintf("%s/issues/%d", repo, run.Issue)})
 	}
-	if d.Landed && d.Branch != "" && !d.DryRun {
+	if d.Landed && d.Branch != "" && !d.DryRun && !brief {
 		out = append(out, link{Label: "branch", Text: d.Branch, URL: repo + "/tree/" + escapePath(d.Branch)})
 	}
-	if d.Landed && d.Commit != "" {
+	if d.Landed && d.Commit != "" && !brief {
 		out = append(out, link{Label: "commit", Text: shortSHA(d.Commit), URL: repo + "/commit/" + url.PathEscape(d.Commit)})
 	}
 	if web(run.WorkflowURL) {
-		out = append(out, link{Label: "workflow run", Text: "workflow run", URL: run.WorkflowURL})
+		out = append(out, link{Label: "workflow run", Text: "#" + tail(run.WorkflowURL), URL: run.WorkflowURL})
 	}
 	return out
 }
@@ -203,6 +204,12 @@ func escapePath(p string) string {
 		parts[i] = url.PathEscape(s)
 	}
 	return strings.Join(parts, "/")
+}
+
+// tail is a URL's last path segment: a pull request's or a workflow run's
+// number.
+func tail(u string) string {
+	return u[strings.LastIndex(u, "/")+1:]
 }
 
 func shortSHA(sha string) string {
