@@ -137,6 +137,7 @@ func (c *Console) logFailure(r *http.Request, err error) {
 // whoever is signed in.
 func (c *Console) refusePage(w http.ResponseWriter, r *http.Request, status int, actor, reason string) {
 	_ = c.audit(r.Context(), actor, "refuse", r.Method+" "+r.URL.Path, reason)
+	c.cfg.Logger.Info().Str(logKeyActor, actor).Str(logKeyReason, reason).Int(logKeyStatus, status).Msg("Refused a request")
 	p := &page{Title: "Refused", Error: reason}
 	if ws := c.session(r); ws != nil {
 		p.Login, p.CSRF = ws.Login, ws.CSRF
