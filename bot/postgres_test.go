@@ -185,22 +185,10 @@ func TestPostgresAddsTheWorkflowURL(t *testing.T) {
 	old := openTestPostgres(t, dsn)
 	for _, q := range []string{
 		`ALTER TABLE bot_runs DROP COLUMN workflow_url`,
-		`INSERT INTO bot_runs (id, repo, number, kind, instruction, actor, comment_id, delivery_id, installation_id,
-			status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at)
-			VALUES ('old', 'o/r', 5, 'fix', 'fix it', 'alice', 0, 'd', 7, 0, 'done', 's', 'b', '', '', 1, 2)`,
+		`INSERT INTO bot_runs ` + oldRunColumns + oldRunValues,
 	} {
 		_, err := old.db.ExecContext(ctx, q)
 		require.NoError(t, err, q)
 	}
-	s := openTestPostgres(t, dsn)
-	got, err := s.GetRun(ctx, "old")
-	require.NoError(t, err)
-	require.NotNil(t, got)
-	assert.Equal(t, 5, got.Number)
-	assert.Empty(t, got.WorkflowURL)
-	got.WorkflowURL = "https://github.com/o/r/actions/runs/1"
-	require.NoError(t, s.UpdateRun(ctx, got))
-	again, err := s.GetRun(ctx, "old")
-	require.NoError(t, err)
-	assert.Equal(t, got.WorkflowURL, again.WorkflowURL)
+	requireOldRunGainsWorkflowURL(t, openTestPostgres(t, dsn))
 }

@@ -465,16 +465,28 @@ func TestSQLiteMigratesVersion1(t *testing.T) {
 		`CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL) STRICT`,
 		sqliteMigrations()[0],
 		`INSERT INTO schema_version (version, applied_at) VALUES (1, 0)`,
-		`INSERT INTO runs (id, repo, number, kind, instruction, actor, comment_id, delivery_id, installation_id,
-			status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at)
-			VALUES ('old', 'o/r', 5, 'fix', 'fix it', 'alice', 0, 'd', 7, 0, 'done', 's', 'b', '', '', 1, 2)`,
+		`INSERT INTO runs ` + oldRunColumns + oldRunValues,
 	} {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(t, err, q)
 	}
 	require.NoError(t, db.Close())
 
-	s := openTestSQLite(t, path)
+	requireOldRunGainsWorkflowURL(t, openTestSQLite(t, path))
+}
+
+// oldRunColumns and oldRunValues are a run as the first schema stored it.
+const (
+	oldRunColumns = `(id, repo, number, kind, instruction, actor, comment_id, delivery_id, installation_id,
+		status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at)`
+	oldRunValues = `VALUES ('old', 'o/r', 5, 'fix', 'fix it', 'alice', 0, 'd', 7, 0, 'done', 's', 'b', '', '', 1, 2)`
+)
+
+// requireOldRunGainsWorkflowURL checks that s, migrated, still has the old
+// run, with no workflow URL, and keeps one when it is given.
+func requireOldRunGainsWorkflowURL(t *testing.T, s Store) {
+	t.Helper()
+	ctx := t.Context()
 	got, err := s.GetRun(ctx, "old")
 	require.NoError(t, err)
 	require.NotNil(t, got)

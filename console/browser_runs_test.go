@@ -16,10 +16,7 @@ import (
 // does, in Chromium, and saves both as screenshots (see browser.Screenshot).
 func TestBrowserRunPages(t *testing.T) {
 	t.Parallel()
-	dispatched := &Run{SessionID: "r-bot-9", Repo: "acme/app", Trigger: TriggerBot, Actor: "bob", Status: "running",
-		Goal: "make the build green", Issue: 12, WorkflowURL: "https://github.example/acme/app/actions/runs/555",
-		StartedAt: time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)}
-	h := newHarness(t, sqliteStore(t), func(c *Config) { c.BotRuns = botRuns{dispatched} })
+	h := newHarness(t, sqliteStore(t), func(c *Config) { c.BotRuns = botRuns{dispatched()} })
 	for _, r := range []string{
 		report("s-landed", "done", landedFields),
 		report("s-failed", "failed", failedFields),

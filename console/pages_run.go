@@ -29,12 +29,8 @@ func (c *Console) runsPage(w http.ResponseWriter, r *http.Request) {
 
 // GET /runs/{id}
 func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
-	p := c.signedIn(w, r, "Run")
-	if p == nil {
-		return
-	}
-	run, ok := c.pageRun(w, r, p)
-	if !ok {
+	p, run := c.pageRun(w, r)
+	if run == nil {
 		return
 	}
 	d := detailOf(run)
@@ -52,12 +48,8 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 
 // GET /runs/{id}/report.json: the report as the session sent it.
 func (c *Console) runReport(w http.ResponseWriter, r *http.Request) {
-	p := c.signedIn(w, r, "Run")
-	if p == nil {
-		return
-	}
-	run, ok := c.pageRun(w, r, p)
-	if !ok {
+	p, run := c.pageRun(w, r)
+	if run == nil {
 		return
 	}
 	if len(run.Report) <= 2 {
@@ -70,18 +62,23 @@ func (c *Console) runReport(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(run.Report)
 }
 
-// pageRun finds the run the path names, or answers with an error page.
-func (c *Console) pageRun(w http.ResponseWriter, r *http.Request, p *page) (*Run, bool) {
+// pageRun is, for a signed-in browser, its page and the run the path
+// names; with a nil run it has answered (the sign-in page, or an error).
+func (c *Console) pageRun(w http.ResponseWriter, r *http.Request) (*page, *Run) {
+	p := c.signedIn(w, r, "Run")
+	if p == nil {
+		return nil, nil
+	}
 	id := r.PathValue("id")
 	run, err := c.findRun(r, id)
 	switch {
 	case errors.Is(err, ErrNotFound) || err == nil && run == nil:
 		p.Title, p.Error = "Not found", fmt.Sprintf("There is no run %q here. It may not have reported yet, or it was reported to another console.", id)
 		c.render(w, http.StatusNotFound, "error", p)
-		return nil, false
+		return p, nil
 	case err != nil:
 		c.failPage(w, r, p, "error", "The run could not be read just now; reload the page in a moment.", err)
-		return nil, false
+		return p, nil
 	}
-	return run, true
+	return p, run
 }

@@ -31,6 +31,13 @@ const (
 		`{"turn":4,"tool":"done","duration_ns":200000000,"tokens":120}]` + heldContract
 )
 
+// dispatched is a run the bot dispatched to Actions, still running.
+func dispatched() *Run {
+	return &Run{SessionID: "r-bot-9", Repo: "acme/app", Trigger: TriggerBot, Actor: "bob", Status: "running",
+		Goal: "make the build green", Issue: 12, WorkflowURL: "https://github.example/acme/app/actions/runs/555",
+		StartedAt: time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)}
+}
+
 // row returns the Runs page's row of run id.
 func row(t *testing.T, page, id string) string {
 	t.Helper()
@@ -43,10 +50,7 @@ func row(t *testing.T, page, id string) string {
 
 func TestRunsPageSaysWhatEachRunWas(t *testing.T) {
 	t.Parallel()
-	dispatched := &Run{SessionID: "r-bot-9", Repo: "acme/app", Trigger: TriggerBot, Actor: "bob", Status: "running",
-		Goal: "make the build green", Issue: 12, WorkflowURL: "https://github.example/acme/app/actions/runs/555",
-		StartedAt: time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)}
-	h := newHarness(t, sqliteStore(t), func(c *Config) { c.BotRuns = botRuns{dispatched} })
+	h := newHarness(t, sqliteStore(t), func(c *Config) { c.BotRuns = botRuns{dispatched()} })
 	for id, fields := range map[string]string{"s-goal": goalFields, "s-summary": summaryFields, "s-failed": failedFields} {
 		status := map[string]string{"s-goal": "done", "s-summary": "done", "s-failed": "failed"}[id]
 		code, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report(id, status, fields))

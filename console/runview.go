@@ -37,14 +37,16 @@ type reportDetail struct {
 	} `json:"steps"`
 }
 
-// detailOf reads a run's report; a run without one (the bot's) or with
-// one the console cannot read has an empty detail.
+// detailOf reads a run's report, once; a run without one (the bot's) or
+// with one the console cannot read has an empty detail.
 func detailOf(run *Run) *reportDetail {
-	var d reportDetail
-	if len(run.Report) > 2 {
-		_ = json.Unmarshal(run.Report, &d)
+	if run.detail == nil {
+		run.detail = &reportDetail{}
+		if len(run.Report) > 2 {
+			_ = json.Unmarshal(run.Report, run.detail)
+		}
 	}
-	return &d
+	return run.detail
 }
 
 // fill sets the run's fields that come from its report: the goal (the

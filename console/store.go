@@ -51,6 +51,8 @@ type Run struct {
 	CostUSD     *float64 `json:"cost_usd,omitempty"`
 	Issue       int      `json:"issue,omitempty"`
 	WorkflowURL string   `json:"workflow_url,omitempty"`
+
+	detail *reportDetail // the report, read once (detailOf)
 }
 
 // RunFilter narrows a list of runs; empty fields match everything.
