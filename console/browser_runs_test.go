@@ -86,6 +86,15 @@ func TestBrowserRunPages(t *testing.T) {
 	assert.Contains(t, text(`#report`), `"diff_stat"`)
 
 	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(h.srv.URL+"/runs/s-failed"),
+		chromedp.WaitVisible(chromedp.ID("failure")),
+	), "a failed run")
+	browser.Screenshot(ctx, t, "run-failed")
+	assert.Equal(t, "infrastructure: the model endpoint answered 503 six times in a row (retry 6/6)", text(`#failure`))
+	assert.Equal(t, "no price set", text(`#cost`))
+	assert.Equal(t, "0", eval(`String(document.querySelectorAll('#timeline').length)`), "no turns, no timeline")
+
+	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(h.srv.URL+"/runs/no-such-run"),
 		chromedp.WaitVisible(chromedp.ID("error")),
 	), "a run that is not there")
