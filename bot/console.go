@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/coreagent/core/console"
 )
@@ -42,6 +43,7 @@ func (b botRuns) RecentRuns(ctx context.Context, limit int) ([]*console.Run, err
 		cr := &console.Run{
 			SessionID: id, Repo: r.Repo, Trigger: console.TriggerBot, Actor: r.Actor, Status: r.State,
 			PRURL: r.PRURL, StartedAt: r.CreatedAt, ReceivedAt: r.UpdatedAt,
+			Goal: goal(r), Error: r.Error, Issue: r.Number, WorkflowURL: r.WorkflowURL,
 		}
 		if !r.Active() {
 			cr.Duration = r.UpdatedAt.Sub(r.CreatedAt)
@@ -49,6 +51,17 @@ func (b botRuns) RecentRuns(ctx context.Context, limit int) ([]*console.Run, err
 		out = append(out, cr)
 	}
 	return out, nil
+}
+
+// goal says in a line what a bot run was asked: the words after the
+// command, or else the command and its issue ("fix #12").
+func goal(r *Run) string {
+	if in := []rune(strings.Join(strings.Fields(r.Instruction), " ")); len(in) > 200 {
+		return string(in[:199]) + "…"
+	} else if len(in) > 0 {
+		return string(in)
+	}
+	return fmt.Sprintf("%s #%d", r.Kind, r.Number)
 }
 
 // MountConsole serves the console (package console) on the bot's mux,

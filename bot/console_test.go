@@ -55,6 +55,8 @@ func TestConsoleShowsTheBotsRuns(t *testing.T) {
 	assert.Equal(t, "r-bot-1", list.Runs[0].SessionID, "the bot's run, newest")
 	assert.Equal(t, console.TriggerBot, list.Runs[0].Trigger)
 	assert.Equal(t, StateRunning, list.Runs[0].Status)
+	assert.Equal(t, 3, list.Runs[0].Issue, "its issue, for the console's link")
+	assert.Equal(t, "fix", list.Runs[0].Goal, "what it was asked")
 	assert.Equal(t, "cli-1", list.Runs[1].SessionID)
 
 	status, _ = call(http.MethodGet, "/healthz", "")

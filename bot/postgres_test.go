@@ -65,8 +65,11 @@ func TestPostgresStore(t *testing.T) {
 			assert.Equal(t, tt.wantExisting, existing.ID)
 		})
 	}
-	a.State, a.Branch = StateDone, "core-session/x"
+	a.State, a.Branch, a.WorkflowURL = StateDone, "core-session/x", "https://github.com/o/r/actions/runs/9"
 	require.NoError(t, s.UpdateRun(ctx, a))
+	stored, err := s.GetRun(ctx, a.ID)
+	require.NoError(t, err)
+	assert.Equal(t, a.WorkflowURL, stored.WorkflowURL)
 	created, _, err = s.CreateRun(ctx, sqliteTestRun("d", "o/r", 1, 10))
 	require.NoError(t, err)
 	assert.True(t, created, "a new run once the first is done")
@@ -171,4 +174,21 @@ func TestTwoBotsOnePostgresHandleDeliveriesOnce(t *testing.T) {
 	}
 	assert.Len(t, f.g.Dispatches("octo", "hello"), 1, "one run, dispatched once")
 	assert.Len(t, botComments(f, n), 1, "one status comment")
+}
+
+// TestPostgresAddsTheWorkflowURL opens a database whose bot_runs table
+// predates the workflow URL: the column is added, the run kept.
+func TestPostgresAddsTheWorkflowURL(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dsn := testkit.PostgresSchema(t, "bot_")
+	old := openTestPostgres(t, dsn)
+	for _, q := range []string{
+		`ALTER TABLE bot_runs DROP COLUMN workflow_url`,
+		`INSERT INTO bot_runs ` + oldRunColumns + oldRunValues,
+	} {
+		_, err := old.db.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	requireOldRunGainsWorkflowURL(t, openTestPostgres(t, dsn))
 }

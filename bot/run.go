@@ -41,6 +41,9 @@ type Run struct {
 	Error           string
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+	// WorkflowURL is the Actions run a dispatch started, once GitHub has
+	// named it (a workflow_run delivery); the console links it.
+	WorkflowURL string
 }
 
 // Active reports whether the run still holds its issue or pull request.

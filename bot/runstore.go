@@ -83,7 +83,7 @@ func countByState(ctx context.Context, db *sql.DB, table string) (map[string]int
 func runArgs(r *Run) []any {
 	return []any{r.ID, r.Repo, r.Number, r.Kind, r.Instruction, r.Actor, r.CommentID, r.DeliveryID,
 		r.InstallationID, r.StatusCommentID, r.State, r.SessionID, r.Branch, r.PRURL, r.Error,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano()}
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL}
 }
 
 // scanRun reads one run of a row of runArgs' columns.
@@ -92,7 +92,7 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var created, updated int64
 	if err := row.Scan(&r.ID, &r.Repo, &r.Number, &r.Kind, &r.Instruction, &r.Actor, &r.CommentID, &r.DeliveryID,
 		&r.InstallationID, &r.StatusCommentID, &r.State, &r.SessionID, &r.Branch, &r.PRURL, &r.Error,
-		&created, &updated); err != nil {
+		&created, &updated, &r.WorkflowURL); err != nil {
 		return nil, err
 	}
 	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()

@@ -34,7 +34,8 @@ var _ Store = (*SQLite)(nil)
 // sqliteRunColumns lists the runs columns in the order scanRun reads
 // them and runArgs writes them.
 const sqliteRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
-	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at`
+	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at,
+	workflow_url`
 
 // sqliteActiveRun selects the active run on (repo, number). Its state list
 // must match the runs_active index predicate.
@@ -57,6 +58,7 @@ func sqliteMigrations() []string {
 		CREATE UNIQUE INDEX runs_active ON runs (repo, number) WHERE state IN ('queued', 'running');
 		CREATE INDEX runs_branch ON runs (repo, branch, created_at);
 		CREATE INDEX runs_state ON runs (state, created_at);`,
+		`ALTER TABLE runs ADD COLUMN workflow_url TEXT NOT NULL DEFAULT ''`,
 	}
 }
 
@@ -165,7 +167,7 @@ func (s *SQLite) insertRun(ctx context.Context, r *Run) (*Run, error) {
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqliteRunColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runArgs(r)...)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runArgs(r)...)
 	if isSQLiteUnique(err) {
 		if existing, cerr := sqliteConflict(ctx, tx, r); cerr != nil || existing != nil {
 			return existing, cerr
@@ -201,8 +203,8 @@ func (s *SQLite) UpdateRun(ctx context.Context, r *Run) error {
 		updated = s.now()
 	}
 	n, err := s.exec(ctx, `UPDATE runs SET state = ?, status_comment_id = ?, session_id = ?,
-		branch = ?, pr_url = ?, error = ?, updated_at = ? WHERE id = ?`,
-		r.State, r.StatusCommentID, r.SessionID, r.Branch, r.PRURL, r.Error, updated.UnixNano(), r.ID)
+		branch = ?, pr_url = ?, error = ?, updated_at = ?, workflow_url = ? WHERE id = ?`,
+		r.State, r.StatusCommentID, r.SessionID, r.Branch, r.PRURL, r.Error, updated.UnixNano(), r.WorkflowURL, r.ID)
 	if err != nil {
 		return fmt.Errorf("update run %s: %w", r.ID, err)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/sqlitefile"
 )
 
 func openTestSQLite(t *testing.T, path string) *SQLite {
@@ -60,6 +62,7 @@ func TestSQLiteRunRoundTrip(t *testing.T) {
 
 	got.State, got.StatusCommentID, got.SessionID, got.Branch = StateDone, 6006, "s-2", "core/fix-42b"
 	got.PRURL, got.Error, got.UpdatedAt = "https://github.com/o/r/pull/44", "", time.Date(2026, 7, 8, 9, 10, 11, 1, zone)
+	got.WorkflowURL = "https://github.com/o/r/actions/runs/77"
 	require.NoError(t, s.UpdateRun(ctx, got))
 	again, err := s.GetRun(ctx, "r1")
 	require.NoError(t, err)
@@ -401,7 +404,7 @@ func TestSQLiteOpen(t *testing.T) {
 			_, err := s.db.ExecContext(t.Context(), `INSERT INTO schema_version (version, applied_at) VALUES (99, 0)`)
 			require.NoError(t, err)
 			require.NoError(t, s.Close())
-		}, []string{"schema version 99", "newer than version 1 that this core supports"}},
+		}, []string{"schema version 99", "newer than version 2 that this core supports"}},
 		{"a file that is not a database", func(t *testing.T, path string) {
 			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 			require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("not a database. ", 512)), 0o600))
@@ -442,12 +445,59 @@ func TestSQLiteOpen(t *testing.T) {
 			}
 			var rows, version int
 			require.NoError(t, s.db.QueryRowContext(ctx, `SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&rows, &version))
-			assert.Equal(t, 1, rows, "schema steps recorded")
-			assert.Equal(t, 1, version)
+			assert.Equal(t, 2, rows, "schema steps recorded")
+			assert.Equal(t, 2, version)
 		})
 	}
 	_, err := OpenSQLite(t.Context(), "")
 	assert.ErrorContains(t, err, "the database path is empty")
+}
+
+// TestSQLiteMigratesVersion1 opens a database the first schema made, with
+// a run in it: the run keeps what it had and gains an empty workflow URL.
+func TestSQLiteMigratesVersion1(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "bot.db")
+	db, err := sqlitefile.Open(path, 5*time.Second, "foreign_keys(ON)")
+	require.NoError(t, err)
+	for _, q := range []string{
+		`CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL) STRICT`,
+		sqliteMigrations()[0],
+		`INSERT INTO schema_version (version, applied_at) VALUES (1, 0)`,
+		`INSERT INTO runs ` + oldRunColumns + oldRunValues,
+	} {
+		_, err := db.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	require.NoError(t, db.Close())
+
+	requireOldRunGainsWorkflowURL(t, openTestSQLite(t, path))
+}
+
+// oldRunColumns and oldRunValues are a run as the first schema stored it.
+const (
+	oldRunColumns = `(id, repo, number, kind, instruction, actor, comment_id, delivery_id, installation_id,
+		status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at)`
+	oldRunValues = `VALUES ('old', 'o/r', 5, 'fix', 'fix it', 'alice', 0, 'd', 7, 0, 'done', 's', 'b', '', '', 1, 2)`
+)
+
+// requireOldRunGainsWorkflowURL checks that s, migrated, still has the old
+// run, with no workflow URL, and keeps one when it is given.
+func requireOldRunGainsWorkflowURL(t *testing.T, s Store) {
+	t.Helper()
+	ctx := t.Context()
+	got, err := s.GetRun(ctx, "old")
+	require.NoError(t, err)
+	require.NotNil(t, got)
+	assert.Equal(t, 5, got.Number)
+	assert.Equal(t, StateDone, got.State)
+	assert.Empty(t, got.WorkflowURL)
+	got.WorkflowURL = "https://github.com/o/r/actions/runs/1"
+	require.NoError(t, s.UpdateRun(ctx, got))
+	again, err := s.GetRun(ctx, "old")
+	require.NoError(t, err)
+	assert.Equal(t, got.WorkflowURL, again.WorkflowURL)
 }
 
 // TestSQLiteTransactionsBeginImmediate checks that a transaction takes the

@@ -11,10 +11,11 @@ import (
 	"github.com/coreagent/core/status"
 )
 
-// WorkflowRun handles the end of a dispatched workflow run: its run-name
-// carries the bot's run id (status.RunNameTemplate), so the run is closed
-// and, when the workflow failed, its status comment gets a note saying so.
-// What the Action wrote stays.
+// WorkflowRun handles a dispatched workflow run: its run-name carries the
+// bot's run id (status.RunNameTemplate). The first delivery that names it
+// records its address (the console links it); at its end the run is
+// closed and, when the workflow failed, its status comment gets a note
+// saying so. What the Action wrote stays.
 type WorkflowRun struct {
 	*Base
 }
@@ -31,7 +32,7 @@ func (h *WorkflowRun) Handle(ctx context.Context, eventType, deliveryID string, 
 		return fmt.Errorf("parse workflow_run event: %w", err)
 	}
 	wr := ev.GetWorkflowRun()
-	if ev.GetAction() != "completed" || wr.GetEvent() != "workflow_dispatch" {
+	if wr.GetEvent() != "workflow_dispatch" {
 		return nil
 	}
 	id := status.RunIDInName(wr.GetDisplayTitle())
@@ -39,8 +40,17 @@ func (h *WorkflowRun) Handle(ctx context.Context, eventType, deliveryID string, 
 		return nil
 	}
 	run, err := h.Store.GetRun(ctx, id)
-	if err != nil || run == nil || !run.Active() {
+	if err != nil || run == nil {
 		return err
+	}
+	if run.WorkflowURL == "" && wr.GetHTMLURL() != "" {
+		run.WorkflowURL = wr.GetHTMLURL()
+		if err := h.Store.UpdateRun(ctx, run); err != nil {
+			return err
+		}
+	}
+	if ev.GetAction() != "completed" || !run.Active() {
+		return nil
 	}
 	client, err := h.installationClient(githubapp.GetInstallationIDFromEvent(&ev))
 	if err != nil {

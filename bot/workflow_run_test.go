@@ -37,13 +37,27 @@ func TestWorkflowRunEnds(t *testing.T) {
 			require.NoError(t, err)
 			require.NotNil(t, run)
 			before := statusOf(f, n)
+			started := payload(t, "workflow_run", "completed", map[string]any{
+				"action": "in_progress", "workflow_run.event": "workflow_dispatch", "workflow_run.conclusion": nil,
+				"workflow_run.display_title": tt.title(run.ID), "workflow_run.html_url": "https://github.example/octo/hello/actions/runs/5",
+			})
+			assert.Equal(t, http.StatusOK, f.deliver(t, "workflow_run", "wr-started", started))
+			f.settle(t)
+			got, err := f.store.GetRun(t.Context(), run.ID)
+			require.NoError(t, err)
+			assert.Equal(t, StateRunning, got.State, "a workflow run in progress changes nothing")
+			if tt.wantState != StateRunning {
+				assert.Equal(t, "https://github.example/octo/hello/actions/runs/5", got.WorkflowURL, "the run knows its workflow run")
+			} else {
+				assert.Empty(t, got.WorkflowURL, "another workflow's run is not this run's")
+			}
 			done := payload(t, "workflow_run", "completed", map[string]any{
 				"workflow_run.event": "workflow_dispatch", "workflow_run.conclusion": tt.conclusion,
 				"workflow_run.display_title": tt.title(run.ID), "workflow_run.html_url": "https://github.example/octo/hello/actions/runs/5",
 			})
 			assert.Equal(t, http.StatusOK, f.deliver(t, "workflow_run", "wr-2", done))
 			f.settle(t)
-			got, err := f.store.GetRun(t.Context(), run.ID)
+			got, err = f.store.GetRun(t.Context(), run.ID)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantState, got.State)
 			if tt.wantNote != "" {

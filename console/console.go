@@ -180,6 +180,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /{$}", c.home)
 	m.HandleFunc("GET /runs", c.runsPage)
 	m.HandleFunc("GET /runs/{id}", c.runPage)
+	m.HandleFunc("GET /runs/{id}/report.json", c.runReport)
 	m.HandleFunc("GET /queue", c.queuePage)
 	m.HandleFunc("GET /audit", c.auditPage)
 	m.HandleFunc("GET /forger", c.forgerPage)

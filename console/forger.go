@@ -26,12 +26,14 @@ func (c *Console) forgerPage(w http.ResponseWriter, r *http.Request) {
 	}
 	repos, err := c.cfg.App.Repositories(r.Context(), c.cfg.Org)
 	if err != nil {
-		p.Error = "could not list the App's repositories: " + err.Error()
+		c.failPage(w, r, p, "forger", "The App's repositories could not be listed just now; reload the page in a moment.", err)
+		return
 	}
 	for _, repo := range repos {
 		v, _, err := c.cfg.App.Variable(r.Context(), repo, armVariable)
 		if err != nil {
-			p.Error = fmt.Sprintf("could not read %s of %s: %v", armVariable, repo, err)
+			c.logFailure(r, err)
+			p.Error = fmt.Sprintf("Whether %s is armed could not be read just now; it shows as disarmed. Reload the page in a moment.", repo)
 		}
 		p.Repos = append(p.Repos, forgerRepo{Name: repo, Armed: strings.EqualFold(strings.TrimSpace(v), "true")})
 	}
@@ -52,7 +54,8 @@ func (c *Console) postForger(w http.ResponseWriter, r *http.Request) {
 	}
 	repos, err := c.cfg.App.Repositories(r.Context(), c.cfg.Org)
 	if err != nil {
-		c.refusePage(w, r, http.StatusBadGateway, ws.Login, "could not list the App's repositories: "+err.Error())
+		c.logFailure(r, err)
+		c.refusePage(w, r, http.StatusBadGateway, ws.Login, "GitHub did not list the App's repositories just now; try again in a moment")
 		return
 	}
 	if !slices.ContainsFunc(repos, func(s string) bool { return strings.EqualFold(s, repo) }) {
@@ -61,7 +64,8 @@ func (c *Console) postForger(w http.ResponseWriter, r *http.Request) {
 	}
 	perm, err := c.cfg.App.Permission(r.Context(), repo, ws.Login)
 	if err != nil {
-		c.refusePage(w, r, http.StatusBadGateway, ws.Login, "could not read your permission: "+err.Error())
+		c.logFailure(r, err)
+		c.refusePage(w, r, http.StatusBadGateway, ws.Login, "GitHub did not say what your permission on "+repo+" is just now; try again in a moment")
 		return
 	}
 	if !gh.CanWrite(perm) {
@@ -69,7 +73,8 @@ func (c *Console) postForger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := c.cfg.App.SetVariable(r.Context(), repo, armVariable, armed); err != nil {
-		c.refusePage(w, r, http.StatusBadGateway, ws.Login, fmt.Sprintf("could not set %s on %s: %v", armVariable, repo, err))
+		c.logFailure(r, err)
+		c.refusePage(w, r, http.StatusBadGateway, ws.Login, fmt.Sprintf("GitHub did not set %s on %s just now; try again in a moment", armVariable, repo))
 		return
 	}
 	what := "disarmed"

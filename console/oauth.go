@@ -51,12 +51,14 @@ func (c *Console) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	token, err := c.exchange(r.Context(), q.Get("code"), c.callbackURL(r))
 	if err != nil {
-		c.refusePage(w, r, http.StatusBadGateway, "", "signing in with GitHub failed: "+err.Error())
+		c.logFailure(r, err)
+		c.refusePage(w, r, http.StatusBadGateway, "", "signing in with GitHub failed; sign in again from /login")
 		return
 	}
 	id, err := c.verify.verify(r.Context(), token)
 	switch {
 	case err != nil:
+		c.logFailure(r, err)
 		c.refusePage(w, r, http.StatusBadGateway, "", "could not verify the sign-in with GitHub; try again")
 		return
 	case id.Kind != TokenUser:
@@ -64,6 +66,7 @@ func (c *Console) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := c.startSession(w, r, id.Login); err != nil {
+		c.logFailure(r, err)
 		c.refusePage(w, r, http.StatusInternalServerError, id.Login, "could not start a session; try again")
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -25,6 +24,16 @@ func pages() *template.Template {
 			}
 			return d.Round(time.Second).String()
 		},
+		"tone":  tone,
+		"money": money,
+		"when":  when,
+		"short": func(s string, n int) string { return oneLine(s, n) },
+		"rfc3339": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.UTC().Format(time.RFC3339)
+		},
 	}).ParseFS(templateFiles, "templates/*.html"))
 }
 
@@ -32,14 +41,29 @@ func pages() *template.Template {
 type page struct {
 	Title, Login, CSRF, Org, Error string
 
-	Runs     []*Run
+	Runs     []runRow
 	Filter   RunFilter
-	Run      *Run
+	Run      *runDetail
 	Report   string
 	Contract *contractView
 	Commands []*Command
 	Audit    []*AuditEntry
 	Repos    []forgerRepo
+}
+
+// runRow is a run on the Runs page.
+type runRow struct {
+	*Run
+	Links []link
+}
+
+// runDetail is a run on its own page.
+type runDetail struct {
+	*Run
+	Summary string
+	Links   []link
+	Steps   []stepView
+	Diff    string
 }
 
 // contractView is a report's contract as the run page shows it. The
@@ -92,10 +116,33 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, p *page
 	_, _ = buf.WriteTo(w)
 }
 
-// refusePage answers a refusal as a page, audited.
+// failPage answers a failure of the console's own (its store, GitHub) with
+// page name and a plain message for people; the error itself goes to the
+// log, never to the page.
+func (c *Console) failPage(w http.ResponseWriter, r *http.Request, p *page, name, message string, err error) {
+	c.logFailure(r, err)
+	if name == "error" {
+		p.Title = "Something went wrong"
+	}
+	p.Error = message
+	c.render(w, http.StatusInternalServerError, name, p)
+}
+
+// logFailure logs what failed behind a page, for whoever runs the console.
+func (c *Console) logFailure(r *http.Request, err error) {
+	c.cfg.Logger.Error().Err(err).Str(logKeyPage, r.Method+" "+r.URL.Path).Msg("A page failed")
+}
+
+// refusePage answers a refusal as a page, audited, with the header of
+// whoever is signed in.
 func (c *Console) refusePage(w http.ResponseWriter, r *http.Request, status int, actor, reason string) {
 	_ = c.audit(r.Context(), actor, "refuse", r.Method+" "+r.URL.Path, reason)
-	c.render(w, status, "error", &page{Title: "Refused", Error: reason})
+	c.cfg.Logger.Info().Str(logKeyActor, actor).Str(logKeyReason, reason).Int(logKeyStatus, status).Msg("Refused a request")
+	p := &page{Title: "Refused", Error: reason}
+	if ws := c.session(r); ws != nil {
+		p.Login, p.CSRF = ws.Login, ws.CSRF
+	}
+	c.render(w, status, "error", p)
 }
 
 // signedIn returns the page for a signed-in browser, or shows the sign-in
@@ -116,50 +163,6 @@ func (c *Console) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/runs", http.StatusFound)
-}
-
-// GET /runs
-func (c *Console) runsPage(w http.ResponseWriter, r *http.Request) {
-	p := c.signedIn(w, r, "Runs")
-	if p == nil {
-		return
-	}
-	q := r.URL.Query()
-	p.Filter = RunFilter{Repo: q.Get("repo"), Status: q.Get("status"), Actor: q.Get("who")}
-	runs, err := c.runs(r, p.Filter)
-	if err != nil {
-		p.Error = "could not list the runs: " + err.Error()
-	}
-	p.Runs = runs
-	c.render(w, http.StatusOK, "runs", p)
-}
-
-// GET /runs/{id}
-func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
-	p := c.signedIn(w, r, "Run")
-	if p == nil {
-		return
-	}
-	run, err := c.findRun(r, r.PathValue("id"))
-	switch {
-	case errors.Is(err, ErrNotFound):
-		p.Error = fmt.Sprintf("no run %q", r.PathValue("id"))
-		c.render(w, http.StatusNotFound, "error", p)
-		return
-	case err != nil:
-		p.Error = "could not read the run: " + err.Error()
-		c.render(w, http.StatusInternalServerError, "error", p)
-		return
-	}
-	p.Run, p.Title = run, "Run "+run.SessionID
-	if len(run.Report) > 2 {
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, run.Report, "", "  ") == nil {
-			p.Report = pretty.String()
-		}
-		p.Contract = contractOf(run.Report)
-	}
-	c.render(w, http.StatusOK, "run", p)
 }
 
 // contractOf reads a report's contract, nil when it has none.
@@ -198,7 +201,8 @@ func (c *Console) auditPage(w http.ResponseWriter, r *http.Request) {
 	}
 	log, err := c.cfg.Store.AuditLog(r.Context(), 500)
 	if err != nil {
-		p.Error = "could not read the audit log: " + err.Error()
+		c.failPage(w, r, p, "audit", "The audit log could not be read just now; reload the page in a moment.", err)
+		return
 	}
 	p.Audit = log
 	c.render(w, http.StatusOK, "audit", p)

@@ -25,7 +25,7 @@ func TestRunPages(t *testing.T) {
 	assert.Contains(t, body, `href="/runs/with-contract"`)
 	assert.Contains(t, body, "without-contract")
 	_, body = b.get(t, "/runs/with-contract")
-	assert.Contains(t, body, `<span id="verdict">held</span>`)
+	assert.Contains(t, body, `<span id="verdict" class="badge ok">held</span>`)
 	assert.Contains(t, body, "<td><code>go test ./...</code></td>")
 	assert.Contains(t, body, "<td>fail, exit 1 (2.5s)</td><td>pass (2.1s)</td>", "the check on the start commit, then on the result")
 	assert.Contains(t, body, `<td class="verdict">fixed</td>`)

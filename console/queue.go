@@ -14,7 +14,8 @@ func (c *Console) queuePage(w http.ResponseWriter, r *http.Request) {
 	}
 	cmds, err := c.cfg.Store.Commands(r.Context(), p.Login, 200)
 	if err != nil {
-		p.Error = "could not list your queue: " + err.Error()
+		c.failPage(w, r, p, "queue", "Your queue could not be read just now; reload the page in a moment.", err)
+		return
 	}
 	p.Commands = cmds
 	c.render(w, http.StatusOK, "queue", p)

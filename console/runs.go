@@ -1,18 +1,23 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
 )
 
 // runs lists the reported runs f matches and the bot's own, newest first;
-// a bot run that also sent a report shows once, as the report.
+// a bot run that also sent a report shows once, as the report, with what
+// the bot knows of it (its issue, its workflow run).
 func (c *Console) runs(r *http.Request, f RunFilter) ([]*Run, error) {
 	f.Limit = limitOr(f.Limit, 100)
 	runs, err := c.cfg.Store.ListRuns(r.Context(), f)
 	if err != nil {
 		return nil, err
+	}
+	for _, run := range runs {
+		run.fill(detailOf(run))
 	}
 	if c.cfg.BotRuns == nil {
 		return runs, nil
@@ -21,12 +26,14 @@ func (c *Console) runs(r *http.Request, f RunFilter) ([]*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	seen := make(map[string]bool, len(runs))
+	reported := make(map[string]*Run, len(runs))
 	for _, run := range runs {
-		seen[run.SessionID] = true
+		reported[run.SessionID] = run
 	}
 	for _, run := range bot {
-		if !seen[run.SessionID] && matches(run, f) {
+		if rep := reported[run.SessionID]; rep != nil {
+			rep.withBot(run)
+		} else if matches(run, f) {
 			runs = append(runs, run)
 		}
 	}
@@ -39,18 +46,30 @@ func matches(run *Run, f RunFilter) bool {
 	return eq(f.Repo, run.Repo) && eq(f.Status, run.Status) && eq(f.Actor, run.Actor)
 }
 
-// findRun finds a reported run, or else one of the bot's.
+// findRun finds a reported run, with what the bot knows of it, or else
+// one of the bot's.
 func (c *Console) findRun(r *http.Request, id string) (*Run, error) {
 	run, err := c.cfg.Store.GetRun(r.Context(), id)
-	if err == nil || c.cfg.BotRuns == nil {
+	if run != nil {
+		run.fill(detailOf(run))
+	}
+	if err != nil && !errors.Is(err, ErrNotFound) || c.cfg.BotRuns == nil {
 		return run, err
 	}
 	bot, berr := c.cfg.BotRuns.RecentRuns(r.Context(), 1000)
 	if berr != nil {
+		if run != nil {
+			return run, nil // the report alone will do
+		}
 		return nil, berr
 	}
-	if i := slices.IndexFunc(bot, func(b *Run) bool { return b.SessionID == id }); i >= 0 {
-		return bot[i], nil
+	i := slices.IndexFunc(bot, func(b *Run) bool { return b.SessionID == id })
+	switch {
+	case i < 0:
+		return run, err
+	case run != nil:
+		run.withBot(bot[i])
+		return run, nil
 	}
-	return nil, err
+	return bot[i], nil
 }

@@ -62,13 +62,17 @@ func (c *Console) startSession(w http.ResponseWriter, r *http.Request, login str
 // answers and audits a refusal, returning nil.
 func (c *Console) form(w http.ResponseWriter, r *http.Request) *WebSession {
 	ws := c.session(r)
+	refuse := c.refuse
+	if wantsPage(r) {
+		refuse = c.refusePage
+	}
 	if ws == nil {
-		c.refuse(w, r, http.StatusUnauthorized, "", "not signed in: sign in at /login")
+		refuse(w, r, http.StatusUnauthorized, "", "not signed in: sign in at /login")
 		return nil
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxInstruction+4096)
 	if err := r.ParseForm(); err != nil {
-		c.refuse(w, r, http.StatusBadRequest, ws.Login, "the form could not be read: "+err.Error())
+		refuse(w, r, http.StatusBadRequest, ws.Login, "the form could not be read: "+err.Error())
 		return nil
 	}
 	token := r.PostFormValue("csrf")
@@ -76,8 +80,15 @@ func (c *Console) form(w http.ResponseWriter, r *http.Request) *WebSession {
 		token = r.Header.Get("X-CSRF-Token")
 	}
 	if token == "" || subtle.ConstantTimeCompare([]byte(token), []byte(ws.CSRF)) != 1 {
-		c.refuse(w, r, http.StatusForbidden, ws.Login, "the form's CSRF token is missing or wrong: reload the page and send it again")
+		refuse(w, r, http.StatusForbidden, ws.Login, "the form's CSRF token is missing or wrong: reload the page and send it again")
 		return nil
 	}
 	return ws
+}
+
+// wantsPage reports whether a browser sent the request, wanting a page
+// back rather than JSON.
+func wantsPage(r *http.Request) bool {
+	accept := r.Header.Get("Accept")
+	return strings.Contains(accept, "text/html") && !strings.Contains(accept, "application/json")
 }

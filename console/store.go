@@ -40,6 +40,19 @@ type Run struct {
 	StartedAt  time.Time       `json:"started_at"`
 	ReceivedAt time.Time       `json:"received_at"`
 	Report     json.RawMessage `json:"report,omitempty"`
+
+	// Read from the report (or the bot's record) when the run is read,
+	// not kept apart: what the run was for, how it failed, what it cost
+	// (nil when no price was set), and for a bot run the issue or pull
+	// request it ran on and the workflow run it dispatched.
+	Goal        string   `json:"goal,omitempty"`
+	FailureKind string   `json:"failure_kind,omitempty"`
+	Error       string   `json:"error,omitempty"`
+	CostUSD     *float64 `json:"cost_usd,omitempty"`
+	Issue       int      `json:"issue,omitempty"`
+	WorkflowURL string   `json:"workflow_url,omitempty"`
+
+	detail *reportDetail // the report, read once (detailOf)
 }
 
 // RunFilter narrows a list of runs; empty fields match everything.

@@ -78,6 +78,12 @@ func TestGitHubOpensDraftPullRequest(t *testing.T) {
 	assert.NotContains(t, pr.Body, "Closes #")
 	assert.Equal(t, pr.Number, rep.PullRequest)
 	assert.Contains(t, rep.PRURL, "/octo/hello/pull/")
+	assert.Equal(t, "greet the world", rep.Goal, "the prompt is the goal")
+	assert.Equal(t, &DiffStat{Files: 1, Insertions: 1, Deletions: 1}, rep.DiffStat, "hello.txt's line replaced")
+	saved, err := opts.Store.LoadReport(rep.ID)
+	require.NoError(t, err)
+	assert.Equal(t, rep.Goal, saved.Goal)
+	assert.Equal(t, rep.DiffStat, saved.DiffStat, "report.json has the diff stat")
 
 	sha, ok, err := f.repo.Head(t.Context(), "core-session/"+rep.ID)
 	require.NoError(t, err)
@@ -122,6 +128,8 @@ func TestGitHubIssueGoalAndNoDuplicatePR(t *testing.T) {
 	}
 	pulls := f.g.Pulls("octo", "hello")
 	require.Len(t, pulls, 1)
+	assert.Equal(t, "Please fix this.", rep.Goal, "the prompt comes first")
+	assert.Equal(t, &DiffStat{Files: 1, Insertions: 1, Deletions: 1}, rep.DiffStat, "hello.txt's line replaced")
 	assert.Contains(t, pulls[0].Body, "Closes #1")
 	assert.Contains(t, pulls[0].Body, "<!-- core:issue:1 -->")
 
@@ -132,10 +140,13 @@ func TestGitHubIssueGoalAndNoDuplicatePR(t *testing.T) {
 		testkit.ContentReply("tool: done\nsummary: Shout the farewell too"),
 	)
 	opts2 := f.options(t, srv2)
-	opts2.Issue = n
+	opts2.Prompt, opts2.Issue = "", n
 	rep2, err := Run(t.Context(), opts2)
 	require.NoError(t, err)
 	require.Equal(t, StatusDone, rep2.Status, rep2.Error)
+	assert.Equal(t, "Issue #1: Shout the greeting", rep2.Goal, "no prompt: the issue's title is the goal")
+	assert.Equal(t, n, rep2.Issue)
+	assert.Equal(t, &DiffStat{Files: 1, Insertions: 1}, rep2.DiffStat, "bye.txt, from the draft's head")
 	require.Len(t, f.g.Pulls("octo", "hello"), 1, "no second pull request")
 	assert.Equal(t, pulls[0].Number, rep2.PullRequest)
 	assert.Equal(t, pulls[0].Head, rep2.Branch)

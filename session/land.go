@@ -73,6 +73,9 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		return s.end(StatusFailed, FailInfrastructure, err)
 	}
 	s.rec.Landed = true
+	if ds, err := diffStat(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, sha); err == nil {
+		s.report.DiffStat = ds // without it the report still stands
+	}
 	return s.end(status, "", ending)
 }
 
@@ -137,6 +140,7 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	r.Base, r.StartCommit, r.Branch = s.rec.Base, s.rec.StartCommit, s.rec.Branch
 	r.Commit, r.PRURL, r.Landed, r.PullRequest = s.rec.Commit, s.rec.PRURL, s.rec.Landed, s.rec.PullRequest
 	r.TotalTurns = s.rec.Turns
+	r.Issue = s.rec.Issue
 	if c := r.Contract; c != nil {
 		for i := range c.Checks {
 			c.Checks[i].Baseline.Error = s.scrub(c.Checks[i].Baseline.Error)

@@ -93,6 +93,7 @@ type Record struct {
 	LandOnto     string       `json:"land_onto,omitempty"`
 	Uncommitted  int          `json:"uncommitted,omitempty"`
 	Prompt       string       `json:"prompt,omitempty"`
+	Goal         string       `json:"goal,omitempty"` // the report's: see Report.Goal
 	Status       Status       `json:"status"`
 	FailureKind  FailureKind  `json:"failure_kind,omitempty"`
 	Error        string       `json:"error,omitempty"`

@@ -59,6 +59,14 @@ type Report struct {
 	// Warmup is how the build's background warm-up ended; nil when none
 	// ran.
 	Warmup *WarmupReport `json:"warmup,omitempty"`
+
+	// Goal is what the session was asked to do, in a line: the prompt, or
+	// else the issue's title. Issue is that issue.
+	Goal  string `json:"goal,omitempty"`
+	Issue int    `json:"issue,omitempty"`
+	// DiffStat is how much the landed commit changed since the start
+	// commit; nil when nothing landed.
+	DiffStat *DiffStat `json:"diff_stat,omitempty"`
 }
 
 // FindingKind names something a run found worth telling.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,6 +114,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		PullRequest:  t.pull,
 		Issue:        opts.Issue,
 		Prompt:       opts.Prompt,
+		Goal:         goalOf(opts.Prompt, instruction),
 		LandOnto:     t.onto,
 		Uncommitted:  t.uncommitted,
 		Status:       StatusPending,
@@ -234,7 +236,8 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, er
 	opts.Progress, opts.Output = sc.Writer(opts.Progress), sc.Writer(opts.Output)
 	opts.Approver = scrubbingApprover{a: opts.Approver, scrub: sc}
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc}
-	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions}
+	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
+		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
 	if err := rec.transition(StatusRunning, opts.Now()); err != nil {
 		unlock()
 		return nil, err

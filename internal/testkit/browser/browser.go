@@ -6,6 +6,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -41,6 +43,7 @@ func New(t *testing.T, timeout time.Duration) context.Context {
 		chromedp.Flag("headless", true),
 		chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 800),
 	)
 	if os.Geteuid() == 0 {
 		// Chromium refuses to run as root with its own sandbox.
@@ -58,4 +61,35 @@ func New(t *testing.T, timeout time.Duration) context.Context {
 		t.Fatalf("start Chromium (%s): %v", path, err)
 	}
 	return bctx
+}
+
+// ArtifactsVar names the directory where Screenshot writes; CI sets it to
+// keep the screenshots with the test's output.
+const ArtifactsVar = "CORE_TEST_ARTIFACTS"
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Screenshot saves a full-page PNG of what the browser shows now, as
+// <test name>/<name>.png under $CORE_TEST_ARTIFACTS (else under the
+// test's temporary directory), logs its path and returns it.
+func Screenshot(ctx context.Context, t *testing.T, name string) string {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	dir := os.Getenv(ArtifactsVar)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	dir = filepath.Join(dir, unsafeName.ReplaceAllString(t.Name(), "_"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(dir, unsafeName.ReplaceAllString(name, "_")+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	t.Logf("screenshot %s: %s", name, path)
+	return path
 }

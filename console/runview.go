@@ -1,0 +1,246 @@
+package console
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// reportDetail is what the pages read from a session's report.json
+// (session.Report) beyond the listed columns; every field may be absent.
+type reportDetail struct {
+	Goal        string   `json:"goal"`
+	Summary     string   `json:"summary"`
+	FailureKind string   `json:"failure_kind"`
+	Error       string   `json:"error"`
+	CostUSD     *float64 `json:"cost_usd"`
+	Issue       int      `json:"issue"`
+	PullRequest int      `json:"pull_request"`
+	Branch      string   `json:"branch"`
+	Commit      string   `json:"commit"`
+	Landed      bool     `json:"landed"`
+	DryRun      bool     `json:"dry_run"`
+	DiffStat    *struct {
+		Files      int `json:"files"`
+		Insertions int `json:"insertions"`
+		Deletions  int `json:"deletions"`
+	} `json:"diff_stat"`
+	Steps []struct {
+		Turn      int           `json:"turn"`
+		Tool      string        `json:"tool"`
+		Target    string        `json:"target"`
+		Duration  time.Duration `json:"duration_ns"`
+		Tokens    int           `json:"tokens"`
+		Malformed bool          `json:"malformed"`
+	} `json:"steps"`
+}
+
+// detailOf reads a run's report, once; a run without one (the bot's) or
+// with one the console cannot read has an empty detail.
+func detailOf(run *Run) *reportDetail {
+	if run.detail == nil {
+		run.detail = &reportDetail{}
+		if len(run.Report) > 2 {
+			_ = json.Unmarshal(run.Report, run.detail)
+		}
+	}
+	return run.detail
+}
+
+// fill sets the run's fields that come from its report: the goal (the
+// prompt or the issue's title, else the first line of the model's
+// summary), the failure and the cost.
+func (run *Run) fill(d *reportDetail) {
+	run.Goal = firstOf(oneLine(d.Goal, 200), oneLine(firstLine(d.Summary), 200), run.Goal)
+	run.FailureKind = firstOf(d.FailureKind, run.FailureKind)
+	run.Error = firstOf(d.Error, run.Error)
+	if d.CostUSD != nil {
+		run.CostUSD = d.CostUSD
+	}
+	if d.Issue != 0 {
+		run.Issue = d.Issue
+	}
+}
+
+// withBot adds to a reported run what only the bot's record of it knows.
+func (run *Run) withBot(b *Run) {
+	run.Issue = max(run.Issue, b.Issue)
+	run.WorkflowURL = firstOf(run.WorkflowURL, b.WorkflowURL)
+	run.Goal = firstOf(run.Goal, b.Goal)
+}
+
+// link is one link of a run: to its pull request, issue, branch, commit
+// or workflow run.
+type link struct {
+	Label, Text, URL string
+}
+
+// links are a run's links on GitHub, the ones it has; brief ones (for the
+// Runs page) leave out the branch and the commit.
+func (c *Console) links(run *Run, d *reportDetail, brief bool) []link {
+	var out []link
+	repo := c.cfg.WebURL + "/" + run.Repo
+	if web(run.PRURL) {
+		text := "pull request"
+		if d.PullRequest != 0 {
+			text = fmt.Sprintf("#%d", d.PullRequest)
+		} else if n := tail(run.PRURL); n != "" {
+			text = "#" + n
+		}
+		out = append(out, link{Label: "pull request", Text: text, URL: run.PRURL})
+	}
+	if run.Issue != 0 {
+		out = append(out, link{Label: "issue", Text: fmt.Sprintf("#%d", run.Issue), URL: fmt.Sprintf("%s/issues/%d", repo, run.Issue)})
+	}
+	if d.Landed && d.Branch != "" && !d.DryRun && !brief {
+		out = append(out, link{Label: "branch", Text: d.Branch, URL: repo + "/tree/" + escapePath(d.Branch)})
+	}
+	if d.Landed && d.Commit != "" && !brief {
+		out = append(out, link{Label: "commit", Text: shortSHA(d.Commit), URL: repo + "/commit/" + url.PathEscape(d.Commit)})
+	}
+	if web(run.WorkflowURL) {
+		out = append(out, link{Label: "workflow run", Text: "#" + tail(run.WorkflowURL), URL: run.WorkflowURL})
+	}
+	return out
+}
+
+// stepView is one turn on a run's timeline; Width is its bar, in percent
+// of the longest turn.
+type stepView struct {
+	Turn              int
+	Tool, Target      string
+	Duration          time.Duration
+	Tokens, Width     int
+	Malformed         bool
+	AtSecond, Seconds string
+}
+
+// timeline lays the report's turns out in order, each starting where the
+// one before ended.
+func timeline(d *reportDetail) []stepView {
+	var longest, at time.Duration
+	for _, s := range d.Steps {
+		longest = max(longest, s.Duration)
+	}
+	out := make([]stepView, 0, len(d.Steps))
+	for _, s := range d.Steps {
+		width := 1
+		if longest > 0 {
+			width = max(1, int(100*s.Duration/longest))
+		}
+		out = append(out, stepView{
+			Turn: s.Turn, Tool: firstOf(s.Tool, "(no action)"), Target: s.Target, Duration: s.Duration,
+			Tokens: s.Tokens, Width: width, Malformed: s.Malformed,
+			AtSecond: "+" + seconds(at), Seconds: seconds(s.Duration),
+		})
+		at += s.Duration
+	}
+	return out
+}
+
+// diffView says how much a run changed: "3 files changed, +40 −12".
+func diffView(d *reportDetail) string {
+	ds := d.DiffStat
+	if ds == nil {
+		return ""
+	}
+	files := "files"
+	if ds.Files == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("%d %s changed, +%d −%d", ds.Files, files, ds.Insertions, ds.Deletions)
+}
+
+// tone is the colour a status or verdict is shown in; the word itself is
+// always shown too.
+func tone(word string) string {
+	switch word {
+	case "done", "succeeded", "completed", "held":
+		return "ok"
+	case "failed", "broken", "refused":
+		return "bad"
+	case "partial", "budget_exhausted", "cancelled", "none":
+		return "warn"
+	case "running", "queued", "pending", "starting", "active", "idle", "claimed":
+		return "busy"
+	}
+	return "plain"
+}
+
+// money shows a cost; nil (no price set) is "", never $0.
+func money(c *float64) string {
+	switch {
+	case c == nil:
+		return ""
+	case *c > 0 && *c < 0.01:
+		return fmt.Sprintf("$%.4f", *c)
+	}
+	return fmt.Sprintf("$%.2f", *c)
+}
+
+// when shows a start time to the minute, in UTC.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func seconds(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+func web(u string) bool {
+	return strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")
+}
+
+// escapePath escapes each segment of a branch name for a URL path.
+func escapePath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		parts[i] = url.PathEscape(s)
+	}
+	return strings.Join(parts, "/")
+}
+
+// tail is a URL's last path segment: a pull request's or a workflow run's
+// number.
+func tail(u string) string {
+	return u[strings.LastIndex(u, "/")+1:]
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
