@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -19,7 +20,7 @@ func (s *SQL) schema() []string {
 			session_id TEXT PRIMARY KEY, repo TEXT NOT NULL, trigger_kind TEXT NOT NULL, actor TEXT NOT NULL,
 			status TEXT NOT NULL, verdict TEXT NOT NULL, turns BIGINT NOT NULL, tokens BIGINT NOT NULL,
 			duration_ns BIGINT NOT NULL, pr_url TEXT NOT NULL, started_at BIGINT NOT NULL,
-			received_at BIGINT NOT NULL, report TEXT NOT NULL)`,
+			received_at BIGINT NOT NULL, report TEXT NOT NULL, owner_id TEXT NOT NULL DEFAULT '')`,
 		`CREATE INDEX IF NOT EXISTS console_runs_started ON console_runs (started_at)`,
 		`CREATE TABLE IF NOT EXISTS console_commands (
 			id {id}, target TEXT NOT NULL, repo TEXT NOT NULL, instruction TEXT NOT NULL,
@@ -71,8 +72,45 @@ func (s *SQL) migrate(ctx context.Context) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
+	for _, c := range addedColumns() {
+		if err := s.addColumn(ctx, tx, c); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// column is a column added to a table after its first release: a store
+// made before it gets it, with its default, on the next open.
+type column struct{ table, name, decl string }
+
+// addedColumns are the columns added since, in order. console_runs.owner_id (the identity
+// that first reported a run) is ” on rows stored before it existed: such
+// a row is claimed by the next report from the login in its actor column
+// (see PutRun).
+func addedColumns() []column {
+	return []column{
+		{"console_runs", "owner_id", "TEXT NOT NULL DEFAULT ''"},
+	}
+}
+
+func (s *SQL) addColumn(ctx context.Context, tx *sql.Tx, c column) error {
+	if s.postgres {
+		_, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN IF NOT EXISTS `+c.name+` `+c.decl)
+		return err
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, c.table, c.name).Scan(&n); err != nil {
+		return fmt.Errorf("look for %s.%s: %w", c.table, c.name, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.name+` `+c.decl); err != nil {
+		return fmt.Errorf("add %s.%s: %w", c.table, c.name, err)
 	}
 	return nil
 }

@@ -27,10 +27,13 @@ const (
 // Run is one session's report as the console keeps it: the columns the
 // Runs page lists, and the report itself.
 type Run struct {
-	SessionID  string          `json:"session_id"`
-	Repo       string          `json:"repo"`
-	Trigger    string          `json:"trigger"`
-	Actor      string          `json:"actor"` // the verified login that reported it
+	SessionID string `json:"session_id"`
+	Repo      string `json:"repo"`
+	Trigger   string `json:"trigger"`
+	Actor     string `json:"actor"` // the verified login that reported it
+	// Owner is the identity that first reported the run (Identity.Owner):
+	// only a report from it may replace the run.
+	Owner      string          `json:"-"`
 	Status     string          `json:"status"`
 	Verdict    string          `json:"verdict,omitempty"` // the contract's, when the report has one
 	Turns      int             `json:"turns"`
@@ -107,13 +110,17 @@ var (
 	ErrNotFound   = errors.New("not found")
 	ErrNotClaimer = errors.New("the command is not claimed by this claim")
 	ErrFinished   = errors.New("the command already has its result")
+	ErrNotOwner   = errors.New("the run was reported by another identity")
 )
 
 // Store keeps the console's state. Every implementation is safe for
 // several processes sharing one database: a claim is taken by one of them.
 type Store interface {
-	// PutRun stores a run by session id: a second put replaces the first.
-	// created reports whether it was new.
+	// PutRun stores a run by session id: a second put replaces the first
+	// only when its Owner is the stored run's; otherwise it changes nothing
+	// and returns ErrNotOwner. A run stored before owners were kept (no
+	// Owner) is claimed by the first put whose Actor is its actor, the
+	// login that reported it. created reports whether it was new.
 	PutRun(ctx context.Context, r *Run) (created bool, err error)
 	// GetRun finds a run by session id; ErrNotFound when there is none.
 	GetRun(ctx context.Context, sessionID string) (*Run, error)
