@@ -8,8 +8,8 @@ import (
 )
 
 // schema creates the console's tables; every statement is idempotent.
-// {id} is the dialect's auto-increment key. The audit table refuses
-// UPDATE and DELETE through triggers: it is append-only.
+// {id} is the dialect's auto-increment key. The audit and the anchor
+// tables refuse UPDATE and DELETE through triggers: they are append-only.
 func (s *SQL) schema() []string {
 	id := "INTEGER PRIMARY KEY AUTOINCREMENT"
 	if s.postgres {
@@ -31,27 +31,39 @@ func (s *SQL) schema() []string {
 		`CREATE TABLE IF NOT EXISTS console_audit (
 			id {id}, at BIGINT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
 			target TEXT NOT NULL, reason TEXT NOT NULL)`,
+		`CREATE TABLE IF NOT EXISTS console_anchors (
+			login TEXT NOT NULL, chain TEXT NOT NULL, seq BIGINT NOT NULL, head TEXT NOT NULL,
+			command_id BIGINT NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (login, chain, seq))`,
 		`CREATE TABLE IF NOT EXISTS console_sessions (
 			id_hash TEXT PRIMARY KEY, login TEXT NOT NULL, csrf TEXT NOT NULL, expires BIGINT NOT NULL)`,
 	}
-	if s.postgres {
-		stmts = append(stmts,
-			`CREATE OR REPLACE FUNCTION console_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS
-			$$ BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$`,
-			`DROP TRIGGER IF EXISTS console_audit_frozen ON console_audit`,
-			`CREATE TRIGGER console_audit_frozen BEFORE UPDATE OR DELETE ON console_audit
-			FOR EACH ROW EXECUTE FUNCTION console_audit_append_only()`)
-	} else {
-		for _, op := range []string{"UPDATE", "DELETE"} {
-			stmts = append(stmts, fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS console_audit_no_%s
-				BEFORE %s ON console_audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END`,
-				strings.ToLower(op), op))
-		}
+	for _, table := range []string{"console_audit", "console_anchors"} {
+		stmts = append(stmts, appendOnly(table, s.postgres)...)
 	}
 	for i, q := range stmts {
 		stmts[i] = strings.ReplaceAll(q, "{id}", id)
 	}
 	return stmts
+}
+
+// appendOnly makes table refuse UPDATE and DELETE through triggers.
+func appendOnly(table string, postgres bool) []string {
+	if postgres {
+		return []string{
+			`CREATE OR REPLACE FUNCTION ` + table + `_append_only() RETURNS trigger LANGUAGE plpgsql AS
+			$$ BEGIN RAISE EXCEPTION '` + table + ` is append-only'; END $$`,
+			`DROP TRIGGER IF EXISTS ` + table + `_frozen ON ` + table,
+			`CREATE TRIGGER ` + table + `_frozen BEFORE UPDATE OR DELETE ON ` + table + `
+			FOR EACH ROW EXECUTE FUNCTION ` + table + `_append_only()`,
+		}
+	}
+	var out []string
+	for _, op := range []string{"UPDATE", "DELETE"} {
+		out = append(out, fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %s_no_%s
+			BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, '%s is append-only'); END`,
+			table, strings.ToLower(op), op, table, table))
+	}
+	return out
 }
 
 // migrate creates what is missing, in one transaction; on PostgreSQL an

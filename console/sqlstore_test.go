@@ -340,3 +340,37 @@ func TestStoreMigratesOwnerlessRuns(t *testing.T) {
 		})
 	}
 }
+
+func TestStoreAnchors(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			a := func(login, chain string, seq int64, head string) *Anchor {
+				return &Anchor{AnchorPoint: AnchorPoint{Chain: chain, Seq: seq, Head: head}, Login: login, Command: seq, At: t0}
+			}
+			require.NoError(t, s.PutAnchor(ctx, a("alice", "c1", 2, "h2")))
+			require.NoError(t, s.PutAnchor(ctx, a("alice", "c1", 5, "h5")))
+			require.NoError(t, s.PutAnchor(ctx, a("alice", "c1", 5, "h5")), "the same anchor again")
+			assert.ErrorIs(t, s.PutAnchor(ctx, a("alice", "c1", 5, "forged")), ErrAnchorConflict)
+			require.NoError(t, s.PutAnchor(ctx, a("alice", "c2", 1, "x")))
+			require.NoError(t, s.PutAnchor(ctx, a("bob", "c1", 5, "bob's own")))
+
+			got, err := s.Anchors(ctx, "alice", "c1", 0)
+			require.NoError(t, err)
+			require.Len(t, got, 2)
+			assert.Equal(t, int64(5), got[0].Seq, "newest line first")
+			assert.Equal(t, "h5", got[0].Head, "the first head is kept")
+			assert.True(t, t0.Equal(got[0].At))
+			all, err := s.Anchors(ctx, "alice", "", 0)
+			require.NoError(t, err)
+			assert.Len(t, all, 3)
+
+			_, err = s.exec(ctx, `UPDATE console_anchors SET head = 'forged'`)
+			assert.ErrorContains(t, err, "append-only")
+			_, err = s.exec(ctx, `DELETE FROM console_anchors`)
+			assert.ErrorContains(t, err, "append-only")
+		})
+	}
+}

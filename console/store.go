@@ -84,6 +84,29 @@ type Result struct {
 	Error    string          `json:"error,omitempty"`
 	// SessionID names the session's report, when it sent one.
 	SessionID string `json:"session_id,omitempty"`
+	// Audit anchors the poller's audit trail as it stood when it sent the
+	// result; the console keeps it apart (see Anchor), not in the result.
+	Audit *AnchorPoint `json:"audit,omitempty"`
+}
+
+// AnchorPoint is a position in a serve audit trail: the trail's chain id
+// (the SHA-256 of its first line), the number of lines it held, and the
+// SHA-256 of its last line, which through each line's "prev" commits to
+// every line before it.
+type AnchorPoint struct {
+	Chain string `json:"chain"`
+	Seq   int64  `json:"seq"`
+	Head  string `json:"head"`
+}
+
+// Anchor is an AnchorPoint the console keeps for a login: a copy of the
+// trail's head outside the machine that writes the trail, so a trail
+// rewritten with every later hash recomputed no longer matches it.
+type Anchor struct {
+	AnchorPoint
+	Login   string    `json:"login"`
+	Command int64     `json:"command"` // the instruction whose result carried it
+	At      time.Time `json:"at"`
 }
 
 // AuditEntry is one line of the append-only audit log.
@@ -111,6 +134,10 @@ var (
 	ErrNotClaimer = errors.New("the command is not claimed by this claim")
 	ErrFinished   = errors.New("the command already has its result")
 	ErrNotOwner   = errors.New("the run was reported by another identity")
+	// ErrAnchorConflict is an anchor at a position of a chain where the
+	// console already keeps another head: the trail was rewritten (or two
+	// trails share a first line). The first is kept.
+	ErrAnchorConflict = errors.New("another head is already anchored at this line of the chain")
 )
 
 // Store keeps the console's state. Every implementation is safe for
@@ -142,6 +169,14 @@ type Store interface {
 	Renew(ctx context.Context, id int64, target, claim string, until time.Time) (*Command, error)
 	// Commands lists target's commands, newest first.
 	Commands(ctx context.Context, target string, limit int) ([]*Command, error)
+
+	// PutAnchor keeps an anchor; the same anchor again is a no-op, another
+	// head at a kept position is ErrAnchorConflict. Anchors are never
+	// changed or removed.
+	PutAnchor(ctx context.Context, a *Anchor) error
+	// Anchors lists login's anchors of chain (every chain when ""), by
+	// chain and newest line first, at most limit.
+	Anchors(ctx context.Context, login, chain string, limit int) ([]*Anchor, error)
 
 	// Audit appends an entry; there is no way to change or remove one.
 	Audit(ctx context.Context, e *AuditEntry) error
