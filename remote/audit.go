@@ -227,7 +227,10 @@ func (t *Trail) Check(anchors []Anchor) (string, error) {
 		return fmt.Sprintf("the chain holds (%d lines); the console keeps no anchor of it yet (no result reached the console from it): a rewrite is caught once a result is anchored", len(t.hashes)), nil
 	}
 	msg := fmt.Sprintf("the chain holds (%d lines) and matches the console's anchors up to line %d (%s)", len(t.hashes), newest.Seq, newest.At.Format(time.RFC3339))
-	if after := int64(len(t.hashes)) - newest.Seq; after > 0 {
+	switch after := int64(len(t.hashes)) - newest.Seq; {
+	case after == 1:
+		msg += "; the last line is not anchored yet: a rewrite of it is caught after the next result"
+	case after > 1:
 		msg += fmt.Sprintf("; the last %d lines are not anchored yet: a rewrite of them is caught after the next result", after)
 	}
 	return msg, nil
