@@ -213,10 +213,21 @@ func (c *Console) postResult(w http.ResponseWriter, r *http.Request) {
 		c.refuse(w, r, http.StatusBadRequest, id.Login, fmt.Sprintf("status must be succeeded, failed, refused or released, got %q", res.Status))
 		return
 	}
+	anchor := res.Audit
+	if anchor != nil {
+		if err := validAnchor(anchor); err != nil {
+			c.refuse(w, r, http.StatusBadRequest, id.Login, err.Error())
+			return
+		}
+		res.Audit = nil // kept apart, not in the result
+	}
 	cmd, err := c.cfg.Store.Finish(r.Context(), n, id.Login, &res, c.cfg.Now().UTC())
 	if err != nil {
 		c.claimError(w, r, id.Login, n, res.Claim, err)
 		return
+	}
+	if anchor != nil {
+		c.anchor(r, id.Login, n, anchor)
 	}
 	reason := res.Status
 	if res.Error != "" {

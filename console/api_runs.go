@@ -60,8 +60,19 @@ func (c *Console) postRun(w http.ResponseWriter, r *http.Request) {
 		c.refuse(w, r, http.StatusForbidden, id.Login, "the report is about "+rep.Repo+", which is not in "+c.cfg.Org)
 		return
 	}
+	visible, err := c.verify.canSee(r.Context(), bearer(r), rep.Repo)
+	if err != nil {
+		c.cfg.Logger.Error().Err(err).Msg("Checking a reporter's access with GitHub failed")
+		fail(w, http.StatusBadGateway, "could not check with GitHub that %s can see %s; send the report again later", id.Login, rep.Repo)
+		return
+	}
+	if !visible {
+		c.refuse(w, r, http.StatusForbidden, id.Login, fmt.Sprintf(
+			"the report is about %s, which %s cannot see on GitHub: a run is reported with a token that can read its repository", rep.Repo, id.Login))
+		return
+	}
 	run := &Run{
-		SessionID: rep.ID, Repo: rep.Repo, Actor: id.Login, Status: rep.Status, Turns: rep.Turns,
+		SessionID: rep.ID, Repo: rep.Repo, Actor: id.Login, Owner: id.Owner, Status: rep.Status, Turns: rep.Turns,
 		Tokens: rep.Usage.TotalTokens, PRURL: rep.PRURL, StartedAt: rep.StartedAt, ReceivedAt: c.cfg.Now().UTC(),
 		Report: raw, Trigger: TriggerCLI,
 	}
@@ -78,6 +89,10 @@ func (c *Console) postRun(w http.ResponseWriter, r *http.Request) {
 		run.StartedAt = run.ReceivedAt
 	}
 	created, err := c.cfg.Store.PutRun(r.Context(), run)
+	if errors.Is(err, ErrNotOwner) {
+		c.refuse(w, r, http.StatusForbidden, id.Login, c.notOwner(r, id, rep.ID))
+		return
+	}
 	if err != nil {
 		c.cfg.Logger.Error().Err(err).Msg("Storing a report failed")
 		fail(w, http.StatusInternalServerError, "could not store the report; send it again later")
@@ -96,6 +111,20 @@ func (c *Console) postRun(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusCreated
 	}
 	writeJSON(w, status, map[string]any{"session_id": rep.ID, "created": created, "url": "/runs/" + rep.ID})
+}
+
+// notOwner is the refusal of a report that would replace run sessionID
+// of another reporter: whose it is, and what to do.
+func (c *Console) notOwner(r *http.Request, id Identity, sessionID string) string {
+	whose := "another reporter"
+	if run, err := c.cfg.Store.GetRun(r.Context(), sessionID); err == nil {
+		whose = run.Actor
+		if run.Trigger == TriggerAction {
+			whose += " (a workflow's installation token)"
+		}
+	}
+	return fmt.Sprintf("run %s was reported by %s, and only the identity that first reports a run may replace it; "+
+		"%s's report changed nothing: send it under its own session id", sessionID, whose, id.Login)
 }
 
 // GET /api/session-runs?repo=&status=&who=: the runs, newest first, the

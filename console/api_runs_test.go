@@ -3,12 +3,15 @@ package console
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 func TestReporters(t *testing.T) {
@@ -118,4 +121,73 @@ func TestListRunsFilters(t *testing.T) {
 	}
 	status, _ := h.call(t, http.MethodGet, "/api/session-runs", h.foreignInstall, nil)
 	assert.Equal(t, http.StatusForbidden, status, "listing needs the App's rights too")
+}
+
+func TestReportOwner(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	install2, err := h.g.InstallationToken(7)
+	require.NoError(t, err)
+	status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("mine", "succeeded", `,"contract":{"verdict":"broken"}`))
+	require.Equal(t, http.StatusCreated, status, string(body))
+	status, body = h.call(t, http.MethodPost, "/api/session-runs", h.install, report("theirs", "succeeded", ""))
+	require.Equal(t, http.StatusCreated, status, string(body))
+
+	tests := []struct {
+		name, id  string
+		token     func(h *harness) string
+		want      int
+		wantActor string // the run's actor afterwards
+		wantErr   string
+	}{
+		{name: "another user", id: "mine", token: func(h *harness) string { return h.bob }, want: http.StatusForbidden, wantActor: "alice", wantErr: "run mine was reported by alice"},
+		{name: "the App's installation over a user's run", id: "mine", token: func(h *harness) string { return h.install }, want: http.StatusForbidden, wantActor: "alice", wantErr: "only the identity that first reports"},
+		{name: "a user over a workflow's run", id: "theirs", token: func(h *harness) string { return h.bob }, want: http.StatusForbidden, wantActor: "core-app[bot]", wantErr: "a workflow's installation token"},
+		{name: "the same user with another token", id: "mine", token: func(h *harness) string { return h.alice2 }, want: http.StatusOK, wantActor: "alice"},
+		{name: "the same installation with another token", id: "theirs", token: func(*harness) string { return install2 }, want: http.StatusOK, wantActor: "core-app[bot]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before, err := h.store.GetRun(t.Context(), tt.id)
+			require.NoError(t, err)
+			status, body := h.call(t, http.MethodPost, "/api/session-runs", tt.token(h), report(tt.id, "failed", `,"contract":{"verdict":"held"}`))
+			require.Equal(t, tt.want, status, string(body))
+			after, err := h.store.GetRun(t.Context(), tt.id)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantActor, after.Actor)
+			if tt.wantErr == "" {
+				assert.Equal(t, "failed", after.Status, "the owner replaces its run")
+				assert.Equal(t, "held", after.Verdict)
+				assert.Equal(t, "report", h.lastAudit(t).Action)
+				return
+			}
+			assert.Contains(t, string(body), tt.wantErr)
+			assert.Equal(t, before, after, "a refused report leaves the run as it was")
+			e := h.lastAudit(t)
+			assert.Equal(t, "refuse", e.Action, "the refusal is audited")
+			assert.Contains(t, e.Reason, tt.wantErr)
+		})
+	}
+}
+
+func TestReportNeedsAccessToTheRepository(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	lib := func(id string) string {
+		return `{"id":"` + id + `","repo":"acme/lib","status":"succeeded","started_at":"2026-12-01T08:00:00Z"}`
+	}
+	status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, lib("s-alice"))
+	assert.Equal(t, http.StatusForbidden, status, string(body))
+	assert.Contains(t, string(body), "acme/lib, which alice cannot see on GitHub")
+	_, err := h.store.GetRun(t.Context(), "s-alice")
+	assert.ErrorIs(t, err, ErrNotFound, "a report about a repository its reporter cannot see is stored nowhere")
+	e := h.lastAudit(t)
+	assert.Equal(t, "refuse", e.Action)
+	assert.Equal(t, "alice", e.Actor)
+
+	status, body = h.call(t, http.MethodPost, "/api/session-runs", h.bob, lib("s-bob"))
+	assert.Equal(t, http.StatusCreated, status, "bob reads acme/lib: %s", body)
+	assert.True(t, slices.ContainsFunc(h.g.Requests(), func(r testkit.Request) bool {
+		return r.Method == http.MethodGet && r.Path == "/repos/acme/lib" && r.Login == "bob"
+	}), "the console asked GitHub with the reporter's own token")
 }

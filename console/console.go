@@ -158,7 +158,7 @@ func (c *Console) Close() {
 // Paths are the paths the console serves, for the bot's mux.
 func Paths() []string {
 	return []string{"/api/session-runs", "/api/session-runs/", "/api/session-commands", "/api/session-commands/",
-		"/api/session-queue", "/api/config", "/login", "/logout", "/oauth/callback",
+		"/api/session-queue", "/api/audit-anchors", "/api/config", "/login", "/logout", "/oauth/callback",
 		"/runs", "/runs/", "/queue", "/audit", "/forger", "/{$}"}
 }
 
@@ -172,6 +172,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /api/session-commands", c.claimCommand)
 	m.HandleFunc("POST /api/session-commands/{id}/result", c.postResult)
 	m.HandleFunc("POST /api/session-commands/{id}/lease", c.renewLease)
+	m.HandleFunc("GET /api/audit-anchors", c.getAnchors)
 	m.HandleFunc("GET /api/session-queue", c.getQueue)
 	m.HandleFunc("POST /api/session-queue", c.postQueue)
 	m.HandleFunc("GET /login", c.login)

@@ -9,10 +9,16 @@ import (
 )
 
 const runColumns = `session_id, repo, trigger_kind, actor, status, verdict, turns, tokens,
-	duration_ns, pr_url, started_at, received_at, report`
+	duration_ns, pr_url, started_at, received_at, report, owner_id`
 
-// PutRun inserts the run, or replaces the one with its session id.
+// PutRun inserts the run, or replaces the one with its session id when r's
+// owner is that run's (or that run has no owner and r's actor is its
+// actor): one statement decides, so two racing first reports cannot both
+// own the row.
 func (s *SQL) PutRun(ctx context.Context, r *Run) (bool, error) {
+	if r.Owner == "" {
+		return false, fmt.Errorf("store run %s: the run has no owner", r.SessionID)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("store run %s: %w", r.SessionID, err)
@@ -26,16 +32,26 @@ func (s *SQL) PutRun(ctx context.Context, r *Run) (bool, error) {
 	if report == "" {
 		report = "{}"
 	}
-	_, err = tx.ExecContext(ctx, s.rebind(`INSERT INTO console_runs (`+runColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := tx.ExecContext(ctx, s.rebind(`INSERT INTO console_runs (`+runColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session_id) DO UPDATE SET repo = excluded.repo, trigger_kind = excluded.trigger_kind,
 		actor = excluded.actor, status = excluded.status, verdict = excluded.verdict, turns = excluded.turns,
 		tokens = excluded.tokens, duration_ns = excluded.duration_ns, pr_url = excluded.pr_url,
-		started_at = excluded.started_at, received_at = excluded.received_at, report = excluded.report`),
+		started_at = excluded.started_at, received_at = excluded.received_at, report = excluded.report,
+		owner_id = excluded.owner_id
+		WHERE console_runs.owner_id = excluded.owner_id
+		OR (console_runs.owner_id = '' AND LOWER(console_runs.actor) = LOWER(excluded.actor))`),
 		r.SessionID, r.Repo, r.Trigger, r.Actor, r.Status, r.Verdict, r.Turns, r.Tokens,
-		int64(r.Duration), r.PRURL, r.StartedAt.UnixNano(), r.ReceivedAt.UnixNano(), report)
+		int64(r.Duration), r.PRURL, r.StartedAt.UnixNano(), r.ReceivedAt.UnixNano(), report, r.Owner)
 	if err != nil {
 		return false, fmt.Errorf("store run %s: %w", r.SessionID, err)
+	}
+	affected, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store run %s: %w", r.SessionID, err)
+	}
+	if affected == 0 {
+		return false, fmt.Errorf("store run %s: %w", r.SessionID, ErrNotOwner)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, fmt.Errorf("store run %s: %w", r.SessionID, err)
@@ -98,7 +114,7 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var dur, started, received int64
 	var report string
 	if err := row.Scan(&r.SessionID, &r.Repo, &r.Trigger, &r.Actor, &r.Status, &r.Verdict, &r.Turns, &r.Tokens,
-		&dur, &r.PRURL, &started, &received, &report); err != nil {
+		&dur, &r.PRURL, &started, &received, &report, &r.Owner); err != nil {
 		return nil, err
 	}
 	r.Duration = time.Duration(dur)

@@ -2,13 +2,14 @@ package console
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 )
 
 // schema creates the console's tables; every statement is idempotent.
-// {id} is the dialect's auto-increment key. The audit table refuses
-// UPDATE and DELETE through triggers: it is append-only.
+// {id} is the dialect's auto-increment key. The audit and the anchor
+// tables refuse UPDATE and DELETE through triggers: they are append-only.
 func (s *SQL) schema() []string {
 	id := "INTEGER PRIMARY KEY AUTOINCREMENT"
 	if s.postgres {
@@ -19,7 +20,7 @@ func (s *SQL) schema() []string {
 			session_id TEXT PRIMARY KEY, repo TEXT NOT NULL, trigger_kind TEXT NOT NULL, actor TEXT NOT NULL,
 			status TEXT NOT NULL, verdict TEXT NOT NULL, turns BIGINT NOT NULL, tokens BIGINT NOT NULL,
 			duration_ns BIGINT NOT NULL, pr_url TEXT NOT NULL, started_at BIGINT NOT NULL,
-			received_at BIGINT NOT NULL, report TEXT NOT NULL)`,
+			received_at BIGINT NOT NULL, report TEXT NOT NULL, owner_id TEXT NOT NULL DEFAULT '')`,
 		`CREATE INDEX IF NOT EXISTS console_runs_started ON console_runs (started_at)`,
 		`CREATE TABLE IF NOT EXISTS console_commands (
 			id {id}, target TEXT NOT NULL, repo TEXT NOT NULL, instruction TEXT NOT NULL,
@@ -30,27 +31,39 @@ func (s *SQL) schema() []string {
 		`CREATE TABLE IF NOT EXISTS console_audit (
 			id {id}, at BIGINT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
 			target TEXT NOT NULL, reason TEXT NOT NULL)`,
+		`CREATE TABLE IF NOT EXISTS console_anchors (
+			login TEXT NOT NULL, chain TEXT NOT NULL, seq BIGINT NOT NULL, head TEXT NOT NULL,
+			command_id BIGINT NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (login, chain, seq))`,
 		`CREATE TABLE IF NOT EXISTS console_sessions (
 			id_hash TEXT PRIMARY KEY, login TEXT NOT NULL, csrf TEXT NOT NULL, expires BIGINT NOT NULL)`,
 	}
-	if s.postgres {
-		stmts = append(stmts,
-			`CREATE OR REPLACE FUNCTION console_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS
-			$$ BEGIN RAISE EXCEPTION 'the audit log is append-only'; END $$`,
-			`DROP TRIGGER IF EXISTS console_audit_frozen ON console_audit`,
-			`CREATE TRIGGER console_audit_frozen BEFORE UPDATE OR DELETE ON console_audit
-			FOR EACH ROW EXECUTE FUNCTION console_audit_append_only()`)
-	} else {
-		for _, op := range []string{"UPDATE", "DELETE"} {
-			stmts = append(stmts, fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS console_audit_no_%s
-				BEFORE %s ON console_audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END`,
-				strings.ToLower(op), op))
-		}
+	for _, table := range []string{"console_audit", "console_anchors"} {
+		stmts = append(stmts, appendOnly(table, s.postgres)...)
 	}
 	for i, q := range stmts {
 		stmts[i] = strings.ReplaceAll(q, "{id}", id)
 	}
 	return stmts
+}
+
+// appendOnly makes table refuse UPDATE and DELETE through triggers.
+func appendOnly(table string, postgres bool) []string {
+	if postgres {
+		return []string{
+			`CREATE OR REPLACE FUNCTION ` + table + `_append_only() RETURNS trigger LANGUAGE plpgsql AS
+			$$ BEGIN RAISE EXCEPTION '` + table + ` is append-only'; END $$`,
+			`DROP TRIGGER IF EXISTS ` + table + `_frozen ON ` + table,
+			`CREATE TRIGGER ` + table + `_frozen BEFORE UPDATE OR DELETE ON ` + table + `
+			FOR EACH ROW EXECUTE FUNCTION ` + table + `_append_only()`,
+		}
+	}
+	var out []string
+	for _, op := range []string{"UPDATE", "DELETE"} {
+		out = append(out, fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %s_no_%s
+			BEFORE %s ON %s BEGIN SELECT RAISE(ABORT, '%s is append-only'); END`,
+			table, strings.ToLower(op), op, table, table))
+	}
+	return out
 }
 
 // migrate creates what is missing, in one transaction; on PostgreSQL an
@@ -71,8 +84,45 @@ func (s *SQL) migrate(ctx context.Context) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
+	for _, c := range addedColumns() {
+		if err := s.addColumn(ctx, tx, c); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// column is a column added to a table after its first release: a store
+// made before it gets it, with its default, on the next open.
+type column struct{ table, name, decl string }
+
+// addedColumns are the columns added since, in order. console_runs.owner_id (the identity
+// that first reported a run) is ” on rows stored before it existed: such
+// a row is claimed by the next report from the login in its actor column
+// (see PutRun).
+func addedColumns() []column {
+	return []column{
+		{"console_runs", "owner_id", "TEXT NOT NULL DEFAULT ''"},
+	}
+}
+
+func (s *SQL) addColumn(ctx context.Context, tx *sql.Tx, c column) error {
+	if s.postgres {
+		_, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN IF NOT EXISTS `+c.name+` `+c.decl)
+		return err
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, c.table, c.name).Scan(&n); err != nil {
+		return fmt.Errorf("look for %s.%s: %w", c.table, c.name, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.name+` `+c.decl); err != nil {
+		return fmt.Errorf("add %s.%s: %w", c.table, c.name, err)
 	}
 	return nil
 }

@@ -1,13 +1,19 @@
 package console
 
 import (
+	"database/sql"
 	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
@@ -18,7 +24,7 @@ func TestStoreRuns(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s, ctx := open(t), t.Context()
-			r := &Run{SessionID: "s1", Repo: "acme/app", Trigger: TriggerCLI, Actor: "alice", Status: "succeeded",
+			r := &Run{SessionID: "s1", Repo: "acme/app", Trigger: TriggerCLI, Actor: "alice", Owner: "user:1", Status: "succeeded",
 				Turns: 3, Tokens: 900, Duration: time.Minute, StartedAt: t0, ReceivedAt: t0.Add(time.Minute),
 				Report: json.RawMessage(`{"id":"s1"}`)}
 			created, err := s.PutRun(ctx, r)
@@ -29,7 +35,7 @@ func TestStoreRuns(t *testing.T) {
 			created, err = s.PutRun(ctx, &r2)
 			require.NoError(t, err)
 			assert.False(t, created, "the same session id replaces")
-			_, err = s.PutRun(ctx, &Run{SessionID: "s2", Repo: "acme/other", Trigger: TriggerBot, Actor: "bob",
+			_, err = s.PutRun(ctx, &Run{SessionID: "s2", Repo: "acme/other", Trigger: TriggerBot, Actor: "bob", Owner: "user:2",
 				Status: "running", StartedAt: t0.Add(time.Hour), ReceivedAt: t0.Add(time.Hour)})
 			require.NoError(t, err)
 
@@ -211,6 +217,160 @@ func TestStoreRenew(t *testing.T) {
 			require.NoError(t, err)
 			_, err = s.Renew(ctx, c.ID, "alice", "k1", t0.Add(2*time.Hour))
 			assert.ErrorIs(t, err, ErrFinished)
+		})
+	}
+}
+
+func TestStoreRunOwner(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			run := func(actor, owner, status string) *Run {
+				return &Run{SessionID: "s1", Repo: "acme/app", Trigger: TriggerCLI, Actor: actor, Owner: owner,
+					Status: status, StartedAt: t0, ReceivedAt: t0, Report: json.RawMessage(`{"id":"s1"}`)}
+			}
+			created, err := s.PutRun(ctx, run("alice", "user:1", "running"))
+			require.NoError(t, err)
+			assert.True(t, created)
+			_, err = s.PutRun(ctx, run("bob", "user:2", "succeeded"))
+			assert.ErrorIs(t, err, ErrNotOwner)
+			_, err = s.PutRun(ctx, run("alice", "user:3", "succeeded"))
+			assert.ErrorIs(t, err, ErrNotOwner, "the login alone is not the owner")
+			got, err := s.GetRun(ctx, "s1")
+			require.NoError(t, err)
+			assert.Equal(t, "running", got.Status, "a refused put changes nothing")
+			assert.Equal(t, "user:1", got.Owner)
+			created, err = s.PutRun(ctx, run("alice", "user:1", "succeeded"))
+			require.NoError(t, err)
+			assert.False(t, created)
+			_, err = s.PutRun(ctx, &Run{SessionID: "s2", Repo: "acme/app", Actor: "alice"})
+			assert.Error(t, err, "a run without an owner is refused")
+		})
+	}
+}
+
+func TestStoreRacingFirstReports(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			var wg sync.WaitGroup
+			errs := make([]error, 8)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = s.PutRun(ctx, &Run{SessionID: "s1", Repo: "acme/app", Trigger: TriggerCLI,
+						Actor: "u" + strconv.Itoa(i), Owner: "user:" + strconv.Itoa(i), Status: "running", StartedAt: t0, ReceivedAt: t0})
+				}()
+			}
+			wg.Wait()
+			got, err := s.GetRun(ctx, "s1")
+			require.NoError(t, err)
+			for i, err := range errs {
+				if "user:"+strconv.Itoa(i) == got.Owner {
+					assert.NoError(t, err, "the owner's put succeeded")
+					continue
+				}
+				if !errors.Is(err, ErrNotOwner) {
+					// SQLite may answer a writer that lost the race "busy"
+					// before it looked: it changed nothing either.
+					require.Error(t, err)
+				}
+			}
+		})
+	}
+}
+
+func TestStoreMigratesOwnerlessRuns(t *testing.T) {
+	t.Parallel()
+	dsns := map[string]func(t *testing.T) (driver, dsn string){
+		"sqlite": func(t *testing.T) (string, string) { return "sqlite", filepath.Join(t.TempDir(), "console.db") },
+	}
+	if testkit.PostgresURL(t) != "" {
+		dsns["postgres"] = func(t *testing.T) (string, string) { return "pgx", testkit.PostgresSchema(t, "t_") }
+	}
+	for name, newDSN := range dsns {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			driver, dsn := newDSN(t)
+			old, err := sql.Open(driver, dsn)
+			require.NoError(t, err)
+			// console_runs as the first release made it, with one run.
+			for _, q := range []string{`CREATE TABLE console_runs (
+				session_id TEXT PRIMARY KEY, repo TEXT NOT NULL, trigger_kind TEXT NOT NULL, actor TEXT NOT NULL,
+				status TEXT NOT NULL, verdict TEXT NOT NULL, turns BIGINT NOT NULL, tokens BIGINT NOT NULL,
+				duration_ns BIGINT NOT NULL, pr_url TEXT NOT NULL, started_at BIGINT NOT NULL,
+				received_at BIGINT NOT NULL, report TEXT NOT NULL)`,
+				`INSERT INTO console_runs VALUES ('s1', 'acme/app', 'cli', 'alice', 'running', '', 1, 2, 3, '', 4, 5, '{}')`,
+			} {
+				_, err := old.ExecContext(ctx, q)
+				require.NoError(t, err)
+			}
+			require.NoError(t, old.Close())
+
+			s, err := Open(ctx, dsn)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = s.Close() })
+			got, err := s.GetRun(ctx, "s1")
+			require.NoError(t, err, "a run stored before owners reads as before")
+			assert.Equal(t, "alice", got.Actor)
+			assert.Empty(t, got.Owner)
+
+			put := func(actor, owner string) error {
+				_, err := s.PutRun(ctx, &Run{SessionID: "s1", Repo: "acme/app", Trigger: TriggerCLI, Actor: actor, Owner: owner,
+					Status: "succeeded by " + actor, StartedAt: t0, ReceivedAt: t0})
+				return err
+			}
+			assert.ErrorIs(t, put("bob", "user:2"), ErrNotOwner, "an ownerless run is not anyone's")
+			require.NoError(t, put("alice", "user:1"), "its reporter's login claims it")
+			assert.ErrorIs(t, put("alice", "user:9"), ErrNotOwner, "once claimed, it is the claimer's")
+			got, err = s.GetRun(ctx, "s1")
+			require.NoError(t, err)
+			assert.Equal(t, "user:1", got.Owner)
+			assert.Equal(t, "succeeded by alice", got.Status)
+
+			again, err := Open(ctx, dsn)
+			require.NoError(t, err, "opening a migrated store again migrates nothing twice")
+			require.NoError(t, again.Close())
+		})
+	}
+}
+
+func TestStoreAnchors(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, ctx := open(t), t.Context()
+			a := func(login, chain string, seq int64, head string) *Anchor {
+				return &Anchor{AnchorPoint: AnchorPoint{Chain: chain, Seq: seq, Head: head}, Login: login, Command: seq, At: t0}
+			}
+			require.NoError(t, s.PutAnchor(ctx, a("alice", "c1", 2, "h2")))
+			require.NoError(t, s.PutAnchor(ctx, a("alice", "c1", 5, "h5")))
+			require.NoError(t, s.PutAnchor(ctx, a("alice", "c1", 5, "h5")), "the same anchor again")
+			assert.ErrorIs(t, s.PutAnchor(ctx, a("alice", "c1", 5, "forged")), ErrAnchorConflict)
+			require.NoError(t, s.PutAnchor(ctx, a("alice", "c2", 1, "x")))
+			require.NoError(t, s.PutAnchor(ctx, a("bob", "c1", 5, "bob's own")))
+
+			got, err := s.Anchors(ctx, "alice", "c1", 0)
+			require.NoError(t, err)
+			require.Len(t, got, 2)
+			assert.Equal(t, int64(5), got[0].Seq, "newest line first")
+			assert.Equal(t, "h5", got[0].Head, "the first head is kept")
+			assert.True(t, t0.Equal(got[0].At))
+			all, err := s.Anchors(ctx, "alice", "", 0)
+			require.NoError(t, err)
+			assert.Len(t, all, 3)
+
+			_, err = s.exec(ctx, `UPDATE console_anchors SET head = 'forged'`)
+			assert.ErrorContains(t, err, "append-only")
+			_, err = s.exec(ctx, `DELETE FROM console_anchors`)
+			assert.ErrorContains(t, err, "append-only")
 		})
 	}
 }

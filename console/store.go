@@ -27,10 +27,13 @@ const (
 // Run is one session's report as the console keeps it: the columns the
 // Runs page lists, and the report itself.
 type Run struct {
-	SessionID  string          `json:"session_id"`
-	Repo       string          `json:"repo"`
-	Trigger    string          `json:"trigger"`
-	Actor      string          `json:"actor"` // the verified login that reported it
+	SessionID string `json:"session_id"`
+	Repo      string `json:"repo"`
+	Trigger   string `json:"trigger"`
+	Actor     string `json:"actor"` // the verified login that reported it
+	// Owner is the identity that first reported the run (Identity.Owner):
+	// only a report from it may replace the run.
+	Owner      string          `json:"-"`
 	Status     string          `json:"status"`
 	Verdict    string          `json:"verdict,omitempty"` // the contract's, when the report has one
 	Turns      int             `json:"turns"`
@@ -94,6 +97,29 @@ type Result struct {
 	Error    string          `json:"error,omitempty"`
 	// SessionID names the session's report, when it sent one.
 	SessionID string `json:"session_id,omitempty"`
+	// Audit anchors the poller's audit trail as it stood when it sent the
+	// result; the console keeps it apart (see Anchor), not in the result.
+	Audit *AnchorPoint `json:"audit,omitempty"`
+}
+
+// AnchorPoint is a position in a serve audit trail: the trail's chain id
+// (the SHA-256 of its first line), the number of lines it held, and the
+// SHA-256 of its last line, which through each line's "prev" commits to
+// every line before it.
+type AnchorPoint struct {
+	Chain string `json:"chain"`
+	Seq   int64  `json:"seq"`
+	Head  string `json:"head"`
+}
+
+// Anchor is an AnchorPoint the console keeps for a login: a copy of the
+// trail's head outside the machine that writes the trail, so a trail
+// rewritten with every later hash recomputed no longer matches it.
+type Anchor struct {
+	AnchorPoint
+	Login   string    `json:"login"`
+	Command int64     `json:"command"` // the instruction whose result carried it
+	At      time.Time `json:"at"`
 }
 
 // AuditEntry is one line of the append-only audit log.
@@ -120,13 +146,21 @@ var (
 	ErrNotFound   = errors.New("not found")
 	ErrNotClaimer = errors.New("the command is not claimed by this claim")
 	ErrFinished   = errors.New("the command already has its result")
+	ErrNotOwner   = errors.New("the run was reported by another identity")
+	// ErrAnchorConflict is an anchor at a position of a chain where the
+	// console already keeps another head: the trail was rewritten (or two
+	// trails share a first line). The first is kept.
+	ErrAnchorConflict = errors.New("another head is already anchored at this line of the chain")
 )
 
 // Store keeps the console's state. Every implementation is safe for
 // several processes sharing one database: a claim is taken by one of them.
 type Store interface {
-	// PutRun stores a run by session id: a second put replaces the first.
-	// created reports whether it was new.
+	// PutRun stores a run by session id: a second put replaces the first
+	// only when its Owner is the stored run's; otherwise it changes nothing
+	// and returns ErrNotOwner. A run stored before owners were kept (no
+	// Owner) is claimed by the first put whose Actor is its actor, the
+	// login that reported it. created reports whether it was new.
 	PutRun(ctx context.Context, r *Run) (created bool, err error)
 	// GetRun finds a run by session id; ErrNotFound when there is none.
 	GetRun(ctx context.Context, sessionID string) (*Run, error)
@@ -148,6 +182,14 @@ type Store interface {
 	Renew(ctx context.Context, id int64, target, claim string, until time.Time) (*Command, error)
 	// Commands lists target's commands, newest first.
 	Commands(ctx context.Context, target string, limit int) ([]*Command, error)
+
+	// PutAnchor keeps an anchor; the same anchor again is a no-op, another
+	// head at a kept position is ErrAnchorConflict. Anchors are never
+	// changed or removed.
+	PutAnchor(ctx context.Context, a *Anchor) error
+	// Anchors lists login's anchors of chain (every chain when ""), by
+	// chain and newest line first, at most limit.
+	Anchors(ctx context.Context, login, chain string, limit int) ([]*Anchor, error)
 
 	// Audit appends an entry; there is no way to change or remove one.
 	Audit(ctx context.Context, e *AuditEntry) error

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,8 +29,14 @@ const (
 // Identity is what GitHub says a token is. Kind is empty for a token that
 // is neither of the two kinds the console accepts; Reason then says why.
 type Identity struct {
-	Kind   string
-	Login  string // the user's login, or the App's bot login
+	Kind  string
+	Login string // the user's login, or the App's bot login
+	// Owner names who the token acts for, stably: "user:ID" with the
+	// user's numeric GitHub id (a login can be renamed and taken by
+	// someone else), or "installation:APPID/ORG" for this App's one
+	// installation on the organisation. A stored run may be replaced only
+	// by a report from its Owner.
+	Owner  string
 	Reason string
 }
 
@@ -91,6 +99,7 @@ func (v *verifier) verify(ctx context.Context, token string) (Identity, error) {
 func (v *verifier) ask(ctx context.Context, token string) (Identity, error) {
 	var user struct {
 		Login string `json:"login"`
+		ID    int64  `json:"id"`
 	}
 	status, err := v.get(ctx, token, "/user", &user)
 	switch {
@@ -123,7 +132,10 @@ func (v *verifier) ask(ctx context.Context, token string) (Identity, error) {
 	}
 	for _, in := range insts.Installations {
 		if in.AppID == v.appID && strings.EqualFold(in.Account.Login, v.org) {
-			return Identity{Kind: TokenUser, Login: user.Login}, nil
+			if user.ID <= 0 {
+				return Identity{}, fmt.Errorf("verify a token: GET /user answered no id for %s", user.Login)
+			}
+			return Identity{Kind: TokenUser, Login: user.Login, Owner: "user:" + strconv.FormatInt(user.ID, 10)}, nil
 		}
 	}
 	return Identity{Login: user.Login, Reason: fmt.Sprintf(
@@ -169,7 +181,24 @@ func (v *verifier) installation(ctx context.Context, token string) (Identity, er
 	if !strings.EqualFold(login, slug+"[bot]") {
 		return Identity{Login: login, Reason: fmt.Sprintf("the installation token acts as %s, not as this App (%s[bot])", login, slug)}, nil
 	}
-	return Identity{Kind: TokenInstallation, Login: login}, nil
+	return Identity{Kind: TokenInstallation, Login: login, Owner: fmt.Sprintf("installation:%d/%s", v.appID, strings.ToLower(v.org))}, nil
+}
+
+// canSee reports whether token can read repo (owner/name) on GitHub: GET
+// /repos/{owner}/{repo} answers it only to a token whose user, or whose
+// installation, can see the repository. Errors are GitHub failing.
+func (v *verifier) canSee(ctx context.Context, token, repo string) (bool, error) {
+	owner, name, _ := strings.Cut(repo, "/")
+	status, err := v.get(ctx, token, "/repos/"+url.PathEscape(owner)+"/"+url.PathEscape(name), nil)
+	switch {
+	case err != nil:
+		return false, err
+	case status == http.StatusOK:
+		return true, nil
+	case status == http.StatusNotFound || status == http.StatusForbidden || status == http.StatusUnauthorized:
+		return false, nil
+	}
+	return false, fmt.Errorf("check access to %s: GET /repos/%s answered %d", repo, repo, status)
 }
 
 func (v *verifier) get(ctx context.Context, token, path string, out any) (int, error) {
@@ -180,15 +209,15 @@ func (v *verifier) get(ctx context.Context, token, path string, out any) (int, e
 	return v.do(req, token, out)
 }
 
-func (v *verifier) post(ctx context.Context, token, url, body string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewBufferString(body))
+func (v *verifier) post(ctx context.Context, token, target, body string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewBufferString(body))
 	if err != nil {
 		return fmt.Errorf("verify a token: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	status, err := v.do(req, token, out)
 	if err == nil && status != http.StatusOK {
-		err = fmt.Errorf("verify a token: POST %s answered %d", url, status)
+		err = fmt.Errorf("verify a token: POST %s answered %d", target, status)
 	}
 	return err
 }

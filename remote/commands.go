@@ -47,6 +47,9 @@ type Result struct {
 	PRURL     string          `json:"pr_url,omitempty"`
 	Error     string          `json:"error,omitempty"`
 	SessionID string          `json:"session_id,omitempty"`
+	// Audit is the audit trail's position once the result is in it, for
+	// the console to keep (see AnchorPoint).
+	Audit *AnchorPoint `json:"audit,omitempty"`
 }
 
 // Enqueue queues an instruction on repo for the token's user.
@@ -100,4 +103,16 @@ func (c *Client) Renew(ctx context.Context, id int64, claim string) (*Command, e
 		return nil, fmt.Errorf("renew the lease of instruction %d: %w", id, err)
 	}
 	return &cmd, nil
+}
+
+// Anchors lists the anchors the console keeps of the token's user's audit
+// trail chain.
+func (c *Client) Anchors(ctx context.Context, chain string) ([]Anchor, error) {
+	var out struct {
+		Anchors []Anchor `json:"anchors"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, "/api/audit-anchors?"+url.Values{"chain": {chain}}.Encode(), nil, &out); err != nil {
+		return nil, fmt.Errorf("read the audit trail's anchors: %w", err)
+	}
+	return out.Anchors, nil
 }

@@ -95,6 +95,7 @@ func (s *Serve) handle(ctx context.Context, cmd *Command) {
 	}
 	res.Claim = cmd.Claim
 	s.audit(AuditEntry{Event: "result", Command: cmd.ID, Repo: cmd.Repo, Session: res.SessionID, Detail: strings.TrimSpace(res.Status + " " + res.Error)})
+	res.Audit = s.head()
 	// The result is posted even after SIGTERM: that is what releases the
 	// claim.
 	if err := s.Console.Finish(context.WithoutCancel(ctx), cmd.ID, res); err != nil {
@@ -112,6 +113,21 @@ func (s *Serve) audit(e AuditEntry) {
 	if err := s.Audit.Append(e); err != nil {
 		fmt.Fprintf(s.Out, "serve: %v\n", err)
 	}
+}
+
+// head is the audit trail's position, which the result carries to the
+// console: a copy of it kept off this machine, which a rewritten trail
+// no longer matches (--verify-audit compares). nil without a trail.
+func (s *Serve) head() *AnchorPoint {
+	if s.Audit == nil {
+		return nil
+	}
+	p, err := s.Audit.Head()
+	if err != nil {
+		fmt.Fprintf(s.Out, "serve: %v (the result goes without an anchor)\n", err)
+		return nil
+	}
+	return &p
 }
 
 func (s *Serve) wait(ctx context.Context, d time.Duration) error {

@@ -20,9 +20,10 @@ const maxNamed = 20
 
 // checkLanding looks at everything the session would land (the workspace
 // staged against the start commit, whoever wrote it: a tool, a confined
-// command, an approved one) and refuses what must not land: changes under
-// .github/workflows unless the user allowed them, and any file that adds a
-// secret core knows of. Nothing is committed or pushed when it refuses.
+// command, an approved one) and refuses what must not land: changes to
+// what runs with the workflow token (see checkWorkflows) unless the user
+// allowed them, and any file that adds a secret core knows of. Nothing is
+// committed or pushed when it refuses.
 func (s *run) checkLanding(ctx context.Context) error {
 	ws, from := s.rec.Workspace, s.rec.StartCommit
 	if _, err := s.git.run(ctx, ws, "add", "--all"); err != nil {
@@ -33,17 +34,8 @@ func (s *run) checkLanding(ctx context.Context) error {
 		return err
 	}
 	if !s.rec.AllowWorkflowChanges {
-		var workflows []string
-		for _, p := range changed {
-			// .github itself: the directory replaced by a file or a link.
-			if tools.InWorkflows(p) || strings.EqualFold(p, ".github") {
-				workflows = append(workflows, p)
-			}
-		}
-		if len(workflows) > 0 {
-			return &LandingError{What: "changes workflows", Files: workflows, Why: fmt.Sprintf(
-				"A workflow runs with the repository's secrets on the next push, so core lands workflow changes only when the user allows them: resume the session with --allow-workflow-changes (core session resume %s --allow-workflow-changes \"land it\"; in the Action, the allow_workflow_changes input), or undo the changes in %s",
-				s.rec.ID, ws)}
+		if err := s.checkWorkflows(ctx, changed); err != nil {
+			return err
 		}
 	}
 	if s.scrubber == nil {
@@ -68,6 +60,49 @@ func (s *run) checkLanding(ctx context.Context) error {
 	}
 	return &LandingError{What: "adds a secret core holds (the GitHub token or the model endpoint's key)", Files: holding, Why: fmt.Sprintf(
 		"Landing would publish it: remove it from the workspace %s and resume the session", ws)}
+}
+
+// checkWorkflows refuses changed paths that run with the workflow token:
+// the workflows, .github/actions, and the local actions that a workflow
+// uses (`uses: ./path`) at the start commit or in the tree that would land,
+// so neither a new workflow pointing at a planted action nor an old one
+// whose action changed gets through.
+func (s *run) checkWorkflows(ctx context.Context, changed []string) error {
+	final, err := s.git.run(ctx, s.rec.Workspace, "write-tree")
+	if err != nil {
+		return fmt.Errorf("read the tree to land: %w", err)
+	}
+	guard, err := s.guardAt(ctx, s.rec.StartCommit)
+	if err != nil {
+		return err
+	}
+	now, err := s.guardAt(ctx, final)
+	if err != nil {
+		return err
+	}
+	guard.Merge(now)
+	var workflows, actions []string
+	for _, p := range changed {
+		switch {
+		// .github itself: the directory replaced by a file or a link.
+		case tools.InWorkflows(p) || strings.EqualFold(p, ".github"):
+			workflows = append(workflows, p)
+		case guard.Guards(p):
+			actions = append(actions, p)
+		}
+	}
+	what := "changes workflows"
+	switch {
+	case len(workflows) == 0 && len(actions) == 0:
+		return nil
+	case len(workflows) == 0:
+		what = "changes actions that workflows run"
+	case len(actions) > 0:
+		what = "changes workflows and actions that workflows run"
+	}
+	return &LandingError{What: what, Files: append(workflows, actions...), Why: fmt.Sprintf(
+		"A workflow, and an action it uses (under %s, or a local action named by `uses: ./…`), runs with the repository's secrets and the workflow's token on the next push, so core lands changes to them only when the user allows them: resume the session with --allow-workflow-changes (core session resume %s --allow-workflow-changes \"land it\"; in the Action, the allow_workflow_changes input), or undo the changes in %s",
+		tools.ActionsDir, s.rec.ID, s.rec.Workspace)}
 }
 
 // changedPaths lists the paths whose staged content differs from commit

@@ -212,3 +212,60 @@ func TestAddedLines(t *testing.T) {
 	diff := "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n+++ plus\ndiff --git a/y b/y\n--- /dev/null\n+++ b/y\n@@ -0,0 +1 @@\n+y\n"
 	assert.Equal(t, "new\n++ plus\ny\n", addedLines(diff))
 }
+
+// TestLandingRefusesPlantedAction: a workflow's local action runs with the
+// workflow's token, so work that changes one (written behind the tools'
+// back, as go test could) does not land, under the same switch as a
+// workflow; an action.yml no workflow uses lands.
+func TestLandingRefusesPlantedAction(t *testing.T) {
+	t.Parallel()
+	const leak = "runs:\n  using: composite\n  steps:\n    - run: echo \"${{ github.token }}\" | base64\n      shell: bash\n"
+	start := map[string]string{
+		"README": "hi\n",
+		".github/workflows/ci.yml": "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n" +
+			"      - uses: ./.github/actions/setup\n      - uses: \"./ci/lint\"\n",
+		".github/actions/setup/action.yml": "runs: {using: composite, steps: [{run: go version, shell: bash}]}\n",
+		"ci/lint/action.yml":               "runs: {using: composite, steps: [{uses: ./ci/inner}]}\n",
+	}
+	tests := []struct {
+		name     string
+		files    map[string]string
+		wantWhat string // "" lands
+	}{
+		{name: "the composite action under .github/actions", files: map[string]string{".github/actions/setup/action.yml": leak}, wantWhat: "changes actions that workflows run"},
+		{name: "a new action under .github/actions", files: map[string]string{".github/actions/other/action.yml": leak}, wantWhat: "changes actions that workflows run"},
+		{name: "a local action elsewhere", files: map[string]string{"ci/lint/action.yml": leak}, wantWhat: "changes actions that workflows run"},
+		{name: "its other name", files: map[string]string{"ci/lint/action.yaml": leak}, wantWhat: "changes actions that workflows run"},
+		{name: "an action a local action uses", files: map[string]string{"ci/inner/action.yml": leak}, wantWhat: "changes actions that workflows run"},
+		{name: "a workflow and an action", files: map[string]string{"ci/lint/action.yml": leak, ".github/workflows/ci.yml": evilWorkflow}, wantWhat: "changes workflows and actions that workflows run"},
+		{name: "an action no workflow uses", files: map[string]string{"examples/hello/action.yml": leak}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo := fixtureRepo(t, start)
+			srv := testkit.NewModelServer(t,
+				testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+				testkit.ContentReply("tool: done\nsummary: wrote a"),
+			)
+			opts := testOptions(t, srv, repo)
+			opts.Client = &plantBefore{Completer: opts.Client, n: 2, dir: workspaceOf(t, opts), files: tt.files}
+			rep, err := Run(t.Context(), opts)
+			require.NoError(t, err)
+			if tt.wantWhat == "" {
+				require.Equal(t, StatusDone, rep.Status, rep.Error)
+				assert.True(t, rep.Landed)
+				return
+			}
+			assert.Equal(t, StatusFailed, rep.Status)
+			assert.Equal(t, FailLandingRefused, rep.FailureKind)
+			assert.Contains(t, rep.Error, "not landed: the work "+tt.wantWhat)
+			for name := range tt.files {
+				assert.Contains(t, rep.Error, name)
+			}
+			assert.Contains(t, rep.Error, "--allow-workflow-changes")
+			assert.False(t, rep.Landed)
+			assert.False(t, branchExists(t, repo, rep.Branch), "nothing landed")
+		})
+	}
+}

@@ -36,6 +36,15 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	if err := s.prepare(ctx); err != nil {
 		return s.end(StatusFailed, FailConfiguration, err), nil
 	}
+	if !s.rec.AllowWorkflowChanges {
+		// The tools refuse the actions the start commit's workflows use
+		// even after a workflow stops naming them.
+		guard, err := s.guardAt(ctx, s.rec.StartCommit)
+		if err != nil {
+			return s.end(StatusFailed, FailInfrastructure, err), nil
+		}
+		s.env.Guard = guard
+	}
 	entries, err := readTranscript(s.tr.f.Name())
 	if err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err), nil

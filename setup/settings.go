@@ -118,7 +118,7 @@ func Settings() []Setting {
 			apply: func(r *resolved, v string) error { r.opts.Checks = lines(v); return nil }},
 		{Name: ReadySetting, Flag: true, Input: true, Bool: true, Usage: "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft",
 			apply: boolSetting(func(o *session.Options, b bool) { o.Ready = b })},
-		{Name: AllowWorkflow, Flag: true, Input: true, Bool: true, Usage: "let the session write and land files under .github/workflows (a workflow runs with the repository's secrets on the next push); recorded, so resume keeps it",
+		{Name: AllowWorkflow, Flag: true, Input: true, Bool: true, Usage: "let the session write and land workflows, files under .github/actions, and the action.yml of any action a workflow uses locally (they run with the repository's secrets and the workflow's token on the next push); recorded, so resume keeps it",
 			apply: boolSetting(func(o *session.Options, b bool) { o.AllowWorkflowChanges = b })},
 	}
 }

@@ -42,6 +42,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"console-serve":    cmdConsoleServe,
 		"console-runs":     cmdConsoleRuns,
 		"console-commands": cmdConsoleCommands,
+		"audit-rewrite":    cmdAuditRewrite,
 		"model-wait":       cmdModelWait,
 	}
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -130,4 +133,35 @@ func cmdModelWait(ts *testscript.TestScript, neg bool, args []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ts.Check((*servers)[len(*servers)-1].WaitRequests(ctx, n))
+}
+
+// audit-rewrite FILE LINE OLD NEW: replace OLD with NEW in line LINE of
+// serve's audit trail FILE and recompute the "prev" of every line after
+// it (SHA-256, hex, of the line before), as someone covering their tracks
+// would: the trail's own chain holds again.
+func cmdAuditRewrite(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: audit-rewrite FILE LINE OLD NEW")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	path := ts.MkAbs(args[0])
+	b, err := os.ReadFile(path)
+	ts.Check(err)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if n < 1 || n > len(lines) || !strings.Contains(lines[n-1], args[2]) {
+		ts.Fatalf("audit-rewrite: line %d of %s does not hold %q", n, args[0], args[2])
+	}
+	lines[n-1] = strings.Replace(lines[n-1], args[2], args[3], 1)
+	for i := n; i < len(lines); i++ {
+		var e map[string]any
+		ts.Check(json.Unmarshal([]byte(lines[i]), &e))
+		sum := sha256.Sum256([]byte(lines[i-1]))
+		old := fmt.Sprintf(`"prev":%q`, e["prev"])
+		if !strings.Contains(lines[i], old) {
+			ts.Fatalf("audit-rewrite: line %d has no %s", i+1, old)
+		}
+		lines[i] = strings.Replace(lines[i], old, fmt.Sprintf(`"prev":%q`, hex.EncodeToString(sum[:])), 1)
+	}
+	ts.Check(os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
 }

@@ -88,8 +88,11 @@ a time, on the --repo repositories only: an instruction for any other is
 refused. Nobody is at this terminal: every gated tool (run_shell, file_issue)
 is denied; verification commands still run confined under --verify. Without
 --allow-land the work is kept in the workspace and nothing is pushed. Every
-claim and result goes to a hash-chained audit trail (--audit-file);
---verify-audit checks it. SIGTERM ends a running session and releases its
+claim and result goes to a hash-chained audit trail (--audit-file), and each
+result carries the trail's head to the console, which keeps it; --verify-audit
+checks the chain and compares it with the console's copies, so a trail edited
+with every later hash recomputed is caught (without the console, the check is
+local only and says so). SIGTERM ends a running session and releases its
 claim back to the queue.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -101,12 +104,7 @@ claim back to the queue.`,
 				auditFile = filepath.Join(home, "serve-audit.jsonl")
 			}
 			if verifyAudit {
-				n, err := remote.VerifyAudit(auditFile)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stdout, "%s: the chain holds (%d lines)\n", auditFile, n)
-				return nil
+				return e.verifyAudit(cmd.Context(), auditFile, f.consoleURL)
 			}
 			if len(repos) == 0 {
 				return errors.New("--repo is required: name each repository (owner/name) this machine may run instructions for")
@@ -152,7 +150,7 @@ claim back to the queue.`,
 	fl.BoolVar(&allowLand, "allow-land", false, "land the work as a commit and a draft pull request (default: keep it unpushed)")
 	fl.DurationVar(&pollWait, "poll-wait", 25*time.Second, "how long each long-poll of the console waits")
 	fl.StringVar(&auditFile, "audit-file", "", "the hash-chained audit trail (default $CORE_HOME/serve-audit.jsonl)")
-	fl.BoolVar(&verifyAudit, "verify-audit", false, "check the audit trail's chain, name the first bad line, and exit")
+	fl.BoolVar(&verifyAudit, "verify-audit", false, "check the audit trail's chain against itself and the console's anchors, name the first bad line, and exit")
 	return cmd
 }
 

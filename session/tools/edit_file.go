@@ -47,7 +47,11 @@ func (t editFile) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 		return res, err
 	}
 	rel, data := f.rel, f.data
-	if why := env.workflowRefusal(t.Name(), f.abs, rel); why != "" {
+	why, err := env.workflowRefusal(ctx, t.Name(), f.abs, rel)
+	if err != nil {
+		return Result{}, err
+	}
+	if why != "" {
 		return Result{Output: why, Target: rel}, nil
 	}
 	text := string(data)

@@ -61,9 +61,14 @@ type Env struct {
 	// to the limit (a cut must not leave half a secret); nil scrubs
 	// nothing.
 	Scrubber *scrub.Scrubber
-	// AllowWorkflowChanges lets write_file and edit_file write under
-	// .github/workflows; by default they refuse (see WorkflowPath).
+	// AllowWorkflowChanges lets write_file and edit_file write workflows
+	// and the actions they run; by default they refuse (see WorkflowDir,
+	// Guard).
 	AllowWorkflowChanges bool
+	// Guard is what the workflows ran when the session started (the local
+	// actions of its start commit); the tools also refuse what the
+	// workspace's workflows use now. nil: only the latter.
+	Guard *Guard
 }
 
 func (e *Env) outputLimit() int {

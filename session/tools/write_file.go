@@ -34,7 +34,11 @@ func (t writeFile) Run(ctx context.Context, env *Env, args Args) (Result, error)
 	if err != nil {
 		return fail(t.Name(), err)
 	}
-	if why := env.workflowRefusal(t.Name(), abs, rel); why != "" {
+	why, err := env.workflowRefusal(ctx, t.Name(), abs, rel)
+	if err != nil {
+		return Result{}, err
+	}
+	if why != "" {
 		return Result{Output: why, Target: rel}, nil
 	}
 	if err := ctx.Err(); err != nil {
