@@ -315,7 +315,7 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 		}
 	}
 	switch rep.Status {
-	case session.StatusDone:
+	case session.StatusCompleted, session.StatusIdle:
 		return nil
 	case session.StatusPartial:
 		if rep.Contract.Broken() {
@@ -332,11 +332,11 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 // statusText is the final status comment.
 func statusText(rep *session.Report) string {
 	switch {
-	case rep.Status == session.StatusDone && rep.PRURL != "":
+	case rep.Status.Succeeded() && rep.PRURL != "":
 		return fmt.Sprintf("core is done: %s (%s; %d turns).", rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
 	case rep.Status == session.StatusPartial && rep.Contract.Broken():
 		return fmt.Sprintf("core landed its work as a draft, but %s: %s (%d turns).\n\n%s", rep.Contract.Line(), orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.Turns, rep.Contract.Markdown())
-	case rep.Status == session.StatusDone:
+	case rep.Status.Succeeded():
 		if f, ok := rep.Finding(session.FindingNoChange); ok {
 			return fmt.Sprintf("core is done, with no change to land (session `%s`): %s", rep.ID, f.Detail)
 		}

@@ -12,14 +12,14 @@ import (
 
 func TestStepSummary(t *testing.T) {
 	t.Parallel()
-	rep := &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2", Branch: "core-session/s1", Turns: 2,
+	rep := &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Branch: "core-session/s1", Turns: 2,
 		Usage: session.Usage{PromptTokens: 90, CompletionTokens: 10, TotalTokens: 100},
 		Steps: []session.Step{{Turn: 1, Tool: "edit_file", Target: "a|b.go", Duration: 1500 * time.Millisecond, Tokens: 50}},
 		Contract: session.NewContract([]session.CheckRun{{Command: []string{"go", "test", "./..."}, Source: session.SourceModel,
 			Baseline: session.CheckResult{Exit: 1, Seconds: 2, Sandboxed: true},
 			Result:   session.CheckResult{Exit: 0, Passed: true, Seconds: 1.5, Sandboxed: true}}}, 2*time.Minute)}
 	s := stepSummary("fix", rep)
-	assert.Contains(t, s, "## core fix: done\n")
+	assert.Contains(t, s, "## core fix: completed\n")
 	assert.Contains(t, s, "Pull request: https://x/pull/2")
 	assert.Contains(t, s, "| `go test ./...` | fixed | exit 1 (2.0s, sandboxed) | exit 0 (1.5s, sandboxed) |")
 	assert.Contains(t, s, "**Contract held.**")
@@ -50,9 +50,9 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 	}{
 		{name: "broken", rep: &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: "https://x/pull/2", Turns: 3, Contract: broken},
 			want: []string{"core landed its work as a draft, but contract broken: 1 regressed: https://x/pull/2 (3 turns).", "| `go test ./...` | **regressed** |"}},
-		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2", Turns: 3},
+		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3},
 			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: the harness ran no checks; 3 turns)."}},
-		{name: "no change", rep: &session.Report{ID: "s1", Status: session.StatusDone, Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "already fixed"}}},
+		{name: "no change", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "already fixed"}}},
 			want: []string{"core is done, with no change to land (session `s1`): already fixed"}},
 	}
 	for _, tt := range tests {

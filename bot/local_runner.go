@@ -159,7 +159,7 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 	case err != nil:
 		run.Error = err.Error()
 		report(StateFailed, "failed: "+setup.Word(err, setup.EnvWording).Error())
-	case rep.Status == session.StatusDone:
+	case rep.Status.Succeeded():
 		run.SessionID, run.Branch, run.PRURL = rep.ID, rep.Branch, rep.PRURL
 		text := "done"
 		if rep.PRURL != "" {

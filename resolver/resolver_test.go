@@ -55,7 +55,7 @@ func TestResolve(t *testing.T) {
 	}
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num, Instruction: "keep the name Add"}, opts)
 	require.NoError(t, err)
-	require.Equal(t, session.StatusDone, rep.Status, rep.Error)
+	require.Equal(t, session.StatusCompleted, rep.Status, rep.Error)
 	assert.Equal(t, "feature", rep.Branch)
 	fetched := 0
 	for _, r := range g.Requests() {

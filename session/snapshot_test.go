@@ -44,7 +44,7 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	opts.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	require.True(t, rep.Landed)
 
 	// The model worked on the working tree as the user left it.
@@ -92,7 +92,7 @@ func TestCleanStartsFromHEAD(t *testing.T) {
 	opts.Clean = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Equal(t, head, rep.StartCommit)
 	obs := srv.Requests()[1].Messages
 	assert.NotContains(t, obs[len(obs)-1].Content, "soon")

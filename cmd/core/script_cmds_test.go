@@ -44,6 +44,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"console-commands": cmdConsoleCommands,
 		"audit-rewrite":    cmdAuditRewrite,
 		"model-wait":       cmdModelWait,
+		"session-wait":     cmdSessionWait,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -30,9 +31,14 @@ drives an OpenAI-compatible coder model turn by turn through a small tool
 set, verifies through the sandbox, and lands the result on a branch.
 
 Sessions persist under $CORE_HOME/sessions/<id>/ (session.json,
-transcript.jsonl, report.json) and can be listed and resumed.`,
+transcript.jsonl, events.jsonl, report.json) and can be listed and resumed.
+A run moves through pending, starting, active and idle (landed, waiting for
+a message) to completed; or it ends partial, cancelled or failed. While it
+lives, watch follows it, send gives it a message, interrupt stops its
+current turn and stop ends it.`,
 	}
-	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e))
+	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e),
+		newSessionWatchCmd(e), newSessionControlCmd(e, session.OpSend), newSessionControlCmd(e, session.OpInterrupt), newSessionControlCmd(e, session.OpStop))
 	return cmd
 }
 
@@ -80,7 +86,7 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 			fl.Lookup(s.Name).NoOptDefVal = "true"
 		}
 	}
-	fl.BoolVar(&f.interactive, "interactive", false, "after the instruction completes, prompt for more (/exit to stop), and ask before landing")
+	fl.BoolVar(&f.interactive, "interactive", false, "ask before landing, and when the run is idle prompt for the next instruction (/exit to stop) even when stdin is not a terminal (a terminal always gets the prompt)")
 	fl.BoolVar(&f.json, "json", false, "print the run's report (as in report.json) on stdout when it ends; progress and the summary stay on stderr")
 	fl.StringVar(&f.consoleURL, "console-url", "", "the console the report is delivered to when the session ends (default $CORE_CONSOLE_URL; none: it stays local)")
 }
@@ -89,6 +95,16 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 // through setup, the one way in; defaults are the CLI's own (resume's
 // recorded endpoint).
 func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]string) (session.Options, error) {
+	terminal := isTerminal(e.stdin)
+	if terminal {
+		// A person at a terminal: the landed run waits for the next
+		// instruction; a script's run ends at done.
+		defaults = maps.Clone(defaults)
+		if defaults == nil {
+			defaults = map[string]string{}
+		}
+		defaults[setup.IdleTimeout] = session.IdleAttended.String()
+	}
 	ready, err := setup.Options(cmd.Context(), setup.Env{Getenv: e.getenv, Self: e.self, Defaults: defaults,
 		OnRetry: func(r model.Retry) { fmt.Fprintf(e.stderr, "model: %s\n", r) }}, f.vals)
 	if err != nil {
@@ -102,7 +118,8 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]s
 	}
 	o := ready.Options
 	o.Interactive = f.interactive
-	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: isTerminal(e.stdin)}
+	o.AskNext = terminal
+	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal}
 	o.Input, o.Output, o.Progress = e.stdin, e.stdout, e.stderr
 	return o, nil
 }
@@ -253,7 +270,7 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		}
 	}
 	switch rep.Status {
-	case session.StatusDone:
+	case session.StatusCompleted, session.StatusIdle:
 		return nil
 	case session.StatusPartial:
 		return exitCode(2)
