@@ -1,0 +1,106 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/status"
+)
+
+// maxReviewBody keeps a review's body under GitHub's 65,536 characters.
+const maxReviewBody = 60000
+
+// review lands a session on a pull request from a fork. core never pushes
+// to a fork, so the work goes to the pull request as a review: one
+// suggestion per changed hunk on the lines of the pull request's diff
+// (GitHub takes review comments only there), and, in the body, the summary,
+// the contract, and as patches what no suggestion can express (new, removed
+// and binary files, hunks outside the diff). The fork's head is only
+// fetched, from this repository's refs/pull/N/head; nothing is written to
+// the fork.
+func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) error {
+	rec := s.rec
+	files, err := r.client.PullFiles(ctx, r.owner, r.repoNm, pr.Number)
+	if err != nil {
+		return err
+	}
+	// Blobs of a partial clone may be missing: the authenticated runner
+	// fetches them. No external diff or text conversion: the workspace's
+	// .gitattributes are the fork's.
+	g, err := r.authed(ctx)
+	if err != nil {
+		return err
+	}
+	diff, err := g.raw(ctx, rec.Workspace, "", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U0", rec.StartCommit, rec.Commit, "--")
+	if err != nil {
+		return fmt.Errorf("diff the work against the head of pull request #%d: %w", pr.Number, err)
+	}
+	head := func(path string) ([]string, error) {
+		out, err := g.raw(ctx, rec.Workspace, "", "show", "--no-textconv", rec.StartCommit+":"+path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at the head of pull request #%d: %w", path, pr.Number, err)
+		}
+		return strings.Split(strings.TrimSuffix(out, "\n"), "\n"), nil
+	}
+	sug, err := suggest(parseDiff(diff), files, head)
+	if err != nil {
+		return err
+	}
+	for i := range sug.comments {
+		sug.comments[i].Body = s.scrub(sug.comments[i].Body)
+	}
+	url, err := r.client.CreateReview(ctx, r.owner, r.repoNm, pr.Number, gh.NewReview{
+		CommitID: rec.StartCommit, Body: s.scrub(s.reviewBody(pr, sug)), Comments: sug.comments,
+	})
+	if err != nil {
+		return err
+	}
+	rec.PRURL = url
+	return nil
+}
+
+// reviewBody is the body of the review on a fork's pull request: what core
+// did and did not do, the summary, the contract, the patches no suggestion
+// could carry, and the session's marker.
+func (s *run) reviewBody(pr *gh.PullRequest, sug suggestions) string {
+	rec := s.rec
+	var b strings.Builder
+	fmt.Fprintf(&b, "core worked on this pull request (session `%s`). It comes from the fork %s, so core pushed nothing to it: ", rec.ID, pr.HeadRepo)
+	switch n := len(sug.comments); n {
+	case 0:
+		b.WriteString("the change is below.\n\n")
+	case 1:
+		b.WriteString("the change is the suggestion below; commit it if you agree.\n\n")
+	default:
+		fmt.Fprintf(&b, "the change is in %d suggestions below; commit them (in one batch from the Files changed tab) if you agree.\n\n", n)
+	}
+	if s.report.Contract.Broken() {
+		b.WriteString("**" + strings.TrimSpace(FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
+	}
+	if sum := strings.TrimSpace(rec.Summary); sum != "" {
+		b.WriteString(sum + "\n\n")
+	}
+	s.writeVerification(&b)
+	if len(sug.rest) > 0 {
+		b.WriteString("\n### Changes a suggestion cannot carry\n\nNew or removed files, and lines this pull request does not change, cannot be suggested; apply them with `git apply`:\n\n")
+		room := maxReviewBody - b.Len() - 1000
+		for _, p := range sug.rest {
+			fence := strings.Repeat("`", max(3, longestRun(p, '`')+1))
+			block := fence + "diff\n" + p
+			if !strings.HasSuffix(p, "\n") {
+				block += "\n"
+			}
+			block += fence + "\n\n"
+			if len(block) > room {
+				fmt.Fprintf(&b, "(%d more lines of patch are too long for a review: they are in session `%s`'s workspace.)\n\n", strings.Count(p, "\n"), rec.ID)
+				continue
+			}
+			room -= len(block)
+			b.WriteString(block)
+		}
+	}
+	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Usage.TotalTokens, status.SessionMarker(rec.ID))
+	return b.String()
+}
