@@ -172,7 +172,7 @@ func findFork(open []*gh.PullRequest, branch, owner, name string) *gh.PullReques
 }
 
 func forkError(p *gh.PullRequest) error {
-	return fmt.Errorf("%s is the branch of pull request #%d, which comes from the fork %s: core cannot push to a fork's branch (ask for the pull request by number, and core reviews it with suggested changes)", p.HeadRef, p.Number, p.HeadRepo)
+	return fmt.Errorf("%s is the branch of pull request #%d, which comes from the fork %s: core cannot push to a fork's branch (/core fix on the pull request, through the Action or the bot, reviews it with suggested changes instead)", p.HeadRef, p.Number, p.HeadRepo)
 }
 
 func (r *githubRepo) issue(ctx context.Context, number int, before time.Time) (string, error) {

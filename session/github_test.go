@@ -236,7 +236,7 @@ func TestGitHubForkPullRequestIsRefused(t *testing.T) {
 	opts.Base = "patch-1" // the fork's branch, by name: core would push there
 	_, err = Run(t.Context(), opts)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), fmt.Sprintf("patch-1 is the branch of pull request #%d, which comes from the fork mallory/hello: core cannot push to a fork's branch (ask for the pull request by number, and core reviews it with suggested changes)", num))
+	assert.Contains(t, err.Error(), fmt.Sprintf("patch-1 is the branch of pull request #%d, which comes from the fork mallory/hello: core cannot push to a fork's branch (/core fix on the pull request, through the Action or the bot, reviews it with suggested changes instead)", num))
 	assert.Empty(t, srv.Requests(), "no session ran")
 	assert.Empty(t, f.g.Reviews("octo", "hello", num))
 }
