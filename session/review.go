@@ -22,9 +22,18 @@ const maxReviewBody = 60000
 // the fork.
 func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) error {
 	rec := s.rec
-	files, err := r.client.PullFiles(ctx, r.owner, r.repoNm, pr.Number)
+	// Suggestions sit on the lines of the head the session started from;
+	// when the head moved since, GitHub would place them on other lines:
+	// the whole change goes to the body as a patch instead.
+	cur, err := r.client.PullRequest(ctx, r.owner, r.repoNm, pr.Number)
 	if err != nil {
 		return err
+	}
+	var files []gh.PullFile
+	if cur.HeadSHA == rec.StartCommit {
+		if files, err = r.client.PullFiles(ctx, r.owner, r.repoNm, pr.Number); err != nil {
+			return err
+		}
 	}
 	// Blobs of a partial clone may be missing: the authenticated runner
 	// fetches them. No external diff or text conversion: the workspace's
@@ -52,7 +61,7 @@ func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) err
 		sug.comments[i].Body = s.scrub(sug.comments[i].Body)
 	}
 	url, err := r.client.CreateReview(ctx, r.owner, r.repoNm, pr.Number, gh.NewReview{
-		CommitID: rec.StartCommit, Body: s.scrub(s.reviewBody(pr, sug)), Comments: sug.comments,
+		CommitID: rec.StartCommit, Body: s.scrub(s.reviewBody(cur, sug)), Comments: sug.comments,
 	})
 	if err != nil {
 		return err
@@ -61,17 +70,19 @@ func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) err
 	return nil
 }
 
-// reviewBody is the body of the review on a fork's pull request: what core
-// did and did not do, the summary, the contract, the patches no suggestion
+// reviewBody is the body of the review on a fork's pull request (pr as it
+// is now): what core did and did not do, the summary, the contract, the patches no suggestion
 // could carry, and the session's marker.
 func (s *run) reviewBody(pr *gh.PullRequest, sug suggestions) string {
 	rec := s.rec
 	var b strings.Builder
 	fmt.Fprintf(&b, "core worked on this pull request (session `%s`). It comes from the fork %s, so core pushed nothing to it: ", rec.ID, pr.HeadRepo)
-	switch n := len(sug.comments); n {
-	case 0:
+	switch n := len(sug.comments); {
+	case pr.HeadSHA != rec.StartCommit:
+		fmt.Fprintf(&b, "its head moved from %s to %s while core worked, so the change is below, as a patch against %s.\n\n", short(rec.StartCommit), short(pr.HeadSHA), short(rec.StartCommit))
+	case n == 0:
 		b.WriteString("the change is below.\n\n")
-	case 1:
+	case n == 1:
 		b.WriteString("the change is the suggestion below; commit it if you agree.\n\n")
 	default:
 		fmt.Fprintf(&b, "the change is in %d suggestions below; commit them (in one batch from the Files changed tab) if you agree.\n\n", n)
@@ -83,8 +94,14 @@ func (s *run) reviewBody(pr *gh.PullRequest, sug suggestions) string {
 		b.WriteString(sum + "\n\n")
 	}
 	s.writeVerification(&b)
-	if len(sug.rest) > 0 {
+	switch {
+	case len(sug.rest) == 0:
+	case pr.HeadSHA != rec.StartCommit:
+		fmt.Fprintf(&b, "\n### The change\n\nApply it with `git apply` on %s:\n\n", short(rec.StartCommit))
+	default:
 		b.WriteString("\n### Changes a suggestion cannot carry\n\nNew or removed files, and lines this pull request does not change, cannot be suggested; apply them with `git apply`:\n\n")
+	}
+	if len(sug.rest) > 0 {
 		room := maxReviewBody - b.Len() - 1000
 		for _, p := range sug.rest {
 			fence := strings.Repeat("`", max(3, longestRun(p, '`')+1))
