@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
 )
 
@@ -61,6 +62,32 @@ func TestGitHubForkReview(t *testing.T) {
 				assert.NotContains(t, r.Path, "mallory", "core never talks to the fork")
 			}
 			assertNoToken(t, opts, f, srv)
+		})
+	}
+}
+
+func TestLandQuestion(t *testing.T) {
+	t.Parallel()
+	fork := &gh.PullRequest{Number: 3, HeadRepo: "mallory/hello", HeadRef: "patch-1"}
+	same := &gh.PullRequest{Number: 4, HeadRepo: "octo/hello", HeadRef: "feature"}
+	tests := []struct {
+		name   string
+		origin origin
+		rec    Record
+		want   string
+	}{
+		{name: "a fork's pull request", origin: &githubRepo{owner: "octo", repoNm: "hello", pull: fork}, rec: Record{PullRequest: 3, Branch: "patch-1"},
+			want: "post the work as a review with suggested changes on pull request #3 (from the fork mallory/hello: nothing is pushed)? [y/N] "},
+		{name: "a pull request of the repository", origin: &githubRepo{owner: "octo", repoNm: "hello", pull: same}, rec: Record{PullRequest: 4, Branch: "feature"},
+			want: "commit and push onto pull request #4 (feature)? [y/N] "},
+		{name: "new work", origin: &githubRepo{owner: "octo", repoNm: "hello"}, rec: Record{Branch: "core-session/x"},
+			want: "commit, push core-session/x and open a draft pull request? [y/N] "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := &run{rec: &tt.rec, origin: tt.origin}
+			assert.Equal(t, tt.want, s.landQuestion())
 		})
 	}
 }
