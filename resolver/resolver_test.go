@@ -44,16 +44,7 @@ func TestResolve(t *testing.T) {
 	srv := testkit.NewModelServer(t,
 		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: a - b\nnew_text: a + b"),
 		testkit.ContentReply("tool: done\nsummary: Fix Add"))
-	home := t.TempDir()
-	st, err := session.OpenStore(home)
-	require.NoError(t, err)
-	opts := session.Options{
-		Store: st, GitHub: client, Secrets: client.Secrets(),
-		Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-		Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
-		GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
-		Repo:    "octo/hello",
-	}
+	opts := options(t, client, srv)
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num, Instruction: "keep the name Add"}, opts)
 	require.NoError(t, err)
 	require.Equal(t, session.StatusDone, rep.Status, rep.Error)
@@ -116,16 +107,7 @@ func TestResolveForkReviews(t *testing.T) {
 		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: // note 2\nnew_text: // note two"),
 		testkit.ContentReply("tool: write_file\npath: calc_test.go\ncontent: package calc\n"),
 		testkit.ContentReply("tool: done\nsummary: Fix Add"))
-	home := t.TempDir()
-	st, err := session.OpenStore(home)
-	require.NoError(t, err)
-	opts := session.Options{
-		Store: st, GitHub: client, Secrets: client.Secrets(),
-		Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-		Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
-		GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
-		Repo:    "octo/hello",
-	}
+	opts := options(t, client, srv)
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num}, opts)
 	require.NoError(t, err)
 	require.Equal(t, session.StatusDone, rep.Status, rep.Error)
@@ -162,6 +144,21 @@ func TestResolveForkReviews(t *testing.T) {
 	}
 	assert.Equal(t, forkRefs, refs(t, fork.Dir()), "the fork's branches are as they were")
 	assert.Equal(t, baseRefs, refs(t, repo.Dir()), "no branch was made in the base repository")
+}
+
+// options are a session's options on octo/hello, unconfined, against srv.
+func options(t *testing.T, client *gh.Client, srv *testkit.ModelServer) session.Options {
+	t.Helper()
+	home := t.TempDir()
+	st, err := session.OpenStore(home)
+	require.NoError(t, err)
+	return session.Options{
+		Store: st, GitHub: client, Secrets: client.Secrets(),
+		Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+		Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
+		GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+		Repo:    "octo/hello",
+	}
 }
 
 // refs lists a bare repository's branches and tags with their commits.
