@@ -137,6 +137,9 @@ func TestResolveForkReviews(t *testing.T) {
 	}
 	assert.NotContains(t, rv.Body, token)
 	assert.Contains(t, rep.PRURL, fmt.Sprintf("/octo/hello/pull/%d#pullrequestreview-", num))
+	f, ok := rep.Finding(session.FindingReview)
+	require.True(t, ok, "the report says the work went to a review")
+	assert.Equal(t, "a review with 1 suggested change and 2 patches on pull request #1, from the fork mallory/hello: nothing was pushed", f.Detail)
 
 	for _, r := range g.Requests() {
 		assert.NotContains(t, r.Path, "git-receive-pack", "nothing is pushed: %s %s", r.Method, r.Path)

@@ -9,6 +9,11 @@ import (
 	"github.com/coreagent/core/status"
 )
 
+// FindingReview: the work went to a fork's pull request as a review with
+// suggested changes (the report's PRURL is the review); Detail says what
+// it holds.
+const FindingReview FindingKind = "review"
+
 // maxReviewBody keeps a review's body under GitHub's 65,536 characters.
 const maxReviewBody = 60000
 
@@ -67,6 +72,10 @@ func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) err
 		return err
 	}
 	rec.PRURL = url
+	s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: fmt.Sprintf(
+		"a review with %d %s and %d %s on pull request #%d, from the fork %s: nothing was pushed",
+		len(sug.comments), plural(len(sug.comments), "suggested change", "suggested changes"),
+		len(sug.rest), plural(len(sug.rest), "patch", "patches"), pr.Number, pr.HeadRepo)})
 	return nil
 }
 
