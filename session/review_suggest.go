@@ -86,6 +86,10 @@ func parseDiff(diff string) []fileChange {
 	return out
 }
 
+// maxSuggestion keeps a suggestion under GitHub's 65,536 characters a
+// comment; a longer hunk goes to the review's body (which cuts it short).
+const maxSuggestion = 60000
+
 // suggestions are the session's changes as a review: suggestions on the
 // lines of the pull request's diff, and the rest as patches.
 type suggestions struct {
@@ -140,7 +144,12 @@ func suggest(changes []fileChange, files []gh.PullFile, head func(path string) (
 				out.rest = append(out.rest, f.patch(h))
 				continue
 			}
-			c := gh.DraftComment{Path: f.path, Line: end, Body: suggestionBlock(text)}
+			body := suggestionBlock(text)
+			if len(body) > maxSuggestion {
+				out.rest = append(out.rest, f.patch(h))
+				continue
+			}
+			c := gh.DraftComment{Path: f.path, Line: end, Body: body}
 			if start < end {
 				c.StartLine = start
 			}

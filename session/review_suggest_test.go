@@ -39,6 +39,8 @@ func TestSuggest(t *testing.T) {
 			comments: []gh.DraftComment{{Path: "a.go", Line: 1, Body: "```suggestion\n// top\nline A\n```"}}},
 		{name: "backticks in the text", diff: header + "@@ -2 +2 @@\n-line B\n+x := \"```\"\n",
 			comments: []gh.DraftComment{{Path: "a.go", Line: 2, Body: "````suggestion\nx := \"```\"\n````"}}},
+		{name: "too long for a comment", diff: header + "@@ -3 +3 @@\n-line C\n+" + strings.Repeat("x", maxSuggestion) + "\n",
+			rest: []string{header + "@@ -3 +3 @@\n-line C\n+" + strings.Repeat("x", maxSuggestion) + "\n"}},
 		{name: "outside the diff", diff: header + "@@ -10 +10 @@\n-line J\n+j\n",
 			rest: []string{header + "@@ -10 +10 @@\n-line J\n+j\n"}},
 		{name: "across two of its hunks", diff: header + "@@ -6,15 +6 @@\n-x\n+y\n",

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,4 +91,19 @@ func TestLandQuestion(t *testing.T) {
 			assert.Equal(t, tt.want, s.landQuestion())
 		})
 	}
+}
+
+// TestReviewBodyCutsLongPatches keeps the body under GitHub's limit: a
+// patch that does not fit is named, not sent.
+func TestReviewBodyCutsLongPatches(t *testing.T) {
+	t.Parallel()
+	s := &run{rec: &Record{ID: "s1", StartCommit: "abc"}, report: &Report{}}
+	pr := &gh.PullRequest{Number: 2, HeadRepo: "m/x", HeadSHA: "abc"}
+	small := "diff --git a/a b/a\n@@ -1 +1 @@\n-a\n+b\n"
+	huge := "diff --git a/big b/big\n@@ -0,0 +1,5000 @@\n" + strings.Repeat("+0123456789abcdef\n", 5000)
+	body := s.reviewBody(pr, suggestions{rest: []string{small, huge}})
+	assert.Less(t, len(body), maxReviewBody)
+	assert.Contains(t, body, "```diff\n"+small+"```")
+	assert.Contains(t, body, "(5002 more lines of patch are too long for a review: they are in session `s1`'s workspace.)")
+	assert.NotContains(t, body, "0123456789abcdef", "the long patch is not sent")
 }
