@@ -47,7 +47,9 @@ func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) err
 	if err != nil {
 		return err
 	}
-	diff, err := g.raw(ctx, rec.Workspace, "", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U0", rec.StartCommit, rec.Commit, "--")
+	// Paths unquoted (a path git must still quote matches no file of the
+	// pull request, and goes to the body as a patch).
+	diff, err := g.raw(ctx, rec.Workspace, "", "-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U0", rec.StartCommit, rec.Commit, "--")
 	if err != nil {
 		return fmt.Errorf("diff the work against the head of pull request #%d: %w", pr.Number, err)
 	}

@@ -68,10 +68,10 @@ func parseDiff(diff string) []fileChange {
 				f.deleted = true
 			case strings.HasPrefix(line, "Binary files "), strings.HasPrefix(line, "GIT binary patch"):
 				f.binary = true
-			case strings.HasPrefix(line, "+++ b/"):
-				f.path = strings.TrimPrefix(bare, "+++ b/")
+			case strings.HasPrefix(line, "+++ b/"): // a name with a blank ends in a tab
+				f.path = strings.TrimSuffix(strings.TrimPrefix(bare, "+++ b/"), "\t")
 			case strings.HasPrefix(line, "--- a/") && f.path == "":
-				f.path = strings.TrimPrefix(bare, "--- a/")
+				f.path = strings.TrimSuffix(strings.TrimPrefix(bare, "--- a/"), "\t")
 			}
 		}
 	}

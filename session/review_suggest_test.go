@@ -73,3 +73,10 @@ func TestParseDiffNoNewline(t *testing.T) {
 	assert.Equal(t, []string{"b"}, fs[0].hunks[0].lines)
 	assert.True(t, strings.HasSuffix(fs[0].patch(fs[0].hunks...), "\\ No newline at end of file\n"))
 }
+
+func TestParseDiffPathWithABlank(t *testing.T) {
+	t.Parallel()
+	fs := parseDiff("diff --git a/x y.txt b/x y.txt\n--- a/x y.txt\t\n+++ b/x y.txt\t\n@@ -1 +1 @@\n-a\n+b\n")
+	require.Len(t, fs, 1)
+	assert.Equal(t, "x y.txt", fs[0].path)
+}
