@@ -318,6 +318,10 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	case session.StatusDone:
 		return nil
 	case session.StatusPartial:
+		if _, review := rep.Finding(session.FindingReview); review && rep.Contract.Broken() {
+			r.a.Warningf("core: %s; the review says so", rep.Contract.Line())
+			return nil
+		}
 		if rep.Contract.Broken() {
 			r.a.Warningf("core: %s; the work landed as a draft marked [checks failing]", rep.Contract.Line())
 			return nil
@@ -331,7 +335,12 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 
 // statusText is the final status comment.
 func statusText(rep *session.Report) string {
+	review, isReview := rep.Finding(session.FindingReview)
 	switch {
+	case isReview && rep.Contract.Broken():
+		return fmt.Sprintf("core posted its work as %s, but %s: %s (%d turns).\n\n%s", review.Detail, rep.Contract.Line(), rep.PRURL, rep.Turns, rep.Contract.Markdown())
+	case isReview:
+		return fmt.Sprintf("core is done: %s: %s (%s; %d turns).", review.Detail, rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
 	case rep.Status == session.StatusDone && rep.PRURL != "":
 		return fmt.Sprintf("core is done: %s (%s; %d turns).", rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
 	case rep.Status == session.StatusPartial && rep.Contract.Broken():

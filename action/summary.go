@@ -12,7 +12,9 @@ import (
 func stepSummary(mode string, rep *session.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## core %s: %s\n\n", mode, outcome(rep))
-	if rep.PRURL != "" {
+	if f, ok := rep.Finding(session.FindingReview); ok {
+		fmt.Fprintf(&b, "Review: %s (%s)\n\n", rep.PRURL, f.Detail)
+	} else if rep.PRURL != "" {
 		fmt.Fprintf(&b, "Pull request: %s\n\n", rep.PRURL)
 	}
 	if rep.Error != "" {

@@ -16,6 +16,18 @@ import (
 // lands.
 func (r *githubRepo) land(ctx context.Context, s *run) error {
 	rec := s.rec
+	if rec.PullRequest != 0 {
+		if r.pull == nil || r.pull.Number != rec.PullRequest { // a resumed session
+			pr, err := r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest)
+			if err != nil {
+				return err
+			}
+			r.pull = pr
+		}
+		if r.pull.Fork(r.owner, r.repoNm) {
+			return r.review(ctx, s, r.pull)
+		}
+	}
 	if err := r.push(ctx, rec.Workspace, rec.Branch); err != nil {
 		return err
 	}
@@ -24,12 +36,6 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 	}
 	if rec.PullRequest != 0 {
 		pr := r.pull
-		if pr == nil || pr.Number != rec.PullRequest { // a resumed session
-			var err error
-			if pr, err = r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest); err != nil {
-				return err
-			}
-		}
 		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullComment())); err != nil {
 			return err
 		}

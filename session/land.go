@@ -108,8 +108,12 @@ func (s *run) contractEnding() (Status, error) {
 // landQuestion asks what landing will really do here.
 func (s *run) landQuestion() string {
 	rec := s.rec
-	if _, ok := s.origin.(*githubRepo); !ok {
+	gr, ok := s.origin.(*githubRepo)
+	if !ok {
 		return fmt.Sprintf("commit and land branch %s in %s? [y/N] ", rec.Branch, rec.Repo)
+	}
+	if gr.pull != nil && gr.pull.Number == rec.PullRequest && gr.pull.Fork(gr.owner, gr.repoNm) {
+		return fmt.Sprintf("post the work as a review with suggested changes on pull request #%d (from the fork %s: nothing is pushed)? [y/N] ", rec.PullRequest, gr.pull.HeadRepo)
 	}
 	if rec.PullRequest != 0 {
 		return fmt.Sprintf("commit and push onto pull request #%d (%s)? [y/N] ", rec.PullRequest, rec.Branch)

@@ -113,7 +113,11 @@ func cloneAt(ctx context.Context, g gitRunner, source, name, dest string, t targ
 		return fmt.Errorf("clone %s: %w", name, err)
 	}
 	if _, err := g.run(ctx, dest, "cat-file", "-e", t.sha+"^{commit}"); err != nil {
-		if _, err := g.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", t.sha); err != nil {
+		want := t.sha
+		if t.fetch != "" {
+			want = t.fetch
+		}
+		if _, err := g.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", want); err != nil {
 			return optionError("base", "%s: commit %s not found in %s", t.base, short(t.sha), name)
 		}
 	}

@@ -36,6 +36,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"github-pr":        cmdGitHubPR,
 		"github-var":       cmdGitHubVar,
 		"github-issues":    cmdGitHubIssues,
+		"github-reviews":   cmdGitHubReviews,
+		"github-requests":  cmdGitHubRequests,
 		"github-app":       cmdGitHubApp,
 		"github-device":    cmdGitHubDevice,
 		"perms-file":       cmdPermsFile,
