@@ -30,6 +30,9 @@ type Env struct {
 	// OnRetry, when set, is told of each model request that will be
 	// retried (the CLI and the Action print it).
 	OnRetry func(model.Retry)
+	// Backoff spaces the model's retries; zero is model.DefaultBackoff
+	// (tests shorten it).
+	Backoff model.Backoff
 	// Self is core's own executable, which serves Go's build cache inside
 	// the sandbox (`core sandbox gocache`); empty means confined builds do
 	// without the user's build cache.
@@ -167,7 +170,8 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		o.Model = session.DefaultModel
 	}
 	o.InferenceURL, o.Verify, o.Store, o.Sandbox = url, tier, store, sb
-	o.Client = model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient, OnRetry: env.OnRetry})
+	o.Client = model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient,
+		MaxAttempts: model.DefaultMaxAttempts, Backoff: env.Backoff, OnRetry: env.OnRetry})
 	if r.apiKey != "" {
 		o.Secrets = append(o.Secrets, r.apiKey)
 	}
