@@ -137,6 +137,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
 	}
+	if err := CheckHome(home); err != nil {
+		return nil, &session.ConfigError{Option: "home", Err: err}
+	}
 	sb, err := Sandbox(env.Getenv, home, env.Self)
 	if err != nil {
 		return nil, err

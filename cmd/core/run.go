@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,7 +38,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	return root.ExecuteContext(ctx)
+	err := root.ExecuteContext(ctx)
+	var code exitCode
+	if err != nil && ctx.Err() != nil && !errors.As(err, &code) {
+		// Interrupted before a session could say so itself (while setting
+		// up): what failed then is the interruption's doing.
+		fmt.Fprintln(stderr, "core: cancelled")
+		return exitCode(130)
+	}
+	return err
 }
 
 func newRootCmd(e *env) *cobra.Command {
