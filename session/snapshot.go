@@ -80,7 +80,7 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 	}
 	if diff != "" {
 		if _, err := gi.runInput(ctx, ws, diff, "apply", "--cached", "--binary", "--whitespace=nowarn"); err != nil {
-			return "", fmt.Errorf("the session's changes build on the uncommitted work it started from and do not apply to the commit alone: commit that work first, or start again with --clean (%v)", err)
+			return "", &overlapError{detail: err.Error()}
 		}
 	}
 	tree, err := gi.run(ctx, ws, "write-tree")
@@ -96,4 +96,20 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 		return "", fmt.Errorf("land without the uncommitted work: %w", err)
 	}
 	return sha, nil
+}
+
+// overlapError is a session's change that does not apply without the
+// user's uncommitted work it started from: the user's state, not a broken
+// machine (FailConfiguration). land says what to do.
+type overlapError struct {
+	detail string // git apply's words
+	advice string
+}
+
+func (e *overlapError) Error() string {
+	msg := "not landed: the session's changes overlap the uncommitted work it started from and do not apply without it"
+	if e.advice != "" {
+		msg += ": " + e.advice
+	}
+	return msg + " (" + strings.TrimSpace(e.detail) + ")"
 }

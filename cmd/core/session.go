@@ -32,7 +32,7 @@ set, verifies through the sandbox, and lands the result on a branch.
 Sessions persist under $CORE_HOME/sessions/<id>/ (session.json,
 transcript.jsonl, report.json) and can be listed and resumed.`,
 	}
-	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e))
+	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionLandCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e))
 	return cmd
 }
 
