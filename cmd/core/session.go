@@ -104,6 +104,11 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]s
 	o.Interactive = f.interactive
 	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: isTerminal(e.stdin)}
 	o.Input, o.Output, o.Progress = e.stdin, e.stdout, e.stderr
+	if f.json {
+		// stdout is the report alone; the diff and questions go with the
+		// progress.
+		o.Output = e.stderr
+	}
 	return o, nil
 }
 
