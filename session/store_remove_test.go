@@ -91,7 +91,7 @@ func TestStorePrune(t *testing.T) {
 	require.NoError(t, err)
 	defer unlock()
 
-	removed, err := st.Prune(t.Context(), now.Add(-7 * 24 * time.Hour))
+	removed, err := st.Prune(t.Context(), now.Add(-7*24*time.Hour))
 	require.NoError(t, err)
 	var got []string
 	for _, r := range removed {
