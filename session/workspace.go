@@ -88,6 +88,9 @@ func (r *localRepo) resolveBase(ctx context.Context, base string) (name, sha str
 	}
 	sha, err = r.git.run(ctx, r.path, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
 	if err != nil || sha == "" {
+		if commits, _ := r.git.run(ctx, r.path, "rev-list", "-n", "1", "--all"); commits == "" {
+			return "", "", optionError("repo", "the repository %s has no commits yet: commit something first", r.path)
+		}
 		return "", "", optionError("base", "%q: no such branch or commit in %s", base, r.path)
 	}
 	return base, sha, nil

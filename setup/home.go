@@ -16,22 +16,18 @@ import (
 // is probed, so an unusable CORE_HOME is named as such and not blamed on
 // the sandbox, which keeps its caches there.
 func CheckHome(home string) error {
-	fix := "set CORE_HOME to a directory you can write"
+	unusable := func(why string, args ...any) error {
+		return fmt.Errorf("the state directory %s (CORE_HOME) cannot be used: %s; set CORE_HOME to a writable directory", home, fmt.Sprintf(why, args...))
+	}
 	dir := home
 	for {
 		fi, err := os.Stat(dir)
 		switch {
 		case err == nil && !fi.IsDir():
-			if dir == home {
-				return fmt.Errorf("the state directory %s (CORE_HOME) is not a directory: %s", home, fix)
-			}
-			return fmt.Errorf("the state directory %s (CORE_HOME) cannot be made: %s is not a directory: %s", home, dir, fix)
+			return unusable("%s is a file, not a directory", dir)
 		case err == nil:
 			if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
-				if dir == home {
-					return fmt.Errorf("the state directory %s (CORE_HOME) is not writable: %s", home, fix)
-				}
-				return fmt.Errorf("the state directory %s (CORE_HOME) cannot be made: %s is not writable: %s", home, dir, fix)
+				return unusable("%s is not writable", dir)
 			}
 			return nil
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, unix.ENOTDIR):
@@ -41,7 +37,7 @@ func CheckHome(home string) error {
 			}
 			dir = parent
 		default:
-			return fmt.Errorf("the state directory %s (CORE_HOME): %w: %s", home, err, fix)
+			return unusable("%v", err)
 		}
 	}
 }

@@ -20,8 +20,8 @@ func TestUnusableHomeIsNamed(t *testing.T) {
 	tests := []struct {
 		name, home, want string
 	}{
-		{name: "a file", home: file, want: "the state directory " + file + " (CORE_HOME) is not a directory: set CORE_HOME to a directory you can write"},
-		{name: "under a file", home: filepath.Join(file, "a", "b"), want: "cannot be made: " + file + " is not a directory"},
+		{name: "a file", home: file, want: "the state directory " + file + " (CORE_HOME) cannot be used: " + file + " is a file, not a directory; set CORE_HOME to a writable directory"},
+		{name: "under a file", home: filepath.Join(file, "a", "b"), want: "(CORE_HOME) cannot be used: " + file + " is a file, not a directory; set CORE_HOME"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

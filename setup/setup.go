@@ -163,8 +163,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, &session.ConfigError{Option: InferenceURL, Err: err}
 	}
-	// Pre-flight done: only now is anything created under the home.
-	store, err := session.OpenStore(home)
+	// The store is made with the first session: a run refused before
+	// it starts (a missing repository) leaves nothing behind.
+	store, err := session.NewStore(home)
 	if err != nil {
 		return nil, err
 	}
@@ -222,11 +223,6 @@ func Check(vals Values) error {
 		if err := s.apply(r, v); err != nil {
 			return &session.ConfigError{Option: s.Name, Err: err}
 		}
-	}
-	switch r.verify {
-	case "", "auto", "off", "build", "test":
-	default:
-		return &session.ConfigError{Option: Verify, Err: fmt.Errorf("must be auto, off, build or test, got %q", r.verify)}
 	}
 	return nil
 }

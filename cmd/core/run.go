@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -78,10 +79,32 @@ func withUsage(cmd *cobra.Command) {
 			return nil
 		}
 	}
+	if cmd.HasSubCommands() && cmd.Run == nil && cmd.RunE == nil {
+		// A group (core session): a word that names none of its commands
+		// is an error, not a help page and exit 0.
+		cmd.Args = cobra.ArbitraryArgs
+		cmd.RunE = unknownCommand
+	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nusage: %s (%s --help explains every flag)", err, c.UseLine(), c.CommandPath())
 	})
 	for _, sub := range cmd.Commands() {
 		withUsage(sub)
 	}
+}
+
+// unknownCommand is a group's action: its help when called alone, else an
+// error naming the word it did not know and what it may have meant.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return c.Help()
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's own default
+	}
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return fmt.Errorf("%s (%s --help lists its commands)", msg, c.CommandPath())
 }
