@@ -1,12 +1,15 @@
 package session
 
 import (
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
 )
 
 // TestCommitMessageDoesNotRepeatAClaimAsFact: the landing commit of a
@@ -55,4 +58,30 @@ func TestLandRefusesUnfinishedWork(t *testing.T) {
 	rec, err := opts.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, StatusPartial, rec.Status, "a refusal leaves the record as it was")
+}
+
+// TestBrokenContractLandsMarkedLocally: a local landing of work that broke
+// its contract is marked in its commit as its pull request's title would
+// be, and the model's claim is not left standing as fact.
+func TestBrokenContractLandsMarkedLocally(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	repo := fixtureRepo(t, map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"a + b\"\nnew_text: \"a +\""),
+		testkit.ContentReply("tool: done\nsummary: Fix Add; go build passes"),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.Verify = sandbox.TierBuild
+	opts.Checks = []string{"go build ./..."}
+	opts.GitEnv = append(opts.GitEnv, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.True(t, rep.Contract.Broken(), "contract: %s", rep.Contract.Line())
+	require.True(t, rep.Landed, rep.Error)
+	msg := gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch)
+	assert.True(t, strings.HasPrefix(msg, "[checks failing] Fix Add; go build passes\n"), msg)
+	assert.Contains(t, msg, "The harness's checks: contract broken: 1 regressed. What follows is the model's summary, which they contradict.")
 }
