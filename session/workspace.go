@@ -64,7 +64,7 @@ func (r *localRepo) target(ctx context.Context, opts Options, id string) (target
 			return target{}, err
 		}
 		if snap != "" {
-			t.sha, t.onto, t.uncommitted = snap, sha, n
+			t.sha, t.onto, t.uncommitted, t.keep = snap, sha, n, inputsRef(id)
 		}
 	}
 	return t, nil
@@ -99,6 +99,11 @@ func (r *localRepo) resolveBase(ctx context.Context, base string) (name, sha str
 // clone makes the session's workspace at dest: a clone of the repository
 // with the branch checked out at the start commit.
 func (r *localRepo) clone(ctx context.Context, dest string, t target) error {
+	if t.keep != "" {
+		if err := r.keepSnapshot(ctx, t.keep, t.sha); err != nil {
+			return err
+		}
+	}
 	return cloneAt(ctx, r.git, r.path, r.path, dest, t)
 }
 
