@@ -42,6 +42,9 @@ Exit status: 0 landed, 2 landed with a broken contract, 1 failed.`,
 				return err
 			}
 			o := session.Options{Store: store, GitEnv: session.GitEnv(e.getenv), Progress: e.stderr, Output: e.stdout}
+			if asJSON {
+				o.Output = e.stderr // stdout is the report alone
+			}
 			if err := e.github(&o, rec.Repo); err != nil {
 				return err
 			}
