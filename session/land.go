@@ -47,6 +47,13 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		fmt.Fprintf(s.opts.Output, "%s\n", diff)
 		return s.end(status, "", ending)
 	}
+	return s.land(ctx, status, ending)
+}
+
+// land commits the checked work and lands it; status and ending are how
+// the session ends once it has landed (partial with a broken contract).
+// A session that reached done lands here, and so does core session land.
+func (s *run) land(ctx context.Context, status Status, ending error) *Report {
 	if err := s.checkLanding(ctx); err != nil {
 		return s.end(StatusFailed, landingFailure(err), err)
 	}
@@ -58,7 +65,7 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 			return s.end(status, "", ending)
 		}
 	}
-	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.scrub(s.rec.Summary), s.rec.ID))
+	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
 	if err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err)
 	}
@@ -70,7 +77,7 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 	}
 	s.rec.Commit = sha
 	if err := s.origin.land(ctx, s); err != nil {
-		return s.end(StatusFailed, FailInfrastructure, err)
+		return s.end(StatusFailed, landFailure(err), err)
 	}
 	s.rec.Landed = true
 	if ds, err := diffStat(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, sha); err == nil {
@@ -160,4 +167,15 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 		r.Error = werr.Error()
 	}
 	return r
+}
+
+// landFailure classifies a failed landing: work that does not apply
+// without the user's uncommitted work is the user's state to sort out
+// (configuration); anything else is git or the remote failing.
+func landFailure(err error) FailureKind {
+	var oe *overlapError
+	if errors.As(err, &oe) {
+		return FailConfiguration
+	}
+	return FailInfrastructure
 }

@@ -41,6 +41,8 @@ type target struct {
 	// rebuilds the session's changes onto it. uncommitted counts the paths.
 	onto        string
 	uncommitted int
+	// keep is the ref the snapshot is kept under, made with the clone.
+	keep string
 }
 
 // openOrigin picks the origin for opts.Repo: a directory on this machine,

@@ -88,7 +88,13 @@ func Settings() []Setting {
 		{Name: APIKey, Input: true, Secret: true, Usage: "the model endpoint's API key (also read from OPENAI_API_KEY); never written anywhere",
 			apply: func(r *resolved, v string) error { r.apiKey = v; return nil }},
 		{Name: Verify, Flag: true, Input: true, Usage: "what run_shell may run without approval: off, build (compile, no workspace code), test (adds go test and flutter test, only inside the sandbox) or auto (build, raised to test where the sandbox works); default off",
-			apply: func(r *resolved, v string) error { r.verify = strings.ToLower(v); return nil }},
+			apply: func(r *resolved, v string) error {
+				switch r.verify = strings.ToLower(v); r.verify {
+				case "auto", "off", "build", "test":
+					return nil
+				}
+				return fmt.Errorf("must be auto, off, build or test, got %q", v)
+			}},
 		{Name: MaxTurns, Flag: true, Input: true, Usage: fmt.Sprintf("hard cap on model turns; reaching it ends the run as partial (default %d)", session.DefaultMaxTurns),
 			apply: intSetting(func(o *session.Options, n int) { o.MaxTurns = n })},
 		{Name: Timeout, Flag: true, Input: true, Usage: fmt.Sprintf("wall-clock cap on the whole run, e.g. 45m (partial; default %s)", session.DefaultTimeout),

@@ -30,6 +30,9 @@ type Env struct {
 	// OnRetry, when set, is told of each model request that will be
 	// retried (the CLI and the Action print it).
 	OnRetry func(model.Retry)
+	// Backoff spaces the model's retries; zero is model.DefaultBackoff
+	// (tests shorten it).
+	Backoff model.Backoff
 	// Self is core's own executable, which serves Go's build cache inside
 	// the sandbox (`core sandbox gocache`); empty means confined builds do
 	// without the user's build cache.
@@ -134,6 +137,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
 	}
+	if err := CheckHome(home); err != nil {
+		return nil, &session.ConfigError{Option: "home", Err: err}
+	}
 	sb, err := Sandbox(env.Getenv, home, env.Self)
 	if err != nil {
 		return nil, err
@@ -157,8 +163,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, &session.ConfigError{Option: InferenceURL, Err: err}
 	}
-	// Pre-flight done: only now is anything created under the home.
-	store, err := session.OpenStore(home)
+	// The store is made with the first session: a run refused before
+	// it starts (a missing repository) leaves nothing behind.
+	store, err := session.NewStore(home)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +174,8 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		o.Model = session.DefaultModel
 	}
 	o.InferenceURL, o.Verify, o.Store, o.Sandbox = url, tier, store, sb
-	o.Client = model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient, OnRetry: env.OnRetry})
+	o.Client = model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient,
+		MaxAttempts: model.DefaultMaxAttempts, Backoff: env.Backoff, OnRetry: env.OnRetry})
 	if r.apiKey != "" {
 		o.Secrets = append(o.Secrets, r.apiKey)
 	}
@@ -215,11 +223,6 @@ func Check(vals Values) error {
 		if err := s.apply(r, v); err != nil {
 			return &session.ConfigError{Option: s.Name, Err: err}
 		}
-	}
-	switch r.verify {
-	case "", "auto", "off", "build", "test":
-	default:
-		return &session.ConfigError{Option: Verify, Err: fmt.Errorf("must be auto, off, build or test, got %q", r.verify)}
 	}
 	return nil
 }

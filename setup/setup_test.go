@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/model"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -201,4 +203,27 @@ func TestNothingCreatedForARunThatCannotStart(t *testing.T) {
 	require.Error(t, err)
 	_, err = os.Stat(home)
 	assert.True(t, os.IsNotExist(err), "the state directory was created: %v", err)
+}
+
+// TestModelRetriesAreCounted: a model server that keeps answering 5xx is
+// tried DefaultMaxAttempts times, each retry says "n/6", and the call then
+// fails as transient (the engine fails the run as infrastructure).
+func TestModelRetriesAreCounted(t *testing.T) {
+	t.Parallel()
+	srv := testkit.NewModelServer(t)
+	srv.AllowExhaustion()
+	var retries []model.Retry
+	env := Env{Getenv: envOf(map[string]string{
+		"CORE_HOME": t.TempDir(), "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": srv.URL,
+	}), Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}, OnRetry: func(r model.Retry) { retries = append(retries, r) }}
+	ready, err := Options(t.Context(), env, Values{Verify: "build"})
+	require.NoError(t, err)
+	_, err = ready.Options.Client.Complete(t.Context(), []model.Message{{Role: model.RoleUser, Content: "hi"}})
+	var me *model.Error
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, model.KindTransient, me.Kind)
+	assert.Equal(t, model.DefaultMaxAttempts, me.Attempts)
+	assert.Len(t, srv.Requests(), model.DefaultMaxAttempts, "the server was asked once an attempt")
+	require.Len(t, retries, model.DefaultMaxAttempts-1)
+	assert.Contains(t, retries[0].String(), "500 Internal Server Error, retry 2/6 in")
 }

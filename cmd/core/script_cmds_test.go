@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -46,6 +47,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"console-commands": cmdConsoleCommands,
 		"audit-rewrite":    cmdAuditRewrite,
 		"model-wait":       cmdModelWait,
+		"json-doc":         cmdJSONDoc,
 	}
 }
 
@@ -187,4 +189,25 @@ func cmdPerms(ts *testscript.TestScript, neg bool, args []string) {
 		return nil
 	}))
 	ts.Logf("perms: %d entries checked", n)
+}
+
+// json-doc FILE: FILE holds exactly one JSON document (and white space).
+func cmdJSONDoc(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: json-doc FILE")
+	}
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
+	var v any
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, more := dec.Token(); more != io.EOF {
+			err = fmt.Errorf("more after the first JSON document (%v)", more)
+		}
+	}
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("%s is not one JSON document: %v", args[0], err)
+	case err == nil && neg:
+		ts.Fatalf("%s is one JSON document", args[0])
+	}
 }

@@ -32,7 +32,7 @@ set, verifies through the sandbox, and lands the result on a branch.
 Sessions persist under $CORE_HOME/sessions/<id>/ (session.json,
 transcript.jsonl, report.json) and can be listed and resumed.`,
 	}
-	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e))
+	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionLandCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e))
 	return cmd
 }
 
@@ -64,6 +64,20 @@ func (f settingFlag) Set(v string) error {
 }
 func (f settingFlag) Type() string { return "string" }
 
+// flagValue is pflag.Value, which cobra's flag sets take.
+type flagValue interface {
+	String() string
+	Set(string) error
+	Type() string
+}
+
+// boolSettingFlag is a switch setting as a flag: --dry-run alone means
+// true, and --help shows it as a switch, with no value to give.
+type boolSettingFlag struct{ settingFlag }
+
+func (boolSettingFlag) Type() string     { return "bool" }
+func (boolSettingFlag) IsBoolFlag() bool { return true }
+
 // sessionOnly are the settings that belong to the session: resume takes
 // them from its record.
 var sessionOnly = map[string]bool{setup.Model: true, setup.Verify: true}
@@ -75,7 +89,11 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 		if !s.Flag || (!withSessionOptions && sessionOnly[s.Name]) {
 			continue
 		}
-		fl.Var(settingFlag{vals: f.vals, name: s.Name, multi: s.Multi}, s.Name, s.Usage+", "+s.Env())
+		var v flagValue = settingFlag{vals: f.vals, name: s.Name, multi: s.Multi}
+		if s.Bool {
+			v = boolSettingFlag{settingFlag{vals: f.vals, name: s.Name}}
+		}
+		fl.Var(v, s.Name, s.Usage+", "+s.Env())
 		if s.Bool {
 			fl.Lookup(s.Name).NoOptDefVal = "true"
 		}
@@ -104,6 +122,11 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]s
 	o.Interactive = f.interactive
 	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: isTerminal(e.stdin)}
 	o.Input, o.Output, o.Progress = e.stdin, e.stdout, e.stderr
+	if f.json {
+		// stdout is the report alone; the diff and questions go with the
+		// progress.
+		o.Output = e.stderr
+	}
 	return o, nil
 }
 
@@ -158,13 +181,25 @@ Exit status: 0 done, 2 partial (a limit was hit; the work is kept in the
 workspace), 1 failed, 130 cancelled.`,
 		Example: `  core session start --repo . --prompt "make the tests pass" --verify test
   core session start --repo ~/src/app --prompt "add a --json flag" --dry-run`,
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			if prompt != "" {
+				// --prompt fix the bug: the shell split the prompt.
+				return fmt.Errorf("unexpected argument %q: a prompt of several words needs quotes: --prompt %q", args[0], prompt+" "+strings.Join(args, " "))
+			}
+			return fmt.Errorf("unexpected argument %q: start takes flags only", args[0])
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if repo == "" {
 				return errors.New("--repo is required: owner/name on GitHub, or a local path to a git repository")
 			}
 			if strings.TrimSpace(prompt) == "" && issue == 0 {
 				return errors.New("a goal is required: give --prompt TEXT (or --issue N)")
+			}
+			if err := checkRepo(repo); err != nil {
+				return err
 			}
 			o, err := e.options(cmd, &f, nil)
 			if err != nil {

@@ -93,6 +93,11 @@ type Backoff struct {
 	Max     time.Duration
 }
 
+// DefaultMaxAttempts is how many attempts an entry point gives one model
+// call before the run fails: a server that keeps answering 5xx fails the
+// run in well under a minute instead of holding it for the turn's timeout.
+const DefaultMaxAttempts = 6
+
 // DefaultBackoff is the backoff used for zero Backoff fields.
 func DefaultBackoff() Backoff {
 	return Backoff{Initial: 500 * time.Millisecond, Max: 15 * time.Second}
