@@ -7,6 +7,7 @@
 package setup
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -195,9 +196,9 @@ func (r *resolved) price() (*session.Price, error) {
 	case r.priceIn == nil && r.priceOut == nil:
 		return nil, nil
 	case r.priceIn == nil:
-		return nil, &session.ConfigError{Option: PriceInput, Err: fmt.Errorf("is needed with %s: a price for prompt tokens too", PriceOutput)}
+		return nil, &session.ConfigError{Option: PriceInput, Err: errors.New("is needed too: a price for completion tokens was set, none for prompt tokens")}
 	case r.priceOut == nil:
-		return nil, &session.ConfigError{Option: PriceOutput, Err: fmt.Errorf("is needed with %s: a price for completion tokens too", PriceInput)}
+		return nil, &session.ConfigError{Option: PriceOutput, Err: errors.New("is needed too: a price for prompt tokens was set, none for completion tokens")}
 	}
 	return &session.Price{InputPerMtok: *r.priceIn, OutputPerMtok: *r.priceOut, Source: session.PriceFromSettings}, nil
 }

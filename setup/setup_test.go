@@ -227,7 +227,7 @@ func TestPriceAndBudgetSettings(t *testing.T) {
 			want: &session.Price{InputPerMtok: 0.5, OutputPerMtok: 1.5, Source: session.PriceFromEndpoint}},
 		{name: "settings over the endpoint's", vals: Values{PricePerMtok: "1"}, endpoint: [2]string{"0.0000005", "0.0000015"},
 			want: &session.Price{InputPerMtok: 1, OutputPerMtok: 1, Source: session.PriceFromSettings}},
-		{name: "half a price", vals: Values{PriceInput: "1"}, wantErr: "price-output-per-mtok: is needed with price-input-per-mtok"},
+		{name: "half a price", vals: Values{PriceInput: "1"}, wantErr: "price-output-per-mtok: is needed too: a price for prompt tokens was set"},
 		{name: "three prices", vals: Values{PricePerMtok: "1 2 3"}, wantErr: "price-per-mtok: must be one or two prices"},
 		{name: "a word", vals: Values{PriceOutput: "cheap"}, wantErr: `price-output-per-mtok: must be a price in dollars per million tokens such as 0.5, got "cheap"`},
 		{name: "a budget of nothing", vals: Values{BudgetUSD: "0"}, wantErr: "budget-usd: must be a positive amount of dollars"},
