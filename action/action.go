@@ -308,6 +308,8 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.a.AddStepSummary(stepSummary(r.t.mode, rep))
 	r.saveArtifacts(rep.ID)
 	if r.status != nil {
+		// The bot records the run's cost from the comment's cost marker.
+		r.status.cost = session.CostFigure(rep.CostUSD)
 		if err := r.status.post(ctx, statusText(rep)); err != nil {
 			r.a.Warningf("core: could not update the status comment: %v", err)
 		}

@@ -34,7 +34,7 @@ var _ Store = (*SQLite)(nil)
 // sqliteRunColumns lists the runs columns in the order scanRun reads
 // them and runArgs writes them.
 const sqliteRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
-	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at`
+	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at, cost_usd`
 
 // sqliteActiveRun selects the active run on (repo, number). Its state list
 // must match the runs_active index predicate.
@@ -57,6 +57,8 @@ func sqliteMigrations() []string {
 		CREATE UNIQUE INDEX runs_active ON runs (repo, number) WHERE state IN ('queued', 'running');
 		CREATE INDEX runs_branch ON runs (repo, branch, created_at);
 		CREATE INDEX runs_state ON runs (state, created_at);`,
+		`ALTER TABLE runs ADD COLUMN cost_usd REAL;
+		CREATE INDEX runs_repo_created ON runs (repo, created_at);`,
 	}
 }
 
@@ -165,7 +167,7 @@ func (s *SQLite) insertRun(ctx context.Context, r *Run) (*Run, error) {
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqliteRunColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runArgs(r)...)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runArgs(r)...)
 	if isSQLiteUnique(err) {
 		if existing, cerr := sqliteConflict(ctx, tx, r); cerr != nil || existing != nil {
 			return existing, cerr
@@ -189,8 +191,8 @@ func sqliteConflict(ctx context.Context, tx *sql.Tx, r *Run) (*Run, error) {
 	return sqliteGetRun(ctx, tx, sqliteActiveRun, r.Repo, r.Number)
 }
 
-// UpdateRun saves r's state, status comment, session, branch, PR URL, error
-// and UpdatedAt (now when zero, and then set on r). The other fields are
+// UpdateRun saves r's state, status comment, session, branch, PR URL,
+// error, cost and UpdatedAt (now when zero, and then set on r). The other fields are
 // fixed at creation.
 func (s *SQLite) UpdateRun(ctx context.Context, r *Run) error {
 	if err := checkRun(r); err != nil {
@@ -201,8 +203,8 @@ func (s *SQLite) UpdateRun(ctx context.Context, r *Run) error {
 		updated = s.now()
 	}
 	n, err := s.exec(ctx, `UPDATE runs SET state = ?, status_comment_id = ?, session_id = ?,
-		branch = ?, pr_url = ?, error = ?, updated_at = ? WHERE id = ?`,
-		r.State, r.StatusCommentID, r.SessionID, r.Branch, r.PRURL, r.Error, updated.UnixNano(), r.ID)
+		branch = ?, pr_url = ?, error = ?, cost_usd = ?, updated_at = ? WHERE id = ?`,
+		r.State, r.StatusCommentID, r.SessionID, r.Branch, r.PRURL, r.Error, nullCost(r.CostUSD), updated.UnixNano(), r.ID)
 	if err != nil {
 		return fmt.Errorf("update run %s: %w", r.ID, err)
 	}

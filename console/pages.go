@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -19,6 +20,13 @@ var templateFiles embed.FS
 // bug every test catches.
 func pages() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
+		"cost": func(c *float64) string {
+			if c == nil {
+				return "no price set"
+			}
+			return fmt.Sprintf("$%.4f", *c)
+		},
+		"dollars": func(f float64) string { return fmt.Sprintf("$%.4f", f) },
 		"duration": func(d time.Duration) string {
 			if d <= 0 {
 				return ""
@@ -33,6 +41,8 @@ type page struct {
 	Title, Login, CSRF, Org, Error string
 
 	Runs     []*Run
+	Spend    []repoSpend // the day's spend of the bot's runs, by repository
+	Budget   float64     // the daily budget per repository; 0: none
 	Filter   RunFilter
 	Run      *Run
 	Report   string
@@ -131,7 +141,24 @@ func (c *Console) runsPage(w http.ResponseWriter, r *http.Request) {
 		p.Error = "could not list the runs: " + err.Error()
 	}
 	p.Runs = runs
+	if ds, ok := c.cfg.BotRuns.(daySpender); ok {
+		spend, err := ds.SpentToday(r.Context())
+		if err != nil {
+			p.Error = "could not sum the day's spend: " + err.Error()
+		}
+		p.Budget = spend.Budget
+		for repo, usd := range spend.ByRepo {
+			p.Spend = append(p.Spend, repoSpend{Repo: repo, USD: usd})
+		}
+		slices.SortFunc(p.Spend, func(a, b repoSpend) int { return strings.Compare(a.Repo, b.Repo) })
+	}
 	c.render(w, http.StatusOK, "runs", p)
+}
+
+// repoSpend is one repository's spend today.
+type repoSpend struct {
+	Repo string
+	USD  float64
 }
 
 // GET /runs/{id}

@@ -27,16 +27,19 @@ const (
 // Run is one session's report as the console keeps it: the columns the
 // Runs page lists, and the report itself.
 type Run struct {
-	SessionID  string          `json:"session_id"`
-	Repo       string          `json:"repo"`
-	Trigger    string          `json:"trigger"`
-	Actor      string          `json:"actor"` // the verified login that reported it
-	Status     string          `json:"status"`
-	Verdict    string          `json:"verdict,omitempty"` // the contract's, when the report has one
-	Turns      int             `json:"turns"`
-	Tokens     int             `json:"tokens"`
-	Duration   time.Duration   `json:"duration_ns"`
-	PRURL      string          `json:"pr_url,omitempty"`
+	SessionID string        `json:"session_id"`
+	Repo      string        `json:"repo"`
+	Trigger   string        `json:"trigger"`
+	Actor     string        `json:"actor"` // the verified login that reported it
+	Status    string        `json:"status"`
+	Verdict   string        `json:"verdict,omitempty"` // the contract's, when the report has one
+	Turns     int           `json:"turns"`
+	Tokens    int           `json:"tokens"`
+	Duration  time.Duration `json:"duration_ns"`
+	PRURL     string        `json:"pr_url,omitempty"`
+	// CostUSD is the report's cost_usd (or, for a bot run, what the bot
+	// recorded); nil when unknown: "no price set", never $0.
+	CostUSD    *float64        `json:"cost_usd,omitempty"`
 	StartedAt  time.Time       `json:"started_at"`
 	ReceivedAt time.Time       `json:"received_at"`
 	Report     json.RawMessage `json:"report,omitempty"`
