@@ -293,14 +293,16 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func newSessionListCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, byCost bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List persisted sessions, newest first",
 		Long: `list shows every session under $CORE_HOME/sessions, newest first: id, repo,
 status, turns, cost ("no price set" when unknown), branch and age. A session
 left running by a process that died shows as failed (infrastructure). list
-creates nothing. --json prints the records, with cost_usd, price and budget.`,
+creates nothing. --by-cost puts the most expensive first. --json prints the
+records, with cost_usd, price and budget, and the last run's spend by turn
+and by tool (spend, spend_by_tool).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, home, ok, err := e.lookStore()
@@ -313,8 +315,11 @@ creates nothing. --json prints the records, with cost_usd, price and budget.`,
 					return err
 				}
 			}
+			if byCost {
+				sortByCost(recs)
+			}
 			if asJSON {
-				return writeJSON(e.stdout, recs)
+				return writeJSON(e.stdout, listEntries(store, recs))
 			}
 			if len(recs) == 0 {
 				fmt.Fprintf(e.stderr, "no sessions in %s\n", home)
@@ -333,7 +338,8 @@ creates nothing. --json prints the records, with cost_usd, price and budget.`,
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions' records (as in session.json) as a JSON array on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions' records (as in session.json, with the last run's spend and spend_by_tool from report.json) as a JSON array on stdout")
+	cmd.Flags().BoolVar(&byCost, "by-cost", false, "the most expensive sessions first (those with no price set last)")
 	return cmd
 }
 
