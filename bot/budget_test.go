@@ -115,13 +115,7 @@ func TestWorkflowRunRecordsTheCost(t *testing.T) {
 		t.Run("cost "+cost, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, nil, nil)
-			n := f.addIssue(t)
-			cid := f.addComment(t, n, "alice", "/core fix")
-			f.deliver(t, "issue_comment", "wc-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false))
-			f.settle(t)
-			run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
-			require.NoError(t, err)
-			require.NotNil(t, run)
+			_, run := f.dispatched(t)
 			// The Action writes its result, with the cost marker.
 			client, err := f.bot.Base().installationClient(testInstallationID)
 			require.NoError(t, err)
