@@ -32,8 +32,8 @@ func stepSummary(mode string, rep *session.Report) string {
 	for _, st := range rep.Steps {
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %d |\n", st.Turn, cell(st.Tool), cell(st.Target), st.Duration.Round(time.Millisecond), st.Tokens)
 	}
-	fmt.Fprintf(&b, "\nTokens: %d (prompt %d, completion %d) in %d turns. Session `%s`, branch `%s`.\n",
-		rep.Usage.TotalTokens, rep.Usage.PromptTokens, rep.Usage.CompletionTokens, rep.Turns, rep.ID, rep.Branch)
+	fmt.Fprintf(&b, "\nTokens: %d (prompt %d, completion %d) in %d turns. %s Session `%s`, branch `%s`.\n",
+		rep.Usage.TotalTokens, rep.Usage.PromptTokens, rep.Usage.CompletionTokens, rep.Turns, costLine(rep), rep.ID, rep.Branch)
 	return b.String()
 }
 

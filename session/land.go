@@ -12,7 +12,14 @@ import (
 // result to its contract; the work is committed and landed (as a draft
 // marked [checks failing] when the contract broke). A broken contract ends
 // the session partial: the work stays, and resume runs the contract again.
+//
+// A run its budget stopped lands its work as it is, unchecked (the
+// contract holds work the model called done), as a draft marked
+// [budget exhausted], and ends budget_exhausted.
 func (s *run) finish(ctx context.Context, out outcome) *Report {
+	if out.status == StatusBudgetExhausted {
+		return s.finishSpent(ctx, out.err)
+	}
 	if out.status != StatusDone {
 		return s.end(out.status, out.kind, out.err)
 	}
@@ -39,6 +46,26 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 		return s.end(StatusCancelled, "", errors.New("cancelled while the harness ran the checks"))
 	}
 	status, ending := s.contractEnding()
+	return s.landOrShow(ctx, status, ending)
+}
+
+// finishSpent ends a run its budget stopped, landing what it changed.
+func (s *run) finishSpent(ctx context.Context, ending error) *Report {
+	s.spend.exhausted = true
+	fmt.Fprintf(s.opts.Progress, "budget exhausted: %v\n", ending)
+	changed, err := s.changed(ctx)
+	if err != nil {
+		return s.end(StatusFailed, FailInfrastructure, err)
+	}
+	if !changed {
+		return s.end(StatusBudgetExhausted, "", ending)
+	}
+	return s.landOrShow(ctx, StatusBudgetExhausted, ending)
+}
+
+// landOrShow lands the work (land), or in a dry run prints its diff, then
+// ends the session as status with ending.
+func (s *run) landOrShow(ctx context.Context, status Status, ending error) *Report {
 	if s.opts.DryRun {
 		diff, err := diffSince(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
 		if err != nil {
@@ -152,6 +179,7 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	r.Commit, r.PRURL, r.Landed, r.PullRequest = s.rec.Commit, s.rec.PRURL, s.rec.Landed, s.rec.PullRequest
 	r.TotalTurns = s.rec.Turns
 	r.Issue = s.rec.Issue
+	r.Budget, r.SpendByTool = s.budgetReport(), byTool(r.Spend)
 	if c := r.Contract; c != nil {
 		for i := range c.Checks {
 			c.Checks[i].Baseline.Error = s.scrub(c.Checks[i].Baseline.Error)

@@ -106,7 +106,12 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		s.warmEnded()
 		started := s.opts.Now()
 		hb := s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
-		reply, err := s.complete(runCtx, *entries)
+		msgs := s.window.build(*entries)
+		if berr := s.overBudget(s.window.last.est); berr != nil {
+			hb.end()
+			return outcome{status: StatusBudgetExhausted, err: berr}
+		}
+		reply, err := s.complete(runCtx, msgs)
 		// The model's text is scrubbed as it arrives: no tool, file,
 		// command, prompt or commit ever sees a secret it wrote.
 		reply.Content = s.scrub(reply.Content)
@@ -114,6 +119,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		s.report.Turns++
 		s.rec.Usage.add(reply.Usage)
 		s.report.Usage.add(reply.Usage)
+		s.spent(reply.Usage, reply.UsageEstimated, s.window.last.est)
 		step := Step{Turn: s.rec.Turns, Tokens: reply.Usage.TotalTokens}
 		var me *model.Error
 		if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
@@ -200,12 +206,12 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 	}
 }
 
-// complete asks the model for the next reply within the turn timeout, with
-// the context budget applied to the request.
-func (s *run) complete(ctx context.Context, entries []Entry) (model.Reply, error) {
+// complete sends the request the context window built and asks the model
+// for the next reply within the turn timeout.
+func (s *run) complete(ctx context.Context, msgs []model.Message) (model.Reply, error) {
 	turnCtx, cancel := context.WithTimeout(ctx, s.opts.TurnTimeout)
 	defer cancel()
-	msgs := s.window.request(entries)
+	s.window.sent()
 	s.report.Context = s.window.stats.snapshot()
 	if tc, ok := s.opts.Client.(ToolCompleter); ok && s.native() {
 		return tc.CompleteTools(turnCtx, msgs, nativeTools(s.tools))
@@ -278,6 +284,7 @@ func (s *run) appendAll(entries *[]Entry, es []Entry) error {
 func (s *run) step(st Step) {
 	st.Target = s.scrub(st.Target)
 	s.report.Steps = append(s.report.Steps, st)
+	s.spentOn(st)
 	if s.opts.OnStep != nil {
 		s.opts.OnStep(st, s.opts.MaxTurns)
 	}

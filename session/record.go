@@ -27,12 +27,16 @@ const (
 	StatusPartial   Status = "partial"   // a limit was hit; the work is kept
 	StatusFailed    Status = "failed"    // see FailureKind
 	StatusCancelled Status = "cancelled" // stopped by the user
+	// StatusBudgetExhausted: the next request would have passed the run's
+	// budget (--budget-usd, --budget-tokens), so it was never sent; the
+	// work landed as a draft. Not a failure: resume with a top-up goes on.
+	StatusBudgetExhausted Status = "budget_exhausted"
 )
 
 // Terminal reports whether the session has ended.
 func (s Status) Terminal() bool {
 	switch s {
-	case StatusDone, StatusPartial, StatusFailed, StatusCancelled:
+	case StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
 		return true
 	}
 	return false
@@ -44,9 +48,9 @@ func (s Status) next() []Status {
 	case StatusPending:
 		return []Status{StatusRunning, StatusFailed, StatusCancelled}
 	case StatusRunning:
-		return []Status{StatusDone, StatusPartial, StatusFailed, StatusCancelled}
-	case StatusDone, StatusPartial, StatusFailed, StatusCancelled:
-		return []Status{StatusRunning} // resume
+		return []Status{StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
+	case StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
+		return []Status{StatusRunning} // resume (after budget_exhausted: a top-up)
 	}
 	return nil
 }
@@ -56,13 +60,14 @@ type FailureKind string
 
 // The failure kinds.
 const (
-	FailConfiguration   FailureKind = "configuration"    // bad options, no model server, bad repository
-	FailAuthRequired    FailureKind = "auth_required"    // a credential is missing or refused
-	FailInfrastructure  FailureKind = "infrastructure"   // the model endpoint, git, the disk, a dead process
-	FailStalled         FailureKind = "stalled"          // the model kept replying with no valid action
-	FailBudgetExhausted FailureKind = "budget_exhausted" // a token budget ran out
-	FailError           FailureKind = "error"            // anything else
+	FailConfiguration  FailureKind = "configuration"  // bad options, no model server, bad repository
+	FailAuthRequired   FailureKind = "auth_required"  // a credential is missing or refused
+	FailInfrastructure FailureKind = "infrastructure" // the model endpoint, git, the disk, a dead process
+	FailStalled        FailureKind = "stalled"        // the model kept replying with no valid action
+	FailError          FailureKind = "error"          // anything else
 )
+
+// A budget that would be passed is not a failure: see StatusBudgetExhausted.
 
 // Usage counts the tokens a session spent.
 type Usage struct {
@@ -110,8 +115,14 @@ type Record struct {
 	Sandboxed    bool     `json:"sandboxed"`
 	// Checks are what the session's contract holds its result to: the
 	// user's, then the verification commands the model ran.
-	Checks    []Check    `json:"checks"`
-	Usage     Usage      `json:"usage"`
+	Checks []Check `json:"checks"`
+	Usage  Usage   `json:"usage"`
+	// Price is what the session's tokens cost (nil: no price set); Budget
+	// the caps on its spend, topped up by resume; CostUSD what its turns
+	// cost so far, every run included (nil while no price is known).
+	Price     *Price     `json:"price,omitempty"`
+	Budget    *Budget    `json:"budget,omitempty"`
+	CostUSD   *float64   `json:"cost_usd,omitempty"`
 	Workspace string     `json:"workspace"`
 	Summary   string     `json:"summary,omitempty"`
 	Commit    string     `json:"commit,omitempty"`

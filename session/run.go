@@ -65,6 +65,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if strings.TrimSpace(opts.Prompt) == "" && opts.Issue == 0 {
 		return nil, &ConfigError{Option: "prompt", Err: errors.New("a goal is required: give a prompt or an issue")}
 	}
+	if err := checkBudgetPrice(opts, nil); err != nil {
+		return nil, err
+	}
 	// Pre-flight: a tier the sandbox cannot honour fails before a record
 	// or a clone exists.
 	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
@@ -166,6 +169,9 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	if err != nil {
 		return nil, configError(err)
 	}
+	if err := checkBudgetPrice(opts, rec); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
 		return nil, &ConfigError{Err: fmt.Errorf("session %s cannot be resumed: its workspace %s is gone", id, rec.Workspace)}
 	}
@@ -212,6 +218,8 @@ type run struct {
 	report *Report
 	// window builds each request within the context budget.
 	window *contextWindow
+	// spend is what the run knows of its spending (spend.go).
+	spend spend
 	// warmup is the build's background warm-up until its end is told;
 	// warmCancel stops it.
 	warmup     *sandbox.Warmup
@@ -238,6 +246,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, er
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc}
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
 		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
+	s.startSpend(rec.Status != StatusPending)
 	if err := rec.transition(StatusRunning, opts.Now()); err != nil {
 		unlock()
 		return nil, err

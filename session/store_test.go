@@ -14,11 +14,12 @@ import (
 
 func TestTransitions(t *testing.T) {
 	t.Parallel()
-	all := []Status{StatusPending, StatusRunning, StatusDone, StatusPartial, StatusFailed, StatusCancelled}
+	all := []Status{StatusPending, StatusRunning, StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
 	legal := map[[2]Status]bool{
 		{StatusPending, StatusRunning}: true, {StatusPending, StatusFailed}: true, {StatusPending, StatusCancelled}: true,
 		{StatusRunning, StatusDone}: true, {StatusRunning, StatusPartial}: true, {StatusRunning, StatusFailed}: true, {StatusRunning, StatusCancelled}: true,
 		{StatusDone, StatusRunning}: true, {StatusPartial, StatusRunning}: true, {StatusFailed, StatusRunning}: true, {StatusCancelled, StatusRunning}: true,
+		{StatusRunning, StatusBudgetExhausted}: true, {StatusBudgetExhausted, StatusRunning}: true, // a top-up
 	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, from := range all {

@@ -60,6 +60,8 @@ type resolved struct {
 	apiKey     string
 	verify     string
 	candidates []string
+	// priceIn and priceOut are the price settings, per million tokens.
+	priceIn, priceOut *float64
 }
 
 // Home resolves the state directory: CORE_HOME, else the entry point's
@@ -133,6 +135,11 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 			return nil, &session.ConfigError{Option: s.Name, Err: err}
 		}
 	}
+	price, err := r.price()
+	if err != nil {
+		return nil, err
+	}
+	r.opts.Price = price
 	home, err := Home(env.Getenv, env.Home)
 	if err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
@@ -174,8 +181,16 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		o.Model = session.DefaultModel
 	}
 	o.InferenceURL, o.Verify, o.Store, o.Sandbox = url, tier, store, sb
-	o.Client = model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient,
+	client := model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient,
 		MaxAttempts: model.DefaultMaxAttempts, Backoff: env.Backoff, OnRetry: env.OnRetry})
+	o.Client = client
+	if o.Price == nil {
+		// No price set: the endpoint's, when it lists one (else the cost
+		// is unknown: "no price set").
+		if in, out, ok, err := client.Price(ctx); err == nil && ok {
+			o.Price = &session.Price{InputPerMtok: in, OutputPerMtok: out, Source: session.PriceFromEndpoint}
+		}
+	}
 	if r.apiKey != "" {
 		o.Secrets = append(o.Secrets, r.apiKey)
 	}
@@ -223,6 +238,9 @@ func Check(vals Values) error {
 		if err := s.apply(r, v); err != nil {
 			return &session.ConfigError{Option: s.Name, Err: err}
 		}
+	}
+	if _, err := r.price(); err != nil {
+		return err
 	}
 	return nil
 }

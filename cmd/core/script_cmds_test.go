@@ -106,6 +106,9 @@ func cmdModelRequests(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			fmt.Fprintf(&b, "%s%s", sep, tool.Function.Name)
 		}
+		if req.MaxTokens > 0 {
+			fmt.Fprintf(&b, " max_tokens=%d", req.MaxTokens)
+		}
 		b.WriteString("\n")
 		for _, m := range req.Messages {
 			q, _ := json.Marshal(m.Content)

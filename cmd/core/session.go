@@ -178,7 +178,9 @@ Every run_shell command waits for "approve? [y/N]" on the terminal, unless
 --verify lets it run unattended; with no terminal, it is declined.
 
 Exit status: 0 done, 2 partial (a limit was hit; the work is kept in the
-workspace), 1 failed, 130 cancelled.`,
+workspace), 3 budget_exhausted (the next request would have passed
+--budget-usd or --budget-tokens, so it was not sent; the work landed as a
+draft marked [budget exhausted]), 1 failed, 130 cancelled.`,
 		Example: `  core session start --repo . --prompt "make the tests pass" --verify test
   core session start --repo ~/src/app --prompt "add a --json flag" --dry-run`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -232,8 +234,14 @@ func newSessionResumeCmd(e *env) *cobra.Command {
 		Short: "Continue a session with a new instruction",
 		Long: `resume continues a persisted session: its transcript is replayed verbatim to
 the model, its workspace is reused, and the limits apply afresh. The model,
-the verify tier and the tool-call mode are the session's own.`,
-		Args: cobra.ExactArgs(2),
+the verify tier and the tool-call mode are the session's own.
+
+The budget is the session's, every run included: --budget-usd and
+--budget-tokens given to resume are a top-up, added to it (to what was spent,
+when it had none), so a session that ended budget_exhausted goes on with that
+much more. The price is the session's too, unless given again.`,
+		Example: `  core session resume 20261130-101500-ab12 "carry on" --budget-usd 2`,
+		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, err := e.loadSession(args[0])
 			if err != nil {
@@ -248,6 +256,14 @@ the verify tier and the tool-call mode are the session's own.`,
 			}
 			if err := e.github(&o, rec.Repo); err != nil {
 				return err
+			}
+			// A top-up is what the user typed, never the environment's
+			// budget again at each resume.
+			if f.vals[setup.BudgetUSD] == "" {
+				o.Budget.USD = 0
+			}
+			if f.vals[setup.BudgetTokens] == "" {
+				o.Budget.Tokens = 0
 			}
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)
 			e.report(cmd.Context(), f.consoleURL, rep, rec.Repo)
@@ -279,8 +295,11 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		return err
 	}
 	rep.WriteSummary(e.stderr)
-	if rep.Status == session.StatusPartial || rep.Status == session.StatusCancelled {
+	switch rep.Status {
+	case session.StatusPartial, session.StatusCancelled:
 		fmt.Fprintf(e.stderr, "to continue: core session resume %s %q\n", rep.ID, "carry on where you stopped")
+	case session.StatusBudgetExhausted:
+		fmt.Fprintf(e.stderr, "to continue with more budget: core session resume %s %q --budget-usd N (or --budget-tokens N)\n", rep.ID, "carry on where you stopped")
 	}
 	if asJSON {
 		if err := writeJSON(e.stdout, rep); err != nil {
@@ -292,6 +311,8 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		return nil
 	case session.StatusPartial:
 		return exitCode(2)
+	case session.StatusBudgetExhausted:
+		return exitCode(3)
 	case session.StatusCancelled:
 		return exitCode(130)
 	}
@@ -307,13 +328,16 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func newSessionListCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, byCost bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List persisted sessions, newest first",
 		Long: `list shows every session under $CORE_HOME/sessions, newest first: id, repo,
-status, turns, branch and age. A session left running by a process that died
-shows as failed (infrastructure). list creates nothing.`,
+status, turns, cost ("no price set" when unknown), branch and age. A session
+left running by a process that died shows as failed (infrastructure). list
+creates nothing. --by-cost puts the most expensive first. --json prints the
+records, with cost_usd, price and budget, and the last run's spend by turn
+and by tool (spend, spend_by_tool).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, home, ok, err := e.lookStore()
@@ -326,27 +350,31 @@ shows as failed (infrastructure). list creates nothing.`,
 					return err
 				}
 			}
+			if byCost {
+				sortByCost(recs)
+			}
 			if asJSON {
-				return writeJSON(e.stdout, recs)
+				return writeJSON(e.stdout, listEntries(store, recs))
 			}
 			if len(recs) == 0 {
 				fmt.Fprintf(e.stderr, "no sessions in %s\n", home)
 				return nil
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tREPO\tSTATUS\tTURNS\tBRANCH\tAGE")
+			fmt.Fprintln(tw, "ID\tREPO\tSTATUS\tTURNS\tCOST\tBRANCH\tAGE")
 			now := time.Now()
 			for _, r := range recs {
 				status := string(r.Status)
 				if r.FailureKind != "" {
 					status += " (" + string(r.FailureKind) + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, r.Branch, age(now.Sub(r.CreatedAt)))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, session.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
 			}
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions' records (as in session.json) as a JSON array on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions' records (as in session.json, with the last run's spend and spend_by_tool from report.json) as a JSON array on stdout")
+	cmd.Flags().BoolVar(&byCost, "by-cost", false, "the most expensive sessions first (those with no price set last)")
 	return cmd
 }
 
