@@ -299,9 +299,7 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.a.SetOutput("turns", strconv.Itoa(rep.Turns))
 	r.a.SetOutput("prompt_tokens", strconv.Itoa(rep.Usage.PromptTokens))
 	r.a.SetOutput("completion_tokens", strconv.Itoa(rep.Usage.CompletionTokens))
-	if cost, ok := r.in.cost(rep.Usage.PromptTokens, rep.Usage.CompletionTokens); ok {
-		r.a.SetOutput("cost", strconv.FormatFloat(cost, 'f', 4, 64))
-	}
+	r.a.SetOutput("cost", session.CostFigure(rep.CostUSD))
 	passed, failed := rep.Contract.Counts()
 	r.a.SetOutput("verified", strconv.FormatBool(rep.Contract.Held()))
 	r.a.SetOutput("contract", string(rep.Contract.VerdictOrNone()))
@@ -310,6 +308,8 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.a.AddStepSummary(stepSummary(r.t.mode, rep))
 	r.saveArtifacts(rep.ID)
 	if r.status != nil {
+		// The bot records the run's cost from the comment's cost marker.
+		r.status.cost = session.CostFigure(rep.CostUSD)
 		if err := r.status.post(ctx, statusText(rep)); err != nil {
 			r.a.Warningf("core: could not update the status comment: %v", err)
 		}
@@ -318,20 +318,49 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	case session.StatusCompleted, session.StatusIdle:
 		return nil
 	case session.StatusPartial:
+		if _, review := rep.Finding(session.FindingReview); review && rep.Contract.Broken() {
+			r.a.Warningf("core: %s; the review says so", rep.Contract.Line())
+			return nil
+		}
 		if rep.Contract.Broken() {
 			r.a.Warningf("core: %s; the work landed as a draft marked [checks failing]", rep.Contract.Line())
 			return nil
 		}
 		r.a.Warningf("core stopped before it was done (partial): %s", rep.Error)
 		return nil
+	case session.StatusBudgetExhausted:
+		r.a.Warningf("core stopped at its budget (budget_exhausted): %s", rep.Error)
+		return nil
 	}
 	r.a.Errorf("core failed (%s): %s", rep.FailureKind, rep.Error)
 	return ErrFailed
 }
 
-// statusText is the final status comment.
+// statusText is the final status comment, with what the run cost.
 func statusText(rep *session.Report) string {
+	return statusHeadline(rep) + "\n\n" + costLine(rep)
+}
+
+// costLine says what the run cost, and of what budget.
+func costLine(rep *session.Report) string {
+	line := "Cost: " + session.CostText(rep.CostUSD)
+	if rep.Budget != nil {
+		line += "; budget: " + rep.Budget.Line()
+	}
+	return line + "."
+}
+
+func statusHeadline(rep *session.Report) string {
+	review, isReview := rep.Finding(session.FindingReview)
 	switch {
+	case isReview && rep.Contract.Broken():
+		return fmt.Sprintf("core posted its work as %s, but %s: %s (%d turns).\n\n%s", review.Detail, rep.Contract.Line(), rep.PRURL, rep.Turns, rep.Contract.Markdown())
+	case isReview:
+		return fmt.Sprintf("core is done: %s: %s (%s; %d turns).", review.Detail, rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
+	case rep.Status == session.StatusBudgetExhausted && rep.Landed:
+		return fmt.Sprintf("core stopped at its budget and landed its unfinished work as a draft marked [budget exhausted]: %s (%d turns). %s", orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.Turns, rep.Error)
+	case rep.Status == session.StatusBudgetExhausted:
+		return fmt.Sprintf("core stopped at its budget with nothing to land (session `%s`): %s", rep.ID, rep.Error)
 	case rep.Status.Succeeded() && rep.PRURL != "":
 		return fmt.Sprintf("core is done: %s (%s; %d turns).", rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
 	case rep.Status == session.StatusPartial && rep.Contract.Broken():

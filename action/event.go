@@ -101,7 +101,7 @@ func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {
 		}
 		cmd, ok := gh.FindCommandFor(ev.Comment.Body, in.trigger(), "fix")
 		if !ok {
-			return trigger{nothing: fmt.Sprintf("the comment holds no %s fix command", in.trigger())}, nil
+			return trigger{nothing: noCommand(ev.Comment.Body, in.trigger())}, nil
 		}
 		t := trigger{mode: ModeFix, number: ev.Issue.Number, instruction: cmd.Args, actor: ev.Comment.User, commentID: ev.Comment.ID}
 		if ev.Issue.PullRequest != nil {
@@ -110,7 +110,7 @@ func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {
 		return t, nil
 	case "issues", "pull_request", "pull_request_target":
 		if ev.Action != "labeled" || ev.Label == nil || ev.Label.Name != in.label() {
-			return trigger{nothing: fmt.Sprintf("a %s %s event without the %s label", eventName, ev.Action, in.label())}, nil
+			return trigger{nothing: otherLabel(eventName, ev, in.label())}, nil
 		}
 		if eventName == "issues" && ev.Issue != nil {
 			return trigger{mode: ModeFix, number: ev.Issue.Number, actor: ev.Sender}, nil
@@ -147,6 +147,36 @@ func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {
 		return explicit(eventName, ev, in)
 	}
 	return trigger{nothing: fmt.Sprintf("core does nothing on a %s event", eventName)}, nil
+}
+
+// Where the example workflows keep the trigger phrase and the label: one
+// repository variable each, read by the job's if: and by the inputs.
+const (
+	phraseVariable = "CORE_TRIGGER_PHRASE"
+	labelVariable  = "CORE_LABEL"
+)
+
+// noCommand says why a comment starts nothing. A comment that holds the fix
+// command for another phrase core knows (/core, @core) than the configured
+// one is told both, and what to set.
+func noCommand(body, phrase string) string {
+	for _, other := range []string{gh.DefaultTrigger, "@core"} {
+		if strings.EqualFold(other, phrase) {
+			continue
+		}
+		if _, ok := gh.FindCommandFor(body, other, "fix"); ok {
+			return fmt.Sprintf("the comment says %[1]s fix, but this step's trigger phrase is %[2]s: write %[2]s fix, or set the trigger_phrase input to %[1]s (the example workflows read it from the repository variable %[3]s)", other, phrase, phraseVariable)
+		}
+	}
+	return fmt.Sprintf("the comment holds no %s fix command at the start of a line, outside quotes and code (the phrase is the trigger_phrase input; the example workflows read it from the repository variable %s)", phrase, phraseVariable)
+}
+
+// otherLabel says why a labeling event starts nothing.
+func otherLabel(eventName string, ev event, label string) string {
+	if ev.Action != "labeled" || ev.Label == nil {
+		return fmt.Sprintf("a %s %s event without the %s label", eventName, ev.Action, label)
+	}
+	return fmt.Sprintf("a %s %s event without the %s label (it added %s; core's label is the label input, which the example workflows read from the repository variable %s)", eventName, ev.Action, label, ev.Label.Name, labelVariable)
 }
 
 // explicit builds the trigger for a mode given as an input.

@@ -39,12 +39,10 @@ type Inputs struct {
 	// AllowedBots are the bot accounts whose comments and labels count, by
 	// login (dependabot or dependabot[bot]); none by default.
 	AllowedBots []string
-	// Price is what a million prompt and completion tokens cost, for the
-	// cost output; nil when not configured.
-	Price *[2]float64
 	// Settings are the run's settings the workflow gave (model,
-	// inference_url, api_key, max_turns, timeout, verify, dry_run: every
-	// setup.Setting with an input), by setting name.
+	// inference_url, api_key, max_turns, timeout, verify, dry_run, the
+	// prices and budgets: every setup.Setting with an input), by setting
+	// name.
 	Settings setup.Values
 	// RunID and StatusCommentID are set by the bot when it dispatches a
 	// run: the Action then edits the bot's status comment.
@@ -70,19 +68,6 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 	}
 	for _, b := range strings.FieldsFunc(a.GetInput("allowed_bots"), func(r rune) bool { return r == ',' || r == '\n' || r == ' ' }) {
 		in.AllowedBots = append(in.AllowedBots, strings.TrimSpace(b))
-	}
-	if p := strings.Fields(strings.ReplaceAll(a.GetInput("price_per_mtok"), ",", " ")); len(p) > 0 {
-		var price [2]float64
-		ok := len(p) == 2
-		for i := 0; ok && i < 2; i++ {
-			v, err := strconv.ParseFloat(p[i], 64)
-			ok = err == nil && v >= 0
-			price[i] = v
-		}
-		if !ok {
-			return in, fmt.Errorf("input price_per_mtok must be two numbers, the price of a million prompt tokens and of a million completion tokens (e.g. \"0.5 1.5\"), got %q", a.GetInput("price_per_mtok"))
-		}
-		in.Price = &price
 	}
 	for _, s := range setup.Settings() {
 		if s.Input {
@@ -151,14 +136,6 @@ func (in Inputs) allowedBot(login string) bool {
 		}
 	}
 	return false
-}
-
-// cost is what the tokens cost at the configured price.
-func (in Inputs) cost(prompt, completion int) (float64, bool) {
-	if in.Price == nil {
-		return 0, false
-	}
-	return float64(prompt)/1e6*in.Price[0] + float64(completion)/1e6*in.Price[1], true
 }
 
 // trigger is the trigger phrase, /core unless an input says otherwise.

@@ -49,21 +49,22 @@ func TestReadInputs(t *testing.T) {
 				assert.True(t, in.allowedBot("dependabot[bot]"))
 				assert.True(t, in.allowedBot("Renovate[bot]"))
 				assert.False(t, in.allowedBot("helper[bot]"))
-				cost, ok := in.cost(2_000_000, 1_000_000)
-				assert.True(t, ok)
-				assert.InDelta(t, 2.5, cost, 1e-9)
+				assert.Equal(t, "0.5 1.5", in.Settings[setup.PricePerMtok], "setup reads it")
 			}},
 		{name: "trigger and label defaults, no bots, no price", env: map[string]string{}, check: func(t *testing.T, in Inputs) {
 			assert.Equal(t, "/core", in.TriggerPhrase)
 			assert.Equal(t, "core:fix", in.Label)
 			assert.Empty(t, in.AllowedBots)
 			assert.False(t, in.allowedBot("dependabot[bot]"))
-			_, ok := in.cost(1, 1)
-			assert.False(t, ok)
 		}},
 		{name: "bad trigger", env: map[string]string{"INPUT_TRIGGER_PHRASE": "hey core"}, wantErr: `input trigger_phrase: the trigger phrase must be one word`},
-		{name: "bad price", env: map[string]string{"INPUT_PRICE_PER_MTOK": "cheap"}, wantErr: `input price_per_mtok must be two numbers`},
-		{name: "one price", env: map[string]string{"INPUT_PRICE_PER_MTOK": "1"}, wantErr: `input price_per_mtok must be two numbers`},
+		{name: "bad price", env: map[string]string{"INPUT_PRICE_PER_MTOK": "cheap"}, wantErr: `the price_per_mtok input: must be a price in dollars per million tokens`},
+		{name: "half a price", env: map[string]string{"INPUT_PRICE_INPUT_PER_MTOK": "1"}, wantErr: `the price_output_per_mtok input: is needed too`},
+		{name: "bad budget", env: map[string]string{"INPUT_BUDGET_USD": "lots"}, wantErr: `the budget_usd input: must be a positive amount of dollars`},
+		{name: "budgets", env: map[string]string{"INPUT_BUDGET_USD": "2.5", "INPUT_BUDGET_TOKENS": "90000", "INPUT_PRICE_PER_MTOK": "1"},
+			check: func(t *testing.T, in Inputs) {
+				assert.Equal(t, setup.Values{"budget-usd": "2.5", "budget-tokens": "90000", "price-per-mtok": "1"}, in.Settings)
+			}},
 		{name: "bad mode", env: map[string]string{"INPUT_MODE": "party"}, wantErr: `input mode must be auto, fix, resolve or forge, got "party"`},
 		{name: "bad verify", env: map[string]string{"INPUT_VERIFY": "all"}, wantErr: `the verify input: must be auto, off, build or test, got "all"`},
 		{name: "bad issue", env: map[string]string{"INPUT_ISSUE": "twelve"}, wantErr: `input issue must be a positive number, got "twelve"`},

@@ -12,7 +12,9 @@ import (
 func stepSummary(mode string, rep *session.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## core %s: %s\n\n", mode, outcome(rep))
-	if rep.PRURL != "" {
+	if f, ok := rep.Finding(session.FindingReview); ok {
+		fmt.Fprintf(&b, "Review: %s (%s)\n\n", rep.PRURL, f.Detail)
+	} else if rep.PRURL != "" {
 		fmt.Fprintf(&b, "Pull request: %s\n\n", rep.PRURL)
 	}
 	if rep.Error != "" {
@@ -30,8 +32,8 @@ func stepSummary(mode string, rep *session.Report) string {
 	for _, st := range rep.Steps {
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %d |\n", st.Turn, cell(st.Tool), cell(st.Target), st.Duration.Round(time.Millisecond), st.Tokens)
 	}
-	fmt.Fprintf(&b, "\nTokens: %d (prompt %d, completion %d) in %d turns. Session `%s`, branch `%s`.\n",
-		rep.Usage.TotalTokens, rep.Usage.PromptTokens, rep.Usage.CompletionTokens, rep.Turns, rep.ID, rep.Branch)
+	fmt.Fprintf(&b, "\nTokens: %d (prompt %d, completion %d) in %d turns. %s Session `%s`, branch `%s`.\n",
+		rep.Usage.TotalTokens, rep.Usage.PromptTokens, rep.Usage.CompletionTokens, rep.Turns, costLine(rep), rep.ID, rep.Branch)
 	return b.String()
 }
 

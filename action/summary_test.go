@@ -52,8 +52,18 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 			want: []string{"core landed its work as a draft, but contract broken: 1 regressed: https://x/pull/2 (3 turns).", "| `go test ./...` | **regressed** |"}},
 		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3},
 			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: the harness ran no checks; 3 turns)."}},
+		{name: "a review on a fork's pull request", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2#pullrequestreview-9", Turns: 3,
+			Findings: []session.Finding{{Kind: session.FindingReview, Detail: "a review with 2 suggested changes and 0 patches on pull request #2, from the fork m/x: nothing was pushed"}}},
+			want: []string{"core is done: a review with 2 suggested changes and 0 patches on pull request #2, from the fork m/x: nothing was pushed: https://x/pull/2#pullrequestreview-9 (**UNVERIFIED**: the harness ran no checks; 3 turns)."}},
+		{name: "a review, broken", rep: &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: "https://x/pull/2#pullrequestreview-9", Turns: 3, Contract: broken,
+			Findings: []session.Finding{{Kind: session.FindingReview, Detail: "a review with 1 suggested change and 1 patch on pull request #2, from the fork m/x: nothing was pushed"}}},
+			want: []string{"core posted its work as a review with 1 suggested change and 1 patch on pull request #2, from the fork m/x: nothing was pushed, but contract broken: 1 regressed: https://x/pull/2#pullrequestreview-9 (3 turns).", "| `go test ./...` | **regressed** |"}},
 		{name: "no change", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "already fixed"}}},
-			want: []string{"core is done, with no change to land (session `s1`): already fixed"}},
+			want: []string{"core is done, with no change to land (session `s1`): already fixed", "Cost: no price set."}},
+		{name: "budget exhausted", rep: &session.Report{ID: "s1", Status: session.StatusBudgetExhausted, PRURL: "https://x/pull/2", Landed: true, Turns: 2, Error: "the budget of $1.0000 (--budget-usd) would be passed",
+			CostUSD: ptr(0.75), Budget: &session.BudgetReport{USD: 1, SpentUSD: ptr(0.75), SpentTokens: 750, Exhausted: true, NextTokens: 4500, NextUSD: ptr(0.45)}},
+			want: []string{"core stopped at its budget and landed its unfinished work as a draft marked [budget exhausted]: https://x/pull/2 (2 turns).",
+				"Cost: $0.7500; budget: $0.7500 of $1.0000 (--budget-usd); exhausted: the next request (about 4500 tokens, $0.4500) would have passed it and was not sent."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +74,12 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 			}
 		})
 	}
-	s := stepSummary("fix", &session.Report{ID: "s1", Status: session.StatusPartial, Contract: broken})
+	s := stepSummary("resolve", &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2#pullrequestreview-9",
+		Findings: []session.Finding{{Kind: session.FindingReview, Detail: "a review with 1 suggested change"}}})
+	assert.Contains(t, s, "Review: https://x/pull/2#pullrequestreview-9 (a review with 1 suggested change)")
+	assert.NotContains(t, s, "Pull request:")
+	s = stepSummary("fix", &session.Report{ID: "s1", Status: session.StatusPartial, Contract: broken})
 	assert.Less(t, strings.Index(s, "go test"), strings.Index(s, "go vet"), "a regression is named first")
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -138,6 +138,14 @@ func (b *Base) start(ctx context.Context, req *request) error {
 		}
 		return nil
 	}
+	if reason, err := b.overDailyBudget(ctx, req.fullName()); err != nil {
+		return err
+	} else if reason != "" {
+		logger.Info().Str("reason", reason).Msg("Refused a request over the daily budget")
+		b.Metrics.refused.Inc(1)
+		_, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number, "core: "+reason)
+		return err
+	}
 	kind := KindFix
 	if req.isPull {
 		kind = KindResolve

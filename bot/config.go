@@ -36,6 +36,10 @@ type Config struct {
 	Queue       int    // CORE_BOT_QUEUE
 	// PendingTimeout fails a local run that waited this long for a worker.
 	PendingTimeout time.Duration
+	// DailyBudgetUSD is CORE_BOT_DAILY_BUDGET_USD: what the runs on one
+	// repository may cost in a day (UTC); a run asked for once it is
+	// spent is refused. Zero is no budget.
+	DailyBudgetUSD float64
 }
 
 // Validate checks the configuration and names the setting that is wrong.
@@ -87,6 +91,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Sprintf("CORE_BOT_WORKERS (--workers) must be at least 1, got %d", c.Workers))
+	}
+	if c.DailyBudgetUSD < 0 {
+		errs = append(errs, fmt.Sprintf("CORE_BOT_DAILY_BUDGET_USD (--daily-budget-usd) must be a positive amount of dollars, got %g", c.DailyBudgetUSD))
 	}
 	if c.Queue < 1 {
 		errs = append(errs, fmt.Sprintf("CORE_BOT_QUEUE (--queue) must be at least 1, got %d", c.Queue))

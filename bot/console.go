@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/coreagent/core/console"
 )
@@ -24,8 +25,20 @@ type recentRuns interface {
 	RecentRuns(ctx context.Context, limit int) ([]*Run, error)
 }
 
-// botRuns shows the bot's runs on the console's Runs page.
-type botRuns struct{ store recentRuns }
+// botRuns shows the bot's runs on the console's Runs page, and what they
+// cost today.
+type botRuns struct {
+	store  recentRuns
+	spend  Store
+	budget float64
+	now    func() time.Time
+}
+
+// SpentToday is what the bot's runs on each repository cost today (UTC).
+func (b botRuns) SpentToday(ctx context.Context) (console.DaySpend, error) {
+	by, err := b.spend.SpentByRepo(ctx, dayStart(b.now()))
+	return console.DaySpend{Budget: b.budget, ByRepo: by}, err
+}
 
 // RecentRuns lists the bot's newest runs as the console lists runs: by
 // session id once the session is known, else by run id.
@@ -43,7 +56,7 @@ func (b botRuns) RecentRuns(ctx context.Context, limit int) ([]*console.Run, err
 		cr := &console.Run{
 			SessionID: id, Repo: r.Repo, Trigger: console.TriggerBot, Actor: r.Actor, Status: r.State,
 			PRURL: r.PRURL, StartedAt: r.CreatedAt, ReceivedAt: r.UpdatedAt,
-			Goal: goal(r), Error: r.Error, Issue: r.Number, WorkflowURL: r.WorkflowURL,
+			Goal: goal(r), Error: r.Error, Issue: r.Number, WorkflowURL: r.WorkflowURL, CostUSD: r.CostUSD,
 		}
 		if !r.Active() {
 			cr.Duration = r.UpdatedAt.Sub(r.CreatedAt)
@@ -77,7 +90,7 @@ func (b *Bot) MountConsole(cfg ConsoleConfig, store console.Store) error {
 		Logger: b.logger,
 	}
 	if rr, ok := b.base.Store.(recentRuns); ok {
-		c.BotRuns = botRuns{store: rr}
+		c.BotRuns = botRuns{store: rr, spend: b.base.Store, budget: b.base.Config.DailyBudgetUSD, now: b.base.Now}
 	}
 	h, err := console.New(c)
 	if err != nil {

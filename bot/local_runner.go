@@ -153,6 +153,9 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 	}
 	report(StateRunning, "running.")
 	rep, err := l.session(ctx, run)
+	if rep != nil {
+		run.CostUSD = rep.CostUSD
+	}
 	switch {
 	case ctx.Err() != nil:
 		ended()
@@ -170,13 +173,21 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 		} else {
 			text += " (" + rep.Contract.StatusLine() + ")"
 		}
-		report(StateDone, text+".")
+		report(StateDone, text+". "+costText(rep))
+	case rep.Status == session.StatusBudgetExhausted:
+		// Not a failure: the budget stopped it, and what it did landed.
+		run.SessionID, run.Branch, run.PRURL, run.Error = rep.ID, rep.Branch, rep.PRURL, rep.Error
+		text := "stopped at its budget with nothing to land"
+		if rep.Landed {
+			text = "stopped at its budget and landed its unfinished work as a draft marked [budget exhausted]: " + orRef(rep.PRURL, rep.Branch)
+		}
+		report(StateDone, fmt.Sprintf("%s. %s %s", text, rep.Error, costText(rep)))
 	case rep.Status == session.StatusPartial && rep.Contract.Broken():
 		run.SessionID, run.Branch, run.PRURL, run.Error = rep.ID, rep.Branch, rep.PRURL, rep.Error
-		report(StateFailed, fmt.Sprintf("landed as a draft, but %s: %s.", rep.Contract.Line(), rep.PRURL))
+		report(StateFailed, fmt.Sprintf("landed as a draft, but %s: %s. %s", rep.Contract.Line(), rep.PRURL, costText(rep)))
 	default:
 		run.SessionID, run.Error = rep.ID, rep.Error
-		report(StateFailed, fmt.Sprintf("%s (%s): %s", rep.Status, rep.FailureKind, rep.Error))
+		report(StateFailed, fmt.Sprintf("%s (%s): %s %s", rep.Status, rep.FailureKind, rep.Error, costText(rep)))
 	}
 }
 
@@ -198,6 +209,9 @@ func (l *LocalRunner) session(ctx context.Context, run *Run) (*session.Report, e
 		return nil, err
 	}
 	setup.AddGitHub(&opts, client)
+	if err := l.base.capToDay(ctx, run, &opts); err != nil {
+		return nil, err
+	}
 	owner, repo, _ := strings.Cut(run.Repo, "/")
 	return setup.Run(ctx, setup.Work{Kind: run.Kind, Client: client, Owner: owner, Repo: repo, Number: run.Number, Instruction: run.Instruction}, opts)
 }

@@ -28,7 +28,7 @@ var _ Store = (*Postgres)(nil)
 
 const pgRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
 	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at,
-	workflow_url`
+	workflow_url, cost_usd`
 
 // pgSchema creates the bot's tables (bot_deliveries, bot_runs) when they
 // are missing.
@@ -45,7 +45,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS bot_runs_comment ON bot_runs (repo, comment_id
 CREATE UNIQUE INDEX IF NOT EXISTS bot_runs_active ON bot_runs (repo, number) WHERE state IN ('queued', 'running');
 CREATE INDEX IF NOT EXISTS bot_runs_branch ON bot_runs (repo, branch, created_at);
 CREATE INDEX IF NOT EXISTS bot_runs_state ON bot_runs (state, created_at);
-ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS workflow_url TEXT NOT NULL DEFAULT '';`
+ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS workflow_url TEXT NOT NULL DEFAULT '';
+ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS cost_usd DOUBLE PRECISION;
+CREATE INDEX IF NOT EXISTS bot_runs_repo_created ON bot_runs (repo, created_at);`
 
 // OpenPostgres opens the store on the database dsn names (postgres://…)
 // and creates its tables when they are missing.
@@ -146,8 +148,8 @@ func (s *Postgres) UpdateRun(ctx context.Context, r *Run) error {
 		updated = s.now()
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE bot_runs SET state = $1, status_comment_id = $2, session_id = $3,
-		branch = $4, pr_url = $5, error = $6, updated_at = $7, workflow_url = $8 WHERE id = $9`,
-		r.State, r.StatusCommentID, r.SessionID, r.Branch, r.PRURL, r.Error, updated.UnixNano(), r.WorkflowURL, r.ID)
+		branch = $4, pr_url = $5, error = $6, updated_at = $7, workflow_url = $8, cost_usd = $9 WHERE id = $10`,
+		r.State, r.StatusCommentID, r.SessionID, r.Branch, r.PRURL, r.Error, updated.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD), r.ID)
 	if err != nil {
 		return fmt.Errorf("update run %s: %w", r.ID, err)
 	}
@@ -214,6 +216,16 @@ func (s *Postgres) RecentRuns(ctx context.Context, limit int) ([]*Run, error) {
 		return nil, fmt.Errorf("list recent runs: %w", err)
 	}
 	return scanRuns(rows, "list recent runs", false)
+}
+
+// Spent is what the runs on repo created since since cost, as known.
+func (s *Postgres) Spent(ctx context.Context, repo string, since time.Time) (float64, error) {
+	return spent(ctx, s.db, `SELECT SUM(cost_usd) FROM bot_runs WHERE repo = $1 AND created_at >= $2`, repo, since)
+}
+
+// SpentByRepo is Spent for every repository with runs since since.
+func (s *Postgres) SpentByRepo(ctx context.Context, since time.Time) (map[string]float64, error) {
+	return spentByRepo(ctx, s.db, `SELECT repo, SUM(cost_usd) FROM bot_runs WHERE created_at >= $1 GROUP BY repo`, since)
 }
 
 // Close closes the database.

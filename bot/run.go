@@ -39,8 +39,12 @@ type Run struct {
 	Branch          string
 	PRURL           string
 	Error           string
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// CostUSD is what the run's session cost, once it ended and its cost
+	// is known (local runs: the report; Actions runs: the status comment
+	// the Action wrote); nil while unknown.
+	CostUSD   *float64
+	CreatedAt time.Time
+	UpdatedAt time.Time
 	// WorkflowURL is the Actions run a dispatch started, once GitHub has
 	// named it (a workflow_run delivery); the console links it.
 	WorkflowURL string
@@ -61,13 +65,18 @@ type Store interface {
 	// active run). Atomic: two concurrent calls for one issue create one.
 	CreateRun(ctx context.Context, r *Run) (created bool, existing *Run, err error)
 	// UpdateRun saves a run's state, status comment, session, branch, PR
-	// URL and error.
+	// URL, error and cost.
 	UpdateRun(ctx context.Context, r *Run) error
 	// GetRun finds a run by id; nil when there is none.
 	GetRun(ctx context.Context, id string) (*Run, error)
 	// ActiveRun finds the active run on an issue or pull request; nil when
 	// there is none.
 	ActiveRun(ctx context.Context, repo string, number int) (*Run, error)
+	// Spent is what the runs on repo created at or after since cost, as far
+	// as it is known, for the daily budget.
+	Spent(ctx context.Context, repo string, since time.Time) (float64, error)
+	// SpentByRepo is Spent for every repository with runs since since.
+	SpentByRepo(ctx context.Context, since time.Time) (map[string]float64, error)
 	// CountByState counts the runs in each state, for the metrics.
 	CountByState(ctx context.Context) (map[string]int, error)
 	// Abandon fails every run in one of states with reason, and returns

@@ -83,20 +83,65 @@ func countByState(ctx context.Context, db *sql.DB, table string) (map[string]int
 func runArgs(r *Run) []any {
 	return []any{r.ID, r.Repo, r.Number, r.Kind, r.Instruction, r.Actor, r.CommentID, r.DeliveryID,
 		r.InstallationID, r.StatusCommentID, r.State, r.SessionID, r.Branch, r.PRURL, r.Error,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL}
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD)}
 }
 
 // scanRun reads one run of a row of runArgs' columns.
 func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var r Run
 	var created, updated int64
+	var cost sql.NullFloat64
 	if err := row.Scan(&r.ID, &r.Repo, &r.Number, &r.Kind, &r.Instruction, &r.Actor, &r.CommentID, &r.DeliveryID,
 		&r.InstallationID, &r.StatusCommentID, &r.State, &r.SessionID, &r.Branch, &r.PRURL, &r.Error,
-		&created, &updated, &r.WorkflowURL); err != nil {
+		&created, &updated, &r.WorkflowURL, &cost); err != nil {
 		return nil, err
 	}
 	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
+	if cost.Valid {
+		r.CostUSD = &cost.Float64
+	}
 	return &r, nil
+}
+
+// nullCost is a cost as a column: NULL when unknown.
+func nullCost(c *float64) sql.NullFloat64 {
+	if c == nil {
+		return sql.NullFloat64{}
+	}
+	return sql.NullFloat64{Float64: *c, Valid: true}
+}
+
+// spent sums the known costs of the runs on repo since since; query
+// takes (repo, since) and returns one sum or NULL.
+func spent(ctx context.Context, db *sql.DB, query, repo string, since time.Time) (float64, error) {
+	var sum sql.NullFloat64
+	if err := db.QueryRowContext(ctx, query, repo, since.UnixNano()).Scan(&sum); err != nil {
+		return 0, fmt.Errorf("sum the spend on %s: %w", repo, err)
+	}
+	return sum.Float64, nil
+}
+
+// spentByRepo sums the known costs by repository; query takes (since) and
+// returns (repo, sum) rows.
+func spentByRepo(ctx context.Context, db *sql.DB, query string, since time.Time) (map[string]float64, error) {
+	rows, err := db.QueryContext(ctx, query, since.UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("sum the spend: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var repo string
+		var sum sql.NullFloat64
+		if err := rows.Scan(&repo, &sum); err != nil {
+			return nil, fmt.Errorf("sum the spend: %w", err)
+		}
+		out[repo] = sum.Float64
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sum the spend: %w", err)
+	}
+	return out, nil
 }
 
 // scanRuns reads every run of rows, oldest first when asked.

@@ -35,7 +35,7 @@ var _ Store = (*SQLite)(nil)
 // them and runArgs writes them.
 const sqliteRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
 	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at,
-	workflow_url`
+	workflow_url, cost_usd`
 
 // sqliteActiveRun selects the active run on (repo, number). Its state list
 // must match the runs_active index predicate.
@@ -59,6 +59,8 @@ func sqliteMigrations() []string {
 		CREATE INDEX runs_branch ON runs (repo, branch, created_at);
 		CREATE INDEX runs_state ON runs (state, created_at);`,
 		`ALTER TABLE runs ADD COLUMN workflow_url TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE runs ADD COLUMN cost_usd REAL;
+		CREATE INDEX runs_repo_created ON runs (repo, created_at);`,
 	}
 }
 
@@ -191,8 +193,8 @@ func sqliteConflict(ctx context.Context, tx *sql.Tx, r *Run) (*Run, error) {
 	return sqliteGetRun(ctx, tx, sqliteActiveRun, r.Repo, r.Number)
 }
 
-// UpdateRun saves r's state, status comment, session, branch, PR URL, error
-// and UpdatedAt (now when zero, and then set on r). The other fields are
+// UpdateRun saves r's state, status comment, session, branch, PR URL,
+// error, cost and UpdatedAt (now when zero, and then set on r). The other fields are
 // fixed at creation.
 func (s *SQLite) UpdateRun(ctx context.Context, r *Run) error {
 	if err := checkRun(r); err != nil {
@@ -203,8 +205,8 @@ func (s *SQLite) UpdateRun(ctx context.Context, r *Run) error {
 		updated = s.now()
 	}
 	n, err := s.exec(ctx, `UPDATE runs SET state = ?, status_comment_id = ?, session_id = ?,
-		branch = ?, pr_url = ?, error = ?, updated_at = ?, workflow_url = ? WHERE id = ?`,
-		r.State, r.StatusCommentID, r.SessionID, r.Branch, r.PRURL, r.Error, updated.UnixNano(), r.WorkflowURL, r.ID)
+		branch = ?, pr_url = ?, error = ?, updated_at = ?, workflow_url = ?, cost_usd = ? WHERE id = ?`,
+		r.State, r.StatusCommentID, r.SessionID, r.Branch, r.PRURL, r.Error, updated.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD), r.ID)
 	if err != nil {
 		return fmt.Errorf("update run %s: %w", r.ID, err)
 	}

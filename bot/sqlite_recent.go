@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // RecentRuns lists the newest runs, at most limit, for the console's Runs
@@ -13,4 +14,14 @@ func (s *SQLite) RecentRuns(ctx context.Context, limit int) ([]*Run, error) {
 		return nil, fmt.Errorf("list recent runs: %w", err)
 	}
 	return scanRuns(rows, "list recent runs", false)
+}
+
+// Spent is what the runs on repo created since since cost, as known.
+func (s *SQLite) Spent(ctx context.Context, repo string, since time.Time) (float64, error) {
+	return spent(ctx, s.db, `SELECT SUM(cost_usd) FROM runs WHERE repo = ? AND created_at >= ?`, repo, since)
+}
+
+// SpentByRepo is Spent for every repository with runs since since.
+func (s *SQLite) SpentByRepo(ctx context.Context, since time.Time) (map[string]float64, error) {
+	return spentByRepo(ctx, s.db, `SELECT repo, SUM(cost_usd) FROM runs WHERE created_at >= ? GROUP BY repo`, since)
 }

@@ -404,7 +404,7 @@ func TestSQLiteOpen(t *testing.T) {
 			_, err := s.db.ExecContext(t.Context(), `INSERT INTO schema_version (version, applied_at) VALUES (99, 0)`)
 			require.NoError(t, err)
 			require.NoError(t, s.Close())
-		}, []string{"schema version 99", "newer than version 2 that this core supports"}},
+		}, []string{"schema version 99", fmt.Sprintf("newer than version %d that this core supports", len(sqliteMigrations()))}},
 		{"a file that is not a database", func(t *testing.T, path string) {
 			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 			require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("not a database. ", 512)), 0o600))
@@ -445,8 +445,8 @@ func TestSQLiteOpen(t *testing.T) {
 			}
 			var rows, version int
 			require.NoError(t, s.db.QueryRowContext(ctx, `SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&rows, &version))
-			assert.Equal(t, 2, rows, "schema steps recorded")
-			assert.Equal(t, 2, version)
+			assert.Equal(t, len(sqliteMigrations()), rows, "schema steps recorded")
+			assert.Equal(t, len(sqliteMigrations()), version)
 		})
 	}
 	_, err := OpenSQLite(t.Context(), "")

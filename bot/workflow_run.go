@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 	"github.com/palantir/go-githubapp/githubapp"
+	"github.com/rs/zerolog"
 
 	"github.com/coreagent/core/status"
 )
@@ -55,6 +56,9 @@ func (h *WorkflowRun) Handle(ctx context.Context, eventType, deliveryID string, 
 	client, err := h.installationClient(githubapp.GetInstallationIDFromEvent(&ev))
 	if err != nil {
 		return err
+	}
+	if err := h.recordCost(ctx, client, run); err != nil {
+		zerolog.Ctx(ctx).Warn().Err(err).Str(logKeyRun, run.ID).Msg("Could not read the run's cost")
 	}
 	if wr.GetConclusion() == "success" {
 		return h.save(ctx, run, StateDone) // the Action said how it went

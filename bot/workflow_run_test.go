@@ -8,6 +8,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// dispatched asks for a fix on a new issue and returns the issue and the
+// run dispatched for it.
+func (f *fixture) dispatched(t *testing.T) (int, *Run) {
+	t.Helper()
+	n := f.addIssue(t)
+	cid := f.addComment(t, n, "alice", "/core fix")
+	f.deliver(t, "issue_comment", "dispatch-"+itoa(int64(n)), commentPayload(t, "alice", "User", n, cid, "/core fix", false))
+	f.settle(t)
+	run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
+	require.NoError(t, err)
+	require.NotNil(t, run)
+	return n, run
+}
+
 // TestWorkflowRunEnds: a dispatched run whose workflow fails gets a note
 // saying so and is closed; one that succeeds is closed with the Action's
 // words as they are; other workflows' runs are ignored.
@@ -29,13 +43,7 @@ func TestWorkflowRunEnds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, nil, nil)
-			n := f.addIssue(t)
-			cid := f.addComment(t, n, "alice", "/core fix")
-			f.deliver(t, "issue_comment", "wr-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false))
-			f.settle(t)
-			run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
-			require.NoError(t, err)
-			require.NotNil(t, run)
+			n, run := f.dispatched(t)
 			before := statusOf(f, n)
 			started := payload(t, "workflow_run", "completed", map[string]any{
 				"action": "in_progress", "workflow_run.event": "workflow_dispatch", "workflow_run.conclusion": nil,

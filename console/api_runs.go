@@ -28,6 +28,7 @@ type reportFields struct {
 	Usage     struct {
 		TotalTokens int `json:"total_tokens"`
 	} `json:"usage"`
+	CostUSD  *float64 `json:"cost_usd"`
 	Contract *struct {
 		Verdict string `json:"verdict"`
 	} `json:"contract"`
@@ -74,7 +75,7 @@ func (c *Console) postRun(w http.ResponseWriter, r *http.Request) {
 	run := &Run{
 		SessionID: rep.ID, Repo: rep.Repo, Actor: id.Login, Owner: id.Owner, Status: rep.Status, Turns: rep.Turns,
 		Tokens: rep.Usage.TotalTokens, PRURL: rep.PRURL, StartedAt: rep.StartedAt, ReceivedAt: c.cfg.Now().UTC(),
-		Report: raw, Trigger: TriggerCLI,
+		Report: raw, Trigger: TriggerCLI, CostUSD: rep.CostUSD,
 	}
 	if id.Kind == TokenInstallation {
 		run.Trigger = TriggerAction

@@ -54,7 +54,7 @@ func TestBrowserRunPages(t *testing.T) {
 	assert.Equal(t, "—", text(failed+` .cost`), "no price set is not $0")
 	const landed = `tr.run[data-id="s-landed"]`
 	assert.Equal(t, "held", text(landed+` .contract .badge`))
-	assert.Equal(t, "$0.37", text(landed+` .cost`))
+	assert.Equal(t, "$0.3700", text(landed+` .cost`))
 	assert.Contains(t, text(landed+` .started`), "2026-12-01 08:00 UTC")
 	assert.Contains(t, text(landed+` .started`), "took 2m0s")
 	assert.Equal(t, h.g.URL+"/acme/app/issues/12", eval(`document.querySelector('tr.run[data-id="r-bot-9"] .links a').href`),

@@ -87,6 +87,18 @@ type BotRuns interface {
 	RecentRuns(ctx context.Context, limit int) ([]*Run, error)
 }
 
+// DaySpend is what the bot's runs on each repository cost today (UTC), and
+// the daily budget per repository (0: none). The Runs page shows it when
+// BotRuns can say (an optional ability, found by type assertion).
+type DaySpend struct {
+	Budget float64
+	ByRepo map[string]float64
+}
+
+type daySpender interface {
+	SpentToday(ctx context.Context) (DaySpend, error)
+}
+
 // Console serves the API and the pages.
 type Console struct {
 	cfg       Config

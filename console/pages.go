@@ -18,6 +18,7 @@ var templateFiles embed.FS
 // bug every test catches.
 func pages() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
+		"dollars": func(f float64) string { return fmt.Sprintf("$%.4f", f) },
 		"duration": func(d time.Duration) string {
 			if d <= 0 {
 				return ""
@@ -42,6 +43,8 @@ type page struct {
 	Title, Login, CSRF, Org, Error string
 
 	Runs     []runRow
+	Spend    []repoSpend // the day's spend of the bot's runs, by repository
+	Budget   float64     // the daily budget per repository; 0: none
 	Filter   RunFilter
 	Run      *runDetail
 	Report   string
@@ -163,6 +166,12 @@ func (c *Console) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/runs", http.StatusFound)
+}
+
+// repoSpend is one repository's spend today.
+type repoSpend struct {
+	Repo string
+	USD  float64
 }
 
 // contractOf reads a report's contract, nil when it has none.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 )
 
 // GET /runs
@@ -23,6 +25,18 @@ func (c *Console) runsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, run := range runs {
 		p.Runs = append(p.Runs, runRow{Run: run, Links: c.links(run, detailOf(run), true)})
+	}
+	if ds, ok := c.cfg.BotRuns.(daySpender); ok {
+		spend, err := ds.SpentToday(r.Context())
+		if err != nil {
+			c.failPage(w, r, p, "runs", "The day's spend could not be read just now; reload the page in a moment.", err)
+			return
+		}
+		p.Budget = spend.Budget
+		for repo, usd := range spend.ByRepo {
+			p.Spend = append(p.Spend, repoSpend{Repo: repo, USD: usd})
+		}
+		slices.SortFunc(p.Spend, func(a, b repoSpend) int { return strings.Compare(a.Repo, b.Repo) })
 	}
 	c.render(w, http.StatusOK, "runs", p)
 }

@@ -123,7 +123,7 @@ func TestRunPageShowsTheRun(t *testing.T) {
 	for _, want := range []string{
 		`<h1 id="goal">Fix the flaky login test</h1>`,
 		`<p id="summary" class="summary">Made the login test wait for the server.</p>`,
-		`<dd id="cost">$0.37</dd>`,
+		`<dd id="cost">$0.3700</dd>`,
 		`<dd id="diffstat">3 files changed, &#43;40 −12</dd>`,
 		`pull request <a href="https://github.example/acme/app/pull/4">#4</a>`,
 		`issue <a href="` + h.g.URL + `/acme/app/issues/7">#7</a>`,

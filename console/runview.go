@@ -171,13 +171,12 @@ func tone(word string) string {
 
 // money shows a cost; nil (no price set) is "", never $0.
 func money(c *float64) string {
-	switch {
-	case c == nil:
+	if c == nil {
 		return ""
-	case *c > 0 && *c < 0.01:
-		return fmt.Sprintf("$%.4f", *c)
 	}
-	return fmt.Sprintf("$%.2f", *c)
+	// Four decimals, as the report, the summary and the Action's output
+	// say it (session.CostText): one figure wherever a run is shown.
+	return fmt.Sprintf("$%.4f", *c)
 }
 
 // when shows a start time to the minute, in UTC.

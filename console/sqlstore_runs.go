@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -120,7 +121,19 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	r.Duration = time.Duration(dur)
 	r.StartedAt, r.ReceivedAt = unixTime(started), unixTime(received)
 	r.Report = []byte(report)
+	r.CostUSD = costOf(r.Report)
 	return &r, nil
+}
+
+// costOf reads a report's cost_usd; nil when it has none.
+func costOf(report []byte) *float64 {
+	var rep struct {
+		CostUSD *float64 `json:"cost_usd"`
+	}
+	if json.Unmarshal(report, &rep) != nil {
+		return nil
+	}
+	return rep.CostUSD
 }
 
 func unixTime(ns int64) time.Time {

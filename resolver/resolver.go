@@ -23,8 +23,9 @@ type Request struct {
 }
 
 // Run resolves the pull request: a session based on its head, landing on
-// it. A pull request whose head lives in a fork is refused before anything
-// runs.
+// it. A pull request whose head lives in a fork lands as a review with
+// suggested changes: core fetches the head through this repository, runs
+// its code only in the sandbox, and pushes nothing to the fork.
 func Run(ctx context.Context, req Request, opts session.Options) (*session.Report, error) {
 	pr, err := req.Client.PullRequest(ctx, req.Owner, req.Repo, req.Number)
 	if err != nil {
@@ -88,6 +89,10 @@ func Instruction(ctx context.Context, req Request, pr *gh.PullRequest) (string, 
 			}
 		}
 	}
-	b.WriteString("\nMake the checks pass and address the review comments; your commits land on the pull request's branch.")
+	if pr.Fork(req.Owner, req.Repo) {
+		b.WriteString("\nMake the checks pass and address the review comments; the pull request comes from a fork, so your change is offered to its author as suggested changes in a review.")
+	} else {
+		b.WriteString("\nMake the checks pass and address the review comments; your commits land on the pull request's branch.")
+	}
 	return b.String(), nil
 }

@@ -3,6 +3,7 @@ package resolver
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -43,16 +44,7 @@ func TestResolve(t *testing.T) {
 	srv := testkit.NewModelServer(t,
 		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: a - b\nnew_text: a + b"),
 		testkit.ContentReply("tool: done\nsummary: Fix Add"))
-	home := t.TempDir()
-	st, err := session.OpenStore(home)
-	require.NoError(t, err)
-	opts := session.Options{
-		Store: st, GitHub: client, Secrets: client.Secrets(),
-		Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-		Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
-		GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
-		Repo:    "octo/hello",
-	}
+	opts := options(t, client, srv)
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num, Instruction: "keep the name Add"}, opts)
 	require.NoError(t, err)
 	require.Equal(t, session.StatusCompleted, rep.Status, rep.Error)
@@ -84,20 +76,98 @@ func TestResolve(t *testing.T) {
 	assert.True(t, strings.HasPrefix(rep.PRURL, "http"))
 }
 
-func TestResolveRefusesForks(t *testing.T) {
+// TestResolveForkReviews resolves a pull request from a fork: the fork's
+// head is fetched through the base repository, nothing is pushed anywhere,
+// and the work arrives as a review: a suggestion for the hunk on the pull
+// request's lines, the rest (a line outside its diff, a new file) as
+// patches in the body, with the contract.
+func TestResolveForkReviews(t *testing.T) {
 	t.Parallel()
 	g := testkit.NewGitHub(t)
 	g.AddToken(token, "core-bot")
-	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
+	notes := ""
+	for i := 1; i <= 10; i++ {
+		notes += fmt.Sprintf("// note %d\n", i)
+	}
+	base := "package calc\n\n" + notes + "\n// Sub subtracts.\nfunc Sub(a, b int) int { return a - b }\n"
+	repo := g.MustAddRepo(t, "octo", "hello", map[string]string{"calc.go": base})
+	require.NoError(t, g.SetPermission("octo", "hello", "core-bot", "write"))
 	fork := g.MustAddRepo(t, "mallory", "hello", nil, testkit.ForkOf("octo/hello"))
-	_, err := fork.Commit(t.Context(), "patch", "p", map[string]string{"a": "b\n"})
+	head, err := fork.Commit(t.Context(), "patch", "Add Add", map[string]string{"calc.go": base + "\n// Add adds.\nfunc Add(a, b int) int { return a - b }\n"})
 	require.NoError(t, err)
-	num, err := g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "x", Head: "patch", HeadRepo: "mallory/hello"})
+	num, err := g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "Add Add", Head: "patch", HeadRepo: "mallory/hello", User: "mallory"})
 	require.NoError(t, err)
+	forkRefs := refs(t, fork.Dir())
+	baseRefs := refs(t, repo.Dir())
+
 	client, err := gh.New(gh.Credentials{Token: token, APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)
-	_, err = Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num}, session.Options{})
-	var ce *session.ConfigError
-	require.ErrorAs(t, err, &ce)
-	assert.Contains(t, err.Error(), "comes from the fork mallory/hello")
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: Add(a, b int) int { return a - b }\nnew_text: Add(a, b int) int { return a + b }"),
+		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: // note 2\nnew_text: // note two"),
+		testkit.ContentReply("tool: write_file\npath: calc_test.go\ncontent: package calc\n"),
+		testkit.ContentReply("tool: done\nsummary: Fix Add"))
+	opts := options(t, client, srv)
+	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num}, opts)
+	require.NoError(t, err)
+	require.Equal(t, session.StatusCompleted, rep.Status, rep.Error)
+	assert.Contains(t, srv.Requests()[0].Messages[1].Content, "comes from a fork, so your change is offered to its author as suggested changes")
+
+	reviews := g.Reviews("octo", "hello", num)
+	require.Len(t, reviews, 1)
+	rv := reviews[0]
+	assert.Equal(t, "core-bot", rv.User)
+	assert.Equal(t, "COMMENTED", rv.State)
+	assert.Equal(t, head, rv.CommitID, "the review is of the head the session started from")
+	assert.Equal(t, []testkit.ReviewDraftComment{{
+		Path: "calc.go", Line: 18, Side: "RIGHT",
+		Body: "```suggestion\nfunc Add(a, b int) int { return a + b }\n```",
+	}}, rv.Comments)
+	for _, want := range []string{
+		"It comes from the fork mallory/hello, so core pushed nothing to it: the change is the suggestion below",
+		"Fix Add",
+		"UNVERIFIED",
+		"### Changes a suggestion cannot carry",
+		"-// note 2\n+// note two\n",
+		"new file mode 100644",
+		"+++ b/calc_test.go\n@@ -0,0 +1 @@\n+package calc\n",
+		"<!-- core:session:" + rep.ID + " -->",
+	} {
+		assert.Contains(t, rv.Body, want)
+	}
+	assert.NotContains(t, rv.Body, token)
+	assert.Contains(t, rep.PRURL, fmt.Sprintf("/octo/hello/pull/%d#pullrequestreview-", num))
+	f, ok := rep.Finding(session.FindingReview)
+	require.True(t, ok, "the report says the work went to a review")
+	assert.Equal(t, "a review with 1 suggested change and 2 patches on pull request #1, from the fork mallory/hello: nothing was pushed", f.Detail)
+
+	for _, r := range g.Requests() {
+		assert.NotContains(t, r.Path, "git-receive-pack", "nothing is pushed: %s %s", r.Method, r.Path)
+		assert.NotContains(t, r.Path, "mallory", "core never talks to the fork: %s %s", r.Method, r.Path)
+	}
+	assert.Equal(t, forkRefs, refs(t, fork.Dir()), "the fork's branches are as they were")
+	assert.Equal(t, baseRefs, refs(t, repo.Dir()), "no branch was made in the base repository")
+}
+
+// options are a session's options on octo/hello, unconfined, against srv.
+func options(t *testing.T, client *gh.Client, srv *testkit.ModelServer) session.Options {
+	t.Helper()
+	home := t.TempDir()
+	st, err := session.OpenStore(home)
+	require.NoError(t, err)
+	return session.Options{
+		Store: st, GitHub: client, Secrets: client.Secrets(),
+		Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+		Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
+		GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+		Repo:    "octo/hello",
+	}
+}
+
+// refs lists a bare repository's branches and tags with their commits.
+func refs(t *testing.T, dir string) string {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "git", "-C", dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags").Output()
+	require.NoError(t, err)
+	return string(out)
 }

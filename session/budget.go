@@ -67,6 +67,7 @@ type contextWindow struct {
 	last    layout
 	lastN   int
 	lastKey [3]int
+	block   bool // the last request elided a block
 	stats   contextStats
 }
 
@@ -96,8 +97,22 @@ func exchanges(entries []Entry) []exchange {
 	return xs
 }
 
-// request builds the next request from the transcript.
+// request builds the next request from the transcript and counts it as
+// sent.
 func (w *contextWindow) request(entries []Entry) []model.Message {
+	msgs := w.build(entries)
+	w.sent()
+	return msgs
+}
+
+// sent counts the request build made last as sent.
+func (w *contextWindow) sent() {
+	w.stats.record(w.last.msgs, w.last.sizes, w.last.est, w.block)
+}
+
+// build builds the next request from the transcript; its estimate is
+// w.last.est. sent counts it, once it goes.
+func (w *contextWindow) build(entries []Entry) []model.Message {
 	w.grow(len(entries))
 	xs := exchanges(entries)
 	// The latest exchange, the one the model answers now, stays.
@@ -129,8 +144,7 @@ func (w *contextWindow) request(entries []Entry) []model.Message {
 			l = w.render(entries, xs)
 		}
 	}
-	w.stats.record(l.msgs, l.sizes, l.est, block)
-	w.last, w.lastN, w.lastKey = l, len(entries), w.key()
+	w.last, w.lastN, w.lastKey, w.block = l, len(entries), w.key(), block
 	return l.msgs
 }
 

@@ -58,9 +58,8 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 	var pull *gh.PullRequest
 	switch {
 	case opts.Pull != nil && opts.Pull.Number == opts.PullRequest:
-		pull = opts.Pull // fetched and checked by the caller (resolver)
-		r.pull = pull
-		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, r.checkBranch(opts, pull)
+		// fetched and checked by the caller (resolver)
+		return r.pullTarget(opts, opts.Pull)
 	case opts.PullRequest != 0:
 		p, err := r.client.PullRequest(ctx, r.owner, r.repoNm, opts.PullRequest)
 		if err != nil {
@@ -69,7 +68,7 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 		if err := LandablePull(p, r.owner, r.repoNm); err != nil {
 			return target{}, err
 		}
-		pull = p
+		return r.pullTarget(opts, p)
 	case opts.Base != "" || opts.Issue != 0:
 		open, err := r.client.OpenPullRequests(ctx, r.owner, r.repoNm)
 		if err != nil {
@@ -115,6 +114,18 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 	return target{base: base, sha: sha, branch: branch}, nil
 }
 
+// pullTarget starts and lands the session on an open pull request asked
+// for by number: on its head, or, for a fork's, as a review (review.go)
+// from its head fetched through this repository.
+func (r *githubRepo) pullTarget(opts Options, pull *gh.PullRequest) (target, error) {
+	r.pull = pull
+	t := target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}
+	if pull.Fork(r.owner, r.repoNm) {
+		t.fetch = fmt.Sprintf("refs/pull/%d/head", pull.Number)
+	}
+	return t, r.checkBranch(opts, pull)
+}
+
 // pullFor finds the open pull request the session should land on: the one
 // whose head branch --base names, or the draft core opened for the issue.
 func (r *githubRepo) pullFor(open []*gh.PullRequest, opts Options) *gh.PullRequest {
@@ -141,14 +152,12 @@ func (r *githubRepo) checkBranch(opts Options, pull *gh.PullRequest) error {
 	return nil
 }
 
-// LandablePull refuses a pull request core cannot land on: closed, or
-// from a fork (core cannot push to a fork's branch).
+// LandablePull refuses a pull request core cannot land on: a closed one.
+// A fork's is landable, as a review with suggested changes: core never
+// pushes to a fork.
 func LandablePull(p *gh.PullRequest, owner, repo string) error {
 	if p.State != "open" {
-		return &ConfigError{Err: fmt.Errorf("pull request #%d is %s: core lands only on open pull requests", p.Number, p.State)}
-	}
-	if p.Fork(owner, repo) {
-		return &ConfigError{Err: forkError(p)}
+		return &ConfigError{Err: fmt.Errorf("pull request #%d of %s/%s is %s: core lands only on open pull requests", p.Number, owner, repo, p.State)}
 	}
 	return nil
 }
@@ -163,7 +172,7 @@ func findFork(open []*gh.PullRequest, branch, owner, name string) *gh.PullReques
 }
 
 func forkError(p *gh.PullRequest) error {
-	return fmt.Errorf("pull request #%d comes from the fork %s: core cannot push to a fork's branch, so it lands nothing (ask the author to allow it, or open the fix from a branch of this repository)", p.Number, p.HeadRepo)
+	return fmt.Errorf("%s is the branch of pull request #%d, which comes from the fork %s: core cannot push to a fork's branch (/core fix on the pull request, through the Action or the bot, reviews it with suggested changes instead)", p.HeadRef, p.Number, p.HeadRepo)
 }
 
 func (r *githubRepo) issue(ctx context.Context, number int, before time.Time) (string, error) {

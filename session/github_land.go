@@ -16,6 +16,18 @@ import (
 // lands.
 func (r *githubRepo) land(ctx context.Context, s *run) error {
 	rec := s.rec
+	if rec.PullRequest != 0 {
+		if r.pull == nil || r.pull.Number != rec.PullRequest { // a resumed session
+			pr, err := r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest)
+			if err != nil {
+				return err
+			}
+			r.pull = pr
+		}
+		if r.pull.Fork(r.owner, r.repoNm) {
+			return r.review(ctx, s, r.pull)
+		}
+	}
 	if err := r.push(ctx, rec.Workspace, rec.Branch); err != nil {
 		return err
 	}
@@ -24,12 +36,6 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 	}
 	if rec.PullRequest != 0 {
 		pr := r.pull
-		if pr == nil || pr.Number != rec.PullRequest { // a resumed session
-			var err error
-			if pr, err = r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest); err != nil {
-				return err
-			}
-		}
 		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullComment())); err != nil {
 			return err
 		}
@@ -42,8 +48,8 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 		if err := r.client.EditPullRequest(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullTitle()), s.scrub(s.pullBody())); err != nil {
 			return err
 		}
-		if s.report.Contract.Broken() && !pr.Draft {
-			// Ready for review once, broken now: a draft again.
+		if (s.report.Contract.Broken() || s.spend.exhausted) && !pr.Draft {
+			// Ready for review once, broken or unfinished now: a draft again.
 			if err := r.client.ConvertToDraft(ctx, pr.NodeID); err != nil {
 				return fmt.Errorf("make pull request #%d a draft again: %w", pr.Number, err)
 			}
@@ -71,7 +77,7 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 // contract held and the user asked for it (--ready). Every other pull
 // request stays a draft.
 func (r *githubRepo) markReady(ctx context.Context, s *run, pr *gh.PullRequest) error {
-	if !pr.Draft || !s.opts.Ready || !s.report.Contract.Held() {
+	if !pr.Draft || !s.opts.Ready || !s.report.Contract.Held() || s.spend.exhausted {
 		return nil
 	}
 	if err := r.client.MarkReadyForReview(ctx, pr.NodeID); err != nil {
@@ -115,9 +121,12 @@ func rejected(err error) bool {
 }
 
 // pullTitle is the title of the session's pull request, marked when the
-// contract broke.
+// budget stopped the run or the contract broke.
 func (s *run) pullTitle() string {
 	title := pullTitle(s.rec)
+	if s.spend.exhausted {
+		return BudgetTitlePrefix + title
+	}
 	if s.report.Contract.Broken() {
 		return FailingTitlePrefix + title
 	}
@@ -142,12 +151,14 @@ func pullTitle(rec *Record) string {
 func (s *run) pullBody() string {
 	rec := s.rec
 	var b strings.Builder
+	s.writeSpent(&b)
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
 		b.WriteString(sum + "\n\n")
 	}
 	s.writeVerification(&b)
 	fmt.Fprintf(&b, "\n### Session\n\n- session: `%s`\n- turns: %d, tokens: %d (prompt %d, completion %d)\n- model: `%s`, verify tier: `%s`\n",
 		rec.ID, rec.Turns, rec.Usage.TotalTokens, rec.Usage.PromptTokens, rec.Usage.CompletionTokens, rec.Model, rec.Verify)
+	fmt.Fprintf(&b, "- cost: %s\n", CostText(rec.CostUSD))
 	if rec.Issue != 0 {
 		fmt.Fprintf(&b, "\nCloses #%d\n", rec.Issue)
 	}
@@ -163,6 +174,7 @@ func (s *run) pullComment() string {
 	rec := s.rec
 	var b strings.Builder
 	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", short(rec.Commit), rec.ID)
+	s.writeSpent(&b)
 	if s.report.Contract.Broken() {
 		b.WriteString("**" + strings.TrimSpace(FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
 	}
@@ -172,6 +184,15 @@ func (s *run) pullComment() string {
 	s.writeVerification(&b)
 	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Usage.TotalTokens, status.SessionMarker(rec.ID))
 	return b.String()
+}
+
+// writeSpent says, when the budget stopped the run, that the work is
+// unfinished and how much was spent of what.
+func (s *run) writeSpent(b *strings.Builder) {
+	if s.spend.exhausted {
+		fmt.Fprintf(b, "**%s** The run stopped before its next request: %s. The work is unfinished and unchecked; `core session resume %s --budget-usd N` (or `--budget-tokens N`) continues it.\n\n",
+			strings.TrimSpace(BudgetTitlePrefix), s.budgetReport().Line(), s.rec.ID)
+	}
 }
 
 func (s *run) writeVerification(b *strings.Builder) {

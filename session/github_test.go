@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -242,17 +243,13 @@ func TestGitHubForkPullRequestIsRefused(t *testing.T) {
 	num, err := f.g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "From a fork", Head: "patch-1", HeadRepo: "mallory/hello", User: "mallory"})
 	require.NoError(t, err)
 	srv := testkit.NewModelServer(t)
-	for _, edit := range []func(*Options){
-		func(o *Options) { o.Base = "patch-1" },
-		func(o *Options) { o.PullRequest = num },
-	} {
-		opts := f.options(t, srv)
-		edit(&opts)
-		_, err = Run(t.Context(), opts)
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "comes from the fork mallory/hello: core cannot push to a fork's branch, so it lands nothing")
-	}
+	opts := f.options(t, srv)
+	opts.Base = "patch-1" // the fork's branch, by name: core would push there
+	_, err = Run(t.Context(), opts)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), fmt.Sprintf("patch-1 is the branch of pull request #%d, which comes from the fork mallory/hello: core cannot push to a fork's branch (/core fix on the pull request, through the Action or the bot, reviews it with suggested changes instead)", num))
 	assert.Empty(t, srv.Requests(), "no session ran")
+	assert.Empty(t, f.g.Reviews("octo", "hello", num))
 }
 
 func TestGitHubErrors(t *testing.T) {

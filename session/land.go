@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -13,8 +14,14 @@ import (
 // may wait for its next message, or the run's end: a broken contract ends
 // the session partial (the work stays, and resume runs the contract
 // again).
+//
+// A run its budget stopped lands its work as it is, unchecked (the
+// contract holds work the model called done), as a draft marked
+// [budget exhausted], and ends budget_exhausted.
 func (s *run) finish(ctx context.Context, out outcome) outcome {
-	failed := func(kind FailureKind, err error) outcome { return outcome{status: StatusFailed, kind: kind, err: err} }
+	if out.status == StatusBudgetExhausted {
+		return s.finishSpent(ctx, out)
+	}
 	changed, err := s.changed(ctx)
 	if err != nil {
 		return failed(FailInfrastructure, err)
@@ -40,7 +47,31 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	for _, c := range s.report.Contract.Checks {
 		s.events.add(Event{Kind: EventCheck, Check: c.String(), Verdict: string(c.Verdict)})
 	}
-	ending := s.contractEnding()
+	return s.landOrShow(ctx, s.contractEnding())
+}
+
+// failed is a failed outcome.
+func failed(kind FailureKind, err error) outcome {
+	return outcome{status: StatusFailed, kind: kind, err: err}
+}
+
+// finishSpent ends a run its budget stopped, landing what it changed.
+func (s *run) finishSpent(ctx context.Context, out outcome) outcome {
+	s.spend.exhausted = true
+	fmt.Fprintf(s.opts.Progress, "budget exhausted: %v\n", out.err)
+	changed, err := s.changed(ctx)
+	if err != nil {
+		return failed(FailInfrastructure, err)
+	}
+	if !changed {
+		return out
+	}
+	return s.landOrShow(ctx, out)
+}
+
+// landOrShow lands the work (land), or in a dry run prints its diff; then
+// the run goes on as ending says.
+func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
 	if s.opts.DryRun {
 		diff, err := diffSince(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
 		if err != nil {
@@ -49,6 +80,13 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 		fmt.Fprintf(s.opts.Output, "%s\n", diff)
 		return ending
 	}
+	return s.land(ctx, ending)
+}
+
+// land commits the checked work and lands it; ending is how the run goes
+// on once it has landed (idle, or partial with a broken contract). A run
+// whose model called done lands here, and so does core session land.
+func (s *run) land(ctx context.Context, ending outcome) outcome {
 	if err := s.checkLanding(ctx); err != nil {
 		return failed(landingFailure(err), err)
 	}
@@ -62,7 +100,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 			return ending
 		}
 	}
-	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.scrub(s.rec.Summary), s.rec.ID))
+	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
 	if err != nil {
 		return failed(FailInfrastructure, err)
 	}
@@ -74,7 +112,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	}
 	s.rec.Commit = sha
 	if err := s.origin.land(ctx, s); err != nil {
-		return failed(FailInfrastructure, err)
+		return failed(landFailure(err), err)
 	}
 	s.rec.Landed = true
 	s.unlanded = false
@@ -113,8 +151,12 @@ func (s *run) contractEnding() outcome {
 // landQuestion asks what landing will really do here.
 func (s *run) landQuestion() string {
 	rec := s.rec
-	if _, ok := s.origin.(*githubRepo); !ok {
+	gr, ok := s.origin.(*githubRepo)
+	if !ok {
 		return fmt.Sprintf("commit and land branch %s in %s? [y/N] ", rec.Branch, rec.Repo)
+	}
+	if gr.pull != nil && gr.pull.Number == rec.PullRequest && gr.pull.Fork(gr.owner, gr.repoNm) {
+		return fmt.Sprintf("post the work as a review with suggested changes on pull request #%d (from the fork %s: nothing is pushed)? [y/N] ", rec.PullRequest, gr.pull.HeadRepo)
 	}
 	if rec.PullRequest != 0 {
 		return fmt.Sprintf("commit and push onto pull request #%d (%s)? [y/N] ", rec.PullRequest, rec.Branch)
@@ -147,6 +189,7 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	r.Commit, r.PRURL, r.Landed, r.PullRequest = s.rec.Commit, s.rec.PRURL, s.rec.Landed, s.rec.PullRequest
 	r.TotalTurns = s.rec.Turns
 	r.Issue = s.rec.Issue
+	r.Budget, r.SpendByTool = s.budgetReport(), byTool(r.Spend)
 	if c := r.Contract; c != nil {
 		for i := range c.Checks {
 			c.Checks[i].Baseline.Error = s.scrub(c.Checks[i].Baseline.Error)
@@ -163,4 +206,15 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 		r.Error = werr.Error()
 	}
 	return r
+}
+
+// landFailure classifies a failed landing: work that does not apply
+// without the user's uncommitted work is the user's state to sort out
+// (configuration); anything else is git or the remote failing.
+func landFailure(err error) FailureKind {
+	var oe *overlapError
+	if errors.As(err, &oe) {
+		return FailConfiguration
+	}
+	return FailInfrastructure
 }

@@ -29,9 +29,12 @@ func (s *run) moveTo(to Status) error {
 	if err := s.rec.transition(to, s.opts.Now()); err != nil {
 		return err
 	}
-	s.ctl.setStatus(to)
 	s.events.add(Event{Kind: EventState, Status: to})
-	return s.opts.Store.save(s.rec, s.scrubber)
+	err := s.opts.Store.save(s.rec, s.scrubber)
+	// The control says it last: who sees the new state there finds it
+	// on disk too.
+	s.ctl.setStatus(to)
+	return err
 }
 
 // readMessages moves the messages people sent into the transcript, each
@@ -168,4 +171,16 @@ func (s *run) cancelReason(ctx context.Context) error {
 		return fmt.Errorf("stopped by %s", by)
 	}
 	return errors.New("cancelled")
+}
+
+// conclude ends a run that will not wait for a message: one that would go
+// idle goes idle and completes at once.
+func (s *run) conclude(out outcome) *Report {
+	if out.status != StatusIdle {
+		return s.end(out.status, out.kind, out.err)
+	}
+	if err := s.moveTo(StatusIdle); err != nil {
+		return s.end(StatusFailed, FailError, err)
+	}
+	return s.end(StatusCompleted, "", nil)
 }

@@ -88,7 +88,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	}
 	for {
 		out := s.turns(ctx, &entries)
-		if out.status == StatusIdle && !out.interrupted {
+		if (out.status == StatusIdle && !out.interrupted) || out.status == StatusBudgetExhausted {
 			out = s.finish(ctx, out)
 		}
 		if out.status != StatusIdle {
@@ -159,7 +159,12 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 	s.warmEnded()
 	started := s.opts.Now()
 	hb := s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
-	reply, err := s.complete(turnCtx, *entries)
+	msgs := s.window.build(*entries)
+	if berr := s.overBudget(s.window.last.est); berr != nil {
+		hb.end()
+		return outcome{status: StatusBudgetExhausted, err: berr}, true
+	}
+	reply, err := s.complete(turnCtx, msgs)
 	// The model's text is scrubbed as it arrives: no tool, file,
 	// command, prompt or commit ever sees a secret it wrote.
 	reply.Content = s.scrub(reply.Content)
@@ -167,6 +172,7 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 	s.report.Turns++
 	s.rec.Usage.add(reply.Usage)
 	s.report.Usage.add(reply.Usage)
+	s.spent(reply.Usage, reply.UsageEstimated, s.window.last.est)
 	step := Step{Turn: s.rec.Turns, Tokens: reply.Usage.TotalTokens}
 	var me *model.Error
 	if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
@@ -261,12 +267,12 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 	return outcome{}, false
 }
 
-// complete asks the model for the next reply within the turn timeout, with
-// the context budget applied to the request.
-func (s *run) complete(ctx context.Context, entries []Entry) (model.Reply, error) {
+// complete sends the request the context window built and asks the model
+// for the next reply within the turn timeout.
+func (s *run) complete(ctx context.Context, msgs []model.Message) (model.Reply, error) {
 	turnCtx, cancel := context.WithTimeout(ctx, s.opts.TurnTimeout)
 	defer cancel()
-	msgs := s.window.request(entries)
+	s.window.sent()
 	s.report.Context = s.window.stats.snapshot()
 	if tc, ok := s.opts.Client.(ToolCompleter); ok && s.native() {
 		return tc.CompleteTools(turnCtx, msgs, nativeTools(s.tools))
@@ -339,6 +345,7 @@ func (s *run) appendAll(entries *[]Entry, es []Entry) error {
 func (s *run) step(st Step) {
 	st.Target = s.scrub(st.Target)
 	s.report.Steps = append(s.report.Steps, st)
+	s.spentOn(st)
 	if s.opts.OnStep != nil {
 		s.opts.OnStep(st, s.opts.MaxTurns)
 	}

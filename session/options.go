@@ -102,6 +102,14 @@ type Options struct {
 	// the next push, so by default the tools refuse to write one and
 	// landing refuses work that changes one. Recorded; resume keeps it.
 	AllowWorkflowChanges bool
+	// Price is what the model's tokens cost (nil: no price set, and the
+	// cost is unknown, never zero); recorded, so resume keeps it unless
+	// given again.
+	Price *Price
+	// Budget caps what the session may spend; a request that would pass
+	// it is not sent and the run ends budget_exhausted. Resume adds it to
+	// the session's (a top-up).
+	Budget Budget
 	// ToolCalls is how actions travel: ToolCallsText (the default: the
 	// reply's text), ToolCallsNative (OpenAI function calling) or
 	// ToolCallsAuto (native when the server takes tools).
@@ -195,6 +203,12 @@ func (o Options) withDefaults() (Options, error) {
 		return o, optionError("timeout", "timeouts must be positive")
 	case !validToolCalls(o.ToolCalls):
 		return o, optionError("tool-calls", "must be text, native or auto, got %q", o.ToolCalls)
+	case o.Budget.USD < 0:
+		return o, optionError("budget-usd", "must be a positive amount of dollars, got %g", o.Budget.USD)
+	case o.Budget.Tokens < 0:
+		return o, optionError("budget-tokens", "must be a positive number of tokens, got %d", o.Budget.Tokens)
+	case o.Price != nil && (o.Price.InputPerMtok < 0 || o.Price.OutputPerMtok < 0):
+		return o, optionError("price-input-per-mtok", "prices must not be negative")
 	case o.ContextTokens < 1024:
 		return o, optionError("context-tokens", "must be at least 1024, got %d", o.ContextTokens)
 	case o.Store == nil:

@@ -32,11 +32,17 @@ type target struct {
 	sha    string // the commit the session starts from
 	branch string // the branch the work lands on
 	pull   int    // an open pull request the work lands on; 0 opens a new one
+	// fetch, for a pull request from a fork, is the ref of the base
+	// repository its head is fetched by (refs/pull/N/head): core clones
+	// only the base repository, never the fork.
+	fetch string
 	// onto, for a session that starts from the user's uncommitted work (a
 	// snapshot commit in sha), is the commit that work sits on: landing
 	// rebuilds the session's changes onto it. uncommitted counts the paths.
 	onto        string
 	uncommitted int
+	// keep is the ref the snapshot is kept under, made with the clone.
+	keep string
 }
 
 // openOrigin picks the origin for opts.Repo: a directory on this machine,

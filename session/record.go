@@ -31,6 +31,10 @@ const (
 	StatusPartial   Status = "partial"   // a limit was hit; the work is kept
 	StatusFailed    Status = "failed"    // see FailureKind
 	StatusCancelled Status = "cancelled" // stopped by the user
+	// StatusBudgetExhausted: the next request would have passed the run's
+	// budget (--budget-usd, --budget-tokens), so it was never sent; the
+	// work landed as a draft. Not a failure: resume with a top-up goes on.
+	StatusBudgetExhausted Status = "budget_exhausted"
 )
 
 // legacyStatus maps the names records written before the run's life had
@@ -54,7 +58,7 @@ func (s *Status) UnmarshalJSON(b []byte) error {
 // Terminal reports whether the session has ended.
 func (s Status) Terminal() bool {
 	switch s {
-	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled:
+	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
 		return true
 	}
 	return false
@@ -84,12 +88,12 @@ func (s Status) next() []Status {
 	case StatusStarting:
 		return []Status{StatusActive, StatusFailed, StatusCancelled}
 	case StatusActive:
-		return []Status{StatusIdle, StatusPartial, StatusFailed, StatusCancelled}
+		return []Status{StatusIdle, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
 	case StatusIdle:
 		// partial: an interrupt left work that never landed.
 		return []Status{StatusActive, StatusCompleted, StatusPartial, StatusFailed, StatusCancelled}
-	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled:
-		return []Status{StatusStarting} // resume
+	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
+		return []Status{StatusStarting} // resume (after budget_exhausted: a top-up)
 	}
 	return nil
 }
@@ -99,13 +103,14 @@ type FailureKind string
 
 // The failure kinds.
 const (
-	FailConfiguration   FailureKind = "configuration"    // bad options, no model server, bad repository
-	FailAuthRequired    FailureKind = "auth_required"    // a credential is missing or refused
-	FailInfrastructure  FailureKind = "infrastructure"   // the model endpoint, git, the disk, a dead process
-	FailStalled         FailureKind = "stalled"          // the model kept replying with no valid action
-	FailBudgetExhausted FailureKind = "budget_exhausted" // a token budget ran out
-	FailError           FailureKind = "error"            // anything else
+	FailConfiguration  FailureKind = "configuration"  // bad options, no model server, bad repository
+	FailAuthRequired   FailureKind = "auth_required"  // a credential is missing or refused
+	FailInfrastructure FailureKind = "infrastructure" // the model endpoint, git, the disk, a dead process
+	FailStalled        FailureKind = "stalled"        // the model kept replying with no valid action
+	FailError          FailureKind = "error"          // anything else
 )
+
+// A budget that would be passed is not a failure: see StatusBudgetExhausted.
 
 // Usage counts the tokens a session spent.
 type Usage struct {
@@ -153,8 +158,14 @@ type Record struct {
 	Sandboxed    bool     `json:"sandboxed"`
 	// Checks are what the session's contract holds its result to: the
 	// user's, then the verification commands the model ran.
-	Checks    []Check    `json:"checks"`
-	Usage     Usage      `json:"usage"`
+	Checks []Check `json:"checks"`
+	Usage  Usage   `json:"usage"`
+	// Price is what the session's tokens cost (nil: no price set); Budget
+	// the caps on its spend, topped up by resume; CostUSD what its turns
+	// cost so far, every run included (nil while no price is known).
+	Price     *Price     `json:"price,omitempty"`
+	Budget    *Budget    `json:"budget,omitempty"`
+	CostUSD   *float64   `json:"cost_usd,omitempty"`
 	Workspace string     `json:"workspace"`
 	Summary   string     `json:"summary,omitempty"`
 	Commit    string     `json:"commit,omitempty"`

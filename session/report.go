@@ -38,11 +38,21 @@ type Report struct {
 	Turns       int         `json:"turns"`
 	// TotalTurns counts the turns of every run of the session, resumes
 	// included; Turns only this run's.
-	TotalTurns int          `json:"total_turns"`
-	Usage      Usage        `json:"usage"`
-	Context    ContextStats `json:"context"`
-	Verify     string       `json:"verify"`
-	Sandboxed  bool         `json:"sandboxed"`
+	TotalTurns int   `json:"total_turns"`
+	Usage      Usage `json:"usage"`
+	// CostUSD is what this run's tokens cost at Price; nil when no price
+	// is known ("no price set"), never 0 for unknown.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+	Price   *Price   `json:"price,omitempty"`
+	// Budget is the session's caps and spend; nil when none is set.
+	Budget *BudgetReport `json:"budget,omitempty"`
+	// Spend is what each turn of this run cost; SpendByTool the same
+	// totalled by the tool the turns called, most expensive first.
+	Spend       []TurnSpend  `json:"spend,omitempty"`
+	SpendByTool []ToolSpend  `json:"spend_by_tool,omitempty"`
+	Context     ContextStats `json:"context"`
+	Verify      string       `json:"verify"`
+	Sandboxed   bool         `json:"sandboxed"`
 	// Contract is the harness's own verdict on the result; nil when the
 	// session never reached done with a change.
 	Contract *Contract `json:"contract,omitempty"`
@@ -116,6 +126,14 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "turns: %s, tokens: %d (prompt %d, completion %d), time: %s\n",
 		turns, r.Usage.TotalTokens, r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
+	cost := "cost: " + CostText(r.CostUSD)
+	if r.Price != nil {
+		cost += " at " + r.Price.String()
+	}
+	fmt.Fprintln(w, cost)
+	if r.Budget != nil {
+		fmt.Fprintf(w, "budget: %s\n", r.Budget.Line())
+	}
 	if len(r.Instructions) > 0 {
 		fmt.Fprintf(w, "instructions: %s\n", strings.Join(r.Instructions, ", "))
 	}

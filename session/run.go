@@ -65,6 +65,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if strings.TrimSpace(opts.Prompt) == "" && opts.Issue == 0 {
 		return nil, &ConfigError{Option: "prompt", Err: errors.New("a goal is required: give a prompt or an issue")}
 	}
+	if err := checkBudgetPrice(opts, nil); err != nil {
+		return nil, err
+	}
 	// Pre-flight: a tier the sandbox cannot honour fails before a record
 	// or a clone exists.
 	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
@@ -169,6 +172,9 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	if err != nil {
 		return nil, configError(err)
 	}
+	if err := checkBudgetPrice(opts, rec); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
 		return nil, &ConfigError{Err: fmt.Errorf("session %s cannot be resumed: its workspace %s is gone", id, rec.Workspace)}
 	}
@@ -215,6 +221,8 @@ type run struct {
 	report *Report
 	// window builds each request within the context budget.
 	window *contextWindow
+	// spend is what the run knows of its spending (spend.go).
+	spend spend
 	// warmup is the build's background warm-up until its end is told;
 	// warmCancel stops it.
 	warmup     *sandbox.Warmup
@@ -247,8 +255,12 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	opts.Progress, opts.Output = sc.Writer(opts.Progress), sc.Writer(opts.Output)
 	opts.Approver = scrubbingApprover{a: opts.Approver, scrub: sc}
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc, ctl: opts.Control}
+	if s.ctl == nil {
+		s.ctl = NewControl()
+	}
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
 		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
+	s.startSpend(rec.Status != StatusPending)
 	dir := opts.Store.Dir(rec.ID)
 	if s.events, err = openEvents(filepath.Join(dir, EventsFile), sc, opts.Now); err != nil {
 		unlock()

@@ -13,11 +13,12 @@ import (
 func inputsRef(id string) string { return "refs/core/inputs/" + id }
 
 // snapshot records the working tree of a local repository, tracked changes
-// and untracked files that are not ignored, as a commit on top of head,
-// kept under inputsRef(id). The user's index, working tree and HEAD are
-// not touched: the tree is built in an index of its own. It returns the
-// commit and how many paths differ from head; "" and 0 when the working
-// tree is clean.
+// and untracked files that are not ignored, as a commit on top of head; the
+// clone keeps it under inputsRef(id) (keepSnapshot), so that a session
+// refused before it starts leaves no ref behind. The user's index, working
+// tree and HEAD are not touched: the tree is built in an index of its own.
+// It returns the commit and how many paths differ from head; "" and 0 when
+// the working tree is clean.
 func (r *localRepo) snapshot(ctx context.Context, id, head string) (sha string, changes int, err error) {
 	status, err := r.git.run(ctx, r.path, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
@@ -48,10 +49,16 @@ func (r *localRepo) snapshot(ctx context.Context, id, head string) (sha string, 
 	if sha, err = g.runInput(ctx, r.path, msg, args...); err != nil {
 		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
 	}
-	if _, err := r.git.run(ctx, r.path, "update-ref", inputsRef(id), sha); err != nil {
-		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
-	}
 	return sha, changes, nil
+}
+
+// keepSnapshot keeps the snapshot a session starts from under ref in the
+// repository, once the session exists.
+func (r *localRepo) keepSnapshot(ctx context.Context, ref, sha string) error {
+	if _, err := r.git.run(ctx, r.path, "update-ref", ref, sha); err != nil {
+		return fmt.Errorf("keep the snapshot of the working tree: %w", err)
+	}
+	return nil
 }
 
 // rebuild makes the commit that lands a session that started from a
@@ -80,7 +87,7 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 	}
 	if diff != "" {
 		if _, err := gi.runInput(ctx, ws, diff, "apply", "--cached", "--binary", "--whitespace=nowarn"); err != nil {
-			return "", fmt.Errorf("the session's changes build on the uncommitted work it started from and do not apply to the commit alone: commit that work first, or start again with --clean (%v)", err)
+			return "", &overlapError{detail: err.Error()}
 		}
 	}
 	tree, err := gi.run(ctx, ws, "write-tree")
@@ -96,4 +103,20 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 		return "", fmt.Errorf("land without the uncommitted work: %w", err)
 	}
 	return sha, nil
+}
+
+// overlapError is a session's change that does not apply without the
+// user's uncommitted work it started from: the user's state, not a broken
+// machine (FailConfiguration). land says what to do.
+type overlapError struct {
+	detail string // git apply's words
+	advice string
+}
+
+func (e *overlapError) Error() string {
+	msg := "not landed: the session's changes overlap the uncommitted work it started from and do not apply without it"
+	if e.advice != "" {
+		msg += ": " + e.advice
+	}
+	return msg + " (" + strings.TrimSpace(e.detail) + ")"
 }

@@ -100,22 +100,58 @@ func TestCleanStartsFromHEAD(t *testing.T) {
 	assert.Error(t, err, "no snapshot is kept with --clean")
 }
 
+// TestChangesThatNeedTheUncommittedWorkDoNotLand: a change that overlaps
+// the user's uncommitted work is refused as the user's state to sort out
+// (configuration), with words that work: once that work is committed,
+// core session land (or a resume) lands the change on top of it.
 func TestChangesThatNeedTheUncommittedWorkDoNotLand(t *testing.T) {
 	t.Parallel()
-	repo := dirtyRepo(t)
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"// Add adds, soon.\"\nnew_text: \"// Add adds.\""),
-		testkit.ContentReply("tool: done\nsummary: Reword"),
-	)
-	opts := testOptions(t, srv, repo)
-	rep, err := Run(t.Context(), opts)
-	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, rep.Status)
-	assert.False(t, rep.Landed)
-	assert.Contains(t, rep.Error, "build on the uncommitted work it started from")
-	assert.Contains(t, rep.Error, "--clean")
-	_, err = gitRun(repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+rep.Branch)
-	assert.Error(t, err, "nothing landed")
+	tests := []struct {
+		name  string
+		again func(t *testing.T, opts Options, id string) (*Report, error)
+	}{
+		{name: "land", again: func(t *testing.T, opts Options, id string) (*Report, error) {
+			return Land(t.Context(), id, opts)
+		}},
+		{name: "resume", again: func(t *testing.T, opts Options, id string) (*Report, error) {
+			return Resume(t.Context(), id, "land it", opts)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo := dirtyRepo(t)
+			srv := testkit.NewModelServer(t,
+				testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"// Add adds, soon.\"\nnew_text: \"// Add adds.\""),
+				testkit.ContentReply("tool: done\nsummary: Reword"),
+				testkit.ContentReply("tool: done\nsummary: Reword"),
+			)
+			srv.AllowExhaustion()
+			opts := testOptions(t, srv, repo)
+			rep, err := Run(t.Context(), opts)
+			require.NoError(t, err)
+			assert.Equal(t, StatusFailed, rep.Status)
+			assert.Equal(t, FailConfiguration, rep.FailureKind, "the user's state, not a broken machine")
+			assert.False(t, rep.Landed)
+			assert.Contains(t, rep.Error, "overlap the uncommitted work it started from")
+			assert.Contains(t, rep.Error, "commit that work in "+repo+" (on main), then land the session with core session land "+rep.ID)
+			assert.Contains(t, rep.Error, "--clean")
+			_, err = gitRun(repo, "rev-parse", "--verify", "--quiet", "refs/heads/"+rep.Branch)
+			assert.Error(t, err, "nothing landed")
+
+			// Doing what it said: commit the work, then land again.
+			gitOut(t, repo, "add", "calc.go", "draft.md")
+			gitOut(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "my work")
+			mine := gitOut(t, repo, "rev-parse", "HEAD")
+			rep, err = tt.again(t, opts, rep.ID)
+			require.NoError(t, err)
+			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			assert.True(t, rep.Landed)
+			assert.Equal(t, mine, gitOut(t, repo, "rev-parse", rep.Branch+"^"), "the change sits on the user's commit")
+			assert.Contains(t, gitOut(t, repo, "show", rep.Branch+":calc.go"), "// Add adds.\n")
+			assert.Equal(t, "calc.go", gitOut(t, repo, "diff", "--name-only", mine, rep.Branch), "only the session's change")
+		})
+	}
 }
 
 // gitRun runs git in dir and returns its error, for refs that may be absent.

@@ -35,26 +35,46 @@ type Store struct {
 
 // OpenStore opens (creating it when needed) the store under home.
 func OpenStore(home string) (*Store, error) {
+	s, err := NewStore(home)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.make(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewStore is the store under home, created only with its first session: a
+// run refused before it starts (a missing repository, an unknown base)
+// leaves no empty sessions/ or workspaces/ behind.
+func NewStore(home string) (*Store, error) {
 	if home == "" {
 		return nil, errors.New("no state directory: set CORE_HOME or HOME")
 	}
+	return &Store{home: home}, nil
+}
+
+// make creates the store's directories where they are missing.
+func (s *Store) make() error {
+	home := s.home
 	// $CORE_HOME itself may be the user's (even /tmp): made 0700 when core
 	// creates it, and never changed otherwise. Its two folders are core's.
 	if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, homeError(home, err)
+		return homeError(home, err)
 	}
 	for _, dir := range []string{filepath.Join(home, "sessions"), filepath.Join(home, "workspaces")} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, homeError(home, err)
+			return homeError(home, err)
 		}
 		if err := tighten(dir); err != nil {
-			return nil, homeError(home, err)
+			return homeError(home, err)
 		}
 	}
 	if err := probeWritable(filepath.Join(home, "sessions")); err != nil {
-		return nil, homeError(home, err)
+		return homeError(home, err)
 	}
-	return &Store{home: home}, nil
+	return nil
 }
 
 // Home returns the state directory.
@@ -76,6 +96,9 @@ func NewID(now time.Time) string {
 
 // create makes the directory of a new session and writes its first record.
 func (s *Store) create(rec *Record, sc *scrub.Scrubber) error {
+	if err := s.make(); err != nil {
+		return err
+	}
 	if err := os.Mkdir(s.Dir(rec.ID), 0o700); err != nil {
 		return fmt.Errorf("create session %s: %w", rec.ID, err)
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,9 +39,11 @@ type Removed struct {
 	Bytes int64 // what its files and workspace held
 }
 
-// Remove deletes session id: its record, transcript, report and workspace.
-// A session that a live process is running is refused.
-func (s *Store) Remove(id string) (Removed, error) {
+// Remove deletes session id: its record, transcript, report and workspace,
+// and, in a local repository it started from uncommitted work in, the ref
+// that kept that work (refs/core/inputs/<id>). A session that a live
+// process is running is refused.
+func (s *Store) Remove(ctx context.Context, id string) (Removed, error) {
 	rec, err := s.Load(id)
 	if err != nil {
 		return Removed{}, err
@@ -51,6 +54,9 @@ func (s *Store) Remove(id string) (Removed, error) {
 	}
 	defer unlock()
 	r := Removed{ID: id}
+	if err := removeInputs(ctx, rec); err != nil {
+		return r, fmt.Errorf("remove session %s: %w", id, err)
+	}
 	for _, dir := range []string{s.WorkspaceDir(id), s.Dir(id)} {
 		r.Bytes += diskUsage(dir)
 		if err := removeTree(dir); err != nil {
@@ -62,7 +68,7 @@ func (s *Store) Remove(id string) (Removed, error) {
 
 // Prune deletes every session that ended before cutoff; running sessions
 // and sessions that ended after it stay. It returns what it removed.
-func (s *Store) Prune(cutoff time.Time) ([]Removed, error) {
+func (s *Store) Prune(ctx context.Context, cutoff time.Time) ([]Removed, error) {
 	recs, err := s.List()
 	if err != nil {
 		return nil, err
@@ -76,13 +82,34 @@ func (s *Store) Prune(cutoff time.Time) ([]Removed, error) {
 		if !rec.Status.Terminal() || !ended.Before(cutoff) {
 			continue
 		}
-		r, err := s.Remove(rec.ID)
+		r, err := s.Remove(ctx, rec.ID)
 		if err != nil {
 			return out, err
 		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// removeInputs deletes the ref that kept the uncommitted work session rec
+// started from, in its local repository, if it still names that work: a
+// ref the user moved, or a repository that is gone, is left alone.
+func removeInputs(ctx context.Context, rec *Record) error {
+	if rec.LandOnto == "" || !filepath.IsAbs(rec.Repo) {
+		return nil
+	}
+	if fi, err := os.Stat(rec.Repo); err != nil || !fi.IsDir() {
+		return nil
+	}
+	var g gitRunner
+	ref := inputsRef(rec.ID)
+	if sha, err := g.run(ctx, rec.Repo, "rev-parse", "--verify", "--quiet", ref); err != nil || sha != rec.StartCommit {
+		return nil
+	}
+	if _, err := g.run(ctx, rec.Repo, "update-ref", "-d", ref, rec.StartCommit); err != nil {
+		return fmt.Errorf("delete %s in %s: %w", ref, rec.Repo, err)
+	}
+	return nil
 }
 
 // removeTree deletes dir and everything under it without following links.

@@ -47,7 +47,7 @@ func TestStoreRemove(t *testing.T) {
 	st, ids, outside := storeWith(t, map[Status]time.Time{StatusCompleted: now})
 	id := ids[StatusCompleted]
 
-	r, err := st.Remove(id)
+	r, err := st.Remove(t.Context(), id)
 	require.NoError(t, err)
 	assert.Equal(t, id, r.ID)
 	assert.GreaterOrEqual(t, r.Bytes, int64(1000), "the workspace's bytes are counted")
@@ -55,7 +55,7 @@ func TestStoreRemove(t *testing.T) {
 	assert.NoDirExists(t, st.WorkspaceDir(id))
 	assert.FileExists(t, outside, "a link in the workspace is removed, never followed")
 
-	_, err = st.Remove(id)
+	_, err = st.Remove(t.Context(), id)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no session "+id)
 }
@@ -69,7 +69,7 @@ func TestStoreRemoveRefusesRunning(t *testing.T) {
 	require.NoError(t, err)
 	defer unlock()
 
-	_, err = st.Remove(id)
+	_, err = st.Remove(t.Context(), id)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "is running")
 	assert.DirExists(t, st.Dir(id))
@@ -91,7 +91,7 @@ func TestStorePrune(t *testing.T) {
 	require.NoError(t, err)
 	defer unlock()
 
-	removed, err := st.Prune(now.Add(-7 * 24 * time.Hour))
+	removed, err := st.Prune(t.Context(), now.Add(-7*24*time.Hour))
 	require.NoError(t, err)
 	var got []string
 	for _, r := range removed {

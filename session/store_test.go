@@ -14,13 +14,14 @@ import (
 
 func TestTransitions(t *testing.T) {
 	t.Parallel()
-	all := []Status{StatusPending, StatusStarting, StatusActive, StatusIdle, StatusCompleted, StatusPartial, StatusFailed, StatusCancelled}
+	all := []Status{StatusPending, StatusStarting, StatusActive, StatusIdle, StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
 	legal := map[[2]Status]bool{
 		{StatusPending, StatusStarting}: true, {StatusPending, StatusFailed}: true, {StatusPending, StatusCancelled}: true,
 		{StatusStarting, StatusActive}: true, {StatusStarting, StatusFailed}: true, {StatusStarting, StatusCancelled}: true,
 		{StatusActive, StatusIdle}: true, {StatusActive, StatusPartial}: true, {StatusActive, StatusFailed}: true, {StatusActive, StatusCancelled}: true,
 		{StatusIdle, StatusActive}: true, {StatusIdle, StatusCompleted}: true, {StatusIdle, StatusPartial}: true, {StatusIdle, StatusFailed}: true, {StatusIdle, StatusCancelled}: true,
 		{StatusCompleted, StatusStarting}: true, {StatusPartial, StatusStarting}: true, {StatusFailed, StatusStarting}: true, {StatusCancelled, StatusStarting}: true,
+		{StatusActive, StatusBudgetExhausted}: true, {StatusBudgetExhausted, StatusStarting}: true, // a top-up
 	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, from := range all {

@@ -2,12 +2,14 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/coreagent/core/status"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/status"
 )
 
 // localRepo is a repository given as a path on this machine. Its working
@@ -62,7 +64,7 @@ func (r *localRepo) target(ctx context.Context, opts Options, id string) (target
 			return target{}, err
 		}
 		if snap != "" {
-			t.sha, t.onto, t.uncommitted = snap, sha, n
+			t.sha, t.onto, t.uncommitted, t.keep = snap, sha, n, inputsRef(id)
 		}
 	}
 	return t, nil
@@ -86,6 +88,9 @@ func (r *localRepo) resolveBase(ctx context.Context, base string) (name, sha str
 	}
 	sha, err = r.git.run(ctx, r.path, "rev-parse", "--verify", "--quiet", "--end-of-options", base+"^{commit}")
 	if err != nil || sha == "" {
+		if commits, _ := r.git.run(ctx, r.path, "rev-list", "-n", "1", "--all"); commits == "" {
+			return "", "", optionError("repo", "the repository %s has no commits yet: commit something first", r.path)
+		}
 		return "", "", optionError("base", "%q: no such branch or commit in %s", base, r.path)
 	}
 	return base, sha, nil
@@ -94,6 +99,11 @@ func (r *localRepo) resolveBase(ctx context.Context, base string) (name, sha str
 // clone makes the session's workspace at dest: a clone of the repository
 // with the branch checked out at the start commit.
 func (r *localRepo) clone(ctx context.Context, dest string, t target) error {
+	if t.keep != "" {
+		if err := r.keepSnapshot(ctx, t.keep, t.sha); err != nil {
+			return err
+		}
+	}
 	return cloneAt(ctx, r.git, r.path, r.path, dest, t)
 }
 
@@ -113,7 +123,11 @@ func cloneAt(ctx context.Context, g gitRunner, source, name, dest string, t targ
 		return fmt.Errorf("clone %s: %w", name, err)
 	}
 	if _, err := g.run(ctx, dest, "cat-file", "-e", t.sha+"^{commit}"); err != nil {
-		if _, err := g.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", t.sha); err != nil {
+		want := t.sha
+		if t.fetch != "" {
+			want = t.fetch
+		}
+		if _, err := g.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", want); err != nil {
 			return optionError("base", "%s: commit %s not found in %s", t.base, short(t.sha), name)
 		}
 	}
@@ -142,6 +156,12 @@ func (r *localRepo) land(ctx context.Context, s *run) error {
 			parent = tip
 		}
 		sha, err := rebuild(ctx, s.git, ws, s.rec.StartCommit, onto, parent, landRef)
+		var oe *overlapError
+		if errors.As(err, &oe) {
+			// The user may have committed that work since (as the refusal
+			// asks): land onto what the base is now.
+			sha, err = r.rebuildOntoBase(ctx, s, oe)
+		}
 		if err != nil {
 			return err
 		}
@@ -151,6 +171,34 @@ func (r *localRepo) land(ctx context.Context, s *run) error {
 		return fmt.Errorf("land branch %s in %s: %w", branch, r.path, err)
 	}
 	return nil
+}
+
+// rebuildOntoBase lands the session's changes onto the commit the base
+// names in the repository now, when that is not the commit the session
+// started on: the user committed the work the changes build on. When they
+// still do not apply, oe comes back saying what to do.
+func (r *localRepo) rebuildOntoBase(ctx context.Context, s *run, oe *overlapError) (string, error) {
+	ws := s.rec.Workspace
+	oe.advice = fmt.Sprintf("commit that work in %s (on %s), then land the session with core session land %s; or start again with --clean", r.path, s.rec.Base, s.rec.ID)
+	tip, err := r.git.run(ctx, r.path, "rev-parse", "--verify", "--quiet", "--end-of-options", s.rec.Base+"^{commit}")
+	if err != nil || tip == "" || tip == s.rec.LandOnto {
+		return "", oe
+	}
+	if _, err := s.git.run(ctx, ws, "cat-file", "-e", tip+"^{commit}"); err != nil {
+		if _, err := s.git.run(ctx, ws, "fetch", "--quiet", "--no-tags", "origin", tip); err != nil {
+			return "", fmt.Errorf("fetch %s of %s into the workspace: %w", s.rec.Base, r.path, err)
+		}
+	}
+	sha, err := rebuild(ctx, s.git, ws, s.rec.StartCommit, tip, tip, landRef)
+	if err != nil {
+		var again *overlapError
+		if errors.As(err, &again) {
+			again.advice = oe.advice
+		}
+		return "", err
+	}
+	s.rec.LandOnto = tip
+	return sha, nil
 }
 
 // checkNotCheckedOut refuses to land on the branch the repository has
@@ -197,15 +245,32 @@ func diffSince(ctx context.Context, g gitRunner, ws, from string) (string, error
 }
 
 // commitMessage builds the landing commit's message from the done summary.
-func commitMessage(summary, id string) string {
+// The summary is the model's own claim: when the harness's contract broke,
+// the subject is marked as a pull request's title is, and the body says
+// the checks disagree; when it ran no checks, that the claim is unverified.
+func commitMessage(summary, id string, c *Contract) string {
 	summary = strings.TrimSpace(summary)
 	if summary == "" {
 		summary = "core session " + id
 	}
 	subject, body, _ := strings.Cut(summary, "\n")
-	subject = oneLine(subject, 72)
-	msg := subject + "\n"
-	if body = strings.TrimSpace(body); body != "" {
+	body = strings.TrimSpace(body)
+	var verdict string
+	switch {
+	case c.Broken():
+		subject = FailingTitlePrefix + subject
+		verdict = "The harness's checks: " + c.Line() + ". What follows is the model's summary, which they contradict."
+	case c.None():
+		verdict = "The harness ran no checks on this result: the model's summary below is unverified."
+	}
+	msg := oneLine(subject, 72) + "\n"
+	if verdict != "" {
+		if body == "" {
+			body = summary
+		}
+		body = verdict + "\n\n" + body
+	}
+	if body != "" {
 		msg += "\n" + body + "\n"
 	}
 	return msg + "\nSession: " + id + "\n"

@@ -7,6 +7,7 @@
 package setup
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -75,6 +76,11 @@ const (
 	AllowWorkflow = "allow-workflow-changes"
 	ToolCalls     = "tool-calls"
 	IdleTimeout   = "idle-timeout"
+	PricePerMtok  = "price-per-mtok"
+	PriceInput    = "price-input-per-mtok"
+	PriceOutput   = "price-output-per-mtok"
+	BudgetUSD     = "budget-usd"
+	BudgetTokens  = "budget-tokens"
 )
 
 // Settings lists every option of a run, in the order the CLI shows them.
@@ -89,7 +95,13 @@ func Settings() []Setting {
 		{Name: APIKey, Input: true, Secret: true, Usage: "the model endpoint's API key (also read from OPENAI_API_KEY); never written anywhere",
 			apply: func(r *resolved, v string) error { r.apiKey = v; return nil }},
 		{Name: Verify, Flag: true, Input: true, Usage: "what run_shell may run without approval: off, build (compile, no workspace code), test (adds go test and flutter test, only inside the sandbox) or auto (build, raised to test where the sandbox works); default off",
-			apply: func(r *resolved, v string) error { r.verify = strings.ToLower(v); return nil }},
+			apply: func(r *resolved, v string) error {
+				switch r.verify = strings.ToLower(v); r.verify {
+				case "auto", "off", "build", "test":
+					return nil
+				}
+				return fmt.Errorf("must be auto, off, build or test, got %q", v)
+			}},
 		{Name: MaxTurns, Flag: true, Input: true, Usage: fmt.Sprintf("hard cap on model turns; reaching it ends the run as partial (default %d)", session.DefaultMaxTurns),
 			apply: intSetting(func(o *session.Options, n int) { o.MaxTurns = n })},
 		{Name: Timeout, Flag: true, Input: true, Usage: fmt.Sprintf("wall-clock cap on the whole run, e.g. 45m (partial; default %s)", session.DefaultTimeout),
@@ -131,6 +143,48 @@ func Settings() []Setting {
 			apply: func(r *resolved, v string) error { r.opts.Checks = lines(v); return nil }},
 		{Name: ReadySetting, Flag: true, Input: true, Bool: true, Usage: "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft",
 			apply: boolSetting(func(o *session.Options, b bool) { o.Ready = b })},
+		{Name: PricePerMtok, Flag: true, Input: true, Usage: "what a million tokens cost in dollars: one number for prompt and completion tokens alike, or two (prompt, then completion: \"0.5 1.5\"); the cost is shown everywhere a run is, and \"no price set\" without one (unless the endpoint's /v1/models reports a price)",
+			apply: func(r *resolved, v string) error {
+				p := strings.Fields(strings.ReplaceAll(v, ",", " "))
+				if len(p) < 1 || len(p) > 2 {
+					return fmt.Errorf("must be one or two prices in dollars per million tokens (prompt, then completion: \"0.5 1.5\"), got %q", v)
+				}
+				in, err := priceValue(p[0])
+				if err != nil {
+					return err
+				}
+				out := in
+				if len(p) == 2 {
+					if out, err = priceValue(p[1]); err != nil {
+						return err
+					}
+				}
+				r.priceIn, r.priceOut = &in, &out
+				return nil
+			}},
+		{Name: PriceInput, Flag: true, Input: true, Usage: "what a million prompt tokens cost in dollars (with --price-output-per-mtok; overrides price-per-mtok)",
+			apply: func(r *resolved, v string) error {
+				f, err := priceValue(v)
+				r.priceIn = &f
+				return err
+			}},
+		{Name: PriceOutput, Flag: true, Input: true, Usage: "what a million completion tokens cost in dollars (with --price-input-per-mtok; overrides price-per-mtok)",
+			apply: func(r *resolved, v string) error {
+				f, err := priceValue(v)
+				r.priceOut = &f
+				return err
+			}},
+		{Name: BudgetUSD, Flag: true, Input: true, Usage: fmt.Sprintf("the most the session may spend, in dollars (needs a price); before each request core checks that what was spent, the request and a reply of %d tokens fit, else it sends nothing more, lands the work as a draft marked [budget exhausted] and ends budget_exhausted; on resume, a top-up added to it (default none)", session.CompletionAllowance),
+			apply: func(r *resolved, v string) error {
+				f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(v), "$"), 64)
+				if err != nil || f <= 0 {
+					return fmt.Errorf("must be a positive amount of dollars such as 2.50, got %q", v)
+				}
+				r.opts.Budget.USD = f
+				return nil
+			}},
+		{Name: BudgetTokens, Flag: true, Input: true, Usage: "the most tokens (prompt and completion) the session may spend, checked before each request like --budget-usd; on resume, a top-up added to it (default none)",
+			apply: intSetting(func(o *session.Options, n int) { o.Budget.Tokens = n })},
 		{Name: AllowWorkflow, Flag: true, Input: true, Bool: true, Usage: "let the session write and land workflows, files under .github/actions, and the action.yml of any action a workflow uses locally (they run with the repository's secrets and the workflow's token on the next push); recorded, so resume keeps it",
 			apply: boolSetting(func(o *session.Options, b bool) { o.AllowWorkflowChanges = b })},
 	}
@@ -144,6 +198,28 @@ func Lookup(name string) (Setting, bool) {
 		}
 	}
 	return Setting{}, false
+}
+
+func priceValue(v string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(v), "$"), 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("must be a price in dollars per million tokens such as 0.5, got %q", v)
+	}
+	return f, nil
+}
+
+// price is the price the settings gave, or nil; one half alone is an
+// error.
+func (r *resolved) price() (*session.Price, error) {
+	switch {
+	case r.priceIn == nil && r.priceOut == nil:
+		return nil, nil
+	case r.priceIn == nil:
+		return nil, &session.ConfigError{Option: PriceInput, Err: errors.New("is needed too: a price for completion tokens was set, none for prompt tokens")}
+	case r.priceOut == nil:
+		return nil, &session.ConfigError{Option: PriceOutput, Err: errors.New("is needed too: a price for prompt tokens was set, none for completion tokens")}
+	}
+	return &session.Price{InputPerMtok: *r.priceIn, OutputPerMtok: *r.priceOut, Source: session.PriceFromSettings}, nil
 }
 
 func intSetting(set func(*session.Options, int)) func(*resolved, string) error {

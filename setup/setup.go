@@ -30,6 +30,9 @@ type Env struct {
 	// OnRetry, when set, is told of each model request that will be
 	// retried (the CLI and the Action print it).
 	OnRetry func(model.Retry)
+	// Backoff spaces the model's retries; zero is model.DefaultBackoff
+	// (tests shorten it).
+	Backoff model.Backoff
 	// Self is core's own executable, which serves Go's build cache inside
 	// the sandbox (`core sandbox gocache`); empty means confined builds do
 	// without the user's build cache.
@@ -57,6 +60,8 @@ type resolved struct {
 	apiKey     string
 	verify     string
 	candidates []string
+	// priceIn and priceOut are the price settings, per million tokens.
+	priceIn, priceOut *float64
 }
 
 // Home resolves the state directory: CORE_HOME, else the entry point's
@@ -130,8 +135,16 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 			return nil, &session.ConfigError{Option: s.Name, Err: err}
 		}
 	}
+	price, err := r.price()
+	if err != nil {
+		return nil, err
+	}
+	r.opts.Price = price
 	home, err := Home(env.Getenv, env.Home)
 	if err != nil {
+		return nil, &session.ConfigError{Option: "home", Err: err}
+	}
+	if err := CheckHome(home); err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
 	}
 	sb, err := Sandbox(env.Getenv, home, env.Self)
@@ -157,8 +170,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, &session.ConfigError{Option: InferenceURL, Err: err}
 	}
-	// Pre-flight done: only now is anything created under the home.
-	store, err := session.OpenStore(home)
+	// The store is made with the first session: a run refused before
+	// it starts (a missing repository) leaves nothing behind.
+	store, err := session.NewStore(home)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +181,16 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		o.Model = session.DefaultModel
 	}
 	o.InferenceURL, o.Verify, o.Store, o.Sandbox = url, tier, store, sb
-	o.Client = model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient, OnRetry: env.OnRetry})
+	client := model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient,
+		MaxAttempts: model.DefaultMaxAttempts, Backoff: env.Backoff, OnRetry: env.OnRetry})
+	o.Client = client
+	if o.Price == nil {
+		// No price set: the endpoint's, when it lists one (else the cost
+		// is unknown: "no price set").
+		if in, out, ok, err := client.Price(ctx); err == nil && ok {
+			o.Price = &session.Price{InputPerMtok: in, OutputPerMtok: out, Source: session.PriceFromEndpoint}
+		}
+	}
 	if r.apiKey != "" {
 		o.Secrets = append(o.Secrets, r.apiKey)
 	}
@@ -216,10 +239,8 @@ func Check(vals Values) error {
 			return &session.ConfigError{Option: s.Name, Err: err}
 		}
 	}
-	switch r.verify {
-	case "", "auto", "off", "build", "test":
-	default:
-		return &session.ConfigError{Option: Verify, Err: fmt.Errorf("must be auto, off, build or test, got %q", r.verify)}
+	if _, err := r.price(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/model"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -201,4 +203,82 @@ func TestNothingCreatedForARunThatCannotStart(t *testing.T) {
 	require.Error(t, err)
 	_, err = os.Stat(home)
 	assert.True(t, os.IsNotExist(err), "the state directory was created: %v", err)
+}
+
+// TestModelRetriesAreCounted: a model server that keeps answering 5xx is
+// tried DefaultMaxAttempts times, each retry says "n/6", and the call then
+// fails as transient (the engine fails the run as infrastructure).
+func TestModelRetriesAreCounted(t *testing.T) {
+	t.Parallel()
+	srv := testkit.NewModelServer(t)
+	srv.AllowExhaustion()
+	var retries []model.Retry
+	env := Env{Getenv: envOf(map[string]string{
+		"CORE_HOME": t.TempDir(), "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": srv.URL,
+	}), Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}, OnRetry: func(r model.Retry) { retries = append(retries, r) }}
+	ready, err := Options(t.Context(), env, Values{Verify: "build"})
+	require.NoError(t, err)
+	_, err = ready.Options.Client.Complete(t.Context(), []model.Message{{Role: model.RoleUser, Content: "hi"}})
+	var me *model.Error
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, model.KindTransient, me.Kind)
+	assert.Equal(t, model.DefaultMaxAttempts, me.Attempts)
+	assert.Len(t, srv.Requests(), model.DefaultMaxAttempts, "the server was asked once an attempt")
+	require.Len(t, retries, model.DefaultMaxAttempts-1)
+	assert.Contains(t, retries[0].String(), "500 Internal Server Error, retry 2/6 in")
+}
+
+func TestPriceAndBudgetSettings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		vals       Values
+		env        map[string]string
+		endpoint   [2]string // the endpoint's price per token, if any
+		want       *session.Price
+		wantBudget session.Budget
+		wantErr    string
+	}{
+		{name: "none", want: nil},
+		{name: "one price for both", vals: Values{PricePerMtok: "2"},
+			want: &session.Price{InputPerMtok: 2, OutputPerMtok: 2, Source: session.PriceFromSettings}},
+		{name: "two prices", vals: Values{PricePerMtok: "0.5, 1.5"},
+			want: &session.Price{InputPerMtok: 0.5, OutputPerMtok: 1.5, Source: session.PriceFromSettings}},
+		{name: "each its own, over price-per-mtok", vals: Values{PricePerMtok: "9", PriceInput: "1", PriceOutput: "$3"},
+			want: &session.Price{InputPerMtok: 1, OutputPerMtok: 3, Source: session.PriceFromSettings}},
+		{name: "from the environment", env: map[string]string{"CORE_SESSION_PRICE_INPUT_PER_MTOK": "1", "CORE_SESSION_PRICE_OUTPUT_PER_MTOK": "2", "CORE_SESSION_BUDGET_USD": "$2.50", "CORE_SESSION_BUDGET_TOKENS": "90000"},
+			want: &session.Price{InputPerMtok: 1, OutputPerMtok: 2, Source: session.PriceFromSettings}, wantBudget: session.Budget{USD: 2.5, Tokens: 90000}},
+		{name: "the endpoint's", endpoint: [2]string{"0.0000005", "0.0000015"},
+			want: &session.Price{InputPerMtok: 0.5, OutputPerMtok: 1.5, Source: session.PriceFromEndpoint}},
+		{name: "settings over the endpoint's", vals: Values{PricePerMtok: "1"}, endpoint: [2]string{"0.0000005", "0.0000015"},
+			want: &session.Price{InputPerMtok: 1, OutputPerMtok: 1, Source: session.PriceFromSettings}},
+		{name: "half a price", vals: Values{PriceInput: "1"}, wantErr: "price-output-per-mtok: is needed too: a price for prompt tokens was set"},
+		{name: "three prices", vals: Values{PricePerMtok: "1 2 3"}, wantErr: "price-per-mtok: must be one or two prices"},
+		{name: "a word", vals: Values{PriceOutput: "cheap"}, wantErr: `price-output-per-mtok: must be a price in dollars per million tokens such as 0.5, got "cheap"`},
+		{name: "a budget of nothing", vals: Values{BudgetUSD: "0"}, wantErr: "budget-usd: must be a positive amount of dollars"},
+		{name: "tokens", vals: Values{BudgetTokens: "lots"}, wantErr: "budget-tokens: must be a positive number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := testkit.NewModelServer(t)
+			if tt.endpoint[0] != "" {
+				srv.SetPrice(tt.endpoint[0], tt.endpoint[1])
+			}
+			m := map[string]string{"CORE_HOME": t.TempDir(), "CORE_SESSION_SANDBOX": "off", "PATH": os.Getenv("PATH"), "CORE_SESSION_INFERENCE_URL": srv.URL}
+			for k, v := range tt.env {
+				m[k] = v
+			}
+			ready, err := Options(t.Context(), Env{Getenv: envOf(m)}, tt.vals)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				assert.Error(t, Check(tt.vals), "refused before anything starts")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, ready.Options.Price)
+			assert.Equal(t, tt.wantBudget, ready.Options.Budget)
+		})
+	}
 }

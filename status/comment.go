@@ -20,14 +20,17 @@ import (
 //   - Notes are what the bot adds afterwards: the pull request's link, a
 //     workflow run that failed. A writer keeps every note it found.
 //   - RunURL links the workflow run; the markers close the comment: the
-//     status marker, and the workflow-run marker the bot cancels on
-//     /core stop.
+//     status marker, the workflow-run marker the bot cancels on
+//     /core stop, and the cost marker the bot records the run's cost from.
 type Comment struct {
 	RunID       string
 	Text        string
 	Notes       []string
 	RunURL      string
 	WorkflowRun int64
+	// Cost is what the run cost in dollars, as the Action's cost output
+	// has it ("0.1234"); empty while unknown.
+	Cost string
 }
 
 var runURLRe = regexp.MustCompile(`^<sub>\[workflow run\]\((.+)\)</sub>$`)
@@ -50,6 +53,9 @@ func (c Comment) Body() string {
 	if c.WorkflowRun != 0 {
 		b.WriteString("\n" + WorkflowRunMarker(c.WorkflowRun))
 	}
+	if c.Cost != "" {
+		b.WriteString("\n" + CostMarker(c.Cost))
+	}
 	return b.String()
 }
 
@@ -62,6 +68,9 @@ func Parse(body string) (c Comment, ok bool) {
 	}
 	c.RunID = m[1]
 	c.WorkflowRun = WorkflowRunIn(body)
+	if m := costRe.FindStringSubmatch(body); m != nil {
+		c.Cost = m[1]
+	}
 	var text []string
 	inNotes := false
 	for _, line := range strings.Split(body, "\n") {
@@ -69,7 +78,7 @@ func Parse(body string) (c Comment, ok bool) {
 		switch {
 		case t == notesMarker:
 			inNotes = true
-		case markerRe.MatchString(t), workflowRunRe.MatchString(t):
+		case markerRe.MatchString(t), workflowRunRe.MatchString(t), costRe.MatchString(t):
 		case runURLRe.MatchString(t):
 			c.RunURL = runURLRe.FindStringSubmatch(t)[1]
 		case inNotes && strings.HasPrefix(t, "- "):

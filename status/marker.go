@@ -28,6 +28,7 @@ const (
 	issuePrefix       = "<!-- core:issue:"
 	sessionPrefix     = "<!-- core:session:"
 	workflowRunPrefix = "<!-- core:workflow-run:"
+	costPrefix        = "<!-- core:cost:"
 	notesMarker       = "<!-- core:notes -->"
 	markerEnd         = " -->"
 )
@@ -54,7 +55,24 @@ var (
 	markerRe      = markerPattern(statusPrefix, `[0-9A-Za-z._-]+`)
 	issueRe       = markerPattern(issuePrefix, `\d+`)
 	workflowRunRe = markerPattern(workflowRunPrefix, `\d+`)
+	costRe        = markerPattern(costPrefix, `\d+(?:\.\d+)?`)
 )
+
+// CostMarker says, in a status comment, what the run cost in dollars (the
+// figure the Action's cost output has, "0.1234"): the Action writes it at
+// the end, the bot reads it into its record of the run.
+func CostMarker(cost string) string { return costPrefix + cost + markerEnd }
+
+// CostIn reads the cost of a cost marker; ok is false when there is none
+// (the run's cost is unknown).
+func CostIn(body string) (cost float64, ok bool) {
+	m := costRe.FindStringSubmatch(body)
+	if m == nil {
+		return 0, false
+	}
+	c, err := strconv.ParseFloat(m[1], 64)
+	return c, err == nil
+}
 
 // markerPattern matches a marker, its value captured.
 func markerPattern(prefix, value string) *regexp.Regexp {

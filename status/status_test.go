@@ -18,7 +18,7 @@ func TestCommentRoundTrip(t *testing.T) {
 	}{
 		{name: "bare", c: Comment{RunID: "r1", Text: "queued."}},
 		{name: "everything", c: Comment{RunID: "r2-ab", Text: "core is done: https://x/pull/3 (verified; 4 turns).\nsecond line",
-			Notes: []string{"pull request: https://x/pull/3", "the workflow run failed"}, RunURL: "https://x/actions/runs/9", WorkflowRun: 9}},
+			Notes: []string{"pull request: https://x/pull/3", "the workflow run failed"}, RunURL: "https://x/actions/runs/9", WorkflowRun: 9, Cost: "0.1234"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +54,11 @@ func TestMarkers(t *testing.T) {
 	assert.Equal(t, 12, IssueIn("body\n"+IssueMarker(12)+"\n"))
 	assert.Equal(t, 0, IssueIn("<!-- core:issue:x -->"))
 	assert.Equal(t, int64(987), WorkflowRunIn(WorkflowRunMarker(987)))
+	cost, ok := CostIn("text\n" + CostMarker("1.2500"))
+	assert.True(t, ok)
+	assert.InDelta(t, 1.25, cost, 1e-9)
+	_, ok = CostIn("no price set: no marker")
+	assert.False(t, ok)
 	assert.Equal(t, "core-session/abc", SessionBranch("abc"))
 	assert.True(t, strings.HasPrefix(SessionBranch("abc"), BranchPrefix))
 	assert.Equal(t, "r20261201-ab12", RunIDInName(RunName("fix", "r20261201-ab12")))

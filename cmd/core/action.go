@@ -22,8 +22,9 @@ picks a mode, and runs it:
 
 The person who asked must have write, maintain or admin permission. Outputs:
 status, session_id, branch, pr_url, turns, verified, contract, checks_passed,
-checks_failed. Exit status 0 for done or partial (with a warning), 1 for
-failed.`,
+checks_failed, prompt_tokens, completion_tokens, cost (the report's cost_usd;
+empty when no price is set). Exit status 0 for done, partial or
+budget_exhausted (with a warning), 1 for failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := action.Run(cmd.Context(), action.Env{Getenv: e.getenv, Stdout: e.stdout, Stderr: e.stderr, Self: e.self})

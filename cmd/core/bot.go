@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -23,6 +24,7 @@ func newBotCmd(e *env) *cobra.Command {
 		appID          string
 		privateKeyFile string
 		workers, queue string
+		dailyBudget    string
 		consoleCfg     bot.ConsoleConfig
 	)
 	cmd := &cobra.Command{
@@ -58,6 +60,11 @@ process left in flight are failed and their status comments say so.`,
 				return err
 			}
 			cfg.Workers, cfg.Queue = int(w), int(q)
+			if dailyBudget != "" {
+				if cfg.DailyBudgetUSD, err = strconv.ParseFloat(strings.TrimPrefix(dailyBudget, "$"), 64); err != nil {
+					return fmt.Errorf("CORE_BOT_DAILY_BUDGET_USD must be an amount of dollars such as 20, got %q", dailyBudget)
+				}
+			}
 			if pem := e.getenv("CORE_BOT_PRIVATE_KEY"); pem != "" {
 				cfg.PrivateKey = []byte(pem)
 			}
@@ -93,6 +100,7 @@ process left in flight are failed and their status comments say so.`,
 	fl.StringVar(&cfg.Workflow, "workflow", e.getenv("CORE_BOT_WORKFLOW"), "the workflow file dispatched in actions mode, CORE_BOT_WORKFLOW (default core.yml)")
 	fl.StringVar(&workers, "workers", e.getenv("CORE_BOT_WORKERS"), "webhook workers, and sessions at once in local mode, CORE_BOT_WORKERS (default 2)")
 	fl.StringVar(&queue, "queue", e.getenv("CORE_BOT_QUEUE"), "webhook events waiting at most; a full queue answers 503, CORE_BOT_QUEUE (default 100)")
+	fl.StringVar(&dailyBudget, "daily-budget-usd", e.getenv("CORE_BOT_DAILY_BUDGET_USD"), "what the runs on one repository may cost in a day (UTC), in dollars: a run asked for once it is spent is refused with a comment; local runs are capped at what is left (needs a price, CORE_SESSION_PRICE_PER_MTOK or the endpoint's), CORE_BOT_DAILY_BUDGET_USD (default none)")
 	fl.StringVar(&consoleCfg.Org, "console-org", e.getenv("CORE_BOT_CONSOLE_ORG"), "serve the console for this organisation's runs and queue (off when empty), CORE_BOT_CONSOLE_ORG")
 	fl.StringVar(&consoleCfg.ClientID, "client-id", e.getenv("CORE_BOT_CLIENT_ID"), "the App's OAuth client id, for the console's sign-in, CORE_BOT_CLIENT_ID (default: the registration core bot setup wrote); the secret is CORE_BOT_CLIENT_SECRET")
 	consoleCfg.ClientSecret = e.getenv("CORE_BOT_CLIENT_SECRET")

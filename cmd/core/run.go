@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -37,7 +39,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	return root.ExecuteContext(ctx)
+	err := root.ExecuteContext(ctx)
+	var code exitCode
+	if err != nil && ctx.Err() != nil && !errors.As(err, &code) {
+		// Interrupted before a session could say so itself (while setting
+		// up): what failed then is the interruption's doing.
+		fmt.Fprintln(stderr, "core: cancelled")
+		return exitCode(130)
+	}
+	return err
 }
 
 func newRootCmd(e *env) *cobra.Command {
@@ -69,10 +79,32 @@ func withUsage(cmd *cobra.Command) {
 			return nil
 		}
 	}
+	if cmd.HasSubCommands() && cmd.Run == nil && cmd.RunE == nil {
+		// A group (core session): a word that names none of its commands
+		// is an error, not a help page and exit 0.
+		cmd.Args = cobra.ArbitraryArgs
+		cmd.RunE = unknownCommand
+	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nusage: %s (%s --help explains every flag)", err, c.UseLine(), c.CommandPath())
 	})
 	for _, sub := range cmd.Commands() {
 		withUsage(sub)
 	}
+}
+
+// unknownCommand is a group's action: its help when called alone, else an
+// error naming the word it did not know and what it may have meant.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return c.Help()
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's own default
+	}
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return fmt.Errorf("%s (%s --help lists its commands)", msg, c.CommandPath())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -36,6 +37,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"github-pr":        cmdGitHubPR,
 		"github-var":       cmdGitHubVar,
 		"github-issues":    cmdGitHubIssues,
+		"github-reviews":   cmdGitHubReviews,
+		"github-requests":  cmdGitHubRequests,
 		"github-app":       cmdGitHubApp,
 		"github-device":    cmdGitHubDevice,
 		"perms-file":       cmdPermsFile,
@@ -45,6 +48,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"audit-rewrite":    cmdAuditRewrite,
 		"model-wait":       cmdModelWait,
 		"session-wait":     cmdSessionWait,
+		"json-doc":         cmdJSONDoc,
 	}
 }
 
@@ -102,6 +106,9 @@ func cmdModelRequests(ts *testscript.TestScript, neg bool, args []string) {
 				sep = " tools="
 			}
 			fmt.Fprintf(&b, "%s%s", sep, tool.Function.Name)
+		}
+		if req.MaxTokens > 0 {
+			fmt.Fprintf(&b, " max_tokens=%d", req.MaxTokens)
 		}
 		b.WriteString("\n")
 		for _, m := range req.Messages {
@@ -186,4 +193,25 @@ func cmdPerms(ts *testscript.TestScript, neg bool, args []string) {
 		return nil
 	}))
 	ts.Logf("perms: %d entries checked", n)
+}
+
+// json-doc FILE: FILE holds exactly one JSON document (and white space).
+func cmdJSONDoc(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: json-doc FILE")
+	}
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[0])))
+	var v any
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, more := dec.Token(); more != io.EOF {
+			err = fmt.Errorf("more after the first JSON document (%v)", more)
+		}
+	}
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("%s is not one JSON document: %v", args[0], err)
+	case err == nil && neg:
+		ts.Fatalf("%s is one JSON document", args[0])
+	}
 }

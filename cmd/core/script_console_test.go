@@ -69,7 +69,8 @@ func cmdConsoleServe(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // console-runs FILE: write the console's runs, a line each: session id,
-// repository, status, actor, trigger; then its audit log's report lines.
+// repository, status, actor, trigger (and a cost line when the report has
+// one: "cost ID $0.1234"); then its audit log's report lines.
 func cmdConsoleRuns(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: console-runs FILE")
@@ -84,6 +85,9 @@ func cmdConsoleRuns(ts *testscript.TestScript, neg bool, args []string) {
 	var b strings.Builder
 	for _, r := range runs {
 		fmt.Fprintf(&b, "run %s %s %s actor=%s trigger=%s\n", r.SessionID, r.Repo, r.Status, r.Actor, r.Trigger)
+		if r.CostUSD != nil {
+			fmt.Fprintf(&b, "cost %s $%.4f\n", r.SessionID, *r.CostUSD)
+		}
 	}
 	log, err := sc.store.AuditLog(ctx, 100)
 	ts.Check(err)

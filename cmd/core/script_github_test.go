@@ -189,3 +189,35 @@ func cmdGitHubIssues(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
 }
+
+// github-reviews OWNER/NAME NUMBER FILE: write the reviews of pull request
+// NUMBER, with their comments, to FILE, for grep.
+func cmdGitHubReviews(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: github-reviews OWNER/NAME NUMBER FILE")
+	}
+	owner, name, _ := strings.Cut(args[0], "/")
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	var b strings.Builder
+	for _, rv := range githubOf(ts).Reviews(owner, name, n) {
+		fmt.Fprintf(&b, "review %s by %s of %s:\n%s\n", rv.State, rv.User, rv.CommitID, rv.Body)
+		for _, c := range rv.Comments {
+			fmt.Fprintf(&b, "comment on %s:%d-%d %s:\n%s\n", c.Path, c.StartLine, c.Line, c.Side, c.Body)
+		}
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(b.String()), 0o644))
+}
+
+// github-requests FILE: write every API and git request so far, one
+// "METHOD PATH login=LOGIN" a line, to FILE.
+func cmdGitHubRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: github-requests FILE")
+	}
+	var b strings.Builder
+	for _, r := range githubOf(ts).Requests() {
+		fmt.Fprintf(&b, "%s %s login=%s\n", r.Method, r.Path, r.Login)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+}

@@ -37,7 +37,7 @@ a message) to completed; or it ends partial, cancelled or failed. While it
 lives, watch follows it, send gives it a message, interrupt stops its
 current turn and stop ends it.`,
 	}
-	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e),
+	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionLandCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e),
 		newSessionWatchCmd(e), newSessionControlCmd(e, session.OpSend), newSessionControlCmd(e, session.OpInterrupt), newSessionControlCmd(e, session.OpStop))
 	return cmd
 }
@@ -70,6 +70,20 @@ func (f settingFlag) Set(v string) error {
 }
 func (f settingFlag) Type() string { return "string" }
 
+// flagValue is pflag.Value, which cobra's flag sets take.
+type flagValue interface {
+	String() string
+	Set(string) error
+	Type() string
+}
+
+// boolSettingFlag is a switch setting as a flag: --dry-run alone means
+// true, and --help shows it as a switch, with no value to give.
+type boolSettingFlag struct{ settingFlag }
+
+func (boolSettingFlag) Type() string     { return "bool" }
+func (boolSettingFlag) IsBoolFlag() bool { return true }
+
 // sessionOnly are the settings that belong to the session: resume takes
 // them from its record.
 var sessionOnly = map[string]bool{setup.Model: true, setup.Verify: true}
@@ -81,7 +95,11 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 		if !s.Flag || (!withSessionOptions && sessionOnly[s.Name]) {
 			continue
 		}
-		fl.Var(settingFlag{vals: f.vals, name: s.Name, multi: s.Multi}, s.Name, s.Usage+", "+s.Env())
+		var v flagValue = settingFlag{vals: f.vals, name: s.Name, multi: s.Multi}
+		if s.Bool {
+			v = boolSettingFlag{settingFlag{vals: f.vals, name: s.Name}}
+		}
+		fl.Var(v, s.Name, s.Usage+", "+s.Env())
 		if s.Bool {
 			fl.Lookup(s.Name).NoOptDefVal = "true"
 		}
@@ -121,6 +139,11 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]s
 	o.AskNext = terminal
 	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal}
 	o.Input, o.Output, o.Progress = e.stdin, e.stdout, e.stderr
+	if f.json {
+		// stdout is the report alone; the diff and questions go with the
+		// progress.
+		o.Output = e.stderr
+	}
 	return o, nil
 }
 
@@ -172,16 +195,30 @@ Every run_shell command waits for "approve? [y/N]" on the terminal, unless
 --verify lets it run unattended; with no terminal, it is declined.
 
 Exit status: 0 done, 2 partial (a limit was hit; the work is kept in the
-workspace), 1 failed, 130 cancelled.`,
+workspace), 3 budget_exhausted (the next request would have passed
+--budget-usd or --budget-tokens, so it was not sent; the work landed as a
+draft marked [budget exhausted]), 1 failed, 130 cancelled.`,
 		Example: `  core session start --repo . --prompt "make the tests pass" --verify test
   core session start --repo ~/src/app --prompt "add a --json flag" --dry-run`,
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			if prompt != "" {
+				// --prompt fix the bug: the shell split the prompt.
+				return fmt.Errorf("unexpected argument %q: a prompt of several words needs quotes: --prompt %q", args[0], prompt+" "+strings.Join(args, " "))
+			}
+			return fmt.Errorf("unexpected argument %q: start takes flags only", args[0])
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if repo == "" {
 				return errors.New("--repo is required: owner/name on GitHub, or a local path to a git repository")
 			}
 			if strings.TrimSpace(prompt) == "" && issue == 0 {
 				return errors.New("a goal is required: give --prompt TEXT (or --issue N)")
+			}
+			if err := checkRepo(repo); err != nil {
+				return err
 			}
 			o, err := e.options(cmd, &f, nil)
 			if err != nil {
@@ -214,8 +251,14 @@ func newSessionResumeCmd(e *env) *cobra.Command {
 		Short: "Continue a session with a new instruction",
 		Long: `resume continues a persisted session: its transcript is replayed verbatim to
 the model, its workspace is reused, and the limits apply afresh. The model,
-the verify tier and the tool-call mode are the session's own.`,
-		Args: cobra.ExactArgs(2),
+the verify tier and the tool-call mode are the session's own.
+
+The budget is the session's, every run included: --budget-usd and
+--budget-tokens given to resume are a top-up, added to it (to what was spent,
+when it had none), so a session that ended budget_exhausted goes on with that
+much more. The price is the session's too, unless given again.`,
+		Example: `  core session resume 20261130-101500-ab12 "carry on" --budget-usd 2`,
+		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, err := e.loadSession(args[0])
 			if err != nil {
@@ -230,6 +273,14 @@ the verify tier and the tool-call mode are the session's own.`,
 			}
 			if err := e.github(&o, rec.Repo); err != nil {
 				return err
+			}
+			// A top-up is what the user typed, never the environment's
+			// budget again at each resume.
+			if f.vals[setup.BudgetUSD] == "" {
+				o.Budget.USD = 0
+			}
+			if f.vals[setup.BudgetTokens] == "" {
+				o.Budget.Tokens = 0
 			}
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)
 			e.report(cmd.Context(), f.consoleURL, rep, rec.Repo)
@@ -261,8 +312,11 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		return err
 	}
 	rep.WriteSummary(e.stderr)
-	if rep.Status == session.StatusPartial || rep.Status == session.StatusCancelled {
+	switch rep.Status {
+	case session.StatusPartial, session.StatusCancelled:
 		fmt.Fprintf(e.stderr, "to continue: core session resume %s %q\n", rep.ID, "carry on where you stopped")
+	case session.StatusBudgetExhausted:
+		fmt.Fprintf(e.stderr, "to continue with more budget: core session resume %s %q --budget-usd N (or --budget-tokens N)\n", rep.ID, "carry on where you stopped")
 	}
 	if asJSON {
 		if err := writeJSON(e.stdout, rep); err != nil {
@@ -274,6 +328,8 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		return nil
 	case session.StatusPartial:
 		return exitCode(2)
+	case session.StatusBudgetExhausted:
+		return exitCode(3)
 	case session.StatusCancelled:
 		return exitCode(130)
 	}
@@ -289,13 +345,16 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func newSessionListCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, byCost bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List persisted sessions, newest first",
 		Long: `list shows every session under $CORE_HOME/sessions, newest first: id, repo,
-status, turns, branch and age. A session left running by a process that died
-shows as failed (infrastructure). list creates nothing.`,
+status, turns, cost ("no price set" when unknown), branch and age. A session
+left running by a process that died shows as failed (infrastructure). list
+creates nothing. --by-cost puts the most expensive first. --json prints the
+records, with cost_usd, price and budget, and the last run's spend by turn
+and by tool (spend, spend_by_tool).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, home, ok, err := e.lookStore()
@@ -308,27 +367,31 @@ shows as failed (infrastructure). list creates nothing.`,
 					return err
 				}
 			}
+			if byCost {
+				sortByCost(recs)
+			}
 			if asJSON {
-				return writeJSON(e.stdout, recs)
+				return writeJSON(e.stdout, listEntries(store, recs))
 			}
 			if len(recs) == 0 {
 				fmt.Fprintf(e.stderr, "no sessions in %s\n", home)
 				return nil
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tREPO\tSTATUS\tTURNS\tBRANCH\tAGE")
+			fmt.Fprintln(tw, "ID\tREPO\tSTATUS\tTURNS\tCOST\tBRANCH\tAGE")
 			now := time.Now()
 			for _, r := range recs {
 				status := string(r.Status)
 				if r.FailureKind != "" {
 					status += " (" + string(r.FailureKind) + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, r.Branch, age(now.Sub(r.CreatedAt)))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, session.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
 			}
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions' records (as in session.json) as a JSON array on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions' records (as in session.json, with the last run's spend and spend_by_tool from report.json) as a JSON array on stdout")
+	cmd.Flags().BoolVar(&byCost, "by-cost", false, "the most expensive sessions first (those with no price set last)")
 	return cmd
 }
 

@@ -45,7 +45,7 @@ stays where it is. A session that a live process is running is refused.`,
 			}
 			var failed error
 			for _, id := range ids {
-				r, err := store.Remove(id)
+				r, err := store.Remove(cmd.Context(), id)
 				if err != nil {
 					fmt.Fprintf(e.stderr, "core: %v\n", err)
 					failed = exitCode(1)
@@ -85,7 +85,7 @@ are running, or ended more recently, stay. AGE is a number with a unit:
 				fmt.Fprintf(e.stderr, "no sessions in %s\n", home)
 				return nil
 			}
-			removed, err := store.Prune(time.Now().Add(-age))
+			removed, err := store.Prune(cmd.Context(), time.Now().Add(-age))
 			var total int64
 			for _, r := range removed {
 				total += r.Bytes

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/setup"
 )
 
@@ -45,4 +48,22 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 	_, _, err = runCore(t, "", environ, "session", "start", "--repo", ".", "--prompt", "x")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `CORE_SESSION_TIMEOUT must be a duration such as 45m or 2h, got "soon"`, "a bad variable is named as the variable")
+}
+
+// TestCancelledWhileSettingUp: an interrupt before the session starts
+// (the sandbox's probe, the model's check) exits 130 saying "cancelled",
+// not 1 with whatever the interruption broke.
+func TestCancelledWhileSettingUp(t *testing.T) {
+	t.Parallel()
+	srv := testkit.NewModelServer(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var out, errOut writerBuffer
+	environ := map[string]string{"CORE_HOME": t.TempDir(), "CORE_SESSION_INFERENCE_URL": srv.URL, "PATH": os.Getenv("PATH")}
+	err := run(ctx, []string{"session", "start", "--repo", t.TempDir(), "--prompt", "x", "--verify", "test"}, nil, &out, &errOut,
+		func(k string) string { return environ[k] })
+	var code exitCode
+	require.ErrorAs(t, err, &code)
+	assert.Equal(t, exitCode(130), code)
+	assert.Equal(t, "core: cancelled\n", errOut.String())
 }

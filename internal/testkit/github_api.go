@@ -73,6 +73,8 @@ func (g *GitHub) apiRoutes() []apiRoute {
 		newAPIRoute("GET "+r+"/pulls/{number}", g.getPull),
 		newAPIRoute("PATCH "+r+"/pulls/{number}", g.editPull),
 		newAPIRoute("GET "+r+"/pulls/{number}/comments", g.listReviewComments),
+		newAPIRoute("GET "+r+"/pulls/{number}/files", g.listPullFiles),
+		newAPIRoute("POST "+r+"/pulls/{number}/reviews", g.createReview),
 		newAPIRoute("GET "+r+"/commits/{ref...}/check-runs", g.listCheckRuns),
 		newAPIRoute("GET "+r+"/check-runs/{id}", g.getCheckRun),
 		newAPIRoute("GET "+r+"/check-runs/{id}/annotations", g.listAnnotations),

@@ -38,11 +38,14 @@ func (g *GitHub) AddPull(ctx context.Context, owner, repo string, pr Pull) (int,
 		return 0, fmt.Errorf("add pull request to %s/%s: state %q is neither open nor closed", owner, repo, pr.State)
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	is := base.addIssueLocked(Issue{
 		Title: pr.Title, Body: pr.Body, User: pr.User, State: pr.State,
 		CreatedAt: pr.CreatedAt, UpdatedAt: pr.UpdatedAt,
-	}, &pullState{head: pr.Head, headRepo: headRepo, base: pr.Base, draft: pr.Draft, headSHA: sha})
+	}, &pullState{head: pr.Head, headRepo: headRepo, base: pr.Base, draft: pr.Draft, headSHA: sha, refSHA: sha})
+	g.mu.Unlock()
+	if err := g.syncPullRef(ctx, base, is.Number, headRepo.dir, sha); err != nil {
+		return 0, fmt.Errorf("add pull request to %s/%s: %s: %w", owner, repo, pullRef(is.Number), err)
+	}
 	return is.Number, nil
 }
 
@@ -62,20 +65,25 @@ func (c *apiCall) pullLocked() *issueState {
 // returns the base SHAs, keyed by base branch.
 func (g *GitHub) refreshPulls(ctx context.Context, r *Repo, list []*issueState) map[string]string {
 	type target struct {
-		is             *issueState
-		dir, ref, base string
+		is                     *issueState
+		number                 int
+		dir, ref, base, refSHA string
 	}
 	g.mu.Lock()
 	targets := make([]target, len(list))
 	for i, is := range list {
-		targets[i] = target{is: is, dir: is.pull.headRepo.dir, ref: is.pull.head, base: is.pull.base}
+		targets[i] = target{is: is, number: is.Number, dir: is.pull.headRepo.dir, ref: is.pull.head, base: is.pull.base, refSHA: is.pull.refSHA}
 	}
 	g.mu.Unlock()
 	bases := make(map[string]string)
 	for _, t := range targets {
 		if sha, ok, err := g.branchSHA(ctx, t.dir, t.ref); err == nil && ok {
+			synced := sha == t.refSHA || g.syncPullRef(ctx, r, t.number, t.dir, sha) == nil
 			g.mu.Lock()
 			t.is.pull.headSHA = sha
+			if synced {
+				t.is.pull.refSHA = sha
+			}
 			g.mu.Unlock()
 		}
 		if _, done := bases[t.base]; !done {

@@ -101,6 +101,7 @@ type pullState struct {
 	base     string
 	draft    bool
 	headSHA  string // last known
+	refSHA   string // where refs/pull/N/head of the base points
 }
 
 type commentState struct {
@@ -225,6 +226,7 @@ func (is *issueState) pullSnapshot() Pull {
 type extState struct {
 	checkRuns map[int64]*checkRunState
 	threads   map[pullKey][]*threadState
+	reviews   map[pullKey][]Review
 	variables map[*Repo]map[string]*variableState // upper-cased name
 	apps      map[int64]*appState
 	installs  map[int64]*installState

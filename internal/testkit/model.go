@@ -6,7 +6,8 @@
 // [NewModelServer] (for Go tests) and [ServeModel] (for end-to-end scripts,
 // which have no testing.TB) start an OpenAI-compatible chat server:
 //
-//   - GET  /v1/models lists [DefaultModel] in OpenAI's list shape;
+//   - GET  /v1/models lists [DefaultModel] in OpenAI's list shape (with a
+//     price after [ModelServer.SetPrice]);
 //   - POST /v1/chat/completions answers with the next scripted [Reply], as
 //     OpenAI's non-streaming JSON, or as SSE chunks ending in "data: [DONE]"
 //     when the request asks for "stream": true (usage rides on the final
@@ -271,6 +272,7 @@ type ModelServer struct {
 	active         int // chat handlers still running
 	refuseTools    bool
 	callIDs        int
+	pricing        *wirePricing
 	// arrived is closed (and replaced) when a request is recorded.
 	arrived chan struct{}
 }
@@ -418,6 +420,16 @@ func (s *ModelServer) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.replies) - s.next
+}
+
+// SetPrice makes GET /v1/models list a price for [DefaultModel] in
+// OpenRouter's shape: "pricing": {"prompt": ..., "completion": ...}, in
+// dollars per token as decimal strings (e.g. "0.000001" for $1 per million
+// tokens).
+func (s *ModelServer) SetPrice(prompt, completion string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pricing = &wirePricing{Prompt: prompt, Completion: completion}
 }
 
 // ModelListRequests returns how many GET /v1/models requests arrived.

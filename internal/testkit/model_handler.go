@@ -82,10 +82,18 @@ type wireChunk struct {
 }
 
 type wireModel struct {
-	ID      string `json:"id"`
-	Object  string `json:"object"`
-	Created int64  `json:"created"`
-	OwnedBy string `json:"owned_by"`
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	OwnedBy string       `json:"owned_by"`
+	Pricing *wirePricing `json:"pricing,omitempty"`
+}
+
+// wirePricing is OpenRouter's price of a model: dollars per token, as
+// decimal strings.
+type wirePricing struct {
+	Prompt     string `json:"prompt"`
+	Completion string `json:"completion"`
 }
 
 type wireModelList struct {
@@ -112,10 +120,13 @@ func (s *ModelServer) handler() http.Handler {
 
 func (s *ModelServer) serveModels(w http.ResponseWriter, _ *http.Request) {
 	s.countModelList()
+	s.mu.Lock()
+	pricing := s.pricing
+	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, wireModelList{
 		Object: "list",
 		Data: []wireModel{{
-			ID: DefaultModel, Object: "model", Created: time.Now().Unix(), OwnedBy: "testkit",
+			ID: DefaultModel, Object: "model", Created: time.Now().Unix(), OwnedBy: "testkit", Pricing: pricing,
 		}},
 	})
 }

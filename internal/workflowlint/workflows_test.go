@@ -63,25 +63,66 @@ func TestReleaseWorkflow(t *testing.T) {
 	assert.Regexp(t, `(?m)^  image: Dockerfile$`, string(action))
 }
 
-// TestWorkflowFilters checks the jobs' if: only the core:fix label by name
-// and comments with the command by someone who can write start the
+// TestWorkflowFilters checks the jobs' if: only core's label by name and
+// comments holding the trigger phrase by someone who can write start the
 // container; the forger's schedule waits for the arm variable but a manual
 // run always starts (so forge can say "disarmed" and fix/resolve work).
 func TestWorkflowFilters(t *testing.T) {
 	t.Parallel()
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", name))
-		require.NoError(t, err, name)
-		return string(b)
-	}
 	for _, name := range []string{"core-fix.yml", "core-agent-resolver.yml"} {
-		s := read(name)
-		assert.Contains(t, s, "github.event.label.name == 'core:fix'", name)
-		assert.Contains(t, s, "contains(github.event.comment.body, '/core fix')", name)
+		s := readWorkflow(t, name)
+		assert.Contains(t, s, "github.event.label.name == "+labelExpr, name)
+		assert.Contains(t, s, "contains(github.event.comment.body, "+phraseExpr+")", name)
 		assert.Contains(t, s, `contains(fromJSON('["OWNER","MEMBER","COLLABORATOR"]'), github.event.comment.author_association)`, name)
 		assert.Contains(t, s, "github.event_name == 'issue_comment' &&", name)
 	}
-	forge := read("core-forge-run.yml")
+	forge := readWorkflow(t, "core-forge-run.yml")
 	assert.Contains(t, forge, "if: github.event_name == 'workflow_dispatch' || vars.CORE_FORGE_ENABLED == 'true'")
 	assert.Contains(t, forge, "CORE_FORGE_ENABLED: ${{ vars.CORE_FORGE_ENABLED }}")
+}
+
+// The expressions the examples read core's trigger phrase and label from:
+// repository variables, with the Action's defaults.
+const (
+	phraseExpr = "vars.CORE_TRIGGER_PHRASE || '/core'"
+	labelExpr  = "(vars.CORE_LABEL || 'core:fix')"
+)
+
+// TestWorkflowTriggersOnePlace checks that a repository changes its trigger
+// phrase or label in one place: the job's if: and the Action's
+// trigger_phrase and label inputs read the same repository variables, and
+// nothing hard-codes the default command or label, so a phrase the if: lets
+// through is the one core looks for.
+func TestWorkflowTriggersOnePlace(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"core-fix.yml", "core-agent-resolver.yml"} {
+		wf, errs := actionlint.Parse([]byte(readWorkflow(t, name)))
+		require.Empty(t, errs, name)
+		require.Len(t, wf.Jobs, 1, name)
+		for _, job := range wf.Jobs {
+			require.NotNil(t, job.If, name)
+			cond := job.If.Value
+			assert.NotContains(t, cond, "'/core fix'", "%s: the if: names the phrase only through the variable", name)
+			assert.NotContains(t, cond, "== 'core:fix'", "%s: the if: names the label only through the variable", name)
+			var core *actionlint.ExecAction
+			for _, st := range job.Steps {
+				if a, ok := st.Exec.(*actionlint.ExecAction); ok && a.Uses != nil && a.Uses.Value == "./" {
+					core = a
+				}
+			}
+			require.NotNil(t, core, "%s: a step uses core (./)", name)
+			for input, want := range map[string]string{"trigger_phrase": phraseExpr, "label": labelExpr} {
+				in := core.Inputs[input]
+				require.NotNil(t, in, "%s: core's step sets %s", name, input)
+				assert.Equal(t, "${{ "+strings.Trim(want, "()")+" }}", in.Value.Value, "%s: %s reads what the if: reads", name, input)
+			}
+		}
+	}
+}
+
+func readWorkflow(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", name))
+	require.NoError(t, err, name)
+	return string(b)
 }

@@ -20,9 +20,11 @@ const ProbeTimeout = 2 * time.Second
 const maxProbeBody = 4 << 20
 
 // DefaultCandidates returns the base URLs Discover tries when none is
-// configured, in order.
+// configured, in order: core's own port, the ports people give llama.cpp's
+// llama-server and vLLM (8081) and llama-server's default (8080), then
+// Ollama's (11434).
 func DefaultCandidates() []string {
-	return []string{"http://127.0.0.1:35536", "http://127.0.0.1:8081", "http://127.0.0.1:8080"}
+	return []string{"http://127.0.0.1:35536", "http://127.0.0.1:8081", "http://127.0.0.1:8080", "http://127.0.0.1:11434"}
 }
 
 // Probe is one candidate Discover tried and why it was passed over.
@@ -51,9 +53,9 @@ func (e *DiscoveryError) Error() string {
 		}
 	}
 	b.WriteString(`start one, for example:
-  llama-server -m model.gguf --port 8081
+  llama-server -hf ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF --port 8080
   vllm serve MODEL --port 8081
-  ollama serve    (listens on port 11434: pass --inference-url http://127.0.0.1:11434)
+  ollama serve    (then ollama pull qwen3-coder, and pass --model qwen3-coder)
 or point core at a running server with --inference-url URL or CORE_SESSION_INFERENCE_URL`)
 	return b.String()
 }

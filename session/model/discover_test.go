@@ -122,10 +122,10 @@ func TestDiscoverNoServer(t *testing.T) {
 	msg := err.Error()
 	for _, want := range append(slices.Clone(candidates),
 		"no OpenAI-compatible model server found",
-		"llama-server -m model.gguf --port 8081",
+		"llama-server -hf ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF --port 8080",
 		"vllm serve MODEL --port 8081",
 		"ollama serve",
-		"--inference-url http://127.0.0.1:11434",
+		"ollama pull qwen3-coder, and pass --model qwen3-coder",
 		"CORE_SESSION_INFERENCE_URL",
 	) {
 		if !strings.Contains(msg, want) {
@@ -155,7 +155,7 @@ func TestDiscoverNoCandidates(t *testing.T) {
 
 func TestDefaultCandidates(t *testing.T) {
 	t.Parallel()
-	want := []string{"http://127.0.0.1:35536", "http://127.0.0.1:8081", "http://127.0.0.1:8080"}
+	want := []string{"http://127.0.0.1:35536", "http://127.0.0.1:8081", "http://127.0.0.1:8080", "http://127.0.0.1:11434"}
 	got := model.DefaultCandidates()
 	if !slices.Equal(got, want) {
 		t.Errorf("DefaultCandidates = %q, want %q", got, want)

@@ -93,6 +93,11 @@ type Backoff struct {
 	Max     time.Duration
 }
 
+// DefaultMaxAttempts is how many attempts an entry point gives one model
+// call before the run fails: a server that keeps answering 5xx fails the
+// run in well under a minute instead of holding it for the turn's timeout.
+const DefaultMaxAttempts = 6
+
 // DefaultBackoff is the backoff used for zero Backoff fields.
 func DefaultBackoff() Backoff {
 	return Backoff{Initial: 500 * time.Millisecond, Max: 15 * time.Second}
@@ -162,6 +167,20 @@ type Client struct {
 	attemptTimeout time.Duration
 	temperature    *float32
 	onRetry        func(Retry)
+	maxTokens      int
+	// apiKey and hc are for the requests the OpenAI client does not make
+	// (Price).
+	apiKey string
+	hc     *http.Client
+}
+
+// WithMaxTokens returns a client like c whose requests ask for at most n
+// completion tokens (max_tokens): a run with a budget bounds each reply by
+// what its check counted.
+func (c *Client) WithMaxTokens(n int) *Client {
+	d := *c
+	d.maxTokens = n
+	return &d
 }
 
 // New returns a client for cfg. A malformed BaseURL is reported by the
@@ -184,6 +203,8 @@ func New(cfg Config) *Client {
 		attemptTimeout: cfg.AttemptTimeout,
 		temperature:    cfg.Temperature,
 		onRetry:        cfg.OnRetry,
+		apiKey:         strings.TrimSpace(cfg.APIKey),
+		hc:             cfg.HTTPClient,
 	}
 }
 
@@ -300,6 +321,7 @@ func (c *Client) request(msgs []Message) openai.ChatCompletionRequest {
 			Role: m.Role, Content: m.Content, ToolCalls: callsToWire(m.ToolCalls), ToolCallID: m.ToolCallID,
 		})
 	}
+	req.MaxTokens = c.maxTokens
 	if c.temperature != nil {
 		req.Temperature = *c.temperature
 		if req.Temperature == 0 {

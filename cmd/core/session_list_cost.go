@@ -1,0 +1,46 @@
+package main
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/coreagent/core/session"
+)
+
+// listEntry is a session as list --json shows it: its record, and what its
+// last run spent by turn and by tool (from its report.json, when there is
+// one), so the most expensive runs and turns are one query away.
+type listEntry struct {
+	*session.Record
+	Spend       []session.TurnSpend `json:"spend,omitempty"`
+	SpendByTool []session.ToolSpend `json:"spend_by_tool,omitempty"`
+}
+
+// listEntries adds each record's last spend.
+func listEntries(store *session.Store, recs []*session.Record) []listEntry {
+	out := make([]listEntry, 0, len(recs))
+	for _, r := range recs {
+		e := listEntry{Record: r}
+		if rep, err := store.LoadReport(r.ID); err == nil {
+			e.Spend, e.SpendByTool = rep.Spend, rep.SpendByTool
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// sortByCost puts the most expensive sessions first; those whose cost is
+// unknown last, newest first as before.
+func sortByCost(recs []*session.Record) {
+	slices.SortStableFunc(recs, func(a, b *session.Record) int {
+		switch {
+		case a.CostUSD == nil && b.CostUSD == nil:
+			return 0
+		case a.CostUSD == nil:
+			return 1
+		case b.CostUSD == nil:
+			return -1
+		}
+		return cmp.Compare(*b.CostUSD, *a.CostUSD)
+	})
+}

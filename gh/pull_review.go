@@ -1,0 +1,75 @@
+package gh
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// PullFile is a file a pull request changes, with its patch: the hunks
+// GitHub shows (and takes review comments on), without the diff header.
+type PullFile struct {
+	Path string
+	// Status is added, removed, modified, renamed, copied, changed or
+	// unchanged.
+	Status string
+	Patch  string // empty for a binary file or one too large to show
+}
+
+// PullFiles lists the files pull request number changes, all pages (GitHub
+// lists at most 3,000).
+func (c *Client) PullFiles(ctx context.Context, owner, name string, number int) ([]PullFile, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var out []PullFile
+	for {
+		fs, resp, err := c.gh.PullRequests.ListFiles(ctx, owner, name, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the files of pull request #%d of %s/%s: %w", number, owner, name, err)
+		}
+		for _, f := range fs {
+			out = append(out, PullFile{Path: f.GetFilename(), Status: f.GetStatus(), Patch: f.GetPatch()})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// DraftComment is a review comment on lines of the head's version of a
+// file (side RIGHT): Line, or StartLine through Line.
+type DraftComment struct {
+	Path            string
+	StartLine, Line int // StartLine 0 for one line
+	Body            string
+}
+
+// NewReview is a review to submit on a pull request: a COMMENT review of
+// commit CommitID (the head it was made against) with a body and comments.
+type NewReview struct {
+	CommitID string
+	Body     string
+	Comments []DraftComment
+}
+
+// CreateReview submits a comment review on pull request number and returns
+// its address.
+func (c *Client) CreateReview(ctx context.Context, owner, name string, number int, r NewReview) (string, error) {
+	req := &github.PullRequestReviewRequest{Body: &r.Body, Event: github.String("COMMENT")}
+	if r.CommitID != "" {
+		req.CommitID = &r.CommitID
+	}
+	for _, d := range r.Comments {
+		dc := &github.DraftReviewComment{Path: github.String(d.Path), Body: github.String(d.Body), Line: github.Int(d.Line), Side: github.String("RIGHT")}
+		if d.StartLine != 0 && d.StartLine < d.Line {
+			dc.StartLine, dc.StartSide = github.Int(d.StartLine), github.String("RIGHT")
+		}
+		req.Comments = append(req.Comments, dc)
+	}
+	rv, _, err := c.gh.PullRequests.CreateReview(ctx, owner, name, number, req)
+	if err != nil {
+		return "", fmt.Errorf("post a review on pull request #%d of %s/%s: %w", number, owner, name, err)
+	}
+	return rv.GetHTMLURL(), nil
+}

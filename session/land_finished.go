@@ -1,0 +1,102 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/tools"
+)
+
+// Land lands the work of a session whose model called done, without
+// another model turn (core session land): after a dry run, a declined
+// landing, or a refusal the user has since dealt with (their uncommitted
+// work committed, the workflow changes allowed). The work goes through the
+// same checks and landing as at the end of a run, held to the contract its
+// last run recorded; the harness does not run the checks again.
+func Land(ctx context.Context, id string, opts Options) (*Report, error) {
+	rep, err := landFinished(ctx, id, opts)
+	return rep, scrub.New(opts.Secrets...).Error(err)
+}
+
+func landFinished(ctx context.Context, id string, opts Options) (*Report, error) {
+	if opts.Store == nil {
+		return nil, errors.New("no session store")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
+	}
+	if opts.Output == nil {
+		opts.Output = io.Discard
+	}
+	opts.Approver, opts.Interactive, opts.DryRun = tools.DenyApprover{}, false, false
+	rec, err := opts.Store.Load(id)
+	if err != nil {
+		return nil, configError(err)
+	}
+	if rec.Status.Live() {
+		return nil, &ConfigError{Err: fmt.Errorf("session %s is running in another process", id)}
+	}
+	if rec.Summary == "" {
+		return nil, &ConfigError{Err: fmt.Errorf("session %s has no finished work to land: its model never called done (core session resume %s \"finish the work\" continues it)", id, id)}
+	}
+	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
+		return nil, &ConfigError{Err: fmt.Errorf("session %s cannot be landed: its workspace %s is gone", id, rec.Workspace)}
+	}
+	contract, err := recordedContract(opts.Store, id)
+	if err != nil {
+		return nil, err
+	}
+	opts.Repo = rec.Repo
+	org, err := openOrigin(ctx, opts)
+	if err != nil {
+		return nil, configError(err)
+	}
+	opts.AllowWorkflowChanges = rec.AllowWorkflowChanges
+	s, ctx, err := start(ctx, opts, rec, org)
+	if err != nil {
+		return nil, err
+	}
+	defer s.unlock()
+	s.report.Contract = contract
+	if err := s.moveTo(StatusActive); err != nil {
+		return s.end(StatusFailed, FailError, err), nil
+	}
+	changed, err := s.changed(ctx)
+	if err != nil {
+		return s.end(StatusFailed, FailInfrastructure, err), nil
+	}
+	if !changed {
+		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
+		return s.conclude(outcome{status: StatusIdle}), nil
+	}
+	return s.conclude(s.land(ctx, s.contractEnding())), nil
+}
+
+// recordedContract is the contract session id's last run wrote in its
+// report; nil (unverified) when the report has none.
+func recordedContract(store *Store, id string) (*Contract, error) {
+	b, err := store.ReportJSON(id)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rep struct {
+		Contract *Contract `json:"contract"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("read the contract of session %s: %s is damaged: %w", id, ReportFile, err)
+	}
+	return rep.Contract, nil
+}

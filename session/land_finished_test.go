@@ -1,0 +1,87 @@
+package session
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
+)
+
+// TestCommitMessageDoesNotRepeatAClaimAsFact: the landing commit of a
+// broken contract is marked as its pull request's title is and says the
+// checks contradict the model; one the harness did not check says so.
+func TestCommitMessageDoesNotRepeatAClaimAsFact(t *testing.T) {
+	t.Parallel()
+	broken := NewContract([]CheckRun{checkRun("go test ./...", green, CheckResult{Exit: 1})}, 0)
+	require.True(t, broken.Broken())
+	tests := []struct {
+		name     string
+		contract *Contract
+		want     string
+	}{
+		{name: "held", contract: &Contract{Verdict: ContractHeld},
+			want: "Fix Add; go test passes\n\nSession: s1\n"},
+		{name: "broken", contract: broken,
+			want: "[checks failing] Fix Add; go test passes\n\nThe harness's checks: contract broken: 1 regressed. What follows is the model's summary, which they contradict.\n\nFix Add; go test passes\n\nSession: s1\n"},
+		{name: "unchecked", contract: nil,
+			want: "Fix Add; go test passes\n\nThe harness ran no checks on this result: the model's summary below is unverified.\n\nFix Add; go test passes\n\nSession: s1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, commitMessage("Fix Add; go test passes", "s1", tt.contract))
+		})
+	}
+}
+
+// TestLandRefusesUnfinishedWork: land lands only what a model called done,
+// and refuses a session that does not exist; neither changes anything.
+func TestLandRefusesUnfinishedWork(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"))
+	opts := testOptions(t, srv, repo)
+	opts.MaxTurns = 1
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusPartial, rep.Status)
+
+	_, err = Land(t.Context(), rep.ID, opts)
+	assert.ErrorContains(t, err, "has no finished work to land: its model never called done (core session resume "+rep.ID)
+	_, err = Land(t.Context(), "20200101-000000-abcdef", opts)
+	assert.ErrorContains(t, err, "no session 20200101-000000-abcdef")
+	rec, err := opts.Store.Load(rep.ID)
+	require.NoError(t, err)
+	assert.Equal(t, StatusPartial, rec.Status, "a refusal leaves the record as it was")
+}
+
+// TestBrokenContractLandsMarkedLocally: a local landing of work that broke
+// its contract is marked in its commit as its pull request's title would
+// be, and the model's claim is not left standing as fact.
+func TestBrokenContractLandsMarkedLocally(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	repo := fixtureRepo(t, map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"a + b\"\nnew_text: \"a +\""),
+		testkit.ContentReply("tool: done\nsummary: Fix Add; go build passes"),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.Verify = sandbox.TierBuild
+	opts.Checks = []string{"go build ./..."}
+	opts.GitEnv = append(opts.GitEnv, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.True(t, rep.Contract.Broken(), "contract: %s", rep.Contract.Line())
+	require.True(t, rep.Landed, rep.Error)
+	msg := gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch)
+	assert.True(t, strings.HasPrefix(msg, "[checks failing] Fix Add; go build passes\n"), msg)
+	assert.Contains(t, msg, "The harness's checks: contract broken: 1 regressed. What follows is the model's summary, which they contradict.")
+}
