@@ -244,7 +244,7 @@ func setupEnv(env Env) setup.Env {
 		}
 		return v
 	}
-	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto"},
+	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto", setup.IdleTimeout: session.IdleTriggered.String()},
 		OnRetry: func(rt model.Retry) { fmt.Fprintf(env.Stderr, "model: %s\n", rt) }}
 }
 
@@ -268,7 +268,28 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	r.secrets = o.Secrets
 	o.Approver = tools.DenyApprover{}
 	o.Progress, o.Output = r.env.Stderr, r.env.Stderr
+	r.listen(&o)
 	return o, nil
+}
+
+// listen lets the person who started the run reach it while it works and
+// while it waits, idle, for more: the job reads new comments on the issue
+// or pull request between turns. A forge run has no one to write to it:
+// it ends at done.
+func (r *runner) listen(o *session.Options) {
+	if r.t.mode == ModeForge || r.t.number == 0 {
+		o.IdleTimeout = 0
+		return
+	}
+	if o.IdleTimeout == session.IdleTriggered {
+		// The default: a person who writes to the run moves it onto the
+		// attended timeout.
+		o.IdleAfterMessage = session.IdleAttended
+	}
+	o.Control = session.NewControl()
+	// A little before now: the clocks of the runner and GitHub differ.
+	since := time.Now().Add(-5 * time.Second)
+	o.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.t.actor.Login, r.t.commentID, since, o.Control).poll
 }
 
 // fail reports a run that could not start or land.
@@ -316,6 +337,9 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	}
 	switch rep.Status {
 	case session.StatusCompleted, session.StatusIdle:
+		return nil
+	case session.StatusCancelled:
+		r.a.Noticef("core: the run was %s", rep.Error)
 		return nil
 	case session.StatusPartial:
 		if _, review := rep.Finding(session.FindingReview); review && rep.Contract.Broken() {
@@ -372,6 +396,10 @@ func statusHeadline(rep *session.Report) string {
 		return fmt.Sprintf("core is done, with nothing to land (session `%s`).", rep.ID)
 	case rep.Status == session.StatusPartial:
 		return fmt.Sprintf("core stopped before it was done: %s. The work is not landed (session `%s`).", rep.Error, rep.ID)
+	case rep.Status == session.StatusCancelled && rep.Landed:
+		return fmt.Sprintf("core was %s; what it landed stays: %s (session `%s`).", rep.Error, orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.ID)
+	case rep.Status == session.StatusCancelled:
+		return fmt.Sprintf("core was %s before it landed anything (session `%s`).", rep.Error, rep.ID)
 	}
 	return fmt.Sprintf("core failed (%s): %s (session `%s`).", rep.FailureKind, rep.Error, rep.ID)
 }

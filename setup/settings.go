@@ -76,6 +76,7 @@ const (
 	AllowWorkflow = "allow-workflow-changes"
 	ToolCalls     = "tool-calls"
 	IdleTimeout   = "idle-timeout"
+	PollInterval  = "poll-interval"
 	PricePerMtok  = "price-per-mtok"
 	PriceInput    = "price-input-per-mtok"
 	PriceOutput   = "price-output-per-mtok"
@@ -122,6 +123,8 @@ func Settings() []Setting {
 				r.opts.IdleTimeout = d
 				return nil
 			}},
+		{Name: PollInterval, Input: true, Usage: fmt.Sprintf("how often a run the Action started reads new comments on its issue or pull request while it is idle (it also reads them before each turn; default %s)", session.DefaultPollEvery),
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.PollEvery = d })},
 		{Name: ContextTokens, Flag: true, Usage: fmt.Sprintf("estimated tokens one request may hold; older tool results are elided beyond it (default %d)", session.DefaultContextTokens),
 			apply: intSetting(func(o *session.Options, n int) { o.ContextTokens = n })},
 		{Name: DryRun, Flag: true, Input: true, Bool: true, Usage: "run the whole loop, land nothing, print the diff",
