@@ -90,19 +90,19 @@ func (l *listener) handle(ctx context.Context, c gh.Comment, cmd gh.Command) {
 		return
 	case "stop":
 		if reason := l.mayStop(ctx, c.Author); reason != "" {
-			l.refuse(ctx, c, "stop", reason)
+			l.refuse(ctx, c, "a stop", reason)
 			return
 		}
 		reply, err = l.ctl.Stop(from)
 	case "interrupt":
 		if !l.isStarter(c.Author) {
-			l.refuse(ctx, c, "interrupt", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter))
+			l.refuse(ctx, c, "an interrupt", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter))
 			return
 		}
 		reply, err = l.ctl.Interrupt(from)
 	default:
 		if !l.isStarter(c.Author) {
-			l.refuse(ctx, c, "message", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter))
+			l.refuse(ctx, c, "a message", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter))
 			return
 		}
 		text := strings.TrimSpace(cmd.Name + " " + cmd.Args)
@@ -137,7 +137,7 @@ func (l *listener) mayStop(ctx context.Context, login string) string {
 
 // refuse answers a command the person may not give, and logs it.
 func (l *listener) refuse(ctx context.Context, c gh.Comment, what, reason string) {
-	l.log.Warningf("core: refused a %s from @%s on #%d: %s", what, c.Author, l.number, reason)
+	l.log.Warningf("core: refused %s from @%s on #%d: %s", what, c.Author, l.number, reason)
 	if _, _, err := l.client.CreateComment(ctx, l.owner, l.repo, l.number, "core: "+reason); err != nil {
 		l.log.Warningf("core: could not reply: %v", err)
 	}

@@ -306,3 +306,52 @@ func (s *syncBuilder) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestWatchFollowsALiveRun: watch hands over events as the run writes
+// them and returns when the run ends.
+func TestWatchFollowsALiveRun(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		testkit.ContentReply("tool: done\nsummary: wrote a"),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.Control = NewControl()
+	opts.IdleTimeout = time.Hour
+	wait := runAsync(t, opts)
+	waitStatus(t, opts.Control, StatusIdle)
+	seen := make(chan Status, 16)
+	watched := make(chan error, 1)
+	go func() {
+		watched <- opts.Store.Watch(t.Context(), readID(t, opts.Store), func(e Event) error {
+			if e.Kind == EventState {
+				seen <- e.Status
+			}
+			return nil
+		})
+	}()
+	for _, want := range []Status{StatusStarting, StatusActive, StatusIdle} {
+		select {
+		case got := <-seen:
+			assert.Equal(t, want, got)
+		case <-time.After(time.Minute):
+			t.Fatalf("waited a minute for watch to hand over %s", want)
+		}
+	}
+	select {
+	case err := <-watched:
+		t.Fatalf("watch returned while the run lived: %v", err)
+	default:
+	}
+	_, err := opts.Control.Stop("alice")
+	require.NoError(t, err)
+	wait()
+	select {
+	case err := <-watched:
+		require.NoError(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("waited a minute for watch to end with the run")
+	}
+	assert.Equal(t, StatusCancelled, <-seen, "the last event is the run's end")
+}
