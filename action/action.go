@@ -132,6 +132,7 @@ func (r *runner) run(ctx context.Context) error {
 		opts, err := r.options(ctx, id)
 		if err == nil && r.status != nil {
 			opts.OnStep = r.progress(ctx, id)
+			opts.OnState = r.headline(ctx, id, opts.IdleTimeout)
 		}
 		return opts, err
 	}
@@ -174,6 +175,30 @@ func (r *runner) progress(ctx context.Context, id string) func(session.Step, int
 		}
 		last = time.Now()
 		text := fmt.Sprintf("core is on it: %s session `%s`, turn %d of at most %d (%s %s).", r.t.mode, id, st.Turn, maxTurns, st.Tool, st.Target)
+		if err := r.status.post(ctx, text); err != nil {
+			r.a.Warningf("core: could not update the status comment: %v", err)
+		}
+	}
+}
+
+// headline keeps the status comment's headline current as the run goes
+// idle (it landed and waits for its starter) and wakes again.
+func (r *runner) headline(ctx context.Context, id string, idle time.Duration) func(session.Status, string) {
+	return func(st session.Status, prURL string) {
+		if idle <= 0 {
+			return // it ends at done: the result is the headline
+		}
+		var text string
+		switch {
+		case st == session.StatusIdle && prURL != "":
+			text = fmt.Sprintf("core landed its work: %s. It waits %s for more: @%s can comment `/core <message>` (session `%s`).", prURL, idle, r.t.actor.Login, id)
+		case st == session.StatusIdle:
+			text = fmt.Sprintf("core is idle: @%s can comment `/core <message>` within %s (session `%s`).", r.t.actor.Login, idle, id)
+		case st == session.StatusActive && prURL != "":
+			text = fmt.Sprintf("core is on it again: %s session `%s`, for @%s's message.", r.t.mode, id, r.t.actor.Login)
+		default:
+			return
+		}
 		if err := r.status.post(ctx, text); err != nil {
 			r.a.Warningf("core: could not update the status comment: %v", err)
 		}

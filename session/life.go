@@ -34,6 +34,9 @@ func (s *run) moveTo(to Status) error {
 	// The control says it last: who sees the new state there finds it
 	// on disk too.
 	s.ctl.setStatus(to)
+	if s.opts.OnState != nil {
+		s.opts.OnState(to, s.rec.PRURL)
+	}
 	return err
 }
 

@@ -136,6 +136,11 @@ type Options struct {
 	// Heartbeat is how often a long turn says it still runs; zero means
 	// DefaultHeartbeat.
 	Heartbeat time.Duration
+	// OnState, when set, is called each time the run moves to a state
+	// that is not its end (starting, active, idle), with the pull request
+	// it landed on so far (the Action keeps its status comment's headline
+	// current from it).
+	OnState func(status Status, prURL string)
 	// OnStep, when set, is called after every turn with the turn and the
 	// turn limit (the Action edits its status comment from it).
 	OnStep func(step Step, maxTurns int)
