@@ -299,10 +299,13 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 
 // listen lets the person who started the run reach it while it works and
 // while it waits, idle, for more: the job reads new comments on the issue
-// or pull request between turns. A forge run has no one to write to it:
-// it ends at done.
+// or pull request between turns. A run with no one to write to it ends at
+// done.
 func (r *runner) listen(o *session.Options) {
-	if r.t.mode == ModeForge || r.t.number == 0 {
+	if r.t.mode == ModeForge || r.t.number == 0 || r.t.actor.Login == "" {
+		// No one to write to it: a forge brief, a schedule, or a run the
+		// bot dispatched (the bot takes its comments; it names no starter
+		// to the job).
 		o.IdleTimeout = 0
 		return
 	}
