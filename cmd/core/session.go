@@ -194,7 +194,13 @@ local repository, fetched into it as a new branch.
 Every run_shell command waits for "approve? [y/N]" on the terminal, unless
 --verify lets it run unattended; with no terminal, it is declined.
 
-Exit status: 0 done, 2 partial (a limit was hit; the work is kept in the
+Once the work lands the run is idle: on a terminal it asks for the next
+instruction (/exit or the end of input completes it) for --idle-timeout
+(20m); with no terminal it completes at once unless --idle-timeout is given.
+Meanwhile core session watch, send, interrupt and stop reach it from
+another terminal.
+
+Exit status: 0 completed, 2 partial (a limit was hit; the work is kept in the
 workspace), 3 budget_exhausted (the next request would have passed
 --budget-usd or --budget-tokens, so it was not sent; the work landed as a
 draft marked [budget exhausted]), 1 failed, 130 cancelled.`,
@@ -350,8 +356,10 @@ func newSessionListCmd(e *env) *cobra.Command {
 		Use:   "list",
 		Short: "List persisted sessions, newest first",
 		Long: `list shows every session under $CORE_HOME/sessions, newest first: id, repo,
-status, turns, cost ("no price set" when unknown), branch and age. A session
-left running by a process that died shows as failed (infrastructure). list
+status (starting, active, idle, completed, partial, budget_exhausted,
+cancelled, failed), turns, cost ("no price set" when unknown), branch and
+age. A session left live by a process that died shows as failed
+(infrastructure); resume continues it. list
 creates nothing. --by-cost puts the most expensive first. --json prints the
 records, with cost_usd, price and budget, and the last run's spend by turn
 and by tool (spend, spend_by_tool).`,
