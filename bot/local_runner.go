@@ -185,7 +185,20 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 		return // stopped or expired meanwhile
 	}
 	report(StateRunning, "running.")
-	rep, err := l.session(ctx, run, lr.ctl)
+	rep, err := l.session(ctx, run, lr.ctl, func(st session.Status, prURL string, idle time.Duration) {
+		// The headline follows the run's life: landed and waiting for
+		// its starter, or at work again on a message.
+		switch {
+		case st == session.StatusIdle && idle > 0:
+			landed := "its work"
+			if prURL != "" {
+				landed = prURL
+			}
+			report(StateRunning, fmt.Sprintf("landed %s; waiting %s for more: @%s can comment `/core <message>`.", landed, idle, run.Actor))
+		case st == session.StatusActive && prURL != "":
+			report(StateRunning, fmt.Sprintf("running again, on @%s's message.", run.Actor))
+		}
+	})
 	if rep != nil {
 		run.CostUSD = rep.CostUSD
 	}
@@ -228,12 +241,14 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 // client (whose transport refreshes its token), git with a token source
 // that mints a fresh token when the last one is about to expire, so a
 // session longer than a token's hour still pushes.
-func (l *LocalRunner) session(ctx context.Context, run *Run, ctl *session.Control) (*session.Report, error) {
+func (l *LocalRunner) session(ctx context.Context, run *Run, ctl *session.Control, onState func(session.Status, string, time.Duration)) (*session.Report, error) {
 	opts, err := l.options(ctx)
 	if err != nil {
 		return nil, err
 	}
 	opts.Control = ctl
+	idle := opts.IdleTimeout
+	opts.OnState = func(st session.Status, prURL string) { onState(st, prURL, idle) }
 	inst, err := l.base.NewInstallationClient(run.InstallationID)
 	if err != nil {
 		return nil, fmt.Errorf("client for installation %d: %w", run.InstallationID, err)

@@ -32,7 +32,9 @@ func TestLocalRunTakesItsStartersMessages(t *testing.T) {
 	n := f.addIssue(t)
 	cid := f.addComment(t, n, "alice", "/core fix")
 	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "m-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false)))
-	waitFor(t, "the first change lands", func() bool { return len(f.g.Pulls("octo", "hello")) == 1 })
+	waitFor(t, "the first change lands and the run waits", func() bool {
+		return len(f.g.Pulls("octo", "hello")) == 1 && strings.Contains(statusOf(f, n), "; waiting 1h0m0s for more: @alice can comment `/core <message>`.")
+	})
 
 	cid = f.addComment(t, n, "bob", "/core also delete everything")
 	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "m-2", commentPayload(t, "bob", "User", n, cid, "/core also delete everything", false)))
