@@ -193,11 +193,15 @@ func TestMain(m *testing.M) {
 }
 
 // requireExamples returns the examples, or skips when they were not
-// fetched (TestMain already failed if they are required).
+// fetched; under CORE_REQUIRE_FIXTURES=1 it fails instead (TestMain has
+// already stopped the package then, but a test must not rely on that).
 func requireExamples(t testing.TB) examples {
 	t.Helper()
 	ex, err := loadExamples()
 	if err != nil {
+		if os.Getenv("CORE_REQUIRE_FIXTURES") == "1" {
+			t.Fatalf("the webhook examples are missing under CORE_REQUIRE_FIXTURES=1 (run ./scripts/fixtures.sh): %v", err)
+		}
 		t.Skipf("the webhook examples are missing (run ./scripts/fixtures.sh): %v", err)
 	}
 	return ex
