@@ -111,7 +111,7 @@ func (f *fixture) stop() {
 // it waits on the handlers' own word, not on silence.
 func (f *fixture) settle(t testing.TB) {
 	t.Helper()
-	timeout := time.NewTimer(30 * time.Second)
+	timeout := time.NewTimer(testkit.Patience)
 	defer timeout.Stop()
 	f.mu.Lock()
 	expected := f.expected
@@ -121,7 +121,7 @@ func (f *fixture) settle(t testing.TB) {
 		case <-f.handled:
 			f.seen++
 		case <-timeout.C:
-			t.Fatalf("%d of %d deliveries handled after 30s", f.seen, expected)
+			t.Fatalf("%d of %d deliveries handled after %s", f.seen, expected, testkit.Patience)
 		}
 	}
 }
