@@ -189,6 +189,34 @@ grep -c . /proc/self/status >/dev/null && grep -E '^(CapEff|NoNewPrivs)' /proc/s
 	assert.Less(t, n, 8, "the sandbox container sees %d processes", n)
 }
 
+// TestDockerConfinedProcessHasNoPrivileges is TestConfinedProcessHasNoPrivileges
+// against the Docker backend: the sibling container's process holds no
+// capability, has no_new_privs set and a seccomp filter loaded (the
+// engine's default profile), whoever started core.
+func TestDockerConfinedProcessHasNoPrivileges(t *testing.T) {
+	sb := requireDocker(t)
+	t.Parallel()
+	argv := []string{"bash", "-c", privilegeScript}
+	tests := []struct {
+		name string
+		run  func(ws string) (Result, error)
+	}{
+		{name: "a command", run: func(ws string) (Result, error) {
+			return sb.Run(t.Context(), argv, RunOptions{Workspace: ws, Timeout: time.Minute})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := tt.run(newWorkspace(t))
+			require.NoError(t, err)
+			require.True(t, r.Sandboxed)
+			require.Equal(t, 0, r.ExitCode, r.Output)
+			assertUnprivileged(t, r.Output)
+		})
+	}
+}
+
 func TestDockerTimeoutRemovesTheContainer(t *testing.T) {
 	sb := requireDocker(t)
 	t.Parallel()
