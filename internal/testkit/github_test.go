@@ -185,7 +185,7 @@ func TestServeGitHub(t *testing.T) {
 		_, err := http.Get(g.URL + "/user")
 		_, statErr := os.Stat(dir)
 		return err != nil && errors.Is(statErr, os.ErrNotExist)
-	}, 5*time.Second, 10*time.Millisecond, "server still answering or repositories not removed after ctx ended")
+	}, Patience, 10*time.Millisecond, "server still answering or repositories not removed after ctx ended")
 
 	_, err = ServeGitHub(t.Context(), "256.0.0.1:0")
 	assert.ErrorContains(t, err, "256.0.0.1:0")
