@@ -1,6 +1,6 @@
 # The test command (README): installs bubblewrap when it is missing and we are
 # root, fetches the external fixtures, then vets and runs every test with -race.
-.PHONY: test test-stress test-docker docker-images build fixtures bwrap vet bench
+.PHONY: test test-stress test-docker docker-images build fixtures bwrap vet staticcheck bench
 
 GO ?= go
 
@@ -12,7 +12,7 @@ TEST_TIMEOUT ?= 30m
 build:
 	$(GO) build -o core ./cmd/core
 
-test: bwrap fixtures vet
+test: bwrap fixtures vet staticcheck
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 # The packages that spawn processes (sandboxes, git, the core binary, bot
@@ -37,6 +37,19 @@ test-docker: fixtures docker-images
 
 vet:
 	$(GO) vet ./...
+
+# staticcheck at one exact version (2026.2.2, which knows Go 1.26),
+# installed into .cache/bin (ignored by git and Docker) when it is missing
+# or another version; its checks run on the tests too.
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK := $(CURDIR)/.cache/bin/staticcheck
+
+staticcheck:
+	@if ! $(STATICCHECK) -version 2>/dev/null | grep -qF '($(STATICCHECK_VERSION:v%=%))'; then \
+		echo "installing staticcheck $(STATICCHECK_VERSION) into .cache/bin" >&2; \
+		GOBIN=$(CURDIR)/.cache/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); \
+	fi
+	$(STATICCHECK) ./...
 
 fixtures:
 	./scripts/fixtures.sh
