@@ -12,6 +12,18 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 )
 
+// actionGitHub is a testkit GitHub with octo/hello, and the client of the
+// workflow's token on it.
+func actionGitHub(t *testing.T) (*testkit.GitHub, *gh.Client) {
+	t.Helper()
+	g := testkit.NewGitHub(t)
+	g.AddToken("ghs_action", "github-actions[bot]")
+	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
+	client, err := gh.New(gh.Credentials{Token: "ghs_action", APIURL: g.APIURL()}, nil)
+	require.NoError(t, err)
+	return g, client
+}
+
 // TestOnlyWritersAndAllowedBotsAsk: the Action works for a person with
 // write, maintain or admin on the repository, and for a bot the workflow
 // named in allowed_bots; anyone else is refused with the reason, a person
@@ -19,14 +31,10 @@ import (
 // (no reaction, no status comment).
 func TestOnlyWritersAndAllowedBotsAsk(t *testing.T) {
 	t.Parallel()
-	g := testkit.NewGitHub(t)
-	g.AddToken("ghs_action", "github-actions[bot]")
-	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
+	g, client := actionGitHub(t)
 	for login, role := range map[string]string{"wanda": "write", "max": "maintain", "ada": "admin", "rita": "read", "tria": "triage", "dependabot[bot]": "write", "helper": "write"} {
 		require.NoError(t, g.SetPermission("octo", "hello", login, role))
 	}
-	client, err := gh.New(gh.Credentials{Token: "ghs_action", APIURL: g.APIURL()}, nil)
-	require.NoError(t, err)
 	tests := []struct {
 		name, login, typ string
 		allowedBots      []string

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/session"
 )
@@ -21,11 +20,7 @@ import (
 // infrastructure, a bad setting configuration, anything else an error.
 func TestFailNamesWhoMustAct(t *testing.T) {
 	t.Parallel()
-	g := testkit.NewGitHub(t)
-	g.AddToken("ghs_action", "github-actions[bot]")
-	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
-	client, err := gh.New(gh.Credentials{Token: "ghs_action", APIURL: g.APIURL()}, nil)
-	require.NoError(t, err)
+	g, client := actionGitHub(t)
 	tests := []struct {
 		name string
 		err  error

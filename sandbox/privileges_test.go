@@ -48,6 +48,17 @@ func assertUnprivileged(t *testing.T, output string) {
 	assert.GreaterOrEqual(t, n, 1, "Seccomp_filters")
 }
 
+// checkUnprivileged runs privilegeScript through run in a new workspace
+// and checks what it printed (assertUnprivileged).
+func checkUnprivileged(t *testing.T, run func(ws string) (Result, error)) {
+	t.Helper()
+	r, err := run(newWorkspace(t))
+	require.NoError(t, err)
+	require.True(t, r.Sandboxed)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assertUnprivileged(t, r.Output)
+}
+
 // TestConfinedProcessHasNoPrivileges: under bwrap, in the profile every
 // command runs in and in the network profile of the module download.
 func TestConfinedProcessHasNoPrivileges(t *testing.T) {
@@ -71,11 +82,7 @@ func TestConfinedProcessHasNoPrivileges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r, err := tt.run(newWorkspace(t))
-			require.NoError(t, err)
-			require.True(t, r.Sandboxed)
-			require.Equal(t, 0, r.ExitCode, r.Output)
-			assertUnprivileged(t, r.Output)
+			checkUnprivileged(t, tt.run)
 		})
 	}
 }
