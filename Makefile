@@ -21,7 +21,7 @@ test: bwrap fixtures vet staticcheck
 STRESS_PKGS ?= ./sandbox/ ./session/... ./cmd/core/ ./bot/
 
 test-stress: bwrap fixtures
-	STRESS_TEST_TIMEOUT=$(TEST_TIMEOUT) ./scripts/stress.sh $(STRESS_PKGS)
+	GO=$(GO) STRESS_TEST_TIMEOUT=$(TEST_TIMEOUT) ./scripts/stress.sh $(STRESS_PKGS)
 
 # The Docker part of CI (README): the Action's image built from the real
 # Dockerfile on a base image made without a registry, run as GitHub runs a
