@@ -18,33 +18,41 @@ cpu=${STRESS_CPU:-$(nproc)}
 bound=${STRESS_BOUND:-45m}
 timeout=${STRESS_TEST_TIMEOUT:-30m}
 
-load_pids=()
-stop_load() {
-	for pid in "${load_pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
+# Job control: each background job is a process group of its own, so that
+# stopping one stops every process it started (go test's test binaries,
+# stress-ng's workers).
+set -m
+pids=()
+stop() {
+	for pid in "${pids[@]}"; do
+		kill -- "-$pid" 2>/dev/null || true
 	done
-	for pid in "${load_pids[@]}"; do
+	for pid in "${pids[@]}"; do
 		wait "$pid" 2>/dev/null || true
 	done
 }
-trap stop_load EXIT
+trap stop EXIT
 trap 'exit 130' INT TERM
 
 if command -v stress-ng >/dev/null; then
 	echo "test-stress: stress-ng --cpu $cpu for at most $bound beside: ${pkgs[*]}" >&2
 	stress-ng --cpu "$cpu" --timeout "$bound" --quiet &
-	load_pids+=($!)
+	pids+=($!)
 else
 	# The same load without stress-ng: one busy shell per core, each
 	# ended by the trap or, at the latest, by timeout.
 	echo "test-stress: stress-ng is missing (apt-get install stress-ng); $cpu busy shells for at most $bound beside: ${pkgs[*]}" >&2
 	for _ in $(seq "$cpu"); do
 		timeout "$bound" sh -c 'while :; do :; done' &
-		load_pids+=($!)
+		pids+=($!)
 	done
 fi
 start=$(date +%s)
 status=0
-$GO test -race -count=1 -timeout "$timeout" "${pkgs[@]}" || status=$?
+# In the background, waited for: a signal to this script is handled at
+# once, and stops the tests with the load.
+$GO test -race -count=1 -timeout "$timeout" "${pkgs[@]}" &
+pids+=($!)
+wait "$!" || status=$?
 echo "test-stress: the tests took $(($(date +%s) - start))s under load (exit $status)" >&2
 exit "$status"
