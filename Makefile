@@ -1,14 +1,27 @@
 # The test command (README): installs bubblewrap when it is missing and we are
 # root, fetches the external fixtures, then vets and runs every test with -race.
-.PHONY: test test-docker docker-images build fixtures bwrap vet bench
+.PHONY: test test-stress test-docker docker-images build fixtures bwrap vet staticcheck bench
 
 GO ?= go
+
+# TEST_TIMEOUT bounds each package's tests. go test's default (10m) is too
+# short for the sandbox package on a busy two-core machine; a hang still
+# ends, with every goroutine's stack.
+TEST_TIMEOUT ?= 30m
 
 build:
 	$(GO) build -o core ./cmd/core
 
-test: bwrap fixtures vet
-	$(GO) test -race -count=1 ./...
+test: bwrap fixtures vet staticcheck
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# The packages that spawn processes (sandboxes, git, the core binary, bot
+# workers), run again with the machine kept busy beside them
+# (scripts/stress.sh: stress-ng, bounded in time, stopped on exit).
+STRESS_PKGS ?= ./sandbox/ ./session/... ./cmd/core/ ./bot/
+
+test-stress: bwrap fixtures
+	GO=$(GO) STRESS_TEST_TIMEOUT=$(TEST_TIMEOUT) ./scripts/stress.sh $(STRESS_PKGS)
 
 # The Docker part of CI (README): the Action's image built from the real
 # Dockerfile on a base image made without a registry, run as GitHub runs a
@@ -20,10 +33,23 @@ docker-images:
 
 test-docker: fixtures docker-images
 	CORE_REQUIRE_DOCKER=1 CORE_DOCKER_IMAGE=$(DOCKER_IMAGE) CORE_SANDBOX_IMAGE=$(DOCKER_IMAGE) \
-		$(GO) test -count=1 -timeout 8m -run 'Docker' ./sandbox/ ./cmd/core/
+		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Docker' ./sandbox/ ./cmd/core/
 
 vet:
 	$(GO) vet ./...
+
+# staticcheck at one exact version (2026.2.2, which knows Go 1.26),
+# installed into .cache/bin (ignored by git and Docker) when it is missing
+# or another version; its checks run on the tests too.
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK := $(CURDIR)/.cache/bin/staticcheck
+
+staticcheck:
+	@if ! $(STATICCHECK) -version 2>/dev/null | grep -qF '($(STATICCHECK_VERSION:v%=%))'; then \
+		echo "installing staticcheck $(STATICCHECK_VERSION) into .cache/bin" >&2; \
+		GOBIN=$(CURDIR)/.cache/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); \
+	fi
+	$(STATICCHECK) ./...
 
 fixtures:
 	./scripts/fixtures.sh

@@ -322,11 +322,7 @@ func (r *runner) listen(o *session.Options) {
 
 // fail reports a run that could not start or land.
 func (r *runner) fail(ctx context.Context, err error) error {
-	kind := session.FailError
-	var ce *session.ConfigError
-	if errors.As(err, &ce) {
-		kind = session.FailConfiguration
-	}
+	kind := session.FailureKindOf(err)
 	err = setup.Word(err, setup.InputWording)
 	r.a.SetOutput("status", string(session.StatusFailed))
 	r.a.Errorf("core failed (%s): %v", kind, err)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // countingBody is an endless-looking request body of size bytes that
@@ -141,7 +143,7 @@ func TestLargeSignedDeliveryStillWorks(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, len(b), 1<<20)
 	assert.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "big-1", b))
-	require.Eventually(t, func() bool { return len(f.g.Dispatches("octo", "hello")) == 1 }, 30*time.Second, 20*time.Millisecond, "the run started")
+	require.Eventually(t, func() bool { return len(f.g.Dispatches("octo", "hello")) == 1 }, testkit.Patience, 20*time.Millisecond, "the run started")
 
 	// The same bytes with a wrong signature are still refused.
 	req, err := http.NewRequest(http.MethodPost, f.http.URL+WebhookPath, bytes.NewReader(b))

@@ -111,7 +111,7 @@ func (f *fixture) stop() {
 // it waits on the handlers' own word, not on silence.
 func (f *fixture) settle(t testing.TB) {
 	t.Helper()
-	timeout := time.NewTimer(30 * time.Second)
+	timeout := time.NewTimer(testkit.Patience)
 	defer timeout.Stop()
 	f.mu.Lock()
 	expected := f.expected
@@ -121,7 +121,7 @@ func (f *fixture) settle(t testing.TB) {
 		case <-f.handled:
 			f.seen++
 		case <-timeout.C:
-			t.Fatalf("%d of %d deliveries handled after 30s", f.seen, expected)
+			t.Fatalf("%d of %d deliveries handled after %s", f.seen, expected, testkit.Patience)
 		}
 	}
 }
@@ -193,11 +193,15 @@ func TestMain(m *testing.M) {
 }
 
 // requireExamples returns the examples, or skips when they were not
-// fetched (TestMain already failed if they are required).
+// fetched; under CORE_REQUIRE_FIXTURES=1 it fails instead (TestMain has
+// already stopped the package then, but a test must not rely on that).
 func requireExamples(t testing.TB) examples {
 	t.Helper()
 	ex, err := loadExamples()
 	if err != nil {
+		if os.Getenv("CORE_REQUIRE_FIXTURES") == "1" {
+			t.Fatalf("the webhook examples are missing under CORE_REQUIRE_FIXTURES=1 (run ./scripts/fixtures.sh): %v", err)
+		}
 		t.Skipf("the webhook examples are missing (run ./scripts/fixtures.sh): %v", err)
 	}
 	return ex

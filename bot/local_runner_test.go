@@ -29,7 +29,7 @@ func localEnv(t testing.TB, srv *testkit.ModelServer) map[string]string {
 // ends in its own goroutine, with no delivery to wait on).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	require.Eventually(t, cond, 30*time.Second, 20*time.Millisecond, what)
+	require.Eventually(t, cond, testkit.Patience, 20*time.Millisecond, what)
 }
 
 // TestLocalRunLinksTheDraftPR runs a session in the bot with the scripted
@@ -107,7 +107,7 @@ func TestRestartLeavesNothingInFlight(t *testing.T) {
 	cid := f.addComment(t, n, "alice", "/core fix")
 	f.deliver(t, "issue_comment", "k-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false))
 	f.settle(t)
-	<-started
+	testkit.Receive(t, started, "the local run's session to start")
 	waitFor(t, "the run is running", func() bool {
 		run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
 		return err == nil && run != nil && run.State == StateRunning
@@ -148,7 +148,7 @@ func TestShutdownFailsLocalRuns(t *testing.T) {
 	cid := f.addComment(t, n, "alice", "/core fix")
 	f.deliver(t, "issue_comment", "s-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false))
 	f.settle(t)
-	<-started
+	testkit.Receive(t, started, "the local run's session to start")
 	require.NoError(t, f.bot.Shutdown(t.Context()))
 	assert.Contains(t, statusOf(f, n), "failed: the bot shut down while this run was in flight")
 	store, err := OpenSQLite(t.Context(), filepath.Join(f.dataDir, "bot.db"))

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,7 +43,7 @@ func TestLocalRunTakesItsStartersMessages(t *testing.T) {
 
 	cid = f.addComment(t, n, "alice", "/core also update the README")
 	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "m-3", commentPayload(t, "alice", "User", n, cid, "/core also update the README", false)))
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Patience)
 	defer cancel()
 	require.NoError(t, srv.WaitRequests(ctx, 4), "waited for the run to act on the message")
 	waitFor(t, "the second change lands", func() bool {

@@ -132,7 +132,7 @@ func (s *Postgres) insertRun(ctx context.Context, r *Run) (*Run, error) {
 		return existing, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO bot_runs (`+pgRunColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, runArgs(r)...); err != nil {
+		VALUES (`+pgPlaceholders(len(runArgs(r)))+`)`, runArgs(r)...); err != nil {
 		return nil, err // a duplicate run id, or a comment of another issue
 	}
 	return nil, tx.Commit()

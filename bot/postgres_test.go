@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -165,12 +166,8 @@ func TestTwoBotsOnePostgresHandleDeliveriesOnce(t *testing.T) {
 	}
 	wg.Wait()
 	// The handlers run after the 200: wait until every delivery was handled.
-	for range 6 {
-		select {
-		case <-handled:
-		case <-t.Context().Done():
-			t.Fatal("the deliveries were not all handled")
-		}
+	for i := range 6 {
+		testkit.Receive(t, handled, fmt.Sprintf("delivery %d of 6 to be handled", i+1))
 	}
 	assert.Len(t, f.g.Dispatches("octo", "hello"), 1, "one run, dispatched once")
 	assert.Len(t, botComments(f, n), 1, "one status comment")

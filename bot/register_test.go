@@ -78,7 +78,7 @@ func TestRegisterInChromium(t *testing.T) {
 	assert.Equal(t, "octo-org", owner, "the manifest went to the organisation's page")
 	assert.Equal(t, "https://core.example.com/api/github/hook", hook)
 
-	res := <-done
+	res := testkit.Receive(t, done, "RegisterApp to return")
 	require.NoError(t, res.err)
 	created := g.CreatedApps()
 	require.Len(t, created, 1)

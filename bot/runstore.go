@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -84,6 +85,16 @@ func runArgs(r *Run) []any {
 	return []any{r.ID, r.Repo, r.Number, r.Kind, r.Instruction, r.Actor, r.CommentID, r.DeliveryID,
 		r.InstallationID, r.StatusCommentID, r.State, r.SessionID, r.Branch, r.PRURL, r.Error,
 		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD)}
+}
+
+// pgPlaceholders is PostgreSQL's "$1, $2, …, $n": one per column of
+// runArgs, counted from it so that a new column cannot be left out.
+func pgPlaceholders(n int) string {
+	p := make([]string, n)
+	for i := range p {
+		p[i] = "$" + strconv.Itoa(i+1)
+	}
+	return strings.Join(p, ", ")
 }
 
 // scanRun reads one run of a row of runArgs' columns.

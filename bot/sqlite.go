@@ -169,7 +169,7 @@ func (s *SQLite) insertRun(ctx context.Context, r *Run) (*Run, error) {
 		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqliteRunColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runArgs(r)...)
+		VALUES (`+strings.TrimSuffix(strings.Repeat("?, ", len(runArgs(r))), ", ")+`)`, runArgs(r)...)
 	if isSQLiteUnique(err) {
 		if existing, cerr := sqliteConflict(ctx, tx, r); cerr != nil || existing != nil {
 			return existing, cerr

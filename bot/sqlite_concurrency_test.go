@@ -3,6 +3,7 @@ package bot
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 func contendSQLite(t *testing.T, stores []*SQLite, workers, issues int, prefix string) int {
@@ -87,9 +90,13 @@ func TestSQLiteCreateRunAcrossProcesses(t *testing.T) {
 		stdout *bufio.Reader
 		stderr bytes.Buffer
 	}
+	// A helper that hangs is killed after testkit.Patience: its output
+	// then ends early and the checks below say which step it missed.
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Patience)
+	defer cancel()
 	procs := make([]*proc, 2)
 	for i := range procs {
-		p := &proc{cmd: exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestSQLiteHelperProcess$")}
+		p := &proc{cmd: exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSQLiteHelperProcess$")}
 		p.cmd.Env = append(os.Environ(), "CORE_SQLITE_HELPER_DB="+path,
 			"CORE_SQLITE_HELPER_PREFIX=proc"+strconv.Itoa(i), "CORE_SQLITE_HELPER_ISSUES="+strconv.Itoa(issues))
 		p.cmd.Stderr = &p.stderr

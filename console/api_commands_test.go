@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 func TestQueueCallers(t *testing.T) {
@@ -78,7 +80,7 @@ func TestLongPollWakesOnEnqueue(t *testing.T) {
 	}()
 	status, _ := h.call(t, http.MethodPost, "/api/session-commands", h.alice2, map[string]any{"repo": "acme/app", "instruction": "wake up"})
 	require.Equal(t, http.StatusCreated, status)
-	a := <-got
+	a := testkit.Receive(t, got, "the long-poll to return the queued instruction")
 	require.Equal(t, http.StatusOK, a.status, string(a.body))
 	assert.Equal(t, "wake up", command(t, a.body).Instruction)
 }
@@ -172,7 +174,7 @@ func TestCloseEndsLongPolls(t *testing.T) {
 		got <- resp
 	}()
 	h.console.Close()
-	resp := <-got
+	resp := testkit.Receive(t, got, "the long-poll to end when the console closes")
 	require.NotNil(t, resp)
 	assert.Equal(t, http.StatusNoContent, resp.StatusCode, "a shutting-down console lets its pollers go")
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"), "and tells them to come back, not that the wait ran out")

@@ -51,7 +51,7 @@ func TestBrowserRunPages(t *testing.T) {
 	assert.Equal(t, "rgb(255, 235, 233)", eval(`getComputedStyle(document.querySelector('`+failed+` .status .badge')).backgroundColor`),
 		"a failure is red, and says so in words")
 	assert.Contains(t, text(failed+` .why`), "infrastructure: the model endpoint answered 503")
-	assert.Equal(t, "—", text(failed+` .cost`), "no price set is not $0")
+	assert.Equal(t, "no price set", text(failed+` .cost`), "no price set is not $0")
 	const landed = `tr.run[data-id="s-landed"]`
 	assert.Equal(t, "held", text(landed+` .contract .badge`))
 	assert.Equal(t, "$0.3700", text(landed+` .cost`))

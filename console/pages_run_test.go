@@ -70,11 +70,11 @@ func TestRunsPageSaysWhatEachRunWas(t *testing.T) {
 			`<span class="badge ok">done</span>`,
 			`<td class="contract"><span class="badge ok">held</span></td>`,
 			`<time datetime="2026-12-01T08:00:00Z">2026-12-01 08:00 UTC</time>`, "took 2m0s",
-			`<td class="num cost">$0.04</td>`,
+			`<td class="num cost">$0.0421</td>`,
 			`pull request <a href="https://github.example/acme/app/pull/4">#4</a>`,
 		}},
 		{name: "no goal: the summary's first line", id: "s-summary",
-			want: []string{`href="/runs/s-summary">Renamed the helper everywhere</a>`, `title="no price set">—</span>`},
+			want: []string{`href="/runs/s-summary">Renamed the helper everywhere</a>`, `<td class="num cost"><span class="none">no price set</span></td>`},
 			not:  []string{"$0", "and fixed its callers"}},
 		{name: "a failure says why", id: "s-failed", want: []string{
 			`<span class="badge bad">failed</span>`,

@@ -129,3 +129,50 @@ func TestServeRenewsTheLease(t *testing.T) {
 	require.NotNil(t, cmds[0].Result, out.String())
 	assert.Equal(t, remote.Succeeded, cmds[0].Result.Status)
 }
+
+// serve runs instructions for the repositories it was given (--repo, any
+// case) and declines the others without running them: the console says
+// so to the person who queued it.
+func TestServeRunsOnlyItsRepositories(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		repos   []string
+		wantRun bool
+	}{
+		{name: "listed", repos: []string{"acme/lib", "acme/app"}, wantRun: true},
+		{name: "listed in another case", repos: []string{"ACME/App"}, wantRun: true},
+		{name: "not listed", repos: []string{"acme/lib"}},
+		{name: "a prefix of it", repos: []string{"acme/ap"}},
+		{name: "its owner only", repos: []string{"acme"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			client, store := newConsole(t)
+			_, err := client.Enqueue(t.Context(), "acme/app", "make it louder", remote.Limits{})
+			require.NoError(t, err)
+			ran := false
+			var out bytes.Buffer
+			s := &remote.Serve{
+				Console: client, Repos: tt.repos, PollWait: 5 * time.Second, Out: &out, Once: true,
+				Run: func(context.Context, *remote.Command) remote.Result {
+					ran = true
+					return remote.Result{Status: remote.Succeeded, Summary: "louder"}
+				},
+			}
+			require.NoError(t, s.Loop(t.Context()))
+			assert.Equal(t, tt.wantRun, ran, out.String())
+			cmds, err := store.Commands(t.Context(), "octo", 10)
+			require.NoError(t, err)
+			require.Len(t, cmds, 1)
+			require.NotNil(t, cmds[0].Result, out.String())
+			if tt.wantRun {
+				assert.Equal(t, remote.Succeeded, cmds[0].Result.Status)
+				return
+			}
+			assert.Equal(t, remote.Declined, cmds[0].Result.Status)
+			assert.Contains(t, cmds[0].Result.Error, "acme/app is not a repository this machine serves (--repo "+tt.repos[0])
+		})
+	}
+}

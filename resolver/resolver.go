@@ -29,14 +29,14 @@ type Request struct {
 func Run(ctx context.Context, req Request, opts session.Options) (*session.Report, error) {
 	pr, err := req.Client.PullRequest(ctx, req.Owner, req.Repo, req.Number)
 	if err != nil {
-		return nil, &session.ConfigError{Err: err}
+		return nil, session.StartError(err)
 	}
 	if err := session.LandablePull(pr, req.Owner, req.Repo); err != nil {
 		return nil, err
 	}
 	prompt, err := Instruction(ctx, req, pr)
 	if err != nil {
-		return nil, err
+		return nil, session.StartError(err)
 	}
 	opts.PullRequest, opts.Pull = pr.Number, pr
 	opts.Prompt = prompt

@@ -18,6 +18,8 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // The escape battery against the Docker backend: the same attacks as
@@ -189,6 +191,18 @@ grep -c . /proc/self/status >/dev/null && grep -E '^(CapEff|NoNewPrivs)' /proc/s
 	assert.Less(t, n, 8, "the sandbox container sees %d processes", n)
 }
 
+// TestDockerConfinedProcessHasNoPrivileges is TestConfinedProcessHasNoPrivileges
+// against the Docker backend: the sibling container's process holds no
+// capability, has no_new_privs set and a seccomp filter loaded (the
+// engine's default profile), whoever started core.
+func TestDockerConfinedProcessHasNoPrivileges(t *testing.T) {
+	sb := requireDocker(t)
+	t.Parallel()
+	checkUnprivileged(t, func(ws string) (Result, error) {
+		return sb.Run(t.Context(), []string{"bash", "-c", privilegeScript}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	})
+}
+
 func TestDockerTimeoutRemovesTheContainer(t *testing.T) {
 	sb := requireDocker(t)
 	t.Parallel()
@@ -247,7 +261,7 @@ func TestDockerEscapeOutliveParent(t *testing.T) {
 			}
 		}
 		return false
-	}, 30*time.Second, 50*time.Millisecond, "the helper's sandbox container never ran")
+	}, testkit.Patience, 50*time.Millisecond, "the helper's sandbox container never ran")
 
 	// The engine's record of the sibling: no token, no socket, the profile.
 	c, err := cli.ContainerInspect(t.Context(), running, client.ContainerInspectOptions{})
@@ -263,7 +277,7 @@ func TestDockerEscapeOutliveParent(t *testing.T) {
 
 	require.NoError(t, helper.Process.Signal(syscall.SIGKILL))
 	_ = helper.Wait()
-	assert.Eventually(t, func() bool { return len(siblings(t, cli, parent)) == 0 }, 30*time.Second, 50*time.Millisecond,
+	assert.Eventually(t, func() bool { return len(siblings(t, cli, parent)) == 0 }, testkit.Patience, 50*time.Millisecond,
 		"a sandbox container outlived its killed core")
 	for _, id := range siblings(t, cli, parent) {
 		_, _ = cli.ContainerRemove(context.WithoutCancel(t.Context()), id, client.ContainerRemoveOptions{Force: true})

@@ -19,9 +19,7 @@ import (
 // kernel, so only the masks stand between the code and the files.
 func TestEscapeRootOnlyFiles(t *testing.T) {
 	requireBwrap(t)
-	if os.Geteuid() != 0 {
-		t.Skip("core is not root here: the kernel itself keeps root's files from confined code")
-	}
+	requireRoot(t, "the kernel itself keeps root's files from the confined code of a core that is not root")
 	require.NotEmpty(t, rootOnlyFile, "TestMain could not plant a root-only file under /etc")
 	t.Parallel()
 	t.Run("walked", func(t *testing.T) {
@@ -94,9 +92,7 @@ func TestScanRootOnly(t *testing.T) {
 // What the file modes keep from core's own uid and groups needs no mask:
 // the kernel keeps it from confined code too.
 func TestScanRootOnlyOthersFiles(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("making files of another user needs root")
-	}
+	requireRoot(t, "making files of another user needs root")
 	t.Parallel()
 	root := t.TempDir()
 	for _, d := range []struct {
@@ -126,17 +122,6 @@ func TestScanRootOnlyOthersFiles(t *testing.T) {
 func limited(t *testing.T, l Limits) *Sandbox {
 	t.Helper()
 	return New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), Limits: l})
-}
-
-// requireCgroup fails the test when the host gives core no cgroup for the
-// limit: the limit would not be enforced at all.
-func requireCgroup(t *testing.T, name string) {
-	t.Helper()
-	cg := newCgroup(DefaultLimits(), findCgroupParents())
-	defer cg.remove()
-	if !contains(cg.enforced(), name) {
-		t.Fatalf("no %s cgroup core may write here: the %s limit is not enforced", name, name)
-	}
 }
 
 // Attacks: each of them is stopped by its limit, and the result says which

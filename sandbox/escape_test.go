@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // runIn runs a bash script confined in ws and returns the result.
@@ -49,7 +51,7 @@ func TestEscapeNetwork(t *testing.T) {
 	c, err := net.Dial("tcp", ln.Addr().String())
 	require.NoError(t, err)
 	c.Close()
-	<-accepted
+	testkit.Receive(t, accepted, "the host listener to accept the host's own connection")
 
 	sb := newTestSandbox(t, ModeBwrap)
 	r := runIn(t, sb, newWorkspace(t), fmt.Sprintf(
@@ -210,11 +212,11 @@ func TestEscapeOutliveParent(t *testing.T) {
 	require.NoError(t, helper.Start())
 	defer helper.Process.Kill()
 
-	require.Eventually(t, func() bool { return len(sleepers(token)) > 0 }, 20*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return len(sleepers(token)) > 0 }, testkit.Patience, 20*time.Millisecond,
 		"the sandboxed sleep never started")
 	require.NoError(t, helper.Process.Signal(syscall.SIGKILL))
 	_ = helper.Wait()
-	assert.Eventually(t, func() bool { return len(sleepers(token)) == 0 }, 10*time.Second, 20*time.Millisecond,
+	assert.Eventually(t, func() bool { return len(sleepers(token)) == 0 }, testkit.Patience, 20*time.Millisecond,
 		"the sandboxed command outlived its killed parent")
 	for _, pid := range sleepers(token) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)

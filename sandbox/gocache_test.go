@@ -330,9 +330,7 @@ func TestUserCachesOff(t *testing.T) {
 }
 
 func TestOwnTreeGivesARestoredCacheToTheSandboxUser(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("chown needs root; CI runs as root")
-	}
+	requireRoot(t, "chown needs root")
 	dir := t.TempDir()
 	// As actions/cache restores it: everything the runner's user's.
 	for _, p := range []string{"00", "00/x-d", "ab", "ab/y-a"} {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -104,6 +105,47 @@ func requireBwrap(t *testing.T) {
 		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %v", err)
 	}
 	t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
+}
+
+// requireCgroup skips a test that needs the cgroup of a limit (LimitProcesses,
+// LimitMemory) when the host gives core none it may write, saying so,
+// unless CORE_REQUIRE_CGROUP=1 (as in CI, which runs as root on a machine
+// with writable cgroups), which makes it a failure.
+func requireCgroup(t *testing.T, limit string) {
+	t.Helper()
+	cg := newCgroup(DefaultLimits(), findCgroupParents())
+	defer cg.remove()
+	if contains(cg.enforced(), limit) {
+		return
+	}
+	why := fmt.Sprintf("no cgroup for the %s limit that core may write here (%s), so the limit is not enforced", limit, cgroupWhere())
+	if os.Getenv("CORE_REQUIRE_CGROUP") == "1" {
+		t.Fatalf("CORE_REQUIRE_CGROUP=1 but %s", why)
+	}
+	t.Skipf("%s (run as root on a host with writable cgroups; set CORE_REQUIRE_CGROUP=1 to make this a failure)", why)
+}
+
+// requireRoot skips a test that only root can set up or that only matters
+// for root (core runs as root in CI and in the Action), saying why, unless
+// CORE_REQUIRE_ROOT=1 (as in CI), which makes it a failure.
+func requireRoot(t *testing.T, why string) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv("CORE_REQUIRE_ROOT") == "1" {
+		t.Fatalf("CORE_REQUIRE_ROOT=1 but the tests run as uid %d: %s", os.Geteuid(), why)
+	}
+	t.Skipf("not root (uid %d): %s; set CORE_REQUIRE_ROOT=1 to make this a failure", os.Geteuid(), why)
+}
+
+// cgroupWhere says what the process's cgroups are, for a skip or a failure.
+func cgroupWhere() string {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return err.Error()
+	}
+	return "/proc/self/cgroup: " + strings.Join(strings.Fields(string(b)), " ")
 }
 
 // newTestSandbox returns a sandbox on the real PATH with the shared home.

@@ -64,9 +64,7 @@ func TestScanCache(t *testing.T) {
 			require.NoError(t, writeScan(file, sf))
 		}},
 		{name: "another user's", walks: 1, spoil: func(t *testing.T, _, file string) {
-			if os.Geteuid() != 0 {
-				t.Skip("giving a file away needs root")
-			}
+			requireRoot(t, "giving a file away needs root")
 			require.NoError(t, os.Chown(file, 65534, 65534))
 		}},
 	}

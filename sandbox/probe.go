@@ -12,7 +12,10 @@ import (
 	"time"
 )
 
-// probeTimeout bounds the live probe: bwrap starts in milliseconds.
+// probeTimeout bounds each command of the live probe: bwrap starts in
+// milliseconds. Working out the profile (the walk behind the masks, once
+// per machine) is not counted: on a busy machine it may take longer, and
+// that says nothing of whether the sandbox works.
 const probeTimeout = 20 * time.Second
 
 // ProbeResult is what the live probe found.
@@ -84,9 +87,9 @@ func (s *Sandbox) probe(ctx context.Context, dir string) ProbeResult {
 		return res
 	}
 	res.Bwrap = bwrap
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	vctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, bwrap, "--version").CombinedOutput(); err == nil {
+	if out, err := exec.CommandContext(vctx, bwrap, "--version").CombinedOutput(); err == nil {
 		res.Version = strings.TrimSpace(string(out))
 	}
 	if dir == "" {
@@ -113,7 +116,7 @@ func (s *Sandbox) probe(ctx context.Context, dir string) ProbeResult {
 		res.Cause = fmt.Sprintf("cannot make a scratch workspace: %v", err)
 		return res
 	}
-	r, err := s.runConfined(ctx, bwrap, []string{"sh", "-c", probeScript}, RunOptions{Workspace: ws, OutputLimit: 8 << 10})
+	r, err := s.runConfined(ctx, bwrap, []string{"sh", "-c", probeScript}, RunOptions{Workspace: ws, OutputLimit: 8 << 10, Timeout: probeTimeout})
 	if err != nil {
 		res.Output = err.Error()
 		res.Cause = diagnose(res.Output)
@@ -121,6 +124,9 @@ func (s *Sandbox) probe(ctx context.Context, dir string) ProbeResult {
 	}
 	out := strings.TrimSpace(r.Output)
 	switch {
+	case r.TimedOut:
+		res.Output = out
+		res.Cause = fmt.Sprintf("the confined probe command did not finish within %s", probeTimeout)
 	case r.ExitCode != 0:
 		res.Output = out
 		res.Cause = diagnose(out)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // fileProxy writes a GOPROXY directory serving example.com/greet v1.0.0 and
@@ -181,8 +183,7 @@ func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 			assert.Equal(t, -1, r.ExitCode)
 			assert.NotContains(t, r.Output, "never")
 			assert.Contains(t, r.Output, "ran past its 300ms timeout")
-			assert.Less(t, r.Duration, 30*time.Second)
-			assert.Eventually(t, func() bool { return len(sleepers(token)) == 0 }, 10*time.Second, 20*time.Millisecond,
+			assert.Eventually(t, func() bool { return len(sleepers(token)) == 0 }, testkit.Patience, 20*time.Millisecond,
 				"a child of the timed-out command is still running")
 		})
 	}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // gatedProxy serves the file proxy at fileURL over HTTP, but holds every
@@ -116,13 +118,13 @@ func TestWarmFillsTheBuildCache(t *testing.T) {
 		r, err := sb.Run(t.Context(), []string{"go", "build", "./..."}, RunOptions{Workspace: ws, Timeout: timeout, Progress: progress})
 		done <- answer{r, err}
 	}()
-	<-progress.seen
+	testkit.Receive(t, progress.seen, "the command to say it waits for the warm-up")
 	// Hold the warm-up past the command's timeout: were the wait counted,
 	// the command would be killed.
 	<-time.After(timeout + 500*time.Millisecond)
 	open()
 
-	a := <-done
+	a := testkit.Receive(t, done, "the command to run once the warm-up ended")
 	require.NoError(t, a.err)
 	assert.False(t, a.r.TimedOut, a.r.Output)
 	assert.Equal(t, 0, a.r.ExitCode, a.r.Output)
@@ -222,9 +224,9 @@ func TestWarmStopsWithItsContext(t *testing.T) {
 	}
 	require.NotEmpty(t, procs, "no process of the warm-up found")
 	cancel()
-	<-w.Done()
+	testkit.Receive(t, w.Done(), "the cancelled warm-up to end")
 	assert.ErrorIs(t, w.Result().Err, context.Canceled)
-	assert.Eventually(t, func() bool { return len(alive(procs)) == 0 }, 10*time.Second, 20*time.Millisecond,
+	assert.Eventually(t, func() bool { return len(alive(procs)) == 0 }, testkit.Patience, 20*time.Millisecond,
 		"a process of the cancelled warm-up is still running")
 
 	// Nothing waits for a warm-up that ended.
@@ -283,7 +285,7 @@ func TestWarmOnceAtATime(t *testing.T) {
 	default:
 	}
 	cancel()
-	<-got[0].Done()
+	testkit.Receive(t, got[0].Done(), "the cancelled warm-up to end")
 }
 
 func TestWarmNothingToDo(t *testing.T) {

@@ -118,7 +118,7 @@ func TestInteractiveDeclinesLanding(t *testing.T) {
 func TestTurnTimeoutIsPartial(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").After(5*time.Second))
+	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").After(time.Hour))
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	opts.TurnTimeout = 200 * time.Millisecond
@@ -138,7 +138,10 @@ func TestEndpointOutageIsInfrastructure(t *testing.T) {
 	srv := testkit.NewModelServer(t, replies...)
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
-	opts.TurnTimeout = 300 * time.Millisecond
+	// The outage outlasts the client's attempts, not a turn timeout that
+	// a busy machine might reach before the second attempt.
+	opts.Client = model.New(model.Config{BaseURL: srv.URL, Model: "coder", MaxAttempts: 3,
+		Backoff: model.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond}})
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusFailed, rep.Status)

@@ -3,8 +3,11 @@ package session
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -274,6 +277,7 @@ func TestGitHubErrors(t *testing.T) {
 			_, err := Run(t.Context(), opts)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
+			assert.Equal(t, FailConfiguration, FailureKindOf(err), "what the user set is the user's to fix")
 		})
 	}
 	bad, err := gh.New(gh.Credentials{Token: "ghs_wrong", APIURL: f.g.APIURL()}, nil)
@@ -282,6 +286,82 @@ func TestGitHubErrors(t *testing.T) {
 	opts.GitHub = bad
 	_, err = Run(t.Context(), opts)
 	assert.ErrorContains(t, err, "the token was refused")
+	assert.Equal(t, FailConfiguration, FailureKindOf(err))
+}
+
+// TestGitHubOutageIsInfrastructure: GitHub answering 5xx, or not at all,
+// before a session could start is an outage: an *InfraError, of kind
+// infrastructure, never the user's configuration; and nothing was
+// created for the run.
+func TestGitHubOutageIsInfrastructure(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		outage func(t *testing.T, f *githubFixture) (apiURL string)
+		want   string
+		// issueOnly: only a session on an issue meets the outage.
+		issueOnly bool
+	}{
+		{name: "500", outage: githubFailing(500), want: "500 Internal Server Error"},
+		{name: "502", outage: githubFailing(502), want: "502 Bad Gateway"},
+		{name: "503", outage: githubFailing(503), want: "503 Service Unavailable"},
+		{name: "no server", outage: func(t *testing.T, _ *githubFixture) string {
+			dead := httptest.NewServer(http.NotFoundHandler())
+			dead.Close()
+			return dead.URL + "/api/v3"
+		}, want: "connection refused"},
+		{name: "the issues API alone", issueOnly: true, outage: func(_ *testing.T, f *githubFixture) string {
+			f.g.FailAPI(503, "/repos/octo/hello/issues")
+			return f.g.APIURL()
+		}, want: "503 Service Unavailable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newGitHubFixture(t)
+			srv := testkit.NewModelServer(t)
+			opts := f.options(t, srv)
+			client, err := gh.New(gh.Credentials{Token: testToken, APIURL: tt.outage(t, f)}, nil)
+			require.NoError(t, err)
+			opts.GitHub = client
+			n, err := f.g.AddIssue("octo", "hello", testkit.Issue{Title: "Shout", Body: "Make it loud."})
+			require.NoError(t, err)
+			goals := []struct {
+				name string
+				edit func(*Options)
+			}{
+				{"an issue", func(o *Options) { o.Issue = n }},
+			}
+			if !tt.issueOnly {
+				goals = append(goals, struct {
+					name string
+					edit func(*Options)
+				}{"a prompt", func(*Options) {}})
+			}
+			for _, goal := range goals {
+				o := opts
+				goal.edit(&o)
+				_, err = Run(t.Context(), o)
+				require.Error(t, err, goal.name)
+				var ie *InfraError
+				assert.ErrorAs(t, err, &ie, goal.name)
+				var ce *ConfigError
+				assert.False(t, errors.As(err, &ce), "%s: an outage is not the user's configuration: %v", goal.name, err)
+				assert.Equal(t, FailInfrastructure, FailureKindOf(err), goal.name)
+				assert.Contains(t, err.Error(), tt.want, goal.name)
+			}
+			entries, err := os.ReadDir(opts.Store.Dir(""))
+			require.NoError(t, err)
+			assert.Empty(t, entries, "no session record for a run that could not start")
+		})
+	}
+}
+
+func githubFailing(status int) func(*testing.T, *githubFixture) string {
+	return func(_ *testing.T, f *githubFixture) string {
+		f.g.FailAPI(status)
+		return f.g.APIURL()
+	}
 }
 
 // assertNoToken checks that the token appears nowhere core wrote: not under

@@ -16,7 +16,7 @@ import (
 )
 
 // runAsync starts Run in the background; the returned function waits for
-// its report (a minute at most).
+// its report (testkit.Patience at most).
 func runAsync(t *testing.T, opts Options) func() *Report {
 	t.Helper()
 	type result struct {
@@ -34,24 +34,24 @@ func runAsync(t *testing.T, opts Options) func() *Report {
 		case r := <-done:
 			require.NoError(t, r.err)
 			return r.rep
-		case <-time.After(time.Minute):
-			t.Fatal("the run did not end within a minute")
+		case <-time.After(testkit.Patience):
+			t.Fatal("the run did not end within testkit.Patience")
 			return nil
 		}
 	}
 }
 
-// waitStatus waits (a minute at most) until the control says status.
+// waitStatus waits (testkit.Patience at most) until the control says status.
 func waitStatus(t *testing.T, c *Control, status Status) {
 	t.Helper()
-	require.Eventually(t, func() bool { return c.Status() == status }, time.Minute, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return c.Status() == status }, testkit.Patience, 5*time.Millisecond,
 		"waited for the run to be %s; it is %s", status, c.Status())
 }
 
-// waitRequests waits (a minute at most) until the model has had n requests.
+// waitRequests waits (testkit.Patience at most) until the model has had n requests.
 func waitRequests(t *testing.T, srv *testkit.ModelServer, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.Patience)
 	defer cancel()
 	require.NoError(t, srv.WaitRequests(ctx, n), "waited for request %d to the model", n)
 }
@@ -125,8 +125,8 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 	select {
 	case action := <-asked.asked:
 		assert.Contains(t, action, "sleep 600")
-	case <-time.After(time.Minute):
-		t.Fatal("waited a minute for the command to be approved")
+	case <-time.After(testkit.Patience):
+		t.Fatal("waited too long for the command to be approved")
 	}
 	_, err := opts.Control.Interrupt("alice")
 	require.NoError(t, err)
@@ -335,8 +335,8 @@ func TestWatchFollowsALiveRun(t *testing.T) {
 		select {
 		case got := <-seen:
 			assert.Equal(t, want, got)
-		case <-time.After(time.Minute):
-			t.Fatalf("waited a minute for watch to hand over %s", want)
+		case <-time.After(testkit.Patience):
+			t.Fatalf("waited too long for watch to hand over %s", want)
 		}
 	}
 	select {
@@ -350,8 +350,8 @@ func TestWatchFollowsALiveRun(t *testing.T) {
 	select {
 	case err := <-watched:
 		require.NoError(t, err)
-	case <-time.After(time.Minute):
-		t.Fatal("waited a minute for watch to end with the run")
+	case <-time.After(testkit.Patience):
+		t.Fatal("waited too long for watch to end with the run")
 	}
 	assert.Equal(t, StatusCancelled, <-seen, "the last event is the run's end")
 }

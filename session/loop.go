@@ -137,7 +137,9 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		if s.rec.Turns%recordEvery == 0 && time.Since(saved) >= recordGap {
 			// The transcript has every turn; the record catches up now and
 			// then, so that list shows a running session's progress.
-			_ = s.opts.Store.saveQuick(s.rec, s.scrubber)
+			if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {
+				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+			}
 			saved = time.Now()
 		}
 	}
@@ -243,7 +245,9 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 		// with; the exit code it saw proves nothing about the end.
 		if c, ok := modelCheck(v, s.rec.Verify); ok {
 			s.rec.Checks = addCheck(s.rec.Checks, c)
-			_ = s.opts.Store.saveQuick(s.rec, s.scrubber)
+			if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {
+				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+			}
 		}
 	}
 	obs := "Result of " + action.Tool + ":\n" + res.Output

@@ -79,7 +79,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	}
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
-		return nil, configError(err)
+		return nil, StartError(err)
 	}
 	now := opts.Now()
 	id := opts.ID
@@ -90,13 +90,13 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	}
 	t, err := org.target(ctx, opts, id)
 	if err != nil {
-		return nil, configError(err)
+		return nil, StartError(err)
 	}
 	instruction := strings.TrimSpace(opts.Prompt)
 	if opts.Issue != 0 {
 		text, err := org.issue(ctx, opts.Issue, now)
 		if err != nil {
-			return nil, configError(err)
+			return nil, StartError(err)
 		}
 		if instruction != "" {
 			instruction += "\n\n"
@@ -181,7 +181,7 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	opts.Repo = rec.Repo
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
-		return nil, configError(err)
+		return nil, StartError(err)
 	}
 	if rec.Status.Live() {
 		// Load said it is live, so a process holds it.

@@ -167,6 +167,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		url, err = model.Discover(ctx, candidates, env.HTTPClient)
 		ready.Discovered = err == nil
 	}
+	if session.Outage(err) {
+		return nil, &session.InfraError{Err: err}
+	}
 	if err != nil {
 		return nil, &session.ConfigError{Option: InferenceURL, Err: err}
 	}

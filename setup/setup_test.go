@@ -2,6 +2,8 @@ package setup
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -147,8 +149,37 @@ func TestOptionsErrorsNameTheSetting(t *testing.T) {
 			assert.ErrorContains(t, Word(err, InputWording), tt.input)
 			assert.ErrorContains(t, Word(err, EnvWording), tt.bot)
 			assert.True(t, errors.As(Word(err, FlagWording), &ce), "a worded error is still a ConfigError")
+			assert.Equal(t, session.FailConfiguration, session.FailureKindOf(Word(err, InputWording)))
 		})
 	}
+}
+
+// TestDeadModelServerIsInfrastructure: a model server the user named that
+// does not answer is down, an outage (infrastructure); the setting itself
+// is not wrong. One that answers, even 503, passes the check: the turns
+// retry it.
+func TestDeadModelServerIsInfrastructure(t *testing.T) {
+	t.Parallel()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	loading := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "Loading model", http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(loading.Close)
+	env := func(url string) Env {
+		return Env{Getenv: envOf(map[string]string{"CORE_HOME": t.TempDir(), "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": url})}
+	}
+
+	_, err := Options(t.Context(), env(dead.URL), Values{})
+	var ie *session.InfraError
+	require.ErrorAs(t, err, &ie)
+	var ce *session.ConfigError
+	assert.False(t, errors.As(err, &ce), "a dead server is not a bad setting: %v", err)
+	assert.Equal(t, session.FailInfrastructure, session.FailureKindOf(Word(err, InputWording)))
+	assert.ErrorContains(t, err, "no OpenAI-compatible model server answers at "+dead.URL)
+
+	_, err = Options(t.Context(), env(loading.URL), Values{})
+	assert.NoError(t, err, "a server that answers is up, whatever it says")
 }
 
 func TestWordEngineOptions(t *testing.T) {

@@ -60,7 +60,7 @@ func TestBotServesUntilCancelled(t *testing.T) {
 			nil, &writerBuffer{}, logs, func(k string) string { return environ[k] })
 	}()
 	var addr string
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(testkit.Patience)
 	for addr == "" {
 		select {
 		case line := <-logs.lines:
@@ -82,7 +82,7 @@ func TestBotServesUntilCancelled(t *testing.T) {
 	select {
 	case err := <-done:
 		assert.NoError(t, err, "a cancelled bot shuts down cleanly")
-	case <-time.After(30 * time.Second):
+	case <-time.After(testkit.Patience):
 		t.Fatal("the bot did not shut down")
 	}
 }

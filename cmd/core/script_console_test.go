@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/palantir/go-githubapp/githubapp"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -134,7 +133,7 @@ func cmdModelWait(ts *testscript.TestScript, neg bool, args []string) {
 	if len(*servers) == 0 {
 		ts.Fatalf("model-wait: no model server")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Patience)
 	defer cancel()
 	ts.Check((*servers)[len(*servers)-1].WaitRequests(ctx, n))
 }

@@ -11,18 +11,19 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/session"
 )
 
-// session-wait STATE N: wait (a minute at most) until the newest session's
-// event log has moved to STATE N times.
+// session-wait STATE N: wait (testkit.Patience at most) until the newest
+// session's event log has moved to STATE N times.
 func cmdSessionWait(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: session-wait STATE N")
 	}
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.Patience)
 	defer cancel()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -33,7 +34,7 @@ func cmdSessionWait(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		select {
 		case <-ctx.Done():
-			ts.Fatalf("session-wait: waited a minute for the session to be %s %d times; it was %d times", args[0], n, seen)
+			ts.Fatalf("session-wait: waited %s for the session to be %s %d times; it was %d times", testkit.Patience, args[0], n, seen)
 		case <-tick.C:
 		}
 	}

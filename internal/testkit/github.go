@@ -40,6 +40,7 @@ type GitHub struct {
 	requests []Request
 	lastID   int64
 	apiCalls int
+	outage   outage   // what FailAPI set
 	ext      extState // checks, review threads, variables, apps
 	// manifests is the App manifest flow's state.
 	manifests manifestState
@@ -191,6 +192,41 @@ func (g *GitHub) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.serveAPI(w, r)
+}
+
+// outage is an API outage FailAPI set: every request whose path (without
+// /api/v3) starts with one of paths, or every request when there are
+// none, answers status.
+type outage struct {
+	status int
+	paths  []string
+}
+
+// FailAPI makes the later API requests (REST, GraphQL, the Apps API)
+// answer status, as GitHub does in an outage (500, 502, 503), with its
+// usual error body: all of them, or only those whose path (without
+// /api/v3) starts with one of paths, as when one part of GitHub is down.
+// git over HTTP still works. FailAPI(0) ends the outage. The requests are
+// recorded as usual.
+func (g *GitHub) FailAPI(status int, paths ...string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.outage = outage{status: status, paths: paths}
+}
+
+// outageStatus is the status FailAPI set for a request to path, or 0.
+func (g *GitHub) outageStatus(path string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.outage.paths) == 0 {
+		return g.outage.status
+	}
+	for _, p := range g.outage.paths {
+		if strings.HasPrefix(path, p) {
+			return g.outage.status
+		}
+	}
+	return 0
 }
 
 // record appends a request to the log and returns its index.

@@ -159,6 +159,10 @@ func (g *GitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 	defer func() { g.setStatus(i, sw.status) }()
 	g.setAPIHeaders(sw.Header())
 	c := &apiCall{g: g, w: sw, r: r, login: login, body: body}
+	if status := g.outageStatus(path); status != 0 {
+		c.fail(status, http.StatusText(status))
+		return
+	}
 	if readErr == nil && g.serveAppAPI(c, escaped) {
 		return
 	}

@@ -185,8 +185,42 @@ func TestServeGitHub(t *testing.T) {
 		_, err := http.Get(g.URL + "/user")
 		_, statErr := os.Stat(dir)
 		return err != nil && errors.Is(statErr, os.ErrNotExist)
-	}, 5*time.Second, 10*time.Millisecond, "server still answering or repositories not removed after ctx ended")
+	}, Patience, 10*time.Millisecond, "server still answering or repositories not removed after ctx ended")
 
 	_, err = ServeGitHub(t.Context(), "256.0.0.1:0")
 	assert.ErrorContains(t, err, "256.0.0.1:0")
+}
+
+// TestGitHubOutage: FailAPI makes every API request answer the status with
+// GitHub's error body, git still serves, and FailAPI(0) ends it.
+func TestGitHubOutage(t *testing.T) {
+	t.Parallel()
+	g, _ := newTestGitHub(t, nil)
+	client := ghClient(t, g, ownerToken)
+	g.FailAPI(http.StatusBadGateway)
+	_, resp, err := client.Repositories.Get(t.Context(), "owner", "repo")
+	require.Error(t, err)
+	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	assert.Equal(t, "Bad Gateway", errorResponse(t, err).Message)
+	reqs := g.Requests()
+	require.NotEmpty(t, reqs)
+	assert.Equal(t, http.StatusBadGateway, reqs[len(reqs)-1].Status, "the failed request is recorded")
+
+	gitResp, err := http.Get(g.URL + "/git/owner/repo.git/info/refs?service=git-upload-pack")
+	require.NoError(t, err)
+	gitResp.Body.Close()
+	assert.NotEqual(t, http.StatusBadGateway, gitResp.StatusCode, "git over HTTP is not part of the API's outage")
+
+	g.FailAPI(0)
+	repo, _, err := client.Repositories.Get(t.Context(), "owner", "repo")
+	require.NoError(t, err)
+	assert.Equal(t, "repo", repo.GetName())
+
+	// One part of the API down: the rest answers.
+	g.FailAPI(http.StatusServiceUnavailable, "/repos/owner/repo/issues")
+	_, resp, err = client.Issues.Get(t.Context(), "owner", "repo", 1)
+	require.Error(t, err)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	_, _, err = client.Repositories.Get(t.Context(), "owner", "repo")
+	assert.NoError(t, err)
 }

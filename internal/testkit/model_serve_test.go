@@ -27,7 +27,7 @@ func TestServeModel(t *testing.T) {
 			t.Errorf("recorded %d requests, want 1", len(s.Requests()))
 		}
 		cancel()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(Patience)
 		for {
 			_, err := client.ListModels(t.Context())
 			if err != nil {
@@ -65,17 +65,19 @@ func TestServeModel(t *testing.T) {
 			_, err := openaiClient(s, "").CreateChatCompletion(t.Context(), chatRequest("hi"))
 			errc <- err
 		}()
-		for s.inFlight() == 0 {
-			time.Sleep(time.Millisecond) // polling a test observation
+		arrived, stop := context.WithTimeout(t.Context(), Patience)
+		defer stop()
+		if err := s.WaitRequests(arrived, 1); err != nil {
+			t.Fatal(err)
 		}
 		closed := make(chan struct{})
 		go func() { s.Close(); close(closed) }()
 		select {
 		case <-closed:
-		case <-time.After(5 * time.Second):
+		case <-time.After(Patience):
 			t.Fatal("Close blocked on a handler waiting out its delay")
 		}
-		if err := <-errc; err == nil {
+		if err := Receive(t, errc, "the request to end when the server closed"); err == nil {
 			t.Error("request answered although the server closed during the delay")
 		}
 	})

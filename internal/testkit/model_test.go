@@ -216,7 +216,7 @@ func TestModelServerDelay(t *testing.T) {
 		}
 		// The handler must notice the client is gone without the server
 		// closing: poll the in-flight count.
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(Patience)
 		for s.inFlight() > 0 {
 			if time.Now().After(deadline) {
 				t.Fatal("handler still waiting out its delay after the client went away")

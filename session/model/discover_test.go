@@ -95,7 +95,9 @@ func TestDiscoverNoServer(t *testing.T) {
 		hanging.URL,
 		"not a url",
 	}
-	hc := &http.Client{Timeout: 100 * time.Millisecond}
+	// Long enough for a loopback server to answer on a busy machine; the
+	// hanging one is given up on after it.
+	hc := &http.Client{Timeout: 5 * time.Second}
 	_, err := model.Discover(t.Context(), candidates, hc)
 	var de *model.DiscoveryError
 	if !errors.As(err, &de) {

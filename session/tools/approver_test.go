@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // countingReader counts the reads made of it.
@@ -88,17 +90,25 @@ func TestTerminalApproverCancel(t *testing.T) {
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { pw.Close() })
 	a := &TerminalApprover{In: pr, Out: io.Discard, Terminal: true}
+	// Nobody ever answers: only the deadline ends the question.
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	ok, err := a.Approve(ctx, "run_shell: rm -r build")
-	assert.False(t, ok)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Less(t, time.Since(start), 5*time.Second)
+	type answer struct {
+		ok  bool
+		err error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		ok, err := a.Approve(ctx, "run_shell: rm -r build")
+		answered <- answer{ok, err}
+	}()
+	got := testkit.Receive(t, answered, "Approve to return after its deadline, with no answer typed")
+	assert.False(t, got.ok)
+	require.ErrorIs(t, got.err, context.DeadlineExceeded)
 
 	ctx, cancel = context.WithCancel(t.Context())
 	cancel()
-	ok, err = a.Approve(ctx, "x")
+	ok, err := a.Approve(ctx, "x")
 	assert.False(t, ok)
 	require.ErrorIs(t, err, context.Canceled)
 }

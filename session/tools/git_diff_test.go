@@ -25,13 +25,20 @@ func gitT(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
+// requireGit fails the test when git is missing: core needs it, and so do
+// its tests (real git, never a double).
+func requireGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is not installed, and core and its tests need it (apt-get install git): %v", err)
+	}
+}
+
 // newRepo makes a workspace that is a git repository with one commit of
 // files.
 func newRepo(t *testing.T, files map[string]string) *Env {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	requireGit(t)
 	env := newEnv(t, files)
 	root := env.Workspace.Root()
 	gitT(t, root, "init", "-q")
@@ -153,9 +160,7 @@ func TestGitDiff(t *testing.T) {
 
 func TestGitDiffNoCommitYet(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	requireGit(t)
 	env := newEnv(t, map[string]string{"a.txt": "first\n", "b.txt": "second\n"})
 	gitT(t, env.Workspace.Root(), "init", "-q")
 	gitT(t, env.Workspace.Root(), "add", "a.txt")
@@ -167,9 +172,7 @@ func TestGitDiffNoCommitYet(t *testing.T) {
 
 func TestGitDiffNotARepository(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	requireGit(t)
 	// The workspace sits inside a repository of its own: git must not
 	// find that one.
 	outer := t.TempDir()
