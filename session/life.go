@@ -29,14 +29,14 @@ func (s *run) moveTo(to Status) error {
 	if err := s.rec.transition(to, s.opts.Now()); err != nil {
 		return err
 	}
-	s.events.add(Event{Kind: EventState, Status: to})
 	err := s.opts.Store.save(s.rec, s.scrubber)
-	// The control says it last: who sees the new state there finds it
-	// on disk too.
+	// The record first, then the control and the caller, then the event
+	// log: who sees the new state in one finds it in those before.
 	s.ctl.setStatus(to)
 	if s.opts.OnState != nil {
 		s.opts.OnState(to, s.rec.PRURL)
 	}
+	s.events.add(Event{Kind: EventState, Status: to})
 	return err
 }
 
