@@ -21,23 +21,36 @@ const watchEvery = 200 * time.Millisecond
 // log of an ended run, and, while the run lives, each event as it is
 // written, until the run ends (like tail -f) or ctx does.
 func (s *Store) Watch(ctx context.Context, id string, fn func(Event) error) error {
-	rec, err := s.Load(id)
-	if err != nil {
-		return err
-	}
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
 	path := filepath.Join(s.Dir(id), EventsFile)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) && !rec.Status.Live() {
-		return fmt.Errorf("session %s has no event log: it ran before core kept one", id)
-	}
-	if err != nil {
-		return fmt.Errorf("watch session %s: %w", id, err)
+	var f *os.File
+	for {
+		rec, err := s.Load(id)
+		if err != nil {
+			return err
+		}
+		if f, err = os.Open(path); err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("watch session %s: %w", id, err)
+		}
+		switch {
+		case rec.Status == StatusPending:
+			return fmt.Errorf("session %s has not started yet: watch it once it has", id)
+		case !rec.Status.Live():
+			return fmt.Errorf("session %s has no event log: it ran before core kept one", id)
+		}
+		select { // a run opening its log
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
 	}
 	defer f.Close()
 	r := bufio.NewReader(f)
 	var partial []byte
-	tick := time.NewTicker(watchEvery)
-	defer tick.Stop()
 	for {
 		ended := false
 		if rec, err := s.Load(id); err != nil || !rec.Status.Live() {
