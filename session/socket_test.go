@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -70,4 +71,32 @@ print(s.makefile().readline())`
 	out := child()
 	assert.Contains(t, out, "refused: only the user who started the run (uid 0) may reach it, not uid 65534", out)
 	assert.Empty(t, ctl.peek(), "the refused message was not queued")
+}
+
+// TestSocketInADeepDirectory: a session directory too deep for a socket
+// address is reached through /proc/self/fd, by the run and its callers.
+func TestSocketInADeepDirectory(t *testing.T) {
+	t.Parallel()
+	st, err := OpenStore(filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60)))
+	require.NoError(t, err)
+	rec := &Record{ID: "20261202-120000-abcdef", Status: StatusIdle, Checks: []Check{}}
+	require.NoError(t, st.create(rec, nil))
+	dir := st.Dir(rec.ID)
+	require.Greater(t, len(filepath.Join(dir, SocketFile)), 108, "longer than a socket address may be")
+	unlock, err := st.lock(rec.ID) // a live process holds it
+	require.NoError(t, err)
+	defer unlock()
+	ctl := NewControl()
+	ctl.setStatus(StatusIdle)
+	closeSocket, err := serveControl(t.Context(), dir, ctl)
+	require.NoError(t, err)
+	defer closeSocket()
+	ack, err := st.Control(t.Context(), rec.ID, OpSend, "hello from afar")
+	require.NoError(t, err)
+	assert.Equal(t, "received: the idle run continues with it now", ack)
+	require.Len(t, ctl.peek(), 1)
+	assert.Equal(t, "hello from afar", ctl.peek()[0].Text)
+	fi, err := os.Lstat(filepath.Join(dir, SocketFile))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
