@@ -42,6 +42,7 @@ type profile struct {
 	extraRO    []string // more host paths visible read-only (file:// proxies, resolv.conf)
 	masks      []string // bwrap arguments hiding what root alone may read
 	hostEnv    []string // NAME=value pairs for the network profiles (proxy settings)
+	extraEnv   []string // NAME=value pairs of the command's ecosystem (ecosystemEnv)
 	tmpSize    int64    // size of /tmp; 0 leaves it unbounded
 	seccomp    bool     // load the filter from seccompFD
 	lang       string
@@ -170,6 +171,7 @@ func (p profile) env() []string {
 	if p.modCache != "" {
 		env = append(env, "GOMODCACHE="+p.modCache)
 	}
+	env = append(env, p.extraEnv...)
 	if p.buildCache != "" {
 		env = append(env, "GOCACHE="+p.buildCache)
 		if prog := cacheProgCommand(p.buildCache); p.cacheProg != "" && prog != "" {

@@ -345,15 +345,19 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 // code. A command the tier does not allow returns a *RefusedError. A go
 // command first waits for the workspace's warm-up (Warm), if one runs.
 func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts RunOptions) (Result, error) {
-	d := Check(tier, argv)
-	if !d.Allowed() {
-		return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: d.Reason}
-	}
 	ws, err := s.workspace(opts.Workspace)
 	if err != nil {
 		return Result{}, err
 	}
 	opts.Workspace = ws
+	var p *Project
+	if found, err := Detect(ws); err == nil {
+		p = &found
+	}
+	d := CheckProject(tier, argv, p)
+	if !d.Allowed() {
+		return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: d.Reason}
+	}
 	waited, err := s.awaitWarm(ctx, argv, opts)
 	if err != nil {
 		return Result{Argv: argv, ExitCode: -1, Waited: waited}, err
