@@ -103,7 +103,7 @@ func TestContract(t *testing.T) {
 		},
 		{
 			name: "go checks in a Python repository do not apply", checks: []string{"go build ./..."},
-			files: map[string]string{"pyproject.toml": "[project]\nname = \"calc\"\n", "calc.py": "def add(a, b):\n    return a - b\n"},
+			files:   map[string]string{"pyproject.toml": "[project]\nname = \"calc\"\n", "calc.py": "def add(a, b):\n    return a - b\n"},
 			replies: []string{write("calc.py", "def add(a, b):\n    return a + b\n"), "tool: run_shell\ncommand: go vet ./...", "tool: done\nsummary: fixed add"},
 			status:  StatusDone, verdict: ContractNone, verdicts: []CheckVerdict{VerdictError, VerdictError}, sources: []CheckSource{SourceUser, SourceModel},
 		},
