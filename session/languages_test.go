@@ -1,0 +1,100 @@
+package session
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
+)
+
+func TestLanguagesLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		tier sandbox.Tier
+		l    Languages
+		want string
+	}{
+		{name: "python at test", tier: sandbox.TierTest, l: Languages{Found: []string{"python"}, Allowed: []string{"pytest", "python -m pytest|unittest"}},
+			want: "languages: python; --verify test runs unattended: pytest, python -m pytest|unittest"},
+		{name: "rust at build", tier: sandbox.TierBuild, l: Languages{Found: []string{"rust"}},
+			want: "languages: rust; --verify build runs nothing there unattended (their commands run workspace code: --verify test)"},
+		{name: "none found", tier: sandbox.TierBuild, l: Languages{Allowed: []string{"go build"}},
+			want: "languages: none found at the top of the repository; --verify build runs unattended: go build"},
+		{name: "off", tier: sandbox.TierOff, l: Languages{Found: []string{"go", "node"}},
+			want: "languages: go, node; --verify off: every command goes to the approval gate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, languagesLine(tt.tier, &tt.l))
+		})
+	}
+}
+
+// TestLanguagesFixedInTheSandbox: in a Python, a Node.js and a Rust
+// repository with a failing test, the session says what it found, tells the
+// model that ecosystem's commands (and not Go's), the model's test command
+// runs confined, and after a scripted fix the contract says fixed, with
+// both the base's and the result's runs sandboxed.
+func TestLanguagesFixedInTheSandbox(t *testing.T) {
+	requireBwrap(t)
+	for _, lang := range testkit.LanguageRepos() {
+		t.Run(lang.Ecosystem, func(t *testing.T) {
+			t.Parallel()
+			sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
+			if missing := sb.Missing(sandbox.Project{Ecosystems: []string{lang.Ecosystem}}); len(missing) > 0 {
+				if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+					t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
+				}
+				t.Skip(missing[0])
+			}
+			if _, err := exec.LookPath(lang.Tool); err != nil && os.Getenv("CORE_REQUIRE_BWRAP") != "1" {
+				t.Skip(err)
+			}
+			command := strings.Join(lang.Command, " ")
+			replies := []testkit.Reply{testkit.ContentReply("tool: run_shell\ncommand: " + command)}
+			for name, body := range lang.Fix {
+				replies = append(replies, testkit.ContentReply(write(name, body)))
+			}
+			replies = append(replies, testkit.ContentReply("tool: run_shell\ncommand: "+command), testkit.ContentReply("tool: done\nsummary: fixed add"))
+			srv := testkit.NewModelServer(t, replies...)
+			opts := testOptions(t, srv, fixtureRepo(t, lang.Files))
+			opts.Verify, opts.Sandbox, opts.ShellTimeout = sandbox.TierTest, sb, 5*time.Minute
+			w := &watcher{}
+			opts.Progress = w
+			rep, err := Run(t.Context(), opts)
+			require.NoError(t, err)
+			require.Equal(t, StatusDone, rep.Status, rep.Error)
+
+			require.NotNil(t, rep.Languages)
+			assert.Equal(t, []string{lang.Ecosystem}, rep.Languages.Found)
+			assert.Contains(t, w.String(), "languages: "+lang.Ecosystem+"; --verify test runs unattended: ")
+			system := srv.Requests()[0].Messages[0].Content
+			_, rule, ok := strings.Cut(system, "- run_shell runs these without approval")
+			require.True(t, ok, "the prompt has the verify rule")
+			rule, _, _ = strings.Cut(rule, "\n")
+			assert.Contains(t, rule, lang.Command[0])
+			assert.NotRegexp(t, `\bgo (build|vet|test)|gofmt`, rule, "the rule names the ecosystem found, not Go's commands")
+			obs := srv.Requests()[1].Messages[len(srv.Requests()[1].Messages)-1].Content
+			assert.Contains(t, obs, lang.Failure, "the first run shows the failing test")
+			assert.Contains(t, obs, "(sandboxed)")
+
+			require.NotNil(t, rep.Contract)
+			require.Len(t, rep.Contract.Checks, 1)
+			c := rep.Contract.Checks[0]
+			assert.Equal(t, lang.Command, c.Command)
+			assert.Equal(t, VerdictFixed, c.Verdict, "base %+v, result %+v", c.Baseline, c.Result)
+			assert.True(t, c.Baseline.Sandboxed, "the base's run is confined")
+			assert.True(t, c.Result.Sandboxed, "the result's run is confined")
+			assert.Equal(t, ContractHeld, rep.Contract.Verdict)
+		})
+	}
+}
