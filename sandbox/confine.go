@@ -128,7 +128,8 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 		return Result{}, err
 	}
 	p.workspace = opts.Workspace
-	p.extraEnv = ecosystemEnv(argv[0])
+	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
+	p.depBinds = opts.deps.binds
 	if bin := s.fetchedToolchain(opts.Workspace); bin != "" {
 		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
 	}

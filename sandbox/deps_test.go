@@ -1,0 +1,124 @@
+package sandbox
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+)
+
+// markerWrite is a Node one-liner that leaves a marker file where it runs.
+const markerWrite = `node -e \"require('fs').writeFileSync('%s', 'ran')\"`
+
+// filesNamed lists the files named name under dir.
+func filesNamed(t *testing.T, dir, name string) []string {
+	t.Helper()
+	var found []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == name {
+			found = append(found, p)
+		}
+		return nil
+	})
+	return found
+}
+
+// TestDependencyStepNode: npm ci --ignore-scripts fetches what the lockfile
+// names from the registry on loopback, confined, with the network; neither
+// the workspace's postinstall nor the package's install script runs; the
+// tests then see node_modules read-only, offline; a second command fetches
+// nothing again.
+func TestDependencyStepNode(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	home := t.TempDir()
+	reg := testkit.NewRegistry(t)
+	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
+		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
+	requireTool(t, sb, "npm")
+	tarball, integrity := reg.AddNpm("greet", "1.0.0", map[string]string{
+		"package.json": `{"name":"greet","version":"1.0.0","main":"index.js","scripts":{"install":"` + fmt.Sprintf(markerWrite, "install-marker") + `"}}`,
+		"index.js":     "exports.hello = (who) => 'hello, ' + who;\n",
+	})
+	ws := newWorkspace(t)
+	writeFiles(t, ws, map[string]string{
+		"package.json": `{"name":"app","version":"1.0.0","dependencies":{"greet":"1.0.0"},` +
+			`"scripts":{"test":"node --test","postinstall":"` + fmt.Sprintf(markerWrite, "postinstall-marker") + `"}}`,
+		"package-lock.json": `{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{` +
+			`"":{"name":"app","version":"1.0.0","hasInstallScript":true,"dependencies":{"greet":"1.0.0"}},` +
+			`"node_modules/greet":{"version":"1.0.0","resolved":"` + tarball + `","integrity":"` + integrity + `","hasInstallScript":true}}}`,
+		"app.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\nconst { hello } = require('greet');\n" +
+			"test('greets', () => assert.strictEqual(hello('world'), 'hello, world'));\n" +
+			"test('no network', async () => { await assert.rejects(fetch('" + reg.URL + "/npm/greet')); });\n",
+	})
+	opts := RunOptions{Workspace: ws, Timeout: 5 * time.Minute}
+	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, opts)
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Contains(t, reg.Requests(), "/npm/greet/-/greet-1.0.0.tgz", "the step fetched the tarball the lockfile names")
+
+	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "node-*"))
+	require.NoError(t, err)
+	require.Len(t, deps, 1, "the dependencies are kept by the lockfile's hash")
+	assert.FileExists(t, filepath.Join(deps[0], "node_modules", "greet", "index.js"))
+	for _, dir := range []string{deps[0], ws} {
+		assert.Empty(t, filesNamed(t, dir, "install-marker"), "the package's install script ran")
+		assert.Empty(t, filesNamed(t, dir, "postinstall-marker"), "the workspace's postinstall ran")
+	}
+
+	fetched := len(reg.Requests())
+	r, err = sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, opts)
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Len(t, reg.Requests(), fetched, "the second command fetched nothing")
+}
+
+// TestDependencyStepPython: the wheels requirements.txt names are fetched
+// from a PEP 503 index on loopback and installed, confined, into a
+// directory the tests import read-only; a requirement with no wheel is
+// not built: the command says so and runs without the dependencies.
+func TestDependencyStepPython(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	reg := testkit.NewRegistry(t)
+	reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": "def hello(who):\n    return 'hello, ' + who\n"})
+	tests := []struct {
+		name         string
+		requirements string
+		exit         int
+		output       string
+	}{
+		{name: "wheels", requirements: "greet==1.0.0\n", exit: 0},
+		{name: "a source build", requirements: "greet==1.0.0\nneedsbuild==1.0\n", exit: 2,
+			output: "core fetched no Python dependencies: pip install --only-binary :all: -r requirements.txt failed, and core builds nothing from source"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
+				HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL()}})
+			requireTool(t, sb, "pytest")
+			ws := newWorkspace(t)
+			writeFiles(t, ws, map[string]string{
+				"requirements.txt": tt.requirements,
+				"setup.py":         "open('setup-marker', 'w').write('ran')\n",
+				"test_app.py":      "from greet import hello\n\n\ndef test_hello():\n    assert hello('world') == 'hello, world'\n",
+			})
+			r, err := sb.Verify(t.Context(), TierTest, []string{"python3", "-m", "pytest", "-q"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+			require.NoError(t, err)
+			assert.Equal(t, tt.exit, r.ExitCode, r.Output)
+			if tt.output != "" {
+				assert.True(t, strings.HasPrefix(r.Output, tt.output), "the note heads the output:\n%s", r.Output)
+			}
+			assert.Empty(t, filesNamed(t, ws, "setup-marker"))
+		})
+	}
+}
