@@ -48,6 +48,8 @@ type depsPlan struct {
 	view func(dir, ws string) depsView
 	// failed words a failure of the step, with its output.
 	failed func(output string) string
+	// after, when set, finishes the fetched directory on the host.
+	after func(dir string) error
 }
 
 // depsHostEnvNames are the registry settings of the host that an
@@ -68,7 +70,7 @@ func depsHostEnvNames(eco string) []string {
 // planDeps reads the workspace's lockfile for the ecosystem of tool and
 // returns the step that fetches what it names; false when there is
 // nothing to fetch. A note without a plan says why nothing is fetched.
-func planDeps(tool, ws string) (depsPlan, string, bool, error) {
+func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error) {
 	e, ok := ecosystemOf(tool)
 	if !ok {
 		return depsPlan{}, "", false, nil
@@ -131,7 +133,7 @@ func planDeps(tool, ws string) (depsPlan, string, bool, error) {
 			},
 		}, "", true, nil
 	case "rust":
-		return planRustDeps(ws, read)
+		return planRustDeps(ws, hostEnv, read)
 	}
 	return depsPlan{}, "", false, nil
 }
@@ -150,7 +152,7 @@ func hasNodeDependencies(pkg []byte) bool {
 // The step needs bwrap's network profile; elsewhere nothing is fetched,
 // and the note says so.
 func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOptions) (depsView, error) {
-	plan, note, ok, err := planDeps(tool, opts.Workspace)
+	plan, note, ok, err := planDeps(tool, opts.Workspace, s.cfg.HostEnv)
 	if err != nil {
 		return depsView{note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
 	}
@@ -193,6 +195,11 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 	if r.ExitCode != 0 {
 		return depsView{note: plan.failed(r.Output)}, nil
 	}
+	if plan.after != nil {
+		if err := plan.after(scratch); err != nil {
+			return depsView{note: plan.failed(err.Error())}, nil
+		}
+	}
 	if err := os.Rename(scratch, dir); err != nil {
 		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
 			return plan.view(dir, opts.Workspace), nil // another command's step got there first
@@ -219,9 +226,62 @@ func (s *Sandbox) depsHostEnv(eco string) []string {
 	return out
 }
 
-// planRustDeps is Rust's step: cargo vendor of what Cargo.lock names.
-func planRustDeps(ws string, read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
-	return depsPlan{}, "", false, nil
+// planRustDeps is Rust's step: cargo vendor of what Cargo.lock names,
+// from copies of Cargo.toml and Cargo.lock beside empty stand-ins for the
+// crate's sources (cargo vendor reads the manifest, and compiles nothing).
+// Cargo prints the configuration that reads the vendored sources; confined
+// commands get it as their $CARGO_HOME/config.toml.
+func planRustDeps(ws string, hostEnv []string, read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
+	files, err := read("Cargo.toml", "Cargo.lock")
+	if err != nil || files["Cargo.toml"] == nil {
+		return depsPlan{}, "", false, err
+	}
+	if files["Cargo.lock"] == nil {
+		if strings.Contains(string(files["Cargo.toml"]), "dependencies]") {
+			return depsPlan{}, "core fetched no dependencies: there is no Cargo.lock, and core fetches only what a lockfile names\n", false, nil
+		}
+		return depsPlan{}, "", false, nil
+	}
+	if !strings.Contains(string(files["Cargo.lock"]), "\nsource = ") {
+		return depsPlan{}, "", false, nil // nothing but the workspace's own crates
+	}
+	files["src/lib.rs"], files["src/main.rs"] = []byte{}, []byte("fn main() {}\n")
+	// The indexes of named registries (CARGO_REGISTRIES_<NAME>_INDEX):
+	// where a dependency's registry = "name" points, offline too.
+	var indexes []string
+	for _, kv := range hostEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
+			indexes = append(indexes, kv)
+		}
+	}
+	return depsPlan{
+		eco: "rust", tool: "cargo", files: files,
+		// Core's own shell line, nothing of the workspace in it: the
+		// configuration cargo prints is kept in a file.
+		argv: []string{"sh", "-c", "cargo vendor --locked --versioned-dirs vendor > vendor.toml"},
+		env:  []string{"CARGO_HOME=/tmp/cargo", "CARGO_TERM_COLOR=never"},
+		view: func(dir, _ string) depsView {
+			return depsView{
+				binds: []bind{
+					{host: filepath.Join(dir, "vendor"), inside: depsInside + "/vendor"},
+					{host: filepath.Join(dir, "config.toml"), inside: "/tmp/cargo/config.toml"},
+				},
+				env: indexes,
+			}
+		},
+		after: func(dir string) error {
+			b, err := os.ReadFile(filepath.Join(dir, "vendor.toml"))
+			if err != nil {
+				return err
+			}
+			config := strings.Replace(string(b), `directory = "vendor"`, `directory = "`+depsInside+`/vendor"`, 1)
+			return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600)
+		},
+		failed: func(out string) string {
+			return "cargo vendor --locked (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out
+		},
+	}, "", true, nil
 }
 
 // emptyOrAbsent reports whether path is absent or an empty directory (the

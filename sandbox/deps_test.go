@@ -122,3 +122,45 @@ func TestDependencyStepPython(t *testing.T) {
 		})
 	}
 }
+
+// TestDependencyStepRust: cargo vendor fetches the crate Cargo.lock names
+// from a sparse registry on loopback, confined, with the network; the
+// workspace's build.rs does not run then (it is not even there); the
+// tests then build offline against the vendored sources, and build.rs runs
+// only there, confined.
+func TestDependencyStepRust(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	reg := testkit.NewRegistry(t)
+	cksum := reg.AddCrate("greet", "1.0.0", map[string]string{"src/lib.rs": "pub fn hello(who: &str) -> String {\n    format!(\"hello, {}\", who)\n}\n"})
+	home := t.TempDir()
+	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
+		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + reg.CargoIndex()}})
+	requireTool(t, sb, "cargo")
+	ws := newWorkspace(t)
+	writeFiles(t, ws, map[string]string{
+		"Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ngreet = { version = \"1.0.0\", registry = \"local\" }\n",
+		"Cargo.lock": "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\n \"greet\",\n]\n\n" +
+			"[[package]]\nname = \"greet\"\nversion = \"1.0.0\"\nsource = \"" + reg.CargoIndex() + "\"\nchecksum = \"" + cksum + "\"\n",
+		"build.rs":   "fn main() {\n    std::fs::write(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/build-marker\"), \"ran\").unwrap();\n}\n",
+		"src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn greets() {\n        assert_eq!(greet::hello(\"world\"), \"hello, world\");\n    }\n}\n",
+	})
+	p := sb.Probe(t.Context())
+	require.True(t, p.Usable)
+	v, err := sb.fetchDeps(t.Context(), p.Bwrap, "cargo", RunOptions{Workspace: ws})
+	require.NoError(t, err)
+	require.Empty(t, v.note)
+	assert.Contains(t, reg.Requests(), "/cargo/crates/greet/1.0.0/download")
+	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "rust-*"))
+	require.NoError(t, err)
+	require.Len(t, deps, 1)
+	assert.FileExists(t, filepath.Join(deps[0], "vendor", "greet-1.0.0", "src", "lib.rs"))
+	for _, dir := range []string{deps[0], ws} {
+		assert.Empty(t, filesNamed(t, dir, "build-marker"), "build.rs ran while the network was on")
+	}
+
+	r, err := sb.Verify(t.Context(), TierTest, []string{"cargo", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.FileExists(t, filepath.Join(ws, "build-marker"), "build.rs is real: it runs in the tests, confined")
+}
