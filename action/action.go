@@ -219,7 +219,8 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// setupEnv is the Action's environment for setup: verify auto, and state
+// setupEnv is the Action's environment for setup: verify auto, the checks
+// the repository's CI runs taken (checks_from_ci), and state
 // under HOME, which the runner mounts from the host at /github/home, so the
 // Docker backend can share its workspaces with sibling containers
 // (RUNNER_TEMP keeps its host path and is not mounted inside a Docker
@@ -244,7 +245,7 @@ func setupEnv(env Env) setup.Env {
 		}
 		return v
 	}
-	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto"},
+	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto", setup.ChecksFromCI: "true"},
 		OnRetry: func(rt model.Retry) { fmt.Fprintf(env.Stderr, "model: %s\n", rt) }}
 }
 

@@ -23,6 +23,7 @@ type CheckSource string
 const (
 	SourceUser  CheckSource = "user"  // --check, the Action's checks input
 	SourceModel CheckSource = "model" // a verification command the model ran
+	SourceCI    CheckSource = "ci"    // a run: step of the repository's workflows (--checks-from-ci)
 )
 
 // CheckVerdict is what one check says about the result, given the base.

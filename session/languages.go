@@ -19,6 +19,9 @@ type Languages struct {
 	// Missing says, for each ecosystem found whose toolchain this machine
 	// lacks, what to install ("no cargo on PATH: install Debian's cargo").
 	Missing []string `json:"missing,omitempty"`
+	// CI are the commands of the repository's workflows, taken as checks
+	// or not and why, with --checks-from-ci; nil without.
+	CI *sandbox.CIChecks `json:"ci,omitempty"`
 }
 
 // detectLanguages reads the workspace's ecosystems, says them with what
@@ -40,6 +43,40 @@ func (s *run) detectLanguages() {
 	fmt.Fprintln(s.opts.Progress, languagesLine(s.rec.Verify, l))
 	for _, m := range l.Missing {
 		fmt.Fprintf(s.opts.Progress, "pre-flight: %s\n", m)
+	}
+	if s.opts.ChecksFromCI {
+		s.checksFromCI(l)
+	}
+}
+
+// checksFromCI takes the checks the repository's workflows run, adds them
+// to the session's, and says which commands were taken and which not, and
+// why.
+func (s *run) checksFromCI(l *Languages) {
+	ci, err := sandbox.ChecksFromCI(s.rec.Workspace, s.rec.Verify, s.project)
+	if err != nil {
+		fmt.Fprintf(s.opts.Progress, "checks from CI: none (%v)\n", err)
+		return
+	}
+	l.CI = &ci
+	if len(ci.Taken) == 0 && len(ci.Skipped) == 0 {
+		fmt.Fprintln(s.opts.Progress, "checks from CI: none (no run: steps in .github/workflows)")
+		return
+	}
+	for _, st := range ci.Taken {
+		s.rec.Checks = addCheck(s.rec.Checks, Check{Command: st.Argv, Source: SourceCI})
+		fmt.Fprintf(s.opts.Progress, "checks from CI: taken %q (%s)\n", st.Command, st)
+	}
+	for _, st := range ci.Skipped {
+		where := st.File
+		if st.Job != "" {
+			where = st.String()
+		}
+		if st.Command == "" {
+			fmt.Fprintf(s.opts.Progress, "checks from CI: not taken %s: %s\n", where, st.Reason)
+			continue
+		}
+		fmt.Fprintf(s.opts.Progress, "checks from CI: not taken %q (%s): %s\n", st.Command, where, st.Reason)
 	}
 }
 

@@ -41,9 +41,11 @@ func TestLanguagesLine(t *testing.T) {
 
 // TestLanguagesFixedInTheSandbox: in a Python, a Node.js and a Rust
 // repository with a failing test, the session says what it found, tells the
-// model that ecosystem's commands (and not Go's), the model's test command
-// runs confined, and after a scripted fix the contract says fixed, with
-// both the base's and the result's runs sandboxed.
+// model that ecosystem's commands (and not Go's), takes the test command of
+// the repository's CI workflow as a check (and says why not its other
+// step), the model's test command runs confined, and after a scripted fix
+// the contract says fixed, with both the base's and the result's runs
+// sandboxed.
 func TestLanguagesFixedInTheSandbox(t *testing.T) {
 	requireBwrap(t)
 	for _, lang := range testkit.LanguageRepos() {
@@ -66,8 +68,13 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 			}
 			replies = append(replies, testkit.ContentReply("tool: run_shell\ncommand: "+command), testkit.ContentReply("tool: done\nsummary: fixed add"))
 			srv := testkit.NewModelServer(t, replies...)
-			opts := testOptions(t, srv, fixtureRepo(t, lang.Files))
-			opts.Verify, opts.Sandbox, opts.ShellTimeout = sandbox.TierTest, sb, 5*time.Minute
+			files := map[string]string{".github/workflows/ci.yml": "on: push\njobs:\n  test:\n    steps:\n      - uses: actions/checkout@v4\n" +
+				"      - name: Set up\n        run: make setup\n      - name: Test\n        run: " + command + "\n"}
+			for name, body := range lang.Files {
+				files[name] = body
+			}
+			opts := testOptions(t, srv, fixtureRepo(t, files))
+			opts.Verify, opts.Sandbox, opts.ShellTimeout, opts.ChecksFromCI = sandbox.TierTest, sb, 5*time.Minute, true
 			w := &watcher{}
 			opts.Progress = w
 			rep, err := Run(t.Context(), opts)
@@ -76,7 +83,13 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 
 			require.NotNil(t, rep.Languages)
 			assert.Equal(t, []string{lang.Ecosystem}, rep.Languages.Found)
-			assert.Contains(t, w.String(), "languages: "+lang.Ecosystem+"; --verify test runs unattended: ")
+			out := w.String()
+			assert.Contains(t, out, "languages: "+lang.Ecosystem+"; --verify test runs unattended: ")
+			assert.Contains(t, out, "checks from CI: taken \""+command+"\" (ci.yml, job test, step \"Test\")")
+			assert.Contains(t, out, "checks from CI: not taken \"make setup\" (ci.yml, job test, step \"Set up\"): make is not a verification command")
+			require.NotNil(t, rep.Languages.CI, "the report lists the workflow's steps")
+			assert.Len(t, rep.Languages.CI.Taken, 1)
+			assert.Len(t, rep.Languages.CI.Skipped, 1)
 			system := srv.Requests()[0].Messages[0].Content
 			_, rule, ok := strings.Cut(system, "- run_shell runs these without approval")
 			require.True(t, ok, "the prompt has the verify rule")
@@ -91,6 +104,7 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 			require.Len(t, rep.Contract.Checks, 1)
 			c := rep.Contract.Checks[0]
 			assert.Equal(t, lang.Command, c.Command)
+			assert.Equal(t, SourceCI, c.Source, "the repository's CI named it first")
 			assert.Equal(t, VerdictFixed, c.Verdict, "base %+v, result %+v", c.Baseline, c.Result)
 			assert.True(t, c.Baseline.Sandboxed, "the base's run is confined")
 			assert.True(t, c.Result.Sandboxed, "the result's run is confined")

@@ -333,14 +333,20 @@ func contractRule(tier sandbox.Tier, checks []Check) string {
 		return ""
 	}
 	rule := " After done, the harness itself runs every such command you ran, and the user's checks, on the start commit and on your result: a check that passed before and fails after marks your work as failing."
-	var user []string
+	var user, ci []string
 	for _, c := range checks {
-		if c.Source == SourceUser {
+		switch c.Source {
+		case SourceUser:
 			user = append(user, c.String())
+		case SourceCI:
+			ci = append(ci, c.String())
 		}
 	}
 	if len(user) > 0 {
 		rule += " The user's checks: " + strings.Join(user, "; ") + "."
+	}
+	if len(ci) > 0 {
+		rule += " The checks the repository's CI runs: " + strings.Join(ci, "; ") + "."
 	}
 	return rule
 }
