@@ -112,3 +112,24 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 		})
 	}
 }
+
+// TestLanguagesMissingToolchain: a toolchain the repository needs and this
+// machine lacks is a pre-flight line, with what to install, and a field of
+// the report (its checks are errors that say so: TestAppliesSaysWhyNot).
+func TestLanguagesMissingToolchain(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n", "src/lib.rs": "\n"})
+	srv := testkit.NewModelServer(t, testkit.ContentReply(write("src/lib.rs", "pub fn add() {}\n")), testkit.ContentReply("tool: done\nsummary: added add"))
+	opts := testOptions(t, srv, repo)
+	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff, Path: t.TempDir()})
+	opts.Verify = sandbox.TierBuild
+	w := &watcher{}
+	opts.Progress = w
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	want := "no cargo on PATH: install Debian's cargo (or a rustup toolchain)"
+	assert.Contains(t, w.String(), "languages: rust; --verify build runs nothing there unattended")
+	assert.Contains(t, w.String(), "\npre-flight: "+want+"\n")
+	require.NotNil(t, rep.Languages)
+	assert.Equal(t, []string{want}, rep.Languages.Missing)
+}
