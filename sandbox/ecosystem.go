@@ -20,6 +20,9 @@ type Ecosystem struct {
 	Name string
 	// Tools are the programs its commands start with (argv[0]).
 	Tools []string
+	// Required are the programs a machine needs for it; the pre-flight
+	// names those missing (Missing).
+	Required []string
 	// Manifests are the file names at the workspace's top that say the
 	// repository is in this ecosystem; a name may hold one * (requirements*.txt).
 	Manifests []string
@@ -55,7 +58,7 @@ func ecosystemOf(tool string) (Ecosystem, bool) {
 // asks for (toolchain.go).
 func goEcosystem() Ecosystem {
 	return Ecosystem{
-		Name: "go", Tools: []string{"go", "gofmt"}, Manifests: []string{"go.mod", "go.work"},
+		Name: "go", Tools: []string{"go", "gofmt"}, Required: []string{"go"}, Manifests: []string{"go.mod", "go.work"},
 		Deps:      "go mod download, from copies of go.mod and go.sum",
 		Toolchain: "go on PATH, or the release go.mod asks for (fetched through the module proxy)",
 		check: func(tier Tier, argv []string, _ *Project) Decision {
@@ -81,7 +84,7 @@ func goEcosystem() Ecosystem {
 // flutterEcosystem is Flutter: the host's flutter, no dependency step.
 func flutterEcosystem() Ecosystem {
 	return Ecosystem{
-		Name: "flutter", Tools: []string{"flutter"}, Manifests: []string{"pubspec.yaml"},
+		Name: "flutter", Tools: []string{"flutter"}, Required: []string{"flutter"}, Manifests: []string{"pubspec.yaml"},
 		Deps:      "none: flutter's own cache as the host has it",
 		Toolchain: "flutter on PATH",
 		check: func(tier Tier, argv []string, _ *Project) Decision {
@@ -216,8 +219,11 @@ func (s *Sandbox) Missing(p Project) []string {
 		if !p.Has(e.Name) {
 			continue
 		}
-		if _, err := s.findTool(e.Tools[0]); err != nil {
-			out = append(out, fmt.Sprintf("no %s on PATH: %s", e.Tools[0], e.Toolchain))
+		for _, tool := range e.Required {
+			if _, err := s.findTool(tool); err != nil {
+				out = append(out, fmt.Sprintf("no %s on PATH: %s", tool, e.Toolchain))
+				break
+			}
 		}
 	}
 	return out

@@ -12,7 +12,7 @@ import (
 // --ignore-scripts (deps.go).
 func nodeEcosystem() Ecosystem {
 	return Ecosystem{
-		Name: "node", Tools: []string{"npm", "node", "npx"}, Manifests: []string{"package.json"},
+		Name: "node", Tools: []string{"npm", "node", "npx"}, Required: []string{"node", "npm"}, Manifests: []string{"package.json"},
 		Deps:      "npm ci --ignore-scripts, from copies of package.json and package-lock.json",
 		Toolchain: "install Debian's nodejs and npm",
 		check:     checkNode,

@@ -11,7 +11,7 @@ import (
 // tier and runs only confined; dependencies through cargo fetch (deps.go).
 func rustEcosystem() Ecosystem {
 	return Ecosystem{
-		Name: "rust", Tools: []string{"cargo"}, Manifests: []string{"Cargo.toml"},
+		Name: "rust", Tools: []string{"cargo"}, Required: []string{"cargo"}, Manifests: []string{"Cargo.toml"},
 		Deps:      "cargo fetch, from copies of the Cargo manifests and Cargo.lock",
 		Toolchain: "install Debian's cargo (or a rustup toolchain)",
 		check:     checkRust,
