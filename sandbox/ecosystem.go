@@ -12,8 +12,9 @@ import (
 // An Ecosystem is one language's verification policy: the programs its
 // commands start with, what each tier lets them do (checked on argv lists,
 // like every verification command), the files at the workspace's top that
-// say a repository is in it, the step that fetches its dependencies, and
-// where its toolchain comes from. Go is the first one, not a special case.
+// say a repository is in it, and where its toolchain comes from; the step
+// that fetches its dependencies is planDeps' (deps.go; Go's, the module
+// download). Go is the first one, not a special case.
 type Ecosystem struct {
 	// Name is how people and reports name it: go, flutter, python, node,
 	// rust.
@@ -26,9 +27,6 @@ type Ecosystem struct {
 	// Manifests are the file names at the workspace's top that say the
 	// repository is in this ecosystem; a name may hold one * (requirements*.txt).
 	Manifests []string
-	// Deps says how its dependencies are fetched before confined commands
-	// run: with the network, confined, running nothing from the workspace.
-	Deps string
 	// Toolchain says where its programs come from and what to install when
 	// they are missing.
 	Toolchain string
@@ -59,7 +57,6 @@ func ecosystemOf(tool string) (Ecosystem, bool) {
 func goEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "go", Tools: []string{"go", "gofmt"}, Required: []string{"go"}, Manifests: []string{"go.mod", "go.work"},
-		Deps:      "go mod download, from copies of go.mod and go.sum",
 		Toolchain: "go on PATH, or the release go.mod asks for (fetched through the module proxy)",
 		check: func(tier Tier, argv []string, _ *Project) Decision {
 			if argv[0] == "gofmt" {
@@ -85,7 +82,6 @@ func goEcosystem() Ecosystem {
 func flutterEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "flutter", Tools: []string{"flutter"}, Required: []string{"flutter"}, Manifests: []string{"pubspec.yaml"},
-		Deps:      "none: flutter's own cache as the host has it",
 		Toolchain: "flutter on PATH",
 		check: func(tier Tier, argv []string, _ *Project) Decision {
 			return checkFlutter(tier, argv)

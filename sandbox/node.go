@@ -13,7 +13,6 @@ import (
 func nodeEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "node", Tools: []string{"npm", "node", "npx"}, Required: []string{"node", "npm"}, Manifests: []string{"package.json"},
-		Deps:      "npm ci --ignore-scripts, from copies of package.json and package-lock.json",
 		Toolchain: "install Debian's nodejs and npm",
 		check:     checkNode,
 		allowed:   allowedNode,

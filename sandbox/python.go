@@ -12,7 +12,6 @@ func pythonEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "python", Tools: []string{"python3", "python", "pytest"}, Required: []string{"python3", "pytest"},
 		Manifests: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "tox.ini", "pytest.ini"},
-		Deps:      "pip download --only-binary :all: of requirements.txt into a wheelhouse, installed offline",
 		Toolchain: "install Debian's python3 and python3-pytest (a python3 outside your home directory: pyenv shims do not work in the sandbox)",
 		check:     checkPython,
 		allowed: func(tier Tier, _ *Project) []Allowance {

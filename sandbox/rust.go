@@ -12,7 +12,6 @@ import (
 func rustEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "rust", Tools: []string{"cargo"}, Required: []string{"cargo"}, Manifests: []string{"Cargo.toml"},
-		Deps:      "cargo fetch, from copies of the Cargo manifests and Cargo.lock",
 		Toolchain: "install Debian's cargo (or a rustup toolchain)",
 		check:     checkRust,
 		allowed: func(tier Tier, _ *Project) []Allowance {
