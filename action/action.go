@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
@@ -226,7 +227,8 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 // (RUNNER_TEMP keeps its host path and is not mounted inside a Docker
 // action; it is the fallback without HOME), unless CORE_HOME says otherwise;
 // the sandbox's Go caches are core's own (CORE_SANDBOX_USER_CACHES=off)
-// unless the workflow says otherwise.
+// unless the workflow says otherwise; the sandbox_image input names the
+// image of the Docker backend's sibling containers (CORE_SANDBOX_IMAGE).
 func setupEnv(env Env) setup.Env {
 	home := ""
 	if h := env.Getenv("HOME"); h != "" {
@@ -236,6 +238,11 @@ func setupEnv(env Env) setup.Env {
 	}
 	getenv := func(name string) string {
 		v := env.Getenv(name)
+		if name == "CORE_SANDBOX_IMAGE" && v == "" {
+			// The sandbox_image input: the image of the sibling
+			// containers, with the toolchains the repository needs.
+			return strings.TrimSpace(env.Getenv("INPUT_SANDBOX_IMAGE"))
+		}
 		if name == "CORE_SANDBOX_USER_CACHES" && v == "" {
 			// The container's own Go caches go with it, and sibling
 			// containers cannot bind them: the sandbox keeps its caches
