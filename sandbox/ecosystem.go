@@ -200,7 +200,9 @@ func (s *Sandbox) Applies(ws string, argv []string) error {
 	if !p.Has(e.Name) {
 		return &NotApplicable{Reason: fmt.Sprintf("no %s: %s does not apply here", strings.Join(e.Manifests, " or "), strings.Join(argv[:min(2, len(argv))], " "))}
 	}
-	if _, err := s.findTool(argv[0]); err != nil {
+	if _, err := s.findTool(argv[0]); err != nil && !s.viaDocker.Load() {
+		// (Under the Docker backend the toolchain is the sibling image's:
+		// the command itself says when it is missing there.)
 		return &NotApplicable{Reason: fmt.Sprintf("no %s on PATH: %s", argv[0], e.Toolchain)}
 	}
 	return nil
@@ -208,8 +210,12 @@ func (s *Sandbox) Applies(ws string, argv []string) error {
 
 // Missing lists, for the project's ecosystems, the toolchains this machine
 // lacks: one line each, for the pre-flight ("no cargo on PATH: install
-// Debian's cargo").
+// Debian's cargo"); none under the Docker backend, whose commands run the
+// sibling image's.
 func (s *Sandbox) Missing(p Project) []string {
+	if s.viaDocker.Load() {
+		return nil // the sibling image's toolchains, not this machine's
+	}
 	var out []string
 	for _, e := range Ecosystems() {
 		if !p.Has(e.Name) {
