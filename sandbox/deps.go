@@ -170,6 +170,9 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return plan.view(dir, opts.Workspace), nil
 	}
+	if note, ok := s.depsFailed.Load(key); ok {
+		return depsView{note: note.(string)}, nil // this process tried: once is enough
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return depsView{}, fmt.Errorf("make the dependency cache: %w", err)
 	}
@@ -193,7 +196,11 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 		return depsView{}, fmt.Errorf("%s: %w", strings.Join(plan.argv, " "), err)
 	}
 	if r.ExitCode != 0 {
-		return depsView{note: plan.failed(r.Output)}, nil
+		note := plan.failed(r.Output)
+		if ctx.Err() == nil {
+			s.depsFailed.Store(key, note)
+		}
+		return depsView{note: note}, nil
 	}
 	if plan.after != nil {
 		if err := plan.after(scratch); err != nil {

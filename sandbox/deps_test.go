@@ -84,12 +84,11 @@ func TestDependencyStepNode(t *testing.T) {
 // TestDependencyStepPython: the wheels requirements.txt names are fetched
 // from a PEP 503 index on loopback and installed, confined, into a
 // directory the tests import read-only; a requirement with no wheel is
-// not built: the command says so and runs without the dependencies.
+// not built: the command says so and runs without the dependencies. A
+// second command runs the step again neither way.
 func TestDependencyStepPython(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	reg := testkit.NewRegistry(t)
-	reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": "def hello(who):\n    return 'hello, ' + who\n"})
 	tests := []struct {
 		name         string
 		requirements string
@@ -103,6 +102,8 @@ func TestDependencyStepPython(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			reg := testkit.NewRegistry(t)
+			reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": "def hello(who):\n    return 'hello, ' + who\n"})
 			sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
 				HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL()}})
 			requireTool(t, sb, "pytest")
@@ -112,13 +113,22 @@ func TestDependencyStepPython(t *testing.T) {
 				"setup.py":         "open('setup-marker', 'w').write('ran')\n",
 				"test_app.py":      "from greet import hello\n\n\ndef test_hello():\n    assert hello('world') == 'hello, world'\n",
 			})
-			r, err := sb.Verify(t.Context(), TierTest, []string{"python3", "-m", "pytest", "-q"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
-			require.NoError(t, err)
-			assert.Equal(t, tt.exit, r.ExitCode, r.Output)
-			if tt.output != "" {
-				assert.True(t, strings.HasPrefix(r.Output, tt.output), "the note heads the output:\n%s", r.Output)
+			for i := range 2 {
+				asked := len(reg.Requests())
+				r, err := sb.Verify(t.Context(), TierTest, []string{"python3", "-m", "pytest", "-q"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+				require.NoError(t, err)
+				assert.Equal(t, tt.exit, r.ExitCode, r.Output)
+				if tt.output != "" {
+					assert.True(t, strings.HasPrefix(r.Output, tt.output), "the note heads the output:\n%s", r.Output)
+				}
+				assert.Empty(t, filesNamed(t, ws, "setup-marker"))
+				asked = len(reg.Requests()) - asked
+				if i == 0 {
+					assert.NotZero(t, asked, "the first command's step asks the index")
+				} else {
+					assert.Zero(t, asked, "the second command's step is not run again, whether it passed or failed")
+				}
 			}
-			assert.Empty(t, filesNamed(t, ws, "setup-marker"))
 		})
 	}
 }

@@ -165,6 +165,10 @@ type Sandbox struct {
 	// cache inside: confined builds go on with the sandbox-only cache.
 	noCacheProg atomic.Bool
 
+	// depsFailed remembers, by the hash of the copied files, the dependency
+	// steps that failed (deps.go): said again, not run again.
+	depsFailed sync.Map
+
 	mu         sync.Mutex
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
 	views      map[string]toolView // tool → what its commands see of the host
