@@ -62,7 +62,7 @@ func depsHostEnvNames(eco string) []string {
 	case "python":
 		return []string{"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_FIND_LINKS"}
 	case "rust":
-		return []string{"CARGO_REGISTRIES_CRATES_IO_PROTOCOL"}
+		return []string{"CARGO_REGISTRIES_CRATES_IO_PROTOCOL", "CARGO_NET_GIT_FETCH_WITH_CLI"}
 	}
 	return nil
 }

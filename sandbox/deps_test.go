@@ -134,7 +134,7 @@ func TestDependencyStepPython(t *testing.T) {
 }
 
 // TestDependencyStepRust: cargo vendor fetches the crate Cargo.lock names
-// from a sparse registry on loopback, confined, with the network; the
+// from a registry on loopback, confined, with the network; the
 // workspace's build.rs does not run then (it is not even there); the
 // tests then build offline against the vendored sources, and build.rs runs
 // only there, confined.
@@ -144,14 +144,17 @@ func TestDependencyStepRust(t *testing.T) {
 	reg := testkit.NewRegistry(t)
 	cksum := reg.AddCrate("greet", "1.0.0", map[string]string{"src/lib.rs": "pub fn hello(who: &str) -> String {\n    format!(\"hello, {}\", who)\n}\n"})
 	home := t.TempDir()
+	// The index as a git repository: Debian bookworm's cargo predates the
+	// sparse protocol; the git command fetches it over dumb HTTP.
+	index := reg.CargoGitIndex()
 	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
-		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + reg.CargoIndex()}})
+		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + index, "CARGO_NET_GIT_FETCH_WITH_CLI=true"}})
 	requireTool(t, sb, "cargo")
 	ws := newWorkspace(t)
 	writeFiles(t, ws, map[string]string{
 		"Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ngreet = { version = \"1.0.0\", registry = \"local\" }\n",
 		"Cargo.lock": "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\n \"greet\",\n]\n\n" +
-			"[[package]]\nname = \"greet\"\nversion = \"1.0.0\"\nsource = \"" + reg.CargoIndex() + "\"\nchecksum = \"" + cksum + "\"\n",
+			"[[package]]\nname = \"greet\"\nversion = \"1.0.0\"\nsource = \"registry+" + index + "\"\nchecksum = \"" + cksum + "\"\n",
 		"build.rs":   "fn main() {\n    std::fs::write(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/build-marker\"), \"ran\").unwrap();\n}\n",
 		"src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn greets() {\n        assert_eq!(greet::hello(\"world\"), \"hello, world\");\n    }\n}\n",
 	})

@@ -16,6 +16,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -33,12 +37,19 @@ import (
 //     wheels (with #sha256=), GET /files/<wheel> a wheel;
 //   - cargo's sparse protocol: GET /cargo/config.json, the index files
 //     under /cargo/ (1/a, 2/ab, 3/a/abc, ab/cd/abcd…), GET
-//     /cargo/crates/<name>/<version>/download a .crate.
+//     /cargo/crates/<name>/<version>/download a .crate; and the same index
+//     as a git repository over git's dumb HTTP protocol under
+//     /cargo-git/ (CargoGitIndex), for a cargo older than the sparse
+//     protocol (Debian bookworm's), which fetches it with the git command
+//     (CARGO_NET_GIT_FETCH_WITH_CLI=true).
 //
 // It records every request's path (Requests), so a test can tell what a
 // dependency step fetched.
 type Registry struct {
 	URL string
+
+	t        testing.TB
+	gitIndex string // the git index's work tree; its .git is served
 
 	mu       sync.Mutex
 	files    map[string][]byte // path → body
@@ -52,8 +63,8 @@ type Registry struct {
 // NewRegistry starts a Registry on 127.0.0.1, closed when the test ends.
 func NewRegistry(t testing.TB) *Registry {
 	t.Helper()
-	r := &Registry{files: map[string][]byte{}, types: map[string]string{}, npm: map[string]map[string]any{},
-		wheels: map[string][]string{}, crates: map[string][]string{}}
+	r := &Registry{t: t, files: map[string][]byte{}, types: map[string]string{}, npm: map[string]map[string]any{},
+		wheels: map[string][]string{}, crates: map[string][]string{}, gitIndex: t.TempDir()}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("registry: listen on loopback: %v", err)
@@ -63,9 +74,42 @@ func NewRegistry(t testing.TB) *Registry {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	r.URL = srv.URL
-	r.put("/cargo/config.json", "application/json", []byte(fmt.Sprintf(`{"dl":"%s/cargo/crates/{crate}/{version}/download"}`, srv.URL)))
+	config := []byte(fmt.Sprintf(`{"dl":"%s/cargo/crates/{crate}/{version}/download"}`, srv.URL))
+	r.put("/cargo/config.json", "application/json", config)
+	r.git("init", "-q", "-b", "main")
+	r.commitIndex("config.json", config)
 	return r
 }
+
+// git runs git in the git index's work tree.
+func (r *Registry) git(args ...string) {
+	r.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=registry", "-c", "user.email=registry@example.com"}, args...)...)
+	cmd.Dir = r.gitIndex
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("registry: git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// commitIndex writes one file of the git index and commits it, ready for
+// git's dumb HTTP protocol.
+func (r *Registry) commitIndex(name string, body []byte) {
+	r.t.Helper()
+	p := filepath.Join(r.gitIndex, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatalf("registry: %v", err)
+	}
+	if err := os.WriteFile(p, body, 0o644); err != nil {
+		r.t.Fatalf("registry: %v", err)
+	}
+	r.git("add", "--", name)
+	r.git("commit", "-q", "-m", "update "+name)
+	r.git("update-server-info")
+}
+
+// CargoGitIndex is the registry's index as a git repository (dumb HTTP),
+// as cargo's configuration names it.
+func (r *Registry) CargoGitIndex() string { return r.URL + "/cargo-git/" }
 
 // ServeHTTP answers from the files.
 func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -76,6 +120,11 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Unlock()
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		http.Error(w, "the registry serves GET only", http.StatusMethodNotAllowed)
+		return
+	}
+	if rest, isGit := strings.CutPrefix(req.URL.Path, "/cargo-git/"); isGit {
+		// git's dumb protocol: the files of the repository, as they are.
+		http.ServeFile(w, req, filepath.Join(r.gitIndex, ".git", filepath.FromSlash(path.Clean("/"+rest))))
 		return
 	}
 	if !ok {
@@ -184,10 +233,12 @@ func (r *Registry) AddCrate(name, version string, files map[string]string) strin
 	cksum := hex.EncodeToString(sum[:])
 	line, _ := json.Marshal(map[string]any{"name": name, "vers": version, "deps": []any{}, "cksum": cksum, "features": map[string]any{}, "yanked": false})
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.put("/cargo/crates/"+name+"/"+version+"/download", "application/octet-stream", crate)
 	r.crates[name] = append(r.crates[name], string(line))
-	r.put("/cargo/"+crateIndexPath(name), "text/plain", []byte(strings.Join(r.crates[name], "\n")+"\n"))
+	index := []byte(strings.Join(r.crates[name], "\n") + "\n")
+	r.put("/cargo/"+crateIndexPath(name), "text/plain", index)
+	r.mu.Unlock()
+	r.commitIndex(crateIndexPath(name), index)
 	return cksum
 }
 
