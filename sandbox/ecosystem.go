@@ -24,6 +24,9 @@ type Ecosystem struct {
 	// Required are the programs a machine needs for it; the pre-flight
 	// names those missing (Missing).
 	Required []string
+	// Standalone are the programs that work without the manifest (gofmt
+	// formats any Go file).
+	Standalone []string
 	// Manifests are the file names at the workspace's top that say the
 	// repository is in this ecosystem; a name may hold one * (requirements*.txt).
 	Manifests []string
@@ -56,7 +59,7 @@ func ecosystemOf(tool string) (Ecosystem, bool) {
 // asks for (toolchain.go).
 func goEcosystem() Ecosystem {
 	return Ecosystem{
-		Name: "go", Tools: []string{"go", "gofmt"}, Required: []string{"go"}, Manifests: []string{"go.mod", "go.work"},
+		Name: "go", Tools: []string{"go", "gofmt"}, Required: []string{"go"}, Standalone: []string{"gofmt"}, Manifests: []string{"go.mod", "go.work"},
 		Toolchain: "go on PATH, or the release go.mod asks for (fetched through the module proxy)",
 		check: func(tier Tier, argv []string, _ *Project) Decision {
 			if argv[0] == "gofmt" {
@@ -197,7 +200,7 @@ func (s *Sandbox) Applies(ws string, argv []string) error {
 	if err != nil {
 		return err
 	}
-	if !p.Has(e.Name) {
+	if !p.Has(e.Name) && !slices.Contains(e.Standalone, argv[0]) {
 		return &NotApplicable{Reason: fmt.Sprintf("no %s: %s does not apply here", strings.Join(e.Manifests, " or "), strings.Join(argv[:min(2, len(argv))], " "))}
 	}
 	if _, err := s.findTool(argv[0]); err != nil && !s.viaDocker.Load() {

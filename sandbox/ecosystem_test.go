@@ -160,6 +160,7 @@ func TestAppliesSaysWhyNot(t *testing.T) {
 	var na *NotApplicable
 	require.True(t, errors.As(err, &na), "got %v", err)
 	assert.Equal(t, "no go.mod or go.work: go test does not apply here", na.Reason)
+	assert.NoError(t, sb.Applies(ws, []string{"gofmt", "-l", "."}), "gofmt formats any Go file: it needs no go.mod")
 	err = sb.Applies(ws, []string{"cargo", "test"})
 	require.True(t, errors.As(err, &na), "got %v", err)
 	assert.Contains(t, na.Reason, "no Cargo.toml: cargo test does not apply here")
