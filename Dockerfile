@@ -19,8 +19,14 @@ FROM ${GO_IMAGE}
 # base image) for go build, go vet and go test. Inside a Docker action bwrap
 # cannot make namespaces; core then confines commands in sibling containers
 # of this same image through the Docker socket the runner mounts.
+# TOOLCHAINS adds the Debian packages of other languages' toolchains, for an
+# image whose sibling containers verify Python, Node.js or Rust (the
+# Action's sandbox_image input; README "Languages"), e.g.
+# --build-arg TOOLCHAINS="python3 python3-pytest python3-pip nodejs npm cargo".
+# Empty by default: the Action's own image stays small and starts fast.
+ARG TOOLCHAINS=""
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap git ca-certificates \
+ && apt-get install -y --no-install-recommends bubblewrap git ca-certificates ${TOOLCHAINS} \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/core /usr/local/bin/core
 COPY action-entrypoint.sh /usr/local/bin/core-action-entrypoint

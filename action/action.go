@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
@@ -244,13 +245,15 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// setupEnv is the Action's environment for setup: verify auto, and state
+// setupEnv is the Action's environment for setup: verify auto, the checks
+// the repository's CI runs taken (checks_from_ci), and state
 // under HOME, which the runner mounts from the host at /github/home, so the
 // Docker backend can share its workspaces with sibling containers
 // (RUNNER_TEMP keeps its host path and is not mounted inside a Docker
 // action; it is the fallback without HOME), unless CORE_HOME says otherwise;
 // the sandbox's Go caches are core's own (CORE_SANDBOX_USER_CACHES=off)
-// unless the workflow says otherwise.
+// unless the workflow says otherwise; the sandbox_image input names the
+// image of the Docker backend's sibling containers (CORE_SANDBOX_IMAGE).
 func setupEnv(env Env) setup.Env {
 	home := ""
 	if h := env.Getenv("HOME"); h != "" {
@@ -260,6 +263,11 @@ func setupEnv(env Env) setup.Env {
 	}
 	getenv := func(name string) string {
 		v := env.Getenv(name)
+		if name == "CORE_SANDBOX_IMAGE" && v == "" {
+			// The sandbox_image input: the image of the sibling
+			// containers, with the toolchains the repository needs.
+			return strings.TrimSpace(env.Getenv("INPUT_SANDBOX_IMAGE"))
+		}
 		if name == "CORE_SANDBOX_USER_CACHES" && v == "" {
 			// The container's own Go caches go with it, and sibling
 			// containers cannot bind them: the sandbox keeps its caches
@@ -269,7 +277,7 @@ func setupEnv(env Env) setup.Env {
 		}
 		return v
 	}
-	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto", setup.IdleTimeout: session.IdleTriggered.String()},
+	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto", setup.ChecksFromCI: "true", setup.IdleTimeout: session.IdleTriggered.String()},
 		OnRetry: func(rt model.Retry) { fmt.Fprintf(env.Stderr, "model: %s\n", rt) }}
 }
 

@@ -53,7 +53,7 @@ func (s *Sandbox) toolView(tool string) toolView {
 	}
 	var toolDirs []string
 	found := false
-	if path, err := s.lookPath(tool); err == nil && !strings.Contains(tool, "/") {
+	if path, err := s.findTool(tool); err == nil && !strings.Contains(tool, "/") {
 		found = true
 		if root := toolRoot(path, s.cfg.HostHome, s.cfg.Home); root != "" {
 			v.toolRoots = append(v.toolRoots, root)
@@ -128,6 +128,8 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 		return Result{}, err
 	}
 	p.workspace = opts.Workspace
+	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
+	p.depBinds = opts.deps.binds
 	if bin := s.fetchedToolchain(opts.Workspace); bin != "" {
 		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
 	}

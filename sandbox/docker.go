@@ -154,7 +154,7 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 		binds = append(binds, mount.Mount{Type: mount.TypeBind, Source: host, Target: path, ReadOnly: readOnly})
 		return nil
 	}
-	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: d.path}
+	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: d.path, extraEnv: ecosystemEnv(argv[0])}
 	if bin := d.s.fetchedToolchain(opts.Workspace); bin != "" {
 		p.path = append([]string{bin}, d.path...) // the target's Go (toolchain.go)
 	}

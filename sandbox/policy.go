@@ -77,8 +77,15 @@ var goModSubcommands = []string{"download", "tidy", "verify", "why", "graph"}
 var gofmtFlags = []string{"-l", "-d", "-s", "-e"}
 
 // Check answers, for a tier and an argv, whether the command may run
-// unattended and where.
-func Check(tier Tier, argv []string) Decision {
+// unattended and where, without a workspace to look at: npm run and npx are
+// held to their form only. Verify holds them to the workspace's package.json
+// (CheckProject).
+func Check(tier Tier, argv []string) Decision { return CheckProject(tier, argv, nil) }
+
+// CheckProject is Check for a command to run in a workspace whose project
+// (Detect) is p: npm run may run only a script package.json names, npx only
+// a test runner one of its scripts names. A nil p knows no workspace.
+func CheckProject(tier Tier, argv []string, p *Project) Decision {
 	if len(argv) == 0 {
 		return refuse("empty command")
 	}
@@ -91,20 +98,15 @@ func Check(tier Tier, argv []string) Decision {
 		}
 	}
 	if strings.Contains(argv[0], "/") {
-		return refuse(fmt.Sprintf("%q is a path; verification commands name a tool (go, gofmt, flutter), not a program in the workspace", argv[0]))
+		return refuse(fmt.Sprintf("%q is a path; verification commands name a tool (go, pytest, npm, cargo), not a program in the workspace", argv[0]))
 	}
 	for _, a := range argv[1:] {
 		if escapes(a) {
 			return refuse(fmt.Sprintf("argument %q names a path outside the workspace", a))
 		}
 	}
-	switch argv[0] {
-	case "go":
-		return checkGo(tier, argv)
-	case "gofmt":
-		return checkGofmt(argv)
-	case "flutter":
-		return checkFlutter(tier, argv)
+	if e, ok := ecosystemOf(argv[0]); ok {
+		return e.check(tier, argv, p)
 	}
 	return refuse(fmt.Sprintf("%s is not a verification command at tier %s (allowed: %s)", argv[0], tier, allowedList(tier)))
 }
@@ -181,21 +183,31 @@ type Allowance struct {
 	// Sandboxed is set for commands that run workspace code: they run only
 	// inside the sandbox.
 	Sandboxed bool
+	// Ecosystem names the ecosystem the command belongs to.
+	Ecosystem string
 }
 
-// Allowed lists the commands the tier runs unattended, in the order Check
-// tests them; none for the off tier. The prompt's rule is derived from it.
-func Allowed(tier Tier) []Allowance {
+// Allowed lists the commands the tier runs unattended in any workspace, in
+// the table's order; none for the off tier.
+func Allowed(tier Tier) []Allowance { return AllowedIn(tier, nil) }
+
+// AllowedIn lists the commands the tier runs unattended in a workspace whose
+// project is p: the commands of the ecosystems found there (of every
+// ecosystem when p is nil or found none), with the scripts package.json
+// names. The prompt's rule is derived from it.
+func AllowedIn(tier Tier, p *Project) []Allowance {
 	if tier != TierBuild && tier != TierTest {
 		return nil
 	}
-	list := []Allowance{
-		{Command: "go build"}, {Command: "go vet"}, {Command: "go list"},
-		{Command: "go mod " + strings.Join(goModSubcommands, "|")},
-		{Command: "gofmt -l"}, {Command: "flutter analyze"},
-	}
-	if tier == TierTest {
-		list = append(list, Allowance{Command: "go test", Sandboxed: true}, Allowance{Command: "flutter test", Sandboxed: true})
+	var list []Allowance
+	for _, e := range Ecosystems() {
+		if p != nil && len(p.Ecosystems) > 0 && !p.Has(e.Name) {
+			continue
+		}
+		for _, a := range e.allowed(tier, p) {
+			a.Ecosystem = e.Name
+			list = append(list, a)
+		}
 	}
 	return list
 }

@@ -42,6 +42,8 @@ type profile struct {
 	extraRO    []string // more host paths visible read-only (file:// proxies, resolv.conf)
 	masks      []string // bwrap arguments hiding what root alone may read
 	hostEnv    []string // NAME=value pairs for the network profiles (proxy settings)
+	extraEnv   []string // NAME=value pairs of the command's ecosystem (ecosystemEnv)
+	depBinds   []bind   // the dependencies fetched for it, read-only (deps.go)
 	tmpSize    int64    // size of /tmp; 0 leaves it unbounded
 	seccomp    bool     // load the filter from seccompFD
 	lang       string
@@ -126,6 +128,9 @@ func (p profile) args(argv []string) []string {
 			a = append(a, "--ro-bind", git, git)
 		}
 	}
+	for _, b := range p.depBinds {
+		a = append(a, "--ro-bind", b.host, b.inside)
+	}
 	a = append(a, "--clearenv")
 	for _, kv := range p.env() {
 		k, v, _ := strings.Cut(kv, "=")
@@ -158,6 +163,7 @@ func (p profile) env() []string {
 		if p.modCache != "" {
 			env = append(env, "GOMODCACHE="+p.modCache)
 		}
+		env = append(env, p.extraEnv...)
 		return append(env, p.hostEnv...)
 	}
 	env = append(env, "TMPDIR=/tmp", "GOPATH=/tmp/go", "GOENV=off", "GOTELEMETRY=off")
@@ -170,6 +176,7 @@ func (p profile) env() []string {
 	if p.modCache != "" {
 		env = append(env, "GOMODCACHE="+p.modCache)
 	}
+	env = append(env, p.extraEnv...)
 	if p.buildCache != "" {
 		env = append(env, "GOCACHE="+p.buildCache)
 		if prog := cacheProgCommand(p.buildCache); p.cacheProg != "" && prog != "" {

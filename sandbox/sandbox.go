@@ -77,10 +77,15 @@ type Config struct {
 // timeout of its own.
 const DefaultDownloadTimeout = 10 * time.Minute
 
-// hostEnvNames are the variables worth passing to commands on the host: the
-// Go module proxy and checksum settings. None of them is a secret.
+// hostEnvNames are the variables worth passing to commands on the host and
+// to the dependency steps: the Go module proxy and checksum settings, the
+// other ecosystems' registries. None of them is a secret.
 func hostEnvNames() []string {
-	return []string{"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOVCS"}
+	names := []string{"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOVCS"}
+	for _, eco := range []string{"node", "python", "rust"} {
+		names = append(names, depsHostEnvNames(eco)...)
+	}
+	return names
 }
 
 // ConfigFromEnv reads a sandbox's configuration from an environment, at the
@@ -159,6 +164,10 @@ type Sandbox struct {
 	// noCacheProg is set once core's executable failed to serve the build
 	// cache inside: confined builds go on with the sandbox-only cache.
 	noCacheProg atomic.Bool
+
+	// depsFailed remembers, by the hash of the copied files, the dependency
+	// steps that failed (deps.go): said again, not run again.
+	depsFailed sync.Map
 
 	mu         sync.Mutex
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
@@ -250,6 +259,9 @@ type RunOptions struct {
 	// Progress, when set, also receives the output as it comes, uncapped
 	// (a heartbeat shows its last line; a person sees what they approved).
 	Progress io.Writer
+
+	// deps is what the command sees of the dependencies fetched for it.
+	deps depsView
 }
 
 // Result is what running a command produced. A non-zero exit is a result,
@@ -322,22 +334,34 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	if !p.Usable {
 		return Result{}, p.Err()
 	}
+	bwrap := ""
+	if p.Backend == BackendBwrap {
+		bwrap = p.Bwrap
+	}
 	if argv[0] == "go" {
 		// The download is confined by bwrap when bwrap is the backend; under
 		// the Docker backend (no namespaces here) it runs on the host, from
 		// validated copies of the module files in a scratch directory.
-		bwrap := ""
-		if p.Backend == BackendBwrap {
-			bwrap = p.Bwrap
-		}
 		if r, ok, err := s.downloadModules(ctx, bwrap, opts); err != nil || !ok {
 			r.Argv = argv
 			r.Sandboxed = true // nothing ran on the host: the download is confined too
 			r.Setup = true
 			return r, err
 		}
+	} else {
+		// The other ecosystems' dependency step (deps.go); what it could
+		// not fetch heads the command's output.
+		deps, err := s.fetchDeps(ctx, bwrap, argv[0], opts)
+		if err != nil {
+			return Result{Argv: argv, ExitCode: -1, Sandboxed: true, Setup: true}, err
+		}
+		opts.deps = deps
 	}
-	return p.chosen().run(ctx, argv, opts)
+	r, err := p.chosen().run(ctx, argv, opts)
+	if opts.deps.note != "" {
+		r.Output = opts.deps.note + r.Output
+	}
+	return r, err
 }
 
 // Verify runs argv unattended if the tier allows it: confined whenever the
@@ -345,15 +369,19 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 // code. A command the tier does not allow returns a *RefusedError. A go
 // command first waits for the workspace's warm-up (Warm), if one runs.
 func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts RunOptions) (Result, error) {
-	d := Check(tier, argv)
-	if !d.Allowed() {
-		return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: d.Reason}
-	}
 	ws, err := s.workspace(opts.Workspace)
 	if err != nil {
 		return Result{}, err
 	}
 	opts.Workspace = ws
+	var p *Project
+	if found, err := Detect(ws); err == nil {
+		p = &found
+	}
+	d := CheckProject(tier, argv, p)
+	if !d.Allowed() {
+		return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: d.Reason}
+	}
 	waited, err := s.awaitWarm(ctx, argv, opts)
 	if err != nil {
 		return Result{Argv: argv, ExitCode: -1, Waited: waited}, err

@@ -178,7 +178,15 @@ func (c *checker) checkout(ctx context.Context) error {
 // run runs one check, confined, in dir. A go check first waits for the
 // workspace's build warm-up, in the base checkout too (it compiles much the
 // same), and its timeout counts only after the wait.
+//
+// A check whose ecosystem's manifest is not in dir, or whose toolchain is
+// not on this machine, does not run: it could not apply, which is neither
+// a pass nor a failure (NotApplicable).
 func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResult {
+	var na *sandbox.NotApplicable
+	if err := c.sb.Applies(dir, argv); errors.As(err, &na) {
+		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
+	}
 	var waited time.Duration
 	if len(argv) > 0 && argv[0] == "go" {
 		waited, _ = c.sb.WaitWarm(ctx, c.workspace) // ctx's end shows below

@@ -69,6 +69,7 @@ func TestContract(t *testing.T) {
 	tests := []struct {
 		name     string
 		base     string
+		files    map[string]string // the repository, instead of goModule(base)
 		replies  []string
 		checks   []string
 		timeout  time.Duration
@@ -101,6 +102,12 @@ func TestContract(t *testing.T) {
 			status:  StatusPartial, verdict: ContractBroken, verdicts: []CheckVerdict{VerdictTimedOut}, sources: []CheckSource{SourceUser},
 		},
 		{
+			name: "go checks in a Python repository do not apply", checks: []string{"go build ./..."},
+			files:   map[string]string{"pyproject.toml": "[project]\nname = \"calc\"\n", "calc.py": "def add(a, b):\n    return a - b\n"},
+			replies: []string{write("calc.py", "def add(a, b):\n    return a + b\n"), "tool: run_shell\ncommand: go vet ./...", "tool: done\nsummary: fixed add"},
+			status:  StatusCompleted, verdict: ContractNone, verdicts: []CheckVerdict{VerdictError, VerdictError}, sources: []CheckSource{SourceUser, SourceModel},
+		},
+		{
 			name: "no checks", base: builds,
 			replies: []string{write("extra.go", "package calc\n"), "tool: done\nsummary: added a file"},
 			status:  StatusCompleted, verdict: ContractNone,
@@ -109,7 +116,11 @@ func TestContract(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			repo := fixtureRepo(t, goModule(tt.base))
+			files := tt.files
+			if files == nil {
+				files = goModule(tt.base)
+			}
+			repo := fixtureRepo(t, files)
 			var replies []testkit.Reply
 			for _, r := range tt.replies {
 				replies = append(replies, testkit.ContentReply(r))
@@ -130,6 +141,12 @@ func TestContract(t *testing.T) {
 			assert.True(t, rep.Landed, "the work lands whatever the contract says")
 			if tt.verdict == ContractBroken {
 				assert.Contains(t, rep.Error, "the result broke its contract")
+			}
+			for _, r := range rep.Contract.Checks {
+				if r.Result.Inapplicable {
+					assert.Equal(t, VerdictError, r.Verdict)
+					assert.Equal(t, "no go.mod or go.work: "+strings.Join(r.Command[:2], " ")+" does not apply here", r.Result.Error)
+				}
 			}
 			saved, err := opts.Store.LoadReport(rep.ID)
 			require.NoError(t, err)

@@ -23,6 +23,7 @@ type CheckSource string
 const (
 	SourceUser  CheckSource = "user"  // --check, the Action's checks input
 	SourceModel CheckSource = "model" // a verification command the model ran
+	SourceCI    CheckSource = "ci"    // a run: step of the repository's workflows (--checks-from-ci)
 )
 
 // CheckVerdict is what one check says about the result, given the base.
@@ -76,6 +77,10 @@ type CheckResult struct {
 	WaitedSeconds float64 `json:"waited_seconds,omitempty"`
 	// Error says why the check could not run at all.
 	Error string `json:"error,omitempty"`
+	// Inapplicable is set when the check could not apply to the tree: its
+	// ecosystem's manifest is not there ("no go.mod or go.work: go test
+	// does not apply here") or its toolchain is missing; Error says which.
+	Inapplicable bool `json:"inapplicable,omitempty"`
 }
 
 // CheckRun is one check with its two results and its verdict.
@@ -94,7 +99,9 @@ func (r CheckRun) String() string { return strings.Join(r.Command, " ") }
 // on the start commit.
 func verdictOf(base, result CheckResult) CheckVerdict {
 	switch {
-	case result.Error != "" || base.Error != "":
+	case result.Error != "" || base.Error != "" && !base.Inapplicable:
+		// A check that did not apply to the base (a manifest the result
+		// added) is red there, not broken.
 		return VerdictError
 	case result.TimedOut:
 		return VerdictTimedOut
@@ -136,13 +143,23 @@ func NewContract(runs []CheckRun, timeout time.Duration) *Contract {
 	}
 	c.Verdict = ContractHeld
 	c.BaselineGatesNothing = true
+	applied := 0
 	for _, r := range c.Checks {
+		if r.Result.Inapplicable {
+			// It could not apply to the result (go test where there is no
+			// go.mod): an error, said, that holds the result to nothing.
+			continue
+		}
+		applied++
 		if !r.Verdict.holds() {
 			c.Verdict = ContractBroken
 		}
 		if !r.Baseline.Passed {
 			c.BaselineGatesNothing = false
 		}
+	}
+	if applied == 0 {
+		c.Verdict, c.BaselineGatesNothing = ContractNone, false
 	}
 	return c
 }
@@ -156,19 +173,36 @@ func (c *Contract) Broken() bool { return c != nil && c.Verdict == ContractBroke
 // None reports whether nothing held the result to anything.
 func (c *Contract) None() bool { return c == nil || c.Verdict == ContractNone }
 
-// Counts returns how many checks passed on the result and how many did not.
+// Counts returns how many checks passed on the result and how many did
+// not, of those that applied to it.
 func (c *Contract) Counts() (passed, failed int) {
 	if c == nil {
 		return 0, 0
 	}
 	for _, r := range c.Checks {
-		if r.Verdict.holds() {
+		switch {
+		case r.Result.Inapplicable:
+		case r.Verdict.holds():
 			passed++
-		} else {
+		default:
 			failed++
 		}
 	}
 	return passed, failed
+}
+
+// inapplicable counts the checks that could not apply to the result.
+func (c *Contract) inapplicable() int {
+	if c == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range c.Checks {
+		if r.Result.Inapplicable {
+			n++
+		}
+	}
+	return n
 }
 
 // VerdictOrNone is the verdict, none when there is no contract.

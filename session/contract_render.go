@@ -73,17 +73,26 @@ func (c *Contract) killedNote() string {
 // Line says the contract's verdict in one line: contract held, contract
 // broken: 1 regressed, 1 failing, or the UNVERIFIED warning.
 func (c *Contract) Line() string {
+	skipped := ""
+	switch n := c.inapplicable(); {
+	case n == 1:
+		skipped = " (1 check did not apply here)"
+	case n > 1:
+		skipped = fmt.Sprintf(" (%d checks did not apply here)", n)
+	}
 	switch {
 	case c.None():
-		return UnverifiedWarning
+		return UnverifiedWarning + skipped
 	case c.Held() && c.BaselineGatesNothing:
-		return "contract held (every check already passed on the base: it gates nothing for this task)"
+		return "contract held (every check already passed on the base: it gates nothing for this task)" + skipped
 	case c.Held():
-		return "contract held"
+		return "contract held" + skipped
 	}
 	counts := map[CheckVerdict]int{}
 	for _, r := range c.Checks {
-		counts[r.Verdict]++
+		if !r.Result.Inapplicable {
+			counts[r.Verdict]++
+		}
 	}
 	var parts []string
 	for _, v := range verdictOrder {
@@ -91,13 +100,13 @@ func (c *Contract) Line() string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, verdictWords[v]))
 		}
 	}
-	return "contract broken: " + strings.Join(parts, ", ")
+	return "contract broken: " + strings.Join(parts, ", ") + skipped
 }
 
 // WriteText prints the contract for people: each check with both results
 // in words, then the verdict line.
 func (c *Contract) WriteText(w io.Writer) {
-	if !c.None() {
+	if c != nil && len(c.Checks) > 0 {
 		fmt.Fprintln(w, "checks (run by the harness on the start commit and on the result):")
 		for _, r := range c.Checks {
 			res := c.outcome(r.Result)
@@ -120,7 +129,10 @@ func (c *Contract) Markdown() string {
 	b.WriteString("### Checks\n\n")
 	if c.None() {
 		b.WriteString("> [!WARNING]\n> The harness ran no checks on the result — this patch is UNVERIFIED.\n")
-		return b.String()
+		if c == nil || len(c.Checks) == 0 {
+			return b.String()
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("| check | verdict | base | result |\n|---|---|---|---|\n")
 	for _, r := range c.Checks {
@@ -132,6 +144,10 @@ func (c *Contract) Markdown() string {
 	}
 	if note := c.killedNote(); note != "" {
 		fmt.Fprintf(&b, "\n%s%s.\n", strings.ToUpper(note[:1]), note[1:])
+	}
+	if c.None() {
+		b.WriteString("\nNo check applied to the result.\n")
+		return b.String()
 	}
 	line := c.Line()
 	fmt.Fprintf(&b, "\n**%s%s.**", strings.ToUpper(line[:1]), line[1:])
@@ -145,8 +161,8 @@ func (c *Contract) StatusLine() string {
 	case c.None():
 		return "**UNVERIFIED**: the harness ran no checks"
 	case c.Held():
-		passed, _ := c.Counts()
-		return fmt.Sprintf("contract held: %d of %d checks pass", passed, len(c.Checks))
+		passed, failed := c.Counts()
+		return fmt.Sprintf("contract held: %d of %d checks pass", passed, passed+failed)
 	}
 	return "**checks failing**: " + c.Line()
 }

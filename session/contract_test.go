@@ -17,6 +17,7 @@ var (
 	red     = CheckResult{Exit: 1, Seconds: 3.1, Sandboxed: true}
 	stuck   = CheckResult{Exit: -1, TimedOut: true, Seconds: 120, Sandboxed: true}
 	missing = CheckResult{Exit: -1, Error: "it runs workspace code and the sandbox is not usable here"}
+	notHere = CheckResult{Exit: -1, Error: "no go.mod or go.work: go test does not apply here", Inapplicable: true}
 )
 
 func TestVerdictOf(t *testing.T) {
@@ -34,6 +35,9 @@ func TestVerdictOf(t *testing.T) {
 		{name: "base timed out counts as red", base: stuck, result: green, want: VerdictFixed},
 		{name: "result could not run", base: green, result: missing, want: VerdictError},
 		{name: "base could not run", base: missing, result: green, want: VerdictError},
+		{name: "result did not apply", base: notHere, result: notHere, want: VerdictError},
+		{name: "base did not apply, the result made it apply", base: notHere, result: green, want: VerdictFixed},
+		{name: "base did not apply, red on the result", base: notHere, result: red, want: VerdictFailing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,6 +77,10 @@ func TestNewContract(t *testing.T) {
 			order:   []CheckVerdict{VerdictRegressed, VerdictFailing, VerdictTimedOut, VerdictPassing},
 			line:    "contract broken: 1 regressed, 1 failing, 1 timed out", passed: 1, bad: 3,
 		},
+		{name: "a check that did not apply holds nothing", runs: []CheckRun{checkRun("go test ./...", notHere, notHere)}, verdict: ContractNone,
+			order: []CheckVerdict{VerdictError}, line: UnverifiedWarning + " (1 check did not apply here)"},
+		{name: "a check that did not apply breaks nothing", runs: []CheckRun{checkRun("go test ./...", notHere, notHere), checkRun("pytest", red, green)},
+			verdict: ContractHeld, order: []CheckVerdict{VerdictError, VerdictFixed}, line: "contract held (1 check did not apply here)", passed: 1},
 		{name: "could not run breaks it", runs: []CheckRun{checkRun("go test ./...", green, missing)}, verdict: ContractBroken, gates: true,
 			order: []CheckVerdict{VerdictError}, line: "contract broken: 1 could not run", bad: 1},
 	}

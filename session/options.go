@@ -67,6 +67,10 @@ type Options struct {
 	// that the tier lets run unattended. The contract holds the result to
 	// them and to every verification command the model runs.
 	Checks []string
+	// ChecksFromCI adds the checks the repository's own CI runs: the
+	// commands of its workflows' run: steps that the tier can run
+	// confined (sandbox.ChecksFromCI).
+	ChecksFromCI bool
 	// Ready marks the pull request ready for review when the contract
 	// held; otherwise it stays a draft.
 	Ready  bool

@@ -53,6 +53,9 @@ type Report struct {
 	Context     ContextStats `json:"context"`
 	Verify      string       `json:"verify"`
 	Sandboxed   bool         `json:"sandboxed"`
+	// Languages are the ecosystems the run found and what the tier ran
+	// unattended there; nil when it could not look.
+	Languages *Languages `json:"languages,omitempty"`
 	// Contract is the harness's own verdict on the result; nil when the
 	// session never reached done with a change.
 	Contract *Contract `json:"contract,omitempty"`

@@ -237,6 +237,9 @@ type run struct {
 	unlanded bool
 	// input is the terminal's lines, once the run reads them (lines).
 	input <-chan string
+	// project is what the run found at the workspace's top (languages.go);
+	// nil when it could not look.
+	project *sandbox.Project
 }
 
 // scrub removes every secret core knows of from text.
@@ -304,6 +307,7 @@ func (s *run) prepare(ctx context.Context) error {
 	}
 	s.rec.Sandboxed = usable
 	s.report.Sandboxed = usable
+	s.detectLanguages()
 	ws, err := tools.NewWorkspace(s.rec.Workspace)
 	if err != nil {
 		return err
@@ -338,10 +342,11 @@ func (sf scrubbingFiler) FileIssue(ctx context.Context, title, body string) (str
 	return sf.f.FileIssue(ctx, sf.scrub(title), sf.scrub(body))
 }
 
-// verifyRule tells the model what run_shell runs unattended at the tier,
+// verifyRule tells the model what run_shell runs unattended at the tier in
+// the project found (every ecosystem's commands when nil or none found),
 // derived from the sandbox policy.
-func verifyRule(tier sandbox.Tier) string {
-	allowed := sandbox.Allowed(tier)
+func verifyRule(tier sandbox.Tier, p *sandbox.Project) string {
+	allowed := sandbox.AllowedIn(tier, p)
 	if len(allowed) == 0 {
 		return "Every run_shell command needs a human's approval and may be declined."
 	}
@@ -362,14 +367,20 @@ func contractRule(tier sandbox.Tier, checks []Check) string {
 		return ""
 	}
 	rule := " After done, the harness itself runs every such command you ran, and the user's checks, on the start commit and on your result: a check that passed before and fails after marks your work as failing."
-	var user []string
+	var user, ci []string
 	for _, c := range checks {
-		if c.Source == SourceUser {
+		switch c.Source {
+		case SourceUser:
 			user = append(user, c.String())
+		case SourceCI:
+			ci = append(ci, c.String())
 		}
 	}
 	if len(user) > 0 {
 		rule += " The user's checks: " + strings.Join(user, "; ") + "."
+	}
+	if len(ci) > 0 {
+		rule += " The checks the repository's CI runs: " + strings.Join(ci, "; ") + "."
 	}
 	return rule
 }
@@ -384,7 +395,7 @@ func (s *run) systemPrompt(ctx context.Context) (string, error) {
 	s.rec.Instructions, s.report.Instructions = used, used
 	return protocol.SystemPrompt(protocol.PromptConfig{
 		ToolDocs:     s.tools.Doc(),
-		Verify:       verifyRule(s.rec.Verify) + contractRule(s.rec.Verify, s.rec.Checks),
+		Verify:       verifyRule(s.rec.Verify, s.project) + contractRule(s.rec.Verify, s.rec.Checks),
 		Native:       s.native(),
 		Instructions: s.scrub(text),
 	}), nil

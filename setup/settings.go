@@ -72,6 +72,7 @@ const (
 	DryRun        = "dry-run"
 	Think         = "think"
 	Checks        = "check"
+	ChecksFromCI  = "checks-from-ci"
 	ReadySetting  = "ready"
 	AllowWorkflow = "allow-workflow-changes"
 	ToolCalls     = "tool-calls"
@@ -95,7 +96,7 @@ func Settings() []Setting {
 			apply: func(r *resolved, v string) error { r.candidates = splitList(v); return nil }},
 		{Name: APIKey, Input: true, Secret: true, Usage: "the model endpoint's API key (also read from OPENAI_API_KEY); never written anywhere",
 			apply: func(r *resolved, v string) error { r.apiKey = v; return nil }},
-		{Name: Verify, Flag: true, Input: true, Usage: "what run_shell may run without approval: off, build (compile, no workspace code), test (adds go test and flutter test, only inside the sandbox) or auto (build, raised to test where the sandbox works); default off",
+		{Name: Verify, Flag: true, Input: true, Usage: "what run_shell may run without approval: off, build (compile, no workspace code), test (adds the commands that run workspace code, only inside the sandbox: go test, pytest, npm test, cargo test, ...) or auto (build, raised to test where the sandbox works); default off",
 			apply: func(r *resolved, v string) error {
 				switch r.verify = strings.ToLower(v); r.verify {
 				case "auto", "off", "build", "test":
@@ -144,6 +145,8 @@ func Settings() []Setting {
 			}},
 		{Name: Checks, InputAs: "checks", Flag: true, Input: true, Multi: true, Usage: "a check the result is held to, such as \"go test ./...\" (repeatable; the input takes one per line): the harness runs it confined on the start commit and on the result; the verify tier must allow it",
 			apply: func(r *resolved, v string) error { r.opts.Checks = lines(v); return nil }},
+		{Name: ChecksFromCI, Flag: true, Input: true, Bool: true, Usage: "also hold the result to the checks the repository's own CI runs: the commands of the run: steps in .github/workflows that the verify tier can run confined (pytest, npm test, cargo test, go test, ...); the session lists which steps it took and which not, and why (default: off for the CLI, on for the Action)",
+			apply: boolSetting(func(o *session.Options, b bool) { o.ChecksFromCI = b })},
 		{Name: ReadySetting, Flag: true, Input: true, Bool: true, Usage: "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft",
 			apply: boolSetting(func(o *session.Options, b bool) { o.Ready = b })},
 		{Name: PricePerMtok, Flag: true, Input: true, Usage: "what a million tokens cost in dollars: one number for prompt and completion tokens alike, or two (prompt, then completion: \"0.5 1.5\"); the cost is shown everywhere a run is, and \"no price set\" without one (unless the endpoint's /v1/models reports a price)",

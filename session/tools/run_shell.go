@@ -23,9 +23,9 @@ func (runShell) Doc() string {
 	return `run_shell: run a shell command in the workspace root (bash -c).
   tool: run_shell
   command: go test ./...
-Plain verification commands (go build, go vet, gofmt -l, and go test when
-the run allows tests; no pipes, quotes or other shell syntax) may run
-unattended, confined in the sandbox. Every other command waits for a human
+Plain verification commands in the repository's own language (the rules
+list which; no pipes, quotes or other shell syntax) may run unattended,
+confined in the sandbox. Every other command waits for a human
 to approve it and may be declined. The reply is the command's output and its
 exit status.`
 }

@@ -1,0 +1,311 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The dependency step of an ecosystem beside Go (Go's is the module
+// download, download.go). Like it, it never runs in the workspace: it
+// copies the validated manifest and lockfile into a scratch directory and
+// runs the ecosystem's fetcher there, confined, with the network, in a
+// form that runs no code of the packages it fetches (npm ci
+// --ignore-scripts, pip wheels only, cargo vendor). The scratch directory
+// becomes the dependencies, kept under $CORE_HOME/cache/deps by the hash of
+// the copied files: a layer written only by steps in which no workspace
+// code ran, so every run may read it; confined commands see it read-only.
+
+// bind is a host path the sandbox sees read-only at inside.
+type bind struct{ host, inside string }
+
+// depsInside is where confined commands see dependencies that do not live
+// in the workspace.
+const depsInside = "/tmp/core-deps"
+
+// depsView is what a confined command sees of the dependencies fetched
+// for it, and what to tell about them.
+type depsView struct {
+	binds []bind
+	env   []string
+	// note says what the step could not do; it heads the command's output.
+	note string
+}
+
+// depsPlan is one ecosystem's dependency step for one workspace.
+type depsPlan struct {
+	eco   string
+	tool  string            // the step's program
+	files map[string][]byte // validated copies of the manifest and the lockfile
+	argv  []string          // run in the scratch directory, as scratchDir
+	env   []string          // the step's own environment
+	// view says what confined commands see of the fetched directory.
+	view func(dir, ws string) depsView
+	// failed words a failure of the step, with its output.
+	failed func(output string) string
+	// after, when set, finishes the fetched directory on the host.
+	after func(dir string) error
+}
+
+// depsHostEnvNames are the registry settings of the host that an
+// ecosystem's dependency step passes on: where to fetch from, never a
+// credential.
+func depsHostEnvNames(eco string) []string {
+	switch eco {
+	case "node":
+		return []string{"NPM_CONFIG_REGISTRY", "npm_config_registry"}
+	case "python":
+		return []string{"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_FIND_LINKS"}
+	case "rust":
+		return []string{"CARGO_REGISTRIES_CRATES_IO_PROTOCOL", "CARGO_NET_GIT_FETCH_WITH_CLI"}
+	}
+	return nil
+}
+
+// planDeps reads the workspace's lockfile for the ecosystem of tool and
+// returns the step that fetches what it names; false when there is
+// nothing to fetch. A note without a plan says why nothing is fetched.
+func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error) {
+	e, ok := ecosystemOf(tool)
+	if !ok {
+		return depsPlan{}, "", false, nil
+	}
+	read := func(names ...string) (map[string][]byte, error) {
+		files := map[string][]byte{}
+		for _, name := range names {
+			b, err := ReadWorkspaceFile(ws, name, maxManifestSize*8)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				return nil, err
+			}
+			files[name] = b
+		}
+		return files, nil
+	}
+	switch e.Name {
+	case "node":
+		files, err := read("package.json", "package-lock.json", "npm-shrinkwrap.json")
+		if err != nil || files["package.json"] == nil {
+			return depsPlan{}, "", false, err
+		}
+		if files["package-lock.json"] == nil && files["npm-shrinkwrap.json"] == nil {
+			if hasNodeDependencies(files["package.json"]) {
+				return depsPlan{}, "core fetched no dependencies: there is no package-lock.json, and npm ci fetches only what a lockfile names\n", false, nil
+			}
+			return depsPlan{}, "", false, nil
+		}
+		return depsPlan{
+			eco: e.Name, tool: "npm", files: files,
+			argv: []string{"npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
+			env:  []string{"npm_config_cache=/tmp/npm-cache", "npm_config_update_notifier=false"},
+			view: func(dir, ws string) depsView {
+				if !emptyOrAbsent(filepath.Join(ws, "node_modules")) {
+					return depsView{} // the workspace's own
+				}
+				return depsView{binds: []bind{{host: filepath.Join(dir, "node_modules"), inside: filepath.Join(ws, "node_modules")}}}
+			},
+			failed: func(out string) string {
+				return "npm ci --ignore-scripts (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out
+			},
+		}, "", true, nil
+	case "python":
+		files, err := read("requirements.txt")
+		if err != nil || files["requirements.txt"] == nil {
+			return depsPlan{}, "", false, err
+		}
+		return depsPlan{
+			eco: e.Name, tool: "python3", files: files,
+			argv: []string{"python3", "-m", "pip", "install", "--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site", "-r", "requirements.txt"},
+			env:  []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_NO_INPUT=1", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
+			view: func(dir, _ string) depsView {
+				inside := depsInside + "/python"
+				return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}}
+			},
+			failed: func(out string) string {
+				return "core fetched no Python dependencies: pip install --only-binary :all: -r requirements.txt failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + out
+			},
+		}, "", true, nil
+	case "rust":
+		return planRustDeps(ws, hostEnv, read)
+	}
+	return depsPlan{}, "", false, nil
+}
+
+// hasNodeDependencies reports whether package.json names dependencies.
+func hasNodeDependencies(pkg []byte) bool {
+	var p struct {
+		Dependencies    map[string]any `json:"dependencies"`
+		DevDependencies map[string]any `json:"devDependencies"`
+	}
+	return json.Unmarshal(pkg, &p) == nil && len(p.Dependencies)+len(p.DevDependencies) > 0
+}
+
+// fetchDeps runs the dependency step for a command of tool in the
+// workspace, once per lockfile, and returns what the command sees of it.
+// The step needs bwrap's network profile; elsewhere nothing is fetched,
+// and the note says so.
+func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOptions) (depsView, error) {
+	plan, note, ok, err := planDeps(tool, opts.Workspace, s.cfg.HostEnv)
+	if err != nil {
+		return depsView{note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
+	}
+	if !ok {
+		return depsView{note: note}, nil
+	}
+	if bwrap == "" {
+		return depsView{note: fmt.Sprintf("core fetched no %s dependencies: the dependency step needs bwrap's network profile, which the Docker backend has not\n", plan.eco)}, nil
+	}
+	if s.cfg.Home == "" {
+		return depsView{note: "core fetched no dependencies: no state directory ($CORE_HOME) to keep them in\n"}, nil
+	}
+	key := filesKey(plan.files)
+	dir := filepath.Join(s.cfg.Home, "cache", "deps", plan.eco+"-"+key[:24])
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return plan.view(dir, opts.Workspace), nil
+	}
+	if note, ok := s.depsFailed.Load(key); ok {
+		return depsView{note: note.(string)}, nil // this process tried: once is enough
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return depsView{}, fmt.Errorf("make the dependency cache: %w", err)
+	}
+	scratch, err := s.scratch(plan.files)
+	if err != nil {
+		return depsView{}, err
+	}
+	defer os.RemoveAll(scratch)
+	p, err := s.profileFor(plan.tool)
+	if err != nil {
+		return depsView{}, err
+	}
+	p.scratch = scratch
+	p.modCache, p.buildCache = "", "" // nothing of $CORE_HOME
+	s.networked(&p)
+	p.modCacheRW = false
+	p.hostEnv = s.depsHostEnv(plan.eco)
+	p.extraEnv = plan.env
+	r, err := s.launch(ctx, bwrap, p, plan.argv, RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
+	if err != nil {
+		return depsView{}, fmt.Errorf("%s: %w", strings.Join(plan.argv, " "), err)
+	}
+	if r.ExitCode != 0 {
+		note := plan.failed(r.Output)
+		if ctx.Err() == nil {
+			s.depsFailed.Store(key, note)
+		}
+		return depsView{note: note}, nil
+	}
+	if plan.after != nil {
+		if err := plan.after(scratch); err != nil {
+			return depsView{note: plan.failed(err.Error())}, nil
+		}
+	}
+	if err := os.Rename(scratch, dir); err != nil {
+		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
+			return plan.view(dir, opts.Workspace), nil // another command's step got there first
+		}
+		return depsView{}, fmt.Errorf("keep the dependencies: %w", err)
+	}
+	return plan.view(dir, opts.Workspace), nil
+}
+
+// depsHostEnv is the host's registry settings for an ecosystem's step.
+func (s *Sandbox) depsHostEnv(eco string) []string {
+	var out []string
+	for _, kv := range s.cfg.HostEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		for _, n := range depsHostEnvNames(eco) {
+			if name == n {
+				out = append(out, kv)
+			}
+		}
+		if eco == "rust" && strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// planRustDeps is Rust's step: cargo vendor of what Cargo.lock names,
+// from copies of Cargo.toml and Cargo.lock beside empty stand-ins for the
+// crate's sources (cargo vendor reads the manifest, and compiles nothing).
+// Cargo prints the configuration that reads the vendored sources; confined
+// commands get it as their $CARGO_HOME/config.toml.
+func planRustDeps(ws string, hostEnv []string, read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
+	files, err := read("Cargo.toml", "Cargo.lock")
+	if err != nil || files["Cargo.toml"] == nil {
+		return depsPlan{}, "", false, err
+	}
+	if files["Cargo.lock"] == nil {
+		if strings.Contains(string(files["Cargo.toml"]), "dependencies]") {
+			return depsPlan{}, "core fetched no dependencies: there is no Cargo.lock, and core fetches only what a lockfile names\n", false, nil
+		}
+		return depsPlan{}, "", false, nil
+	}
+	if !strings.Contains(string(files["Cargo.lock"]), "\nsource = ") {
+		return depsPlan{}, "", false, nil // nothing but the workspace's own crates
+	}
+	files["src/lib.rs"], files["src/main.rs"] = []byte{}, []byte("fn main() {}\n")
+	// The indexes of named registries (CARGO_REGISTRIES_<NAME>_INDEX):
+	// where a dependency's registry = "name" points, offline too.
+	var indexes []string
+	for _, kv := range hostEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
+			indexes = append(indexes, kv)
+		}
+	}
+	return depsPlan{
+		eco: "rust", tool: "cargo", files: files,
+		// Core's own shell line, nothing of the workspace in it: the
+		// configuration cargo prints is kept in a file.
+		argv: []string{"sh", "-c", "cargo vendor --locked --versioned-dirs vendor > vendor.toml"},
+		env:  []string{"CARGO_HOME=/tmp/cargo", "CARGO_TERM_COLOR=never"},
+		view: func(dir, _ string) depsView {
+			return depsView{
+				binds: []bind{
+					{host: filepath.Join(dir, "vendor"), inside: depsInside + "/vendor"},
+					{host: filepath.Join(dir, "config.toml"), inside: "/tmp/cargo/config.toml"},
+				},
+				env: indexes,
+			}
+		},
+		after: func(dir string) error {
+			b, err := os.ReadFile(filepath.Join(dir, "vendor.toml"))
+			if err != nil {
+				return err
+			}
+			config := strings.Replace(string(b), `directory = "vendor"`, `directory = "`+depsInside+`/vendor"`, 1)
+			return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600)
+		},
+		failed: func(out string) string {
+			return "cargo vendor --locked (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out
+		},
+	}, "", true, nil
+}
+
+// emptyOrAbsent reports whether path is absent or an empty directory (the
+// mount point an earlier command left): never a link.
+func emptyOrAbsent(path string) bool {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err != nil
+}

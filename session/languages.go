@@ -1,0 +1,97 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/coreagent/core/sandbox"
+)
+
+// Languages is what a run found of its workspace's ecosystems and what its
+// verify tier runs unattended there: the same list the model is told.
+type Languages struct {
+	// Found names the ecosystems whose manifests are at the workspace's
+	// top: go, python, node, rust, flutter.
+	Found []string `json:"found"`
+	// Allowed are the commands the tier runs unattended there, as the
+	// prompt words them ("pytest", "npm run lint|test").
+	Allowed []string `json:"allowed,omitempty"`
+	// Missing says, for each ecosystem found whose toolchain this machine
+	// lacks, what to install ("no cargo on PATH: install Debian's cargo").
+	Missing []string `json:"missing,omitempty"`
+	// CI are the commands of the repository's workflows, taken as checks
+	// or not and why, with --checks-from-ci; nil without.
+	CI *sandbox.CIChecks `json:"ci,omitempty"`
+}
+
+// detectLanguages reads the workspace's ecosystems, says them with what
+// the tier allows there and which toolchain is missing, and keeps them for
+// the prompt and the report. A workspace core cannot read says nothing of
+// itself: the prompt then names every ecosystem's commands.
+func (s *run) detectLanguages() {
+	p, err := sandbox.Detect(s.rec.Workspace)
+	if err != nil {
+		fmt.Fprintf(s.opts.Progress, "languages: not known (%v)\n", err)
+		return
+	}
+	s.project = &p
+	l := &Languages{Found: p.Ecosystems, Missing: s.opts.Sandbox.Missing(p)}
+	for _, a := range sandbox.AllowedIn(s.rec.Verify, s.project) {
+		l.Allowed = append(l.Allowed, a.Command)
+	}
+	s.report.Languages = l
+	fmt.Fprintln(s.opts.Progress, languagesLine(s.rec.Verify, l))
+	for _, m := range l.Missing {
+		fmt.Fprintf(s.opts.Progress, "pre-flight: %s\n", m)
+	}
+	if s.opts.ChecksFromCI {
+		s.checksFromCI(l)
+	}
+}
+
+// checksFromCI takes the checks the repository's workflows run, adds them
+// to the session's, and says which commands were taken and which not, and
+// why.
+func (s *run) checksFromCI(l *Languages) {
+	ci, err := sandbox.ChecksFromCI(s.rec.Workspace, s.rec.Verify, s.project)
+	if err != nil {
+		fmt.Fprintf(s.opts.Progress, "checks from CI: none (%v)\n", err)
+		return
+	}
+	l.CI = &ci
+	if len(ci.Taken) == 0 && len(ci.Skipped) == 0 {
+		fmt.Fprintln(s.opts.Progress, "checks from CI: none (no run: steps in .github/workflows)")
+		return
+	}
+	for _, st := range ci.Taken {
+		s.rec.Checks = addCheck(s.rec.Checks, Check{Command: st.Argv, Source: SourceCI})
+		fmt.Fprintf(s.opts.Progress, "checks from CI: taken %q (%s)\n", st.Command, st)
+	}
+	for _, st := range ci.Skipped {
+		where := st.File
+		if st.Job != "" {
+			where = st.String()
+		}
+		if st.Command == "" {
+			fmt.Fprintf(s.opts.Progress, "checks from CI: not taken %s: %s\n", where, st.Reason)
+			continue
+		}
+		fmt.Fprintf(s.opts.Progress, "checks from CI: not taken %q (%s): %s\n", st.Command, where, st.Reason)
+	}
+}
+
+// languagesLine says, in a line, what the run found and what the tier runs
+// unattended there.
+func languagesLine(tier sandbox.Tier, l *Languages) string {
+	found := "none found at the top of the repository"
+	if len(l.Found) > 0 {
+		found = strings.Join(l.Found, ", ")
+	}
+	switch {
+	case tier != sandbox.TierBuild && tier != sandbox.TierTest:
+		return fmt.Sprintf("languages: %s; --verify off: every command goes to the approval gate", found)
+	case len(l.Allowed) == 0:
+		return fmt.Sprintf("languages: %s; --verify %s runs nothing there unattended (their commands run workspace code: --verify test)", found, tier)
+	}
+	return fmt.Sprintf("languages: %s; --verify %s runs unattended: %s", found, tier, strings.Join(l.Allowed, ", "))
+}

@@ -1,0 +1,135 @@
+package session
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
+)
+
+func TestLanguagesLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		tier sandbox.Tier
+		l    Languages
+		want string
+	}{
+		{name: "python at test", tier: sandbox.TierTest, l: Languages{Found: []string{"python"}, Allowed: []string{"pytest", "python -m pytest|unittest"}},
+			want: "languages: python; --verify test runs unattended: pytest, python -m pytest|unittest"},
+		{name: "rust at build", tier: sandbox.TierBuild, l: Languages{Found: []string{"rust"}},
+			want: "languages: rust; --verify build runs nothing there unattended (their commands run workspace code: --verify test)"},
+		{name: "none found", tier: sandbox.TierBuild, l: Languages{Allowed: []string{"go build"}},
+			want: "languages: none found at the top of the repository; --verify build runs unattended: go build"},
+		{name: "off", tier: sandbox.TierOff, l: Languages{Found: []string{"go", "node"}},
+			want: "languages: go, node; --verify off: every command goes to the approval gate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, languagesLine(tt.tier, &tt.l))
+		})
+	}
+}
+
+// TestLanguagesFixedInTheSandbox: in a Python, a Node.js and a Rust
+// repository with a failing test, the session says what it found, tells the
+// model that ecosystem's commands (and not Go's), takes the test command of
+// the repository's CI workflow as a check (and says why not its other
+// step), the model's test command runs confined, and after a scripted fix
+// the contract says fixed, with both the base's and the result's runs
+// sandboxed.
+func TestLanguagesFixedInTheSandbox(t *testing.T) {
+	requireBwrap(t)
+	for _, lang := range testkit.LanguageRepos() {
+		t.Run(lang.Ecosystem, func(t *testing.T) {
+			t.Parallel()
+			sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
+			if missing := sb.Missing(sandbox.Project{Ecosystems: []string{lang.Ecosystem}}); len(missing) > 0 {
+				if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+					t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
+				}
+				t.Skip(missing[0])
+			}
+			if _, err := exec.LookPath(lang.Tool); err != nil && os.Getenv("CORE_REQUIRE_BWRAP") != "1" {
+				t.Skip(err)
+			}
+			command := strings.Join(lang.Command, " ")
+			replies := []testkit.Reply{testkit.ContentReply("tool: run_shell\ncommand: " + command)}
+			for name, body := range lang.Fix {
+				replies = append(replies, testkit.ContentReply(write(name, body)))
+			}
+			replies = append(replies, testkit.ContentReply("tool: run_shell\ncommand: "+command), testkit.ContentReply("tool: done\nsummary: fixed add"))
+			srv := testkit.NewModelServer(t, replies...)
+			files := map[string]string{".github/workflows/ci.yml": "on: push\njobs:\n  test:\n    steps:\n      - uses: actions/checkout@v4\n" +
+				"      - name: Set up\n        run: make setup\n      - name: Test\n        run: " + command + "\n"}
+			for name, body := range lang.Files {
+				files[name] = body
+			}
+			opts := testOptions(t, srv, fixtureRepo(t, files))
+			opts.Verify, opts.Sandbox, opts.ShellTimeout, opts.ChecksFromCI = sandbox.TierTest, sb, 5*time.Minute, true
+			w := &watcher{}
+			opts.Progress = w
+			rep, err := Run(t.Context(), opts)
+			require.NoError(t, err)
+			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+
+			require.NotNil(t, rep.Languages)
+			assert.Equal(t, []string{lang.Ecosystem}, rep.Languages.Found)
+			out := w.String()
+			assert.Contains(t, out, "languages: "+lang.Ecosystem+"; --verify test runs unattended: ")
+			assert.Contains(t, out, "checks from CI: taken \""+command+"\" (ci.yml, job test, step \"Test\")")
+			assert.Contains(t, out, "checks from CI: not taken \"make setup\" (ci.yml, job test, step \"Set up\"): make is not a verification command")
+			require.NotNil(t, rep.Languages.CI, "the report lists the workflow's steps")
+			assert.Len(t, rep.Languages.CI.Taken, 1)
+			assert.Len(t, rep.Languages.CI.Skipped, 1)
+			system := srv.Requests()[0].Messages[0].Content
+			_, rule, ok := strings.Cut(system, "- run_shell runs these without approval")
+			require.True(t, ok, "the prompt has the verify rule")
+			rule, _, _ = strings.Cut(rule, "\n")
+			assert.Contains(t, rule, lang.Command[0])
+			assert.NotRegexp(t, `\bgo (build|vet|test)|gofmt`, rule, "the rule names the ecosystem found, not Go's commands")
+			obs := srv.Requests()[1].Messages[len(srv.Requests()[1].Messages)-1].Content
+			assert.Contains(t, obs, lang.Failure, "the first run shows the failing test")
+			assert.Contains(t, obs, "(sandboxed)")
+
+			require.NotNil(t, rep.Contract)
+			require.Len(t, rep.Contract.Checks, 1)
+			c := rep.Contract.Checks[0]
+			assert.Equal(t, lang.Command, c.Command)
+			assert.Equal(t, SourceCI, c.Source, "the repository's CI named it first")
+			assert.Equal(t, VerdictFixed, c.Verdict, "base %+v, result %+v", c.Baseline, c.Result)
+			assert.True(t, c.Baseline.Sandboxed, "the base's run is confined")
+			assert.True(t, c.Result.Sandboxed, "the result's run is confined")
+			assert.Equal(t, ContractHeld, rep.Contract.Verdict)
+		})
+	}
+}
+
+// TestLanguagesMissingToolchain: a toolchain the repository needs and this
+// machine lacks is a pre-flight line, with what to install, and a field of
+// the report (its checks are errors that say so: TestAppliesSaysWhyNot).
+func TestLanguagesMissingToolchain(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n", "src/lib.rs": "\n"})
+	srv := testkit.NewModelServer(t, testkit.ContentReply(write("src/lib.rs", "pub fn add() {}\n")), testkit.ContentReply("tool: done\nsummary: added add"))
+	opts := testOptions(t, srv, repo)
+	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff, Path: t.TempDir()})
+	opts.Verify = sandbox.TierBuild
+	w := &watcher{}
+	opts.Progress = w
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	want := "no cargo on PATH: install Debian's cargo (or a rustup toolchain)"
+	assert.Contains(t, w.String(), "languages: rust; --verify build runs nothing there unattended")
+	assert.Contains(t, w.String(), "\npre-flight: "+want+"\n")
+	require.NotNil(t, rep.Languages)
+	assert.Equal(t, []string{want}, rep.Languages.Missing)
+}
