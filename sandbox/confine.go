@@ -21,11 +21,6 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 		return profile{}, err
 	}
 	p.userMods = s.cfg.ModCache == "" && p.modCache == s.userCaches().mod
-	if s.cfg.Home != "" {
-		if p.buildCache, err = s.cacheDir("go-build-sandbox"); err != nil {
-			return profile{}, err
-		}
-	}
 	v := s.toolView(tool)
 	p.toolRoots = slices.Clone(v.toolRoots)
 	p.path = slices.Clone(v.path)
@@ -128,14 +123,23 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 		return Result{}, err
 	}
 	p.workspace = opts.Workspace
+	if err := s.withRunLayer(&p); err != nil {
+		return Result{}, err
+	}
 	if bin := s.fetchedToolchain(opts.Workspace); bin != "" {
 		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
 	}
 	if srv := s.serveBuildCache(argv, p); srv != nil {
 		served := p
 		served.cacheProg, served.cacheSock, served.cacheStage = s.cfg.CacheProg, srv.socket(), srv.stage
+		served.cacheShared = s.sharedLayer()
 		r, err := s.launch(ctx, bwrap, served, argv, opts)
 		srv.Close()
+		if err == nil && served.cacheShared != "" && compilesOnly(argv) {
+			// No workspace code ran: what this command's go put is
+			// shared with the repository's later runs (layers.go).
+			promote(srv.noted(), p.buildCache, served.cacheShared)
+		}
 		if err != nil || r.ExitCode == 0 || !cacheProgFailed.MatchString(r.Output) {
 			return r, err
 		}
@@ -147,6 +151,20 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 	return s.launch(ctx, bwrap, p, argv, opts)
 }
 
+// withRunLayer gives a profile with a workspace the run's layer of the
+// build cache, its only writable build cache (layers.go).
+func (s *Sandbox) withRunLayer(p *profile) error {
+	if s.cfg.Home == "" || p.workspace == "" {
+		return nil
+	}
+	layer, err := s.runLayer(p.workspace)
+	if err != nil {
+		return err
+	}
+	p.buildCache = layer
+	return nil
+}
+
 // cacheProgFailed matches the go command's own words, at the start of a
 // line, when its GOCACHEPROG failed (cmd/go/internal/cache/prog.go).
 var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-Close|args|sent response|\S+ declared no supported)|error (starting|reading JSON from) GOCACHEPROG|(StdinPipe|StdoutPipe) to GOCACHEPROG)`)
@@ -155,20 +173,18 @@ var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-C
 // confined build reads the user's build cache; nil when there is nothing
 // to serve or no executable to serve it inside.
 func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
-	if filepath.Base(argv[0]) != "go" || s.cfg.CacheProg == "" || s.noCacheProg.Load() || !isExecutable(s.cfg.CacheProg) || p.buildCache == "" || cacheProgCommand(p.buildCache) == "" {
-		return nil
-	}
-	u := s.userCaches()
-	if u.build == "" {
+	if filepath.Base(argv[0]) != "go" || s.cfg.CacheProg == "" || s.noCacheProg.Load() || !isExecutable(s.cfg.CacheProg) || p.buildCache == "" || cacheProgCommand(p.buildCache, true) == "" {
 		return nil
 	}
 	// Links into the view need it on the user's file system: the user's
 	// cache directory usually is (the view is kept there, beside what it
 	// links to, for every $CORE_HOME), else $CORE_HOME; else the server
-	// copies.
+	// copies. Without a build cache of the user's, the server only hears
+	// what is put.
+	u := s.userCaches()
 	view := ""
 	for _, dir := range []string{s.userCacheDir(), filepath.Join(s.cfg.Home, "cache")} {
-		if dir != "" && os.MkdirAll(dir, 0o700) == nil && sameDevice(u.build, dir) {
+		if u.build != "" && dir != "" && os.MkdirAll(dir, 0o700) == nil && sameDevice(u.build, dir) {
 			view = freshView(dir)
 			break
 		}
@@ -190,6 +206,9 @@ func (s *Sandbox) runNetwork(ctx context.Context, bwrap string, argv []string, o
 		return Result{}, err
 	}
 	p.workspace = opts.Workspace
+	if err := s.withRunLayer(&p); err != nil {
+		return Result{}, err
+	}
 	s.networked(&p)
 	return s.launch(ctx, bwrap, p, argv, opts)
 }

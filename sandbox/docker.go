@@ -163,7 +163,9 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 		if p.modCache, err = d.s.modCache(); err != nil {
 			return client.ContainerCreateOptions{}, err
 		}
-		if p.buildCache, err = d.s.cacheDir("go-build-sandbox"); err != nil {
+		// The run's layer alone: a sibling has no cache program, so
+		// nothing it builds is shared with another run (layers.go).
+		if p.buildCache, err = d.s.runLayer(opts.Workspace); err != nil {
 			return client.ContainerCreateOptions{}, err
 		}
 		if err := shareCaches(p.modCache, p.buildCache); err != nil {

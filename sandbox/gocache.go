@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,6 +188,12 @@ func (c *cacheStore) writeEntry(id [hashSize]byte, e cacheEntry, body io.Reader)
 // put writes size bytes of body as id's file of kind "a" or "d", whole or
 // not at all.
 func (c *cacheStore) put(id [hashSize]byte, kind string, body io.Reader, size int64) error {
+	return c.putVerified(id, kind, body, size, nil)
+}
+
+// putVerified is put, keeping the file only when check, called once the
+// bytes are written, passes.
+func (c *cacheStore) putVerified(id [hashSize]byte, kind string, body io.Reader, size int64, check func() error) error {
 	sub := fmt.Sprintf("%02x", id[0])
 	if _, ok := c.made.Load(sub); !ok {
 		if err := c.root.MkdirAll(sub, 0o777); err != nil {
@@ -210,6 +217,9 @@ func (c *cacheStore) put(id [hashSize]byte, kind string, body io.Reader, size in
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && check != nil {
+		err = check()
+	}
 	if err == nil {
 		err = c.root.Rename(tmp, filepath.Join(sub, fmt.Sprintf("%x-%s", id, kind)))
 	}
@@ -219,15 +229,21 @@ func (c *cacheStore) put(id [hashSize]byte, kind string, body io.Reader, size in
 	return err
 }
 
-// The wire between the relay and the host: the relay sends an action ID;
-// the host answers one byte, 0 for a miss, 1 for an entry copied into the
-// sandbox-only cache, 2 for an output linked into the view,
-// followed on a hit by the output ID, the size and the time (both
-// big-endian int64).
+// The wire between the relay and the host: the relay sends a request
+// byte and its fixed-size arguments. A get (wireGet) is an action ID; the
+// host answers one byte, 0 for a miss, 1 for an entry copied into the
+// run's layer, 2 for an output linked into the view, followed on a hit by
+// the output ID, the size and the time (both big-endian int64). A put
+// notice (wirePut) is the action ID, the output ID and the size
+// (big-endian int64) of an entry the relay wrote into the run's layer; the
+// host answers one byte, 0, once it has noted it (layers.go).
 const (
 	wireMiss   = 0
 	wireCopied = 1
 	wireLinked = 2
+
+	wireGet = 'g'
+	wirePut = 'p'
 )
 
 // userCacheServer answers the sandbox's lookups in the user's build cache
@@ -251,6 +267,7 @@ type userCacheServer struct {
 	// only the output now, and the entry for the commands after it.
 	entries chan [hashSize]byte
 	linked  chan struct{} // closed when entries is drained
+	puts    []putNotice   // what the relay put, in order (guarded by mu)
 }
 
 // socket is the host path of the server's socket.
@@ -326,18 +343,51 @@ func (u *userCacheServer) serve(c *net.UnixConn) {
 	r := bufio.NewReader(c)
 	var id [hashSize]byte
 	for {
-		if _, err := io.ReadFull(r, id[:]); err != nil {
+		op, err := r.ReadByte()
+		if err != nil {
 			return
 		}
-		if _, err := c.Write(u.answer(id)); err != nil {
+		var answer []byte
+		switch op {
+		case wireGet:
+			if _, err := io.ReadFull(r, id[:]); err != nil {
+				return
+			}
+			answer = u.answer(id)
+		case wirePut:
+			var b [2*hashSize + 8]byte
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				return
+			}
+			n := putNotice{action: [hashSize]byte(b[:hashSize]), out: [hashSize]byte(b[hashSize : 2*hashSize]), size: int64(binary.BigEndian.Uint64(b[2*hashSize:]))}
+			u.mu.Lock()
+			if len(u.puts) < maxPromoted {
+				u.puts = append(u.puts, n)
+			}
+			u.mu.Unlock()
+			answer = []byte{0}
+		default:
+			return
+		}
+		if _, err := c.Write(answer); err != nil {
 			return
 		}
 	}
 }
 
+// noted returns the puts the relay announced; call it after Close.
+func (u *userCacheServer) noted() []putNotice {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.puts)
+}
+
 // answer links or copies the user's entry for id and says how, or says it
 // missed.
 func (u *userCacheServer) answer(id [hashSize]byte) []byte {
+	if u.dir == "" {
+		return []byte{wireMiss}
+	}
 	e, ok := readEntry(u.dir, id)
 	if !ok {
 		return []byte{wireMiss}
@@ -467,10 +517,10 @@ func (u *userCacheServer) Close() {
 	os.RemoveAll(u.tmp)
 }
 
-// cacheProgCommand is GOCACHEPROG for a sandbox-only cache at dir: core's
-// executable as the sandbox sees it, quoted the go command's way; "" when
-// dir cannot be quoted so.
-func cacheProgCommand(dir string) string {
+// cacheProgCommand is GOCACHEPROG for a run's layer at dir, reading the
+// shared layer too when shared: core's executable as the sandbox sees it,
+// quoted the go command's way; "" when dir cannot be quoted so.
+func cacheProgCommand(dir string, shared bool) string {
 	q := ""
 	switch {
 	case !strings.Contains(dir, "'"):
@@ -480,5 +530,9 @@ func cacheProgCommand(dir string) string {
 	default:
 		return ""
 	}
-	return cacheProgPath + " sandbox gocache --dir " + q + dir + q + " --socket " + cacheSocketPath + " --stage " + cacheStagePath
+	cmd := cacheProgPath + " sandbox gocache --dir " + q + dir + q + " --socket " + cacheSocketPath + " --stage " + cacheStagePath
+	if shared {
+		cmd += " --shared " + cacheSharedPath
+	}
+	return cmd
 }

@@ -26,25 +26,26 @@ const sandboxHome = "/tmp"
 // network, no workspace, only a scratch directory of validated copies) and
 // the network one for go mod (the network and the workspace).
 type profile struct {
-	workspace  string   // absolute path, writable inside except its .git
-	scratch    string   // download profile: host directory bound at scratchDir
-	network    bool     // keep the host's network
-	home       string   // $CORE_HOME, invisible inside but for the caches
-	modCache   string   // Go module cache, read-only inside unless modCacheRW
-	modCacheRW bool     // the download and go mod fill the module cache
-	buildCache string   // Go build cache used only inside, writable
-	userMods   bool     // modCache is the user's: leave its modes as go keeps them
-	cacheProg  string   // core's executable, serving GOCACHEPROG inside
-	cacheSock  string   // host socket of the user's build cache (gocache.go)
-	cacheStage string   // host directory of the linked view, or ""
-	path       []string // PATH inside
-	toolRoots  []string // toolchain directories outside systemRoots, read-only
-	extraRO    []string // more host paths visible read-only (file:// proxies, resolv.conf)
-	masks      []string // bwrap arguments hiding what root alone may read
-	hostEnv    []string // NAME=value pairs for the network profiles (proxy settings)
-	tmpSize    int64    // size of /tmp; 0 leaves it unbounded
-	seccomp    bool     // load the filter from seccompFD
-	lang       string
+	workspace   string   // absolute path, writable inside except its .git
+	scratch     string   // download profile: host directory bound at scratchDir
+	network     bool     // keep the host's network
+	home        string   // $CORE_HOME, invisible inside but for the caches
+	modCache    string   // Go module cache, read-only inside unless modCacheRW
+	modCacheRW  bool     // the download and go mod fill the module cache
+	buildCache  string   // the run's layer of the Go build cache, writable (layers.go)
+	cacheShared string   // host directory of the repository's shared layer, read-only, or ""
+	userMods    bool     // modCache is the user's: leave its modes as go keeps them
+	cacheProg   string   // core's executable, serving GOCACHEPROG inside
+	cacheSock   string   // host socket of the user's build cache (gocache.go)
+	cacheStage  string   // host directory of the linked view, or ""
+	path        []string // PATH inside
+	toolRoots   []string // toolchain directories outside systemRoots, read-only
+	extraRO     []string // more host paths visible read-only (file:// proxies, resolv.conf)
+	masks       []string // bwrap arguments hiding what root alone may read
+	hostEnv     []string // NAME=value pairs for the network profiles (proxy settings)
+	tmpSize     int64    // size of /tmp; 0 leaves it unbounded
+	seccomp     bool     // load the filter from seccompFD
+	lang        string
 }
 
 // scratchDir is where the download profile sees its scratch directory.
@@ -111,6 +112,9 @@ func (p profile) args(argv []string) []string {
 		if p.cacheStage != "" {
 			a = append(a, "--ro-bind", p.cacheStage, cacheStagePath)
 		}
+		if p.cacheShared != "" {
+			a = append(a, "--ro-bind", p.cacheShared, cacheSharedPath)
+		}
 	}
 	dir := p.workspace
 	if p.scratch != "" {
@@ -172,7 +176,7 @@ func (p profile) env() []string {
 	}
 	if p.buildCache != "" {
 		env = append(env, "GOCACHE="+p.buildCache)
-		if prog := cacheProgCommand(p.buildCache); p.cacheProg != "" && prog != "" {
+		if prog := cacheProgCommand(p.buildCache, p.cacheShared != ""); p.cacheProg != "" && prog != "" {
 			env = append(env, "GOCACHEPROG="+prog)
 		}
 	}

@@ -63,6 +63,11 @@ type Config struct {
 	// user's build cache through it. Empty means confined builds use the
 	// sandbox-only cache alone.
 	CacheProg string
+	// Repo is the repository the runs of this Sandbox work on (owner/name
+	// on GitHub, or a local repository's absolute path). It keys the shared
+	// layer of the build cache, which only this repository's runs read;
+	// empty means no shared layer: each run builds from its own.
+	Repo string
 	// Limits bound every confined command; zero fields take DefaultLimits.
 	Limits Limits
 	// DownloadTimeout bounds the module download; zero means
@@ -152,6 +157,8 @@ type Sandbox struct {
 
 	cgOnce    sync.Once
 	cgParents cgroupParents
+
+	sweepOnce sync.Once // the run layers of gone workspaces (layers.go)
 
 	userOnce  sync.Once
 	user      userCaches
