@@ -246,6 +246,9 @@ func promoteOne(from *os.Root, into *cacheStore, p putNotice) error {
 	if p.size < 0 || p.size > maxCacheObject {
 		return fmt.Errorf("size %d", p.size)
 	}
+	if _, ok := readEntry(into.root.Name(), p.action); ok {
+		return nil // shared already: the first stays
+	}
 	name := filepath.Join(fmt.Sprintf("%02x", p.out[0]), fmt.Sprintf("%x-d", p.out))
 	f, err := from.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
