@@ -126,8 +126,12 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 	if err := s.withRunLayer(&p); err != nil {
 		return Result{}, err
 	}
-	if bin := s.fetchedToolchain(opts.Workspace); bin != "" {
+	bin := s.fetchedToolchain(opts.Workspace)
+	if bin != "" {
 		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
+	}
+	if err := s.withModView(&p, bin); err != nil {
+		return Result{}, err
 	}
 	if srv := s.serveBuildCache(argv, p); srv != nil {
 		served := p
@@ -162,6 +166,32 @@ func (s *Sandbox) withRunLayer(p *profile) error {
 		return err
 	}
 	p.buildCache = layer
+	return nil
+}
+
+// withModView shows a profile with a workspace only the modules its sum
+// files name (modview.go), and the target's toolchain, whose bin directory
+// is bin ("" for none).
+func (s *Sandbox) withModView(p *profile, bin string) error {
+	if p.modCache == "" || p.workspace == "" {
+		return nil
+	}
+	view, err := s.moduleView(p.workspace, p.modCache)
+	if err != nil {
+		return err
+	}
+	p.modView = view
+	if bin != "" {
+		root := filepath.Dir(bin)
+		rel, err := filepath.Rel(p.modCache, root)
+		if err != nil || !filepath.IsLocal(rel) {
+			return nil
+		}
+		if err := os.MkdirAll(filepath.Join(view, rel), 0o755); err != nil {
+			return fmt.Errorf("make the module view: %w", err)
+		}
+		p.modKeep = append(p.modKeep, root)
+	}
 	return nil
 }
 

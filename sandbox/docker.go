@@ -146,16 +146,18 @@ func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions)
 // expressed as container options.
 func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
 	var binds []mount.Mount
-	bind := func(path string, readOnly bool) error {
+	bindAt := func(path, target string, readOnly bool) error {
 		host, err := d.hostPath(path)
 		if err != nil {
 			return err
 		}
-		binds = append(binds, mount.Mount{Type: mount.TypeBind, Source: host, Target: path, ReadOnly: readOnly})
+		binds = append(binds, mount.Mount{Type: mount.TypeBind, Source: host, Target: target, ReadOnly: readOnly})
 		return nil
 	}
+	bind := func(path string, readOnly bool) error { return bindAt(path, path, readOnly) }
 	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: d.path}
-	if bin := d.s.fetchedToolchain(opts.Workspace); bin != "" {
+	bin := d.s.fetchedToolchain(opts.Workspace)
+	if bin != "" {
 		p.path = append([]string{bin}, d.path...) // the target's Go (toolchain.go)
 	}
 	if d.s.cfg.Home != "" {
@@ -171,8 +173,17 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 		if err := shareCaches(p.modCache, p.buildCache); err != nil {
 			return client.ContainerCreateOptions{}, err
 		}
-		if err := bind(p.modCache, true); err != nil {
+		// Only the modules the workspace names (modview.go).
+		if err := d.s.withModView(&p, bin); err != nil {
 			return client.ContainerCreateOptions{}, err
+		}
+		if err := bindAt(p.modView, p.modCache, true); err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+		for _, k := range p.modKeep {
+			if err := bind(k, true); err != nil {
+				return client.ContainerCreateOptions{}, err
+			}
 		}
 		if err := bind(p.buildCache, false); err != nil {
 			return client.ContainerCreateOptions{}, err

@@ -153,7 +153,8 @@ func TestPlant(t *testing.T) {
 	body := []byte("poison")
 	sum := sha256.Sum256(body)
 	put := 0
-	for i, f := range shared {
+	planted := sha256.Sum256([]byte("an action no run has asked for yet"))
+	for i, f := range append(shared, hex.EncodeToString(planted[:])+"-a") {
 		id, err := hex.DecodeString(strings.TrimSuffix(filepath.Base(f), "-a"))
 		if err != nil {
 			continue
@@ -254,6 +255,8 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Regexp(t, `rewrote [1-9][0-9]* outputs, put [1-9][0-9]* entries over [1-9][0-9]* shared`, r.Output)
 	assert.Equal(t, before, treeDigest(t, shared), "a test-tier command changed the shared layer")
+	_, planted := readEntry(shared, sha256.Sum256([]byte("an action no run has asked for yet")))
+	assert.False(t, planted, "a test's put reached the shared layer")
 
 	// A later run of the same repository, and one of another, build and
 	// test clean.

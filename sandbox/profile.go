@@ -32,6 +32,8 @@ type profile struct {
 	home        string   // $CORE_HOME, invisible inside but for the caches
 	modCache    string   // Go module cache, read-only inside unless modCacheRW
 	modCacheRW  bool     // the download and go mod fill the module cache
+	modView     string   // host directory bound read-only at modCache instead of it (modview.go)
+	modKeep     []string // directories of the module cache bound over the view: the target\'s toolchain
 	buildCache  string   // the run's layer of the Go build cache, writable (layers.go)
 	cacheShared string   // host directory of the repository's shared layer, read-only, or ""
 	userMods    bool     // modCache is the user's: leave its modes as go keeps them
@@ -102,7 +104,14 @@ func (p profile) args(argv []string) []string {
 		if p.modCacheRW {
 			bind = "--bind"
 		}
-		a = append(a, bind, p.modCache, p.modCache)
+		src := p.modCache
+		if p.modView != "" && !p.modCacheRW {
+			src = p.modView
+		}
+		a = append(a, bind, src, p.modCache)
+		for _, k := range p.modKeep {
+			a = append(a, "--ro-bind", k, k)
+		}
 	}
 	if p.buildCache != "" {
 		a = append(a, "--bind", p.buildCache, p.buildCache)
