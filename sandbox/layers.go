@@ -18,11 +18,12 @@ import (
 // The sandbox's build cache is two layers, so that no confined command can
 // change what another run builds:
 //
-//   - the run's layer ($CORE_HOME/cache/go-build-run/<key>/layer, one per
-//     workspace, so per run, kept for a resume, swept once the workspace is
-//     gone) is the only build cache a confined command may write: GOCACHE
-//     names it, and the cache program inside (gocacheprog.go) writes every
-//     put there;
+//   - the run's layer ($CORE_HOME/cache/go-build-run/<key>/layer, keyed by
+//     the workspace, started afresh by the first command of a Sandbox in
+//     that workspace, so one per run, and swept once the workspace is gone)
+//     is the only build cache a confined command may write: GOCACHE names
+//     it, and the cache program inside (gocacheprog.go) writes every put
+//     there;
 //   - the shared layer of the repository ($CORE_HOME/cache/go-build-shared/
 //     <sha256 of the repository, 16 hex digits>) is what later runs of that
 //     repository read. It is bound read-only into every confined command,
@@ -70,6 +71,16 @@ func (s *Sandbox) runLayer(ws string) (string, error) {
 	sum := sha256.Sum256([]byte(ws))
 	dir := filepath.Join(runs, hex.EncodeToString(sum[:8]))
 	layer := filepath.Join(dir, "layer")
+	s.mu.Lock()
+	fresh := !s.layers[ws]
+	s.layers[ws] = true
+	s.mu.Unlock()
+	if fresh {
+		// This Sandbox's first command in ws: whatever a layer of that
+		// name holds (a run before a resume, a cache restored from
+		// another run) is not this run's.
+		removeTree(dir)
+	}
 	if err := os.MkdirAll(layer, 0o700); err != nil {
 		return "", fmt.Errorf("make the run's build cache: %w", err)
 	}

@@ -295,4 +295,16 @@ func TestSweepRunLayers(t *testing.T) {
 	out, err := exec.Command("ls", filepath.Join(home, "cache", "go-build-run")).Output()
 	require.NoError(t, err)
 	assert.Len(t, strings.Fields(string(out)), 2)
+
+	// A run's layer lasts as long as its Sandbox: the next run in the same
+	// workspace (a resume, a restored cache) starts afresh.
+	planted := filepath.Join(lk, "planted")
+	require.NoError(t, os.WriteFile(planted, []byte("x"), 0o644))
+	again, err := sb.runLayer(kept)
+	require.NoError(t, err)
+	assert.Equal(t, lk, again)
+	assert.FileExists(t, planted, "the same run lost its layer")
+	_, err = New(Config{Home: home}).runLayer(kept)
+	require.NoError(t, err)
+	assert.NoFileExists(t, planted, "another run read this run's layer")
 }

@@ -171,6 +171,7 @@ type Sandbox struct {
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
 	views      map[string]toolView // tool → what its commands see of the host
 	warming    map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
+	layers     map[string]bool     // workspaces whose run layer this Sandbox started (layers.go)
 }
 
 // New returns a Sandbox for cfg.
@@ -182,7 +183,7 @@ func New(cfg Config) *Sandbox {
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
-	return &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}}
+	return &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}, layers: map[string]bool{}}
 }
 
 // Mode returns the sandbox mode.
