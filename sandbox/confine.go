@@ -221,7 +221,7 @@ func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
 	}
 	srv, err := serveUserCache(u.build, p.buildCache, view)
 	if err != nil {
-		return nil // the build goes on with the sandbox-only cache
+		return nil // the build goes on with the run's layer
 	}
 	return srv
 }

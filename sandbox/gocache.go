@@ -23,32 +23,34 @@ import (
 // Confined Go builds read the user's build cache but never write it. Go's
 // GOCACHEPROG protocol lets a program of core's own serve the cache: inside
 // the sandbox, `core sandbox gocache` (ServeGoCacheProg) answers the go
-// command from the sandbox-only cache ($CORE_HOME/cache/go-build-sandbox,
-// which no host build reads) and writes every new entry there; on a miss it
-// asks core on the host, over a socket bound into the sandbox, for the
-// user's entry with that action ID (userCacheServer). The host side only
-// reads the user's cache, by a fixed-size key, and hands over what it
-// finds in one of two ways:
+// command from the run's layer, then the repository's shared layer
+// (layers.go), and writes every new entry into the run's layer; on a miss
+// it asks core on the host, over a socket bound into the sandbox, for the
+// user's entry with that action ID (userCacheServer), and it tells core
+// over the same socket what it put. The host side only reads the user's
+// cache, by a fixed-size key, and hands over what it finds in one of two
+// ways:
 //
 //   - linked: hard links to the user's output and its entry in the linked
 //     view (go-build-user in core's directory of the user's cache,
-//     ~/.cache/core, else under $CORE_HOME/cache; in the cache's layout), which the sandbox sees read-only and the relay reads
-//     before it asks the host, so that each entry crosses the socket once.
-//     No byte is copied, and the inode cannot be changed through it: a
-//     read-only mount refuses writes, truncation, mode changes and a
-//     reopen for writing through /proc, and a link to another mount fails.
-//     The view keeps the user's files alive after their cache trims them,
-//     so core starts it afresh once it is a week old;
-//   - copied (when the view cannot be on the user's cache's
-//     file system): the output and its entry are copied into the
-//     sandbox-only cache, through an os.Root.
+//     ~/.cache/core, else under $CORE_HOME/cache; in the cache's layout),
+//     which the sandbox sees read-only and the relay reads before it asks
+//     the host, so that each entry crosses the socket once. No byte is
+//     copied, and the inode cannot be changed through it: a read-only
+//     mount refuses writes, truncation, mode changes and a reopen for
+//     writing through /proc, and a link to another mount fails. The view
+//     keeps the user's files alive after their cache trims them, so core
+//     starts it afresh once it is a week old;
+//   - copied (when the view cannot be on the user's cache's file system):
+//     the output and its entry are copied into the run's layer, through an
+//     os.Root.
 //
 // The user's cache itself is never mounted inside, so confined code can
 // neither write it nor list what else the user has built and tested.
 //
-// Both caches use the go command's own layout: <dir>/<xx>/<id>-a holds an
+// Every layer uses the go command's own layout: <dir>/<xx>/<id>-a holds an
 // action's entry, <dir>/<xx>/<id>-d an output. A go without GOCACHEPROG
-// (older than 1.24) reads and writes the sandbox-only cache directly.
+// (older than 1.24) reads and writes the run's layer directly.
 
 // Where the sandbox sees core's executable, the host's cache socket and
 // the linked view.
@@ -248,13 +250,13 @@ const (
 
 // userCacheServer answers the sandbox's lookups in the user's build cache
 // for the length of one confined command: it links the user's outputs into
-// the view, or copies the entries into the sandbox-only cache, on the
+// the view, or copies the entries into the run's layer, on the
 // host, where the kernel copies the bytes (copy_file_range), through an
 // os.Root so that nothing confined code planted in that cache can send a
 // write elsewhere.
 type userCacheServer struct {
 	dir   string      // the user's GOCACHE
-	into  *cacheStore // the sandbox-only cache
+	into  *cacheStore // the run's layer
 	stage string      // the linked view; "" to copy
 	tmp   string      // private directory holding the socket
 	ln    *net.UnixListener
@@ -276,7 +278,7 @@ func (u *userCacheServer) socket() string { return filepath.Join(u.tmp, "s") }
 // serveUserCache starts a server that hands entries of the user's build
 // cache dir to the sandbox, on a socket in a fresh private directory:
 // linked into the view stage when that lies on dir's file system, else
-// copied into the sandbox-only cache into.
+// copied into the run's layer into; it hears what the relay puts.
 func serveUserCache(dir, into, stage string) (*userCacheServer, error) {
 	root, err := openCacheStore(into)
 	if err != nil {
@@ -488,7 +490,7 @@ func sameDevice(a, b string) bool {
 }
 
 // copyEntry copies the user's output and entry for id into the
-// sandbox-only cache.
+// run's layer.
 func (u *userCacheServer) copyEntry(id [hashSize]byte, e cacheEntry) error {
 	f, err := os.OpenFile(cachePath(u.dir, e.out, "d"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {

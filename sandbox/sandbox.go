@@ -61,7 +61,7 @@ type Config struct {
 	// CacheProg is core's executable, which serves Go's build cache inside
 	// the sandbox (`core sandbox gocache`): confined builds read the
 	// user's build cache through it. Empty means confined builds use the
-	// sandbox-only cache alone.
+	// run's own layer of the build cache alone.
 	CacheProg string
 	// Repo is the repository the runs of this Sandbox work on (owner/name
 	// on GitHub, or a local repository's absolute path). It keys the shared
@@ -164,7 +164,7 @@ type Sandbox struct {
 	user      userCaches
 	viaDocker atomic.Bool // the probe went to the Docker backend: core's own caches
 	// noCacheProg is set once core's executable failed to serve the build
-	// cache inside: confined builds go on with the sandbox-only cache.
+	// cache inside: confined builds go on with the run's layer.
 	noCacheProg atomic.Bool
 
 	mu         sync.Mutex
