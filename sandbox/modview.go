@@ -131,6 +131,14 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 		}
 		whole = whole && ok
 	}
+	// Readable by the sandbox user of a sibling container, whatever the
+	// umask: the links keep the cache's own modes.
+	filepath.WalkDir(tmp, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
 	if !whole {
 		// Used by this command alone; swept in a week.
 		return tmp, nil
@@ -261,13 +269,16 @@ func linkFile(cache, view, name string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()&0o555)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		return err
 	}
 	_, err = io.Copy(out, in)
 	if cerr := out.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(dst, 0o444)
 	}
 	return err
 }
