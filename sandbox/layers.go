@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -9,8 +11,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -19,11 +24,11 @@ import (
 // change what another run builds:
 //
 //   - the run's layer ($CORE_HOME/cache/go-build-run/<key>/layer, keyed by
-//     the workspace, started afresh by the first command of a Sandbox in
-//     that workspace, so one per run, and swept once the workspace is gone)
-//     is the only build cache a confined command may write: GOCACHE names
-//     it, and the cache program inside (gocacheprog.go) writes every put
-//     there;
+//     the workspace and by the Sandbox, so one per run, removed when the
+//     Sandbox is garbage, and swept once its process has ended or its
+//     workspace is gone) is the only build cache a confined command may
+//     write: GOCACHE names it, and the cache program inside
+//     (gocacheprog.go) writes every put there;
 //   - the shared layer of the repository ($CORE_HOME/cache/go-build-shared/
 //     <sha256 of the repository, 16 hex digits>) is what later runs of that
 //     repository read. It is bound read-only into every confined command,
@@ -60,43 +65,101 @@ const maxPromoted = 1 << 16
 const legacyBuildCache = "go-build-sandbox"
 
 // runLayer returns the run's writable layer of the build cache for the
-// workspace ws, made if missing; the first call of a Sandbox sweeps the
-// layers of runs whose workspace is gone.
+// workspace ws, made on the Sandbox's first command there; the Sandbox's
+// first call sweeps the layers no live run owns.
 func (s *Sandbox) runLayer(ws string) (string, error) {
 	if s.cfg.Home == "" {
 		return "", errors.New("no state directory ($CORE_HOME) configured")
 	}
 	runs := filepath.Join(s.cfg.Home, "cache", "go-build-run")
 	s.sweepOnce.Do(func() { sweepRunLayers(runs, filepath.Join(s.cfg.Home, "cache", legacyBuildCache)) })
+	// Keyed by the workspace and by this Sandbox: another run in the same
+	// workspace (a resume, another process) never finds this layer, nor
+	// does a cache restored from elsewhere hold one of this name.
 	sum := sha256.Sum256([]byte(ws))
-	dir := filepath.Join(runs, hex.EncodeToString(sum[:8]))
+	dir := filepath.Join(runs, hex.EncodeToString(sum[:8])+"-"+s.runs.nonce)
 	layer := filepath.Join(dir, "layer")
-	s.mu.Lock()
-	fresh := !s.layers[ws]
-	s.layers[ws] = true
-	s.mu.Unlock()
-	if fresh {
-		// This Sandbox's first command in ws: whatever a layer of that
-		// name holds (a run before a resume, a cache restored from
-		// another run) is not this run's.
-		removeTree(dir)
+	s.runs.mu.Lock()
+	defer s.runs.mu.Unlock()
+	if slices.Contains(s.runs.dirs, dir) {
+		return layer, nil
 	}
 	if err := os.MkdirAll(layer, 0o700); err != nil {
 		return "", fmt.Errorf("make the run's build cache: %w", err)
 	}
 	// Beside the layer, out of the sandbox's sight: whose layer it is.
-	if err := os.WriteFile(filepath.Join(dir, "workspace"), []byte(ws), 0o600); err != nil {
-		return "", fmt.Errorf("make the run's build cache: %w", err)
+	for name, body := range map[string]string{"workspace": ws, "owner": thisProcess()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			return "", fmt.Errorf("make the run's build cache: %w", err)
+		}
 	}
+	s.runs.dirs = append(s.runs.dirs, dir)
 	return layer, nil
 }
 
+// runDirs are the run layers a Sandbox made; they go when it does.
+type runDirs struct {
+	nonce string
+	mu    sync.Mutex
+	dirs  []string
+}
+
+// newRunDirs returns the run layers of a new Sandbox, which are removed
+// once the Sandbox is garbage: a long-lived process (the bot) makes one
+// Sandbox a run.
+func newRunDirs(s *Sandbox) *runDirs {
+	r := &runDirs{nonce: strings.ToLower(rand.Text()[:12])}
+	runtime.AddCleanup(s, func(r *runDirs) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		// Off the cleanup goroutine, which others wait on.
+		go func(dirs []string) {
+			for _, d := range dirs {
+				removeTree(d)
+			}
+		}(slices.Clone(r.dirs))
+	}, r)
+	return r
+}
+
+// thisProcess names this process so that a later one can tell whether it
+// still runs: its pid and its start time in clock ticks after boot.
+func thisProcess() string {
+	return fmt.Sprintf("%d %s", os.Getpid(), procStart(os.Getpid()))
+}
+
+// procStart is field 22 of /proc/<pid>/stat, the process's start time; ""
+// when there is no such process.
+func procStart(pid int) string {
+	var buf [1024]byte
+	b, err := readSmall(fmt.Sprintf("/proc/%d/stat", pid), buf[:])
+	if err != nil {
+		return ""
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
+}
+
+// ownerAlive reports whether the process an owner file names still runs.
+func ownerAlive(owner string) bool {
+	pidText, start, ok := strings.Cut(strings.TrimSpace(owner), " ")
+	pid, err := strconv.Atoi(pidText)
+	return ok && err == nil && pid > 0 && start != "" && procStart(pid) == start
+}
+
 // staleRunLayer is how long a run's layer whose owner cannot be told is
-// kept.
+// kept (it may be being made).
 const staleRunLayer = 24 * time.Hour
 
-// sweepRunLayers removes the run layers whose workspace no longer exists,
-// and the legacy shared cache.
+// sweepRunLayers removes the run layers whose process has ended or whose
+// workspace is gone, and the legacy shared cache.
 func sweepRunLayers(runs, legacy string) {
 	if _, err := os.Lstat(legacy); err == nil {
 		removeTree(legacy)
@@ -107,14 +170,15 @@ func sweepRunLayers(runs, legacy string) {
 	}
 	for _, e := range entries {
 		dir := filepath.Join(runs, e.Name())
-		var buf [4096]byte
-		ws, err := readSmall(filepath.Join(dir, "workspace"), buf[:])
-		if err == nil && len(ws) > 0 {
-			if _, err := os.Lstat(string(ws)); err == nil {
-				continue
+		var wbuf, obuf [4096]byte
+		ws, err1 := readSmall(filepath.Join(dir, "workspace"), wbuf[:])
+		owner, err2 := readSmall(filepath.Join(dir, "owner"), obuf[:])
+		if err1 != nil || err2 != nil {
+			if fi, err := os.Lstat(dir); err == nil && time.Since(fi.ModTime()) < staleRunLayer {
+				continue // being made
 			}
-		} else if fi, err := os.Lstat(dir); err == nil && time.Since(fi.ModTime()) < staleRunLayer {
-			continue // being made
+		} else if _, err := os.Lstat(string(ws)); err == nil && ownerAlive(string(owner)) {
+			continue
 		}
 		removeTree(dir)
 	}

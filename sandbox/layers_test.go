@@ -2,10 +2,10 @@ package sandbox
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
+	"runtime"
 	"testing"
 	"time"
 
@@ -276,35 +276,77 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	assert.NoDirExists(t, legacy)
 }
 
-func TestSweepRunLayers(t *testing.T) {
+func TestRunLayers(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	sb := New(Config{Home: home})
-	gone, kept := t.TempDir(), t.TempDir()
+	ws, gone := t.TempDir(), t.TempDir()
+
+	// Two runs in one workspace, at once or one after the other (a
+	// resume), never share a layer.
+	first := New(Config{Home: home})
+	l1, err := first.runLayer(ws)
+	require.NoError(t, err)
+	again, err := first.runLayer(ws)
+	require.NoError(t, err)
+	assert.Equal(t, l1, again, "one run, one layer")
+	planted := filepath.Join(l1, "planted")
+	require.NoError(t, os.WriteFile(planted, []byte("x"), 0o644))
+	second := New(Config{Home: home})
+	l2, err := second.runLayer(ws)
+	require.NoError(t, err)
+	assert.NotEqual(t, l1, l2)
+	assert.NoFileExists(t, filepath.Join(l2, "planted"))
+	assert.FileExists(t, planted, "a live run's layer was swept")
+
+	// A layer whose workspace is gone, one whose process ended, and one
+	// of an older core: swept by the next run.
 	lg, err := New(Config{Home: home}).runLayer(gone)
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(lg, "ab"), 0o755))
 	require.NoError(t, os.Chmod(filepath.Join(lg, "ab"), 0)) // as confined code may leave it
 	require.NoError(t, os.RemoveAll(gone))
-	lk, err := sb.runLayer(kept)
+	dead, err := New(Config{Home: home}).runLayer(ws)
 	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(dead), "owner"), []byte("999999999 1"), 0o600))
 	_, err = New(Config{Home: home}).runLayer(t.TempDir())
 	require.NoError(t, err)
 	assert.NoDirExists(t, filepath.Dir(lg), "the layer of a gone workspace stays")
-	assert.DirExists(t, lk)
-	out, err := exec.Command("ls", filepath.Join(home, "cache", "go-build-run")).Output()
-	require.NoError(t, err)
-	assert.Len(t, strings.Fields(string(out)), 2)
+	assert.NoDirExists(t, filepath.Dir(dead), "the layer of an ended process stays")
+	assert.DirExists(t, l1)
+	assert.DirExists(t, l2)
+	runtime.KeepAlive(first)
+	runtime.KeepAlive(second)
+}
 
-	// A run's layer lasts as long as its Sandbox: the next run in the same
-	// workspace (a resume, a restored cache) starts afresh.
-	planted := filepath.Join(lk, "planted")
-	require.NoError(t, os.WriteFile(planted, []byte("x"), 0o644))
-	again, err := sb.runLayer(kept)
+func TestOwnerAlive(t *testing.T) {
+	t.Parallel()
+	assert.True(t, ownerAlive(thisProcess()))
+	assert.False(t, ownerAlive(fmt.Sprintf("%d 1", os.Getpid())), "another process with this pid")
+	assert.False(t, ownerAlive("999999999 1"))
+	assert.False(t, ownerAlive("x"))
+	assert.False(t, ownerAlive(""))
+}
+
+func TestARunLayerGoesWithItsSandbox(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	layer, err := New(Config{Home: home}).runLayer(ws)
 	require.NoError(t, err)
-	assert.Equal(t, lk, again)
-	assert.FileExists(t, planted, "the same run lost its layer")
-	_, err = New(Config{Home: home}).runLayer(kept)
-	require.NoError(t, err)
-	assert.NoFileExists(t, planted, "another run read this run's layer")
+	require.DirExists(t, layer)
+	// The Sandbox is garbage now: its cleanup removes the layer.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		runtime.GC()
+		if _, err := os.Lstat(filepath.Dir(layer)); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the layer of a collected Sandbox was still there after 30 seconds of collections")
+		}
+		select {
+		case <-t.Context().Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

@@ -158,7 +158,8 @@ type Sandbox struct {
 	cgOnce    sync.Once
 	cgParents cgroupParents
 
-	sweepOnce sync.Once // the run layers of gone workspaces (layers.go)
+	sweepOnce sync.Once // the run layers no live run owns (layers.go)
+	runs      *runDirs  // the run layers this Sandbox made
 
 	userOnce  sync.Once
 	user      userCaches
@@ -171,7 +172,6 @@ type Sandbox struct {
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
 	views      map[string]toolView // tool → what its commands see of the host
 	warming    map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
-	layers     map[string]bool     // workspaces whose run layer this Sandbox started (layers.go)
 }
 
 // New returns a Sandbox for cfg.
@@ -183,7 +183,9 @@ func New(cfg Config) *Sandbox {
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
-	return &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}, layers: map[string]bool{}}
+	s := &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}}
+	s.runs = newRunDirs(s)
+	return s
 }
 
 // Mode returns the sandbox mode.
