@@ -32,9 +32,9 @@ import (
 // cache's files (copies when the view cannot be on the cache's file
 // system), and binds it read-only where GOMODCACHE points: a link through
 // a read-only mount can be neither written nor truncated. A view is keyed
-// by the module cache and the set of module versions, so runs that need the
-// same modules share it; a view that lacks something (a module not yet
-// downloaded) is used once and never reused. The module download and go mod
+// by the module cache and the set of module versions it holds of those
+// named, so runs that need the same modules share it, and a module
+// downloaded later makes another. The module download and go mod
 // (the network profiles, which run no workspace code) still write the whole
 // cache.
 
@@ -95,7 +95,14 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 	if err != nil {
 		files = nil // fail closed: nothing of the cache
 	}
-	mods := summedModules(files)
+	// What the cache holds of them is part of the key: a module downloaded
+	// later makes another view.
+	var mods []summedModule
+	for _, m := range summedModules(files) {
+		if cached(modCache, m) {
+			mods = append(mods, m)
+		}
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", modCache)
 	for _, m := range mods {
@@ -122,14 +129,11 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return "", fmt.Errorf("make the module view: %w", err)
 	}
-	whole := true
 	for _, m := range mods {
-		ok, err := linkModule(modCache, tmp, m)
-		if err != nil {
+		if err := linkModule(modCache, tmp, m); err != nil {
 			removeTree(tmp)
 			return "", fmt.Errorf("make the module view: %w", err)
 		}
-		whole = whole && ok
 	}
 	// Readable by the sandbox user of a sibling container, whatever the
 	// umask: the links keep the cache's own modes.
@@ -139,10 +143,6 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 		}
 		return nil
 	})
-	if !whole {
-		// Used by this command alone; swept in a week.
-		return tmp, nil
-	}
 	if err := os.Rename(tmp, view); err != nil {
 		removeTree(tmp) // another core made it first
 		if _, err := os.Lstat(view); err != nil {
@@ -201,34 +201,37 @@ func sweepViews(base string) {
 	}
 }
 
-// linkModule links a module version's files from the cache into the view;
-// ok is false when the cache lacks some of them.
-func linkModule(cache, view string, m summedModule) (ok bool, err error) {
+// cached reports whether the module cache holds m: its go.mod, and when m
+// is full its extracted tree, not half extracted.
+func cached(cache string, m summedModule) bool {
+	if !isFile(filepath.Join(cache, "cache", "download", m.path, "@v", m.version+".mod")) {
+		return false
+	}
+	if !m.full {
+		return true
+	}
+	tree := filepath.Join(cache, m.path+"@"+m.version)
+	if _, err := os.Lstat(tree + ".partial"); err == nil {
+		return false
+	}
+	fi, err := os.Lstat(tree)
+	return err == nil && fi.IsDir()
+}
+
+// linkModule links a module version's files from the cache into the view:
+// what it has of its download files, and its extracted tree when full.
+func linkModule(cache, view string, m summedModule) error {
 	dl := filepath.Join("cache", "download", m.path, "@v")
-	ok = true
 	for _, ext := range []string{".mod", ".info", ".zip", ".ziphash", ".lock"} {
-		name := filepath.Join(dl, m.version+ext)
-		switch err := linkFile(cache, view, name); {
-		case errors.Is(err, fs.ErrNotExist):
-			if ext == ".mod" || (m.full && ext != ".lock") {
-				ok = false
-			}
-		case err != nil:
-			return false, err
+		if err := linkFile(cache, view, filepath.Join(dl, m.version+ext)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
 	}
 	if !m.full {
-		return ok, nil
+		return nil
 	}
-	tree := m.path + "@" + m.version
-	if _, err := os.Lstat(filepath.Join(cache, tree+".partial")); err == nil {
-		return false, nil
-	}
-	root := filepath.Join(cache, tree)
-	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
-		return false, nil
-	}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	root := filepath.Join(cache, m.path+"@"+m.version)
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -244,7 +247,6 @@ func linkModule(cache, view string, m summedModule) (ok bool, err error) {
 		}
 		return nil // no links, no devices: a module's tree has none
 	})
-	return ok, err
 }
 
 // linkFile links cache/name into view/name, making its directory; a copy
