@@ -84,3 +84,58 @@ func TestConfinedCommandsSeeOnlyTheModulesTheWorkspaceNames(t *testing.T) {
 	r = runIn(t, sb, newWorkspace(t), "find "+mods+" -type f | wc -l")
 	assert.Equal(t, "0\n", r.Output)
 }
+
+func TestModuleViewHoldsWhatTheCacheHasOfTheNamedModules(t *testing.T) {
+	t.Parallel()
+	cache, home := t.TempDir(), t.TempDir()
+	put := func(mod string) {
+		t.Helper()
+		files := map[string]string{
+			"cache/download/example.com/" + mod + "/@v/v1.0.0.mod": "module example.com/" + mod + "\n",
+			"cache/download/example.com/" + mod + "/@v/v1.0.0.zip": "zip",
+			"example.com/" + mod + "@v1.0.0/" + mod + ".go":        "package " + mod + "\n",
+		}
+		for name, body := range files {
+			p := filepath.Join(cache, name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(body), 0o444))
+		}
+	}
+	put("a")
+	put("other")
+	ws := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.sum"), []byte(
+		"example.com/a v1.0.0 h1:a=\nexample.com/a v1.0.0/go.mod h1:b=\nexample.com/b v1.0.0 h1:c=\n"), 0o644))
+	sb := New(Config{Home: home, ModCache: cache})
+
+	view, err := sb.moduleView(ws, cache)
+	require.NoError(t, err)
+	src, err := os.Stat(filepath.Join(cache, "example.com", "a@v1.0.0", "a.go"))
+	require.NoError(t, err)
+	got, err := os.Stat(filepath.Join(view, "example.com", "a@v1.0.0", "a.go"))
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(src, got), "a link, not a copy")
+	assert.FileExists(t, filepath.Join(view, "cache", "download", "example.com", "a", "@v", "v1.0.0.zip"))
+	assert.NoDirExists(t, filepath.Join(view, "example.com", "other@v1.0.0"), "a module the workspace does not name")
+	assert.NoDirExists(t, filepath.Join(view, "cache", "download", "example.com", "other"))
+	again, err := sb.moduleView(ws, cache)
+	require.NoError(t, err)
+	assert.Equal(t, view, again, "the same modules, the same view")
+
+	// b is downloaded later: another view, which holds it.
+	put("b")
+	later, err := sb.moduleView(ws, cache)
+	require.NoError(t, err)
+	assert.NotEqual(t, view, later)
+	assert.FileExists(t, filepath.Join(later, "example.com", "b@v1.0.0", "b.go"))
+
+	// Module files that do not read give an empty view.
+	require.NoError(t, os.Remove(filepath.Join(ws, "go.sum")))
+	require.NoError(t, os.Symlink(filepath.Join(cache, "example.com", "a@v1.0.0", "a.go"), filepath.Join(ws, "go.sum")))
+	empty, err := sb.moduleView(ws, cache)
+	require.NoError(t, err)
+	entries, err := os.ReadDir(empty)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
