@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -118,6 +119,7 @@ func (s *Sandbox) userCacheDir() string {
 
 // runConfined runs argv under the production profile with bwrap.
 func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
+	defer runtime.KeepAlive(s) // its run layer goes with it (layers.go)
 	p, err := s.profileFor(argv[0])
 	if err != nil {
 		return Result{}, err
@@ -231,6 +233,7 @@ func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
 // workspace (writable, .git read-only) and fills the module cache, but runs
 // under the same limits, filter and masks as everything else.
 func (s *Sandbox) runNetwork(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
+	defer runtime.KeepAlive(s) // its run layer goes with it (layers.go)
 	p, err := s.profileFor(argv[0])
 	if err != nil {
 		return Result{}, err

@@ -63,6 +63,7 @@ type dockerBackend struct {
 
 // run runs argv in a fresh sibling container and waits for it.
 func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
+	defer runtime.KeepAlive(d.s) // its run layer goes with it (layers.go)
 	r := Result{Argv: argv, Sandboxed: true}
 	create, err := d.containerFor(argv, opts)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -325,6 +326,9 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 // run is Run after the wait, on a resolved workspace; the warm-up runs
 // through it too.
 func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
+	// The run's build cache layer goes when the Sandbox does (layers.go):
+	// not before the command is over.
+	defer runtime.KeepAlive(s)
 	if s.cfg.Mode == ModeOff {
 		return Result{}, errors.New("CORE_SESSION_SANDBOX=off: nothing runs confined")
 	}
@@ -375,6 +379,7 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 
 // verify is Verify after the wait.
 func (s *Sandbox) verify(ctx context.Context, d Decision, argv []string, opts RunOptions) (Result, error) {
+	defer runtime.KeepAlive(s) // as in run
 	usable, err := s.Usable(ctx)
 	if err != nil {
 		return Result{}, err
