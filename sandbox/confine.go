@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -21,11 +22,6 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 		return profile{}, err
 	}
 	p.userMods = s.cfg.ModCache == "" && p.modCache == s.userCaches().mod
-	if s.cfg.Home != "" {
-		if p.buildCache, err = s.cacheDir("go-build-sandbox"); err != nil {
-			return profile{}, err
-		}
-	}
 	v := s.toolView(tool)
 	p.toolRoots = slices.Clone(v.toolRoots)
 	p.path = slices.Clone(v.path)
@@ -123,6 +119,7 @@ func (s *Sandbox) userCacheDir() string {
 
 // runConfined runs argv under the production profile with bwrap.
 func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
+	defer runtime.KeepAlive(s) // its run layer goes with it (layers.go)
 	p, err := s.profileFor(argv[0])
 	if err != nil {
 		return Result{}, err
@@ -130,14 +127,27 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 	p.workspace = opts.Workspace
 	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
 	p.depBinds = opts.deps.binds
-	if bin := s.fetchedToolchain(opts.Workspace); bin != "" {
+	if err := s.withRunLayer(&p); err != nil {
+		return Result{}, err
+	}
+	bin := s.fetchedToolchain(opts.Workspace)
+	if bin != "" {
 		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
+	}
+	if err := s.withModView(&p, bin); err != nil {
+		return Result{}, err
 	}
 	if srv := s.serveBuildCache(argv, p); srv != nil {
 		served := p
 		served.cacheProg, served.cacheSock, served.cacheStage = s.cfg.CacheProg, srv.socket(), srv.stage
+		served.cacheShared = s.sharedLayer()
 		r, err := s.launch(ctx, bwrap, served, argv, opts)
 		srv.Close()
+		if err == nil && served.cacheShared != "" && compilesOnly(argv) {
+			// No workspace code ran: what this command's go put is
+			// shared with the repository's later runs (layers.go).
+			promote(srv.noted(), p.buildCache, served.cacheShared)
+		}
 		if err != nil || r.ExitCode == 0 || !cacheProgFailed.MatchString(r.Output) {
 			return r, err
 		}
@@ -149,6 +159,46 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 	return s.launch(ctx, bwrap, p, argv, opts)
 }
 
+// withRunLayer gives a profile with a workspace the run's layer of the
+// build cache, its only writable build cache (layers.go).
+func (s *Sandbox) withRunLayer(p *profile) error {
+	if s.cfg.Home == "" || p.workspace == "" {
+		return nil
+	}
+	layer, err := s.runLayer(p.workspace)
+	if err != nil {
+		return err
+	}
+	p.buildCache = layer
+	return nil
+}
+
+// withModView shows a profile with a workspace only the modules its sum
+// files name (modview.go), and the target's toolchain, whose bin directory
+// is bin ("" for none).
+func (s *Sandbox) withModView(p *profile, bin string) error {
+	if p.modCache == "" || p.workspace == "" {
+		return nil
+	}
+	view, err := s.moduleView(p.workspace, p.modCache)
+	if err != nil {
+		return err
+	}
+	p.modView = view
+	if bin != "" {
+		root := filepath.Dir(bin)
+		rel, err := filepath.Rel(p.modCache, root)
+		if err != nil || !filepath.IsLocal(rel) {
+			return nil
+		}
+		if err := os.MkdirAll(filepath.Join(view, rel), 0o755); err != nil {
+			return fmt.Errorf("make the module view: %w", err)
+		}
+		p.modKeep = append(p.modKeep, root)
+	}
+	return nil
+}
+
 // cacheProgFailed matches the go command's own words, at the start of a
 // line, when its GOCACHEPROG failed (cmd/go/internal/cache/prog.go).
 var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-Close|args|sent response|\S+ declared no supported)|error (starting|reading JSON from) GOCACHEPROG|(StdinPipe|StdoutPipe) to GOCACHEPROG)`)
@@ -157,27 +207,25 @@ var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-C
 // confined build reads the user's build cache; nil when there is nothing
 // to serve or no executable to serve it inside.
 func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
-	if filepath.Base(argv[0]) != "go" || s.cfg.CacheProg == "" || s.noCacheProg.Load() || !isExecutable(s.cfg.CacheProg) || p.buildCache == "" || cacheProgCommand(p.buildCache) == "" {
-		return nil
-	}
-	u := s.userCaches()
-	if u.build == "" {
+	if filepath.Base(argv[0]) != "go" || s.cfg.CacheProg == "" || s.noCacheProg.Load() || !isExecutable(s.cfg.CacheProg) || p.buildCache == "" || cacheProgCommand(p.buildCache, true) == "" {
 		return nil
 	}
 	// Links into the view need it on the user's file system: the user's
 	// cache directory usually is (the view is kept there, beside what it
 	// links to, for every $CORE_HOME), else $CORE_HOME; else the server
-	// copies.
+	// copies. Without a build cache of the user's, the server only hears
+	// what is put.
+	u := s.userCaches()
 	view := ""
 	for _, dir := range []string{s.userCacheDir(), filepath.Join(s.cfg.Home, "cache")} {
-		if dir != "" && os.MkdirAll(dir, 0o700) == nil && sameDevice(u.build, dir) {
+		if u.build != "" && dir != "" && os.MkdirAll(dir, 0o700) == nil && sameDevice(u.build, dir) {
 			view = freshView(dir)
 			break
 		}
 	}
 	srv, err := serveUserCache(u.build, p.buildCache, view)
 	if err != nil {
-		return nil // the build goes on with the sandbox-only cache
+		return nil // the build goes on with the run's layer
 	}
 	return srv
 }
@@ -187,11 +235,15 @@ func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
 // workspace (writable, .git read-only) and fills the module cache, but runs
 // under the same limits, filter and masks as everything else.
 func (s *Sandbox) runNetwork(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
+	defer runtime.KeepAlive(s) // its run layer goes with it (layers.go)
 	p, err := s.profileFor(argv[0])
 	if err != nil {
 		return Result{}, err
 	}
 	p.workspace = opts.Workspace
+	if err := s.withRunLayer(&p); err != nil {
+		return Result{}, err
+	}
 	s.networked(&p)
 	return s.launch(ctx, bwrap, p, argv, opts)
 }

@@ -63,6 +63,7 @@ type dockerBackend struct {
 
 // run runs argv in a fresh sibling container and waits for it.
 func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
+	defer runtime.KeepAlive(d.s) // its run layer goes with it (layers.go)
 	r := Result{Argv: argv, Sandboxed: true}
 	create, err := d.containerFor(argv, opts)
 	if err != nil {
@@ -146,16 +147,18 @@ func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions)
 // expressed as container options.
 func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
 	var binds []mount.Mount
-	bind := func(path string, readOnly bool) error {
+	bindAt := func(path, target string, readOnly bool) error {
 		host, err := d.hostPath(path)
 		if err != nil {
 			return err
 		}
-		binds = append(binds, mount.Mount{Type: mount.TypeBind, Source: host, Target: path, ReadOnly: readOnly})
+		binds = append(binds, mount.Mount{Type: mount.TypeBind, Source: host, Target: target, ReadOnly: readOnly})
 		return nil
 	}
+	bind := func(path string, readOnly bool) error { return bindAt(path, path, readOnly) }
 	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: d.path, extraEnv: ecosystemEnv(argv[0])}
-	if bin := d.s.fetchedToolchain(opts.Workspace); bin != "" {
+	bin := d.s.fetchedToolchain(opts.Workspace)
+	if bin != "" {
 		p.path = append([]string{bin}, d.path...) // the target's Go (toolchain.go)
 	}
 	if d.s.cfg.Home != "" {
@@ -163,14 +166,25 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 		if p.modCache, err = d.s.modCache(); err != nil {
 			return client.ContainerCreateOptions{}, err
 		}
-		if p.buildCache, err = d.s.cacheDir("go-build-sandbox"); err != nil {
+		// The run's layer alone: a sibling has no cache program, so
+		// nothing it builds is shared with another run (layers.go).
+		if p.buildCache, err = d.s.runLayer(opts.Workspace); err != nil {
 			return client.ContainerCreateOptions{}, err
 		}
 		if err := shareCaches(p.modCache, p.buildCache); err != nil {
 			return client.ContainerCreateOptions{}, err
 		}
-		if err := bind(p.modCache, true); err != nil {
+		// Only the modules the workspace names (modview.go).
+		if err := d.s.withModView(&p, bin); err != nil {
 			return client.ContainerCreateOptions{}, err
+		}
+		if err := bindAt(p.modView, p.modCache, true); err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+		for _, k := range p.modKeep {
+			if err := bind(k, true); err != nil {
+				return client.ContainerCreateOptions{}, err
+			}
 		}
 		if err := bind(p.buildCache, false); err != nil {
 			return client.ContainerCreateOptions{}, err

@@ -187,11 +187,13 @@ func TestDockerContainerConfig(t *testing.T) {
 		targets[m.Target] = m.ReadOnly
 		assert.NotContains(t, m.Source, "docker.sock")
 	}
+	layer, err := sb.runLayer(ws)
+	require.NoError(t, err)
 	assert.Equal(t, map[string]bool{
 		ws:                                    false,
 		filepath.Join(ws, ".git"):             true,
 		filepath.Join(home, "cache", "gomod"): true,
-		filepath.Join(home, "cache", "go-build-sandbox"): false,
+		layer:                                 false, // the run's layer alone: nothing shared
 	}, targets)
 }
 

@@ -180,7 +180,7 @@ func TestEscapeStateDirectory(t *testing.T) {
 	assert.NotContains(t, r.Output, home+"/sessions\n")
 	assert.NotContains(t, r.Output, home+"/credentials\n")
 	assert.NotContains(t, r.Output, "\ngo-build\n")
-	assert.Contains(t, r.Output, "go-build-sandbox")
+	assert.Contains(t, r.Output, "go-build-run")
 }
 
 func TestEscapeProcesses(t *testing.T) {

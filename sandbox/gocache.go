@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,32 +23,34 @@ import (
 // Confined Go builds read the user's build cache but never write it. Go's
 // GOCACHEPROG protocol lets a program of core's own serve the cache: inside
 // the sandbox, `core sandbox gocache` (ServeGoCacheProg) answers the go
-// command from the sandbox-only cache ($CORE_HOME/cache/go-build-sandbox,
-// which no host build reads) and writes every new entry there; on a miss it
-// asks core on the host, over a socket bound into the sandbox, for the
-// user's entry with that action ID (userCacheServer). The host side only
-// reads the user's cache, by a fixed-size key, and hands over what it
-// finds in one of two ways:
+// command from the run's layer, then the repository's shared layer
+// (layers.go), and writes every new entry into the run's layer; on a miss
+// it asks core on the host, over a socket bound into the sandbox, for the
+// user's entry with that action ID (userCacheServer), and it tells core
+// over the same socket what it put. The host side only reads the user's
+// cache, by a fixed-size key, and hands over what it finds in one of two
+// ways:
 //
 //   - linked: hard links to the user's output and its entry in the linked
 //     view (go-build-user in core's directory of the user's cache,
-//     ~/.cache/core, else under $CORE_HOME/cache; in the cache's layout), which the sandbox sees read-only and the relay reads
-//     before it asks the host, so that each entry crosses the socket once.
-//     No byte is copied, and the inode cannot be changed through it: a
-//     read-only mount refuses writes, truncation, mode changes and a
-//     reopen for writing through /proc, and a link to another mount fails.
-//     The view keeps the user's files alive after their cache trims them,
-//     so core starts it afresh once it is a week old;
-//   - copied (when the view cannot be on the user's cache's
-//     file system): the output and its entry are copied into the
-//     sandbox-only cache, through an os.Root.
+//     ~/.cache/core, else under $CORE_HOME/cache; in the cache's layout),
+//     which the sandbox sees read-only and the relay reads before it asks
+//     the host, so that each entry crosses the socket once. No byte is
+//     copied, and the inode cannot be changed through it: a read-only
+//     mount refuses writes, truncation, mode changes and a reopen for
+//     writing through /proc, and a link to another mount fails. The view
+//     keeps the user's files alive after their cache trims them, so core
+//     starts it afresh once it is a week old;
+//   - copied (when the view cannot be on the user's cache's file system):
+//     the output and its entry are copied into the run's layer, through an
+//     os.Root.
 //
 // The user's cache itself is never mounted inside, so confined code can
 // neither write it nor list what else the user has built and tested.
 //
-// Both caches use the go command's own layout: <dir>/<xx>/<id>-a holds an
+// Every layer uses the go command's own layout: <dir>/<xx>/<id>-a holds an
 // action's entry, <dir>/<xx>/<id>-d an output. A go without GOCACHEPROG
-// (older than 1.24) reads and writes the sandbox-only cache directly.
+// (older than 1.24) reads and writes the run's layer directly.
 
 // Where the sandbox sees core's executable, the host's cache socket and
 // the linked view.
@@ -187,6 +190,12 @@ func (c *cacheStore) writeEntry(id [hashSize]byte, e cacheEntry, body io.Reader)
 // put writes size bytes of body as id's file of kind "a" or "d", whole or
 // not at all.
 func (c *cacheStore) put(id [hashSize]byte, kind string, body io.Reader, size int64) error {
+	return c.putVerified(id, kind, body, size, nil)
+}
+
+// putVerified is put, keeping the file only when check, called once the
+// bytes are written, passes.
+func (c *cacheStore) putVerified(id [hashSize]byte, kind string, body io.Reader, size int64, check func() error) error {
 	sub := fmt.Sprintf("%02x", id[0])
 	if _, ok := c.made.Load(sub); !ok {
 		if err := c.root.MkdirAll(sub, 0o777); err != nil {
@@ -210,6 +219,9 @@ func (c *cacheStore) put(id [hashSize]byte, kind string, body io.Reader, size in
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil && check != nil {
+		err = check()
+	}
 	if err == nil {
 		err = c.root.Rename(tmp, filepath.Join(sub, fmt.Sprintf("%x-%s", id, kind)))
 	}
@@ -219,26 +231,32 @@ func (c *cacheStore) put(id [hashSize]byte, kind string, body io.Reader, size in
 	return err
 }
 
-// The wire between the relay and the host: the relay sends an action ID;
-// the host answers one byte, 0 for a miss, 1 for an entry copied into the
-// sandbox-only cache, 2 for an output linked into the view,
-// followed on a hit by the output ID, the size and the time (both
-// big-endian int64).
+// The wire between the relay and the host: the relay sends a request
+// byte and its fixed-size arguments. A get (wireGet) is an action ID; the
+// host answers one byte, 0 for a miss, 1 for an entry copied into the
+// run's layer, 2 for an output linked into the view, followed on a hit by
+// the output ID, the size and the time (both big-endian int64). A put
+// notice (wirePut) is the action ID, the output ID and the size
+// (big-endian int64) of an entry the relay wrote into the run's layer; the
+// host answers one byte, 0, once it has noted it (layers.go).
 const (
 	wireMiss   = 0
 	wireCopied = 1
 	wireLinked = 2
+
+	wireGet = 'g'
+	wirePut = 'p'
 )
 
 // userCacheServer answers the sandbox's lookups in the user's build cache
 // for the length of one confined command: it links the user's outputs into
-// the view, or copies the entries into the sandbox-only cache, on the
+// the view, or copies the entries into the run's layer, on the
 // host, where the kernel copies the bytes (copy_file_range), through an
 // os.Root so that nothing confined code planted in that cache can send a
 // write elsewhere.
 type userCacheServer struct {
 	dir   string      // the user's GOCACHE
-	into  *cacheStore // the sandbox-only cache
+	into  *cacheStore // the run's layer
 	stage string      // the linked view; "" to copy
 	tmp   string      // private directory holding the socket
 	ln    *net.UnixListener
@@ -251,6 +269,7 @@ type userCacheServer struct {
 	// only the output now, and the entry for the commands after it.
 	entries chan [hashSize]byte
 	linked  chan struct{} // closed when entries is drained
+	puts    []putNotice   // what the relay put, in order (guarded by mu)
 }
 
 // socket is the host path of the server's socket.
@@ -259,7 +278,7 @@ func (u *userCacheServer) socket() string { return filepath.Join(u.tmp, "s") }
 // serveUserCache starts a server that hands entries of the user's build
 // cache dir to the sandbox, on a socket in a fresh private directory:
 // linked into the view stage when that lies on dir's file system, else
-// copied into the sandbox-only cache into.
+// copied into the run's layer into; it hears what the relay puts.
 func serveUserCache(dir, into, stage string) (*userCacheServer, error) {
 	root, err := openCacheStore(into)
 	if err != nil {
@@ -326,18 +345,51 @@ func (u *userCacheServer) serve(c *net.UnixConn) {
 	r := bufio.NewReader(c)
 	var id [hashSize]byte
 	for {
-		if _, err := io.ReadFull(r, id[:]); err != nil {
+		op, err := r.ReadByte()
+		if err != nil {
 			return
 		}
-		if _, err := c.Write(u.answer(id)); err != nil {
+		var answer []byte
+		switch op {
+		case wireGet:
+			if _, err := io.ReadFull(r, id[:]); err != nil {
+				return
+			}
+			answer = u.answer(id)
+		case wirePut:
+			var b [2*hashSize + 8]byte
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				return
+			}
+			n := putNotice{action: [hashSize]byte(b[:hashSize]), out: [hashSize]byte(b[hashSize : 2*hashSize]), size: int64(binary.BigEndian.Uint64(b[2*hashSize:]))}
+			u.mu.Lock()
+			if len(u.puts) < maxPromoted {
+				u.puts = append(u.puts, n)
+			}
+			u.mu.Unlock()
+			answer = []byte{0}
+		default:
+			return
+		}
+		if _, err := c.Write(answer); err != nil {
 			return
 		}
 	}
 }
 
+// noted returns the puts the relay announced; call it after Close.
+func (u *userCacheServer) noted() []putNotice {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.puts)
+}
+
 // answer links or copies the user's entry for id and says how, or says it
 // missed.
 func (u *userCacheServer) answer(id [hashSize]byte) []byte {
+	if u.dir == "" {
+		return []byte{wireMiss}
+	}
 	e, ok := readEntry(u.dir, id)
 	if !ok {
 		return []byte{wireMiss}
@@ -438,7 +490,7 @@ func sameDevice(a, b string) bool {
 }
 
 // copyEntry copies the user's output and entry for id into the
-// sandbox-only cache.
+// run's layer.
 func (u *userCacheServer) copyEntry(id [hashSize]byte, e cacheEntry) error {
 	f, err := os.OpenFile(cachePath(u.dir, e.out, "d"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
@@ -467,10 +519,10 @@ func (u *userCacheServer) Close() {
 	os.RemoveAll(u.tmp)
 }
 
-// cacheProgCommand is GOCACHEPROG for a sandbox-only cache at dir: core's
-// executable as the sandbox sees it, quoted the go command's way; "" when
-// dir cannot be quoted so.
-func cacheProgCommand(dir string) string {
+// cacheProgCommand is GOCACHEPROG for a run's layer at dir, reading the
+// shared layer too when shared: core's executable as the sandbox sees it,
+// quoted the go command's way; "" when dir cannot be quoted so.
+func cacheProgCommand(dir string, shared bool) string {
 	q := ""
 	switch {
 	case !strings.Contains(dir, "'"):
@@ -480,5 +532,9 @@ func cacheProgCommand(dir string) string {
 	default:
 		return ""
 	}
-	return cacheProgPath + " sandbox gocache --dir " + q + dir + q + " --socket " + cacheSocketPath + " --stage " + cacheStagePath
+	cmd := cacheProgPath + " sandbox gocache --dir " + q + dir + q + " --socket " + cacheSocketPath + " --stage " + cacheStagePath
+	if shared {
+		cmd += " --shared " + cacheSharedPath
+	}
+	return cmd
 }

@@ -29,11 +29,17 @@ type goDriver struct {
 
 func startCacheProg(t *testing.T, dir, socket, stage string) (*goDriver, <-chan error) {
 	t.Helper()
+	return startCacheProgShared(t, dir, socket, stage, "")
+}
+
+// startCacheProgShared is startCacheProg reading a shared layer too.
+func startCacheProgShared(t *testing.T, dir, socket, stage, shared string) (*goDriver, <-chan error) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := ServeGoCacheProg(inR, outW, dir, socket, stage)
+		err := ServeGoCacheProg(inR, outW, dir, socket, stage, shared)
 		outW.Close()
 		done <- err
 	}()

@@ -37,17 +37,19 @@ type progResponse struct {
 
 // ServeGoCacheProg is `core sandbox gocache`, Go's GOCACHEPROG inside the
 // sandbox: it answers the go command's requests on in and out from the
-// sandbox-only cache at dir, asks the host over socket (when set and
-// reachable) for the user's entries dir lacks, which the host links into
-// stage or copies into dir, and writes every new entry into dir. It
-// returns when the go command closes it.
-func ServeGoCacheProg(in io.Reader, out io.Writer, dir, socket, stage string) error {
+// run's layer at dir, then the repository's shared layer at shared and the
+// view stage (both read-only inside; "" for none), then asks the host over
+// socket (when set and reachable) for the user's entries, which the host
+// links into stage or copies into dir. It writes every new entry into dir
+// and tells the host what it put, which the host may promote into the
+// shared layer (layers.go). It returns when the go command closes it.
+func ServeGoCacheProg(in io.Reader, out io.Writer, dir, socket, stage, shared string) error {
 	store, err := openCacheStore(dir)
 	if err != nil {
 		return fmt.Errorf("gocache: %w", err)
 	}
 	defer store.Close()
-	p := &cacheProg{dir: dir, store: store, socket: socket, stage: stage, idle: make(chan *net.UnixConn, hostConns)}
+	p := &cacheProg{dir: dir, store: store, socket: socket, stage: stage, shared: shared, idle: make(chan *net.UnixConn, hostConns)}
 	defer p.closeHost()
 	bw := bufio.NewWriter(out)
 	enc := json.NewEncoder(bw)
@@ -127,6 +129,7 @@ type cacheProg struct {
 	store  *cacheStore // dir, for writing
 	socket string
 	stage  string // where the host's linked outputs are seen; "" for none
+	shared string // the repository's shared layer, read-only; "" for none
 
 	idle   chan *net.UnixConn // connections to the host not in use
 	mu     sync.Mutex
@@ -158,24 +161,54 @@ func (p *cacheProg) handle(req progRequest, body []byte) progResponse {
 		if err := p.store.writeEntry(id, cacheEntry{out: out, size: int64(len(body)), time: time.Now()}, bytes.NewReader(body)); err != nil {
 			return progResponse{Err: "put: " + err.Error()}
 		}
+		p.notify(id, out, int64(len(body)))
 		return progResponse{DiskPath: cachePath(p.dir, out, "d")}
 	}
 	return progResponse{Err: fmt.Sprintf("unknown command %q", req.Command)}
 }
 
-// local answers from the sandbox-only cache, else from the view, where
-// the host linked the user's entries for earlier commands (read-only
-// here).
+// local answers from the run's layer, else from the shared layer, else
+// from the view, where the host linked the user's entries for earlier
+// commands (both read-only here).
 func (p *cacheProg) local(id [hashSize]byte) (progResponse, bool) {
 	if e, ok := readEntry(p.dir, id); ok {
 		return hit(e, cachePath(p.dir, e.out, "d")), true
 	}
-	if p.stage != "" {
-		if e, ok := readEntry(p.stage, id); ok {
-			return hit(e, cachePath(p.stage, e.out, "d")), true
+	for _, dir := range []string{p.shared, p.stage} {
+		if dir == "" {
+			continue
+		}
+		if e, ok := readEntry(dir, id); ok {
+			return hit(e, cachePath(dir, e.out, "d")), true
 		}
 	}
 	return progResponse{}, false
+}
+
+// notify tells the host what was put; a failure of the wire ends the
+// asking, as in fromHost, and costs only the sharing of this entry.
+func (p *cacheProg) notify(id, out [hashSize]byte, size int64) {
+	c := p.conn()
+	if c == nil {
+		return
+	}
+	var msg [1 + 2*hashSize + 8]byte
+	msg[0] = wirePut
+	copy(msg[1:], id[:])
+	copy(msg[1+hashSize:], out[:])
+	binary.BigEndian.PutUint64(msg[1+2*hashSize:], uint64(size))
+	var ack [1]byte
+	if _, err := c.Write(msg[:]); err == nil {
+		if _, err = io.ReadFull(c, ack[:]); err == nil {
+			p.idle <- c
+			return
+		}
+	}
+	c.Close()
+	p.mu.Lock()
+	p.dialed--
+	p.noHost = true
+	p.mu.Unlock()
 }
 
 func hit(e cacheEntry, path string) progResponse {
@@ -184,9 +217,9 @@ func hit(e cacheEntry, path string) progResponse {
 }
 
 // fromHost asks the host for the user's entry for id, which the host
-// links into the view or copies into the sandbox-only cache,
+// links into the view or copies into the run's layer,
 // and returns where its output is. A failure of the wire ends the asking:
-// the build goes on with the sandbox-only cache.
+// the build goes on with the layers it has.
 func (p *cacheProg) fromHost(id [hashSize]byte) (cacheEntry, string, bool) {
 	c := p.conn()
 	if c == nil {
@@ -238,7 +271,7 @@ func (p *cacheProg) conn() *net.UnixConn {
 // ask asks the host over c for id's entry, and returns it with the path
 // of its output ("" for a miss).
 func ask(c *net.UnixConn, dir, stage string, id [hashSize]byte) (cacheEntry, string, error) {
-	if _, err := c.Write(id[:]); err != nil {
+	if _, err := c.Write(append([]byte{wireGet}, id[:]...)); err != nil {
 		return cacheEntry{}, "", err
 	}
 	var status [1]byte

@@ -167,7 +167,7 @@ func newWorkspace(t testing.TB) string {
 // serveGoCacheForTest is `core sandbox gocache --dir D --socket S` for
 // this test binary, which the sandbox tests give as Config.CacheProg.
 func serveGoCacheForTest(args []string) int {
-	var dir, socket, stage string
+	var dir, socket, stage, shared string
 	for i := 0; i+1 < len(args); i += 2 {
 		switch args[i] {
 		case "--dir":
@@ -176,9 +176,11 @@ func serveGoCacheForTest(args []string) int {
 			socket = args[i+1]
 		case "--stage":
 			stage = args[i+1]
+		case "--shared":
+			shared = args[i+1]
 		}
 	}
-	if err := ServeGoCacheProg(os.Stdin, os.Stdout, dir, socket, stage); err != nil {
+	if err := ServeGoCacheProg(os.Stdin, os.Stdout, dir, socket, stage, shared); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

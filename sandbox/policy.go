@@ -66,8 +66,8 @@ func SplitCommand(text string) ([]string, error) {
 }
 
 // refusedGoFlags run a program of the caller's choosing, so they are refused
-// at every tier.
-var refusedGoFlags = []string{"toolexec", "exec", "vettool", "overlay"}
+// at every tier: -compiler and -gccgoflags pick and steer another compiler.
+var refusedGoFlags = []string{"toolexec", "exec", "vettool", "overlay", "compiler", "gccgoflags"}
 
 // goModSubcommands are the go mod sub-commands that run no workspace code
 // and change nothing but go.mod, go.sum and the module cache.
@@ -115,9 +115,19 @@ func checkGo(tier Tier, argv []string) Decision {
 	if len(argv) < 2 {
 		return refuse("go needs a sub-command")
 	}
-	for _, a := range argv[2:] {
-		if f := flagName(a); f != "" && slices.Contains(refusedGoFlags, f) {
+	for i, a := range argv[2:] {
+		f := flagName(a)
+		if f != "" && slices.Contains(refusedGoFlags, f) {
 			return refuse(fmt.Sprintf("go flag -%s runs a program of the caller's choosing and is never allowed", f))
+		}
+		// -ldflags=-extld=PROGRAM runs PROGRAM as the external linker, and
+		// -extldflags hands it flags (-B, -wrapper) that run others.
+		value, inline := strings.CutPrefix(strings.TrimLeft(a, "-"), f+"=")
+		if !inline && 2+i+1 < len(argv) {
+			value = argv[2+i+1]
+		}
+		if f == "ldflags" && strings.Contains(value, "extld") {
+			return refuse("go flag -ldflags with -extld or -extldflags runs a program of the caller's choosing and is never allowed")
 		}
 	}
 	switch sub := argv[1]; sub {

@@ -54,6 +54,12 @@ func TestCheck(t *testing.T) {
 		{name: "vettool separate", tier: TierBuild, argv: "go vet -vettool x ./...", want: Refused, reason: "-vettool"},
 		{name: "overlay", tier: TierBuild, argv: "go build -overlay=o.json ./...", want: Refused, reason: "-overlay"},
 		{name: "overlay list", tier: TierBuild, argv: "go list -overlay o.json ./...", want: Refused, reason: "-overlay"},
+		{name: "external linker", tier: TierBuild, argv: "go build -ldflags=-linkmode=external,-extld=x ./...", want: Refused, reason: "-extld"},
+		{name: "external linker separate", tier: TierBuild, argv: "go build -ldflags -extld=x ./...", want: Refused, reason: "-extld"},
+		{name: "external linker flags", tier: TierTest, argv: "go test -ldflags=-extldflags=-Bx ./...", want: Refused, reason: "-extld"},
+		{name: "ldflags that set a variable", tier: TierBuild, argv: "go build -ldflags=-X=main.v=1 ./...", want: AllowedUnsandboxed},
+		{name: "another compiler", tier: TierBuild, argv: "go build -compiler=gccgo ./...", want: Refused, reason: "-compiler"},
+		{name: "gccgo flags", tier: TierBuild, argv: "go build -gccgoflags=x ./...", want: Refused, reason: "-gccgoflags"},
 		// go mod sub-commands beyond the five.
 		{name: "go mod edit", tier: TierBuild, argv: "go mod edit -replace a=b", want: Refused, reason: "go mod allows only"},
 		{name: "go mod init", tier: TierBuild, argv: "go mod init x", want: Refused, reason: "go mod allows only"},

@@ -154,3 +154,20 @@ func TestInterfaces(t *testing.T) {
 bash: connect: Network is unreachable`
 	assert.Equal(t, []string{"lo", "eth0"}, interfaces(procNetDev))
 }
+
+func TestProbeSaysWhichLimitsHoldWithoutCgroups(t *testing.T) {
+	t.Parallel()
+	sb := New(Config{Home: t.TempDir(), Path: os.Getenv("PATH")})
+	sb.cgOnce.Do(func() {}) // no cgroup core may write
+	lines := sb.enforcedLimits()
+	require.NotEmpty(t, lines)
+	if os.Geteuid() == 0 {
+		// Root is exempt from RLIMIT_NPROC: nothing holds the processes.
+		assert.Contains(t, lines[0], "NOT enforced")
+		assert.Contains(t, lines[0], "root is exempt from RLIMIT_NPROC")
+	} else {
+		assert.Contains(t, lines[0], "RLIMIT_NPROC")
+		assert.NotContains(t, lines[0], "NOT enforced")
+	}
+	assert.Contains(t, lines[1], "NOT enforced: no memory cgroup")
+}

@@ -26,27 +26,30 @@ const sandboxHome = "/tmp"
 // network, no workspace, only a scratch directory of validated copies) and
 // the network one for go mod (the network and the workspace).
 type profile struct {
-	workspace  string   // absolute path, writable inside except its .git
-	scratch    string   // download profile: host directory bound at scratchDir
-	network    bool     // keep the host's network
-	home       string   // $CORE_HOME, invisible inside but for the caches
-	modCache   string   // Go module cache, read-only inside unless modCacheRW
-	modCacheRW bool     // the download and go mod fill the module cache
-	buildCache string   // Go build cache used only inside, writable
-	userMods   bool     // modCache is the user's: leave its modes as go keeps them
-	cacheProg  string   // core's executable, serving GOCACHEPROG inside
-	cacheSock  string   // host socket of the user's build cache (gocache.go)
-	cacheStage string   // host directory of the linked view, or ""
-	path       []string // PATH inside
-	toolRoots  []string // toolchain directories outside systemRoots, read-only
-	extraRO    []string // more host paths visible read-only (file:// proxies, resolv.conf)
-	masks      []string // bwrap arguments hiding what root alone may read
-	hostEnv    []string // NAME=value pairs for the network profiles (proxy settings)
-	extraEnv   []string // NAME=value pairs of the command's ecosystem (ecosystemEnv)
-	depBinds   []bind   // the dependencies fetched for it, read-only (deps.go)
-	tmpSize    int64    // size of /tmp; 0 leaves it unbounded
-	seccomp    bool     // load the filter from seccompFD
-	lang       string
+	workspace   string   // absolute path, writable inside except its .git
+	scratch     string   // download profile: host directory bound at scratchDir
+	network     bool     // keep the host's network
+	home        string   // $CORE_HOME, invisible inside but for the caches
+	modCache    string   // Go module cache, read-only inside unless modCacheRW
+	modCacheRW  bool     // the download and go mod fill the module cache
+	modView     string   // host directory bound read-only at modCache instead of it (modview.go)
+	modKeep     []string // directories of the module cache bound over the view: the target's toolchain
+	buildCache  string   // the run's layer of the Go build cache, writable (layers.go)
+	cacheShared string   // host directory of the repository's shared layer, read-only, or ""
+	userMods    bool     // modCache is the user's: leave its modes as go keeps them
+	cacheProg   string   // core's executable, serving GOCACHEPROG inside
+	cacheSock   string   // host socket of the user's build cache (gocache.go)
+	cacheStage  string   // host directory of the linked view, or ""
+	path        []string // PATH inside
+	toolRoots   []string // toolchain directories outside systemRoots, read-only
+	extraRO     []string // more host paths visible read-only (file:// proxies, resolv.conf)
+	masks       []string // bwrap arguments hiding what root alone may read
+	hostEnv     []string // NAME=value pairs for the network profiles (proxy settings)
+	extraEnv    []string // NAME=value pairs of the command's ecosystem (ecosystemEnv)
+	depBinds    []bind   // the dependencies fetched for it, read-only (deps.go)
+	tmpSize     int64    // size of /tmp; 0 leaves it unbounded
+	seccomp     bool     // load the filter from seccompFD
+	lang        string
 }
 
 // scratchDir is where the download profile sees its scratch directory.
@@ -103,7 +106,14 @@ func (p profile) args(argv []string) []string {
 		if p.modCacheRW {
 			bind = "--bind"
 		}
-		a = append(a, bind, p.modCache, p.modCache)
+		src := p.modCache
+		if p.modView != "" && !p.modCacheRW {
+			src = p.modView
+		}
+		a = append(a, bind, src, p.modCache)
+		for _, k := range p.modKeep {
+			a = append(a, "--ro-bind", k, k)
+		}
 	}
 	if p.buildCache != "" {
 		a = append(a, "--bind", p.buildCache, p.buildCache)
@@ -112,6 +122,9 @@ func (p profile) args(argv []string) []string {
 		a = append(a, "--ro-bind", p.cacheProg, cacheProgPath, "--ro-bind", p.cacheSock, cacheSocketPath)
 		if p.cacheStage != "" {
 			a = append(a, "--ro-bind", p.cacheStage, cacheStagePath)
+		}
+		if p.cacheShared != "" {
+			a = append(a, "--ro-bind", p.cacheShared, cacheSharedPath)
 		}
 	}
 	dir := p.workspace
@@ -179,7 +192,7 @@ func (p profile) env() []string {
 	env = append(env, p.extraEnv...)
 	if p.buildCache != "" {
 		env = append(env, "GOCACHE="+p.buildCache)
-		if prog := cacheProgCommand(p.buildCache); p.cacheProg != "" && prog != "" {
+		if prog := cacheProgCommand(p.buildCache, p.cacheShared != ""); p.cacheProg != "" && prog != "" {
 			env = append(env, "GOCACHEPROG="+prog)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,8 +62,13 @@ type Config struct {
 	// CacheProg is core's executable, which serves Go's build cache inside
 	// the sandbox (`core sandbox gocache`): confined builds read the
 	// user's build cache through it. Empty means confined builds use the
-	// sandbox-only cache alone.
+	// run's own layer of the build cache alone.
 	CacheProg string
+	// Repo is the repository the runs of this Sandbox work on (owner/name
+	// on GitHub, or a local repository's absolute path). It keys the shared
+	// layer of the build cache, which only this repository's runs read;
+	// empty means no shared layer: each run builds from its own.
+	Repo string
 	// Limits bound every confined command; zero fields take DefaultLimits.
 	Limits Limits
 	// DownloadTimeout bounds the module download; zero means
@@ -158,11 +164,14 @@ type Sandbox struct {
 	cgOnce    sync.Once
 	cgParents cgroupParents
 
+	sweepOnce sync.Once // the run layers no live run owns (layers.go)
+	runs      *runDirs  // the run layers this Sandbox made
+
 	userOnce  sync.Once
 	user      userCaches
 	viaDocker atomic.Bool // the probe went to the Docker backend: core's own caches
 	// noCacheProg is set once core's executable failed to serve the build
-	// cache inside: confined builds go on with the sandbox-only cache.
+	// cache inside: confined builds go on with the run's layer.
 	noCacheProg atomic.Bool
 
 	// depsFailed remembers, by the hash of the copied files, the dependency
@@ -184,7 +193,9 @@ func New(cfg Config) *Sandbox {
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
-	return &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}}
+	s := &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}}
+	s.runs = newRunDirs(s)
+	return s
 }
 
 // Mode returns the sandbox mode.
@@ -327,6 +338,9 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 // run is Run after the wait, on a resolved workspace; the warm-up runs
 // through it too.
 func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
+	// The run's build cache layer goes when the Sandbox does (layers.go):
+	// not before the command is over.
+	defer runtime.KeepAlive(s)
 	if s.cfg.Mode == ModeOff {
 		return Result{}, errors.New("CORE_SESSION_SANDBOX=off: nothing runs confined")
 	}
@@ -393,6 +407,7 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 
 // verify is Verify after the wait.
 func (s *Sandbox) verify(ctx context.Context, d Decision, argv []string, opts RunOptions) (Result, error) {
+	defer runtime.KeepAlive(s) // as in run
 	usable, err := s.Usable(ctx)
 	if err != nil {
 		return Result{}, err

@@ -101,18 +101,20 @@ func (s *Sandbox) Caches(backend string) []string {
 	if s.cfg.Home == "" {
 		return lines
 	}
-	own := filepath.Join(s.cfg.Home, "cache", "go-build-sandbox")
+	runs := filepath.Join(s.cfg.Home, "cache", "go-build-run")
+	shared := "no shared layer: no repository named"
+	if key := repoKey(s.cfg.Repo); key != "" {
+		shared = "the repository's shared layer " + filepath.Join(s.cfg.Home, "cache", "go-build-shared", key) + " read-only, which core fills on the host from commands that run no workspace code"
+	}
 	switch {
 	case backend != BackendBwrap:
-		lines = append(lines, "build cache: "+own+" (the sandbox's own; sibling containers do not read yours)")
-	case u.build != "" && s.cfg.CacheProg != "":
-		lines = append(lines, "build cache: reads yours ("+u.build+") through core, writes only the sandbox's own ("+own+"), which no host build reads")
-	case u.build == "" && u.why == "":
-		lines = append(lines, "build cache: "+own+" (the sandbox's own: you have no build cache yet)")
+		lines = append(lines, "build cache: the run's own under "+runs+" alone (sibling containers read no other build cache)")
 	case s.cfg.CacheProg == "":
-		lines = append(lines, "build cache: "+own+" (the sandbox's own: no core executable to serve yours)")
+		lines = append(lines, "build cache: the run's own under "+runs+" alone (no core executable to serve more)")
+	case u.build != "":
+		lines = append(lines, "build cache: writes only the run's own under "+runs+"; reads it, then "+shared+", then yours ("+u.build+") through core")
 	default:
-		lines = append(lines, "build cache: "+own+" (the sandbox's own"+because(u.why)+")")
+		lines = append(lines, "build cache: writes only the run's own under "+runs+"; reads it, then "+shared+because(u.why))
 	}
 	return lines
 }

@@ -86,12 +86,37 @@ func Home(getenv func(string) string, def string) (string, error) {
 // PATH, HOME, LANG, the module proxy settings) for the state directory;
 // self is core's executable (Env.Self).
 func Sandbox(getenv func(string) string, home, self string) (*sandbox.Sandbox, error) {
+	return sandboxFor(getenv, home, self, "")
+}
+
+// sandboxFor is Sandbox for a run on repo (owner/name, or a local path),
+// whose confined builds then share a build cache with that repository's
+// later runs only; "" shares none.
+func sandboxFor(getenv func(string) string, home, self, repo string) (*sandbox.Sandbox, error) {
 	cfg, err := sandbox.ConfigFromEnv(home, getenv)
 	if err != nil {
 		return nil, &session.ConfigError{Option: "sandbox", Err: err}
 	}
 	cfg.CacheProg = self
+	cfg.Repo = repoIdentity(repo)
 	return sandbox.New(cfg), nil
+}
+
+// repoIdentity names a repository the same way whoever gives it: owner/name
+// as given, a local path as its absolute, real path.
+func repoIdentity(repo string) string {
+	repo = strings.TrimSpace(repo)
+	if repo == "" || gh.IsRepoName(repo) {
+		return repo
+	}
+	abs, err := filepath.Abs(repo)
+	if err != nil {
+		return repo
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }
 
 // Value is a setting's value: the entry point's, else the environment's,
@@ -147,7 +172,7 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err := CheckHome(home); err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
 	}
-	sb, err := Sandbox(env.Getenv, home, env.Self)
+	sb, err := sandboxFor(env.Getenv, home, env.Self, r.opts.Repo)
 	if err != nil {
 		return nil, err
 	}

@@ -313,3 +313,26 @@ func TestPriceAndBudgetSettings(t *testing.T) {
 		})
 	}
 }
+
+func TestRepoIdentity(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(dir, link))
+	tests := []struct {
+		name, repo, want string
+	}{
+		{name: "none", repo: "", want: ""},
+		{name: "a GitHub repository as given", repo: " acme/app ", want: "acme/app"},
+		{name: "a local path, absolute and real", repo: link, want: dir},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := tt.want
+			if real, err := filepath.EvalSymlinks(want); err == nil && want != "" && filepath.IsAbs(want) {
+				want = real
+			}
+			assert.Equal(t, want, repoIdentity(tt.repo))
+		})
+	}
+}

@@ -48,22 +48,23 @@ start).`,
 // newSandboxGoCacheCmd is what the go command starts inside the sandbox as
 // its GOCACHEPROG; people never run it.
 func newSandboxGoCacheCmd(e *env) *cobra.Command {
-	var dir, socket, stage string
+	var dir, socket, stage, shared string
 	cmd := &cobra.Command{
-		Use:    "gocache --dir DIR [--socket PATH --stage DIR]",
+		Use:    "gocache --dir DIR [--socket PATH --stage DIR --shared DIR]",
 		Short:  "Serve Go's build cache to a confined go command (GOCACHEPROG); core starts it inside the sandbox",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" || !filepath.IsAbs(dir) {
-				return fmt.Errorf("--dir must be the absolute path of the sandbox-only build cache, got %q", dir)
+				return fmt.Errorf("--dir must be the absolute path of the run's build cache, got %q", dir)
 			}
-			return sandbox.ServeGoCacheProg(e.stdin, e.stdout, dir, socket, stage)
+			return sandbox.ServeGoCacheProg(e.stdin, e.stdout, dir, socket, stage, shared)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "the sandbox-only build cache, where every entry is written")
-	cmd.Flags().StringVar(&socket, "socket", "", "core's socket for entries of the user's build cache (none: the sandbox-only cache alone)")
+	cmd.Flags().StringVar(&dir, "dir", "", "the run's build cache, where every entry is written")
+	cmd.Flags().StringVar(&socket, "socket", "", "core's socket for entries of the user's build cache and for what is put (none: the run's cache alone)")
 	cmd.Flags().StringVar(&stage, "stage", "", "the read-only directory where core links the user's outputs")
+	cmd.Flags().StringVar(&shared, "shared", "", "the repository's read-only shared build cache, which core alone writes")
 	return cmd
 }
 

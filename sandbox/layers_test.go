@@ -1,0 +1,352 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCompilesOnly(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		argv []string
+		want bool
+	}{
+		{name: "the warm-up", argv: []string{"go", "test", "-exec=/bin/true", "./...", "./sub/..."}, want: true},
+		{name: "go build", argv: []string{"go", "build", "./..."}, want: true},
+		{name: "go vet with tags", argv: []string{"go", "vet", "-tags=integration", "."}, want: true},
+		{name: "go list json deps", argv: []string{"go", "list", "-json", "-deps", "example.com/app/..."}, want: true},
+		{name: "go test runs tests", argv: []string{"go", "test", "./..."}},
+		{name: "exec other than true", argv: []string{"go", "test", "-exec=./run", "./..."}},
+		{name: "warm-up with toolexec", argv: []string{"go", "test", "-exec=/bin/true", "-toolexec=./x", "./..."}},
+		{name: "external linker", argv: []string{"go", "build", "-ldflags=-extld=./evil", "."}},
+		{name: "gcflags", argv: []string{"go", "build", "-gcflags=all=-N", "."}},
+		{name: "vettool", argv: []string{"go", "vet", "-vettool=./v", "."}},
+		{name: "overlay", argv: []string{"go", "build", "-overlay", "o.json", "."}},
+		{name: "a path out", argv: []string{"go", "build", "../other"}},
+		{name: "an absolute path", argv: []string{"go", "build", "/tmp/x"}},
+		{name: "go run", argv: []string{"go", "run", "."}},
+		{name: "go generate", argv: []string{"go", "generate", "./..."}},
+		{name: "not go", argv: []string{"sh", "-c", "go build"}},
+		{name: "go alone", argv: []string{"go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, compilesOnly(tt.argv))
+		})
+	}
+}
+
+func TestPromoteTakesOnlyWhatHashesToItsOutputID(t *testing.T) {
+	t.Parallel()
+	run, shared := t.TempDir(), t.TempDir()
+	good, bad, linked, short := []byte("genuine output"), []byte("planted"), []byte("linked"), []byte("short")
+	id := func(s string) [32]byte { return sha256.Sum256([]byte("action " + s)) }
+	out := func(b []byte) [32]byte { return sha256.Sum256(b) }
+	write := func(o [32]byte, b []byte) {
+		p := cachePath(run, o, "d")
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+	}
+	write(out(good), good)
+	// Bytes that are not what their name says.
+	liar := out([]byte("what the go command put"))
+	write(liar, bad)
+	// A link to a file of the right bytes elsewhere.
+	elsewhere := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(elsewhere, linked, 0o644))
+	lp := cachePath(run, out(linked), "d")
+	require.NoError(t, os.MkdirAll(filepath.Dir(lp), 0o755))
+	require.NoError(t, os.Symlink(elsewhere, lp))
+	write(out(short), short)
+
+	n, err := promote([]putNotice{
+		{action: id("good"), out: out(good), size: int64(len(good))},
+		{action: id("liar"), out: liar, size: int64(len(bad))},
+		{action: id("link"), out: out(linked), size: int64(len(linked))},
+		{action: id("size"), out: out(short), size: 1 << 20},
+		{action: id("missing"), out: out([]byte("never written")), size: 3},
+	}, run, shared)
+	assert.Equal(t, 1, n)
+	assert.Error(t, err)
+	e, ok := readEntry(shared, id("good"))
+	require.True(t, ok)
+	assert.Equal(t, out(good), e.out)
+	got, err := os.ReadFile(cachePath(shared, out(good), "d"))
+	require.NoError(t, err)
+	assert.Equal(t, good, got)
+	for _, name := range []string{"liar", "link", "size", "missing"} {
+		_, ok := readEntry(shared, id(name))
+		assert.False(t, ok, name)
+	}
+	assert.NoFileExists(t, cachePath(shared, liar, "d"))
+	assert.NoFileExists(t, cachePath(shared, out(linked), "d"))
+}
+
+func TestRepoKey(t *testing.T) {
+	t.Parallel()
+	assert.Empty(t, repoKey(""))
+	assert.Len(t, repoKey("acme/app"), 16)
+	assert.Equal(t, repoKey("acme/app"), repoKey("Acme/App"))
+	assert.Equal(t, repoKey("acme/app"), repoKey("acme/app.git"))
+	assert.NotEqual(t, repoKey("acme/app"), repoKey("acme/other"))
+	assert.NotEqual(t, repoKey("/src/App"), repoKey("/src/app"), "a path is a path")
+}
+
+// poisonCacheTest is a hostile test: it rewrites every output of its run's
+// build cache, tries to write the shared layer, and puts a bad entry for
+// every action the shared layer holds through core's own cache program.
+const poisonCacheTest = `package app
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPlant(t *testing.T) {
+	outs, _ := filepath.Glob(filepath.Join(os.Getenv("GOCACHE"), "*", "*-d"))
+	rewritten := 0
+	for _, f := range outs {
+		os.Chmod(f, 0o644)
+		if os.WriteFile(f, []byte("poison"), 0o644) == nil {
+			rewritten++
+		}
+	}
+	shared, _ := filepath.Glob("/run/core/gocache-shared/*/*-a")
+	for _, f := range shared {
+		if os.WriteFile(f, []byte("poison"), 0o644) == nil {
+			t.Errorf("rewrote %s", f)
+		}
+	}
+	if os.WriteFile("/run/core/gocache-shared/00/new-a", []byte("x"), 0o644) == nil {
+		t.Error("wrote into the shared layer")
+	}
+	prog := exec.Command("/run/core/core", "sandbox", "gocache", "--dir", os.Getenv("GOCACHE"),
+		"--socket", "/run/core/gocache.sock", "--shared", "/run/core/gocache-shared")
+	in, _ := prog.StdinPipe()
+	out, _ := prog.StdoutPipe()
+	if err := prog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bufio.NewReader(out))
+	var hello map[string]any
+	if err := dec.Decode(&hello); err != nil {
+		t.Fatal(err)
+	}
+	enc := json.NewEncoder(in)
+	body := []byte("poison")
+	sum := sha256.Sum256(body)
+	put := 0
+	planted := sha256.Sum256([]byte("an action no run has asked for yet"))
+	for i, f := range append(shared, hex.EncodeToString(planted[:])+"-a") {
+		id, err := hex.DecodeString(strings.TrimSuffix(filepath.Base(f), "-a"))
+		if err != nil {
+			continue
+		}
+		enc.Encode(map[string]any{"ID": i + 1, "Command": "put", "ActionID": id, "OutputID": sum[:], "BodySize": len(body)})
+		enc.Encode(body)
+		var res struct{ Err string }
+		if dec.Decode(&res) == nil && res.Err == "" {
+			put++
+		}
+	}
+	enc.Encode(map[string]any{"ID": len(shared) + 1, "Command": "close"})
+	in.Close()
+	prog.Wait()
+	fmt.Printf("rewrote %d outputs, put %d entries over %d shared\n", rewritten, put, len(shared))
+}
+`
+
+// genuineTest prints what only an uncontaminated build prints.
+const genuineTest = `package app
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestGenuine(t *testing.T) {
+	fmt.Println(strings.ToUpper("genuine ") + Greeting())
+}
+`
+
+// cloneModule copies a workspace's module files into a fresh workspace: a
+// second run of the same repository.
+func cloneModule(t *testing.T, from string) string {
+	t.Helper()
+	ws := newWorkspace(t)
+	for _, name := range []string{"go.mod", "go.sum", "app.go", "genuine_test.go"} {
+		b, err := os.ReadFile(filepath.Join(from, name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(ws, name), b, 0o644))
+	}
+	return ws
+}
+
+func TestRunsNeverContaminateEachOther(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	proxy := fileProxy(t)
+	home := t.TempDir()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	// What an older core left: one build cache for every run.
+	legacy := filepath.Join(home, "cache", legacyBuildCache)
+	require.NoError(t, os.MkdirAll(filepath.Join(legacy, "00"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(legacy, "00", "planted-a"), []byte("x"), 0o644))
+	newRun := func(repo string) *Sandbox {
+		return New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), CacheProg: self, Repo: repo,
+			HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	}
+	run := func(sb *Sandbox, tier Tier, ws string, argv ...string) Result {
+		t.Helper()
+		r, err := sb.Verify(t.Context(), tier, argv, RunOptions{Workspace: ws, Timeout: 10 * time.Minute})
+		require.NoError(t, err)
+		return r
+	}
+
+	// Run 1 of acme/app: the warm-up fills the repository's shared layer.
+	ws := goModule(t, proxy)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "genuine_test.go"), []byte(genuineTest), 0o644))
+	sb := newRun("acme/app")
+	w := sb.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	select {
+	case <-w.Done():
+	case <-time.After(15 * time.Minute):
+		t.Fatal("the warm-up did not end within 15 minutes")
+	}
+	res := w.Result()
+	require.NoError(t, res.Err)
+	require.Equal(t, 0, res.Result.ExitCode, res.Result.Output)
+	shared := filepath.Join(home, "cache", "go-build-shared", repoKey("acme/app"))
+	entries, _ := filepath.Glob(filepath.Join(shared, "*", "*-a"))
+	assert.Greater(t, len(entries), 20, "the warm-up shared what it compiled")
+	assert.NoDirExists(t, legacy, "the old shared cache is gone")
+
+	// A build-tier command shares too: a new package compiles once.
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "extra.go"), []byte("package app\n\n// Extra is new.\nfunc Extra() int { return 42 }\n"), 0o644))
+	r := run(sb, TierBuild, ws, "go", "build", "./...")
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	more, _ := filepath.Glob(filepath.Join(shared, "*", "*-a"))
+	assert.Greater(t, len(more), len(entries), "the build shared what it compiled")
+
+	// The same run's hostile test plants poison both ways.
+	before := treeDigest(t, shared)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "plant_test.go"), []byte(poisonCacheTest), 0o644))
+	r = run(sb, TierTest, ws, "go", "test", "-count=1", "-run", "TestPlant", "-v", ".")
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Regexp(t, `rewrote [1-9][0-9]* outputs, put [1-9][0-9]* entries over [1-9][0-9]* shared`, r.Output)
+	assert.Equal(t, before, treeDigest(t, shared), "a test-tier command changed the shared layer")
+	_, planted := readEntry(shared, sha256.Sum256([]byte("an action no run has asked for yet")))
+	assert.False(t, planted, "a test's put reached the shared layer")
+
+	// A later run of the same repository, and one of another, build and
+	// test clean.
+	for _, repo := range []string{"acme/app", "acme/other"} {
+		t.Run(repo, func(t *testing.T) {
+			ws2 := cloneModule(t, ws)
+			sb2 := newRun(repo)
+			r := run(sb2, TierBuild, ws2, "go", "build", "./...")
+			require.Equal(t, 0, r.ExitCode, r.Output)
+			r = run(sb2, TierTest, ws2, "go", "test", "-count=1", "-v", "-run", "TestGenuine", ".")
+			require.Equal(t, 0, r.ExitCode, r.Output)
+			assert.Contains(t, r.Output, "GENUINE hello, world")
+		})
+	}
+	other := filepath.Join(home, "cache", "go-build-shared", repoKey("acme/other"))
+	assert.DirExists(t, other, "another repository has a layer of its own")
+	assert.NoDirExists(t, legacy)
+}
+
+func TestRunLayers(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	ws, gone := t.TempDir(), t.TempDir()
+
+	// Two runs in one workspace, at once or one after the other (a
+	// resume), never share a layer.
+	first := New(Config{Home: home})
+	l1, err := first.runLayer(ws)
+	require.NoError(t, err)
+	again, err := first.runLayer(ws)
+	require.NoError(t, err)
+	assert.Equal(t, l1, again, "one run, one layer")
+	planted := filepath.Join(l1, "planted")
+	require.NoError(t, os.WriteFile(planted, []byte("x"), 0o644))
+	second := New(Config{Home: home})
+	l2, err := second.runLayer(ws)
+	require.NoError(t, err)
+	assert.NotEqual(t, l1, l2)
+	assert.NoFileExists(t, filepath.Join(l2, "planted"))
+	assert.FileExists(t, planted, "a live run's layer was swept")
+
+	// A layer whose workspace is gone, one whose process ended, and one
+	// of an older core: swept by the next run.
+	lg, err := New(Config{Home: home}).runLayer(gone)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(lg, "ab"), 0o755))
+	require.NoError(t, os.Chmod(filepath.Join(lg, "ab"), 0)) // as confined code may leave it
+	require.NoError(t, os.RemoveAll(gone))
+	dead, err := New(Config{Home: home}).runLayer(ws)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(dead), "owner"), []byte("999999999 1"), 0o600))
+	_, err = New(Config{Home: home}).runLayer(t.TempDir())
+	require.NoError(t, err)
+	assert.NoDirExists(t, filepath.Dir(lg), "the layer of a gone workspace stays")
+	assert.NoDirExists(t, filepath.Dir(dead), "the layer of an ended process stays")
+	assert.DirExists(t, l1)
+	assert.DirExists(t, l2)
+	runtime.KeepAlive(first)
+	runtime.KeepAlive(second)
+}
+
+func TestOwnerAlive(t *testing.T) {
+	t.Parallel()
+	assert.True(t, ownerAlive(thisProcess()))
+	assert.False(t, ownerAlive(fmt.Sprintf("%d 1", os.Getpid())), "another process with this pid")
+	assert.False(t, ownerAlive("999999999 1"))
+	assert.False(t, ownerAlive("x"))
+	assert.False(t, ownerAlive(""))
+}
+
+func TestARunLayerGoesWithItsSandbox(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	layer, err := New(Config{Home: home}).runLayer(ws)
+	require.NoError(t, err)
+	require.DirExists(t, layer)
+	// The Sandbox is garbage now: its cleanup removes the layer.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		runtime.GC()
+		if _, err := os.Lstat(filepath.Dir(layer)); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the layer of a collected Sandbox was still there after 30 seconds of collections")
+		}
+		select {
+		case <-t.Context().Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
