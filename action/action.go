@@ -133,6 +133,7 @@ func (r *runner) run(ctx context.Context) error {
 		opts, err := r.options(ctx, id)
 		if err == nil && r.status != nil {
 			opts.OnStep = r.progress(ctx, id)
+			opts.OnState = r.headline(ctx, id, opts.IdleTimeout)
 		}
 		return opts, err
 	}
@@ -175,6 +176,30 @@ func (r *runner) progress(ctx context.Context, id string) func(session.Step, int
 		}
 		last = time.Now()
 		text := fmt.Sprintf("core is on it: %s session `%s`, turn %d of at most %d (%s %s).", r.t.mode, id, st.Turn, maxTurns, st.Tool, st.Target)
+		if err := r.status.post(ctx, text); err != nil {
+			r.a.Warningf("core: could not update the status comment: %v", err)
+		}
+	}
+}
+
+// headline keeps the status comment's headline current as the run goes
+// idle (it landed and waits for its starter) and wakes again.
+func (r *runner) headline(ctx context.Context, id string, idle time.Duration) func(session.Status, string) {
+	return func(st session.Status, prURL string) {
+		if idle <= 0 {
+			return // it ends at done: the result is the headline
+		}
+		var text string
+		switch {
+		case st == session.StatusIdle && prURL != "":
+			text = fmt.Sprintf("core landed its work: %s. It waits %s for more: @%s can comment `/core <message>` (session `%s`).", prURL, idle, r.t.actor.Login, id)
+		case st == session.StatusIdle:
+			text = fmt.Sprintf("core is idle: @%s can comment `/core <message>` within %s (session `%s`).", r.t.actor.Login, idle, id)
+		case st == session.StatusActive && prURL != "":
+			text = fmt.Sprintf("core is on it again: %s session `%s`, for @%s's message.", r.t.mode, id, r.t.actor.Login)
+		default:
+			return
+		}
 		if err := r.status.post(ctx, text); err != nil {
 			r.a.Warningf("core: could not update the status comment: %v", err)
 		}
@@ -252,7 +277,7 @@ func setupEnv(env Env) setup.Env {
 		}
 		return v
 	}
-	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto", setup.ChecksFromCI: "true"},
+	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto", setup.ChecksFromCI: "true", setup.IdleTimeout: session.IdleTriggered.String()},
 		OnRetry: func(rt model.Retry) { fmt.Fprintf(env.Stderr, "model: %s\n", rt) }}
 }
 
@@ -276,7 +301,31 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	r.secrets = o.Secrets
 	o.Approver = tools.DenyApprover{}
 	o.Progress, o.Output = r.env.Stderr, r.env.Stderr
+	r.listen(&o)
 	return o, nil
+}
+
+// listen lets the person who started the run reach it while it works and
+// while it waits, idle, for more: the job reads new comments on the issue
+// or pull request between turns. A run with no one to write to it ends at
+// done.
+func (r *runner) listen(o *session.Options) {
+	if r.t.mode == ModeForge || r.t.number == 0 || r.t.actor.Login == "" {
+		// No one to write to it: a forge brief, a schedule, or a run the
+		// bot dispatched (the bot takes its comments; it names no starter
+		// to the job).
+		o.IdleTimeout = 0
+		return
+	}
+	if o.IdleTimeout == session.IdleTriggered {
+		// The default: a person who writes to the run moves it onto the
+		// attended timeout.
+		o.IdleAfterMessage = session.IdleAttended
+	}
+	o.Control = session.NewControl()
+	// A little before now: the clocks of the runner and GitHub differ.
+	since := time.Now().Add(-5 * time.Second)
+	o.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.t.actor.Login, r.t.commentID, since, o.Control).poll
 }
 
 // fail reports a run that could not start or land.
@@ -319,7 +368,10 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 		}
 	}
 	switch rep.Status {
-	case session.StatusDone:
+	case session.StatusCompleted, session.StatusIdle:
+		return nil
+	case session.StatusCancelled:
+		r.a.Noticef("core: the run was %s", rep.Error)
 		return nil
 	case session.StatusPartial:
 		if _, review := rep.Finding(session.FindingReview); review && rep.Contract.Broken() {
@@ -365,17 +417,21 @@ func statusHeadline(rep *session.Report) string {
 		return fmt.Sprintf("core stopped at its budget and landed its unfinished work as a draft marked [budget exhausted]: %s (%d turns). %s", orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.Turns, rep.Error)
 	case rep.Status == session.StatusBudgetExhausted:
 		return fmt.Sprintf("core stopped at its budget with nothing to land (session `%s`): %s", rep.ID, rep.Error)
-	case rep.Status == session.StatusDone && rep.PRURL != "":
+	case rep.Status.Succeeded() && rep.PRURL != "":
 		return fmt.Sprintf("core is done: %s (%s; %d turns).", rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
 	case rep.Status == session.StatusPartial && rep.Contract.Broken():
 		return fmt.Sprintf("core landed its work as a draft, but %s: %s (%d turns).\n\n%s", rep.Contract.Line(), orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.Turns, rep.Contract.Markdown())
-	case rep.Status == session.StatusDone:
+	case rep.Status.Succeeded():
 		if f, ok := rep.Finding(session.FindingNoChange); ok {
 			return fmt.Sprintf("core is done, with no change to land (session `%s`): %s", rep.ID, f.Detail)
 		}
 		return fmt.Sprintf("core is done, with nothing to land (session `%s`).", rep.ID)
 	case rep.Status == session.StatusPartial:
 		return fmt.Sprintf("core stopped before it was done: %s. The work is not landed (session `%s`).", rep.Error, rep.ID)
+	case rep.Status == session.StatusCancelled && rep.Landed:
+		return fmt.Sprintf("core was %s; what it landed stays: %s (session `%s`).", rep.Error, orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.ID)
+	case rep.Status == session.StatusCancelled:
+		return fmt.Sprintf("core was %s before it landed anything (session `%s`).", rep.Error, rep.ID)
 	}
 	return fmt.Sprintf("core failed (%s): %s (session `%s`).", rep.FailureKind, rep.Error, rep.ID)
 }

@@ -12,14 +12,14 @@ import (
 
 func TestStepSummary(t *testing.T) {
 	t.Parallel()
-	rep := &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2", Branch: "core-session/s1", Turns: 2,
+	rep := &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Branch: "core-session/s1", Turns: 2,
 		Usage: session.Usage{PromptTokens: 90, CompletionTokens: 10, TotalTokens: 100},
 		Steps: []session.Step{{Turn: 1, Tool: "edit_file", Target: "a|b.go", Duration: 1500 * time.Millisecond, Tokens: 50}},
 		Contract: session.NewContract([]session.CheckRun{{Command: []string{"go", "test", "./..."}, Source: session.SourceModel,
 			Baseline: session.CheckResult{Exit: 1, Seconds: 2, Sandboxed: true},
 			Result:   session.CheckResult{Exit: 0, Passed: true, Seconds: 1.5, Sandboxed: true}}}, 2*time.Minute)}
 	s := stepSummary("fix", rep)
-	assert.Contains(t, s, "## core fix: done\n")
+	assert.Contains(t, s, "## core fix: completed\n")
 	assert.Contains(t, s, "Pull request: https://x/pull/2")
 	assert.Contains(t, s, "| `go test ./...` | fixed | exit 1 (2.0s, sandboxed) | exit 0 (1.5s, sandboxed) |")
 	assert.Contains(t, s, "**Contract held.**")
@@ -50,15 +50,15 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 	}{
 		{name: "broken", rep: &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: "https://x/pull/2", Turns: 3, Contract: broken},
 			want: []string{"core landed its work as a draft, but contract broken: 1 regressed: https://x/pull/2 (3 turns).", "| `go test ./...` | **regressed** |"}},
-		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2", Turns: 3},
+		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3},
 			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: the harness ran no checks; 3 turns)."}},
-		{name: "a review on a fork's pull request", rep: &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2#pullrequestreview-9", Turns: 3,
+		{name: "a review on a fork's pull request", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2#pullrequestreview-9", Turns: 3,
 			Findings: []session.Finding{{Kind: session.FindingReview, Detail: "a review with 2 suggested changes and 0 patches on pull request #2, from the fork m/x: nothing was pushed"}}},
 			want: []string{"core is done: a review with 2 suggested changes and 0 patches on pull request #2, from the fork m/x: nothing was pushed: https://x/pull/2#pullrequestreview-9 (**UNVERIFIED**: the harness ran no checks; 3 turns)."}},
 		{name: "a review, broken", rep: &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: "https://x/pull/2#pullrequestreview-9", Turns: 3, Contract: broken,
 			Findings: []session.Finding{{Kind: session.FindingReview, Detail: "a review with 1 suggested change and 1 patch on pull request #2, from the fork m/x: nothing was pushed"}}},
 			want: []string{"core posted its work as a review with 1 suggested change and 1 patch on pull request #2, from the fork m/x: nothing was pushed, but contract broken: 1 regressed: https://x/pull/2#pullrequestreview-9 (3 turns).", "| `go test ./...` | **regressed** |"}},
-		{name: "no change", rep: &session.Report{ID: "s1", Status: session.StatusDone, Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "already fixed"}}},
+		{name: "no change", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "already fixed"}}},
 			want: []string{"core is done, with no change to land (session `s1`): already fixed", "Cost: no price set."}},
 		{name: "budget exhausted", rep: &session.Report{ID: "s1", Status: session.StatusBudgetExhausted, PRURL: "https://x/pull/2", Landed: true, Turns: 2, Error: "the budget of $1.0000 (--budget-usd) would be passed",
 			CostUSD: ptr(0.75), Budget: &session.BudgetReport{USD: 1, SpentUSD: ptr(0.75), SpentTokens: 750, Exhausted: true, NextTokens: 4500, NextUSD: ptr(0.45)}},
@@ -74,7 +74,7 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 			}
 		})
 	}
-	s := stepSummary("resolve", &session.Report{ID: "s1", Status: session.StatusDone, PRURL: "https://x/pull/2#pullrequestreview-9",
+	s := stepSummary("resolve", &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2#pullrequestreview-9",
 		Findings: []session.Finding{{Kind: session.FindingReview, Detail: "a review with 1 suggested change"}}})
 	assert.Contains(t, s, "Review: https://x/pull/2#pullrequestreview-9 (a review with 1 suggested change)")
 	assert.NotContains(t, s, "Pull request:")

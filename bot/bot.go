@@ -96,15 +96,23 @@ func New(ctx context.Context, cfg *Config, deps Deps) (*Bot, error) {
 }
 
 // setupOptions sets local runs up through setup, the one way in: state
-// under <data-dir>/core unless CORE_HOME says otherwise.
+// under <data-dir>/core unless CORE_HOME says otherwise; a run that lands
+// waits idle for its starter's /core messages (IdleTriggered, then
+// IdleAttended) unless CORE_SESSION_IDLE_TIMEOUT says otherwise.
 func setupOptions(cfg *Config, getenv func(string) string, self string) func(ctx context.Context) (session.Options, error) {
 	return func(ctx context.Context) (session.Options, error) {
 		if getenv == nil {
 			return session.Options{}, errors.New("the bot has no environment to set local runs up from")
 		}
-		ready, err := setup.Options(ctx, setup.Env{Getenv: getenv, Home: filepath.Join(cfg.DataDir, "core"), Self: self}, nil)
+		ready, err := setup.Options(ctx, setup.Env{Getenv: getenv, Home: filepath.Join(cfg.DataDir, "core"), Self: self,
+			Defaults: map[string]string{setup.IdleTimeout: session.IdleTriggered.String()}}, nil)
 		if err != nil {
 			return session.Options{}, setup.Word(err, setup.EnvWording)
+		}
+		if ready.Options.IdleTimeout == session.IdleTriggered {
+			// A trigger started it; its starter writing to it moves it
+			// onto the attended timeout.
+			ready.Options.IdleAfterMessage = session.IdleAttended
 		}
 		return ready.Options, nil
 	}

@@ -56,6 +56,9 @@ func (h *IssueComment) Handle(ctx context.Context, eventType, deliveryID string,
 			return c.run(ctx, h.Base, req)
 		}
 	}
+	if handled, err := h.handOff(ctx, req, cmd); handled || err != nil {
+		return err
+	}
 	_, _, err = req.client.CreateComment(ctx, req.owner, req.repo, req.number, fmt.Sprintf("core: unknown command `/core %s`.\n\n%s", cmd.Name, helpText()))
 	return err
 }

@@ -34,6 +34,9 @@ type LocalRunner struct {
 // localRun is a run this process carries out.
 type localRun struct {
 	cancel context.CancelFunc
+	// ctl hands the run the messages and interrupts of the person who
+	// started it.
+	ctl *session.Control
 	// why says who ended it early: "stop" (/core stop) or "shutdown".
 	why string
 }
@@ -56,7 +59,7 @@ func (l *LocalRunner) Start(ctx context.Context, client *gh.Client, run *Run, _ 
 		cancel()
 		return l.base.setStatus(ctx, client, run, StateFailed, "failed: the bot is shutting down; ask again shortly.")
 	}
-	lr := &localRun{cancel: cancel}
+	lr := &localRun{cancel: cancel, ctl: session.NewControl()}
 	l.runs[run.ID] = lr
 	l.wg.Add(1)
 	l.mu.Unlock()
@@ -87,6 +90,36 @@ func (l *LocalRunner) end(id, why string) bool {
 		r.cancel()
 	}
 	return ok
+}
+
+// Message hands a person's message to a run here; here is false when the
+// run is not this process's.
+func (l *LocalRunner) Message(runID string, m session.Message) (reply string, here bool, err error) {
+	ctl := l.control(runID)
+	if ctl == nil {
+		return "", false, nil
+	}
+	reply, err = ctl.Send(m)
+	return reply, true, err
+}
+
+// Interrupt stops the current turn of a run here.
+func (l *LocalRunner) Interrupt(runID, from string) (reply string, here bool, err error) {
+	ctl := l.control(runID)
+	if ctl == nil {
+		return "", false, nil
+	}
+	reply, err = ctl.Interrupt(from)
+	return reply, true, err
+}
+
+func (l *LocalRunner) control(runID string) *session.Control {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r, ok := l.runs[runID]; ok {
+		return r.ctl
+	}
+	return nil
 }
 
 // Stop cancels a run here.
@@ -152,7 +185,20 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 		return // stopped or expired meanwhile
 	}
 	report(StateRunning, "running.")
-	rep, err := l.session(ctx, run)
+	rep, err := l.session(ctx, run, lr.ctl, func(st session.Status, prURL string, idle time.Duration) {
+		// The headline follows the run's life: landed and waiting for
+		// its starter, or at work again on a message.
+		switch {
+		case st == session.StatusIdle && idle > 0:
+			landed := "its work"
+			if prURL != "" {
+				landed = prURL
+			}
+			report(StateRunning, fmt.Sprintf("landed %s; waiting %s for more: @%s can comment `/core <message>`.", landed, idle, run.Actor))
+		case st == session.StatusActive && prURL != "":
+			report(StateRunning, fmt.Sprintf("running again, on @%s's message.", run.Actor))
+		}
+	})
 	if rep != nil {
 		run.CostUSD = rep.CostUSD
 	}
@@ -162,7 +208,7 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 	case err != nil:
 		run.Error = err.Error()
 		report(StateFailed, "failed: "+setup.Word(err, setup.EnvWording).Error())
-	case rep.Status == session.StatusDone:
+	case rep.Status.Succeeded():
 		run.SessionID, run.Branch, run.PRURL = rep.ID, rep.Branch, rep.PRURL
 		text := "done"
 		if rep.PRURL != "" {
@@ -195,11 +241,14 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 // client (whose transport refreshes its token), git with a token source
 // that mints a fresh token when the last one is about to expire, so a
 // session longer than a token's hour still pushes.
-func (l *LocalRunner) session(ctx context.Context, run *Run) (*session.Report, error) {
+func (l *LocalRunner) session(ctx context.Context, run *Run, ctl *session.Control, onState func(session.Status, string, time.Duration)) (*session.Report, error) {
 	opts, err := l.options(ctx)
 	if err != nil {
 		return nil, err
 	}
+	opts.Control = ctl
+	idle := opts.IdleTimeout
+	opts.OnState = func(st session.Status, prURL string) { onState(st, prURL, idle) }
 	inst, err := l.base.NewInstallationClient(run.InstallationID)
 	if err != nil {
 		return nil, fmt.Errorf("client for installation %d: %w", run.InstallationID, err)

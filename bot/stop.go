@@ -3,10 +3,15 @@ package bot
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/rs/zerolog"
 )
 
 // stopCommand is /core stop: cancel the active run on the issue or pull
-// request. It needs the same permission as /core fix.
+// request. Only the person who started the run, or a repository admin,
+// may stop it; anyone else is refused with a reply that says why, and the
+// refusal is logged.
 type stopCommand struct{}
 
 func (stopCommand) name() string { return "stop" }
@@ -30,6 +35,14 @@ func (stopCommand) run(ctx context.Context, b *Base, req *request) error {
 		_, _, err = req.client.CreateComment(ctx, req.owner, req.repo, req.number, "core: there is no run to stop here.")
 		return err
 	}
+	if reason, err := mayStop(ctx, req, run); err != nil {
+		return err
+	} else if reason != "" {
+		zerolog.Ctx(ctx).Info().Str(logKeyActor, req.actor.GetLogin()).Str("run", run.ID).Str("reason", reason).Msg("Refused a stop")
+		b.Metrics.refused.Inc(1)
+		_, _, err = req.client.CreateComment(ctx, req.owner, req.repo, req.number, "core: "+reason)
+		return err
+	}
 	if err := b.Runner.Stop(ctx, req.client, run); err != nil {
 		return fmt.Errorf("stop run %s: %w", run.ID, err)
 	}
@@ -37,4 +50,21 @@ func (stopCommand) run(ctx context.Context, b *Base, req *request) error {
 		_ = req.client.AddReaction(ctx, req.owner, req.repo, req.commentID, "+1")
 	}
 	return nil
+}
+
+// mayStop says why the person asking may not stop run, or "": they
+// started it, or they are an admin of the repository.
+func mayStop(ctx context.Context, req *request, run *Run) (string, error) {
+	login := req.actor.GetLogin()
+	if strings.EqualFold(login, run.Actor) {
+		return "", nil
+	}
+	perm, err := req.client.Permission(ctx, req.owner, req.repo, login)
+	if err != nil {
+		return "", err
+	}
+	if perm == "admin" {
+		return "", nil
+	}
+	return fmt.Sprintf("@%s, only @%s, who started this run, or a repository admin can stop it.", login, run.Actor), nil
 }

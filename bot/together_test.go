@@ -54,7 +54,7 @@ func TestBotAndActionShareOneStatusComment(t *testing.T) {
 		"GITHUB_RUN_ID": "4242", "GITHUB_OUTPUT": filepath.Join(work, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(work, "summary"),
 		"INPUT_GITHUB_TOKEN": "ghs_workflow", "INPUT_MODE": in["mode"].(string), "INPUT_ISSUE": in["issue"].(string),
 		"INPUT_PROMPT": in["instruction"].(string), "INPUT_RUN_ID": runID, "INPUT_STATUS_COMMENT_ID": in["status_comment_id"].(string),
-		"INPUT_VERIFY": "build", "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": srv.URL,
+		"INPUT_VERIFY": "build", "INPUT_IDLE_TIMEOUT": "0", "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": srv.URL,
 		"RUNNER_TEMP": t.TempDir(), "PATH": os.Getenv("PATH"), "HOME": t.TempDir(),
 	}
 	require.NoError(t, action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Stderr: io.Discard}))

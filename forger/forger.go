@@ -77,7 +77,7 @@ func Run(ctx context.Context, cfg Config, options func() (session.Options, error
 		}
 		opts.Issue, opts.Prompt = n, ""
 		rep, err := session.Run(ctx, opts)
-		if err != nil || rep.Status != session.StatusDone {
+		if err != nil || !rep.Status.Succeeded() {
 			why := ""
 			if err != nil {
 				why = err.Error()

@@ -82,7 +82,7 @@ func TestTwoRunsAtOnceClaimDifferentBriefs(t *testing.T) {
 	for i := range 2 {
 		require.NoError(t, errs[i])
 		require.NotNil(t, results[i].Report, results[i].Reason)
-		assert.Equal(t, session.StatusDone, results[i].Report.Status, results[i].Report.Error)
+		assert.Equal(t, session.StatusCompleted, results[i].Report.Status, results[i].Report.Error)
 	}
 	assert.NotEqual(t, results[0].Issue, results[1].Issue, "two runs worked the same brief")
 	assert.ElementsMatch(t, []int{1, 2}, []int{results[0].Issue, results[1].Issue})
@@ -116,7 +116,7 @@ func TestFailureReleasesTheClaim(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Report, res.Reason)
 	assert.Equal(t, 1, res.Issue)
-	assert.Equal(t, session.StatusDone, res.Report.Status, res.Report.Error)
+	assert.Equal(t, session.StatusCompleted, res.Report.Status, res.Report.Error)
 }
 
 func TestBriefSelection(t *testing.T) {

@@ -97,7 +97,17 @@ func (c *Client) AddIssueReaction(ctx context.Context, owner, name string, numbe
 // first, all pages, with their bodies as written (not sanitized: for
 // finding core's own comments and commands, not for a model to read).
 func (c *Client) ListComments(ctx context.Context, owner, name string, number int) ([]Comment, error) {
+	return c.ListCommentsSince(ctx, owner, name, number, time.Time{})
+}
+
+// ListCommentsSince is ListComments for the comments updated at or after
+// since (all of them for the zero time): what a running job reads between
+// turns, one request while there are few.
+func (c *Client) ListCommentsSince(ctx context.Context, owner, name string, number int, since time.Time) ([]Comment, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	if !since.IsZero() {
+		opts.Since = &since
+	}
 	var out []Comment
 	for {
 		cs, resp, err := c.gh.Issues.ListComments(ctx, owner, name, number, opts)

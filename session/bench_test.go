@@ -51,7 +51,7 @@ func BenchmarkTurn(b *testing.B) {
 			}
 		}
 		rep, err := Run(b.Context(), opts)
-		if err != nil || rep.Status != StatusDone {
+		if err != nil || rep.Status != StatusCompleted {
 			b.Fatalf("session: %v %+v", err, rep)
 		}
 		srv.Close()
@@ -145,7 +145,7 @@ func readingSession(tb testing.TB, contextTokens int) readingFigures {
 	opts.MaxTurns = len(replies)
 	opts.ContextTokens = contextTokens
 	rep, err := Run(tb.Context(), opts)
-	if err != nil || rep.Status != StatusDone {
+	if err != nil || rep.Status != StatusCompleted {
 		tb.Fatalf("reading session: %v %+v", err, rep)
 	}
 	f := readingFigures{promptTokens: rep.Usage.PromptTokens}

@@ -41,7 +41,7 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 			opts.Prompt = strings.Repeat("Read the big files and tell me what they hold. ", 40) // ~1,900 bytes
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusDone, rep.Status, rep.Error)
+			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 
 			reqs := srv.Requests()
 			require.Len(t, reqs, len(replies))

@@ -81,7 +81,7 @@ func TestContract(t *testing.T) {
 		{
 			name: "a real fix", base: broken,
 			replies: []string{write("calc.go", "package calc\n\n"+builds+"\n"), "tool: run_shell\ncommand: go vet ./...", "tool: done\nsummary: fixed it"},
-			status:  StatusDone, verdict: ContractHeld, verdicts: []CheckVerdict{VerdictFixed}, sources: []CheckSource{SourceModel},
+			status:  StatusCompleted, verdict: ContractHeld, verdicts: []CheckVerdict{VerdictFixed}, sources: []CheckSource{SourceModel},
 		},
 		{
 			name: "a user check the model never ran catches a regression", base: builds, checks: []string{"go build ./..."},
@@ -105,12 +105,12 @@ func TestContract(t *testing.T) {
 			name: "go checks in a Python repository do not apply", checks: []string{"go build ./..."},
 			files:   map[string]string{"pyproject.toml": "[project]\nname = \"calc\"\n", "calc.py": "def add(a, b):\n    return a - b\n"},
 			replies: []string{write("calc.py", "def add(a, b):\n    return a + b\n"), "tool: run_shell\ncommand: go vet ./...", "tool: done\nsummary: fixed add"},
-			status:  StatusDone, verdict: ContractNone, verdicts: []CheckVerdict{VerdictError, VerdictError}, sources: []CheckSource{SourceUser, SourceModel},
+			status:  StatusCompleted, verdict: ContractNone, verdicts: []CheckVerdict{VerdictError, VerdictError}, sources: []CheckSource{SourceUser, SourceModel},
 		},
 		{
 			name: "no checks", base: builds,
 			replies: []string{write("extra.go", "package calc\n"), "tool: done\nsummary: added a file"},
-			status:  StatusDone, verdict: ContractNone,
+			status:  StatusCompleted, verdict: ContractNone,
 		},
 	}
 	for _, tt := range tests {
@@ -165,7 +165,7 @@ func TestContractNoChange(t *testing.T) {
 	opts := buildOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusDone, rep.Status)
+	assert.Equal(t, StatusCompleted, rep.Status)
 	assert.False(t, rep.Landed)
 	f, ok := rep.Finding(FindingNoChange)
 	require.True(t, ok)
@@ -197,7 +197,7 @@ func TestContractResumeAfterBroken(t *testing.T) {
 	resumed.Store = opts.Store
 	rep, err = Resume(t.Context(), rep.ID, "the build is broken: fix it", resumed)
 	require.NoError(t, err)
-	assert.Equal(t, StatusDone, rep.Status, rep.Error)
+	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	require.NotNil(t, rep.Contract)
 	assert.Equal(t, ContractHeld, rep.Contract.Verdict, "resume runs the contract again, with the user's check")
 	assert.Equal(t, []CheckVerdict{VerdictPassing}, checkVerdicts(rep.Contract))

@@ -75,12 +75,14 @@ func TestInteractive(t *testing.T) {
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Interactive = true
-	opts.Input = strings.NewReader("now b\n/exit\ny\n")
+	// Each done lands (y), and the idle run asks for the next
+	// instruction until /exit.
+	opts.Input = strings.NewReader("y\nnow b\ny\n/exit\n")
 	var out strings.Builder
 	opts.Output = &out
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusDone, rep.Status, rep.Error)
+	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.True(t, rep.Landed)
 	assert.Contains(t, out.String(), "next instruction (/exit to stop)> ")
 	assert.Contains(t, out.String(), "commit and land branch "+rep.Branch+" in "+repo+"? [y/N] ", "a local repository is not pushed and gets no pull request")
@@ -90,7 +92,8 @@ func TestInteractive(t *testing.T) {
 	reqs := srv.Requests()
 	require.Len(t, reqs, 4)
 	last := reqs[3].Messages
-	assert.Equal(t, "now b\n\n/no_think", last[len(last)-3].Content)
+	assert.Contains(t, last[len(last)-3].Content, "now b\n\n/no_think")
+	assert.Contains(t, last[len(last)-3].Content, "Message from local user", "who sent it")
 }
 
 func TestInteractiveDeclinesLanding(t *testing.T) {
@@ -105,7 +108,7 @@ func TestInteractiveDeclinesLanding(t *testing.T) {
 	opts.Input = strings.NewReader("/exit\n") // then EOF: no
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusDone, rep.Status)
+	assert.Equal(t, StatusCompleted, rep.Status)
 	assert.False(t, rep.Landed)
 	cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", rep.Branch)
 	cmd.Dir = repo
@@ -179,7 +182,7 @@ func TestTransientFailureRetriedWithinTheTurn(t *testing.T) {
 	)
 	rep, err := Run(t.Context(), testOptions(t, srv, repo))
 	require.NoError(t, err)
-	assert.Equal(t, StatusDone, rep.Status, rep.Error)
+	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Equal(t, 1, rep.Turns)
 }
 

@@ -49,7 +49,7 @@ func TestDryRunDiffIsScrubbed(t *testing.T) {
 	opts.Output = &out
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Contains(t, out.String(), "+token=[redacted]")
 	assert.NotContains(t, out.String(), "sekrit-value")
 }

@@ -65,7 +65,7 @@ func TestGitHubOpensDraftPullRequest(t *testing.T) {
 	opts.Prompt = "greet the world"
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 
 	pulls := f.g.Pulls("octo", "hello")
 	require.Len(t, pulls, 1)
@@ -122,7 +122,7 @@ func TestGitHubIssueGoalAndNoDuplicatePR(t *testing.T) {
 	opts.Issue = n
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 
 	instruction := srv.Requests()[0].Messages[1].Content
 	assert.True(t, strings.HasPrefix(instruction, "Please fix this.\n\nIssue #1: Shout the greeting\n\nThe greeting should be upper case."), instruction)
@@ -147,7 +147,7 @@ func TestGitHubIssueGoalAndNoDuplicatePR(t *testing.T) {
 	opts2.Prompt, opts2.Issue = "", n
 	rep2, err := Run(t.Context(), opts2)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep2.Status, rep2.Error)
+	require.Equal(t, StatusCompleted, rep2.Status, rep2.Error)
 	assert.Equal(t, "Issue #1: Shout the greeting", rep2.Goal, "no prompt: the issue's title is the goal")
 	assert.Equal(t, n, rep2.Issue)
 	assert.Equal(t, &DiffStat{Files: 1, Insertions: 1}, rep2.DiffStat, "bye.txt, from the draft's head")
@@ -222,7 +222,7 @@ func TestGitHubLandsOnOpenPullRequest(t *testing.T) {
 				assert.Empty(t, f.g.Comments("octo", "hello", num))
 				return
 			}
-			require.Equal(t, StatusDone, rep.Status, rep.Error)
+			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 			assert.Equal(t, "feature", rep.Branch)
 			assert.Equal(t, num, rep.PullRequest)
 			sha, _, err := f.repo.Head(t.Context(), "feature")
@@ -466,7 +466,7 @@ func TestGitHubContractEndings(t *testing.T) {
 	resumed.Store, resumed.Ready = opts.Store, true // the repository comes from the record
 	rep, err = Resume(t.Context(), rep.ID, "go vet fails: fix it", resumed)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	pulls = f.g.Pulls("octo", "calc")
 	require.Len(t, pulls, 1, "the same pull request")
 	pr = pulls[0]
@@ -499,7 +499,7 @@ func TestGitHubHeldStaysDraftWithoutReady(t *testing.T) {
 	opts.Verify = sandbox.TierBuild
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	require.True(t, rep.Contract.Held())
 	pr := f.g.Pulls("octo", "hello")[0]
 	assert.True(t, pr.Draft, "without --ready it stays a draft")

@@ -34,7 +34,7 @@ func systemPromptOf(t *testing.T, repo string) (string, *Report) {
 	opts.DryRun = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	return srv.Requests()[0].Messages[0].Content, rep
 }
 
@@ -144,7 +144,7 @@ func TestInstructionsFromStartCommit(t *testing.T) {
 	opts.DryRun = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status)
+	require.Equal(t, StatusCompleted, rep.Status)
 	// The workspace file is replaced, then read again for the report: the
 	// recorded prompt still holds the committed text.
 	rec, err := opts.Store.Load(rep.ID)

@@ -7,30 +7,29 @@ import (
 	"strings"
 )
 
-// finish ends a run. One that ended done is checked and landed, step by
-// step: a run that changed nothing lands nothing; the harness holds the
-// result to its contract; the work is committed and landed (as a draft
-// marked [checks failing] when the contract broke). A broken contract ends
-// the session partial: the work stays, and resume runs the contract again.
+// finish lands the work of a run whose model called done, step by step:
+// a run that changed nothing lands nothing; the harness holds the result
+// to its contract; the work is committed and landed (as a draft marked
+// [checks failing] when the contract broke). It returns idle when the run
+// may wait for its next message, or the run's end: a broken contract ends
+// the session partial (the work stays, and resume runs the contract
+// again).
 //
 // A run its budget stopped lands its work as it is, unchecked (the
 // contract holds work the model called done), as a draft marked
 // [budget exhausted], and ends budget_exhausted.
-func (s *run) finish(ctx context.Context, out outcome) *Report {
+func (s *run) finish(ctx context.Context, out outcome) outcome {
 	if out.status == StatusBudgetExhausted {
-		return s.finishSpent(ctx, out.err)
-	}
-	if out.status != StatusDone {
-		return s.end(out.status, out.kind, out.err)
+		return s.finishSpent(ctx, out)
 	}
 	changed, err := s.changed(ctx)
 	if err != nil {
-		return s.end(StatusFailed, FailInfrastructure, err)
+		return failed(FailInfrastructure, err)
 	}
 	if !changed {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingNoChange, Detail: s.scrub(s.rec.Summary)})
 		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
-		return s.end(StatusDone, "", nil)
+		return out
 	}
 	s.warmEnded()
 	switch n := len(s.rec.Checks); n {
@@ -43,74 +42,84 @@ func (s *run) finish(ctx context.Context, out outcome) *Report {
 	s.report.Contract = s.checks.contract(ctx, s.rec.Checks)
 	if ctx.Err() != nil {
 		s.report.Contract = nil // not run to the end: no verdict
-		return s.end(StatusCancelled, "", errors.New("cancelled while the harness ran the checks"))
+		return outcome{status: StatusCancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 	}
-	status, ending := s.contractEnding()
-	return s.landOrShow(ctx, status, ending)
+	for _, c := range s.report.Contract.Checks {
+		s.events.add(Event{Kind: EventCheck, Check: c.String(), Verdict: string(c.Verdict)})
+	}
+	return s.landOrShow(ctx, s.contractEnding())
+}
+
+// failed is a failed outcome.
+func failed(kind FailureKind, err error) outcome {
+	return outcome{status: StatusFailed, kind: kind, err: err}
 }
 
 // finishSpent ends a run its budget stopped, landing what it changed.
-func (s *run) finishSpent(ctx context.Context, ending error) *Report {
+func (s *run) finishSpent(ctx context.Context, out outcome) outcome {
 	s.spend.exhausted = true
-	fmt.Fprintf(s.opts.Progress, "budget exhausted: %v\n", ending)
+	fmt.Fprintf(s.opts.Progress, "budget exhausted: %v\n", out.err)
 	changed, err := s.changed(ctx)
 	if err != nil {
-		return s.end(StatusFailed, FailInfrastructure, err)
+		return failed(FailInfrastructure, err)
 	}
 	if !changed {
-		return s.end(StatusBudgetExhausted, "", ending)
+		return out
 	}
-	return s.landOrShow(ctx, StatusBudgetExhausted, ending)
+	return s.landOrShow(ctx, out)
 }
 
-// landOrShow lands the work (land), or in a dry run prints its diff, then
-// ends the session as status with ending.
-func (s *run) landOrShow(ctx context.Context, status Status, ending error) *Report {
+// landOrShow lands the work (land), or in a dry run prints its diff; then
+// the run goes on as ending says.
+func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
 	if s.opts.DryRun {
 		diff, err := diffSince(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
 		if err != nil {
-			return s.end(StatusFailed, FailInfrastructure, err)
+			return failed(FailInfrastructure, err)
 		}
 		fmt.Fprintf(s.opts.Output, "%s\n", diff)
-		return s.end(status, "", ending)
+		return ending
 	}
-	return s.land(ctx, status, ending)
+	return s.land(ctx, ending)
 }
 
-// land commits the checked work and lands it; status and ending are how
-// the session ends once it has landed (partial with a broken contract).
-// A session that reached done lands here, and so does core session land.
-func (s *run) land(ctx context.Context, status Status, ending error) *Report {
+// land commits the checked work and lands it; ending is how the run goes
+// on once it has landed (idle, or partial with a broken contract). A run
+// whose model called done lands here, and so does core session land.
+func (s *run) land(ctx context.Context, ending outcome) outcome {
 	if err := s.checkLanding(ctx); err != nil {
-		return s.end(StatusFailed, landingFailure(err), err)
+		return failed(landingFailure(err), err)
 	}
 	if s.opts.Interactive {
 		s.report.Contract.WriteText(s.opts.Output)
 		answer, _ := s.ask(s.landQuestion())
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			// The person said no: the run ends here, its work kept.
 			fmt.Fprintf(s.opts.Output, "not landed: the work stays in %s (core session resume %s continues it)\n", s.rec.Workspace, s.rec.ID)
-			return s.end(status, "", ending)
+			ending.end = true
+			return ending
 		}
 	}
 	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
 	if err != nil {
-		return s.end(StatusFailed, FailInfrastructure, err)
+		return failed(FailInfrastructure, err)
 	}
 	if sha == "" {
 		// Nothing new since an earlier run landed: land that again.
 		if sha, err = s.git.run(ctx, s.rec.Workspace, "rev-parse", "HEAD"); err != nil {
-			return s.end(StatusFailed, FailInfrastructure, err)
+			return failed(FailInfrastructure, err)
 		}
 	}
 	s.rec.Commit = sha
 	if err := s.origin.land(ctx, s); err != nil {
-		return s.end(StatusFailed, landFailure(err), err)
+		return failed(landFailure(err), err)
 	}
 	s.rec.Landed = true
+	s.unlanded = false
 	if ds, err := diffStat(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, sha); err == nil {
 		s.report.DiffStat = ds // without it the report still stands
 	}
-	return s.end(status, "", ending)
+	return ending
 }
 
 // changed reports whether the session changed anything since the start
@@ -130,13 +139,13 @@ func (s *run) changed(ctx context.Context) (bool, error) {
 	return head != s.rec.StartCommit, nil
 }
 
-// contractEnding is how a run that reached done ends, given its contract:
-// done, or partial when the result broke it.
-func (s *run) contractEnding() (Status, error) {
+// contractEnding is how a run that reached done goes on, given its
+// contract: idle, or partial when the result broke it.
+func (s *run) contractEnding() outcome {
 	if c := s.report.Contract; c.Broken() {
-		return StatusPartial, fmt.Errorf("the result broke its contract (%s): core session resume %s continues the work", c.Line(), s.rec.ID)
+		return outcome{status: StatusPartial, err: fmt.Errorf("the result broke its contract (%s): core session resume %s continues the work", c.Line(), s.rec.ID)}
 	}
-	return StatusDone, nil
+	return outcome{status: StatusIdle}
 }
 
 // landQuestion asks what landing will really do here.
@@ -161,6 +170,7 @@ func (s *run) landQuestion() string {
 func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	s.stopWarm() // of no use any more; the report says how it ended
 	now := s.opts.Now()
+	s.ctl.setStatus(status)
 	if terr := s.rec.transition(status, now); terr != nil {
 		// An illegal transition is a bug; say so rather than lose the ending.
 		status, kind, err = StatusFailed, FailError, fmt.Errorf("%v (while ending: %v)", terr, err)
@@ -188,6 +198,7 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	}
 	r.Unverified = r.Contract.None()
 	r.EndedAt = now
+	s.events.add(Event{Kind: EventState, Status: r.Status, FailureKind: kind, Text: r.Error})
 	if serr := s.opts.Store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
 		r.Error = serr.Error()
 	}

@@ -74,7 +74,7 @@ func TestToolRefusesWorkflowInASession(t *testing.T) {
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusDone, rep.Status, rep.Error)
+	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.False(t, rep.Landed)
 	obs := srv.Requests()[1].Messages
 	last := obs[len(obs)-1].Content
@@ -139,7 +139,7 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 			assert.False(t, branchExists(t, repo, rep.Branch))
 			rep, err = Resume(t.Context(), rep.ID, "land it", testResumeOptions(opts, true))
 			require.NoError(t, err)
-			require.Equal(t, StatusDone, rep.Status, rep.Error)
+			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 			assert.True(t, rep.Landed)
 			for name, body := range tt.files {
 				assert.Equal(t, strings.TrimSpace(body), gitOut(t, repo, "show", rep.Branch+":"+name))
@@ -171,14 +171,14 @@ func TestAllowWorkflowChangesIsKeptByResume(t *testing.T) {
 	opts.AllowWorkflowChanges = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Equal(t, "on: push", gitOut(t, repo, "show", rep.Branch+":.github/workflows/ci.yml"))
 
 	require.NoError(t, os.WriteFile(filepath.Join(rep.workspace(opts), ".github", "workflows", "lint.yml"), []byte("on: pull_request\n"), 0o644))
 	opts.AllowWorkflowChanges = false
 	rep, err = Resume(t.Context(), rep.ID, "add lint", opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Equal(t, "on: pull_request", gitOut(t, repo, "show", rep.Branch+":.github/workflows/lint.yml"))
 }
 
@@ -253,7 +253,7 @@ func TestLandingRefusesPlantedAction(t *testing.T) {
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			if tt.wantWhat == "" {
-				require.Equal(t, StatusDone, rep.Status, rep.Error)
+				require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 				assert.True(t, rep.Landed)
 				return
 			}

@@ -43,7 +43,7 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 	if err != nil {
 		return nil, configError(err)
 	}
-	if rec.Status == StatusRunning {
+	if rec.Status.Live() {
 		return nil, &ConfigError{Err: fmt.Errorf("session %s is running in another process", id)}
 	}
 	if rec.Summary == "" {
@@ -62,22 +62,24 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 		return nil, configError(err)
 	}
 	opts.AllowWorkflowChanges = rec.AllowWorkflowChanges
-	s, err := start(ctx, opts, rec, org)
+	s, ctx, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err
 	}
 	defer s.unlock()
 	s.report.Contract = contract
+	if err := s.moveTo(StatusActive); err != nil {
+		return s.end(StatusFailed, FailError, err), nil
+	}
 	changed, err := s.changed(ctx)
 	if err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
 	if !changed {
 		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
-		return s.end(StatusDone, "", nil), nil
+		return s.conclude(outcome{status: StatusIdle}), nil
 	}
-	status, ending := s.contractEnding()
-	return s.land(ctx, status, ending), nil
+	return s.conclude(s.land(ctx, s.contractEnding())), nil
 }
 
 // recordedContract is the contract session id's last run wrote in its

@@ -79,7 +79,7 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 			opts.Progress = w
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusDone, rep.Status, rep.Error)
+			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 
 			require.NotNil(t, rep.Languages)
 			assert.Equal(t, []string{lang.Ecosystem}, rep.Languages.Found)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -23,15 +24,22 @@ const (
 	recordGap   = time.Second
 )
 
-// outcome is how one instruction's turns ended.
+// outcome is how one instruction's turns ended: idle when the model
+// called done (interrupted when a person stopped the turn instead), or the
+// run's end.
 type outcome struct {
-	status Status
-	kind   FailureKind
-	err    error
+	status      Status
+	kind        FailureKind
+	err         error
+	interrupted bool
+	// end, on an idle outcome, ends the run at once: the person at the
+	// terminal declined landing.
+	end bool
 }
 
-// drive runs the instruction (and, in interactive mode, the ones that
-// follow), lands the result and ends the session.
+// drive runs the instruction and the messages that follow it: each time
+// the model calls done the work lands and the run goes idle, waiting for
+// the next message until its idle timeout; then it ends.
 func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Report, error) {
 	if err := s.prepare(ctx); err != nil {
 		return s.end(StatusFailed, FailConfiguration, err), nil
@@ -60,7 +68,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 		prompt, err := s.systemPrompt(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return s.end(StatusCancelled, "", errors.New("cancelled")), nil
+				return s.end(StatusCancelled, "", s.cancelReason(ctx)), nil
 			}
 			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}
@@ -69,22 +77,35 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}
 	}
+	if err := s.moveTo(StatusActive); err != nil {
+		return s.end(StatusFailed, FailError, err), nil
+	}
+	if !s.opts.Think {
+		instruction = strings.TrimRight(instruction, "\n") + "\n\n" + protocol.NoThink
+	}
+	if err := s.append(&entries, Entry{Role: model.RoleUser, Content: instruction, Kind: KindInstruction}); err != nil {
+		return s.end(StatusFailed, FailInfrastructure, err), nil
+	}
 	for {
-		if !s.opts.Think {
-			instruction = strings.TrimRight(instruction, "\n") + "\n\n" + protocol.NoThink
+		out := s.turns(ctx, &entries)
+		if (out.status == StatusIdle && !out.interrupted) || out.status == StatusBudgetExhausted {
+			out = s.finish(ctx, out)
 		}
-		if err := s.append(&entries, Entry{Role: model.RoleUser, Content: instruction, Kind: KindInstruction}); err != nil {
+		if out.status != StatusIdle {
+			return s.end(out.status, out.kind, out.err), nil
+		}
+		if err := s.moveTo(StatusIdle); err != nil {
+			return s.end(StatusFailed, FailError, err), nil
+		}
+		if out.end || !s.idle(ctx) {
+			return s.endIdle(ctx), nil
+		}
+		if err := s.moveTo(StatusActive); err != nil {
+			return s.end(StatusFailed, FailError, err), nil
+		}
+		if _, err := s.readMessages(&entries); err != nil {
 			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}
-		out := s.turns(ctx, &entries)
-		if out.status != StatusDone || !s.opts.Interactive {
-			return s.finish(ctx, out), nil
-		}
-		next, ok := s.ask("next instruction (/exit to stop)> ")
-		if !ok || strings.TrimSpace(next) == "/exit" {
-			return s.finish(ctx, out), nil
-		}
-		instruction = next
 	}
 }
 
@@ -103,101 +124,15 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 		if runCtx.Err() != nil {
 			return s.stopped(ctx, runCtx, nil)
 		}
-		s.warmEnded()
-		started := s.opts.Now()
-		hb := s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
-		msgs := s.window.build(*entries)
-		if berr := s.overBudget(s.window.last.est); berr != nil {
-			hb.end()
-			return outcome{status: StatusBudgetExhausted, err: berr}
+		if s.opts.Poll != nil {
+			s.opts.Poll(runCtx)
 		}
-		reply, err := s.complete(runCtx, msgs)
-		// The model's text is scrubbed as it arrives: no tool, file,
-		// command, prompt or commit ever sees a secret it wrote.
-		reply.Content = s.scrub(reply.Content)
-		s.rec.Turns++
-		s.report.Turns++
-		s.rec.Usage.add(reply.Usage)
-		s.report.Usage.add(reply.Usage)
-		s.spent(reply.Usage, reply.UsageEstimated, s.window.last.est)
-		step := Step{Turn: s.rec.Turns, Tokens: reply.Usage.TotalTokens}
-		var me *model.Error
-		if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
-			hb.end()
-			step.Tool = "(no reply)"
-			step.Duration = s.opts.Now().Sub(started)
-			s.step(step)
-			return s.modelFailure(ctx, runCtx, err)
-		}
-		entry := s.replyEntry(reply)
-		if err := s.append(entries, entry); err != nil {
-			hb.end()
+		if _, err := s.readMessages(entries); err != nil {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 		}
-		action, perr := parseReply(entry, names)
-		if perr != nil {
-			hb.end()
-			malformed++
-			step.Tool, step.Malformed = "(malformed)", true
-			step.Duration = s.opts.Now().Sub(started)
-			s.step(step)
-			if malformed >= maxMalformed {
-				return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}
-			}
-			if err := s.appendAll(entries, answers(entry, KindCorrection, protocol.Correction(perr), s.rec.Turns)); err != nil {
-				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
-			}
-			continue
-		}
-		malformed = 0
-		scrubArgs(action.Args, s.scrub)
-		// A command may take long: say at once what runs, and let its
-		// output feed the heartbeat.
-		hb.relabel(actionLabel(s.rec.Turns, s.opts.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
-		s.env.Progress = hb
-		res, err := s.tools.Run(runCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
-		s.env.Progress = nil
-		hb.end()
-		s.warmEnded()
-		step.Tool, step.Target = action.Tool, res.Target
-		step.Duration = s.opts.Now().Sub(started)
-		s.step(step)
-		if res.Note != "" {
-			fmt.Fprintln(s.opts.Progress, s.scrub(res.Note))
-		}
-		if err != nil {
-			if runCtx.Err() != nil {
-				return s.stopped(ctx, runCtx, err)
-			}
-			return outcome{status: StatusFailed, kind: FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}
-		}
-		if v := res.Verification; v != nil {
-			// The contract holds the result to what the model checked
-			// with; the exit code it saw proves nothing about the end.
-			if c, ok := modelCheck(v, s.rec.Verify); ok {
-				s.rec.Checks = addCheck(s.rec.Checks, c)
-				if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {
-					return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
-				}
-			}
-		}
-		obs := "Result of " + action.Tool + ":\n" + res.Output
-		if action.Skipped > 0 {
-			obs += "\n\n" + protocol.SkippedNote(action)
-		}
-		if res.Done {
-			s.rec.Summary = res.Summary
-			if len(entry.ToolCalls) > 0 {
-				// Every native call is answered, so a resumed transcript is
-				// one the server accepts.
-				if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
-					return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
-				}
-			}
-			return outcome{status: StatusDone}
-		}
-		if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
-			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+		out, ok := s.turn(ctx, runCtx, entries, names, &malformed)
+		if ok {
+			return out
 		}
 		if s.rec.Turns%recordEvery == 0 && time.Since(saved) >= recordGap {
 			// The transcript has every turn; the record catches up now and
@@ -208,6 +143,132 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 			saved = time.Now()
 		}
 	}
+}
+
+// turn is one turn: a request to the model and the action it asks for.
+// It reports true with the outcome when the turns end here. A person's
+// interrupt cancels the turn's context: the work stays and the run goes
+// idle.
+func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string, malformed *int) (outcome, bool) {
+	turnCtx, done := s.ctl.startTurn(runCtx)
+	defer done()
+	interrupted := func() (outcome, bool) {
+		if by, ok := s.ctl.interrupted(turnCtx); ok && ctx.Err() == nil && runCtx.Err() == nil {
+			return s.interruptedBy(by), true
+		}
+		return outcome{}, false
+	}
+	s.warmEnded()
+	started := s.opts.Now()
+	hb := s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
+	msgs := s.window.build(*entries)
+	if berr := s.overBudget(s.window.last.est); berr != nil {
+		hb.end()
+		return outcome{status: StatusBudgetExhausted, err: berr}, true
+	}
+	reply, err := s.complete(turnCtx, msgs)
+	// The model's text is scrubbed as it arrives: no tool, file,
+	// command, prompt or commit ever sees a secret it wrote.
+	reply.Content = s.scrub(reply.Content)
+	s.rec.Turns++
+	s.report.Turns++
+	s.rec.Usage.add(reply.Usage)
+	s.report.Usage.add(reply.Usage)
+	s.spent(reply.Usage, reply.UsageEstimated, s.window.last.est)
+	step := Step{Turn: s.rec.Turns, Tokens: reply.Usage.TotalTokens}
+	var me *model.Error
+	if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
+		hb.end()
+		step.Tool = "(no reply)"
+		step.Duration = s.opts.Now().Sub(started)
+		s.step(step)
+		if out, ok := interrupted(); ok {
+			return out, true
+		}
+		return s.modelFailure(ctx, runCtx, err), true
+	}
+	entry := s.replyEntry(reply)
+	if err := s.append(entries, entry); err != nil {
+		hb.end()
+		return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+	}
+	action, perr := parseReply(entry, names)
+	if perr != nil {
+		hb.end()
+		*malformed++
+		step.Tool, step.Malformed = "(malformed)", true
+		step.Duration = s.opts.Now().Sub(started)
+		s.step(step)
+		if *malformed >= maxMalformed {
+			return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}, true
+		}
+		if err := s.appendAll(entries, answers(entry, KindCorrection, protocol.Correction(perr), s.rec.Turns)); err != nil {
+			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+		}
+		return interrupted()
+	}
+	*malformed = 0
+	scrubArgs(action.Args, s.scrub)
+	// A command may take long: say at once what runs, and let its
+	// output feed the heartbeat and the event log.
+	hb.relabel(actionLabel(s.rec.Turns, s.opts.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
+	output := s.events.output(s.rec.Turns)
+	s.env.Progress = io.MultiWriter(hb, output)
+	res, err := s.tools.Run(turnCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
+	s.env.Progress = nil
+	output.flush()
+	hb.end()
+	s.warmEnded()
+	step.Tool, step.Target = action.Tool, res.Target
+	step.Duration = s.opts.Now().Sub(started)
+	s.step(step)
+	if res.Note != "" {
+		fmt.Fprintln(s.opts.Progress, s.scrub(res.Note))
+	}
+	if by, ok := s.ctl.interrupted(turnCtx); ok && ctx.Err() == nil && runCtx.Err() == nil {
+		// Every call is answered, so the next request is one the server
+		// accepts; the model hears what happened.
+		note := fmt.Sprintf("Interrupted by %s: %s was stopped. Wait for the next message.", by, action.Tool)
+		if err := s.appendAll(entries, answers(entry, KindObservation, note, s.rec.Turns)); err != nil {
+			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+		}
+		return s.interruptedBy(by), true
+	}
+	if err != nil {
+		if runCtx.Err() != nil {
+			return s.stopped(ctx, runCtx, err), true
+		}
+		return outcome{status: StatusFailed, kind: FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}, true
+	}
+	if v := res.Verification; v != nil {
+		// The contract holds the result to what the model checked
+		// with; the exit code it saw proves nothing about the end.
+		if c, ok := modelCheck(v, s.rec.Verify); ok {
+			s.rec.Checks = addCheck(s.rec.Checks, c)
+			if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {
+				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+			}
+		}
+	}
+	obs := "Result of " + action.Tool + ":\n" + res.Output
+	if action.Skipped > 0 {
+		obs += "\n\n" + protocol.SkippedNote(action)
+	}
+	if res.Done {
+		s.rec.Summary = res.Summary
+		if len(entry.ToolCalls) > 0 {
+			// Every native call is answered, so a resumed transcript is
+			// one the server accepts.
+			if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
+				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+			}
+		}
+		return outcome{status: StatusIdle}, true
+	}
+	if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
+		return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+	}
+	return outcome{}, false
 }
 
 // complete sends the request the context window built and asks the model
@@ -246,7 +307,7 @@ func (s *run) modelFailure(ctx, runCtx context.Context, err error) outcome {
 // run's wall-clock limit came.
 func (s *run) stopped(ctx, runCtx context.Context, cause error) outcome {
 	if ctx.Err() != nil {
-		return outcome{status: StatusCancelled, err: errors.New("cancelled")}
+		return outcome{status: StatusCancelled, err: s.cancelReason(ctx)}
 	}
 	err := fmt.Errorf("reached the run's time limit of %s (--timeout)", s.opts.Timeout)
 	if cause != nil {
@@ -292,6 +353,7 @@ func (s *run) step(st Step) {
 	if s.opts.OnStep != nil {
 		s.opts.OnStep(st, s.opts.MaxTurns)
 	}
+	s.events.add(Event{Kind: EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
 	target := st.Target
 	if target != "" {
 		target = " " + oneLine(target, 60)
@@ -306,7 +368,8 @@ func (s *run) ask(question string) (string, bool) {
 		return "", false
 	}
 	fmt.Fprint(s.opts.Output, question)
-	return readLine(s.opts.Input)
+	line, ok := <-s.lines()
+	return line, ok
 }
 
 // readLine reads one line, byte by byte, so that nothing after it is

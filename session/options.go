@@ -77,9 +77,30 @@ type Options struct {
 	DryRun bool
 	// Clean starts a local repository's session from its HEAD alone;
 	// otherwise uncommitted and untracked (not ignored) work is included.
-	Clean       bool
+	Clean bool
+	// Interactive asks before landing, at Input, and implies AskNext.
 	Interactive bool
-	Think       bool
+	// AskNext: the idle run asks for the next instruction at Input (a
+	// person at a terminal); /exit or the input's end completes it.
+	AskNext bool
+	Think   bool
+	// IdleTimeout is how long a run that landed waits, idle, for the next
+	// message before it completes; zero completes it at once (a terminal
+	// still asks for the next instruction). IdleAfterMessage, when longer,
+	// replaces it once a person has sent the run a message (a run a
+	// trigger started moves onto IdleAttended).
+	IdleTimeout      time.Duration
+	IdleAfterMessage time.Duration
+	// Control, when set, is how the caller hands the run messages,
+	// interrupts and stops (the bot, the Action); the run makes its own
+	// otherwise. Either way the command line reaches it through the
+	// session's socket.
+	Control *Control
+	// Poll, when set, is called before each turn and, while the run is
+	// idle, every PollEvery: the Action reads new comments in it and hands
+	// them to Control.
+	Poll      func(ctx context.Context)
+	PollEvery time.Duration
 	// AllowWorkflowChanges lets the session write and land files under
 	// .github/workflows: a workflow runs with the repository's secrets on
 	// the next push, so by default the tools refuse to write one and
@@ -119,6 +140,11 @@ type Options struct {
 	// Heartbeat is how often a long turn says it still runs; zero means
 	// DefaultHeartbeat.
 	Heartbeat time.Duration
+	// OnState, when set, is called each time the run moves to a state
+	// that is not its end (starting, active, idle), with the pull request
+	// it landed on so far (the Action keeps its status comment's headline
+	// current from it).
+	OnState func(status Status, prURL string)
 	// OnStep, when set, is called after every turn with the turn and the
 	// turn limit (the Action edits its status comment from it).
 	OnStep func(step Step, maxTurns int)
@@ -152,6 +178,15 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Verify == "" {
 		o.Verify = sandbox.TierOff
 	}
+	if o.Interactive {
+		o.AskNext = true
+	}
+	if o.PollEvery <= 0 {
+		o.PollEvery = DefaultPollEvery
+	}
+	if o.Control == nil {
+		o.Control = NewControl()
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -173,7 +208,7 @@ func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.MaxTurns < 0:
 		return o, optionError("max-turns", "must be positive, got %d", o.MaxTurns)
-	case o.Timeout < 0 || o.TurnTimeout < 0 || o.ShellTimeout < 0:
+	case o.Timeout < 0 || o.TurnTimeout < 0 || o.ShellTimeout < 0 || o.IdleTimeout < 0 || o.IdleAfterMessage < 0:
 		return o, optionError("timeout", "timeouts must be positive")
 	case !validToolCalls(o.ToolCalls):
 		return o, optionError("tool-calls", "must be text, native or auto, got %q", o.ToolCalls)

@@ -93,7 +93,7 @@ func TestProgressWhileATurnTakesLong(t *testing.T) {
 	opts.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 
 	out := w.String()
 	assert.Contains(t, out, "turn 1/40  waiting for the model  (", "a slow model gets a heartbeat")

@@ -7,6 +7,7 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -18,12 +19,15 @@ import (
 // Status is where a session is in its life.
 type Status string
 
-// The states. pending → running → one terminal state; resume takes a
-// session that has ended back to running.
+// The states: pending → starting → active ⇄ idle → completed; or partial,
+// failed or cancelled. Resume takes a session that has ended back to
+// starting. DESIGN.md's "The session" is the plan.
 const (
 	StatusPending   Status = "pending"   // queued for capacity
-	StatusRunning   Status = "running"   // a process is driving it
-	StatusDone      Status = "done"      // the model called done
+	StatusStarting  Status = "starting"  // clone, sandbox, model check
+	StatusActive    Status = "active"    // the model is working
+	StatusIdle      Status = "idle"      // landed, waiting for the next message
+	StatusCompleted Status = "completed" // ended cleanly
 	StatusPartial   Status = "partial"   // a limit was hit; the work is kept
 	StatusFailed    Status = "failed"    // see FailureKind
 	StatusCancelled Status = "cancelled" // stopped by the user
@@ -33,24 +37,63 @@ const (
 	StatusBudgetExhausted Status = "budget_exhausted"
 )
 
+// legacyStatus maps the names records written before the run's life had
+// idle and completed used: running was a process driving the session (the
+// model working), done its clean end.
+var legacyStatus = map[Status]Status{"running": StatusActive, "done": StatusCompleted}
+
+// UnmarshalJSON reads a status, old names included.
+func (s *Status) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
+		return fmt.Errorf("a session status is a string: %w", err)
+	}
+	*s = Status(name)
+	if now, ok := legacyStatus[*s]; ok {
+		*s = now
+	}
+	return nil
+}
+
 // Terminal reports whether the session has ended.
 func (s Status) Terminal() bool {
 	switch s {
-	case StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
+	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
 		return true
 	}
 	return false
 }
 
+// Live reports whether a process drives the session: starting, active or
+// idle. A live status on disk with no process holding the lock is an
+// orphan (Store.Load).
+func (s Status) Live() bool {
+	switch s {
+	case StatusStarting, StatusActive, StatusIdle:
+		return true
+	}
+	return false
+}
+
+// Succeeded reports whether the run ended the way a person asked: the
+// model called done and its work landed (or there was none), and the run
+// completed or was still idle when its caller stopped waiting.
+func (s Status) Succeeded() bool { return s == StatusCompleted || s == StatusIdle }
+
 // next lists the states a session in state s may move to.
 func (s Status) next() []Status {
 	switch s {
 	case StatusPending:
-		return []Status{StatusRunning, StatusFailed, StatusCancelled}
-	case StatusRunning:
-		return []Status{StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
-	case StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
-		return []Status{StatusRunning} // resume (after budget_exhausted: a top-up)
+		return []Status{StatusStarting, StatusFailed, StatusCancelled}
+	case StatusStarting:
+		return []Status{StatusActive, StatusFailed, StatusCancelled}
+	case StatusActive:
+		return []Status{StatusIdle, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
+	case StatusIdle:
+		// partial: an interrupt left work that never landed.
+		return []Status{StatusActive, StatusCompleted, StatusPartial, StatusFailed, StatusCancelled}
+	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
+		return []Status{StatusStarting} // resume (after budget_exhausted: a top-up)
 	}
 	return nil
 }

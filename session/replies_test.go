@@ -62,7 +62,7 @@ func corpusForms(t *testing.T) map[string][]string {
 // assertCorpusWork checks what the corpus's session leaves on its branch.
 func assertCorpusWork(t *testing.T, repo string, rep *Report) {
 	t.Helper()
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Equal(t, "Wrote pkg/greet.go and notes/#1.md.", rep.Summary)
 	assert.Equal(t, strings.TrimSuffix(corpusGreet, "\n"), gitOut(t, repo, "show", rep.Branch+":pkg/greet.go"))
 	assert.Equal(t, strings.TrimSuffix(corpusNotes, "\n"), gitOut(t, repo, "show", rep.Branch+":notes/#1.md"))
@@ -159,7 +159,7 @@ func TestNativeToolCalls(t *testing.T) {
 	resumeOpts.ToolCalls = ""
 	rep2, err := Resume(t.Context(), rep.ID, "now read the README", resumeOpts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep2.Status, rep2.Error)
+	require.Equal(t, StatusCompleted, rep2.Status, rep2.Error)
 	reqs = srv.Requests()
 	require.Len(t, reqs, 13)
 	assert.NotEmpty(t, reqs[11].Tools)
@@ -191,7 +191,7 @@ func TestNativeSeveralCalls(t *testing.T) {
 	opts.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Equal(t, "a", gitOut(t, repo, "show", rep.Branch+":a.txt"))
 	msgs := srv.Requests()[1].Messages
 	first, second := msgs[len(msgs)-2], msgs[len(msgs)-1]
@@ -212,7 +212,7 @@ func TestNativeMalformedCall(t *testing.T) {
 	opts.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.True(t, rep.Steps[0].Malformed)
 	msgs := srv.Requests()[1].Messages
 	last := msgs[len(msgs)-1]
@@ -269,7 +269,7 @@ func TestAutoToolCalls(t *testing.T) {
 			opts.Progress = &progress
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusDone, rep.Status, rep.Error)
+			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 			rec, err := opts.Store.Load(rep.ID)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, rec.ToolCalls)
@@ -307,7 +307,7 @@ func TestNativeCallWithoutID(t *testing.T) {
 	opts.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	msgs := srv.Requests()[1].Messages
 	call, answer := msgs[len(msgs)-2], msgs[len(msgs)-1]
 	require.Len(t, call.ToolCalls, 1)
@@ -368,7 +368,7 @@ func TestNativeCallsScrubbed(t *testing.T) {
 	opts.Secrets = []string{"sekrit-value"}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	data, err := os.ReadFile(filepath.Join(opts.Store.Dir(rep.ID), TranscriptFile))
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), "sekrit-value")

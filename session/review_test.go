@@ -41,7 +41,7 @@ func TestGitHubForkReview(t *testing.T) {
 			}
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusDone, rep.Status, rep.Error)
+			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 			assert.True(t, rep.Landed)
 
 			reviews := f.g.Reviews("octo", "hello", num)

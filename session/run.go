@@ -134,7 +134,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.Store.create(rec, scrub.New(opts.Secrets...)); err != nil {
 		return nil, err
 	}
-	s, err := start(ctx, opts, rec, org)
+	s, ctx, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +144,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 			short(t.onto), t.uncommitted, plural(t.uncommitted, "change", "changes"), inputsRef(id))
 	}
 	if err := org.clone(ctx, rec.Workspace, t); err != nil {
+		if ctx.Err() != nil {
+			return s.end(StatusCancelled, "", s.cancelReason(ctx)), nil
+		}
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
 	return s.drive(ctx, instruction, true)
@@ -180,8 +183,8 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	if err != nil {
 		return nil, StartError(err)
 	}
-	if rec.Status == StatusRunning {
-		// Load said it is running, so a live process holds it.
+	if rec.Status.Live() {
+		// Load said it is live, so a process holds it.
 		return nil, &ConfigError{Err: fmt.Errorf("session %s is running in another process", id)}
 	}
 	// Options that belong to the session come from its record; allowing
@@ -196,7 +199,7 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	}
 	rec.AllowWorkflowChanges = rec.AllowWorkflowChanges || opts.AllowWorkflowChanges
 	opts.AllowWorkflowChanges = rec.AllowWorkflowChanges
-	s, err := start(ctx, opts, rec, org)
+	s, ctx, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err
 	}
@@ -227,6 +230,13 @@ type run struct {
 	// scrubber removes the run's secrets from everything that leaves
 	// core: nil when there are none.
 	scrubber *scrub.Scrubber
+	// events is the run's event log; ctl how people reach the run.
+	events *eventLog
+	ctl    *Control
+	// unlanded is set when an interrupt left work that has not landed.
+	unlanded bool
+	// input is the terminal's lines, once the run reads them (lines).
+	input <-chan string
 	// project is what the run found at the workspace's top (languages.go);
 	// nil when it could not look.
 	project *sandbox.Project
@@ -235,39 +245,54 @@ type run struct {
 // scrub removes every secret core knows of from text.
 func (s *run) scrub(text string) string { return s.scrubber.String(text) }
 
-// start locks the session, moves it to running and opens its transcript.
-// From here on, what the run prints, asks, writes and hands to git passes
-// through its scrubber.
-func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, error) {
+// start locks the session, moves it to starting and opens its
+// transcript, its event log and its socket. From here on, what the run
+// prints, asks, writes and hands to git passes through its scrubber. The
+// context it returns is the run's: a person's stop cancels it.
+func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, context.Context, error) {
 	unlock, err := opts.Store.lockWait(ctx, rec.ID)
 	if err != nil {
-		return nil, configError(err)
+		return nil, ctx, configError(err)
 	}
 	sc := newScrubber(opts)
 	opts.Progress, opts.Output = sc.Writer(opts.Progress), sc.Writer(opts.Output)
 	opts.Approver = scrubbingApprover{a: opts.Approver, scrub: sc}
-	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc}
+	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc, ctl: opts.Control}
+	if s.ctl == nil {
+		s.ctl = NewControl()
+	}
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
 		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
 	s.startSpend(rec.Status != StatusPending)
-	if err := rec.transition(StatusRunning, opts.Now()); err != nil {
+	dir := opts.Store.Dir(rec.ID)
+	if s.events, err = openEvents(filepath.Join(dir, EventsFile), sc, opts.Now); err != nil {
 		unlock()
-		return nil, err
+		return nil, ctx, err
 	}
-	if err := opts.Store.save(rec, sc); err != nil {
+	ctx, stop := context.WithCancelCause(ctx)
+	s.ctl.attach(stop)
+	closeSocket, err := serveControl(ctx, dir, s.ctl)
+	if err != nil {
+		stop(nil)
+		s.events.close()
 		unlock()
-		return nil, err
+		return nil, ctx, err
 	}
-	tr, err := openTranscript(filepath.Join(opts.Store.Dir(rec.ID), TranscriptFile), sc)
+	s.unlock = func() { closeSocket(); stop(nil); s.events.close(); unlock() }
+	if err := s.moveTo(StatusStarting); err != nil {
+		s.unlock()
+		return nil, ctx, err
+	}
+	tr, err := openTranscript(filepath.Join(dir, TranscriptFile), sc)
 	if err != nil {
 		s.end(StatusFailed, FailInfrastructure, err)
-		unlock()
-		return nil, err
+		s.unlock()
+		return nil, ctx, err
 	}
 	s.tr = tr
 	prev := s.unlock
 	s.unlock = func() { tr.close(); prev() }
-	return s, nil
+	return s, ctx, nil
 }
 
 // prepare checks the sandbox against the tier and builds the tool

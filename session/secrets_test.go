@@ -47,7 +47,7 @@ func TestSecretsInTheModelsTextGoNowhere(t *testing.T) {
 	opts.Approver = &tools.TerminalApprover{In: strings.NewReader("n\ny\n"), Out: &terminal, Terminal: true}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	require.True(t, rep.Landed)
 
 	// The work went on with the secrets redacted.

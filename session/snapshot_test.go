@@ -44,7 +44,7 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	opts.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	require.True(t, rep.Landed)
 
 	// The model worked on the working tree as the user left it.
@@ -92,7 +92,7 @@ func TestCleanStartsFromHEAD(t *testing.T) {
 	opts.Clean = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Equal(t, head, rep.StartCommit)
 	obs := srv.Requests()[1].Messages
 	assert.NotContains(t, obs[len(obs)-1].Content, "soon")
@@ -145,7 +145,7 @@ func TestChangesThatNeedTheUncommittedWorkDoNotLand(t *testing.T) {
 			mine := gitOut(t, repo, "rev-parse", "HEAD")
 			rep, err = tt.again(t, opts, rep.ID)
 			require.NoError(t, err)
-			require.Equal(t, StatusDone, rep.Status, rep.Error)
+			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 			assert.True(t, rep.Landed)
 			assert.Equal(t, mine, gitOut(t, repo, "rev-parse", rep.Branch+"^"), "the change sits on the user's commit")
 			assert.Contains(t, gitOut(t, repo, "show", rep.Branch+":calc.go"), "// Add adds.\n")

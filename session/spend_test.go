@@ -95,7 +95,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	opts.Price = nil // the record keeps it
 	rep, err = Resume(t.Context(), rep.ID, "go on", opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Len(t, srv.Requests(), 3)
 	assert.Contains(t, progress.String(), "budget topped up: $5.2000 of $20.0000 (--budget-usd)")
 	require.NotNil(t, rep.CostUSD)
@@ -137,7 +137,7 @@ func TestNoPriceIsUnknown(t *testing.T) {
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Nil(t, rep.CostUSD)
 	assert.Nil(t, rep.Price)
 	assert.Nil(t, rep.Budget)

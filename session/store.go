@@ -132,8 +132,9 @@ func validID(id string) bool {
 	return id != "" && id == filepath.Base(id) && id[0] != '.' && len(id) <= 64 && !strings.ContainsAny(id, " \t\n/\\")
 }
 
-// Load reads the record of session id. A session left running by a process
-// that is gone comes back as failed (infrastructure).
+// Load reads the record of session id. A session left live (starting,
+// active, idle) by a process that is gone comes back as failed
+// (infrastructure): an orphan, which resume continues.
 func (s *Store) Load(id string) (*Record, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("%q is not a session id", id)
@@ -149,7 +150,7 @@ func (s *Store) Load(id string) (*Record, error) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, fmt.Errorf("read session %s: %s is damaged: %w", id, RecordFile, err)
 	}
-	if rec.Status == StatusRunning && !s.locked(id) {
+	if rec.Status.Live() && !s.locked(id) {
 		rec.Status = StatusFailed
 		rec.FailureKind = FailInfrastructure
 		rec.Error = "orphaned: the process running this session is gone"

@@ -44,8 +44,8 @@ func storeWith(t *testing.T, ended map[Status]time.Time) (*Store, map[Status]str
 func TestStoreRemove(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	st, ids, outside := storeWith(t, map[Status]time.Time{StatusDone: now})
-	id := ids[StatusDone]
+	st, ids, outside := storeWith(t, map[Status]time.Time{StatusCompleted: now})
+	id := ids[StatusCompleted]
 
 	r, err := st.Remove(t.Context(), id)
 	require.NoError(t, err)
@@ -63,8 +63,8 @@ func TestStoreRemove(t *testing.T) {
 func TestStoreRemoveRefusesRunning(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	st, ids, _ := storeWith(t, map[Status]time.Time{StatusRunning: now})
-	id := ids[StatusRunning]
+	st, ids, _ := storeWith(t, map[Status]time.Time{StatusActive: now})
+	id := ids[StatusActive]
 	unlock, err := st.lock(id) // a live process runs it
 	require.NoError(t, err)
 	defer unlock()
@@ -81,13 +81,13 @@ func TestStorePrune(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	old := now.Add(-10 * 24 * time.Hour)
 	st, ids, _ := storeWith(t, map[Status]time.Time{
-		StatusDone:      old,
+		StatusCompleted: old,
 		StatusFailed:    old,
 		StatusPartial:   now.Add(-time.Hour),
 		StatusCancelled: old,
-		StatusRunning:   old,
+		StatusActive:    old,
 	})
-	unlock, err := st.lock(ids[StatusRunning])
+	unlock, err := st.lock(ids[StatusActive])
 	require.NoError(t, err)
 	defer unlock()
 
@@ -97,9 +97,9 @@ func TestStorePrune(t *testing.T) {
 	for _, r := range removed {
 		got = append(got, r.ID)
 	}
-	assert.ElementsMatch(t, []string{ids[StatusDone], ids[StatusFailed], ids[StatusCancelled]}, got)
+	assert.ElementsMatch(t, []string{ids[StatusCompleted], ids[StatusFailed], ids[StatusCancelled]}, got)
 	assert.DirExists(t, st.Dir(ids[StatusPartial]), "a session that ended after the cutoff stays")
-	assert.DirExists(t, st.Dir(ids[StatusRunning]), "a running session stays")
+	assert.DirExists(t, st.Dir(ids[StatusActive]), "a running session stays")
 }
 
 func TestLookStoreCreatesNothing(t *testing.T) {

@@ -13,9 +13,9 @@ func TestMarkReport(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261201-120000-bbbbbb", Status: StatusDone, Checks: []Check{}}
+	r := &Record{ID: "20261201-120000-bbbbbb", Status: StatusCompleted, Checks: []Check{}}
 	require.NoError(t, st.create(r, nil))
-	require.NoError(t, st.writeReport(r.ID, &Report{ID: r.ID, Status: StatusDone}, nil))
+	require.NoError(t, st.writeReport(r.ID, &Report{ID: r.ID, Status: StatusCompleted}, nil))
 
 	raw, err := st.ReportJSON(r.ID)
 	require.NoError(t, err)
@@ -27,7 +27,7 @@ func TestMarkReport(t *testing.T) {
 	got, err := st.Load(r.ID)
 	require.NoError(t, err)
 	assert.True(t, got.ReportPending)
-	assert.Equal(t, StatusDone, got.Status, "only the mark changes")
+	assert.Equal(t, StatusCompleted, got.Status, "only the mark changes")
 	require.NoError(t, st.MarkReport(t.Context(), r.ID, false))
 	got, err = st.Load(r.ID)
 	require.NoError(t, err)

@@ -14,12 +14,14 @@ import (
 
 func TestTransitions(t *testing.T) {
 	t.Parallel()
-	all := []Status{StatusPending, StatusRunning, StatusDone, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
+	all := []Status{StatusPending, StatusStarting, StatusActive, StatusIdle, StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
 	legal := map[[2]Status]bool{
-		{StatusPending, StatusRunning}: true, {StatusPending, StatusFailed}: true, {StatusPending, StatusCancelled}: true,
-		{StatusRunning, StatusDone}: true, {StatusRunning, StatusPartial}: true, {StatusRunning, StatusFailed}: true, {StatusRunning, StatusCancelled}: true,
-		{StatusDone, StatusRunning}: true, {StatusPartial, StatusRunning}: true, {StatusFailed, StatusRunning}: true, {StatusCancelled, StatusRunning}: true,
-		{StatusRunning, StatusBudgetExhausted}: true, {StatusBudgetExhausted, StatusRunning}: true, // a top-up
+		{StatusPending, StatusStarting}: true, {StatusPending, StatusFailed}: true, {StatusPending, StatusCancelled}: true,
+		{StatusStarting, StatusActive}: true, {StatusStarting, StatusFailed}: true, {StatusStarting, StatusCancelled}: true,
+		{StatusActive, StatusIdle}: true, {StatusActive, StatusPartial}: true, {StatusActive, StatusFailed}: true, {StatusActive, StatusCancelled}: true,
+		{StatusIdle, StatusActive}: true, {StatusIdle, StatusCompleted}: true, {StatusIdle, StatusPartial}: true, {StatusIdle, StatusFailed}: true, {StatusIdle, StatusCancelled}: true,
+		{StatusCompleted, StatusStarting}: true, {StatusPartial, StatusStarting}: true, {StatusFailed, StatusStarting}: true, {StatusCancelled, StatusStarting}: true,
+		{StatusActive, StatusBudgetExhausted}: true, {StatusBudgetExhausted, StatusStarting}: true, // a top-up
 	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, from := range all {
@@ -53,7 +55,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	st, err := OpenStore(home)
 	require.NoError(t, err)
 	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	for i, status := range []Status{StatusDone, StatusFailed, StatusPartial} {
+	for i, status := range []Status{StatusCompleted, StatusFailed, StatusPartial} {
 		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []Check{}}
 		require.NoError(t, st.create(r, nil))
 	}
@@ -61,7 +63,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, recs, 3)
 	assert.Equal(t, StatusPartial, recs[0].Status, "newest first")
-	assert.Equal(t, StatusDone, recs[2].Status)
+	assert.Equal(t, StatusCompleted, recs[2].Status)
 
 	fi, err := os.Stat(filepath.Join(st.Dir(recs[0].ID), RecordFile))
 	require.NoError(t, err)
@@ -90,7 +92,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusRunning, Checks: []Check{}}
+	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusActive, Checks: []Check{}}
 	require.NoError(t, st.create(r, nil))
 
 	// While a process holds the lock, it is running.
@@ -98,7 +100,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	require.NoError(t, err)
 	got, err := st.Load(r.ID)
 	require.NoError(t, err)
-	assert.Equal(t, StatusRunning, got.Status)
+	assert.Equal(t, StatusActive, got.Status)
 	_, err = st.lock(r.ID)
 	assert.ErrorContains(t, err, "running in another process")
 
@@ -160,7 +162,7 @@ func TestLockWait(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusDone, Checks: []Check{}}
+	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusCompleted, Checks: []Check{}}
 	require.NoError(t, st.create(r, nil))
 	unlock, err := st.lock(r.ID)
 	require.NoError(t, err)

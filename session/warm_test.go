@@ -101,7 +101,7 @@ func TestSessionWarmsNothingUnconfined(t *testing.T) {
 	opts.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusDone, rep.Status, rep.Error)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.NotContains(t, w.String(), "warm")
 	assert.Nil(t, rep.Warmup)
 }

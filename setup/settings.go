@@ -76,6 +76,8 @@ const (
 	ReadySetting  = "ready"
 	AllowWorkflow = "allow-workflow-changes"
 	ToolCalls     = "tool-calls"
+	IdleTimeout   = "idle-timeout"
+	PollInterval  = "poll-interval"
 	PricePerMtok  = "price-per-mtok"
 	PriceInput    = "price-input-per-mtok"
 	PriceOutput   = "price-output-per-mtok"
@@ -110,6 +112,20 @@ func Settings() []Setting {
 			apply: durationSetting(func(o *session.Options, d time.Duration) { o.TurnTimeout = d })},
 		{Name: ShellTimeout, Flag: true, Usage: fmt.Sprintf("per-command timeout for run_shell (default %s)", session.DefaultShellTimeout),
 			apply: durationSetting(func(o *session.Options, d time.Duration) { o.ShellTimeout = d })},
+		{Name: IdleTimeout, Flag: true, Input: true, Usage: fmt.Sprintf("how long a run that landed waits, idle, for the next message (core session send, a /core comment) before it completes; 0 completes it at done (default: %s for a run a person started at a terminal, with serve or the console's queue, %s for one the Action or the bot started, moved onto %s when a person writes to it; a CLI run with no terminal ends at done)", session.IdleAttended, session.IdleTriggered, session.IdleAttended),
+			apply: func(r *resolved, v string) error {
+				d, err := time.ParseDuration(strings.TrimSpace(v))
+				if v == "0" {
+					d, err = 0, nil
+				}
+				if err != nil || d < 0 {
+					return fmt.Errorf("must be a duration such as 20m, or 0 to end at done, got %q", v)
+				}
+				r.opts.IdleTimeout = d
+				return nil
+			}},
+		{Name: PollInterval, Input: true, Usage: fmt.Sprintf("how often a run the Action started reads new comments on its issue or pull request while it is idle (it also reads them before each turn; default %s)", session.DefaultPollEvery),
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.PollEvery = d })},
 		{Name: ContextTokens, Flag: true, Usage: fmt.Sprintf("estimated tokens one request may hold; older tool results are elided beyond it (default %d)", session.DefaultContextTokens),
 			apply: intSetting(func(o *session.Options, n int) { o.ContextTokens = n })},
 		{Name: DryRun, Flag: true, Input: true, Bool: true, Usage: "run the whole loop, land nothing, print the diff",

@@ -47,6 +47,8 @@ func TestDockerAction(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("CORE_DOCKER_IMAGE", image)
 			e.Setenv("CORE_SESSION_INFERENCE_URL", "http://127.0.0.1:9/")
+			// A run that lands ends, rather than wait for comments.
+			e.Setenv("CORE_SESSION_IDLE_TIMEOUT", "0")
 			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
 			var g *testkit.GitHub
 			e.Values[githubKey{}] = &g
@@ -62,7 +64,7 @@ func TestDockerAction(t *testing.T) {
 var runnerEnv = []string{
 	"GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_API_URL", "GITHUB_SERVER_URL", "GITHUB_RUN_ID",
 	"GITHUB_RUN_ATTEMPT", "GITHUB_ACTOR", "GITHUB_TOKEN", "GITHUB_REF", "GITHUB_SHA", "RUNNER_OS",
-	"CORE_SESSION_INFERENCE_URL", "CORE_SESSION_VERIFY", "CORE_SESSION_SANDBOX", "CORE_FORGE_ENABLED", "CORE_HOME",
+	"CORE_SESSION_INFERENCE_URL", "CORE_SESSION_IDLE_TIMEOUT", "CORE_SESSION_VERIFY", "CORE_SESSION_SANDBOX", "CORE_FORGE_ENABLED", "CORE_HOME",
 }
 
 // actionInputs reads action.yml's inputs and their defaults: the runner sets

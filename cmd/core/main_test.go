@@ -43,6 +43,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("CORE_HOME", home)
 			// No model server is discovered by accident: scripts start one.
 			e.Setenv("CORE_SESSION_INFERENCE_URL", "http://127.0.0.1:9/")
+			// A run that lands ends, rather than wait for comments (the
+			// Action's default); the scripts about live runs set their own.
+			e.Setenv("CORE_SESSION_IDLE_TIMEOUT", "0")
 			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
 			var g *testkit.GitHub
 			e.Values[githubKey{}] = &g

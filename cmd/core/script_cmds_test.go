@@ -47,6 +47,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"console-commands": cmdConsoleCommands,
 		"audit-rewrite":    cmdAuditRewrite,
 		"model-wait":       cmdModelWait,
+		"session-wait":     cmdSessionWait,
 		"json-doc":         cmdJSONDoc,
 	}
 }

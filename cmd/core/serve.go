@@ -213,7 +213,7 @@ func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags,
 	case ctx.Err() != nil:
 		res.Status = remote.Released
 		res.Error = "serve was stopped (SIGTERM): the instruction goes back to the queue"
-	case rep.Status == session.StatusDone:
+	case rep.Status.Succeeded():
 		res.Status = remote.Succeeded
 		if !allowLand {
 			fmt.Fprintf(e.stderr, "serve: not landed (no --allow-land): the work is in %s, nothing was pushed\n", workspace)

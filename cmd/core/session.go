@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -30,9 +31,14 @@ drives an OpenAI-compatible coder model turn by turn through a small tool
 set, verifies through the sandbox, and lands the result on a branch.
 
 Sessions persist under $CORE_HOME/sessions/<id>/ (session.json,
-transcript.jsonl, report.json) and can be listed and resumed.`,
+transcript.jsonl, events.jsonl, report.json) and can be listed and resumed.
+A run moves through pending, starting, active and idle (landed, waiting for
+a message) to completed; or it ends partial, cancelled or failed. While it
+lives, watch follows it, send gives it a message, interrupt stops its
+current turn and stop ends it.`,
 	}
-	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionLandCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e))
+	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionLandCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e),
+		newSessionWatchCmd(e), newSessionControlCmd(e, session.OpSend), newSessionControlCmd(e, session.OpInterrupt), newSessionControlCmd(e, session.OpStop))
 	return cmd
 }
 
@@ -98,7 +104,7 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 			fl.Lookup(s.Name).NoOptDefVal = "true"
 		}
 	}
-	fl.BoolVar(&f.interactive, "interactive", false, "after the instruction completes, prompt for more (/exit to stop), and ask before landing")
+	fl.BoolVar(&f.interactive, "interactive", false, "ask before landing, and when the run is idle prompt for the next instruction (/exit to stop) even when stdin is not a terminal (a terminal always gets the prompt)")
 	fl.BoolVar(&f.json, "json", false, "print the run's report (as in report.json) on stdout when it ends; progress and the summary stay on stderr")
 	fl.StringVar(&f.consoleURL, "console-url", "", "the console the report is delivered to when the session ends (default $CORE_CONSOLE_URL; none: it stays local)")
 }
@@ -107,6 +113,16 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 // through setup, the one way in; defaults are the CLI's own (resume's
 // recorded endpoint).
 func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]string) (session.Options, error) {
+	terminal := isTerminal(e.stdin)
+	if terminal {
+		// A person at a terminal: the landed run waits for the next
+		// instruction; a script's run ends at done.
+		defaults = maps.Clone(defaults)
+		if defaults == nil {
+			defaults = map[string]string{}
+		}
+		defaults[setup.IdleTimeout] = session.IdleAttended.String()
+	}
 	ready, err := setup.Options(cmd.Context(), setup.Env{Getenv: e.getenv, Self: e.self, Defaults: defaults,
 		OnRetry: func(r model.Retry) { fmt.Fprintf(e.stderr, "model: %s\n", r) }}, f.vals)
 	if err != nil {
@@ -120,7 +136,8 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]s
 	}
 	o := ready.Options
 	o.Interactive = f.interactive
-	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: isTerminal(e.stdin)}
+	o.AskNext = terminal
+	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal}
 	o.Input, o.Output, o.Progress = e.stdin, e.stdout, e.stderr
 	if f.json {
 		// stdout is the report alone; the diff and questions go with the
@@ -177,7 +194,13 @@ local repository, fetched into it as a new branch.
 Every run_shell command waits for "approve? [y/N]" on the terminal, unless
 --verify lets it run unattended; with no terminal, it is declined.
 
-Exit status: 0 done, 2 partial (a limit was hit; the work is kept in the
+Once the work lands the run is idle: on a terminal it asks for the next
+instruction (/exit or the end of input completes it) for --idle-timeout
+(20m); with no terminal it completes at once unless --idle-timeout is given.
+Meanwhile core session watch, send, interrupt and stop reach it from
+another terminal.
+
+Exit status: 0 completed, 2 partial (a limit was hit; the work is kept in the
 workspace), 3 budget_exhausted (the next request would have passed
 --budget-usd or --budget-tokens, so it was not sent; the work landed as a
 draft marked [budget exhausted]), 1 failed, 130 cancelled.`,
@@ -307,7 +330,7 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		}
 	}
 	switch rep.Status {
-	case session.StatusDone:
+	case session.StatusCompleted, session.StatusIdle:
 		return nil
 	case session.StatusPartial:
 		return exitCode(2)
@@ -333,8 +356,10 @@ func newSessionListCmd(e *env) *cobra.Command {
 		Use:   "list",
 		Short: "List persisted sessions, newest first",
 		Long: `list shows every session under $CORE_HOME/sessions, newest first: id, repo,
-status, turns, cost ("no price set" when unknown), branch and age. A session
-left running by a process that died shows as failed (infrastructure). list
+status (starting, active, idle, completed, partial, budget_exhausted,
+cancelled, failed), turns, cost ("no price set" when unknown), branch and
+age. A session left live by a process that died shows as failed
+(infrastructure); resume continues it. list
 creates nothing. --by-cost puts the most expensive first. --json prints the
 records, with cost_usd, price and budget, and the last run's spend by turn
 and by tool (spend, spend_by_tool).`,

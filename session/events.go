@@ -1,0 +1,186 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/coreagent/core/session/scrub"
+)
+
+// EventsFile is the run's event log, beside its transcript: one Event a
+// line, appended as things happen and never rewritten. core session watch
+// follows it.
+const EventsFile = "events.jsonl"
+
+// EventKind says what an event tells.
+type EventKind string
+
+// The event kinds.
+const (
+	EventState     EventKind = "state"     // the run moved to Status
+	EventTurn      EventKind = "turn"      // a turn's tool and target
+	EventOutput    EventKind = "output"    // a chunk of a command's output, as it arrived
+	EventCheck     EventKind = "check"     // a check's verdict in the contract
+	EventMessage   EventKind = "message"   // a person's message reached the run
+	EventInterrupt EventKind = "interrupt" // a person interrupted the current turn
+)
+
+// outputChunk bounds the text of one output event.
+const outputChunk = 4096
+
+// Event is one line of events.jsonl.
+type Event struct {
+	Time        time.Time   `json:"time"`
+	Kind        EventKind   `json:"kind"`
+	Status      Status      `json:"status,omitempty"`
+	FailureKind FailureKind `json:"failure_kind,omitempty"`
+	Turn        int         `json:"turn,omitempty"`
+	Tool        string      `json:"tool,omitempty"`
+	Target      string      `json:"target,omitempty"`
+	Check       string      `json:"check,omitempty"`
+	Verdict     string      `json:"verdict,omitempty"`
+	From        string      `json:"from,omitempty"`
+	Text        string      `json:"text,omitempty"`
+}
+
+// String is the event as watch prints it for people: one line, or more
+// for output, which comes as it was written.
+func (e Event) String() string {
+	at := e.Time.Local().Format("15:04:05")
+	switch e.Kind {
+	case EventState:
+		line := fmt.Sprintf("%s  %s", at, e.Status)
+		if e.FailureKind != "" {
+			line += " (" + string(e.FailureKind) + ")"
+		}
+		if e.Text != "" {
+			line += ": " + e.Text
+		}
+		return line
+	case EventTurn:
+		line := fmt.Sprintf("%s  turn %d  %s", at, e.Turn, e.Tool)
+		if e.Target != "" {
+			line += " " + oneLine(e.Target, 80)
+		}
+		return line
+	case EventOutput:
+		return string(bytes.TrimRight([]byte(e.Text), "\n"))
+	case EventCheck:
+		return fmt.Sprintf("%s  check %s: %s", at, e.Check, e.Verdict)
+	case EventMessage:
+		return fmt.Sprintf("%s  message from %s: %s", at, e.From, e.Text)
+	case EventInterrupt:
+		return fmt.Sprintf("%s  interrupted by %s", at, e.From)
+	}
+	return fmt.Sprintf("%s  %s %s", at, e.Kind, e.Text)
+}
+
+// eventLog appends events to events.jsonl, scrubbed, each line written in
+// one call to a file opened for appending. Safe for concurrent use: a
+// command's output arrives from its own goroutine.
+type eventLog struct {
+	mu    sync.Mutex
+	f     *os.File
+	scrub *scrub.Scrubber
+	now   func() time.Time
+}
+
+// openEvents opens the event log of a session for appending, 0600.
+func openEvents(path string, sc *scrub.Scrubber, now func() time.Time) (*eventLog, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the event log: %w", err)
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open the event log: %w", err)
+	}
+	return &eventLog{f: f, scrub: sc, now: now}, nil
+}
+
+// add appends e, stamped now. The log is a view of the run, not its
+// record: a failed write loses the event, never the run.
+func (l *eventLog) add(e Event) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return
+	}
+	e.Time = l.now()
+	for _, s := range []*string{&e.Target, &e.Text, &e.Check, &e.From} {
+		*s = l.scrub.String(*s)
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	_, _ = l.f.Write(append(b, '\n'))
+}
+
+func (l *eventLog) close() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f != nil {
+		l.f.Close()
+		l.f = nil
+	}
+}
+
+// output returns a writer that turns a command's output into output
+// events of whole lines (a line longer than outputChunk is cut), so that a
+// secret never straddles two events; flush writes what is left.
+func (l *eventLog) output(turn int) *outputEvents {
+	return &outputEvents{log: l, turn: turn}
+}
+
+type outputEvents struct {
+	mu   sync.Mutex
+	log  *eventLog
+	turn int
+	buf  []byte
+}
+
+func (o *outputEvents) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf = append(o.buf, p...)
+	for {
+		cut := bytes.LastIndexByte(o.buf, '\n') + 1
+		if cut == 0 && len(o.buf) >= outputChunk {
+			cut = outputChunk
+		}
+		if cut == 0 {
+			return len(p), nil
+		}
+		if cut > outputChunk {
+			// Whole lines, at most outputChunk of them in one event.
+			if i := bytes.LastIndexByte(o.buf[:outputChunk], '\n') + 1; i > 0 {
+				cut = i
+			} else {
+				cut = outputChunk
+			}
+		}
+		o.log.add(Event{Kind: EventOutput, Turn: o.turn, Text: string(o.buf[:cut])})
+		o.buf = o.buf[cut:]
+	}
+}
+
+// flush writes the output's unfinished last line.
+func (o *outputEvents) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.buf) > 0 {
+		o.log.add(Event{Kind: EventOutput, Turn: o.turn, Text: string(o.buf)})
+		o.buf = nil
+	}
+}

@@ -1,0 +1,189 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/protocol"
+)
+
+// The idle timeouts: how long a landed run waits for the next message. A
+// run a person started waits IdleAttended; one a trigger started (the
+// Action, the bot) IdleTriggered, and IdleAttended once a person has
+// written to it. Entry points choose; --idle-timeout overrides.
+const (
+	IdleAttended  = 20 * time.Minute
+	IdleTriggered = 5 * time.Minute
+	// DefaultPollEvery is how often an idle run calls Options.Poll.
+	DefaultPollEvery = 30 * time.Second
+)
+
+// moveTo moves the run to a state that is not its end: the record is
+// saved durably, the event log and the control told.
+func (s *run) moveTo(to Status) error {
+	if err := s.rec.transition(to, s.opts.Now()); err != nil {
+		return err
+	}
+	err := s.opts.Store.save(s.rec, s.scrubber)
+	// The record first, then the control and the caller, then the event
+	// log: who sees the new state in one finds it in those before.
+	s.ctl.setStatus(to)
+	if s.opts.OnState != nil {
+		s.opts.OnState(to, s.rec.PRURL)
+	}
+	s.events.add(Event{Kind: EventState, Status: to})
+	return err
+}
+
+// readMessages moves the messages people sent into the transcript, each
+// with who sent it, and reports whether there were any.
+func (s *run) readMessages(entries *[]Entry) (bool, error) {
+	ms := s.ctl.take()
+	for _, m := range ms {
+		s.events.add(Event{Kind: EventMessage, From: m.From, Text: m.Text})
+		fmt.Fprintf(s.opts.Progress, "message from %s: %s\n", m.From, oneLine(s.scrub(m.Text), 100))
+		text := fmt.Sprintf("Message from %s:\n%s", m.From, strings.TrimSpace(m.Text))
+		if !s.opts.Think {
+			text += "\n\n" + protocol.NoThink
+		}
+		if err := s.append(entries, Entry{Role: model.RoleUser, Content: text, Kind: KindInstruction}); err != nil {
+			return false, err
+		}
+	}
+	return len(ms) > 0, nil
+}
+
+// idleTimeout is how long the idle run waits now.
+func (s *run) idleTimeout() time.Duration {
+	if s.opts.IdleAfterMessage > s.opts.IdleTimeout && s.ctl.heardFromPerson() {
+		return s.opts.IdleAfterMessage
+	}
+	return s.opts.IdleTimeout
+}
+
+// idle waits, in state idle, for the next message: from the control (the
+// socket, the bot, the comments Poll finds) or, on a terminal, a line
+// typed at the prompt. It reports false when the run should end: its idle
+// timeout passed, the terminal's input ended or said /exit, or ctx ended.
+// Queued messages are taken before anything waits, even with no timeout.
+func (s *run) idle(ctx context.Context) bool {
+	if len(s.ctl.peek()) > 0 {
+		return true
+	}
+	timeout := s.idleTimeout()
+	if timeout <= 0 && !s.opts.AskNext {
+		return false
+	}
+	var lines <-chan string
+	if s.opts.AskNext && s.opts.Input != nil {
+		fmt.Fprint(s.opts.Output, "next instruction (/exit to stop)> ")
+		lines = s.lines()
+	} else {
+		fmt.Fprintf(s.opts.Progress, "idle: waiting %s for a message (core session send %s \"…\")\n", timeout, s.rec.ID)
+	}
+	var expire <-chan time.Time
+	if timeout > 0 {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		expire = timer.C
+	}
+	poll := time.NewTicker(s.opts.PollEvery)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-expire:
+			fmt.Fprintf(s.opts.Progress, "idle for %s: the run completes\n", timeout)
+			return false
+		case line, ok := <-lines:
+			if !ok || strings.TrimSpace(line) == "/exit" {
+				return false
+			}
+			if strings.TrimSpace(line) == "" {
+				fmt.Fprint(s.opts.Output, "next instruction (/exit to stop)> ")
+				continue
+			}
+			if _, err := s.ctl.Send(Message{From: localUser(os.Getuid()), Text: line}); err != nil {
+				return false
+			}
+			return true
+		case <-s.ctl.wake:
+			if len(s.ctl.peek()) > 0 {
+				return true
+			}
+		case <-poll.C:
+			if s.opts.Poll != nil {
+				s.opts.Poll(ctx)
+			}
+		}
+	}
+}
+
+// lines returns the terminal's lines, read by one goroutine for the whole
+// run, so that a line typed while the run waited elsewhere is not lost.
+func (s *run) lines() <-chan string {
+	if s.input == nil {
+		ch := make(chan string)
+		in := s.opts.Input
+		go func() {
+			defer close(ch)
+			for {
+				line, ok := readLine(in)
+				if !ok {
+					return
+				}
+				ch <- line
+			}
+		}()
+		s.input = ch
+	}
+	return s.input
+}
+
+// interrupted ends a turn a person interrupted: the work stays in the
+// workspace, unlanded, and the run goes idle.
+func (s *run) interruptedBy(from string) outcome {
+	s.events.add(Event{Kind: EventInterrupt, From: from})
+	fmt.Fprintf(s.opts.Progress, "interrupted by %s: the work stays in %s\n", from, s.rec.Workspace)
+	s.unlanded = true
+	return outcome{status: StatusIdle, interrupted: true}
+}
+
+// endIdle ends a run whose idle wait is over: completed, or partial when
+// an interrupt left work that never landed, or cancelled when it was
+// stopped.
+func (s *run) endIdle(ctx context.Context) *Report {
+	if ctx.Err() != nil {
+		return s.end(StatusCancelled, "", s.cancelReason(ctx))
+	}
+	if s.unlanded {
+		return s.end(StatusPartial, "", fmt.Errorf("interrupted: the work stays in the workspace, not landed (core session resume %s continues it)", s.rec.ID))
+	}
+	return s.end(StatusCompleted, "", nil)
+}
+
+// cancelReason says why ctx ended: a person's stop, or the caller's.
+func (s *run) cancelReason(ctx context.Context) error {
+	if by, ok := s.ctl.stoppedBy(ctx); ok && by != "" {
+		return fmt.Errorf("stopped by %s", by)
+	}
+	return errors.New("cancelled")
+}
+
+// conclude ends a run that will not wait for a message: one that would go
+// idle goes idle and completes at once.
+func (s *run) conclude(out outcome) *Report {
+	if out.status != StatusIdle {
+		return s.end(out.status, out.kind, out.err)
+	}
+	if err := s.moveTo(StatusIdle); err != nil {
+		return s.end(StatusFailed, FailError, err)
+	}
+	return s.end(StatusCompleted, "", nil)
+}

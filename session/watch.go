@@ -1,0 +1,90 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// watchEvery is how often Watch looks for more events while the run lives.
+const watchEvery = 200 * time.Millisecond
+
+// Watch hands each event of session id's log to fn, in order: the whole
+// log of an ended run, and, while the run lives, each event as it is
+// written, until the run ends (like tail -f) or ctx does.
+func (s *Store) Watch(ctx context.Context, id string, fn func(Event) error) error {
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	path := filepath.Join(s.Dir(id), EventsFile)
+	var f *os.File
+	for {
+		rec, err := s.Load(id)
+		if err != nil {
+			return err
+		}
+		if f, err = os.Open(path); err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("watch session %s: %w", id, err)
+		}
+		switch {
+		case rec.Status == StatusPending:
+			return fmt.Errorf("session %s has not started yet: watch it once it has", id)
+		case !rec.Status.Live():
+			return fmt.Errorf("session %s has no event log: it ran before core kept one", id)
+		}
+		select { // a run opening its log
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	var partial []byte
+	for {
+		ended := false
+		if rec, err := s.Load(id); err != nil || !rec.Status.Live() {
+			// Everything the run wrote is in the file before its record
+			// says it ended: one more read takes it all.
+			ended = true
+		}
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(line) > 0 && line[len(line)-1] == '\n' {
+				line = append(partial, line...)
+				partial = nil
+				var e Event
+				if jerr := json.Unmarshal(bytes.TrimSpace(line), &e); jerr != nil {
+					return fmt.Errorf("watch session %s: %s holds a damaged line: %w", id, EventsFile, jerr)
+				}
+				if ferr := fn(e); ferr != nil {
+					return ferr
+				}
+				continue
+			}
+			partial = append(partial, line...) // a line still being written
+			if err == nil || errors.Is(err, io.EOF) {
+				break
+			}
+			return fmt.Errorf("watch session %s: %w", id, err)
+		}
+		if ended {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
