@@ -162,10 +162,16 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 		l.mu.Lock()
 		why := lr.why
 		l.mu.Unlock()
-		if why == "shutdown" {
+		switch why {
+		case "shutdown":
 			run.Error = "the bot shut down"
 			report(StateFailed, "failed: the bot shut down while this run was in flight, so it was stopped. Ask again with `/core fix`.")
-		} // /core stop already said so
+		case "stop":
+			// /core stop said so already; said again, since a headline
+			// the run wrote as it stopped (landed, waiting) may have
+			// come after it and marked the run running.
+			report(StateCancelled, "stopped.")
+		}
 	}
 	timer := time.NewTimer(l.base.Config.PendingTimeout)
 	defer timer.Stop()
@@ -187,7 +193,11 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 	report(StateRunning, "running.")
 	rep, err := l.session(ctx, run, lr.ctl, func(st session.Status, prURL string, idle time.Duration) {
 		// The headline follows the run's life: landed and waiting for
-		// its starter, or at work again on a message.
+		// its starter, or at work again on a message; a stopped run's
+		// headline is the stop's.
+		if ctx.Err() != nil {
+			return
+		}
 		switch {
 		case st == session.StatusIdle && idle > 0:
 			landed := "its work"
