@@ -5,6 +5,8 @@
 # tests. A test that passes only on an idle machine fails here.
 #
 # Usage: scripts/stress.sh [package...]   (default: the packages below)
+#        scripts/stress.sh -- command [arg...]   (any command beside the load,
+#                                                 e.g. -- make test, as .ci/run does)
 # The load is bounded in time (STRESS_BOUND, default 45m) and stopped when
 # the script exits, however it exits.
 set -euo pipefail
@@ -13,6 +15,12 @@ GO=${GO:-go}
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
 	pkgs=(./sandbox/ ./session/... ./cmd/core/ ./bot/)
+fi
+cmd=()
+if [ "${pkgs[0]}" = "--" ]; then
+	cmd=("${pkgs[@]:1}")
+	[ ${#cmd[@]} -gt 0 ] || { echo "usage: scripts/stress.sh -- command [arg...]" >&2; exit 2; }
+	pkgs=("${cmd[@]}")
 fi
 cpu=${STRESS_CPU:-$(nproc)}
 bound=${STRESS_BOUND:-45m}
@@ -51,8 +59,12 @@ start=$(date +%s)
 status=0
 # In the background, waited for: a signal to this script is handled at
 # once, and stops the tests with the load.
-$GO test -race -count=1 -timeout "$timeout" "${pkgs[@]}" &
+if [ ${#cmd[@]} -gt 0 ]; then
+	"${cmd[@]}" &
+else
+	$GO test -race -count=1 -timeout "$timeout" "${pkgs[@]}" &
+fi
 pids+=($!)
 wait "$!" || status=$?
-echo "test-stress: the tests took $(($(date +%s) - start))s under load (exit $status)" >&2
+echo "test-stress: ${cmd[*]:-the tests} took $(($(date +%s) - start))s under load (exit $status)" >&2
 exit "$status"
