@@ -155,7 +155,7 @@ func keys(m map[string]float64) []string {
 func TestSQLiteUpgradeKeepsRunsWithUnknownCost(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "bot.db")
-	db, err := sqlitefile.Open(path, 5*time.Second, "foreign_keys(ON)")
+	db, err := sqlitefile.Open(path, sqliteBusy, "foreign_keys(ON)")
 	require.NoError(t, err)
 	for _, q := range []string{
 		`CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at INTEGER NOT NULL) STRICT`,

@@ -77,8 +77,13 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 	return s, nil
 }
 
+// sqliteBusy is how long a write waits for another connection's lock (the
+// bot's other process, its workers). On a loaded machine the holder of a
+// lock can be off the CPU for seconds; a webhook waits rather than fail.
+const sqliteBusy = 30 * time.Second
+
 func openSQLite(ctx context.Context, path string) (*SQLite, error) {
-	db, err := sqlitefile.Open(path, 5*time.Second, "foreign_keys(ON)")
+	db, err := sqlitefile.Open(path, sqliteBusy, "foreign_keys(ON)")
 	if err != nil {
 		return nil, err
 	}

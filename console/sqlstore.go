@@ -65,7 +65,7 @@ func redactDSN(dsn string) string {
 }
 
 func openSQLite(path string) (*SQL, error) {
-	db, err := sqlitefile.Open(path, 10*time.Second)
+	db, err := sqlitefile.Open(path, 30*time.Second) // a lock holder on a loaded machine can be off the CPU for seconds
 	if err != nil {
 		return nil, err
 	}
