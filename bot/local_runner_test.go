@@ -21,7 +21,7 @@ import (
 func localEnv(t testing.TB, srv *testkit.ModelServer) map[string]string {
 	return map[string]string{
 		"CORE_SESSION_INFERENCE_URL": srv.URL, "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_IDLE_TIMEOUT": "0",
-		"PATH": os.Getenv("PATH"), "HOME": t.TempDir(),
+		"PATH": os.Getenv("PATH"), "HOME": testkit.GoHome(t),
 	}
 }
 

@@ -55,7 +55,7 @@ func TestBotAndActionShareOneStatusComment(t *testing.T) {
 		"INPUT_GITHUB_TOKEN": "ghs_workflow", "INPUT_MODE": in["mode"].(string), "INPUT_ISSUE": in["issue"].(string),
 		"INPUT_PROMPT": in["instruction"].(string), "INPUT_RUN_ID": runID, "INPUT_STATUS_COMMENT_ID": in["status_comment_id"].(string),
 		"INPUT_VERIFY": "build", "INPUT_IDLE_TIMEOUT": "0", "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": srv.URL,
-		"RUNNER_TEMP": t.TempDir(), "PATH": os.Getenv("PATH"), "HOME": t.TempDir(),
+		"RUNNER_TEMP": t.TempDir(), "PATH": os.Getenv("PATH"), "HOME": testkit.GoHome(t),
 	}
 	require.NoError(t, action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Stderr: io.Discard}))
 	afterAction := statusOf(f, n)

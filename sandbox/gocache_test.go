@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -310,7 +311,7 @@ func TestConfinedBuildReadsTheUserCachesAndWritesNeither(t *testing.T) {
 }
 
 func TestUserCachesOff(t *testing.T) {
-	home := t.TempDir()
+	home := testkit.GoHome(t) // its go env runs with HOME=home
 	cfg, err := ConfigFromEnv(home, func(k string) string {
 		return map[string]string{"CORE_SANDBOX_USER_CACHES": "off", "PATH": os.Getenv("PATH")}[k]
 	})
