@@ -54,10 +54,13 @@ func (s *SQL) AppendEvents(ctx context.Context, sessionID string, from int64, ev
 }
 
 // Events lists a run's events after position after (-1: from the first),
-// in order, at most limit.
+// in order, at most limit (500 when 0; a run holds at most maxRunEvents).
 func (s *SQL) Events(ctx context.Context, sessionID string, after int64, limit int) ([]*RunEvent, error) {
+	if limit <= 0 {
+		limit = 500
+	}
 	rows, err := s.query(ctx, `SELECT seq, event FROM console_run_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-		sessionID, after, limitOr(limit, 500))
+		sessionID, after, min(limit, maxRunEvents))
 	if err != nil {
 		return nil, fmt.Errorf("read events of run %s: %w", sessionID, err)
 	}

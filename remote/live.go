@@ -80,8 +80,8 @@ func (c *Client) AckControl(ctx context.Context, id string, control int64, ack s
 // Live connects a running session to the console: its events go up in
 // batches as they are written, and what people send it from its page
 // (messages, interrupts, stops) comes down to its Control, each
-// acknowledged. It is how a run started by serve (or a CLI session with a
-// console) is watched and steered from the console.
+// acknowledged. It is how a run serve started is watched and steered
+// from the console.
 type Live struct {
 	Console *Client
 	Store   *session.Store
