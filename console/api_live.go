@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -250,47 +251,23 @@ func (c *Console) takeControls(w http.ResponseWriter, r *http.Request) {
 	if run == nil {
 		return
 	}
-	var wait time.Duration
-	if s := r.URL.Query().Get("wait"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 || d > c.cfg.MaxWait {
-			c.refuse(w, r, http.StatusBadRequest, id.Login, fmt.Sprintf("wait must be a duration from 0s to %s, got %q", c.cfg.MaxWait, s))
-			return
-		}
-		wait = d
+	wait, ok := c.waitParam(w, r, id.Login)
+	if !ok {
+		return
 	}
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
-	ctx := r.Context()
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	recheck := time.NewTicker(c.cfg.Recheck)
-	defer recheck.Stop()
-	for {
-		woken := c.wake.wait(runKey(run.SessionID))
+	c.longPoll(w, r, wait, runKey(run.SessionID), func(ctx context.Context) bool {
 		cs, err := c.cfg.Store.TakeControls(ctx, run.SessionID, c.cfg.Now().UTC())
 		if err != nil {
 			c.cfg.Logger.Error().Err(err).Msg("Taking a run's controls failed")
 			fail(w, http.StatusInternalServerError, "could not read the run's controls; ask again")
-			return
+			return true
 		}
-		if len(cs) > 0 {
-			writeJSON(w, http.StatusOK, map[string]any{"controls": cs})
-			return
+		if len(cs) == 0 {
+			return false
 		}
-		select {
-		case <-woken:
-		case <-recheck.C:
-		case <-deadline.C:
-			w.WriteHeader(http.StatusNoContent)
-			return
-		case <-c.closing:
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
+		writeJSON(w, http.StatusOK, map[string]any{"controls": cs})
+		return true
+	})
 }
 
 // runKey is the notifier's key of a run's controls (logins have no "/").

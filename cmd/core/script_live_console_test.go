@@ -103,19 +103,33 @@ func cmdConsoleWaitControl(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: console-wait-control RUN STATE")
 	}
 	sc := consoleOf(ts)
+	consoleWait(ts, "console-wait-control", fmt.Sprintf("run %s's newest control to be %s", args[0], args[1]), "none", func(ctx context.Context) (string, bool) {
+		cs, err := sc.store.Controls(ctx, args[0])
+		if err != nil || len(cs) == 0 {
+			return "", false
+		}
+		last := cs[len(cs)-1].State
+		return last, last == args[1]
+	})
+}
+
+// consoleWait asks look every 50ms, for testkit.Patience at most, until it
+// says yes; a failure names what it waited for and what it last saw.
+func consoleWait(ts *testscript.TestScript, cmd, what, none string, look func(ctx context.Context) (seen string, ok bool)) {
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Patience)
 	defer cancel()
-	last := "none"
+	last := none
 	for {
-		cs, err := sc.store.Controls(ctx, args[0])
-		if err == nil && len(cs) > 0 {
-			if last = cs[len(cs)-1].State; last == args[1] {
-				return
-			}
+		seen, ok := look(ctx)
+		if ok {
+			return
+		}
+		if seen != "" {
+			last = seen
 		}
 		select {
 		case <-ctx.Done():
-			ts.Fatalf("console-wait-control: waited %s for run %s's newest control to be %s; it is %s", testkit.Patience, args[0], args[1], last)
+			ts.Fatalf("%s: waited %s for %s; it is %s", cmd, testkit.Patience, what, last)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -151,19 +165,11 @@ func cmdConsoleWaitRun(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: console-wait-run RUN STATUS")
 	}
 	sc := consoleOf(ts)
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.Patience)
-	defer cancel()
-	last := "not on the console"
-	for {
-		if run, err := sc.store.GetRun(ctx, args[0]); err == nil {
-			if last = run.Status; last == args[1] {
-				return
-			}
+	consoleWait(ts, "console-wait-run", fmt.Sprintf("run %s to be %s on the console", args[0], args[1]), "not on the console", func(ctx context.Context) (string, bool) {
+		run, err := sc.store.GetRun(ctx, args[0])
+		if err != nil {
+			return "", false
 		}
-		select {
-		case <-ctx.Done():
-			ts.Fatalf("console-wait-run: waited %s for run %s to be %s on the console; it is %s", testkit.Patience, args[0], args[1], last)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+		return run.Status, run.Status == args[1]
+	})
 }
