@@ -3,7 +3,6 @@ package bot
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -67,18 +66,7 @@ func TestMaintainerSteersADispatchedRun(t *testing.T) {
 		testkit.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
 		testkit.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
 	work := t.TempDir()
-	event, err := json.Marshal(map[string]any{"inputs": in})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(work, "event.json"), event, 0o600))
-	env := map[string]string{
-		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "workflow_dispatch", "GITHUB_EVENT_PATH": filepath.Join(work, "event.json"),
-		"GITHUB_REPOSITORY": "octo/hello", "GITHUB_API_URL": f.g.APIURL(), "GITHUB_SERVER_URL": "https://github.example",
-		"GITHUB_RUN_ID": "4343", "GITHUB_OUTPUT": filepath.Join(work, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(work, "summary"),
-		"INPUT_GITHUB_TOKEN": "ghs_workflow", "INPUT_MODE": in["mode"].(string), "INPUT_ISSUE": in["issue"].(string),
-		"INPUT_PROMPT": in["instruction"].(string), "INPUT_RUN_ID": in["run_id"].(string), "INPUT_STATUS_COMMENT_ID": in["status_comment_id"].(string),
-		"INPUT_ACTOR": in["actor"].(string), "INPUT_IDLE_TIMEOUT": "1s", "INPUT_VERIFY": "off", "CORE_SESSION_SANDBOX": "off",
-		"CORE_SESSION_INFERENCE_URL": srv.URL, "RUNNER_TEMP": t.TempDir(), "PATH": os.Getenv("PATH"), "HOME": t.TempDir(),
-	}
+	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_IDLE_TIMEOUT": "1s", "INPUT_VERIFY": "off"})
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
