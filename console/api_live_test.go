@@ -226,3 +226,22 @@ func TestLiveRunControls(t *testing.T) {
 		})
 	}
 }
+
+// The run page opens with the last pageEvents events and says how many
+// came before.
+func TestLiveRunPageShowsTheLastEvents(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	for seq := 0; seq < pageEvents+3; seq += maxEventBatch {
+		status, body := h.call(t, http.MethodPost, "/api/session-runs/s-big/events", h.alice, events(seq, min(maxEventBatch, pageEvents+3-seq), ""))
+		require.Equal(t, http.StatusOK, status, string(body))
+	}
+	v, _ := h.signIn(t, "bob")
+	resp, page := v.get(t, "/runs/s-big")
+	require.Equal(t, http.StatusOK, resp.StatusCode, page)
+	assert.Contains(t, page, "Not shown: the run's first 3 events")
+	assert.Equal(t, pageEvents, strings.Count(page, `class="ev `))
+	assert.Contains(t, page, `data-last="1002"`, "the page follows from its last event")
+	assert.NotContains(t, page, `data-seq="2"`)
+	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "script-src 'nonce-", "the live page's one script may run")
+}

@@ -8,8 +8,12 @@ import (
 	"strings"
 )
 
-// maxMessage bounds a message to a live run.
-const maxMessage = 16 << 10
+// maxMessage bounds a message to a live run; pageEvents is how many of
+// its last events the run page opens with.
+const (
+	maxMessage = 16 << 10
+	pageEvents = 1000
+)
 
 // POST /runs/{id}/control (action=message|interrupt|stop, text, csrf):
 // a person at the run's page sends the run a message, interrupts its turn
@@ -124,6 +128,7 @@ type liveView struct {
 	Starter  string
 	Events   []*RunEvent
 	Last     int64 // the last event's position, -1 with none
+	Earlier  int64 // how many events came before those shown
 	Controls []*RunControl
 }
 
@@ -131,7 +136,7 @@ type liveView struct {
 // console (a run only the bot knows, or one that sent only its report,
 // has none).
 func (c *Console) livePage(r *http.Request, p *page, run *Run) error {
-	events, err := c.cfg.Store.Events(r.Context(), run.SessionID, -1, maxRunEvents)
+	events, err := c.cfg.Store.LastEvents(r.Context(), run.SessionID, pageEvents)
 	if err != nil {
 		return err
 	}
@@ -145,7 +150,7 @@ func (c *Console) livePage(r *http.Request, p *page, run *Run) error {
 	}
 	v := &liveView{Live: live, Starter: run.Actor, Events: events, Last: -1, Controls: controls}
 	if n := len(events); n > 0 {
-		v.Last = events[n-1].Seq
+		v.Last, v.Earlier = events[n-1].Seq, events[0].Seq
 	}
 	p.Live = v
 	if live {

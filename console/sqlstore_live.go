@@ -79,6 +79,15 @@ func (s *SQL) Events(ctx context.Context, sessionID string, after int64, limit i
 	return out, rows.Err()
 }
 
+// LastEvents lists a run's last n events, in order.
+func (s *SQL) LastEvents(ctx context.Context, sessionID string, n int) ([]*RunEvent, error) {
+	var held int64
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM console_run_events WHERE session_id = ?`, sessionID).Scan(&held); err != nil {
+		return nil, fmt.Errorf("read events of run %s: %w", sessionID, err)
+	}
+	return s.Events(ctx, sessionID, max(held-int64(n), 0)-1, n)
+}
+
 // SetLiveStatus sets the status of a run that has sent events but no
 // report yet; a run with its report keeps the report's.
 func (s *SQL) SetLiveStatus(ctx context.Context, sessionID, status string) error {

@@ -37,6 +37,13 @@ func TestStoreRunEvents(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, evs, 2)
 			assert.Equal(t, int64(3), evs[0].Seq)
+			evs, err = s.LastEvents(ctx, "s-1", 3)
+			require.NoError(t, err)
+			require.Len(t, evs, 3)
+			assert.Equal(t, int64(2), evs[0].Seq, "the last three, in order")
+			evs, err = s.LastEvents(ctx, "s-1", 10)
+			require.NoError(t, err)
+			assert.Len(t, evs, 5, "all there are")
 
 			_, err = s.exec(ctx, `UPDATE console_run_events SET event = '{}'`)
 			assert.ErrorContains(t, err, "append-only")

@@ -246,6 +246,7 @@ type Store interface {
 	// (see SQL.AppendEvents); the log is append-only.
 	AppendEvents(ctx context.Context, sessionID string, from int64, events []json.RawMessage, now time.Time) (next int64, err error)
 	Events(ctx context.Context, sessionID string, after int64, limit int) ([]*RunEvent, error)
+	LastEvents(ctx context.Context, sessionID string, n int) ([]*RunEvent, error)
 	SetLiveStatus(ctx context.Context, sessionID, status string) error
 	// AddControl, TakeControls, AckControl and Controls keep what people
 	// ask a live run from its page, and its answers.
