@@ -190,13 +190,14 @@ func (r *runner) headline(ctx context.Context, id string, idle time.Duration) fu
 			return // it ends at done: the result is the headline
 		}
 		var text string
+		starter := r.starter()
 		switch {
 		case st == session.StatusIdle && prURL != "":
-			text = fmt.Sprintf("core landed its work: %s. It waits %s for more: @%s can comment `/core <message>` (session `%s`).", prURL, idle, r.t.actor.Login, id)
+			text = fmt.Sprintf("core landed its work: %s. It waits %s for more: @%s can comment `/core <message>` (session `%s`).", prURL, idle, starter, id)
 		case st == session.StatusIdle:
-			text = fmt.Sprintf("core is idle: @%s can comment `/core <message>` within %s (session `%s`).", r.t.actor.Login, idle, id)
+			text = fmt.Sprintf("core is idle: @%s can comment `/core <message>` within %s (session `%s`).", starter, idle, id)
 		case st == session.StatusActive && prURL != "":
-			text = fmt.Sprintf("core is on it again: %s session `%s`, for @%s's message.", r.t.mode, id, r.t.actor.Login)
+			text = fmt.Sprintf("core is on it again: %s session `%s`, for @%s's message.", r.t.mode, id, starter)
 		default:
 			return
 		}
@@ -310,10 +311,10 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 // or pull request between turns. A run with no one to write to it ends at
 // done.
 func (r *runner) listen(o *session.Options) {
-	if r.t.mode == ModeForge || r.t.number == 0 || r.t.actor.Login == "" {
-		// No one to write to it: a forge brief, a schedule, or a run the
-		// bot dispatched (the bot takes its comments; it names no starter
-		// to the job).
+	if r.t.mode == ModeForge || r.t.number == 0 || r.starter() == "" {
+		// No one to write to it: a forge brief, a schedule, or a dispatch
+		// that names no starter (the bot names its run's in the actor
+		// input).
 		o.IdleTimeout = 0
 		return
 	}
@@ -325,7 +326,16 @@ func (r *runner) listen(o *session.Options) {
 	o.Control = session.NewControl()
 	// A little before now: the clocks of the runner and GitHub differ.
 	since := time.Now().Add(-5 * time.Second)
-	o.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.t.actor.Login, r.t.commentID, since, o.Control).poll
+	o.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.starter(), r.t.commentID, since, o.Control).poll
+}
+
+// starter is who started the run: the person whose comment or label
+// started it, else the one the bot's dispatch names (the actor input).
+func (r *runner) starter() string {
+	if r.t.actor.Login != "" {
+		return r.t.actor.Login
+	}
+	return r.in.Actor
 }
 
 // fail reports a run that could not start or land.

@@ -86,7 +86,9 @@ func (l *listener) handle(ctx context.Context, c gh.Comment, cmd gh.Command) {
 	var reply string
 	var err error
 	switch cmd.Name {
-	case "help":
+	case "help", "fix":
+		// Not a message: /core fix asks for a run (the one that started
+		// this, or another the bot answers), /core help the bot's help.
 		return
 	case "stop":
 		if reason := l.mayStop(ctx, c.Author); reason != "" {

@@ -6,6 +6,7 @@ package action
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -48,6 +49,10 @@ type Inputs struct {
 	// run: the Action then edits the bot's status comment.
 	RunID           string
 	StatusCommentID int64
+	// Actor is set by the bot when it dispatches a run: the login of the
+	// person who started it (with /core fix), whose /core comments the
+	// run takes, as it takes the commenter's when a comment starts it.
+	Actor string
 }
 
 // readInputs reads and checks the inputs. A bad input is an error that
@@ -99,6 +104,10 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 		return in, err
 	}
 	in.RunID = strings.TrimSpace(a.GetInput("run_id"))
+	in.Actor = strings.TrimPrefix(strings.TrimSpace(a.GetInput("actor")), "@")
+	if in.Actor != "" && !loginPattern.MatchString(in.Actor) {
+		return in, fmt.Errorf("input actor must be a GitHub login (letters, digits and hyphens), got %q", in.Actor)
+	}
 	if c := strings.TrimSpace(a.GetInput("status_comment_id")); c != "" {
 		if in.StatusCommentID, err = strconv.ParseInt(c, 10, 64); err != nil || in.StatusCommentID < 0 {
 			return in, fmt.Errorf("input status_comment_id must be a comment id, got %q", c)
@@ -106,6 +115,9 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 	}
 	return in, nil
 }
+
+// loginPattern is a GitHub login: a user's, or an App's with [bot].
+var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$`)
 
 func intInput(a *githubactions.Action, name string) (int, error) {
 	s := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(a.GetInput(name)), "#"))

@@ -33,6 +33,9 @@ func (a *ActionsRunner) Start(ctx context.Context, client *gh.Client, run *Run, 
 		"instruction":       run.Instruction,
 		"run_id":            run.ID,
 		"status_comment_id": strconv.FormatInt(run.StatusCommentID, 10),
+		// The job takes this person's /core comments (and refuses
+		// everyone else's) while it works and while it waits, idle.
+		"actor": run.Actor,
 	}
 	if run.Kind == KindResolve {
 		inputs["pull_request"] = number

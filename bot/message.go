@@ -13,7 +13,7 @@ import (
 
 // messenger is a runner that can hand messages and interrupts to a run it
 // carries out itself (the LocalRunner); runs on Actions read their
-// comments themselves.
+// comments themselves (handOff leaves them be).
 type messenger interface {
 	Message(runID string, m session.Message) (reply string, here bool, err error)
 	Interrupt(runID, from string) (reply string, here bool, err error)
@@ -28,13 +28,18 @@ var _ messenger = (*LocalRunner)(nil)
 // refused with a reply that says why, and the refusal is logged. handled is
 // false when there is no such run here.
 func (b *Base) handOff(ctx context.Context, req *request, cmd gh.Command) (handled bool, err error) {
-	m, ok := b.Runner.(messenger)
-	if !ok {
-		return false, nil
-	}
 	run, err := b.Store.ActiveRun(ctx, req.fullName(), req.number)
 	if err != nil || run == nil {
 		return false, err
+	}
+	m, ok := b.Runner.(messenger)
+	if !ok {
+		// A run on Actions reads its issue's comments itself: the dispatch
+		// named its starter (the actor input), and the job takes their
+		// message, or refuses anyone else's with a reply. The bot stays
+		// out of it.
+		zerolog.Ctx(ctx).Info().Str(logKeyActor, req.actor.GetLogin()).Str(logKeyRun, run.ID).Msg("Left a message to the run on Actions")
+		return true, nil
 	}
 	reply := func(text string) error {
 		_, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number, "core: "+text)

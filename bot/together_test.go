@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +19,26 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/status"
 )
+
+// workflowEnv is the environment core.yml gives the Action for the bot's
+// dispatch inputs in (the event written under work), with more on top.
+func workflowEnv(t *testing.T, f *fixture, in map[string]any, work, modelURL string, more map[string]string) map[string]string {
+	t.Helper()
+	event, err := json.Marshal(map[string]any{"inputs": in})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(work, "event.json"), event, 0o600))
+	env := map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "workflow_dispatch", "GITHUB_EVENT_PATH": filepath.Join(work, "event.json"),
+		"GITHUB_REPOSITORY": "octo/hello", "GITHUB_API_URL": f.g.APIURL(), "GITHUB_SERVER_URL": "https://github.example",
+		"GITHUB_RUN_ID": "4242", "GITHUB_OUTPUT": filepath.Join(work, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(work, "summary"),
+		"INPUT_GITHUB_TOKEN": "ghs_workflow", "INPUT_MODE": in["mode"].(string), "INPUT_ISSUE": in["issue"].(string),
+		"INPUT_PROMPT": in["instruction"].(string), "INPUT_RUN_ID": in["run_id"].(string), "INPUT_STATUS_COMMENT_ID": in["status_comment_id"].(string),
+		"INPUT_ACTOR": in["actor"].(string), "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": modelURL,
+		"RUNNER_TEMP": t.TempDir(), "PATH": os.Getenv("PATH"), "HOME": testkit.GoHome(t),
+	}
+	maps.Copy(env, more)
+	return env
+}
 
 // TestBotAndActionShareOneStatusComment runs both halves on one issue of
 // one GitHub: the bot takes /core fix and dispatches, the Action (run as
@@ -45,18 +66,7 @@ func TestBotAndActionShareOneStatusComment(t *testing.T) {
 		testkit.ContentReply("tool: run_shell\ncommand: gofmt -l ."),
 		testkit.ContentReply("tool: done\nsummary: Shout"))
 	work := t.TempDir()
-	event, err := json.Marshal(map[string]any{"inputs": in})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(work, "event.json"), event, 0o600))
-	env := map[string]string{
-		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "workflow_dispatch", "GITHUB_EVENT_PATH": filepath.Join(work, "event.json"),
-		"GITHUB_REPOSITORY": "octo/hello", "GITHUB_API_URL": f.g.APIURL(), "GITHUB_SERVER_URL": "https://github.example",
-		"GITHUB_RUN_ID": "4242", "GITHUB_OUTPUT": filepath.Join(work, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(work, "summary"),
-		"INPUT_GITHUB_TOKEN": "ghs_workflow", "INPUT_MODE": in["mode"].(string), "INPUT_ISSUE": in["issue"].(string),
-		"INPUT_PROMPT": in["instruction"].(string), "INPUT_RUN_ID": runID, "INPUT_STATUS_COMMENT_ID": in["status_comment_id"].(string),
-		"INPUT_VERIFY": "build", "INPUT_IDLE_TIMEOUT": "0", "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": srv.URL,
-		"RUNNER_TEMP": t.TempDir(), "PATH": os.Getenv("PATH"), "HOME": testkit.GoHome(t),
-	}
+	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_VERIFY": "build", "INPUT_IDLE_TIMEOUT": "0"})
 	require.NoError(t, action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Stderr: io.Discard}))
 	afterAction := statusOf(f, n)
 	assert.Contains(t, afterAction, "core is done: http", "the Action wrote its result into the bot's comment")

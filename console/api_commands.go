@@ -90,15 +90,49 @@ func (c *Console) claimCommand(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var wait time.Duration
-	if s := r.URL.Query().Get("wait"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 || d > c.cfg.MaxWait {
-			c.refuse(w, r, http.StatusBadRequest, id.Login, fmt.Sprintf("wait must be a duration from 0s to %s, got %q", c.cfg.MaxWait, s))
-			return
-		}
-		wait = d
+	wait, ok := c.waitParam(w, r, id.Login)
+	if !ok {
+		return
 	}
+	c.longPoll(w, r, wait, id.Login, func(ctx context.Context) bool {
+		cmd, err := c.cfg.Store.Claim(ctx, id.Login, rand.Text(), c.cfg.Now().UTC(), c.cfg.Lease)
+		if err != nil {
+			c.cfg.Logger.Error().Err(err).Msg("Claiming an instruction failed")
+			fail(w, http.StatusInternalServerError, "could not claim an instruction; poll again")
+			return true
+		}
+		if cmd == nil {
+			return false
+		}
+		reason := fmt.Sprintf("claimed (attempt %d) until %s", cmd.Attempts, cmd.LeaseUntil.Format(time.RFC3339))
+		if err := c.audit(ctx, id.Login, "claim", strconv.FormatInt(cmd.ID, 10), reason); err != nil {
+			fail(w, http.StatusInternalServerError, "could not audit the claim; poll again")
+			return true
+		}
+		writeJSON(w, http.StatusOK, cmd)
+		return true
+	})
+}
+
+// waitParam reads a long poll's ?wait= (0 when absent), refusing one
+// past MaxWait.
+func (c *Console) waitParam(w http.ResponseWriter, r *http.Request, login string) (time.Duration, bool) {
+	s := r.URL.Query().Get("wait")
+	if s == "" {
+		return 0, true
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || d > c.cfg.MaxWait {
+		c.refuse(w, r, http.StatusBadRequest, login, fmt.Sprintf("wait must be a duration from 0s to %s, got %q", c.cfg.MaxWait, s))
+		return 0, false
+	}
+	return d, true
+}
+
+// longPoll calls look until it answers (it reports true once it has
+// written the response), waking when key is notified on this replica and
+// every Recheck for what another replica did; after wait it answers 204.
+func (c *Console) longPoll(w http.ResponseWriter, r *http.Request, wait time.Duration, key string, look func(ctx context.Context) bool) {
 	// The server's write timeout is shorter than a long poll: extend it for
 	// this answer (servers without deadlines say so, which is fine too).
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
@@ -108,20 +142,8 @@ func (c *Console) claimCommand(w http.ResponseWriter, r *http.Request) {
 	recheck := time.NewTicker(c.cfg.Recheck)
 	defer recheck.Stop()
 	for {
-		woken := c.wake.wait(id.Login) // before looking, so an enqueue in between is not missed
-		cmd, err := c.cfg.Store.Claim(ctx, id.Login, rand.Text(), c.cfg.Now().UTC(), c.cfg.Lease)
-		if err != nil {
-			c.cfg.Logger.Error().Err(err).Msg("Claiming an instruction failed")
-			fail(w, http.StatusInternalServerError, "could not claim an instruction; poll again")
-			return
-		}
-		if cmd != nil {
-			reason := fmt.Sprintf("claimed (attempt %d) until %s", cmd.Attempts, cmd.LeaseUntil.Format(time.RFC3339))
-			if err := c.audit(ctx, id.Login, "claim", strconv.FormatInt(cmd.ID, 10), reason); err != nil {
-				fail(w, http.StatusInternalServerError, "could not audit the claim; poll again")
-				return
-			}
-			writeJSON(w, http.StatusOK, cmd)
+		woken := c.wake.wait(key) // before looking, so a notify in between is not missed
+		if look(ctx) {
 			return
 		}
 		select {

@@ -52,6 +52,9 @@ type page struct {
 	Commands []*Command
 	Audit    []*AuditEntry
 	Repos    []forgerRepo
+	Live     *liveView // the run page of a run that sent its events
+	// Nonce lets the page's one script run (the live run page's).
+	Nonce string
 }
 
 // runRow is a run on the Runs page.
@@ -114,7 +117,11 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, p *page
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	csp := "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+	if p.Nonce != "" {
+		csp += "; script-src 'nonce-" + p.Nonce + "'; connect-src 'self'"
+	}
+	w.Header().Set("Content-Security-Policy", csp)
 	w.WriteHeader(status)
 	_, _ = buf.WriteTo(w)
 }

@@ -57,6 +57,10 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Contract = contractOf(run.Report)
 	}
+	if err := c.livePage(r, p, run); err != nil {
+		c.failPage(w, r, p, "error", "The run's events could not be read just now; reload the page in a moment.", err)
+		return
+	}
 	c.render(w, http.StatusOK, "run", p)
 }
 

@@ -1,7 +1,10 @@
 package console
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -125,4 +128,38 @@ func longPollAcrossReplicas(t *testing.T, one, two *SQL) {
 	status, _ := a.call(t, http.MethodPost, "/api/session-commands", a.alice2, map[string]any{"repo": "acme/app", "instruction": "x"})
 	require.Equal(t, http.StatusCreated, status)
 	assert.Equal(t, http.StatusOK, <-got)
+}
+
+// A live run's long poll on one replica takes the message its starter
+// sent through the other, and the other's page shows the run's answer.
+func TestReplicaLiveRunControls(t *testing.T) {
+	t.Parallel()
+	for name, open := range shared(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			one, two := open(t)
+			a := newHarness(t, one)
+			a.cfg.Recheck = 20 * time.Millisecond
+			b := a.replica(t, two)
+			status, body := b.call(t, http.MethodPost, "/api/session-runs/s-live/events", a.alice, events(0, 2, "active"))
+			require.Equal(t, http.StatusOK, status, string(body))
+			got := make(chan []byte, 1)
+			go func() {
+				_, body := b.call(t, http.MethodGet, "/api/session-runs/s-live/controls?wait=50s", a.alice, nil)
+				got <- body
+			}()
+			v, _ := a.signIn(t, "alice")
+			resp, page := v.post(t, "/runs/s-live/control", url.Values{"csrf": {v.csrf}, "action": {"message"}, "text": {"also the README"}})
+			require.Equal(t, http.StatusCreated, resp.StatusCode, page)
+			var out struct{ Controls []RunControl }
+			require.NoError(t, json.Unmarshal(testkit.Receive(t, got, "the other replica's long poll to hand the message over"), &out))
+			require.Len(t, out.Controls, 1)
+			assert.Equal(t, "also the README", out.Controls[0].Text)
+			status, body = b.call(t, http.MethodPost, fmt.Sprintf("/api/session-runs/s-live/controls/%d", out.Controls[0].ID), a.alice, map[string]any{"ack": "received"})
+			require.Equal(t, http.StatusOK, status, string(body))
+			status, body = a.call(t, http.MethodGet, "/api/session-runs/s-live/events", a.bob, nil)
+			require.Equal(t, http.StatusOK, status, string(body))
+			assert.Contains(t, string(body), `"note":"received"`)
+		})
+	}
 }

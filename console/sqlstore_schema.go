@@ -34,10 +34,17 @@ func (s *SQL) schema() []string {
 		`CREATE TABLE IF NOT EXISTS console_anchors (
 			login TEXT NOT NULL, chain TEXT NOT NULL, seq BIGINT NOT NULL, head TEXT NOT NULL,
 			command_id BIGINT NOT NULL, at BIGINT NOT NULL, PRIMARY KEY (login, chain, seq))`,
+		`CREATE TABLE IF NOT EXISTS console_run_events (
+			session_id TEXT NOT NULL, seq BIGINT NOT NULL, at BIGINT NOT NULL, event TEXT NOT NULL,
+			PRIMARY KEY (session_id, seq))`,
+		`CREATE TABLE IF NOT EXISTS console_run_controls (
+			id {id}, session_id TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, sender TEXT NOT NULL,
+			state TEXT NOT NULL, ack TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS console_run_controls_run ON console_run_controls (session_id, state, id)`,
 		`CREATE TABLE IF NOT EXISTS console_sessions (
 			id_hash TEXT PRIMARY KEY, login TEXT NOT NULL, csrf TEXT NOT NULL, expires BIGINT NOT NULL)`,
 	}
-	for _, table := range []string{"console_audit", "console_anchors"} {
+	for _, table := range []string{"console_audit", "console_anchors", "console_run_events"} {
 		stmts = append(stmts, appendOnly(table, s.postgres)...)
 	}
 	for i, q := range stmts {

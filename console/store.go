@@ -132,6 +132,53 @@ type AuditEntry struct {
 	Reason string    `json:"reason"`
 }
 
+// RunEvent is one event of a live run's log (session.Event, as the run
+// wrote it to events.jsonl), at its position in the log.
+type RunEvent struct {
+	Seq   int64           `json:"seq"`
+	Event json.RawMessage `json:"event"`
+	// Line is the event as the run page shows it (filled when read).
+	Line string `json:"line"`
+	// Kind is the event's kind (filled when read), for the page's styles.
+	Kind string `json:"kind"`
+}
+
+// Controls: what a person asks a live run from its page.
+const (
+	ControlMessage   = "message"
+	ControlInterrupt = "interrupt"
+	ControlStop      = "stop"
+)
+
+// Control states: queued on the console, delivered to the run, and what
+// the run said of it.
+const (
+	ControlQueued       = "queued"
+	ControlDelivered    = "delivered"
+	ControlAcknowledged = "acknowledged"
+	ControlRejected     = "rejected" // the run could not take it (it had ended, …)
+)
+
+// RunControl is a message, an interrupt or a stop a person sent a live run
+// from its page, and the run's acknowledgement.
+type RunControl struct {
+	ID        int64  `json:"id"`
+	SessionID string `json:"session_id"`
+	Kind      string `json:"kind"`
+	Text      string `json:"text,omitempty"`
+	From      string `json:"from"`
+	State     string `json:"state"`
+	Ack       string `json:"ack,omitempty"`
+	// Note is what the page says of it (filled when read).
+	Note      string    `json:"note"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// maxRunEvents bounds the events a run keeps on the console; its
+// events.jsonl keeps them all.
+const maxRunEvents = 20000
+
 // WebSession is a browser's signed-in session; the cookie holds its id,
 // the store only the id's hash.
 type WebSession struct {
@@ -151,6 +198,10 @@ var (
 	// console already keeps another head: the trail was rewritten (or two
 	// trails share a first line). The first is kept.
 	ErrAnchorConflict = errors.New("another head is already anchored at this line of the chain")
+	// ErrEventGap is a batch of events that starts past the run's last.
+	ErrEventGap = errors.New("the batch starts past the events held")
+	// ErrTooManyEvents is a run past maxRunEvents.
+	ErrTooManyEvents = errors.New("the run has sent as many events as the console keeps")
 )
 
 // Store keeps the console's state. Every implementation is safe for
@@ -190,6 +241,19 @@ type Store interface {
 	// Anchors lists login's anchors of chain (every chain when ""), by
 	// chain and newest line first, at most limit.
 	Anchors(ctx context.Context, login, chain string, limit int) ([]*Anchor, error)
+
+	// AppendEvents, Events and SetLiveStatus keep a live run's event log
+	// (see SQL.AppendEvents); the log is append-only.
+	AppendEvents(ctx context.Context, sessionID string, from int64, events []json.RawMessage, now time.Time) (next int64, err error)
+	Events(ctx context.Context, sessionID string, after int64, limit int) ([]*RunEvent, error)
+	LastEvents(ctx context.Context, sessionID string, n int) ([]*RunEvent, error)
+	SetLiveStatus(ctx context.Context, sessionID, status string) error
+	// AddControl, TakeControls, AckControl and Controls keep what people
+	// ask a live run from its page, and its answers.
+	AddControl(ctx context.Context, c *RunControl) error
+	TakeControls(ctx context.Context, sessionID string, now time.Time) ([]*RunControl, error)
+	AckControl(ctx context.Context, sessionID string, id int64, ack string, failed bool, now time.Time) (*RunControl, error)
+	Controls(ctx context.Context, sessionID string) ([]*RunControl, error)
 
 	// Audit appends an entry; there is no way to change or remove one.
 	Audit(ctx context.Context, e *AuditEntry) error

@@ -50,6 +50,7 @@ func TestScripts(t *testing.T) {
 			var g *testkit.GitHub
 			e.Values[githubKey{}] = &g
 			e.Values[consoleKey{}] = &scriptConsole{}
+			e.Values[modelGateKey{}] = modelGates{}
 			return nil
 		},
 		Cmds: scriptCmds(),

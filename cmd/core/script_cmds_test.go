@@ -22,50 +22,72 @@ import (
 // testscript's own.
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"model-serve":      cmdModelServe,
-		"model-requests":   cmdModelRequests,
-		"gitrepo":          cmdGitRepo,
-		"session-id":       cmdSessionID,
-		"perms":            cmdPerms,
-		"github-serve":     cmdGitHubServe,
-		"github-repo":      cmdGitHubRepo,
-		"github-issue":     cmdGitHubIssue,
-		"github-state":     cmdGitHubState,
-		"gh-event":         cmdGHEvent,
-		"github-perm":      cmdGitHubPerm,
-		"github-comment":   cmdGitHubComment,
-		"github-pr":        cmdGitHubPR,
-		"github-var":       cmdGitHubVar,
-		"github-issues":    cmdGitHubIssues,
-		"github-reviews":   cmdGitHubReviews,
-		"github-requests":  cmdGitHubRequests,
-		"github-app":       cmdGitHubApp,
-		"github-device":    cmdGitHubDevice,
-		"perms-file":       cmdPermsFile,
-		"console-serve":    cmdConsoleServe,
-		"console-runs":     cmdConsoleRuns,
-		"console-commands": cmdConsoleCommands,
-		"audit-rewrite":    cmdAuditRewrite,
-		"model-wait":       cmdModelWait,
-		"session-wait":     cmdSessionWait,
-		"json-doc":         cmdJSONDoc,
+		"model-serve":          cmdModelServe,
+		"model-requests":       cmdModelRequests,
+		"gitrepo":              cmdGitRepo,
+		"session-id":           cmdSessionID,
+		"perms":                cmdPerms,
+		"github-serve":         cmdGitHubServe,
+		"github-repo":          cmdGitHubRepo,
+		"github-issue":         cmdGitHubIssue,
+		"github-state":         cmdGitHubState,
+		"gh-event":             cmdGHEvent,
+		"github-perm":          cmdGitHubPerm,
+		"github-comment":       cmdGitHubComment,
+		"github-pr":            cmdGitHubPR,
+		"github-var":           cmdGitHubVar,
+		"github-issues":        cmdGitHubIssues,
+		"github-reviews":       cmdGitHubReviews,
+		"github-requests":      cmdGitHubRequests,
+		"github-app":           cmdGitHubApp,
+		"github-device":        cmdGitHubDevice,
+		"perms-file":           cmdPermsFile,
+		"console-serve":        cmdConsoleServe,
+		"console-runs":         cmdConsoleRuns,
+		"console-commands":     cmdConsoleCommands,
+		"audit-rewrite":        cmdAuditRewrite,
+		"model-wait":           cmdModelWait,
+		"session-wait":         cmdSessionWait,
+		"json-doc":             cmdJSONDoc,
+		"model-release":        cmdModelRelease,
+		"console-send":         cmdConsoleSend,
+		"console-wait-control": cmdConsoleWaitControl,
+		"console-events":       cmdConsoleEvents,
+		"console-wait-run":     cmdConsoleWaitRun,
 	}
 }
 
 type modelServerKey struct{}
 
-// model-serve SCRIPT [discover]: serve the scripted model in SCRIPT on a
-// free port; it sets CORE_SESSION_INFERENCE_URL, or with discover leaves
-// discovery to find it among the candidates of CORE_SESSION_DISCOVER.
+// model-serve SCRIPT [discover] [hold=N]...: serve the scripted model in
+// SCRIPT on a free port; it sets CORE_SESSION_INFERENCE_URL, or with
+// discover leaves discovery to find it among the candidates of
+// CORE_SESSION_DISCOVER. hold=N holds reply N (from 1) until
+// model-release N.
 func cmdModelServe(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: model-serve SCRIPT [discover]")
-	}
-	if len(args) == 2 && args[1] != "discover" {
-		ts.Fatalf("usage: model-serve SCRIPT [discover]")
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: model-serve SCRIPT [discover] [hold=N]...")
 	}
 	replies, err := testkit.ParseScript(ts.ReadFile(args[0]))
 	ts.Check(err)
+	discover := false
+	for _, a := range args[1:] {
+		// hold=N: reply N (from 1) waits for model-release N.
+		if n, ok := strings.CutPrefix(a, "hold="); ok {
+			i, err := strconv.Atoi(n)
+			if err != nil || i < 1 || i > len(replies) {
+				ts.Fatalf("model-serve: hold=%s names no reply of %s", n, args[0])
+			}
+			gate := make(chan struct{})
+			gatesOf(ts)[n] = gate
+			replies[i-1] = replies[i-1].Until(gate)
+			continue
+		}
+		if a != "discover" {
+			ts.Fatalf("usage: model-serve SCRIPT [discover] [hold=N]...")
+		}
+		discover = true
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := testkit.ServeModel(ctx, "127.0.0.1:0", replies)
 	if err != nil {
@@ -75,7 +97,7 @@ func cmdModelServe(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(func() { cancel(); srv.Close() })
 	servers, _ := ts.Value(modelServerKey{}).(*[]*testkit.ModelServer)
 	*servers = append(*servers, srv)
-	if len(args) == 1 {
+	if !discover {
 		ts.Setenv("CORE_SESSION_INFERENCE_URL", srv.URL)
 	} else {
 		ts.Setenv("CORE_SESSION_INFERENCE_URL", "")

@@ -155,7 +155,10 @@ claim back to the queue.`,
 }
 
 // serveDefaults are serve's own limits, below the flags and environment.
-var serveDefaults = map[string]string{setup.MaxTurns: "12", setup.Timeout: "45m", setup.TurnTimeout: "12m"}
+// A person queued the instruction: the landed run waits IdleAttended for
+// their next message from the run's page.
+var serveDefaults = map[string]string{setup.MaxTurns: "12", setup.Timeout: "45m", setup.TurnTimeout: "12m",
+	setup.IdleTimeout: session.IdleAttended.String()}
 
 // serveOne runs one instruction as a session: the gate denies everything,
 // the repository's token is the signed-in user's, and it lands only with
@@ -188,7 +191,13 @@ func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags,
 	}
 	setup.AddGitHub(&o, ghc)
 	o.Repo, o.Prompt = c.Repo, c.Instruction
+	// The run is followed and steered from its page on the console: its
+	// events go up as they happen, its starter's messages come down.
+	o.ID, o.Control = session.NewID(time.Now()), session.NewControl()
+	live := &remote.Live{Console: client, Store: o.Store, ID: o.ID, Repo: c.Repo, Control: o.Control, Out: e.stderr}
+	finish := live.Start(ctx)
 	rep, err := session.Run(ctx, o)
+	finish()
 	if rep == nil {
 		if ctx.Err() != nil {
 			return remote.Result{Status: remote.Released, Error: "serve stopped before the session started"}

@@ -1,0 +1,131 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/action"
+	"github.com/coreagent/core/internal/testkit"
+)
+
+// syncBuffer is a writer the Action and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestMaintainerSteersADispatchedRun is #28's "done when" on the testkit
+// GitHub: a maintainer who commented /core fix follows the run on the
+// status comment, adds "also update the README" while it works, sees both
+// changes land on one pull request, and the run completes after its idle
+// timeout. The bot dispatches the Action naming its starter (the actor
+// input); the job takes the starter's comment between turns and refuses
+// another writer's with a reply; the bot leaves both to the job.
+func TestMaintainerSteersADispatchedRun(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil, nil)
+	require.NoError(t, f.g.SetPermission("octo", "hello", "bob", "write"))
+	n := f.addIssue(t)
+	cid := f.addComment(t, n, "alice", "/core fix")
+	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false)))
+	f.settle(t)
+	ds := f.g.Dispatches("octo", "hello")
+	require.Len(t, ds, 1)
+	in := ds[0].Inputs
+	assert.Equal(t, "alice", in["actor"], "the dispatch names who started the run")
+
+	// The workflow (core.yml maps its inputs onto the Action's); the
+	// model's first answer waits until the maintainer has written.
+	f.g.AddToken("ghs_workflow", "github-actions[bot]")
+	require.NoError(t, f.g.SetPermission("octo", "hello", "github-actions[bot]", "write"))
+	gate := make(chan struct{})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO").Until(gate),
+		testkit.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
+		testkit.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
+	work := t.TempDir()
+	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_IDLE_TIMEOUT": "1s", "INPUT_VERIFY": "off"})
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: &stdout, Stderr: &stderr})
+	}()
+	waitCtx, cancel := context.WithTimeout(t.Context(), testkit.Patience)
+	defer cancel()
+	require.NoError(t, srv.WaitRequests(waitCtx, 1), "the run's first request to the model")
+	assert.Contains(t, statusOf(f, n), "core is on it: fix session", "the maintainer follows the run on the status comment")
+
+	// While it works: alice adds to it, bob tries to.
+	mid := f.addComment(t, n, "alice", "/core also update the README")
+	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-2", commentPayload(t, "alice", "User", n, mid, "/core also update the README", false)))
+	bid := f.addComment(t, n, "bob", "/core delete the tests")
+	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-3", commentPayload(t, "bob", "User", n, bid, "/core delete the tests", false)))
+	f.settle(t)
+	close(gate)
+	require.NoError(t, testkit.Receive(t, done, "the Action's run to land and complete at its idle timeout"), stderr.String())
+
+	assert.Contains(t, stderr.String(), "idle for 1s: the run completes")
+	out, err := os.ReadFile(filepath.Join(work, "output"))
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "completed", "the run's status output")
+	assert.Contains(t, stdout.String(), "/core also from @alice: received: the run reads it before its next turn")
+	assert.Contains(t, stdout.String(), "refused a message from @bob")
+
+	// Both changes on one pull request.
+	pulls := f.g.Pulls("octo", "hello")
+	require.Len(t, pulls, 1)
+	for file, want := range map[string]string{"hello.txt": "HELLO", "README": "Say hello, loudly."} {
+		got, err := exec.Command("git", "-C", f.repo.Dir(), "show", pulls[0].Head+":"+file).Output()
+		require.NoError(t, err, file)
+		assert.Equal(t, want, strings.TrimSpace(string(got)), file)
+	}
+	requests := srv.Requests()
+	require.Len(t, requests, 3)
+	last := requests[1].Messages[len(requests[1].Messages)-1].Content
+	assert.Contains(t, last, "Message from @alice:\nalso update the README", "the model read the message between turns")
+	for _, r := range requests {
+		for _, m := range r.Messages {
+			assert.NotContains(t, m.Content, "delete the tests")
+		}
+	}
+
+	// On the issue: bob refused with the reason, alice's comment taken,
+	// no "unknown command" from the bot, and the result in the one status
+	// comment.
+	var bodies []string
+	for _, c := range f.g.Comments("octo", "hello", n) {
+		bodies = append(bodies, c.Body)
+	}
+	all := strings.Join(bodies, "\n---\n")
+	assert.Contains(t, all, "core: @bob, only @alice, who started this run, may message or interrupt it.")
+	assert.NotContains(t, all, "unknown command")
+	assert.Contains(t, statusOf(f, n), "core is done: http", "the status comment ends with the result")
+	var took bool
+	for _, r := range f.g.CommentReactions("octo", "hello", mid) {
+		took = took || r.Content == "+1"
+	}
+	assert.True(t, took, "alice's message is acknowledged with a reaction")
+	assert.Empty(t, f.g.CommentReactions("octo", "hello", bid), "bob's is not")
+}

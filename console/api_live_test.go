@@ -1,0 +1,247 @@
+package console
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+)
+
+// events is a batch of n events of a run's log from position seq: state
+// changes at the ends, turns between.
+func events(seq, n int, last string) map[string]any {
+	var evs []json.RawMessage
+	for i := range n {
+		e := fmt.Sprintf(`{"time":"2026-12-01T09:00:0%dZ","kind":"turn","turn":%d,"tool":"read_file","target":"f%d.go"}`, i%10, seq+i, seq+i)
+		if i == n-1 && last != "" {
+			e = `{"time":"2026-12-01T09:00:09Z","kind":"state","status":"` + last + `"}`
+		}
+		evs = append(evs, json.RawMessage(e))
+	}
+	return map[string]any{"repo": "acme/app", "seq": seq, "events": evs}
+}
+
+func TestLiveRunEvents(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, open(t))
+			post := func(token string, batch any) (int, string) {
+				status, body := h.call(t, http.MethodPost, "/api/session-runs/s-live/events", token, batch)
+				return status, string(body)
+			}
+			status, body := post(h.alice, events(0, 3, "active"))
+			require.Equal(t, http.StatusOK, status, body)
+			assert.JSONEq(t, `{"next":3}`, body)
+			run, err := h.store.GetRun(t.Context(), "s-live")
+			require.NoError(t, err, "the first batch puts the run on the console")
+			assert.Equal(t, "active", run.Status)
+			assert.Equal(t, "alice", run.Actor)
+			assert.Equal(t, TriggerCLI, run.Trigger)
+			assert.Contains(t, h.lastAudit(t).Reason, "began sending its events")
+
+			// A batch sent again with one more: the console keeps each once.
+			status, body = post(h.alice, events(0, 4, "idle"))
+			require.Equal(t, http.StatusOK, status, body)
+			assert.JSONEq(t, `{"next":4}`, body)
+			held, err := h.store.Events(t.Context(), "s-live", -1, 100)
+			require.NoError(t, err)
+			require.Len(t, held, 4)
+			assert.Equal(t, int64(3), held[3].Seq)
+			assert.Equal(t, "09:00:09  idle", held[3].Line)
+			assert.Equal(t, "09:00:01  turn 1  read_file f1.go", held[1].Line)
+			run, err = h.store.GetRun(t.Context(), "s-live")
+			require.NoError(t, err)
+			assert.Equal(t, "idle", run.Status, "the last state event is the live run's status")
+
+			refusals := []struct {
+				name   string
+				token  string
+				batch  any
+				status int
+				reason string
+			}{
+				{"a gap", h.alice, events(9, 1, ""), http.StatusConflict, "send from 4"},
+				{"another reporter", h.bob, events(4, 1, ""), http.StatusForbidden, "only the identity that reports a run may send its events"},
+				{"too many a batch", h.alice, events(4, maxEventBatch+1, ""), http.StatusBadRequest, "send at most 500 a request"},
+				{"not an event", h.alice, map[string]any{"repo": "acme/app", "seq": 4, "events": []any{map[string]any{"turn": 1}}}, http.StatusBadRequest, "event 4 of the batch is not an event"},
+				{"no events", h.alice, map[string]any{"repo": "acme/app", "seq": 4, "events": []any{}}, http.StatusBadRequest, "no events"},
+				{"no token", "", events(4, 1, ""), http.StatusUnauthorized, "no credentials"},
+			}
+			for _, tt := range refusals {
+				status, body := post(tt.token, tt.batch)
+				assert.Equal(t, tt.status, status, tt.name+": "+body)
+				assert.Contains(t, body, tt.reason, tt.name)
+				e := h.lastAudit(t)
+				assert.Equal(t, "refuse", e.Action, tt.name+": every refusal is audited")
+				assert.Contains(t, e.Reason, tt.reason, tt.name)
+			}
+			held, err = h.store.Events(t.Context(), "s-live", -1, 100)
+			require.NoError(t, err)
+			assert.Len(t, held, 4, "refused batches change nothing")
+
+			// A repository the sender cannot see puts no run on the console.
+			lib := events(0, 1, "")
+			lib["repo"] = "acme/lib"
+			status, raw := h.call(t, http.MethodPost, "/api/session-runs/s-lib/events", h.alice, lib)
+			body = string(raw)
+			assert.Equal(t, http.StatusForbidden, status, body)
+			assert.Contains(t, body, "which alice cannot see on GitHub")
+			_, err = h.store.GetRun(t.Context(), "s-lib")
+			assert.ErrorIs(t, err, ErrNotFound)
+
+			// The page reads them after a position, with the status.
+			status, raw = h.call(t, http.MethodGet, "/api/session-runs/s-live/events?after=1", h.bob, nil)
+			require.Equal(t, http.StatusOK, status, string(raw))
+			var got struct {
+				Status string      `json:"status"`
+				Live   bool        `json:"live"`
+				Events []*RunEvent `json:"events"`
+			}
+			require.NoError(t, json.Unmarshal(raw, &got))
+			assert.Equal(t, "idle", got.Status)
+			assert.True(t, got.Live)
+			require.Len(t, got.Events, 2)
+			assert.Equal(t, int64(2), got.Events[0].Seq)
+
+			// The report ends the live run: its status is the report's from
+			// then on, whatever late events say.
+			status, raw = h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s-live", "completed", ""))
+			require.Equal(t, http.StatusOK, status, string(raw))
+			status, body = post(h.alice, events(4, 1, "active"))
+			require.Equal(t, http.StatusOK, status, body)
+			run, err = h.store.GetRun(t.Context(), "s-live")
+			require.NoError(t, err)
+			assert.Equal(t, "completed", run.Status)
+		})
+	}
+}
+
+func TestLiveRunControls(t *testing.T) {
+	t.Parallel()
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, open(t))
+			require.NoError(t, h.g.SetPermission(org, "app", "carol", "admin"))
+			status, raw := h.call(t, http.MethodPost, "/api/session-runs/s-live/events", h.alice, events(0, 2, "active"))
+			require.Equal(t, http.StatusOK, status, string(raw))
+
+			send := func(login, action, text string) (int, string) {
+				v, _ := h.signIn(t, login)
+				require.NotEmpty(t, v.csrf, "signed in as "+login)
+				resp, body := v.post(t, "/runs/s-live/control", url.Values{"csrf": {v.csrf}, "action": {action}, "text": {text}})
+				return resp.StatusCode, body
+			}
+			refusals := []struct {
+				name, login, action, text string
+				status                    int
+				reason                    string
+			}{
+				{"another writer's message", "bob", "message", "delete the tests", http.StatusForbidden, "only alice, who started run s-live, may send a message to it"},
+				{"another writer's interrupt", "bob", "interrupt", "", http.StatusForbidden, "only alice, who started run s-live, may interrupt it"},
+				{"a writer's stop", "bob", "stop", "", http.StatusForbidden, "or an admin of acme/app may stop it; bob has write permission"},
+				{"an admin's message", "carol", "message", "hi", http.StatusForbidden, "only alice, who started run s-live, may send a message to it"},
+				{"an empty message", "alice", "message", "  ", http.StatusBadRequest, "the message is empty"},
+				{"an unknown action", "alice", "pause", "", http.StatusBadRequest, "action must be message, interrupt or stop"},
+			}
+			for _, tt := range refusals {
+				status, body := send(tt.login, tt.action, tt.text)
+				assert.Equal(t, tt.status, status, tt.name+": "+body)
+				assert.Contains(t, body, tt.reason, tt.name)
+				e := h.lastAudit(t)
+				assert.Equal(t, "refuse", e.Action, tt.name+": every refusal is audited")
+				assert.Equal(t, tt.login, e.Actor, tt.name)
+				assert.Equal(t, "POST /runs/s-live/control", e.Target, tt.name)
+			}
+			cs, err := h.store.Controls(t.Context(), "s-live")
+			require.NoError(t, err)
+			assert.Empty(t, cs, "refusals queue nothing")
+
+			// The run's long-poll, waiting when the starter writes.
+			taken := make(chan []RunControl, 1)
+			go func() {
+				status, body := h.call(t, http.MethodGet, "/api/session-runs/s-live/controls?wait=50s", h.alice, nil)
+				var out struct{ Controls []RunControl }
+				if status == http.StatusOK {
+					_ = json.Unmarshal(body, &out)
+				}
+				taken <- out.Controls
+			}()
+			status, body := send("alice", "message", "also update the README")
+			require.Equal(t, http.StatusCreated, status, body)
+			assert.Equal(t, "message", h.lastAudit(t).Action)
+			got := testkit.Receive(t, taken, "the run's long-poll to hand over the message")
+			require.Len(t, got, 1)
+			assert.Equal(t, "also update the README", got[0].Text)
+			assert.Equal(t, "alice", got[0].From)
+			assert.Equal(t, ControlDelivered, got[0].State)
+
+			status, body = send("carol", "stop", "")
+			require.Equal(t, http.StatusCreated, status, "an admin may stop it: "+body)
+			status, raw = h.call(t, http.MethodGet, "/api/session-runs/s-live/controls?wait=0s", h.bob, nil)
+			assert.Equal(t, http.StatusForbidden, status, "only the run takes its controls: "+string(raw))
+			assert.Equal(t, "refuse", h.lastAudit(t).Action)
+			status, raw = h.call(t, http.MethodGet, "/api/session-runs/s-live/controls?wait=0s", h.alice, nil)
+			require.Equal(t, http.StatusOK, status, string(raw))
+			assert.Contains(t, string(raw), `"kind":"stop"`)
+			status, _ = h.call(t, http.MethodGet, "/api/session-runs/s-live/controls?wait=0s", h.alice, nil)
+			assert.Equal(t, http.StatusNoContent, status, "each control is taken once")
+
+			ack := fmt.Sprintf("/api/session-runs/s-live/controls/%d", got[0].ID)
+			status, raw = h.call(t, http.MethodPost, ack, h.bob, map[string]any{"ack": "received"})
+			assert.Equal(t, http.StatusForbidden, status, string(raw))
+			status, raw = h.call(t, http.MethodPost, ack, h.alice, map[string]any{"ack": "received: the run reads it before its next turn"})
+			require.Equal(t, http.StatusOK, status, string(raw))
+			status, raw = h.call(t, http.MethodPost, ack, h.alice, map[string]any{"ack": "again"})
+			assert.Equal(t, http.StatusConflict, status, string(raw))
+			cs, err = h.store.Controls(t.Context(), "s-live")
+			require.NoError(t, err)
+			require.Len(t, cs, 2)
+			assert.Equal(t, ControlAcknowledged, cs[0].State)
+			assert.Equal(t, "received: the run reads it before its next turn", cs[0].Note, "the page shows the run's acknowledgement")
+			assert.Equal(t, "taken by the run", cs[1].Note)
+
+			// An ended run takes nothing more; a workflow's run is steered
+			// from its issue.
+			status, raw = h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s-live", "cancelled", ""))
+			require.Equal(t, http.StatusOK, status, string(raw))
+			status, body = send("alice", "message", "one more")
+			assert.Equal(t, http.StatusConflict, status, body)
+			assert.Contains(t, body, "run s-live has ended (cancelled)")
+			status, raw = h.call(t, http.MethodPost, "/api/session-runs/s-action/events", h.install, events(0, 1, "active"))
+			require.Equal(t, http.StatusOK, status, string(raw))
+			v, _ := h.signIn(t, "alice")
+			resp, page := v.post(t, "/runs/s-action/control", url.Values{"csrf": {v.csrf}, "action": {"message"}, "text": {"hi"}})
+			assert.Equal(t, http.StatusConflict, resp.StatusCode, page)
+			assert.True(t, strings.Contains(page, "comment on its issue or pull request"), page)
+		})
+	}
+}
+
+// The run page opens with the last pageEvents events and says how many
+// came before.
+func TestLiveRunPageShowsTheLastEvents(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	for seq := 0; seq < pageEvents+3; seq += maxEventBatch {
+		status, body := h.call(t, http.MethodPost, "/api/session-runs/s-big/events", h.alice, events(seq, min(maxEventBatch, pageEvents+3-seq), ""))
+		require.Equal(t, http.StatusOK, status, string(body))
+	}
+	v, _ := h.signIn(t, "bob")
+	resp, page := v.get(t, "/runs/s-big")
+	require.Equal(t, http.StatusOK, resp.StatusCode, page)
+	assert.Contains(t, page, "Not shown: the run's first 3 events")
+	assert.Equal(t, pageEvents, strings.Count(page, `class="ev `))
+	assert.Contains(t, page, `data-last="1002"`, "the page follows from its last event")
+	assert.NotContains(t, page, `data-seq="2"`)
+	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "script-src 'nonce-", "the live page's one script may run")
+}
