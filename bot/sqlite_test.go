@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -437,7 +438,7 @@ func TestSQLiteOpen(t *testing.T) {
 				assert.Equal(t, want, fi.Mode(), "mode of %s", p)
 			}
 			for pragma, want := range map[string]string{
-				"journal_mode": "wal", "busy_timeout": "5000", "foreign_keys": "1", "synchronous": "1",
+				"journal_mode": "wal", "busy_timeout": strconv.FormatInt(sqliteBusy.Milliseconds(), 10), "foreign_keys": "1", "synchronous": "1",
 			} {
 				var got string
 				require.NoError(t, s.db.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got))
