@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coreagent/core/session/browser"
 	testbrowser "github.com/coreagent/core/internal/testkit/browser"
+	"github.com/coreagent/core/session/browser"
 )
 
 // site serves the pages the tests drive, on 127.0.0.1.
