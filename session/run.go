@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/tools"
@@ -240,6 +241,10 @@ type run struct {
 	// project is what the run found at the workspace's top (languages.go);
 	// nil when it could not look.
 	project *sandbox.Project
+	// browser is the run's browser (--browser), closed when the run ends;
+	// browserProfile its profile directory.
+	browser        *browser.Browser
+	browserProfile string
 }
 
 // scrub removes every secret core knows of from text.
@@ -329,7 +334,7 @@ func (s *run) prepare(ctx context.Context) error {
 	if f, ok := s.origin.(tools.IssueFiler); ok {
 		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}
 	}
-	return nil
+	return s.openBrowser()
 }
 
 // scrubbingFiler files issues with every secret removed from them.

@@ -204,7 +204,7 @@ func TestFind(t *testing.T) {
 		{name: "found on path", path: dir, want: exe},
 		{name: "none on path", path: t.TempDir(), err: "apt-get install chromium"},
 		{name: "named", exec: "chromium", path: dir, want: exe},
-		{name: "named, missing", exec: "nothere", path: dir, err: `--browser-exec "nothere": not found`},
+		{name: "named, missing", exec: "nothere", path: dir, err: `"nothere" is not found: install Chromium (Debian, Ubuntu: apt-get install chromium) or name the binary with --browser-exec`},
 		{name: "not executable", exec: filepath.Join(dir, "plain"), err: "not an executable file"},
 	}
 	for _, tc := range tests {

@@ -34,12 +34,19 @@ type consoleLog struct {
 
 // open creates the log file and starts collecting the tab's console.
 func (c *consoleLog) open(tab context.Context, path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// An earlier run of the session may have begun it.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("browser console log: %w", err)
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("browser console log: %w", err)
+	}
 	c.mu.Lock()
-	c.file = f
+	c.file, c.size = f, int(fi.Size())
+	c.full = c.size >= maxLogFile
 	c.mu.Unlock()
 	messages := chromedp.Console(tab) // subscribed from here on
 	go func() {

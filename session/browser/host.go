@@ -31,13 +31,14 @@ var candidates = []string{"chromium", "chromium-browser", "google-chrome", "goog
 const Install = "install Chromium (Debian, Ubuntu: apt-get install chromium) or name the binary with --browser-exec"
 
 // Find resolves the browser binary: exec when given (a path, or a name
-// looked up on path), else the first of chromium, chromium-browser and
-// google-chrome found on path. The error says what to do.
+// looked up on path; --browser-exec), else the first of chromium,
+// chromium-browser and google-chrome found on path. The error says what
+// to do; the caller names the option.
 func Find(exec, path string) (string, error) {
 	if exec != "" {
 		p, err := lookPath(exec, path)
 		if err != nil {
-			return "", fmt.Errorf("--browser-exec %q: %w: %s", exec, err, Install)
+			return "", fmt.Errorf("%q %w: %s", exec, err, Install)
 		}
 		return p, nil
 	}
@@ -64,16 +65,16 @@ func lookPath(name, path string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", errors.New("not found")
+	return "", errors.New("is not found")
 }
 
 func executable(p string) error {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return errors.New("not found")
+		return errors.New("is not found")
 	}
 	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		return errors.New("not an executable file")
+		return errors.New("is not an executable file")
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image/png"
 	"os"
+	"path/filepath"
 
 	"github.com/chromedp/chromedp"
 )
@@ -207,9 +208,8 @@ func (b *Browser) Screenshot(ctx context.Context) (Shot, error) {
 		if err != nil {
 			return fmt.Errorf("the browser's screenshot is not a PNG: %w", err)
 		}
-		shot = Shot{Name: fmt.Sprintf("screenshot-%d.png", len(b.files)+1), Bytes: len(data), Width: cfg.Width, Height: cfg.Height}
-		shot.Path = b.cfg.Files + "/" + shot.Name
-		if err := os.WriteFile(shot.Path, data, 0o600); err != nil {
+		shot = Shot{Bytes: len(data), Width: cfg.Width, Height: cfg.Height}
+		if shot.Name, shot.Path, err = b.save(data); err != nil {
 			return &hostError{fmt.Errorf("save screenshot: %w", err)}
 		}
 		b.files = append(b.files, shot.Name)
@@ -225,3 +225,24 @@ func (b *Browser) Console() ([]string, int) { return b.log.take() }
 // Blocked returns the requests blocked since the last call, and how many
 // more were not kept.
 func (b *Browser) Blocked() ([]Blocked, int) { return b.blocked.take() }
+
+// save writes a screenshot as the first screenshot-N.png not taken yet
+// (an earlier run of the session may have left some).
+func (b *Browser) save(data []byte) (name, path string, err error) {
+	for n := len(b.files) + 1; ; n++ {
+		name = fmt.Sprintf("screenshot-%d.png", n)
+		path = filepath.Join(b.cfg.Files, name)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", "", err
+		}
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		return name, path, werr
+	}
+}
