@@ -1,0 +1,160 @@
+package session
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	testbrowser "github.com/coreagent/core/internal/testkit/browser"
+	"github.com/coreagent/core/session/tools"
+)
+
+// withBrowser turns the options' browser on, with a marker in its
+// environment; the returned func lists what of it still runs.
+func withBrowser(t *testing.T, opts *Options) func() []int {
+	t.Helper()
+	marker := fmt.Sprintf("CORE_BROWSER_TEST=session%d", time.Now().UnixNano())
+	opts.Browser = BrowserOptions{On: true, Exec: testbrowser.Exec(t), Env: []string{"PATH=" + os.Getenv("PATH"), marker}}
+	return func() []int { return testbrowser.Survivors(marker) }
+}
+
+// observations are the texts the model was sent, one per request, after
+// its previous reply: what each action answered.
+func observations(srv *testkit.ModelServer) []string {
+	var out []string
+	for _, r := range srv.Requests() {
+		last := r.Messages[len(r.Messages)-1]
+		out = append(out, last.Content)
+	}
+	return out
+}
+
+// greeterSite is a page with a form, a redirect to another host and a
+// page that fetches from one: what the model's dev server would serve.
+func greeterSite(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, "http://remote.test/", http.StatusFound)
+		case "/fetches":
+			fmt.Fprint(w, `<!doctype html><title>f</title><p id="r">waiting</p><script>
+fetch("http://api.remote.test/x").then(() => { r.textContent = "fetched" }).catch(() => { r.textContent = "fetch failed" });</script>`)
+		default:
+			fmt.Fprint(w, `<!doctype html><title>Greeter</title><form onsubmit="return false"><input id="name"><button id="go">Go</button></form><p id="out"></p>
+<script>document.getElementById("go").onclick = () => { const n = document.getElementById("name").value;
+  document.getElementById("out").textContent = "Hello, " + n + "!"; console.log("greeted " + n); };</script>`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestBrowserSessionUnattended(t *testing.T) {
+	site := greeterSite(t)
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: browser_navigate\nurl: "+site.URL+"/"),
+		testkit.ContentReply("tool: browser_type\nselector: \"#name\"\ntext: Ada"),
+		testkit.ContentReply("tool: browser_click\nselector: \"#go\""),
+		testkit.ContentReply("tool: browser_read\nselector: \"#out\""),
+		testkit.ContentReply("tool: browser_screenshot"),
+		testkit.ContentReply("tool: browser_console"),
+		testkit.ContentReply("tool: browser_navigate\nurl: "+site.URL+"/away"),
+		testkit.ContentReply("tool: browser_navigate\nurl: "+site.URL+"/fetches"),
+		testkit.ContentReply("tool: browser_read\nselector: \"#r\""),
+		testkit.ContentReply("tool: write_file\npath: checked.txt\ncontent: the greeter greets"),
+		testkit.ContentReply("tool: done\nsummary: checked the page"),
+	)
+	opts := testOptions(t, srv, repo)
+	survivors := withBrowser(t, &opts)
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+
+	obs := observations(srv)
+	require.Len(t, obs, 11)
+	assert.Contains(t, obs[1], "Result of browser_navigate:\nloaded "+site.URL+`/ (title "Greeter"), HTTP status 200`)
+	assert.Contains(t, obs[2], "typed 3 characters into #name")
+	assert.Contains(t, obs[3], "clicked #go; the page is "+site.URL+"/")
+	assert.Contains(t, obs[4], "\nHello, Ada!")
+	assert.Regexp(t, `saved screenshot-1\.png \(\d+x\d+ pixels, \d+ bytes\) with the session's files: .*/browser/screenshot-1\.png`, obs[5])
+	assert.Contains(t, obs[6], "log: greeted Ada")
+	assert.Contains(t, obs[7], "browser_navigate: the page did not load: net::ERR_BLOCKED_BY_CLIENT\ncore blocked 1 request(s) that would have left this machine")
+	assert.Contains(t, obs[7], "document (after a redirect) http://remote.test/")
+	// The page's fetch is blocked while it loads or just after.
+	assert.Contains(t, obs[8]+obs[9], "xhr http://api.remote.test/x")
+
+	assert.Equal(t, []string{"browser/screenshot-1.png", "browser/console.log"}, rep.Files)
+	png, err := os.ReadFile(filepath.Join(opts.Store.Dir(rep.ID), "browser", "screenshot-1.png"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(png), "\x89PNG"), "the screenshot is a PNG")
+	log, err := os.ReadFile(filepath.Join(opts.Store.Dir(rep.ID), "browser", "console.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "log: greeted Ada")
+	assert.Contains(t, string(log), "core blocked document (after a redirect) http://remote.test/")
+	var summary strings.Builder
+	rep.WriteSummary(&summary)
+	assert.Contains(t, summary.String(), "files (in the session's directory): browser/screenshot-1.png, browser/console.log\n")
+	assert.Empty(t, survivors(), "no browser process outlives the run")
+}
+
+// TestBrowserGateInSession: the gate as runs meet it. An attended run asks
+// for each action and declines on EOF, starting no browser; an unattended
+// run with remote pages allowed declines every navigation; --headed is
+// refused where no one watches.
+func TestBrowserGateInSession(t *testing.T) {
+	tests := []struct {
+		name     string
+		attended bool
+		remote   bool
+		want     string
+	}{
+		{name: "attended, EOF", attended: true, want: tools.DeclinedBrowser},
+		{name: "unattended, remote allowed", remote: true, want: tools.DeclinedRemote},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+			srv := testkit.NewModelServer(t,
+				testkit.ContentReply("tool: browser_navigate\nurl: http://localhost:9/"),
+				testkit.ContentReply("tool: done\nsummary: could not look"),
+			)
+			opts := testOptions(t, srv, repo)
+			survivors := withBrowser(t, &opts)
+			opts.Browser.AllowRemote = tc.remote
+			var asked strings.Builder
+			opts.Approver = &tools.TerminalApprover{In: strings.NewReader(""), Out: &asked, Terminal: tc.attended}
+			rep, err := Run(t.Context(), opts)
+			require.NoError(t, err)
+			obs := observations(srv)
+			require.Len(t, obs, 2)
+			assert.Equal(t, "Result of browser_navigate:\n"+tc.want, obs[1])
+			if tc.attended {
+				assert.Contains(t, asked.String(), "browser_navigate: http://localhost:9/\napprove? [y/N] ")
+			}
+			assert.Empty(t, rep.Files, "no browser started, nothing kept")
+			assert.Empty(t, survivors())
+		})
+	}
+	t.Run("headed, unattended", func(t *testing.T) {
+		srv := testkit.NewModelServer(t)
+		opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
+		withBrowser(t, &opts)
+		opts.Browser.Headed = true
+		_, err := Run(t.Context(), opts)
+		var ce *ConfigError
+		require.ErrorAs(t, err, &ce)
+		assert.Equal(t, "headed", ce.Option)
+		assert.Contains(t, err.Error(), "this run has none")
+		assert.Empty(t, srv.Requests())
+	})
+}
