@@ -75,6 +75,7 @@ type Box struct {
 	procs  map[string]*Process
 	next   int
 	closed bool
+	failed error // the box could not start: its commands get sandboxes of their own
 }
 
 // boxInst is one running box: a Box starts another when a command needs
@@ -169,6 +170,21 @@ func (s *Sandbox) Close() error {
 	return errors.Join(errs...)
 }
 
+// CloseBox closes the workspace's box, if it has one: a session's end.
+func (s *Sandbox) CloseBox(workspace string) error {
+	ws, err := s.workspace(workspace)
+	if err != nil {
+		return nil // no workspace, no box
+	}
+	s.mu.Lock()
+	b := s.boxes[ws]
+	s.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	return b.Close()
+}
+
 // errBoxBusy says a command needs another box while this one has work.
 var errBoxBusy = errors.New("the box binds less than the command needs and cannot restart while something runs in it")
 
@@ -180,6 +196,9 @@ func (b *Box) acquire(ctx context.Context, need *profile) (*boxInst, error) {
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, errors.New("the box is closed")
+	}
+	if b.failed != nil {
+		return nil, b.failed
 	}
 	inst := b.inst
 	if inst != nil && inst.alive() && (need == nil || inst.p.holds(*need)) {
@@ -201,6 +220,9 @@ func (b *Box) acquire(ctx context.Context, need *profile) (*boxInst, error) {
 	}
 	inst, err = b.s.startBox(ctx, b.bwrap, p)
 	if err != nil {
+		if ctx.Err() == nil {
+			b.failed = err // once is enough
+		}
 		return nil, err
 	}
 	b.inst = inst
