@@ -25,6 +25,7 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 	v := s.toolView(tool)
 	p.toolRoots = slices.Clone(v.toolRoots)
 	p.path = slices.Clone(v.path)
+	p.maskScans = slices.Clone(v.scans)
 	p.masks = maskArgs(v.scans...)
 	return p, nil
 }
@@ -120,22 +121,12 @@ func (s *Sandbox) userCacheDir() string {
 // runConfined runs argv under the production profile with bwrap.
 func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
 	defer runtime.KeepAlive(s) // its run layer goes with it (layers.go)
-	p, err := s.profileFor(argv[0])
+	p, err := s.commandProfile(argv, opts)
 	if err != nil {
 		return Result{}, err
 	}
-	p.workspace = opts.Workspace
-	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
-	p.depBinds = opts.deps.binds
-	if err := s.withRunLayer(&p); err != nil {
-		return Result{}, err
-	}
-	bin := s.fetchedToolchain(opts.Workspace)
-	if bin != "" {
-		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
-	}
-	if err := s.withModView(&p, bin); err != nil {
-		return Result{}, err
+	if r, ok, err := s.runBoxed(ctx, bwrap, p, argv, opts); ok {
+		return r, err
 	}
 	if srv := s.serveBuildCache(argv, p); srv != nil {
 		served := p
@@ -157,6 +148,31 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 		s.noCacheProg.Store(true)
 	}
 	return s.launch(ctx, bwrap, p, argv, opts)
+}
+
+// commandProfile is the production profile of one command in its
+// workspace: its tool's view, its ecosystem's environment, the
+// dependencies fetched for it, the run's layer of the build cache, the
+// target's toolchain and the module view.
+func (s *Sandbox) commandProfile(argv []string, opts RunOptions) (profile, error) {
+	p, err := s.profileFor(argv[0])
+	if err != nil {
+		return profile{}, err
+	}
+	p.workspace = opts.Workspace
+	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
+	p.depBinds = opts.deps.binds
+	if err := s.withRunLayer(&p); err != nil {
+		return profile{}, err
+	}
+	bin := s.fetchedToolchain(opts.Workspace)
+	if bin != "" {
+		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
+	}
+	if err := s.withModView(&p, bin); err != nil {
+		return profile{}, err
+	}
+	return p, nil
 }
 
 // withRunLayer gives a profile with a workspace the run's layer of the
@@ -203,11 +219,17 @@ func (s *Sandbox) withModView(p *profile, bin string) error {
 // line, when its GOCACHEPROG failed (cmd/go/internal/cache/prog.go).
 var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-Close|args|sent response|\S+ declared no supported)|error (starting|reading JSON from) GOCACHEPROG|(StdinPipe|StdoutPipe) to GOCACHEPROG)`)
 
+// relays reports whether a go command of profile p reads the user's build
+// cache through core's executable inside.
+func (s *Sandbox) relays(argv []string, p profile) bool {
+	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && isExecutable(s.cfg.CacheProg) && p.buildCache != "" && cacheProgCommand(p.buildCache, true) != ""
+}
+
 // serveBuildCache starts, for a go command, the server through which the
 // confined build reads the user's build cache; nil when there is nothing
 // to serve or no executable to serve it inside.
 func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
-	if filepath.Base(argv[0]) != "go" || s.cfg.CacheProg == "" || s.noCacheProg.Load() || !isExecutable(s.cfg.CacheProg) || p.buildCache == "" || cacheProgCommand(p.buildCache, true) == "" {
+	if !s.relays(argv, p) {
 		return nil
 	}
 	// Links into the view need it on the user's file system: the user's
