@@ -1,11 +1,17 @@
 package session
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/coreagent/core/sandbox"
 
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/tools"
@@ -29,7 +35,8 @@ type BrowserOptions struct {
 	// AllowRemote lets pages load from other hosts; every navigation then
 	// needs a person's approval, and an unattended run declines it.
 	AllowRemote bool
-	// Env is the browser's environment (PATH, LANG); setup fills it.
+	// Env is added to the browser's environment (LANG, and a display for
+	// --headed); setup fills it.
 	Env []string
 }
 
@@ -56,32 +63,77 @@ func (b BrowserOptions) check(attended bool) error {
 
 // openBrowser gives the run its browser when --browser is on: the tools
 // that drive it join the tool set, and the browser itself starts at their
-// first use. Until the run's box exists the browser runs on this machine,
-// held to its loopback by its own request guard.
-func (s *run) openBrowser() error {
+// first use, in the run's box, where it reaches what the model started
+// there and nothing else. Without a box only a person at a terminal, who
+// approves every action, may use it, and then it runs on this machine,
+// still held to its loopback by its own request guard.
+func (s *run) openBrowser(ctx context.Context) error {
 	b := s.opts.Browser
 	if !b.On {
 		return nil
 	}
-	profile, err := os.MkdirTemp("", "core-browser-")
-	if err != nil {
-		return fmt.Errorf("browser profile: %w", err)
-	}
-	s.browserProfile = profile
-	env := append([]string{"HOME=" + profile}, b.Env...)
 	attended := tools.Attended(s.opts.Approver)
-	s.browser = browser.New(browser.HostLauncher{Env: env}, browser.Config{
+	cfg := browser.Config{
 		Exec:    b.Exec,
-		DataDir: filepath.Join(profile, "profile"),
 		Files:   filepath.Join(s.opts.Store.Dir(s.rec.ID), BrowserDir),
 		Timeout: b.Timeout,
 		Headed:  b.Headed,
 		// Other hosts only where a person approves each navigation.
 		AllowRemote: b.AllowRemote && attended,
-	})
+	}
+	var host browser.Host
+	box, err := s.opts.Sandbox.Box(ctx, s.rec.Workspace)
+	switch {
+	case err == nil:
+		// The profile lives in the box's own /tmp, and goes with it.
+		cfg.DataDir = "/tmp/core-browser-" + s.rec.ID
+		host = boxHost{box: box, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
+	case !attended:
+		return &ConfigError{Option: "browser", Err: fmt.Errorf("an unattended run uses the browser only inside the run's box, and this run has none (%v): run it where the sandbox works (bwrap), or at a terminal, where a person approves each action", err)}
+	default:
+		profile, err := os.MkdirTemp("", "core-browser-")
+		if err != nil {
+			return fmt.Errorf("browser profile: %w", err)
+		}
+		s.browserProfile, cfg.DataDir = profile, filepath.Join(profile, "profile")
+		env := append([]string{"HOME=" + profile}, b.Env...)
+		for _, kv := range s.opts.GitEnv {
+			if strings.HasPrefix(kv, "PATH=") {
+				env = append(env, kv)
+			}
+		}
+		host = browser.HostLauncher{Env: env}
+		fmt.Fprintf(s.opts.Progress, "core: the browser will run on this machine, not in a box (%v); you approve each of its actions\n", err)
+	}
+	s.browser = browser.New(host, cfg)
 	s.env.Browser, s.env.Attended, s.env.BrowserRemote = s.browser, attended, b.AllowRemote
 	s.tools = tools.WithBrowser()
 	return nil
+}
+
+// boxHost starts the browser in the run's box, as a background process
+// whose fds 3 and 4 are joined to the host.
+type boxHost struct {
+	box *sandbox.Box
+	env []string
+}
+
+func (h boxHost) StartBrowser(ctx context.Context, argv []string) (io.ReadWriteCloser, func(), error) {
+	p, err := h.box.Start(ctx, argv, sandbox.StartOptions{Env: h.env, Pipe: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("start the browser in the run's box: %w", err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			// Stop kills the browser's process group; a box that does not
+			// answer within the bound is cut off, which kills it too.
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = p.Stop(sctx)
+		})
+	}
+	return p.Pipe(), stop, nil
 }
 
 // closeBrowser stops the browser and every process it started, and lists

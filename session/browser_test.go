@@ -2,8 +2,6 @@ package session
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,15 +13,19 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	testbrowser "github.com/coreagent/core/internal/testkit/browser"
+	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/tools"
 )
 
-// withBrowser turns the options' browser on, with a marker in its
-// environment; the returned func lists what of it still runs.
+// withBrowser turns the options' browser on, in the run's box, with a
+// marker in its environment; the returned func lists what of it still
+// runs.
 func withBrowser(t *testing.T, opts *Options) func() []int {
 	t.Helper()
+	exe := testbrowser.Exec(t)
+	opts.Sandbox = boxSandbox(t, t.TempDir())
 	marker := fmt.Sprintf("CORE_BROWSER_TEST=session%d", time.Now().UnixNano())
-	opts.Browser = BrowserOptions{On: true, Exec: testbrowser.Exec(t), Env: []string{"PATH=" + os.Getenv("PATH"), marker}}
+	opts.Browser = BrowserOptions{On: true, Exec: exe, Env: []string{marker}}
 	return func() []int { return testbrowser.Survivors(marker) }
 }
 
@@ -38,53 +40,124 @@ func observations(srv *testkit.ModelServer) []string {
 	return out
 }
 
-// greeterSite is a page with a form, a redirect to another host and a
-// page that fetches from one: what the model's dev server would serve.
-func greeterSite(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/away":
-			http.Redirect(w, r, "http://remote.test/", http.StatusFound)
-		case "/fetches":
-			fmt.Fprint(w, `<!doctype html><title>f</title><p id="r">waiting</p><script>
-fetch("http://api.remote.test/x").then(() => { r.textContent = "fetched" }).catch(() => { r.textContent = "fetch failed" });</script>`)
-		default:
-			fmt.Fprint(w, `<!doctype html><title>Greeter</title><form onsubmit="return false"><input id="name"><button id="go">Go</button></form><p id="out"></p>
+// devServer is a small dev server a repository carries: its files, with
+// a redirect to another host at /away.
+const devServer = `import http.server, sys
+class H(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        if self.path == "/away":
+            self.send_response(302)
+            self.send_header("Location", "http://remote.test/")
+            self.end_headers()
+            return
+        return super().do_GET()
+    def log_message(self, *args):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+print("ready", flush=True)
+s.serve_forever()
+`
+
+// greeterRepo is a repository with a page that has a form, and one that
+// fetches from another host.
+func greeterRepo(t *testing.T) string {
+	return fixtureRepo(t, map[string]string{
+		"site/server.py": devServer,
+		"site/index.html": `<!doctype html><title>Greeter</title><form onsubmit="return false"><input id="name"><button id="go">Go</button></form><p id="out"></p>
 <script>document.getElementById("go").onclick = () => { const n = document.getElementById("name").value;
-  document.getElementById("out").textContent = "Hello, " + n + "!"; console.log("greeted " + n); };</script>`)
+  document.getElementById("out").textContent = "Hello, " + n + "!"; console.log("greeted " + n); };</script>`,
+		"site/fetches.html": `<!doctype html><title>f</title><p id="r">waiting</p><script>
+fetch("http://api.remote.test/x").then(() => { r.textContent = "fetched" }).catch(() => { r.textContent = "fetch failed" });</script>`,
+	})
+}
+
+// siteURL is where the dev server listens: on the run's box's own
+// loopback, where no other process of this machine is.
+const siteURL = "http://127.0.0.1:8000"
+
+// serveInBox starts the repository's dev server in the run's box, in the
+// background, once the run has its workspace (the model's first request),
+// and then lets the model's first reply go. The model would start it with
+// run_shell in the background; the test does it for it.
+func serveInBox(t *testing.T, srv *testkit.ModelServer, opts Options, gate chan struct{}) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		done <- func() error {
+			for len(srv.Requests()) == 0 {
+				select {
+				case <-t.Context().Done():
+					return t.Context().Err()
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			rec, err := opts.Store.Load(opts.ID)
+			if err != nil {
+				return err
+			}
+			box, err := opts.Sandbox.Box(t.Context(), rec.Workspace)
+			if err != nil {
+				return err
+			}
+			p, err := box.Start(t.Context(), []string{"python3", "server.py", "8000"}, sandbox.StartOptions{Dir: "site"})
+			if err != nil {
+				return err
+			}
+			for {
+				out, running, code := p.Output()
+				switch {
+				case strings.Contains(out, "ready"):
+					close(gate)
+					return nil
+				case !running:
+					return fmt.Errorf("the dev server ended (%d): %s", code, out)
+				}
+				select {
+				case <-t.Context().Done():
+					return t.Context().Err()
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		}()
+	}()
+	t.Cleanup(func() {
+		if err := testkit.Receive(t, done, "the dev server in the run's box"); err != nil {
+			t.Errorf("dev server: %v", err)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	})
 }
 
 func TestBrowserSessionUnattended(t *testing.T) {
-	site := greeterSite(t)
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := greeterRepo(t)
+	gate := make(chan struct{})
+	first := testkit.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/")
+	first.Gate = gate
 	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: browser_navigate\nurl: "+site.URL+"/"),
+		first,
 		testkit.ContentReply("tool: browser_type\nselector: \"#name\"\ntext: Ada"),
 		testkit.ContentReply("tool: browser_click\nselector: \"#go\""),
 		testkit.ContentReply("tool: browser_read\nselector: \"#out\""),
 		testkit.ContentReply("tool: browser_screenshot"),
 		testkit.ContentReply("tool: browser_console"),
-		testkit.ContentReply("tool: browser_navigate\nurl: "+site.URL+"/away"),
-		testkit.ContentReply("tool: browser_navigate\nurl: "+site.URL+"/fetches"),
+		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/away"),
+		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/fetches.html"),
 		testkit.ContentReply("tool: browser_read\nselector: \"#r\""),
 		testkit.ContentReply("tool: write_file\npath: checked.txt\ncontent: the greeter greets"),
 		testkit.ContentReply("tool: done\nsummary: checked the page"),
 	)
 	opts := testOptions(t, srv, repo)
+	opts.ID = NewID(time.Now())
 	survivors := withBrowser(t, &opts)
+	serveInBox(t, srv, opts, gate)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 
 	obs := observations(srv)
 	require.Len(t, obs, 11)
-	assert.Contains(t, obs[1], "Result of browser_navigate:\nloaded "+site.URL+`/ (title "Greeter"), HTTP status 200`)
+	assert.Contains(t, obs[1], "Result of browser_navigate:\nloaded "+siteURL+`/ (title "Greeter"), HTTP status 200`)
 	assert.Contains(t, obs[2], "typed 3 characters into #name")
-	assert.Contains(t, obs[3], "clicked #go; the page is "+site.URL+"/")
+	assert.Contains(t, obs[3], "clicked #go; the page is "+siteURL+"/")
 	assert.Contains(t, obs[4], "\nHello, Ada!")
 	assert.Regexp(t, `saved screenshot-1\.png \(\d+x\d+ pixels, \d+ bytes\) with the session's files: .*/browser/screenshot-1\.png`, obs[5])
 	assert.Contains(t, obs[6], "log: greeted Ada")
@@ -145,6 +218,16 @@ func TestBrowserGateInSession(t *testing.T) {
 			assert.Empty(t, survivors())
 		})
 	}
+	t.Run("unattended, no box", func(t *testing.T) {
+		srv := testkit.NewModelServer(t)
+		opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
+		opts.Browser = BrowserOptions{On: true, Exec: testbrowser.Exec(t)} // the sandbox is off
+		rep, err := Run(t.Context(), opts)
+		require.NoError(t, err)
+		assert.Equal(t, FailConfiguration, rep.FailureKind)
+		assert.Contains(t, rep.Error, "an unattended run uses the browser only inside the run's box, and this run has none")
+		assert.Empty(t, srv.Requests())
+	})
 	t.Run("headed, unattended", func(t *testing.T) {
 		srv := testkit.NewModelServer(t)
 		opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))

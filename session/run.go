@@ -334,7 +334,7 @@ func (s *run) prepare(ctx context.Context) error {
 	if f, ok := s.origin.(tools.IssueFiler); ok {
 		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}
 	}
-	return s.openBrowser()
+	return s.openBrowser(ctx)
 }
 
 // scrubbingFiler files issues with every secret removed from them.

@@ -244,7 +244,6 @@ func (r *resolved) browser(getenv func(string) string) error {
 		return &session.ConfigError{Option: BrowserExec, Err: err}
 	}
 	r.opts.Browser.Exec = exe
-	r.opts.Browser.Env = []string{"PATH=" + getenv("PATH")}
 	names := []string{"LANG"}
 	if r.opts.Browser.Headed {
 		// A window needs the person's display.

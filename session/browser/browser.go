@@ -27,7 +27,7 @@ type Config struct {
 	// Exec is the browser binary, as Find resolved it.
 	Exec string
 	// DataDir is the browser's profile directory, where the browser runs
-	// (the box's scratch); Start makes it.
+	// (the box's /tmp); the browser makes it.
 	DataDir string
 	// Files is where screenshots and the console log are written: the
 	// session's directory for them, on this machine.
@@ -130,11 +130,6 @@ func (b *Browser) start(ctx context.Context) error {
 func (b *Browser) launch(ctx context.Context) error {
 	if err := os.MkdirAll(b.cfg.Files, 0o700); err != nil {
 		return fmt.Errorf("browser files: %w", err)
-	}
-	if b.cfg.DataDir != "" {
-		if err := os.MkdirAll(b.cfg.DataDir, 0o700); err != nil {
-			return fmt.Errorf("browser profile: %w", err)
-		}
 	}
 	// The browser lives as long as the run, not as the action that
 	// started it.
