@@ -51,6 +51,9 @@ class H(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             return
         return super().do_GET()
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
     def log_message(self, *args):
         pass
 s = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
@@ -240,4 +243,59 @@ func TestBrowserGateInSession(t *testing.T) {
 		assert.Contains(t, err.Error(), "this run has none")
 		assert.Empty(t, srv.Requests())
 	})
+}
+
+// TestBrowserFixesAPage is the issue's "done when": a scripted session
+// finds a bug in a page's JavaScript by looking at the page, fixes it,
+// checks the page again and lands, with its screenshot among the
+// session's files.
+func TestBrowserFixesAPage(t *testing.T) {
+	repo := fixtureRepo(t, map[string]string{
+		"site/server.py": devServer,
+		"site/index.html": `<!doctype html><title>Adder</title><input id="a"> + <input id="b"> <button id="add">=</button> <span id="sum"></span>
+<script src="app.js"></script>`,
+		"site/app.js": `document.getElementById("add").onclick = () => {
+  const a = Number(document.getElementById("a").value), b = Number(document.getElementById("b").value);
+  document.getElementById("sum").textContent = String(a - b);
+};
+`,
+	})
+	gate := make(chan struct{})
+	first := testkit.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/")
+	first.Gate = gate
+	check := []testkit.Reply{
+		testkit.ContentReply("tool: browser_type\nselector: \"#a\"\ntext: \"2\""),
+		testkit.ContentReply("tool: browser_type\nselector: \"#b\"\ntext: \"3\""),
+		testkit.ContentReply("tool: browser_click\nselector: \"#add\""),
+		testkit.ContentReply("tool: browser_read\nselector: \"#sum\""),
+	}
+	replies := append([]testkit.Reply{first}, check...)
+	replies = append(replies,
+		testkit.ContentReply("<tool_call>\n<function=edit_file>\n<parameter=path>\nsite/app.js\n</parameter>\n<parameter=old_text>\nString(a - b)\n</parameter>\n<parameter=new_text>\nString(a + b)\n</parameter>\n</function>\n</tool_call>"),
+		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"),
+	)
+	replies = append(replies, check...)
+	replies = append(replies,
+		testkit.ContentReply("tool: browser_screenshot"),
+		testkit.ContentReply("tool: done\nsummary: the adder subtracted; it adds now, checked in the browser"),
+	)
+	srv := testkit.NewModelServer(t, replies...)
+	opts := testOptions(t, srv, repo)
+	opts.ID = NewID(time.Now())
+	survivors := withBrowser(t, &opts)
+	serveInBox(t, srv, opts, gate)
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+
+	obs := observations(srv)
+	require.Len(t, obs, len(replies))
+	assert.True(t, strings.HasSuffix(obs[5], "\n-1"), "the page shows the bug: %q", obs[5])
+	assert.True(t, strings.HasSuffix(obs[11], "\n5"), "the fixed page adds: %q", obs[11])
+	assert.True(t, rep.Landed)
+	assert.Contains(t, gitOut(t, repo, "show", rep.Branch+":site/app.js"), "String(a + b)")
+	assert.Contains(t, rep.Files, "browser/screenshot-1.png")
+	_, err = os.Stat(filepath.Join(opts.Store.Dir(rep.ID), "browser", "screenshot-1.png"))
+	assert.NoError(t, err)
+	assert.Empty(t, survivors(), "no browser process outlives the run")
 }
