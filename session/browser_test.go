@@ -299,3 +299,19 @@ func TestBrowserFixesAPage(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Empty(t, survivors(), "no browser process outlives the run")
 }
+
+// TestBrowserToolSpecs: the browser tools as OpenAI function definitions,
+// derived from their docs: what each takes, and what is optional.
+func TestBrowserToolSpecs(t *testing.T) {
+	specs := map[string]string{}
+	for _, tool := range nativeTools(tools.WithBrowser()) {
+		specs[tool.Name] = string(tool.Parameters)
+	}
+	assert.JSONEq(t, `{"type":"object","properties":{"url":{"type":"string"}},"required":["url"]}`, specs["browser_navigate"])
+	assert.JSONEq(t, `{"type":"object","properties":{"selector":{"type":"string"}},"required":["selector"]}`, specs["browser_click"])
+	assert.JSONEq(t, `{"type":"object","properties":{"selector":{"type":"string"},"text":{"type":"string"}},"required":["selector","text"]}`, specs["browser_type"])
+	assert.JSONEq(t, `{"type":"object","properties":{"selector":{"type":"string"}}}`, specs["browser_read"])
+	assert.JSONEq(t, `{"type":"object","properties":{}}`, specs["browser_screenshot"])
+	assert.JSONEq(t, `{"type":"object","properties":{}}`, specs["browser_console"])
+	assert.Equal(t, "turn 2/40  browser_click #go", actionLabel(2, 40, "browser_click", tools.Args{"selector": "#go"}))
+}
