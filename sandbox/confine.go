@@ -284,15 +284,25 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 	if err != nil {
 		return Result{}, err
 	}
-	l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "")
-	if err != nil {
-		return Result{}, err
+	for attempt := 0; ; attempt++ {
+		l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "")
+		if err != nil {
+			return Result{}, err
+		}
+		r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
+		if err == nil && attempt == 0 && r.ExitCode == 1 && strings.Count(strings.TrimSpace(r.Output), "\n") == 0 && vanishedMask(r.Output) {
+			// bwrap could not mount over a path that went after the
+			// profile was made (another process removed it): the masks
+			// again, from the host as it is now, once.
+			l.finish(&r, "")
+			p.masks = maskArgs(p.maskScans...)
+			continue
+		}
+		l.finish(&r, p.workspace)
+		r.Argv = argv
+		r.Sandboxed = true
+		return r, err
 	}
-	r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
-	l.finish(&r, p.workspace)
-	r.Argv = argv
-	r.Sandboxed = true
-	return r, err
 }
 
 // cgroupParents finds where commands get their cgroups, once per Sandbox.
