@@ -141,9 +141,6 @@ func (s *Sandbox) boxFor(ws, bwrap string) (*Box, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return nil, fmt.Errorf("%w: the sandbox is closed", ErrNoBox)
-	}
 	if b := s.boxes[ws]; b != nil {
 		return b, nil
 	}
@@ -155,11 +152,13 @@ func (s *Sandbox) boxFor(ws, bwrap string) (*Box, error) {
 	return b, nil
 }
 
-// Close closes every box: their processes are killed and waited for.
-// Commands run later get sandboxes of their own.
+// Close closes every box: their processes are killed and waited for. A
+// command run later starts its workspace's box afresh.
 func (s *Sandbox) Close() error {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
-	s.closed = true
 	boxes := s.boxes
 	s.boxes = nil
 	s.mu.Unlock()
