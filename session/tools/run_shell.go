@@ -23,6 +23,10 @@ func (runShell) Doc() string {
 	return `run_shell: run a shell command in the workspace root (bash -c).
   tool: run_shell
   command: go test ./...
+  background: false
+  box: false
+  output: null
+  stop: null
 Plain verification commands in the repository's own language (the rules
 list which; no pipes, quotes or other shell syntax) may run unattended,
 confined in the sandbox. Every other command waits for a human
@@ -35,20 +39,23 @@ serves on 127.0.0.1 or localhost: the verification commands, and any
 command given with box: true (tool: run_shell, command: curl -s
 localhost:8080/health, box: true); a command run on the host does not.
 Read what it printed since with output: p1 (no command), end it with
-stop: p1. Commands in the box have no network but the box's loopback; one
-the rules would not run unattended needs a human's approval first. Every
-background command is killed when the session ends.`
+stop: p1 (no command). So background is optional, box is optional,
+output is optional, stop is optional,
+and command is optional with output or stop. Commands in the box have no
+network but the box's loopback; one the rules would not run unattended
+needs a human's approval first. Every background command is killed when
+the session ends.`
 }
 
 func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) {
 	if id, err := args.OptionalString("output", ""); err != nil {
 		return fail(t.Name(), err)
-	} else if id != "" && !args.has("command") {
+	} else if id != "" {
 		return t.process(ctx, env, id, false)
 	}
 	if id, err := args.OptionalString("stop", ""); err != nil {
 		return fail(t.Name(), err)
-	} else if id != "" && !args.has("command") {
+	} else if id != "" {
 		return t.process(ctx, env, id, true)
 	}
 	background, err := args.OptionalBool("background", false)
