@@ -347,17 +347,19 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 		return nil, fmt.Errorf("start the box: %w", err)
 	}
 	sock := filepath.Join(dir, "s")
-	hosts := filepath.Join(dir, "hosts")
 	if err := os.Mkdir(sock, 0o700); err != nil {
 		return fail(err)
 	}
-	if err := os.WriteFile(hosts, []byte(boxHosts), 0o644); err != nil {
-		return fail(err)
+	if p.hosts == "" {
+		p.hosts = filepath.Join(dir, "hosts")
+		if err := os.WriteFile(p.hosts, []byte(boxHosts), 0o644); err != nil {
+			return fail(err)
+		}
 	}
 	if inst.dirFD, err = unix.Open(sock, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
 		return fail(err)
 	}
-	p.agent, p.boxDir, p.hosts = s.agentExe(), sock, hosts
+	p.agent, p.boxDir = s.agentExe(), sock
 	if srv := s.serveBuildCache([]string{"go"}, p); srv != nil {
 		inst.cache = srv
 		p.cacheProg, p.cacheSock, p.cacheStage = s.cfg.CacheProg, srv.socket(), srv.stage

@@ -292,3 +292,22 @@ func TestLaunchRetriesAVanishedMask(t *testing.T) {
 	assert.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Equal(t, "ran\n", r.Output)
 }
+
+// localhost resolves inside, whatever the host's /etc/hosts says: in the
+// box and in a sandbox of its own.
+func TestLocalhostResolves(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	ws := newWorkspace(t)
+	for _, noBox := range []bool{false, true} {
+		r, err := sb.Run(t.Context(), []string{"python3", "-c", "import socket; print(sorted({a[4][0] for a in socket.getaddrinfo('localhost', 80)}))"},
+			RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
+		require.NoError(t, err)
+		assert.Equal(t, 0, r.ExitCode, r.Output)
+		assert.Contains(t, r.Output, "'127.0.0.1'", "NoBox: %v", noBox)
+		r, err = sb.Run(t.Context(), []string{"cat", "/etc/hosts"}, RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
+		require.NoError(t, err)
+		assert.Equal(t, boxHosts, r.Output, "NoBox: %v", noBox)
+	}
+}
