@@ -36,8 +36,8 @@ Background: with background: true the command starts in the sandbox's box
 and keeps running (a server, a watcher); the reply gives its id (p1, ...)
 and its first output. Commands confined in the same box reach what it
 serves on 127.0.0.1 or localhost: the verification commands, and any
-command given with box: true (tool: run_shell, command: curl -s
-localhost:8080/health, box: true); a command run on the host does not.
+command given with box: true (command: curl -s localhost:8080/health
+with box: true); a command run on the host does not.
 Read what it printed since with output: p1 (no command), end it with
 stop: p1 (no command). So background is optional, box is optional,
 output is optional, stop is optional,
