@@ -141,9 +141,6 @@ func (s *Sandbox) boxFor(ws, bwrap string) (*Box, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return nil, fmt.Errorf("%w: the sandbox is closed", ErrNoBox)
-	}
 	if b := s.boxes[ws]; b != nil {
 		return b, nil
 	}
@@ -155,11 +152,13 @@ func (s *Sandbox) boxFor(ws, bwrap string) (*Box, error) {
 	return b, nil
 }
 
-// Close closes every box: their processes are killed and waited for.
-// Commands run later get sandboxes of their own.
+// Close closes every box: their processes are killed and waited for. A
+// command run later starts its workspace's box afresh.
 func (s *Sandbox) Close() error {
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
-	s.closed = true
 	boxes := s.boxes
 	s.boxes = nil
 	s.mu.Unlock()
@@ -348,17 +347,19 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 		return nil, fmt.Errorf("start the box: %w", err)
 	}
 	sock := filepath.Join(dir, "s")
-	hosts := filepath.Join(dir, "hosts")
 	if err := os.Mkdir(sock, 0o700); err != nil {
 		return fail(err)
 	}
-	if err := os.WriteFile(hosts, []byte(boxHosts), 0o644); err != nil {
-		return fail(err)
+	if p.hosts == "" {
+		p.hosts = filepath.Join(dir, "hosts")
+		if err := os.WriteFile(p.hosts, []byte(boxHosts), 0o644); err != nil {
+			return fail(err)
+		}
 	}
 	if inst.dirFD, err = unix.Open(sock, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
 		return fail(err)
 	}
-	p.agent, p.boxDir, p.hosts = s.agentExe(), sock, hosts
+	p.agent, p.boxDir = s.agentExe(), sock
 	if srv := s.serveBuildCache([]string{"go"}, p); srv != nil {
 		inst.cache = srv
 		p.cacheProg, p.cacheSock, p.cacheStage = s.cfg.CacheProg, srv.socket(), srv.stage

@@ -256,3 +256,58 @@ func FuzzBoxReply(f *testing.F) {
 		}
 	})
 }
+
+func TestVanishedMask(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		out  string
+		want bool
+	}{
+		{"bwrap: Can't mkdir /etc/core-sandbox-test-0.d: Read-only file system\n", true},
+		{"bwrap: Can't bind mount /oldroot/etc/gone-for-good-4493 on /newroot/etc/gone-for-good-4493: No such file", true},
+		{"bwrap: Can't mkdir /etc: Read-only file system\n", false}, // it is there: something else
+		{"go: Can't mkdir /etc/core-sandbox-test-0.d\n", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, vanishedMask(tt.out), tt.out)
+	}
+}
+
+// A masked directory removed between the profile and bwrap (another test
+// package's planted directory, in CI) costs one retry, not the command.
+func TestLaunchRetriesAVanishedMask(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "a mask under /etc, where only root plants one")
+	t.Parallel()
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH")})
+	gone := fmt.Sprintf("/etc/core-vanished-%d.d", os.Getpid())
+	p, err := sb.profileFor("true")
+	require.NoError(t, err)
+	p.workspace = newWorkspace(t)
+	p.maskScans = append(p.maskScans, rootOnly{Dirs: []string{gone}})
+	p.masks = append(p.masks, "--perms", "0000", "--tmpfs", gone) // as made while it was there
+	r, err := sb.launch(t.Context(), sb.Probe(t.Context()).Bwrap, p, []string{"echo", "ran"}, RunOptions{Workspace: p.workspace, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Equal(t, "ran\n", r.Output)
+}
+
+// localhost resolves inside, whatever the host's /etc/hosts says: in the
+// box and in a sandbox of its own.
+func TestLocalhostResolves(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	ws := newWorkspace(t)
+	for _, noBox := range []bool{false, true} {
+		r, err := sb.Run(t.Context(), []string{"python3", "-c", "import socket; print(sorted({a[4][0] for a in socket.getaddrinfo('localhost', 80)}))"},
+			RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
+		require.NoError(t, err)
+		assert.Equal(t, 0, r.ExitCode, r.Output)
+		assert.Contains(t, r.Output, "'127.0.0.1'", "NoBox: %v", noBox)
+		r, err = sb.Run(t.Context(), []string{"cat", "/etc/hosts"}, RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
+		require.NoError(t, err)
+		assert.Equal(t, boxHosts, r.Output, "NoBox: %v", noBox)
+	}
+}

@@ -152,6 +152,17 @@ func (b *Box) Process(id string) *Process {
 	return b.procs[id]
 }
 
+// Processes returns the box's background processes, running or ended.
+func (b *Box) Processes() []*Process {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]*Process, 0, len(b.procs))
+	for _, p := range b.procs {
+		out = append(out, p)
+	}
+	return out
+}
+
 // ID names the process in its box.
 func (p *Process) ID() string { return p.id }
 

@@ -27,7 +27,40 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 	p.path = slices.Clone(v.path)
 	p.maskScans = slices.Clone(v.scans)
 	p.masks = maskArgs(v.scans...)
+	p.hosts = s.hostsFile()
 	return p, nil
+}
+
+// hostsFile is the sandbox's /etc/hosts, which resolves localhost (the
+// host's may not), written once per Sandbox under $CORE_HOME/cache; ""
+// leaves the host's.
+func (s *Sandbox) hostsFile() string {
+	s.hostsOnce.Do(func() {
+		if s.cfg.Home == "" {
+			return
+		}
+		dir, err := s.cacheDir("etc")
+		if err != nil {
+			return
+		}
+		p := filepath.Join(dir, "hosts")
+		if b, err := os.ReadFile(p); err == nil && string(b) == boxHosts {
+			s.hosts = p
+			return
+		}
+		tmp, err := os.CreateTemp(dir, "hosts-")
+		if err != nil {
+			return
+		}
+		_, werr := tmp.WriteString(boxHosts)
+		cerr := tmp.Close()
+		if werr != nil || cerr != nil || os.Chmod(tmp.Name(), 0o644) != nil || os.Rename(tmp.Name(), p) != nil {
+			os.Remove(tmp.Name())
+			return
+		}
+		s.hosts = p
+	})
+	return s.hosts
 }
 
 // A toolView is what the profile of a command shows of the host for its
@@ -284,15 +317,25 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 	if err != nil {
 		return Result{}, err
 	}
-	l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "")
-	if err != nil {
-		return Result{}, err
+	for attempt := 0; ; attempt++ {
+		l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "")
+		if err != nil {
+			return Result{}, err
+		}
+		r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
+		if err == nil && attempt == 0 && r.ExitCode == 1 && strings.Count(strings.TrimSpace(r.Output), "\n") == 0 && vanishedMask(r.Output) {
+			// bwrap could not mount over a path that went after the
+			// profile was made (another process removed it): the masks
+			// again, from the host as it is now, once.
+			l.finish(&r, "")
+			p.masks = maskArgs(p.maskScans...)
+			continue
+		}
+		l.finish(&r, p.workspace)
+		r.Argv = argv
+		r.Sandboxed = true
+		return r, err
 	}
-	r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
-	l.finish(&r, p.workspace)
-	r.Argv = argv
-	r.Sandboxed = true
-	return r, err
 }
 
 // cgroupParents finds where commands get their cgroups, once per Sandbox.

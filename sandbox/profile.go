@@ -90,7 +90,7 @@ func (p profile) args(argv []string) []string {
 		}
 	}
 	a = append(a, p.masks...)
-	if p.hosts != "" {
+	if p.hosts != "" && !p.network { // a network command keeps the host's names
 		if fi, err := os.Lstat("/etc/hosts"); err == nil && fi.Mode().IsRegular() {
 			a = append(a, "--ro-bind", p.hosts, "/etc/hosts")
 		}

@@ -187,7 +187,9 @@ type Sandbox struct {
 	views      map[string]toolView // tool → what its commands see of the host
 	warming    map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
 	boxes      map[string]*Box     // workspace → its box (box.go)
-	closed     bool                // Close ran: no more boxes
+
+	hostsOnce sync.Once
+	hosts     string // the sandbox's /etc/hosts (hostsFile)
 }
 
 // New returns a Sandbox for cfg.

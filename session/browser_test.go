@@ -24,6 +24,9 @@ func withBrowser(t *testing.T, opts *Options) func() []int {
 	t.Helper()
 	exe := testbrowser.Exec(t)
 	opts.Sandbox = boxSandbox(t, t.TempDir())
+	// The test tier: the model's background server and its wait run in
+	// the box unattended.
+	opts.Verify = sandbox.TierTest
 	marker := fmt.Sprintf("CORE_BROWSER_TEST=session%d", time.Now().UnixNano())
 	opts.Browser = BrowserOptions{On: true, Exec: exe, Env: []string{marker}}
 	return func() []int { return testbrowser.Survivors(marker) }
@@ -66,6 +69,7 @@ s.serve_forever()
 func greeterRepo(t *testing.T) string {
 	return fixtureRepo(t, map[string]string{
 		"site/server.py": devServer,
+		"site/wait.py":   waitScript,
 		"site/index.html": `<!doctype html><title>Greeter</title><form onsubmit="return false"><input id="name"><button id="go">Go</button></form><p id="out"></p>
 <script>document.getElementById("go").onclick = () => { const n = document.getElementById("name").value;
   document.getElementById("out").textContent = "Hello, " + n + "!"; console.log("greeted " + n); };</script>`,
@@ -78,65 +82,33 @@ fetch("http://api.remote.test/x").then(() => { r.textContent = "fetched" }).catc
 // loopback, where no other process of this machine is.
 const siteURL = "http://127.0.0.1:8000"
 
-// serveInBox starts the repository's dev server in the run's box, in the
-// background, once the run has its workspace (the model's first request),
-// and then lets the model's first reply go. The model would start it with
-// run_shell in the background; the test does it for it.
-func serveInBox(t *testing.T, srv *testkit.ModelServer, opts Options, gate chan struct{}) {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() {
-		done <- func() error {
-			for len(srv.Requests()) == 0 {
-				select {
-				case <-t.Context().Done():
-					return t.Context().Err()
-				case <-time.After(20 * time.Millisecond):
-				}
-			}
-			rec, err := opts.Store.Load(opts.ID)
-			if err != nil {
-				return err
-			}
-			box, err := opts.Sandbox.Box(t.Context(), rec.Workspace)
-			if err != nil {
-				return err
-			}
-			p, err := box.Start(t.Context(), []string{"python3", "server.py", "8000"}, sandbox.StartOptions{Dir: "site"})
-			if err != nil {
-				return err
-			}
-			for {
-				out, running, code := p.Output()
-				switch {
-				case strings.Contains(out, "ready"):
-					close(gate)
-					return nil
-				case !running:
-					return fmt.Errorf("the dev server ended (%d): %s", code, out)
-				}
-				select {
-				case <-t.Context().Done():
-					return t.Context().Err()
-				case <-time.After(20 * time.Millisecond):
-				}
-			}
-		}()
-	}()
-	t.Cleanup(func() {
-		if err := testkit.Receive(t, done, "the dev server in the run's box"); err != nil {
-			t.Errorf("dev server: %v", err)
-		}
-	})
+// waitScript waits, boundedly, for the dev server to answer: the model
+// runs it in the box after starting the server in the background.
+const waitScript = `import sys, time, urllib.request
+for i in range(1200):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=5)
+        print("up")
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+print("the server did not answer in 120s")
+sys.exit(1)
+`
+
+// startServer is what the model does first: start the repository's dev
+// server in the background in the run's box, and wait until it answers.
+func startServer() []testkit.Reply {
+	return []testkit.Reply{
+		testkit.ContentReply("tool: run_shell\ncommand: cd site && python3 server.py 8000\nbackground: true"),
+		testkit.ContentReply("tool: run_shell\ncommand: python3 site/wait.py " + siteURL + "/\nbox: true"),
+	}
 }
 
 func TestBrowserSessionUnattended(t *testing.T) {
 	repo := greeterRepo(t)
-	gate := make(chan struct{})
-	first := testkit.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/")
-	first.Gate = gate
-	srv := testkit.NewModelServer(t,
-		first,
+	srv := testkit.NewModelServer(t, append(startServer(),
+		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"),
 		testkit.ContentReply("tool: browser_type\nselector: \"#name\"\ntext: Ada"),
 		testkit.ContentReply("tool: browser_click\nselector: \"#go\""),
 		testkit.ContentReply("tool: browser_read\nselector: \"#out\""),
@@ -147,17 +119,18 @@ func TestBrowserSessionUnattended(t *testing.T) {
 		testkit.ContentReply("tool: browser_read\nselector: \"#r\""),
 		testkit.ContentReply("tool: write_file\npath: checked.txt\ncontent: the greeter greets"),
 		testkit.ContentReply("tool: done\nsummary: checked the page"),
-	)
+	)...)
 	opts := testOptions(t, srv, repo)
-	opts.ID = NewID(time.Now())
 	survivors := withBrowser(t, &opts)
-	serveInBox(t, srv, opts, gate)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 
 	obs := observations(srv)
-	require.Len(t, obs, 11)
+	require.Len(t, obs, 13)
+	assert.Contains(t, obs[1], "started p1 in the background: cd site && python3 server.py 8000")
+	assert.Contains(t, obs[2], "up\nexit status 0")
+	obs = obs[2:] // from here on, as without the server's start
 	assert.Contains(t, obs[1], "Result of browser_navigate:\nloaded "+siteURL+`/ (title "Greeter"), HTTP status 200`)
 	assert.Contains(t, obs[2], "typed 3 characters into #name")
 	assert.Contains(t, obs[3], "clicked #go; the page is "+siteURL+"/")
@@ -252,6 +225,7 @@ func TestBrowserGateInSession(t *testing.T) {
 func TestBrowserFixesAPage(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{
 		"site/server.py": devServer,
+		"site/wait.py":   waitScript,
 		"site/index.html": `<!doctype html><title>Adder</title><input id="a"> + <input id="b"> <button id="add">=</button> <span id="sum"></span>
 <script src="app.js"></script>`,
 		"site/app.js": `document.getElementById("add").onclick = () => {
@@ -260,16 +234,14 @@ func TestBrowserFixesAPage(t *testing.T) {
 };
 `,
 	})
-	gate := make(chan struct{})
-	first := testkit.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/")
-	first.Gate = gate
 	check := []testkit.Reply{
 		testkit.ContentReply("tool: browser_type\nselector: \"#a\"\ntext: \"2\""),
 		testkit.ContentReply("tool: browser_type\nselector: \"#b\"\ntext: \"3\""),
 		testkit.ContentReply("tool: browser_click\nselector: \"#add\""),
 		testkit.ContentReply("tool: browser_read\nselector: \"#sum\""),
 	}
-	replies := append([]testkit.Reply{first}, check...)
+	replies := append(startServer(), testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"))
+	replies = append(replies, check...)
 	replies = append(replies,
 		testkit.ContentReply("<tool_call>\n<function=edit_file>\n<parameter=path>\nsite/app.js\n</parameter>\n<parameter=old_text>\nString(a - b)\n</parameter>\n<parameter=new_text>\nString(a + b)\n</parameter>\n</function>\n</tool_call>"),
 		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"),
@@ -281,15 +253,14 @@ func TestBrowserFixesAPage(t *testing.T) {
 	)
 	srv := testkit.NewModelServer(t, replies...)
 	opts := testOptions(t, srv, repo)
-	opts.ID = NewID(time.Now())
 	survivors := withBrowser(t, &opts)
-	serveInBox(t, srv, opts, gate)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 
 	obs := observations(srv)
 	require.Len(t, obs, len(replies))
+	obs = obs[2:] // after the server's start
 	assert.True(t, strings.HasSuffix(obs[5], "\n-1"), "the page shows the bug: %q", obs[5])
 	assert.True(t, strings.HasSuffix(obs[11], "\n5"), "the fixed page adds: %q", obs[11])
 	assert.True(t, rep.Landed)

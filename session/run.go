@@ -283,7 +283,15 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		unlock()
 		return nil, ctx, err
 	}
-	s.unlock = func() { closeSocket(); stop(nil); s.events.close(); unlock() }
+	s.unlock = func() {
+		// The run's boxes go with it: every background command the model
+		// started, every process left in them.
+		_ = opts.Sandbox.Close()
+		closeSocket()
+		stop(nil)
+		s.events.close()
+		unlock()
+	}
 	if err := s.moveTo(StatusStarting); err != nil {
 		s.unlock()
 		return nil, ctx, err

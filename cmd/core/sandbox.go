@@ -179,7 +179,8 @@ unattended, where the tier would run it.`,
 			if timeout < 0 {
 				return fmt.Errorf("--timeout must not be negative, got %s", timeout)
 			}
-			opts := sandbox.RunOptions{Workspace: workspace, Timeout: timeout}
+			// One command: a sandbox of its own costs less than a box.
+			opts := sandbox.RunOptions{Workspace: workspace, Timeout: timeout, NoBox: true}
 			var r sandbox.Result
 			if verify == "" {
 				r, err = sb.Run(cmd.Context(), argv, opts)
