@@ -82,14 +82,14 @@ func (s *run) openBrowser(ctx context.Context) error {
 		AllowRemote: b.AllowRemote && attended,
 	}
 	var host browser.Host
-	box, err := s.opts.Sandbox.Box(ctx, s.rec.Workspace)
+	why := boxless(ctx, s.opts.Sandbox)
 	switch {
-	case err == nil:
+	case why == "":
 		// The profile lives in the box's own /tmp, and goes with it.
 		cfg.DataDir = "/tmp/core-browser-" + s.rec.ID
-		host = boxHost{box: box, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
+		host = boxHost{sb: s.opts.Sandbox, workspace: s.rec.Workspace, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
 	case !attended:
-		return &ConfigError{Option: "browser", Err: fmt.Errorf("an unattended run uses the browser only inside the run's box, and this run has none (%v): run it where the sandbox works (bwrap), or at a terminal, where a person approves each action", err)}
+		return &ConfigError{Option: "browser", Err: fmt.Errorf("an unattended run uses the browser only inside the run's box, and this run has none (%s): run it where the sandbox works (bwrap), or at a terminal, where a person approves each action", why)}
 	default:
 		profile, err := os.MkdirTemp("", "core-browser-")
 		if err != nil {
@@ -103,7 +103,7 @@ func (s *run) openBrowser(ctx context.Context) error {
 			}
 		}
 		host = browser.HostLauncher{Env: env}
-		fmt.Fprintf(s.opts.Progress, "core: the browser will run on this machine, not in a box (%v); you approve each of its actions\n", err)
+		fmt.Fprintf(s.opts.Progress, "core: the browser will run on this machine, not in a box (%s); you approve each of its actions\n", why)
 	}
 	s.browser = browser.New(host, cfg)
 	s.env.Browser, s.env.Attended, s.env.BrowserRemote = s.browser, attended, b.AllowRemote
@@ -111,15 +111,36 @@ func (s *run) openBrowser(ctx context.Context) error {
 	return nil
 }
 
+// boxless says why the run can have no box, or "" when it can: found
+// without starting one (the browser's first action does).
+func boxless(ctx context.Context, sb *sandbox.Sandbox) string {
+	if sb.Mode() == sandbox.ModeOff {
+		return "CORE_SESSION_SANDBOX=off"
+	}
+	p := sb.Probe(ctx)
+	switch {
+	case !p.Usable:
+		return "the sandbox is not usable here: " + p.Err().Error()
+	case p.Backend != sandbox.BackendBwrap:
+		return fmt.Sprintf("the %s backend runs each command in a container of its own", p.Backend)
+	}
+	return ""
+}
+
 // boxHost starts the browser in the run's box, as a background process
 // whose fds 3 and 4 are joined to the host.
 type boxHost struct {
-	box *sandbox.Box
-	env []string
+	sb        *sandbox.Sandbox
+	workspace string
+	env       []string
 }
 
 func (h boxHost) StartBrowser(ctx context.Context, argv []string) (io.ReadWriteCloser, func(), error) {
-	p, err := h.box.Start(ctx, argv, sandbox.StartOptions{Env: h.env, Pipe: true})
+	box, err := h.sb.Box(ctx, h.workspace)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the run's box, for the browser: %w", err)
+	}
+	p, err := box.Start(ctx, argv, sandbox.StartOptions{Env: h.env, Pipe: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("start the browser in the run's box: %w", err)
 	}

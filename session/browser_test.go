@@ -105,9 +105,29 @@ func startServer() []testkit.Reply {
 	}
 }
 
+// browserRun runs an unattended session with the browser in its box: the
+// model first starts the repository's dev server in the background, then
+// replies as given. It returns the report, the options, the observations
+// of the given replies' actions (obs[i] answers replies[i-1]; obs[0] is
+// the instruction) and what of the browser still runs.
+func browserRun(t *testing.T, repo string, replies ...testkit.Reply) (*Report, Options, []string, func() []int) {
+	t.Helper()
+	srv := testkit.NewModelServer(t, append(startServer(), replies...)...)
+	opts := testOptions(t, srv, repo)
+	survivors := withBrowser(t, &opts)
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	obs := observations(srv)
+	require.Len(t, obs, 2+len(replies))
+	require.Contains(t, obs[1], "started p1 in the background: cd site && python3 server.py 8000")
+	require.Contains(t, obs[2], "up\nexit status 0")
+	return rep, opts, obs[2:], survivors
+}
+
 func TestBrowserSessionUnattended(t *testing.T) {
 	repo := greeterRepo(t)
-	srv := testkit.NewModelServer(t, append(startServer(),
+	rep, opts, obs, survivors := browserRun(t, repo,
 		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"),
 		testkit.ContentReply("tool: browser_type\nselector: \"#name\"\ntext: Ada"),
 		testkit.ContentReply("tool: browser_click\nselector: \"#go\""),
@@ -119,18 +139,7 @@ func TestBrowserSessionUnattended(t *testing.T) {
 		testkit.ContentReply("tool: browser_read\nselector: \"#r\""),
 		testkit.ContentReply("tool: write_file\npath: checked.txt\ncontent: the greeter greets"),
 		testkit.ContentReply("tool: done\nsummary: checked the page"),
-	)...)
-	opts := testOptions(t, srv, repo)
-	survivors := withBrowser(t, &opts)
-	rep, err := Run(t.Context(), opts)
-	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
-
-	obs := observations(srv)
-	require.Len(t, obs, 13)
-	assert.Contains(t, obs[1], "started p1 in the background: cd site && python3 server.py 8000")
-	assert.Contains(t, obs[2], "up\nexit status 0")
-	obs = obs[2:] // from here on, as without the server's start
+	)
 	assert.Contains(t, obs[1], "Result of browser_navigate:\nloaded "+siteURL+`/ (title "Greeter"), HTTP status 200`)
 	assert.Contains(t, obs[2], "typed 3 characters into #name")
 	assert.Contains(t, obs[3], "clicked #go; the page is "+siteURL+"/")
@@ -240,8 +249,7 @@ func TestBrowserFixesAPage(t *testing.T) {
 		testkit.ContentReply("tool: browser_click\nselector: \"#add\""),
 		testkit.ContentReply("tool: browser_read\nselector: \"#sum\""),
 	}
-	replies := append(startServer(), testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"))
-	replies = append(replies, check...)
+	replies := append([]testkit.Reply{testkit.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/")}, check...)
 	replies = append(replies,
 		testkit.ContentReply("<tool_call>\n<function=edit_file>\n<parameter=path>\nsite/app.js\n</parameter>\n<parameter=old_text>\nString(a - b)\n</parameter>\n<parameter=new_text>\nString(a + b)\n</parameter>\n</function>\n</tool_call>"),
 		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"),
@@ -251,22 +259,13 @@ func TestBrowserFixesAPage(t *testing.T) {
 		testkit.ContentReply("tool: browser_screenshot"),
 		testkit.ContentReply("tool: done\nsummary: the adder subtracted; it adds now, checked in the browser"),
 	)
-	srv := testkit.NewModelServer(t, replies...)
-	opts := testOptions(t, srv, repo)
-	survivors := withBrowser(t, &opts)
-	rep, err := Run(t.Context(), opts)
-	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
-
-	obs := observations(srv)
-	require.Len(t, obs, len(replies))
-	obs = obs[2:] // after the server's start
+	rep, opts, obs, survivors := browserRun(t, repo, replies...)
 	assert.True(t, strings.HasSuffix(obs[5], "\n-1"), "the page shows the bug: %q", obs[5])
 	assert.True(t, strings.HasSuffix(obs[11], "\n5"), "the fixed page adds: %q", obs[11])
 	assert.True(t, rep.Landed)
 	assert.Contains(t, gitOut(t, repo, "show", rep.Branch+":site/app.js"), "String(a + b)")
 	assert.Contains(t, rep.Files, "browser/screenshot-1.png")
-	_, err = os.Stat(filepath.Join(opts.Store.Dir(rep.ID), "browser", "screenshot-1.png"))
+	_, err := os.Stat(filepath.Join(opts.Store.Dir(rep.ID), "browser", "screenshot-1.png"))
 	assert.NoError(t, err)
 	assert.Empty(t, survivors(), "no browser process outlives the run")
 }

@@ -22,6 +22,10 @@ import (
 // DefaultTimeout bounds one browser action when Config.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
+// startTimeout bounds the browser's start (its host's too: the run's box
+// may start with it), on a machine that may be busy.
+const startTimeout = 2 * time.Minute
+
 // Config is how the run's browser starts and what it may do.
 type Config struct {
 	// Exec is the browser binary, as Find resolved it.
@@ -144,7 +148,7 @@ func (b *Browser) launch(ctx context.Context) error {
 		cancel()
 		alloc.stop()
 	}
-	sctx, cancelStart := context.WithTimeout(ctx, max(b.cfg.Timeout, 30*time.Second))
+	sctx, cancelStart := context.WithTimeout(ctx, max(b.cfg.Timeout, startTimeout))
 	defer cancelStart()
 	stopStart := context.AfterFunc(sctx, func() {
 		if errors.Is(sctx.Err(), context.DeadlineExceeded) || ctx.Err() != nil {
