@@ -249,7 +249,7 @@ func (b *Box) Close() error {
 	b.procs = map[string]*Process{}
 	b.mu.Unlock()
 	for _, p := range procs {
-		p.conn.Close()
+		p.abort()
 	}
 	if inst != nil {
 		inst.stop()
@@ -541,6 +541,9 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 		// which the repository's later runs may share (layers.go).
 		return Result{}, false, nil
 	}
+	if requestSize(argv, p.env()) > maxArgBytes {
+		return Result{}, false, nil // too long for a frame: bwrap takes it
+	}
 	b, err := s.boxFor(p.workspace, bwrap)
 	if err != nil {
 		return Result{}, false, nil
@@ -553,18 +556,29 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 	p.cacheProg, p.cacheSock, p.cacheStage, p.cacheShared = inst.p.cacheProg, inst.p.cacheSock, inst.p.cacheStage, inst.p.cacheShared
 	r, err := inst.run(ctx, argv, p.env(), p.workspace, s.cfg.Limits, opts)
 	if err != nil && ctx.Err() == nil {
-		// The agent broke the protocol or went: this box is done for.
+		// The agent went, or broke the protocol: this box is done for,
+		// and the next command starts another.
 		b.mu.Lock()
 		if b.inst == inst {
 			b.inst = nil
 		}
 		b.mu.Unlock()
 		go inst.stop()
+		if errors.Is(err, errNotSent) {
+			return Result{}, false, nil // nothing ran: a sandbox of its own
+		}
+		// Something of the command ran: what it printed, and what broke.
+		r.ExitCode = -1
+		r.Output += fmt.Sprintf("\n[core's agent in the box failed: %v; the next command starts a new box]\n", err)
+		err = nil
 	}
 	r.Argv = argv
 	r.Sandboxed = true
 	return r, true, err
 }
+
+// errNotSent says the command never reached the agent.
+var errNotSent = errors.New("the command never reached the box's agent")
 
 // Run runs argv in the box, as Sandbox.Run does in the box's workspace.
 func (b *Box) Run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
@@ -584,12 +598,12 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	before := inst.l.cg.events()
 	c, err := inst.dial()
 	if err != nil {
-		return Result{ExitCode: -1}, err
+		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	defer c.Close()
 	req := boxRequest{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds()}
 	if err := sendRequest(c, req); err != nil {
-		return Result{ExitCode: -1}, err
+		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	start := time.Now()
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -658,13 +672,21 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	return r, nil
 }
 
-// sendRequest sends a request, refusing one too big for a frame.
-func sendRequest(c net.Conn, req boxRequest) error {
+// requestSize estimates what a request's argv and environment take.
+func requestSize(argv, env []string) int {
 	n := 0
-	for _, s := range append(slices.Clone(req.Argv), req.Env...) {
+	for _, s := range argv {
 		n += len(s) + 8
 	}
-	if n > maxArgBytes {
+	for _, s := range env {
+		n += len(s) + 8
+	}
+	return n
+}
+
+// sendRequest sends a request, refusing one too big for a frame.
+func sendRequest(c net.Conn, req boxRequest) error {
+	if n := requestSize(req.Argv, req.Env); n > maxArgBytes {
 		return fmt.Errorf("the command and its environment take %d bytes, more than the box takes (%d)", n, maxArgBytes)
 	}
 	return writeJSONFrame(c, frameRequest, req)
