@@ -36,7 +36,9 @@ const (
 	boxDirPath = "/run/core/box"
 	// boxSocket is the agent's socket's name in that directory.
 	boxSocket = "agent.sock"
-	// boxStartTimeout bounds a box's start, until its agent listens.
+	// boxStartTimeout bounds a box's start, until its agent listens: a
+	// loaded machine can be slow, and a box that did not start is not
+	// tried again.
 	boxStartTimeout = 2 * time.Minute
 	// boxGrace is how long past a command's timeout the host waits for the
 	// agent to say it killed it before giving up on the agent.
@@ -266,7 +268,7 @@ func (b *Box) Close() error {
 }
 
 // boxProfile is the profile a box starts with: the production profile
-// of the workspace with every ecosystem's tools the host has, and what
+// of the workspace with the tools of the ecosystems found in it, and what
 // need and the box before it (prev) needed.
 func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 	p, err := s.commandProfile([]string{"sh"}, RunOptions{Workspace: ws})
@@ -274,8 +276,12 @@ func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 		return profile{}, err
 	}
 	var tools []string
-	for _, e := range Ecosystems() {
-		tools = append(tools, e.Tools...)
+	if project, err := Detect(ws); err == nil {
+		for _, e := range Ecosystems() {
+			if project.Has(e.Name) {
+				tools = append(tools, e.Tools...)
+			}
+		}
 	}
 	for _, t := range tools {
 		v := s.toolView(t)
@@ -419,17 +425,19 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 		return err
 	}
 	ready := make(chan error, 1)
+	read := make(chan struct{})
 	go func() {
 		line, err := bufio.NewReaderSize(stdout, 256).ReadString('\n')
 		if err == nil && strings.TrimSpace(line) != boxReady {
 			err = fmt.Errorf("the agent said %q", line)
 		}
 		ready <- err
+		close(read)
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	done := inst.done
 	go func() {
-		<-ready // Wait closes stdout: after the line is read
+		<-read // Wait closes stdout: after the line is read
 		_ = c.Wait()
 		close(done)
 	}()
@@ -438,7 +446,6 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 	var werr error
 	select {
 	case err := <-ready:
-		ready <- err // for the waiter
 		if err == nil {
 			return nil
 		}
