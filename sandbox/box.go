@@ -560,8 +560,17 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 		return Result{}, false, nil
 	}
 	defer inst.active.Add(-1)
-	p.cacheProg, p.cacheSock, p.cacheStage, p.cacheShared = inst.p.cacheProg, inst.p.cacheSock, inst.p.cacheStage, inst.p.cacheShared
+	if s.relays(argv, p) {
+		p.cacheProg, p.cacheSock, p.cacheStage, p.cacheShared = inst.p.cacheProg, inst.p.cacheSock, inst.p.cacheStage, inst.p.cacheShared
+	}
 	r, err := inst.run(ctx, argv, p.env(), p.workspace, s.cfg.Limits, opts)
+	if err == nil && p.cacheProg != "" && r.ExitCode != 0 && cacheProgFailed.MatchString(r.Output) {
+		// Core's executable could not serve the cache inside: the
+		// command again without it, and no more tries for this Sandbox.
+		s.noCacheProg.Store(true)
+		p.cacheProg = ""
+		r, err = inst.run(ctx, argv, p.env(), p.workspace, s.cfg.Limits, opts)
+	}
 	if err != nil && ctx.Err() == nil {
 		// The agent went, or broke the protocol: this box is done for,
 		// and the next command starts another.
