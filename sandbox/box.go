@@ -36,7 +36,9 @@ const (
 	boxDirPath = "/run/core/box"
 	// boxSocket is the agent's socket's name in that directory.
 	boxSocket = "agent.sock"
-	// boxStartTimeout bounds a box's start, until its agent listens.
+	// boxStartTimeout bounds a box's start, until its agent listens: a
+	// loaded machine can be slow, and a box that did not start is not
+	// tried again.
 	boxStartTimeout = 2 * time.Minute
 	// boxGrace is how long past a command's timeout the host waits for the
 	// agent to say it killed it before giving up on the agent.
@@ -249,7 +251,7 @@ func (b *Box) Close() error {
 	b.procs = map[string]*Process{}
 	b.mu.Unlock()
 	for _, p := range procs {
-		p.conn.Close()
+		p.abort()
 	}
 	if inst != nil {
 		inst.stop()
@@ -266,7 +268,7 @@ func (b *Box) Close() error {
 }
 
 // boxProfile is the profile a box starts with: the production profile
-// of the workspace with every ecosystem's tools the host has, and what
+// of the workspace with the tools of the ecosystems found in it, and what
 // need and the box before it (prev) needed.
 func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 	p, err := s.commandProfile([]string{"sh"}, RunOptions{Workspace: ws})
@@ -274,8 +276,12 @@ func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 		return profile{}, err
 	}
 	var tools []string
-	for _, e := range Ecosystems() {
-		tools = append(tools, e.Tools...)
+	if project, err := Detect(ws); err == nil {
+		for _, e := range Ecosystems() {
+			if project.Has(e.Name) {
+				tools = append(tools, e.Tools...)
+			}
+		}
 	}
 	for _, t := range tools {
 		v := s.toolView(t)
@@ -419,17 +425,19 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 		return err
 	}
 	ready := make(chan error, 1)
+	read := make(chan struct{})
 	go func() {
 		line, err := bufio.NewReaderSize(stdout, 256).ReadString('\n')
 		if err == nil && strings.TrimSpace(line) != boxReady {
 			err = fmt.Errorf("the agent said %q", line)
 		}
 		ready <- err
+		close(read)
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	done := inst.done
 	go func() {
-		<-ready // Wait closes stdout: after the line is read
+		<-read // Wait closes stdout: after the line is read
 		_ = c.Wait()
 		close(done)
 	}()
@@ -438,7 +446,6 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 	var werr error
 	select {
 	case err := <-ready:
-		ready <- err // for the waiter
 		if err == nil {
 			return nil
 		}
@@ -541,6 +548,9 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 		// which the repository's later runs may share (layers.go).
 		return Result{}, false, nil
 	}
+	if requestSize(argv, p.env()) > maxArgBytes {
+		return Result{}, false, nil // too long for a frame: bwrap takes it
+	}
 	b, err := s.boxFor(p.workspace, bwrap)
 	if err != nil {
 		return Result{}, false, nil
@@ -550,21 +560,41 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 		return Result{}, false, nil
 	}
 	defer inst.active.Add(-1)
-	p.cacheProg, p.cacheSock, p.cacheStage, p.cacheShared = inst.p.cacheProg, inst.p.cacheSock, inst.p.cacheStage, inst.p.cacheShared
+	if s.relays(argv, p) {
+		p.cacheProg, p.cacheSock, p.cacheStage, p.cacheShared = inst.p.cacheProg, inst.p.cacheSock, inst.p.cacheStage, inst.p.cacheShared
+	}
 	r, err := inst.run(ctx, argv, p.env(), p.workspace, s.cfg.Limits, opts)
+	if err == nil && p.cacheProg != "" && r.ExitCode != 0 && cacheProgFailed.MatchString(r.Output) {
+		// Core's executable could not serve the cache inside: the
+		// command again without it, and no more tries for this Sandbox.
+		s.noCacheProg.Store(true)
+		p.cacheProg = ""
+		r, err = inst.run(ctx, argv, p.env(), p.workspace, s.cfg.Limits, opts)
+	}
 	if err != nil && ctx.Err() == nil {
-		// The agent broke the protocol or went: this box is done for.
+		// The agent went, or broke the protocol: this box is done for,
+		// and the next command starts another.
 		b.mu.Lock()
 		if b.inst == inst {
 			b.inst = nil
 		}
 		b.mu.Unlock()
 		go inst.stop()
+		if errors.Is(err, errNotSent) {
+			return Result{}, false, nil // nothing ran: a sandbox of its own
+		}
+		// Something of the command ran: what it printed, and what broke.
+		r.ExitCode = -1
+		r.Output += fmt.Sprintf("\n[core's agent in the box failed: %v; the next command starts a new box]\n", err)
+		err = nil
 	}
 	r.Argv = argv
 	r.Sandboxed = true
 	return r, true, err
 }
+
+// errNotSent says the command never reached the agent.
+var errNotSent = errors.New("the command never reached the box's agent")
 
 // Run runs argv in the box, as Sandbox.Run does in the box's workspace.
 func (b *Box) Run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
@@ -584,12 +614,12 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	before := inst.l.cg.events()
 	c, err := inst.dial()
 	if err != nil {
-		return Result{ExitCode: -1}, err
+		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	defer c.Close()
 	req := boxRequest{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds()}
 	if err := sendRequest(c, req); err != nil {
-		return Result{ExitCode: -1}, err
+		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	start := time.Now()
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -658,13 +688,21 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	return r, nil
 }
 
-// sendRequest sends a request, refusing one too big for a frame.
-func sendRequest(c net.Conn, req boxRequest) error {
+// requestSize estimates what a request's argv and environment take.
+func requestSize(argv, env []string) int {
 	n := 0
-	for _, s := range append(slices.Clone(req.Argv), req.Env...) {
+	for _, s := range argv {
 		n += len(s) + 8
 	}
-	if n > maxArgBytes {
+	for _, s := range env {
+		n += len(s) + 8
+	}
+	return n
+}
+
+// sendRequest sends a request, refusing one too big for a frame.
+func sendRequest(c net.Conn, req boxRequest) error {
+	if n := requestSize(req.Argv, req.Env); n > maxArgBytes {
 		return fmt.Errorf("the command and its environment take %d bytes, more than the box takes (%d)", n, maxArgBytes)
 	}
 	return writeJSONFrame(c, frameRequest, req)

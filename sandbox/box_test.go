@@ -311,3 +311,21 @@ func TestLocalhostResolves(t *testing.T) {
 		assert.Equal(t, boxHosts, r.Output, "NoBox: %v", noBox)
 	}
 }
+
+// A command that kills the agent ends with a note, not an error that would
+// end the run; the next command gets a new box.
+func TestBoxAgentKilledByItsCommand(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	ws := newWorkspace(t)
+	r, err := sb.Run(t.Context(), []string{"bash", "-c", "echo before; kill -9 $PPID; sleep 5"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, -1, r.ExitCode)
+	assert.Contains(t, r.Output, "before\n")
+	assert.Contains(t, r.Output, "core's agent in the box failed")
+	r, err = sb.Run(t.Context(), []string{"echo", "again"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, "again\n", r.Output)
+	requireBoxed(t, sb, ws)
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Process is a background process in a box: its output is kept (head and
@@ -79,8 +80,17 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		onPipe = pr.pipe.deliver
 	}
 	br := bufio.NewReaderSize(c, 64<<10)
-	// The first frame says whether it started.
+	// The first frame says whether it started: within boxStartTimeout,
+	// or ctx, whichever ends first.
+	deadline := time.Now().Add(boxStartTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = c.SetReadDeadline(deadline)
+	stopWatch := context.AfterFunc(ctx, func() { _ = c.SetReadDeadline(time.Now()) })
 	rep, err := readReply(br)
+	stopWatch()
+	_ = c.SetReadDeadline(time.Time{})
 	if err != nil || rep.kind == framePipe || rep.kind == framePipeEnd {
 		c.Close()
 		return nil, fmt.Errorf("the box's agent: %v", orFrameErr(err))
@@ -189,19 +199,31 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // later; when ctx ends first, its connection is cut, which kills it at
 // once. It waits for the end.
 func (p *Process) Stop(ctx context.Context) error {
+	if p.pipe != nil {
+		p.pipe.r.Close() // what it writes on fd 4 from now on is dropped
+	}
 	p.wmu.Lock()
 	err := writeFrame(p.conn, frameStop, nil)
 	p.wmu.Unlock()
 	if err != nil {
-		p.conn.Close()
+		p.abort()
 	}
 	select {
 	case <-p.done:
 	case <-ctx.Done():
-		p.conn.Close()
+		p.abort()
 		<-p.done
 	}
 	return nil
+}
+
+// abort cuts the process's connection, which kills it, and drops what its
+// pipe still had for the host.
+func (p *Process) abort() {
+	p.conn.Close()
+	if p.pipe != nil {
+		p.pipe.r.Close()
+	}
 }
 
 // Pipe is the host's end of the process's fd 3 and fd 4 (StartOptions.Pipe):
