@@ -22,7 +22,8 @@ FROM ${GO_IMAGE}
 # TOOLCHAINS adds the Debian packages of other languages' toolchains, for an
 # image whose sibling containers verify Python, Node.js or Rust (the
 # Action's sandbox_image input; README "Languages"), e.g.
-# --build-arg TOOLCHAINS="python3 python3-pytest python3-pip nodejs npm cargo".
+# --build-arg TOOLCHAINS="python3 python3-pytest python3-pip nodejs npm cargo"
+# (add chromium for the browser input, which also needs a working bwrap box).
 # Empty by default: the Action's own image stays small and starts fast.
 ARG TOOLCHAINS=""
 RUN apt-get update \

@@ -66,6 +66,7 @@ bwrap:
 
 bench:
 	./bench/sandbox.sh
+	./bench/box.sh
 	./bench/firstrun.sh
 	./bench/bot.sh
 	./bench/context.sh

@@ -369,7 +369,7 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.a.SetOutput("checks_passed", strconv.Itoa(passed))
 	r.a.SetOutput("checks_failed", strconv.Itoa(failed))
 	r.a.AddStepSummary(stepSummary(r.t.mode, rep))
-	r.saveArtifacts(rep.ID)
+	r.saveArtifacts(rep.ID, rep.Files)
 	if r.status != nil {
 		// The bot records the run's cost from the comment's cost marker.
 		r.status.cost = session.CostFigure(rep.CostUSD)

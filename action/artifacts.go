@@ -22,19 +22,22 @@ const artifactsDir = ".core-session"
 // repository's checkout: everything goes through an os.Root, so a link
 // planted there cannot send a write outside it. Failing to save is a
 // warning, never the step's failure.
-func (r *runner) saveArtifacts(id string) {
+func (r *runner) saveArtifacts(id string, files []string) {
 	ws := r.env.Getenv("GITHUB_WORKSPACE")
 	if ws == "" || r.store == nil || id == "" {
 		return
 	}
-	if err := r.copyArtifacts(ws, id); err != nil {
+	if err := r.copyArtifacts(ws, id, files...); err != nil {
 		r.a.Warningf("core: could not keep the session's files for upload: %v", err)
 		return
 	}
 	r.a.SetOutput("artifacts", path.Join(artifactsDir, id))
 }
 
-func (r *runner) copyArtifacts(ws, id string) error {
+// files are the run's other files (report.Files: the browser's
+// screenshots and console log), paths in the session's directory, read
+// through an os.Root there too; a PNG is copied as it is, text scrubbed.
+func (r *runner) copyArtifacts(ws, id string, files ...string) error {
 	root, err := os.OpenRoot(ws)
 	if err != nil {
 		return err
@@ -51,19 +54,33 @@ func (r *runner) copyArtifacts(ws, id string) error {
 		}
 	}
 	scrub := strings.NewReplacer(pairs...)
-	for _, name := range []string{session.RecordFile, session.ReportFile, session.TranscriptFile} {
-		data, err := readCapped(path.Join(r.store.Dir(id), name), 256<<20)
+	src, err := os.OpenRoot(r.store.Dir(id))
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	for _, name := range append([]string{session.RecordFile, session.ReportFile, session.TranscriptFile}, files...) {
+		data, err := readCapped(src, name, 256<<20)
 		if os.IsNotExist(err) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
+		if d := path.Dir(name); d != "." {
+			if err := root.MkdirAll(path.Join(dir, d), 0o700); err != nil {
+				return err
+			}
+		}
 		f, err := root.OpenFile(path.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {
 			return err
 		}
-		_, werr := io.WriteString(f, scrub.Replace(string(data)))
+		text := string(data)
+		if path.Ext(name) != ".png" {
+			text = scrub.Replace(text)
+		}
+		_, werr := io.WriteString(f, text)
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
 		}
@@ -74,9 +91,10 @@ func (r *runner) copyArtifacts(ws, id string) error {
 	return nil
 }
 
-// readCapped reads a file of core's own, refusing one past limit bytes.
-func readCapped(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+// readCapped reads a file of core's own in root, refusing one past limit
+// bytes.
+func readCapped(root *os.Root, p string, limit int64) ([]byte, error) {
+	f, err := root.Open(p)
 	if err != nil {
 		return nil, err
 	}

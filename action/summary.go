@@ -34,6 +34,10 @@ func stepSummary(mode string, rep *session.Report) string {
 	}
 	fmt.Fprintf(&b, "\nTokens: %d (prompt %d, completion %d) in %d turns. %s Session `%s`, branch `%s`.\n",
 		rep.Usage.TotalTokens, rep.Usage.PromptTokens, rep.Usage.CompletionTokens, rep.Turns, costLine(rep), rep.ID, rep.Branch)
+	if len(rep.Files) > 0 {
+		// The browser's screenshots and console log, in the artifact.
+		fmt.Fprintf(&b, "\nFiles (in the artifact, under `%s/%s/`): `%s`.\n", artifactsDir, rep.ID, strings.Join(rep.Files, "`, `"))
+	}
 	return b.String()
 }
 

@@ -27,6 +27,10 @@ func TestStepSummary(t *testing.T) {
 	assert.Contains(t, s, "| 1 | edit_file | a\\|b.go | 1.5s | 50 |")
 	assert.Contains(t, s, "Tokens: 100 (prompt 90, completion 10) in 2 turns.")
 	assert.NotContains(t, s, "UNVERIFIED")
+	assert.NotContains(t, s, "Files")
+
+	rep.Files = []string{"browser/screenshot-1.png", "browser/console.log"}
+	assert.Contains(t, stepSummary("fix", rep), "\nFiles (in the artifact, under `.core-session/s1/`): `browser/screenshot-1.png`, `browser/console.log`.\n")
 
 	rep.Contract, rep.Unverified = nil, true
 	rep.Status, rep.FailureKind, rep.Error = session.StatusFailed, session.FailStalled, "consecutive malformed replies, giving up"

@@ -217,6 +217,43 @@ func (cg *cgroup) hit() string {
 	return ""
 }
 
+// cgroupEvents counts what a cgroup refused: OOM kills and forks over the
+// pids limit.
+type cgroupEvents struct{ oom, pids int64 }
+
+// events returns the counts so far: a box's cgroups outlive its commands,
+// so a command's limit is what the counts grew by meanwhile.
+func (cg *cgroup) events() cgroupEvents {
+	var e cgroupEvents
+	if cg == nil {
+		return e
+	}
+	if cg.memory != "" {
+		file := "memory.oom_control"
+		if cg.v2 {
+			file = "memory.events"
+		}
+		e.oom = counter(filepath.Join(cg.memory, file), "oom_kill")
+	}
+	if cg.pids != "" {
+		e.pids = counter(filepath.Join(cg.pids, "pids.events"), "max")
+	}
+	return e
+}
+
+// eventsSince names the limit the cgroup refused something for since
+// before, or "".
+func (cg *cgroup) eventsSince(before cgroupEvents) string {
+	now := cg.events()
+	switch {
+	case now.oom > before.oom:
+		return LimitMemory
+	case now.pids > before.pids:
+		return LimitProcesses
+	}
+	return ""
+}
+
 // remove kills what is left in the cgroups and removes them. The kernel
 // may hold an empty cgroup busy for some milliseconds after its last
 // process was reaped; the removal then finishes in the background, so that

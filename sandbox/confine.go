@@ -25,8 +25,42 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 	v := s.toolView(tool)
 	p.toolRoots = slices.Clone(v.toolRoots)
 	p.path = slices.Clone(v.path)
+	p.maskScans = slices.Clone(v.scans)
 	p.masks = maskArgs(v.scans...)
+	p.hosts = s.hostsFile()
 	return p, nil
+}
+
+// hostsFile is the sandbox's /etc/hosts, which resolves localhost (the
+// host's may not), written once per Sandbox under $CORE_HOME/cache; ""
+// leaves the host's.
+func (s *Sandbox) hostsFile() string {
+	s.hostsOnce.Do(func() {
+		if s.cfg.Home == "" {
+			return
+		}
+		dir, err := s.cacheDir("etc")
+		if err != nil {
+			return
+		}
+		p := filepath.Join(dir, "hosts")
+		if b, err := os.ReadFile(p); err == nil && string(b) == boxHosts {
+			s.hosts = p
+			return
+		}
+		tmp, err := os.CreateTemp(dir, "hosts-")
+		if err != nil {
+			return
+		}
+		_, werr := tmp.WriteString(boxHosts)
+		cerr := tmp.Close()
+		if werr != nil || cerr != nil || os.Chmod(tmp.Name(), 0o644) != nil || os.Rename(tmp.Name(), p) != nil {
+			os.Remove(tmp.Name())
+			return
+		}
+		s.hosts = p
+	})
+	return s.hosts
 }
 
 // A toolView is what the profile of a command shows of the host for its
@@ -120,22 +154,12 @@ func (s *Sandbox) userCacheDir() string {
 // runConfined runs argv under the production profile with bwrap.
 func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
 	defer runtime.KeepAlive(s) // its run layer goes with it (layers.go)
-	p, err := s.profileFor(argv[0])
+	p, err := s.commandProfile(argv, opts)
 	if err != nil {
 		return Result{}, err
 	}
-	p.workspace = opts.Workspace
-	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
-	p.depBinds = opts.deps.binds
-	if err := s.withRunLayer(&p); err != nil {
-		return Result{}, err
-	}
-	bin := s.fetchedToolchain(opts.Workspace)
-	if bin != "" {
-		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
-	}
-	if err := s.withModView(&p, bin); err != nil {
-		return Result{}, err
+	if r, ok, err := s.runBoxed(ctx, bwrap, p, argv, opts); ok {
+		return r, err
 	}
 	if srv := s.serveBuildCache(argv, p); srv != nil {
 		served := p
@@ -157,6 +181,31 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 		s.noCacheProg.Store(true)
 	}
 	return s.launch(ctx, bwrap, p, argv, opts)
+}
+
+// commandProfile is the production profile of one command in its
+// workspace: its tool's view, its ecosystem's environment, the
+// dependencies fetched for it, the run's layer of the build cache, the
+// target's toolchain and the module view.
+func (s *Sandbox) commandProfile(argv []string, opts RunOptions) (profile, error) {
+	p, err := s.profileFor(argv[0])
+	if err != nil {
+		return profile{}, err
+	}
+	p.workspace = opts.Workspace
+	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
+	p.depBinds = opts.deps.binds
+	if err := s.withRunLayer(&p); err != nil {
+		return profile{}, err
+	}
+	bin := s.fetchedToolchain(opts.Workspace)
+	if bin != "" {
+		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
+	}
+	if err := s.withModView(&p, bin); err != nil {
+		return profile{}, err
+	}
+	return p, nil
 }
 
 // withRunLayer gives a profile with a workspace the run's layer of the
@@ -203,11 +252,17 @@ func (s *Sandbox) withModView(p *profile, bin string) error {
 // line, when its GOCACHEPROG failed (cmd/go/internal/cache/prog.go).
 var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-Close|args|sent response|\S+ declared no supported)|error (starting|reading JSON from) GOCACHEPROG|(StdinPipe|StdoutPipe) to GOCACHEPROG)`)
 
+// relays reports whether a go command of profile p reads the user's build
+// cache through core's executable inside.
+func (s *Sandbox) relays(argv []string, p profile) bool {
+	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && isExecutable(s.cfg.CacheProg) && p.buildCache != "" && cacheProgCommand(p.buildCache, true) != ""
+}
+
 // serveBuildCache starts, for a go command, the server through which the
 // confined build reads the user's build cache; nil when there is nothing
 // to serve or no executable to serve it inside.
 func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
-	if filepath.Base(argv[0]) != "go" || s.cfg.CacheProg == "" || s.noCacheProg.Load() || !isExecutable(s.cfg.CacheProg) || p.buildCache == "" || cacheProgCommand(p.buildCache, true) == "" {
+	if !s.relays(argv, p) {
 		return nil
 	}
 	// Links into the view need it on the user's file system: the user's
@@ -262,15 +317,25 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 	if err != nil {
 		return Result{}, err
 	}
-	l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "")
-	if err != nil {
-		return Result{}, err
+	for attempt := 0; ; attempt++ {
+		l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "")
+		if err != nil {
+			return Result{}, err
+		}
+		r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
+		if err == nil && attempt == 0 && r.ExitCode == 1 && strings.Count(strings.TrimSpace(r.Output), "\n") == 0 && vanishedMask(r.Output) {
+			// bwrap could not mount over a path that went after the
+			// profile was made (another process removed it): the masks
+			// again, from the host as it is now, once.
+			l.finish(&r, "")
+			p.masks = maskArgs(p.maskScans...)
+			continue
+		}
+		l.finish(&r, p.workspace)
+		r.Argv = argv
+		r.Sandboxed = true
+		return r, err
 	}
-	r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
-	l.finish(&r, p.workspace)
-	r.Argv = argv
-	r.Sandboxed = true
-	return r, err
 }
 
 // cgroupParents finds where commands get their cgroups, once per Sandbox.

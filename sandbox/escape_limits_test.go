@@ -121,7 +121,9 @@ func TestScanRootOnlyOthersFiles(t *testing.T) {
 // quickly.
 func limited(t *testing.T, l Limits) *Sandbox {
 	t.Helper()
-	return New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), Limits: l})
+	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), Limits: l, Agent: os.Args[0]})
+	t.Cleanup(func() { sb.Close() })
+	return sb
 }
 
 // Attacks: each of them is stopped by its limit, and the result says which
@@ -215,6 +217,12 @@ func TestEscapeLimits(t *testing.T) {
 			assert.NotEqual(t, 0, r.ExitCode)
 			assert.Contains(t, r.Output, "[stopped: the sandbox's limit on")
 			tt.check(t, ws, r)
+			requireBoxed(t, sb, ws)
+			// The box outlives the attack: the next command runs in it.
+			after, err := sb.Run(t.Context(), []string{"echo", "after"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+			require.NoError(t, err)
+			assert.Equal(t, "after\n", after.Output)
+			assert.Empty(t, after.Limit, "a limit the attack hit is not the next command's")
 		})
 	}
 }

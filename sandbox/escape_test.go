@@ -25,7 +25,27 @@ func runIn(t *testing.T, sb *Sandbox, ws, script string) Result {
 	r, err := sb.Run(t.Context(), []string{"bash", "-c", script}, RunOptions{Workspace: ws, Timeout: time.Minute})
 	require.NoError(t, err)
 	require.True(t, r.Sandboxed)
+	requireBoxed(t, sb, ws)
 	return r
+}
+
+// requireBoxed fails when a sandbox given core's executable ran the
+// workspace's commands anywhere but in its box.
+func requireBoxed(t *testing.T, sb *Sandbox, ws string) {
+	t.Helper()
+	if sb.agentExe() == "" {
+		return
+	}
+	real, err := filepath.EvalSymlinks(ws)
+	require.NoError(t, err)
+	sb.mu.Lock()
+	b := sb.boxes[real]
+	sb.mu.Unlock()
+	require.NotNil(t, b, "no box for %s", ws)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	require.NoError(t, b.failed, "the box did not start")
+	require.NotNil(t, b.inst, "the box is not running")
 }
 
 func TestEscapeNetwork(t *testing.T) {
@@ -170,7 +190,7 @@ func TestEscapeStateDirectory(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(home, "sessions", "abc"), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(home, "sessions", "abc", "session.json"), []byte(`{"secret":"state-secret-1"}`), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(home, "credentials"), []byte("state-secret-2"), 0o600))
-	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH")})
+	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0]})
 	// The host build cache exists and must not be visible either.
 	_, err := sb.cacheDir("go-build")
 	require.NoError(t, err)

@@ -160,7 +160,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		l.watchWorkspace(ctx, done, pid, ws)
+		l.watchWorkspace(ctx, done, func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }, ws)
 	}()
 	return func() { close(done); wg.Wait() }, nil
 }
@@ -178,7 +178,7 @@ const watchGrace = 100 * time.Millisecond
 // watchGrace, so that short commands walk nothing and a big workspace
 // delays none; what the command writes before and during it counts as
 // already there.
-func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, pid int, ws string) {
+func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, kill func(), ws string) {
 	grace := time.NewTimer(watchGrace)
 	select {
 	case <-done:
@@ -206,7 +206,7 @@ func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, pid i
 		start := time.Now()
 		if treeSize(ws)-l.baseline > l.limits.WorkspaceGrowth {
 			l.grew.Store(true)
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			kill()
 			return
 		}
 		pause = max(250*time.Millisecond, 10*time.Since(start))

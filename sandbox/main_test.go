@@ -22,6 +22,14 @@ func TestMain(m *testing.M) {
 		// Started inside the sandbox as GOCACHEPROG, as core is.
 		os.Exit(serveGoCacheForTest(os.Args[3:]))
 	}
+	if len(os.Args) > 4 && os.Args[1] == "sandbox" && os.Args[2] == "agent" && os.Args[3] == "--socket" {
+		// Started inside a box as its agent, as core is.
+		if err := RunBoxAgent(os.Args[4], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv("CORE_SANDBOX_HELPER") == "parent" {
 		helperParent()
 		return
@@ -79,7 +87,11 @@ func plantRootOnly() func() {
 // helperParent is the process the parent-death test kills: it runs a
 // long sleep in the sandbox and waits.
 func helperParent() {
-	sb := New(Config{Home: os.Getenv("CORE_SANDBOX_HELPER_HOME"), Path: os.Getenv("PATH")})
+	cfg := Config{Home: os.Getenv("CORE_SANDBOX_HELPER_HOME"), Path: os.Getenv("PATH")}
+	if os.Getenv("CORE_SANDBOX_HELPER_BOX") == "1" {
+		cfg.Agent = os.Args[0] // the sleep runs in a box
+	}
+	sb := New(cfg)
 	_, err := sb.Run(context.Background(), []string{"sleep", os.Getenv("CORE_SANDBOX_HELPER_SLEEP")},
 		RunOptions{Workspace: os.Getenv("CORE_SANDBOX_HELPER_WORKSPACE")})
 	if err != nil {
@@ -151,7 +163,9 @@ func cgroupWhere() string {
 // newTestSandbox returns a sandbox on the real PATH with the shared home.
 func newTestSandbox(t *testing.T, mode Mode) *Sandbox {
 	t.Helper()
-	return New(Config{Home: sharedHome, Mode: mode, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
+	sb := New(Config{Home: sharedHome, Mode: mode, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0]})
+	t.Cleanup(func() { sb.Close() })
+	return sb
 }
 
 // newWorkspace makes a workspace with a real git repository in it.

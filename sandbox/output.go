@@ -78,3 +78,9 @@ func (c *capped) String() (string, int64) {
 	b.Write(tail)
 	return strings.ToValidUTF8(b.String(), "\uFFFD"), cut
 }
+
+// text is what was kept, with the line that says what was cut.
+func (c *capped) text() string {
+	s, _ := c.String()
+	return s
+}

@@ -50,6 +50,10 @@ type profile struct {
 	tmpSize     int64    // size of /tmp; 0 leaves it unbounded
 	seccomp     bool     // load the filter from seccompFD
 	lang        string
+	maskScans   []rootOnly // what masks was made of, to make it again (launch's retry)
+	agent       string     // a box: core's executable, bound at cacheProgPath to run the agent
+	boxDir      string     // a box: the host directory of the agent's socket, bound at boxDirPath
+	hosts       string     // a host file bound at /etc/hosts (localhost), or ""
 }
 
 // scratchDir is where the download profile sees its scratch directory.
@@ -86,6 +90,11 @@ func (p profile) args(argv []string) []string {
 		}
 	}
 	a = append(a, p.masks...)
+	if p.hosts != "" && !p.network { // a network command keeps the host's names
+		if fi, err := os.Lstat("/etc/hosts"); err == nil && fi.Mode().IsRegular() {
+			a = append(a, "--ro-bind", p.hosts, "/etc/hosts")
+		}
+	}
 	for _, r := range p.toolRoots {
 		a = append(a, "--ro-bind", r, r)
 	}
@@ -117,6 +126,12 @@ func (p profile) args(argv []string) []string {
 	}
 	if p.buildCache != "" {
 		a = append(a, "--bind", p.buildCache, p.buildCache)
+	}
+	if p.agent != "" && p.cacheProg == "" {
+		a = append(a, "--ro-bind", p.agent, cacheProgPath)
+	}
+	if p.boxDir != "" {
+		a = append(a, "--bind", p.boxDir, boxDirPath)
 	}
 	if p.cacheProg != "" {
 		a = append(a, "--ro-bind", p.cacheProg, cacheProgPath, "--ro-bind", p.cacheSock, cacheSocketPath)

@@ -64,6 +64,10 @@ type Config struct {
 	// user's build cache through it. Empty means confined builds use the
 	// run's own layer of the build cache alone.
 	CacheProg string
+	// Agent is core's executable run inside each workspace's box as its
+	// agent (`core sandbox agent`, box.go); empty means CacheProg. With
+	// neither, there is no box: every command gets a sandbox of its own.
+	Agent string
 	// Repo is the repository the runs of this Sandbox work on (owner/name
 	// on GitHub, or a local repository's absolute path). It keys the shared
 	// layer of the build cache, which only this repository's runs read;
@@ -182,6 +186,10 @@ type Sandbox struct {
 	downloaded map[string]string   // workspace → hash of the module files last downloaded
 	views      map[string]toolView // tool → what its commands see of the host
 	warming    map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
+	boxes      map[string]*Box     // workspace → its box (box.go)
+
+	hostsOnce sync.Once
+	hosts     string // the sandbox's /etc/hosts (hostsFile)
 }
 
 // New returns a Sandbox for cfg.
@@ -270,6 +278,11 @@ type RunOptions struct {
 	// Progress, when set, also receives the output as it comes, uncapped
 	// (a heartbeat shows its last line; a person sees what they approved).
 	Progress io.Writer
+
+	// NoBox runs the command in a sandbox of its own, as before boxes: no
+	// process of the workspace's box sees it, nor it them (the contract's
+	// baseline and final checks).
+	NoBox bool
 
 	// deps is what the command sees of the dependencies fetched for it.
 	deps depsView

@@ -169,6 +169,7 @@ func (s *run) landQuestion() string {
 // cancelled: it does no I/O that a context could stop.
 func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	s.stopWarm() // of no use any more; the report says how it ended
+	s.closeBrowser()
 	now := s.opts.Now()
 	s.ctl.setStatus(status)
 	if terr := s.rec.transition(status, now); terr != nil {

@@ -118,6 +118,8 @@ type Options struct {
 	// reply's text), ToolCallsNative (OpenAI function calling) or
 	// ToolCallsAuto (native when the server takes tools).
 	ToolCalls string
+	// Browser is the run's browser (--browser): off unless On.
+	Browser BrowserOptions
 
 	// Collaborators.
 	// GitHub is the client for owner/name repositories; nil for local ones.
@@ -204,6 +206,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Approver == nil {
 		o.Approver = tools.DenyApprover{}
+	}
+	if err := o.Browser.check(tools.Attended(o.Approver)); err != nil {
+		return o, err
 	}
 	switch {
 	case o.MaxTurns < 0:

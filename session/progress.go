@@ -110,7 +110,7 @@ func (b *beat) end() {
 // "turn 3/40  run_shell go test ./...".
 func actionLabel(turn, maxTurns int, tool string, args tools.Args) string {
 	label := fmt.Sprintf("turn %d/%d  %s", turn, maxTurns, tool)
-	for _, key := range []string{"command", "path", "pattern", "title"} {
+	for _, key := range []string{"command", "path", "pattern", "title", "url", "selector"} {
 		if v, ok := args[key].(string); ok && v != "" {
 			return label + " " + oneLine(v, 60)
 		}

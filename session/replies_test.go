@@ -334,7 +334,7 @@ func TestNativeToolSchemas(t *testing.T) {
 		"edit_file":  {map[string]string{"path": "string", "old_text": "string", "new_text": "string"}, []string{"path", "old_text", "new_text"}},
 		"search":     {map[string]string{"pattern": "string", "path": "string"}, []string{"pattern"}},
 		"git_diff":   {map[string]string{}, nil},
-		"run_shell":  {map[string]string{"command": "string"}, []string{"command"}},
+		"run_shell":  {map[string]string{"command": "string", "background": "boolean", "box": "boolean", "output": "string", "stop": "string"}, nil},
 		"file_issue": {map[string]string{"title": "string", "body": "string"}, []string{"title", "body"}},
 		"done":       {map[string]string{"summary": "string"}, []string{"summary"}},
 	}

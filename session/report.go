@@ -80,6 +80,10 @@ type Report struct {
 	// DiffStat is how much the landed commit changed since the start
 	// commit; nil when nothing landed.
 	DiffStat *DiffStat `json:"diff_stat,omitempty"`
+	// Files are the files the run kept beside its record, as paths in the
+	// session's directory: the browser's screenshots and console log
+	// (browser/screenshot-1.png, browser/console.log).
+	Files []string `json:"files,omitempty"`
 }
 
 // FindingKind names something a run found worth telling.
@@ -139,6 +143,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 	}
 	if len(r.Instructions) > 0 {
 		fmt.Fprintf(w, "instructions: %s\n", strings.Join(r.Instructions, ", "))
+	}
+	if len(r.Files) > 0 {
+		fmt.Fprintf(w, "files (in the session's directory): %s\n", strings.Join(r.Files, ", "))
 	}
 	if c := r.Context; c.Requests > 0 {
 		fmt.Fprintf(w, "context: %d requests, %d tokens sent (estimated), largest %d of the %d budget, prefix reuse median %.2f\n",

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/tools"
@@ -240,6 +241,10 @@ type run struct {
 	// project is what the run found at the workspace's top (languages.go);
 	// nil when it could not look.
 	project *sandbox.Project
+	// browser is the run's browser (--browser), closed when the run ends;
+	// browserProfile its profile directory.
+	browser        *browser.Browser
+	browserProfile string
 }
 
 // scrub removes every secret core knows of from text.
@@ -278,7 +283,15 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		unlock()
 		return nil, ctx, err
 	}
-	s.unlock = func() { closeSocket(); stop(nil); s.events.close(); unlock() }
+	s.unlock = func() {
+		// The run's boxes go with it: every background command the model
+		// started, every process left in them.
+		_ = opts.Sandbox.Close()
+		closeSocket()
+		stop(nil)
+		s.events.close()
+		unlock()
+	}
 	if err := s.moveTo(StatusStarting); err != nil {
 		s.unlock()
 		return nil, ctx, err
@@ -329,7 +342,7 @@ func (s *run) prepare(ctx context.Context) error {
 	if f, ok := s.origin.(tools.IssueFiler); ok {
 		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}
 	}
-	return nil
+	return s.openBrowser(ctx)
 }
 
 // scrubbingFiler files issues with every secret removed from them.

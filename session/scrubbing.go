@@ -18,6 +18,9 @@ func (sa scrubbingApprover) Approve(ctx context.Context, action string) (bool, e
 	return sa.a.Approve(ctx, sa.scrub.String(action))
 }
 
+// Attended passes on whether the wrapped approver asks a person.
+func (sa scrubbingApprover) Attended() bool { return tools.Attended(sa.a) }
+
 // scrubArgs scrubs every string in a parsed action's arguments, in place:
 // a secret the reply spelled in escapes (JSON's \u0067) decodes only here.
 func scrubArgs(args map[string]any, scrub func(string) string) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -83,6 +84,11 @@ const (
 	PriceOutput   = "price-output-per-mtok"
 	BudgetUSD     = "budget-usd"
 	BudgetTokens  = "budget-tokens"
+	Browser       = "browser"
+	BrowserExec   = "browser-exec"
+	BrowserTime   = "browser-timeout"
+	Headed        = "headed"
+	BrowserRemote = "browser-allow-remote"
 )
 
 // Settings lists every option of a run, in the order the CLI shows them.
@@ -191,6 +197,16 @@ func Settings() []Setting {
 			}},
 		{Name: BudgetTokens, Flag: true, Input: true, Usage: "the most tokens (prompt and completion) the session may spend, checked before each request like --budget-usd; on resume, a top-up added to it (default none)",
 			apply: intSetting(func(o *session.Options, n int) { o.Budget.Tokens = n })},
+		{Name: Browser, Flag: true, Input: true, Bool: true, Usage: "give the model a headless Chromium to look at what it built: browser_navigate, browser_click, browser_type, browser_read, browser_screenshot and browser_console, on pages it serves on localhost (a dev server it starts in the background); a person at a terminal approves each action, an unattended run uses it alone; screenshots and the console log are kept with the session's files",
+			apply: boolSetting(func(o *session.Options, b bool) { o.Browser.On = b })},
+		{Name: BrowserExec, Flag: true, Input: true, Usage: "the Chrome or Chromium binary for --browser, a path or a name on PATH (default: the first of chromium, chromium-browser, google-chrome found on PATH)",
+			apply: func(r *resolved, v string) error { r.browserExec = v; return nil }},
+		{Name: BrowserTime, Flag: true, Input: true, Usage: fmt.Sprintf("how long one browser action may take before the model is told it timed out (default %s)", browser.DefaultTimeout),
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Browser.Timeout = d })},
+		{Name: Headed, Flag: true, Bool: true, Usage: "show the browser's window (--browser) instead of running it headless; only for a run a person attends at a terminal",
+			apply: boolSetting(func(o *session.Options, b bool) { o.Browser.Headed = b })},
+		{Name: BrowserRemote, Flag: true, Input: true, Bool: true, Usage: "let the browser load pages from hosts other than localhost, 127.0.0.1 and [::1]; every navigation then needs a person's approval, so an unattended run declines them all",
+			apply: boolSetting(func(o *session.Options, b bool) { o.Browser.AllowRemote = b })},
 		{Name: AllowWorkflow, Flag: true, Input: true, Bool: true, Usage: "let the session write and land workflows, files under .github/actions, and the action.yml of any action a workflow uses locally (they run with the repository's secrets and the workflow's token on the next push); recorded, so resume keeps it",
 			apply: boolSetting(func(o *session.Options, b bool) { o.AllowWorkflowChanges = b })},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -62,6 +63,8 @@ type resolved struct {
 	candidates []string
 	// priceIn and priceOut are the price settings, per million tokens.
 	priceIn, priceOut *float64
+	// browserExec is --browser-exec as given.
+	browserExec string
 }
 
 // Home resolves the state directory: CORE_HOME, else the entry point's
@@ -165,6 +168,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		return nil, err
 	}
 	r.opts.Price = price
+	if err := r.browser(env.Getenv); err != nil {
+		return nil, err
+	}
 	home, err := Home(env.Getenv, env.Home)
 	if err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
@@ -225,6 +231,30 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	o.GitEnv = session.GitEnv(env.Getenv)
 	ready.Options = o
 	return ready, nil
+}
+
+// browser finds the browser binary before anything starts, when the run
+// has one: a missing browser is the user's to install.
+func (r *resolved) browser(getenv func(string) string) error {
+	if !r.opts.Browser.On {
+		return nil
+	}
+	exe, err := browser.Find(r.browserExec, getenv("PATH"))
+	if err != nil {
+		return &session.ConfigError{Option: BrowserExec, Err: err}
+	}
+	r.opts.Browser.Exec = exe
+	names := []string{"LANG"}
+	if r.opts.Browser.Headed {
+		// A window needs the person's display.
+		names = append(names, "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "XDG_RUNTIME_DIR")
+	}
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			r.opts.Browser.Env = append(r.opts.Browser.Env, n+"="+v)
+		}
+	}
+	return nil
 }
 
 // verifyTier parses the tier: auto is build, raised to test where the

@@ -128,6 +128,10 @@ func TestOptionsErrorsNameTheSetting(t *testing.T) {
 			flag: `--max-turns: must be a positive number, got "many"`, input: `the max_turns input: must be a positive number`, bot: "CORE_SESSION_MAX_TURNS: must be a positive number"},
 		{name: "test tier without sandbox", vals: Values{Verify: "test"}, option: Verify,
 			flag: "--verify: the test tier runs workspace code", input: "the verify input: the test tier", bot: "CORE_SESSION_VERIFY: the test tier"},
+		{name: "no browser", env: map[string]string{"PATH": "/nonexistent"}, vals: Values{Browser: "true"}, option: BrowserExec,
+			flag: "--browser-exec: no browser found on PATH (looked for chromium, chromium-browser, google-chrome, google-chrome-stable): install Chromium (Debian, Ubuntu: apt-get install chromium)", input: "the browser_exec input: no browser found", bot: "CORE_SESSION_BROWSER_EXEC: no browser found"},
+		{name: "named browser missing", env: map[string]string{"PATH": "/nonexistent"}, vals: Values{Browser: "true", BrowserExec: "/opt/chrome/chrome"}, option: BrowserExec,
+			flag: `--browser-exec: "/opt/chrome/chrome" is not found: install Chromium`, input: "the browser_exec input: ", bot: "CORE_SESSION_BROWSER_EXEC: "},
 		{name: "no model server", env: map[string]string{"CORE_SESSION_INFERENCE_URL": "", "CORE_SESSION_DISCOVER": "http://127.0.0.1:9"}, option: InferenceURL,
 			flag: "--inference-url: no OpenAI-compatible model server found", input: "the inference_url input: no OpenAI", bot: "CORE_SESSION_INFERENCE_URL: no OpenAI"},
 	}
@@ -335,4 +339,27 @@ func TestRepoIdentity(t *testing.T) {
 			assert.Equal(t, want, repoIdentity(tt.repo))
 		})
 	}
+}
+
+// TestBrowserSettings: --browser finds the binary before the run starts and
+// carries its options; LANG reaches the browser, nothing else of core's
+// environment does.
+func TestBrowserSettings(t *testing.T) {
+	t.Parallel()
+	srv := testkit.NewModelServer(t)
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "chromium-browser"), []byte("#!/bin/sh\n"), 0o755))
+	env := Env{Getenv: envOf(map[string]string{
+		"CORE_HOME": t.TempDir(), "CORE_SESSION_SANDBOX": "off", "PATH": "/nonexistent:" + bin,
+		"CORE_SESSION_INFERENCE_URL": srv.URL, "LANG": "C.UTF-8", "GITHUB_TOKEN": "ghs_never",
+		"CORE_SESSION_BROWSER_TIMEOUT": "5s",
+	})}
+	ready, err := Options(t.Context(), env, Values{Browser: "true", BrowserRemote: "true"})
+	require.NoError(t, err)
+	assert.Equal(t, session.BrowserOptions{On: true, Exec: filepath.Join(bin, "chromium-browser"), Timeout: 5 * time.Second,
+		AllowRemote: true, Env: []string{"LANG=C.UTF-8"}}, ready.Options.Browser)
+
+	ready, err = Options(t.Context(), env, Values{})
+	require.NoError(t, err)
+	assert.False(t, ready.Options.Browser.On, "off unless asked for")
 }

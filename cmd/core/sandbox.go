@@ -41,7 +41,27 @@ Docker action, where bwrap has no namespaces), bwrap or docker makes that
 backend's failed probe fatal, off opts out (and then --verify test refuses to
 start).`,
 	}
-	cmd.AddCommand(newSandboxProbeCmd(e), newSandboxRunCmd(e), newSandboxGoCacheCmd(e))
+	cmd.AddCommand(newSandboxProbeCmd(e), newSandboxRunCmd(e), newSandboxGoCacheCmd(e), newSandboxAgentCmd(e))
+	return cmd
+}
+
+// newSandboxAgentCmd is the agent core starts inside a workspace's box;
+// people never run it.
+func newSandboxAgentCmd(e *env) *cobra.Command {
+	var socket string
+	cmd := &cobra.Command{
+		Use:    "agent --socket PATH",
+		Short:  "Run the commands core sends into a box (one sandbox per run); core starts it inside the box",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if socket == "" || !filepath.IsAbs(socket) {
+				return fmt.Errorf("--socket must be the absolute path of the agent's socket, got %q", socket)
+			}
+			return sandbox.RunBoxAgent(socket, e.stdout)
+		},
+	}
+	cmd.Flags().StringVar(&socket, "socket", "", "where to listen for core's commands")
 	return cmd
 }
 
@@ -159,7 +179,8 @@ unattended, where the tier would run it.`,
 			if timeout < 0 {
 				return fmt.Errorf("--timeout must not be negative, got %s", timeout)
 			}
-			opts := sandbox.RunOptions{Workspace: workspace, Timeout: timeout}
+			// One command: a sandbox of its own costs less than a box.
+			opts := sandbox.RunOptions{Workspace: workspace, Timeout: timeout, NoBox: true}
 			var r sandbox.Result
 			if verify == "" {
 				r, err = sb.Run(cmd.Context(), argv, opts)

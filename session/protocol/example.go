@@ -18,6 +18,13 @@ var examples = map[string]string{
 	"run_shell":  "tool: run_shell\ncommand: go test ./...",
 	"file_issue": "tool: file_issue\ntitle: pager.Next skips the last page\nbody: Found while fixing the pager.",
 	"done":       "tool: done\nsummary: Fixed the bug and added a test; go test ./... passes.",
+	// The browser tools, offered with --browser.
+	"browser_navigate":   "tool: browser_navigate\nurl: http://localhost:8000/",
+	"browser_click":      "tool: browser_click\nselector: \"#submit\"",
+	"browser_type":       "tool: browser_type\nselector: \"input[name=q]\"\ntext: hello",
+	"browser_read":       "tool: browser_read\nselector: \"#result\"",
+	"browser_screenshot": "tool: browser_screenshot",
+	"browser_console":    "tool: browser_console",
 }
 
 // Example shows one action for tool in the preferred form. A tool without

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,8 +51,8 @@ func TestExamplesParse(t *testing.T) {
 		t.Run(tool, func(t *testing.T) {
 			t.Parallel()
 			a, err := Parse(ex, known)
-			if tool == "file_issue" {
-				a, err = Parse(ex, append([]string{"file_issue"}, known...))
+			if tool == "file_issue" || strings.HasPrefix(tool, "browser_") {
+				a, err = Parse(ex, append([]string{tool}, known...))
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tool, a.Tool)

@@ -63,6 +63,17 @@ func (a *TerminalApprover) Approve(ctx context.Context, action string) (bool, er
 	}
 }
 
+// Attended reports whether a person can be asked: a terminal to read the
+// answer from.
+func (a *TerminalApprover) Attended() bool { return a.Terminal && a.In != nil }
+
+// Attended reports whether an approver asks a person (it has an Attended
+// method that says so); DenyApprover and unknown approvers do not.
+func Attended(a Approver) bool {
+	at, ok := a.(interface{ Attended() bool })
+	return ok && at.Attended()
+}
+
 // readLine reads up to a newline one byte at a time, so that nothing past
 // the answer is consumed from In. EOF or an error before any byte gives "";
 // a line longer than maxAnswer is read to its end and gives "" (declined),

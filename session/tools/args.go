@@ -88,6 +88,27 @@ func (a Args) OptionalInt(name string, def int) (int, error) {
 	return 0, bad
 }
 
+// OptionalBool returns a boolean argument, or def when it is absent or
+// null. It accepts true and false, and the strings true, false, yes and no.
+func (a Args) OptionalBool(name string, def bool) (bool, error) {
+	v, ok := a[name]
+	if !ok || v == nil {
+		return def, nil
+	}
+	switch b := v.(type) {
+	case bool:
+		return b, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(b)) {
+		case "true", "yes":
+			return true, nil
+		case "false", "no":
+			return false, nil
+		}
+	}
+	return false, &ArgError{Arg: name, Msg: "must be true or false, got " + describe(v)}
+}
+
 // has reports whether the argument was given (and is not null).
 func (a Args) has(name string) bool {
 	v, ok := a[name]

@@ -23,14 +23,45 @@ func (runShell) Doc() string {
 	return `run_shell: run a shell command in the workspace root (bash -c).
   tool: run_shell
   command: go test ./...
+  background: false
+  box: false
+  output: null
+  stop: null
 Plain verification commands in the repository's own language (the rules
 list which; no pipes, quotes or other shell syntax) may run unattended,
 confined in the sandbox. Every other command waits for a human
 to approve it and may be declined. The reply is the command's output and its
-exit status.`
+exit status.
+Background: with background: true the command starts in the sandbox's box
+and keeps running (a server, a watcher); the reply gives its id (p1, ...)
+and its first output. Commands confined in the same box reach what it
+serves on 127.0.0.1 or localhost: the verification commands, and any
+command given with box: true (command: curl -s localhost:8080/health
+with box: true); a command run on the host does not.
+Read what it printed since with output: p1 (no command), end it with
+stop: p1 (no command). So background is optional, box is optional,
+output is optional, stop is optional,
+and command is optional with output or stop. Commands in the box have no
+network but the box's loopback; one the rules would not run unattended
+needs a human's approval first. Every background command is killed when
+the session ends.`
 }
 
 func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) {
+	if id, err := args.OptionalString("output", ""); err != nil {
+		return fail(t.Name(), err)
+	} else if id != "" {
+		return t.process(ctx, env, id, false)
+	}
+	if id, err := args.OptionalString("stop", ""); err != nil {
+		return fail(t.Name(), err)
+	} else if id != "" {
+		return t.process(ctx, env, id, true)
+	}
+	background, err := args.OptionalBool("background", false)
+	if err != nil {
+		return fail(t.Name(), err)
+	}
 	command, err := args.String("command")
 	if err != nil {
 		return fail(t.Name(), err)
@@ -44,6 +75,16 @@ func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 	}
 	if env.Runner == nil {
 		return Result{}, errors.New("run_shell: no command runner configured")
+	}
+	inBox, err := args.OptionalBool("box", false)
+	if err != nil {
+		return fail(t.Name(), err)
+	}
+	if background {
+		return t.background(ctx, env, command)
+	}
+	if inBox {
+		return t.inBox(ctx, env, command)
 	}
 	opts := sandbox.RunOptions{
 		Workspace:   env.Workspace.Root(),

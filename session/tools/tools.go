@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/scrub"
 )
 
@@ -69,6 +70,16 @@ type Env struct {
 	// actions of its start commit); the tools also refuse what the
 	// workspace's workflows use now. nil: only the latter.
 	Guard *Guard
+	// Browser is the run's browser (--browser); nil without one.
+	Browser *browser.Browser
+	// Attended is set when a person answers the approver: every browser
+	// action then asks them first. Unattended, the browser acts alone on
+	// this machine's loopback.
+	Attended bool
+	// BrowserRemote is set when the user allowed pages from other hosts
+	// (--browser-allow-remote): every navigation then needs a person, and
+	// an unattended run declines it.
+	BrowserRemote bool
 }
 
 func (e *Env) outputLimit() int {

@@ -3,11 +3,13 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -92,4 +94,48 @@ func Screenshot(ctx context.Context, t *testing.T, name string) string {
 	}
 	t.Logf("screenshot %s: %s", name, path)
 	return path
+}
+
+// Exec finds the Chromium binary for a test, skipping the test without one
+// unless CORE_REQUIRE_CHROMIUM=1, which turns the skip into a failure.
+func Exec(t *testing.T) string {
+	t.Helper()
+	for _, name := range candidates {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CORE_REQUIRE_CHROMIUM") == "1" {
+		t.Fatal("CORE_REQUIRE_CHROMIUM=1 but no Chromium is installed (apt-get install chromium)")
+	}
+	t.Skip("no Chromium here (apt-get install chromium); CORE_REQUIRE_CHROMIUM=1 makes this a failure")
+	return ""
+}
+
+// Survivors lists the live processes (zombies aside) whose environment
+// holds marker, a NAME=value a test gave the browser it started: what of
+// that browser is still running.
+func Survivors(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(append(append([]byte{0}, env...), 0), []byte("\x00"+marker+"\x00")) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The state follows the command's closing parenthesis.
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }

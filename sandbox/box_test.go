@@ -1,0 +1,331 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// boxPids lists the host pids whose command line holds token.
+func boxPids(token string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(token)) && !bytes.Contains(b, []byte("-test.run")) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func TestBoxBackgroundServerOnLoopback(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	ws := newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "page.txt"), []byte("served-from-the-box\n"), 0o644))
+	box, err := sb.Box(t.Context(), ws)
+	require.NoError(t, err)
+	port := 20000 + rand.IntN(20000)
+	srv, err := box.Start(t.Context(), []string{"python3", "-m", "http.server", fmt.Sprint(port), "--bind", "127.0.0.1"}, StartOptions{})
+	require.NoError(t, err)
+	assert.NotEmpty(t, srv.ID())
+	// The server takes a moment to listen: the later command tries for a
+	// bounded while, and says what it waited for.
+	fetch := `import sys, time, urllib.request
+for i in range(600):
+    try:
+        print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode(), end="")
+        sys.exit(0)
+    except OSError as e:
+        err = e
+        time.sleep(0.1)
+print("never reached", sys.argv[1], err)
+sys.exit(1)`
+	for _, host := range []string{"127.0.0.1", "localhost"} {
+		r, err := box.Run(t.Context(), []string{"python3", "-c", fetch, fmt.Sprintf("http://%s:%d/page.txt", host, port)}, RunOptions{Timeout: 2 * time.Minute})
+		require.NoError(t, err)
+		assert.Equal(t, 0, r.ExitCode, r.Output)
+		assert.Contains(t, r.Output, "served-from-the-box", host)
+	}
+	out, running, _ := srv.Output()
+	assert.True(t, running)
+	assert.Contains(t, out, "GET /page.txt", "the server's log is readable while it runs")
+	require.NoError(t, srv.Stop(t.Context()))
+	_, running, _ = srv.Output()
+	assert.False(t, running)
+	// The box itself does not resolve what the host's /etc/hosts has.
+	r, err := box.Run(t.Context(), []string{"cat", "/etc/hosts"}, RunOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, boxHosts, r.Output)
+}
+
+func TestBoxProcessesGoneAfterClose(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	box, err := sb.Box(t.Context(), newWorkspace(t))
+	require.NoError(t, err)
+	token := fmt.Sprintf("%d.%06d", 5000+rand.IntN(1000), rand.IntN(1000000))
+	_, err = box.Start(t.Context(), []string{"sleep", token}, StartOptions{})
+	require.NoError(t, err)
+	// A process that left the command's group and session.
+	_, err = box.Start(t.Context(), []string{"bash", "-c", "setsid sleep " + token + "1 & sleep " + token + "2"}, StartOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(boxPids(token)) >= 3 }, testkit.Patience, 20*time.Millisecond, "the box's sleeps never started")
+	require.NoError(t, box.Close())
+	assert.Eventually(t, func() bool { return len(boxPids(token)) == 0 }, testkit.Patience, 20*time.Millisecond, "processes of the box outlived its Close")
+	_, err = box.Run(t.Context(), []string{"true"}, RunOptions{})
+	assert.ErrorContains(t, err, "closed")
+}
+
+func TestBoxTimeoutKillsTheGroupAndTheBoxGoesOn(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	ws := newWorkspace(t)
+	box, err := sb.Box(t.Context(), ws)
+	require.NoError(t, err)
+	token := fmt.Sprintf("%d.%06d", 6000+rand.IntN(1000), rand.IntN(1000000))
+	r, err := box.Run(t.Context(), []string{"bash", "-c", "sleep " + token + " & sleep " + token + "; echo never"}, RunOptions{Timeout: 2 * time.Second})
+	require.NoError(t, err)
+	assert.True(t, r.TimedOut)
+	assert.Equal(t, -1, r.ExitCode)
+	assert.NotContains(t, r.Output, "never")
+	assert.Eventually(t, func() bool { return len(boxPids(token)) == 0 }, testkit.Patience, 20*time.Millisecond, "the timed-out command's group outlived it")
+	r, err = box.Run(t.Context(), []string{"echo", "still", "here"}, RunOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "still here\n", r.Output)
+}
+
+func TestBoxPipe(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	box, err := sb.Box(t.Context(), newWorkspace(t))
+	require.NoError(t, err)
+	// Reads lines on fd 3, answers each upper-cased on fd 4.
+	p, err := box.Start(t.Context(), []string{"python3", "-c", `import os
+r = os.fdopen(3, "r"); w = os.fdopen(4, "w")
+for line in r:
+    w.write(line.upper()); w.flush()
+print("pipe closed")`}, StartOptions{Pipe: true})
+	require.NoError(t, err)
+	pipe := p.Pipe()
+	require.NotNil(t, pipe)
+	_, err = io.WriteString(pipe, "hello box\n")
+	require.NoError(t, err)
+	line, err := bufio.NewReader(pipe).ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "HELLO BOX\n", line)
+	require.NoError(t, pipe.Close())
+	select {
+	case <-p.Done():
+	case <-time.After(testkit.Patience):
+		t.Fatal("the process never saw its pipe close")
+	}
+	out, running, code := p.Output()
+	assert.False(t, running)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "pipe closed")
+}
+
+func TestBoxOutliveParent(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	token := fmt.Sprintf("%d.%06d", 7000+rand.IntN(1000), rand.IntN(1000000))
+	helper := exec.Command(os.Args[0], "-test.run=^$")
+	helper.Env = append(os.Environ(),
+		"CORE_SANDBOX_HELPER=parent",
+		"CORE_SANDBOX_HELPER_BOX=1",
+		"CORE_SANDBOX_HELPER_HOME="+sharedHome,
+		"CORE_SANDBOX_HELPER_SLEEP="+token,
+		"CORE_SANDBOX_HELPER_WORKSPACE="+newWorkspace(t),
+	)
+	require.NoError(t, helper.Start())
+	defer helper.Process.Kill()
+	require.Eventually(t, func() bool { return len(sleepers(token)) > 0 }, testkit.Patience, 20*time.Millisecond,
+		"the boxed sleep never started")
+	require.NoError(t, helper.Process.Signal(syscall.SIGKILL))
+	_ = helper.Wait()
+	assert.Eventually(t, func() bool { return len(boxPids(token)) == 0 }, testkit.Patience, 20*time.Millisecond,
+		"the box outlived its killed parent")
+	for _, pid := range boxPids(token) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// agentReply is a fake agent on one end of a socket pair: it reads the
+// request and writes reply as is.
+func agentReply(t *testing.T, reply []byte) (boxExit, error) {
+	t.Helper()
+	host, agent := net.Pipe()
+	go func() {
+		defer agent.Close()
+		_, _ = readRequest(bufio.NewReader(agent))
+		_, _ = agent.Write(reply)
+		// Then silence, as a hung agent would: the host must not wait for
+		// more than the frame said.
+		time.Sleep(50 * time.Millisecond)
+	}()
+	defer host.Close()
+	require.NoError(t, sendRequest(host, boxRequest{Argv: []string{"true"}, Dir: "/"}))
+	var out bytes.Buffer
+	return readUntilExit(bufio.NewReader(host), &out, nil)
+}
+
+func frame(kind byte, payload string) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(1+len(payload)))
+	return append(append(b, kind), payload...)
+}
+
+func TestBoxHostileReplies(t *testing.T) {
+	t.Parallel()
+	huge := binary.BigEndian.AppendUint32(nil, 1<<30)
+	tests := []struct {
+		name    string
+		reply   []byte
+		wantErr string
+	}{
+		{"oversized frame", append(huge, frameOutput), "a length of 1073741824"},
+		{"zero length", []byte{0, 0, 0, 0}, "a length of 0"},
+		{"garbage", []byte("HTTP/1.1 200 OK\r\n\r\n"), "malformed"},
+		{"unknown kind", frame('Z', ""), "kind 'Z'"},
+		{"request from the box", frame(frameRequest, "{}"), "kind 'R'"},
+		{"unknown field", frame(frameExit, `{"code":0,"extra":1}`), "unknown field"},
+		{"two values", frame(frameExit, `{"code":0}{}`), "more than one"},
+		{"exit out of range", frame(frameExit, `{"code":4096}`), "exit status 4096"},
+		{"long error", frame(frameExit, `{"code":1,"err":"`+strings.Repeat("x", maxExitErr+1)+`"}`), "an error of"},
+		{"bad pid", frame(frameStarted, `{"pid":-4}`), "pid -4"},
+		{"pipe without a pipe", frame(framePipe, "x"), "without a pipe"},
+		{"cut payload", frame(frameOutput, "abc")[:6], "cut in its payload"},
+		{"closed before the end", frame(frameOutput, "abc"), "closed the connection"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := agentReply(t, tt.reply)
+			require.Error(t, err)
+			assert.ErrorContains(t, err, tt.wantErr)
+		})
+	}
+	exit, err := agentReply(t, append(frame(frameStarted, `{"pid":2}`), frame(frameExit, `{"code":3}`)...))
+	require.NoError(t, err)
+	assert.Equal(t, 3, exit.Code)
+}
+
+// FuzzBoxReply feeds the host's decoder what a hostile box may send: it
+// returns an error or a frame, never panics, and never reads past what a
+// frame's length allows.
+func FuzzBoxReply(f *testing.F) {
+	f.Add(frame(frameOutput, "hello"))
+	f.Add(append(frame(frameStarted, `{"pid":2}`), frame(frameExit, `{"code":0}`)...))
+	f.Add(frame(frameExit, `{"code":1,"timed_out":true,"err":"x"}`))
+	f.Add(frame(framePipeEnd, ""))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 'O'})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := bufio.NewReader(bytes.NewReader(b))
+		for range len(b) + 1 {
+			rep, err := readReply(r)
+			if err != nil {
+				return
+			}
+			if len(rep.data) > maxChunk || len(rep.exit.Err) > maxExitErr || (rep.kind == frameExit && (rep.exit.Code < -1 || rep.exit.Code > 255)) {
+				t.Fatalf("a reply past its bounds: %+v", rep)
+			}
+		}
+	})
+}
+
+func TestVanishedMask(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		out  string
+		want bool
+	}{
+		{"bwrap: Can't mkdir /etc/core-sandbox-test-0.d: Read-only file system\n", true},
+		{"bwrap: Can't bind mount /oldroot/etc/gone-for-good-4493 on /newroot/etc/gone-for-good-4493: No such file", true},
+		{"bwrap: Can't mkdir /etc: Read-only file system\n", false}, // it is there: something else
+		{"go: Can't mkdir /etc/core-sandbox-test-0.d\n", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, vanishedMask(tt.out), tt.out)
+	}
+}
+
+// A masked directory removed between the profile and bwrap (another test
+// package's planted directory, in CI) costs one retry, not the command.
+func TestLaunchRetriesAVanishedMask(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "a mask under /etc, where only root plants one")
+	t.Parallel()
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH")})
+	gone := fmt.Sprintf("/etc/core-vanished-%d.d", os.Getpid())
+	p, err := sb.profileFor("true")
+	require.NoError(t, err)
+	p.workspace = newWorkspace(t)
+	p.maskScans = append(p.maskScans, rootOnly{Dirs: []string{gone}})
+	p.masks = append(p.masks, "--perms", "0000", "--tmpfs", gone) // as made while it was there
+	r, err := sb.launch(t.Context(), sb.Probe(t.Context()).Bwrap, p, []string{"echo", "ran"}, RunOptions{Workspace: p.workspace, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Equal(t, "ran\n", r.Output)
+}
+
+// localhost resolves inside, whatever the host's /etc/hosts says: in the
+// box and in a sandbox of its own.
+func TestLocalhostResolves(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	ws := newWorkspace(t)
+	for _, noBox := range []bool{false, true} {
+		r, err := sb.Run(t.Context(), []string{"python3", "-c", "import socket; print(sorted({a[4][0] for a in socket.getaddrinfo('localhost', 80)}))"},
+			RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
+		require.NoError(t, err)
+		assert.Equal(t, 0, r.ExitCode, r.Output)
+		assert.Contains(t, r.Output, "'127.0.0.1'", "NoBox: %v", noBox)
+		r, err = sb.Run(t.Context(), []string{"cat", "/etc/hosts"}, RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
+		require.NoError(t, err)
+		assert.Equal(t, boxHosts, r.Output, "NoBox: %v", noBox)
+	}
+}
+
+// A command that kills the agent ends with a note, not an error that would
+// end the run; the next command gets a new box.
+func TestBoxAgentKilledByItsCommand(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	ws := newWorkspace(t)
+	r, err := sb.Run(t.Context(), []string{"bash", "-c", "echo before; kill -9 $PPID; sleep 5"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, -1, r.ExitCode)
+	assert.Contains(t, r.Output, "before\n")
+	assert.Contains(t, r.Output, "core's agent in the box failed")
+	r, err = sb.Run(t.Context(), []string{"echo", "again"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, "again\n", r.Output)
+	requireBoxed(t, sb, ws)
+}

@@ -1,0 +1,271 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// boxReady is the line the agent writes on its stdout once it listens.
+const boxReady = "core-box-ready"
+
+// stopGrace is how long a stopped process has between SIGTERM and SIGKILL.
+const stopGrace = time.Second
+
+// RunBoxAgent is `core sandbox agent`, the box's agent (box.go): it listens
+// on socket, says so on ready, and runs each command the host asks for on
+// a connection of its own, in a process group of its own, streaming its
+// output back. The command's group is killed when it exits, when its
+// timeout runs out, when the host asks, and when the host's connection
+// closes. It returns only when it cannot listen.
+func RunBoxAgent(socket string, ready io.Writer) error {
+	_ = os.Remove(socket)
+	l, err := net.Listen("unix", socket)
+	if err != nil {
+		return fmt.Errorf("box agent: %w", err)
+	}
+	defer l.Close()
+	if _, err := fmt.Fprintln(ready, boxReady); err != nil {
+		return fmt.Errorf("box agent: %w", err)
+	}
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("box agent: %w", err)
+		}
+		go serveBoxConn(c)
+	}
+}
+
+// agentConn is one command's connection, as the agent sees it.
+type agentConn struct {
+	c  net.Conn
+	mu sync.Mutex // one frame at a time
+}
+
+func (a *agentConn) send(kind byte, payload []byte) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return writeFrame(a.c, kind, payload)
+}
+
+func (a *agentConn) sendJSON(kind byte, v any) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return writeJSONFrame(a.c, kind, v)
+}
+
+// pump sends what r yields as frames of kind, then end (0 for none).
+func (a *agentConn) pump(r io.Reader, kind, end byte) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 && a.send(kind, buf[:n]) != nil {
+			_, _ = io.Copy(io.Discard, r) // the host left: drain, so the process never blocks
+			return
+		}
+		if err != nil {
+			break
+		}
+	}
+	if end != 0 {
+		_ = a.send(end, nil)
+	}
+}
+
+func serveBoxConn(c net.Conn) {
+	defer c.Close()
+	a := &agentConn{c: c}
+	br := bufio.NewReaderSize(c, 64<<10)
+	req, err := readRequest(br)
+	if err != nil {
+		_ = a.sendJSON(frameExit, boxExit{Code: -1, Err: err.Error()})
+		return
+	}
+	exit := a.run(req, br)
+	_ = a.sendJSON(frameExit, exit)
+}
+
+// run runs one request and says how it ended.
+func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
+	path, err := lookPathIn(req.Argv[0], req.Env)
+	if err != nil {
+		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: command not found\n", req.Argv[0])))
+		return boxExit{Code: 127}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return boxExit{Code: -1, Err: err.Error()}
+	}
+	cmd := exec.Command(path, req.Argv[1:]...)
+	cmd.Args[0] = req.Argv[0]
+	cmd.Env = req.Env
+	cmd.Dir = req.Dir
+	cmd.Stdout, cmd.Stderr = outW, outW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var inW, pipeR *os.File
+	var closeAfter []*os.File
+	if req.Pipe {
+		inR, w, err := os.Pipe()
+		if err != nil {
+			outR.Close()
+			outW.Close()
+			return boxExit{Code: -1, Err: err.Error()}
+		}
+		r, outPipe, err := os.Pipe()
+		if err != nil {
+			outR.Close()
+			outW.Close()
+			inR.Close()
+			w.Close()
+			return boxExit{Code: -1, Err: err.Error()}
+		}
+		inW, pipeR = w, r
+		cmd.ExtraFiles = []*os.File{inR, outPipe} // fds 3 and 4
+		closeAfter = append(closeAfter, inR, outPipe)
+	}
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		for _, f := range append(closeAfter, inW, pipeR) {
+			if f != nil {
+				f.Close()
+			}
+		}
+		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: %v\n", req.Argv[0], err)))
+		return boxExit{Code: 126}
+	}
+	outW.Close()
+	for _, f := range closeAfter {
+		f.Close()
+	}
+	pid := cmd.Process.Pid
+	// The command, not the agent, is what the kernel's OOM killer picks
+	// when the box runs out of memory.
+	_ = os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "oom_score_adj"), []byte("1000"), 0)
+	_ = a.sendJSON(frameStarted, boxStarted{PID: pid})
+
+	var pumps sync.WaitGroup
+	pumps.Add(1)
+	go func() { defer pumps.Done(); a.pump(outR, frameOutput, 0) }()
+	if pipeR != nil {
+		pumps.Add(1)
+		go func() { defer pumps.Done(); a.pump(pipeR, framePipe, framePipeEnd) }()
+	}
+
+	kill := func(sig syscall.Signal) { _ = syscall.Kill(-pid, sig) }
+	var mu sync.Mutex
+	timedOut := false
+	if req.TimeoutMS > 0 {
+		t := time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() {
+			mu.Lock()
+			timedOut = true
+			mu.Unlock()
+			kill(syscall.SIGKILL)
+		})
+		defer t.Stop()
+	}
+	// The host's side: input for the pipe, a stop, or the end of the
+	// connection, which kills the command.
+	exited := make(chan struct{})
+	go func() {
+		for {
+			kind, payload, err := readFrame(br, []byte{frameInput, frameInputEnd, frameStop})
+			if err != nil {
+				kill(syscall.SIGKILL)
+				return
+			}
+			switch kind {
+			case frameInput:
+				if inW != nil {
+					_, _ = inW.Write(payload)
+				}
+			case frameInputEnd:
+				if inW != nil {
+					inW.Close()
+				}
+			case frameStop:
+				kill(syscall.SIGTERM)
+				go func() {
+					select {
+					case <-exited:
+					case <-time.After(stopGrace):
+					}
+					kill(syscall.SIGKILL)
+				}()
+			}
+		}
+	}()
+	err = cmd.Wait()
+	close(exited)
+	// Whatever the leader did, leave nothing of its group behind.
+	kill(syscall.SIGKILL)
+	if inW != nil {
+		inW.Close()
+	}
+	// A descendant that left the group may hold the output open: wait for
+	// it a bounded while.
+	drained := make(chan struct{})
+	go func() { pumps.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(waitDelay):
+		outR.Close()
+		if pipeR != nil {
+			pipeR.Close()
+		}
+		<-drained
+	}
+	outR.Close()
+	if pipeR != nil {
+		pipeR.Close()
+	}
+	exit := boxExit{Code: cmd.ProcessState.ExitCode()}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		exit.Code = 128 + int(ws.Signal())
+	}
+	_ = err
+	mu.Lock()
+	exit.TimedOut = timedOut
+	mu.Unlock()
+	return exit
+}
+
+// lookPathIn finds name on the PATH of env.
+func lookPathIn(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		if isExecutable(name) {
+			return name, nil
+		}
+		return "", fmt.Errorf("%s: not an executable file", name)
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		if p := filepath.Join(dir, name); isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+}

@@ -1,0 +1,301 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Process is a background process in a box: its output is kept (head and
+// tail) and readable while it runs; it ends when stopped, when its box
+// closes, or by itself.
+type Process struct {
+	id   string
+	argv []string
+	conn net.Conn
+	wmu  sync.Mutex // one frame at a time to the agent
+
+	out     *capped
+	mu      sync.Mutex
+	running bool
+	code    int
+	err     error
+	done    chan struct{} // the agent said the process ended, or went
+
+	pipe *processPipe
+}
+
+// Start starts argv in the background in the box. Its tool's view, PATH
+// and ecosystem environment are a confined command's; opts.Env adds to
+// them. The process is in the box's loopback: later commands reach a
+// server it runs on 127.0.0.1 or localhost.
+func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Process, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no command to start")
+	}
+	dir := b.ws
+	if opts.Dir != "" && opts.Dir != "." {
+		if !filepath.IsLocal(opts.Dir) {
+			return nil, fmt.Errorf("the directory %q must be relative to the workspace and inside it", opts.Dir)
+		}
+		dir = filepath.Join(b.ws, opts.Dir)
+	}
+	for _, kv := range opts.Env {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || strings.ContainsAny(name, " \t\n\x00") {
+			return nil, fmt.Errorf("the environment entry %q is not NAME=value", kv)
+		}
+	}
+	p, err := b.s.commandProfile(argv, RunOptions{Workspace: b.ws})
+	if err != nil {
+		return nil, err
+	}
+	inst, err := b.acquire(ctx, &p)
+	if err != nil {
+		return nil, err
+	}
+	defer inst.active.Add(-1)
+	p.cacheProg, p.cacheSock, p.cacheStage, p.cacheShared = inst.p.cacheProg, inst.p.cacheSock, inst.p.cacheStage, inst.p.cacheShared
+	env := mergeEnv(p.env(), opts.Env)
+	c, err := inst.dial()
+	if err != nil {
+		return nil, err
+	}
+	pr := &Process{argv: argv, conn: c, out: newCapped(opts.OutputLimit), running: true, code: -1, done: make(chan struct{})}
+	if err := sendRequest(c, boxRequest{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
+		c.Close()
+		return nil, err
+	}
+	var onPipe func([]byte, bool)
+	if opts.Pipe {
+		pr.pipe = newProcessPipe(pr)
+		onPipe = pr.pipe.deliver
+	}
+	br := bufio.NewReaderSize(c, 64<<10)
+	// The first frame says whether it started: within boxStartTimeout,
+	// or ctx, whichever ends first.
+	deadline := time.Now().Add(boxStartTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = c.SetReadDeadline(deadline)
+	stopWatch := context.AfterFunc(ctx, func() { _ = c.SetReadDeadline(time.Now()) })
+	rep, err := readReply(br)
+	stopWatch()
+	_ = c.SetReadDeadline(time.Time{})
+	if err != nil || rep.kind == framePipe || rep.kind == framePipeEnd {
+		c.Close()
+		return nil, fmt.Errorf("the box's agent: %v", orFrameErr(err))
+	}
+	if rep.kind != frameStarted {
+		// It did not start: what the agent said is its output.
+		if rep.kind == frameOutput {
+			pr.out.Write(rep.data)
+			exit, _ := readUntilExit(br, pr.out, onPipe)
+			c.Close()
+			return nil, fmt.Errorf("%s did not start (exit status %d): %s", argv[0], exit.Code, strings.TrimSpace(pr.out.text()))
+		}
+		c.Close()
+		return nil, fmt.Errorf("%s did not start: %s", argv[0], rep.exit.Err)
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		c.Close()
+		return nil, errors.New("the box is closed")
+	}
+	b.next++
+	pr.id = "p" + strconv.Itoa(b.next)
+	b.procs[pr.id] = pr
+	b.mu.Unlock()
+	go func() {
+		exit, err := readUntilExit(br, pr.out, onPipe)
+		c.Close()
+		pr.mu.Lock()
+		pr.running, pr.code, pr.err = false, exit.Code, err
+		pr.mu.Unlock()
+		if pr.pipe != nil {
+			pr.pipe.deliver(nil, true)
+		}
+		close(pr.done)
+	}()
+	return pr, nil
+}
+
+func orFrameErr(err error) error {
+	if err == nil {
+		return fmt.Errorf("%w: pipe data before the start", errFrame)
+	}
+	return err
+}
+
+// mergeEnv is env with extra's NAME=value pairs in place of env's own.
+func mergeEnv(env, extra []string) []string {
+	out := make([]string, 0, len(env)+len(extra))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		overridden := false
+		for _, e := range extra {
+			if n, _, _ := strings.Cut(e, "="); n == name {
+				overridden = true
+			}
+		}
+		if !overridden {
+			out = append(out, kv)
+		}
+	}
+	return append(out, extra...)
+}
+
+// Process returns a background process of the box by its ID, or nil.
+func (b *Box) Process(id string) *Process {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.procs[id]
+}
+
+// Processes returns the box's background processes, running or ended.
+func (b *Box) Processes() []*Process {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]*Process, 0, len(b.procs))
+	for _, p := range b.procs {
+		out = append(out, p)
+	}
+	return out
+}
+
+// ID names the process in its box.
+func (p *Process) ID() string { return p.id }
+
+// Argv is the command the process runs.
+func (p *Process) Argv() []string { return p.argv }
+
+// Output returns the output kept so far, whether the process still runs,
+// and its exit status once it ended (-1 when a signal ended it, or the
+// agent went).
+func (p *Process) Output() (out string, running bool, exitCode int) {
+	p.mu.Lock()
+	running, code := p.running, p.code
+	p.mu.Unlock()
+	if !running && code > 128 {
+		code = -1
+	}
+	return p.out.text(), running, code
+}
+
+// Done is closed once the process ended.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Stop ends the process: SIGTERM to its process group, SIGKILL a second
+// later; when ctx ends first, its connection is cut, which kills it at
+// once. It waits for the end.
+func (p *Process) Stop(ctx context.Context) error {
+	if p.pipe != nil {
+		p.pipe.r.Close() // what it writes on fd 4 from now on is dropped
+	}
+	p.wmu.Lock()
+	err := writeFrame(p.conn, frameStop, nil)
+	p.wmu.Unlock()
+	if err != nil {
+		p.abort()
+	}
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		p.abort()
+		<-p.done
+	}
+	return nil
+}
+
+// abort cuts the process's connection, which kills it, and drops what its
+// pipe still had for the host.
+func (p *Process) abort() {
+	p.conn.Close()
+	if p.pipe != nil {
+		p.pipe.r.Close()
+	}
+}
+
+// Pipe is the host's end of the process's fd 3 and fd 4 (StartOptions.Pipe):
+// what is written goes to its fd 3, what it writes on fd 4 is read; nil
+// without a pipe.
+func (p *Process) Pipe() io.ReadWriteCloser {
+	if p.pipe == nil {
+		return nil
+	}
+	return p.pipe
+}
+
+// processPipe joins the host to a process's fd 3 and fd 4 over the
+// agent's connection.
+type processPipe struct {
+	p  *Process
+	r  *io.PipeReader
+	w  *io.PipeWriter
+	mu sync.Mutex
+	ok bool // the write side is open
+}
+
+func newProcessPipe(p *Process) *processPipe {
+	r, w := io.Pipe()
+	return &processPipe{p: p, r: r, w: w, ok: true}
+}
+
+// deliver hands what the process wrote on fd 4 to the reader: it waits
+// for the reader, so a process that writes more than is read waits too.
+func (pp *processPipe) deliver(data []byte, end bool) {
+	if len(data) > 0 {
+		_, _ = pp.w.Write(data)
+	}
+	if end {
+		pp.w.Close()
+	}
+}
+
+func (pp *processPipe) Read(b []byte) (int, error) { return pp.r.Read(b) }
+
+func (pp *processPipe) Write(b []byte) (int, error) {
+	pp.mu.Lock()
+	ok := pp.ok
+	pp.mu.Unlock()
+	if !ok {
+		return 0, io.ErrClosedPipe
+	}
+	n := 0
+	for len(b) > 0 {
+		chunk := b[:min(len(b), maxChunk)]
+		pp.p.wmu.Lock()
+		err := writeFrame(pp.p.conn, frameInput, chunk)
+		pp.p.wmu.Unlock()
+		if err != nil {
+			return n, err
+		}
+		n += len(chunk)
+		b = b[len(chunk):]
+	}
+	return n, nil
+}
+
+// Close closes the process's fd 3 and stops reading its fd 4.
+func (pp *processPipe) Close() error {
+	pp.mu.Lock()
+	was := pp.ok
+	pp.ok = false
+	pp.mu.Unlock()
+	if was {
+		pp.p.wmu.Lock()
+		_ = writeFrame(pp.p.conn, frameInputEnd, nil)
+		pp.p.wmu.Unlock()
+	}
+	return pp.r.Close()
+}

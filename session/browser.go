@@ -1,0 +1,185 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreagent/core/sandbox"
+
+	"github.com/coreagent/core/session/browser"
+	"github.com/coreagent/core/session/tools"
+)
+
+// BrowserDir is where, in the session's directory, the browser's
+// screenshots and console log are kept.
+const BrowserDir = "browser"
+
+// BrowserOptions are the run's browser (--browser and its options).
+type BrowserOptions struct {
+	// On offers the model the browser tools.
+	On bool
+	// Exec is the browser binary (setup resolves --browser-exec, or finds
+	// one on PATH, before the run starts).
+	Exec string
+	// Timeout bounds one browser action; zero is browser.DefaultTimeout.
+	Timeout time.Duration
+	// Headed shows the browser's window: only for a person at a terminal.
+	Headed bool
+	// AllowRemote lets pages load from other hosts; every navigation then
+	// needs a person's approval, and an unattended run declines it.
+	AllowRemote bool
+	// Env is added to the browser's environment (LANG, and a display for
+	// --headed); setup fills it.
+	Env []string
+}
+
+// check refuses browser options that cannot work for this run.
+func (b BrowserOptions) check(attended bool) error {
+	switch {
+	case !b.On && (b.Headed || b.AllowRemote):
+		opt := "headed"
+		if b.AllowRemote {
+			opt = "browser-allow-remote"
+		}
+		return optionError(opt, "needs --browser: it is an option of the run's browser")
+	case !b.On:
+		return nil
+	case b.Exec == "":
+		return optionError("browser-exec", "no browser binary: %s", browser.Install)
+	case b.Headed && !attended:
+		return optionError("headed", "shows the browser's window to a person at a terminal, and this run has none (the Action, the bot, serve and a command line without a terminal run unattended): drop --headed")
+	case b.Timeout < 0:
+		return optionError("browser-timeout", "must be positive, got %s", b.Timeout)
+	}
+	return nil
+}
+
+// openBrowser gives the run its browser when --browser is on: the tools
+// that drive it join the tool set, and the browser itself starts at their
+// first use, in the run's box, where it reaches what the model started
+// there and nothing else. Without a box only a person at a terminal, who
+// approves every action, may use it, and then it runs on this machine,
+// still held to its loopback by its own request guard.
+func (s *run) openBrowser(ctx context.Context) error {
+	b := s.opts.Browser
+	if !b.On {
+		return nil
+	}
+	attended := tools.Attended(s.opts.Approver)
+	cfg := browser.Config{
+		Exec:    b.Exec,
+		Files:   filepath.Join(s.opts.Store.Dir(s.rec.ID), BrowserDir),
+		Timeout: b.Timeout,
+		Headed:  b.Headed,
+		// Other hosts only where a person approves each navigation.
+		AllowRemote: b.AllowRemote && attended,
+	}
+	var host browser.Host
+	why := boxless(ctx, s.opts.Sandbox)
+	switch {
+	case why == "":
+		// The profile lives in the box's own /tmp, and goes with it.
+		cfg.DataDir = "/tmp/core-browser-" + s.rec.ID
+		host = boxHost{sb: s.opts.Sandbox, workspace: s.rec.Workspace, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
+	case !attended:
+		return &ConfigError{Option: "browser", Err: fmt.Errorf("an unattended run uses the browser only inside the run's box, and this run has none (%s): run it where the sandbox works (bwrap), or at a terminal, where a person approves each action", why)}
+	default:
+		profile, err := os.MkdirTemp("", "core-browser-")
+		if err != nil {
+			return fmt.Errorf("browser profile: %w", err)
+		}
+		s.browserProfile, cfg.DataDir = profile, filepath.Join(profile, "profile")
+		env := append([]string{"HOME=" + profile}, b.Env...)
+		for _, kv := range s.opts.GitEnv {
+			if strings.HasPrefix(kv, "PATH=") {
+				env = append(env, kv)
+			}
+		}
+		host = browser.HostLauncher{Env: env}
+		fmt.Fprintf(s.opts.Progress, "core: the browser will run on this machine, not in a box (%s); you approve each of its actions\n", why)
+	}
+	s.browser = browser.New(host, cfg)
+	s.env.Browser, s.env.Attended, s.env.BrowserRemote = s.browser, attended, b.AllowRemote
+	s.tools = tools.WithBrowser()
+	return nil
+}
+
+// boxless says why the run can have no box, or "" when it can: found
+// without starting one (the browser's first action does).
+func boxless(ctx context.Context, sb *sandbox.Sandbox) string {
+	if sb.Mode() == sandbox.ModeOff {
+		return "CORE_SESSION_SANDBOX=off"
+	}
+	p := sb.Probe(ctx)
+	switch {
+	case !p.Usable:
+		return "the sandbox is not usable here: " + p.Err().Error()
+	case p.Backend != sandbox.BackendBwrap:
+		return fmt.Sprintf("the %s backend runs each command in a container of its own", p.Backend)
+	}
+	return ""
+}
+
+// boxHost starts the browser in the run's box, as a background process
+// whose fds 3 and 4 are joined to the host.
+type boxHost struct {
+	sb        *sandbox.Sandbox
+	workspace string
+	env       []string
+}
+
+func (h boxHost) StartBrowser(ctx context.Context, argv []string) (io.ReadWriteCloser, func(), error) {
+	box, err := h.sb.Box(ctx, h.workspace)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the run's box, for the browser: %w", err)
+	}
+	p, err := box.Start(ctx, argv, sandbox.StartOptions{Env: h.env, Pipe: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("start the browser in the run's box: %w", err)
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			// Stop kills the browser's process group; a box that does not
+			// answer within the bound is cut off, which kills it too.
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = p.Stop(sctx)
+		})
+	}
+	return p.Pipe(), stop, nil
+}
+
+// closeBrowser stops the browser and every process it started, and lists
+// the files it left in the report.
+func (s *run) closeBrowser() {
+	if s.browser == nil {
+		return
+	}
+	if err := s.browser.Close(); err != nil {
+		fmt.Fprintf(s.opts.Progress, "core: closing the browser: %v\n", err)
+	}
+	for _, f := range s.browser.Files() {
+		s.report.Files = appendNew(s.report.Files, path.Join(BrowserDir, f))
+	}
+	s.browser = nil
+	if s.browserProfile != "" {
+		_ = os.RemoveAll(s.browserProfile)
+	}
+}
+
+func appendNew(list []string, v string) []string {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}

@@ -1,0 +1,45 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/coreagent/core/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 4 && os.Args[1] == "sandbox" && os.Args[2] == "agent" && os.Args[3] == "--socket" {
+		// Started inside a run's box as its agent, as core is.
+		if err := sandbox.RunBoxAgent(os.Args[4], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// boxSandbox is a bwrap sandbox whose boxes run this test binary as their
+// agent. Without a usable sandbox the test is skipped, unless
+// CORE_REQUIRE_BWRAP=1 (as in CI).
+func boxSandbox(t *testing.T, home string) *sandbox.Sandbox {
+	t.Helper()
+	_, err := exec.LookPath("bwrap")
+	if err == nil {
+		p := sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}).Probe(t.Context())
+		if !p.Usable {
+			err = p.Err()
+		}
+	}
+	if err != nil {
+		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+			t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %v", err)
+		}
+		t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
+	}
+	sb := sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0]})
+	t.Cleanup(func() { sb.Close() })
+	return sb
+}
