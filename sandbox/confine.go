@@ -127,6 +127,7 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 	p.workspace = opts.Workspace
 	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
 	p.depBinds = opts.deps.binds
+	p.path = append(append([]string(nil), opts.deps.path...), p.path...)
 	if err := s.withRunLayer(&p); err != nil {
 		return Result{}, err
 	}

@@ -33,6 +33,7 @@ const depsInside = "/tmp/core-deps"
 type depsView struct {
 	binds []bind
 	env   []string
+	path  []string // directories before the toolchain's on PATH
 	// note says what the step could not do; it heads the command's output.
 	note string
 }
@@ -126,7 +127,8 @@ func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error)
 			env:  []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_NO_INPUT=1", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
 			view: func(dir, _ string) depsView {
 				inside := depsInside + "/python"
-				return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}}
+				// Its bin holds the scripts of what it installed (pytest).
+				return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}, path: []string{inside + "/bin"}}
 			},
 			failed: func(out string) string {
 				return "core fetched no Python dependencies: pip install --only-binary :all: -r requirements.txt failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + out
@@ -149,9 +151,9 @@ func hasNodeDependencies(pkg []byte) bool {
 
 // fetchDeps runs the dependency step for a command of tool in the
 // workspace, once per lockfile, and returns what the command sees of it.
-// The step needs bwrap's network profile; elsewhere nothing is fetched,
-// and the note says so.
-func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOptions) (depsView, error) {
+// The step runs in bwrap's network profile, or in a sibling container of
+// the ecosystem's image with the network on (docker_deps.go).
+func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap, tool string, opts RunOptions) (depsView, error) {
 	plan, note, ok, err := planDeps(tool, opts.Workspace, s.cfg.HostEnv)
 	if err != nil {
 		return depsView{note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
@@ -159,13 +161,23 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 	if !ok {
 		return depsView{note: note}, nil
 	}
-	if bwrap == "" {
-		return depsView{note: fmt.Sprintf("core fetched no %s dependencies: the dependency step needs bwrap's network profile, which the Docker backend has not\n", plan.eco)}, nil
+	d, viaDocker := b.(*dockerBackend)
+	if bwrap == "" && !viaDocker {
+		return depsView{note: fmt.Sprintf("core fetched no %s dependencies: the dependency step needs bwrap's network profile or the Docker backend\n", plan.eco)}, nil
 	}
 	if s.cfg.Home == "" {
 		return depsView{note: "core fetched no dependencies: no state directory ($CORE_HOME) to keep them in\n"}, nil
 	}
 	key := filesKey(plan.files)
+	if viaDocker {
+		// What one image fetched is that image's: a wheel or a
+		// node_modules is for one interpreter.
+		img, err := d.imageFor(ctx, tool)
+		if err != nil {
+			return depsView{}, err
+		}
+		key = filesKey(map[string][]byte{"files": []byte(key), "image": []byte(img.ref)})
+	}
 	dir := filepath.Join(s.cfg.Home, "cache", "deps", plan.eco+"-"+key[:24])
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return plan.view(dir, opts.Workspace), nil
@@ -181,17 +193,12 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 		return depsView{}, err
 	}
 	defer os.RemoveAll(scratch)
-	p, err := s.profileFor(plan.tool)
-	if err != nil {
-		return depsView{}, err
+	var r Result
+	if viaDocker {
+		r, err = d.fetch(ctx, plan, scratch, s.depsHostEnv(plan.eco))
+	} else {
+		r, err = s.fetchConfined(ctx, bwrap, plan, scratch)
 	}
-	p.scratch = scratch
-	p.modCache, p.buildCache = "", "" // nothing of $CORE_HOME
-	s.networked(&p)
-	p.modCacheRW = false
-	p.hostEnv = s.depsHostEnv(plan.eco)
-	p.extraEnv = plan.env
-	r, err := s.launch(ctx, bwrap, p, plan.argv, RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
 	if err != nil {
 		return depsView{}, fmt.Errorf("%s: %w", strings.Join(plan.argv, " "), err)
 	}
@@ -207,6 +214,12 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 			return depsView{note: plan.failed(err.Error())}, nil
 		}
 	}
+	if viaDocker {
+		// Read-only for everyone from now on, as bwrap's binds are.
+		if err := os.Chmod(scratch, 0o755); err != nil {
+			return depsView{}, fmt.Errorf("keep the dependencies: %w", err)
+		}
+	}
 	if err := os.Rename(scratch, dir); err != nil {
 		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
 			return plan.view(dir, opts.Workspace), nil // another command's step got there first
@@ -214,6 +227,22 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 		return depsView{}, fmt.Errorf("keep the dependencies: %w", err)
 	}
 	return plan.view(dir, opts.Workspace), nil
+}
+
+// fetchConfined runs the step in bwrap's network profile: the scratch
+// directory and nothing of $CORE_HOME.
+func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan, scratch string) (Result, error) {
+	p, err := s.profileFor(plan.tool)
+	if err != nil {
+		return Result{}, err
+	}
+	p.scratch = scratch
+	p.modCache, p.buildCache = "", "" // nothing of $CORE_HOME
+	s.networked(&p)
+	p.modCacheRW = false
+	p.hostEnv = s.depsHostEnv(plan.eco)
+	p.extraEnv = plan.env
+	return s.launch(ctx, bwrap, p, plan.argv, RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
 }
 
 // depsHostEnv is the host's registry settings for an ecosystem's step.

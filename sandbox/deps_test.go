@@ -160,7 +160,7 @@ func TestDependencyStepRust(t *testing.T) {
 	})
 	p := sb.Probe(t.Context())
 	require.True(t, p.Usable)
-	v, err := sb.fetchDeps(t.Context(), p.Bwrap, "cargo", RunOptions{Workspace: ws})
+	v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, "cargo", RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	require.Empty(t, v.note)
 	assert.Contains(t, reg.Requests(), "/cargo/crates/greet/1.0.0/download")

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -33,6 +34,9 @@ type Ecosystem struct {
 	// Toolchain says where its programs come from and what to install when
 	// they are missing.
 	Toolchain string
+	// Packages are the Debian packages of its toolchain: a toolchain
+	// image's PACKAGES (docker/toolchain.Dockerfile).
+	Packages string
 
 	check   func(tier Tier, argv []string, p *Project) Decision
 	allowed func(tier Tier, p *Project) []Allowance
@@ -211,17 +215,39 @@ func (s *Sandbox) Applies(ws string, argv []string) error {
 	return nil
 }
 
-// Missing lists, for the project's ecosystems, the toolchains this machine
-// lacks: one line each, for the pre-flight ("no cargo on PATH: install
-// Debian's cargo"); none under the Docker backend, whose commands run the
-// sibling image's.
-func (s *Sandbox) Missing(p Project) []string {
+// Missing lists, for the project's ecosystems, the toolchains the
+// commands would lack: one line each, for the pre-flight ("no cargo on
+// PATH: install Debian's cargo"). Under the Docker backend they are the
+// toolchain image's, which a sibling without the network looks into (and
+// which the engine pulls, the first time); an ecosystem without a
+// toolchain image runs in core's own.
+func (s *Sandbox) Missing(ctx context.Context, p Project) []string {
+	var d *dockerBackend
 	if s.viaDocker.Load() {
-		return nil // the sibling image's toolchains, not this machine's
+		if pr := s.Probe(ctx); pr.Usable {
+			d, _ = pr.chosen().(*dockerBackend)
+		}
+		if d == nil {
+			return nil
+		}
 	}
 	var out []string
 	for _, e := range Ecosystems() {
 		if !p.Has(e.Name) {
+			continue
+		}
+		if d != nil {
+			if s.cfg.ToolchainImages[e.Name] == "" {
+				continue // core's own image
+			}
+			ref, missing, err := d.missing(ctx, e)
+			switch {
+			case err != nil:
+				out = append(out, fmt.Sprintf("no toolchain image for %s: %v (name one that the engine can pull in toolchain_images, CORE_SANDBOX_TOOLCHAIN_IMAGES)", e.Name, err))
+			case len(missing) > 0:
+				out = append(out, fmt.Sprintf("no %s in the toolchain image %s: name an image with %s in toolchain_images (CORE_SANDBOX_TOOLCHAIN_IMAGES), e.g. docker/toolchain.Dockerfile built with %s",
+					strings.Join(missing, ", "), ref, strings.Join(e.Required, " and "), e.Packages))
+			}
 			continue
 		}
 		for _, tool := range e.Required {

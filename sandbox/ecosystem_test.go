@@ -170,5 +170,5 @@ func TestAppliesSaysWhyNot(t *testing.T) {
 	require.True(t, errors.As(err, &na), "got %v", err)
 	assert.Contains(t, na.Reason, "no pytest on PATH")
 	assert.Contains(t, na.Reason, "install Debian's python3")
-	assert.Equal(t, []string{"no python3 on PATH: " + pythonEcosystem().Toolchain}, empty.Missing(Project{Ecosystems: []string{"python"}}))
+	assert.Equal(t, []string{"no python3 on PATH: " + pythonEcosystem().Toolchain}, empty.Missing(t.Context(), Project{Ecosystems: []string{"python"}}))
 }
