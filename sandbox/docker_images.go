@@ -37,8 +37,7 @@ func ParseToolchainImages(s string) (map[string]string, error) {
 	}
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
 		eco, img, ok := strings.Cut(f, "=")
-		e, known := ecosystemOf(eco)
-		if !ok || img == "" || !known || e.Name != eco || eco == "go" || eco == "flutter" {
+		if _, known := DefaultToolchainImages[eco]; !ok || img == "" || !known {
 			return nil, fmt.Errorf("toolchain images are ecosystem=image pairs, the ecosystem python, node or rust (e.g. python=python:3.13-slim), got %q", f)
 		}
 		if img == "none" {
