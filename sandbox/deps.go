@@ -76,20 +76,7 @@ func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error)
 	if !ok {
 		return depsPlan{}, "", false, nil
 	}
-	read := func(names ...string) (map[string][]byte, error) {
-		files := map[string][]byte{}
-		for _, name := range names {
-			b, err := ReadWorkspaceFile(ws, name, maxManifestSize*8)
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					continue
-				}
-				return nil, err
-			}
-			files[name] = b
-		}
-		return files, nil
-	}
+	read := func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }
 	switch e.Name {
 	case "node":
 		files, err := read("package.json", "package-lock.json", "npm-shrinkwrap.json")
@@ -117,27 +104,95 @@ func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error)
 			},
 		}, "", true, nil
 	case "python":
-		files, err := read("requirements.txt")
-		if err != nil || files["requirements.txt"] == nil {
-			return depsPlan{}, "", false, err
-		}
-		return depsPlan{
-			eco: e.Name, tool: "python3", files: files,
-			argv: []string{"python3", "-m", "pip", "install", "--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site", "-r", "requirements.txt"},
-			env:  []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_NO_INPUT=1", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
-			view: func(dir, _ string) depsView {
-				inside := depsInside + "/python"
-				// Its bin holds the scripts of what it installed (pytest).
-				return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}, path: []string{inside + "/bin"}}
-			},
-			failed: func(out string) string {
-				return "core fetched no Python dependencies: pip install --only-binary :all: -r requirements.txt failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + out
-			},
-		}, "", true, nil
+		return planPythonDeps(read)
 	case "rust":
 		return planRustDeps(ws, hostEnv, read)
 	}
 	return depsPlan{}, "", false, nil
+}
+
+// pyprojectRequirementsFile is the requirements core writes from
+// pyproject.toml into the scratch directory.
+const pyprojectRequirementsFile = "core-pyproject-requirements.txt"
+
+// planPythonDeps is Python's step: wheels only, of what requirements.txt
+// names, or else of pyproject.toml's dependencies and test extras
+// (pyproject.go), installed into a directory of their own.
+func planPythonDeps(read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
+	files, err := read("requirements.txt", "pyproject.toml")
+	if err != nil {
+		return depsPlan{}, "", false, err
+	}
+	source, note := "requirements.txt", ""
+	if files["requirements.txt"] == nil {
+		if files["pyproject.toml"] == nil {
+			return depsPlan{}, "", false, nil
+		}
+		reqs, skipped, err := pyprojectRequirements(files["pyproject.toml"])
+		if err != nil {
+			return depsPlan{}, "core fetched no Python dependencies: " + err.Error() + "\n", false, nil
+		}
+		if skipped > 0 {
+			note = fmt.Sprintf("core left out %d requirements of pyproject.toml that are not a name with versions (a URL, a path): it fetches wheels by name only\n", skipped)
+		}
+		if len(reqs) == 0 {
+			return depsPlan{}, note, false, nil
+		}
+		source = pyprojectRequirementsFile
+		files = map[string][]byte{source: []byte(strings.Join(reqs, "\n") + "\n")}
+	}
+	delete(files, "pyproject.toml")
+	return depsPlan{
+		eco: "python", tool: "python3", files: files,
+		argv: []string{"python3", "-m", "pip", "install", "--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site", "-r", source},
+		env:  []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_NO_INPUT=1", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
+		view: func(dir, _ string) depsView {
+			inside := depsInside + "/python"
+			// Its bin holds the scripts of what it installed (pytest).
+			return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}, path: []string{inside + "/bin"}, note: note}
+		},
+		failed: func(out string) string {
+			what := "-r requirements.txt"
+			if source != "requirements.txt" {
+				what = "of the requirements of pyproject.toml"
+			}
+			return "core fetched no Python dependencies: pip install --only-binary :all: " + what + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
+		},
+	}, "", true, nil
+}
+
+// pythonFetches reports whether Python's dependency step in ws fetches
+// the package name.
+func pythonFetches(ws, name string) bool {
+	plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) })
+	if err != nil || !ok {
+		return false
+	}
+	for _, body := range plan.files {
+		for _, line := range strings.Split(string(body), "\n") {
+			if normalizePythonName(requirementName(strings.TrimSpace(line))) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readManifests reads the named files of the workspace's top that are
+// there, without following a link, at most 8 MiB each.
+func readManifests(ws string, names []string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	for _, name := range names {
+		b, err := ReadWorkspaceFile(ws, name, maxManifestSize*8)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, err
+		}
+		files[name] = b
+	}
+	return files, nil
 }
 
 // hasNodeDependencies reports whether package.json names dependencies.

@@ -102,7 +102,8 @@ func TestDockerDependencyStepSeesNothing(t *testing.T) {
 }
 
 // TestDockerToolchainMissing: an ecosystem whose toolchain image lacks its
-// programs is a pre-flight line naming them and the image.
+// programs is a pre-flight line naming them and the image, but for a test
+// runner the dependency step fetches.
 func TestDockerToolchainMissing(t *testing.T) {
 	// Core's own image, which carries Go only, named as Python's.
 	sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": os.Getenv("CORE_SANDBOX_IMAGE")}})
@@ -111,4 +112,14 @@ func TestDockerToolchainMissing(t *testing.T) {
 	require.Len(t, got, 1, got)
 	assert.Contains(t, got[0], "no python3, pytest in the toolchain image")
 	assert.Contains(t, got[0], "toolchain_images")
+
+	// pytest named in pyproject.toml's test extra comes with the
+	// dependency step: python3 alone is missing.
+	ws := newWorkspace(t)
+	writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n[project.optional-dependencies]\ntest = [\"pytest>=7\"]\n"})
+	p, err := Detect(ws)
+	require.NoError(t, err)
+	got = sb.Missing(t.Context(), p)
+	require.Len(t, got, 1, got)
+	assert.Contains(t, got[0], "no python3 in the toolchain image")
 }

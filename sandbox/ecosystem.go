@@ -117,6 +117,9 @@ type Project struct {
 	// known is set once the project was read from a workspace: the policy
 	// then holds npm run and npx to what package.json names.
 	known bool
+	// fetches lists the test runners its dependency step fetches
+	// (pytest, named in requirements.txt or pyproject.toml).
+	fetches []string
 }
 
 // Has reports whether the project is in the named ecosystem.
@@ -151,6 +154,9 @@ func Detect(ws string) (Project, error) {
 			p.Scripts = append(p.Scripts, name)
 		}
 		slices.Sort(p.Scripts)
+	}
+	if p.Has("python") && pythonFetches(ws, "pytest") {
+		p.fetches = append(p.fetches, "pytest")
 	}
 	return p, nil
 }
@@ -241,6 +247,8 @@ func (s *Sandbox) Missing(ctx context.Context, p Project) []string {
 				continue // core's own image
 			}
 			ref, missing, err := d.missing(ctx, e)
+			// A runner the dependency step fetches is not missing.
+			missing = slices.DeleteFunc(missing, func(t string) bool { return slices.Contains(p.fetches, t) })
 			switch {
 			case err != nil:
 				out = append(out, fmt.Sprintf("no toolchain image for %s: %v (name one that the engine can pull in toolchain_images, CORE_SANDBOX_TOOLCHAIN_IMAGES)", e.Name, err))
