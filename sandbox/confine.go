@@ -125,7 +125,7 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 		return Result{}, err
 	}
 	p.workspace = opts.Workspace
-	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
+	p.extraEnv = commandEnv(argv[0], opts)
 	p.depBinds = opts.deps.binds
 	p.path = append(append([]string(nil), opts.deps.path...), p.path...)
 	if err := s.withRunLayer(&p); err != nil {

@@ -171,7 +171,7 @@ func (d *dockerBackend) containerFor(img *image, argv []string, opts RunOptions)
 	}
 	bind := func(path string, readOnly bool) error { return bindAt(path, path, readOnly) }
 	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: append(append([]string(nil), opts.deps.path...), img.path...),
-		extraEnv: append(ecosystemEnv(argv[0]), opts.deps.env...)}
+		extraEnv: commandEnv(argv[0], opts)}
 	bin := ""
 	if img.ref == d.image {
 		bin = d.s.fetchedToolchain(opts.Workspace)

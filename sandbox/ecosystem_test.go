@@ -201,3 +201,40 @@ func TestParseToolchainImages(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandEnv: a Python command imports the workspace's package (and
+// its src layout's) before the fetched dependencies; a link named src is
+// not followed; other ecosystems get their dependencies' variables as
+// they are.
+func TestCommandEnv(t *testing.T) {
+	t.Parallel()
+	flat, withSrc, linked := t.TempDir(), t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(withSrc, "src"), 0o755))
+	require.NoError(t, os.Symlink("/etc", filepath.Join(linked, "src")))
+	deps := depsView{env: []string{"PYTHONPATH=" + depsInside + "/python", "X=1"}}
+	tests := []struct {
+		name, tool, ws string
+		deps           depsView
+		want           string
+	}{
+		{name: "flat", tool: "pytest", ws: flat, want: "PYTHONPATH=" + flat},
+		{name: "src layout and dependencies", tool: "python3", ws: withSrc, deps: deps,
+			want: "PYTHONPATH=" + withSrc + ":" + withSrc + "/src:" + depsInside + "/python"},
+		{name: "a link named src", tool: "pytest", ws: linked, want: "PYTHONPATH=" + linked},
+		{name: "not python", tool: "npm", ws: flat, deps: depsView{env: []string{"X=1"}}, want: "X=1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := commandEnv(tt.tool, RunOptions{Workspace: tt.ws, deps: tt.deps})
+			assert.Contains(t, env, tt.want)
+			n := 0
+			for _, kv := range env {
+				if strings.HasPrefix(kv, "PYTHONPATH=") {
+					n++
+				}
+			}
+			assert.LessOrEqual(t, n, 1, "one PYTHONPATH: %q", env)
+		})
+	}
+}
