@@ -122,4 +122,11 @@ func TestDockerToolchainMissing(t *testing.T) {
 	got = sb.Missing(t.Context(), p)
 	require.Len(t, got, 1, got)
 	assert.Contains(t, got[0], "no python3 in the toolchain image")
+
+	// A check that needs what the image lacks cannot apply: an error with
+	// the pre-flight's reason, never a failure.
+	var na *NotApplicable
+	require.ErrorAs(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "pytest"}), &na)
+	assert.Equal(t, got[0], na.Reason)
+	assert.NoError(t, sb.Applies(t.Context(), ws, []string{"pytest"}), "the step fetches pytest")
 }

@@ -148,3 +148,24 @@ func (d *dockerBackend) missing(ctx context.Context, e Ecosystem) (string, []str
 	}
 	return img.ref, slices.Clip(out), nil
 }
+
+// missingLine says what the toolchain image of e lacks, for the pre-flight
+// and for a check that cannot apply, and lists it (nil when the image
+// could not be had at all); empty when it lacks nothing, or when e runs
+// in core's own image. A runner that the dependency step fetches
+// (fetched) is not missing.
+func (d *dockerBackend) missingLine(ctx context.Context, e Ecosystem, fetched []string) (string, []string) {
+	if d.s.cfg.ToolchainImages[e.Name] == "" {
+		return "", nil // core's own image
+	}
+	ref, missing, err := d.missing(ctx, e)
+	if err != nil {
+		return fmt.Sprintf("no toolchain image for %s: %v (name one that the engine can pull in toolchain_images, CORE_SANDBOX_TOOLCHAIN_IMAGES)", e.Name, err), nil
+	}
+	missing = slices.DeleteFunc(missing, func(t string) bool { return slices.Contains(fetched, t) })
+	if len(missing) == 0 {
+		return "", []string{}
+	}
+	return fmt.Sprintf("no %s in the toolchain image %s: name an image with %s in toolchain_images (CORE_SANDBOX_TOOLCHAIN_IMAGES), e.g. docker/toolchain.Dockerfile built with %s",
+		strings.Join(missing, ", "), ref, strings.Join(e.Required, " and "), e.Packages), missing
+}

@@ -198,7 +198,7 @@ func (e *NotApplicable) Error() string { return e.Reason }
 // Applies reports whether argv can apply to the tree at ws: the manifest of
 // its ecosystem is at the top, and its program is on this machine. The
 // error is a *NotApplicable that says why not and what to do.
-func (s *Sandbox) Applies(ws string, argv []string) error {
+func (s *Sandbox) Applies(ctx context.Context, ws string, argv []string) error {
 	if len(argv) == 0 {
 		return nil
 	}
@@ -213,9 +213,16 @@ func (s *Sandbox) Applies(ws string, argv []string) error {
 	if !p.Has(e.Name) && !slices.Contains(e.Standalone, argv[0]) {
 		return &NotApplicable{Reason: fmt.Sprintf("no %s: %s does not apply here", strings.Join(e.Manifests, " or "), strings.Join(argv[:min(2, len(argv))], " "))}
 	}
-	if _, err := s.findTool(argv[0]); err != nil && !s.viaDocker.Load() {
-		// (Under the Docker backend the toolchain is the sibling image's:
-		// the command itself says when it is missing there.)
+	if d := s.docker(ctx); d != nil {
+		// The toolchain image's programs, as the pre-flight found them.
+		if line, missing := d.missingLine(ctx, e, p.fetches); line != "" && (missing == nil || slices.Contains(missing, argv[0])) {
+			return &NotApplicable{Reason: line}
+		}
+		return nil
+	} else if s.viaDocker.Load() {
+		return nil
+	}
+	if _, err := s.findTool(argv[0]); err != nil {
 		return &NotApplicable{Reason: fmt.Sprintf("no %s on PATH: %s", argv[0], e.Toolchain)}
 	}
 	return nil
@@ -228,14 +235,9 @@ func (s *Sandbox) Applies(ws string, argv []string) error {
 // which the engine pulls, the first time); an ecosystem without a
 // toolchain image runs in core's own.
 func (s *Sandbox) Missing(ctx context.Context, p Project) []string {
-	var d *dockerBackend
-	if s.viaDocker.Load() {
-		if pr := s.Probe(ctx); pr.Usable {
-			d, _ = pr.chosen().(*dockerBackend)
-		}
-		if d == nil {
-			return nil
-		}
+	d := s.docker(ctx)
+	if d == nil && s.viaDocker.Load() {
+		return nil
 	}
 	var out []string
 	for _, e := range Ecosystems() {
@@ -243,18 +245,8 @@ func (s *Sandbox) Missing(ctx context.Context, p Project) []string {
 			continue
 		}
 		if d != nil {
-			if s.cfg.ToolchainImages[e.Name] == "" {
-				continue // core's own image
-			}
-			ref, missing, err := d.missing(ctx, e)
-			// A runner the dependency step fetches is not missing.
-			missing = slices.DeleteFunc(missing, func(t string) bool { return slices.Contains(p.fetches, t) })
-			switch {
-			case err != nil:
-				out = append(out, fmt.Sprintf("no toolchain image for %s: %v (name one that the engine can pull in toolchain_images, CORE_SANDBOX_TOOLCHAIN_IMAGES)", e.Name, err))
-			case len(missing) > 0:
-				out = append(out, fmt.Sprintf("no %s in the toolchain image %s: name an image with %s in toolchain_images (CORE_SANDBOX_TOOLCHAIN_IMAGES), e.g. docker/toolchain.Dockerfile built with %s",
-					strings.Join(missing, ", "), ref, strings.Join(e.Required, " and "), e.Packages))
+			if line, _ := d.missingLine(ctx, e, p.fetches); line != "" {
+				out = append(out, line)
 			}
 			continue
 		}
@@ -266,4 +258,17 @@ func (s *Sandbox) Missing(ctx context.Context, p Project) []string {
 		}
 	}
 	return out
+}
+
+// docker is the Docker backend when the probe chose it.
+func (s *Sandbox) docker(ctx context.Context) *dockerBackend {
+	if !s.viaDocker.Load() {
+		return nil
+	}
+	pr := s.Probe(ctx)
+	if !pr.Usable {
+		return nil
+	}
+	d, _ := pr.chosen().(*dockerBackend)
+	return d
 }
