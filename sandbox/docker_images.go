@@ -20,10 +20,12 @@ import (
 // DefaultToolchainImages are the toolchain images of the Action: the
 // official images of each language, pulled only when a repository is in
 // that language.
-var DefaultToolchainImages = map[string]string{
-	"python": "python:3.13-slim",
-	"node":   "node:22-slim",
-	"rust":   "rust:1-slim",
+func DefaultToolchainImages() map[string]string {
+	return map[string]string{
+		"python": "python:3.13-slim",
+		"node":   "node:22-slim",
+		"rust":   "rust:1-slim",
+	}
 }
 
 // ParseToolchainImages reads CORE_SANDBOX_TOOLCHAIN_IMAGES (the Action's
@@ -31,13 +33,11 @@ var DefaultToolchainImages = map[string]string{
 // commas or new lines, over the defaults; image "none" runs the
 // ecosystem's commands in core's own image.
 func ParseToolchainImages(s string) (map[string]string, error) {
-	out := map[string]string{}
-	for eco, img := range DefaultToolchainImages {
-		out[eco] = img
-	}
+	out := DefaultToolchainImages()
+	known := DefaultToolchainImages()
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
 		eco, img, ok := strings.Cut(f, "=")
-		if _, known := DefaultToolchainImages[eco]; !ok || img == "" || !known {
+		if _, isKnown := known[eco]; !ok || img == "" || !isKnown {
 			return nil, fmt.Errorf("toolchain images are ecosystem=image pairs, the ecosystem python, node or rust (e.g. python=python:3.13-slim), got %q", f)
 		}
 		if img == "none" {

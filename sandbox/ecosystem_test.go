@@ -180,9 +180,9 @@ func TestParseToolchainImages(t *testing.T) {
 		want     map[string]string
 		err      string
 	}{
-		{name: "defaults", in: "", want: DefaultToolchainImages},
+		{name: "defaults", in: "", want: DefaultToolchainImages()},
 		{name: "over the defaults", in: "node=ghcr.io/o/node:22\npython=none",
-			want: map[string]string{"python": "", "node": "ghcr.io/o/node:22", "rust": DefaultToolchainImages["rust"]}},
+			want: map[string]string{"python": "", "node": "ghcr.io/o/node:22", "rust": DefaultToolchainImages()["rust"]}},
 		{name: "go is core's own image", in: "go=golang:1", err: `ecosystem python, node or rust (e.g. python=python:3.13-slim), got "go=golang:1"`},
 		{name: "a tool is not an ecosystem", in: "pytest=x", err: `got "pytest=x"`},
 		{name: "no image", in: "python=", err: `got "python="`},
