@@ -19,12 +19,14 @@ FROM ${GO_IMAGE}
 # base image) for go build, go vet and go test. Inside a Docker action bwrap
 # cannot make namespaces; core then confines commands in sibling containers
 # of this same image through the Docker socket the runner mounts.
-# TOOLCHAINS adds the Debian packages of other languages' toolchains, for an
-# image whose sibling containers verify Python, Node.js or Rust (the
-# Action's sandbox_image input; README "Languages"), e.g.
-# --build-arg TOOLCHAINS="python3 python3-pytest python3-pip nodejs npm cargo"
-# (add chromium for the browser input, which also needs a working bwrap box).
-# Empty by default: the Action's own image stays small and starts fast.
+# The other languages' commands run in sibling containers of a toolchain
+# image each (the Action's toolchain_images input, official images by
+# default, pulled only for a repository in that language; README
+# "Languages"; docker/toolchain.Dockerfile builds one from Debian's
+# packages), so this image carries Go only and starts fast. TOOLCHAINS
+# still adds Debian packages for one image that carries them all (name it
+# in sandbox_image, and toolchain_images python=none node=none rust=none). (Add chromium for
+# the browser input, which also needs a working bwrap box.)
 ARG TOOLCHAINS=""
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap git ca-certificates ${TOOLCHAINS} \

@@ -26,13 +26,16 @@ test-stress: bwrap fixtures
 # The Docker part of CI (README): the Action's image built from the real
 # Dockerfile on a base image made without a registry, run as GitHub runs a
 # Docker action, and the escape battery against the Docker backend.
+# PYTHON_IMAGE is a toolchain image (docker/toolchain.Dockerfile) for the
+# dependency step and toolchain tests under the Docker backend.
 DOCKER_IMAGE ?= core-action:ci
+PYTHON_IMAGE ?= core-python:ci
 
 docker-images:
-	./scripts/docker-images.sh $(DOCKER_IMAGE)
+	./scripts/docker-images.sh $(DOCKER_IMAGE) $(PYTHON_IMAGE)
 
 test-docker: fixtures docker-images
-	CORE_REQUIRE_DOCKER=1 CORE_DOCKER_IMAGE=$(DOCKER_IMAGE) CORE_SANDBOX_IMAGE=$(DOCKER_IMAGE) \
+	CORE_REQUIRE_DOCKER=1 CORE_DOCKER_IMAGE=$(DOCKER_IMAGE) CORE_SANDBOX_IMAGE=$(DOCKER_IMAGE) CORE_TEST_PYTHON_IMAGE=$(PYTHON_IMAGE) \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Docker' ./sandbox/ ./cmd/core/
 
 vet:

@@ -254,7 +254,9 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 // action; it is the fallback without HOME), unless CORE_HOME says otherwise;
 // the sandbox's Go caches are core's own (CORE_SANDBOX_USER_CACHES=off)
 // unless the workflow says otherwise; the sandbox_image input names the
-// image of the Docker backend's sibling containers (CORE_SANDBOX_IMAGE).
+// image of the Docker backend's sibling containers (CORE_SANDBOX_IMAGE),
+// toolchain_images those of the other languages
+// (CORE_SANDBOX_TOOLCHAIN_IMAGES).
 func setupEnv(env Env) setup.Env {
 	home := ""
 	if h := env.Getenv("HOME"); h != "" {
@@ -268,6 +270,10 @@ func setupEnv(env Env) setup.Env {
 			// The sandbox_image input: the image of the sibling
 			// containers, with the toolchains the repository needs.
 			return strings.TrimSpace(env.Getenv("INPUT_SANDBOX_IMAGE"))
+		}
+		if name == "CORE_SANDBOX_TOOLCHAIN_IMAGES" && v == "" {
+			// The toolchain_images input: the other languages' images.
+			return strings.TrimSpace(env.Getenv("INPUT_TOOLCHAIN_IMAGES"))
 		}
 		if name == "CORE_SANDBOX_USER_CACHES" && v == "" {
 			// The container's own Go caches go with it, and sibling

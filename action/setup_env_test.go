@@ -13,15 +13,19 @@ import (
 // TestSetupEnv: the Action's own defaults reach the sandbox and the run:
 // the sandbox_image input names the sibling containers' image (the
 // workflow's CORE_SANDBOX_IMAGE wins), the Go caches are core's own, and
-// the checks the repository's CI runs are taken.
+// the checks the repository's CI runs are taken; the toolchain_images input
+// names the other languages' images over the defaults.
 func TestSetupEnv(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name  string
-		env   map[string]string
-		image string
+		name       string
+		env        map[string]string
+		image      string
+		toolchains map[string]string
 	}{
 		{name: "core's own image", env: map[string]string{}},
+		{name: "a toolchain image", env: map[string]string{"INPUT_TOOLCHAIN_IMAGES": " python=ghcr.io/o/py:1, rust=none "},
+			toolchains: map[string]string{"python": "ghcr.io/o/py:1", "node": sandbox.DefaultToolchainImages()["node"], "rust": ""}},
 		{name: "the input", env: map[string]string{"INPUT_SANDBOX_IMAGE": " ghcr.io/o/core-python:1 "}, image: "ghcr.io/o/core-python:1"},
 		{name: "the workflow's environment wins", env: map[string]string{"INPUT_SANDBOX_IMAGE": "a", "CORE_SANDBOX_IMAGE": "b"}, image: "b"},
 	}
@@ -33,6 +37,10 @@ func TestSetupEnv(t *testing.T) {
 			cfg, err := sandbox.ConfigFromEnv(e.Home, e.Getenv)
 			require.NoError(t, err)
 			assert.Equal(t, tt.image, cfg.DockerImage)
+			if tt.toolchains == nil {
+				tt.toolchains = sandbox.DefaultToolchainImages()
+			}
+			assert.Equal(t, tt.toolchains, cfg.ToolchainImages)
 			assert.False(t, cfg.UserCaches)
 			assert.Equal(t, "true", e.Defaults[setup.ChecksFromCI])
 		})

@@ -137,24 +137,6 @@ func orFrameErr(err error) error {
 	return err
 }
 
-// mergeEnv is env with extra's NAME=value pairs in place of env's own.
-func mergeEnv(env, extra []string) []string {
-	out := make([]string, 0, len(env)+len(extra))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		overridden := false
-		for _, e := range extra {
-			if n, _, _ := strings.Cut(e, "="); n == name {
-				overridden = true
-			}
-		}
-		if !overridden {
-			out = append(out, kv)
-		}
-	}
-	return append(out, extra...)
-}
-
 // Process returns a background process of the box by its ID, or nil.
 func (b *Box) Process(id string) *Process {
 	b.mu.Lock()

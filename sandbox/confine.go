@@ -193,8 +193,9 @@ func (s *Sandbox) commandProfile(argv []string, opts RunOptions) (profile, error
 		return profile{}, err
 	}
 	p.workspace = opts.Workspace
-	p.extraEnv = append(ecosystemEnv(argv[0]), opts.deps.env...)
+	p.extraEnv = commandEnv(argv[0], opts)
 	p.depBinds = opts.deps.binds
+	p.path = append(append([]string(nil), opts.deps.path...), p.path...)
 	if err := s.withRunLayer(&p); err != nil {
 		return profile{}, err
 	}

@@ -33,6 +33,7 @@ const depsInside = "/tmp/core-deps"
 type depsView struct {
 	binds []bind
 	env   []string
+	path  []string // directories before the toolchain's on PATH
 	// note says what the step could not do; it heads the command's output.
 	note string
 }
@@ -75,20 +76,7 @@ func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error)
 	if !ok {
 		return depsPlan{}, "", false, nil
 	}
-	read := func(names ...string) (map[string][]byte, error) {
-		files := map[string][]byte{}
-		for _, name := range names {
-			b, err := ReadWorkspaceFile(ws, name, maxManifestSize*8)
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					continue
-				}
-				return nil, err
-			}
-			files[name] = b
-		}
-		return files, nil
-	}
+	read := func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }
 	switch e.Name {
 	case "node":
 		files, err := read("package.json", "package-lock.json", "npm-shrinkwrap.json")
@@ -116,26 +104,95 @@ func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error)
 			},
 		}, "", true, nil
 	case "python":
-		files, err := read("requirements.txt")
-		if err != nil || files["requirements.txt"] == nil {
-			return depsPlan{}, "", false, err
-		}
-		return depsPlan{
-			eco: e.Name, tool: "python3", files: files,
-			argv: []string{"python3", "-m", "pip", "install", "--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site", "-r", "requirements.txt"},
-			env:  []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_NO_INPUT=1", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
-			view: func(dir, _ string) depsView {
-				inside := depsInside + "/python"
-				return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}}
-			},
-			failed: func(out string) string {
-				return "core fetched no Python dependencies: pip install --only-binary :all: -r requirements.txt failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + out
-			},
-		}, "", true, nil
+		return planPythonDeps(read)
 	case "rust":
 		return planRustDeps(ws, hostEnv, read)
 	}
 	return depsPlan{}, "", false, nil
+}
+
+// pyprojectRequirementsFile is the requirements core writes from
+// pyproject.toml into the scratch directory.
+const pyprojectRequirementsFile = "core-pyproject-requirements.txt"
+
+// planPythonDeps is Python's step: wheels only, of what requirements.txt
+// names, or else of pyproject.toml's dependencies and test extras
+// (pyproject.go), installed into a directory of their own.
+func planPythonDeps(read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
+	files, err := read("requirements.txt", "pyproject.toml")
+	if err != nil {
+		return depsPlan{}, "", false, err
+	}
+	source, note := "requirements.txt", ""
+	if files["requirements.txt"] == nil {
+		if files["pyproject.toml"] == nil {
+			return depsPlan{}, "", false, nil
+		}
+		reqs, skipped, err := pyprojectRequirements(files["pyproject.toml"])
+		if err != nil {
+			return depsPlan{}, "core fetched no Python dependencies: " + err.Error() + "\n", false, nil
+		}
+		if skipped > 0 {
+			note = fmt.Sprintf("core left out %d requirements of pyproject.toml that are not a name with versions (a URL, a path): it fetches wheels by name only\n", skipped)
+		}
+		if len(reqs) == 0 {
+			return depsPlan{}, note, false, nil
+		}
+		source = pyprojectRequirementsFile
+		files = map[string][]byte{source: []byte(strings.Join(reqs, "\n") + "\n")}
+	}
+	delete(files, "pyproject.toml")
+	return depsPlan{
+		eco: "python", tool: "python3", files: files,
+		argv: []string{"python3", "-m", "pip", "install", "--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site", "-r", source},
+		env:  []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_NO_INPUT=1", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
+		view: func(dir, _ string) depsView {
+			inside := depsInside + "/python"
+			// Its bin holds the scripts of what it installed (pytest).
+			return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}, path: []string{inside + "/bin"}, note: note}
+		},
+		failed: func(out string) string {
+			what := "-r requirements.txt"
+			if source != "requirements.txt" {
+				what = "of the requirements of pyproject.toml"
+			}
+			return "core fetched no Python dependencies: pip install --only-binary :all: " + what + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
+		},
+	}, "", true, nil
+}
+
+// pythonFetches reports whether Python's dependency step in ws fetches
+// the package name.
+func pythonFetches(ws, name string) bool {
+	plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) })
+	if err != nil || !ok {
+		return false
+	}
+	for _, body := range plan.files {
+		for _, line := range strings.Split(string(body), "\n") {
+			if normalizePythonName(requirementName(strings.TrimSpace(line))) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readManifests reads the named files of the workspace's top that are
+// there, without following a link, at most 8 MiB each.
+func readManifests(ws string, names []string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	for _, name := range names {
+		b, err := ReadWorkspaceFile(ws, name, maxManifestSize*8)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, err
+		}
+		files[name] = b
+	}
+	return files, nil
 }
 
 // hasNodeDependencies reports whether package.json names dependencies.
@@ -149,9 +206,9 @@ func hasNodeDependencies(pkg []byte) bool {
 
 // fetchDeps runs the dependency step for a command of tool in the
 // workspace, once per lockfile, and returns what the command sees of it.
-// The step needs bwrap's network profile; elsewhere nothing is fetched,
-// and the note says so.
-func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOptions) (depsView, error) {
+// The step runs in bwrap's network profile, or in a sibling container of
+// the ecosystem's image with the network on (docker_deps.go).
+func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap, tool string, opts RunOptions) (depsView, error) {
 	plan, note, ok, err := planDeps(tool, opts.Workspace, s.cfg.HostEnv)
 	if err != nil {
 		return depsView{note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
@@ -159,13 +216,23 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 	if !ok {
 		return depsView{note: note}, nil
 	}
-	if bwrap == "" {
-		return depsView{note: fmt.Sprintf("core fetched no %s dependencies: the dependency step needs bwrap's network profile, which the Docker backend has not\n", plan.eco)}, nil
+	d, viaDocker := b.(*dockerBackend)
+	if bwrap == "" && !viaDocker {
+		return depsView{note: fmt.Sprintf("core fetched no %s dependencies: the dependency step needs bwrap's network profile or the Docker backend\n", plan.eco)}, nil
 	}
 	if s.cfg.Home == "" {
 		return depsView{note: "core fetched no dependencies: no state directory ($CORE_HOME) to keep them in\n"}, nil
 	}
 	key := filesKey(plan.files)
+	if viaDocker {
+		// What one image fetched is that image's: a wheel or a
+		// node_modules is for one interpreter.
+		img, err := d.imageFor(ctx, tool)
+		if err != nil {
+			return depsView{}, err
+		}
+		key = filesKey(map[string][]byte{"files": []byte(key), "image": []byte(img.ref)})
+	}
 	dir := filepath.Join(s.cfg.Home, "cache", "deps", plan.eco+"-"+key[:24])
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return plan.view(dir, opts.Workspace), nil
@@ -181,17 +248,12 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 		return depsView{}, err
 	}
 	defer os.RemoveAll(scratch)
-	p, err := s.profileFor(plan.tool)
-	if err != nil {
-		return depsView{}, err
+	var r Result
+	if viaDocker {
+		r, err = d.fetch(ctx, plan, scratch, s.depsHostEnv(plan.eco))
+	} else {
+		r, err = s.fetchConfined(ctx, bwrap, plan, scratch)
 	}
-	p.scratch = scratch
-	p.modCache, p.buildCache = "", "" // nothing of $CORE_HOME
-	s.networked(&p)
-	p.modCacheRW = false
-	p.hostEnv = s.depsHostEnv(plan.eco)
-	p.extraEnv = plan.env
-	r, err := s.launch(ctx, bwrap, p, plan.argv, RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
 	if err != nil {
 		return depsView{}, fmt.Errorf("%s: %w", strings.Join(plan.argv, " "), err)
 	}
@@ -207,6 +269,12 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 			return depsView{note: plan.failed(err.Error())}, nil
 		}
 	}
+	if viaDocker {
+		// Read-only for everyone from now on, as bwrap's binds are.
+		if err := os.Chmod(scratch, 0o755); err != nil {
+			return depsView{}, fmt.Errorf("keep the dependencies: %w", err)
+		}
+	}
 	if err := os.Rename(scratch, dir); err != nil {
 		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
 			return plan.view(dir, opts.Workspace), nil // another command's step got there first
@@ -214,6 +282,22 @@ func (s *Sandbox) fetchDeps(ctx context.Context, bwrap, tool string, opts RunOpt
 		return depsView{}, fmt.Errorf("keep the dependencies: %w", err)
 	}
 	return plan.view(dir, opts.Workspace), nil
+}
+
+// fetchConfined runs the step in bwrap's network profile: the scratch
+// directory and nothing of $CORE_HOME.
+func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan, scratch string) (Result, error) {
+	p, err := s.profileFor(plan.tool)
+	if err != nil {
+		return Result{}, err
+	}
+	p.scratch = scratch
+	p.modCache, p.buildCache = "", "" // nothing of $CORE_HOME
+	s.networked(&p)
+	p.modCacheRW = false
+	p.hostEnv = s.depsHostEnv(plan.eco)
+	p.extraEnv = plan.env
+	return s.launch(ctx, bwrap, p, plan.argv, RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
 }
 
 // depsHostEnv is the host's registry settings for an ecosystem's step.

@@ -92,12 +92,16 @@ func TestDependencyStepPython(t *testing.T) {
 	tests := []struct {
 		name         string
 		requirements string
+		pyproject    string
 		exit         int
 		output       string
 	}{
 		{name: "wheels", requirements: "greet==1.0.0\n", exit: 0},
 		{name: "a source build", requirements: "greet==1.0.0\nneedsbuild==1.0\n", exit: 2,
 			output: "core fetched no Python dependencies: pip install --only-binary :all: -r requirements.txt failed, and core builds nothing from source"},
+		{name: "pyproject.toml's test extra", pyproject: "[project]\nname = \"app\"\ndependencies = []\n[project.optional-dependencies]\ntest = [\"greet==1.0.0\", \"app[x]\"]\n", exit: 0},
+		{name: "pyproject.toml with a URL", pyproject: "[project]\nname = \"app\"\ndependencies = [\"greet==1.0.0\", \"evil @ http://127.0.0.1:9/evil.whl\"]\n", exit: 0,
+			output: "core left out 1 requirements of pyproject.toml that are not a name with versions"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,11 +112,16 @@ func TestDependencyStepPython(t *testing.T) {
 				HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL()}})
 			requireTool(t, sb, "pytest")
 			ws := newWorkspace(t)
-			writeFiles(t, ws, map[string]string{
-				"requirements.txt": tt.requirements,
-				"setup.py":         "open('setup-marker', 'w').write('ran')\n",
-				"test_app.py":      "from greet import hello\n\n\ndef test_hello():\n    assert hello('world') == 'hello, world'\n",
-			})
+			files := map[string]string{
+				"setup.py":    "open('setup-marker', 'w').write('ran')\n",
+				"test_app.py": "from greet import hello\n\n\ndef test_hello():\n    assert hello('world') == 'hello, world'\n",
+			}
+			if tt.pyproject != "" {
+				files["pyproject.toml"] = tt.pyproject
+			} else {
+				files["requirements.txt"] = tt.requirements
+			}
+			writeFiles(t, ws, files)
 			for i := range 2 {
 				asked := len(reg.Requests())
 				r, err := sb.Verify(t.Context(), TierTest, []string{"python3", "-m", "pytest", "-q"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
@@ -160,7 +169,7 @@ func TestDependencyStepRust(t *testing.T) {
 	})
 	p := sb.Probe(t.Context())
 	require.True(t, p.Usable)
-	v, err := sb.fetchDeps(t.Context(), p.Bwrap, "cargo", RunOptions{Workspace: ws})
+	v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, "cargo", RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	require.Empty(t, v.note)
 	assert.Contains(t, reg.Requests(), "/cargo/crates/greet/1.0.0/download")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -58,18 +59,31 @@ type dockerBackend struct {
 	image  string
 	path   []string // PATH inside: the image's own
 	parent string   // the parent label: core's container, or this host process
+	self   string   // core's own container, or empty on a host
 	mounts mounts   // core's container path → host path; nil on a host
+
+	imu    sync.Mutex
+	images map[string]*image // the toolchain images, by reference
 }
 
-// run runs argv in a fresh sibling container and waits for it.
+// run runs argv in a fresh sibling container of its ecosystem's image
+// and waits for it.
 func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
-	defer runtime.KeepAlive(d.s) // its run layer goes with it (layers.go)
-	r := Result{Argv: argv, Sandboxed: true}
-	create, err := d.containerFor(argv, opts)
+	img, err := d.imageFor(ctx, argv[0])
 	if err != nil {
-		r.ExitCode = -1
-		return r, err
+		return Result{Argv: argv, ExitCode: -1, Sandboxed: true}, err
 	}
+	create, err := d.containerFor(img, argv, opts)
+	if err != nil {
+		return Result{Argv: argv, ExitCode: -1, Sandboxed: true}, err
+	}
+	return d.start(ctx, create, opts)
+}
+
+// start creates the sibling, runs it and waits for it.
+func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreateOptions, opts RunOptions) (Result, error) {
+	defer runtime.KeepAlive(d.s) // its run layer goes with it (layers.go)
+	r := Result{Argv: create.Config.Cmd, Sandboxed: true}
 	created, err := d.cli.ContainerCreate(ctx, create)
 	if err != nil {
 		r.ExitCode = -1
@@ -145,7 +159,7 @@ func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions)
 
 // containerFor builds the sibling's configuration: the profile's guarantees
 // expressed as container options.
-func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
+func (d *dockerBackend) containerFor(img *image, argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
 	var binds []mount.Mount
 	bindAt := func(path, target string, readOnly bool) error {
 		host, err := d.hostPath(path)
@@ -156,10 +170,14 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 		return nil
 	}
 	bind := func(path string, readOnly bool) error { return bindAt(path, path, readOnly) }
-	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: d.path, extraEnv: ecosystemEnv(argv[0])}
-	bin := d.s.fetchedToolchain(opts.Workspace)
+	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: append(append([]string(nil), opts.deps.path...), img.path...),
+		extraEnv: commandEnv(argv[0], opts)}
+	bin := ""
+	if img.ref == d.image {
+		bin = d.s.fetchedToolchain(opts.Workspace)
+	}
 	if bin != "" {
-		p.path = append([]string{bin}, d.path...) // the target's Go (toolchain.go)
+		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
 	}
 	if d.s.cfg.Home != "" {
 		var err error
@@ -201,14 +219,39 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 			return client.ContainerCreateOptions{}, err
 		}
 	}
+	// The dependencies fetched for it (deps.go), read-only.
+	for _, b := range opts.deps.binds {
+		if err := bindAt(b.host, b.inside, true); err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+	}
+	return d.config(img, sibling{argv: argv, dir: opts.Workspace, env: p.env(), mounts: binds}), nil
+}
+
+// sibling is what one sibling container gets beyond the hardening every
+// one has.
+type sibling struct {
+	argv   []string
+	dir    string // working directory inside
+	env    []string
+	mounts []mount.Mount
+	// network is the network mode of a dependency step ("host", or
+	// "container:<core's>": core's own network); empty is none.
+	network string
+}
+
+// config is a sibling's configuration: nobody, no capabilities, a
+// read-only root, its own /tmp, the limits, and no network unless it is a
+// dependency step's.
+func (d *dockerBackend) config(img *image, sb sibling) client.ContainerCreateOptions {
 	pids := int64(dockerPids)
 	cfg := &container.Config{
-		Image:           d.image,
+		Image:           img.ref,
 		Entrypoint:      []string{"/bin/sh", "-c", wrapper, "core-sandbox"},
-		Cmd:             argv,
-		WorkingDir:      opts.Workspace,
+		Cmd:             sb.argv,
+		WorkingDir:      sb.dir,
 		User:            sandboxUser,
-		Env:             p.env(),
+		Env:             mergeEnv(img.env, sb.env),
 		Hostname:        "core-sandbox",
 		Labels:          map[string]string{labelSandbox: "1", labelParent: d.parent},
 		AttachStdin:     true,
@@ -216,7 +259,7 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 		AttachStderr:    true,
 		OpenStdin:       true,
 		StdinOnce:       true,
-		NetworkDisabled: true,
+		NetworkDisabled: sb.network == "",
 	}
 	host := &container.HostConfig{
 		NetworkMode:    "none",
@@ -226,7 +269,7 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 		AutoRemove:     true,
 		IpcMode:        container.IPCModePrivate,
 		CgroupnsMode:   container.CgroupnsModePrivate,
-		Mounts:         binds,
+		Mounts:         sb.mounts,
 		Tmpfs:          map[string]string{"/tmp": dockerTmpfs},
 		Resources: container.Resources{
 			PidsLimit:  &pids,
@@ -236,7 +279,28 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: dockerNoFile, Hard: dockerNoFile}},
 		},
 	}
-	return client.ContainerCreateOptions{Config: cfg, HostConfig: host}, nil
+	if sb.network != "" {
+		host.NetworkMode = container.NetworkMode(sb.network)
+		cfg.Hostname = "" // the network's own: the engine refuses both
+	}
+	return client.ContainerCreateOptions{Config: cfg, HostConfig: host}
+}
+
+// mergeEnv is base (an image's environment, a profile's) with own's
+// NAME=value pairs over it: a name own sets is own's alone.
+func mergeEnv(base, own []string) []string {
+	set := map[string]bool{}
+	for _, kv := range own {
+		name, _, _ := strings.Cut(kv, "=")
+		set[name] = true
+	}
+	var out []string
+	for _, kv := range base {
+		if name, _, _ := strings.Cut(kv, "="); !set[name] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, own...)
 }
 
 // hostPath translates a path as core sees it into the path the engine must

@@ -31,10 +31,18 @@ import (
 // requireDocker returns a sandbox on the Docker backend, or skips.
 func requireDocker(t *testing.T) *Sandbox {
 	t.Helper()
+	return requireDockerWith(t, Config{Home: sharedHome})
+}
+
+// requireDockerWith returns a sandbox of cfg on the Docker backend, or
+// skips.
+func requireDockerWith(t *testing.T, cfg Config) *Sandbox {
+	t.Helper()
 	image := os.Getenv("CORE_SANDBOX_IMAGE")
 	why := "CORE_SANDBOX_IMAGE is not set"
 	if image != "" {
-		sb := New(Config{Home: sharedHome, Mode: ModeDocker, Path: os.Getenv("PATH"), DockerHost: os.Getenv("DOCKER_HOST"), DockerImage: image})
+		cfg.Mode, cfg.Path, cfg.DockerHost, cfg.DockerImage = ModeDocker, os.Getenv("PATH"), os.Getenv("DOCKER_HOST"), image
+		sb := New(cfg)
 		p := sb.Probe(t.Context())
 		if p.Usable {
 			return sb

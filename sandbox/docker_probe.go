@@ -92,6 +92,7 @@ func (s *Sandbox) probeDocker(ctx context.Context, dir string) (*dockerBackend, 
 	if self.ID != "" {
 		d.mounts = self.Mounts
 		d.parent = self.ID
+		d.self = self.ID
 	} else {
 		d.parent = fmt.Sprintf("pid-%d", os.Getpid())
 	}

@@ -162,7 +162,7 @@ func TestDockerContainerConfig(t *testing.T) {
 	ws := newWorkspace(t)
 	sb := New(Config{Home: home, Mode: ModeDocker, Lang: "C.UTF-8"})
 	d := &dockerBackend{s: sb, image: "sha256:abc", path: []string{"/usr/local/go/bin", "/usr/bin"}, parent: "core-id"}
-	c, err := d.containerFor([]string{"go", "test", "./..."}, RunOptions{Workspace: ws})
+	c, err := d.containerFor(&image{ref: d.image, path: d.path}, []string{"go", "test", "./..."}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	cfg, host := c.Config, c.HostConfig
 	assert.Equal(t, sandboxUser, cfg.User)

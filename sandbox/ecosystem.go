@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -33,6 +34,9 @@ type Ecosystem struct {
 	// Toolchain says where its programs come from and what to install when
 	// they are missing.
 	Toolchain string
+	// Packages are the Debian packages of its toolchain: a toolchain
+	// image's PACKAGES (docker/toolchain.Dockerfile).
+	Packages string
 
 	check   func(tier Tier, argv []string, p *Project) Decision
 	allowed func(tier Tier, p *Project) []Allowance
@@ -113,6 +117,9 @@ type Project struct {
 	// known is set once the project was read from a workspace: the policy
 	// then holds npm run and npx to what package.json names.
 	known bool
+	// fetches lists the test runners its dependency step fetches
+	// (pytest, named in requirements.txt or pyproject.toml).
+	fetches []string
 }
 
 // Has reports whether the project is in the named ecosystem.
@@ -147,6 +154,9 @@ func Detect(ws string) (Project, error) {
 			p.Scripts = append(p.Scripts, name)
 		}
 		slices.Sort(p.Scripts)
+	}
+	if p.Has("python") && pythonFetches(ws, "pytest") {
+		p.fetches = append(p.fetches, "pytest")
 	}
 	return p, nil
 }
@@ -188,7 +198,7 @@ func (e *NotApplicable) Error() string { return e.Reason }
 // Applies reports whether argv can apply to the tree at ws: the manifest of
 // its ecosystem is at the top, and its program is on this machine. The
 // error is a *NotApplicable that says why not and what to do.
-func (s *Sandbox) Applies(ws string, argv []string) error {
+func (s *Sandbox) Applies(ctx context.Context, ws string, argv []string) error {
 	if len(argv) == 0 {
 		return nil
 	}
@@ -203,25 +213,41 @@ func (s *Sandbox) Applies(ws string, argv []string) error {
 	if !p.Has(e.Name) && !slices.Contains(e.Standalone, argv[0]) {
 		return &NotApplicable{Reason: fmt.Sprintf("no %s: %s does not apply here", strings.Join(e.Manifests, " or "), strings.Join(argv[:min(2, len(argv))], " "))}
 	}
-	if _, err := s.findTool(argv[0]); err != nil && !s.viaDocker.Load() {
-		// (Under the Docker backend the toolchain is the sibling image's:
-		// the command itself says when it is missing there.)
+	if d := s.docker(ctx); d != nil {
+		// The toolchain image's programs, as the pre-flight found them.
+		if line, missing := d.missingLine(ctx, e, p.fetches); line != "" && (missing == nil || slices.Contains(missing, argv[0])) {
+			return &NotApplicable{Reason: line}
+		}
+		return nil
+	} else if s.viaDocker.Load() {
+		return nil
+	}
+	if _, err := s.findTool(argv[0]); err != nil {
 		return &NotApplicable{Reason: fmt.Sprintf("no %s on PATH: %s", argv[0], e.Toolchain)}
 	}
 	return nil
 }
 
-// Missing lists, for the project's ecosystems, the toolchains this machine
-// lacks: one line each, for the pre-flight ("no cargo on PATH: install
-// Debian's cargo"); none under the Docker backend, whose commands run the
-// sibling image's.
-func (s *Sandbox) Missing(p Project) []string {
-	if s.viaDocker.Load() {
-		return nil // the sibling image's toolchains, not this machine's
+// Missing lists, for the project's ecosystems, the toolchains the
+// commands would lack: one line each, for the pre-flight ("no cargo on
+// PATH: install Debian's cargo"). Under the Docker backend they are the
+// toolchain image's, which a sibling without the network looks into (and
+// which the engine pulls, the first time); an ecosystem without a
+// toolchain image runs in core's own.
+func (s *Sandbox) Missing(ctx context.Context, p Project) []string {
+	d := s.docker(ctx)
+	if d == nil && s.viaDocker.Load() {
+		return nil
 	}
 	var out []string
 	for _, e := range Ecosystems() {
 		if !p.Has(e.Name) {
+			continue
+		}
+		if d != nil {
+			if line, _ := d.missingLine(ctx, e, p.fetches); line != "" {
+				out = append(out, line)
+			}
 			continue
 		}
 		for _, tool := range e.Required {
@@ -232,4 +258,17 @@ func (s *Sandbox) Missing(p Project) []string {
 		}
 	}
 	return out
+}
+
+// docker is the Docker backend when the probe chose it.
+func (s *Sandbox) docker(ctx context.Context) *dockerBackend {
+	if !s.viaDocker.Load() {
+		return nil
+	}
+	pr := s.Probe(ctx)
+	if !pr.Usable {
+		return nil
+	}
+	d, _ := pr.chosen().(*dockerBackend)
+	return d
 }

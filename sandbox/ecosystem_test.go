@@ -156,19 +156,85 @@ func TestAppliesSaysWhyNot(t *testing.T) {
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n"})
 	sb := New(Config{Home: t.TempDir(), Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
-	err := sb.Applies(ws, []string{"go", "test", "./..."})
+	err := sb.Applies(t.Context(), ws, []string{"go", "test", "./..."})
 	var na *NotApplicable
 	require.True(t, errors.As(err, &na), "got %v", err)
 	assert.Equal(t, "no go.mod or go.work: go test does not apply here", na.Reason)
-	assert.NoError(t, sb.Applies(ws, []string{"gofmt", "-l", "."}), "gofmt formats any Go file: it needs no go.mod")
-	err = sb.Applies(ws, []string{"cargo", "test"})
+	assert.NoError(t, sb.Applies(t.Context(), ws, []string{"gofmt", "-l", "."}), "gofmt formats any Go file: it needs no go.mod")
+	err = sb.Applies(t.Context(), ws, []string{"cargo", "test"})
 	require.True(t, errors.As(err, &na), "got %v", err)
 	assert.Contains(t, na.Reason, "no Cargo.toml: cargo test does not apply here")
 
 	empty := New(Config{Home: t.TempDir(), Path: t.TempDir()})
-	err = empty.Applies(ws, []string{"pytest"})
+	err = empty.Applies(t.Context(), ws, []string{"pytest"})
 	require.True(t, errors.As(err, &na), "got %v", err)
 	assert.Contains(t, na.Reason, "no pytest on PATH")
 	assert.Contains(t, na.Reason, "install Debian's python3")
-	assert.Equal(t, []string{"no python3 on PATH: " + pythonEcosystem().Toolchain}, empty.Missing(Project{Ecosystems: []string{"python"}}))
+	assert.Equal(t, []string{"no python3 on PATH: " + pythonEcosystem().Toolchain}, empty.Missing(t.Context(), Project{Ecosystems: []string{"python"}}))
+}
+
+func TestParseToolchainImages(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		want     map[string]string
+		err      string
+	}{
+		{name: "defaults", in: "", want: DefaultToolchainImages()},
+		{name: "over the defaults", in: "node=ghcr.io/o/node:22\npython=none",
+			want: map[string]string{"python": "", "node": "ghcr.io/o/node:22", "rust": DefaultToolchainImages()["rust"]}},
+		{name: "go is core's own image", in: "go=golang:1", err: `ecosystem python, node or rust (e.g. python=python:3.13-slim), got "go=golang:1"`},
+		{name: "a tool is not an ecosystem", in: "pytest=x", err: `got "pytest=x"`},
+		{name: "no image", in: "python=", err: `got "python="`},
+		{name: "no pair", in: "python:3", err: `got "python:3"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseToolchainImages(tt.in)
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestCommandEnv: a Python command imports the workspace's package (and
+// its src layout's) before the fetched dependencies; a link named src is
+// not followed; other ecosystems get their dependencies' variables as
+// they are.
+func TestCommandEnv(t *testing.T) {
+	t.Parallel()
+	flat, withSrc, linked := t.TempDir(), t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(withSrc, "src"), 0o755))
+	require.NoError(t, os.Symlink("/etc", filepath.Join(linked, "src")))
+	deps := depsView{env: []string{"PYTHONPATH=" + depsInside + "/python", "X=1"}}
+	tests := []struct {
+		name, tool, ws string
+		deps           depsView
+		want           string
+	}{
+		{name: "flat", tool: "pytest", ws: flat, want: "PYTHONPATH=" + flat},
+		{name: "src layout and dependencies", tool: "python3", ws: withSrc, deps: deps,
+			want: "PYTHONPATH=" + withSrc + ":" + withSrc + "/src:" + depsInside + "/python"},
+		{name: "a link named src", tool: "pytest", ws: linked, want: "PYTHONPATH=" + linked},
+		{name: "not python", tool: "npm", ws: flat, deps: depsView{env: []string{"X=1"}}, want: "X=1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := commandEnv(tt.tool, RunOptions{Workspace: tt.ws, deps: tt.deps})
+			assert.Contains(t, env, tt.want)
+			n := 0
+			for _, kv := range env {
+				if strings.HasPrefix(kv, "PYTHONPATH=") {
+					n++
+				}
+			}
+			assert.LessOrEqual(t, n, 1, "one PYTHONPATH: %q", env)
+		})
+	}
 }

@@ -14,6 +14,7 @@ func nodeEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "node", Tools: []string{"npm", "node", "npx"}, Required: []string{"node", "npm"}, Manifests: []string{"package.json"},
 		Toolchain: "install Debian's nodejs and npm",
+		Packages:  `PACKAGES="nodejs npm"`,
 		check:     checkNode,
 		allowed:   allowedNode,
 	}

@@ -194,7 +194,7 @@ func TestConfigFromEnv(t *testing.T) {
 		Home: "/state", Mode: ModeBwrap, Path: "/usr/bin", HostHome: "/home/u", Lang: "de_DE.UTF-8",
 		HostEnv:    []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},
 		UserCaches: true, GoEnv: []string{"GOMODCACHE=/cache/mod", "XDG_CACHE_HOME=/cache"},
-		Limits: DefaultLimits(),
+		Limits: DefaultLimits(), ToolchainImages: DefaultToolchainImages(),
 	}, cfg, "the proxy settings pass, nothing else of the environment does")
 	env["CORE_SESSION_SANDBOX"] = "docker"
 	env["DOCKER_HOST"] = "tcp://127.0.0.1:2375"
@@ -204,6 +204,14 @@ func TestConfigFromEnv(t *testing.T) {
 	assert.Equal(t, ModeDocker, cfg.Mode)
 	assert.Equal(t, "tcp://127.0.0.1:2375", cfg.DockerHost)
 	assert.Equal(t, "core:ci", cfg.DockerImage)
+	env["CORE_SANDBOX_TOOLCHAIN_IMAGES"] = "node=x"
+	cfg, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, "x", cfg.ToolchainImages["node"])
+	env["CORE_SANDBOX_TOOLCHAIN_IMAGES"] = "ruby=x"
+	_, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
+	assert.ErrorContains(t, err, `CORE_SANDBOX_TOOLCHAIN_IMAGES: toolchain images are ecosystem=image pairs`)
+	env["CORE_SANDBOX_TOOLCHAIN_IMAGES"] = ""
 	env["CORE_SESSION_SANDBOX"] = "podman"
 	_, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
 	assert.ErrorContains(t, err, "CORE_SESSION_SANDBOX must be auto, bwrap, docker or off")

@@ -13,6 +13,7 @@ func pythonEcosystem() Ecosystem {
 		Name: "python", Tools: []string{"python3", "python", "pytest"}, Required: []string{"python3", "pytest"},
 		Manifests: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "tox.ini", "pytest.ini"},
 		Toolchain: "install Debian's python3 and python3-pytest (a python3 outside your home directory: pyenv shims do not work in the sandbox)",
+		Packages:  `PACKAGES="python3 python3-pytest python3-pip"`,
 		check:     checkPython,
 		allowed: func(tier Tier, _ *Project) []Allowance {
 			if tier != TierTest {

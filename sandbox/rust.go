@@ -13,6 +13,7 @@ func rustEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "rust", Tools: []string{"cargo"}, Required: []string{"cargo"}, Manifests: []string{"Cargo.toml"},
 		Toolchain: "install Debian's cargo (or a rustup toolchain)",
+		Packages:  `PACKAGES="cargo"`,
 		check:     checkRust,
 		allowed: func(tier Tier, _ *Project) []Allowance {
 			if tier != TierTest {

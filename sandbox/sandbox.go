@@ -45,6 +45,11 @@ type Config struct {
 	// DockerImage overrides the image the Docker backend confines commands
 	// in (CORE_SANDBOX_IMAGE); empty is core's own container's image.
 	DockerImage string
+	// ToolchainImages are the images the Docker backend runs an
+	// ecosystem's commands and dependency step in, by ecosystem
+	// (CORE_SANDBOX_TOOLCHAIN_IMAGES over DefaultToolchainImages); an
+	// ecosystem without one runs in DockerImage.
+	ToolchainImages map[string]string
 	// ModCache is the Go module cache: filled by the confined module
 	// download, read-only for every other confined command. Empty means
 	// the user's (go env GOMODCACHE) with UserCaches, else Home/cache/gomod.
@@ -117,6 +122,9 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	}
 	cfg := Config{Home: home, Mode: mode, Path: getenv("PATH"), HostHome: getenv("HOME"), Lang: getenv("LANG"), Limits: limits,
 		DockerHost: getenv("DOCKER_HOST"), DockerImage: getenv("CORE_SANDBOX_IMAGE")}
+	if cfg.ToolchainImages, err = ParseToolchainImages(getenv("CORE_SANDBOX_TOOLCHAIN_IMAGES")); err != nil {
+		return Config{}, fmt.Errorf("CORE_SANDBOX_TOOLCHAIN_IMAGES: %w", err)
+	}
 	if v := getenv("CORE_SANDBOX_DOWNLOAD_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -378,7 +386,7 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	} else {
 		// The other ecosystems' dependency step (deps.go); what it could
 		// not fetch heads the command's output.
-		deps, err := s.fetchDeps(ctx, bwrap, argv[0], opts)
+		deps, err := s.fetchDeps(ctx, p.chosen(), bwrap, argv[0], opts)
 		if err != nil {
 			return Result{Argv: argv, ExitCode: -1, Sandboxed: true, Setup: true}, err
 		}

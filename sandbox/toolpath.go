@@ -78,6 +78,31 @@ func (s *Sandbox) rustupTool(name string) string {
 	return ""
 }
 
+// commandEnv is the ecosystem's environment of a confined command with
+// what its dependency step fetched. A Python command imports the
+// workspace's own package as pip install -e . would let it, without
+// running anything of it: the workspace, and its src directory when there
+// is one, come first on PYTHONPATH, then the dependencies.
+func commandEnv(tool string, opts RunOptions) []string {
+	env := ecosystemEnv(tool)
+	e, _ := ecosystemOf(tool)
+	if e.Name != "python" || opts.Workspace == "" {
+		return append(env, opts.deps.env...)
+	}
+	paths := []string{opts.Workspace}
+	if fi, err := os.Lstat(filepath.Join(opts.Workspace, "src")); err == nil && fi.IsDir() {
+		paths = append(paths, filepath.Join(opts.Workspace, "src"))
+	}
+	for _, kv := range opts.deps.env {
+		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
+			paths = append(paths, v)
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "PYTHONPATH="+strings.Join(paths, ":"))
+}
+
 // ecosystemEnv is what a confined command of an ecosystem needs besides
 // the profile's environment: its caches on the fresh /tmp, offline, quiet,
 // and nothing written into the workspace but what the tests write.

@@ -4,13 +4,20 @@
 # (golang:1.26-bookworm) from a debootstrap'd Debian and this machine's Go
 # toolchain, and builds the Action's image from the real Dockerfile.
 #
-#   scripts/docker-images.sh [IMAGE]     (default core-action:ci)
+#   scripts/docker-images.sh [IMAGE] [PYTHON_IMAGE]
+#       (defaults core-action:ci and core-python:ci)
+#
+# PYTHON_IMAGE is a toolchain image (docker/toolchain.Dockerfile) with
+# Debian's python3, pytest and pip, for the Docker backend's dependency step
+# and toolchain tests: about 45 seconds to build, then cached by its
+# Dockerfile's hash.
 #
 # The debootstrap'd root filesystem is cached as a tarball under .cache/docker
 # (ignored by git), so reruns take seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 image=${1:-core-action:ci}
+python_image=${2:-core-python:ci}
 cache=.cache/docker
 base=golang:1.26-bookworm
 goroot=${GOROOT_FOR_IMAGE:-/usr/local/go}
@@ -60,6 +67,16 @@ if ! docker image inspect "$base" >/dev/null 2>&1; then
 		--change 'CMD ["bash"]' \
 		- "$base" >/dev/null
 	rm -rf "$work"
+fi
+
+# The Python toolchain image, rebuilt only when its Dockerfile changed.
+python_packages="python3 python3-pytest python3-pip"
+pkey=$( (cat docker/toolchain.Dockerfile; echo "$python_packages") | sha256sum | cut -c1-16)
+if [ "$(docker image inspect --format '{{index .Config.Labels "core.ci.tree"}}' "$python_image" 2>/dev/null)" != "$pkey" ]; then
+	echo "building $python_image from docker/toolchain.Dockerfile (build log: $cache/python-build.log)" >&2
+	docker build --network host --build-arg "BASE=$base" --build-arg "PACKAGES=$python_packages" --label "core.ci.tree=$pkey" \
+		-t "$python_image" -f docker/toolchain.Dockerfile docker/ >"$cache/python-build.log" 2>&1 \
+		|| { tail -30 "$cache/python-build.log" >&2; exit 1; }
 fi
 
 # The image is rebuilt only when the tree changed: its label holds a key of

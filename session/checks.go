@@ -184,7 +184,7 @@ func (c *checker) checkout(ctx context.Context) error {
 // a pass nor a failure (NotApplicable).
 func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResult {
 	var na *sandbox.NotApplicable
-	if err := c.sb.Applies(dir, argv); errors.As(err, &na) {
+	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
 		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
 	var waited time.Duration

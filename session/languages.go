@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -28,14 +29,14 @@ type Languages struct {
 // the tier allows there and which toolchain is missing, and keeps them for
 // the prompt and the report. A workspace core cannot read says nothing of
 // itself: the prompt then names every ecosystem's commands.
-func (s *run) detectLanguages() {
+func (s *run) detectLanguages(ctx context.Context) {
 	p, err := sandbox.Detect(s.rec.Workspace)
 	if err != nil {
 		fmt.Fprintf(s.opts.Progress, "languages: not known (%v)\n", err)
 		return
 	}
 	s.project = &p
-	l := &Languages{Found: p.Ecosystems, Missing: s.opts.Sandbox.Missing(p)}
+	l := &Languages{Found: p.Ecosystems, Missing: s.opts.Sandbox.Missing(ctx, p)}
 	for _, a := range sandbox.AllowedIn(s.rec.Verify, s.project) {
 		l.Allowed = append(l.Allowed, a.Command)
 	}

@@ -52,7 +52,7 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 		t.Run(lang.Ecosystem, func(t *testing.T) {
 			t.Parallel()
 			sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
-			if missing := sb.Missing(sandbox.Project{Ecosystems: []string{lang.Ecosystem}}); len(missing) > 0 {
+			if missing := sb.Missing(t.Context(), sandbox.Project{Ecosystems: []string{lang.Ecosystem}}); len(missing) > 0 {
 				if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
 					t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
 				}

@@ -320,7 +320,7 @@ func (s *run) prepare(ctx context.Context) error {
 	}
 	s.rec.Sandboxed = usable
 	s.report.Sandboxed = usable
-	s.detectLanguages()
+	s.detectLanguages(ctx)
 	ws, err := tools.NewWorkspace(s.rec.Workspace)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +48,7 @@ func TestDockerAction(t *testing.T) {
 		Dir: "testdata/docker",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("CORE_DOCKER_IMAGE", image)
+			e.Setenv("CORE_TEST_PYTHON_IMAGE", os.Getenv("CORE_TEST_PYTHON_IMAGE"))
 			e.Setenv("CORE_SESSION_INFERENCE_URL", "http://127.0.0.1:9/")
 			// A run that lands ends, rather than wait for comments.
 			e.Setenv("CORE_SESSION_IDLE_TIMEOUT", "0")
@@ -55,6 +58,16 @@ func TestDockerAction(t *testing.T) {
 			return nil
 		},
 		Cmds: cmds,
+		Condition: func(cond string) (bool, error) {
+			if cond == "python-image" {
+				// The Python toolchain image (make test-docker builds it).
+				if os.Getenv("CORE_TEST_PYTHON_IMAGE") == "" && os.Getenv("CORE_REQUIRE_DOCKER") == "1" {
+					return false, errors.New("CORE_REQUIRE_DOCKER=1 but CORE_TEST_PYTHON_IMAGE is not set")
+				}
+				return os.Getenv("CORE_TEST_PYTHON_IMAGE") != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	})
 }
 

@@ -30,9 +30,15 @@ func TestScripts(t *testing.T) {
 	if _, err := loadExamples(); err != nil {
 		t.Fatalf("the npm fixtures are missing: run ./scripts/fixtures.sh first (%v)", err)
 	}
+	runScripts(t, "testdata/script", nil)
+}
+
+// runScripts runs the scripts in dir with core's script commands, the
+// [bwrap] condition, and env set besides.
+func runScripts(t *testing.T, dir string, env map[string]string) {
 	bwrapOK := bwrapUsable(t)
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+		Dir: dir,
 		Setup: func(e *testscript.Env) error {
 			// $CORE_HOME lies outside $WORK, the default workspace.
 			home, err := os.MkdirTemp("", "core-home-")
@@ -46,6 +52,9 @@ func TestScripts(t *testing.T) {
 			// A run that lands ends, rather than wait for comments (the
 			// Action's default); the scripts about live runs set their own.
 			e.Setenv("CORE_SESSION_IDLE_TIMEOUT", "0")
+			for k, v := range env {
+				e.Setenv(k, v)
+			}
 			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
 			var g *testkit.GitHub
 			e.Values[githubKey{}] = &g

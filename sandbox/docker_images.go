@@ -1,0 +1,171 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/client"
+)
+
+// Under the Docker backend a command runs in its ecosystem's toolchain
+// image (Config.ToolchainImages), or in core's own image (Go, and an
+// ecosystem without one). An image is pulled the first time a command
+// needs it, so a Go repository pulls nothing but core, and a Python one
+// only the Python image: start-up stays as fast as core's own image.
+
+// DefaultToolchainImages are the toolchain images of the Action: the
+// official images of each language, pulled only when a repository is in
+// that language.
+func DefaultToolchainImages() map[string]string {
+	return map[string]string{
+		"python": "python:3.13-slim",
+		"node":   "node:22-slim",
+		"rust":   "rust:1-slim",
+	}
+}
+
+// ParseToolchainImages reads CORE_SANDBOX_TOOLCHAIN_IMAGES (the Action's
+// toolchain_images input): ecosystem=image pairs separated by spaces,
+// commas or new lines, over the defaults; image "none" runs the
+// ecosystem's commands in core's own image.
+func ParseToolchainImages(s string) (map[string]string, error) {
+	out := DefaultToolchainImages()
+	known := DefaultToolchainImages()
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
+		eco, img, ok := strings.Cut(f, "=")
+		if _, isKnown := known[eco]; !ok || img == "" || !isKnown {
+			return nil, fmt.Errorf("toolchain images are ecosystem=image pairs, the ecosystem python, node or rust (e.g. python=python:3.13-slim), got %q", f)
+		}
+		if img == "none" {
+			img = ""
+		}
+		out[eco] = img
+	}
+	return out, nil
+}
+
+// image is what core knows of a sibling image.
+type image struct {
+	ref  string
+	path []string // PATH inside
+	env  []string // the image's other variables (RUSTUP_HOME, ...)
+	// has are the programs found on its PATH, of those its ecosystem
+	// requires; nil until asked.
+	has map[string]bool
+}
+
+// imageFor returns the image a command of tool runs in, inspected (and
+// pulled, the first time, when the engine has not got it).
+func (d *dockerBackend) imageFor(ctx context.Context, tool string) (*image, error) {
+	ref := d.image
+	if e, ok := ecosystemOf(tool); ok && d.s.cfg.ToolchainImages[e.Name] != "" {
+		ref = d.s.cfg.ToolchainImages[e.Name]
+	}
+	if ref == d.image {
+		return &image{ref: d.image, path: d.path}, nil
+	}
+	d.imu.Lock()
+	defer d.imu.Unlock()
+	if img, ok := d.images[ref]; ok {
+		return img, nil
+	}
+	got, err := d.cli.ImageInspect(ctx, ref)
+	if cerrdefs.IsNotFound(err) {
+		if err := d.pull(ctx, ref); err != nil {
+			return nil, err
+		}
+		got, err = d.cli.ImageInspect(ctx, ref)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("inspect the toolchain image %s: %w", ref, err)
+	}
+	img := &image{ref: ref, path: []string{"/usr/local/bin", "/usr/bin", "/bin"}}
+	if got.Config != nil {
+		for _, kv := range got.Config.Env {
+			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+				img.path = filepath.SplitList(v)
+			} else {
+				img.env = append(img.env, kv)
+			}
+		}
+	}
+	if d.images == nil {
+		d.images = map[string]*image{}
+	}
+	d.images[ref] = img
+	return img, nil
+}
+
+// pull fetches an image the engine has not got.
+func (d *dockerBackend) pull(ctx context.Context, ref string) error {
+	resp, err := d.cli.ImagePull(ctx, ref, client.ImagePullOptions{})
+	if err != nil {
+		return fmt.Errorf("pull the toolchain image %s: %w", ref, err)
+	}
+	defer resp.Close()
+	if err := resp.Wait(ctx); err != nil {
+		return fmt.Errorf("pull the toolchain image %s: %w", ref, err)
+	}
+	return nil
+}
+
+// missing lists the programs of e.Required that the image of e's commands
+// lacks: a sibling without the network looks for each on its PATH, once
+// per image.
+func (d *dockerBackend) missing(ctx context.Context, e Ecosystem) (string, []string, error) {
+	img, err := d.imageFor(ctx, e.Tools[0])
+	if err != nil {
+		return "", nil, err
+	}
+	d.imu.Lock()
+	has := img.has
+	d.imu.Unlock()
+	if has == nil {
+		// Core's own script; the names are the table's, not the workspace's.
+		script := "for t in " + strings.Join(e.Required, " ") + "; do command -v \"$t\" >/dev/null && echo \"$t\"; done; true"
+		create := d.config(img, sibling{argv: []string{"sh", "-c", script}, dir: "/tmp", env: profile{lang: d.s.cfg.Lang, path: img.path}.env()})
+		r, err := d.start(ctx, create, RunOptions{Timeout: probeTimeout, OutputLimit: 4 << 10})
+		if err != nil {
+			return "", nil, fmt.Errorf("look for %s in the toolchain image %s: %w", strings.Join(e.Required, ", "), img.ref, err)
+		}
+		has = map[string]bool{}
+		for _, line := range strings.Fields(r.Output) {
+			has[line] = true
+		}
+		d.imu.Lock()
+		img.has = has
+		d.imu.Unlock()
+	}
+	var out []string
+	for _, t := range e.Required {
+		if !has[t] {
+			out = append(out, t)
+		}
+	}
+	return img.ref, slices.Clip(out), nil
+}
+
+// missingLine says what the toolchain image of e lacks, for the pre-flight
+// and for a check that cannot apply, and lists it (nil when the image
+// could not be had at all); empty when it lacks nothing, or when e runs
+// in core's own image. A runner that the dependency step fetches
+// (fetched) is not missing.
+func (d *dockerBackend) missingLine(ctx context.Context, e Ecosystem, fetched []string) (string, []string) {
+	if d.s.cfg.ToolchainImages[e.Name] == "" {
+		return "", nil // core's own image
+	}
+	ref, missing, err := d.missing(ctx, e)
+	if err != nil {
+		return fmt.Sprintf("no toolchain image for %s: %v (name one that the engine can pull in toolchain_images, CORE_SANDBOX_TOOLCHAIN_IMAGES)", e.Name, err), nil
+	}
+	missing = slices.DeleteFunc(missing, func(t string) bool { return slices.Contains(fetched, t) })
+	if len(missing) == 0 {
+		return "", []string{}
+	}
+	return fmt.Sprintf("no %s in the toolchain image %s: name an image with %s in toolchain_images (CORE_SANDBOX_TOOLCHAIN_IMAGES), e.g. docker/toolchain.Dockerfile built with %s",
+		strings.Join(missing, ", "), ref, strings.Join(e.Required, " and "), e.Packages), missing
+}
