@@ -329,3 +329,18 @@ func TestBoxAgentKilledByItsCommand(t *testing.T) {
 	assert.Equal(t, "again\n", r.Output)
 	requireBoxed(t, sb, ws)
 }
+
+func TestSweepBoxDirs(t *testing.T) {
+	// The pid of a process that has ended: a child waited for.
+	c := exec.Command("true")
+	require.NoError(t, c.Run())
+	dead := filepath.Join(os.TempDir(), fmt.Sprintf("core-box-%d-test%d", c.Process.Pid, rand.IntN(1<<30)))
+	live := filepath.Join(os.TempDir(), fmt.Sprintf("core-box-%d-test%d", os.Getppid(), rand.IntN(1<<30)))
+	for _, d := range []string{dead, live} {
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "s"), 0o700))
+	}
+	defer os.RemoveAll(live)
+	sweepBoxDirs()
+	assert.NoDirExists(t, dead, "a dead core's box directory is swept")
+	assert.DirExists(t, live, "a live core's box directory stays")
+}
