@@ -319,10 +319,10 @@ func TestBoxAgentKilledByItsCommand(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t, ModeBwrap)
 	ws := newWorkspace(t)
-	r, err := sb.Run(t.Context(), []string{"bash", "-c", "echo before; kill -9 $PPID; sleep 5"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	// What it printed may or may not have left the agent before it died.
+	r, err := sb.Run(t.Context(), []string{"bash", "-c", "kill -9 $PPID; sleep 5"}, RunOptions{Workspace: ws, Timeout: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, -1, r.ExitCode)
-	assert.Contains(t, r.Output, "before\n")
 	assert.Contains(t, r.Output, "core's agent in the box failed")
 	r, err = sb.Run(t.Context(), []string{"echo", "again"}, RunOptions{Workspace: ws, Timeout: time.Minute})
 	require.NoError(t, err)
