@@ -343,7 +343,8 @@ func (box profile) holds(p profile) bool {
 
 // startBox starts a box of profile p and waits for its agent to listen.
 func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxInst, error) {
-	dir, err := os.MkdirTemp("", "core-box-")
+	s.boxSweep.Do(sweepBoxDirs)
+	dir, err := os.MkdirTemp("", fmt.Sprintf("core-box-%d-", os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("start the box: %w", err)
 	}
@@ -484,6 +485,23 @@ func vanishedMask(out string) bool {
 		}
 	}
 	return false
+}
+
+// sweepBoxDirs removes the host directories of boxes whose core was
+// killed (their names carry its pid), from the system's temporary
+// directory.
+func sweepBoxDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "core-box-*"))
+	for _, d := range dirs {
+		pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), "core-box-"), "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			continue
+		}
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 // alive reports whether the box's bwrap still runs.

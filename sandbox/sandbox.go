@@ -195,6 +195,7 @@ type Sandbox struct {
 	views      map[string]toolView // tool → what its commands see of the host
 	warming    map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
 	boxes      map[string]*Box     // workspace → its box (box.go)
+	boxSweep   sync.Once           // the box directories of killed cores (box.go)
 
 	hostsOnce sync.Once
 	hosts     string // the sandbox's /etc/hosts (hostsFile)
