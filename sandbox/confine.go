@@ -266,6 +266,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 	if err != nil {
 		return Result{}, err
 	}
+	l.background = opts.Background
 	r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
 	l.finish(&r, p.workspace)
 	r.Argv = argv

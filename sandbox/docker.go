@@ -233,6 +233,7 @@ func (d *dockerBackend) containerFor(argv []string, opts RunOptions) (client.Con
 			Memory:     dockerMemory,
 			MemorySwap: dockerMemory,
 			NanoCPUs:   int64(runtime.NumCPU()) * 1e9,
+			CPUShares:  cpuShares(opts.Background),
 			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: dockerNoFile, Hard: dockerNoFile}},
 		},
 	}
@@ -374,4 +375,14 @@ func (m mounts) host(p string) (string, error) {
 	}
 	rel, _ := filepath.Rel(m[best].Destination, p)
 	return filepath.Join(m[best].Source, rel), nil
+}
+
+// cpuShares is a container's CPU weight: the least for a background
+// command (RunOptions.Background), which yields the CPUs to the others;
+// zero, the engine's default, for the rest.
+func cpuShares(background bool) int64 {
+	if background {
+		return 2
+	}
+	return 0
 }

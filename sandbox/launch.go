@@ -17,6 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// backgroundNice is the niceness of a background command
+// (RunOptions.Background): the least priority there is.
+const backgroundNice = 19
+
 // The gate: bwrap --block-fd holds the sandbox's first process after its
 // namespaces and mounts are made and before it forks or runs anything, and
 // --info-fd says which host pid that process has. While it waits, core puts
@@ -39,6 +43,10 @@ type launch struct {
 	cg     *cgroup
 	made   chan *cgroup // the cgroups, made while bwrap sets up the sandbox
 	watch  bool         // watch the workspace's growth
+	// background lowers the command's CPU priority to the least (nice
+	// backgroundNice) at the gate, before it runs anything: everything
+	// it forks inherits it.
+	background bool
 
 	grew     atomic.Bool
 	based    bool // the baseline was measured; read after the watch ended
@@ -141,6 +149,14 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 			soft uint64
 			hard uint64
 		}{unix.RLIMIT_NPROC, n, n})
+	}
+	if l.background {
+		for _, p := range pids {
+			if err := unix.Setpriority(unix.PRIO_PROCESS, p, backgroundNice); err != nil && !errors.Is(err, unix.ESRCH) {
+				l.cg.remove()
+				return nil, err
+			}
+		}
 	}
 	for _, r := range rl {
 		lim := unix.Rlimit{Cur: r.soft, Max: r.hard}

@@ -34,8 +34,8 @@ func requireBwrap(t *testing.T) {
 }
 
 // TestSessionWarmsTheBuild: a session at the test tier warms the build in
-// the background and says so; the model's first go test waits for it and
-// is then killed at the shell timeout, and the model and the user are told
+// the background and says so; the model's first go test runs beside it and
+// is killed at the shell timeout, and the model and the user are told
 // so in words; the contract does not count the killed check as verified.
 func TestSessionWarmsTheBuild(t *testing.T) {
 	requireBwrap(t)
@@ -118,7 +118,7 @@ func TestWarmLine(t *testing.T) {
 		{name: "broken build", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 3 * time.Second, ExitCode: 1}},
 			want: "warmed the build cache in 3s (the compile exited 1; the model's own commands show why)"},
 		{name: "timed out", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 20 * time.Minute, ExitCode: -1, TimedOut: true}},
-			want: "warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after 20m0s; go commands no longer wait for it"},
+			want: "warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after 20m0s; go commands build what they need themselves"},
 		{name: "stopped", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 2 * time.Second}, Err: context.Canceled},
 			want: "warming the build cache stopped after 2s: context canceled"},
 	}
