@@ -271,8 +271,9 @@ type RunOptions struct {
 	// Progress, when set, also receives the output as it comes, uncapped
 	// (a heartbeat shows its last line; a person sees what they approved).
 	Progress io.Writer
-	// Background runs the command at the lowest CPU priority (nice 19 under
-	// bwrap, the fewest CPU shares in a container): work done ahead of need
+	// Background runs the command at a low CPU priority (nice 10 under
+	// bwrap, and for its session; the fewest CPU shares in a container):
+	// work done ahead of need
 	// (the warm-up's compile, the contract's baselines), which yields the
 	// CPUs to the commands someone waits for and takes them when idle.
 	Background bool

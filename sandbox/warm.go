@@ -94,8 +94,8 @@ func (w *Warmup) Result() WarmResult {
 // what it needs, and both share the run's layer of the build cache, whose
 // entries each go writes whole (a temporary file and a rename), so each
 // finds what the other finished. The compile runs in the background
-// (RunOptions.Background): it takes the CPUs only when the commands someone
-// waits for leave them idle.
+// (RunOptions.Background), at a low priority: beside a command someone
+// waits for, it gets little of the CPUs.
 //
 // Warm returns nil when there is nothing to warm; while a warm-up of the
 // workspace runs, it returns that one and starts nothing. When ctx ends,

@@ -148,7 +148,7 @@ func TestWarmFillsTheBuildCache(t *testing.T) {
 // TestWarmNeverDelaysANarrowCommand: while the warm-up's compile of the
 // whole module is held (a package whose source is a FIFO no one writes),
 // a go test of one package runs at once, to its end, and the warm-up runs
-// on, in the background: every process of it at the least priority.
+// on, in the background: every process of it at the low priority.
 func TestWarmNeverDelaysANarrowCommand(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
@@ -184,6 +184,15 @@ func TestWarmNeverDelaysANarrowCommand(t *testing.T) {
 		if n, ok := niceness(p); ok {
 			assert.Equal(t, backgroundNice, n, "a process of the warm-up (%s) runs at a higher priority", cmdline(p))
 		}
+	}
+	if _, err := os.Stat("/proc/self/autogroup"); err == nil {
+		// The kernel shares the CPUs by session first: the warm-up's
+		// session is lowered too.
+		goPid := procs[slices.IndexFunc(procs, func(p int) bool { return strings.HasPrefix(cmdline(p), "go test -exec=/bin/true") })]
+		assert.Eventually(t, func() bool {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/autogroup", goPid))
+			return err == nil && strings.HasSuffix(strings.TrimSpace(string(b)), fmt.Sprintf(" nice %d", backgroundNice))
+		}, testkit.Patience, 20*time.Millisecond, "the warm-up's session to be lowered to nice %d", backgroundNice)
 	}
 
 	r, err := sb.Run(t.Context(), []string{"go", "test", "-count=1", "./one/"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})

@@ -130,7 +130,7 @@ func (c *checker) start(argv []string) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		c.runBase(ctx, b, argv, true)
+		c.runBase(ctx, b, argv)
 	}()
 }
 
@@ -156,13 +156,13 @@ func (c *checker) claim(argv []string) (*baseRun, bool) {
 }
 
 // runBase runs a claimed baseline and publishes its result.
-func (c *checker) runBase(ctx context.Context, b *baseRun, argv []string, background bool) {
+func (c *checker) runBase(ctx context.Context, b *baseRun, argv []string) {
 	var r CheckResult
 	if err := c.prepare(ctx); err != nil {
 		r = CheckResult{Exit: -1, Error: err.Error()}
 	} else {
 		c.running.Lock()
-		r = c.run(ctx, c.baseDir, argv, background)
+		r = c.run(ctx, c.baseDir, argv)
 		c.running.Unlock()
 	}
 	c.mu.Lock()
@@ -194,7 +194,7 @@ func (c *checker) contract(ctx context.Context, checks []Check) *Contract {
 	}
 	runs := make([]CheckRun, 0, len(checks))
 	for _, ch := range checks {
-		result := c.run(ctx, c.workspace, ch.Command, false)
+		result := c.run(ctx, c.workspace, ch.Command)
 		runs = append(runs, CheckRun{Command: ch.Command, Source: ch.Source, Result: result})
 	}
 	for i := range runs {
@@ -211,7 +211,7 @@ func (c *checker) wanted(ctx context.Context, argv []string) func() CheckResult 
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			c.runBase(ctx, b, argv, false)
+			c.runBase(ctx, b, argv)
 		}()
 	}
 	return func() CheckResult {
@@ -256,19 +256,20 @@ func (c *checker) checkout(ctx context.Context) error {
 }
 
 // run runs one check, confined, in dir, in a sandbox of its own (NoBox:
-// nothing the session started is there) and, while the result is not yet
-// wanted, in the background (a baseline yields the CPUs to the model's
-// commands). It never waits for the build's warm-up.
+// nothing the session started is there). It never waits for the build's
+// warm-up. A baseline runs at the priority of the model's commands, not
+// in the background: done waits for it, and a command at the least
+// priority on a busy machine may get no CPU time at all.
 //
 // A check whose ecosystem's manifest is not in dir, or whose toolchain is
 // not on this machine, does not run: it could not apply, which is neither
 // a pass nor a failure (NotApplicable).
-func (c *checker) run(ctx context.Context, dir string, argv []string, background bool) CheckResult {
+func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResult {
 	var na *sandbox.NotApplicable
 	if err := c.sb.Applies(dir, argv); errors.As(err, &na) {
 		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
-	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, Timeout: c.timeout, OutputLimit: 4 << 10, NoBox: true, Background: background})
+	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, Timeout: c.timeout, OutputLimit: 4 << 10, NoBox: true})
 	res := CheckResult{Exit: r.ExitCode, TimedOut: r.TimedOut, Seconds: r.Duration.Seconds(), Sandboxed: r.Sandboxed,
 		WaitedSeconds: r.Waited.Seconds()}
 	var refused *sandbox.RefusedError

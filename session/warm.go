@@ -21,7 +21,7 @@ type WarmupReport struct {
 // startWarm starts the background warm-up of the workspace's build (the
 // module download, then a compile of everything the tests need) when the
 // tier runs go commands confined, and says so. No command waits for it:
-// it runs at the least CPU priority, and a command builds what it needs
+// it runs at a low CPU priority, and a command builds what it needs
 // beside it, sharing the run's build cache. stopWarm stops it.
 func (s *run) startWarm(ctx context.Context) {
 	if (s.rec.Verify != sandbox.TierBuild && s.rec.Verify != sandbox.TierTest) || !s.rec.Sandboxed {
@@ -33,7 +33,7 @@ func (s *run) startWarm(ctx context.Context) {
 		cancel()
 		return
 	}
-	fmt.Fprintln(s.opts.Progress, "warming the build cache in the background (confined: the module download, then a compile of the tests, yielding the CPUs to every other command; none waits for it)…")
+	fmt.Fprintln(s.opts.Progress, "warming the build cache in the background (confined: the module download, then a compile of the tests, at a low CPU priority; no command waits for it)…")
 	s.warmup = w
 	s.warmCancel = cancel
 }
