@@ -174,6 +174,11 @@ type Sandbox struct {
 	// cache inside: confined builds go on with the run's layer.
 	noCacheProg atomic.Bool
 
+	// foregroundWarm runs the warm-up's compile at the commands' priority:
+	// for the tests that wait for a warm-up to end, which a background one
+	// on a machine busy with other tests may not do for long.
+	foregroundWarm bool
+
 	// depsFailed remembers, by the hash of the copied files, the dependency
 	// steps that failed (deps.go): said again, not run again.
 	depsFailed sync.Map

@@ -143,7 +143,7 @@ func (s *Sandbox) warm(ctx context.Context, ws string, argv []string) WarmResult
 	if timeout <= 0 {
 		timeout = DefaultWarmTimeout
 	}
-	r, err := s.run(ctx, argv, RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10, Background: true})
+	r, err := s.run(ctx, argv, RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10, Background: !s.foregroundWarm})
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}

@@ -103,6 +103,7 @@ func TestWarmFillsTheBuildCache(t *testing.T) {
 	// would find the module and never ask the proxy.
 	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"),
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	sb.foregroundWarm = true // this test waits for it to end
 
 	w := sb.Warm(t.Context(), ws)
 	require.NotNil(t, w)
@@ -459,6 +460,7 @@ func TestWarmGoWork(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(ws, "app", ".git")))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.work"), []byte("go 1.21\n\nuse ./app\n"), 0o644))
 	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	sb.foregroundWarm = true // this test waits for it to end
 	w := sb.Warm(t.Context(), ws)
 	require.NotNil(t, w)
 	res := w.Result()
