@@ -73,4 +73,5 @@ bench:
 	./bench/firstrun.sh
 	./bench/bot.sh
 	./bench/context.sh
+	./bench/verify.sh
 	$(GO) test -run '^$$' -bench . -benchmem ./...

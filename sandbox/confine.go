@@ -323,6 +323,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 		if err != nil {
 			return Result{}, err
 		}
+		l.background = opts.Background
 		r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
 		if err == nil && attempt == 0 && r.ExitCode == 1 && strings.Count(strings.TrimSpace(r.Output), "\n") == 0 && vanishedMask(r.Output) {
 			// bwrap could not mount over a path that went after the

@@ -225,7 +225,7 @@ func (d *dockerBackend) containerFor(img *image, argv []string, opts RunOptions)
 			return client.ContainerCreateOptions{}, err
 		}
 	}
-	return d.config(img, sibling{argv: argv, dir: opts.Workspace, env: p.env(), mounts: binds}), nil
+	return d.config(img, sibling{argv: argv, dir: opts.Workspace, env: p.env(), mounts: binds, background: opts.Background}), nil
 }
 
 // sibling is what one sibling container gets beyond the hardening every
@@ -238,6 +238,8 @@ type sibling struct {
 	// network is the network mode of a dependency step ("host", or
 	// "container:<core's>": core's own network); empty is none.
 	network string
+	// background gives it the fewest CPU shares (RunOptions.Background).
+	background bool
 }
 
 // config is a sibling's configuration: nobody, no capabilities, a
@@ -276,6 +278,7 @@ func (d *dockerBackend) config(img *image, sb sibling) client.ContainerCreateOpt
 			Memory:     dockerMemory,
 			MemorySwap: dockerMemory,
 			NanoCPUs:   int64(runtime.NumCPU()) * 1e9,
+			CPUShares:  cpuShares(sb.background),
 			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: dockerNoFile, Hard: dockerNoFile}},
 		},
 	}
@@ -438,4 +441,14 @@ func (m mounts) host(p string) (string, error) {
 	}
 	rel, _ := filepath.Rel(m[best].Destination, p)
 	return filepath.Join(m[best].Source, rel), nil
+}
+
+// cpuShares is a container's CPU weight: the least for a background
+// command (RunOptions.Background), which yields the CPUs to the others;
+// zero, the engine's default, for the rest.
+func cpuShares(background bool) int64 {
+	if background {
+		return 2
+	}
+	return 0
 }

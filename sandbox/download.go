@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
@@ -93,12 +95,73 @@ func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOpt
 		return r, false, nil
 	}
 	key := filesKey(files)
-	s.mu.Lock()
-	done := s.downloaded[opts.Workspace] == key
-	s.mu.Unlock()
-	if done {
-		return Result{}, true, nil
+	waited, mine, err := s.claimDownload(ctx, opts.Workspace, key, opts.Progress)
+	if err != nil {
+		return Result{ExitCode: -1, Waited: waited}, false, err
 	}
+	if mine == nil {
+		return Result{Waited: waited}, true, nil
+	}
+	defer mine()
+	r, ok, err = s.download(ctx, bwrap, opts, files, key)
+	r.Waited = waited
+	return r, ok, err
+}
+
+// claimDownload makes this command the one that downloads the workspace's
+// modules for key: it returns the function that ends the claim, or nil
+// when they are downloaded already. While another command (the warm-up)
+// downloads them, it waits for that one, and returns how long; a command
+// needs its modules, so this is the one wait a go command has.
+func (s *Sandbox) claimDownload(ctx context.Context, ws, key string, progress io.Writer) (time.Duration, func(), error) {
+	var start time.Time
+	for {
+		s.mu.Lock()
+		if s.downloaded[ws] == key {
+			s.mu.Unlock()
+			return since(start), nil, nil
+		}
+		busy, ok := s.fetching[ws]
+		if !ok {
+			mine := make(chan struct{})
+			if s.fetching == nil {
+				s.fetching = map[string]chan struct{}{}
+			}
+			s.fetching[ws] = mine
+			s.mu.Unlock()
+			return since(start), func() {
+				s.mu.Lock()
+				delete(s.fetching, ws)
+				s.mu.Unlock()
+				close(mine)
+			}, nil
+		}
+		s.mu.Unlock()
+		if start.IsZero() {
+			start = time.Now()
+			if progress != nil {
+				fmt.Fprintln(progress, "waiting for the module download under way (core's warm-up started it; not counted against the timeout)")
+			}
+		}
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return since(start), nil, ctx.Err()
+		}
+	}
+}
+
+// since is the time since start, or zero for a zero start.
+func since(start time.Time) time.Duration {
+	if start.IsZero() {
+		return 0
+	}
+	return time.Since(start)
+}
+
+// download is downloadModules once this command holds the claim.
+func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, files map[string][]byte, key string) (r Result, ok bool, err error) {
+	argv := []string{"go", "mod", "download"}
 	// The target's Go, when go.mod asks for a newer one than this
 	// machine's: fetched through the module proxy on the host (it runs no
 	// workspace code), and the download and the commands run it.

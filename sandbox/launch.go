@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +17,53 @@ import (
 
 	"golang.org/x/sys/unix"
 )
+
+// backgroundNice is the niceness of a background command
+// (RunOptions.Background): against a command at the default priority it
+// gets about a tenth of the CPU time (weights 110 and 1024), so it yields
+// to the commands someone waits for, yet is not starved for good on a
+// machine busy with others' work, as it would be at 19 (weight 15).
+const backgroundNice = 10
+
+// niceSession lowers the priority of the session the sandboxed process pid
+// makes past the gate (bwrap --new-session) to backgroundNice. Where the
+// kernel groups processes by session to share the CPUs (autogroup), a
+// process's own niceness weighs only against its session's other
+// processes: the session's is what weighs against the rest. It waits,
+// bounded, for the new session to appear, and gives up quietly: a lost
+// priority costs time, not safety.
+func niceSession(ctx context.Context, pid int) {
+	own, err := os.ReadFile("/proc/self/autogroup")
+	if err != nil {
+		return // no autogroup: the niceness set at the gate is what counts
+	}
+	path := fmt.Sprintf("/proc/%d/autogroup", pid)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		cur, err := os.ReadFile(path)
+		if err != nil {
+			return // gone
+		}
+		if group(cur) != group(own) {
+			_ = os.WriteFile(path, []byte(strconv.Itoa(backgroundNice)), 0)
+			return
+		}
+		t := time.NewTimer(5 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// group is the name of an autogroup in /proc/<pid>/autogroup's line
+// ("/autogroup-12 nice 0").
+func group(line []byte) string {
+	name, _, _ := strings.Cut(string(line), " ")
+	return name
+}
 
 // The gate: bwrap --block-fd holds the sandbox's first process after its
 // namespaces and mounts are made and before it forks or runs anything, and
@@ -39,6 +87,10 @@ type launch struct {
 	cg     *cgroup
 	made   chan *cgroup // the cgroups, made while bwrap sets up the sandbox
 	watch  bool         // watch the workspace's growth
+	// background lowers the command's CPU priority to the least (nice
+	// backgroundNice) at the gate, before it runs anything: everything
+	// it forks inherits it.
+	background bool
 
 	grew     atomic.Bool
 	based    bool // the baseline was measured; read after the watch ended
@@ -142,6 +194,14 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 			hard uint64
 		}{unix.RLIMIT_NPROC, n, n})
 	}
+	if l.background {
+		for _, p := range pids {
+			if err := unix.Setpriority(unix.PRIO_PROCESS, p, backgroundNice); err != nil && !errors.Is(err, unix.ESRCH) {
+				l.cg.remove()
+				return nil, err
+			}
+		}
+	}
 	for _, r := range rl {
 		lim := unix.Rlimit{Cur: r.soft, Max: r.hard}
 		for _, p := range pids {
@@ -152,6 +212,9 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 		}
 	}
 	_, _ = l.gateW.Write([]byte("g")) // fails only when bwrap is already gone
+	if l.background {
+		go niceSession(ctx, pids[len(pids)-1])
+	}
 	if !l.watch || ws == "" {
 		return func() {}, nil
 	}

@@ -226,6 +226,7 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	ws := goModule(t, proxy)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "genuine_test.go"), []byte(genuineTest), 0o644))
 	sb := newRun("acme/app")
+	sb.foregroundWarm = true // this test waits for it to end
 	w := sb.Warm(t.Context(), ws)
 	require.NotNil(t, w)
 	select {

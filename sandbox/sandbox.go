@@ -186,16 +186,22 @@ type Sandbox struct {
 	// cache inside: confined builds go on with the run's layer.
 	noCacheProg atomic.Bool
 
+	// foregroundWarm runs the warm-up's compile at the commands' priority:
+	// for the tests that wait for a warm-up to end, which a background one
+	// on a machine busy with other tests may not do for long.
+	foregroundWarm bool
+
 	// depsFailed remembers, by the hash of the copied files, the dependency
 	// steps that failed (deps.go): said again, not run again.
 	depsFailed sync.Map
 
 	mu         sync.Mutex
-	downloaded map[string]string   // workspace → hash of the module files last downloaded
-	views      map[string]toolView // tool → what its commands see of the host
-	warming    map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
-	boxes      map[string]*Box     // workspace → its box (box.go)
-	boxSweep   sync.Once           // the box directories of killed cores (box.go)
+	downloaded map[string]string        // workspace → hash of the module files last downloaded
+	fetching   map[string]chan struct{} // workspace → closed when its download under way ends (download.go)
+	views      map[string]toolView      // tool → what its commands see of the host
+	warming    map[string]*Warmup       // workspace → its warm-up while it runs (warm.go)
+	boxes      map[string]*Box          // workspace → its box (box.go)
+	boxSweep   sync.Once                // the box directories of killed cores (box.go)
 
 	hostsOnce sync.Once
 	hosts     string // the sandbox's /etc/hosts (hostsFile)
@@ -287,10 +293,15 @@ type RunOptions struct {
 	// Progress, when set, also receives the output as it comes, uncapped
 	// (a heartbeat shows its last line; a person sees what they approved).
 	Progress io.Writer
-
-	// NoBox runs the command in a sandbox of its own, as before boxes: no
-	// process of the workspace's box sees it, nor it them (the contract's
-	// baseline and final checks).
+	// Background runs the command at a low CPU priority (nice 10 under
+	// bwrap, and for its session; the fewest CPU shares in a container):
+	// work done ahead of need
+	// (the warm-up's compile, the contract's baselines), which yields the
+	// CPUs to the commands someone waits for and takes them when idle.
+	Background bool
+	// NoBox runs the command in a sandbox of its own, as before boxes: none
+	// of the run's earlier processes is there (the contract's baseline and
+	// final runs).
 	NoBox bool
 
 	// deps is what the command sees of the dependencies fetched for it.
@@ -316,8 +327,9 @@ type Result struct {
 	// LimitProcesses, …), or is empty; Output then ends with a line that
 	// says how to raise it.
 	Limit string
-	// Waited is how long the command waited for the workspace's build
-	// warm-up (Warm) before it started; its Timeout counted only after.
+	// Waited is how long the command waited, before it started, for the
+	// module download another command had under way (the warm-up's); its
+	// Timeout counted only after.
 	Waited time.Duration
 	// Setup is set when the command itself never ran because core's
 	// preparation for it failed or ran past its own timeout (the module
@@ -337,8 +349,9 @@ func (e *RefusedError) Error() string {
 }
 
 // Run runs argv confined under the production profile, whatever the tier.
-// It fails when the sandbox is not usable. A go command first waits for
-// the workspace's warm-up (Warm), if one runs.
+// It fails when the sandbox is not usable. It never waits for the
+// workspace's warm-up (Warm): it builds what it needs beside it, sharing the
+// run's build cache.
 func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
 	if len(argv) == 0 {
 		return Result{}, errors.New("no command to run")
@@ -348,17 +361,10 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 		return Result{}, err
 	}
 	opts.Workspace = ws
-	waited, err := s.awaitWarm(ctx, argv, opts)
-	if err != nil {
-		return Result{Argv: argv, ExitCode: -1, Waited: waited}, err
-	}
-	r, err := s.run(ctx, argv, opts)
-	r.Waited = waited
-	return r, err
+	return s.run(ctx, argv, opts)
 }
 
-// run is Run after the wait, on a resolved workspace; the warm-up runs
-// through it too.
+// run is Run on a resolved workspace; the warm-up runs through it too.
 func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
 	// The run's build cache layer goes when the Sandbox does (layers.go):
 	// not before the command is over.
@@ -374,16 +380,19 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	if p.Backend == BackendBwrap {
 		bwrap = p.Bwrap
 	}
+	var waited time.Duration
 	if argv[0] == "go" {
 		// The download is confined by bwrap when bwrap is the backend; under
 		// the Docker backend (no namespaces here) it runs on the host, from
 		// validated copies of the module files in a scratch directory.
-		if r, ok, err := s.downloadModules(ctx, bwrap, opts); err != nil || !ok {
+		r, ok, err := s.downloadModules(ctx, bwrap, opts)
+		if err != nil || !ok {
 			r.Argv = argv
 			r.Sandboxed = true // nothing ran on the host: the download is confined too
 			r.Setup = true
 			return r, err
 		}
+		waited = r.Waited
 	} else {
 		// The other ecosystems' dependency step (deps.go); what it could
 		// not fetch heads the command's output.
@@ -397,13 +406,14 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	if opts.deps.note != "" {
 		r.Output = opts.deps.note + r.Output
 	}
+	r.Waited = waited
 	return r, err
 }
 
 // Verify runs argv unattended if the tier allows it: confined whenever the
 // sandbox is usable, on the host only for commands that run no workspace
-// code. A command the tier does not allow returns a *RefusedError. A go
-// command first waits for the workspace's warm-up (Warm), if one runs.
+// code. A command the tier does not allow returns a *RefusedError. As Run,
+// it never waits for the workspace's warm-up.
 func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts RunOptions) (Result, error) {
 	ws, err := s.workspace(opts.Workspace)
 	if err != nil {
@@ -418,16 +428,10 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 	if !d.Allowed() {
 		return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: d.Reason}
 	}
-	waited, err := s.awaitWarm(ctx, argv, opts)
-	if err != nil {
-		return Result{Argv: argv, ExitCode: -1, Waited: waited}, err
-	}
-	r, err := s.verify(ctx, d, argv, opts)
-	r.Waited = waited
-	return r, err
+	return s.verify(ctx, d, argv, opts)
 }
 
-// verify is Verify after the wait.
+// verify is Verify once the command is allowed.
 func (s *Sandbox) verify(ctx context.Context, d Decision, argv []string, opts RunOptions) (Result, error) {
 	defer runtime.KeepAlive(s) // as in run
 	usable, err := s.Usable(ctx)

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"slices"
 	"time"
@@ -87,9 +86,16 @@ func (w *Warmup) Result() WarmResult {
 // confined: the module download, then go test -exec=/bin/true ./... (a
 // pattern per module of a go.work) under
 // the production profile, with the limits and the filter of every confined
-// command and a timeout of its own (Config.WarmTimeout). Every later go
-// command in the workspace (Run, Verify) first waits for it to end; its own
-// timeout starts after the wait, and Result.Waited says how long it was.
+// command and a timeout of its own (Config.WarmTimeout).
+//
+// No command waits for it (but for the module download, which a go command
+// needs anyway: it waits for the one under way rather than start another):
+// a command that needs less than the whole module runs at once and builds
+// what it needs, and both share the run's layer of the build cache, whose
+// entries each go writes whole (a temporary file and a rename), so each
+// finds what the other finished. The compile runs in the background
+// (RunOptions.Background), at a low priority: beside a command someone
+// waits for, it gets little of the CPUs.
 //
 // Warm returns nil when there is nothing to warm; while a warm-up of the
 // workspace runs, it returns that one and starts nothing. When ctx ends,
@@ -131,55 +137,15 @@ func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
 	return w
 }
 
-// warm runs the warm-up on Run's own path, without its wait.
+// warm runs the warm-up on Run's own path.
 func (s *Sandbox) warm(ctx context.Context, ws string, argv []string) WarmResult {
 	timeout := s.cfg.WarmTimeout
 	if timeout <= 0 {
 		timeout = DefaultWarmTimeout
 	}
-	r, err := s.run(ctx, argv, RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10})
+	r, err := s.run(ctx, argv, RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10, Background: !s.foregroundWarm})
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
 	return WarmResult{Result: r, Err: err}
-}
-
-// WaitWarm waits for the warm-up of workspace, if one runs, and returns how
-// long it waited; it returns early, with ctx's error, when ctx ends.
-func (s *Sandbox) WaitWarm(ctx context.Context, workspace string) (time.Duration, error) {
-	ws, err := s.workspace(workspace)
-	if err != nil {
-		return 0, nil // the command itself will say what is wrong
-	}
-	return s.awaitWarm(ctx, []string{"go"}, RunOptions{Workspace: ws})
-}
-
-// awaitWarm waits, for a go command, for the warm-up of its (resolved)
-// workspace, saying so to opts.Progress.
-func (s *Sandbox) awaitWarm(ctx context.Context, argv []string, opts RunOptions) (time.Duration, error) {
-	if len(argv) == 0 || argv[0] != "go" {
-		return 0, nil
-	}
-	s.mu.Lock()
-	w := s.warming[opts.Workspace]
-	s.mu.Unlock()
-	if w == nil {
-		return 0, nil
-	}
-	start := time.Now()
-	select {
-	case <-w.done:
-		return 0, nil
-	default:
-	}
-	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, "waiting for the build-cache warm-up to end (running for %s; not counted against the timeout)\n",
-			start.Sub(w.Started).Round(time.Second))
-	}
-	select {
-	case <-w.done:
-		return time.Since(start), nil
-	case <-ctx.Done():
-		return time.Since(start), ctx.Err()
-	}
 }

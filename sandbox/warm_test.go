@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,10 +89,10 @@ func (s *said) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestWarmFillsTheBuildCache: a go command that starts during the warm-up
-// waits for it, and its timeout, shorter than the wait, counts only after;
-// the first go test after the warm-up compiles nothing and runs the tests
-// for real.
+// TestWarmFillsTheBuildCache: a go command that starts during the
+// warm-up's module download waits for that download (it needs it), and its
+// timeout, shorter than the wait, counts only after; the first go test
+// after the warm-up compiles nothing and runs the tests for real.
 func TestWarmFillsTheBuildCache(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
@@ -102,13 +103,14 @@ func TestWarmFillsTheBuildCache(t *testing.T) {
 	// would find the module and never ask the proxy.
 	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"),
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	sb.foregroundWarm = true // this test waits for it to end
 
 	w := sb.Warm(t.Context(), ws)
 	require.NotNil(t, w)
 	waitAsked(t, asked, w) // the warm-up is downloading, held by the proxy
 
 	const timeout = 3 * time.Second
-	progress := newSaid("waiting for the build-cache warm-up")
+	progress := newSaid("waiting for the module download under way")
 	type answer struct {
 		r   Result
 		err error
@@ -118,17 +120,17 @@ func TestWarmFillsTheBuildCache(t *testing.T) {
 		r, err := sb.Run(t.Context(), []string{"go", "build", "./..."}, RunOptions{Workspace: ws, Timeout: timeout, Progress: progress})
 		done <- answer{r, err}
 	}()
-	testkit.Receive(t, progress.seen, "the command to say it waits for the warm-up")
-	// Hold the warm-up past the command's timeout: were the wait counted,
+	testkit.Receive(t, progress.seen, "the command to say it waits for the download under way")
+	// Hold the download past the command's timeout: were the wait counted,
 	// the command would be killed.
 	<-time.After(timeout + 500*time.Millisecond)
 	open()
 
-	a := testkit.Receive(t, done, "the command to run once the warm-up ended")
+	a := testkit.Receive(t, done, "the command to run once the download ended")
 	require.NoError(t, a.err)
 	assert.False(t, a.r.TimedOut, a.r.Output)
 	assert.Equal(t, 0, a.r.ExitCode, a.r.Output)
-	assert.Greater(t, a.r.Waited, timeout, "the command waited for the warm-up")
+	assert.Greater(t, a.r.Waited, timeout, "the command waited for the download")
 
 	res := w.Result()
 	require.NoError(t, res.Err)
@@ -142,6 +144,120 @@ func TestWarmFillsTheBuildCache(t *testing.T) {
 	assert.Zero(t, r.Waited, "the warm-up is over")
 	assert.NotRegexp(t, `/compile -o `, r.Output, "the warm-up left something to compile")
 	assert.Regexp(t, `(?m)^ok  \texample.com/app\t\d`, r.Output, "the tests ran for real, not from a cached result")
+}
+
+// TestWarmNeverDelaysANarrowCommand: while the warm-up's compile of the
+// whole module is held (a package whose source is a FIFO no one writes),
+// a go test of one package runs at once, to its end, and the warm-up runs
+// on, in the background: every process of it at the low priority.
+func TestWarmNeverDelaysANarrowCommand(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	ws := newWorkspace(t)
+	for name, body := range map[string]string{
+		"go.mod":          "module example.com/app\n\ngo 1.21\n",
+		"one/one.go":      "package one\n\n// One is one.\nfunc One() int { return 1 }\n",
+		"one/one_test.go": "package one\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {\n\tif One() != 1 {\n\t\tt.Fatal(\"not one\")\n\t}\n}\n",
+	} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(ws, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "held"), 0o755))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(ws, "held", "held.go"), 0o644))
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := sb.Warm(ctx, ws)
+	require.NotNil(t, w)
+
+	// The warm-up's compile is under way once its go runs (past the gate,
+	// where its priority is set); it then waits on the FIFO. Its
+	// processes are the ones whose bwrap binds the workspace.
+	var procs []int
+	require.Eventually(t, func() bool {
+		procs = nil
+		for _, pid := range withArg(ws) {
+			procs = append(procs, descendants(pid)...)
+		}
+		return slices.ContainsFunc(procs, func(p int) bool { return strings.HasPrefix(cmdline(p), "go test -exec=/bin/true") })
+	}, testkit.Patience, 20*time.Millisecond, "the warm-up's go test to start")
+	for _, p := range procs {
+		if n, ok := niceness(p); ok {
+			assert.Equal(t, backgroundNice, n, "a process of the warm-up (%s) runs at a higher priority", cmdline(p))
+		}
+	}
+	if _, err := os.Stat("/proc/self/autogroup"); err == nil {
+		// The kernel shares the CPUs by session first: the warm-up's
+		// session is lowered too.
+		goPid := procs[slices.IndexFunc(procs, func(p int) bool { return strings.HasPrefix(cmdline(p), "go test -exec=/bin/true") })]
+		assert.Eventually(t, func() bool {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/autogroup", goPid))
+			return err == nil && strings.HasSuffix(strings.TrimSpace(string(b)), fmt.Sprintf(" nice %d", backgroundNice))
+		}, testkit.Patience, 20*time.Millisecond, "the warm-up's session to be lowered to nice %d", backgroundNice)
+	}
+
+	r, err := sb.Run(t.Context(), []string{"go", "test", "-count=1", "./one/"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Zero(t, r.Waited, "nothing to wait for: no module to download")
+	assert.Regexp(t, `(?m)^ok  \texample.com/app/one\t\d`, r.Output)
+	select {
+	case <-w.Done():
+		res := w.Result()
+		t.Fatalf("the held warm-up ended first: exit %d, %v\n%s", res.ExitCode, res.Err, res.Output)
+	default:
+	}
+	cancel()
+	testkit.Receive(t, w.Done(), "the cancelled warm-up to end")
+}
+
+// TestBackgroundCommandsYield: a background command runs at the least
+// priority, and the others at the caller's.
+func TestBackgroundCommandsYield(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	ws := newWorkspace(t)
+	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH")})
+	own, ok := niceness(os.Getpid())
+	require.True(t, ok)
+	for _, tt := range []struct {
+		name       string
+		background bool
+		want       int
+	}{
+		{name: "background", background: true, want: backgroundNice},
+		{name: "foreground", want: own},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := sb.Run(t.Context(), []string{"nice"}, RunOptions{Workspace: ws, Background: tt.background})
+			require.NoError(t, err)
+			require.Equal(t, 0, r.ExitCode, r.Output)
+			assert.Equal(t, strconv.Itoa(tt.want), strings.TrimSpace(r.Output))
+		})
+	}
+}
+
+// cmdline is a process's arguments, joined by blanks; "" when it is gone.
+func cmdline(pid int) string {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return ""
+	}
+	return strings.ReplaceAll(string(b), "\x00", " ")
+}
+
+// niceness is field 19 of /proc/<pid>/stat; false when the process is gone.
+func niceness(pid int) (int, bool) {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if len(fields) < 17 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(fields[16])
+	return n, err == nil
 }
 
 // descendants returns pid and every process under it.
@@ -228,16 +344,11 @@ func TestWarmStopsWithItsContext(t *testing.T) {
 	assert.ErrorIs(t, w.Result().Err, context.Canceled)
 	assert.Eventually(t, func() bool { return len(alive(procs)) == 0 }, testkit.Patience, 20*time.Millisecond,
 		"a process of the cancelled warm-up is still running")
-
-	// Nothing waits for a warm-up that ended.
-	waited, err := sb.WaitWarm(t.Context(), ws)
-	require.NoError(t, err)
-	assert.Zero(t, waited)
 }
 
 // TestWarmOnceAtATime: Warm calls at once for one workspace start one
-// warm-up; a command that is not go does not wait for it; a go command
-// waiting for it stops with its own context.
+// warm-up; a go command waiting for its download stops with its own
+// context.
 func TestWarmOnceAtATime(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
@@ -268,20 +379,17 @@ func TestWarmOnceAtATime(t *testing.T) {
 	}
 	waitAsked(t, asked, got[0])
 
-	r, err := sb.Run(t.Context(), []string{"true"}, RunOptions{Workspace: ws})
-	require.NoError(t, err)
-	assert.Equal(t, 0, r.ExitCode, r.Output)
-	assert.Zero(t, r.Waited, "true does not wait for the warm-up")
-
+	// A go command needs the modules: it waits for the download under
+	// way, and stops with its own context.
 	short, stop := context.WithCancel(t.Context())
-	progress := newSaid("waiting for the build-cache warm-up")
+	progress := newSaid("waiting for the module download under way")
 	go func() { <-progress.seen; stop() }()
-	r, err = sb.Verify(short, TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: progress})
+	r, err := sb.Verify(short, TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: progress})
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Positive(t, r.Waited)
 	select {
 	case <-got[0].Done():
-		t.Fatal("the warm-up ended with a command that waited for it")
+		t.Fatal("the warm-up ended with a command that waited for its download")
 	default:
 	}
 	cancel()
@@ -315,10 +423,10 @@ func TestWarmNothingToDo(t *testing.T) {
 	})
 }
 
-// TestWarmTimeoutEndsTheWait: a warm-up that runs past its own timeout is
-// killed, which ends the wait of the commands behind it; it is no error. (A
+// TestWarmTimeout: a warm-up that runs past its own timeout is killed; it
+// is no error, and a go command meanwhile runs without waiting for it. (A
 // FIFO named like a Go file holds the compile for good.)
-func TestWarmTimeoutEndsTheWait(t *testing.T) {
+func TestWarmTimeout(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
 	ws := newWorkspace(t)
@@ -352,6 +460,7 @@ func TestWarmGoWork(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(ws, "app", ".git")))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.work"), []byte("go 1.21\n\nuse ./app\n"), 0o644))
 	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	sb.foregroundWarm = true // this test waits for it to end
 	w := sb.Warm(t.Context(), ws)
 	require.NotNil(t, w)
 	res := w.Result()

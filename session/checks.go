@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,9 +52,13 @@ func modelCheck(v *tools.Verification, tier sandbox.Tier) (Check, bool) {
 
 // checker runs a session's checks for its contract: baselines in a clean
 // checkout of the start commit (its own directory, so that the workspace
-// is never disturbed), results on the workspace. Baselines of the checks
-// known when the turns start run in the background meanwhile; the rest run
-// when the results are wanted.
+// is never disturbed), results on the workspace. Each baseline starts as
+// soon as its check is known (the checks at the start of the turns, a
+// verification command the model runs for the first time), in the
+// background, beside the model's work, so that done finds them finished
+// or under way; the baselines take turns in the base checkout, so that no
+// check sees another's files. A baseline runs once a run, however many
+// times the contract is asked for.
 type checker struct {
 	sb          *sandbox.Sandbox
 	tier        sandbox.Tier
@@ -66,94 +69,171 @@ type checker struct {
 	startCommit string
 
 	wg     sync.WaitGroup
+	ctx    context.Context // the background baselines'; nil before background
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
+	prep     sync.Mutex // held while the base checkout is made
+	running  sync.Mutex // held while a baseline runs: one at a time in the base checkout
 	prepared bool
 	prepErr  error
-	base     map[string]CheckResult
+
+	mu   sync.Mutex
+	base map[string]*baseRun // by the check's argv
+}
+
+// baseRun is one check's baseline, started once.
+type baseRun struct {
+	done   chan struct{} // closed when res is set
+	res    CheckResult
+	failed bool // stopped by its context: run again when wanted
 }
 
 func newChecker(s *run) *checker {
 	return &checker{
 		sb: s.opts.Sandbox, tier: s.rec.Verify, timeout: s.opts.ShellTimeout, git: s.git,
 		workspace: s.rec.Workspace, baseDir: s.rec.Workspace + ".base", startCommit: s.rec.StartCommit,
-		base: map[string]CheckResult{},
+		base: map[string]*baseRun{},
 	}
 }
 
-// background starts the baselines of checks in a goroutine. close stops
-// and waits for it.
+// background starts the baselines of the checks known now, each in the
+// background; start starts those of checks found later the same way.
+// close stops them.
 func (c *checker) background(ctx context.Context, checks []Check) {
-	if len(checks) == 0 {
+	c.mu.Lock()
+	if c.ctx == nil {
+		c.ctx, c.cancel = context.WithCancel(ctx)
+	}
+	c.mu.Unlock()
+	for _, ch := range checks {
+		c.start(ch.Command)
+	}
+}
+
+// start starts the baseline of a check in the background, unless it is
+// known or under way, or the checker has no background (before
+// background, after close).
+func (c *checker) start(argv []string) {
+	if c == nil {
 		return
 	}
-	checks = slices.Clone(checks) // the turns add to the session's own
-	ctx, c.cancel = context.WithCancel(ctx)
+	c.mu.Lock()
+	ctx := c.ctx
+	c.mu.Unlock()
+	if ctx == nil || ctx.Err() != nil {
+		return
+	}
+	b, mine := c.claim(argv)
+	if !mine {
+		return
+	}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		for _, ch := range checks {
-			if ctx.Err() != nil {
-				return
-			}
-			c.baseline(ctx, ch.Command)
-		}
+		c.runBase(ctx, b, argv)
 	}()
+}
+
+// claim returns the check's baseline, and true when the caller is to run
+// it: none was started, or the last one was stopped.
+func (c *checker) claim(argv []string) (*baseRun, bool) {
+	key := strings.Join(argv, "\x00")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.base[key]; ok {
+		select {
+		case <-b.done:
+			if !b.failed {
+				return b, false
+			}
+		default:
+			return b, false
+		}
+	}
+	b := &baseRun{done: make(chan struct{})}
+	c.base[key] = b
+	return b, true
+}
+
+// runBase runs a claimed baseline and publishes its result.
+func (c *checker) runBase(ctx context.Context, b *baseRun, argv []string) {
+	var r CheckResult
+	if err := c.prepare(ctx); err != nil {
+		r = CheckResult{Exit: -1, Error: err.Error()}
+	} else {
+		c.running.Lock()
+		r = c.run(ctx, c.baseDir, argv)
+		c.running.Unlock()
+	}
+	c.mu.Lock()
+	b.res = r
+	b.failed = ctx.Err() != nil && r.Error != "" // cancelled: not worth keeping
+	c.mu.Unlock()
+	close(b.done)
 }
 
 // close stops the background baselines, waits for them and removes the
 // base checkout.
 func (c *checker) close() {
+	c.mu.Lock()
 	if c.cancel != nil {
 		c.cancel()
 	}
+	c.mu.Unlock()
 	c.wg.Wait()
 	_ = os.RemoveAll(c.baseDir)
 }
 
 // contract runs every check on the final tree and compares it with its
-// baseline, running the baselines not yet known first.
+// baseline. The baselines not yet known start at once, beside the results;
+// those under way in the background are waited for, never run twice.
 func (c *checker) contract(ctx context.Context, checks []Check) *Contract {
-	c.wg.Wait() // a baseline under way in the background is not run twice
+	bases := make([]func() CheckResult, len(checks))
+	for i, ch := range checks {
+		bases[i] = c.wanted(ctx, ch.Command)
+	}
 	runs := make([]CheckRun, 0, len(checks))
 	for _, ch := range checks {
-		base := c.baseline(ctx, ch.Command)
 		result := c.run(ctx, c.workspace, ch.Command)
-		runs = append(runs, CheckRun{Command: ch.Command, Source: ch.Source, Baseline: base, Result: result})
+		runs = append(runs, CheckRun{Command: ch.Command, Source: ch.Source, Result: result})
+	}
+	for i := range runs {
+		runs[i].Baseline = bases[i]()
 	}
 	return NewContract(runs, c.timeout)
 }
 
-// baseline returns the check's result on the start commit, running it
-// once.
-func (c *checker) baseline(ctx context.Context, argv []string) CheckResult {
-	key := strings.Join(argv, "\x00")
-	c.mu.Lock()
-	r, ok := c.base[key]
-	c.mu.Unlock()
-	if ok {
-		return r
+// wanted returns the function that waits for the check's baseline: the one
+// known or under way, or one it starts now, in the foreground.
+func (c *checker) wanted(ctx context.Context, argv []string) func() CheckResult {
+	b, mine := c.claim(argv)
+	if mine {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.runBase(ctx, b, argv)
+		}()
 	}
-	if err := c.prepare(ctx); err != nil {
-		r = CheckResult{Exit: -1, Error: err.Error()}
-	} else {
-		r = c.run(ctx, c.baseDir, argv)
+	return func() CheckResult {
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return CheckResult{Exit: -1, Error: "stopped: " + ctx.Err().Error()}
+		}
+		if b.failed && ctx.Err() == nil {
+			// Stopped with the background (a resumed checker's close): run
+			// it now.
+			return c.wanted(ctx, argv)()
+		}
+		return b.res
 	}
-	if ctx.Err() != nil && r.Error != "" {
-		return r // cancelled: not worth keeping
-	}
-	c.mu.Lock()
-	c.base[key] = r
-	c.mu.Unlock()
-	return r
 }
 
 // prepare makes the base checkout once: a clone of the workspace (objects
 // hard-linked, the model's changes left behind) at the start commit.
 func (c *checker) prepare(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.prep.Lock()
+	defer c.prep.Unlock()
 	if c.prepared {
 		return c.prepErr
 	}
@@ -175,9 +255,11 @@ func (c *checker) checkout(ctx context.Context) error {
 	return nil
 }
 
-// run runs one check, confined, in dir. A go check first waits for the
-// workspace's build warm-up, in the base checkout too (it compiles much the
-// same), and its timeout counts only after the wait.
+// run runs one check, confined, in dir, in a sandbox of its own (NoBox:
+// nothing the session started is there). It never waits for the build's
+// warm-up. A baseline runs at the priority of the model's commands, not
+// in the background: done waits for it, and a command at the least
+// priority on a busy machine may get no CPU time at all.
 //
 // A check whose ecosystem's manifest is not in dir, or whose toolchain is
 // not on this machine, does not run: it could not apply, which is neither
@@ -187,13 +269,9 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResul
 	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
 		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
-	var waited time.Duration
-	if len(argv) > 0 && argv[0] == "go" {
-		waited, _ = c.sb.WaitWarm(ctx, c.workspace) // ctx's end shows below
-	}
-	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, Timeout: c.timeout, OutputLimit: 4 << 10})
+	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, Timeout: c.timeout, OutputLimit: 4 << 10, NoBox: true})
 	res := CheckResult{Exit: r.ExitCode, TimedOut: r.TimedOut, Seconds: r.Duration.Seconds(), Sandboxed: r.Sandboxed,
-		WaitedSeconds: (waited + r.Waited).Seconds()}
+		WaitedSeconds: r.Waited.Seconds()}
 	var refused *sandbox.RefusedError
 	switch {
 	case errors.As(err, &refused):

@@ -72,8 +72,9 @@ type CheckResult struct {
 	Seconds  float64 `json:"seconds"`
 	// Sandboxed is set when the check ran confined.
 	Sandboxed bool `json:"sandboxed"`
-	// WaitedSeconds is how long the check waited for the build's warm-up
-	// before it started; its timeout counted only after.
+	// WaitedSeconds is how long the check waited, before it started, for
+	// the module download the warm-up had under way; its timeout counted
+	// only after.
 	WaitedSeconds float64 `json:"waited_seconds,omitempty"`
 	// Error says why the check could not run at all.
 	Error string `json:"error,omitempty"`

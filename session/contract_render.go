@@ -50,11 +50,11 @@ func (c *Contract) outcome(r CheckResult) string {
 }
 
 // detail says how long a run took and where it ran: (3.1s, sandboxed),
-// with the wait for the build's warm-up when there was one.
+// with the wait for the module download under way when there was one.
 func detail(r CheckResult) string {
 	d := fmt.Sprintf("%.1fs, %s", r.Seconds, where(r))
 	if r.WaitedSeconds >= 0.05 {
-		d += fmt.Sprintf(", after %.1fs waiting for the build warm-up", r.WaitedSeconds)
+		d += fmt.Sprintf(", after %.1fs waiting for the module download", r.WaitedSeconds)
 	}
 	return "(" + d + ")"
 }
@@ -64,7 +64,7 @@ func detail(r CheckResult) string {
 func (c *Contract) killedNote() string {
 	for _, r := range c.Checks {
 		if r.Result.TimedOut || r.Baseline.TimedOut {
-			return fmt.Sprintf("core killed a check that ran past the shell timeout of %s (a wait for the build warm-up does not count): raise it with --shell-timeout, or check with a narrower command (one package, or go test -run one test)", c.timeout())
+			return fmt.Sprintf("core killed a check that ran past the shell timeout of %s (a wait for the module download does not count): raise it with --shell-timeout, or check with a narrower command (one package, or go test -run one test)", c.timeout())
 		}
 	}
 	return ""

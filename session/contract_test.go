@@ -132,12 +132,12 @@ func TestContractText(t *testing.T) {
 	var b strings.Builder
 	c.WriteText(&b)
 	assert.Equal(t, "checks (run by the harness on the start commit and on the result):\n"+
-		"  go test ./... — timed out: base exit 0, result timed out after 2m0s (120.0s, sandboxed, after 95.0s waiting for the build warm-up)\n"+
+		"  go test ./... — timed out: base exit 0, result timed out after 2m0s (120.0s, sandboxed, after 95.0s waiting for the module download)\n"+
 		"  go vet ./... — passing: base exit 0, result exit 0 (2.9s, sandboxed)\n"+
-		"  core killed a check that ran past the shell timeout of 2m0s (a wait for the build warm-up does not count): raise it with --shell-timeout, or check with a narrower command (one package, or go test -run one test)\n"+
+		"  core killed a check that ran past the shell timeout of 2m0s (a wait for the module download does not count): raise it with --shell-timeout, or check with a narrower command (one package, or go test -run one test)\n"+
 		"contract broken: 1 timed out\n", b.String())
 	assert.False(t, c.Held(), "a check that timed out verified nothing")
-	assert.Contains(t, c.Markdown(), "| `go test ./...` | **timed out** | exit 0 (2.9s, sandboxed) | timed out after 2m0s (120.0s, sandboxed, after 95.0s waiting for the build warm-up) |")
+	assert.Contains(t, c.Markdown(), "| `go test ./...` | **timed out** | exit 0 (2.9s, sandboxed) | timed out after 2m0s (120.0s, sandboxed, after 95.0s waiting for the module download) |")
 	assert.Contains(t, c.Markdown(), "\nCore killed a check that ran past the shell timeout of 2m0s")
 
 	b.Reset()

@@ -58,7 +58,8 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
 	// The build warms, and the baselines of the checks known now run,
-	// while the model works; the baselines wait for the warm-up.
+	// while the model works, in the background: neither delays the
+	// model's commands.
 	s.startWarm(ctx)
 	defer s.stopWarm()
 	s.checks = newChecker(s)
@@ -245,6 +246,7 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 		// with; the exit code it saw proves nothing about the end.
 		if c, ok := modelCheck(v, s.rec.Verify); ok {
 			s.rec.Checks = addCheck(s.rec.Checks, c)
+			s.checks.start(c.Command) // its baseline, now, beside the turns
 			if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {
 				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
 			}

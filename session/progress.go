@@ -14,20 +14,25 @@ import (
 // DefaultHeartbeat is how often a turn that takes long says it still runs.
 const DefaultHeartbeat = 10 * time.Second
 
-// beat reports one turn while it runs: every Options.Heartbeat, the time
-// it has taken and, while a command runs, the command's last line of
-// output. It is an io.Writer for that output. Lines are plain text, no
-// colour and no control characters, so a log or a pipe reads them as a
-// terminal does.
+// beat reports one turn while it runs: every Options.Heartbeat, how long
+// what it waits for (the model, a command) has taken so far and, while a
+// command runs, the command's last line of output, with how long ago it
+// came when that is more than a beat: a line that says how long something
+// has run is true when written, and the beat says how old it is. Both are
+// read from the clock at each beat. It is an io.Writer for that output.
+// Lines are plain text, no colour and no control characters, so a log or a
+// pipe reads them as a terminal does.
 type beat struct {
 	w     io.Writer
 	every time.Duration
+	now   func() time.Time
 
 	mu      sync.Mutex
 	label   string
-	since   time.Time
-	last    string // the last complete, non-blank output line
-	partial []byte // output after the last newline
+	since   time.Time // when what the label names began
+	last    string    // the last complete, non-blank output line
+	lastAt  time.Time // when the output shown last grew
+	partial []byte    // output after the last newline
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -35,12 +40,12 @@ type beat struct {
 // startBeat starts the heartbeat of a turn, labelled label (the turn and
 // what it waits for).
 func (s *run) startBeat(label string) *beat {
-	b := &beat{w: s.opts.Progress, every: s.opts.Heartbeat, label: label, since: s.opts.Now(), stop: make(chan struct{}), done: make(chan struct{})}
-	go b.loop(s.opts.Now)
+	b := &beat{w: s.opts.Progress, every: s.opts.Heartbeat, now: s.opts.Now, label: label, since: s.opts.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	go b.loop()
 	return b
 }
 
-func (b *beat) loop(now func() time.Time) {
+func (b *beat) loop() {
 	defer close(b.done)
 	t := time.NewTicker(b.every)
 	defer t.Stop()
@@ -49,22 +54,30 @@ func (b *beat) loop(now func() time.Time) {
 		case <-b.stop:
 			return
 		case <-t.C:
-			b.mu.Lock()
-			line := fmt.Sprintf("%s  (%s)", b.label, now().Sub(b.since).Round(time.Second))
-			if last := b.lastLine(); last != "" {
-				line += ": " + oneLine(last, 100)
-			}
-			b.mu.Unlock()
-			fmt.Fprintln(b.w, line)
+			fmt.Fprintln(b.w, b.line(b.now()))
 		}
 	}
 }
 
-// relabel says the turn moved on (the model answered, a command started);
-// announce prints the new label at once.
+// line is the heartbeat's line at now.
+func (b *beat) line(now time.Time) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	line := fmt.Sprintf("%s  (%s)", b.label, now.Sub(b.since).Round(time.Second))
+	if last := b.lastLine(); last != "" {
+		line += ": " + oneLine(last, 100)
+		if age := now.Sub(b.lastAt); age >= max(b.every, time.Second) {
+			line += fmt.Sprintf("  [%s ago]", age.Round(time.Second))
+		}
+	}
+	return line
+}
+
+// relabel says the turn moved on (the model answered, a command started):
+// the time counts from now; announce prints the new label at once.
 func (b *beat) relabel(label string, announce bool) {
 	b.mu.Lock()
-	b.label, b.last, b.partial = label, "", nil
+	b.label, b.last, b.partial, b.since = label, "", nil, b.now()
 	b.mu.Unlock()
 	if announce {
 		fmt.Fprintln(b.w, label)
@@ -76,6 +89,9 @@ func (b *beat) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.partial = append(b.partial, p...)
+	if b.now != nil && len(bytes.TrimSpace(p)) > 0 {
+		b.lastAt = b.now()
+	}
 	if i := bytes.LastIndexByte(b.partial, '\n'); i >= 0 {
 		lines := strings.Split(string(b.partial[:i]), "\n")
 		for j := len(lines) - 1; j >= 0; j-- {

@@ -20,9 +20,9 @@ type WarmupReport struct {
 
 // startWarm starts the background warm-up of the workspace's build (the
 // module download, then a compile of everything the tests need) when the
-// tier runs go commands confined, and says so. The model's first go
-// command waits for it, with its --shell-timeout counted only after the
-// wait. stopWarm stops it.
+// tier runs go commands confined, and says so. No command waits for it:
+// it runs at a low CPU priority, and a command builds what it needs
+// beside it, sharing the run's build cache. stopWarm stops it.
 func (s *run) startWarm(ctx context.Context) {
 	if (s.rec.Verify != sandbox.TierBuild && s.rec.Verify != sandbox.TierTest) || !s.rec.Sandboxed {
 		return
@@ -33,7 +33,7 @@ func (s *run) startWarm(ctx context.Context) {
 		cancel()
 		return
 	}
-	fmt.Fprintln(s.opts.Progress, "warming the build cache in the background (confined: the module download, then a compile of the tests; go commands wait for it, not counted against --shell-timeout)…")
+	fmt.Fprintln(s.opts.Progress, "warming the build cache in the background (confined: the module download, then a compile of the tests, at a low CPU priority; no command waits for it)…")
 	s.warmup = w
 	s.warmCancel = cancel
 }
@@ -83,7 +83,7 @@ func warmLine(r sandbox.WarmResult) string {
 	case r.Err != nil:
 		return fmt.Sprintf("warming the build cache stopped after %s: %s", took, oneLine(r.Err.Error(), 200))
 	case r.TimedOut:
-		return fmt.Sprintf("warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after %s; go commands no longer wait for it", took)
+		return fmt.Sprintf("warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after %s; go commands build what they need themselves", took)
 	case r.ExitCode != 0:
 		return fmt.Sprintf("warmed the build cache in %s (the compile exited %d; the model's own commands show why)", took, r.ExitCode)
 	}

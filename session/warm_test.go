@@ -34,8 +34,8 @@ func requireBwrap(t *testing.T) {
 }
 
 // TestSessionWarmsTheBuild: a session at the test tier warms the build in
-// the background and says so; the model's first go test waits for it and
-// is then killed at the shell timeout, and the model and the user are told
+// the background and says so; the model's first go test runs beside it and
+// is killed at the shell timeout, and the model and the user are told
 // so in words; the contract does not count the killed check as verified.
 func TestSessionWarmsTheBuild(t *testing.T) {
 	requireBwrap(t)
@@ -61,7 +61,6 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 
 	out := w.String()
 	assert.Contains(t, out, "warming the build cache in the background")
-	assert.Regexp(t, `(?m)^warmed the build cache in \d`, out)
 	assert.Less(t, strings.Index(out, "warming the build cache"), strings.Index(out, "turn 1/40  run_shell go test ./..."), "the warm-up starts with the session")
 	assert.Regexp(t, `(?m)^core killed "go test \./\.\.\.": it ran past the shell timeout of 3s \(--shell-timeout\)`, out)
 
@@ -72,11 +71,19 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 	assert.Contains(t, obs, "past the shell timeout of 3s")
 	assert.Contains(t, obs, "Run a narrower command instead")
 
+	// Nothing waited for the warm-up, which runs in the background: it
+	// ended, or the session's end stopped it; either way the report and
+	// the progress say so.
 	require.NotNil(t, rep.Warmup, "the report says how the warm-up ended")
-	assert.Equal(t, 0, rep.Warmup.Exit)
 	assert.False(t, rep.Warmup.TimedOut)
-	assert.Empty(t, rep.Warmup.Error)
 	assert.Positive(t, rep.Warmup.Seconds)
+	if rep.Warmup.Error == "" {
+		assert.Equal(t, 0, rep.Warmup.Exit)
+		assert.Regexp(t, `(?m)^warmed the build cache in \d`, out)
+	} else {
+		assert.Contains(t, rep.Warmup.Error, context.Canceled.Error())
+		assert.Regexp(t, `(?m)^warming the build cache stopped after \d.*: context canceled$`, out)
+	}
 
 	require.NotNil(t, rep.Contract)
 	assert.Equal(t, []CheckVerdict{VerdictTimedOut}, checkVerdicts(rep.Contract))
@@ -118,7 +125,7 @@ func TestWarmLine(t *testing.T) {
 		{name: "broken build", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 3 * time.Second, ExitCode: 1}},
 			want: "warmed the build cache in 3s (the compile exited 1; the model's own commands show why)"},
 		{name: "timed out", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 20 * time.Minute, ExitCode: -1, TimedOut: true}},
-			want: "warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after 20m0s; go commands no longer wait for it"},
+			want: "warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after 20m0s; go commands build what they need themselves"},
 		{name: "stopped", res: sandbox.WarmResult{Result: sandbox.Result{Duration: 2 * time.Second}, Err: context.Canceled},
 			want: "warming the build cache stopped after 2s: context canceled"},
 	}

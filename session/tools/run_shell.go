@@ -151,7 +151,7 @@ func shellResult(command string, r sandbox.Result, timeout time.Duration, verifi
 		b.WriteString("\n" + killed(r, timeout))
 		res.Note = fmt.Sprintf("core killed %q: it ran past the shell timeout of %s (--shell-timeout)%s", command, timeout, waitedNote(r.Waited))
 	case r.Waited > 0:
-		fmt.Fprintf(&b, " (it first waited %s for core's warm-up of the build cache; the wait did not count against the %s shell timeout)", round(r.Waited), timeout)
+		fmt.Fprintf(&b, " (it first waited %s for the module download core's warm-up had under way; the wait did not count against the %s shell timeout)", round(r.Waited), timeout)
 	}
 	res.Output = b.String()
 	if verification {
@@ -166,7 +166,7 @@ func killed(r sandbox.Result, timeout time.Duration) string {
 	ran := max(r.Duration, timeout)
 	s := fmt.Sprintf("core killed this command: it ran for %s, past the shell timeout of %s, so its output above is incomplete and it proves nothing.", round(ran), timeout)
 	if r.Waited > 0 {
-		s += fmt.Sprintf(" Before it started, it waited %s for core's warm-up of the build cache; that wait did not count against the timeout.", round(r.Waited))
+		s += fmt.Sprintf(" Before it started, it waited %s for the module download core's warm-up had under way; that wait did not count against the timeout.", round(r.Waited))
 	}
 	return s + " Run a narrower command instead: one package (go test ./pkg/...) or one test (go test -run TestName ./pkg). The user can raise the limit with --shell-timeout."
 }
@@ -184,7 +184,7 @@ func waitedNote(d time.Duration) string {
 	if d <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(", after waiting %s for the build-cache warm-up (not counted)", round(d))
+	return fmt.Sprintf(", after waiting %s for the module download under way (not counted)", round(d))
 }
 
 // teeWriters writes to every writer that is set. A writer that fails is

@@ -81,21 +81,21 @@ func TestRunShellRouting(t *testing.T) {
 			wantNote:   `core killed "sleep 100": it ran past the shell timeout of 2s (--shell-timeout)`,
 		},
 		{
-			name: "killed after waiting for the warm-up", tier: sandbox.TierTest, command: "go test ./...",
+			name: "killed after waiting for the download", tier: sandbox.TierTest, command: "go test ./...",
 			result:   sandbox.Result{Output: "[killed: the command ran past its 2s timeout]\n", ExitCode: -1, TimedOut: true, Sandboxed: true, Duration: 2 * time.Second, Waited: 95 * time.Second},
 			wantCall: &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
 			wantOutput: "[killed: the command ran past its 2s timeout]\nexit status -1 (sandboxed)\n" +
 				"core killed this command: it ran for 2s, past the shell timeout of 2s, so its output above is incomplete and it proves nothing. " +
-				"Before it started, it waited 1m35s for core's warm-up of the build cache; that wait did not count against the timeout. " +
+				"Before it started, it waited 1m35s for the module download core's warm-up had under way; that wait did not count against the timeout. " +
 				"Run a narrower command instead: one package (go test ./pkg/...) or one test (go test -run TestName ./pkg). The user can raise the limit with --shell-timeout.",
-			wantNote:     `core killed "go test ./...": it ran past the shell timeout of 2s (--shell-timeout), after waiting 1m35s for the build-cache warm-up (not counted)`,
+			wantNote:     `core killed "go test ./...": it ran past the shell timeout of 2s (--shell-timeout), after waiting 1m35s for the module download under way (not counted)`,
 			wantVerified: true,
 		},
 		{
-			name: "waited for the warm-up", tier: sandbox.TierTest, command: "go test ./...",
+			name: "waited for the download", tier: sandbox.TierTest, command: "go test ./...",
 			result:       sandbox.Result{Output: "ok\n", Sandboxed: true, Waited: 40 * time.Second},
 			wantCall:     &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
-			wantOutput:   "ok\nexit status 0 (sandboxed) (it first waited 40s for core's warm-up of the build cache; the wait did not count against the 2s shell timeout)",
+			wantOutput:   "ok\nexit status 0 (sandboxed) (it first waited 40s for the module download core's warm-up had under way; the wait did not count against the 2s shell timeout)",
 			wantVerified: true,
 		},
 		{

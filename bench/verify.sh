@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A session's timing beside a person's, each pair side by side and taking
+# turns in one run (session/bench_verify_test.go), with the real sandbox as
+# the command line sets it up (your caches, read through `core sandbox
+# gocache`, from the core binary built here):
+# - a whole `--verify test` session on a small module, the scripted model
+#   fixing a bug (edit, go test ./..., done; then the contract and the
+#   landing), against the same by hand: git clone, the edit, go test ./...,
+#   git commit. Target: <= 1.5x.
+# - the model's first command, a go test of one package, at the start of a
+#   session on a module of 60 packages (the whole module's warm-up
+#   starting beside it), against the same go test bare in a fresh clone
+#   with your warm caches. Target: <= 1.5x.
+# - a warm confined `go test -count=1 ./...` against a bare one. Target:
+#   <= 1.1x.
+# BENCHTIME (default 5x) sets the iterations of each.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/core" ./cmd/core
+CORE_BENCH_CORE="$tmp/core" go test -timeout 60m -run '^$' -bench 'BenchmarkVerifySession|BenchmarkNarrowTestAtStart|BenchmarkWarmGoTest' -benchtime "${BENCHTIME:-5x}" ./session/ |
+	tee "$tmp/out" | grep -E '^(Benchmark|cpu)'
+awk '
+	function metric(name,   i) { for (i = 3; i < NF; i++) if ($(i+1) == name) return $i; return "" }
+	/^BenchmarkVerifySession/ { printf "whole --verify test session: %d ms, by hand %d ms, ratio %.2fx (target <= 1.5x)\n", metric("session-ms"), metric("hand-ms"), metric("ratio") }
+	/^BenchmarkNarrowTestAtStart/ { printf "one-package go test at session start (60 packages): %d ms, bare with warm caches %d ms, ratio %.2fx (target <= 1.5x)\n", metric("session-ms"), metric("bare-ms"), metric("ratio") }
+	/^BenchmarkWarmGoTest/ { printf "warm go test ./...: confined %d ms, bare %d ms, ratio %.3fx (target <= 1.1x)\n", metric("confined-ms"), metric("bare-ms"), metric("ratio") }
+' "$tmp/out"
