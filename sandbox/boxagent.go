@@ -22,6 +22,21 @@ const boxReady = "core-box-ready"
 // stopGrace is how long a stopped process has between SIGTERM and SIGKILL.
 const stopGrace = time.Second
 
+// AgentIfAsked runs the box's agent and exits when args (os.Args) are how a
+// box starts it, `<executable> sandbox agent --socket PATH`, and returns
+// otherwise. The TestMain of a package whose tests run boxes with the test
+// binary as the agent (Config.Agent) calls it first.
+func AgentIfAsked(args []string) {
+	if len(args) <= 4 || args[1] != "sandbox" || args[2] != "agent" || args[3] != "--socket" {
+		return
+	}
+	if err := RunBoxAgent(args[4], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
 // RunBoxAgent is `core sandbox agent`, the box's agent (box.go): it listens
 // on socket, says so on ready, and runs each command the host asks for on
 // a connection of its own, in a process group of its own, streaming its

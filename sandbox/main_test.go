@@ -22,14 +22,7 @@ func TestMain(m *testing.M) {
 		// Started inside the sandbox as GOCACHEPROG, as core is.
 		os.Exit(serveGoCacheForTest(os.Args[3:]))
 	}
-	if len(os.Args) > 4 && os.Args[1] == "sandbox" && os.Args[2] == "agent" && os.Args[3] == "--socket" {
-		// Started inside a box as its agent, as core is.
-		if err := RunBoxAgent(os.Args[4], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	AgentIfAsked(os.Args) // started inside a box as its agent, as core is
 	if os.Getenv("CORE_SANDBOX_HELPER") == "parent" {
 		helperParent()
 		return

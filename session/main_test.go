@@ -1,7 +1,6 @@
 package session
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -10,14 +9,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 4 && os.Args[1] == "sandbox" && os.Args[2] == "agent" && os.Args[3] == "--socket" {
-		// Started inside a run's box as its agent, as core is.
-		if err := sandbox.RunBoxAgent(os.Args[4], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	sandbox.AgentIfAsked(os.Args) // started inside a run's box as its agent, as core is
 	os.Exit(m.Run())
 }
 
