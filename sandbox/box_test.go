@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -153,26 +152,7 @@ print("pipe closed")`}, StartOptions{Pipe: true})
 func TestBoxOutliveParent(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	token := fmt.Sprintf("%d.%06d", 7000+rand.IntN(1000), rand.IntN(1000000))
-	helper := exec.Command(os.Args[0], "-test.run=^$")
-	helper.Env = append(os.Environ(),
-		"CORE_SANDBOX_HELPER=parent",
-		"CORE_SANDBOX_HELPER_BOX=1",
-		"CORE_SANDBOX_HELPER_HOME="+sharedHome,
-		"CORE_SANDBOX_HELPER_SLEEP="+token,
-		"CORE_SANDBOX_HELPER_WORKSPACE="+newWorkspace(t),
-	)
-	require.NoError(t, helper.Start())
-	defer helper.Process.Kill()
-	require.Eventually(t, func() bool { return len(sleepers(token)) > 0 }, testkit.Patience, 20*time.Millisecond,
-		"the boxed sleep never started")
-	require.NoError(t, helper.Process.Signal(syscall.SIGKILL))
-	_ = helper.Wait()
-	assert.Eventually(t, func() bool { return len(boxPids(token)) == 0 }, testkit.Patience, 20*time.Millisecond,
-		"the box outlived its killed parent")
-	for _, pid := range boxPids(token) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
+	killParentMidCommand(t, 7000, true, boxPids, "the box outlived its killed parent")
 }
 
 // agentReply is a fake agent on one end of a socket pair: it reads the

@@ -221,7 +221,17 @@ func TestEscapeProcesses(t *testing.T) {
 func TestEscapeOutliveParent(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	token := fmt.Sprintf("%d.%06d", 3000+rand.IntN(1000), rand.IntN(1000000))
+	killParentMidCommand(t, 3000, false, sleepers, "the sandboxed command outlived its killed parent")
+}
+
+// killParentMidCommand starts a helper process (helperParent) that runs a
+// sleep confined (in a box when box), kills it with SIGKILL once the sleep
+// runs, and waits until left (given the sleep's token) finds nothing: what
+// a sandbox must not leave behind when core is killed. base spreads the
+// tokens of the tests that share it.
+func killParentMidCommand(t *testing.T, base int, box bool, left func(token string) []int, what string) {
+	t.Helper()
+	token := fmt.Sprintf("%d.%06d", base+rand.IntN(1000), rand.IntN(1000000))
 	helper := exec.Command(os.Args[0], "-test.run=^$")
 	helper.Env = append(os.Environ(),
 		"CORE_SANDBOX_HELPER=parent",
@@ -229,16 +239,18 @@ func TestEscapeOutliveParent(t *testing.T) {
 		"CORE_SANDBOX_HELPER_SLEEP="+token,
 		"CORE_SANDBOX_HELPER_WORKSPACE="+newWorkspace(t),
 	)
+	if box {
+		helper.Env = append(helper.Env, "CORE_SANDBOX_HELPER_BOX=1")
+	}
 	require.NoError(t, helper.Start())
 	defer helper.Process.Kill()
 
 	require.Eventually(t, func() bool { return len(sleepers(token)) > 0 }, testkit.Patience, 20*time.Millisecond,
-		"the sandboxed sleep never started")
+		"the confined sleep never started")
 	require.NoError(t, helper.Process.Signal(syscall.SIGKILL))
 	_ = helper.Wait()
-	assert.Eventually(t, func() bool { return len(sleepers(token)) == 0 }, testkit.Patience, 20*time.Millisecond,
-		"the sandboxed command outlived its killed parent")
-	for _, pid := range sleepers(token) {
+	assert.Eventually(t, func() bool { return len(left(token)) == 0 }, testkit.Patience, 20*time.Millisecond, what)
+	for _, pid := range left(token) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
