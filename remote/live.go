@@ -126,7 +126,7 @@ func (l *Live) Start(ctx context.Context) (finish func()) {
 	}()
 	go l.controls(ctx)
 	return func() {
-		if _, err := os.Stat(filepath.Join(l.Store.Dir(l.ID), session.RecordFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(l.Store.Dir(l.ID), session.EventsFile)); err != nil {
 			cancel() // the run never started: there is nothing to send
 			return
 		}
@@ -143,11 +143,14 @@ func (l *Live) Start(ctx context.Context) (finish func()) {
 const flushWait = 30 * time.Second
 
 // follow reads the run's event log, from its first line, into pending,
-// waiting for the run's record to appear.
+// waiting for the log to appear. Not for the run's record: that is written
+// (pending) before the run takes its lock, and a run seen pending with no
+// process has not started, for all Watch can tell. The log is opened
+// once the run holds its lock.
 func (l *Live) follow(ctx context.Context) {
-	record := filepath.Join(l.Store.Dir(l.ID), session.RecordFile)
+	log := filepath.Join(l.Store.Dir(l.ID), session.EventsFile)
 	for {
-		if _, err := os.Stat(record); err == nil {
+		if _, err := os.Stat(log); err == nil {
 			break
 		}
 		select {

@@ -37,12 +37,13 @@ func (s *Store) Watch(ctx context.Context, id string, fn func(Event) error) erro
 			return fmt.Errorf("watch session %s: %w", id, err)
 		}
 		switch {
+		case s.follows(id, rec): // a run opening its log
 		case rec.Status == StatusPending:
 			return fmt.Errorf("session %s has not started yet: watch it once it has", id)
-		case !rec.Status.Live():
+		default:
 			return fmt.Errorf("session %s has no event log: it ran before core kept one", id)
 		}
-		select { // a run opening its log
+		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
@@ -53,7 +54,7 @@ func (s *Store) Watch(ctx context.Context, id string, fn func(Event) error) erro
 	var partial []byte
 	for {
 		ended := false
-		if rec, err := s.Load(id); err != nil || !rec.Status.Live() {
+		if rec, err := s.Load(id); err != nil || !s.follows(id, rec) {
 			// Everything the run wrote is in the file before its record
 			// says it ended: one more read takes it all.
 			ended = true
@@ -87,4 +88,13 @@ func (s *Store) Watch(ctx context.Context, id string, fn func(Event) error) erro
 		case <-tick.C:
 		}
 	}
+}
+
+// follows reports whether Watch waits for more of session id's events: the
+// run is live, or it is pending and a process holds its lock, which is a
+// run starting (it opens its event log before its record says starting,
+// so a pending record beside an event log is not a run that ended). A
+// pending run with no process never started.
+func (s *Store) follows(id string, rec *Record) bool {
+	return rec.Status.Live() || rec.Status == StatusPending && s.locked(id)
 }

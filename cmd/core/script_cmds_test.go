@@ -54,6 +54,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"console-wait-control": cmdConsoleWaitControl,
 		"console-events":       cmdConsoleEvents,
 		"console-wait-run":     cmdConsoleWaitRun,
+		"bg-ends":              cmdBgEnds,
 	}
 }
 

@@ -122,7 +122,7 @@ func cmdConsoleCommands(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // model-wait N: wait until the last model server has received N requests
-// (a minute at most).
+// (testkit.Patience at most).
 func cmdModelWait(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: model-wait N")
@@ -133,9 +133,12 @@ func cmdModelWait(ts *testscript.TestScript, neg bool, args []string) {
 	if len(*servers) == 0 {
 		ts.Fatalf("model-wait: no model server")
 	}
+	srv := (*servers)[len(*servers)-1]
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.Patience)
 	defer cancel()
-	ts.Check((*servers)[len(*servers)-1].WaitRequests(ctx, n))
+	if err := srv.WaitRequests(ctx, n); err != nil {
+		ts.Fatalf("model-wait: waited %s for the model's request %d; it has had %d", testkit.Patience, n, len(srv.Calls()))
+	}
 }
 
 // audit-rewrite FILE LINE OLD NEW: replace OLD with NEW in line LINE of

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -172,4 +174,34 @@ func cmdConsoleWaitRun(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return run.Status, run.Status == args[1]
 	})
+}
+
+// bg-ends WHAT...: wait (testkit.Patience at most) until every command
+// started in the background since the last wait has ended; wait NAME then
+// takes its output. Past Patience it sends them SIGQUIT (a Go program
+// writes its goroutines to its stderr, which the failure shows) and fails
+// naming WHAT it waited for: testscript's own wait waits for ever.
+func cmdBgEnds(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: bg-ends WHAT...")
+	}
+	what := strings.Join(args, " ")
+	cmds := ts.BackgroundCmds()
+	if len(cmds) == 0 {
+		ts.Fatalf("bg-ends: nothing runs in the background to wait for (%s)", what)
+	}
+	deadline := time.NewTimer(testkit.Patience)
+	defer deadline.Stop()
+	for _, c := range cmds {
+		for !errors.Is(c.Process.Signal(syscall.Signal(0)), os.ErrProcessDone) {
+			select {
+			case <-deadline.C:
+				for _, c := range cmds {
+					_ = c.Process.Signal(syscall.SIGQUIT)
+				}
+				ts.Fatalf("bg-ends: waited %s for %s (%s); sent SIGQUIT", testkit.Patience, what, strings.Join(c.Args, " "))
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
 }
