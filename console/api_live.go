@@ -74,6 +74,7 @@ func (c *Console) postEvents(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, "could not store the events; send them again")
 		return
 	}
+	c.heardFrom(r.Context(), sid)
 	if status != "" && len(run.Report) <= 2 {
 		if err := c.cfg.Store.SetLiveStatus(r.Context(), sid, status); err != nil {
 			c.cfg.Logger.Error().Err(err).Msg("Setting a live run's status failed")
@@ -184,6 +185,7 @@ func (c *Console) getEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		after = n
 	}
+	c.sweepLost(r.Context())
 	run, err := c.cfg.Store.GetRun(r.Context(), sid)
 	if errors.Is(err, ErrNotFound) {
 		fail(w, http.StatusNotFound, "no run %q has sent events here", sid)
@@ -240,6 +242,7 @@ func (c *Console) ownRun(w http.ResponseWriter, r *http.Request) (*Run, Identity
 			"run %s is reported by %s: only the run itself takes what its page sends it", sid, run.Actor))
 		return nil, id
 	}
+	c.heardFrom(r.Context(), sid)
 	return run, id
 }
 

@@ -30,6 +30,8 @@ const (
 	logKeyStatus  = "status"
 	logKeyCommand = "command"
 	logKeyPage    = "page"
+	logKeyCount   = "count"
+	logKeyAfter   = "after"
 )
 
 // Config is what the console needs; New fills the defaults.
@@ -64,8 +66,10 @@ type Config struct {
 	// (default 5m); MaxWait the longest long-poll (default 60s); Recheck
 	// how often a long-poll looks for commands another replica queued
 	// (default 2s; enqueues on this replica wake it at once); SessionTTL
-	// how long a browser stays signed in (default 12h).
-	Lease, TokenTTL, MaxWait, Recheck, SessionTTL time.Duration
+	// how long a browser stays signed in (default 12h); LiveExpiry how
+	// long a live run may be silent before it is shown lost (default 5m;
+	// a live run polls at least every half minute).
+	Lease, TokenTTL, MaxWait, Recheck, SessionTTL, LiveExpiry time.Duration
 }
 
 // App is what the console does as the GitHub App.
@@ -108,6 +112,9 @@ type Console struct {
 	templates *template.Template
 	closing   chan struct{} // closed by Close: long polls answer 204
 	closeOnce sync.Once
+	// swept is when this console last looked for lost runs (sweepLost).
+	sweepMu sync.Mutex
+	swept   time.Time
 }
 
 // New builds the console's handler.
@@ -145,6 +152,7 @@ func New(cfg Config) (*Console, error) {
 	cfg.MaxWait = durOr(cfg.MaxWait, 60*time.Second)
 	cfg.Recheck = durOr(cfg.Recheck, 2*time.Second)
 	cfg.SessionTTL = durOr(cfg.SessionTTL, 12*time.Hour)
+	cfg.LiveExpiry = durOr(cfg.LiveExpiry, 5*time.Minute)
 	c := &Console{
 		cfg: cfg,
 		verify: &verifier{

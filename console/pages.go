@@ -25,10 +25,11 @@ func pages() *template.Template {
 			}
 			return d.Round(time.Second).String()
 		},
-		"tone":  tone,
-		"money": money,
-		"when":  when,
-		"short": func(s string, n int) string { return oneLine(s, n) },
+		"tone":    tone,
+		"money":   money,
+		"when":    when,
+		"lostWhy": func() string { return lostWhy },
+		"short":   func(s string, n int) string { return oneLine(s, n) },
 		"rfc3339": func(t time.Time) string {
 			if t.IsZero() {
 				return ""

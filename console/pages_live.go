@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -45,6 +46,7 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, http.StatusBadRequest, ws.Login, fmt.Sprintf("the message is longer than %d bytes", maxMessage))
 		return
 	}
+	c.sweepLost(r.Context())
 	run, err := c.cfg.Store.GetRun(r.Context(), sid)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -58,6 +60,10 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 	case run.Trigger != TriggerCLI:
 		refuse(w, r, http.StatusConflict, ws.Login, fmt.Sprintf(
 			"run %s is a workflow's: send it /core %s as a comment on its issue or pull request", sid, commentFor(kind)))
+		return
+	case run.Status == StatusLost:
+		refuse(w, r, http.StatusConflict, ws.Login, fmt.Sprintf("run %s is lost: nothing was heard from it since %s, and it takes nothing until it is heard from again (%s)",
+			sid, cmp.Or(when(run.SeenAt), "it began"), lostWhy))
 		return
 	case !isLive(run):
 		refuse(w, r, http.StatusConflict, ws.Login, fmt.Sprintf("run %s has ended (%s): it takes nothing more", sid, run.Status))

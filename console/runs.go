@@ -12,6 +12,7 @@ import (
 // the bot knows of it (its issue, its workflow run).
 func (c *Console) runs(r *http.Request, f RunFilter) ([]*Run, error) {
 	f.Limit = limitOr(f.Limit, 100)
+	c.sweepLost(r.Context())
 	runs, err := c.cfg.Store.ListRuns(r.Context(), f)
 	if err != nil {
 		return nil, err
@@ -49,6 +50,7 @@ func matches(run *Run, f RunFilter) bool {
 // findRun finds a reported run, with what the bot knows of it, or else
 // one of the bot's.
 func (c *Console) findRun(r *http.Request, id string) (*Run, error) {
+	c.sweepLost(r.Context())
 	run, err := c.cfg.Store.GetRun(r.Context(), id)
 	if run != nil {
 		run.fill(detailOf(run))

@@ -91,10 +91,39 @@ func (s *SQL) LastEvents(ctx context.Context, sessionID string, n int) ([]*RunEv
 // SetLiveStatus sets the status of a run that has sent events but no
 // report yet; a run with its report keeps the report's.
 func (s *SQL) SetLiveStatus(ctx context.Context, sessionID, status string) error {
-	if _, err := s.exec(ctx, `UPDATE console_runs SET status = ? WHERE session_id = ? AND report = '{}'`, status, sessionID); err != nil {
+	if _, err := s.exec(ctx, `UPDATE console_runs SET status = ?, lost_from = '' WHERE session_id = ? AND report = '{}'`, status, sessionID); err != nil {
 		return fmt.Errorf("set the status of run %s: %w", sessionID, err)
 	}
 	return nil
+}
+
+// HeardFrom records that live run sessionID was heard from at now (a
+// batch of its events, a poll for what its page sent it). A run marked
+// lost is live again, in the status it had.
+func (s *SQL) HeardFrom(ctx context.Context, sessionID string, now time.Time) error {
+	_, err := s.exec(ctx, `UPDATE console_runs SET seen_at = ?,
+		status = CASE WHEN status = ? THEN lost_from ELSE status END, lost_from = ''
+		WHERE session_id = ? AND report = '{}'`, now.UnixNano(), StatusLost, sessionID)
+	if err != nil {
+		return fmt.Errorf("record word from run %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// ExpireLive marks lost every live run (no report yet, a live status) not
+// heard from since before, keeping the status it had; it returns how
+// many it marked.
+func (s *SQL) ExpireLive(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.exec(ctx, `UPDATE console_runs SET lost_from = status, status = ?
+		WHERE report = '{}' AND status IN ('pending', 'starting', 'active', 'idle') AND seen_at < ?`, StatusLost, before.UnixNano())
+	if err != nil {
+		return 0, fmt.Errorf("mark silent live runs lost: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("mark silent live runs lost: %w", err)
+	}
+	return n, nil
 }
 
 const controlColumns = `id, session_id, kind, text, sender, state, ack, created_at, updated_at`

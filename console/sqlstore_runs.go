@@ -12,6 +12,10 @@ import (
 const runColumns = `session_id, repo, trigger_kind, actor, status, verdict, turns, tokens,
 	duration_ns, pr_url, started_at, received_at, report, owner_id`
 
+// runSelect is what a run is read with: its columns and when a live run
+// was last heard from (kept by HeardFrom, not by PutRun).
+const runSelect = runColumns + `, seen_at`
+
 // PutRun inserts the run, or replaces the one with its session id when r's
 // owner is that run's (or that run has no owner and r's actor is its
 // actor): one statement decides, so two racing first reports cannot both
@@ -62,7 +66,7 @@ func (s *SQL) PutRun(ctx context.Context, r *Run) (bool, error) {
 
 // GetRun finds a run by session id.
 func (s *SQL) GetRun(ctx context.Context, id string) (*Run, error) {
-	r, err := scanRun(s.queryRow(ctx, `SELECT `+runColumns+` FROM console_runs WHERE session_id = ?`, id))
+	r, err := scanRun(s.queryRow(ctx, `SELECT `+runSelect+` FROM console_runs WHERE session_id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -74,7 +78,7 @@ func (s *SQL) GetRun(ctx context.Context, id string) (*Run, error) {
 
 // ListRuns lists the runs f matches, newest first.
 func (s *SQL) ListRuns(ctx context.Context, f RunFilter) ([]*Run, error) {
-	q := `SELECT ` + runColumns + ` FROM console_runs WHERE 1 = 1`
+	q := `SELECT ` + runSelect + ` FROM console_runs WHERE 1 = 1`
 	var args []any
 	for col, v := range map[string]string{"repo": f.Repo, "status": f.Status, "actor": f.Actor} {
 		if v != "" {
@@ -112,14 +116,14 @@ func limitOr(n, def int) int {
 
 func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var r Run
-	var dur, started, received int64
+	var dur, started, received, seen int64
 	var report string
 	if err := row.Scan(&r.SessionID, &r.Repo, &r.Trigger, &r.Actor, &r.Status, &r.Verdict, &r.Turns, &r.Tokens,
-		&dur, &r.PRURL, &started, &received, &report, &r.Owner); err != nil {
+		&dur, &r.PRURL, &started, &received, &report, &r.Owner, &seen); err != nil {
 		return nil, err
 	}
 	r.Duration = time.Duration(dur)
-	r.StartedAt, r.ReceivedAt = unixTime(started), unixTime(received)
+	r.StartedAt, r.ReceivedAt, r.SeenAt = unixTime(started), unixTime(received), unixTime(seen)
 	r.Report = []byte(report)
 	r.CostUSD = costOf(r.Report)
 	return &r, nil

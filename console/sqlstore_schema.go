@@ -113,6 +113,10 @@ type column struct{ table, name, decl string }
 func addedColumns() []column {
 	return []column{
 		{"console_runs", "owner_id", "TEXT NOT NULL DEFAULT ''"},
+		// When a live run was last heard from, and the status a run had
+		// when it was marked lost (see ExpireLive).
+		{"console_runs", "seen_at", "BIGINT NOT NULL DEFAULT 0"},
+		{"console_runs", "lost_from", "TEXT NOT NULL DEFAULT ''"},
 	}
 }
 

@@ -43,6 +43,9 @@ type Run struct {
 	StartedAt  time.Time       `json:"started_at"`
 	ReceivedAt time.Time       `json:"received_at"`
 	Report     json.RawMessage `json:"report,omitempty"`
+	// SeenAt is when a live run was last heard from (its events, its polls
+	// for controls); zero for a run that only sent its report.
+	SeenAt time.Time `json:"seen_at,omitzero"`
 
 	// Read from the report (or the bot's record) when the run is read,
 	// not kept apart: what the run was for, how it failed, what it cost
@@ -248,6 +251,11 @@ type Store interface {
 	Events(ctx context.Context, sessionID string, after int64, limit int) ([]*RunEvent, error)
 	LastEvents(ctx context.Context, sessionID string, n int) ([]*RunEvent, error)
 	SetLiveStatus(ctx context.Context, sessionID, status string) error
+	// HeardFrom and ExpireLive tell a live run from a lost one (see
+	// SQL.ExpireLive): a run silent since before is marked lost, and is
+	// live again when it is heard from.
+	HeardFrom(ctx context.Context, sessionID string, now time.Time) error
+	ExpireLive(ctx context.Context, before time.Time) (lost int64, err error)
 	// AddControl, TakeControls, AckControl and Controls keep what people
 	// ask a live run from its page, and its answers.
 	AddControl(ctx context.Context, c *RunControl) error
