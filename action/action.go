@@ -308,15 +308,17 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	r.secrets = o.Secrets
 	o.Approver = tools.DenyApprover{}
 	o.Progress, o.Output = r.env.Stderr, r.env.Stderr
-	r.listen(&o)
+	r.listen(ctx, &o)
 	return o, nil
 }
 
 // listen lets the person who started the run reach it while it works and
 // while it waits, idle, for more: the job reads new comments on the issue
-// or pull request between turns. A run with no one to write to it ends at
-// done.
-func (r *runner) listen(o *session.Options) {
+// or pull request between turns, from when it started, or for a run the
+// bot dispatched from when the bot took the request (what its starter
+// wrote while the job was on its way counts too). A run with no one to
+// write to it ends at done.
+func (r *runner) listen(ctx context.Context, o *session.Options) {
 	if r.t.mode == ModeForge || r.t.number == 0 || r.starter() == "" {
 		// No one to write to it: a forge brief, a schedule, or a dispatch
 		// that names no starter (the bot names its run's in the actor
@@ -330,9 +332,33 @@ func (r *runner) listen(o *session.Options) {
 		o.IdleAfterMessage = session.IdleAttended
 	}
 	o.Control = session.NewControl()
-	// A little before now: the clocks of the runner and GitHub differ.
-	since := time.Now().Add(-5 * time.Second)
+	since := r.listenSince(ctx)
+	if r.in.StatusCommentID != 0 {
+		// What came after the bot took the run is a message, not part of
+		// the issue it was asked about.
+		o.IssueBefore = since
+	}
 	o.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.starter(), r.t.commentID, since, o.Control).poll
+}
+
+// listenSince is where the run's reading of comments starts: when the bot
+// created the status comment of the run it dispatched (GitHub's own clock,
+// before the dispatch), else a little before now (the clocks of the
+// runner and GitHub differ).
+func (r *runner) listenSince(ctx context.Context) time.Time {
+	since := time.Now().Add(-5 * time.Second)
+	if r.in.StatusCommentID == 0 {
+		return since
+	}
+	c, err := r.client.GetComment(ctx, r.owner, r.repo, r.in.StatusCommentID)
+	if err != nil {
+		r.a.Warningf("core: could not read the bot's status comment (%v): /core messages written before the job started are not read", err)
+		return since
+	}
+	if c.CreatedAt.IsZero() || c.CreatedAt.After(since) {
+		return since
+	}
+	return c.CreatedAt
 }
 
 // starter is who started the run: the person whose comment or label

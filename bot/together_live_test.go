@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,4 +130,68 @@ func TestMaintainerSteersADispatchedRun(t *testing.T) {
 	}
 	assert.True(t, took, "alice's message is acknowledged with a reaction")
 	assert.Empty(t, f.g.CommentReactions("octo", "hello", bid), "bob's is not")
+}
+
+// A dispatched job may start minutes after the bot took its /core fix (it
+// waits for a runner). What the starter wrote in between is read as if it
+// came while the run worked: the job reads comments from the bot's status
+// comment on, not from its own start; another writer's is refused then
+// too.
+func TestDispatchedRunReadsWhatCameBeforeItStarted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil, nil)
+	require.NoError(t, f.g.SetPermission("octo", "hello", "bob", "write"))
+	n := f.addIssue(t)
+	cid := f.addComment(t, n, "alice", "/core fix")
+	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false)))
+	f.settle(t)
+	ds := f.g.Dispatches("octo", "hello")
+	require.Len(t, ds, 1)
+	in := ds[0].Inputs
+	statusID, err := strconv.ParseInt(in["status_comment_id"].(string), 10, 64)
+	require.NoError(t, err)
+
+	// The bot took it three minutes ago; two minutes ago, still waiting
+	// for a runner, alice added to it and bob tried to.
+	now := time.Now()
+	require.NoError(t, f.g.SetCommentTime("octo", "hello", statusID, now.Add(-3*time.Minute)))
+	mid, err := f.g.AddComment("octo", "hello", n, testkit.Comment{User: "alice", Body: "/core also update the README", CreatedAt: now.Add(-2 * time.Minute)})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-2", commentPayload(t, "alice", "User", n, mid, "/core also update the README", false)))
+	bid, err := f.g.AddComment("octo", "hello", n, testkit.Comment{User: "bob", Body: "/core delete the tests", CreatedAt: now.Add(-2 * time.Minute)})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-3", commentPayload(t, "bob", "User", n, bid, "/core delete the tests", false)))
+	f.settle(t)
+
+	f.g.AddToken("ghs_workflow", "github-actions[bot]")
+	require.NoError(t, f.g.SetPermission("octo", "hello", "github-actions[bot]", "write"))
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
+		testkit.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
+		testkit.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
+	work := t.TempDir()
+	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_IDLE_TIMEOUT": "0s", "INPUT_VERIFY": "off"})
+	var stdout, stderr syncBuffer
+	require.NoError(t, action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: &stdout, Stderr: &stderr}), stderr.String())
+
+	requests := srv.Requests()
+	require.NotEmpty(t, requests)
+	first := requests[0].Messages
+	assert.Contains(t, first[len(first)-1].Content, "Message from @alice:\nalso update the README", "read before the first turn")
+	for _, r := range requests {
+		for _, m := range r.Messages {
+			assert.NotContains(t, m.Content, "delete the tests")
+		}
+	}
+	assert.Contains(t, stdout.String(), "refused a message from @bob")
+	var took bool
+	for _, r := range f.g.CommentReactions("octo", "hello", mid) {
+		took = took || r.Content == "+1"
+	}
+	assert.True(t, took, "alice's message is acknowledged with a reaction")
+	var bodies []string
+	for _, c := range f.g.Comments("octo", "hello", n) {
+		bodies = append(bodies, c.Body)
+	}
+	assert.Contains(t, strings.Join(bodies, "\n---\n"), "core: @bob, only @alice, who started this run, may message or interrupt it.")
 }

@@ -40,6 +40,11 @@ type Options struct {
 	// the goal from an issue. With both, the prompt comes first.
 	Prompt string
 	Issue  int
+	// IssueBefore, when set, is where the issue's conversation ends for the
+	// goal (default: the run's start). The Action of a run the bot
+	// dispatched sets when the bot took it: what came after reaches the run
+	// as messages, its starter's taken and anyone else's refused.
+	IssueBefore time.Time
 	// PullRequest, for a GitHub repository, is an open pull request whose
 	// head the session starts from and lands on.
 	PullRequest int

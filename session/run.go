@@ -95,7 +95,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	}
 	instruction := strings.TrimSpace(opts.Prompt)
 	if opts.Issue != 0 {
-		text, err := org.issue(ctx, opts.Issue, now)
+		text, err := org.issue(ctx, opts.Issue, cmp.Or(opts.IssueBefore, now))
 		if err != nil {
 			return nil, StartError(err)
 		}

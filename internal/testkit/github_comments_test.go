@@ -190,3 +190,25 @@ func TestGitHubReactions(t *testing.T) {
 		})
 	}
 }
+
+// SetCommentTime dates a comment as GitHub would show it (whole seconds),
+// and since finds it by that time.
+func TestGitHubSetCommentTime(t *testing.T) {
+	t.Parallel()
+	g, _ := newTestGitHub(t, nil)
+	n, err := g.AddIssue("owner", "repo", Issue{Title: "old news"})
+	require.NoError(t, err)
+	id, err := g.AddComment("owner", "repo", n, Comment{User: "alice", Body: "written long ago"})
+	require.NoError(t, err)
+	at := time.Date(2024, 1, 1, 9, 0, 0, 700, time.UTC)
+	require.NoError(t, g.SetCommentTime("owner", "repo", id, at))
+	c, _, err := ghClient(t, g, readerToken).Issues.GetComment(t.Context(), "owner", "repo", id)
+	require.NoError(t, err)
+	assert.Equal(t, at.Truncate(time.Second), c.GetCreatedAt().Time)
+	assert.Equal(t, at.Truncate(time.Second), c.GetUpdatedAt().Time)
+	since := at.Add(time.Minute)
+	cs, _, err := ghClient(t, g, readerToken).Issues.ListComments(t.Context(), "owner", "repo", n, &github.IssueListCommentsOptions{Since: &since})
+	require.NoError(t, err)
+	assert.Empty(t, cs, "older than since")
+	assert.ErrorContains(t, g.SetCommentTime("owner", "repo", id+100, at), "no such comment")
+}

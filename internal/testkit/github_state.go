@@ -187,6 +187,26 @@ func (g *GitHub) AddComment(owner, repo string, number int, c Comment) (int64, e
 	return r.addCommentLocked(is, c).ID, nil
 }
 
+// SetCommentTime sets when comment id of owner/repo was created and last
+// updated (truncated to GitHub's one-second timestamps): what was written
+// earlier than the test could wait for, such as a status comment a bot
+// wrote minutes before the job it dispatched started.
+func (g *GitHub) SetCommentTime(owner, repo string, id int64, at time.Time) error {
+	r := g.repo(owner, repo)
+	if r == nil {
+		return fmt.Errorf("set the time of comment %d of %s/%s: no such repository", id, owner, repo)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := r.comments[id]
+	if c == nil {
+		return fmt.Errorf("set the time of comment %d of %s/%s: no such comment", id, owner, repo)
+	}
+	c.CreatedAt = at.UTC().Truncate(time.Second)
+	c.UpdatedAt = c.CreatedAt
+	return nil
+}
+
 // addCommentLocked stores a new comment. Callers hold g.mu.
 func (r *Repo) addCommentLocked(is *issueState, c Comment) *commentState {
 	c.ID = r.g.nextID()
