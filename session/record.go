@@ -181,6 +181,29 @@ type Record struct {
 	// AllowWorkflowChanges lets the session land changes under
 	// .github/workflows (--allow-workflow-changes); resume keeps it.
 	AllowWorkflowChanges bool `json:"allow_workflow_changes,omitempty"`
+
+	// Browser is the browser the session's last run had (--browser and
+	// its options); nil for none. core session resume gives it again
+	// unless told otherwise.
+	Browser *BrowserRecord `json:"browser,omitempty"`
+}
+
+// BrowserRecord is what a session keeps of its browser options: not
+// --headed, which is for the terminal a person sits at now, nor the
+// environment setup gave the browser.
+type BrowserRecord struct {
+	// Exec is the binary the run used, as setup found it.
+	Exec        string        `json:"exec"`
+	Timeout     time.Duration `json:"timeout_ns,omitempty"`
+	AllowRemote bool          `json:"allow_remote,omitempty"`
+}
+
+// browserRecord is what a run with b keeps of it; nil without a browser.
+func browserRecord(b BrowserOptions) *BrowserRecord {
+	if !b.On {
+		return nil
+	}
+	return &BrowserRecord{Exec: b.Exec, Timeout: b.Timeout, AllowRemote: b.AllowRemote}
 }
 
 // transition moves the record to status to, or returns an error when the

@@ -130,6 +130,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		UpdatedAt:    now,
 
 		AllowWorkflowChanges: opts.AllowWorkflowChanges,
+		Browser:              browserRecord(opts.Browser),
 	}
 	rec.Workspace = opts.Store.WorkspaceDir(rec.ID)
 	if err := opts.Store.create(rec, scrub.New(opts.Secrets...)); err != nil {
@@ -200,6 +201,9 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	}
 	rec.AllowWorkflowChanges = rec.AllowWorkflowChanges || opts.AllowWorkflowChanges
 	opts.AllowWorkflowChanges = rec.AllowWorkflowChanges
+	// The browser is the one this run has: the entry point gave the
+	// recorded one unless told otherwise (core session resume does).
+	rec.Browser = browserRecord(opts.Browser)
 	s, ctx, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -257,7 +258,9 @@ func newSessionResumeCmd(e *env) *cobra.Command {
 		Short: "Continue a session with a new instruction",
 		Long: `resume continues a persisted session: its transcript is replayed verbatim to
 the model, its workspace is reused, and the limits apply afresh. The model,
-the verify tier and the tool-call mode are the session's own.
+the verify tier and the tool-call mode are the session's own. So is its
+browser (--browser, --browser-exec, --browser-timeout, --browser-allow-remote),
+unless given again: a flag given to resume wins, --browser=false drops it.
 
 The budget is the session's, every run included: --budget-usd and
 --budget-tokens given to resume are a top-up, added to it (to what was spent,
@@ -273,6 +276,7 @@ much more. The price is the session's too, unless given again.`,
 			// The model and the verify tier are the session's own; the
 			// endpoint is the one it recorded unless one is given.
 			f.vals[setup.Model], f.vals[setup.Verify] = rec.Model, string(rec.Verify)
+			resumeBrowser(f.vals, rec.Browser)
 			o, err := e.options(cmd, &f, map[string]string{setup.InferenceURL: rec.InferenceURL})
 			if err != nil {
 				return err
@@ -295,6 +299,32 @@ much more. The price is the session's too, unless given again.`,
 	}
 	f.register(cmd, false)
 	return cmd
+}
+
+// resumeBrowser gives a resumed run the browser its session recorded, as
+// if its flags were given again; a flag given to resume wins, and
+// --browser=false drops the recorded browser with its options.
+func resumeBrowser(vals setup.Values, b *session.BrowserRecord) {
+	if b == nil {
+		return
+	}
+	if v, given := vals[setup.Browser]; given {
+		if on, err := strconv.ParseBool(v); err != nil || !on {
+			return // off, or a mistake setup words
+		}
+	}
+	recorded := setup.Values{setup.Browser: "true", setup.BrowserExec: b.Exec}
+	if b.Timeout > 0 {
+		recorded[setup.BrowserTime] = b.Timeout.String()
+	}
+	if b.AllowRemote {
+		recorded[setup.BrowserRemote] = "true"
+	}
+	for name, v := range recorded {
+		if _, given := vals[name]; !given && v != "" {
+			vals[name] = v
+		}
+	}
 }
 
 // loadSession reads a persisted session's record.
