@@ -51,7 +51,7 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, ErrNotFound):
 		refuse(w, r, http.StatusNotFound, ws.Login, fmt.Sprintf(
-			"run %s is not live on this console: only a run that sends its events here (one core session serve runs) takes messages from its page", sid))
+			"run %s is not live on this console: only a run that sends its events here (one core session serve runs, or a core session start that reports here) takes messages from its page", sid))
 		return
 	case err != nil:
 		c.logFailure(r, err)

@@ -100,11 +100,15 @@ type Live struct {
 	more    chan struct{}
 	placed  chan struct{} // closed once the console holds the run
 	once    sync.Once
+	// failing is why the last batch did not reach the console; nil once
+	// one did.
+	failing error
 }
 
 // Start follows the run until it ends. The returned finish, called once
-// the run has ended, waits (at most flushWait) for its last events to
-// reach the console and stops taking controls.
+// the run has ended, waits for its last events to reach the console (at
+// most flushWait, and at most downWait while the console does not answer)
+// and stops taking controls.
 func (l *Live) Start(ctx context.Context) (finish func()) {
 	if l.PollWait <= 0 {
 		l.PollWait = 25 * time.Second
@@ -130,17 +134,43 @@ func (l *Live) Start(ctx context.Context) (finish func()) {
 			cancel() // the run never started: there is nothing to send
 			return
 		}
-		select {
-		case <-sent:
-		case <-time.After(flushWait):
-			fmt.Fprintf(l.Out, "live: the run's last events did not reach the console within %s\n", flushWait)
+		defer cancel()
+		begun := time.Now()
+		limit := time.NewTimer(flushWait)
+		defer limit.Stop()
+		look := time.NewTicker(100 * time.Millisecond)
+		defer look.Stop()
+		for {
+			select {
+			case <-sent:
+				return
+			case <-limit.C:
+				fmt.Fprintf(l.Out, "live: the run's last events did not reach the console within %s: they stay in its %s\n", flushWait, session.EventsFile)
+				return
+			case <-look.C:
+				if err := l.failure(); err != nil && time.Since(begun) >= downWait {
+					fmt.Fprintf(l.Out, "live: the console does not answer (%v): the run's last events stay in its %s\n", err, session.EventsFile)
+					return
+				}
+			}
 		}
-		cancel()
 	}
 }
 
-// flushWait bounds how long a run that ended waits for its last events.
-const flushWait = 30 * time.Second
+// A run that ended waits at most flushWait for its last events to reach
+// the console, and at most downWait while the console does not answer: a
+// console that is down costs the run's end a few seconds, no more.
+const (
+	flushWait = 30 * time.Second
+	downWait  = 5 * time.Second
+)
+
+// failure is why the last batch did not reach the console, or nil.
+func (l *Live) failure() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.failing
+}
 
 // follow reads the run's event log, from its first line, into pending,
 // waiting for the log to appear. Not for the run's record: that is written
@@ -213,6 +243,9 @@ func (l *Live) send(ctx context.Context, watched <-chan struct{}) {
 				fmt.Fprintf(l.Out, "live: the console refused the run's events (%v): it gets only the report\n", err)
 				return
 			case err != nil:
+				l.mu.Lock()
+				l.failing = err
+				l.mu.Unlock()
 				backoff = min(max(2*backoff, time.Second), 30*time.Second)
 				fmt.Fprintf(l.Out, "live: %v; trying again in %s\n", err, backoff)
 				if !sleep(ctx, backoff) {
@@ -223,6 +256,7 @@ func (l *Live) send(ctx context.Context, watched <-chan struct{}) {
 			backoff = 0
 			l.once.Do(func() { close(l.placed) })
 			l.mu.Lock()
+			l.failing = nil
 			n := min(max(next-l.sent, 0), int64(len(l.pending)))
 			l.pending, l.sent = l.pending[n:], l.sent+n
 			full := len(l.pending) == 0 && l.sent >= maxPending

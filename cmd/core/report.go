@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -80,6 +81,33 @@ func (e *env) report(ctx context.Context, consoleURL string, rep *session.Report
 	if err := d.Deliver(context.WithoutCancel(ctx), rep.ID); err != nil {
 		fmt.Fprintf(e.stderr, "report: %v\n", err)
 	}
+}
+
+// live streams a run's events to the console its report goes to, as
+// serve's runs do: its page there follows it as it works. The returned
+// finish, called once the run ended, waits for the last events: a few
+// seconds at most when the console does not answer, and that is said. No
+// console, or a local repository with no GitHub origin: nothing to do.
+func (e *env) live(ctx context.Context, consoleURL string, o *session.Options, repo string) (finish func()) {
+	u, err := e.consoleURL(consoleURL)
+	if err != nil || u == "" {
+		return func() {}
+	}
+	name := repo
+	if !gh.IsRepoName(repo) {
+		var ok bool
+		if name, ok = e.originRepo(repo); !ok {
+			return func() {}
+		}
+	}
+	if o.ID == "" {
+		o.ID = session.NewID(time.Now())
+	}
+	if o.Control == nil {
+		o.Control = session.NewControl()
+	}
+	l := &remote.Live{Console: &remote.Client{URL: u, Token: e.credential(repo)}, Store: o.Store, ID: o.ID, Repo: name, Control: o.Control, Out: e.stderr}
+	return l.Start(ctx)
 }
 
 func newSessionSyncCmd(e *env) *cobra.Command {

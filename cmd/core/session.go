@@ -199,7 +199,9 @@ Once the work lands the run is idle: on a terminal it asks for the next
 instruction (/exit or the end of input completes it) for --idle-timeout
 (20m); with no terminal it completes at once unless --idle-timeout is given.
 Meanwhile core session watch, send, interrupt and stop reach it from
-another terminal.
+another terminal. With a console (--console-url, CORE_CONSOLE_URL) its
+events go to its page there as it works, and its report at its end; a
+console that does not answer delays the end by 5 seconds at most.
 
 Exit status: 0 completed, 2 partial (a limit was hit; the work is kept in the
 workspace), 3 budget_exhausted (the next request would have passed
@@ -235,7 +237,9 @@ draft marked [budget exhausted]), 1 failed, 130 cancelled.`,
 				return err
 			}
 			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch, o.Clean = repo, prompt, issue, base, branch, clean
+			finish := e.live(cmd.Context(), f.consoleURL, &o, repo)
 			rep, err := session.Run(cmd.Context(), o)
+			finish()
 			e.report(cmd.Context(), f.consoleURL, rep, repo)
 			return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
 		},
