@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,22 +18,23 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 )
 
-// syncBuffer is a writer the Action and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// dispatchedFix is the bot taking alice's /core fix on a new issue (bob
+// may write too) and dispatching the workflow, whose job acts with the
+// workflow's token (ghs_workflow): the fixture, the issue, the dispatch's
+// inputs.
+func dispatchedFix(t *testing.T) (*fixture, int, map[string]any) {
+	t.Helper()
+	f := newFixture(t, nil, nil)
+	require.NoError(t, f.g.SetPermission("octo", "hello", "bob", "write"))
+	n := f.addIssue(t)
+	cid := f.addComment(t, n, "alice", "/core fix")
+	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false)))
+	f.settle(t)
+	ds := f.g.Dispatches("octo", "hello")
+	require.Len(t, ds, 1)
+	f.g.AddToken("ghs_workflow", "github-actions[bot]")
+	require.NoError(t, f.g.SetPermission("octo", "hello", "github-actions[bot]", "write"))
+	return f, n, ds[0].Inputs
 }
 
 // TestMaintainerSteersADispatchedRun is #28's "done when" on the testkit
@@ -47,21 +46,11 @@ func (s *syncBuffer) String() string {
 // another writer's with a reply; the bot leaves both to the job.
 func TestMaintainerSteersADispatchedRun(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, nil, nil)
-	require.NoError(t, f.g.SetPermission("octo", "hello", "bob", "write"))
-	n := f.addIssue(t)
-	cid := f.addComment(t, n, "alice", "/core fix")
-	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false)))
-	f.settle(t)
-	ds := f.g.Dispatches("octo", "hello")
-	require.Len(t, ds, 1)
-	in := ds[0].Inputs
+	f, n, in := dispatchedFix(t)
 	assert.Equal(t, "alice", in["actor"], "the dispatch names who started the run")
 
 	// The workflow (core.yml maps its inputs onto the Action's); the
 	// model's first answer waits until the maintainer has written.
-	f.g.AddToken("ghs_workflow", "github-actions[bot]")
-	require.NoError(t, f.g.SetPermission("octo", "hello", "github-actions[bot]", "write"))
 	gate := make(chan struct{})
 	srv := testkit.NewModelServer(t,
 		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO").Until(gate),
@@ -69,7 +58,7 @@ func TestMaintainerSteersADispatchedRun(t *testing.T) {
 		testkit.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
 	work := t.TempDir()
 	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_IDLE_TIMEOUT": "1s", "INPUT_VERIFY": "off"})
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.LockedBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: &stdout, Stderr: &stderr})
@@ -139,15 +128,7 @@ func TestMaintainerSteersADispatchedRun(t *testing.T) {
 // too.
 func TestDispatchedRunReadsWhatCameBeforeItStarted(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, nil, nil)
-	require.NoError(t, f.g.SetPermission("octo", "hello", "bob", "write"))
-	n := f.addIssue(t)
-	cid := f.addComment(t, n, "alice", "/core fix")
-	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-1", commentPayload(t, "alice", "User", n, cid, "/core fix", false)))
-	f.settle(t)
-	ds := f.g.Dispatches("octo", "hello")
-	require.Len(t, ds, 1)
-	in := ds[0].Inputs
+	f, n, in := dispatchedFix(t)
 	statusID, err := strconv.ParseInt(in["status_comment_id"].(string), 10, 64)
 	require.NoError(t, err)
 
@@ -163,15 +144,13 @@ func TestDispatchedRunReadsWhatCameBeforeItStarted(t *testing.T) {
 	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-3", commentPayload(t, "bob", "User", n, bid, "/core delete the tests", false)))
 	f.settle(t)
 
-	f.g.AddToken("ghs_workflow", "github-actions[bot]")
-	require.NoError(t, f.g.SetPermission("octo", "hello", "github-actions[bot]", "write"))
 	srv := testkit.NewModelServer(t,
 		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
 		testkit.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
 		testkit.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
 	work := t.TempDir()
 	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_IDLE_TIMEOUT": "0s", "INPUT_VERIFY": "off"})
-	var stdout, stderr syncBuffer
+	var stdout, stderr testkit.LockedBuffer
 	require.NoError(t, action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: &stdout, Stderr: &stderr}), stderr.String())
 
 	requests := srv.Requests()

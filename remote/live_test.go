@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/console"
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/remote"
 	"github.com/coreagent/core/session"
 )
@@ -106,29 +106,11 @@ func TestLiveOfADownConsole(t *testing.T) {
 	t.Parallel()
 	store := openStore(t)
 	endedSession(t, store, "s-down", 3)
-	var out syncWriter
+	var out testkit.LockedBuffer
 	l := &remote.Live{Console: &remote.Client{URL: "http://127.0.0.1:9", Token: "t"}, Store: store, ID: "s-down", Repo: "acme/app",
 		Control: session.NewControl(), Out: &out, Every: 10 * time.Millisecond}
 	l.Start(t.Context())()
 	assert.Contains(t, out.String(), "live: the console does not answer (")
 	assert.Contains(t, out.String(), "the run's last events stay in its events.jsonl")
 	assert.NotContains(t, out.String(), "did not reach the console within", "given up for the console's silence, not the flush wait")
-}
-
-// syncWriter is an Out the Live's goroutines and the test share.
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }

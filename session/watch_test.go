@@ -35,6 +35,16 @@ func watchAsync(t *testing.T, st *Store, id string) (seen chan string, ended cha
 	return seen, ended
 }
 
+// drain closes seen, once watch has ended, and returns what it holds.
+func drain(seen chan string) []string {
+	close(seen)
+	var got []string
+	for s := range seen {
+		got = append(got, s)
+	}
+	return got
+}
+
 // A run is seen pending with its event log already open (start opens the
 // log after taking the lock, before it records the run starting): watch
 // follows it to its end rather than take pending for ended. Taking it for
@@ -66,18 +76,8 @@ func TestWatchFollowsARunSeenPending(t *testing.T) {
 		log.add(Event{Kind: EventState, Status: to})
 	}
 	unlock()
-	select {
-	case err := <-ended:
-		require.NoError(t, err)
-	case <-time.After(testkit.Patience):
-		t.Fatal("waited too long for watch to end with the run")
-	}
-	close(seen)
-	var got []string
-	for s := range seen {
-		got = append(got, s)
-	}
-	assert.Equal(t, []string{"state starting", "state cancelled"}, got, "every event after the one read while pending")
+	require.NoError(t, testkit.Receive(t, ended, "watch to end with the run"))
+	assert.Equal(t, []string{"state starting", "state cancelled"}, drain(seen), "every event after the one read while pending")
 }
 
 // A pending run no process drives is not followed: one that never took
@@ -107,22 +107,13 @@ func TestWatchOfAPendingRunWithNoProcess(t *testing.T) {
 				log.close()
 			}
 			seen, ended := watchAsync(t, st, rec.ID)
-			select {
-			case err := <-ended:
-				if tt.wantErr != "" {
-					require.ErrorContains(t, err, tt.wantErr)
-				} else {
-					require.NoError(t, err)
-				}
-			case <-time.After(testkit.Patience):
-				t.Fatal("waited too long for watch to end: it follows a run no process drives")
+			err = testkit.Receive(t, ended, "watch to end, not follow a run no process drives")
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+			} else {
+				require.NoError(t, err)
 			}
-			close(seen)
-			var got []string
-			for s := range seen {
-				got = append(got, s)
-			}
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, drain(seen))
 		})
 	}
 }

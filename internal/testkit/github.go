@@ -31,7 +31,7 @@ type GitHub struct {
 	git       string // the git binary
 	stop      func()
 	closeOnce sync.Once
-	gitLog    lockedBuffer // http-backend's stderr and CGI errors
+	gitLog    LockedBuffer // http-backend's stderr and CGI errors
 	routes    []apiRoute
 
 	mu       sync.Mutex

@@ -36,25 +36,27 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// lockedBuffer is a goroutine-safe log sink.
-type lockedBuffer struct {
+// LockedBuffer is a buffer goroutines may write while a test reads it:
+// the output of a server, or of what runs in the background.
+type LockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *LockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+// String is what was written so far.
+func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
 
-func (b *lockedBuffer) logger() *log.Logger { return log.New(b, "cgi: ", 0) }
+func (b *LockedBuffer) logger() *log.Logger { return log.New(b, "cgi: ", 0) }
 
 func cloneValues(v url.Values) url.Values {
 	if v == nil {
