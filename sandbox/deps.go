@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -71,7 +73,7 @@ func depsHostEnvNames(eco string) []string {
 // planDeps reads the workspace's lockfile for the ecosystem of tool and
 // returns the step that fetches what it names; false when there is
 // nothing to fetch. A note without a plan says why nothing is fetched.
-func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error) {
+func (s *Sandbox) planDeps(tool, ws string) (depsPlan, string, bool, error) {
 	e, ok := ecosystemOf(tool)
 	if !ok {
 		return depsPlan{}, "", false, nil
@@ -106,7 +108,7 @@ func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error)
 	case "python":
 		return planPythonDeps(read)
 	case "rust":
-		return planRustDeps(ws, hostEnv, read)
+		return planRustDeps(s.cargoIndexes, read)
 	}
 	return depsPlan{}, "", false, nil
 }
@@ -209,7 +211,7 @@ func hasNodeDependencies(pkg []byte) bool {
 // The step runs in bwrap's network profile, or in a sibling container of
 // the ecosystem's image with the network on (docker_deps.go).
 func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap, tool string, opts RunOptions) (depsView, error) {
-	plan, note, ok, err := planDeps(tool, opts.Workspace, s.cfg.HostEnv)
+	plan, note, ok, err := s.planDeps(tool, opts.Workspace)
 	if err != nil {
 		return depsView{note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
 	}
@@ -310,9 +312,6 @@ func (s *Sandbox) depsHostEnv(eco string) []string {
 				out = append(out, kv)
 			}
 		}
-		if eco == "rust" && strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
-			out = append(out, kv)
-		}
 	}
 	return out
 }
@@ -321,8 +320,10 @@ func (s *Sandbox) depsHostEnv(eco string) []string {
 // from copies of Cargo.toml and Cargo.lock beside empty stand-ins for the
 // crate's sources (cargo vendor reads the manifest, and compiles nothing).
 // Cargo prints the configuration that reads the vendored sources; confined
-// commands get it as their $CARGO_HOME/config.toml.
-func planRustDeps(ws string, hostEnv []string, read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
+// commands get it as their $CARGO_HOME/config.toml. indexes are the
+// CARGO_REGISTRIES_<NAME>_INDEX settings of the registries a Cargo.toml
+// names (cargoIndexes), which the step and the commands both need.
+func planRustDeps(indexes func(manifest []byte) []string, read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
 	files, err := read("Cargo.toml", "Cargo.lock")
 	if err != nil || files["Cargo.toml"] == nil {
 		return depsPlan{}, "", false, err
@@ -337,28 +338,21 @@ func planRustDeps(ws string, hostEnv []string, read func(...string) (map[string]
 		return depsPlan{}, "", false, nil // nothing but the workspace's own crates
 	}
 	files["src/lib.rs"], files["src/main.rs"] = []byte{}, []byte("fn main() {}\n")
-	// The indexes of named registries (CARGO_REGISTRIES_<NAME>_INDEX):
-	// where a dependency's registry = "name" points, offline too.
-	var indexes []string
-	for _, kv := range hostEnv {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
-			indexes = append(indexes, kv)
-		}
-	}
+	// Where a dependency's registry = "name" points, offline too.
+	named := indexes(files["Cargo.toml"])
 	return depsPlan{
 		eco: "rust", tool: "cargo", files: files,
 		// Core's own shell line, nothing of the workspace in it: the
 		// configuration cargo prints is kept in a file.
 		argv: []string{"sh", "-c", "cargo vendor --locked --versioned-dirs vendor > vendor.toml"},
-		env:  []string{"CARGO_HOME=/tmp/cargo", "CARGO_TERM_COLOR=never"},
+		env:  append([]string{"CARGO_HOME=/tmp/cargo", "CARGO_TERM_COLOR=never"}, named...),
 		view: func(dir, _ string) depsView {
 			return depsView{
 				binds: []bind{
 					{host: filepath.Join(dir, "vendor"), inside: depsInside + "/vendor"},
 					{host: filepath.Join(dir, "config.toml"), inside: "/tmp/cargo/config.toml"},
 				},
-				env: indexes,
+				env: named,
 			}
 		},
 		after: func(dir string) error {
@@ -367,12 +361,44 @@ func planRustDeps(ws string, hostEnv []string, read func(...string) (map[string]
 				return err
 			}
 			config := strings.Replace(string(b), `directory = "vendor"`, `directory = "`+depsInside+`/vendor"`, 1)
-			return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600)
+			// Readable by the sandbox user of a sibling container too.
+			return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o644)
 		},
 		failed: func(out string) string {
 			return "cargo vendor --locked (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out
 		},
 	}, "", true, nil
+}
+
+// cargoRegistryName is how Cargo.toml names a dependency's registry.
+var cargoRegistryName = regexp.MustCompile(`(?m)\bregistry\s*=\s*"([A-Za-z0-9_-]+)"`)
+
+// cargoIndexVar is the variable that holds a cargo registry's index.
+func cargoIndexVar(name string) string {
+	return "CARGO_REGISTRIES_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_INDEX"
+}
+
+// cargoIndexes are the CARGO_REGISTRIES_<NAME>_INDEX settings of
+// HostEnv, and those of the registries manifest names that the host sets
+// (Config.CargoIndex).
+func (s *Sandbox) cargoIndexes(manifest []byte) []string {
+	var out []string
+	for _, kv := range s.cfg.HostEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
+			out = append(out, kv)
+		}
+	}
+	if s.cfg.CargoIndex == nil {
+		return out
+	}
+	for _, m := range cargoRegistryName.FindAllSubmatch(manifest, -1) {
+		name := cargoIndexVar(string(m[1]))
+		if v := s.cfg.CargoIndex(string(m[1])); v != "" && !slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, name+"=") }) {
+			out = append(out, name+"="+v)
+		}
+	}
+	return out
 }
 
 // emptyOrAbsent reports whether path is absent or an empty directory (the

@@ -44,21 +44,8 @@ func TestDependencyStepNode(t *testing.T) {
 	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
 		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
 	requireTool(t, sb, "npm")
-	tarball, integrity := reg.AddNpm("greet", "1.0.0", map[string]string{
-		"package.json": `{"name":"greet","version":"1.0.0","main":"index.js","scripts":{"install":"` + fmt.Sprintf(markerWrite, "install-marker") + `"}}`,
-		"index.js":     "exports.hello = (who) => 'hello, ' + who;\n",
-	})
 	ws := newWorkspace(t)
-	writeFiles(t, ws, map[string]string{
-		"package.json": `{"name":"app","version":"1.0.0","dependencies":{"greet":"1.0.0"},` +
-			`"scripts":{"test":"node --test","postinstall":"` + fmt.Sprintf(markerWrite, "postinstall-marker") + `"}}`,
-		"package-lock.json": `{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{` +
-			`"":{"name":"app","version":"1.0.0","hasInstallScript":true,"dependencies":{"greet":"1.0.0"}},` +
-			`"node_modules/greet":{"version":"1.0.0","resolved":"` + tarball + `","integrity":"` + integrity + `","hasInstallScript":true}}}`,
-		"app.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\nconst { hello } = require('greet');\n" +
-			"test('greets', () => assert.strictEqual(hello('world'), 'hello, world'));\n" +
-			"test('no network', async () => { await assert.rejects(fetch('" + reg.URL + "/npm/greet')); });\n",
-	})
+	writeFiles(t, ws, nodeApp(reg))
 	opts := RunOptions{Workspace: ws, Timeout: 5 * time.Minute}
 	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, opts)
 	require.NoError(t, err)
@@ -79,6 +66,27 @@ func TestDependencyStepNode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Len(t, reg.Requests(), fetched, "the second command fetched nothing")
+}
+
+// nodeApp publishes greet, whose install script leaves install-marker, and
+// returns a repository that depends on it through its lockfile, whose
+// postinstall leaves postinstall-marker, and whose tests (npm test) use
+// greet and fail if they reach the registry.
+func nodeApp(reg *testkit.Registry) map[string]string {
+	tarball, integrity := reg.AddNpm("greet", "1.0.0", map[string]string{
+		"package.json": `{"name":"greet","version":"1.0.0","main":"index.js","scripts":{"install":"` + fmt.Sprintf(markerWrite, "install-marker") + `"}}`,
+		"index.js":     "exports.hello = (who) => 'hello, ' + who;\n",
+	})
+	return map[string]string{
+		"package.json": `{"name":"app","version":"1.0.0","dependencies":{"greet":"1.0.0"},` +
+			`"scripts":{"test":"node --test","postinstall":"` + fmt.Sprintf(markerWrite, "postinstall-marker") + `"}}`,
+		"package-lock.json": `{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{` +
+			`"":{"name":"app","version":"1.0.0","hasInstallScript":true,"dependencies":{"greet":"1.0.0"}},` +
+			`"node_modules/greet":{"version":"1.0.0","resolved":"` + tarball + `","integrity":"` + integrity + `","hasInstallScript":true}}}`,
+		"app.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\nconst { hello } = require('greet');\n" +
+			"test('greets', () => assert.strictEqual(hello('world'), 'hello, world'));\n" +
+			"test('no network', async () => { await assert.rejects(fetch('" + reg.URL + "/npm/greet')); });\n",
+	}
 }
 
 // TestDependencyStepPython: the wheels requirements.txt names are fetched
@@ -151,22 +159,14 @@ func TestDependencyStepRust(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
 	reg := testkit.NewRegistry(t)
-	cksum := reg.AddCrate("greet", "1.0.0", map[string]string{"src/lib.rs": "pub fn hello(who: &str) -> String {\n    format!(\"hello, {}\", who)\n}\n"})
 	home := t.TempDir()
 	// The index as a git repository: Debian bookworm's cargo predates the
 	// sparse protocol; the git command fetches it over dumb HTTP.
-	index := reg.CargoGitIndex()
 	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
-		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + index, "CARGO_NET_GIT_FETCH_WITH_CLI=true"}})
+		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + reg.CargoGitIndex(), "CARGO_NET_GIT_FETCH_WITH_CLI=true"}})
 	requireTool(t, sb, "cargo")
 	ws := newWorkspace(t)
-	writeFiles(t, ws, map[string]string{
-		"Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ngreet = { version = \"1.0.0\", registry = \"local\" }\n",
-		"Cargo.lock": "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\n \"greet\",\n]\n\n" +
-			"[[package]]\nname = \"greet\"\nversion = \"1.0.0\"\nsource = \"registry+" + index + "\"\nchecksum = \"" + cksum + "\"\n",
-		"build.rs":   "fn main() {\n    std::fs::write(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/build-marker\"), \"ran\").unwrap();\n}\n",
-		"src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn greets() {\n        assert_eq!(greet::hello(\"world\"), \"hello, world\");\n    }\n}\n",
-	})
+	writeFiles(t, ws, rustApp(reg))
 	p := sb.Probe(t.Context())
 	require.True(t, p.Usable)
 	v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, "cargo", RunOptions{Workspace: ws})
@@ -185,4 +185,19 @@ func TestDependencyStepRust(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.FileExists(t, filepath.Join(ws, "build-marker"), "build.rs is real: it runs in the tests, confined")
+}
+
+// rustApp publishes the crate greet and returns a repository that depends
+// on it from the registry named local (CARGO_REGISTRIES_LOCAL_INDEX, the
+// registry's git index) through its Cargo.lock, whose build.rs leaves
+// build-marker, and whose test (cargo test) uses greet.
+func rustApp(reg *testkit.Registry) map[string]string {
+	cksum := reg.AddCrate("greet", "1.0.0", map[string]string{"src/lib.rs": "pub fn hello(who: &str) -> String {\n    format!(\"hello, {}\", who)\n}\n"})
+	return map[string]string{
+		"Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ngreet = { version = \"1.0.0\", registry = \"local\" }\n",
+		"Cargo.lock": "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\n \"greet\",\n]\n\n" +
+			"[[package]]\nname = \"greet\"\nversion = \"1.0.0\"\nsource = \"registry+" + reg.CargoGitIndex() + "\"\nchecksum = \"" + cksum + "\"\n",
+		"build.rs":   "fn main() {\n    std::fs::write(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/build-marker\"), \"ran\").unwrap();\n}\n",
+		"src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn greets() {\n        assert_eq!(greet::hello(\"world\"), \"hello, world\");\n    }\n}\n",
+	}
 }
