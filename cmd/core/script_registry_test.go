@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -30,8 +31,8 @@ func registryOf(ts *testscript.TestScript) *testkit.Registry {
 }
 
 // registry-serve: serve the registries on 127.0.0.1; it sets NPM_REGISTRY
-// (npm's registry), CARGO_INDEX (cargo's git index) and PIP_INDEX (a PEP
-// 503 index).
+// (npm's registry), CARGO_INDEX (cargo's git index), PIP_INDEX (a PEP 503
+// index) and REGISTRY_ADDR (host:port).
 func cmdRegistryServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: registry-serve")
@@ -41,6 +42,7 @@ func cmdRegistryServe(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("NPM_REGISTRY", st.reg.NpmURL())
 	ts.Setenv("CARGO_INDEX", st.reg.CargoGitIndex())
 	ts.Setenv("PIP_INDEX", st.reg.SimpleURL())
+	ts.Setenv("REGISTRY_ADDR", strings.TrimPrefix(st.reg.URL, "http://"))
 }
 
 // registry-npm NAME VERSION DIR: publish the npm package holding DIR's
