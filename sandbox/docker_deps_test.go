@@ -33,14 +33,16 @@ func requireToolchainImage(t *testing.T, eco string) string {
 // TestDockerDependencyStepPython: under the Docker backend the wheels
 // requirements.txt names are fetched from an index on loopback in a
 // sibling of the Python image with the network on, where nothing of the
-// workspace is (its setup.py is neither there nor run); the tests then run
-// in another sibling, with the wheels read-only and no network; a second
-// command fetches nothing again; and the pre-flight finds python3 and
-// pytest in the image.
+// workspace is (its setup.py is neither there nor run), and so is pytest,
+// which the image lacks (it has pip, as the official python images); the
+// tests then run in another sibling, with the wheels read-only and no
+// network; a second command fetches nothing again; and the pre-flight
+// finds python3 in the image and pytest not missing.
 func TestDockerDependencyStepPython(t *testing.T) {
 	img := requireToolchainImage(t, "python")
 	reg := testkit.NewRegistry(t)
 	reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": "def hello(who):\n    return 'hello, ' + who\n"})
+	require.NoError(t, reg.AddInstalledPytest(testkit.DebianSite))
 	home := t.TempDir()
 	sb := requireDockerWith(t, Config{Home: home, ToolchainImages: map[string]string{"python": img},
 		HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL(), "GITHUB_TOKEN=secret-token"}})
@@ -52,17 +54,18 @@ func TestDockerDependencyStepPython(t *testing.T) {
 		"test_app.py": "import socket, urllib.request\nfrom greet import hello\n\n\ndef test_hello():\n    assert hello('world') == 'hello, world'\n\n\n" +
 			"def test_offline():\n    try:\n        urllib.request.urlopen('" + reg.SimpleURL() + "greet/', timeout=5)\n    except OSError:\n        return\n    raise AssertionError('the tests reached the index')\n",
 	})
-	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"python"}}), "the image has python3 and pytest")
+	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"python"}}), "the image has python3, and pip3 which fetches pytest")
 
-	for i := range 2 {
+	for i, check := range []string{"python3 -m pytest -q", "pytest -q"} {
 		asked := len(reg.Requests())
-		r, err := sb.Verify(t.Context(), TierTest, []string{"python3", "-m", "pytest", "-q"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+		r, err := sb.Verify(t.Context(), TierTest, strings.Fields(check), RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 		require.NoError(t, err)
 		require.Equal(t, 0, r.ExitCode, r.Output)
 		assert.Contains(t, r.Output, "2 passed")
 		asked = len(reg.Requests()) - asked
 		if i == 0 {
 			assert.Contains(t, strings.Join(reg.Requests(), "\n"), "greet-1.0.0-py3-none-any.whl", "the step fetched the wheel")
+			assert.Contains(t, strings.Join(reg.Requests(), "\n"), "/files/pytest-", "the step fetched pytest")
 		} else {
 			assert.Zero(t, asked, "the second command fetched nothing")
 		}
@@ -72,6 +75,7 @@ func TestDockerDependencyStepPython(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, deps, 1, "the dependencies are kept by the hash of the requirements and the image")
 	assert.FileExists(t, filepath.Join(deps[0], "site", "greet", "__init__.py"))
+	assert.FileExists(t, filepath.Join(deps[0], "site", "bin", "pytest"), "pip wrote pytest's script")
 	assert.Empty(t, filesNamed(t, deps[0], "setup.py"), "nothing of the workspace was in the step")
 }
 
@@ -107,6 +111,7 @@ func TestDockerDependencyStepSeesNothing(t *testing.T) {
 // programs is a pre-flight line naming them and the image, but for a test
 // runner the dependency step fetches.
 func TestDockerToolchainMissing(t *testing.T) {
+
 	// Core's own image, which carries Go only, named as Python's.
 	sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": os.Getenv("CORE_SANDBOX_IMAGE")}})
 	t.Parallel()
@@ -131,6 +136,25 @@ func TestDockerToolchainMissing(t *testing.T) {
 	require.ErrorAs(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "pytest"}), &na)
 	assert.Equal(t, got[0], na.Reason)
 	assert.NoError(t, sb.Applies(t.Context(), ws, []string{"pytest"}), "the step fetches pytest")
+
+	t.Run("no pip", func(t *testing.T) {
+		// The Node.js image has Debian's python3 (npm needs it), without
+		// pip or pytest: pytest is missing, as the line says, and so a
+		// check that runs it cannot apply.
+		sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": requireToolchainImage(t, "node")}})
+		ws := newWorkspace(t)
+		writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"})
+		p, err := Detect(ws)
+		require.NoError(t, err)
+		got := sb.Missing(t.Context(), p)
+		require.Len(t, got, 1, got)
+		assert.Contains(t, got[0], "no pytest in the toolchain image")
+		assert.Contains(t, got[0], "or one with pip3: core then fetches pytest itself, wheels only")
+		var na *NotApplicable
+		require.ErrorAs(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "pytest"}), &na)
+		assert.Equal(t, got[0], na.Reason)
+		assert.NoError(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "unittest"}), "unittest needs python3 alone")
+	})
 }
 
 // TestDockerDependencyStepNode: under the Docker backend npm ci

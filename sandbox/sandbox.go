@@ -405,7 +405,7 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	} else {
 		// The other ecosystems' dependency step (deps.go); what it could
 		// not fetch heads the command's output.
-		deps, err := s.fetchDeps(ctx, p.chosen(), bwrap, argv[0], opts)
+		deps, err := s.fetchDeps(ctx, p.chosen(), bwrap, argv, opts)
 		if err != nil {
 			return Result{Argv: argv, ExitCode: -1, Sandboxed: true, Setup: true}, err
 		}

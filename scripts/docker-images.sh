@@ -91,7 +91,7 @@ toolchain_image() { # NAME IMAGE PACKAGES
 		-t "$2" -f docker/toolchain.Dockerfile docker/ >"$cache/$1-build.log" 2>&1 \
 		|| { tail -30 "$cache/$1-build.log" >&2; return 1; }
 }
-toolchain_image python "$python_image" "python3 python3-pytest python3-pip" &
+toolchain_image python "$python_image" "python3 python3-pip" &
 python_build=$!
 toolchain_image node "$node_image" "nodejs npm" &
 node_build=$!

@@ -46,6 +46,7 @@ func TestDockerAction(t *testing.T) {
 	cmds["registry-serve"] = cmdRegistryServe
 	cmds["registry-npm"] = cmdRegistryNpm
 	cmds["registry-crate"] = cmdRegistryCrate
+	cmds["registry-pytest"] = cmdRegistryPytest
 	cmds["registry-requests"] = cmdRegistryRequests
 	cmds["expand-env"] = cmdExpandEnv
 	images := map[string]string{}

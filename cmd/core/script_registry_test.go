@@ -66,6 +66,15 @@ func cmdRegistryCrate(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("CRATE_CHECKSUM", registryOf(ts).AddCrate(args[0], args[1], filesUnder(ts, args[2])))
 }
 
+// registry-pytest: publish the pytest Debian installed on this machine
+// (python3-pytest) and what it needs, as wheels.
+func cmdRegistryPytest(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: registry-pytest")
+	}
+	ts.Check(registryOf(ts).AddInstalledPytest(testkit.DebianSite))
+}
+
 // registry-requests FILE: write the paths the registries were asked for,
 // one a line.
 func cmdRegistryRequests(ts *testscript.TestScript, neg bool, args []string) {
