@@ -46,23 +46,10 @@ func TestDependencyStepNode(t *testing.T) {
 	requireTool(t, sb, "npm")
 	ws := newWorkspace(t)
 	writeFiles(t, ws, nodeApp(reg))
-	opts := RunOptions{Workspace: ws, Timeout: 5 * time.Minute}
-	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, opts)
-	require.NoError(t, err)
-	require.Equal(t, 0, r.ExitCode, r.Output)
-	assert.Contains(t, reg.Requests(), "/npm/greet/-/greet-1.0.0.tgz", "the step fetched the tarball the lockfile names")
-
-	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "node-*"))
-	require.NoError(t, err)
-	require.Len(t, deps, 1, "the dependencies are kept by the lockfile's hash")
-	assert.FileExists(t, filepath.Join(deps[0], "node_modules", "greet", "index.js"))
-	for _, dir := range []string{deps[0], ws} {
-		assert.Empty(t, filesNamed(t, dir, "install-marker"), "the package's install script ran")
-		assert.Empty(t, filesNamed(t, dir, "postinstall-marker"), "the workspace's postinstall ran")
-	}
+	runNodeApp(t, sb, reg, home, ws)
 
 	fetched := len(reg.Requests())
-	r, err = sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, opts)
+	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Len(t, reg.Requests(), fetched, "the second command fetched nothing")
@@ -86,6 +73,25 @@ func nodeApp(reg *testkit.Registry) map[string]string {
 		"app.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\nconst { hello } = require('greet');\n" +
 			"test('greets', () => assert.strictEqual(hello('world'), 'hello, world'));\n" +
 			"test('no network', async () => { await assert.rejects(fetch('" + reg.URL + "/npm/greet')); });\n",
+	}
+}
+
+// runNodeApp runs npm test in nodeApp's repository at ws and checks the
+// dependency step: the tarball fetched, node_modules kept under home by
+// its key, and neither install script run.
+func runNodeApp(t *testing.T, sb *Sandbox, reg *testkit.Registry, home, ws string) {
+	t.Helper()
+	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Contains(t, reg.Requests(), "/npm/greet/-/greet-1.0.0.tgz", "the step fetched the tarball the lockfile names")
+	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "node-*"))
+	require.NoError(t, err)
+	require.Len(t, deps, 1, "the dependencies are kept by their key")
+	assert.FileExists(t, filepath.Join(deps[0], "node_modules", "greet", "index.js"))
+	for _, dir := range []string{deps[0], ws} {
+		assert.Empty(t, filesNamed(t, dir, "install-marker"), "the package's install script ran")
+		assert.Empty(t, filesNamed(t, dir, "postinstall-marker"), "the workspace's postinstall ran")
 	}
 }
 

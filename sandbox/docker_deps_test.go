@@ -173,19 +173,7 @@ func TestDockerDependencyStepNode(t *testing.T) {
 	ws := newWorkspace(t)
 	writeFiles(t, ws, nodeApp(reg))
 	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"node"}}), "the image has node and npm")
-
-	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
-	require.NoError(t, err)
-	require.Equal(t, 0, r.ExitCode, r.Output)
-	assert.Contains(t, reg.Requests(), "/npm/greet/-/greet-1.0.0.tgz", "the step fetched the tarball the lockfile names")
-	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "node-*"))
-	require.NoError(t, err)
-	require.Len(t, deps, 1, "the dependencies are kept by the hash of the lockfile and the image")
-	assert.FileExists(t, filepath.Join(deps[0], "node_modules", "greet", "index.js"))
-	for _, dir := range []string{deps[0], ws} {
-		assert.Empty(t, filesNamed(t, dir, "install-marker"), "the package's install script ran")
-		assert.Empty(t, filesNamed(t, dir, "postinstall-marker"), "the workspace's postinstall ran")
-	}
+	runNodeApp(t, sb, reg, home, ws)
 }
 
 // TestDockerDependencyStepRust: under the Docker backend cargo vendor

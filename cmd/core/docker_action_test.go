@@ -24,6 +24,15 @@ import (
 // reachable. Without an engine and the image the test skips, unless
 // CORE_REQUIRE_DOCKER=1 (as in make test-docker), which makes it a failure.
 func TestDockerAction(t *testing.T) {
+	testscript.Run(t, dockerActionParams(t, "testdata/docker", nil))
+}
+
+// dockerActionParams are the parameters of scripts that run the Action's
+// image (runner-docker) on the toolchain images (the conditions
+// python-image, node-image, rust-image), with the registries on loopback;
+// env is added to each script's.
+func dockerActionParams(t *testing.T, dir string, env map[string]string) testscript.Params {
+	t.Helper()
 	image := os.Getenv("CORE_DOCKER_IMAGE")
 	why := "CORE_DOCKER_IMAGE is not set"
 	if image != "" {
@@ -53,8 +62,8 @@ func TestDockerAction(t *testing.T) {
 	for _, eco := range []string{"python", "node", "rust"} {
 		images[eco+"-image"] = "CORE_TEST_" + strings.ToUpper(eco) + "_IMAGE"
 	}
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/docker",
+	return testscript.Params{
+		Dir: dir,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("CORE_DOCKER_IMAGE", image)
 			for _, name := range images {
@@ -63,6 +72,9 @@ func TestDockerAction(t *testing.T) {
 			e.Setenv("CORE_SESSION_INFERENCE_URL", "http://127.0.0.1:9/")
 			// A run that lands ends, rather than wait for comments.
 			e.Setenv("CORE_SESSION_IDLE_TIMEOUT", "0")
+			for k, v := range env {
+				e.Setenv(k, v)
+			}
 			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
 			var g *testkit.GitHub
 			e.Values[githubKey{}] = &g
@@ -80,7 +92,7 @@ func TestDockerAction(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-	})
+	}
 }
 
 // runnerEnv are the variables of the script passed into the container: the

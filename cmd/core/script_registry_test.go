@@ -99,13 +99,20 @@ func cmdExpandEnv(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// filesUnder reads the files under dir, by slash-separated relative path.
+// filesUnder reads the files under dir, by slash-separated relative path,
+// but those of a .git directory (a clone's).
 func filesUnder(ts *testscript.TestScript, dir string) map[string]string {
 	files := map[string]string{}
 	root := ts.MkAbs(dir)
 	ts.Check(filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
+		if err != nil {
 			return err
+		}
+		if fi.IsDir() && fi.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !fi.Mode().IsRegular() {
+			return nil
 		}
 		rel, _ := filepath.Rel(root, p)
 		b, err := os.ReadFile(p)
