@@ -26,16 +26,20 @@ test-stress: bwrap fixtures
 # The Docker part of CI (README): the Action's image built from the real
 # Dockerfile on a base image made without a registry, run as GitHub runs a
 # Docker action, and the escape battery against the Docker backend.
-# PYTHON_IMAGE is a toolchain image (docker/toolchain.Dockerfile) for the
-# dependency step and toolchain tests under the Docker backend.
+# PYTHON_IMAGE, NODE_IMAGE and RUST_IMAGE are toolchain images
+# (docker/toolchain.Dockerfile) for the dependency steps and toolchain tests
+# under the Docker backend.
 DOCKER_IMAGE ?= core-action:ci
 PYTHON_IMAGE ?= core-python:ci
+NODE_IMAGE ?= core-node:ci
+RUST_IMAGE ?= core-rust:ci
 
 docker-images:
-	./scripts/docker-images.sh $(DOCKER_IMAGE) $(PYTHON_IMAGE)
+	./scripts/docker-images.sh $(DOCKER_IMAGE) $(PYTHON_IMAGE) $(NODE_IMAGE) $(RUST_IMAGE)
 
 test-docker: fixtures docker-images
 	CORE_REQUIRE_DOCKER=1 CORE_DOCKER_IMAGE=$(DOCKER_IMAGE) CORE_SANDBOX_IMAGE=$(DOCKER_IMAGE) CORE_TEST_PYTHON_IMAGE=$(PYTHON_IMAGE) \
+		CORE_TEST_NODE_IMAGE=$(NODE_IMAGE) CORE_TEST_RUST_IMAGE=$(RUST_IMAGE) \
 		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Docker' ./sandbox/ ./cmd/core/
 
 vet:

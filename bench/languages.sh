@@ -10,7 +10,11 @@
 #   MIRROR=DIR bench/languages.sh clones from DIR/owner+name/repo instead
 #
 # Needs bwrap, Debian's python3-pytest, node and npm, and cargo. Nothing of
-# these repositories is kept in core.
+# these repositories is kept in core. With the images make docker-images
+# builds named as make test-docker names them (CORE_DOCKER_IMAGE,
+# CORE_TEST_PYTHON_IMAGE, CORE_TEST_NODE_IMAGE, CORE_TEST_RUST_IMAGE), the
+# scripts under bench/languages/action (TestRealRepositoriesAction) make
+# the same fixes in the Action, on its image and the toolchain images.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)

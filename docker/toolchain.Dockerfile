@@ -5,8 +5,9 @@
 #   docker build -f docker/toolchain.Dockerfile \
 #     --build-arg PACKAGES="python3 python3-pytest python3-pip" -t core-python docker/
 #
-# scripts/docker-images.sh builds the Python one for make test-docker on the
-# base image it made without a registry (BASE).
+# scripts/docker-images.sh builds one per language for make test-docker
+# (python3 and pip; nodejs and npm; cargo and git), stand-ins for the
+# official images, on the base image it made without a registry (BASE).
 ARG BASE=debian:bookworm-slim
 FROM ${BASE}
 ARG PACKAGES=""

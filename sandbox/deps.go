@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -69,9 +71,10 @@ func depsHostEnvNames(eco string) []string {
 }
 
 // planDeps reads the workspace's lockfile for the ecosystem of tool and
-// returns the step that fetches what it names; false when there is
-// nothing to fetch. A note without a plan says why nothing is fetched.
-func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error) {
+// returns the step that fetches what it names, and the runners the
+// toolchain lacks (runners.go); false when there is nothing to fetch. A
+// note without a plan says why nothing is fetched.
+func (s *Sandbox) planDeps(tool, ws string, runners []string) (depsPlan, string, bool, error) {
 	e, ok := ecosystemOf(tool)
 	if !ok {
 		return depsPlan{}, "", false, nil
@@ -104,47 +107,64 @@ func planDeps(tool, ws string, hostEnv []string) (depsPlan, string, bool, error)
 			},
 		}, "", true, nil
 	case "python":
-		return planPythonDeps(read)
+		return planPythonDeps(read, runners)
 	case "rust":
-		return planRustDeps(ws, hostEnv, read)
+		return planRustDeps(s.cargoIndexes, read)
 	}
 	return depsPlan{}, "", false, nil
 }
 
 // pyprojectRequirementsFile is the requirements core writes from
-// pyproject.toml into the scratch directory.
-const pyprojectRequirementsFile = "core-pyproject-requirements.txt"
+// pyproject.toml into the scratch directory; runnersRequirementsFile, the
+// runners the toolchain lacks.
+const (
+	pyprojectRequirementsFile = "core-pyproject-requirements.txt"
+	runnersRequirementsFile   = "core-runners-requirements.txt"
+)
 
 // planPythonDeps is Python's step: wheels only, of what requirements.txt
 // names, or else of pyproject.toml's dependencies and test extras
-// (pyproject.go), installed into a directory of their own.
-func planPythonDeps(read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
+// (pyproject.go), and of the runners the toolchain lacks (pytest),
+// installed into a directory of their own.
+func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string) (depsPlan, string, bool, error) {
 	files, err := read("requirements.txt", "pyproject.toml")
 	if err != nil {
 		return depsPlan{}, "", false, err
 	}
-	source, note := "requirements.txt", ""
-	if files["requirements.txt"] == nil {
-		if files["pyproject.toml"] == nil {
-			return depsPlan{}, "", false, nil
-		}
+	var sources []string
+	note := ""
+	switch {
+	case files["requirements.txt"] != nil:
+		sources = append(sources, "requirements.txt")
+	case files["pyproject.toml"] != nil:
 		reqs, skipped, err := pyprojectRequirements(files["pyproject.toml"])
 		if err != nil {
-			return depsPlan{}, "core fetched no Python dependencies: " + err.Error() + "\n", false, nil
+			note = "core fetched no Python dependencies of pyproject.toml: " + err.Error() + "\n"
+			break
 		}
 		if skipped > 0 {
 			note = fmt.Sprintf("core left out %d requirements of pyproject.toml that are not a name with versions (a URL, a path): it fetches wheels by name only\n", skipped)
 		}
-		if len(reqs) == 0 {
-			return depsPlan{}, note, false, nil
+		if len(reqs) > 0 {
+			sources = append(sources, pyprojectRequirementsFile)
+			files[pyprojectRequirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
 		}
-		source = pyprojectRequirementsFile
-		files = map[string][]byte{source: []byte(strings.Join(reqs, "\n") + "\n")}
 	}
 	delete(files, "pyproject.toml")
+	if len(runners) > 0 {
+		sources = append(sources, runnersRequirementsFile)
+		files[runnersRequirementsFile] = []byte(strings.Join(runners, "\n") + "\n")
+	}
+	if len(sources) == 0 {
+		return depsPlan{}, note, false, nil
+	}
+	argv := []string{"python3", "-m", "pip", "install", "--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site"}
+	for _, src := range sources {
+		argv = append(argv, "-r", src)
+	}
 	return depsPlan{
 		eco: "python", tool: "python3", files: files,
-		argv: []string{"python3", "-m", "pip", "install", "--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site", "-r", source},
+		argv: argv,
 		env:  []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_NO_INPUT=1", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
 		view: func(dir, _ string) depsView {
 			inside := depsInside + "/python"
@@ -152,11 +172,18 @@ func planPythonDeps(read func(...string) (map[string][]byte, error)) (depsPlan, 
 			return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}, path: []string{inside + "/bin"}, note: note}
 		},
 		failed: func(out string) string {
-			what := "-r requirements.txt"
-			if source != "requirements.txt" {
-				what = "of the requirements of pyproject.toml"
+			var what []string
+			for _, src := range sources {
+				switch src {
+				case pyprojectRequirementsFile:
+					what = append(what, "of the requirements of pyproject.toml")
+				case runnersRequirementsFile:
+					what = append(what, strings.Join(runners, ", ")+" (which the toolchain lacks)")
+				default:
+					what = append(what, "-r "+src)
+				}
 			}
-			return "core fetched no Python dependencies: pip install --only-binary :all: " + what + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
+			return "core fetched no Python dependencies: pip install --only-binary :all: " + strings.Join(what, ", ") + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
 		},
 	}, "", true, nil
 }
@@ -164,7 +191,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error)) (depsPlan, 
 // pythonFetches reports whether Python's dependency step in ws fetches
 // the package name.
 func pythonFetches(ws, name string) bool {
-	plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) })
+	plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }, nil)
 	if err != nil || !ok {
 		return false
 	}
@@ -204,12 +231,13 @@ func hasNodeDependencies(pkg []byte) bool {
 	return json.Unmarshal(pkg, &p) == nil && len(p.Dependencies)+len(p.DevDependencies) > 0
 }
 
-// fetchDeps runs the dependency step for a command of tool in the
+// fetchDeps runs the dependency step for the command argv in the
 // workspace, once per lockfile, and returns what the command sees of it.
 // The step runs in bwrap's network profile, or in a sibling container of
 // the ecosystem's image with the network on (docker_deps.go).
-func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap, tool string, opts RunOptions) (depsView, error) {
-	plan, note, ok, err := planDeps(tool, opts.Workspace, s.cfg.HostEnv)
+func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv []string, opts RunOptions) (depsView, error) {
+	tool := argv[0]
+	plan, note, ok, err := s.planDeps(tool, opts.Workspace, s.lackedRunners(ctx, argv, opts.Workspace))
 	if err != nil {
 		return depsView{note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
 	}
@@ -310,9 +338,6 @@ func (s *Sandbox) depsHostEnv(eco string) []string {
 				out = append(out, kv)
 			}
 		}
-		if eco == "rust" && strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
-			out = append(out, kv)
-		}
 	}
 	return out
 }
@@ -321,8 +346,10 @@ func (s *Sandbox) depsHostEnv(eco string) []string {
 // from copies of Cargo.toml and Cargo.lock beside empty stand-ins for the
 // crate's sources (cargo vendor reads the manifest, and compiles nothing).
 // Cargo prints the configuration that reads the vendored sources; confined
-// commands get it as their $CARGO_HOME/config.toml.
-func planRustDeps(ws string, hostEnv []string, read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
+// commands get it as their $CARGO_HOME/config.toml. indexes are the
+// CARGO_REGISTRIES_<NAME>_INDEX settings of the registries a Cargo.toml
+// names (cargoIndexes), which the step and the commands both need.
+func planRustDeps(indexes func(manifest []byte) []string, read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
 	files, err := read("Cargo.toml", "Cargo.lock")
 	if err != nil || files["Cargo.toml"] == nil {
 		return depsPlan{}, "", false, err
@@ -337,28 +364,21 @@ func planRustDeps(ws string, hostEnv []string, read func(...string) (map[string]
 		return depsPlan{}, "", false, nil // nothing but the workspace's own crates
 	}
 	files["src/lib.rs"], files["src/main.rs"] = []byte{}, []byte("fn main() {}\n")
-	// The indexes of named registries (CARGO_REGISTRIES_<NAME>_INDEX):
-	// where a dependency's registry = "name" points, offline too.
-	var indexes []string
-	for _, kv := range hostEnv {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
-			indexes = append(indexes, kv)
-		}
-	}
+	// Where a dependency's registry = "name" points, offline too.
+	named := indexes(files["Cargo.toml"])
 	return depsPlan{
 		eco: "rust", tool: "cargo", files: files,
 		// Core's own shell line, nothing of the workspace in it: the
 		// configuration cargo prints is kept in a file.
 		argv: []string{"sh", "-c", "cargo vendor --locked --versioned-dirs vendor > vendor.toml"},
-		env:  []string{"CARGO_HOME=/tmp/cargo", "CARGO_TERM_COLOR=never"},
+		env:  append([]string{"CARGO_HOME=/tmp/cargo", "CARGO_TERM_COLOR=never"}, named...),
 		view: func(dir, _ string) depsView {
 			return depsView{
 				binds: []bind{
 					{host: filepath.Join(dir, "vendor"), inside: depsInside + "/vendor"},
 					{host: filepath.Join(dir, "config.toml"), inside: "/tmp/cargo/config.toml"},
 				},
-				env: indexes,
+				env: named,
 			}
 		},
 		after: func(dir string) error {
@@ -367,12 +387,44 @@ func planRustDeps(ws string, hostEnv []string, read func(...string) (map[string]
 				return err
 			}
 			config := strings.Replace(string(b), `directory = "vendor"`, `directory = "`+depsInside+`/vendor"`, 1)
-			return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o600)
+			// Readable by the sandbox user of a sibling container too.
+			return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(config), 0o644)
 		},
 		failed: func(out string) string {
 			return "cargo vendor --locked (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out
 		},
 	}, "", true, nil
+}
+
+// cargoRegistryName is how Cargo.toml names a dependency's registry.
+var cargoRegistryName = regexp.MustCompile(`(?m)\bregistry\s*=\s*"([A-Za-z0-9_-]+)"`)
+
+// cargoIndexVar is the variable that holds a cargo registry's index.
+func cargoIndexVar(name string) string {
+	return "CARGO_REGISTRIES_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_INDEX"
+}
+
+// cargoIndexes are the CARGO_REGISTRIES_<NAME>_INDEX settings of
+// HostEnv, and those of the registries manifest names that the host sets
+// (Config.CargoIndex).
+func (s *Sandbox) cargoIndexes(manifest []byte) []string {
+	var out []string
+	for _, kv := range s.cfg.HostEnv {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
+			out = append(out, kv)
+		}
+	}
+	if s.cfg.CargoIndex == nil {
+		return out
+	}
+	for _, m := range cargoRegistryName.FindAllSubmatch(manifest, -1) {
+		name := cargoIndexVar(string(m[1]))
+		if v := s.cfg.CargoIndex(string(m[1])); v != "" && !slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, name+"=") }) {
+			out = append(out, name+"="+v)
+		}
+	}
+	return out
 }
 
 // emptyOrAbsent reports whether path is absent or an empty directory (the

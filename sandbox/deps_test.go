@@ -44,12 +44,27 @@ func TestDependencyStepNode(t *testing.T) {
 	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
 		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
 	requireTool(t, sb, "npm")
+	ws := newWorkspace(t)
+	writeFiles(t, ws, nodeApp(reg))
+	runNodeApp(t, sb, reg, home, ws)
+
+	fetched := len(reg.Requests())
+	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Len(t, reg.Requests(), fetched, "the second command fetched nothing")
+}
+
+// nodeApp publishes greet, whose install script leaves install-marker, and
+// returns a repository that depends on it through its lockfile, whose
+// postinstall leaves postinstall-marker, and whose tests (npm test) use
+// greet and fail if they reach the registry.
+func nodeApp(reg *testkit.Registry) map[string]string {
 	tarball, integrity := reg.AddNpm("greet", "1.0.0", map[string]string{
 		"package.json": `{"name":"greet","version":"1.0.0","main":"index.js","scripts":{"install":"` + fmt.Sprintf(markerWrite, "install-marker") + `"}}`,
 		"index.js":     "exports.hello = (who) => 'hello, ' + who;\n",
 	})
-	ws := newWorkspace(t)
-	writeFiles(t, ws, map[string]string{
+	return map[string]string{
 		"package.json": `{"name":"app","version":"1.0.0","dependencies":{"greet":"1.0.0"},` +
 			`"scripts":{"test":"node --test","postinstall":"` + fmt.Sprintf(markerWrite, "postinstall-marker") + `"}}`,
 		"package-lock.json": `{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{` +
@@ -58,27 +73,26 @@ func TestDependencyStepNode(t *testing.T) {
 		"app.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\nconst { hello } = require('greet');\n" +
 			"test('greets', () => assert.strictEqual(hello('world'), 'hello, world'));\n" +
 			"test('no network', async () => { await assert.rejects(fetch('" + reg.URL + "/npm/greet')); });\n",
-	})
-	opts := RunOptions{Workspace: ws, Timeout: 5 * time.Minute}
-	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, opts)
+	}
+}
+
+// runNodeApp runs npm test in nodeApp's repository at ws and checks the
+// dependency step: the tarball fetched, node_modules kept under home by
+// its key, and neither install script run.
+func runNodeApp(t *testing.T, sb *Sandbox, reg *testkit.Registry, home, ws string) {
+	t.Helper()
+	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, reg.Requests(), "/npm/greet/-/greet-1.0.0.tgz", "the step fetched the tarball the lockfile names")
-
 	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "node-*"))
 	require.NoError(t, err)
-	require.Len(t, deps, 1, "the dependencies are kept by the lockfile's hash")
+	require.Len(t, deps, 1, "the dependencies are kept by their key")
 	assert.FileExists(t, filepath.Join(deps[0], "node_modules", "greet", "index.js"))
 	for _, dir := range []string{deps[0], ws} {
 		assert.Empty(t, filesNamed(t, dir, "install-marker"), "the package's install script ran")
 		assert.Empty(t, filesNamed(t, dir, "postinstall-marker"), "the workspace's postinstall ran")
 	}
-
-	fetched := len(reg.Requests())
-	r, err = sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, opts)
-	require.NoError(t, err)
-	require.Equal(t, 0, r.ExitCode, r.Output)
-	assert.Len(t, reg.Requests(), fetched, "the second command fetched nothing")
 }
 
 // TestDependencyStepPython: the wheels requirements.txt names are fetched
@@ -151,25 +165,17 @@ func TestDependencyStepRust(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
 	reg := testkit.NewRegistry(t)
-	cksum := reg.AddCrate("greet", "1.0.0", map[string]string{"src/lib.rs": "pub fn hello(who: &str) -> String {\n    format!(\"hello, {}\", who)\n}\n"})
 	home := t.TempDir()
 	// The index as a git repository: Debian bookworm's cargo predates the
 	// sparse protocol; the git command fetches it over dumb HTTP.
-	index := reg.CargoGitIndex()
 	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
-		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + index, "CARGO_NET_GIT_FETCH_WITH_CLI=true"}})
+		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + reg.CargoGitIndex(), "CARGO_NET_GIT_FETCH_WITH_CLI=true"}})
 	requireTool(t, sb, "cargo")
 	ws := newWorkspace(t)
-	writeFiles(t, ws, map[string]string{
-		"Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ngreet = { version = \"1.0.0\", registry = \"local\" }\n",
-		"Cargo.lock": "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\n \"greet\",\n]\n\n" +
-			"[[package]]\nname = \"greet\"\nversion = \"1.0.0\"\nsource = \"registry+" + index + "\"\nchecksum = \"" + cksum + "\"\n",
-		"build.rs":   "fn main() {\n    std::fs::write(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/build-marker\"), \"ran\").unwrap();\n}\n",
-		"src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn greets() {\n        assert_eq!(greet::hello(\"world\"), \"hello, world\");\n    }\n}\n",
-	})
+	writeFiles(t, ws, rustApp(reg))
 	p := sb.Probe(t.Context())
 	require.True(t, p.Usable)
-	v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, "cargo", RunOptions{Workspace: ws})
+	v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, []string{"cargo", "test"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	require.Empty(t, v.note)
 	assert.Contains(t, reg.Requests(), "/cargo/crates/greet/1.0.0/download")
@@ -185,4 +191,108 @@ func TestDependencyStepRust(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.FileExists(t, filepath.Join(ws, "build-marker"), "build.rs is real: it runs in the tests, confined")
+}
+
+// rustApp publishes the crate greet and returns a repository that depends
+// on it from the registry named local (CARGO_REGISTRIES_LOCAL_INDEX, the
+// registry's git index) through its Cargo.lock, whose build.rs leaves
+// build-marker, and whose test (cargo test) uses greet.
+func rustApp(reg *testkit.Registry) map[string]string {
+	cksum := reg.AddCrate("greet", "1.0.0", map[string]string{"src/lib.rs": "pub fn hello(who: &str) -> String {\n    format!(\"hello, {}\", who)\n}\n"})
+	return map[string]string{
+		"Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ngreet = { version = \"1.0.0\", registry = \"local\" }\n",
+		"Cargo.lock": "version = 3\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\n \"greet\",\n]\n\n" +
+			"[[package]]\nname = \"greet\"\nversion = \"1.0.0\"\nsource = \"registry+" + reg.CargoGitIndex() + "\"\nchecksum = \"" + cksum + "\"\n",
+		"build.rs":   "fn main() {\n    std::fs::write(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/build-marker\"), \"ran\").unwrap();\n}\n",
+		"src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn greets() {\n        assert_eq!(greet::hello(\"world\"), \"hello, world\");\n    }\n}\n",
+	}
+}
+
+// TestCargoIndexes: the index of each registry Cargo.toml names comes
+// from the host's CARGO_REGISTRIES_<NAME>_INDEX, looked up by name (it
+// cannot be listed ahead); HostEnv's own are kept, and nothing else is
+// read.
+func TestCargoIndexes(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"CARGO_REGISTRIES_MY_REG_INDEX": "http://127.0.0.1:9/my-reg/",
+		"CARGO_REGISTRIES_MY_REG_TOKEN": "secret",
+		"CARGO_REGISTRIES_OTHER_INDEX":  "http://127.0.0.1:9/other/",
+	}
+	cfg, err := ConfigFromEnv(t.TempDir(), func(k string) string { return env[k] })
+	require.NoError(t, err)
+	tests := []struct {
+		name     string
+		hostEnv  []string
+		manifest string
+		want     []string
+	}{
+		{name: "inline table", manifest: "[dependencies]\ngreet = { version = \"1\", registry = \"my-reg\" }\n",
+			want: []string{"CARGO_REGISTRIES_MY_REG_INDEX=http://127.0.0.1:9/my-reg/"}},
+		{name: "dependency table", manifest: "[dependencies.greet]\nversion = \"1\"\nregistry = \"my-reg\"\n",
+			want: []string{"CARGO_REGISTRIES_MY_REG_INDEX=http://127.0.0.1:9/my-reg/"}},
+		{name: "a name the host does not set", manifest: "[dependencies]\ngreet = { version = \"1\", registry = \"unset\" }\n"},
+		{name: "crates.io", manifest: "[dependencies]\ngreet = \"1\"\n"},
+		{name: "HostEnv's own first", hostEnv: []string{"CARGO_REGISTRIES_MY_REG_INDEX=http://127.0.0.1:9/given/"},
+			manifest: "[dependencies]\ngreet = { version = \"1\", registry = \"my-reg\" }\n",
+			want:     []string{"CARGO_REGISTRIES_MY_REG_INDEX=http://127.0.0.1:9/given/"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sb := New(Config{Home: t.TempDir(), HostEnv: tt.hostEnv, CargoIndex: cfg.CargoIndex})
+			assert.Equal(t, tt.want, sb.cargoIndexes([]byte(tt.manifest)))
+		})
+	}
+}
+
+// TestPlanPythonRunners: a runner the toolchain lacks joins what the step
+// fetches, beside the repository's own requirements or alone.
+func TestPlanPythonRunners(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		files   map[string]string
+		runners []string
+		sources []string // the step's -r files
+	}{
+		{name: "requirements.txt", files: map[string]string{"requirements.txt": "greet\n"}, runners: []string{"pytest"},
+			sources: []string{"requirements.txt", runnersRequirementsFile}},
+		{name: "pyproject.toml", files: map[string]string{"pyproject.toml": "[project]\nname = \"app\"\ndependencies = [\"greet\"]\n"}, runners: []string{"pytest"},
+			sources: []string{pyprojectRequirementsFile, runnersRequirementsFile}},
+		{name: "nothing else", files: map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"}, runners: []string{"pytest"},
+			sources: []string{runnersRequirementsFile}},
+		{name: "no runner", files: map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) {
+				files := map[string][]byte{}
+				for _, n := range names {
+					if b, ok := tt.files[n]; ok {
+						files[n] = []byte(b)
+					}
+				}
+				return files, nil
+			}, tt.runners)
+			require.NoError(t, err)
+			require.Equal(t, tt.sources != nil, ok)
+			if !ok {
+				return
+			}
+			var sources []string
+			for i, a := range plan.argv {
+				if a == "-r" {
+					sources = append(sources, plan.argv[i+1])
+				}
+			}
+			assert.Equal(t, tt.sources, sources)
+			assert.Contains(t, plan.argv, "--only-binary")
+			if len(tt.runners) > 0 {
+				assert.Equal(t, "pytest\n", string(plan.files[runnersRequirementsFile]))
+				assert.Contains(t, plan.failed(""), "pytest (which the toolchain lacks)")
+			}
+		})
+	}
 }

@@ -13,17 +13,19 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 )
 
-// requirePythonImage returns the Python toolchain image the Docker tests
-// run in (CORE_TEST_PYTHON_IMAGE, which make test-docker builds from
-// docker/toolchain.Dockerfile), or skips.
-func requirePythonImage(t *testing.T) string {
+// requireToolchainImage returns the toolchain image of an ecosystem
+// (python, node, rust) the Docker tests run in: CORE_TEST_PYTHON_IMAGE,
+// CORE_TEST_NODE_IMAGE, CORE_TEST_RUST_IMAGE, which make test-docker builds
+// from docker/toolchain.Dockerfile; or skips.
+func requireToolchainImage(t *testing.T, eco string) string {
 	t.Helper()
-	img := os.Getenv("CORE_TEST_PYTHON_IMAGE")
+	name := "CORE_TEST_" + strings.ToUpper(eco) + "_IMAGE"
+	img := os.Getenv(name)
 	if img == "" {
 		if os.Getenv("CORE_REQUIRE_DOCKER") == "1" {
-			t.Fatal("CORE_REQUIRE_DOCKER=1 but CORE_TEST_PYTHON_IMAGE is not set (make test-docker sets it)")
+			t.Fatalf("CORE_REQUIRE_DOCKER=1 but %s is not set (make test-docker sets it)", name)
 		}
-		t.Skip("CORE_TEST_PYTHON_IMAGE is not set")
+		t.Skipf("%s is not set", name)
 	}
 	return img
 }
@@ -31,14 +33,16 @@ func requirePythonImage(t *testing.T) string {
 // TestDockerDependencyStepPython: under the Docker backend the wheels
 // requirements.txt names are fetched from an index on loopback in a
 // sibling of the Python image with the network on, where nothing of the
-// workspace is (its setup.py is neither there nor run); the tests then run
-// in another sibling, with the wheels read-only and no network; a second
-// command fetches nothing again; and the pre-flight finds python3 and
-// pytest in the image.
+// workspace is (its setup.py is neither there nor run), and so is pytest,
+// which the image lacks (it has pip, as the official python images); the
+// tests then run in another sibling, with the wheels read-only and no
+// network; a second command fetches nothing again; and the pre-flight
+// finds python3 in the image and pytest not missing.
 func TestDockerDependencyStepPython(t *testing.T) {
-	img := requirePythonImage(t)
+	img := requireToolchainImage(t, "python")
 	reg := testkit.NewRegistry(t)
 	reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": "def hello(who):\n    return 'hello, ' + who\n"})
+	require.NoError(t, reg.AddInstalledPytest(testkit.DebianSite))
 	home := t.TempDir()
 	sb := requireDockerWith(t, Config{Home: home, ToolchainImages: map[string]string{"python": img},
 		HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL(), "GITHUB_TOKEN=secret-token"}})
@@ -50,17 +54,18 @@ func TestDockerDependencyStepPython(t *testing.T) {
 		"test_app.py": "import socket, urllib.request\nfrom greet import hello\n\n\ndef test_hello():\n    assert hello('world') == 'hello, world'\n\n\n" +
 			"def test_offline():\n    try:\n        urllib.request.urlopen('" + reg.SimpleURL() + "greet/', timeout=5)\n    except OSError:\n        return\n    raise AssertionError('the tests reached the index')\n",
 	})
-	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"python"}}), "the image has python3 and pytest")
+	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"python"}}), "the image has python3, and pip3 which fetches pytest")
 
-	for i := range 2 {
+	for i, check := range []string{"python3 -m pytest -q", "pytest -q"} {
 		asked := len(reg.Requests())
-		r, err := sb.Verify(t.Context(), TierTest, []string{"python3", "-m", "pytest", "-q"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+		r, err := sb.Verify(t.Context(), TierTest, strings.Fields(check), RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 		require.NoError(t, err)
 		require.Equal(t, 0, r.ExitCode, r.Output)
 		assert.Contains(t, r.Output, "2 passed")
 		asked = len(reg.Requests()) - asked
 		if i == 0 {
 			assert.Contains(t, strings.Join(reg.Requests(), "\n"), "greet-1.0.0-py3-none-any.whl", "the step fetched the wheel")
+			assert.Contains(t, strings.Join(reg.Requests(), "\n"), "/files/pytest-", "the step fetched pytest")
 		} else {
 			assert.Zero(t, asked, "the second command fetched nothing")
 		}
@@ -70,6 +75,7 @@ func TestDockerDependencyStepPython(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, deps, 1, "the dependencies are kept by the hash of the requirements and the image")
 	assert.FileExists(t, filepath.Join(deps[0], "site", "greet", "__init__.py"))
+	assert.FileExists(t, filepath.Join(deps[0], "site", "bin", "pytest"), "pip wrote pytest's script")
 	assert.Empty(t, filesNamed(t, deps[0], "setup.py"), "nothing of the workspace was in the step")
 }
 
@@ -77,7 +83,7 @@ func TestDockerDependencyStepPython(t *testing.T) {
 // directory and nothing else: no workspace, no $CORE_HOME, no Docker
 // socket, no token of core's environment; its network is on.
 func TestDockerDependencyStepSeesNothing(t *testing.T) {
-	img := requirePythonImage(t)
+	img := requireToolchainImage(t, "python")
 	home := t.TempDir()
 	sb := requireDockerWith(t, Config{Home: home, ToolchainImages: map[string]string{"python": img},
 		HostEnv: []string{"PIP_INDEX_URL=http://127.0.0.1:9/simple", "GITHUB_TOKEN=secret-token"}})
@@ -105,6 +111,7 @@ func TestDockerDependencyStepSeesNothing(t *testing.T) {
 // programs is a pre-flight line naming them and the image, but for a test
 // runner the dependency step fetches.
 func TestDockerToolchainMissing(t *testing.T) {
+
 	// Core's own image, which carries Go only, named as Python's.
 	sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": os.Getenv("CORE_SANDBOX_IMAGE")}})
 	t.Parallel()
@@ -129,4 +136,75 @@ func TestDockerToolchainMissing(t *testing.T) {
 	require.ErrorAs(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "pytest"}), &na)
 	assert.Equal(t, got[0], na.Reason)
 	assert.NoError(t, sb.Applies(t.Context(), ws, []string{"pytest"}), "the step fetches pytest")
+
+	t.Run("no pip", func(t *testing.T) {
+		// The Node.js image has Debian's python3 (npm needs it), without
+		// pip or pytest: pytest is missing, as the line says, and so a
+		// check that runs it cannot apply.
+		sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": requireToolchainImage(t, "node")}})
+		ws := newWorkspace(t)
+		writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"})
+		p, err := Detect(ws)
+		require.NoError(t, err)
+		got := sb.Missing(t.Context(), p)
+		require.Len(t, got, 1, got)
+		assert.Contains(t, got[0], "no pytest in the toolchain image")
+		assert.Contains(t, got[0], "or one with pip3: core then fetches pytest itself, wheels only")
+		var na *NotApplicable
+		require.ErrorAs(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "pytest"}), &na)
+		assert.Equal(t, got[0], na.Reason)
+		assert.NoError(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "unittest"}), "unittest needs python3 alone")
+	})
+}
+
+// TestDockerDependencyStepNode: under the Docker backend npm ci
+// --ignore-scripts fetches what the lockfile names from the registry on
+// loopback in a sibling of the Node image with the network on; neither the
+// workspace's postinstall nor the package's install script runs; npm test
+// then runs in another sibling, offline, with node_modules read-only; the
+// pre-flight finds node and npm in the image.
+func TestDockerDependencyStepNode(t *testing.T) {
+	img := requireToolchainImage(t, "node")
+	reg := testkit.NewRegistry(t)
+	home := t.TempDir()
+	sb := requireDockerWith(t, Config{Home: home, ToolchainImages: map[string]string{"node": img},
+		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
+	t.Parallel()
+	ws := newWorkspace(t)
+	writeFiles(t, ws, nodeApp(reg))
+	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"node"}}), "the image has node and npm")
+	runNodeApp(t, sb, reg, home, ws)
+}
+
+// TestDockerDependencyStepRust: under the Docker backend cargo vendor
+// fetches the crate Cargo.lock names from the registry the host names
+// (CARGO_REGISTRIES_LOCAL_INDEX, found because Cargo.toml names the
+// registry local) in a sibling of the Rust image with the network on,
+// where the workspace's build.rs is not; cargo test then builds offline in
+// another sibling against the vendored sources, and build.rs runs there
+// only.
+func TestDockerDependencyStepRust(t *testing.T) {
+	img := requireToolchainImage(t, "rust")
+	reg := testkit.NewRegistry(t)
+	home := t.TempDir()
+	env := map[string]string{"CARGO_REGISTRIES_LOCAL_INDEX": reg.CargoGitIndex(), "CARGO_NET_GIT_FETCH_WITH_CLI": "true"}
+	cfg, err := ConfigFromEnv(home, func(k string) string { return env[k] })
+	require.NoError(t, err)
+	sb := requireDockerWith(t, Config{Home: home, ToolchainImages: map[string]string{"rust": img}, HostEnv: cfg.HostEnv, CargoIndex: cfg.CargoIndex})
+	t.Parallel()
+	ws := newWorkspace(t)
+	writeFiles(t, ws, rustApp(reg))
+	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"rust"}}), "the image has cargo")
+
+	r, err := sb.Verify(t.Context(), TierTest, []string{"cargo", "test"}, RunOptions{Workspace: ws, Timeout: 10 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Contains(t, r.Output, "test tests::greets ... ok")
+	assert.Contains(t, reg.Requests(), "/cargo/crates/greet/1.0.0/download", "the step fetched the crate Cargo.lock names")
+	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "rust-*"))
+	require.NoError(t, err)
+	require.Len(t, deps, 1)
+	assert.FileExists(t, filepath.Join(deps[0], "vendor", "greet-1.0.0", "src", "lib.rs"))
+	assert.Empty(t, filesNamed(t, deps[0], "build-marker"), "build.rs ran while the network was on")
+	assert.FileExists(t, filepath.Join(ws, "build-marker"), "build.rs is real: it runs in the tests, confined")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -54,7 +53,7 @@ type image struct {
 	path []string // PATH inside
 	env  []string // the image's other variables (RUSTUP_HOME, ...)
 	// has are the programs found on its PATH, of those its ecosystem
-	// requires; nil until asked.
+	// needs (toolchainPrograms); nil until asked.
 	has map[string]bool
 }
 
@@ -113,10 +112,10 @@ func (d *dockerBackend) pull(ctx context.Context, ref string) error {
 	return nil
 }
 
-// missing lists the programs of e.Required that the image of e's commands
-// lacks: a sibling without the network looks for each on its PATH, once
-// per image.
-func (d *dockerBackend) missing(ctx context.Context, e Ecosystem) (string, []string, error) {
+// has reports which of e's programs (toolchainPrograms) the image of e's
+// commands has: a sibling without the network looks for each on its
+// PATH, once per image.
+func (d *dockerBackend) has(ctx context.Context, e Ecosystem) (string, map[string]bool, error) {
 	img, err := d.imageFor(ctx, e.Tools[0])
 	if err != nil {
 		return "", nil, err
@@ -124,48 +123,23 @@ func (d *dockerBackend) missing(ctx context.Context, e Ecosystem) (string, []str
 	d.imu.Lock()
 	has := img.has
 	d.imu.Unlock()
-	if has == nil {
-		// Core's own script; the names are the table's, not the workspace's.
-		script := "for t in " + strings.Join(e.Required, " ") + "; do command -v \"$t\" >/dev/null && echo \"$t\"; done; true"
-		create := d.config(img, sibling{argv: []string{"sh", "-c", script}, dir: "/tmp", env: profile{lang: d.s.cfg.Lang, path: img.path}.env()})
-		r, err := d.start(ctx, create, RunOptions{Timeout: probeTimeout, OutputLimit: 4 << 10})
-		if err != nil {
-			return "", nil, fmt.Errorf("look for %s in the toolchain image %s: %w", strings.Join(e.Required, ", "), img.ref, err)
-		}
-		has = map[string]bool{}
-		for _, line := range strings.Fields(r.Output) {
-			has[line] = true
-		}
-		d.imu.Lock()
-		img.has = has
-		d.imu.Unlock()
+	if has != nil {
+		return img.ref, has, nil
 	}
-	var out []string
-	for _, t := range e.Required {
-		if !has[t] {
-			out = append(out, t)
-		}
-	}
-	return img.ref, slices.Clip(out), nil
-}
-
-// missingLine says what the toolchain image of e lacks, for the pre-flight
-// and for a check that cannot apply, and lists it (nil when the image
-// could not be had at all); empty when it lacks nothing, or when e runs
-// in core's own image. A runner that the dependency step fetches
-// (fetched) is not missing.
-func (d *dockerBackend) missingLine(ctx context.Context, e Ecosystem, fetched []string) (string, []string) {
-	if d.s.cfg.ToolchainImages[e.Name] == "" {
-		return "", nil // core's own image
-	}
-	ref, missing, err := d.missing(ctx, e)
+	// Core's own script; the names are the table's, not the workspace's.
+	programs := toolchainPrograms(e)
+	script := "for t in " + strings.Join(programs, " ") + "; do command -v \"$t\" >/dev/null && echo \"$t\"; done; true"
+	create := d.config(img, sibling{argv: []string{"sh", "-c", script}, dir: "/tmp", env: profile{lang: d.s.cfg.Lang, path: img.path}.env()})
+	r, err := d.start(ctx, create, RunOptions{Timeout: probeTimeout, OutputLimit: 4 << 10})
 	if err != nil {
-		return fmt.Sprintf("no toolchain image for %s: %v (name one that the engine can pull in toolchain_images, CORE_SANDBOX_TOOLCHAIN_IMAGES)", e.Name, err), nil
+		return "", nil, fmt.Errorf("look for %s in the toolchain image %s: %w", strings.Join(programs, ", "), img.ref, err)
 	}
-	missing = slices.DeleteFunc(missing, func(t string) bool { return slices.Contains(fetched, t) })
-	if len(missing) == 0 {
-		return "", []string{}
+	has = map[string]bool{}
+	for _, line := range strings.Fields(r.Output) {
+		has[line] = true
 	}
-	return fmt.Sprintf("no %s in the toolchain image %s: name an image with %s in toolchain_images (CORE_SANDBOX_TOOLCHAIN_IMAGES), e.g. docker/toolchain.Dockerfile built with %s",
-		strings.Join(missing, ", "), ref, strings.Join(e.Required, " and "), e.Packages), missing
+	d.imu.Lock()
+	img.has = has
+	d.imu.Unlock()
+	return img.ref, has, nil
 }

@@ -37,6 +37,10 @@ type Ecosystem struct {
 	// Packages are the Debian packages of its toolchain: a toolchain
 	// image's PACKAGES (docker/toolchain.Dockerfile).
 	Packages string
+	// Runners are the test runners of Required that the dependency step
+	// fetches when the toolchain lacks them, each with the program that
+	// fetches it (runners.go): pytest, with pip3.
+	Runners map[string]string
 
 	check   func(tier Tier, argv []string, p *Project) Decision
 	allowed func(tier Tier, p *Project) []Allowance
@@ -213,17 +217,25 @@ func (s *Sandbox) Applies(ctx context.Context, ws string, argv []string) error {
 	if !p.Has(e.Name) && !slices.Contains(e.Standalone, argv[0]) {
 		return &NotApplicable{Reason: fmt.Sprintf("no %s: %s does not apply here", strings.Join(e.Manifests, " or "), strings.Join(argv[:min(2, len(argv))], " "))}
 	}
-	if d := s.docker(ctx); d != nil {
-		// The toolchain image's programs, as the pre-flight found them.
-		if line, missing := d.missingLine(ctx, e, p.fetches); line != "" && (missing == nil || slices.Contains(missing, argv[0])) {
-			return &NotApplicable{Reason: line}
-		}
-		return nil
-	} else if s.viaDocker.Load() {
-		return nil
+	t, looked := s.toolchainOf(ctx, e)
+	if !looked {
+		return nil // core's own image
 	}
-	if _, err := s.findTool(argv[0]); err != nil {
-		return &NotApplicable{Reason: fmt.Sprintf("no %s on PATH: %s", argv[0], e.Toolchain)}
+	// The toolchain's programs, as the pre-flight found them: the
+	// command's own and the runner it runs.
+	missing := t.missing(e, p)
+	needs := []string{argv[0]}
+	if r := runnerOf(argv); r != "" {
+		needs = append(needs, r)
+	}
+	if line := t.line(e, p); line != "" && (missing == nil || slices.ContainsFunc(needs, func(n string) bool { return slices.Contains(missing, n) })) {
+		return &NotApplicable{Reason: line}
+	}
+	if t.where == "" && !slices.Contains(e.Required, argv[0]) {
+		// A program of its own (gofmt): on this machine's PATH.
+		if _, err := s.findTool(argv[0]); err != nil {
+			return &NotApplicable{Reason: fmt.Sprintf("no %s on PATH: %s", argv[0], e.Toolchain)}
+		}
 	}
 	return nil
 }
@@ -235,25 +247,14 @@ func (s *Sandbox) Applies(ctx context.Context, ws string, argv []string) error {
 // which the engine pulls, the first time); an ecosystem without a
 // toolchain image runs in core's own.
 func (s *Sandbox) Missing(ctx context.Context, p Project) []string {
-	d := s.docker(ctx)
-	if d == nil && s.viaDocker.Load() {
-		return nil
-	}
 	var out []string
 	for _, e := range Ecosystems() {
 		if !p.Has(e.Name) {
 			continue
 		}
-		if d != nil {
-			if line, _ := d.missingLine(ctx, e, p.fetches); line != "" {
+		if t, looked := s.toolchainOf(ctx, e); looked {
+			if line := t.line(e, p); line != "" {
 				out = append(out, line)
-			}
-			continue
-		}
-		for _, tool := range e.Required {
-			if _, err := s.findTool(tool); err != nil {
-				out = append(out, fmt.Sprintf("no %s on PATH: %s", tool, e.Toolchain))
-				break
 			}
 		}
 	}

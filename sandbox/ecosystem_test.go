@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,12 +166,52 @@ func TestAppliesSaysWhyNot(t *testing.T) {
 	require.True(t, errors.As(err, &na), "got %v", err)
 	assert.Contains(t, na.Reason, "no Cargo.toml: cargo test does not apply here")
 
-	empty := New(Config{Home: t.TempDir(), Path: t.TempDir()})
-	err = empty.Applies(t.Context(), ws, []string{"pytest"})
-	require.True(t, errors.As(err, &na), "got %v", err)
-	assert.Contains(t, na.Reason, "no pytest on PATH")
-	assert.Contains(t, na.Reason, "install Debian's python3")
-	assert.Equal(t, []string{"no python3 on PATH: " + pythonEcosystem().Toolchain}, empty.Missing(t.Context(), Project{Ecosystems: []string{"python"}}))
+}
+
+// TestHostToolchainMissing: the pre-flight names what the host's PATH
+// lacks and how to get it, and a check that needs it cannot apply; pytest
+// is not missing where pip3 is, which fetches it.
+func TestHostToolchainMissing(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"})
+	hint := "; or install pip3: core then fetches pytest itself, wheels only"
+	tests := []struct {
+		name     string
+		programs []string
+		missing  []string // the pre-flight's lines
+		refused  []string // the checks that cannot apply
+	}{
+		{name: "nothing", missing: []string{"no python3, pytest on PATH: " + pythonEcosystem().Toolchain + hint},
+			refused: []string{"pytest", "python3 -m pytest", "python3 -m unittest"}},
+		{name: "python3 alone", programs: []string{"python3"}, missing: []string{"no pytest on PATH: " + pythonEcosystem().Toolchain + hint},
+			refused: []string{"pytest", "python3 -m pytest"}},
+		{name: "python3 and pip3", programs: []string{"python3", "pip3"}},
+		{name: "python3 and pytest", programs: []string{"python3", "pytest"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			bin := t.TempDir()
+			for _, p := range tt.programs {
+				require.NoError(t, os.WriteFile(filepath.Join(bin, p), []byte("#!/bin/sh\n"), 0o755))
+			}
+			sb := New(Config{Home: t.TempDir(), Path: bin})
+			p, err := Detect(ws)
+			require.NoError(t, err)
+			assert.Equal(t, tt.missing, sb.Missing(t.Context(), p))
+			for _, check := range []string{"pytest", "python3 -m pytest", "python3 -m unittest"} {
+				err := sb.Applies(t.Context(), ws, strings.Fields(check))
+				if !slices.Contains(tt.refused, check) {
+					assert.NoError(t, err, check)
+					continue
+				}
+				var na *NotApplicable
+				require.ErrorAs(t, err, &na, check)
+				assert.Equal(t, tt.missing[0], na.Reason)
+			}
+		})
+	}
 }
 
 func TestParseToolchainImages(t *testing.T) {

@@ -190,6 +190,13 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	cfg, err := ConfigFromEnv("/state", func(k string) string { return env[k] })
 	require.NoError(t, err)
+	// A named cargo registry's index is looked up when a Cargo.toml
+	// names it: compared apart, a function.
+	require.NotNil(t, cfg.CargoIndex)
+	assert.Empty(t, cfg.CargoIndex("local"))
+	env["CARGO_REGISTRIES_LOCAL_INDEX"] = "http://127.0.0.1:9/index"
+	assert.Equal(t, "http://127.0.0.1:9/index", cfg.CargoIndex("local"))
+	cfg.CargoIndex = nil
 	assert.Equal(t, Config{
 		Home: "/state", Mode: ModeBwrap, Path: "/usr/bin", HostHome: "/home/u", Lang: "de_DE.UTF-8",
 		HostEnv:    []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},

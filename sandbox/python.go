@@ -14,6 +14,7 @@ func pythonEcosystem() Ecosystem {
 		Manifests: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "tox.ini", "pytest.ini"},
 		Toolchain: "install Debian's python3 and python3-pytest (a python3 outside your home directory: pyenv shims do not work in the sandbox)",
 		Packages:  `PACKAGES="python3 python3-pytest python3-pip"`,
+		Runners:   map[string]string{"pytest": "pip3"},
 		check:     checkPython,
 		allowed: func(tier Tier, _ *Project) []Allowance {
 			if tier != TierTest {

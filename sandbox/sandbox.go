@@ -39,6 +39,12 @@ type Config struct {
 	// (the module proxy settings: GOPROXY, GOPRIVATE, ...). They never reach
 	// the sandbox.
 	HostEnv []string
+	// CargoIndex returns the host's index of the cargo registry a
+	// workspace's Cargo.toml names (registry = "name"): its
+	// CARGO_REGISTRIES_<NAME>_INDEX, which ConfigFromEnv cannot list ahead
+	// (the name is the workspace's), read through the edge's getenv. Nil
+	// means the indexes HostEnv holds alone.
+	CargoIndex func(name string) string
 	// DockerHost is the Docker engine's address (DOCKER_HOST); empty is the
 	// default socket.
 	DockerHost string
@@ -156,6 +162,9 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 			cfg.HostEnv = append(cfg.HostEnv, name+"="+v)
 		}
 	}
+	// An index is where to fetch from, never a credential (those are
+	// CARGO_REGISTRIES_<NAME>_TOKEN, never read).
+	cfg.CargoIndex = func(name string) string { return getenv(cargoIndexVar(name)) }
 	return cfg, nil
 }
 
@@ -396,7 +405,7 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	} else {
 		// The other ecosystems' dependency step (deps.go); what it could
 		// not fetch heads the command's output.
-		deps, err := s.fetchDeps(ctx, p.chosen(), bwrap, argv[0], opts)
+		deps, err := s.fetchDeps(ctx, p.chosen(), bwrap, argv, opts)
 		if err != nil {
 			return Result{Argv: argv, ExitCode: -1, Sandboxed: true, Setup: true}, err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -25,6 +24,15 @@ import (
 // reachable. Without an engine and the image the test skips, unless
 // CORE_REQUIRE_DOCKER=1 (as in make test-docker), which makes it a failure.
 func TestDockerAction(t *testing.T) {
+	testscript.Run(t, dockerActionParams(t, "testdata/docker", nil))
+}
+
+// dockerActionParams are the parameters of scripts that run the Action's
+// image (runner-docker) on the toolchain images (the conditions
+// python-image, node-image, rust-image), with the registries on loopback;
+// env is added to each script's.
+func dockerActionParams(t *testing.T, dir string, env map[string]string) testscript.Params {
+	t.Helper()
 	image := os.Getenv("CORE_DOCKER_IMAGE")
 	why := "CORE_DOCKER_IMAGE is not set"
 	if image != "" {
@@ -44,40 +52,58 @@ func TestDockerAction(t *testing.T) {
 	cmds := scriptCmds()
 	cmds["runner-docker"] = cmdRunnerDocker
 	cmds["siblings-of"] = cmdSiblingsOf
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/docker",
+	cmds["registry-serve"] = cmdRegistryServe
+	cmds["registry-npm"] = cmdRegistryNpm
+	cmds["registry-crate"] = cmdRegistryCrate
+	cmds["registry-pytest"] = cmdRegistryPytest
+	cmds["registry-requests"] = cmdRegistryRequests
+	cmds["expand-env"] = cmdExpandEnv
+	images := map[string]string{}
+	for _, eco := range []string{"python", "node", "rust"} {
+		images[eco+"-image"] = "CORE_TEST_" + strings.ToUpper(eco) + "_IMAGE"
+	}
+	return testscript.Params{
+		Dir: dir,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("CORE_DOCKER_IMAGE", image)
-			e.Setenv("CORE_TEST_PYTHON_IMAGE", os.Getenv("CORE_TEST_PYTHON_IMAGE"))
+			for _, name := range images {
+				e.Setenv(name, os.Getenv(name))
+			}
 			e.Setenv("CORE_SESSION_INFERENCE_URL", "http://127.0.0.1:9/")
 			// A run that lands ends, rather than wait for comments.
 			e.Setenv("CORE_SESSION_IDLE_TIMEOUT", "0")
+			for k, v := range env {
+				e.Setenv(k, v)
+			}
 			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
 			var g *testkit.GitHub
 			e.Values[githubKey{}] = &g
+			e.Values[registryKey{}] = &registryState{t: e.T().(testing.TB)}
 			return nil
 		},
 		Cmds: cmds,
 		Condition: func(cond string) (bool, error) {
-			if cond == "python-image" {
-				// The Python toolchain image (make test-docker builds it).
-				if os.Getenv("CORE_TEST_PYTHON_IMAGE") == "" && os.Getenv("CORE_REQUIRE_DOCKER") == "1" {
-					return false, errors.New("CORE_REQUIRE_DOCKER=1 but CORE_TEST_PYTHON_IMAGE is not set")
+			if name, ok := images[cond]; ok {
+				// A toolchain image (make test-docker builds them).
+				if os.Getenv(name) == "" && os.Getenv("CORE_REQUIRE_DOCKER") == "1" {
+					return false, fmt.Errorf("CORE_REQUIRE_DOCKER=1 but %s is not set", name)
 				}
-				return os.Getenv("CORE_TEST_PYTHON_IMAGE") != "", nil
+				return os.Getenv(name) != "", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-	})
+	}
 }
 
 // runnerEnv are the variables of the script passed into the container: the
-// job's GITHUB_* and RUNNER_* that scripts set, and CORE_* standing for a
-// workflow's env: block. The INPUT_* come from action.yml's inputs.
+// job's GITHUB_* and RUNNER_* that scripts set, and CORE_* and the
+// registries' settings standing for a workflow's env: block. The INPUT_*
+// come from action.yml's inputs.
 var runnerEnv = []string{
 	"GITHUB_EVENT_NAME", "GITHUB_REPOSITORY", "GITHUB_API_URL", "GITHUB_SERVER_URL", "GITHUB_RUN_ID",
 	"GITHUB_RUN_ATTEMPT", "GITHUB_ACTOR", "GITHUB_TOKEN", "GITHUB_REF", "GITHUB_SHA", "RUNNER_OS",
 	"CORE_SESSION_INFERENCE_URL", "CORE_SESSION_IDLE_TIMEOUT", "CORE_SESSION_VERIFY", "CORE_SESSION_SANDBOX", "CORE_FORGE_ENABLED", "CORE_HOME",
+	"npm_config_registry", "CARGO_REGISTRIES_LOCAL_INDEX", "CARGO_NET_GIT_FETCH_WITH_CLI", "PIP_INDEX_URL",
 }
 
 // actionInputs reads action.yml's inputs and their defaults: the runner sets

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestRealRepositories runs the scripts under bench/languages: a fix on a
@@ -17,4 +19,17 @@ func TestRealRepositories(t *testing.T) {
 		t.Skip("CORE_REAL_REPOS is not set: bench/languages.sh prepares the repositories and runs this")
 	}
 	runScripts(t, "../../bench/languages", map[string]string{"REPOS": repos})
+}
+
+// TestRealRepositoriesAction runs the scripts under bench/languages/action:
+// the same fixes of the same real repositories in the Action, on its image
+// and on the toolchain images that make test-docker builds
+// (CORE_DOCKER_IMAGE, CORE_TEST_PYTHON_IMAGE, ...); bench/languages.sh
+// runs it beside TestRealRepositories.
+func TestRealRepositoriesAction(t *testing.T) {
+	repos := os.Getenv("CORE_REAL_REPOS")
+	if repos == "" {
+		t.Skip("CORE_REAL_REPOS is not set: bench/languages.sh prepares the repositories and runs this")
+	}
+	testscript.Run(t, dockerActionParams(t, "../../bench/languages/action", map[string]string{"REPOS": repos}))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -56,18 +55,7 @@ func cmdGitHubRepo(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	g := githubOf(ts)
 	owner, name, _ := strings.Cut(args[0], "/")
-	files := map[string]string{}
-	root := ts.MkAbs(args[1])
-	ts.Check(filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		b, err := os.ReadFile(p)
-		files[filepath.ToSlash(rel)] = string(b)
-		return err
-	}))
-	_, err := g.AddRepo(context.Background(), owner, name, files)
+	_, err := g.AddRepo(context.Background(), owner, name, filesUnder(ts, args[1]))
 	ts.Check(err)
 	ts.Check(g.SetPermission(owner, name, "core-bot", "write"))
 }

@@ -186,11 +186,36 @@ func (r *Registry) SimpleURL() string { return r.URL + "/simple/" }
 // (module files, slash-separated) with its dist-info, and returns the
 // wheel's file name.
 func (r *Registry) AddWheel(name, version string, files map[string]string) string {
-	dist := strings.ReplaceAll(name, "-", "_")
-	info := dist + "-" + version + ".dist-info/"
-	all := cloneFiles(files)
-	all[info+"METADATA"] = fmt.Sprintf("Metadata-Version: 2.1\nName: %s\nVersion: %s\n", name, version)
+	return r.Publish(Wheel{Name: name, Version: version, Files: files})
+}
+
+// Wheel is a pure-Python wheel: its module files and the metadata pip
+// resolves and installs by.
+type Wheel struct {
+	Name, Version string
+	// Files are its module files, by slash-separated path.
+	Files map[string]string
+	// Requires are its Requires-Dist lines ("pluggy<2.0,>=0.12").
+	Requires []string
+	// EntryPoints is its entry_points.txt: the scripts pip writes.
+	EntryPoints string
+}
+
+// Publish publishes a wheel, with its dist-info, and returns its file
+// name.
+func (r *Registry) Publish(w Wheel) string {
+	dist := strings.ReplaceAll(w.Name, "-", "_")
+	info := dist + "-" + w.Version + ".dist-info/"
+	all := cloneFiles(w.Files)
+	meta := fmt.Sprintf("Metadata-Version: 2.1\nName: %s\nVersion: %s\n", w.Name, w.Version)
+	for _, req := range w.Requires {
+		meta += "Requires-Dist: " + req + "\n"
+	}
+	all[info+"METADATA"] = meta
 	all[info+"WHEEL"] = "Wheel-Version: 1.0\nGenerator: core-testkit\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+	if w.EntryPoints != "" {
+		all[info+"entry_points.txt"] = w.EntryPoints
+	}
 	var record strings.Builder
 	for _, n := range sortedKeys(all) {
 		sum := sha256.Sum256([]byte(all[n]))
@@ -201,16 +226,16 @@ func (r *Registry) AddWheel(name, version string, files map[string]string) strin
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, n := range sortedKeys(all) {
-		w, _ := zw.Create(n)
-		_, _ = w.Write([]byte(all[n]))
+		fw, _ := zw.Create(n)
+		_, _ = fw.Write([]byte(all[n]))
 	}
 	_ = zw.Close()
-	whl := dist + "-" + version + "-py3-none-any.whl"
+	whl := dist + "-" + w.Version + "-py3-none-any.whl"
 	sum := sha256.Sum256(buf.Bytes())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.put("/files/"+whl, "application/octet-stream", buf.Bytes())
-	norm := strings.ToLower(strings.NewReplacer("_", "-", ".", "-").Replace(name))
+	norm := strings.ToLower(strings.NewReplacer("_", "-", ".", "-").Replace(w.Name))
 	r.wheels[norm] = append(r.wheels[norm], fmt.Sprintf(`<a href="%s/files/%s#sha256=%s">%s</a>`, r.URL, whl, hex.EncodeToString(sum[:]), html.EscapeString(whl)))
 	page := "<!DOCTYPE html>\n<html><body>\n" + strings.Join(r.wheels[norm], "<br>\n") + "\n</body></html>\n"
 	r.put("/simple/"+norm+"/", "text/html", []byte(page))
