@@ -320,7 +320,7 @@ func TestSweepBoxDirs(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(d, "s"), 0o700))
 	}
 	defer os.RemoveAll(live)
-	sweepBoxDirs()
+	sweepBoxDirs(os.TempDir())
 	assert.NoDirExists(t, dead, "a dead core's box directory is swept")
 	assert.DirExists(t, live, "a live core's box directory stays")
 }

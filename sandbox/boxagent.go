@@ -23,14 +23,20 @@ const boxReady = "core-box-ready"
 const stopGrace = time.Second
 
 // AgentIfAsked runs the box's agent and exits when args (os.Args) are how a
-// box starts it, `<executable> sandbox agent --socket PATH`, and returns
-// otherwise. The TestMain of a package whose tests run boxes with the test
-// binary as the agent (Config.Agent) calls it first.
+// box starts it, `<executable> sandbox agent --socket PATH [--lifeline]`,
+// and returns otherwise. The TestMain of a package whose tests run boxes
+// with the test binary as the agent (Config.Agent) calls it first.
 func AgentIfAsked(args []string) {
 	if len(args) <= 4 || args[1] != "sandbox" || args[2] != "agent" || args[3] != "--socket" {
 		return
 	}
-	if err := RunBoxAgent(args[4], os.Stdout); err != nil {
+	var err error
+	if len(args) > 5 && args[5] == "--lifeline" {
+		err = RunContainerAgent(args, args[4], os.Stdin, os.Stdout)
+	} else {
+		err = RunBoxAgent(args[4], os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -44,12 +50,66 @@ func AgentIfAsked(args []string) {
 // timeout runs out, when the host asks, and when the host's connection
 // closes. It returns only when it cannot listen.
 func RunBoxAgent(socket string, ready io.Writer) error {
+	return runBoxAgent(socket, ready, 0)
+}
+
+// RunContainerAgent is `core sandbox agent --lifeline`, the agent of the
+// Docker backend's box (docker_box.go), its container's first process
+// (args are its os.Args). As pid 1 it starts itself again as its child and
+// reaps the box's orphans until that child ends, which ends the container.
+// The child is RunBoxAgent with a socket the host's user may connect to,
+// which exits when stdin ends: core holds the container's stdin open
+// through its attach connection, which closes when core ends or dies.
+func RunContainerAgent(args []string, socket string, stdin io.Reader, ready io.Writer) error {
+	if os.Getpid() == 1 {
+		os.Exit(reapUntil(args))
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, stdin)
+		os.Exit(0)
+	}()
+	// The agent runs as the sandbox user, core perhaps as another: the
+	// socket's directory is what keeps everyone else out.
+	return runBoxAgent(socket, ready, 0o666)
+}
+
+// reapUntil runs args as a child and reaps every process that ends in the
+// container until the child does; it returns the child's exit status.
+func reapUntil(args []string) int {
+	c := exec.Command(args[0], args[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := c.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "box agent:", err)
+		return 1
+	}
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case err != nil:
+			return 1
+		case pid == c.Process.Pid && ws.Exited():
+			return ws.ExitStatus()
+		case pid == c.Process.Pid:
+			return 1
+		}
+	}
+}
+
+// runBoxAgent is RunBoxAgent, its socket's mode set to mode when not 0.
+func runBoxAgent(socket string, ready io.Writer, mode os.FileMode) error {
 	_ = os.Remove(socket)
 	l, err := net.Listen("unix", socket)
 	if err != nil {
 		return fmt.Errorf("box agent: %w", err)
 	}
 	defer l.Close()
+	if mode != 0 {
+		if err := os.Chmod(socket, mode); err != nil {
+			return fmt.Errorf("box agent: %w", err)
+		}
+	}
 	if _, err := fmt.Fprintln(ready, boxReady); err != nil {
 		return fmt.Errorf("box agent: %w", err)
 	}

@@ -66,18 +66,21 @@ type dockerBackend struct {
 	images map[string]*image // the toolchain images, by reference
 }
 
-// run runs argv in a fresh sibling container of its ecosystem's image
-// and waits for it.
+// run runs argv in the workspace's box (docker_box.go), or else in a fresh
+// sibling container of its ecosystem's image, and waits for it.
 func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
 	img, err := d.imageFor(ctx, argv[0])
 	if err != nil {
 		return Result{Argv: argv, ExitCode: -1, Sandboxed: true}, err
 	}
-	create, err := d.containerFor(img, argv, opts)
+	if r, ok, err := d.runBoxed(ctx, img, argv, opts); ok {
+		return r, err
+	}
+	sb, err := d.siblingFor(img, argv, opts)
 	if err != nil {
 		return Result{Argv: argv, ExitCode: -1, Sandboxed: true}, err
 	}
-	return d.start(ctx, create, opts)
+	return d.start(ctx, d.config(img, sb), opts)
 }
 
 // start creates the sibling, runs it and waits for it.
@@ -160,6 +163,16 @@ func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreate
 // containerFor builds the sibling's configuration: the profile's guarantees
 // expressed as container options.
 func (d *dockerBackend) containerFor(img *image, argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
+	sb, err := d.siblingFor(img, argv, opts)
+	if err != nil {
+		return client.ContainerCreateOptions{}, err
+	}
+	return d.config(img, sb), nil
+}
+
+// siblingFor is what a command of argv gets in a sibling container of
+// img, or in the box (docker_box.go): its binds and its environment.
+func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (sibling, error) {
 	var binds []mount.Mount
 	bindAt := func(path, target string, readOnly bool) error {
 		host, err := d.hostPath(path)
@@ -182,50 +195,50 @@ func (d *dockerBackend) containerFor(img *image, argv []string, opts RunOptions)
 	if d.s.cfg.Home != "" {
 		var err error
 		if p.modCache, err = d.s.modCache(); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		// The run's layer alone: a sibling has no cache program, so
 		// nothing it builds is shared with another run (layers.go).
 		if p.buildCache, err = d.s.runLayer(opts.Workspace); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		if err := shareCaches(p.modCache, p.buildCache); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		// Only the modules the workspace names (modview.go).
 		if err := d.s.withModView(&p, bin); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		if err := bindAt(p.modView, p.modCache, true); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		for _, k := range p.modKeep {
 			if err := bind(k, true); err != nil {
-				return client.ContainerCreateOptions{}, err
+				return sibling{}, err
 			}
 		}
 		if err := bind(p.buildCache, false); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 	}
 	if err := shareWorkspace(opts.Workspace); err != nil {
-		return client.ContainerCreateOptions{}, err
+		return sibling{}, err
 	}
 	if err := bind(opts.Workspace, false); err != nil {
-		return client.ContainerCreateOptions{}, err
+		return sibling{}, err
 	}
 	if _, err := os.Lstat(filepath.Join(opts.Workspace, ".git")); err == nil {
 		if err := bind(filepath.Join(opts.Workspace, ".git"), true); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 	}
 	// The dependencies fetched for it (deps.go), read-only.
 	for _, b := range opts.deps.binds {
 		if err := bindAt(b.host, b.inside, true); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 	}
-	return d.config(img, sibling{argv: argv, dir: opts.Workspace, env: p.env(), mounts: binds, background: opts.Background}), nil
+	return sibling{argv: argv, dir: opts.Workspace, env: p.env(), mounts: binds, background: opts.Background}, nil
 }
 
 // sibling is what one sibling container gets beyond the hardening every
