@@ -75,10 +75,10 @@ type Box struct {
 // boxInst is one running box: a Box starts another when a command needs
 // more of the host than its box binds and nothing runs in it.
 type boxInst struct {
-	p      profile // what the box binds (bwrap)
+	p      profile       // what the box binds (bwrap)
 	ctr    *boxContainer // the box's sibling container (Docker)
-	dir    string  // host directory holding the socket's directory and hosts
-	dirFD  int     // the socket's directory, opened without following links
+	dir    string        // host directory holding the socket's directory and hosts
+	dirFD  int           // the socket's directory, opened without following links
 	cmd    *exec.Cmd
 	l      *launch
 	cache  *userCacheServer

@@ -157,4 +157,3 @@ func TestDockerBoxAgentKilledByItsCommand(t *testing.T) {
 	assert.NotEqual(t, id, dockerBoxContainer(t, sb, ws))
 	assert.Eventually(t, func() bool { return gone(t, cli, id) }, testkit.Patience, 50*time.Millisecond, "the dead box's container stayed")
 }
-
