@@ -197,6 +197,7 @@ func TestBoxHostileReplies(t *testing.T) {
 		{"exit out of range", frame(frameExit, `{"code":4096}`), "exit status 4096"},
 		{"long error", frame(frameExit, `{"code":1,"err":"`+strings.Repeat("x", maxExitErr+1)+`"}`), "an error of"},
 		{"bad pid", frame(frameStarted, `{"pid":-4}`), "pid -4"},
+		{"unknown limit", frame(frameExit, `{"code":1,"limit":"disk"}`), "a limit \"disk\" core does not know"},
 		{"pipe without a pipe", frame(framePipe, "x"), "without a pipe"},
 		{"cut payload", frame(frameOutput, "abc")[:6], "cut in its payload"},
 		{"closed before the end", frame(frameOutput, "abc"), "closed the connection"},

@@ -50,7 +50,7 @@ func AgentIfAsked(args []string) {
 // timeout runs out, when the host asks, and when the host's connection
 // closes. It returns only when it cannot listen.
 func RunBoxAgent(socket string, ready io.Writer) error {
-	return runBoxAgent(socket, ready, 0)
+	return runBoxAgent(socket, ready, 0, false)
 }
 
 // RunContainerAgent is `core sandbox agent --lifeline`, the agent of the
@@ -70,7 +70,7 @@ func RunContainerAgent(args []string, socket string, stdin io.Reader, ready io.W
 	}()
 	// The agent runs as the sandbox user, core perhaps as another: the
 	// socket's directory is what keeps everyone else out.
-	return runBoxAgent(socket, ready, 0o666)
+	return runBoxAgent(socket, ready, 0o666, true)
 }
 
 // reapUntil runs args as a child and reaps every process that ends in the
@@ -97,8 +97,10 @@ func reapUntil(args []string) int {
 	}
 }
 
-// runBoxAgent is RunBoxAgent, its socket's mode set to mode when not 0.
-func runBoxAgent(socket string, ready io.Writer, mode os.FileMode) error {
+// runBoxAgent is RunBoxAgent, its socket's mode set to mode when not 0;
+// with ownCgroup, the cgroup the agent sees is its box's (a container's
+// cgroup namespace), whose limits it names in a command's exit.
+func runBoxAgent(socket string, ready io.Writer, mode os.FileMode, ownCgroup bool) error {
 	_ = os.Remove(socket)
 	l, err := net.Listen("unix", socket)
 	if err != nil {
@@ -122,14 +124,15 @@ func runBoxAgent(socket string, ready io.Writer, mode os.FileMode) error {
 			}
 			return fmt.Errorf("box agent: %w", err)
 		}
-		go serveBoxConn(c)
+		go serveBoxConn(c, ownCgroup)
 	}
 }
 
 // agentConn is one command's connection, as the agent sees it.
 type agentConn struct {
-	c  net.Conn
-	mu sync.Mutex // one frame at a time
+	c         net.Conn
+	mu        sync.Mutex // one frame at a time
+	ownCgroup bool       // the cgroup at /sys/fs/cgroup is the box's
 }
 
 func (a *agentConn) send(kind byte, payload []byte) error {
@@ -162,9 +165,9 @@ func (a *agentConn) pump(r io.Reader, kind, end byte) {
 	}
 }
 
-func serveBoxConn(c net.Conn) {
+func serveBoxConn(c net.Conn, ownCgroup bool) {
 	defer c.Close()
-	a := &agentConn{c: c}
+	a := &agentConn{c: c, ownCgroup: ownCgroup}
 	br := bufio.NewReaderSize(c, 64<<10)
 	req, err := readRequest(br)
 	if err != nil {
@@ -229,6 +232,10 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		f.Close()
 	}
 	pid := cmd.Process.Pid
+	var before limitCounters
+	if a.ownCgroup {
+		before = readLimitCounters()
+	}
 	// The command, not the agent, is what the kernel's OOM killer picks
 	// when the box runs out of memory.
 	_ = os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "oom_score_adj"), []byte("1000"), 0)
@@ -317,7 +324,33 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	mu.Lock()
 	exit.TimedOut = timedOut
 	mu.Unlock()
+	if a.ownCgroup {
+		exit.Limit = readLimitCounters().hitSince(before)
+	}
 	return exit
+}
+
+// limitCounters are the counters of a box container's cgroup that say a
+// limit was hit: the OOM killer's kills and the forks refused.
+type limitCounters struct{ oom, pids int64 }
+
+// readLimitCounters reads them from the container's own cgroup, v2 or v1.
+func readLimitCounters() limitCounters {
+	return limitCounters{
+		oom:  max(counter("/sys/fs/cgroup/memory.events", "oom_kill"), counter("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")),
+		pids: max(counter("/sys/fs/cgroup/pids.events", "max"), counter("/sys/fs/cgroup/pids/pids.events", "max")),
+	}
+}
+
+// hitSince names the limit hit since before, or is "".
+func (now limitCounters) hitSince(before limitCounters) string {
+	switch {
+	case now.oom > before.oom:
+		return LimitMemory
+	case now.pids > before.pids:
+		return LimitProcesses
+	}
+	return ""
 }
 
 // lookPathIn finds name on the PATH of env.

@@ -157,6 +157,9 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		return r, fmt.Errorf("the box's agent: %s", exit.Err)
 	}
 	name := inst.cgroup().eventsSince(before)
+	if name == "" {
+		name = exit.Limit
+	}
 	if name == "" && (grew.Load() || (watch.based && treeSize(ws)-watch.baseline > limits.WorkspaceGrowth)) {
 		name = LimitWorkspace
 	}

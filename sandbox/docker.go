@@ -29,10 +29,10 @@ const (
 // nobody, never root.
 const sandboxUser = "65534:65534"
 
-// The limits of one sibling container.
+// The limits of one sibling container beyond Config.Limits: a container
+// (the box, above all, with the run's background servers beside its
+// command) holds twice the processes and the memory of one command.
 const (
-	dockerPids     = 2048
-	dockerMemory   = 4 << 30
 	dockerNoFile   = 4096
 	dockerTmpfs    = "rw,exec,nosuid,nodev,size=2g,mode=1777" // go test runs its binaries from /tmp
 	dockerStopWait = 10 * time.Second
@@ -259,7 +259,9 @@ type sibling struct {
 // read-only root, its own /tmp, the limits, and no network unless it is a
 // dependency step's.
 func (d *dockerBackend) config(img *image, sb sibling) client.ContainerCreateOptions {
-	pids := int64(dockerPids)
+	limits := d.s.cfg.Limits
+	pids := 2 * int64(limits.Processes)
+	cpu := int64(limits.CPUTime.Seconds())
 	cfg := &container.Config{
 		Image:           img.ref,
 		Entrypoint:      []string{"/bin/sh", "-c", wrapper, "core-sandbox"},
@@ -288,11 +290,15 @@ func (d *dockerBackend) config(img *image, sb sibling) client.ContainerCreateOpt
 		Tmpfs:          map[string]string{"/tmp": dockerTmpfs},
 		Resources: container.Resources{
 			PidsLimit:  &pids,
-			Memory:     dockerMemory,
-			MemorySwap: dockerMemory,
+			Memory:     2 * limits.Memory,
+			MemorySwap: 2 * limits.Memory,
 			NanoCPUs:   int64(runtime.NumCPU()) * 1e9,
 			CPUShares:  cpuShares(sb.background),
-			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: dockerNoFile, Hard: dockerNoFile}},
+			Ulimits: []*container.Ulimit{
+				{Name: "nofile", Soft: dockerNoFile, Hard: dockerNoFile},
+				{Name: "cpu", Soft: cpu, Hard: cpu + 5}, // as launch.go's
+				{Name: "fsize", Soft: limits.FileSize, Hard: limits.FileSize},
+			},
 		},
 	}
 	if sb.network != "" {

@@ -157,3 +157,84 @@ func TestDockerBoxAgentKilledByItsCommand(t *testing.T) {
 	assert.NotEqual(t, id, dockerBoxContainer(t, sb, ws))
 	assert.Eventually(t, func() bool { return gone(t, cli, id) }, testkit.Patience, 50*time.Millisecond, "the dead box's container stayed")
 }
+
+// The limits hold in the Docker box: its container's cgroup (processes,
+// memory: twice a command's), the ulimits (CPU time, file size) and core's
+// watch of the workspace; the command's result names the limit, and the
+// box goes on.
+func TestDockerBoxLimits(t *testing.T) {
+	requireDocker(t)
+	t.Parallel()
+	tests := []struct {
+		name   string
+		limits Limits
+		script string
+		want   string
+		check  func(t *testing.T, ws string, r Result)
+	}{
+		{
+			name:   "fork bomb",
+			limits: Limits{Processes: 64},
+			script: "for i in $(seq 300); do sleep 60 & done; echo forked",
+			want:   LimitProcesses,
+		},
+		{
+			name:   "memory hog",
+			limits: Limits{Memory: 64 << 20},
+			script: "head -c 1G /dev/zero | tail > /dev/null && echo survived",
+			want:   LimitMemory,
+			check: func(t *testing.T, _ string, r Result) {
+				assert.NotContains(t, r.Output, "survived")
+			},
+		},
+		{
+			name:   "workspace filler",
+			limits: Limits{WorkspaceGrowth: 8 << 20},
+			script: "i=0; while :; do i=$((i+1)); head -c 1M /dev/zero > fill$i; done",
+			want:   LimitWorkspace,
+			check: func(t *testing.T, _ string, r Result) {
+				assert.False(t, r.TimedOut, "the watch, not the timeout, stopped it")
+			},
+		},
+		{
+			name:   "CPU spinner",
+			limits: Limits{CPUTime: time.Second},
+			script: "while :; do :; done",
+			want:   LimitCPUTime,
+			check: func(t *testing.T, _ string, r Result) {
+				assert.False(t, r.TimedOut, "RLIMIT_CPU, not the timeout, stopped it")
+			},
+		},
+		{
+			name:   "huge file",
+			limits: Limits{FileSize: 1 << 20},
+			script: "head -c 64M /dev/zero > big",
+			want:   LimitFileSize,
+			check: func(t *testing.T, ws string, r Result) {
+				fi, err := os.Stat(filepath.Join(ws, "big"))
+				require.NoError(t, err)
+				assert.LessOrEqual(t, fi.Size(), int64(1<<20))
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sb := requireDockerBox(t, Config{Limits: tt.limits})
+			ws := newWorkspace(t)
+			r, err := sb.Run(t.Context(), []string{"bash", "-c", tt.script}, RunOptions{Workspace: ws, Timeout: 2 * time.Minute})
+			require.NoError(t, err)
+			dockerBoxContainer(t, sb, ws) // it ran in the box
+			assert.Equal(t, tt.want, r.Limit, r.Output)
+			assert.NotEqual(t, 0, r.ExitCode)
+			assert.Contains(t, r.Output, "[stopped: the sandbox's limit on")
+			if tt.check != nil {
+				tt.check(t, ws, r)
+			}
+			after, err := sb.Run(t.Context(), []string{"echo", "after"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+			require.NoError(t, err)
+			assert.Equal(t, "after\n", after.Output)
+			assert.Empty(t, after.Limit, "a limit the attack hit is not the next command's")
+		})
+	}
+}
