@@ -117,12 +117,10 @@ func boxless(ctx context.Context, sb *sandbox.Sandbox) string {
 	if sb.Mode() == sandbox.ModeOff {
 		return "CORE_SESSION_SANDBOX=off"
 	}
-	p := sb.Probe(ctx)
-	switch {
-	case !p.Usable:
+	// Both backends have a box: bwrap's, and the Docker backend's sibling
+	// container.
+	if p := sb.Probe(ctx); !p.Usable {
 		return "the sandbox is not usable here: " + p.Err().Error()
-	case p.Backend != sandbox.BackendBwrap:
-		return fmt.Sprintf("the %s backend runs each command in a container of its own", p.Backend)
 	}
 	return ""
 }
