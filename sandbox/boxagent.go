@@ -232,9 +232,9 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		f.Close()
 	}
 	pid := cmd.Process.Pid
-	var before limitCounters
+	var before cgroupEvents
 	if a.ownCgroup {
-		before = readLimitCounters()
+		before = containerEvents()
 	}
 	// The command, not the agent, is what the kernel's OOM killer picks
 	// when the box runs out of memory.
@@ -325,32 +325,18 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	exit.TimedOut = timedOut
 	mu.Unlock()
 	if a.ownCgroup {
-		exit.Limit = readLimitCounters().hitSince(before)
+		exit.Limit = containerEvents().since(before)
 	}
 	return exit
 }
 
-// limitCounters are the counters of a box container's cgroup that say a
-// limit was hit: the OOM killer's kills and the forks refused.
-type limitCounters struct{ oom, pids int64 }
-
-// readLimitCounters reads them from the container's own cgroup, v2 or v1.
-func readLimitCounters() limitCounters {
-	return limitCounters{
+// containerEvents reads the counts of a box container's own cgroup (v2 or
+// v1), as its agent sees it: a cgroup namespace of its own.
+func containerEvents() cgroupEvents {
+	return cgroupEvents{
 		oom:  max(counter("/sys/fs/cgroup/memory.events", "oom_kill"), counter("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")),
 		pids: max(counter("/sys/fs/cgroup/pids.events", "max"), counter("/sys/fs/cgroup/pids/pids.events", "max")),
 	}
-}
-
-// hitSince names the limit hit since before, or is "".
-func (now limitCounters) hitSince(before limitCounters) string {
-	switch {
-	case now.oom > before.oom:
-		return LimitMemory
-	case now.pids > before.pids:
-		return LimitProcesses
-	}
-	return ""
 }
 
 // lookPathIn finds name on the PATH of env.

@@ -122,19 +122,9 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 		_ = c.Wait()
 		close(done)
 	}()
-	t := time.NewTimer(boxStartTimeout)
-	defer t.Stop()
-	var werr error
-	select {
-	case err := <-ready:
-		if err == nil {
-			return nil
-		}
-		werr = fmt.Errorf("its agent never listened: %v", err)
-	case <-ctx.Done():
-		werr = ctx.Err()
-	case <-t.C:
-		werr = fmt.Errorf("its agent did not listen within %s", boxStartTimeout)
+	werr := waitReady(ctx, ready)
+	if werr == nil {
+		return nil
 	}
 	_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	<-done
@@ -144,6 +134,24 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 		werr = fmt.Errorf("%w: %s", werr, out)
 	}
 	return werr
+}
+
+// waitReady waits for the agent's first line (ready), within
+// boxStartTimeout and ctx.
+func waitReady(ctx context.Context, ready <-chan error) error {
+	t := time.NewTimer(boxStartTimeout)
+	defer t.Stop()
+	select {
+	case err := <-ready:
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("its agent never listened: %v", err)
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return fmt.Errorf("its agent did not listen within %s", boxStartTimeout)
+	}
 }
 
 // vanishedMask reports whether bwrap failed to set up a mount on a path

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"os"
 	"testing"
-	"time"
 )
 
 // BenchmarkDockerTrue is the Docker backend's cost per command: a `true` in
@@ -65,31 +64,10 @@ func BenchmarkDockerBoxTrue(b *testing.B) {
 			return dk.Run(b.Context(), []string{"true"}, RunOptions{Workspace: dws, NoBox: true})
 		},
 	}
-	for _, run := range runs {
-		// Once before the clock: a box restarts when its first command
-		// needs more than it bound at its start.
-		if r, err := run(); err != nil || r.ExitCode != 0 {
-			b.Fatal(err, r.Output)
-		}
-	}
-	total := make([]time.Duration, len(runs))
-	n := 0
-	for b.Loop() {
-		for j := range runs {
-			k := (j + n) % len(runs)
-			start := time.Now()
-			r, err := runs[k]()
-			total[k] += time.Since(start)
-			if err != nil || r.ExitCode != 0 {
-				b.Fatal(err, r.Output)
-			}
-		}
-		n++
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(n) / 1e6 }
-	b.ReportMetric(ms(total[0]), "bwrap-box-ms")
-	b.ReportMetric(ms(total[1]), "docker-box-ms")
-	b.ReportMetric(ms(total[2]), "container-ms")
-	b.ReportMetric(float64(total[1])/float64(total[0]), "docker/bwrap")
-	b.ReportMetric(float64(total[2])/float64(total[1]), "container/docker-box")
+	ms := takeTurns(b, runs)
+	b.ReportMetric(ms[0], "bwrap-box-ms")
+	b.ReportMetric(ms[1], "docker-box-ms")
+	b.ReportMetric(ms[2], "container-ms")
+	b.ReportMetric(ms[1]/ms[0], "docker/bwrap")
+	b.ReportMetric(ms[2]/ms[1], "container/docker-box")
 }

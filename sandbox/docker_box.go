@@ -256,19 +256,9 @@ func (d *dockerBackend) startBox(ctx context.Context, ws string, n dockerNeed) (
 	if _, err := d.cli.ContainerStart(ctx, c.id, client.ContainerStartOptions{}); err != nil {
 		return fail(err)
 	}
-	t := time.NewTimer(boxStartTimeout)
-	defer t.Stop()
-	var werr error
-	select {
-	case err := <-ready:
-		if err == nil {
-			return inst, nil
-		}
-		werr = fmt.Errorf("its agent never listened: %v", err)
-	case <-ctx.Done():
-		werr = ctx.Err()
-	case <-t.C:
-		werr = fmt.Errorf("its agent did not listen within %s", boxStartTimeout)
+	werr := waitReady(ctx, ready)
+	if werr == nil {
+		return inst, nil
 	}
 	if out := strings.TrimSpace(inst.stderr.text()); out != "" {
 		werr = fmt.Errorf("%w: %s", werr, out)
