@@ -26,7 +26,8 @@ FROM ${GO_IMAGE}
 # packages), so this image carries Go only and starts fast. TOOLCHAINS
 # still adds Debian packages for one image that carries them all (name it
 # in sandbox_image, and toolchain_images python=none node=none rust=none). (Add chromium for
-# the browser input, which also needs a working bwrap box.)
+# the browser input: it runs in the run's box, a sibling container of this
+# image for a Go repository.)
 ARG TOOLCHAINS=""
 RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap git ca-certificates ${TOOLCHAINS} \

@@ -53,24 +53,11 @@ func BenchmarkTrue(b *testing.B) {
 	// The same, the three bwrap runs taking turns in each iteration, so
 	// that a burst of load on a shared machine weighs on all of them.
 	b.Run("interleaved", func(b *testing.B) {
-		runs := []func() (Result, error){minimal, profiled, sandboxed}
-		total := make([]time.Duration, len(runs))
-		n := 0
-		for b.Loop() {
-			for j := range runs {
-				k := (j + n) % len(runs)
-				start := time.Now()
-				r, err := runs[k]()
-				total[k] += time.Since(start)
-				check(b, r, err)
-			}
-			n++
-		}
-		ms := func(d time.Duration) float64 { return float64(d) / float64(n) / 1e6 }
-		b.ReportMetric(ms(total[0]), "minimal-ms")
-		b.ReportMetric(ms(total[1]), "profile-ms")
-		b.ReportMetric(ms(total[2]), "sandboxed-ms")
-		b.ReportMetric(float64(total[2])/float64(total[0]), "ratio")
+		ms := takeTurns(b, []func() (Result, error){minimal, profiled, sandboxed})
+		b.ReportMetric(ms[0], "minimal-ms")
+		b.ReportMetric(ms[1], "profile-ms")
+		b.ReportMetric(ms[2], "sandboxed-ms")
+		b.ReportMetric(ms[2]/ms[0], "ratio")
 	})
 }
 

@@ -59,9 +59,10 @@ type StartOptions struct {
 
 // Box is a workspace's box (see boxDirPath). Safe for concurrent use.
 type Box struct {
-	s     *Sandbox
-	ws    string
-	bwrap string
+	s      *Sandbox
+	ws     string
+	bwrap  string
+	docker *dockerBackend // the Docker backend's box: a sibling container (docker_box.go)
 
 	mu     sync.Mutex
 	inst   *boxInst
@@ -74,9 +75,10 @@ type Box struct {
 // boxInst is one running box: a Box starts another when a command needs
 // more of the host than its box binds and nothing runs in it.
 type boxInst struct {
-	p      profile // what the box binds
-	dir    string  // host directory holding the socket's directory and hosts
-	dirFD  int     // the socket's directory, opened without following links
+	p      profile       // what the box binds (bwrap)
+	ctr    *boxContainer // the box's sibling container (Docker)
+	dir    string        // host directory holding the socket's directory and hosts
+	dirFD  int           // the socket's directory, opened without following links
 	cmd    *exec.Cmd
 	l      *launch
 	cache  *userCacheServer
@@ -85,9 +87,9 @@ type boxInst struct {
 	stderr *capped
 }
 
-// Box returns the workspace's box, started on first use. It fails with
-// ErrNoBox when commands cannot run in a box here (the Docker backend,
-// core's executable unknown).
+// Box returns the workspace's box, started on first use: a bwrap sandbox,
+// or a sibling container under the Docker backend. It fails with ErrNoBox
+// when commands cannot run in a box here (core's executable unknown).
 func (s *Sandbox) Box(ctx context.Context, workspace string) (*Box, error) {
 	ws, err := s.workspace(workspace)
 	if err != nil {
@@ -100,14 +102,22 @@ func (s *Sandbox) Box(ctx context.Context, workspace string) (*Box, error) {
 	if !p.Usable {
 		return nil, p.Err()
 	}
-	if p.Backend != BackendBwrap {
-		return nil, fmt.Errorf("%w: the %s backend runs each command in a container of its own", ErrNoBox, p.Backend)
+	var b *Box
+	var inst *boxInst
+	switch d, ok := p.chosen().(*dockerBackend); {
+	case ok:
+		if b, err = s.boxFor(ws, "", d); err != nil {
+			return nil, err
+		}
+		inst, err = b.acquireDocker(ctx, nil)
+	case p.Backend == BackendBwrap:
+		if b, err = s.boxFor(ws, p.Bwrap, nil); err != nil {
+			return nil, err
+		}
+		inst, err = b.acquire(ctx, nil)
+	default:
+		return nil, fmt.Errorf("%w: the %s backend has none", ErrNoBox, p.Backend)
 	}
-	b, err := s.boxFor(ws, p.Bwrap)
-	if err != nil {
-		return nil, err
-	}
-	inst, err := b.acquire(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +137,9 @@ func (s *Sandbox) agentExe() string {
 	return exe
 }
 
-// boxFor returns the workspace's Box, made if missing.
-func (s *Sandbox) boxFor(ws, bwrap string) (*Box, error) {
+// boxFor returns the workspace's Box, made if missing: a bwrap one, or
+// the Docker backend's when d is set.
+func (s *Sandbox) boxFor(ws, bwrap string, d *dockerBackend) (*Box, error) {
 	if s.agentExe() == "" {
 		return nil, fmt.Errorf("%w: core's executable, which runs the box's agent, is not known", ErrNoBox)
 	}
@@ -140,7 +151,7 @@ func (s *Sandbox) boxFor(ws, bwrap string) (*Box, error) {
 	if s.boxes == nil {
 		s.boxes = map[string]*Box{}
 	}
-	b := &Box{s: s, ws: ws, bwrap: bwrap, procs: map[string]*Process{}}
+	b := &Box{s: s, ws: ws, bwrap: bwrap, docker: d, procs: map[string]*Process{}}
 	s.boxes[ws] = b
 	return b, nil
 }
@@ -184,6 +195,24 @@ var errBoxBusy = errors.New("the box binds less than the command needs and canno
 // box as it starts), starting or restarting it as needed; the caller
 // releases it with inst.active.Add(-1).
 func (b *Box) acquire(ctx context.Context, need *profile) (*boxInst, error) {
+	fits := func(inst *boxInst) bool { return need == nil || inst.p.holds(*need) }
+	return b.acquireWith(ctx, fits, func(ctx context.Context, prev *boxInst) (*boxInst, error) {
+		var pp *profile
+		if prev != nil {
+			pp = &prev.p
+		}
+		p, err := b.s.boxProfile(b.ws, need, pp)
+		if err != nil {
+			return nil, err
+		}
+		return b.s.startBox(ctx, b.bwrap, p)
+	})
+}
+
+// acquireWith returns the running box when fits says it holds what the
+// command needs, else starts one (given the box before it, stopped, or
+// nil), unless something still runs in the box.
+func (b *Box) acquireWith(ctx context.Context, fits func(*boxInst) bool, start func(ctx context.Context, prev *boxInst) (*boxInst, error)) (*boxInst, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -193,24 +222,19 @@ func (b *Box) acquire(ctx context.Context, need *profile) (*boxInst, error) {
 		return nil, b.failed
 	}
 	inst := b.inst
-	if inst != nil && inst.alive() && (need == nil || inst.p.holds(*need)) {
+	if inst != nil && inst.alive() && fits(inst) {
 		inst.active.Add(1)
 		return inst, nil
 	}
-	var prev *profile
+	prev := inst
 	if inst != nil {
 		if inst.alive() && (inst.active.Load() > 0 || b.runningLocked()) {
 			return nil, errBoxBusy
 		}
-		prev = &inst.p
 		inst.stop()
 		b.inst = nil
 	}
-	p, err := b.s.boxProfile(b.ws, need, prev)
-	if err != nil {
-		return nil, err
-	}
-	inst, err = b.s.startBox(ctx, b.bwrap, p)
+	inst, err := start(ctx, prev)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.failed = err // once is enough

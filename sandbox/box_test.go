@@ -49,8 +49,25 @@ func TestBoxBackgroundServerOnLoopback(t *testing.T) {
 	srv, err := box.Start(t.Context(), []string{"python3", "-m", "http.server", fmt.Sprint(port), "--bind", "127.0.0.1"}, StartOptions{})
 	require.NoError(t, err)
 	assert.NotEmpty(t, srv.ID())
-	// The server takes a moment to listen: the later command tries for a
-	// bounded while, and says what it waited for.
+	fetchFromBox(t, box, port)
+	out, running, _ := srv.Output()
+	assert.True(t, running)
+	assert.Contains(t, out, "GET /page.txt", "the server's log is readable while it runs")
+	require.NoError(t, srv.Stop(t.Context()))
+	_, running, _ = srv.Output()
+	assert.False(t, running)
+	// The box itself does not resolve what the host's /etc/hosts has.
+	r, err := box.Run(t.Context(), []string{"cat", "/etc/hosts"}, RunOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, boxHosts, r.Output)
+}
+
+// fetchFromBox fetches page.txt from the server the box runs on port, by
+// 127.0.0.1 and by localhost, in a later command of the box, and checks
+// what it served. The server takes a moment to listen: the command tries
+// for a bounded while, and says what it waited for.
+func fetchFromBox(t *testing.T, box *Box, port int) {
+	t.Helper()
 	fetch := `import sys, time, urllib.request
 for i in range(600):
     try:
@@ -67,16 +84,6 @@ sys.exit(1)`
 		assert.Equal(t, 0, r.ExitCode, r.Output)
 		assert.Contains(t, r.Output, "served-from-the-box", host)
 	}
-	out, running, _ := srv.Output()
-	assert.True(t, running)
-	assert.Contains(t, out, "GET /page.txt", "the server's log is readable while it runs")
-	require.NoError(t, srv.Stop(t.Context()))
-	_, running, _ = srv.Output()
-	assert.False(t, running)
-	// The box itself does not resolve what the host's /etc/hosts has.
-	r, err := box.Run(t.Context(), []string{"cat", "/etc/hosts"}, RunOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, boxHosts, r.Output)
 }
 
 func TestBoxProcessesGoneAfterClose(t *testing.T) {
@@ -85,8 +92,16 @@ func TestBoxProcessesGoneAfterClose(t *testing.T) {
 	sb := newTestSandbox(t, ModeBwrap)
 	box, err := sb.Box(t.Context(), newWorkspace(t))
 	require.NoError(t, err)
+	closeWithSleepers(t, box)
+}
+
+// closeWithSleepers starts sleeps in the box (one of them out of its
+// command's group and session), closes the box, and checks that none of
+// them is left and that the box runs nothing more.
+func closeWithSleepers(t *testing.T, box *Box) {
+	t.Helper()
 	token := fmt.Sprintf("%d.%06d", 5000+rand.IntN(1000), rand.IntN(1000000))
-	_, err = box.Start(t.Context(), []string{"sleep", token}, StartOptions{})
+	_, err := box.Start(t.Context(), []string{"sleep", token}, StartOptions{})
 	require.NoError(t, err)
 	// A process that left the command's group and session.
 	_, err = box.Start(t.Context(), []string{"bash", "-c", "setsid sleep " + token + "1 & sleep " + token + "2"}, StartOptions{})
@@ -105,6 +120,13 @@ func TestBoxTimeoutKillsTheGroupAndTheBoxGoesOn(t *testing.T) {
 	ws := newWorkspace(t)
 	box, err := sb.Box(t.Context(), ws)
 	require.NoError(t, err)
+	timeOut(t, box)
+}
+
+// timeOut runs a command in the box past its timeout and checks that its
+// whole group went and that the box runs the next command.
+func timeOut(t *testing.T, box *Box) {
+	t.Helper()
 	token := fmt.Sprintf("%d.%06d", 6000+rand.IntN(1000), rand.IntN(1000000))
 	r, err := box.Run(t.Context(), []string{"bash", "-c", "sleep " + token + " & sleep " + token + "; echo never"}, RunOptions{Timeout: 2 * time.Second})
 	require.NoError(t, err)
@@ -197,6 +219,7 @@ func TestBoxHostileReplies(t *testing.T) {
 		{"exit out of range", frame(frameExit, `{"code":4096}`), "exit status 4096"},
 		{"long error", frame(frameExit, `{"code":1,"err":"`+strings.Repeat("x", maxExitErr+1)+`"}`), "an error of"},
 		{"bad pid", frame(frameStarted, `{"pid":-4}`), "pid -4"},
+		{"unknown limit", frame(frameExit, `{"code":1,"limit":"disk"}`), "a limit \"disk\" core does not know"},
 		{"pipe without a pipe", frame(framePipe, "x"), "without a pipe"},
 		{"cut payload", frame(frameOutput, "abc")[:6], "cut in its payload"},
 		{"closed before the end", frame(frameOutput, "abc"), "closed the connection"},
@@ -320,7 +343,7 @@ func TestSweepBoxDirs(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(d, "s"), 0o700))
 	}
 	defer os.RemoveAll(live)
-	sweepBoxDirs()
+	sweepBoxDirs(os.TempDir())
 	assert.NoDirExists(t, dead, "a dead core's box directory is swept")
 	assert.DirExists(t, live, "a live core's box directory stays")
 }

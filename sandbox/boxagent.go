@@ -23,14 +23,20 @@ const boxReady = "core-box-ready"
 const stopGrace = time.Second
 
 // AgentIfAsked runs the box's agent and exits when args (os.Args) are how a
-// box starts it, `<executable> sandbox agent --socket PATH`, and returns
-// otherwise. The TestMain of a package whose tests run boxes with the test
-// binary as the agent (Config.Agent) calls it first.
+// box starts it, `<executable> sandbox agent --socket PATH [--lifeline]`,
+// and returns otherwise. The TestMain of a package whose tests run boxes
+// with the test binary as the agent (Config.Agent) calls it first.
 func AgentIfAsked(args []string) {
 	if len(args) <= 4 || args[1] != "sandbox" || args[2] != "agent" || args[3] != "--socket" {
 		return
 	}
-	if err := RunBoxAgent(args[4], os.Stdout); err != nil {
+	var err error
+	if len(args) > 5 && args[5] == "--lifeline" {
+		err = RunContainerAgent(args, args[4], os.Stdin, os.Stdout)
+	} else {
+		err = RunBoxAgent(args[4], os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -44,12 +50,68 @@ func AgentIfAsked(args []string) {
 // timeout runs out, when the host asks, and when the host's connection
 // closes. It returns only when it cannot listen.
 func RunBoxAgent(socket string, ready io.Writer) error {
+	return runBoxAgent(socket, ready, 0, false)
+}
+
+// RunContainerAgent is `core sandbox agent --lifeline`, the agent of the
+// Docker backend's box (docker_box.go), its container's first process
+// (args are its os.Args). As pid 1 it starts itself again as its child and
+// reaps the box's orphans until that child ends, which ends the container.
+// The child is RunBoxAgent with a socket the host's user may connect to,
+// which exits when stdin ends: core holds the container's stdin open
+// through its attach connection, which closes when core ends or dies.
+func RunContainerAgent(args []string, socket string, stdin io.Reader, ready io.Writer) error {
+	if os.Getpid() == 1 {
+		os.Exit(reapUntil(args))
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, stdin)
+		os.Exit(0)
+	}()
+	// The agent runs as the sandbox user, core perhaps as another: the
+	// socket's directory is what keeps everyone else out.
+	return runBoxAgent(socket, ready, 0o666, true)
+}
+
+// reapUntil runs args as a child and reaps every process that ends in the
+// container until the child does; it returns the child's exit status.
+func reapUntil(args []string) int {
+	c := exec.Command(args[0], args[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := c.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "box agent:", err)
+		return 1
+	}
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case err != nil:
+			return 1
+		case pid == c.Process.Pid && ws.Exited():
+			return ws.ExitStatus()
+		case pid == c.Process.Pid:
+			return 1
+		}
+	}
+}
+
+// runBoxAgent is RunBoxAgent, its socket's mode set to mode when not 0;
+// with ownCgroup, the cgroup the agent sees is its box's (a container's
+// cgroup namespace), whose limits it names in a command's exit.
+func runBoxAgent(socket string, ready io.Writer, mode os.FileMode, ownCgroup bool) error {
 	_ = os.Remove(socket)
 	l, err := net.Listen("unix", socket)
 	if err != nil {
 		return fmt.Errorf("box agent: %w", err)
 	}
 	defer l.Close()
+	if mode != 0 {
+		if err := os.Chmod(socket, mode); err != nil {
+			return fmt.Errorf("box agent: %w", err)
+		}
+	}
 	if _, err := fmt.Fprintln(ready, boxReady); err != nil {
 		return fmt.Errorf("box agent: %w", err)
 	}
@@ -62,14 +124,15 @@ func RunBoxAgent(socket string, ready io.Writer) error {
 			}
 			return fmt.Errorf("box agent: %w", err)
 		}
-		go serveBoxConn(c)
+		go serveBoxConn(c, ownCgroup)
 	}
 }
 
 // agentConn is one command's connection, as the agent sees it.
 type agentConn struct {
-	c  net.Conn
-	mu sync.Mutex // one frame at a time
+	c         net.Conn
+	mu        sync.Mutex // one frame at a time
+	ownCgroup bool       // the cgroup at /sys/fs/cgroup is the box's
 }
 
 func (a *agentConn) send(kind byte, payload []byte) error {
@@ -102,9 +165,9 @@ func (a *agentConn) pump(r io.Reader, kind, end byte) {
 	}
 }
 
-func serveBoxConn(c net.Conn) {
+func serveBoxConn(c net.Conn, ownCgroup bool) {
 	defer c.Close()
-	a := &agentConn{c: c}
+	a := &agentConn{c: c, ownCgroup: ownCgroup}
 	br := bufio.NewReaderSize(c, 64<<10)
 	req, err := readRequest(br)
 	if err != nil {
@@ -169,6 +232,10 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		f.Close()
 	}
 	pid := cmd.Process.Pid
+	var before cgroupEvents
+	if a.ownCgroup {
+		before = containerEvents()
+	}
 	// The command, not the agent, is what the kernel's OOM killer picks
 	// when the box runs out of memory.
 	_ = os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "oom_score_adj"), []byte("1000"), 0)
@@ -257,7 +324,19 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	mu.Lock()
 	exit.TimedOut = timedOut
 	mu.Unlock()
+	if a.ownCgroup {
+		exit.Limit = containerEvents().since(before)
+	}
 	return exit
+}
+
+// containerEvents reads the counts of a box container's own cgroup (v2 or
+// v1), as its agent sees it: a cgroup namespace of its own.
+func containerEvents() cgroupEvents {
+	return cgroupEvents{
+		oom:  max(counter("/sys/fs/cgroup/memory.events", "oom_kill"), counter("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")),
+		pids: max(counter("/sys/fs/cgroup/pids.events", "max"), counter("/sys/fs/cgroup/pids/pids.events", "max")),
+	}
 }
 
 // lookPathIn finds name on the PATH of env.

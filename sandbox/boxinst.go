@@ -23,7 +23,7 @@ import (
 
 // startBox starts a box of profile p and waits for its agent to listen.
 func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxInst, error) {
-	s.boxSweep.Do(sweepBoxDirs)
+	s.boxSweep.Do(func() { sweepBoxDirs(os.TempDir()) })
 	dir, err := os.MkdirTemp("", fmt.Sprintf("core-box-%d-", os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("start the box: %w", err)
@@ -122,19 +122,9 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 		_ = c.Wait()
 		close(done)
 	}()
-	t := time.NewTimer(boxStartTimeout)
-	defer t.Stop()
-	var werr error
-	select {
-	case err := <-ready:
-		if err == nil {
-			return nil
-		}
-		werr = fmt.Errorf("its agent never listened: %v", err)
-	case <-ctx.Done():
-		werr = ctx.Err()
-	case <-t.C:
-		werr = fmt.Errorf("its agent did not listen within %s", boxStartTimeout)
+	werr := waitReady(ctx, ready)
+	if werr == nil {
+		return nil
 	}
 	_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	<-done
@@ -144,6 +134,24 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 		werr = fmt.Errorf("%w: %s", werr, out)
 	}
 	return werr
+}
+
+// waitReady waits for the agent's first line (ready), within
+// boxStartTimeout and ctx.
+func waitReady(ctx context.Context, ready <-chan error) error {
+	t := time.NewTimer(boxStartTimeout)
+	defer t.Stop()
+	select {
+	case err := <-ready:
+		if err == nil {
+			return nil
+		}
+		return fmt.Errorf("its agent never listened: %v", err)
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return fmt.Errorf("its agent did not listen within %s", boxStartTimeout)
+	}
 }
 
 // vanishedMask reports whether bwrap failed to set up a mount on a path
@@ -168,10 +176,10 @@ func vanishedMask(out string) bool {
 }
 
 // sweepBoxDirs removes the host directories of boxes whose core was
-// killed (their names carry its pid), from the system's temporary
-// directory.
-func sweepBoxDirs() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "core-box-*"))
+// killed (their names carry its pid) from base: the system's temporary
+// directory, or $CORE_HOME/tmp for the Docker backend's.
+func sweepBoxDirs(base string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, "core-box-*"))
 	for _, d := range dirs {
 		pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), "core-box-"), "-")
 		pid, err := strconv.Atoi(pidText)
@@ -197,6 +205,9 @@ func (inst *boxInst) alive() bool {
 // stop kills everything in the box, waits for bwrap and removes what
 // the box had on the host.
 func (inst *boxInst) stop() {
+	if inst.ctr != nil {
+		inst.ctr.stop()
+	}
 	if inst.cmd != nil && inst.cmd.Process != nil {
 		_ = syscall.Kill(-inst.cmd.Process.Pid, syscall.SIGKILL)
 		<-inst.done
@@ -212,6 +223,15 @@ func (inst *boxInst) stop() {
 		inst.dirFD = -1
 	}
 	os.RemoveAll(inst.dir)
+}
+
+// cgroup is the box's cgroup, or nil: a Docker box's limits are its
+// container's, the engine's.
+func (inst *boxInst) cgroup() *cgroup {
+	if inst.l == nil {
+		return nil
+	}
+	return inst.l.cg
 }
 
 // dial connects to the agent without following a link the box may have

@@ -54,17 +54,12 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 			return nil, fmt.Errorf("the environment entry %q is not NAME=value", kv)
 		}
 	}
-	p, err := b.s.commandProfile(argv, RunOptions{Workspace: b.ws})
-	if err != nil {
-		return nil, err
-	}
-	inst, err := b.acquire(ctx, &p)
+	inst, env, err := b.prepare(ctx, argv)
 	if err != nil {
 		return nil, err
 	}
 	defer inst.active.Add(-1)
-	p.cacheProg, p.cacheSock, p.cacheStage, p.cacheShared = inst.p.cacheProg, inst.p.cacheSock, inst.p.cacheStage, inst.p.cacheShared
-	env := mergeEnv(p.env(), opts.Env)
+	env = mergeEnv(env, opts.Env)
 	c, err := inst.dial()
 	if err != nil {
 		return nil, err
@@ -128,6 +123,25 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		close(pr.done)
 	}()
 	return pr, nil
+}
+
+// prepare acquires a box that holds what argv needs and says the
+// environment argv runs with in it; the caller releases the box with
+// inst.active.Add(-1).
+func (b *Box) prepare(ctx context.Context, argv []string) (*boxInst, []string, error) {
+	if b.docker != nil {
+		return b.docker.prepareBoxed(ctx, b, argv)
+	}
+	p, err := b.s.commandProfile(argv, RunOptions{Workspace: b.ws})
+	if err != nil {
+		return nil, nil, err
+	}
+	inst, err := b.acquire(ctx, &p)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.cacheProg, p.cacheSock, p.cacheStage, p.cacheShared = inst.p.cacheProg, inst.p.cacheSock, inst.p.cacheStage, inst.p.cacheShared
+	return inst, p.env(), nil
 }
 
 func orFrameErr(err error) error {

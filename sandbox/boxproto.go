@@ -66,6 +66,10 @@ type boxExit struct {
 	Code     int    `json:"code"`
 	TimedOut bool   `json:"timed_out,omitempty"`
 	Err      string `json:"err,omitempty"`
+	// Limit names the limit of the box's cgroup hit while the command
+	// ran (LimitMemory, LimitProcesses), as the agent of a Docker box
+	// sees its container's cgroup; the host reads the bwrap box's itself.
+	Limit string `json:"limit,omitempty"`
 }
 
 // maxExitErr bounds the agent's words about a command that did not start.
@@ -179,6 +183,9 @@ func readReply(r *bufio.Reader) (reply, error) {
 		}
 		if c := rep.exit.Code; c < -1 || c > 255 {
 			return reply{}, fmt.Errorf("%w: exit status %d", errFrame, c)
+		}
+		if l := rep.exit.Limit; l != "" && l != LimitMemory && l != LimitProcesses {
+			return reply{}, fmt.Errorf("%w: a limit %.40q core does not know", errFrame, l)
 		}
 	}
 	return rep, nil

@@ -31,7 +31,7 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 	if requestSize(argv, p.env()) > maxArgBytes {
 		return Result{}, false, nil // too long for a frame: bwrap takes it
 	}
-	b, err := s.boxFor(p.workspace, bwrap)
+	b, err := s.boxFor(p.workspace, bwrap, nil)
 	if err != nil {
 		return Result{}, false, nil
 	}
@@ -51,9 +51,14 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 		p.cacheProg = ""
 		r, err = inst.run(ctx, argv, p.env(), p.workspace, s.cfg.Limits, opts)
 	}
+	return b.settle(ctx, inst, argv, r, err)
+}
+
+// settle finishes a command run through inst: when the agent went or broke
+// the protocol, the box is done for and the next command starts another;
+// ok is false when nothing ran, so the command gets a sandbox of its own.
+func (b *Box) settle(ctx context.Context, inst *boxInst, argv []string, r Result, err error) (Result, bool, error) {
 	if err != nil && ctx.Err() == nil {
-		// The agent went, or broke the protocol: this box is done for,
-		// and the next command starts another.
 		b.mu.Lock()
 		if b.inst == inst {
 			b.inst = nil
@@ -91,7 +96,7 @@ func (b *Box) Run(ctx context.Context, argv []string, opts RunOptions) (Result, 
 
 // run sends one command to the agent and waits for its end.
 func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, limits Limits, opts RunOptions) (Result, error) {
-	before := inst.l.cg.events()
+	before := inst.cgroup().events()
 	c, err := inst.dial()
 	if err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
@@ -151,7 +156,10 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		r.ExitCode = -1
 		return r, fmt.Errorf("the box's agent: %s", exit.Err)
 	}
-	name := inst.l.cg.eventsSince(before)
+	name := inst.cgroup().eventsSince(before)
+	if name == "" {
+		name = exit.Limit
+	}
 	if name == "" && (grew.Load() || (watch.based && treeSize(ws)-watch.baseline > limits.WorkspaceGrowth)) {
 		name = LimitWorkspace
 	}

@@ -244,7 +244,11 @@ func (cg *cgroup) events() cgroupEvents {
 // eventsSince names the limit the cgroup refused something for since
 // before, or "".
 func (cg *cgroup) eventsSince(before cgroupEvents) string {
-	now := cg.events()
+	return cg.events().since(before)
+}
+
+// since names the limit whose count grew from before to now, or "".
+func (now cgroupEvents) since(before cgroupEvents) string {
 	switch {
 	case now.oom > before.oom:
 		return LimitMemory

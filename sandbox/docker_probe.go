@@ -145,7 +145,7 @@ func (d *dockerBackend) selfTest(ctx context.Context, dir string) (output, cause
 	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
 		return "", fmt.Sprintf("cannot make a scratch workspace: %v", err)
 	}
-	r, err := d.run(ctx, []string{"sh", "-c", probeScript}, RunOptions{Workspace: ws, OutputLimit: 8 << 10})
+	r, err := d.run(ctx, []string{"sh", "-c", probeScript}, RunOptions{Workspace: ws, OutputLimit: 8 << 10, NoBox: true})
 	out := strings.TrimSpace(r.Output)
 	switch {
 	case err != nil:

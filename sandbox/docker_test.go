@@ -179,8 +179,14 @@ func TestDockerContainerConfig(t *testing.T) {
 	assert.Equal(t, []string{"ALL"}, host.CapDrop)
 	assert.Equal(t, []string{"no-new-privileges"}, host.SecurityOpt)
 	require.NotNil(t, host.PidsLimit)
-	assert.Positive(t, *host.PidsLimit)
-	assert.Positive(t, host.Memory)
+	limits := DefaultLimits()
+	assert.Equal(t, 2*int64(limits.Processes), *host.PidsLimit, "a container holds twice a command's processes")
+	assert.Equal(t, 2*limits.Memory, host.Memory)
+	ulimits := map[string]int64{}
+	for _, u := range host.Ulimits {
+		ulimits[u.Name] = u.Soft
+	}
+	assert.Equal(t, map[string]int64{"nofile": dockerNoFile, "cpu": int64(limits.CPUTime.Seconds()), "fsize": limits.FileSize}, ulimits)
 	assert.Contains(t, host.Tmpfs, "/tmp")
 	targets := map[string]bool{}
 	for _, m := range host.Mounts {

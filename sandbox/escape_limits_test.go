@@ -126,19 +126,21 @@ func limited(t *testing.T, l Limits) *Sandbox {
 	return sb
 }
 
-// Attacks: each of them is stopped by its limit, and the result says which
+// limitAttack is an attack that a limit stops: the result says which
 // limit and how to raise it.
-func TestEscapeLimits(t *testing.T) {
-	requireBwrap(t)
-	t.Parallel()
-	tests := []struct {
-		name   string
-		limits Limits
-		script string
-		cgroup bool
-		want   string
-		check  func(t *testing.T, ws string, r Result)
-	}{
+type limitAttack struct {
+	name   string
+	limits Limits
+	script string
+	cgroup bool // stopped by a cgroup core makes (bwrap)
+	// bwrapOnly is an attack on a limit the Docker backend does not set.
+	bwrapOnly bool
+	want      string
+	check     func(t *testing.T, ws string, r Result)
+}
+
+func limitAttacks() []limitAttack {
+	return []limitAttack{
 		{
 			name:   "fork bomb",
 			limits: Limits{Processes: 64},
@@ -161,10 +163,11 @@ func TestEscapeLimits(t *testing.T) {
 			},
 		},
 		{
-			name:   "/tmp filler",
-			limits: Limits{Tmp: 8 << 20},
-			script: "head -c 64M /dev/zero > /tmp/fill; ls -l /tmp/fill",
-			want:   LimitTmp,
+			name:      "/tmp filler",
+			limits:    Limits{Tmp: 8 << 20},
+			bwrapOnly: true, // the Docker backend's /tmp is its own size
+			script:    "head -c 64M /dev/zero > /tmp/fill; ls -l /tmp/fill",
+			want:      LimitTmp,
 			check: func(t *testing.T, _ string, r Result) {
 				assert.Contains(t, r.Output, "No space left on device")
 				assert.Contains(t, r.Output, "CORE_SANDBOX_TMP=16M")
@@ -203,26 +206,39 @@ func TestEscapeLimits(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
+}
+
+// attack runs tt in sb, a sandbox of tt.limits, and checks
+// that its limit stopped it, in the workspace's box, which outlives it.
+func (tt limitAttack) attack(t *testing.T, sb *Sandbox) {
+	t.Helper()
+	ws := newWorkspace(t)
+	r, err := sb.Run(t.Context(), []string{"bash", "-c", tt.script}, RunOptions{Workspace: ws, Timeout: 2 * time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, tt.want, r.Limit, r.Output)
+	assert.NotEqual(t, 0, r.ExitCode)
+	assert.Contains(t, r.Output, "[stopped: the sandbox's limit on")
+	tt.check(t, ws, r)
+	requireBoxed(t, sb, ws)
+	// The box outlives the attack: the next command runs in it.
+	after, err := sb.Run(t.Context(), []string{"echo", "after"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Equal(t, "after\n", after.Output)
+	assert.Empty(t, after.Limit, "a limit the attack hit is not the next command's")
+}
+
+// Attacks: each of them is stopped by its limit, and the result says which
+// limit and how to raise it.
+func TestEscapeLimits(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	for _, tt := range limitAttacks() {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.cgroup {
 				requireCgroup(t, tt.want)
 			}
 			t.Parallel()
-			sb := limited(t, tt.limits)
-			ws := newWorkspace(t)
-			r, err := sb.Run(t.Context(), []string{"bash", "-c", tt.script}, RunOptions{Workspace: ws, Timeout: 2 * time.Minute})
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, r.Limit, r.Output)
-			assert.NotEqual(t, 0, r.ExitCode)
-			assert.Contains(t, r.Output, "[stopped: the sandbox's limit on")
-			tt.check(t, ws, r)
-			requireBoxed(t, sb, ws)
-			// The box outlives the attack: the next command runs in it.
-			after, err := sb.Run(t.Context(), []string{"echo", "after"}, RunOptions{Workspace: ws, Timeout: time.Minute})
-			require.NoError(t, err)
-			assert.Equal(t, "after\n", after.Output)
-			assert.Empty(t, after.Limit, "a limit the attack hit is not the next command's")
+			tt.attack(t, limited(t, tt.limits))
 		})
 	}
 }

@@ -36,6 +36,13 @@ func requireBoxed(t *testing.T, sb *Sandbox, ws string) {
 	if sb.agentExe() == "" {
 		return
 	}
+	runningBox(t, sb, ws)
+}
+
+// runningBox returns the workspace's running box, failing the test when
+// there is none.
+func runningBox(t *testing.T, sb *Sandbox, ws string) *boxInst {
+	t.Helper()
 	real, err := filepath.EvalSymlinks(ws)
 	require.NoError(t, err)
 	sb.mu.Lock()
@@ -46,6 +53,7 @@ func requireBoxed(t *testing.T, sb *Sandbox, ws string) {
 	defer b.mu.Unlock()
 	require.NoError(t, b.failed, "the box did not start")
 	require.NotNil(t, b.inst, "the box is not running")
+	return b.inst
 }
 
 func TestEscapeNetwork(t *testing.T) {

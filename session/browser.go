@@ -89,7 +89,7 @@ func (s *run) openBrowser(ctx context.Context) error {
 		cfg.DataDir = "/tmp/core-browser-" + s.rec.ID
 		host = boxHost{sb: s.opts.Sandbox, workspace: s.rec.Workspace, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
 	case !attended:
-		return &ConfigError{Option: "browser", Err: fmt.Errorf("an unattended run uses the browser only inside the run's box, and this run has none (%s): run it where the sandbox works (bwrap), or at a terminal, where a person approves each action", why)}
+		return &ConfigError{Option: "browser", Err: fmt.Errorf("an unattended run uses the browser only inside the run's box, and this run has none (%s): run it where the sandbox works (bwrap, or the Docker backend), or at a terminal, where a person approves each action", why)}
 	default:
 		profile, err := os.MkdirTemp("", "core-browser-")
 		if err != nil {
@@ -117,12 +117,10 @@ func boxless(ctx context.Context, sb *sandbox.Sandbox) string {
 	if sb.Mode() == sandbox.ModeOff {
 		return "CORE_SESSION_SANDBOX=off"
 	}
-	p := sb.Probe(ctx)
-	switch {
-	case !p.Usable:
+	// Both backends have a box: bwrap's, and the Docker backend's sibling
+	// container.
+	if p := sb.Probe(ctx); !p.Usable {
 		return "the sandbox is not usable here: " + p.Err().Error()
-	case p.Backend != sandbox.BackendBwrap:
-		return fmt.Sprintf("the %s backend runs each command in a container of its own", p.Backend)
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -49,8 +50,9 @@ start).`,
 // people never run it.
 func newSandboxAgentCmd(e *env) *cobra.Command {
 	var socket string
+	var lifeline bool
 	cmd := &cobra.Command{
-		Use:    "agent --socket PATH",
+		Use:    "agent --socket PATH [--lifeline]",
 		Short:  "Run the commands core sends into a box (one sandbox per run); core starts it inside the box",
 		Hidden: true,
 		Args:   cobra.NoArgs,
@@ -58,10 +60,14 @@ func newSandboxAgentCmd(e *env) *cobra.Command {
 			if socket == "" || !filepath.IsAbs(socket) {
 				return fmt.Errorf("--socket must be the absolute path of the agent's socket, got %q", socket)
 			}
+			if lifeline {
+				return sandbox.RunContainerAgent(os.Args, socket, os.Stdin, e.stdout)
+			}
 			return sandbox.RunBoxAgent(socket, e.stdout)
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "where to listen for core's commands")
+	cmd.Flags().BoolVar(&lifeline, "lifeline", false, "run as a box container's first process, exiting when stdin ends (the Docker backend)")
 	return cmd
 }
 
