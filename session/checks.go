@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
-	"github.com/coreagent/core/session/tools"
 )
 
 // userChecks turns the --check texts into checks, refusing any the tier
@@ -35,13 +34,12 @@ func userChecks(texts []string, tier sandbox.Tier) ([]Check, error) {
 	return checks, nil
 }
 
-// modelCheck turns a verification command the model ran into a check, or
+// modelCheck turns a verification command the model runs into a check, or
 // reports false when the harness could not hold the result to it: the
 // tier does not let it run unattended, or it is a go mod command, which
 // changes go.mod rather than checking anything.
-func modelCheck(v *tools.Verification, tier sandbox.Tier) (Check, bool) {
-	argv, err := sandbox.SplitCommand(v.Command)
-	if err != nil {
+func modelCheck(argv []string, tier sandbox.Tier) (Check, bool) {
+	if len(argv) == 0 {
 		return Check{}, false
 	}
 	if d := sandbox.Check(tier, argv); !d.Allowed() || d.Network {

@@ -337,6 +337,13 @@ func (s *run) prepare(ctx context.Context) error {
 		// The tools refuse to write workflows unless the user allowed it;
 		// landing checks what other commands wrote (checkLanding).
 		AllowWorkflowChanges: s.rec.AllowWorkflowChanges,
+		// A verification command's baseline starts as the command does,
+		// beside it, rather than after it: done then finds it further on.
+		Verifying: func(argv []string) {
+			if c, ok := modelCheck(argv, s.rec.Verify); ok {
+				s.checks.start(c.Command)
+			}
+		},
 	}
 	s.window = newContextWindow(s.opts.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {
