@@ -337,11 +337,12 @@ func (s *run) prepare(ctx context.Context) error {
 		// The tools refuse to write workflows unless the user allowed it;
 		// landing checks what other commands wrote (checkLanding).
 		AllowWorkflowChanges: s.rec.AllowWorkflowChanges,
-		// A verification command's baseline starts as the command does,
-		// beside it, rather than after it: done then finds it further on.
+		// As a verification command starts, the start commit's compile
+		// for its baseline starts in the background, beside it; the
+		// baseline itself starts once the command ended (loop.go).
 		Verifying: func(argv []string) {
 			if c, ok := modelCheck(argv, s.rec.Verify); ok {
-				s.checks.start(c.Command)
+				s.checks.prewarm(c.Command)
 			}
 		},
 	}
