@@ -53,7 +53,8 @@ type Env struct {
 	Progress io.Writer
 	// Verifying, when set, hears each verification command run_shell is
 	// about to run (unattended, or once a person approved it), before it
-	// runs: the session starts the command's baseline then, beside it.
+	// runs: the session starts the compile of the start commit for the
+	// command's baseline then, beside it.
 	Verifying func(argv []string)
 	// Echo, when set, receives the output of commands a person approved,
 	// as it comes: they see what they allowed.
