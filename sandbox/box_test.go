@@ -315,6 +315,28 @@ func TestLocalhostResolves(t *testing.T) {
 	}
 }
 
+// The go command's telemetry is off inside, in the box and in a sandbox of
+// its own: no telemetry process of go's beside each command, no counter
+// files in the fresh /tmp. GOTELEMETRY in the environment alone left it
+// on (local).
+func TestGoTelemetryOffInside(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	ws := newWorkspace(t)
+	for _, noBox := range []bool{false, true} {
+		r, err := sb.Run(t.Context(), []string{"go", "env", "GOTELEMETRY"}, RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
+		require.NoError(t, err)
+		assert.Equal(t, 0, r.ExitCode, r.Output)
+		assert.Equal(t, "off\n", r.Output, "NoBox: %v", noBox)
+		// The rest of the configuration directory stays writable.
+		r, err = sb.Run(t.Context(), []string{"sh", "-c", "mkdir -p /tmp/.config/go/other && echo ok > /tmp/.config/go/other/f && cat /tmp/.config/go/other/f"},
+			RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
+		require.NoError(t, err)
+		assert.Equal(t, "ok\n", r.Output, "NoBox: %v", noBox)
+	}
+}
+
 // A command that kills the agent ends with a note, not an error that would
 // end the run; the next command gets a new box.
 func TestBoxAgentKilledByItsCommand(t *testing.T) {

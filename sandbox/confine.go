@@ -28,6 +28,7 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 	p.maskScans = slices.Clone(v.scans)
 	p.masks = maskArgs(v.scans...)
 	p.hosts = s.hostsFile()
+	p.goTelemetry = s.telemetryFile()
 	return p, nil
 }
 
@@ -35,32 +36,54 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 // host's may not), written once per Sandbox under $CORE_HOME/cache; ""
 // leaves the host's.
 func (s *Sandbox) hostsFile() string {
-	s.hostsOnce.Do(func() {
-		if s.cfg.Home == "" {
-			return
-		}
-		dir, err := s.cacheDir("etc")
-		if err != nil {
-			return
-		}
-		p := filepath.Join(dir, "hosts")
-		if b, err := os.ReadFile(p); err == nil && string(b) == boxHosts {
-			s.hosts = p
-			return
-		}
-		tmp, err := os.CreateTemp(dir, "hosts-")
-		if err != nil {
-			return
-		}
-		_, werr := tmp.WriteString(boxHosts)
-		cerr := tmp.Close()
-		if werr != nil || cerr != nil || os.Chmod(tmp.Name(), 0o644) != nil || os.Rename(tmp.Name(), p) != nil {
-			os.Remove(tmp.Name())
-			return
-		}
-		s.hosts = p
-	})
+	s.hostsOnce.Do(func() { s.hosts = s.fixedFile("hosts", boxHosts) })
 	return s.hosts
+}
+
+// goTelemetryOff is what the go command reads as its telemetry mode
+// (golang.org/x/telemetry's mode file) to stay off. GOTELEMETRY in the
+// environment does not turn it off: the mode lives in the user's
+// configuration directory, which inside is the fresh /tmp, where go would
+// start a telemetry process of its own beside every command and write
+// counter files.
+const goTelemetryOff = "off\n"
+
+// goTelemetryMode is where a go command inside reads its telemetry mode.
+const goTelemetryMode = sandboxHome + "/.config/go/telemetry/mode"
+
+// telemetryFile is the host file bound at goTelemetryMode, written once per
+// Sandbox under $CORE_HOME/cache; "" binds none.
+func (s *Sandbox) telemetryFile() string {
+	s.telemetryOnce.Do(func() { s.telemetry = s.fixedFile("go-telemetry-mode", goTelemetryOff) })
+	return s.telemetry
+}
+
+// fixedFile returns a file of $CORE_HOME/cache/etc holding body, readable
+// by all, written (atomically) when it does not hold it yet; "" when it
+// cannot be.
+func (s *Sandbox) fixedFile(name, body string) string {
+	if s.cfg.Home == "" {
+		return ""
+	}
+	dir, err := s.cacheDir("etc")
+	if err != nil {
+		return ""
+	}
+	p := filepath.Join(dir, name)
+	if b, err := os.ReadFile(p); err == nil && string(b) == body {
+		return p
+	}
+	tmp, err := os.CreateTemp(dir, name+"-")
+	if err != nil {
+		return ""
+	}
+	_, werr := tmp.WriteString(body)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Chmod(tmp.Name(), 0o644) != nil || os.Rename(tmp.Name(), p) != nil {
+		os.Remove(tmp.Name())
+		return ""
+	}
+	return p
 }
 
 // A toolView is what the profile of a command shows of the host for its

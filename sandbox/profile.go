@@ -54,6 +54,7 @@ type profile struct {
 	agent       string     // a box: core's executable, bound at cacheProgPath to run the agent
 	boxDir      string     // a box: the host directory of the agent's socket, bound at boxDirPath
 	hosts       string     // a host file bound at /etc/hosts (localhost), or ""
+	goTelemetry string     // a host file bound at goTelemetryMode (off), or ""
 }
 
 // scratchDir is where the download profile sees its scratch directory.
@@ -103,6 +104,9 @@ func (p profile) args(argv []string) []string {
 		a = append(a, "--size", strconv.FormatInt(p.tmpSize, 10))
 	}
 	a = append(a, "--tmpfs", "/tmp")
+	if p.goTelemetry != "" {
+		a = append(a, "--ro-bind", p.goTelemetry, goTelemetryMode)
+	}
 	for _, r := range p.extraRO {
 		a = append(a, "--ro-bind", r, r)
 	}

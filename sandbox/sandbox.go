@@ -214,6 +214,9 @@ type Sandbox struct {
 
 	hostsOnce sync.Once
 	hosts     string // the sandbox's /etc/hosts (hostsFile)
+
+	telemetryOnce sync.Once
+	telemetry     string // the go command's telemetry mode inside (telemetryFile)
 }
 
 // New returns a Sandbox for cfg.

@@ -83,8 +83,8 @@ func (w *Warmup) Result() WarmResult {
 
 // Warm starts warming the workspace's build in the background, when the
 // workspace is a Go module (go.mod at its root, or go.work) and commands run
-// confined: the module download, then go test -exec=/bin/true ./... (a
-// pattern per module of a go.work) under
+// confined: the module download, then the workspace's box (with bwrap) and
+// go test -exec=/bin/true ./... (a pattern per module of a go.work) under
 // the production profile, with the limits and the filter of every confined
 // command and a timeout of its own (Config.WarmTimeout).
 //
@@ -101,6 +101,17 @@ func (w *Warmup) Result() WarmResult {
 // workspace runs, it returns that one and starts nothing. When ctx ends,
 // the warm-up stops.
 func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
+	return s.startWarm(ctx, workspace, true)
+}
+
+// WarmBuild is Warm without the box: a workspace no command of the
+// model's runs in (the contract's checkout of the start commit), whose
+// checks then find their compile done.
+func (s *Sandbox) WarmBuild(ctx context.Context, workspace string) *Warmup {
+	return s.startWarm(ctx, workspace, false)
+}
+
+func (s *Sandbox) startWarm(ctx context.Context, workspace string, box bool) *Warmup {
 	if s.cfg.Mode == ModeOff {
 		return nil
 	}
@@ -127,7 +138,7 @@ func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
 	w := &Warmup{Workspace: ws, Started: time.Now(), done: make(chan struct{})}
 	s.warming[ws] = w
 	go func() {
-		w.res = s.warm(ctx, ws, argv)
+		w.res = s.warm(ctx, ws, argv, box)
 		w.res.Duration = time.Since(w.Started)
 		s.mu.Lock()
 		delete(s.warming, ws)
@@ -138,12 +149,32 @@ func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
 }
 
 // warm runs the warm-up on Run's own path.
-func (s *Sandbox) warm(ctx context.Context, ws string, argv []string) WarmResult {
+func (s *Sandbox) warm(ctx context.Context, ws string, argv []string, box bool) WarmResult {
 	timeout := s.cfg.WarmTimeout
 	if timeout <= 0 {
 		timeout = DefaultWarmTimeout
 	}
-	r, err := s.run(ctx, argv, RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10, Background: !s.foregroundWarm})
+	opts := RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10, Background: !s.foregroundWarm}
+	if p := s.Probe(ctx); box && p.Usable && p.Backend == BackendBwrap {
+		// The module download first, as every go command's, then the
+		// workspace's box, beside the compile: the model's first command
+		// then finds it started, seeing the modules downloaded.
+		r, ok, err := s.downloadModules(ctx, p.Bwrap, opts)
+		if err != nil || !ok {
+			r.Argv, r.Sandboxed, r.Setup = argv, true, true
+			if err == nil && ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			return WarmResult{Result: r, Err: err}
+		}
+		boxed := make(chan struct{})
+		go func() {
+			defer close(boxed)
+			_, _ = s.Box(ctx, ws) // no box here: each command gets a sandbox of its own
+		}()
+		defer func() { <-boxed }() // started, or stopped with ctx, before the warm-up ends
+	}
+	r, err := s.run(ctx, argv, opts)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}

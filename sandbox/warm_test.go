@@ -500,3 +500,51 @@ func TestWarmTimeoutFromEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestWarmStartsTheBox: the warm-up starts the workspace's box once the
+// modules are downloaded, beside its compile, so that the model's first
+// command finds it up (it waited for the box's start before); that command
+// runs in it, and sees the modules downloaded.
+func TestWarmStartsTheBox(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	files := fileProxy(t)
+	ws := goModule(t, files)
+	// With a shared layer to fill, the warm-up's compile runs in a
+	// sandbox of its own (layers.go), not in the box.
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0], CacheProg: os.Args[0],
+		Repo: "acme/app", HostEnv: []string{"GOPROXY=" + files, "GOSUMDB=off"}})
+	t.Cleanup(func() { sb.Close() })
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := sb.Warm(ctx, ws)
+	require.NotNil(t, w)
+
+	var inst *boxInst
+	require.Eventually(t, func() bool {
+		sb.mu.Lock()
+		b := sb.boxes[ws]
+		sb.mu.Unlock()
+		if b == nil {
+			return false
+		}
+		b.mu.Lock()
+		inst = b.inst
+		b.mu.Unlock()
+		return inst != nil && inst.alive()
+	}, testkit.Patience, 20*time.Millisecond, "the warm-up to start the workspace's box")
+
+	r, err := sb.Run(t.Context(), []string{"go", "list", "-m", "all"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Equal(t, "example.com/app\nexample.com/greet v1.0.0\n", r.Output)
+	sb.mu.Lock()
+	b := sb.boxes[ws]
+	sb.mu.Unlock()
+	b.mu.Lock()
+	assert.Same(t, inst, b.inst, "the command started another box")
+	b.mu.Unlock()
+
+	cancel()
+	testkit.Receive(t, w.Done(), "the cancelled warm-up to end")
+}

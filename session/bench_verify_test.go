@@ -75,7 +75,8 @@ func fixModule() (files map[string]string, fixed string) {
 // module, the scripted model fixing a bug (write_file, go test ./...,
 // done: the warm-up, the model's go test, the contract's baseline and
 // result, the landing into the local repository), beside the same by hand:
-// git clone, the edit, go test ./..., git commit.
+// git clone, the edit, go test ./..., git commit; and beside the same with
+// the checks the contract runs (go test ./... on the start commit first).
 func BenchmarkVerifySession(b *testing.B) {
 	files, fixed := fixModule()
 	repo := fixtureRepo(b, files)
@@ -98,10 +99,21 @@ func BenchmarkVerifySession(b *testing.B) {
 		srv.Close()
 		return took
 	}
-	hand := func() time.Duration {
+	// by hand, as the target has it; redGreen also runs the tests on the
+	// start commit first (red, then green after the edit), the checks the
+	// session's contract runs.
+	hand := func(redGreen bool) time.Duration {
 		dir := filepath.Join(b.TempDir(), "clone")
 		start := time.Now()
 		byHand(b, "", "git", "clone", "-q", repo, dir)
+		if redGreen {
+			cmd := exec.CommandContext(b.Context(), "go", "test", "./...")
+			cmd.Dir = dir
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if out, err := cmd.CombinedOutput(); err == nil {
+				b.Fatalf("the start commit's tests passed:\n%s", out)
+			}
+		}
 		if err := os.WriteFile(filepath.Join(dir, "store", "store.go"), []byte(fixed), 0o644); err != nil {
 			b.Fatal(err)
 		}
@@ -111,17 +123,20 @@ func BenchmarkVerifySession(b *testing.B) {
 	}
 	// Warm both: the person has tested this module before; core has run a
 	// session on it (its walk, the repository's shared layer).
-	hand()
+	hand(true)
 	session()
-	var core, person []time.Duration
+	var core, person, checked []time.Duration
 	for b.Loop() {
-		person = append(person, hand())
+		person = append(person, hand(false))
 		core = append(core, session())
+		checked = append(checked, hand(true))
 	}
-	c, p := median(core), median(person)
+	c, p, rg := median(core), median(person), median(checked)
 	b.ReportMetric(float64(c.Milliseconds()), "session-ms")
 	b.ReportMetric(float64(p.Milliseconds()), "hand-ms")
 	b.ReportMetric(float64(c)/float64(p), "ratio")
+	b.ReportMetric(float64(rg.Milliseconds()), "red-green-ms")
+	b.ReportMetric(float64(c)/float64(rg), "ratio-red-green")
 }
 
 // manyPackages is a module of n packages, each importing the two before it

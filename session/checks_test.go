@@ -387,3 +387,51 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckerPrewarm: as the model starts a go verification command, the
+// start commit's compile starts in the base checkout, compile only (no test
+// of the start commit runs then), once a run; the baseline, started once
+// the command ended, runs the tests for real, once, and passes.
+func TestCheckerPrewarm(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	c, _ := newTestChecker(t, counted(builds))
+	c.tier, c.timeout = sandbox.TierTest, 10*time.Minute // a busy machine compiles slowly
+	c.sb = userCacheSandbox(t, t.TempDir())
+	argv := []string{"go", "test", "./..."}
+	c.background(t.Context(), nil)
+	defer c.close()
+	c.prewarm(argv)
+	c.prewarm(argv)
+	c.prewarm([]string{"go", "vet", "./..."}) // once a run, whatever the check
+
+	var w *sandbox.Warmup
+	require.Eventually(t, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		w = c.baseWarm
+		return w != nil
+	}, testkit.Patience, 20*time.Millisecond, "the base checkout's warm-up to start")
+	bound := time.NewTimer(c.timeout + testkit.Patience)
+	defer bound.Stop()
+	select {
+	case <-w.Done():
+	case <-bound.C:
+		t.Fatalf("waited %s for the base checkout's warm-up to end", c.timeout+testkit.Patience)
+	}
+	r := w.Result()
+	require.NoError(t, r.Err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Equal(t, []string{"go", "test", "-exec=/bin/true", "./..."}, r.Argv)
+	base, err := filepath.EvalSymlinks(c.baseDir)
+	require.NoError(t, err)
+	assert.Equal(t, base, w.Workspace)
+	assert.NoFileExists(t, filepath.Join(c.baseDir, "runs"), "the warm-up ran the start commit's tests")
+
+	c.start(argv) // the command ended
+	got := baseDone(t, c, argv)
+	assert.True(t, got.Passed, "%+v", got)
+	runs, err := os.ReadFile(filepath.Join(c.baseDir, "runs"))
+	require.NoError(t, err)
+	assert.Equal(t, "x", string(runs), "the baseline ran its tests once")
+}
