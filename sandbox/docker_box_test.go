@@ -48,7 +48,7 @@ func gone(t *testing.T, cli *client.Client, id string) bool {
 }
 
 func TestDockerBoxBackgroundServer(t *testing.T) {
-	py := requirePythonImage(t)
+	py := requireToolchainImage(t, "python")
 	sb := requireDockerBox(t, Config{ToolchainImages: map[string]string{"python": py}})
 	t.Parallel()
 	ws := newWorkspace(t)
