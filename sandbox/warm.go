@@ -101,17 +101,6 @@ func (w *Warmup) Result() WarmResult {
 // workspace runs, it returns that one and starts nothing. When ctx ends,
 // the warm-up stops.
 func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
-	return s.startWarm(ctx, workspace, true)
-}
-
-// WarmBuild is Warm without the box: a workspace no command of the
-// model's runs in (the contract's checkout of the start commit), whose
-// checks then find their compile done.
-func (s *Sandbox) WarmBuild(ctx context.Context, workspace string) *Warmup {
-	return s.startWarm(ctx, workspace, false)
-}
-
-func (s *Sandbox) startWarm(ctx context.Context, workspace string, box bool) *Warmup {
 	if s.cfg.Mode == ModeOff {
 		return nil
 	}
@@ -138,7 +127,7 @@ func (s *Sandbox) startWarm(ctx context.Context, workspace string, box bool) *Wa
 	w := &Warmup{Workspace: ws, Started: time.Now(), done: make(chan struct{})}
 	s.warming[ws] = w
 	go func() {
-		w.res = s.warm(ctx, ws, argv, box)
+		w.res = s.warm(ctx, ws, argv)
 		w.res.Duration = time.Since(w.Started)
 		s.mu.Lock()
 		delete(s.warming, ws)
@@ -149,13 +138,13 @@ func (s *Sandbox) startWarm(ctx context.Context, workspace string, box bool) *Wa
 }
 
 // warm runs the warm-up on Run's own path.
-func (s *Sandbox) warm(ctx context.Context, ws string, argv []string, box bool) WarmResult {
+func (s *Sandbox) warm(ctx context.Context, ws string, argv []string) WarmResult {
 	timeout := s.cfg.WarmTimeout
 	if timeout <= 0 {
 		timeout = DefaultWarmTimeout
 	}
 	opts := RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10, Background: !s.foregroundWarm}
-	if p := s.Probe(ctx); box && p.Usable && p.Backend == BackendBwrap {
+	if p := s.Probe(ctx); p.Usable && p.Backend == BackendBwrap {
 		// The module download first, as every go command's, then the
 		// workspace's box, beside the compile: the model's first command
 		// then finds it started, seeing the modules downloaded.

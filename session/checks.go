@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/tools"
 )
 
 // userChecks turns the --check texts into checks, refusing any the tier
@@ -34,12 +35,13 @@ func userChecks(texts []string, tier sandbox.Tier) ([]Check, error) {
 	return checks, nil
 }
 
-// modelCheck turns a verification command the model runs into a check, or
+// modelCheck turns a verification command the model ran into a check, or
 // reports false when the harness could not hold the result to it: the
 // tier does not let it run unattended, or it is a go mod command, which
 // changes go.mod rather than checking anything.
-func modelCheck(argv []string, tier sandbox.Tier) (Check, bool) {
-	if len(argv) == 0 {
+func modelCheck(v *tools.Verification, tier sandbox.Tier) (Check, bool) {
+	argv, err := sandbox.SplitCommand(v.Command)
+	if err != nil {
 		return Check{}, false
 	}
 	if d := sandbox.Check(tier, argv); !d.Allowed() || d.Network {
@@ -70,10 +72,8 @@ type checker struct {
 	ctx    context.Context // the background baselines'; nil before background
 	cancel context.CancelFunc
 
-	warmBase sync.Once       // the base checkout's compile, warmed once (prewarm)
-	baseWarm *sandbox.Warmup // that warm-up, once started (guarded by mu)
-	prep     sync.Mutex      // held while the base checkout is made
-	running  sync.Mutex      // held while a baseline runs: one at a time in the base checkout
+	prep     sync.Mutex // held while the base checkout is made
+	running  sync.Mutex // held while a baseline runs: one at a time in the base checkout
 	prepared bool
 	prepErr  error
 
@@ -132,41 +132,6 @@ func (c *checker) start(argv []string) {
 		defer c.wg.Done()
 		c.runBase(ctx, b, argv)
 	}()
-}
-
-// prewarm starts, as the model starts a go verification command whose
-// baseline is not known yet, the compile of the start commit in the base
-// checkout (sandbox.WarmBuild: compile only, at the warm-up's low priority),
-// once a run: the command's baseline, which starts once the command ended,
-// then finds its compile done or under way. Run beside the command at the
-// commands' priority, the baseline would take CPU time from it; this takes
-// what the command leaves.
-func (c *checker) prewarm(argv []string) {
-	if c == nil || len(argv) == 0 || argv[0] != "go" {
-		return
-	}
-	c.mu.Lock()
-	ctx := c.ctx
-	_, known := c.base[strings.Join(argv, "\x00")]
-	c.mu.Unlock()
-	if ctx == nil || ctx.Err() != nil || known {
-		return
-	}
-	c.warmBase.Do(func() {
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			if c.prepare(ctx) != nil {
-				return // the baseline says why
-			}
-			if w := c.sb.WarmBuild(ctx, c.baseDir); w != nil {
-				c.mu.Lock()
-				c.baseWarm = w
-				c.mu.Unlock()
-				<-w.Done() // stopped by close, before the checkout goes
-			}
-		}()
-	})
 }
 
 // claim returns the check's baseline, and true when the caller is to run

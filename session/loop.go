@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/tools"
@@ -245,8 +244,7 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 	if v := res.Verification; v != nil {
 		// The contract holds the result to what the model checked
 		// with; the exit code it saw proves nothing about the end.
-		argv, err := sandbox.SplitCommand(v.Command)
-		if c, ok := modelCheck(argv, s.rec.Verify); ok && err == nil {
+		if c, ok := modelCheck(v, s.rec.Verify); ok {
 			s.rec.Checks = addCheck(s.rec.Checks, c)
 			s.checks.start(c.Command) // its baseline, now, beside the turns
 			if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {

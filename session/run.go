@@ -341,14 +341,6 @@ func (s *run) prepare(ctx context.Context) error {
 		// The tools refuse to write workflows unless the user allowed it;
 		// landing checks what other commands wrote (checkLanding).
 		AllowWorkflowChanges: s.rec.AllowWorkflowChanges,
-		// As a verification command starts, the start commit's compile
-		// for its baseline starts in the background, beside it; the
-		// baseline itself starts once the command ended (loop.go).
-		Verifying: func(argv []string) {
-			if c, ok := modelCheck(argv, s.rec.Verify); ok {
-				s.checks.prewarm(c.Command)
-			}
-		},
 	}
 	s.window = newContextWindow(s.opts.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {

@@ -94,7 +94,6 @@ func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 	}
 	if env.Tier == sandbox.TierBuild || env.Tier == sandbox.TierTest {
 		if argv, err := sandbox.SplitCommand(command); err == nil && sandbox.Check(env.Tier, argv).Allowed() {
-			env.verifying(argv)
 			r, err := env.Runner.Verify(ctx, env.Tier, argv, opts)
 			var refused *sandbox.RefusedError
 			if errors.As(err, &refused) {
@@ -120,16 +119,13 @@ func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) 
 	if env.Echo != nil {
 		opts.Progress = teeWriters(env.Progress, env.Echo)
 	}
-	// A verification command a human approved runs all the same: record it.
-	argv, err := sandbox.SplitCommand(command)
-	verification := err == nil && sandbox.Check(sandbox.TierTest, argv).Allowed()
-	if verification {
-		env.verifying(argv)
-	}
 	r, err := env.Runner.RunHost(ctx, []string{"bash", "-c", command}, opts)
 	if err != nil {
 		return Result{}, fmt.Errorf("run_shell %q: %w", command, err)
 	}
+	// A verification command a human approved ran all the same: record it.
+	argv, err := sandbox.SplitCommand(command)
+	verification := err == nil && sandbox.Check(sandbox.TierTest, argv).Allowed()
 	return shellResult(command, r, env.ShellTimeout, verification), nil
 }
 

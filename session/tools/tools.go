@@ -51,11 +51,6 @@ type Env struct {
 	// Progress, when set, receives the output of the command that runs, as
 	// it comes (the session's heartbeat shows its last line).
 	Progress io.Writer
-	// Verifying, when set, hears each verification command run_shell is
-	// about to run (unattended, or once a person approved it), before it
-	// runs: the session starts the compile of the start commit for the
-	// command's baseline then, beside it.
-	Verifying func(argv []string)
 	// Echo, when set, receives the output of commands a person approved,
 	// as it comes: they see what they allowed.
 	Echo io.Writer
@@ -85,13 +80,6 @@ type Env struct {
 	// (--browser-allow-remote): every navigation then needs a person, and
 	// an unattended run declines it.
 	BrowserRemote bool
-}
-
-// verifying tells Verifying, if set, of a verification command about to run.
-func (e *Env) verifying(argv []string) {
-	if e.Verifying != nil {
-		e.Verifying(argv)
-	}
 }
 
 func (e *Env) outputLimit() int {
