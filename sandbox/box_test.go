@@ -42,24 +42,39 @@ func TestBoxBackgroundServerOnLoopback(t *testing.T) {
 	t.Parallel()
 	sb := newTestSandbox(t, ModeBwrap)
 	ws := newWorkspace(t)
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "page.txt"), []byte("served-from-the-box\n"), 0o644))
 	box, err := sb.Box(t.Context(), ws)
 	require.NoError(t, err)
+	srv, port := startPageServer(t, box, ws)
+	assert.NotEmpty(t, srv.ID())
+	checkPageServer(t, box, srv, port)
+}
+
+// startPageServer starts python3's http.server in box, in the background
+// on a random port of its loopback, serving ws with a page.txt in it.
+func startPageServer(t *testing.T, box *Box, ws string) (*Process, int) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "page.txt"), []byte("served-from-the-box\n"), 0o644))
 	port := 20000 + rand.IntN(20000)
 	srv, err := box.Start(t.Context(), []string{"python3", "-m", "http.server", fmt.Sprint(port), "--bind", "127.0.0.1"}, StartOptions{})
 	require.NoError(t, err)
-	assert.NotEmpty(t, srv.ID())
+	return srv, port
+}
+
+// checkPageServer checks that later commands of box reach srv (fetchFromBox),
+// that its log is readable while it runs, that the box has its own
+// /etc/hosts (not what the host's has), and that srv stops when told.
+func checkPageServer(t *testing.T, box *Box, srv *Process, port int) {
+	t.Helper()
 	fetchFromBox(t, box, port)
 	out, running, _ := srv.Output()
 	assert.True(t, running)
 	assert.Contains(t, out, "GET /page.txt", "the server's log is readable while it runs")
-	require.NoError(t, srv.Stop(t.Context()))
-	_, running, _ = srv.Output()
-	assert.False(t, running)
-	// The box itself does not resolve what the host's /etc/hosts has.
 	r, err := box.Run(t.Context(), []string{"cat", "/etc/hosts"}, RunOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, boxHosts, r.Output)
+	require.NoError(t, srv.Stop(t.Context()))
+	_, running, _ = srv.Output()
+	assert.False(t, running)
 }
 
 // fetchFromBox fetches page.txt from the server the box runs on port, by

@@ -1,10 +1,7 @@
 package sandbox
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -52,24 +49,12 @@ func TestDockerBoxBackgroundServer(t *testing.T) {
 	sb := requireDockerBox(t, Config{ToolchainImages: map[string]string{"python": py}})
 	t.Parallel()
 	ws := newWorkspace(t)
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "page.txt"), []byte("served-from-the-box\n"), 0o644))
 	box, err := sb.Box(t.Context(), ws)
 	require.NoError(t, err)
-	port := 20000 + rand.IntN(20000)
-	srv, err := box.Start(t.Context(), []string{"python3", "-m", "http.server", fmt.Sprint(port), "--bind", "127.0.0.1"}, StartOptions{})
-	require.NoError(t, err)
+	srv, port := startPageServer(t, box, ws)
 	id := dockerBoxContainer(t, sb, ws)
-	fetchFromBox(t, box, port)
-	out, running, _ := srv.Output()
-	assert.True(t, running)
-	assert.Contains(t, out, "GET /page.txt", "the server's log is readable while it runs")
-	r, err := box.Run(t.Context(), []string{"cat", "/etc/hosts"}, RunOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, boxHosts, r.Output)
+	checkPageServer(t, box, srv, port)
 	assert.Equal(t, id, dockerBoxContainer(t, sb, ws), "every command ran in the one container")
-	require.NoError(t, srv.Stop(t.Context()))
-	_, running, _ = srv.Output()
-	assert.False(t, running)
 }
 
 func TestDockerBoxGoneAfterClose(t *testing.T) {

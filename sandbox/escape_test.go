@@ -59,6 +59,14 @@ func runningBox(t *testing.T, sb *Sandbox, ws string) *boxInst {
 func TestEscapeNetwork(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
+	assertNoNetwork(t, newTestSandbox(t, ModeBwrap))
+}
+
+// assertNoNetwork checks that a command of sb sees no interface but lo and
+// cannot reach a listener on the host's loopback that the host itself
+// reaches.
+func assertNoNetwork(t *testing.T, sb *Sandbox) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -81,7 +89,6 @@ func TestEscapeNetwork(t *testing.T) {
 	c.Close()
 	testkit.Receive(t, accepted, "the host listener to accept the host's own connection")
 
-	sb := newTestSandbox(t, ModeBwrap)
 	r := runIn(t, sb, newWorkspace(t), fmt.Sprintf(
 		`if exec 3<>/dev/tcp/127.0.0.1/%d; then echo CONNECTED; fi; cat /proc/net/dev`, port))
 	assert.NotContains(t, r.Output, "CONNECTED")
