@@ -244,7 +244,7 @@ func printDockerProbe(out io.Writer, d sandbox.DockerProbe) {
 	if d.Usable {
 		fmt.Fprintf(out, "backend: docker (engine %s at %s)\n", d.Version, d.Host)
 		if d.Container != "" {
-			fmt.Fprintf(out, "docker: core's container %.12s; commands run in sibling containers of its image %s\n", d.Container, d.Image)
+			fmt.Fprintf(out, "docker: core's container %.12s; commands run in sibling containers of its image %s: one box per run, and one of their own for the contract's checks\n", d.Container, d.Image)
 		} else {
 			fmt.Fprintf(out, "docker: commands run in containers of the image %s\n", d.Image)
 		}
