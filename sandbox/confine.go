@@ -215,7 +215,7 @@ func (s *Sandbox) commandProfile(argv []string, opts RunOptions) (profile, error
 	if err != nil {
 		return profile{}, err
 	}
-	p.workspace = opts.Workspace
+	p.workspace, p.mountAt = opts.Workspace, opts.MountAt
 	p.extraEnv = commandEnv(argv[0], opts)
 	p.depBinds = opts.deps.binds
 	p.path = append(append([]string(nil), opts.deps.path...), p.path...)

@@ -263,7 +263,7 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	}
 	dir := filepath.Join(s.cfg.Home, "cache", "deps", plan.eco+"-"+key[:24])
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-		return plan.view(dir, opts.Workspace), nil
+		return plan.view(dir, opts.inside()), nil
 	}
 	if note, ok := s.depsFailed.Load(key); ok {
 		return depsView{note: note.(string)}, nil // this process tried: once is enough
@@ -305,11 +305,11 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	}
 	if err := os.Rename(scratch, dir); err != nil {
 		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
-			return plan.view(dir, opts.Workspace), nil // another command's step got there first
+			return plan.view(dir, opts.inside()), nil // another command's step got there first
 		}
 		return depsView{}, fmt.Errorf("keep the dependencies: %w", err)
 	}
-	return plan.view(dir, opts.Workspace), nil
+	return plan.view(dir, opts.inside()), nil
 }
 
 // fetchConfined runs the step in bwrap's network profile: the scratch

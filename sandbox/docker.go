@@ -224,11 +224,12 @@ func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (
 	if err := shareWorkspace(opts.Workspace); err != nil {
 		return sibling{}, err
 	}
-	if err := bind(opts.Workspace, false); err != nil {
+	inside := opts.inside()
+	if err := bindAt(opts.Workspace, inside, false); err != nil {
 		return sibling{}, err
 	}
 	if _, err := os.Lstat(filepath.Join(opts.Workspace, ".git")); err == nil {
-		if err := bind(filepath.Join(opts.Workspace, ".git"), true); err != nil {
+		if err := bindAt(filepath.Join(opts.Workspace, ".git"), filepath.Join(inside, ".git"), true); err != nil {
 			return sibling{}, err
 		}
 	}
@@ -238,7 +239,7 @@ func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (
 			return sibling{}, err
 		}
 	}
-	return sibling{argv: argv, dir: opts.Workspace, env: p.env(), mounts: binds, background: opts.Background}, nil
+	return sibling{argv: argv, dir: inside, env: p.env(), mounts: binds, background: opts.Background}, nil
 }
 
 // sibling is what one sibling container gets beyond the hardening every

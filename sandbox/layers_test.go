@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -350,4 +352,112 @@ func TestARunLayerGoesWithItsSandbox(t *testing.T) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// TestMountAtSharesTheWarmUpsCompile is the contract's baseline: the start
+// commit's checkout, mounted where the run's workspace is, finds what the
+// warm-up compiled there in the repository's shared layer and compiles
+// none of the module's packages again; at its own path it compiles them
+// all. It sees the checkout's files, not the workspace's.
+func TestMountAtSharesTheWarmUpsCompile(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	files := map[string]string{
+		"go.mod":          "module example.com/mnt\n\ngo 1.21\n",
+		"a/a.go":          "// Package a says which tree it is.\npackage a\n\n// Tree names the tree.\nfunc Tree() string { return \"start\" }\n",
+		"a/a_test.go":     "package a\n\nimport \"testing\"\n\nfunc TestTree(t *testing.T) { t.Log(\"TREE \" + Tree()) }\n",
+		"b/b.go":          "// Package b uses a.\npackage b\n\nimport \"example.com/mnt/a\"\n\n// Name is a's tree.\nfunc Name() string { return a.Tree() }\n",
+		"b/b_test.go":     "package b\n\nimport \"testing\"\n\nfunc TestName(t *testing.T) {\n\tif Name() == \"\" {\n\t\tt.Fatal(\"empty\")\n\t}\n}\n",
+		"README":          "mnt\n",
+		"c/nothing.txt":   "no package here\n",
+		"b/testdata/x.in": "x\n",
+	}
+	write := func(ws string) {
+		for name, body := range files {
+			require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(ws, name)), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644))
+		}
+	}
+	home := t.TempDir()
+	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), CacheProg: self, Repo: "acme/mnt"})
+	sb.foregroundWarm = true // this test waits for it to end
+	ws := newWorkspace(t)
+	write(ws)
+	w := sb.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	select {
+	case <-w.Done():
+	case <-time.After(15 * time.Minute):
+		t.Fatal("the warm-up did not end within 15 minutes")
+	}
+	res := w.Result()
+	require.NoError(t, res.Err)
+	require.Equal(t, 0, res.Result.ExitCode, res.Result.Output)
+	// The workspace moves on (the model's edit); the start commit's
+	// checkout is another directory with the start's files.
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "a", "a.go"), []byte("package a\n\n// Tree names the tree.\nfunc Tree() string { return \"workspace\" }\n"), 0o644))
+	base := newWorkspace(t)
+	write(base)
+
+	compiled := regexp.MustCompile(`(?m)/compile .*-p example\.com/mnt/`)
+	check := func(opts RunOptions) Result {
+		t.Helper()
+		opts.Workspace, opts.NoBox, opts.OutputLimit, opts.Timeout = base, true, 4<<20, 10*time.Minute
+		r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-x", "-count=1", "-v", "./..."}, opts)
+		require.NoError(t, err)
+		require.Equal(t, 0, r.ExitCode, r.Output)
+		assert.Contains(t, r.Output, "TREE start", "the check saw the start commit's files")
+		assert.NotContains(t, r.Output, "TREE workspace")
+		return r
+	}
+	r := check(RunOptions{MountAt: ws})
+	assert.NotRegexp(t, compiled, r.Output, "mounted where the warm-up compiled, the check compiled the module again")
+	assert.Contains(t, r.Output, "WORK=", "go test -x printed its work")
+	r = check(RunOptions{})
+	assert.Regexp(t, compiled, r.Output, "at its own path the check compiles the module's packages")
+
+	// A mount point is an absolute, clean path, in a sandbox of its own.
+	for _, opts := range []RunOptions{
+		{Workspace: base, MountAt: ws},                        // a box sees its run's workspace where it is
+		{Workspace: base, MountAt: "rel/dir", NoBox: true},    // not absolute
+		{Workspace: base, MountAt: ws + "/../x", NoBox: true}, // not clean
+		{Workspace: base, MountAt: "/", NoBox: true},
+	} {
+		_, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "./..."}, opts)
+		assert.Error(t, err, "MountAt %q NoBox %v", opts.MountAt, opts.NoBox)
+	}
+}
+
+// checkMountAt runs a command on one checkout seen at another's path: it
+// works there, sees the checkout's files and its .git read-only, and the
+// checkout's own path shows nothing.
+func checkMountAt(t *testing.T, sb *Sandbox) {
+	t.Helper()
+	ws, base := newWorkspace(t), newWorkspace(t)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "marker"), []byte("workspace\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(base, "marker"), []byte("base\n"), 0o644))
+	script := `pwd; cat marker; echo new > made; if touch .git/planted 2>/dev/null; then echo GIT WRITABLE; fi; if [ -e "$0/marker" ]; then echo OWN PATH SEEN; fi`
+	r, err := sb.Run(t.Context(), []string{"sh", "-c", script, base}, RunOptions{Workspace: base, MountAt: ws, NoBox: true, Timeout: 2 * time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Equal(t, []string{ws, "base"}, strings.Fields(r.Output)[:2], r.Output)
+	assert.NotContains(t, r.Output, "GIT WRITABLE")
+	assert.NotContains(t, r.Output, "OWN PATH SEEN")
+	b, err := os.ReadFile(filepath.Join(base, "made"))
+	require.NoError(t, err, "the command wrote into the checkout")
+	assert.Equal(t, "new\n", string(b))
+	assert.NoFileExists(t, filepath.Join(ws, "made"), "the workspace itself was not touched")
+}
+
+func TestMountAt(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	checkMountAt(t, New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH")}))
+}
+
+func TestDockerMountAt(t *testing.T) {
+	t.Parallel()
+	checkMountAt(t, requireDocker(t))
 }

@@ -27,6 +27,7 @@ const sandboxHome = "/tmp"
 // the network one for go mod (the network and the workspace).
 type profile struct {
 	workspace   string   // absolute path, writable inside except its .git
+	mountAt     string   // where the workspace is seen inside, when not at its own path (RunOptions.MountAt)
 	scratch     string   // download profile: host directory bound at scratchDir
 	network     bool     // keep the host's network
 	home        string   // $CORE_HOME, invisible inside but for the caches
@@ -146,18 +147,18 @@ func (p profile) args(argv []string) []string {
 			a = append(a, "--ro-bind", p.cacheShared, cacheSharedPath)
 		}
 	}
-	dir := p.workspace
+	dir := p.inside()
 	if p.scratch != "" {
 		a = append(a, "--bind", p.scratch, scratchDir)
 		dir = scratchDir
 	}
 	if p.workspace != "" {
-		a = append(a, "--bind", p.workspace, p.workspace)
+		a = append(a, "--bind", p.workspace, p.inside())
 		// Only a real .git (a directory, or a worktree's gitfile) is bound:
 		// a link planted in its place would bind what it points to.
 		git := filepath.Join(p.workspace, ".git")
 		if fi, err := os.Lstat(git); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
-			a = append(a, "--ro-bind", git, git)
+			a = append(a, "--ro-bind", git, filepath.Join(p.inside(), ".git"))
 		}
 	}
 	for _, b := range p.depBinds {
@@ -170,6 +171,14 @@ func (p profile) args(argv []string) []string {
 	}
 	a = append(a, "--chdir", dir, "--")
 	return append(a, argv...)
+}
+
+// inside is where the sandbox sees the workspace.
+func (p profile) inside() string {
+	if p.mountAt != "" {
+		return p.mountAt
+	}
+	return p.workspace
 }
 
 // env is the whole environment inside the sandbox. Nothing of the parent's

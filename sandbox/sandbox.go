@@ -315,6 +315,15 @@ type RunOptions struct {
 	// of the run's earlier processes is there (the contract's baseline and
 	// final runs).
 	NoBox bool
+	// MountAt, with NoBox, is where the command sees the workspace (and
+	// works) instead of at its own path: an absolute, clean path. The
+	// contract's baseline mounts the start commit's checkout where the
+	// run's workspace is, so that its go commands key each package's
+	// compile as the warm-up's did (the go command keys it by the
+	// package's directory) and find it in the repository's shared layer.
+	// Nothing else changes: the run's layer, the module view and every
+	// check of the workspace's files are the checkout's own.
+	MountAt string
 
 	// deps is what the command sees of the dependencies fetched for it.
 	deps depsView
@@ -373,7 +382,35 @@ func (s *Sandbox) Run(ctx context.Context, argv []string, opts RunOptions) (Resu
 		return Result{}, err
 	}
 	opts.Workspace = ws
+	if err := opts.checkMount(); err != nil {
+		return Result{}, err
+	}
 	return s.run(ctx, argv, opts)
+}
+
+// inside is where the command sees its workspace: MountAt, else the
+// workspace's own path.
+func (o RunOptions) inside() string {
+	if o.MountAt != "" {
+		return o.MountAt
+	}
+	return o.Workspace
+}
+
+// checkMount refuses a MountAt that is not an absolute, clean path other
+// than the root, or one without NoBox (a box sees its run's workspace where
+// it is).
+func (o RunOptions) checkMount() error {
+	if o.MountAt == "" {
+		return nil
+	}
+	if !o.NoBox {
+		return errors.New("a workspace mounted elsewhere (MountAt) needs a sandbox of its own (NoBox)")
+	}
+	if !filepath.IsAbs(o.MountAt) || filepath.Clean(o.MountAt) != o.MountAt || o.MountAt == "/" {
+		return fmt.Errorf("the workspace cannot be mounted at %q: give an absolute, clean path other than /", o.MountAt)
+	}
+	return nil
 }
 
 // run is Run on a resolved workspace; the warm-up runs through it too.
@@ -432,6 +469,9 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 		return Result{}, err
 	}
 	opts.Workspace = ws
+	if err := opts.checkMount(); err != nil {
+		return Result{}, err
+	}
 	var p *Project
 	if found, err := Detect(ws); err == nil {
 		p = &found

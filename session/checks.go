@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -265,11 +266,22 @@ func (c *checker) checkout(ctx context.Context) error {
 // not on this machine, does not run: it could not apply, which is neither
 // a pass nor a failure (NotApplicable).
 func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResult {
+	// The start commit's checkout is seen where the workspace is: its go
+	// commands then key each package's compile as the warm-up's did, and
+	// find what the warm-up compiled in the repository's shared layer
+	// (sandbox.RunOptions.MountAt). Its own run layer stays its own.
+	mountAt := ""
+	if dir != c.workspace {
+		mountAt = c.workspace
+		if real, err := filepath.EvalSymlinks(c.workspace); err == nil {
+			mountAt = real // where the warm-up's go saw it
+		}
+	}
 	var na *sandbox.NotApplicable
 	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
 		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
-	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, Timeout: c.timeout, OutputLimit: 4 << 10, NoBox: true})
+	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.timeout, OutputLimit: 4 << 10, NoBox: true})
 	res := CheckResult{Exit: r.ExitCode, TimedOut: r.TimedOut, Seconds: r.Duration.Seconds(), Sandboxed: r.Sandboxed,
 		WaitedSeconds: r.Waited.Seconds()}
 	var refused *sandbox.RefusedError
