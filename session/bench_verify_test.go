@@ -77,12 +77,15 @@ func fixModule() (files map[string]string, fixed string) {
 // result, the landing into the local repository), beside the same by hand:
 // git clone, the edit, go test ./..., git commit; and beside the same with
 // the checks the contract runs (go test ./... on the start commit first).
+// Beside the whole session it reports the part until the model's done,
+// before the contract's checks and the landing.
 func BenchmarkVerifySession(b *testing.B) {
 	files, fixed := fixModule()
 	repo := fixtureRepo(b, files)
 	home := b.TempDir()
 	sb := benchSandbox(b, home, repo)
-	session := func() time.Duration {
+	type took struct{ wall, toDone time.Duration }
+	session := func() took {
 		srv := testkit.NewModelServer(b,
 			testkit.ContentReply(write("store/store.go", fixed)),
 			testkit.ContentReply("tool: run_shell\ncommand: go test ./..."),
@@ -90,19 +93,25 @@ func BenchmarkVerifySession(b *testing.B) {
 		)
 		opts := testOptions(b, srv, repo)
 		opts.Sandbox, opts.Verify = sb, sandbox.TierTest
+		var toDone time.Duration
 		start := time.Now()
+		opts.OnStep = func(st Step, _ int) {
+			if st.Tool == "done" {
+				toDone = time.Since(start)
+			}
+		}
 		rep, err := Run(b.Context(), opts)
-		took := time.Since(start)
-		if err != nil || rep.Status != StatusCompleted || rep.Contract == nil || !rep.Contract.Held() {
+		t := took{wall: time.Since(start), toDone: toDone}
+		if err != nil || rep.Status != StatusCompleted || rep.Contract == nil || !rep.Contract.Held() || toDone == 0 {
 			b.Fatalf("session: %v %+v", err, rep)
 		}
 		srv.Close()
-		return took
+		return t
 	}
 	// by hand, as the target has it; redGreen also runs the tests on the
 	// start commit first (red, then green after the edit), the checks the
 	// session's contract runs.
-	hand := func(redGreen bool) time.Duration {
+	hand := func(redGreen bool) took {
 		dir := filepath.Join(b.TempDir(), "clone")
 		start := time.Now()
 		byHand(b, "", "git", "clone", "-q", repo, dir)
@@ -119,24 +128,35 @@ func BenchmarkVerifySession(b *testing.B) {
 		}
 		byHand(b, dir, "go", "test", "./...")
 		byHand(b, dir, "git", "-c", "user.name=p", "-c", "user.email=p@example.com", "commit", "-qam", "fix the lookup")
-		return time.Since(start)
+		return took{wall: time.Since(start)}
 	}
 	// Warm both: the person has tested this module before; core has run a
 	// session on it (its walk, the repository's shared layer).
 	hand(true)
 	session()
-	var core, person, checked []time.Duration
+	var core, person, checked []took
 	for b.Loop() {
 		person = append(person, hand(false))
 		core = append(core, session())
 		checked = append(checked, hand(true))
 	}
-	c, p, rg := median(core), median(person), median(checked)
+	field := func(ts []took, f func(took) time.Duration) time.Duration {
+		ds := make([]time.Duration, len(ts))
+		for i, t := range ts {
+			ds[i] = f(t)
+		}
+		return median(ds)
+	}
+	wall := func(t took) time.Duration { return t.wall }
+	c, p, rg := field(core, wall), field(person, wall), field(checked, wall)
+	toDone := field(core, func(t took) time.Duration { return t.toDone })
 	b.ReportMetric(float64(c.Milliseconds()), "session-ms")
 	b.ReportMetric(float64(p.Milliseconds()), "hand-ms")
 	b.ReportMetric(float64(c)/float64(p), "ratio")
 	b.ReportMetric(float64(rg.Milliseconds()), "red-green-ms")
 	b.ReportMetric(float64(c)/float64(rg), "ratio-red-green")
+	b.ReportMetric(float64(toDone.Milliseconds()), "to-done-ms")
+	b.ReportMetric(float64(toDone)/float64(p), "ratio-to-done")
 }
 
 // manyPackages is a module of n packages, each importing the two before it
