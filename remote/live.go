@@ -103,6 +103,8 @@ type Live struct {
 	// failing is why the last batch did not reach the console; nil once
 	// one did.
 	failing error
+	// posting is when the batch under way was sent; zero when none is.
+	posting time.Time
 }
 
 // Start follows the run until it ends. The returned finish, called once
@@ -165,10 +167,16 @@ const (
 	downWait  = 5 * time.Second
 )
 
-// failure is why the last batch did not reach the console, or nil.
+// failure is why the last batch did not reach the console, or nil; a
+// batch under way for downWait or longer is the console's silence.
 func (l *Live) failure() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if !l.posting.IsZero() {
+		if waited := time.Since(l.posting); waited >= downWait {
+			return fmt.Errorf("no answer to the run's events in %s", waited.Round(time.Second))
+		}
+	}
 	return l.failing
 }
 
@@ -234,7 +242,13 @@ func (l *Live) send(ctx context.Context, watched <-chan struct{}) {
 			if len(batch) == 0 {
 				break
 			}
+			l.mu.Lock()
+			l.posting = time.Now()
+			l.mu.Unlock()
 			next, err := l.Console.PostEvents(ctx, l.ID, l.Repo, seq, batch)
+			l.mu.Lock()
+			l.posting = time.Time{}
+			l.mu.Unlock()
 			var ce *Error
 			switch {
 			case ctx.Err() != nil:

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,6 +113,34 @@ func TestLiveOfADownConsole(t *testing.T) {
 	l := &remote.Live{Console: &remote.Client{URL: "http://127.0.0.1:9", Token: "t"}, Store: store, ID: "s-down", Repo: "acme/app",
 		Control: session.NewControl(), Out: &out, Every: 10 * time.Millisecond}
 	l.Start(t.Context())()
+	assert.Contains(t, out.String(), "live: the console does not answer (")
+	assert.Contains(t, out.String(), "the run's last events stay in its events.jsonl")
+	assert.NotContains(t, out.String(), "did not reach the console within", "given up for the console's silence, not the flush wait")
+}
+
+// A console that takes the connection and never answers costs a run's end
+// as much as one that is down, not the whole flush wait: the request under
+// way for longer than the console's grace is its silence.
+func TestLiveOfAConsoleThatNeverAnswers(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release) // before Close, which waits for the handlers
+	store := openStore(t)
+	endedSession(t, store, "s-mute", 3)
+	var out testkit.LockedBuffer
+	l := &remote.Live{Console: &remote.Client{URL: srv.URL, Token: "t"}, Store: store, ID: "s-mute", Repo: "acme/app",
+		Control: session.NewControl(), Out: &out, Every: 10 * time.Millisecond}
+	l.Start(t.Context())()
+	assert.Positive(t, asked.Load(), "the run's events were sent")
 	assert.Contains(t, out.String(), "live: the console does not answer (")
 	assert.Contains(t, out.String(), "the run's last events stay in its events.jsonl")
 	assert.NotContains(t, out.String(), "did not reach the console within", "given up for the console's silence, not the flush wait")
