@@ -331,21 +331,30 @@ func TestLocalhostResolves(t *testing.T) {
 }
 
 // The go command's telemetry is off inside, in the box and in a sandbox of
-// its own: no telemetry process of go's beside each command, no counter
-// files in the fresh /tmp. GOTELEMETRY in the environment alone left it
-// on (local).
+// its own, with bwrap and with Docker: no telemetry process of go's beside
+// each command, no counter files in the fresh /tmp. GOTELEMETRY in the
+// environment alone left it on (local).
 func TestGoTelemetryOffInside(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	sb := newTestSandbox(t, ModeBwrap)
-	ws := newWorkspace(t)
+	checkGoTelemetryOff(t, newTestSandbox(t, ModeBwrap), newWorkspace(t))
+}
+
+func TestDockerGoTelemetryOffInside(t *testing.T) {
+	t.Parallel()
+	checkGoTelemetryOff(t, requireDockerBox(t, Config{}), newWorkspace(t))
+}
+
+func checkGoTelemetryOff(t *testing.T, sb *Sandbox, ws string) {
+	t.Helper()
 	for _, noBox := range []bool{false, true} {
 		r, err := sb.Run(t.Context(), []string{"go", "env", "GOTELEMETRY"}, RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
 		require.NoError(t, err)
 		assert.Equal(t, 0, r.ExitCode, r.Output)
 		assert.Equal(t, "off\n", r.Output, "NoBox: %v", noBox)
-		// The rest of the configuration directory stays writable.
-		r, err = sb.Run(t.Context(), []string{"sh", "-c", "mkdir -p /tmp/.config/go/other && echo ok > /tmp/.config/go/other/f && cat /tmp/.config/go/other/f"},
+		// The rest of the configuration directory stays writable: the
+		// other tools' own directories.
+		r, err = sb.Run(t.Context(), []string{"sh", "-c", "mkdir -p /tmp/.config/other && echo ok > /tmp/.config/other/f && cat /tmp/.config/other/f"},
 			RunOptions{Workspace: ws, NoBox: noBox, Timeout: time.Minute})
 		require.NoError(t, err)
 		assert.Equal(t, "ok\n", r.Output, "NoBox: %v", noBox)

@@ -33,9 +33,15 @@ const sandboxUser = "65534:65534"
 // (the box, above all, with the run's background servers beside its
 // command) holds twice the processes and the memory of one command.
 const (
-	dockerNoFile   = 4096
-	dockerTmpfs    = "rw,exec,nosuid,nodev,size=2g,mode=1777" // go test runs its binaries from /tmp
-	dockerStopWait = 10 * time.Second
+	dockerNoFile = 4096
+	dockerTmpfs  = "rw,exec,nosuid,nodev,size=2g,mode=1777" // go test runs its binaries from /tmp
+	// dockerConfig is the configuration directory inside ($HOME/.config),
+	// a tmpfs of its own that every user may write: the engine makes the
+	// directories above a bind's target as root, and the go command's
+	// telemetry mode is bound read-only below it (goTelemetryMode).
+	dockerConfig      = sandboxHome + "/.config"
+	dockerConfigTmpfs = "rw,nosuid,nodev,size=64m,mode=1777"
+	dockerStopWait    = 10 * time.Second
 )
 
 // wrapper is the sibling's main process. It runs the command in the
@@ -233,6 +239,13 @@ func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (
 			return sibling{}, err
 		}
 	}
+	// The go command's telemetry off, as under bwrap (confine.go): go
+	// would start a telemetry process of its own beside every command.
+	if f := d.s.telemetryFile(); f != "" {
+		if err := bindAt(f, goTelemetryMode, true); err != nil {
+			return sibling{}, err
+		}
+	}
 	// The dependencies fetched for it (deps.go), read-only.
 	for _, b := range opts.deps.binds {
 		if err := bindAt(b.host, b.inside, true); err != nil {
@@ -288,7 +301,7 @@ func (d *dockerBackend) config(img *image, sb sibling) client.ContainerCreateOpt
 		IpcMode:        container.IPCModePrivate,
 		CgroupnsMode:   container.CgroupnsModePrivate,
 		Mounts:         sb.mounts,
-		Tmpfs:          map[string]string{"/tmp": dockerTmpfs},
+		Tmpfs:          map[string]string{"/tmp": dockerTmpfs, dockerConfig: dockerConfigTmpfs},
 		Resources: container.Resources{
 			PidsLimit:  &pids,
 			Memory:     2 * limits.Memory,

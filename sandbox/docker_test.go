@@ -188,6 +188,7 @@ func TestDockerContainerConfig(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int64{"nofile": dockerNoFile, "cpu": int64(limits.CPUTime.Seconds()), "fsize": limits.FileSize}, ulimits)
 	assert.Contains(t, host.Tmpfs, "/tmp")
+	assert.Contains(t, host.Tmpfs, dockerConfig, "a configuration directory every user may write")
 	targets := map[string]bool{}
 	for _, m := range host.Mounts {
 		targets[m.Target] = m.ReadOnly
@@ -198,6 +199,7 @@ func TestDockerContainerConfig(t *testing.T) {
 	assert.Equal(t, map[string]bool{
 		ws:                                    false,
 		filepath.Join(ws, ".git"):             true,
+		goTelemetryMode:                       true,
 		filepath.Join(home, "cache", "gomod"): true,
 		layer:                                 false, // the run's layer alone: nothing shared
 	}, targets)
