@@ -153,21 +153,61 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string, malformed *int) (outcome, bool) {
 	turnCtx, done := s.ctl.startTurn(runCtx)
 	defer done()
-	interrupted := func() (outcome, bool) {
-		if by, ok := s.ctl.interrupted(turnCtx); ok && ctx.Err() == nil && runCtx.Err() == nil {
-			return s.interruptedBy(by), true
-		}
-		return outcome{}, false
-	}
+	t := &turnRun{ctx: ctx, runCtx: runCtx, turnCtx: turnCtx}
 	s.warmEnded()
-	started := s.opts.Now()
-	hb := s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
+	t.started = s.opts.Now()
+	t.hb = s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
+	entry, out, end := s.askModel(t, entries)
+	if end {
+		return out, true
+	}
+	action, perr := parseReply(entry, names)
+	if perr != nil {
+		t.hb.end()
+		*malformed++
+		t.step.Tool, t.step.Malformed = "(malformed)", true
+		t.step.Duration = s.opts.Now().Sub(t.started)
+		s.step(t.step)
+		if *malformed >= maxMalformed {
+			return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}, true
+		}
+		if err := s.appendAll(entries, answers(entry, KindCorrection, protocol.Correction(perr), s.rec.Turns)); err != nil {
+			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+		}
+		return s.interruptedTurn(t)
+	}
+	*malformed = 0
+	return s.act(t, entries, entry, action)
+}
+
+// turnRun is one turn's state across its steps: asking the model (askModel),
+// then running the action it chose and taking in the result (act).
+type turnRun struct {
+	ctx, runCtx, turnCtx context.Context
+	started              time.Time
+	hb                   *beat
+	step                 Step
+}
+
+// interruptedTurn ends the turn when someone interrupted it (and neither
+// the session nor the run is over).
+func (s *run) interruptedTurn(t *turnRun) (outcome, bool) {
+	if by, ok := s.ctl.interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
+		return s.interruptedBy(by), true
+	}
+	return outcome{}, false
+}
+
+// askModel sends the window to the model, within the budget, accounts for the
+// reply and appends it; end is set when the turn ends here (the budget,
+// no reply, the record).
+func (s *run) askModel(t *turnRun, entries *[]Entry) (entry Entry, out outcome, end bool) {
 	msgs := s.window.build(*entries)
 	if berr := s.overBudget(s.window.last.est); berr != nil {
-		hb.end()
-		return outcome{status: StatusBudgetExhausted, err: berr}, true
+		t.hb.end()
+		return Entry{}, outcome{status: StatusBudgetExhausted, err: berr}, true
 	}
-	reply, err := s.complete(turnCtx, msgs)
+	reply, err := s.complete(t.turnCtx, msgs)
 	// The model's text is scrubbed as it arrives: no tool, file,
 	// command, prompt or commit ever sees a secret it wrote.
 	reply.Content = s.scrub(reply.Content)
@@ -176,57 +216,48 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 	s.rec.Usage.add(reply.Usage)
 	s.report.Usage.add(reply.Usage)
 	s.spent(reply.Usage, reply.UsageEstimated, s.window.last.est)
-	step := Step{Turn: s.rec.Turns, Tokens: reply.Usage.TotalTokens}
+	t.step = Step{Turn: s.rec.Turns, Tokens: reply.Usage.TotalTokens}
 	var me *model.Error
 	if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
-		hb.end()
-		step.Tool = "(no reply)"
-		step.Duration = s.opts.Now().Sub(started)
-		s.step(step)
-		if out, ok := interrupted(); ok {
-			return out, true
+		t.hb.end()
+		t.step.Tool = "(no reply)"
+		t.step.Duration = s.opts.Now().Sub(t.started)
+		s.step(t.step)
+		if out, ok := s.interruptedTurn(t); ok {
+			return Entry{}, out, true
 		}
-		return s.modelFailure(ctx, runCtx, err), true
+		return Entry{}, s.modelFailure(t.ctx, t.runCtx, err), true
 	}
-	entry := s.replyEntry(reply)
+	entry = s.replyEntry(reply)
 	if err := s.append(entries, entry); err != nil {
-		hb.end()
-		return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+		t.hb.end()
+		return Entry{}, outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
 	}
-	action, perr := parseReply(entry, names)
-	if perr != nil {
-		hb.end()
-		*malformed++
-		step.Tool, step.Malformed = "(malformed)", true
-		step.Duration = s.opts.Now().Sub(started)
-		s.step(step)
-		if *malformed >= maxMalformed {
-			return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}, true
-		}
-		if err := s.appendAll(entries, answers(entry, KindCorrection, protocol.Correction(perr), s.rec.Turns)); err != nil {
-			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
-		}
-		return interrupted()
-	}
-	*malformed = 0
+	return entry, outcome{}, false
+}
+
+// act runs the action the model chose and takes in its result: the
+// step, a verification command's check, the observation the model reads
+// next, or the end of the turns at done.
+func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Action) (outcome, bool) {
 	scrubArgs(action.Args, s.scrub)
 	// A command may take long: say at once what runs, and let its
 	// output feed the heartbeat and the event log.
-	hb.relabel(actionLabel(s.rec.Turns, s.opts.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
+	t.hb.relabel(actionLabel(s.rec.Turns, s.opts.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
 	output := s.events.output(s.rec.Turns)
-	s.env.Progress = io.MultiWriter(hb, output)
-	res, err := s.tools.Run(turnCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
+	s.env.Progress = io.MultiWriter(t.hb, output)
+	res, err := s.tools.Run(t.turnCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
 	s.env.Progress = nil
 	output.flush()
-	hb.end()
+	t.hb.end()
 	s.warmEnded()
-	step.Tool, step.Target = action.Tool, res.Target
-	step.Duration = s.opts.Now().Sub(started)
-	s.step(step)
+	t.step.Tool, t.step.Target = action.Tool, res.Target
+	t.step.Duration = s.opts.Now().Sub(t.started)
+	s.step(t.step)
 	if res.Note != "" {
 		fmt.Fprintln(s.opts.Progress, s.scrub(res.Note))
 	}
-	if by, ok := s.ctl.interrupted(turnCtx); ok && ctx.Err() == nil && runCtx.Err() == nil {
+	if by, ok := s.ctl.interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
 		// Every call is answered, so the next request is one the server
 		// accepts; the model hears what happened.
 		note := fmt.Sprintf("Interrupted by %s: %s was stopped. Wait for the next message.", by, action.Tool)
@@ -236,8 +267,8 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 		return s.interruptedBy(by), true
 	}
 	if err != nil {
-		if runCtx.Err() != nil {
-			return s.stopped(ctx, runCtx, err), true
+		if t.runCtx.Err() != nil {
+			return s.stopped(t.ctx, t.runCtx, err), true
 		}
 		return outcome{status: StatusFailed, kind: FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}, true
 	}
