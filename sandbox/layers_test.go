@@ -202,6 +202,23 @@ func cloneModule(t *testing.T, from string) string {
 	return ws
 }
 
+// warmed runs the warm-up of ws in the foreground, waits for it and
+// requires that it compiled.
+func warmed(t *testing.T, sb *Sandbox, ws string) {
+	t.Helper()
+	sb.foregroundWarm = true
+	w := sb.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	select {
+	case <-w.Done():
+	case <-time.After(15 * time.Minute):
+		t.Fatal("the warm-up did not end within 15 minutes")
+	}
+	res := w.Result()
+	require.NoError(t, res.Err)
+	require.Equal(t, 0, res.Result.ExitCode, res.Result.Output)
+}
+
 func TestRunsNeverContaminateEachOther(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
@@ -228,17 +245,7 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	ws := goModule(t, proxy)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "genuine_test.go"), []byte(genuineTest), 0o644))
 	sb := newRun("acme/app")
-	sb.foregroundWarm = true // this test waits for it to end
-	w := sb.Warm(t.Context(), ws)
-	require.NotNil(t, w)
-	select {
-	case <-w.Done():
-	case <-time.After(15 * time.Minute):
-		t.Fatal("the warm-up did not end within 15 minutes")
-	}
-	res := w.Result()
-	require.NoError(t, res.Err)
-	require.Equal(t, 0, res.Result.ExitCode, res.Result.Output)
+	warmed(t, sb, ws)
 	shared := filepath.Join(home, "cache", "go-build-shared", repoKey("acme/app"))
 	entries, _ := filepath.Glob(filepath.Join(shared, "*", "*-a"))
 	assert.Greater(t, len(entries), 20, "the warm-up shared what it compiled")
@@ -382,19 +389,9 @@ func TestMountAtSharesTheWarmUpsCompile(t *testing.T) {
 	}
 	home := t.TempDir()
 	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), CacheProg: self, Repo: "acme/mnt"})
-	sb.foregroundWarm = true // this test waits for it to end
 	ws := newWorkspace(t)
 	write(ws)
-	w := sb.Warm(t.Context(), ws)
-	require.NotNil(t, w)
-	select {
-	case <-w.Done():
-	case <-time.After(15 * time.Minute):
-		t.Fatal("the warm-up did not end within 15 minutes")
-	}
-	res := w.Result()
-	require.NoError(t, res.Err)
-	require.Equal(t, 0, res.Result.ExitCode, res.Result.Output)
+	warmed(t, sb, ws)
 	// The workspace moves on (the model's edit); the start commit's
 	// checkout is another directory with the start's files.
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "a", "a.go"), []byte("package a\n\n// Tree names the tree.\nfunc Tree() string { return \"workspace\" }\n"), 0o644))
