@@ -33,14 +33,15 @@ DOCKER_IMAGE ?= core-action:ci
 PYTHON_IMAGE ?= core-python:ci
 NODE_IMAGE ?= core-node:ci
 RUST_IMAGE ?= core-rust:ci
+BROWSER_IMAGE ?= core-browser:ci
 
 docker-images:
-	./scripts/docker-images.sh $(DOCKER_IMAGE) $(PYTHON_IMAGE) $(NODE_IMAGE) $(RUST_IMAGE)
+	./scripts/docker-images.sh $(DOCKER_IMAGE) $(PYTHON_IMAGE) $(NODE_IMAGE) $(RUST_IMAGE) $(BROWSER_IMAGE)
 
 test-docker: fixtures docker-images
 	CORE_REQUIRE_DOCKER=1 CORE_DOCKER_IMAGE=$(DOCKER_IMAGE) CORE_SANDBOX_IMAGE=$(DOCKER_IMAGE) CORE_TEST_PYTHON_IMAGE=$(PYTHON_IMAGE) \
-		CORE_TEST_NODE_IMAGE=$(NODE_IMAGE) CORE_TEST_RUST_IMAGE=$(RUST_IMAGE) \
-		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Docker' ./sandbox/ ./cmd/core/
+		CORE_TEST_NODE_IMAGE=$(NODE_IMAGE) CORE_TEST_RUST_IMAGE=$(RUST_IMAGE) CORE_TEST_BROWSER_IMAGE=$(BROWSER_IMAGE) \
+		$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'Docker' ./sandbox/ ./session/ ./cmd/core/
 
 vet:
 	$(GO) vet ./...

@@ -4,8 +4,9 @@
 # (golang:1.26-bookworm) from a debootstrap'd Debian and this machine's Go
 # toolchain, and builds the Action's image from the real Dockerfile.
 #
-#   scripts/docker-images.sh [IMAGE] [PYTHON_IMAGE] [NODE_IMAGE] [RUST_IMAGE]
-#       (defaults core-action:ci, core-python:ci, core-node:ci, core-rust:ci)
+#   scripts/docker-images.sh [IMAGE] [PYTHON_IMAGE] [NODE_IMAGE] [RUST_IMAGE] [BROWSER_IMAGE]
+#       (defaults core-action:ci, core-python:ci, core-node:ci, core-rust:ci,
+#       core-browser:ci)
 #
 # PYTHON_IMAGE, NODE_IMAGE and RUST_IMAGE are toolchain images
 # (docker/toolchain.Dockerfile), stand-ins for the official images the
@@ -15,8 +16,11 @@
 # index over plain HTTP with the git command). One image per language, as
 # the Action has them, so the tests see each language's commands go to its
 # own image; one image with both would save only one apt-get update of the
-# two builds (Node.js 63 s, Rust 49 s, measured alone), and the three build
-# side by side (they wait on the mirror more than on the CPU). Each is cached by its
+# two builds (Node.js 63 s, Rust 49 s, measured alone), and they build
+# side by side (they wait on the mirror more than on the CPU).
+# BROWSER_IMAGE is one more (python3 and chromium, 45 s alone): the
+# Docker backend's box with --browser, Chromium beside a dev server
+# (session's TestBrowserSessionDocker). Each is cached by its
 # Dockerfile's hash and packages: rebuilt only when those change.
 #
 # The debootstrap'd root filesystem is cached as a tarball under .cache/docker
@@ -27,6 +31,7 @@ image=${1:-core-action:ci}
 python_image=${2:-core-python:ci}
 node_image=${3:-core-node:ci}
 rust_image=${4:-core-rust:ci}
+browser_image=${5:-core-browser:ci}
 cache=.cache/docker
 base=golang:1.26-bookworm
 goroot=${GOROOT_FOR_IMAGE:-/usr/local/go}
@@ -97,10 +102,13 @@ toolchain_image node "$node_image" "nodejs npm" &
 node_build=$!
 toolchain_image rust "$rust_image" "cargo git" &
 rust_build=$!
+toolchain_image browser "$browser_image" "python3 chromium" &
+browser_build=$!
 failed=""
 wait "$python_build" || failed="$failed $python_image"
 wait "$node_build" || failed="$failed $node_image"
 wait "$rust_build" || failed="$failed $rust_image"
+wait "$browser_build" || failed="$failed $browser_image"
 [ -z "$failed" ] || { echo "building the toolchain images failed:$failed" >&2; exit 1; }
 
 # The image is rebuilt only when the tree changed: its label holds a key of

@@ -23,7 +23,11 @@ import (
 func TestBrowserSessionDocker(t *testing.T) {
 	img := os.Getenv("CORE_TEST_BROWSER_IMAGE")
 	if img == "" {
-		t.Skip(`CORE_TEST_BROWSER_IMAGE is not set (an image with python3 and chromium: docker/toolchain.Dockerfile with PACKAGES="python3 chromium")`)
+		why := `CORE_TEST_BROWSER_IMAGE is not set (an image with python3 and chromium: docker/toolchain.Dockerfile with PACKAGES="python3 chromium"; make docker-images builds core-browser:ci)`
+		if os.Getenv("CORE_REQUIRE_DOCKER") == "1" {
+			t.Fatal("CORE_REQUIRE_DOCKER=1 but " + why)
+		}
+		t.Skip(why)
 	}
 	exe := testbrowser.Exec(t)
 	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeDocker, Path: os.Getenv("PATH"),
