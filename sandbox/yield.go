@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// A background command (RunOptions.Background: the warm-up's compile, the
-// contract's baselines) is work done ahead of need. Where core may make a
+// A background command (RunOptions.Background: the warm-up's compile and
+// its module download) is work done ahead of need. Where core may make a
 // cpu cgroup for it (as root, or with the cpu controller delegated on
 // cgroup v2), it runs in one of its own, which yields the CPUs by how
 // much someone waits:
