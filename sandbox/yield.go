@@ -15,16 +15,15 @@ import (
 //     command of the same Sandbox: Run, Verify, the box's commands), the
 //     cgroup is idle (cpu.idle): it runs only on CPUs that nothing else
 //     wants, and a waking foreground process takes its CPU at once, as a
-//     SCHED_IDLE task's. At nice 10 it still took about a tenth of a CPU
-//     beside each busy one, and the go command's sequential steps (the
-//     package load, the link) waited on it; the first command of a
-//     session, a narrow go test beside the warm-up of the whole module,
-//     ran about a fifth longer for it;
+//     SCHED_IDLE task's. At nice 10 alone it still took about a tenth of
+//     a CPU beside each busy one: the first command of a session, a
+//     narrow go test beside the warm-up of the whole module, ran about a
+//     fifth longer beside it;
 //   - between foreground commands it gets nice 10's weight (cpu.shares
 //     110, cpu.weight.nice 10), as without the cgroup: on a machine busy
 //     with others' work, it is not starved for good, only for as long as
-//     a foreground command of its own run runs (each bounded by its
-//     timeout).
+//     a foreground command of its own Sandbox runs (each bounded by
+//     its timeout).
 //
 // Without such a cgroup, a background command runs at nice 10, and so does
 // its session (launch.go).
