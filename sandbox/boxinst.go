@@ -76,7 +76,7 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 
 // launch starts bwrap for the box and waits for its agent's first line.
 func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limits Limits, parents cgroupParents) error {
-	l, err := newLaunch(prog, limits, parents, false)
+	l, err := newLaunch(prog, limits, parents, false, nil)
 	if err != nil {
 		return err
 	}

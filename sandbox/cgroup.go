@@ -20,15 +20,18 @@ import (
 type cgroup struct {
 	pids   string // directory of the pids cgroup, or ""
 	memory string // directory of the memory cgroup, or ""
-	v2     bool
+	// cpu is the directory of a background command's cpu cgroup
+	// (yield.go), or "".
+	cpu string
+	v2  bool
 }
 
 // cgroupParents are the directories under which core makes the cgroups of
 // its commands: its own cgroup of each controller, when it may write there.
 // They are found once per Sandbox; finding them reads the mount table.
 type cgroupParents struct {
-	pids, memory     string
-	pidsV2, memoryV2 bool
+	pids, memory, cpu       string
+	pidsV2, memoryV2, cpuV2 bool
 }
 
 // findCgroupParents finds the parents, and sweeps what a killed core left
@@ -37,7 +40,8 @@ func findCgroupParents() cgroupParents {
 	var p cgroupParents
 	p.pids, p.pidsV2 = cgroupDir("pids")
 	p.memory, p.memoryV2 = cgroupDir("memory")
-	for _, d := range []string{p.pids, p.memory} {
+	p.cpu, p.cpuV2 = cgroupDir("cpu")
+	for _, d := range []string{p.pids, p.memory, p.cpu} {
 		if d != "" {
 			sweep(d)
 		}
@@ -45,22 +49,32 @@ func findCgroupParents() cgroupParents {
 	return p
 }
 
-// newCgroup makes the cgroups for one command with the limits l.
-func newCgroup(l Limits, parents cgroupParents) *cgroup {
+// newCgroup makes the cgroups for one command with the limits l; a
+// background command's include a cpu cgroup where core may make one
+// (yield.go).
+func newCgroup(l Limits, parents cgroupParents, background bool) *cgroup {
 	name := fmt.Sprintf("core-sandbox-%d-%x", os.Getpid(), rand.Uint64())
 	cg := &cgroup{}
-	for _, ctl := range []struct {
+	ctls := []struct {
 		name string
 		dir  string
 		v2   bool
-	}{{"pids", parents.pids, parents.pidsV2}, {"memory", parents.memory, parents.memoryV2}} {
+	}{{"pids", parents.pids, parents.pidsV2}, {"memory", parents.memory, parents.memoryV2}}
+	if background {
+		ctls = append(ctls, struct {
+			name string
+			dir  string
+			v2   bool
+		}{"cpu", parents.cpu, parents.cpuV2})
+	}
+	for _, ctl := range ctls {
 		dir, v2 := ctl.dir, ctl.v2
 		if dir == "" {
 			continue
 		}
 		d := filepath.Join(dir, name)
-		if v2 && (cg.pids != "" || cg.memory != "") {
-			d = firstNonEmpty(cg.pids, cg.memory) // one directory for both
+		if v2 && (cg.pids != "" || cg.memory != "") && filepath.Dir(firstNonEmpty(cg.pids, cg.memory)) == dir {
+			d = firstNonEmpty(cg.pids, cg.memory) // one directory for all
 		} else if err := os.Mkdir(d, 0o755); err != nil {
 			continue
 		}
@@ -82,8 +96,12 @@ func newCgroup(l Limits, parents cgroupParents) *cgroup {
 			if err == nil {
 				cg.memory = d
 			}
+		case "cpu":
+			if err = cpuWeight(d, v2, false); err == nil {
+				cg.cpu = d
+			}
 		}
-		if err != nil && d != cg.pids && d != cg.memory {
+		if err != nil && d != cg.pids && d != cg.memory && d != cg.cpu {
 			_ = os.Remove(d)
 		}
 		cg.v2 = v2
@@ -311,7 +329,7 @@ func (cg *cgroup) enforced() []string {
 
 func (cg *cgroup) dirs() []string {
 	var out []string
-	for _, d := range []string{cg.pids, cg.memory} {
+	for _, d := range []string{cg.pids, cg.memory, cg.cpu} {
 		if d != "" && !contains(out, d) {
 			out = append(out, d)
 		}

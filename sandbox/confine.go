@@ -324,6 +324,9 @@ func (s *Sandbox) runNetwork(ctx context.Context, bwrap string, argv []string, o
 		return Result{}, err
 	}
 	s.networked(&p)
+	if !opts.Background {
+		defer s.yield.start()()
+	}
 	return s.launch(ctx, bwrap, p, argv, opts)
 }
 
@@ -342,11 +345,14 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 		return Result{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "")
+		var y *yielder
+		if opts.Background {
+			y = &s.yield
+		}
+		l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "", y)
 		if err != nil {
 			return Result{}, err
 		}
-		l.background = opts.Background
 		r, err := execute(ctx, bwrap, p.args(argv), []string{}, opts, l)
 		if err == nil && attempt == 0 && r.ExitCode == 1 && strings.Count(strings.TrimSpace(r.Output), "\n") == 0 && vanishedMask(r.Output) {
 			// bwrap could not mount over a path that went after the

@@ -89,8 +89,11 @@ type launch struct {
 	watch  bool         // watch the workspace's growth
 	// background lowers the command's CPU priority to the least (nice
 	// backgroundNice) at the gate, before it runs anything: everything
-	// it forks inherits it.
+	// it forks inherits it; where a cpu cgroup can be made, the command
+	// runs in it, yielding to foreground commands through yield.
 	background bool
+	yield      *yielder
+	unyield    func() // forgets the cpu cgroup, once it is removed
 
 	grew     atomic.Bool
 	based    bool // the baseline was measured; read after the watch ended
@@ -99,8 +102,10 @@ type launch struct {
 
 // newLaunch prepares a launch; program is the seccomp filter. The cgroups
 // are made under parents alongside, while bwrap builds the sandbox, so that
-// the command waits at the gate only for being moved into them.
-func newLaunch(program []byte, l Limits, parents cgroupParents, watch bool) (*launch, error) {
+// the command waits at the gate only for being moved into them. A
+// background command's yield to the foreground commands of y (nil for
+// none).
+func newLaunch(program []byte, l Limits, parents cgroupParents, watch bool, y *yielder) (*launch, error) {
 	sec, err := seccompFile(program)
 	if err != nil {
 		return nil, err
@@ -118,8 +123,9 @@ func newLaunch(program []byte, l Limits, parents cgroupParents, watch bool) (*la
 		return nil, err
 	}
 	made := make(chan *cgroup, 1)
-	go func() { made <- newCgroup(l, parents) }()
-	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, made: made, watch: watch}, nil
+	go func() { made <- newCgroup(l, parents, y != nil) }()
+	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, made: made, watch: watch,
+		background: y != nil, yield: y, unyield: func() {}}, nil
 }
 
 // gate puts bwrap's gate options in front of its arguments.
@@ -134,6 +140,7 @@ func (l *launch) close() {
 	l.gateW.Close()
 	l.infoR.Close()
 	(<-l.made).remove()
+	l.unyield()
 }
 
 // held returns the host pids to limit: bwrap's and its sandboxed child's,
@@ -161,6 +168,10 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	// on cgroup v1), and a child bwrap forks after it is born inside. The
 	// child moves at the gate only when bwrap forked it first.
 	l.cg = <-l.made
+	if l.yield != nil {
+		// Idle from the start when a foreground command runs.
+		l.unyield = l.yield.add(l.cg)
+	}
 	if err := l.cg.add(pid); err != nil && !errors.Is(err, unix.ESRCH) {
 		l.cg.remove()
 		return nil, err
@@ -279,6 +290,7 @@ func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, kill 
 // finish names the limit the command hit, if any, appends the note that
 // says how to raise it, and removes the cgroups.
 func (l *launch) finish(r *Result, ws string) {
+	defer l.unyield()
 	if l.cg == nil {
 		return
 	}

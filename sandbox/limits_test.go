@@ -72,7 +72,7 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 	live := filepath.Join(dir, fmt.Sprintf("core-sandbox-%d-cafe", os.Getpid()))
 	require.NoError(t, os.Mkdir(live, 0o755))
 	defer os.Remove(live)
-	cg := newCgroup(DefaultLimits(), findCgroupParents())
+	cg := newCgroup(DefaultLimits(), findCgroupParents(), false)
 	cg.remove()
 	assert.NoDirExists(t, stale)
 	assert.DirExists(t, live, "a cgroup of a running core stays")
@@ -82,7 +82,7 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 // it forks afterwards is born inside.
 func TestCgroupHolds(t *testing.T) {
 	requireCgroup(t, LimitProcesses)
-	cg := newCgroup(DefaultLimits(), findCgroupParents())
+	cg := newCgroup(DefaultLimits(), findCgroupParents(), false)
 	defer cg.remove()
 	t.Parallel()
 	sh := exec.Command("sh", "-c", "read _; sleep 30 & echo $!; wait")

@@ -118,7 +118,7 @@ func requireBwrap(t *testing.T) {
 // with writable cgroups), which makes it a failure.
 func requireCgroup(t *testing.T, limit string) {
 	t.Helper()
-	cg := newCgroup(DefaultLimits(), findCgroupParents())
+	cg := newCgroup(DefaultLimits(), findCgroupParents(), false)
 	defer cg.remove()
 	if contains(cg.enforced(), limit) {
 		return

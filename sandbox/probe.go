@@ -210,7 +210,7 @@ func scratchCause(dir string, err error) string {
 // enforcedLimits says what enforces each limit here.
 func (s *Sandbox) enforcedLimits() []string {
 	l := s.cfg.Limits
-	cg := newCgroup(l, s.cgroupParents())
+	cg := newCgroup(l, s.cgroupParents(), false)
 	byCgroup := cg.enforced()
 	cg.remove()
 	how := func(name, fallback string) string {

@@ -200,6 +200,10 @@ type Sandbox struct {
 	// on a machine busy with other tests may not do for long.
 	foregroundWarm bool
 
+	// yield makes the background commands' cpu cgroups idle while a
+	// foreground command runs (yield.go).
+	yield yielder
+
 	// depsFailed remembers, by the hash of the copied files, the dependency
 	// steps that failed (deps.go): said again, not run again.
 	depsFailed sync.Map
@@ -424,6 +428,9 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	p := s.Probe(ctx)
 	if !p.Usable {
 		return Result{}, p.Err()
+	}
+	if !opts.Background {
+		defer s.yield.start()() // someone waits for it
 	}
 	bwrap := ""
 	if p.Backend == BackendBwrap {
