@@ -309,11 +309,14 @@ type RunOptions struct {
 	// Progress, when set, also receives the output as it comes, uncapped
 	// (a heartbeat shows its last line; a person sees what they approved).
 	Progress io.Writer
-	// Background runs the command at a low CPU priority (nice 10 under
-	// bwrap, and for its session; the fewest CPU shares in a container):
-	// work done ahead of need
-	// (the warm-up's compile, the contract's baselines), which yields the
-	// CPUs to the commands someone waits for and takes them when idle.
+	// Background runs the command at a low CPU priority: work done ahead
+	// of need (the warm-up's compile and its module download), which
+	// yields the CPUs to the commands someone waits for and takes them
+	// when idle. Under bwrap it runs in a cpu cgroup of its own where core
+	// may make one, idle while a foreground command of the Sandbox runs
+	// (yield.go), else at nice 10 with its session; in a container with
+	// the fewest CPU shares. The contract's baselines are not background:
+	// done waits for them.
 	Background bool
 	// NoBox runs the command in a sandbox of its own, as before boxes: none
 	// of the run's earlier processes is there (the contract's baseline and
