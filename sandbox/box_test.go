@@ -66,7 +66,18 @@ func startPageServer(t *testing.T, box *Box, ws string) (*Process, int) {
 func checkPageServer(t *testing.T, box *Box, srv *Process, port int) {
 	t.Helper()
 	fetchFromBox(t, box, port)
-	out, running, _ := srv.Output()
+	// The server logs the request as it answers; the log reaches the
+	// process's buffer a moment later, which on a loaded machine may be
+	// after the fetch ended: read it until the line is there, a bounded
+	// while.
+	var out string
+	var running bool
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		out, running, _ = srv.Output()
+		if strings.Contains(out, "GET /page.txt") || time.Now().After(deadline) {
+			break
+		}
+	}
 	assert.True(t, running)
 	assert.Contains(t, out, "GET /page.txt", "the server's log is readable while it runs")
 	r, err := box.Run(t.Context(), []string{"cat", "/etc/hosts"}, RunOptions{})

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/coreagent/core/sandbox"
 	"github.com/stretchr/testify/assert"
@@ -42,7 +44,15 @@ func TestRunShellBackgroundServer(t *testing.T) {
 	r = runTool(t, env, "run_shell", Args{"command": fetch, "box": true})
 	assert.Contains(t, r.Output, "hello from the workspace\nexit status 0 (sandboxed)")
 
-	r = runTool(t, env, "run_shell", Args{"output": "p1"})
+	// The server logs the request as it answers; its output reaches the
+	// box's buffer a moment later, which on a loaded machine may be after
+	// the fetch ended: read it until the line is there, a bounded while.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		r = runTool(t, env, "run_shell", Args{"output": "p1"})
+		if strings.Contains(r.Output, "GET /index.txt") || time.Now().After(deadline) {
+			break
+		}
+	}
 	assert.Contains(t, r.Output, "GET /index.txt")
 	assert.Contains(t, r.Output, "still running")
 	r = runTool(t, env, "run_shell", Args{"stop": "p1"})
