@@ -55,17 +55,13 @@ func findCgroupParents() cgroupParents {
 func newCgroup(l Limits, parents cgroupParents, background bool) *cgroup {
 	name := fmt.Sprintf("core-sandbox-%d-%x", os.Getpid(), rand.Uint64())
 	cg := &cgroup{}
-	ctls := []struct {
-		name string
-		dir  string
-		v2   bool
-	}{{"pids", parents.pids, parents.pidsV2}, {"memory", parents.memory, parents.memoryV2}}
+	type controller struct {
+		name, dir string
+		v2        bool
+	}
+	ctls := []controller{{"pids", parents.pids, parents.pidsV2}, {"memory", parents.memory, parents.memoryV2}}
 	if background {
-		ctls = append(ctls, struct {
-			name string
-			dir  string
-			v2   bool
-		}{"cpu", parents.cpu, parents.cpuV2})
+		ctls = append(ctls, controller{"cpu", parents.cpu, parents.cpuV2})
 	}
 	for _, ctl := range ctls {
 		dir, v2 := ctl.dir, ctl.v2

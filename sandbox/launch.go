@@ -87,13 +87,13 @@ type launch struct {
 	cg     *cgroup
 	made   chan *cgroup // the cgroups, made while bwrap sets up the sandbox
 	watch  bool         // watch the workspace's growth
-	// background lowers the command's CPU priority to the least (nice
-	// backgroundNice) at the gate, before it runs anything: everything
-	// it forks inherits it; where a cpu cgroup can be made, the command
-	// runs in it, yielding to foreground commands through yield.
-	background bool
-	yield      *yielder
-	unyield    func() // forgets the cpu cgroup, once it is removed
+	// yield, set for a background command, lowers its CPU priority to
+	// the least (nice backgroundNice) at the gate, before it runs
+	// anything: everything it forks inherits it; where a cpu cgroup can
+	// be made, the command runs in it, yielding to the foreground
+	// commands yield counts.
+	yield   *yielder
+	unyield func() // forgets the cpu cgroup, once it is removed
 
 	grew     atomic.Bool
 	based    bool // the baseline was measured; read after the watch ended
@@ -125,7 +125,7 @@ func newLaunch(program []byte, l Limits, parents cgroupParents, watch bool, y *y
 	made := make(chan *cgroup, 1)
 	go func() { made <- newCgroup(l, parents, y != nil) }()
 	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, made: made, watch: watch,
-		background: y != nil, yield: y, unyield: func() {}}, nil
+		yield: y, unyield: func() {}}, nil
 }
 
 // gate puts bwrap's gate options in front of its arguments.
@@ -205,7 +205,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 			hard uint64
 		}{unix.RLIMIT_NPROC, n, n})
 	}
-	if l.background {
+	if l.yield != nil {
 		for _, p := range pids {
 			if err := unix.Setpriority(unix.PRIO_PROCESS, p, backgroundNice); err != nil && !errors.Is(err, unix.ESRCH) {
 				l.cg.remove()
@@ -223,7 +223,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 		}
 	}
 	_, _ = l.gateW.Write([]byte("g")) // fails only when bwrap is already gone
-	if l.background {
+	if l.yield != nil {
 		go niceSession(ctx, pids[len(pids)-1])
 	}
 	if !l.watch || ws == "" {

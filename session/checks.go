@@ -66,6 +66,7 @@ type checker struct {
 	timeout     time.Duration
 	git         gitRunner
 	workspace   string
+	seenAt      string // the workspace resolved, where the warm-up's go saw it
 	baseDir     string
 	startCommit string
 
@@ -90,7 +91,11 @@ type baseRun struct {
 }
 
 func newChecker(s *run) *checker {
-	return &checker{
+	seenAt := s.rec.Workspace
+	if real, err := filepath.EvalSymlinks(seenAt); err == nil {
+		seenAt = real
+	}
+	return &checker{seenAt: seenAt,
 		sb: s.opts.Sandbox, tier: s.rec.Verify, timeout: s.opts.ShellTimeout, git: s.git,
 		workspace: s.rec.Workspace, baseDir: s.rec.Workspace + ".base", startCommit: s.rec.StartCommit,
 		base: map[string]*baseRun{},
@@ -272,10 +277,7 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResul
 	// (sandbox.RunOptions.MountAt). Its own run layer stays its own.
 	mountAt := ""
 	if dir != c.workspace {
-		mountAt = c.workspace
-		if real, err := filepath.EvalSymlinks(c.workspace); err == nil {
-			mountAt = real // where the warm-up's go saw it
-		}
+		mountAt = c.seenAt
 	}
 	var na *sandbox.NotApplicable
 	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
