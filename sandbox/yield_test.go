@@ -36,12 +36,24 @@ func TestBackgroundCommandIdlesWhileForegroundRuns(t *testing.T) {
 	defer cancel()
 	bgDone := make(chan Result, 1)
 	go func() {
-		// Held until the test writes its FIFO.
-		r, _ := sb.Run(ctx, []string{"cat", "bg"}, RunOptions{Workspace: ws, Background: true, Timeout: time.Minute})
+		// Held until the test writes its FIFO. At its low weight on a
+		// machine loaded by the suite beside stress-ng it may wait long
+		// for the CPU: the test's patience, not a minute.
+		r, err := sb.Run(ctx, []string{"cat", "bg"}, RunOptions{Workspace: ws, Background: true, Timeout: testkit.Patience})
+		if err != nil {
+			r.Output += "\nrun: " + err.Error()
+		}
 		bgDone <- r
 	}()
 	var dir string
+	var ended *Result // the background command, should it end before it is seen
 	require.Eventually(t, func() bool {
+		select {
+		case r := <-bgDone:
+			ended = &r
+			return true
+		default:
+		}
 		for _, pid := range withArg(ws) {
 			for _, p := range descendants(pid) {
 				if cmdline(p) == "cat bg " {
@@ -52,6 +64,7 @@ func TestBackgroundCommandIdlesWhileForegroundRuns(t *testing.T) {
 		}
 		return false
 	}, testkit.Patience, 20*time.Millisecond, "the background command to start")
+	require.Nil(t, ended, "the background command ended before it was seen running")
 	require.Contains(t, filepath.Base(dir), "core-sandbox-", "the background command runs in no cpu cgroup of its own")
 	assert.Equal(t, "0", cgroupValue(t, dir, "cpu.idle"), "idle with no foreground command")
 	weight := "cpu.shares"
