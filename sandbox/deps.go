@@ -47,6 +47,9 @@ type depsPlan struct {
 	files map[string][]byte // validated copies of the manifest and the lockfile
 	argv  []string          // run in the scratch directory, as scratchDir
 	env   []string          // the step's own environment
+	// hostEnv are the host's registry settings the step gets as they are
+	// (Rust's); Node's and Python's become the step's own env and argv.
+	hostEnv []string
 	// view says what confined commands see of the fetched directory.
 	view func(dir, ws string) depsView
 	// failed words a failure of the step, with its output.
@@ -82,127 +85,15 @@ func (s *Sandbox) planDeps(tool, ws string, runners []string) (depsPlan, string,
 	read := func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }
 	switch e.Name {
 	case "node":
-		files, err := read("package.json", "package-lock.json", "npm-shrinkwrap.json")
-		if err != nil || files["package.json"] == nil {
-			return depsPlan{}, "", false, err
-		}
-		if files["package-lock.json"] == nil && files["npm-shrinkwrap.json"] == nil {
-			if hasNodeDependencies(files["package.json"]) {
-				return depsPlan{}, "core fetched no dependencies: there is no package-lock.json, and npm ci fetches only what a lockfile names\n", false, nil
-			}
-			return depsPlan{}, "", false, nil
-		}
-		return depsPlan{
-			eco: e.Name, tool: "npm", files: files,
-			argv: []string{"npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
-			env:  []string{"npm_config_cache=/tmp/npm-cache", "npm_config_update_notifier=false"},
-			view: func(dir, ws string) depsView {
-				if !emptyOrAbsent(filepath.Join(ws, "node_modules")) {
-					return depsView{} // the workspace's own
-				}
-				return depsView{binds: []bind{{host: filepath.Join(dir, "node_modules"), inside: filepath.Join(ws, "node_modules")}}}
-			},
-			failed: func(out string) string {
-				return "npm ci --ignore-scripts (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out
-			},
-		}, "", true, nil
+		return planNodeDeps(read, s.depsHostEnv("node"))
 	case "python":
-		return planPythonDeps(read, runners)
+		return planPythonDeps(read, runners, s.depsHostEnv("python"))
 	case "rust":
-		return planRustDeps(s.cargoIndexes, read)
+		plan, note, ok, err := planRustDeps(s.cargoIndexes, read)
+		plan.hostEnv = s.depsHostEnv("rust")
+		return plan, note, ok, err
 	}
 	return depsPlan{}, "", false, nil
-}
-
-// pyprojectRequirementsFile is the requirements core writes from
-// pyproject.toml into the scratch directory; runnersRequirementsFile, the
-// runners the toolchain lacks.
-const (
-	pyprojectRequirementsFile = "core-pyproject-requirements.txt"
-	runnersRequirementsFile   = "core-runners-requirements.txt"
-)
-
-// planPythonDeps is Python's step: wheels only, of what requirements.txt
-// names, or else of pyproject.toml's dependencies and test extras
-// (pyproject.go), and of the runners the toolchain lacks (pytest),
-// installed into a directory of their own.
-func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string) (depsPlan, string, bool, error) {
-	files, err := read("requirements.txt", "pyproject.toml")
-	if err != nil {
-		return depsPlan{}, "", false, err
-	}
-	var sources []string
-	note := ""
-	switch {
-	case files["requirements.txt"] != nil:
-		sources = append(sources, "requirements.txt")
-	case files["pyproject.toml"] != nil:
-		reqs, skipped, err := pyprojectRequirements(files["pyproject.toml"])
-		if err != nil {
-			note = "core fetched no Python dependencies of pyproject.toml: " + err.Error() + "\n"
-			break
-		}
-		if skipped > 0 {
-			note = fmt.Sprintf("core left out %d requirements of pyproject.toml that are not a name with versions (a URL, a path): it fetches wheels by name only\n", skipped)
-		}
-		if len(reqs) > 0 {
-			sources = append(sources, pyprojectRequirementsFile)
-			files[pyprojectRequirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
-		}
-	}
-	delete(files, "pyproject.toml")
-	if len(runners) > 0 {
-		sources = append(sources, runnersRequirementsFile)
-		files[runnersRequirementsFile] = []byte(strings.Join(runners, "\n") + "\n")
-	}
-	if len(sources) == 0 {
-		return depsPlan{}, note, false, nil
-	}
-	argv := []string{"python3", "-m", "pip", "install", "--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site"}
-	for _, src := range sources {
-		argv = append(argv, "-r", src)
-	}
-	return depsPlan{
-		eco: "python", tool: "python3", files: files,
-		argv: argv,
-		env:  []string{"PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_CACHE_DIR=1", "PIP_NO_INPUT=1", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
-		view: func(dir, _ string) depsView {
-			inside := depsInside + "/python"
-			// Its bin holds the scripts of what it installed (pytest).
-			return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}, path: []string{inside + "/bin"}, note: note}
-		},
-		failed: func(out string) string {
-			var what []string
-			for _, src := range sources {
-				switch src {
-				case pyprojectRequirementsFile:
-					what = append(what, "of the requirements of pyproject.toml")
-				case runnersRequirementsFile:
-					what = append(what, strings.Join(runners, ", ")+" (which the toolchain lacks)")
-				default:
-					what = append(what, "-r "+src)
-				}
-			}
-			return "core fetched no Python dependencies: pip install --only-binary :all: " + strings.Join(what, ", ") + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
-		},
-	}, "", true, nil
-}
-
-// pythonFetches reports whether Python's dependency step in ws fetches
-// the package name.
-func pythonFetches(ws, name string) bool {
-	plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }, nil)
-	if err != nil || !ok {
-		return false
-	}
-	for _, body := range plan.files {
-		for _, line := range strings.Split(string(body), "\n") {
-			if normalizePythonName(requirementName(strings.TrimSpace(line))) == name {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // readManifests reads the named files of the workspace's top that are
@@ -278,7 +169,7 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	defer os.RemoveAll(scratch)
 	var r Result
 	if viaDocker {
-		r, err = d.fetch(ctx, plan, scratch, s.depsHostEnv(plan.eco))
+		r, err = d.fetch(ctx, plan, scratch, plan.hostEnv)
 	} else {
 		r, err = s.fetchConfined(ctx, bwrap, plan, scratch)
 	}
@@ -323,7 +214,7 @@ func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan
 	p.modCache, p.buildCache = "", "" // nothing of $CORE_HOME
 	s.networked(&p)
 	p.modCacheRW = false
-	p.hostEnv = s.depsHostEnv(plan.eco)
+	p.hostEnv = plan.hostEnv
 	p.extraEnv = plan.env
 	return s.launch(ctx, bwrap, p, plan.argv, RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
 }
@@ -363,9 +254,12 @@ func planRustDeps(indexes func(manifest []byte) []string, read func(...string) (
 	if !strings.Contains(string(files["Cargo.lock"]), "\nsource = ") {
 		return depsPlan{}, "", false, nil // nothing but the workspace's own crates
 	}
-	files["src/lib.rs"], files["src/main.rs"] = []byte{}, []byte("fn main() {}\n")
 	// Where a dependency's registry = "name" points, offline too.
 	named := indexes(files["Cargo.toml"])
+	if problems := cargoLockProblems(files["Cargo.toml"], files["Cargo.lock"], cargoSources(named)); len(problems) > 0 {
+		return depsPlan{}, cargoProblemsNote(problems), false, nil
+	}
+	files["src/lib.rs"], files["src/main.rs"] = []byte{}, []byte("fn main() {}\n")
 	return depsPlan{
 		eco: "rust", tool: "cargo", files: files,
 		// Core's own shell line, nothing of the workspace in it: the

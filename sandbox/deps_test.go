@@ -112,10 +112,10 @@ func TestDependencyStepPython(t *testing.T) {
 	}{
 		{name: "wheels", requirements: "greet==1.0.0\n", exit: 0},
 		{name: "a source build", requirements: "greet==1.0.0\nneedsbuild==1.0\n", exit: 2,
-			output: "core fetched no Python dependencies: pip install --only-binary :all: -r requirements.txt failed, and core builds nothing from source"},
+			output: "core fetched no Python dependencies: pip install --only-binary :all: of requirements.txt failed, and core builds nothing from source"},
 		{name: "pyproject.toml's test extra", pyproject: "[project]\nname = \"app\"\ndependencies = []\n[project.optional-dependencies]\ntest = [\"greet==1.0.0\", \"app[x]\"]\n", exit: 0},
 		{name: "pyproject.toml with a URL", pyproject: "[project]\nname = \"app\"\ndependencies = [\"greet==1.0.0\", \"evil @ http://127.0.0.1:9/evil.whl\"]\n", exit: 0,
-			output: "core left out 1 requirements of pyproject.toml that are not a name with versions"},
+			output: `core left out 1 entry of pyproject.toml that it does not pass to pip, which gets only names with extras, versions, markers and hashes, wheels only, from the configured index: pyproject.toml "evil @ http://127.0.0.1:9/evil.whl" (a direct URL reference`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,7 +257,7 @@ func TestPlanPythonRunners(t *testing.T) {
 		sources []string // the step's -r files
 	}{
 		{name: "requirements.txt", files: map[string]string{"requirements.txt": "greet\n"}, runners: []string{"pytest"},
-			sources: []string{"requirements.txt", runnersRequirementsFile}},
+			sources: []string{requirementsFile, runnersRequirementsFile}},
 		{name: "pyproject.toml", files: map[string]string{"pyproject.toml": "[project]\nname = \"app\"\ndependencies = [\"greet\"]\n"}, runners: []string{"pytest"},
 			sources: []string{pyprojectRequirementsFile, runnersRequirementsFile}},
 		{name: "nothing else", files: map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"}, runners: []string{"pytest"},
@@ -275,7 +275,7 @@ func TestPlanPythonRunners(t *testing.T) {
 					}
 				}
 				return files, nil
-			}, tt.runners)
+			}, tt.runners, nil)
 			require.NoError(t, err)
 			require.Equal(t, tt.sources != nil, ok)
 			if !ok {
@@ -289,6 +289,10 @@ func TestPlanPythonRunners(t *testing.T) {
 			}
 			assert.Equal(t, tt.sources, sources)
 			assert.Contains(t, plan.argv, "--only-binary")
+			assert.Contains(t, plan.argv, "--isolated", "no configuration file or variable changes pip's options")
+			for name := range plan.files {
+				assert.True(t, strings.HasPrefix(name, "core-"), "only core's own files reach pip, got %s", name)
+			}
 			if len(tt.runners) > 0 {
 				assert.Equal(t, "pytest\n", string(plan.files[runnersRequirementsFile]))
 				assert.Contains(t, plan.failed(""), "pytest (which the toolchain lacks)")

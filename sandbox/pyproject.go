@@ -28,19 +28,15 @@ const (
 	maxRequirementBytes = 512
 )
 
-// requirementRE is a PEP 508 requirement by name: the name, extras,
-// versions and markers, on one line; no URL (@), no comment (#), no
-// variable ($), no continuation (\).
-var requirementRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\s*\[[A-Za-z0-9._,\s-]*\])?\s*(?:[(<>=!~ ][^@#$\\\n\r]*)?(?:;[^@#$\\\n\r]*)?$`)
-
 // pipOption is a word of a requirement line that pip reads as an option
 // of its own (--hash, --config-settings).
 var pipOption = regexp.MustCompile(`\s-`)
 
-// pyprojectRequirements returns the requirements of a pyproject.toml, the
-// project's own name left out (an extra that names it), and how many
-// entries it skipped because they are not a name with versions.
-func pyprojectRequirements(b []byte) (reqs []string, skipped int, err error) {
+// pyprojectRequirements returns core's form of the requirements of a
+// pyproject.toml (pipRequirement), the project's own name left out (an
+// extra that names it), and the entries it left out because they are not a
+// name with versions.
+func pyprojectRequirements(b []byte) (reqs []string, dropped []pipDropped, err error) {
 	values, err := readTOML(b, func(path []string) bool {
 		switch {
 		case len(path) == 2 && path[0] == "project" && (path[1] == "dependencies" || path[1] == "name" || path[1] == "optional-dependencies"):
@@ -55,7 +51,7 @@ func pyprojectRequirements(b []byte) (reqs []string, skipped int, err error) {
 		return false
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("pyproject.toml: %w", err)
+		return nil, nil, fmt.Errorf("pyproject.toml: %w", err)
 	}
 	name, _ := values["project.name"].(string)
 	var lists []any
@@ -78,11 +74,15 @@ func pyprojectRequirements(b []byte) (reqs []string, skipped int, err error) {
 			if !ok {
 				continue // a group's {include-group = …}
 			}
-			s = strings.TrimSpace(s)
-			if len(s) > maxRequirementBytes || !requirementRE.MatchString(s) || pipOption.MatchString(s) {
-				skipped++
+			req, why := pipRequirement(s)
+			if why == "" && (strings.ContainsAny(s, "\n\r") || pipOption.MatchString(s)) {
+				why = "not one requirement on one line" // pip's options (--hash) are no part of a PEP 508 requirement
+			}
+			if why != "" {
+				dropped = append(dropped, pipDropped{where: "pyproject.toml", line: s, why: why})
 				continue
 			}
+			s = req
 			if name != "" && normalizePythonName(requirementName(s)) == normalizePythonName(name) {
 				continue
 			}
@@ -92,7 +92,7 @@ func pyprojectRequirements(b []byte) (reqs []string, skipped int, err error) {
 			}
 		}
 	}
-	return reqs, skipped, nil
+	return reqs, dropped, nil
 }
 
 // requirementName is the name a requirement starts with.

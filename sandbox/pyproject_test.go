@@ -31,7 +31,7 @@ dependencies = [
 [project.optional-dependencies]
 test = ["pytest>=7", "app[extra]"]
 docs = ["sphinx"]
-`, want: []string{"greet==1.0.0", `attrs >=22; python_version >= "3.8"`, "pytest>=7"}},
+`, want: []string{"greet==1.0.0", `attrs>=22 ; python_version >= "3.8"`, "pytest>=7"}},
 		{name: "dotted keys and an inline table", toml: `[project]
 name = 'App.Pkg'
 optional-dependencies = { tests = ["hypothesis"], lint = ["ruff"] }
@@ -67,7 +67,7 @@ dependencies = ["greet"]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, skipped, err := pyprojectRequirements([]byte(tt.toml))
+			got, dropped, err := pyprojectRequirements([]byte(tt.toml))
 			if tt.err != "" {
 				require.ErrorIs(t, err, errTOML)
 				assert.ErrorContains(t, err, tt.err)
@@ -75,7 +75,7 @@ dependencies = ["greet"]
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
-			assert.Equal(t, tt.skipped, skipped)
+			assert.Len(t, dropped, tt.skipped)
 		})
 	}
 }
@@ -99,9 +99,7 @@ func FuzzPyprojectRequirements(f *testing.F) {
 			return
 		}
 		for _, r := range reqs {
-			if strings.ContainsAny(r, "\n\r@#$\\") || strings.HasPrefix(r, "-") || strings.HasPrefix(r, ".") || strings.HasPrefix(r, "/") || pipOption.MatchString(r) || len(r) > maxRequirementBytes {
-				t.Fatalf("kept %q", r)
-			}
+			checkPipForm(t, r)
 		}
 		assert.LessOrEqual(t, len(reqs), maxPythonRequires)
 	})

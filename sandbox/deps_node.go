@@ -1,0 +1,69 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// planNodeDeps is Node's step: npm ci --ignore-scripts of what the
+// lockfile names, from the configured registry only (npmlock.go), with
+// npm's configuration core's own: the registry the host names (hostEnv) or
+// npm's, no user configuration, and the scratch directory holds no .npmrc
+// (only package.json and the lockfile are copied).
+func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []string) (depsPlan, string, bool, error) {
+	files, err := read("package.json", "package-lock.json", "npm-shrinkwrap.json")
+	if err != nil || files["package.json"] == nil {
+		return depsPlan{}, "", false, err
+	}
+	lockName := "npm-shrinkwrap.json" // npm ci prefers it
+	lock := files[lockName]
+	if lock == nil {
+		lockName, lock = "package-lock.json", files["package-lock.json"]
+	}
+	if lock == nil {
+		if hasNodeDependencies(files["package.json"]) {
+			return depsPlan{}, "core fetched no dependencies: there is no package-lock.json, and npm ci fetches only what a lockfile names\n", false, nil
+		}
+		return depsPlan{}, "", false, nil
+	}
+	registry := npmRegistry(hostEnv)
+	problems, err := npmLockProblems(files["package.json"], lock, registry)
+	if err != nil {
+		return depsPlan{}, "core fetched no dependencies: " + err.Error() + "\n", false, nil
+	}
+	if len(problems) > 0 {
+		return depsPlan{}, npmProblemsNote(lockName, problems), false, nil
+	}
+	return depsPlan{
+		eco: "node", tool: "npm", files: files,
+		argv: []string{"npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
+		env: []string{"npm_config_cache=/tmp/npm-cache", "npm_config_update_notifier=false", "npm_config_userconfig=/dev/null",
+			"npm_config_registry=" + registry, "npm_config_replace_registry_host=npmjs", "npm_config_ignore_scripts=true"},
+		view: func(dir, ws string) depsView {
+			if !emptyOrAbsent(filepath.Join(ws, "node_modules")) {
+				return depsView{} // the workspace's own
+			}
+			return depsView{binds: []bind{{host: filepath.Join(dir, "node_modules"), inside: filepath.Join(ws, "node_modules")}}}
+		},
+		failed: func(out string) string {
+			return "npm ci --ignore-scripts (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out
+		},
+	}, "", true, nil
+}
+
+// npmRegistry is the registry the host names (npm_config_registry, as
+// npm reads it first), or npm's own.
+func npmRegistry(hostEnv []string) string {
+	got := ""
+	for _, name := range []string{"NPM_CONFIG_REGISTRY", "npm_config_registry"} {
+		for _, kv := range hostEnv {
+			if v, ok := strings.CutPrefix(kv, name+"="); ok && v != "" {
+				got = v
+			}
+		}
+	}
+	if got == "" {
+		return defaultNpmRegistry
+	}
+	return got
+}

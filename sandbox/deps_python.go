@@ -1,0 +1,153 @@
+package sandbox
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// The files core writes into Python's scratch directory: its own form of
+// requirements.txt (pipreqs.go), of pyproject.toml's requirements, and the
+// runners the toolchain lacks. Nothing of the repository's files reaches
+// pip as it is.
+const (
+	requirementsFile          = "core-requirements.txt"
+	pyprojectRequirementsFile = "core-pyproject-requirements.txt"
+	runnersRequirementsFile   = "core-runners-requirements.txt"
+)
+
+// defaultPipIndex is where pip fetches from when the host names no index.
+const defaultPipIndex = "https://pypi.org/simple"
+
+// planPythonDeps is Python's step: wheels only, of what core re-emits of
+// requirements.txt (and the files it includes), or else of pyproject.toml's
+// dependencies and test extras (pyproject.go), and of the runners the
+// toolchain lacks (pytest), installed into a directory of their own. pip
+// runs isolated (no configuration file, no PIP_ variable of anyone's),
+// with the host's index settings (hostEnv) as its options.
+func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string) (depsPlan, string, bool, error) {
+	files, err := read("requirements.txt", "pyproject.toml")
+	if err != nil {
+		return depsPlan{}, "", false, err
+	}
+	var sources []string
+	note := ""
+	out := map[string][]byte{}
+	switch {
+	case files["requirements.txt"] != nil:
+		readOne := func(name string) ([]byte, error) {
+			got, err := read(name)
+			if err != nil {
+				return nil, err
+			}
+			if got[name] == nil {
+				return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+			}
+			return got[name], nil
+		}
+		reqs, dropped, err := pipRequirements("requirements.txt", readOne)
+		if err != nil {
+			return depsPlan{}, "", false, err
+		}
+		note = pipDroppedNote("requirements.txt", dropped)
+		if len(reqs) > 0 {
+			sources = append(sources, requirementsFile)
+			out[requirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
+		}
+	case files["pyproject.toml"] != nil:
+		reqs, dropped, err := pyprojectRequirements(files["pyproject.toml"])
+		if err != nil {
+			note = "core fetched no Python dependencies of pyproject.toml: " + err.Error() + "\n"
+			break
+		}
+		note = pipDroppedNote("pyproject.toml", dropped)
+		if len(reqs) > 0 {
+			sources = append(sources, pyprojectRequirementsFile)
+			out[pyprojectRequirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
+		}
+	}
+	if len(runners) > 0 {
+		sources = append(sources, runnersRequirementsFile)
+		out[runnersRequirementsFile] = []byte(strings.Join(runners, "\n") + "\n")
+	}
+	if len(sources) == 0 {
+		return depsPlan{}, note, false, nil
+	}
+	argv := append([]string{"python3", "-m", "pip", "install", "--isolated", "--disable-pip-version-check", "--no-cache-dir", "--no-input",
+		"--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site"}, pipIndexArgs(hostEnv)...)
+	for _, src := range sources {
+		argv = append(argv, "-r", src)
+	}
+	return depsPlan{
+		eco: "python", tool: "python3", files: out,
+		argv: argv,
+		env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
+		view: func(dir, _ string) depsView {
+			inside := depsInside + "/python"
+			// Its bin holds the scripts of what it installed (pytest).
+			return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}, path: []string{inside + "/bin"}, note: note}
+		},
+		failed: func(out string) string {
+			var what []string
+			for _, src := range sources {
+				switch src {
+				case requirementsFile:
+					what = append(what, "of requirements.txt")
+				case pyprojectRequirementsFile:
+					what = append(what, "of the requirements of pyproject.toml")
+				case runnersRequirementsFile:
+					what = append(what, strings.Join(runners, ", ")+" (which the toolchain lacks)")
+				}
+			}
+			return "core fetched no Python dependencies: pip install --only-binary :all: " + strings.Join(what, ", ") + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
+		},
+	}, "", true, nil
+}
+
+// pipIndexArgs are pip's options for the host's index settings
+// (depsHostEnvNames): its index, or PyPI's.
+func pipIndexArgs(hostEnv []string) []string {
+	index := defaultPipIndex
+	var more []string
+	for _, kv := range hostEnv {
+		name, value, _ := strings.Cut(kv, "=")
+		flag := ""
+		switch name {
+		case "PIP_INDEX_URL":
+			if value != "" {
+				index = value
+			}
+			continue
+		case "PIP_EXTRA_INDEX_URL":
+			flag = "--extra-index-url"
+		case "PIP_TRUSTED_HOST":
+			flag = "--trusted-host"
+		case "PIP_FIND_LINKS":
+			flag = "--find-links"
+		default:
+			continue
+		}
+		for _, v := range strings.Fields(value) {
+			more = append(more, flag, v)
+		}
+	}
+	return append([]string{"--index-url", index}, more...)
+}
+
+// pythonFetches reports whether Python's dependency step in ws fetches
+// the package name.
+func pythonFetches(ws, name string) bool {
+	plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }, nil, nil)
+	if err != nil || !ok {
+		return false
+	}
+	for _, body := range plan.files {
+		for _, line := range strings.Split(string(body), "\n") {
+			if normalizePythonName(requirementName(strings.TrimSpace(line))) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
