@@ -47,6 +47,8 @@ type depsPlan struct {
 	files map[string][]byte // validated copies of the manifest and the lockfile
 	argv  []string          // run in the scratch directory, as scratchDir
 	env   []string          // the step's own environment
+	// hosts are the host:port pairs the step may reach (egress.go).
+	hosts []string
 	// hostEnv are the host's registry settings the step gets as they are
 	// (Rust's); Node's and Python's become the step's own env and argv.
 	hostEnv []string
@@ -91,6 +93,7 @@ func (s *Sandbox) planDeps(tool, ws string, runners []string) (depsPlan, string,
 	case "rust":
 		plan, note, ok, err := planRustDeps(s.cargoIndexes, read)
 		plan.hostEnv = s.depsHostEnv("rust")
+		plan.hosts = cargoHosts(plan.env)
 		return plan, note, ok, err
 	}
 	return depsPlan{}, "", false, nil
@@ -204,7 +207,9 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 }
 
 // fetchConfined runs the step in bwrap's network profile: the scratch
-// directory and nothing of $CORE_HOME.
+// directory and nothing of $CORE_HOME. Its network is the proxy to the
+// plan's hosts (egress.go), behind core's executable inside; without
+// that executable (a test's Config), the host's network, as before.
 func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan, scratch string) (Result, error) {
 	p, err := s.profileFor(plan.tool)
 	if err != nil {
@@ -212,11 +217,36 @@ func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan
 	}
 	p.scratch = scratch
 	p.modCache, p.buildCache = "", "" // nothing of $CORE_HOME
-	s.networked(&p)
-	p.modCacheRW = false
 	p.hostEnv = plan.hostEnv
 	p.extraEnv = plan.env
-	return s.launch(ctx, bwrap, p, plan.argv, RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
+	argv := plan.argv
+	if exe := s.agentExe(); exe != "" {
+		proxy, err := serveEgress(plan.hosts)
+		if err != nil {
+			return Result{}, err
+		}
+		defer proxy.close()
+		// No network of its own: core's executable, at the box agent's
+		// place, and the proxy's socket, at the box's directory.
+		p.network, p.cacheProg = false, ""
+		p.agent, p.boxDir = exe, proxy.dir
+		p.extraEnv = append(slices.Clone(plan.env), egressEnv...)
+		argv = egressCommand(cacheProgPath, withPipProxy(plan.argv))
+	} else {
+		s.networked(&p)
+		p.modCacheRW = false
+		p.hostEnv = plan.hostEnv
+	}
+	return s.launch(ctx, bwrap, p, argv, RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
+}
+
+// withPipProxy gives pip, which runs isolated (no variable of anyone's),
+// the step's proxy as its option.
+func withPipProxy(argv []string) []string {
+	if len(argv) < 4 || argv[1] != "-m" || argv[2] != "pip" || argv[3] != "install" {
+		return argv
+	}
+	return slices.Concat(argv[:4], []string{"--proxy", egressProxyURL}, argv[4:])
 }
 
 // depsHostEnv is the host's registry settings for an ecosystem's step.

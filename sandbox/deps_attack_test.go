@@ -55,7 +55,7 @@ func TestDepsPipBuildsNothing(t *testing.T) {
 			wire := testkit.NewTripwire(t)
 			sdist := reg.AddSdist("phony", "1.0", testkit.PhoneHome(wire.Addr, "phony's build ran"))
 			reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": ""})
-			sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
+			sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 				HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL()}})
 			requireTool(t, sb, "python3")
 			ws := newWorkspace(t)
@@ -81,7 +81,7 @@ func TestDepsNpmOtherHost(t *testing.T) {
 	other := testkit.NewRegistry(t)
 	tarball, integrity := other.AddNpm("greet", "1.0.0", map[string]string{"index.js": "exports.hello = () => 'hi';\n"})
 	home := t.TempDir()
-	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
+	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
 	requireTool(t, sb, "npm")
 	ws := newWorkspace(t)
@@ -107,7 +107,7 @@ func TestDepsCargoGitSource(t *testing.T) {
 	t.Parallel()
 	reg := testkit.NewRegistry(t)
 	other := testkit.NewRegistry(t)
-	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + reg.CargoGitIndex(), "CARGO_NET_GIT_FETCH_WITH_CLI=true"}})
 	requireTool(t, sb, "cargo")
 	ws := newWorkspace(t)

@@ -35,7 +35,7 @@ func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []str
 		return depsPlan{}, npmProblemsNote(lockName, problems), false, nil
 	}
 	return depsPlan{
-		eco: "node", tool: "npm", files: files,
+		eco: "node", tool: "npm", files: files, hosts: egressHosts(registry),
 		argv: []string{"npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
 		env: []string{"npm_config_cache=/tmp/npm-cache", "npm_config_update_notifier=false", "npm_config_userconfig=/dev/null",
 			"npm_config_registry=" + registry, "npm_config_replace_registry_host=npmjs", "npm_config_ignore_scripts=true"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -80,7 +81,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 		argv = append(argv, "-r", src)
 	}
 	return depsPlan{
-		eco: "python", tool: "python3", files: out,
+		eco: "python", tool: "python3", files: out, hosts: pipHosts(argv),
 		argv: argv,
 		env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
 		view: func(dir, _ string) depsView {
@@ -133,6 +134,22 @@ func pipIndexArgs(hostEnv []string) []string {
 		}
 	}
 	return append([]string{"--index-url", index}, more...)
+}
+
+// pipHosts are the hosts pip's options name (its indexes, and find-links
+// that are URLs), and PyPI's file host beside PyPI's index.
+func pipHosts(argv []string) []string {
+	var urls []string
+	for i, a := range argv[:len(argv)-1] {
+		if a == "--index-url" || a == "--extra-index-url" || a == "--find-links" {
+			urls = append(urls, argv[i+1])
+		}
+	}
+	hosts := egressHosts(urls...)
+	if slices.Contains(hosts, "pypi.org:443") {
+		hosts = append(hosts, "files.pythonhosted.org:443")
+	}
+	return hosts
 }
 
 // pythonFetches reports whether Python's dependency step in ws fetches

@@ -41,7 +41,7 @@ func TestDependencyStepNode(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	reg := testkit.NewRegistry(t)
-	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
+	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
 	requireTool(t, sb, "npm")
 	ws := newWorkspace(t)
@@ -122,7 +122,7 @@ func TestDependencyStepPython(t *testing.T) {
 			t.Parallel()
 			reg := testkit.NewRegistry(t)
 			reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": "def hello(who):\n    return 'hello, ' + who\n"})
-			sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
+			sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 				HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL()}})
 			requireTool(t, sb, "pytest")
 			ws := newWorkspace(t)
@@ -168,7 +168,7 @@ func TestDependencyStepRust(t *testing.T) {
 	home := t.TempDir()
 	// The index as a git repository: Debian bookworm's cargo predates the
 	// sparse protocol; the git command fetches it over dumb HTTP.
-	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"),
+	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + reg.CargoGitIndex(), "CARGO_NET_GIT_FETCH_WITH_CLI=true"}})
 	requireTool(t, sb, "cargo")
 	ws := newWorkspace(t)

@@ -22,7 +22,8 @@ func TestMain(m *testing.M) {
 		// Started inside the sandbox as GOCACHEPROG, as core is.
 		os.Exit(serveGoCacheForTest(os.Args[3:]))
 	}
-	AgentIfAsked(os.Args) // started inside a box as its agent, as core is
+	AgentIfAsked(os.Args)  // started inside a box as its agent, as core is
+	EgressIfAsked(os.Args) // started inside a dependency step as its forwarder, as core is
 	if os.Getenv("CORE_SANDBOX_HELPER") == "parent" {
 		helperParent()
 		return

@@ -59,6 +59,9 @@ var (
 // core does not pass it on.
 func pipRequirement(line string) (req, why string) {
 	line = strings.TrimSpace(line)
+	if line == "" {
+		return "", "an empty requirement"
+	}
 	if len(line) > maxRequirementBytes {
 		return "", fmt.Sprintf("longer than %d bytes", maxRequirementBytes)
 	}

@@ -53,6 +53,7 @@ func TestPipRequirement(t *testing.T) {
 		{name: "an open extra", line: "greet[a", why: "extras without"},
 		{name: "too long", line: "a" + strings.Repeat("b", maxRequirementBytes), why: "longer than"},
 		{name: "junk", line: "!!", why: "not a requirement"},
+		{name: "empty (pyproject's \"\")", line: " ", why: "an empty requirement"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,7 +42,7 @@ Docker action, where bwrap has no namespaces), bwrap or docker makes that
 backend's failed probe fatal, off opts out (and then --verify test refuses to
 start).`,
 	}
-	cmd.AddCommand(newSandboxProbeCmd(e), newSandboxRunCmd(e), newSandboxGoCacheCmd(e), newSandboxAgentCmd(e))
+	cmd.AddCommand(newSandboxProbeCmd(e), newSandboxRunCmd(e), newSandboxGoCacheCmd(e), newSandboxAgentCmd(e), newSandboxEgressCmd())
 	return cmd
 }
 

@@ -1,0 +1,139 @@
+package sandbox
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+)
+
+func TestHostPort(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ url, want string }{
+		{"https://registry.npmjs.org/", "registry.npmjs.org:443"},
+		{"http://127.0.0.1:4873/npm/", "127.0.0.1:4873"},
+		{"HTTP://Example.COM/simple", "example.com:80"},
+		{"sparse+https://index.crates.io/", "index.crates.io:443"},
+		{"registry+http://127.0.0.1:9/cargo-git/", "127.0.0.1:9"},
+		{"http://[::1]:8080/x", "[::1]:8080"},
+		{"git+https://github.com/a/b", ""},
+		{"file:///srv/wheels", ""},
+		{"/srv/wheels", ""},
+		{"ssh://git@example.com/x", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, hostPort(tt.url), tt.url)
+	}
+	assert.Equal(t, []string{"a:443", "b:80"}, egressHosts("https://a/", "https://A/x", "http://b/", "file:///x"))
+}
+
+func TestEgressAllowed(t *testing.T) {
+	t.Parallel()
+	allowed := []string{"registry.npmjs.org:443", "127.0.0.1:4873", "[::1]:8080"}
+	tests := []struct {
+		target string
+		want   bool
+	}{
+		{"registry.npmjs.org:443", true},
+		{"REGISTRY.npmjs.org.:443", true},
+		{"127.0.0.1:4873", true},
+		{"[::1]:8080", true},
+		{"registry.npmjs.org:80", false},
+		{"registry.npmjs.org", false},
+		{"evil.registry.npmjs.org:443", false},
+		{"127.0.0.1:4874", false},
+		{"localhost:4873", false},
+		{"127.0.0.2:4873", false},
+		{":4873", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, egressAllowed(allowed, tt.target), tt.target)
+	}
+}
+
+func TestDepsHosts(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []string{"pypi.org:443", "files.pythonhosted.org:443"}, pipHosts(append([]string{"pip"}, pipIndexArgs(nil)...)))
+	assert.Equal(t, []string{"127.0.0.1:9", "mirror:443"},
+		pipHosts(append([]string{"pip"}, pipIndexArgs([]string{"PIP_INDEX_URL=http://127.0.0.1:9/simple/", "PIP_EXTRA_INDEX_URL=https://mirror/simple", "PIP_FIND_LINKS=/srv/wheels"})...)))
+	assert.Equal(t, append(append([]string(nil), cratesIOHosts...), "127.0.0.1:9"),
+		cargoHosts([]string{"CARGO_HOME=/tmp/cargo", "CARGO_REGISTRIES_LOCAL_INDEX=sparse+http://127.0.0.1:9/cargo/"}))
+	assert.Equal(t, []string{"python3", "-m", "pip", "install", "--proxy", egressProxyURL, "-r", "x"}, withPipProxy([]string{"python3", "-m", "pip", "install", "-r", "x"}))
+	assert.Equal(t, []string{"npm", "ci"}, withPipProxy([]string{"npm", "ci"}))
+}
+
+// egressProbe is Python that tries, from inside a step, a direct
+// connection to the tripwire, the proxy to the tripwire, and the proxy to
+// the registry (a plain request and a tunnel), and prints what each got.
+const egressProbe = `import socket, sys
+wire, reg = sys.argv[1], sys.argv[2]
+def hp(s):
+    h, p = s.rsplit(":", 1)
+    return h, int(p)
+def ask(req):
+    try:
+        s = socket.create_connection(hp("` + egressListen + `"), timeout=60)
+    except OSError as e:
+        return "no proxy: %s" % e
+    s.sendall(req.encode())
+    got = b""
+    while b"\r\n" not in got:
+        b = s.recv(4096)
+        if not b:
+            break
+        got += b
+    return s, got.split(b"\r\n")[0].decode()
+try:
+    socket.create_connection(hp(wire), timeout=60).sendall(b"direct\n")
+    print("direct: connected")
+except OSError as e:
+    print("direct: failed")
+s, line = ask("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (wire, wire))
+print("connect wire:", line)
+s, line = ask("GET http://%s/simple/greet/ HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (reg, reg))
+print("get registry:", line)
+s, line = ask("GET http://%s/x HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % (wire, wire))
+print("get wire:", line)
+s, line = ask("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (reg, reg))
+print("connect registry:", line)
+s.sendall(("GET /simple/greet/ HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % reg).encode())
+print("tunnel:", s.recv(4096).split(b"\r\n")[0].decode())
+`
+
+// TestDepsEgress: a dependency step reaches the configured registry
+// through core's proxy, and nothing else: not the tripwire on another
+// loopback port directly (the step has no network of its own), nor
+// through the proxy, by CONNECT or by a plain request.
+func TestDepsEgress(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	reg := testkit.NewRegistry(t)
+	reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": ""})
+	wire := testkit.NewTripwire(t)
+	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0]})
+	requireTool(t, sb, "python3")
+	p := sb.Probe(t.Context())
+	require.True(t, p.Usable)
+	regAddr := strings.TrimPrefix(reg.URL, "http://")
+	plan := depsPlan{eco: "python", tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, regAddr}, hosts: egressHosts(reg.URL)}
+	r, err := sb.fetchConfined(t.Context(), p.Bwrap, plan, t.TempDir())
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Empty(t, wire.Hits(), "the step reached a port that is no registry's:\n%s", r.Output)
+	for _, want := range []string{
+		"direct: failed\n",
+		"connect wire: HTTP/1.1 403 Forbidden\n",
+		"get registry: HTTP/1.1 200 OK\n",
+		"get wire: HTTP/1.1 403 Forbidden\n",
+		"connect registry: HTTP/1.1 200 Connection established\n",
+		"tunnel: HTTP/1.1 200 OK\n",
+	} {
+		assert.Contains(t, r.Output, want)
+	}
+	assert.Equal(t, 2, strings.Count(strings.Join(reg.Requests(), "\n"), "/simple/greet/"), "the registry got both requests")
+}
