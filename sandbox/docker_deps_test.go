@@ -208,3 +208,29 @@ func TestDockerDependencyStepRust(t *testing.T) {
 	assert.Empty(t, filesNamed(t, deps[0], "build-marker"), "build.rs ran while the network was on")
 	assert.FileExists(t, filepath.Join(ws, "build-marker"), "build.rs is real: it runs in the tests, confined")
 }
+
+// TestDockerDepsEgress: under the Docker backend with core's executable
+// (here the test binary), the step's sibling has no network, and reaches
+// the registry through core's proxy and nothing else, as under bwrap
+// (TestDepsEgress).
+func TestDockerDepsEgress(t *testing.T) {
+	img := requireToolchainImage(t, "python")
+	reg := testkit.NewRegistry(t)
+	reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": ""})
+	wire := testkit.NewTripwire(t)
+	sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": img}, Agent: os.Args[0]})
+	t.Parallel()
+	d, ok := sb.Probe(t.Context()).chosen().(*dockerBackend)
+	require.True(t, ok)
+	scratch, err := sb.scratch(map[string][]byte{"core-requirements.txt": []byte("greet\n")})
+	require.NoError(t, err)
+	defer os.RemoveAll(scratch)
+	plan := depsPlan{tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, strings.TrimPrefix(reg.URL, "http://")}, hosts: egressHosts(reg.URL)}
+	r, err := d.fetch(t.Context(), plan, scratch, nil)
+	require.NoError(t, err)
+	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Empty(t, wire.Hits(), "the step reached a port that is no registry's:\n%s", r.Output)
+	assert.Contains(t, r.Output, "direct: failed\n")
+	assert.Contains(t, r.Output, "connect wire: HTTP/1.1 403 Forbidden\n")
+	assert.Contains(t, r.Output, "tunnel: HTTP/1.1 200 OK\n")
+}

@@ -103,6 +103,7 @@ type egressProxy struct {
 	dialer  net.Dialer
 	srv     *http.Server
 	dir     string
+	remove  bool // dir is the proxy's own, removed at close
 	wg      sync.WaitGroup
 
 	mu      sync.Mutex
@@ -116,13 +117,27 @@ func serveEgress(allowed []string) (*egressProxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
-	}
-	l, err := net.Listen("unix", filepath.Join(dir, egressSocket))
+	e, err := serveEgressIn(dir, allowed)
 	if err != nil {
 		os.RemoveAll(dir)
+		return nil, err
+	}
+	e.remove = true
+	return e, nil
+}
+
+// serveEgressIn starts the proxy for allowed on a socket in dir, a
+// directory core made for it, that only the step's user may reach (the
+// socket itself is for anyone who reaches it: a Docker step's user is
+// not core's).
+func serveEgressIn(dir string, allowed []string) (*egressProxy, error) {
+	sock := filepath.Join(dir, egressSocket)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		return nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
+	}
+	if err := os.Chmod(sock, 0o666); err != nil {
+		l.Close()
 		return nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
 	e := &egressProxy{allowed: allowed, dir: dir, dialer: net.Dialer{Timeout: 30 * time.Second}, tunnels: map[net.Conn]bool{}}
@@ -145,7 +160,9 @@ func (e *egressProxy) close() {
 	e.tunnels = nil
 	e.mu.Unlock()
 	e.wg.Wait()
-	os.RemoveAll(e.dir)
+	if e.remove {
+		os.RemoveAll(e.dir)
+	}
 }
 
 // track keeps c to end at close; false when the proxy is closed already.
