@@ -9,7 +9,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	sandbox.AgentIfAsked(os.Args) // started inside a run's box as its agent, as core is
+	sandbox.AgentIfAsked(os.Args)  // started inside a run's box as its agent, as core is
+	sandbox.EgressIfAsked(os.Args) // started inside a dependency step as its forwarder, as core is
 	os.Exit(m.Run())
 }
 

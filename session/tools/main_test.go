@@ -11,5 +11,6 @@ func TestMain(m *testing.M) {
 	// Started inside a box as its agent, as core is (run_shell's
 	// background commands).
 	sandbox.AgentIfAsked(os.Args)
+	sandbox.EgressIfAsked(os.Args) // and inside a dependency step as its forwarder
 	os.Exit(m.Run())
 }
