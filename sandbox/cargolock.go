@@ -118,13 +118,8 @@ func cargoSourceProblem(src string, allowed []string) string {
 
 // cargoProblemsNote is the note of a refused step.
 func cargoProblemsNote(problems []string) string {
-	named := problems[:min(len(problems), maxCargoProblemsNamed)]
-	more := ""
-	if n := len(problems) - len(named); n > 0 {
-		more = fmt.Sprintf("; and %d more", n)
-	}
-	return fmt.Sprintf("core fetched no dependencies: cargo vendor fetches only from crates.io and the registries core is configured with, never a git source or another index: %s%s\n",
-		strings.Join(named, "; "), more)
+	return fmt.Sprintf("core fetched no dependencies: cargo vendor fetches only from crates.io and the registries core is configured with, never a git source or another index: %s\n",
+		firstFew(problems, maxCargoProblemsNamed))
 }
 
 // cratesIOHosts are the hosts cargo fetches crates.io's crates from: its

@@ -166,13 +166,17 @@ func npmRegistrySpec(spec string) bool {
 
 // npmProblemsNote is the note of a refused step.
 func npmProblemsNote(lockName string, problems []string) string {
-	named := problems[:min(len(problems), maxNpmProblemsNamed)]
-	more := ""
-	if n := len(problems) - len(named); n > 0 {
-		more = fmt.Sprintf("; and %d more", n)
+	return fmt.Sprintf("core fetched no dependencies: %s names %s not a tarball of the configured registry with an integrity, and core fetches nothing else (no git, file or link dependency, no other host): %s\n",
+		lockName, entries(len(problems), "package", "packages"), firstFew(problems, maxNpmProblemsNamed))
+}
+
+// firstFew joins the first n of items, and says how many more there are.
+func firstFew(items []string, n int) string {
+	named := strings.Join(items[:min(len(items), n)], "; ")
+	if more := len(items) - n; more > 0 {
+		named += fmt.Sprintf("; and %d more", more)
 	}
-	return fmt.Sprintf("core fetched no dependencies: %s names %s not a tarball of the configured registry with an integrity, and core fetches nothing else (no git, file or link dependency, no other host): %s%s\n",
-		lockName, entries(len(problems), "package", "packages"), strings.Join(named, "; "), more)
+	return named
 }
 
 // clip shortens a quoted value of the repository's for a note.

@@ -335,18 +335,11 @@ func pipDroppedNote(source string, dropped []pipDropped) string {
 		return ""
 	}
 	var parts []string
-	for _, d := range dropped[:min(len(dropped), maxPipDroppedNamed)] {
-		line := d.line
-		if len(line) > maxPipDroppedQuoteLen {
-			line = line[:maxPipDroppedQuoteLen] + "…"
-		}
-		parts = append(parts, fmt.Sprintf("%s %q (%s)", d.where, line, d.why))
-	}
-	if n := len(dropped) - maxPipDroppedNamed; n > 0 {
-		parts = append(parts, fmt.Sprintf("and %d more", n))
+	for _, d := range dropped {
+		parts = append(parts, fmt.Sprintf("%s %q (%s)", d.where, clip(d.line), d.why))
 	}
 	return fmt.Sprintf("core left out %s of %s that it does not pass to pip, which gets only names with extras, versions, markers and hashes, wheels only, from the configured index: %s\n",
-		entries(len(dropped), "entry", "entries"), source, strings.Join(parts, "; "))
+		entries(len(dropped), "entry", "entries"), source, firstFew(parts, maxPipDroppedNamed))
 }
 
 // entries is n of a thing, in words: "1 entry", "2 entries".

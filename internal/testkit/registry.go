@@ -235,11 +235,17 @@ func (r *Registry) Publish(w Wheel) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.put("/files/"+whl, "application/octet-stream", buf.Bytes())
-	norm := strings.ToLower(strings.NewReplacer("_", "-", ".", "-").Replace(w.Name))
-	r.wheels[norm] = append(r.wheels[norm], fmt.Sprintf(`<a href="%s/files/%s#sha256=%s">%s</a>`, r.URL, whl, hex.EncodeToString(sum[:]), html.EscapeString(whl)))
+	r.list(w.Name, whl, sum[:])
+	return whl
+}
+
+// list adds the file /files/<file> to the package's PEP 503 page, with its
+// sha256; r.mu is held.
+func (r *Registry) list(name, file string, sum []byte) {
+	norm := strings.ToLower(strings.NewReplacer("_", "-", ".", "-").Replace(name))
+	r.wheels[norm] = append(r.wheels[norm], fmt.Sprintf(`<a href="%s/files/%s#sha256=%s">%s</a>`, r.URL, file, hex.EncodeToString(sum), html.EscapeString(file)))
 	page := "<!DOCTYPE html>\n<html><body>\n" + strings.Join(r.wheels[norm], "<br>\n") + "\n</body></html>\n"
 	r.put("/simple/"+norm+"/", "text/html", []byte(page))
-	return whl
 }
 
 // CargoIndex is the registry's sparse index, as cargo's configuration

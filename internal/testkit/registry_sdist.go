@@ -2,9 +2,7 @@ package testkit
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"html"
 	"strings"
 )
 
@@ -22,16 +20,13 @@ func (r *Registry) AddSdist(name, version, backend string) string {
 		"pyproject.toml": "[build-system]\nrequires = []\nbuild-backend = \"backend\"\nbackend-path = [\".\"]\n",
 		"backend.py":     backend,
 	})
-	file := "/files/" + base + ".tar.gz"
+	file := base + ".tar.gz"
 	sum := sha256.Sum256(tgz)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.put(file, "application/octet-stream", tgz)
-	norm := strings.ToLower(strings.NewReplacer("_", "-", ".", "-").Replace(name))
-	r.wheels[norm] = append(r.wheels[norm], fmt.Sprintf(`<a href="%s%s#sha256=%s">%s</a>`, r.URL, file, hex.EncodeToString(sum[:]), html.EscapeString(base+".tar.gz")))
-	page := "<!DOCTYPE html>\n<html><body>\n" + strings.Join(r.wheels[norm], "<br>\n") + "\n</body></html>\n"
-	r.put("/simple/"+norm+"/", "text/html", []byte(page))
-	return r.URL + file
+	r.put("/files/"+file, "application/octet-stream", tgz)
+	r.list(name, file, sum[:])
+	return r.URL + "/files/" + file
 }
 
 // PhoneHome is Python that, run anywhere, connects to the tripwire at
