@@ -15,10 +15,13 @@ import (
 
 // The dependency step of an ecosystem beside Go (Go's is the module
 // download, download.go). Like it, it never runs in the workspace: it
-// copies the validated manifest and lockfile into a scratch directory and
-// runs the ecosystem's fetcher there, confined, with the network, in a
-// form that runs no code of the packages it fetches (npm ci
-// --ignore-scripts, pip wheels only, cargo vendor). The scratch directory
+// writes what core passes on of the manifest and lockfile into a scratch
+// directory (pip's requirements re-emitted by core, pipreqs.go; npm's and
+// cargo's lockfiles once every package is from a configured registry,
+// npmlock.go and cargolock.go) and runs the ecosystem's fetcher there,
+// confined, with no network but core's proxy to its registries
+// (egress.go), in a form that runs no code of the packages it fetches
+// (npm ci --ignore-scripts, pip wheels only, cargo vendor). The scratch directory
 // becomes the dependencies, kept under $CORE_HOME/cache/deps by the hash of
 // the copied files: a layer written only by steps in which no workspace
 // code ran, so every run may read it; confined commands see it read-only.
