@@ -28,6 +28,7 @@ type Process struct {
 	running bool
 	code    int
 	err     error
+	limit   string        // the limit core stopped it for (boxwatch.go)
 	done    chan struct{} // the agent said the process ended, or went
 
 	pipe *processPipe
@@ -65,6 +66,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		return nil, err
 	}
 	pr := &Process{argv: argv, conn: c, out: newCapped(opts.OutputLimit), running: true, code: -1, done: make(chan struct{})}
+	before := inst.cgroup().events()
 	if err := sendRequest(c, boxRequest{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
 		c.Close()
 		return nil, err
@@ -111,12 +113,11 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	pr.id = "p" + strconv.Itoa(b.next)
 	b.procs[pr.id] = pr
 	b.mu.Unlock()
+	go b.watch(pr, inst, before)
 	go func() {
 		exit, err := readUntilExit(br, pr.out, onPipe)
 		c.Close()
-		pr.mu.Lock()
-		pr.running, pr.code, pr.err = false, exit.Code, err
-		pr.mu.Unlock()
+		pr.ended(exit, err, before, inst.cgroup().events(), b.s.cfg.Limits)
 		if pr.pipe != nil {
 			pr.pipe.deliver(nil, true)
 		}
