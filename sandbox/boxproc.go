@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +21,7 @@ import (
 // closes, or by itself.
 type Process struct {
 	id   string
+	seq  int // its place among the box's starts
 	argv []string
 	conn net.Conn
 	wmu  sync.Mutex // one frame at a time to the agent
@@ -110,7 +113,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		return nil, errors.New("the box is closed")
 	}
 	b.next++
-	pr.id = "p" + strconv.Itoa(b.next)
+	pr.id, pr.seq = "p"+strconv.Itoa(b.next), b.next
 	b.procs[pr.id] = pr
 	b.mu.Unlock()
 	go b.watch(pr, inst, before)
@@ -168,6 +171,25 @@ func (b *Box) Processes() []*Process {
 		out = append(out, p)
 	}
 	return out
+}
+
+// BackgroundProcesses returns the background processes of the
+// workspace's box, running or ended, by their start; none when it has no
+// box (it starts none).
+func (s *Sandbox) BackgroundProcesses(workspace string) []*Process {
+	ws, err := s.workspace(workspace)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	b := s.boxes[ws]
+	s.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	procs := b.Processes()
+	slices.SortFunc(procs, func(x, y *Process) int { return cmp.Compare(x.seq, y.seq) })
+	return procs
 }
 
 // ID names the process in its box.
