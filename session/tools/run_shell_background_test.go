@@ -18,7 +18,13 @@ import (
 // their agent; it skips without bwrap unless CORE_REQUIRE_BWRAP=1.
 func boxedSandbox(t *testing.T) *sandbox.Sandbox {
 	t.Helper()
-	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0]})
+	return limitedSandbox(t, sandbox.Limits{})
+}
+
+// limitedSandbox is boxedSandbox with limits (zero fields: the defaults).
+func limitedSandbox(t *testing.T, limits sandbox.Limits) *sandbox.Sandbox {
+	t.Helper()
+	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0], Limits: limits})
 	t.Cleanup(func() { sb.Close() })
 	if p := sb.Probe(t.Context()); !p.Usable {
 		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
@@ -111,14 +117,7 @@ func TestRunShellListsBackgroundProcesses(t *testing.T) {
 // which limit.
 func TestRunShellBackgroundLimit(t *testing.T) {
 	t.Parallel()
-	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0], Limits: sandbox.Limits{WorkspaceGrowth: 8 << 20}})
-	t.Cleanup(func() { sb.Close() })
-	if p := sb.Probe(t.Context()); !p.Usable {
-		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
-			t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %v", p.Err())
-		}
-		t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", p.Err())
-	}
+	sb := limitedSandbox(t, sandbox.Limits{WorkspaceGrowth: 8 << 20})
 	env := newEnv(t, nil)
 	env.Runner, env.Tier = sb, sandbox.TierTest
 	r := runTool(t, env, "run_shell", Args{"command": "for i in $(seq 64); do head -c 1M /dev/zero > fill$i; sleep 0.02; done; sleep 1000", "background": true})
