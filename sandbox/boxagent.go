@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // boxReady is the line the agent writes on its stdout once it listens.
@@ -27,6 +29,9 @@ const stopGrace = time.Second
 // and returns otherwise. The TestMain of a package whose tests run boxes
 // with the test binary as the agent (Config.Agent) calls it first.
 func AgentIfAsked(args []string) {
+	if len(args) > 4 && args[1] == "sandbox" && args[2] == "agent" && args[3] == reapFlag && args[4] == "--" {
+		os.Exit(RunCommandReaper(args[5:]))
+	}
 	if len(args) <= 4 || args[1] != "sandbox" || args[2] != "agent" || args[3] != "--socket" {
 		return
 	}
@@ -112,6 +117,12 @@ func runBoxAgent(socket string, ready io.Writer, mode os.FileMode, ownCgroup boo
 			return fmt.Errorf("box agent: %w", err)
 		}
 	}
+	// What a killed runner leaves is reparented to the agent, which ends
+	// it (boxAgent.sweep).
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("box agent: become a subreaper: %w", err)
+	}
+	ag := &boxAgent{runners: map[int]bool{}}
 	if _, err := fmt.Fprintln(ready, boxReady); err != nil {
 		return fmt.Errorf("box agent: %w", err)
 	}
@@ -124,13 +135,73 @@ func runBoxAgent(socket string, ready io.Writer, mode os.FileMode, ownCgroup boo
 			}
 			return fmt.Errorf("box agent: %w", err)
 		}
-		go serveBoxConn(c, ownCgroup)
+		go serveBoxConn(c, ag, ownCgroup)
+	}
+}
+
+// boxAgent is what the agent's connections share: its runners. The
+// agent's only children are runners; any other child is a process whose
+// runner was killed under it (by the command it ran), reparented to the
+// agent, which ends it.
+type boxAgent struct {
+	mu      sync.Mutex
+	runners map[int]bool // pids of the runners started and not yet waited for
+}
+
+// start starts a runner and notes it, so that no sweep takes it for a
+// stray.
+func (ag *boxAgent) start(c *exec.Cmd) error {
+	ag.mu.Lock()
+	defer ag.mu.Unlock()
+	if err := c.Start(); err != nil {
+		return err
+	}
+	ag.runners[c.Process.Pid] = true
+	return nil
+}
+
+// done forgets a runner that was waited for and ends the strays.
+func (ag *boxAgent) done(pid int) {
+	ag.mu.Lock()
+	delete(ag.runners, pid)
+	ag.mu.Unlock()
+	ag.sweep()
+}
+
+// sweep kills and reaps every child of the agent that is not a runner,
+// again for the orphans each one leaves, until none is left.
+func (ag *boxAgent) sweep() {
+	self := os.Getpid()
+	for {
+		ag.mu.Lock()
+		var strays []int
+		for pid, ppid := range procParents() {
+			if ppid == self && !ag.runners[pid] {
+				strays = append(strays, pid)
+			}
+		}
+		for _, pid := range strays {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		ag.mu.Unlock()
+		if len(strays) == 0 {
+			return
+		}
+		for _, pid := range strays {
+			var ws syscall.WaitStatus
+			for {
+				if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+					break
+				}
+			}
+		}
 	}
 }
 
 // agentConn is one command's connection, as the agent sees it.
 type agentConn struct {
 	c         net.Conn
+	ag        *boxAgent
 	mu        sync.Mutex // one frame at a time
 	ownCgroup bool       // the cgroup at /sys/fs/cgroup is the box's
 }
@@ -165,9 +236,9 @@ func (a *agentConn) pump(r io.Reader, kind, end byte) {
 	}
 }
 
-func serveBoxConn(c net.Conn, ownCgroup bool) {
+func serveBoxConn(c net.Conn, ag *boxAgent, ownCgroup bool) {
 	defer c.Close()
-	a := &agentConn{c: c, ownCgroup: ownCgroup}
+	a := &agentConn{c: c, ag: ag, ownCgroup: ownCgroup}
 	br := bufio.NewReaderSize(c, 64<<10)
 	req, err := readRequest(br)
 	if err != nil {
@@ -178,66 +249,92 @@ func serveBoxConn(c net.Conn, ownCgroup bool) {
 	_ = a.sendJSON(frameExit, exit)
 }
 
-// run runs one request and says how it ended.
+// run runs one request under a runner of its own and says how it ended.
 func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	path, err := lookPathIn(req.Argv[0], req.Env)
 	if err != nil {
 		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: command not found\n", req.Argv[0])))
 		return boxExit{Code: 127}
 	}
-	outR, outW, err := os.Pipe()
+	var files []*os.File // closed once the runner has them
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (*os.File, *os.File, error) {
+		r, w, err := os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	outR, outW, err := pipe()
 	if err != nil {
 		return boxExit{Code: -1, Err: err.Error()}
 	}
-	cmd := exec.Command(path, req.Argv[1:]...)
-	cmd.Args[0] = req.Argv[0]
+	statusR, statusW, err := pipe()
+	if err != nil {
+		closeAll()
+		return boxExit{Code: -1, Err: err.Error()}
+	}
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = runnerArgv(path, req.Argv, req.Pipe)
 	cmd.Env = req.Env
 	cmd.Dir = req.Dir
 	cmd.Stdout, cmd.Stderr = outW, outW
+	cmd.ExtraFiles = []*os.File{statusW} // runnerStatusFD
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var inW, pipeR *os.File
-	var closeAfter []*os.File
 	if req.Pipe {
-		inR, w, err := os.Pipe()
+		inR, w, err := pipe()
 		if err != nil {
-			outR.Close()
-			outW.Close()
+			closeAll()
 			return boxExit{Code: -1, Err: err.Error()}
 		}
-		r, outPipe, err := os.Pipe()
+		r, outPipe, err := pipe()
 		if err != nil {
-			outR.Close()
-			outW.Close()
-			inR.Close()
-			w.Close()
+			closeAll()
 			return boxExit{Code: -1, Err: err.Error()}
 		}
 		inW, pipeR = w, r
-		cmd.ExtraFiles = []*os.File{inR, outPipe} // fds 3 and 4
-		closeAfter = append(closeAfter, inR, outPipe)
+		cmd.ExtraFiles = append(cmd.ExtraFiles, inR, outPipe) // runnerPipeIn, runnerPipeOut
 	}
-	if err := cmd.Start(); err != nil {
-		outR.Close()
-		outW.Close()
-		for _, f := range append(closeAfter, inW, pipeR) {
-			if f != nil {
-				f.Close()
-			}
-		}
+	if err := a.ag.start(cmd); err != nil {
+		closeAll()
 		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: %v\n", req.Argv[0], err)))
 		return boxExit{Code: 126}
 	}
-	outW.Close()
-	for _, f := range closeAfter {
+	runner := cmd.Process.Pid
+	// The parent's ends the runner alone holds now.
+	for _, f := range append([]*os.File{outW, statusW}, cmd.ExtraFiles[1:]...) {
 		f.Close()
 	}
-	pid := cmd.Process.Pid
+	said, _ := io.ReadAll(io.LimitReader(statusR, maxExitErr))
+	statusR.Close()
+	pid, err := strconv.Atoi(strings.TrimSpace(string(said)))
+	if err != nil || pid <= 0 {
+		// The command did not start: the runner said why, or died.
+		_ = cmd.Wait()
+		a.ag.done(runner)
+		outR.Close()
+		if inW != nil {
+			inW.Close()
+			pipeR.Close()
+		}
+		why := strings.TrimSpace(strings.TrimPrefix(string(said), "error: "))
+		if why == "" {
+			why = "its runner ended before it started"
+		}
+		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: %s\n", req.Argv[0], why)))
+		return boxExit{Code: 126}
+	}
 	var before cgroupEvents
 	if a.ownCgroup {
 		before = containerEvents()
 	}
-	// The command, not the agent, is what the kernel's OOM killer picks
-	// when the box runs out of memory.
+	// The command, not the agent or its runner, is what the kernel's OOM
+	// killer picks when the box runs out of memory.
 	_ = os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "oom_score_adj"), []byte("1000"), 0)
 	_ = a.sendJSON(frameStarted, boxStarted{PID: pid})
 
@@ -249,9 +346,34 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		go func() { defer pumps.Done(); a.pump(pipeR, framePipe, framePipeEnd) }()
 	}
 
-	kill := func(sig syscall.Signal) { _ = syscall.Kill(-pid, sig) }
+	// A kill goes to the command's group and to its runner, which passes
+	// it on to every process under it: SIGTERM as it is, SIGKILL as
+	// SIGUSR1. A runner the command stopped is continued first; one that
+	// still runs waitDelay after a SIGKILL is killed, and the agent ends
+	// what it leaves (boxAgent.sweep).
 	var mu sync.Mutex
-	timedOut := false
+	timedOut, exited := false, false
+	kill := func(sig syscall.Signal) {
+		_ = syscall.Kill(-pid, sig)
+		mu.Lock()
+		defer mu.Unlock()
+		if exited {
+			return // its pid may be another process's by now
+		}
+		_ = syscall.Kill(runner, syscall.SIGCONT)
+		if sig == syscall.SIGKILL {
+			_ = syscall.Kill(runner, syscall.SIGUSR1)
+			time.AfterFunc(waitDelay, func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if !exited {
+					_ = syscall.Kill(runner, syscall.SIGKILL)
+				}
+			})
+			return
+		}
+		_ = syscall.Kill(runner, sig)
+	}
 	if req.TimeoutMS > 0 {
 		t := time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() {
 			mu.Lock()
@@ -263,7 +385,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	}
 	// The host's side: input for the pipe, a stop, or the end of the
 	// connection, which kills the command.
-	exited := make(chan struct{})
+	ended := make(chan struct{})
 	go func() {
 		for {
 			kind, payload, err := readFrame(br, []byte{frameInput, frameInputEnd, frameStop})
@@ -284,7 +406,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 				kill(syscall.SIGTERM)
 				go func() {
 					select {
-					case <-exited:
+					case <-ended:
 					case <-time.After(stopGrace):
 					}
 					kill(syscall.SIGKILL)
@@ -292,15 +414,18 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 			}
 		}
 	}()
-	err = cmd.Wait()
-	close(exited)
-	// Whatever the leader did, leave nothing of its group behind.
-	kill(syscall.SIGKILL)
+	// The runner ends once nothing is left under it.
+	_ = cmd.Wait()
+	mu.Lock()
+	exited = true
+	mu.Unlock()
+	close(ended)
+	a.ag.done(runner)
 	if inW != nil {
 		inW.Close()
 	}
-	// A descendant that left the group may hold the output open: wait for
-	// it a bounded while.
+	// Everything that held the output is gone; a bounded wait all the
+	// same, for the pumps.
 	drained := make(chan struct{})
 	go func() { pumps.Wait(); close(drained) }()
 	select {
@@ -320,7 +445,9 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		exit.Code = 128 + int(ws.Signal())
 	}
-	_ = err
+	if exit.Code < 0 || exit.Code > 255 {
+		exit.Code = -1
+	}
 	mu.Lock()
 	exit.TimedOut = timedOut
 	mu.Unlock()

@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +21,7 @@ import (
 // closes, or by itself.
 type Process struct {
 	id   string
+	seq  int // its place among the box's starts
 	argv []string
 	conn net.Conn
 	wmu  sync.Mutex // one frame at a time to the agent
@@ -28,6 +31,7 @@ type Process struct {
 	running bool
 	code    int
 	err     error
+	limit   string        // the limit core stopped it for (boxwatch.go)
 	done    chan struct{} // the agent said the process ended, or went
 
 	pipe *processPipe
@@ -65,6 +69,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		return nil, err
 	}
 	pr := &Process{argv: argv, conn: c, out: newCapped(opts.OutputLimit), running: true, code: -1, done: make(chan struct{})}
+	before := inst.cgroup().events()
 	if err := sendRequest(c, boxRequest{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
 		c.Close()
 		return nil, err
@@ -108,15 +113,14 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		return nil, errors.New("the box is closed")
 	}
 	b.next++
-	pr.id = "p" + strconv.Itoa(b.next)
+	pr.id, pr.seq = "p"+strconv.Itoa(b.next), b.next
 	b.procs[pr.id] = pr
 	b.mu.Unlock()
+	go b.watch(pr, inst, before)
 	go func() {
 		exit, err := readUntilExit(br, pr.out, onPipe)
 		c.Close()
-		pr.mu.Lock()
-		pr.running, pr.code, pr.err = false, exit.Code, err
-		pr.mu.Unlock()
+		pr.ended(exit, err, before, inst.cgroup().events(), b.s.cfg.Limits)
 		if pr.pipe != nil {
 			pr.pipe.deliver(nil, true)
 		}
@@ -167,6 +171,25 @@ func (b *Box) Processes() []*Process {
 		out = append(out, p)
 	}
 	return out
+}
+
+// BackgroundProcesses returns the background processes of the
+// workspace's box, running or ended, by their start; none when it has no
+// box (it starts none).
+func (s *Sandbox) BackgroundProcesses(workspace string) []*Process {
+	ws, err := s.workspace(workspace)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	b := s.boxes[ws]
+	s.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	procs := b.Processes()
+	slices.SortFunc(procs, func(x, y *Process) int { return cmp.Compare(x.seq, y.seq) })
+	return procs
 }
 
 // ID names the process in its box.

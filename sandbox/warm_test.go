@@ -262,32 +262,7 @@ func niceness(pid int) (int, bool) {
 
 // descendants returns pid and every process under it.
 func descendants(pid int) []int {
-	parent := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold blanks, so after the last ')'.
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(fields) > 1 {
-			parent[p], _ = strconv.Atoi(fields[1])
-		}
-	}
-	out := []int{pid}
-	for i := 0; i < len(out); i++ {
-		for p, pp := range parent {
-			if pp == out[i] {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
+	return append([]int{pid}, treeUnder(pid, procParents())...)
 }
 
 // withArg returns the pids of processes with an argument that contains s.

@@ -50,13 +50,25 @@ start).`,
 // people never run it.
 func newSandboxAgentCmd(e *env) *cobra.Command {
 	var socket string
-	var lifeline bool
+	var lifeline, reap bool
 	cmd := &cobra.Command{
-		Use:    "agent --socket PATH [--lifeline]",
+		Use:    "agent --socket PATH [--lifeline] | agent --reap -- MODE PATH ARGV...",
 		Short:  "Run the commands core sends into a box (one sandbox per run); core starts it inside the box",
 		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: func(cmd *cobra.Command, args []string) error {
+			if reap {
+				return nil
+			}
+			return cobra.NoArgs(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if reap {
+				// One command's runner, which the agent starts for each.
+				if code := sandbox.RunCommandReaper(args); code != 0 {
+					return exitCode(code)
+				}
+				return nil
+			}
 			if socket == "" || !filepath.IsAbs(socket) {
 				return fmt.Errorf("--socket must be the absolute path of the agent's socket, got %q", socket)
 			}
@@ -67,6 +79,7 @@ func newSandboxAgentCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "where to listen for core's commands")
+	cmd.Flags().BoolVar(&reap, "reap", false, "run one command as its runner, which ends every process it leaves (the agent starts it)")
 	cmd.Flags().BoolVar(&lifeline, "lifeline", false, "run as a box container's first process, exiting when stdin ends (the Docker backend)")
 	return cmd
 }

@@ -43,11 +43,26 @@ stop: p1 (no command). So background is optional, box is optional,
 output is optional, stop is optional,
 and command is optional with output or stop. Commands in the box have no
 network but the box's loopback; one the rules would not run unattended
-needs a human's approval first. Every background command is killed when
-the session ends.`
+needs a human's approval first.
+Every process a command starts ends with the command, even one it
+detached (setsid, nohup, a daemon): only a background: true command
+outlives its command. Every reply lists the background commands and
+whether they still run. They are ended at done (and when the session
+ends), before core checks the result: start nothing at the end that the
+result needs. A background command is held to the sandbox's limits
+(memory, processes, workspace growth): one that breaks a limit is
+stopped, and its output says which limit.`
 }
 
 func (t runShell) Run(ctx context.Context, env *Env, args Args) (Result, error) {
+	r, err := t.run(ctx, env, args)
+	if err == nil {
+		r.Output += backgroundList(env)
+	}
+	return r, err
+}
+
+func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) {
 	if id, err := args.OptionalString("output", ""); err != nil {
 		return fail(t.Name(), err)
 	} else if id != "" {

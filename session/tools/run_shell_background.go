@@ -142,10 +142,13 @@ func (t runShell) process(ctx context.Context, env *Env, id string, stop bool) (
 func describeProcess(p *sandbox.Process, head string) string {
 	out, running, code := p.Output()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n", head, strings.Join(p.Argv()[2:], " "))
-	if running {
+	fmt.Fprintf(&b, "%s: %s\n", head, commandText(p.Argv()))
+	switch {
+	case running:
 		fmt.Fprintf(&b, "still running (read its output later with output: %s, end it with stop: %s)\n", p.ID(), p.ID())
-	} else {
+	case p.Limit() != "":
+		fmt.Fprintf(&b, "stopped by core: it broke the sandbox's %s limit (the end of its output says by how much and how to raise it)\n", p.Limit())
+	default:
 		fmt.Fprintf(&b, "ended, exit status %d\n", code)
 	}
 	if out == "" {
@@ -154,4 +157,64 @@ func describeProcess(p *sandbox.Process, head string) string {
 		b.WriteString("output so far:\n" + out)
 	}
 	return b.String()
+}
+
+// processLister lists the background processes of the workspace's box
+// without starting one; *sandbox.Sandbox implements it.
+type processLister interface {
+	BackgroundProcesses(workspace string) []*sandbox.Process
+}
+
+var _ processLister = (*sandbox.Sandbox)(nil)
+
+// listedMax bounds how many background processes a reply lists, and
+// listedWidth how much of each one's command.
+const (
+	listedMax   = 20
+	listedWidth = 120
+)
+
+// backgroundList is the list of the box's background processes that ends
+// every run_shell reply, "" when there are none.
+func backgroundList(env *Env) string {
+	l, ok := env.Runner.(processLister)
+	if !ok || env.Workspace == nil {
+		return ""
+	}
+	procs := l.BackgroundProcesses(env.Workspace.Root())
+	if len(procs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nBackground commands in the box (core ends them all at done; read one with output: ID, end one with stop: ID):\n")
+	for i, p := range procs {
+		if i == listedMax {
+			fmt.Fprintf(&b, "  and %d more\n", len(procs)-i)
+			break
+		}
+		_, running, code := p.Output()
+		state := fmt.Sprintf("ended, exit status %d", code)
+		switch {
+		case running:
+			state = "running"
+		case p.Limit() != "":
+			state = "stopped by core at its " + p.Limit() + " limit"
+		}
+		fmt.Fprintf(&b, "  %s %s: %s\n", p.ID(), state, commandText(p.Argv()))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// commandText is a background process's command for the model: what
+// run_shell gave bash, else its argv; cut at listedWidth.
+func commandText(argv []string) string {
+	s := strings.Join(argv, " ")
+	if len(argv) == 3 && argv[0] == "bash" && argv[1] == "-c" {
+		s = argv[2]
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > listedWidth {
+		s = strings.ToValidUTF8(s[:listedWidth], "") + "..."
+	}
+	return s
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,13 @@ import (
 // their agent; it skips without bwrap unless CORE_REQUIRE_BWRAP=1.
 func boxedSandbox(t *testing.T) *sandbox.Sandbox {
 	t.Helper()
-	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0]})
+	return limitedSandbox(t, sandbox.Limits{})
+}
+
+// limitedSandbox is boxedSandbox with limits (zero fields: the defaults).
+func limitedSandbox(t *testing.T, limits sandbox.Limits) *sandbox.Sandbox {
+	t.Helper()
+	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0], Limits: limits})
 	t.Cleanup(func() { sb.Close() })
 	if p := sb.Probe(t.Context()); !p.Usable {
 		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
@@ -74,4 +81,54 @@ func TestRunShellBackgroundNeedsApprovalBelowTheTestTier(t *testing.T) {
 	assert.Equal(t, []string{"run_shell (background, confined in the box): sleep 1000"}, approver.recorded())
 	r = runTool(t, env, "run_shell", Args{"command": "echo hi", "box": "yes"})
 	assert.Equal(t, Declined, r.Output)
+}
+
+// The model sees its background commands in every run_shell reply, and
+// that core ends them at done.
+func TestRunShellListsBackgroundProcesses(t *testing.T) {
+	t.Parallel()
+	sb := boxedSandbox(t)
+	env := newEnv(t, nil)
+	env.Runner, env.Tier = sb, sandbox.TierTest
+	assert.Contains(t, runShell{}.Doc(), "They are ended at done")
+
+	r := runTool(t, env, "run_shell", Args{"command": "go version"})
+	assert.NotContains(t, r.Output, "Background commands", "a reply lists none before there is one")
+	r = runTool(t, env, "run_shell", Args{"command": "sleep 1000", "background": true})
+	require.Contains(t, r.Output, "started p1 in the background")
+	r = runTool(t, env, "run_shell", Args{"command": "exit 3", "background": true})
+	require.Contains(t, r.Output, "started p2 in the background")
+	select {
+	case <-sb.BackgroundProcesses(env.Workspace.Root())[1].Done():
+	case <-time.After(testkit.Patience):
+		t.Fatalf("p2 (exit 3) still runs after %s", testkit.Patience)
+	}
+
+	r = runTool(t, env, "run_shell", Args{"command": "echo foreground", "box": true})
+	assert.Contains(t, r.Output, "foreground\nexit status 0")
+	assert.Contains(t, r.Output, "Background commands in the box (core ends them all at done;")
+	assert.Contains(t, r.Output, "\n  p1 running: sleep 1000\n  p2 ended, exit status 3: exit 3")
+
+	r = runTool(t, env, "run_shell", Args{"stop": "p1"})
+	assert.Contains(t, r.Output, "  p1 ended, exit status -1: sleep 1000")
+}
+
+// A background command past a limit is stopped, and the model is told
+// which limit.
+func TestRunShellBackgroundLimit(t *testing.T) {
+	t.Parallel()
+	sb := limitedSandbox(t, sandbox.Limits{WorkspaceGrowth: 8 << 20})
+	env := newEnv(t, nil)
+	env.Runner, env.Tier = sb, sandbox.TierTest
+	r := runTool(t, env, "run_shell", Args{"command": "for i in $(seq 64); do head -c 1M /dev/zero > fill$i; sleep 0.02; done; sleep 1000", "background": true})
+	require.Contains(t, r.Output, "started p1 in the background")
+	select {
+	case <-sb.BackgroundProcesses(env.Workspace.Root())[0].Done():
+	case <-time.After(testkit.Patience):
+		t.Fatalf("the workspace filler still runs after %s", testkit.Patience)
+	}
+	r = runTool(t, env, "run_shell", Args{"output": "p1"})
+	assert.Contains(t, r.Output, "stopped by core: it broke the sandbox's workspace growth limit")
+	assert.Contains(t, r.Output, "CORE_SANDBOX_WORKSPACE_GROWTH=16M")
+	assert.Contains(t, r.Output, "  p1 stopped by core at its workspace growth limit: for i in")
 }
