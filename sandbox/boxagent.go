@@ -26,7 +26,9 @@ const stopGrace = time.Second
 
 // AgentIfAsked runs the box's agent and exits when args (os.Args) are how a
 // box starts it, `<executable> sandbox agent --socket PATH [--lifeline]`,
-// and returns otherwise. The TestMain of a package whose tests run boxes
+// runs a command's runner and exits when they are how the agent starts one
+// (`<executable> sandbox agent --reap -- ...`, boxreap.go), and returns
+// otherwise. The TestMain of a package whose tests run boxes
 // with the test binary as the agent (Config.Agent) calls it first.
 func AgentIfAsked(args []string) {
 	if len(args) > 4 && args[1] == "sandbox" && args[2] == "agent" && args[3] == reapFlag && args[4] == "--" {
