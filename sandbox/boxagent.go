@@ -52,10 +52,11 @@ func AgentIfAsked(args []string) {
 
 // RunBoxAgent is `core sandbox agent`, the box's agent (box.go): it listens
 // on socket, says so on ready, and runs each command the host asks for on
-// a connection of its own, in a process group of its own, streaming its
-// output back. The command's group is killed when it exits, when its
-// timeout runs out, when the host asks, and when the host's connection
-// closes. It returns only when it cannot listen.
+// a connection of its own, under a runner of its own (boxreap.go),
+// streaming its output back. Every process the command started is killed
+// when it exits, when its timeout runs out, when the host asks, and when
+// the host's connection closes, whatever group or session it moved to. It
+// returns only when it cannot listen.
 func RunBoxAgent(socket string, ready io.Writer) error {
 	return runBoxAgent(socket, ready, 0, false)
 }
