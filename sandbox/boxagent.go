@@ -26,7 +26,9 @@ const stopGrace = time.Second
 
 // AgentIfAsked runs the box's agent and exits when args (os.Args) are how a
 // box starts it, `<executable> sandbox agent --socket PATH [--lifeline]`,
-// and returns otherwise. The TestMain of a package whose tests run boxes
+// runs a command's runner and exits when they are how the agent starts one
+// (`<executable> sandbox agent --reap -- ...`, boxreap.go), and returns
+// otherwise. The TestMain of a package whose tests run boxes
 // with the test binary as the agent (Config.Agent) calls it first.
 func AgentIfAsked(args []string) {
 	if len(args) > 4 && args[1] == "sandbox" && args[2] == "agent" && args[3] == reapFlag && args[4] == "--" {
@@ -50,10 +52,11 @@ func AgentIfAsked(args []string) {
 
 // RunBoxAgent is `core sandbox agent`, the box's agent (box.go): it listens
 // on socket, says so on ready, and runs each command the host asks for on
-// a connection of its own, in a process group of its own, streaming its
-// output back. The command's group is killed when it exits, when its
-// timeout runs out, when the host asks, and when the host's connection
-// closes. It returns only when it cannot listen.
+// a connection of its own, under a runner of its own (boxreap.go),
+// streaming its output back. Every process the command started is killed
+// when it exits, when its timeout runs out, when the host asks, and when
+// the host's connection closes, whatever group or session it moved to. It
+// returns only when it cannot listen.
 func RunBoxAgent(socket string, ready io.Writer) error {
 	return runBoxAgent(socket, ready, 0, false)
 }

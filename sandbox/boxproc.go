@@ -214,9 +214,10 @@ func (p *Process) Output() (out string, running bool, exitCode int) {
 // Done is closed once the process ended.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Stop ends the process: SIGTERM to its process group, SIGKILL a second
-// later; when ctx ends first, its connection is cut, which kills it at
-// once. It waits for the end.
+// Stop ends the process: SIGTERM to every process under its runner
+// (boxreap.go), SIGKILL a second later; when ctx ends first, its
+// connection is cut, which kills it at once. It waits for the end, which
+// comes once nothing it started is left.
 func (p *Process) Stop(ctx context.Context) error {
 	if p.pipe != nil {
 		p.pipe.r.Close() // what it writes on fd 4 from now on is dropped

@@ -48,7 +48,7 @@ type boxRequest struct {
 	Env  []string `json:"env"`
 	// Dir is the absolute working directory inside the box.
 	Dir string `json:"dir"`
-	// TimeoutMS kills the command's process group when it runs out; 0 is
+	// TimeoutMS kills the command and all it started when it runs out; 0 is
 	// no limit.
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 	// Pipe gives the process fd 3 (it reads) and fd 4 (it writes).
