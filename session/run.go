@@ -268,7 +268,9 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		return nil, ctx, configError(err)
 	}
 	sc := newScrubber(opts)
-	opts.Progress, opts.Output = sc.Writer(opts.Progress), sc.Writer(opts.Output)
+	// What a person's terminal shows carries no escape sequence of the
+	// model's, a command's or a page's: shown, not obeyed.
+	opts.Progress, opts.Output = scrub.TerminalWriter(sc.Writer(opts.Progress)), scrub.TerminalWriter(sc.Writer(opts.Output))
 	opts.Approver = scrubbingApprover{a: opts.Approver, scrub: sc}
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc, ctl: opts.Control}
 	if s.ctl == nil {
