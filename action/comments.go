@@ -31,7 +31,10 @@ type actionLog interface {
 // interrupt, /core stop, and any other /core TEXT as a message. Only the
 // person who started the run may message or interrupt it; stop is also
 // allowed to repository admins. Anyone else gets a reply that says why,
-// and the refusal goes to the log.
+// and the refusal goes to the log. Only comments written after the run
+// started and never edited are read (gh.Comment.MessageAfter): anyone with
+// write access may edit anyone's comment, so an edited one with a command
+// gets a notice to its author instead, once.
 type listener struct {
 	client      commentReader
 	log         actionLog
@@ -44,11 +47,15 @@ type listener struct {
 	// the run among them.
 	since time.Time
 	seen  map[int64]bool
+	// started is when the run started (the first since); noticed the
+	// edited comments that have core's notice.
+	started time.Time
+	noticed map[int64]bool
 }
 
 func newListener(client commentReader, log actionLog, owner, repo string, number int, starter string, trigger int64, since time.Time, ctl *session.Control) *listener {
 	return &listener{client: client, log: log, owner: owner, repo: repo, number: number, starter: starter, ctl: ctl,
-		since: since, seen: map[int64]bool{trigger: true}}
+		since: since, seen: map[int64]bool{trigger: true}, started: since, noticed: map[int64]bool{}}
 }
 
 // poll reads the comments since the last read and acts on them. A failed
@@ -72,9 +79,40 @@ func (l *listener) poll(ctx context.Context) {
 		if gh.IsBot(c.Author, "") || strings.Contains(c.Body, strings.TrimSuffix(status.Marker(""), " -->")) {
 			continue // core's own comments, and other bots, are not people
 		}
-		for _, cmd := range gh.ParseCommands(c.Body) {
+		cmds := gh.ParseCommands(c.Body)
+		if !c.MessageAfter(l.started) {
+			if c.Edited() && len(cmds) > 0 {
+				l.noticeEdited(ctx, c)
+			}
+			continue
+		}
+		for _, cmd := range cmds {
 			l.handle(ctx, c, cmd)
 		}
+	}
+}
+
+// noticeEdited tells the author of edited comment c, once, that it was not
+// read as a message: not when this run or an earlier one left the notice
+// (read back from the comments since c was written).
+func (l *listener) noticeEdited(ctx context.Context, c gh.Comment) {
+	if l.noticed[c.ID] {
+		return
+	}
+	l.noticed[c.ID] = true
+	l.log.Warningf("core: ignored comment %d of @%s on #%d: it was edited after it was posted", c.ID, c.Author, l.number)
+	later, err := l.client.ListCommentsSince(ctx, l.owner, l.repo, l.number, c.CreatedAt)
+	if err != nil {
+		l.log.Warningf("core: could not read the comments after %d: %v", c.ID, err)
+		return
+	}
+	for _, o := range later {
+		if status.HasEditedNotice(o.Body, c.ID) {
+			return
+		}
+	}
+	if _, _, err := l.client.CreateComment(context.WithoutCancel(ctx), l.owner, l.repo, l.number, status.EditedNotice(c.Author, c.ID, l.starter)); err != nil {
+		l.log.Warningf("core: could not reply: %v", err)
 	}
 }
 

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -64,13 +62,15 @@ func (b BrowserOptions) check(attended bool) error {
 // openBrowser gives the run its browser when --browser is on: the tools
 // that drive it join the tool set, and the browser itself starts at their
 // first use, in the run's box, where it reaches what the model started
-// there and nothing else. Without a box only a person at a terminal, who
-// approves every action, may use it, and then it runs on this machine,
-// still held to its loopback by its own request guard.
+// there and nothing else. It never runs on this machine: a run with no box
+// was refused before it started (CheckBrowserBox).
 func (s *run) openBrowser(ctx context.Context) error {
 	b := s.opts.Browser
 	if !b.On {
 		return nil
+	}
+	if err := CheckBrowserBox(ctx, b, s.opts.Sandbox); err != nil {
+		return err
 	}
 	attended := tools.Attended(s.opts.Approver)
 	cfg := browser.Config{
@@ -80,34 +80,28 @@ func (s *run) openBrowser(ctx context.Context) error {
 		Headed:  b.Headed,
 		// Other hosts only where a person approves each navigation.
 		AllowRemote: b.AllowRemote && attended,
-	}
-	var host browser.Host
-	why := boxless(ctx, s.opts.Sandbox)
-	switch {
-	case why == "":
 		// The profile lives in the box's own /tmp, and goes with it.
-		cfg.DataDir = "/tmp/core-browser-" + s.rec.ID
-		host = boxHost{sb: s.opts.Sandbox, workspace: s.rec.Workspace, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
-	case !attended:
-		return &ConfigError{Option: "browser", Err: fmt.Errorf("an unattended run uses the browser only inside the run's box, and this run has none (%s): run it where the sandbox works (bwrap, or the Docker backend), or at a terminal, where a person approves each action", why)}
-	default:
-		profile, err := os.MkdirTemp("", "core-browser-")
-		if err != nil {
-			return fmt.Errorf("browser profile: %w", err)
-		}
-		s.browserProfile, cfg.DataDir = profile, filepath.Join(profile, "profile")
-		env := append([]string{"HOME=" + profile}, b.Env...)
-		for _, kv := range s.opts.GitEnv {
-			if strings.HasPrefix(kv, "PATH=") {
-				env = append(env, kv)
-			}
-		}
-		host = browser.HostLauncher{Env: env}
-		fmt.Fprintf(s.opts.Progress, "core: the browser will run on this machine, not in a box (%s); you approve each of its actions\n", why)
+		DataDir: "/tmp/core-browser-" + s.rec.ID,
 	}
+	host := boxHost{sb: s.opts.Sandbox, workspace: s.rec.Workspace, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
 	s.browser = browser.New(host, cfg)
 	s.env.Browser, s.env.Attended, s.env.BrowserRemote = s.browser, attended, b.AllowRemote
 	s.tools = tools.WithBrowser()
+	return nil
+}
+
+// CheckBrowserBox refuses --browser where the run can have no box, attended
+// or not: the browser runs only in the run's box, never on this machine,
+// where a page (and what it makes Chromium do) would meet the host's files,
+// network and display. Entry points call it before anything starts
+// (setup.Options), and a session before it makes a record.
+func CheckBrowserBox(ctx context.Context, b BrowserOptions, sb *sandbox.Sandbox) error {
+	if !b.On || sb == nil {
+		return nil
+	}
+	if why := boxless(ctx, sb); why != "" {
+		return optionError("browser", "the browser runs only inside the run's box, and this run can have none (%s): run where the sandbox works (bubblewrap, or the Docker backend; CORE_SESSION_SANDBOX=auto), or drop --browser", why)
+	}
 	return nil
 }
 
@@ -168,9 +162,6 @@ func (s *run) closeBrowser() {
 		s.report.Files = appendNew(s.report.Files, path.Join(BrowserDir, f))
 	}
 	s.browser = nil
-	if s.browserProfile != "" {
-		_ = os.RemoveAll(s.browserProfile)
-	}
 }
 
 func appendNew(list []string, v string) []string {

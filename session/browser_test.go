@@ -2,8 +2,6 @@ package session
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,43 +203,28 @@ func TestBrowserGateInSession(t *testing.T) {
 			assert.Empty(t, survivors())
 		})
 	}
-	t.Run("attended, no box: on this machine, each action approved", func(t *testing.T) {
-		page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			fmt.Fprint(w, `<!doctype html><title>Here</title><p>on this machine</p>`)
-		}))
-		t.Cleanup(page.Close)
-		srv := testkit.NewModelServer(t,
-			testkit.ContentReply("tool: browser_navigate\nurl: "+page.URL+"/"),
-			testkit.ContentReply("tool: browser_read"),
-			testkit.ContentReply("tool: done\nsummary: looked"),
-		)
-		opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"})) // the sandbox is off
-		marker := fmt.Sprintf("CORE_BROWSER_TEST=host%d", time.Now().UnixNano())
-		opts.Browser = BrowserOptions{On: true, Exec: testbrowser.Exec(t), Env: []string{marker}}
-		var asked, progress strings.Builder
-		opts.Approver = &tools.TerminalApprover{In: strings.NewReader("y\ny\n"), Out: &asked, Terminal: true}
-		opts.Progress = &progress
-		rep, err := Run(t.Context(), opts)
-		require.NoError(t, err)
-		require.Equal(t, StatusCompleted, rep.Status, rep.Error)
-		obs := observations(srv)
-		assert.Contains(t, obs[1], `(title "Here"), HTTP status 200`)
-		assert.Contains(t, obs[2], "on this machine")
-		assert.Contains(t, asked.String(), "browser_navigate: "+page.URL+"/\napprove? [y/N] ")
-		assert.Contains(t, asked.String(), "browser_read: read the page's text\napprove? [y/N] ")
-		assert.Contains(t, progress.String(), "core: the browser will run on this machine, not in a box (CORE_SESSION_SANDBOX=off); you approve each of its actions")
-		assert.Empty(t, testbrowser.Survivors(marker))
-	})
-	t.Run("unattended, no box", func(t *testing.T) {
-		srv := testkit.NewModelServer(t)
-		opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
-		opts.Browser = BrowserOptions{On: true, Exec: testbrowser.Exec(t)} // the sandbox is off
-		rep, err := Run(t.Context(), opts)
-		require.NoError(t, err)
-		assert.Equal(t, FailConfiguration, rep.FailureKind)
-		assert.Contains(t, rep.Error, "an unattended run uses the browser only inside the run's box, and this run has none")
-		assert.Empty(t, srv.Requests())
-	})
+	// No box, attended or not: refused before a record or a request.
+	for _, attended := range []bool{true, false} {
+		t.Run(fmt.Sprintf("no box, attended %v", attended), func(t *testing.T) {
+			srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: never asked"))
+			opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"})) // the sandbox is off
+			// Refused before any browser starts: no Chromium is needed.
+			opts.Browser = BrowserOptions{On: true, Exec: "/nonexistent/chromium"}
+			var asked strings.Builder
+			opts.Approver = &tools.TerminalApprover{In: strings.NewReader("y\ny\n"), Out: &asked, Terminal: attended}
+			rep, err := Run(t.Context(), opts)
+			var ce *ConfigError
+			require.ErrorAs(t, err, &ce, "refused before the session starts")
+			assert.Nil(t, rep)
+			assert.Equal(t, "browser", ce.Option)
+			assert.Contains(t, err.Error(), "the browser runs only inside the run's box, and this run can have none (CORE_SESSION_SANDBOX=off)")
+			assert.Empty(t, srv.Requests())
+			assert.Empty(t, asked.String())
+			recs, err := opts.Store.List()
+			require.NoError(t, err)
+			assert.Empty(t, recs, "no session made")
+		})
+	}
 	t.Run("headed, unattended", func(t *testing.T) {
 		srv := testkit.NewModelServer(t)
 		opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))

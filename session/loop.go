@@ -213,10 +213,8 @@ func (s *run) askModel(t *turnRun, entries *[]Entry) (entry Entry, out outcome, 
 	reply.Content = s.scrub(reply.Content)
 	s.rec.Turns++
 	s.report.Turns++
-	s.rec.Usage.add(reply.Usage)
-	s.report.Usage.add(reply.Usage)
-	s.spent(reply.Usage, reply.UsageEstimated, s.window.last.est)
-	t.step = Step{Turn: s.rec.Turns, Tokens: reply.Usage.TotalTokens}
+	counted := s.spent(reply, s.window.last.est)
+	t.step = Step{Turn: s.rec.Turns, Tokens: counted.TotalTokens}
 	var me *model.Error
 	if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
 		t.hb.end()

@@ -119,10 +119,11 @@ type Usage struct {
 	TotalTokens      int `json:"total_tokens"`
 }
 
+// add adds m, each sum saturating (model.SaturatingAdd).
 func (u *Usage) add(m model.Usage) {
-	u.PromptTokens += m.PromptTokens
-	u.CompletionTokens += m.CompletionTokens
-	u.TotalTokens += m.TotalTokens
+	u.PromptTokens = model.SaturatingAdd(u.PromptTokens, m.PromptTokens)
+	u.CompletionTokens = model.SaturatingAdd(u.CompletionTokens, m.CompletionTokens)
+	u.TotalTokens = model.SaturatingAdd(u.TotalTokens, m.TotalTokens)
 }
 
 // Record is the durable state of a session: session.json.

@@ -69,6 +69,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err := checkBudgetPrice(opts, nil); err != nil {
 		return nil, err
 	}
+	if err := CheckBrowserBox(ctx, opts.Browser, opts.Sandbox); err != nil {
+		return nil, err
+	}
 	// Pre-flight: a tier the sandbox cannot honour fails before a record
 	// or a clone exists.
 	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
@@ -177,6 +180,9 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	if err := checkBudgetPrice(opts, rec); err != nil {
 		return nil, err
 	}
+	if err := CheckBrowserBox(ctx, opts.Browser, opts.Sandbox); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
 		return nil, &ConfigError{Err: fmt.Errorf("session %s cannot be resumed: its workspace %s is gone", id, rec.Workspace)}
 	}
@@ -245,10 +251,8 @@ type run struct {
 	// project is what the run found at the workspace's top (languages.go);
 	// nil when it could not look.
 	project *sandbox.Project
-	// browser is the run's browser (--browser), closed when the run ends;
-	// browserProfile its profile directory.
-	browser        *browser.Browser
-	browserProfile string
+	// browser is the run's browser (--browser), closed when the run ends.
+	browser *browser.Browser
 }
 
 // scrub removes every secret core knows of from text.
@@ -264,7 +268,9 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		return nil, ctx, configError(err)
 	}
 	sc := newScrubber(opts)
-	opts.Progress, opts.Output = sc.Writer(opts.Progress), sc.Writer(opts.Output)
+	// What a person's terminal shows carries no escape sequence of the
+	// model's, a command's or a page's: shown, not obeyed.
+	opts.Progress, opts.Output = scrub.TerminalWriter(sc.Writer(opts.Progress)), scrub.TerminalWriter(sc.Writer(opts.Output))
 	opts.Approver = scrubbingApprover{a: opts.Approver, scrub: sc}
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc, ctl: opts.Control}
 	if s.ctl == nil {

@@ -3,6 +3,7 @@ package session
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -158,6 +159,8 @@ type spend struct {
 	// exhausted is set once the budget stopped the run: what lands is
 	// marked.
 	exhausted bool
+	// refusedNoted is set once the run said it refused a server's usage.
+	refusedNoted bool
 }
 
 // BudgetTitlePrefix starts the title of a pull request whose run its
@@ -197,7 +200,7 @@ func (s *run) startSpend(resumed bool) {
 			if from == 0 && resumed {
 				from = rec.Usage.TotalTokens
 			}
-			b.Tokens = from + o.Budget.Tokens
+			b.Tokens = model.SaturatingAdd(from, o.Budget.Tokens)
 		}
 		rec.Budget = &b
 		if resumed {
@@ -238,14 +241,14 @@ func (s *run) overBudget(est int) error {
 	if b == nil {
 		return nil
 	}
-	prompt := int(float64(est)*s.spend.ratio + 0.5)
-	s.spend.nextTokens = prompt + CompletionAllowance
+	prompt := int(min(float64(est)*s.spend.ratio+0.5, math.MaxInt/2))
+	s.spend.nextTokens = model.SaturatingAdd(prompt, CompletionAllowance)
 	s.spend.nextUSD = nil
 	if p := s.rec.Price; p != nil {
 		c := p.cost(prompt, CompletionAllowance)
 		s.spend.nextUSD = &c
 	}
-	if b.Tokens > 0 && s.rec.Usage.TotalTokens+s.spend.nextTokens > b.Tokens {
+	if b.Tokens > 0 && model.SaturatingAdd(s.rec.Usage.TotalTokens, s.spend.nextTokens) > b.Tokens {
 		return fmt.Errorf("the budget of %d tokens (--budget-tokens) would be passed: %d spent, and the next request may take about %d more; core session resume %s --budget-tokens N continues with N more",
 			b.Tokens, s.rec.Usage.TotalTokens, s.spend.nextTokens, s.rec.ID)
 	}
@@ -257,11 +260,20 @@ func (s *run) overBudget(est int) error {
 }
 
 // spent counts what one reply cost, to the session and to this run, and
-// learns how the server's count compares with the estimate est.
-func (s *run) spent(u model.Usage, estimated bool, est int) {
-	if !estimated && est > 0 && u.PromptTokens > 0 {
+// learns how the server's count compares with the estimate est of its
+// request; it returns what the request counted (countUsage).
+func (s *run) spent(reply model.Reply, est int) model.Usage {
+	u, ok := countUsage(reply.Usage, reply.Estimate, requestCeiling(est, s.rec.Budget != nil))
+	if !ok && !s.spend.refusedNoted {
+		s.spend.refusedNoted = true
+		fmt.Fprintf(s.opts.Progress, "usage refused: the model server reported %d prompt, %d completion, %d total tokens for one request, outside what it could hold; it counts at core's own estimate (%d tokens), as does any other such report this run\n",
+			reply.Usage.PromptTokens, reply.Usage.CompletionTokens, reply.Usage.TotalTokens, u.TotalTokens)
+	}
+	if !reply.UsageEstimated && est > 0 && u.PromptTokens > 0 {
 		s.spend.ratio = max(1, float64(u.PromptTokens)/float64(est))
 	}
+	s.rec.Usage.add(u)
+	s.report.Usage.add(u)
 	ts := TurnSpend{Turn: s.rec.Turns, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 	if p := s.rec.Price; p != nil {
 		c := p.cost(u.PromptTokens, u.CompletionTokens)
@@ -270,6 +282,7 @@ func (s *run) spent(u model.Usage, estimated bool, est int) {
 		ts.CostUSD = &c
 	}
 	s.report.Spend = append(s.report.Spend, ts)
+	return u
 }
 
 // spentOn names the tool the turn's reply called.
@@ -314,8 +327,8 @@ func byTool(turns []TurnSpend) []ToolSpend {
 		}
 		ts := &out[i]
 		ts.Turns++
-		ts.PromptTokens += t.PromptTokens
-		ts.CompletionTokens += t.CompletionTokens
+		ts.PromptTokens = model.SaturatingAdd(ts.PromptTokens, t.PromptTokens)
+		ts.CompletionTokens = model.SaturatingAdd(ts.CompletionTokens, t.CompletionTokens)
 		if t.CostUSD != nil {
 			addCost(&ts.CostUSD, *t.CostUSD)
 		}
@@ -324,7 +337,7 @@ func byTool(turns []TurnSpend) []ToolSpend {
 		if a.CostUSD != nil && b.CostUSD != nil && *a.CostUSD != *b.CostUSD {
 			return cmp.Compare(*b.CostUSD, *a.CostUSD)
 		}
-		return cmp.Compare(b.PromptTokens+b.CompletionTokens, a.PromptTokens+a.CompletionTokens)
+		return cmp.Compare(model.SaturatingAdd(b.PromptTokens, b.CompletionTokens), model.SaturatingAdd(a.PromptTokens, a.CompletionTokens))
 	})
 	return out
 }

@@ -133,7 +133,7 @@ func TestBudgetTokens(t *testing.T) {
 func TestNoPriceIsUnknown(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: x").WithUsage(10, 5))
+	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: x").WithUsage(2000, 50))
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestNoPriceIsUnknown(t *testing.T) {
 	assert.NotContains(t, onDisk, "cost_usd", "unknown is absent, never 0")
 	require.Len(t, rep.Spend, 1)
 	assert.Nil(t, rep.Spend[0].CostUSD)
-	assert.Equal(t, 10, rep.Spend[0].PromptTokens)
+	assert.Equal(t, 2000, rep.Spend[0].PromptTokens)
 }
 
 func TestBudgetOptionErrors(t *testing.T) {

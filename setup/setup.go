@@ -182,6 +182,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := session.CheckBrowserBox(ctx, r.opts.Browser, sb); err != nil {
+		return nil, err
+	}
 	ready := &Ready{Home: home}
 	tier, err := verifyTier(ctx, sb, r.verify, ready)
 	if err != nil {

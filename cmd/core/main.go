@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/coreagent/core/session/scrub"
 )
 
 func main() {
@@ -19,7 +21,7 @@ func main() {
 		if errors.As(err, &ec) {
 			os.Exit(int(ec))
 		}
-		fmt.Fprintln(os.Stderr, "core:", err)
+		fmt.Fprintln(os.Stderr, "core:", scrub.Terminal(err.Error()))
 		os.Exit(1)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/coreagent/core/session/scrub"
 )
 
 // exitCode is returned by a command that has already said what it had to say
@@ -20,31 +22,43 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 // env is what a command may touch of the outside world. Everything reads the
 // environment through getenv, never os.Getenv, so tests can run in parallel.
 type env struct {
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	getenv func(string) string
+	stdin io.Reader
+	// stdout and stderr are for people: every control character and
+	// escape sequence in what they carry is shown escaped
+	// (scrub.TerminalWriter). rawStdout and rawStderr carry what machines
+	// read as it is: JSON (--json, the bot's log), the box agent's and
+	// the cache program's protocols, the Action's log.
+	stdout, stderr       io.Writer
+	rawStdout, rawStderr io.Writer
+	getenv               func(string) string
 	// self is core's executable: it serves Go's build cache inside the
 	// sandbox (core sandbox gocache).
 	self string
 }
 
+// newEnv is the commands' environment: stdout and stderr for people,
+// escaped for a terminal, beside the raw ones.
+func newEnv(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) *env {
+	self, _ := os.Executable()
+	return &env{stdin: stdin, stdout: scrub.TerminalWriter(stdout), stderr: scrub.TerminalWriter(stderr),
+		rawStdout: stdout, rawStderr: stderr, getenv: getenv, self: self}
+}
+
 // run is the whole program: main only calls it and turns its error into an
 // exit status. Tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
-	self, _ := os.Executable()
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, self: self}
+	e := newEnv(stdin, stdout, stderr, getenv)
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	err := root.ExecuteContext(ctx)
 	var code exitCode
 	if err != nil && ctx.Err() != nil && !errors.As(err, &code) {
 		// Interrupted before a session could say so itself (while setting
 		// up): what failed then is the interruption's doing.
-		fmt.Fprintln(stderr, "core: cancelled")
+		fmt.Fprintln(e.stderr, "core: cancelled")
 		return exitCode(130)
 	}
 	return err

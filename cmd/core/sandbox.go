@@ -73,9 +73,9 @@ func newSandboxAgentCmd(e *env) *cobra.Command {
 				return fmt.Errorf("--socket must be the absolute path of the agent's socket, got %q", socket)
 			}
 			if lifeline {
-				return sandbox.RunContainerAgent(os.Args, socket, os.Stdin, e.stdout)
+				return sandbox.RunContainerAgent(os.Args, socket, os.Stdin, e.rawStdout)
 			}
-			return sandbox.RunBoxAgent(socket, e.stdout)
+			return sandbox.RunBoxAgent(socket, e.rawStdout)
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "where to listen for core's commands")
@@ -97,7 +97,7 @@ func newSandboxGoCacheCmd(e *env) *cobra.Command {
 			if dir == "" || !filepath.IsAbs(dir) {
 				return fmt.Errorf("--dir must be the absolute path of the run's build cache, got %q", dir)
 			}
-			return sandbox.ServeGoCacheProg(e.stdin, e.stdout, dir, socket, stage, shared)
+			return sandbox.ServeGoCacheProg(e.stdin, e.rawStdout, dir, socket, stage, shared)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "the run's build cache, where every entry is written")

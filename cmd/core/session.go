@@ -359,7 +359,7 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		fmt.Fprintf(e.stderr, "to continue with more budget: core session resume %s %q --budget-usd N (or --budget-tokens N)\n", rep.ID, "carry on where you stopped")
 	}
 	if asJSON {
-		if err := writeJSON(e.stdout, rep); err != nil {
+		if err := writeJSON(e.rawStdout, rep); err != nil {
 			return err
 		}
 	}
@@ -413,7 +413,7 @@ and by tool (spend, spend_by_tool).`,
 				sortByCost(recs)
 			}
 			if asJSON {
-				return writeJSON(e.stdout, listEntries(store, recs))
+				return writeJSON(e.rawStdout, listEntries(store, recs))
 			}
 			if len(recs) == 0 {
 				fmt.Fprintf(e.stderr, "no sessions in %s\n", home)

@@ -45,7 +45,7 @@ tail -f and ends when the run ends; for an ended run it replays the log.
 			if err != nil {
 				return err
 			}
-			enc := json.NewEncoder(e.stdout)
+			enc := json.NewEncoder(e.rawStdout)
 			enc.SetEscapeHTML(false)
 			return store.Watch(cmd.Context(), args[0], func(ev session.Event) error {
 				if asJSON {

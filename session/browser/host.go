@@ -18,7 +18,8 @@ import (
 // to its fd 4 (--remote-debugging-pipe), which the returned pipe reads and
 // writes. stop ends the process and every process it started, and waits
 // for them; it is safe to call more than once. The run's box is the host
-// the browser is meant to live in; HostLauncher starts it on this machine.
+// the browser lives in; HostLauncher starts it on this machine, for tests
+// only: a run never does (session.CheckBrowserBox).
 type Host interface {
 	StartBrowser(ctx context.Context, argv []string) (pipe io.ReadWriteCloser, stop func(), err error)
 }
@@ -81,7 +82,8 @@ func executable(p string) error {
 
 // HostLauncher starts the browser on this machine, in a process group of
 // its own that is killed when the run stops it (and, through
-// Pdeathsig, when core dies). Env is the browser's whole environment.
+// Pdeathsig, when core dies). Env is the browser's whole environment. The
+// browser's and the tools' tests use it; a session never does.
 type HostLauncher struct {
 	Env []string
 }

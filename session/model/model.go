@@ -57,11 +57,21 @@ type Usage struct {
 	TotalTokens      int
 }
 
-// Add adds o to u.
+// Add adds o to u, each sum saturating (SaturatingAdd).
 func (u *Usage) Add(o Usage) {
-	u.PromptTokens += o.PromptTokens
-	u.CompletionTokens += o.CompletionTokens
-	u.TotalTokens += o.TotalTokens
+	u.PromptTokens = SaturatingAdd(u.PromptTokens, o.PromptTokens)
+	u.CompletionTokens = SaturatingAdd(u.CompletionTokens, o.CompletionTokens)
+	u.TotalTokens = SaturatingAdd(u.TotalTokens, o.TotalTokens)
+}
+
+// SaturatingAdd adds two token counts, held to 0..math.MaxInt: a sum
+// never wraps, and no total goes negative.
+func SaturatingAdd(a, b int) int {
+	a, b = max(a, 0), max(b, 0)
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 // Reply is the model's answer to one Complete call.
@@ -75,10 +85,14 @@ type Reply struct {
 	// Model is the model the server says answered.
 	Model string
 	// Usage is the server's count; when the server reports none it is
-	// estimated as ceil(len/4) of the messages and content, and
-	// UsageEstimated is set.
+	// Estimate, and UsageEstimated is set.
 	Usage          Usage
 	UsageEstimated bool
+	// Estimate is core's own count of the request and the reply:
+	// ceil(len/4) of each message's content, of the reply's content and
+	// of each native call's name and arguments. Whatever the server
+	// reports, a budget counts at least this.
+	Estimate Usage
 	// Attempts is how many requests the call took; Duration is its wall
 	// time including retries.
 	Attempts int
@@ -369,15 +383,16 @@ func replyFrom(req openai.ChatCompletionRequest, resp openai.ChatCompletionRespo
 			TotalTokens:      resp.Usage.TotalTokens,
 		},
 	}
+	for _, m := range req.Messages {
+		r.Estimate.PromptTokens = SaturatingAdd(r.Estimate.PromptTokens, estimateTokens(m.Content))
+	}
+	r.Estimate.CompletionTokens = estimateTokens(r.Content)
+	for _, tc := range r.ToolCalls {
+		r.Estimate.CompletionTokens = SaturatingAdd(r.Estimate.CompletionTokens, estimateTokens(tc.Name+tc.Arguments))
+	}
+	r.Estimate.TotalTokens = SaturatingAdd(r.Estimate.PromptTokens, r.Estimate.CompletionTokens)
 	if r.Usage == (Usage{}) {
-		for _, m := range req.Messages {
-			r.Usage.PromptTokens += estimateTokens(m.Content)
-		}
-		r.Usage.CompletionTokens = estimateTokens(r.Content)
-		for _, tc := range r.ToolCalls {
-			r.Usage.CompletionTokens += estimateTokens(tc.Name + tc.Arguments)
-		}
-		r.UsageEstimated = true
+		r.Usage, r.UsageEstimated = r.Estimate, true
 	}
 	if r.Usage.TotalTokens == 0 {
 		r.Usage.TotalTokens = r.Usage.PromptTokens + r.Usage.CompletionTokens

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net"
 	"reflect"
 	"slices"
@@ -371,6 +372,12 @@ func TestUsageAdd(t *testing.T) {
 			want: model.Usage{PromptTokens: 40, CompletionTokens: 7, TotalTokens: 47}},
 		{name: "adding zero", start: model.Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2},
 			want: model.Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2}},
+		{name: "a sum saturates instead of wrapping", start: model.Usage{PromptTokens: math.MaxInt - 1, CompletionTokens: 1, TotalTokens: math.MaxInt},
+			in:   model.Usage{PromptTokens: 5, CompletionTokens: math.MaxInt, TotalTokens: math.MaxInt},
+			want: model.Usage{PromptTokens: math.MaxInt, CompletionTokens: math.MaxInt, TotalTokens: math.MaxInt}},
+		{name: "a negative figure adds nothing", start: model.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12},
+			in:   model.Usage{PromptTokens: -1 << 40, CompletionTokens: math.MinInt, TotalTokens: -5},
+			want: model.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

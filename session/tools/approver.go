@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/coreagent/core/session/scrub"
 )
 
 // Declined is what the model sees when the human did not approve.
@@ -43,6 +45,9 @@ func (a *TerminalApprover) Approve(ctx context.Context, action string) (bool, er
 	if out == nil {
 		out = io.Discard
 	}
+	// The action is the model's: its escape sequences are shown, not
+	// obeyed.
+	out = scrub.TerminalWriter(out)
 	if !a.Terminal || a.In == nil {
 		fmt.Fprintf(out, "%s\nno terminal to ask for approval: declined\n", action)
 		return false, nil

@@ -71,6 +71,23 @@ func TestTerminalApprover(t *testing.T) {
 	}
 }
 
+// TestTerminalApproverShowsEscapes: the action the model proposes is shown
+// with its escape sequences escaped, not obeyed by the person's terminal
+// (on the old code they reached it raw).
+func TestTerminalApproverShowsEscapes(t *testing.T) {
+	t.Parallel()
+	for _, terminal := range []bool{true, false} {
+		var out strings.Builder
+		a := &TerminalApprover{In: strings.NewReader("n\n"), Out: &out, Terminal: terminal}
+		_, err := a.Approve(t.Context(), "run_shell: ls\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;ok\x07\rrm -rf /")
+		require.NoError(t, err)
+		assert.NotContains(t, out.String(), "\x1b")
+		assert.NotContains(t, out.String(), "\x07")
+		assert.NotContains(t, out.String(), "\r")
+		assert.Contains(t, out.String(), `run_shell: ls\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;ok\x07\x0drm -rf /`)
+	}
+}
+
 func TestTerminalApproverReadsOneLineAtATime(t *testing.T) {
 	t.Parallel()
 	in := "y\nn\n" + strings.Repeat("x", 300) + "y\nyes\n"

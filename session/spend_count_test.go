@@ -1,0 +1,165 @@
+package session
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/model"
+)
+
+func TestCountUsage(t *testing.T) {
+	t.Parallel()
+	ceiling := usageCeiling{prompt: 10_000, completion: CompletionAllowance}
+	own := model.Usage{PromptTokens: 1500, CompletionTokens: 20, TotalTokens: 1520}
+	tests := []struct {
+		name   string
+		server model.Usage
+		want   model.Usage
+		wantOK bool
+	}{
+		{name: "an honest count above the estimate is the count",
+			server: model.Usage{PromptTokens: 2000, CompletionTokens: 100, TotalTokens: 2100},
+			want:   model.Usage{PromptTokens: 2000, CompletionTokens: 100, TotalTokens: 2100}, wantOK: true},
+		{name: "a tiny count is raised to the estimate",
+			server: model.Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2},
+			want:   own, wantOK: true},
+		{name: "each figure is the larger of the two",
+			server: model.Usage{PromptTokens: 3000, CompletionTokens: 1, TotalTokens: 3001},
+			want:   model.Usage{PromptTokens: 3000, CompletionTokens: 20, TotalTokens: 3020}, wantOK: true},
+		{name: "the server's total does not count, the sum does",
+			server: model.Usage{PromptTokens: 2000, CompletionTokens: 100, TotalTokens: 0},
+			want:   model.Usage{PromptTokens: 2000, CompletionTokens: 100, TotalTokens: 2100}, wantOK: true},
+		{name: "at the ceiling is believed",
+			server: model.Usage{PromptTokens: 10_000, CompletionTokens: CompletionAllowance, TotalTokens: 10_000 + CompletionAllowance},
+			want:   model.Usage{PromptTokens: 10_000, CompletionTokens: CompletionAllowance, TotalTokens: 10_000 + CompletionAllowance}, wantOK: true},
+		{name: "a negative prompt is refused",
+			server: model.Usage{PromptTokens: -1_000_000_000, CompletionTokens: 100, TotalTokens: -999_999_900},
+			want:   own},
+		{name: "a negative total alone is refused",
+			server: model.Usage{PromptTokens: 2000, CompletionTokens: 100, TotalTokens: -1},
+			want:   own},
+		{name: "a prompt past the ceiling is refused",
+			server: model.Usage{PromptTokens: 10_001, CompletionTokens: 0, TotalTokens: 10_001},
+			want:   own},
+		{name: "a reply past max_tokens is refused",
+			server: model.Usage{PromptTokens: 2000, CompletionTokens: CompletionAllowance + 1, TotalTokens: 2000 + CompletionAllowance + 1},
+			want:   own},
+		{name: "MaxInt64 is refused",
+			server: model.Usage{PromptTokens: math.MaxInt, CompletionTokens: math.MaxInt, TotalTokens: -2},
+			want:   own},
+		{name: "1e18 is refused",
+			server: model.Usage{PromptTokens: 1e18, CompletionTokens: 1e18, TotalTokens: 2e18},
+			want:   own},
+		{name: "MinInt is refused",
+			server: model.Usage{PromptTokens: math.MinInt, CompletionTokens: math.MinInt, TotalTokens: 0},
+			want:   own},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := countUsage(tt.server, own, ceiling)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantOK, ok)
+		})
+	}
+}
+
+func TestRequestCeiling(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		est      int
+		budgeted bool
+		want     usageCeiling
+	}{
+		{name: "a byte a token plus the slack, max_tokens with a budget", est: 1000, budgeted: true,
+			want: usageCeiling{prompt: 3000 + promptSlack, completion: CompletionAllowance}},
+		{name: "no budget: the reply ceiling", est: 1000,
+			want: usageCeiling{prompt: 3000 + promptSlack, completion: replyCeiling}},
+		{name: "a negative estimate is none", est: -5,
+			want: usageCeiling{prompt: promptSlack, completion: replyCeiling}},
+		{name: "a huge estimate saturates", est: math.MaxInt,
+			want: usageCeiling{prompt: math.MaxInt, completion: replyCeiling}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, requestCeiling(tt.est, tt.budgeted))
+		})
+	}
+}
+
+// TestBudgetHoldsAgainstTheServersUsage: a model server that reports
+// negative, huge or tiny usage keeps asking to read a file. Each request
+// counts at least core's own estimate of it (about 1500 tokens here), so
+// a budget of 20000 tokens stops the run, budget_exhausted, within 20000
+// over the first request's count, and what it spent never passes the
+// budget nor goes below zero. On the old code the negative and MaxInt64
+// figures drove the total below zero and the tiny ones kept it near it
+// (the run went on through every scripted reply), and 1e18 counted past
+// the budget at once.
+func TestBudgetHoldsAgainstTheServersUsage(t *testing.T) {
+	t.Parallel()
+	const budget, replies = 20_000, 40
+	tests := []struct {
+		name               string
+		prompt, completion int
+		price              bool
+	}{
+		{name: "negative", prompt: -1_000_000_000, completion: -1},
+		{name: "negative, priced", prompt: -1_000_000_000, completion: -1_000_000_000, price: true},
+		{name: "MaxInt64", prompt: math.MaxInt, completion: math.MaxInt},
+		{name: "1e18", prompt: 1e18, completion: 1e18},
+		{name: "tiny", prompt: 1, completion: 1},
+		{name: "tiny, priced", prompt: 0, completion: 1, price: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+			script := make([]testkit.Reply, replies, replies+1)
+			for i := range script {
+				script[i] = testkit.ContentReply("tool: read_file\npath: README").WithUsage(tt.prompt, tt.completion)
+			}
+			// A run the budget does not stop ends here, completed.
+			script = append(script, testkit.ContentReply("tool: done\nsummary: read it").WithUsage(tt.prompt, tt.completion))
+			srv := testkit.NewModelServer(t, script...)
+			opts := testOptions(t, srv, repo)
+			opts.MaxTurns = replies + 10
+			opts.Budget = Budget{Tokens: budget}
+			if tt.price {
+				// $1000 per Mtok: the budget in dollars is the same 20000 tokens.
+				opts.Price, opts.Budget = testPrice, Budget{USD: budget * 1000 / 1e6}
+			}
+			var progress strings.Builder
+			opts.Progress = &progress
+			rep, err := Run(t.Context(), opts)
+			require.NoError(t, err)
+
+			require.Equal(t, StatusBudgetExhausted, rep.Status, "the budget stops the run: %s", rep.Error)
+			require.NotEmpty(t, rep.Spend)
+			first := rep.Spend[0].PromptTokens + rep.Spend[0].CompletionTokens
+			assert.Greater(t, first, 1000, "the first request counts at least core's estimate of it")
+			n := len(srv.Requests())
+			assert.LessOrEqual(t, n, budget/first, "the requests sent fit the budget at their counted size")
+			assert.GreaterOrEqual(t, n, 2, "a lie does not end the run at once either")
+			require.NotNil(t, rep.Budget)
+			assert.GreaterOrEqual(t, rep.Usage.TotalTokens, 0)
+			assert.LessOrEqual(t, rep.Usage.TotalTokens, budget, "never past the budget")
+			assert.LessOrEqual(t, rep.Budget.SpentTokens, budget, "never past the budget")
+			if tt.price {
+				require.NotNil(t, rep.CostUSD)
+				assert.GreaterOrEqual(t, *rep.CostUSD, 0.0)
+				assert.LessOrEqual(t, *rep.CostUSD, opts.Budget.USD)
+			}
+			if tt.prompt < 0 || tt.prompt > 1e9 {
+				assert.Equal(t, 1, strings.Count(progress.String(), "usage refused: the model server reported"), "said once a run")
+			}
+		})
+	}
+}
