@@ -249,6 +249,9 @@ type run struct {
 	// browserProfile its profile directory.
 	browser        *browser.Browser
 	browserProfile string
+	// tree is the workspace's tree frozen at done: what the result checks
+	// ran on and what lands (tree.go).
+	tree string
 }
 
 // scrub removes every secret core knows of from text.

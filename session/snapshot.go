@@ -94,8 +94,11 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 	if err != nil {
 		return "", fmt.Errorf("land without the uncommitted work: %w", err)
 	}
+	// The message is the checked commit's, whose Checked-tree names a
+	// tree with the uncommitted work: this one says it leaves that out.
+	msg += "\nUncommitted-work: left out (the session started from it; the checked tree holds it, this commit's tree was not checked)\n"
 	args := append(gitIdentity(), "commit-tree", tree, "-p", parent, "-F", "-")
-	sha, err := g.runInput(ctx, ws, msg+"\n", args...)
+	sha, err := g.runInput(ctx, ws, msg, args...)
 	if err != nil {
 		return "", fmt.Errorf("land without the uncommitted work: %w", err)
 	}
