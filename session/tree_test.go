@@ -361,3 +361,38 @@ func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 	require.True(t, landed.Landed, landed.Error)
 	assert.Equal(t, rep.Tree, gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}"), "the checked tree lands") // tree
 }
+
+// TestResumedRunStartsANewBox: done ends every process of the run's box
+// (a background command the model started), and a message that takes the
+// run back to active runs its commands in a new box, where none of them is
+// left.
+func TestResumedRunStartsANewBox(t *testing.T) {
+	t.Parallel()
+	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: run_shell\ncommand: sleep 600.5\nbackground: true"),
+		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		testkit.ContentReply("tool: done\nsummary: Add a"),
+		testkit.ContentReply("tool: run_shell\ncommand: pgrep -f 'sleep 600[.]5' || echo none left\nbox: true"),
+		testkit.ContentReply("tool: done\nsummary: Looked"),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.Sandbox = boxSandbox(t, t.TempDir())
+	opts.Verify = sandbox.TierTest
+	opts.Control = NewControl()
+	opts.IdleTimeout = time.Hour
+	wait := runAsync(t, opts)
+	waitStatus(t, opts.Control, StatusIdle)
+	_, err := opts.Control.Send(Message{From: "alice", Text: "is it still running?"})
+	require.NoError(t, err)
+	waitRequests(t, srv, 5)
+	waitStatus(t, opts.Control, StatusIdle)
+	_, err = opts.Control.Stop("alice")
+	require.NoError(t, err)
+	rep := wait()
+	assert.Equal(t, StatusCancelled, rep.Status, rep.Error)
+	obs := observations(srv)
+	require.Len(t, obs, 5)
+	assert.Contains(t, obs[1], "started p1 in the background")
+	assert.Contains(t, obs[4], "none left\nexit status 0", "the background command ended at done; the message's command ran in a new box")
+}
