@@ -111,8 +111,6 @@ type movedError struct {
 	branch, commit, workspace string
 }
 
-var _ error = (*movedError)(nil)
-
 func (e *movedError) Error() string {
 	return fmt.Sprintf("not landed: the branch %s moved since the session started (someone pushed to it), and core pushes only the tree its checks ran on, which a rebase would change: nothing was pushed. The checked commit %s stays on the branch %s of the workspace %s: merge the branch's new commits into it and push it yourself, or start a new session from the branch's new head",
 		e.branch, short(e.commit), e.branch, e.workspace)

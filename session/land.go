@@ -223,15 +223,19 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 }
 
 // landFailure classifies a failed landing: work that does not apply
-// without the user's uncommitted work, a branch someone else moved, or a
-// workspace that changed since its checks is the user's state to sort
-// out (configuration); anything else is git or the remote failing.
+// without the user's uncommitted work, or a branch someone else moved, is
+// the user's state to sort out (configuration); a commit that does not
+// hold the checked tree is core's own fault; anything else is git or the
+// remote failing.
 func landFailure(err error) FailureKind {
 	var oe *overlapError
 	var me *movedError
 	var te *TreeChangedError
-	if errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &te) {
+	switch {
+	case errors.As(err, &oe) || errors.As(err, &me):
 		return FailConfiguration
+	case errors.As(err, &te):
+		return FailError
 	}
 	return FailInfrastructure
 }

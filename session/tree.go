@@ -43,26 +43,33 @@ func (s *run) reopen(ctx context.Context) error {
 
 // workTree writes the workspace's files, as git would commit them (new,
 // changed and removed files; what .gitignore ignores left out), as one
-// tree object and returns it. It builds the tree in an index of its own:
-// the workspace's index and HEAD stay as they are.
+// tree object and returns it. The workspace's index and HEAD stay as they
+// are.
 func workTree(ctx context.Context, g gitRunner, ws string) (string, error) {
-	dir, err := os.MkdirTemp("", "core-index-")
-	if err != nil {
-		return "", fmt.Errorf("take the workspace's tree: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	gi := g.with("GIT_INDEX_FILE=" + filepath.Join(dir, "index"))
-	if _, err := gi.run(ctx, ws, "read-tree", "HEAD"); err != nil {
-		return "", fmt.Errorf("take the workspace's tree: %w", err)
-	}
-	if _, err := gi.run(ctx, ws, "add", "--all", "--", "."); err != nil {
-		return "", fmt.Errorf("take the workspace's tree: %w", err)
-	}
-	tree, err := gi.run(ctx, ws, "write-tree")
+	tree, err := filesTree(ctx, g, ws, "HEAD")
 	if err != nil {
 		return "", fmt.Errorf("take the workspace's tree: %w", err)
 	}
 	return tree, nil
+}
+
+// filesTree writes the files of the repository at dir as one tree object,
+// built in an index of its own that starts from commit base: the
+// repository's index, working tree and HEAD are not touched.
+func filesTree(ctx context.Context, g gitRunner, dir, base string) (string, error) {
+	tmp, err := os.MkdirTemp("", "core-index-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	gi := g.with("GIT_INDEX_FILE=" + filepath.Join(tmp, "index"))
+	if _, err := gi.run(ctx, dir, "read-tree", base); err != nil {
+		return "", err
+	}
+	if _, err := gi.run(ctx, dir, "add", "--all", "--", "."); err != nil {
+		return "", err
+	}
+	return gi.run(ctx, dir, "write-tree")
 }
 
 // treeOf is the tree of a commit of the workspace.

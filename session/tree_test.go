@@ -1,6 +1,8 @@
 package session
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,25 +207,69 @@ func leftoverRepo(calc string) map[string]string {
 	}
 }
 
+// leftoverSandboxes makes, for each run of the leftover attacks, a
+// sandbox with a box of its own: one build cache home for all, whose
+// repository layer a warm-up filled first, so that each run's checks
+// compile the calc package, not the standard library again.
+func leftoverSandboxes(t *testing.T) func(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	boxSandbox(t, t.TempDir()) // skips, or fails with CORE_REQUIRE_BWRAP=1, where there is no box
+	cfg := sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0], Repo: "leftover-attacks"}
+	ws := filepath.Join(t.TempDir(), "warm")
+	gitOut(t, t.TempDir(), "clone", "-q", fixtureRepo(t, leftoverRepo(leftoverBroken)), ws)
+	warm := sandbox.New(cfg)
+	defer warm.Close()
+	if w := warm.Warm(t.Context(), ws); w != nil {
+		bound := time.NewTimer(10 * time.Minute) // a busy machine compiles slowly
+		defer bound.Stop()
+		select {
+		case <-w.Done():
+		case <-bound.C:
+			t.Fatal("waited 10m for the warm-up of the leftover attacks' repository")
+		}
+	}
+	return func(t *testing.T) *sandbox.Sandbox {
+		sb := sandbox.New(cfg)
+		t.Cleanup(func() { sb.Close() })
+		return sb
+	}
+}
+
 // leftoverOptions runs in a real box at the test tier, held to the
 // repository's test.
-func leftoverOptions(t *testing.T, opts Options) Options {
-	t.Helper()
-	opts.Sandbox = boxSandbox(t, t.TempDir())
+func leftoverOptions(opts Options, sb *sandbox.Sandbox) Options {
+	opts.Sandbox = sb
 	opts.Verify = sandbox.TierTest
 	opts.Checks = []string{"go test -count=1 ./..."}
 	opts.ShellTimeout = 10 * time.Minute // a busy machine compiles slowly
 	return opts
 }
 
-// TestLeftoverCannotChangeTheCheckedFile: a process the run left in its
-// box (started in the background by the model, or detached by the
-// repository's own test) rewrites the fixed file once the harness's check
-// has started. What lands is what was checked: the commit's tree is the
+// TestLeftoverAttacks: a process the run left in its box (started in the
+// background by the model, or detached by the repository's own test) acts
+// once the harness's check has started. What lands is what was checked.
+func TestLeftoverAttacks(t *testing.T) {
+	t.Parallel()
+	sandboxes := leftoverSandboxes(t)
+	t.Run("the checked file", func(t *testing.T) {
+		t.Parallel()
+		testLeftoverCannotChangeTheCheckedFile(t, sandboxes)
+	})
+	t.Run("a workflow", func(t *testing.T) {
+		t.Parallel()
+		testLeftoverCannotLandAWorkflow(t, sandboxes(t))
+	})
+	t.Run("a fork's review", func(t *testing.T) {
+		t.Parallel()
+		testForkReviewIsTheCheckedTree(t, sandboxes(t))
+	})
+}
+
+// testLeftoverCannotChangeTheCheckedFile: the leftover rewrites the fixed
+// file once the harness's check has started. The commit's tree is the
 // tree the report and the contract name, with the fixed file, and the
 // verdict (fixed) is the landed content's.
-func TestLeftoverCannotChangeTheCheckedFile(t *testing.T) {
-	t.Parallel()
+func testLeftoverCannotChangeTheCheckedFile(t *testing.T, sandboxes func(*testing.T) *sandbox.Sandbox) {
 	tests := []struct {
 		name    string
 		replies []string
@@ -249,7 +295,7 @@ func TestLeftoverCannotChangeTheCheckedFile(t *testing.T) {
 				replies = append(replies, testkit.ContentReply(r))
 			}
 			srv := testkit.NewModelServer(t, replies...)
-			opts := leftoverOptions(t, testOptions(t, srv, repo))
+			opts := leftoverOptions(testOptions(t, srv, repo), sandboxes(t))
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -258,41 +304,38 @@ func TestLeftoverCannotChangeTheCheckedFile(t *testing.T) {
 			landed := gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}")
 			assert.Equal(t, leftoverFixed, gitOut(t, repo, "show", rep.Branch+":calc.go")+"\n", "the landed file is the checked one")
 			assert.NotContains(t, gitOut(t, repo, "ls-tree", "--name-only", rep.Branch), "checking", "nothing the check wrote lands")
-			assert.Equal(t, rep.Tree, landed, "the report names the landed tree")                                // tree
-			assert.Equal(t, rep.Contract.Tree, landed, "the checks ran on the landed tree")                      // tree
-			assert.Equal(t, rep.LandedTree, landed)                                                              // tree
-			assert.Contains(t, gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch), "Checked-tree: "+landed) // tree
+			assert.Equal(t, rep.Tree, landed, "the report names the landed tree")
+			assert.Equal(t, rep.Contract.Tree, landed, "the checks ran on the landed tree")
+			assert.Equal(t, rep.LandedTree, landed)
+			assert.Contains(t, gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch), "Checked-tree: "+landed)
 		})
 	}
 }
 
-// TestLeftoverCannotLandAWorkflow: a process the run left in its box waits
-// for the landing guard's git add and then writes a workflow. Nothing of
-// it lands, and the run is not refused for a file that is not in the
-// checked tree.
-func TestLeftoverCannotLandAWorkflow(t *testing.T) {
-	t.Parallel()
+// testLeftoverCannotLandAWorkflow: the leftover waits for the landing
+// guard's git add and then writes a workflow. Nothing of it lands, and the
+// run is not refused for a file that is not in the checked tree.
+func testLeftoverCannotLandAWorkflow(t *testing.T, sb *sandbox.Sandbox) {
 	repo := fixtureRepo(t, leftoverRepo(leftoverBroken))
 	srv := testkit.NewModelServer(t,
 		testkit.ContentReply(write("calc.go", leftoverFixed)),
 		testkit.ContentReply("tool: run_shell\ncommand: /usr/bin/python3 leftover.py workflow\nbackground: true"),
 		testkit.ContentReply("tool: done\nsummary: Fix Add"),
 	)
-	opts := leftoverOptions(t, testOptions(t, srv, repo))
+	opts := leftoverOptions(testOptions(t, srv, repo), sb)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	require.True(t, rep.Landed)
 	files := gitOut(t, repo, "ls-tree", "-r", "--name-only", rep.Branch)
 	assert.NotContains(t, files, ".github", "no workflow lands")
-	assert.Equal(t, rep.Tree, gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}")) // tree
+	assert.Equal(t, rep.Tree, gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}"))
 }
 
-// TestForkReviewIsTheCheckedTree: on a fork's pull request, a process the
-// run left in its box changes the patch once the check has started. The
-// review suggests the checked change, never the leftover's.
-func TestForkReviewIsTheCheckedTree(t *testing.T) {
-	t.Parallel()
+// testForkReviewIsTheCheckedTree: on a fork's pull request, the leftover
+// changes the patch once the check has started. The review suggests the
+// checked change, never the leftover's.
+func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 	f := newGitHubFixture(t)
 	f.g.MustAddRepo(t, "octo", "calc", leftoverRepo(leftoverBroken))
 	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
@@ -306,7 +349,7 @@ func TestForkReviewIsTheCheckedTree(t *testing.T) {
 		testkit.ContentReply("tool: run_shell\ncommand: /usr/bin/python3 leftover.py rewrite\nbackground: true"),
 		testkit.ContentReply("tool: done\nsummary: Fix Add"),
 	)
-	opts := leftoverOptions(t, f.options(t, srv))
+	opts := leftoverOptions(f.options(t, srv), sb)
 	opts.Repo, opts.PullRequest = "octo/calc", num
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
@@ -320,7 +363,7 @@ func TestForkReviewIsTheCheckedTree(t *testing.T) {
 		"the review suggests the checked change")
 	assert.NotContains(t, rv.Body, "a * 0")
 	ws := opts.Store.WorkspaceDir(rep.ID)
-	assert.Equal(t, rep.Tree, gitOut(t, ws, "rev-parse", rep.Commit+"^{tree}"), "the reviewed commit holds the checked tree") // tree
+	assert.Equal(t, rep.Tree, gitOut(t, ws, "rev-parse", rep.Commit+"^{tree}"), "the reviewed commit holds the checked tree")
 }
 
 // TestLandRefusesAWorkspaceChangedSinceItsChecks: core session land lands
@@ -395,4 +438,25 @@ func TestResumedRunStartsANewBox(t *testing.T) {
 	require.Len(t, obs, 5)
 	assert.Contains(t, obs[1], "started p1 in the background")
 	assert.Contains(t, obs[4], "none left\nexit status 0", "the background command ended at done; the message's command ran in a new box")
+}
+
+// TestLandFailure: who must act on a failed landing.
+func TestLandFailure(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want FailureKind
+	}{
+		{name: "the branch moved", err: fmt.Errorf("push: %w", &movedError{branch: "b"}), want: FailConfiguration},
+		{name: "the work needs the uncommitted work", err: &overlapError{}, want: FailConfiguration},
+		{name: "a commit without the checked tree", err: &TreeChangedError{Checked: "a", Landing: "b"}, want: FailError},
+		{name: "git failed", err: errors.New("git push: connection reset"), want: FailInfrastructure},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, landFailure(tt.err))
+		})
+	}
 }
