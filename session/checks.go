@@ -52,8 +52,9 @@ func modelCheck(v *tools.Verification, tier sandbox.Tier) (Check, bool) {
 }
 
 // checker runs a session's checks for its contract: baselines in a clean
-// checkout of the start commit (its own directory, so that the workspace
-// is never disturbed), results on the workspace. Each baseline starts as
+// checkout of the start commit, results in a checkout of the tree frozen
+// at done (each its own directory, seen at the workspace's path, so that
+// the workspace is never disturbed and never read). Each baseline starts as
 // soon as its check is known (the checks at the start of the turns, a
 // verification command the model runs for the first time), in the
 // background, beside the model's work, so that done finds them finished
@@ -68,6 +69,7 @@ type checker struct {
 	workspace   string
 	seenAt      string // the workspace resolved, where the warm-up's go saw it
 	baseDir     string
+	resultDir   string // the checkout of the tree the result checks run on
 	startCommit string
 
 	wg     sync.WaitGroup
@@ -97,7 +99,7 @@ func newChecker(s *run) *checker {
 	}
 	return &checker{seenAt: seenAt,
 		sb: s.opts.Sandbox, tier: s.rec.Verify, timeout: s.opts.ShellTimeout, git: s.git,
-		workspace: s.rec.Workspace, baseDir: s.rec.Workspace + ".base", startCommit: s.rec.StartCommit,
+		workspace: s.rec.Workspace, baseDir: s.rec.Workspace + ".base", resultDir: s.rec.Workspace + ".result", startCommit: s.rec.StartCommit,
 		base: map[string]*baseRun{},
 	}
 }
@@ -179,7 +181,7 @@ func (c *checker) runBase(ctx context.Context, b *baseRun, argv []string) {
 }
 
 // close stops the background baselines, waits for them and removes the
-// base checkout.
+// base checkout (and the result's, left by a cancelled contract).
 func (c *checker) close() {
 	c.mu.Lock()
 	if c.cancel != nil {
@@ -188,25 +190,55 @@ func (c *checker) close() {
 	c.mu.Unlock()
 	c.wg.Wait()
 	_ = os.RemoveAll(c.baseDir)
+	_ = os.RemoveAll(c.resultDir)
 }
 
-// contract runs every check on the final tree and compares it with its
+// contract runs every check on tree, the workspace's tree frozen at done,
+// checked out in a directory of its own, and compares it with its
 // baseline. The baselines not yet known start at once, beside the results;
 // those under way in the background are waited for, never run twice.
-func (c *checker) contract(ctx context.Context, checks []Check) *Contract {
+func (c *checker) contract(ctx context.Context, checks []Check, tree string) *Contract {
 	bases := make([]func() CheckResult, len(checks))
 	for i, ch := range checks {
 		bases[i] = c.wanted(ctx, ch.Command)
 	}
 	runs := make([]CheckRun, 0, len(checks))
-	for _, ch := range checks {
-		result := c.run(ctx, c.workspace, ch.Command)
-		runs = append(runs, CheckRun{Command: ch.Command, Source: ch.Source, Result: result})
+	if len(checks) > 0 {
+		err := c.checkoutTree(ctx, tree)
+		for _, ch := range checks {
+			result := CheckResult{Exit: -1}
+			if err != nil {
+				result.Error = err.Error()
+			} else {
+				result = c.run(ctx, c.resultDir, ch.Command)
+			}
+			runs = append(runs, CheckRun{Command: ch.Command, Source: ch.Source, Result: result})
+		}
+		_ = os.RemoveAll(c.resultDir)
 	}
 	for i := range runs {
 		runs[i].Baseline = bases[i]()
 	}
-	return NewContract(runs, c.timeout)
+	k := NewContract(runs, c.timeout)
+	k.Tree = tree
+	return k
+}
+
+// checkoutTree checks out exactly tree, from the workspace's git objects
+// alone (never a copy of its files), into the result's directory: a clone
+// of the workspace (objects hard-linked) whose index and files are set to
+// the tree.
+func (c *checker) checkoutTree(ctx context.Context, tree string) error {
+	if err := os.RemoveAll(c.resultDir); err != nil {
+		return fmt.Errorf("check out the tree %s: %w", short(tree), err)
+	}
+	if _, err := c.git.run(ctx, "", "clone", "--quiet", "--no-checkout", "--", c.workspace, c.resultDir); err != nil {
+		return fmt.Errorf("check out the tree %s: %w", short(tree), err)
+	}
+	if _, err := c.git.run(ctx, c.resultDir, "read-tree", "--reset", "-u", tree); err != nil {
+		return fmt.Errorf("check out the tree %s: %w", short(tree), err)
+	}
+	return nil
 }
 
 // wanted returns the function that waits for the check's baseline: the one
@@ -271,10 +303,11 @@ func (c *checker) checkout(ctx context.Context) error {
 // not on this machine, does not run: it could not apply, which is neither
 // a pass nor a failure (NotApplicable).
 func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResult {
-	// The start commit's checkout is seen where the workspace is: its go
-	// commands then key each package's compile as the warm-up's did, and
-	// find what the warm-up compiled in the repository's shared layer
-	// (sandbox.RunOptions.MountAt). Its own run layer stays its own.
+	// The start commit's checkout, and the result's, are seen where the
+	// workspace is: their go commands then key each package's compile as
+	// the warm-up's did, and find what the warm-up compiled in the
+	// repository's shared layer (sandbox.RunOptions.MountAt). Their own run
+	// layers stay their own.
 	mountAt := ""
 	if dir != c.workspace {
 		mountAt = c.seenAt

@@ -253,9 +253,17 @@ func newTestCheckerIn(t *testing.T, files map[string]string, home string) (*chec
 	return &checker{
 		sb:   sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
 		tier: sandbox.TierBuild, timeout: time.Minute, git: gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}},
-		workspace: ws, baseDir: ws + ".base", startCommit: gitOut(t, ws, "rev-parse", "HEAD"),
+		workspace: ws, baseDir: ws + ".base", resultDir: ws + ".result", startCommit: gitOut(t, ws, "rev-parse", "HEAD"),
 		base: map[string]*baseRun{},
 	}, ws
+}
+
+// frozenTree is the tree of c's workspace as done takes it.
+func frozenTree(t *testing.T, c *checker) string {
+	t.Helper()
+	tree, err := workTree(t.Context(), c.git, c.workspace)
+	require.NoError(t, err)
+	return tree
 }
 
 func TestCheckerBaselineInItsOwnCheckout(t *testing.T) {
@@ -265,8 +273,9 @@ func TestCheckerBaselineInItsOwnCheckout(t *testing.T) {
 	require.NoError(t, os.WriteFile(calc, []byte("package calc\n\n"+broken+"\n"), 0o644))
 	checks := []Check{{Command: []string{"go", "vet", "./..."}, Source: SourceUser}}
 	c.background(t.Context(), checks)
-	got := c.contract(t.Context(), checks)
+	got := c.contract(t.Context(), checks, frozenTree(t, c))
 	assert.Equal(t, []CheckVerdict{VerdictRegressed}, checkVerdicts(got), "the base is the start commit, not the workspace")
+	assert.NoDirExists(t, c.resultDir, "the result's checkout is removed once its checks ran")
 	assert.DirExists(t, c.baseDir)
 	c.close()
 	assert.NoDirExists(t, c.baseDir, "close removes the base checkout")
@@ -367,11 +376,12 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 				if !early {
 					c.background(t.Context(), nil) // the turns start, with no check known yet
 				}
-				got := c.contract(t.Context(), checks)
+				tree := frozenTree(t, c)
+				got := c.contract(t.Context(), checks, tree)
 				verdicts[i] = checkVerdicts(got)
 				results[i] = got.Checks[0].Baseline
 				results[i].Seconds = 0
-				again := c.contract(t.Context(), checks)
+				again := c.contract(t.Context(), checks, tree)
 				assert.Equal(t, verdicts[i], checkVerdicts(again))
 				if tt.tier == sandbox.TierTest {
 					runs, err := os.ReadFile(filepath.Join(c.baseDir, "runs"))

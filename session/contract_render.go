@@ -107,7 +107,7 @@ func (c *Contract) Line() string {
 // in words, then the verdict line.
 func (c *Contract) WriteText(w io.Writer) {
 	if c != nil && len(c.Checks) > 0 {
-		fmt.Fprintln(w, "checks (run by the harness on the start commit and on the result):")
+		fmt.Fprintf(w, "checks (run by the harness on the start commit and on the result%s):\n", c.treeWords(""))
 		for _, r := range c.Checks {
 			res := c.outcome(r.Result)
 			if r.Result.Error == "" {
@@ -151,8 +151,17 @@ func (c *Contract) Markdown() string {
 	}
 	line := c.Line()
 	fmt.Fprintf(&b, "\n**%s%s.**", strings.ToUpper(line[:1]), line[1:])
-	b.WriteString(" The harness ran every check itself, on the start commit and on the result.\n")
+	fmt.Fprintf(&b, " The harness ran every check itself, on the start commit and on the result%s.\n", c.treeWords("`"))
 	return b.String()
+}
+
+// treeWords names the tree the result checks ran on, the workspace frozen
+// at done (its hash in quote marks q), or "" when the contract names none.
+func (c *Contract) treeWords(q string) string {
+	if c == nil || c.Tree == "" {
+		return ""
+	}
+	return ", tree " + q + short(c.Tree) + q
 }
 
 // StatusLine is the contract in a few words for a status comment.

@@ -21,7 +21,9 @@ func TestGitScrubsWhatItIsGiven(t *testing.T) {
 	ws := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644))
 	g := gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, scrub: scrub.New("sekrit-value")}
-	sha, err := commitAll(t.Context(), g, ws, commitMessage("Use sekrit-value\n\nbody sekrit-value", "s1", &Contract{Verdict: ContractHeld}))
+	tree, err := workTree(t.Context(), g, ws)
+	require.NoError(t, err)
+	sha, err := commitTree(t.Context(), g, ws, tree, commitMessage("Use sekrit-value\n\nbody sekrit-value", "s1", &Contract{Verdict: ContractHeld}))
 	require.NoError(t, err)
 	require.NotEmpty(t, sha)
 	assert.Equal(t, "Use [redacted]\n\nbody [redacted]\n\nSession: s1", gitOut(t, ws, "log", "-1", "--format=%B"))

@@ -9,11 +9,11 @@ import (
 	"github.com/coreagent/core/status"
 )
 
-// land pushes the session's branch and opens a draft pull request, or, for
-// a session on an open pull request, pushes onto its head and comments.
-// Pushes only fast-forward: when the branch moved since the session
-// started, the work is rebased onto it if it applies cleanly, or nothing
-// lands.
+// land pushes the session's commit (the checked tree) to its branch and
+// opens a draft pull request, or, for a session on an open pull request,
+// pushes onto its head and comments. Pushes only fast-forward: when the
+// branch moved since the session started, nothing lands (a rebase would
+// push a tree no check ran on).
 func (r *githubRepo) land(ctx context.Context, s *run) error {
 	rec := s.rec
 	if rec.PullRequest != 0 {
@@ -28,11 +28,11 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 			return r.review(ctx, s, r.pull)
 		}
 	}
-	if err := r.push(ctx, rec.Workspace, rec.Branch); err != nil {
+	if err := s.checkCommitTree(ctx); err != nil {
 		return err
 	}
-	if head, err := r.git.run(ctx, rec.Workspace, "rev-parse", "HEAD"); err == nil {
-		rec.Commit = head // a rebase made a new commit
+	if err := r.push(ctx, rec.Workspace, rec.Branch, rec.Commit); err != nil {
+		return err
 	}
 	if rec.PullRequest != 0 {
 		pr := r.pull
@@ -86,33 +86,34 @@ func (r *githubRepo) markReady(ctx context.Context, s *run, pr *gh.PullRequest) 
 	return nil
 }
 
-// push pushes HEAD to branch without force. A rejected push (the branch
-// moved) is retried once on top of the branch's new head.
-func (r *githubRepo) push(ctx context.Context, ws, branch string) error {
+// push pushes commit sha to branch without force. A rejected push (the
+// branch moved) lands nothing: rebasing the work onto the branch's new
+// head would push a tree the checks never ran on.
+func (r *githubRepo) push(ctx context.Context, ws, branch, sha string) error {
 	g, err := r.authed(ctx)
 	if err != nil {
 		return fmt.Errorf("push %s to %s: %w", branch, r.name(), err)
 	}
-	ref := "HEAD:refs/heads/" + branch
-	_, err = g.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", ref)
+	_, err = g.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", sha+":refs/heads/"+branch)
 	if err == nil {
 		return nil
 	}
 	if !rejected(err) {
 		return fmt.Errorf("push %s to %s: %w", branch, r.name(), err)
 	}
-	if _, err := g.run(ctx, ws, "fetch", "--quiet", "--no-tags", "origin", "refs/heads/"+branch); err != nil {
-		return fmt.Errorf("the branch %s moved since the session started, and fetching it failed: %w", branch, err)
-	}
-	args := append(gitIdentity(), "rebase", "--quiet", "FETCH_HEAD")
-	if _, err := g.run(ctx, ws, args...); err != nil {
-		_, _ = g.run(ctx, ws, "rebase", "--abort")
-		return fmt.Errorf("the branch %s moved since the session started and the work does not apply cleanly on top of it: nothing was pushed (the work stays in %s)", branch, ws)
-	}
-	if _, err := g.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", ref); err != nil {
-		return fmt.Errorf("push %s to %s after rebasing onto its new head: %w", branch, r.name(), err)
-	}
-	return nil
+	return &movedError{branch: branch, commit: sha, workspace: ws}
+}
+
+// movedError is a push refused because the branch moved since the
+// session started: someone else's commits, the user's to sort out
+// (FailConfiguration).
+type movedError struct {
+	branch, commit, workspace string
+}
+
+func (e *movedError) Error() string {
+	return fmt.Sprintf("not landed: the branch %s moved since the session started (someone pushed to it), and core pushes only the tree its checks ran on, which a rebase would change: nothing was pushed. The checked commit %s stays on the branch %s of the workspace %s: merge the branch's new commits into it and push it yourself, or start a new session from the branch's new head",
+		e.branch, short(e.commit), e.branch, e.workspace)
 }
 
 func rejected(err error) bool {

@@ -189,8 +189,10 @@ func TestGitHubLandsOnOpenPullRequest(t *testing.T) {
 		wantErr  string
 	}{
 		{name: "head unchanged"},
-		{name: "head moved, applies cleanly", moved: map[string]string{"other.txt": "other\n"}},
-		{name: "head moved, conflicts", moved: map[string]string{"feature.txt": "theirs\n"}, wantErr: "does not apply cleanly"},
+		// A rebase would push a tree no check ran on: nothing lands, even
+		// where the work would apply on the new head.
+		{name: "head moved, applies cleanly", moved: map[string]string{"other.txt": "other\n"}, wantErr: "the branch feature moved since the session started"},
+		{name: "head moved, conflicts", moved: map[string]string{"feature.txt": "theirs\n"}, wantErr: "the branch feature moved since the session started"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,8 +220,13 @@ func TestGitHubLandsOnOpenPullRequest(t *testing.T) {
 			require.Len(t, f.g.Pulls("octo", "hello"), 1, "no new pull request")
 			if tt.wantErr != "" {
 				assert.Equal(t, StatusFailed, rep.Status)
+				assert.Equal(t, FailConfiguration, rep.FailureKind, "someone else's push is not an outage")
 				assert.Contains(t, rep.Error, tt.wantErr)
+				assert.Contains(t, rep.Error, "nothing was pushed")
 				assert.Empty(t, f.g.Comments("octo", "hello", num))
+				head, _, err := f.repo.Head(t.Context(), "feature")
+				require.NoError(t, err)
+				assert.Equal(t, "a push by alice", gitOut(t, f.repo.Dir(), "log", "-1", "--format=%s", head), "the branch holds alice's push, nothing of core's")
 				return
 			}
 			require.Equal(t, StatusCompleted, rep.Status, rep.Error)

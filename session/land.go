@@ -22,7 +22,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	if out.status == StatusBudgetExhausted {
 		return s.finishSpent(ctx, out)
 	}
-	changed, err := s.changed(ctx)
+	changed, err := s.freezeTree(ctx)
 	if err != nil {
 		return failed(FailInfrastructure, err)
 	}
@@ -31,7 +31,6 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
 		return out
 	}
-	s.warmEnded()
 	switch n := len(s.rec.Checks); n {
 	case 0:
 	case 1:
@@ -39,7 +38,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	default:
 		fmt.Fprintf(s.opts.Progress, "checking: the harness runs %d checks on the start commit and on the result\n", n)
 	}
-	s.report.Contract = s.checks.contract(ctx, s.rec.Checks)
+	s.report.Contract = s.checks.contract(ctx, s.rec.Checks, s.tree)
 	if ctx.Err() != nil {
 		s.report.Contract = nil // not run to the end: no verdict
 		return outcome{status: StatusCancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
@@ -59,7 +58,7 @@ func failed(kind FailureKind, err error) outcome {
 func (s *run) finishSpent(ctx context.Context, out outcome) outcome {
 	s.spend.exhausted = true
 	fmt.Fprintf(s.opts.Progress, "budget exhausted: %v\n", out.err)
-	changed, err := s.changed(ctx)
+	changed, err := s.freezeTree(ctx)
 	if err != nil {
 		return failed(FailInfrastructure, err)
 	}
@@ -73,7 +72,7 @@ func (s *run) finishSpent(ctx context.Context, out outcome) outcome {
 // the run goes on as ending says.
 func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
 	if s.opts.DryRun {
-		diff, err := diffSince(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
+		diff, err := diffTree(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, s.tree)
 		if err != nil {
 			return failed(FailInfrastructure, err)
 		}
@@ -83,11 +82,11 @@ func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
 	return s.land(ctx, ending)
 }
 
-// land commits the checked work and lands it; ending is how the run goes
+// land commits the checked tree and lands it; ending is how the run goes
 // on once it has landed (idle, or partial with a broken contract). A run
 // whose model called done lands here, and so does core session land.
 func (s *run) land(ctx context.Context, ending outcome) outcome {
-	if err := s.checkLanding(ctx); err != nil {
+	if err := s.checkLanding(ctx, s.tree); err != nil {
 		return failed(landingFailure(err), err)
 	}
 	if s.opts.Interactive {
@@ -100,15 +99,11 @@ func (s *run) land(ctx context.Context, ending outcome) outcome {
 			return ending
 		}
 	}
-	sha, err := commitAll(ctx, s.git, s.rec.Workspace, commitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
+	// The tree frozen at done, never the workspace as it is now; a tree
+	// an earlier run landed lands again.
+	sha, err := commitTree(ctx, s.git, s.rec.Workspace, s.tree, commitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
 	if err != nil {
 		return failed(FailInfrastructure, err)
-	}
-	if sha == "" {
-		// Nothing new since an earlier run landed: land that again.
-		if sha, err = s.git.run(ctx, s.rec.Workspace, "rev-parse", "HEAD"); err != nil {
-			return failed(FailInfrastructure, err)
-		}
 	}
 	s.rec.Commit = sha
 	if err := s.origin.land(ctx, s); err != nil {
@@ -116,20 +111,38 @@ func (s *run) land(ctx context.Context, ending outcome) outcome {
 	}
 	s.rec.Landed = true
 	s.unlanded = false
-	if ds, err := diffStat(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, sha); err == nil {
+	if t, err := treeOf(ctx, s.git, s.rec.Workspace, s.rec.Commit); err == nil {
+		s.report.LandedTree = t
+	}
+	if ds, err := diffStat(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, s.rec.Commit); err == nil {
 		s.report.DiffStat = ds // without it the report still stands
 	}
 	return ending
 }
 
-// changed reports whether the session changed anything since the start
-// commit: files in the workspace, or commits an earlier run landed.
-func (s *run) changed(ctx context.Context) (bool, error) {
-	ws := s.rec.Workspace
-	if _, err := s.git.run(ctx, ws, "add", "--all"); err != nil {
-		return false, fmt.Errorf("stage changes: %w", err)
+// freezeTree freezes the run's box and takes the workspace's tree (see
+// tree.go), and reports whether the session changed anything.
+func (s *run) freezeTree(ctx context.Context) (bool, error) {
+	s.freeze()
+	tree, err := workTree(ctx, s.git, s.rec.Workspace)
+	if err != nil {
+		return false, err
 	}
-	if _, err := s.git.run(ctx, ws, "diff", "--cached", "--quiet", s.rec.StartCommit); err != nil {
+	return s.setTree(ctx, tree)
+}
+
+// setTree makes tree the one the run checks and lands, recorded in the
+// report with the start commit's, and reports whether the session changed
+// anything since the start commit: the files, or commits an earlier run
+// landed.
+func (s *run) setTree(ctx context.Context, tree string) (bool, error) {
+	ws := s.rec.Workspace
+	start, err := treeOf(ctx, s.git, ws, s.rec.StartCommit)
+	if err != nil {
+		return false, err
+	}
+	s.tree, s.report.Tree, s.report.StartTree = tree, tree, start
+	if tree != start {
 		return true, nil
 	}
 	head, err := s.git.run(ctx, ws, "rev-parse", "HEAD")
@@ -210,12 +223,19 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 }
 
 // landFailure classifies a failed landing: work that does not apply
-// without the user's uncommitted work is the user's state to sort out
-// (configuration); anything else is git or the remote failing.
+// without the user's uncommitted work, or a branch someone else moved, is
+// the user's state to sort out (configuration); a commit that does not
+// hold the checked tree is core's own fault; anything else is git or the
+// remote failing.
 func landFailure(err error) FailureKind {
 	var oe *overlapError
-	if errors.As(err, &oe) {
+	var me *movedError
+	var te *TreeChangedError
+	switch {
+	case errors.As(err, &oe) || errors.As(err, &me):
 		return FailConfiguration
+	case errors.As(err, &te):
+		return FailError
 	}
 	return FailInfrastructure
 }

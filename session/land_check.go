@@ -18,30 +18,33 @@ const FailLandingRefused FailureKind = "landing_refused"
 // maxNamed is how many files a landing refusal names.
 const maxNamed = 20
 
-// checkLanding looks at everything the session would land (the workspace
-// staged against the start commit, whoever wrote it: a tool, a confined
-// command, an approved one) and refuses what must not land: changes to
-// what runs with the workflow token (see checkWorkflows) unless the user
-// allowed them, and any file that adds a secret core knows of. Nothing is
-// committed or pushed when it refuses.
-func (s *run) checkLanding(ctx context.Context) error {
+// checkLanding looks at everything the session would land (tree, the
+// workspace frozen at done, against the start commit, whoever wrote it: a
+// tool, a confined command, an approved one) and refuses what must not
+// land: changes to what runs with the workflow token (see checkWorkflows)
+// unless the user allowed them, a file GitHub would refuse for its size,
+// and any file that adds a secret core knows of. It reads git objects
+// only, never the live workspace. Nothing is committed or pushed when it
+// refuses.
+func (s *run) checkLanding(ctx context.Context, tree string) error {
 	ws, from := s.rec.Workspace, s.rec.StartCommit
-	if _, err := s.git.run(ctx, ws, "add", "--all"); err != nil {
-		return fmt.Errorf("stage changes: %w", err)
-	}
-	changed, err := changedPaths(ctx, s.git, ws, from)
+	changed, err := changedPaths(ctx, s.git, ws, from, tree)
 	if err != nil {
 		return err
 	}
 	if !s.rec.AllowWorkflowChanges {
-		if err := s.checkWorkflows(ctx, changed); err != nil {
+		if err := s.checkWorkflows(ctx, tree, changed); err != nil {
 			return err
 		}
+	}
+	if err := s.checkSizes(ctx, tree, changed); err != nil {
+		return err
 	}
 	if s.scrubber == nil {
 		return nil
 	}
-	diff, err := s.git.run(ctx, ws, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-renames", "--text", "--unified=0", from)
+	diffArgs := []string{"diff", "--no-color", "--no-ext-diff", "--no-renames", "--text", "--unified=0", from, tree}
+	diff, err := s.git.run(ctx, ws, diffArgs...)
 	if err != nil {
 		return fmt.Errorf("diff the work: %w", err)
 	}
@@ -50,7 +53,7 @@ func (s *run) checkLanding(ctx context.Context) error {
 	}
 	var holding []string
 	for _, p := range changed {
-		d, err := s.git.run(ctx, ws, "diff", "--cached", "--no-color", "--no-ext-diff", "--no-renames", "--text", "--unified=0", from, "--", ":(literal)"+p)
+		d, err := s.git.run(ctx, ws, append(diffArgs, "--", ":(literal)"+p)...)
 		if err != nil {
 			return fmt.Errorf("diff %s: %w", p, err)
 		}
@@ -64,14 +67,10 @@ func (s *run) checkLanding(ctx context.Context) error {
 
 // checkWorkflows refuses changed paths that run with the workflow token:
 // the workflows, .github/actions, and the local actions that a workflow
-// uses (`uses: ./path`) at the start commit or in the tree that would land,
+// uses (`uses: ./path`) at the start commit or in final, the tree that would land,
 // so neither a new workflow pointing at a planted action nor an old one
 // whose action changed gets through.
-func (s *run) checkWorkflows(ctx context.Context, changed []string) error {
-	final, err := s.git.run(ctx, s.rec.Workspace, "write-tree")
-	if err != nil {
-		return fmt.Errorf("read the tree to land: %w", err)
-	}
+func (s *run) checkWorkflows(ctx context.Context, final string, changed []string) error {
 	guard, err := s.guardAt(ctx, s.rec.StartCommit)
 	if err != nil {
 		return err
@@ -105,10 +104,10 @@ func (s *run) checkWorkflows(ctx context.Context, changed []string) error {
 		tools.ActionsDir, s.rec.ID, s.rec.Workspace)}
 }
 
-// changedPaths lists the paths whose staged content differs from commit
+// changedPaths lists the paths whose content in tree differs from commit
 // from, as git spells them (relative, slash-separated, unquoted).
-func changedPaths(ctx context.Context, g gitRunner, ws, from string) ([]string, error) {
-	out, err := g.run(ctx, ws, "diff", "--cached", "--name-only", "--no-renames", "-z", from)
+func changedPaths(ctx context.Context, g gitRunner, ws, from, tree string) ([]string, error) {
+	out, err := g.run(ctx, ws, "diff", "--name-only", "--no-renames", "-z", from, tree)
 	if err != nil {
 		return nil, fmt.Errorf("list the changed files: %w", err)
 	}

@@ -19,7 +19,9 @@ import (
 // landing, or a refusal the user has since dealt with (their uncommitted
 // work committed, the workflow changes allowed). The work goes through the
 // same checks and landing as at the end of a run, held to the contract its
-// last run recorded; the harness does not run the checks again.
+// last run recorded; the harness does not run the checks again, so only
+// the tree that run froze and checked lands: a workspace that changed
+// since is refused (resume the session to check it again).
 func Land(ctx context.Context, id string, opts Options) (*Report, error) {
 	rep, err := landFinished(ctx, id, opts)
 	return rep, scrub.New(opts.Secrets...).Error(err)
@@ -52,9 +54,19 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
 		return nil, &ConfigError{Err: fmt.Errorf("session %s cannot be landed: its workspace %s is gone", id, rec.Workspace)}
 	}
-	contract, err := recordedContract(opts.Store, id)
+	recorded, err := recordedReport(opts.Store, id)
 	if err != nil {
 		return nil, err
+	}
+	// Only the tree its last run froze and checked lands: a workspace
+	// changed since (by hand, or by a process that outlived the run) is
+	// checked again by a resume, never landed unchecked.
+	now, err := workTree(ctx, gitRunner{env: opts.GitEnv, scrub: scrub.New(opts.Secrets...)}, rec.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameTree(recorded.Tree, now, fmt.Sprintf("the workspace changed since its checks: resume the session to check it again (core session resume %s \"check it again\")", id)); err != nil {
+		return nil, &ConfigError{Err: err}
 	}
 	opts.Repo = rec.Repo
 	org, err := openOrigin(ctx, opts)
@@ -67,11 +79,11 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 		return nil, err
 	}
 	defer s.unlock()
-	s.report.Contract = contract
+	s.report.Contract = recorded.Contract
 	if err := s.moveTo(StatusActive); err != nil {
 		return s.end(StatusFailed, FailError, err), nil
 	}
-	changed, err := s.changed(ctx)
+	changed, err := s.setTree(ctx, recorded.Tree)
 	if err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
@@ -82,21 +94,27 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 	return s.conclude(s.land(ctx, s.contractEnding())), nil
 }
 
-// recordedContract is the contract session id's last run wrote in its
-// report; nil (unverified) when the report has none.
-func recordedContract(store *Store, id string) (*Contract, error) {
+// landedReport is what core session land reads of the report of the
+// session's last run.
+type landedReport struct {
+	Contract *Contract `json:"contract"`
+	Tree     string    `json:"tree"`
+}
+
+// recordedReport is the contract session id's last run wrote in its report
+// (nil: unverified) and the tree it froze at done ("" when it froze none,
+// or has no report).
+func recordedReport(store *Store, id string) (landedReport, error) {
+	var rep landedReport
 	b, err := store.ReportJSON(id)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return rep, nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	var rep struct {
-		Contract *Contract `json:"contract"`
+		return rep, err
 	}
 	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, fmt.Errorf("read the contract of session %s: %s is damaged: %w", id, ReportFile, err)
+		return rep, fmt.Errorf("read the contract of session %s: %s is damaged: %w", id, ReportFile, err)
 	}
-	return rep.Contract, nil
+	return rep, nil
 }

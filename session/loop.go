@@ -104,6 +104,11 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 		if err := s.moveTo(StatusActive); err != nil {
 			return s.end(StatusFailed, FailError, err), nil
 		}
+		// done froze the box (tree.go): the next command starts a new
+		// one, and the browser starts again on first use.
+		if err := s.reopen(ctx); err != nil {
+			return s.end(StatusFailed, FailConfiguration, err), nil
+		}
 		if _, err := s.readMessages(&entries); err != nil {
 			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}

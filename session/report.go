@@ -59,6 +59,14 @@ type Report struct {
 	// Contract is the harness's own verdict on the result; nil when the
 	// session never reached done with a change.
 	Contract *Contract `json:"contract,omitempty"`
+	// Tree is the git tree object of the workspace frozen at done: what
+	// the result checks ran on, what the landing guard read, and what
+	// lands; StartTree is the start commit's. LandedTree is the tree of
+	// the landed commit: Tree, except where a local landing left out the
+	// uncommitted work the session started from (a finding says so).
+	Tree       string `json:"tree,omitempty"`
+	StartTree  string `json:"start_tree,omitempty"`
+	LandedTree string `json:"landed_tree,omitempty"`
 	// Unverified is set when no contract held the result to anything.
 	Unverified bool      `json:"unverified"`
 	Findings   []Finding `json:"findings,omitempty"`
@@ -93,6 +101,10 @@ type FindingKind string
 const (
 	// FindingNoChange: the model called done without changing the tree.
 	FindingNoChange FindingKind = "no_change"
+	// FindingLeftOut: a local landing left out the uncommitted work the
+	// session started from, so the landed tree is not the checked one
+	// (Detail names both).
+	FindingLeftOut FindingKind = "uncommitted_work_left_out"
 )
 
 // Finding is one thing a run found, with the words that explain it.
@@ -164,6 +176,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "branch: none (dry run: nothing landed)\n")
 	default:
 		fmt.Fprintf(w, "branch: %s (not landed)\n", r.Branch)
+	}
+	if f, ok := r.Finding(FindingLeftOut); ok {
+		fmt.Fprintf(w, "landed without your uncommitted work: %s\n", f.Detail)
 	}
 	r.Contract.WriteText(w)
 }

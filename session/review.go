@@ -27,6 +27,9 @@ const maxReviewBody = 60000
 // the fork.
 func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) error {
 	rec := s.rec
+	if err := s.checkCommitTree(ctx); err != nil {
+		return err
+	}
 	// Suggestions sit on the lines of the head the session started from;
 	// when the head moved since, GitHub would place them on other lines:
 	// the whole change goes to the body as a patch instead.

@@ -253,6 +253,9 @@ type run struct {
 	project *sandbox.Project
 	// browser is the run's browser (--browser), closed when the run ends.
 	browser *browser.Browser
+	// tree is the workspace's tree frozen at done: what the result checks
+	// ran on and what lands (tree.go).
+	tree string
 }
 
 // scrub removes every secret core knows of from text.

@@ -28,25 +28,13 @@ func (r *localRepo) snapshot(ctx context.Context, id, head string) (sha string, 
 		return "", 0, nil
 	}
 	changes = len(strings.Split(status, "\n"))
-	dir, err := os.MkdirTemp("", "core-index-")
-	if err != nil {
-		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	g := r.git.with("GIT_INDEX_FILE=" + filepath.Join(dir, "index"))
-	if _, err := g.run(ctx, r.path, "read-tree", head); err != nil {
-		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
-	}
-	if _, err := g.run(ctx, r.path, "add", "--all", "--", "."); err != nil {
-		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
-	}
-	tree, err := g.run(ctx, r.path, "write-tree")
+	tree, err := filesTree(ctx, r.git, r.path, head)
 	if err != nil {
 		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
 	}
 	msg := fmt.Sprintf("core: uncommitted work in %s when session %s started\n", r.path, id)
 	args := append(gitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
-	if sha, err = g.runInput(ctx, r.path, msg, args...); err != nil {
+	if sha, err = r.git.runInput(ctx, r.path, msg, args...); err != nil {
 		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
 	}
 	return sha, changes, nil
@@ -94,8 +82,11 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 	if err != nil {
 		return "", fmt.Errorf("land without the uncommitted work: %w", err)
 	}
+	// The message is the checked commit's, whose Checked-tree names a
+	// tree with the uncommitted work: this one says it leaves that out.
+	msg += "\nUncommitted-work: left out (the session started from it; the checked tree holds it, this commit's tree was not checked)\n"
 	args := append(gitIdentity(), "commit-tree", tree, "-p", parent, "-F", "-")
-	sha, err := g.runInput(ctx, ws, msg+"\n", args...)
+	sha, err := g.runInput(ctx, ws, msg, args...)
 	if err != nil {
 		return "", fmt.Errorf("land without the uncommitted work: %w", err)
 	}

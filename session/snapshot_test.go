@@ -74,6 +74,19 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	assert.NotContains(t, gitOut(t, repo, "ls-tree", "--name-only", rep.Branch), "draft.md")
 	assert.Equal(t, "Shout two", strings.SplitN(gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch), "\n", 2)[0])
 
+	// The checks ran on the tree with the user's work; what landed leaves
+	// it out, and the report, the summary and the commit say so.
+	landed := gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}")
+	assert.Equal(t, landed, rep.LandedTree)
+	assert.NotEqual(t, rep.Tree, rep.LandedTree, "the landed tree is not the one frozen at done")
+	f, ok := rep.Finding(FindingLeftOut)
+	require.True(t, ok, "a finding says the landed tree was not checked")
+	assert.Contains(t, f.Detail, "the checks ran on tree "+rep.Tree[:12]+", which holds the 2 uncommitted changes the session started from; the landed commit "+short(rep.Commit)+" leaves them out")
+	var summary strings.Builder
+	rep.WriteSummary(&summary)
+	assert.Contains(t, summary.String(), "landed without your uncommitted work: the checks ran on tree "+rep.Tree[:12])
+	assert.Contains(t, gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch), "Uncommitted-work: left out")
+
 	// The user's working tree, index and HEAD did not move.
 	assert.Equal(t, statusBefore, gitOut(t, repo, "status", "--porcelain"))
 	assert.Equal(t, head, gitOut(t, repo, "rev-parse", "HEAD"))

@@ -140,6 +140,10 @@ func cloneAt(ctx context.Context, g gitRunner, source, name, dest string, t targ
 // land puts the workspace's branch into the repository as a ref, by
 // fetching it from the workspace: the repository's working tree, index and
 // HEAD stay as they are. A branch that exists there must fast-forward.
+// Its commit holds the checked tree, except for a session that started
+// from the user's uncommitted work: that work is left out of what lands,
+// so the landed tree differs from the checked one, and a finding (in the
+// report and the summary) and the commit's message say so.
 func (r *localRepo) land(ctx context.Context, s *run) error {
 	ws, branch := s.rec.Workspace, s.rec.Branch
 	if err := r.checkNotCheckedOut(ctx, branch); err != nil {
@@ -147,6 +151,11 @@ func (r *localRepo) land(ctx context.Context, s *run) error {
 	}
 	ref := "refs/heads/" + branch
 	src := ref
+	if s.rec.LandOnto == "" {
+		if err := s.checkCommitTree(ctx); err != nil {
+			return err
+		}
+	}
 	if onto := s.rec.LandOnto; onto != "" {
 		// Publish the session's changes without the user's uncommitted
 		// work: rebuilt onto the commit it sat on (or onto what an earlier
@@ -166,6 +175,9 @@ func (r *localRepo) land(ctx context.Context, s *run) error {
 			return err
 		}
 		s.rec.Commit, src = sha, landRef
+		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingLeftOut, Detail: fmt.Sprintf(
+			"the checks ran on tree %s, which holds the %d uncommitted %s the session started from; the landed commit %s leaves %s out, and its own tree was not checked",
+			short(s.tree), s.rec.Uncommitted, plural(s.rec.Uncommitted, "change", "changes"), short(sha), plural(s.rec.Uncommitted, "it", "them"))})
 	}
 	if _, err := r.git.run(ctx, r.path, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", ws, src+":"+ref); err != nil {
 		return fmt.Errorf("land branch %s in %s: %w", branch, r.path, err)
@@ -211,33 +223,10 @@ func (r *localRepo) checkNotCheckedOut(ctx context.Context, branch string) error
 	return nil
 }
 
-// commitAll commits every change in the workspace (new, changed and deleted
-// files) and returns the new commit, or "" when nothing changed.
-func commitAll(ctx context.Context, g gitRunner, ws, message string) (string, error) {
-	if _, err := g.run(ctx, ws, "add", "--all"); err != nil {
-		return "", fmt.Errorf("stage changes: %w", err)
-	}
-	if _, err := g.run(ctx, ws, "diff", "--cached", "--quiet"); err == nil {
-		return "", nil
-	}
-	args := append(gitIdentity(), "commit", "--quiet", "--no-verify", "--file", "-")
-	if _, err := g.runInput(ctx, ws, message, args...); err != nil {
-		return "", fmt.Errorf("commit: %w", err)
-	}
-	sha, err := g.run(ctx, ws, "rev-parse", "HEAD")
-	if err != nil {
-		return "", fmt.Errorf("commit: %w", err)
-	}
-	return sha, nil
-}
-
-// diffSince returns every change in the workspace since commit from,
-// committed or not, new files included.
-func diffSince(ctx context.Context, g gitRunner, ws, from string) (string, error) {
-	if _, err := g.run(ctx, ws, "add", "--all"); err != nil {
-		return "", fmt.Errorf("diff: %w", err)
-	}
-	out, err := g.run(ctx, ws, "diff", "--cached", "--no-color", "--no-ext-diff", from)
+// diffTree returns every change from commit from to tree, new files
+// included.
+func diffTree(ctx context.Context, g gitRunner, ws, from, tree string) (string, error) {
+	out, err := g.run(ctx, ws, "diff", "--no-color", "--no-ext-diff", from, tree)
 	if err != nil {
 		return "", fmt.Errorf("diff: %w", err)
 	}
@@ -273,7 +262,11 @@ func commitMessage(summary, id string, c *Contract) string {
 	if body != "" {
 		msg += "\n" + body + "\n"
 	}
-	return msg + "\nSession: " + id + "\n"
+	msg += "\nSession: " + id + "\n"
+	if c != nil && c.Tree != "" && len(c.Checks) > 0 {
+		msg += "Checked-tree: " + c.Tree + "\n"
+	}
+	return msg
 }
 
 // checkBranchName refuses a branch name git would refuse.
