@@ -6,8 +6,11 @@ GO ?= go
 
 # TEST_TIMEOUT bounds each package's tests. go test's default (10m) is too
 # short for the sandbox package on a busy two-core machine; a hang still
-# ends, with every goroutine's stack.
-TEST_TIMEOUT ?= 30m
+# ends, with every goroutine's stack. 45m: every box command now starts
+# its runner (core's executable) too, and the session's landing checks
+# out the checked tree, so the sandbox and session packages take longer
+# beside stress-ng; CI's whole run stays far inside its 90 minutes.
+TEST_TIMEOUT ?= 45m
 
 build:
 	$(GO) build -o core ./cmd/core
