@@ -306,6 +306,10 @@ func TestGitHubOutageIsInfrastructure(t *testing.T) {
 		name   string
 		outage func(t *testing.T, f *githubFixture) (apiURL string)
 		want   string
+		// orWant is another error text that is as right: a closed
+		// server's port may be bound again by another test's listener
+		// before the run dials it, which resets the connection instead.
+		orWant string
 		// issueOnly: only a session on an issue meets the outage.
 		issueOnly bool
 	}{
@@ -316,7 +320,7 @@ func TestGitHubOutageIsInfrastructure(t *testing.T) {
 			dead := httptest.NewServer(http.NotFoundHandler())
 			dead.Close()
 			return dead.URL + "/api/v3"
-		}, want: "connection refused"},
+		}, want: "connection refused", orWant: "connection reset by peer"},
 		{name: "the issues API alone", issueOnly: true, outage: func(_ *testing.T, f *githubFixture) string {
 			f.g.FailAPI(503, "/repos/octo/hello/issues")
 			return f.g.APIURL()
@@ -355,7 +359,9 @@ func TestGitHubOutageIsInfrastructure(t *testing.T) {
 				var ce *ConfigError
 				assert.False(t, errors.As(err, &ce), "%s: an outage is not the user's configuration: %v", goal.name, err)
 				assert.Equal(t, FailInfrastructure, FailureKindOf(err), goal.name)
-				assert.Contains(t, err.Error(), tt.want, goal.name)
+				if tt.orWant == "" || !strings.Contains(err.Error(), tt.orWant) {
+					assert.Contains(t, err.Error(), tt.want, goal.name)
+				}
 			}
 			entries, err := os.ReadDir(opts.Store.Dir(""))
 			require.NoError(t, err)
