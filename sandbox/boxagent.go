@@ -282,7 +282,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		return boxExit{Code: -1, Err: err.Error()}
 	}
 	cmd := exec.Command("/proc/self/exe")
-	cmd.Args = runnerArgv(path, req.Argv, req.Pipe)
+	cmd.Args = runnerArgv(path, req.Argv, req.Pipe, req.Nice)
 	cmd.Env = req.Env
 	cmd.Dir = req.Dir
 	cmd.Stdout, cmd.Stderr = outW, outW

@@ -53,6 +53,10 @@ type boxRequest struct {
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 	// Pipe gives the process fd 3 (it reads) and fd 4 (it writes).
 	Pipe bool `json:"pipe,omitempty"`
+	// Nice runs the command and all it starts at backgroundNice: work done
+	// ahead of need (RunOptions.Background), which then yields the CPUs to
+	// the box's other commands, those someone waits for.
+	Nice bool `json:"nice,omitempty"`
 }
 
 // boxStarted says the command started, and its pid inside the box.

@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -49,11 +51,17 @@ const (
 	runnerPipeOut  = 5
 )
 
-// runnerArgv is how the agent starts a runner for the command path, argv.
-func runnerArgv(path string, argv []string, pipe bool) []string {
+// runnerArgv is how the agent starts a runner for the command path, argv;
+// nice puts the command at backgroundNice (the runner's mode gets a
+// "nice-" prefix: the runner lowers itself before it starts the command,
+// so that the command and all it starts inherit it).
+func runnerArgv(path string, argv []string, pipe, nice bool) []string {
 	mode := "nopipe"
 	if pipe {
 		mode = "pipe"
+	}
+	if nice {
+		mode = "nice-" + mode
 	}
 	return append([]string{"core-box-runner", "sandbox", "agent", reapFlag, "--", mode, path}, argv...)
 }
@@ -64,14 +72,28 @@ func runnerArgv(path string, argv []string, pipe bool) []string {
 // signal ended it), which is the runner's own.
 func RunCommandReaper(args []string) int {
 	status := os.NewFile(runnerStatusFD, "status")
-	if len(args) < 3 || (args[0] != "pipe" && args[0] != "nopipe") {
-		fmt.Fprintln(os.Stderr, "core sandbox agent --reap: want -- pipe|nopipe PATH ARGV...")
+	var mode string
+	nice := false
+	if len(args) > 0 {
+		mode, nice = strings.CutPrefix(args[0], "nice-")
+	}
+	if len(args) < 3 || (mode != "pipe" && mode != "nopipe") {
+		fmt.Fprintln(os.Stderr, "core sandbox agent --reap: want -- [nice-]pipe|[nice-]nopipe PATH ARGV...")
 		return 125
 	}
+	args[0] = mode
 	fail := func(err error) int {
 		fmt.Fprintf(status, "error: %v\n", err)
 		status.Close()
 		return 126
+	}
+	if nice {
+		// Before the fork, on the thread that forks (Linux keeps a
+		// niceness per thread): the command and all it starts inherit it.
+		runtime.LockOSThread()
+		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, backgroundNice); err != nil {
+			return fail(fmt.Errorf("lower the command's priority: %w", err))
+		}
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("become the command's subreaper: %w", err))

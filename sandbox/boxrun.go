@@ -102,7 +102,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	defer c.Close()
-	req := boxRequest{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds()}
+	req := boxRequest{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds(), Nice: opts.Background}
 	if err := sendRequest(c, req); err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
