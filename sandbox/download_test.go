@@ -74,8 +74,8 @@ func TestGoWorkDownload(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"go.work", "app/go.mod", "app/go.sum"}, keys(files))
 
-	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"),
-		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	sb := New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"),
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
 	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "./app/..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
@@ -113,7 +113,7 @@ func TestGoTestWithCgoUnderDefaultLimits(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
+	sb := New(warmBuilds(t, Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}}))
 	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 10 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
@@ -211,8 +211,8 @@ func TestDownloadSkippedWhenTheCacheHoldsEverything(t *testing.T) {
 	proxy := fileProxy(t)
 	ws := goModule(t, proxy)
 	mods := t.TempDir()
-	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods,
-		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	sb := New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods,
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
 	r, err := sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
@@ -220,8 +220,8 @@ func TestDownloadSkippedWhenTheCacheHoldsEverything(t *testing.T) {
 	// A new process, the same module cache, a proxy that never answers:
 	// nothing asks it.
 	hanging, asked := hangingProxy(t)
-	sb = New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods, DownloadTimeout: time.Minute,
-		HostEnv: []string{"GOPROXY=" + hanging, "GOSUMDB=off"}})
+	sb = New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods, DownloadTimeout: time.Minute,
+		HostEnv: []string{"GOPROXY=" + hanging, "GOSUMDB=off"}}))
 	r, err = sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)

@@ -256,11 +256,14 @@ func TestConfinedBuildReadsTheUserCachesAndWritesNeither(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "app.go"),
 		[]byte("package app\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/greet\"\n)\n\n// Greeting greets the world.\nfunc Greeting() string { return fmt.Sprint(greet.Hello(\"world\")) }\n"), 0o644))
 
-	// The user: their own caches, warmed by their own go build.
+	// The user: their own caches, warmed by their own go build, of the
+	// package and of what a test binary needs (testing's tree: compiled
+	// in the confined test below instead, that alone ran past its five
+	// minutes on a busy machine).
 	home := t.TempDir()
 	userBuild, userMod := filepath.Join(home, "gocache"), filepath.Join(home, "gomod")
 	goEnv := []string{"GOCACHE=" + userBuild, "GOMODCACHE=" + userMod}
-	warm := exec.Command("go", "build", "./...")
+	warm := exec.Command("go", "build", "./...", "testing/internal/testdeps")
 	warm.Dir = ws
 	warm.Env = append(os.Environ(), append(goEnv, "GOPROXY="+proxy, "GOSUMDB=off", "GOFLAGS=-modcacherw", "GOTOOLCHAIN=local")...)
 	out, err := warm.CombinedOutput()

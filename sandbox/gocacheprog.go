@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 )
@@ -324,4 +325,34 @@ func toHash(b []byte) ([hashSize]byte, bool) {
 	}
 	copy(h[:], b)
 	return h, true
+}
+
+// GoCacheIfAsked serves Go's build cache and exits when args (os.Args) are
+// how a confined go command starts core as its GOCACHEPROG (`<exe> sandbox
+// gocache --dir D [--socket S --stage D --shared D]`), and returns
+// otherwise. The TestMain of a package whose tests give the test binary as
+// Config.CacheProg calls it first; core's command line parses the same
+// flags itself.
+func GoCacheIfAsked(args []string) {
+	if len(args) < 3 || args[1] != "sandbox" || args[2] != "gocache" {
+		return
+	}
+	var dir, socket, stage, shared string
+	for i := 3; i+1 < len(args); i += 2 {
+		switch args[i] {
+		case "--dir":
+			dir = args[i+1]
+		case "--socket":
+			socket = args[i+1]
+		case "--stage":
+			stage = args[i+1]
+		case "--shared":
+			shared = args[i+1]
+		}
+	}
+	if err := ServeGoCacheProg(os.Stdin, os.Stdout, dir, socket, stage, shared); err != nil {
+		fmt.Fprintln(os.Stderr, "core sandbox gocache:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }

@@ -388,7 +388,7 @@ func TestMountAtSharesTheWarmUpsCompile(t *testing.T) {
 		}
 	}
 	home := t.TempDir()
-	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), CacheProg: self, Repo: "acme/mnt"})
+	sb := New(warmBuilds(t, Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), CacheProg: self, Repo: "acme/mnt"}))
 	ws := newWorkspace(t)
 	write(ws)
 	warmed(t, sb, ws)

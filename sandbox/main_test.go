@@ -18,12 +18,9 @@ import (
 var sharedHome string
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 2 && os.Args[1] == "sandbox" && os.Args[2] == "gocache" {
-		// Started inside the sandbox as GOCACHEPROG, as core is.
-		os.Exit(serveGoCacheForTest(os.Args[3:]))
-	}
-	AgentIfAsked(os.Args)  // started inside a box as its agent, as core is
-	EgressIfAsked(os.Args) // started inside a dependency step as its forwarder, as core is
+	GoCacheIfAsked(os.Args) // started inside the sandbox as GOCACHEPROG, as core is
+	AgentIfAsked(os.Args)   // started inside a box as its agent, as core is
+	EgressIfAsked(os.Args)  // started inside a dependency step as its forwarder, as core is
 	if os.Getenv("CORE_SANDBOX_HELPER") == "parent" {
 		helperParent()
 		return
@@ -172,25 +169,22 @@ func newWorkspace(t testing.TB) string {
 	return ws
 }
 
-// serveGoCacheForTest is `core sandbox gocache --dir D --socket S` for
-// this test binary, which the sandbox tests give as Config.CacheProg.
-func serveGoCacheForTest(args []string) int {
-	var dir, socket, stage, shared string
-	for i := 0; i+1 < len(args); i += 2 {
-		switch args[i] {
-		case "--dir":
-			dir = args[i+1]
-		case "--socket":
-			socket = args[i+1]
-		case "--stage":
-			stage = args[i+1]
-		case "--shared":
-			shared = args[i+1]
-		}
+// warmBuilds gives c what production has (ConfigFromEnv): confined builds
+// read the user's build cache, read-only, through core's executable (here
+// the test binary). A test that is not about the build cache takes it so
+// that its go test does not compile the standard library from nothing: on
+// a busy two-core machine that alone ran past five minutes. The module
+// cache stays the test's own (Home's, unless c names one): the user's is
+// never written by a test's downloads.
+func warmBuilds(t *testing.T, c Config) Config {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	c.UserCaches, c.CacheProg, c.HostHome = true, self, home
+	if c.ModCache == "" {
+		c.ModCache = filepath.Join(c.Home, "cache", "gomod")
 	}
-	if err := ServeGoCacheProg(os.Stdin, os.Stdout, dir, socket, stage, shared); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	return c
 }

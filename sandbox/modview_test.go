@@ -41,8 +41,8 @@ func TestConfinedCommandsSeeOnlyTheModulesTheWorkspaceNames(t *testing.T) {
 	proxy := fileProxy(t)
 	ws := goModule(t, proxy)
 	mods := t.TempDir()
-	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods,
-		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	sb := New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods,
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
 	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)

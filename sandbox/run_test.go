@@ -86,8 +86,8 @@ func TestGoTestInSandboxWithADependency(t *testing.T) {
 	ws := goModule(t, proxy)
 	sumBefore, err := os.ReadFile(filepath.Join(ws, "go.sum"))
 	require.NoError(t, err)
-	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"),
-		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	sb := New(warmBuilds(t, Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"),
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
 
 	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
@@ -140,8 +140,8 @@ func TestGoModOnTheHostWithoutTheSandbox(t *testing.T) {
 	t.Parallel()
 	proxy := fileProxy(t)
 	ws := goModule(t, proxy)
-	sb := New(Config{Home: t.TempDir(), Mode: ModeOff, Path: os.Getenv("PATH"),
-		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	sb := New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeOff, Path: os.Getenv("PATH"),
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
 	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "mod", "download", "-json"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	assert.False(t, r.Sandboxed)

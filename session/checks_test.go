@@ -358,7 +358,7 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 			// keyed by the sandbox and the directory), so that it does not
 			// compile the standard library again.
 			home := t.TempDir()
-			sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
+			sb := sandbox.New(warmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}}))
 			var results [2]CheckResult
 			var verdicts [2][]CheckVerdict
 			for i, early := range []bool{true, false} {

@@ -3,14 +3,18 @@ package session
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/sandbox"
 )
 
 func TestMain(m *testing.M) {
-	sandbox.AgentIfAsked(os.Args)  // started inside a run's box as its agent, as core is
-	sandbox.EgressIfAsked(os.Args) // started inside a dependency step as its forwarder, as core is
+	sandbox.GoCacheIfAsked(os.Args) // started inside the sandbox as GOCACHEPROG, as core is
+	sandbox.AgentIfAsked(os.Args)   // started inside a run's box as its agent, as core is
+	sandbox.EgressIfAsked(os.Args)  // started inside a dependency step as its forwarder, as core is
 	os.Exit(m.Run())
 }
 
@@ -32,7 +36,27 @@ func boxSandbox(t *testing.T, home string) *sandbox.Sandbox {
 		}
 		t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
 	}
-	sb := sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0]})
+	sb := sandbox.New(warmBuilds(t, sandbox.Config{Home: home, Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0]}))
 	t.Cleanup(func() { sb.Close() })
 	return sb
+}
+
+// warmBuilds gives c what production has (sandbox.ConfigFromEnv): confined
+// builds read the user's build cache, read-only, through core's executable
+// (here the test binary). A test that is not about the build cache takes
+// it so that its go test does not compile the standard library from
+// nothing: on a busy two-core machine that alone took minutes. The module
+// cache stays the test's own (Home's, unless c names one): the user's is
+// never written by a test's downloads.
+func warmBuilds(t *testing.T, c sandbox.Config) sandbox.Config {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	c.UserCaches, c.CacheProg, c.HostHome = true, self, home
+	if c.ModCache == "" {
+		c.ModCache = filepath.Join(c.Home, "cache", "gomod")
+	}
+	return c
 }

@@ -214,7 +214,7 @@ func leftoverRepo(calc string) map[string]string {
 func leftoverSandboxes(t *testing.T) func(t *testing.T) *sandbox.Sandbox {
 	t.Helper()
 	boxSandbox(t, t.TempDir()) // skips, or fails with CORE_REQUIRE_BWRAP=1, where there is no box
-	cfg := sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0], Repo: "leftover-attacks"}
+	cfg := warmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0], Repo: "leftover-attacks"})
 	ws := filepath.Join(t.TempDir(), "warm")
 	gitOut(t, t.TempDir(), "clone", "-q", fixtureRepo(t, leftoverRepo(leftoverBroken)), ws)
 	warm := sandbox.New(cfg)

@@ -43,6 +43,7 @@ func TestScripts(t *testing.T) {
 // [bwrap] condition, and env set besides.
 func runScripts(t *testing.T, dir string, env map[string]string) {
 	bwrapOK := bwrapUsable(t)
+	buildCache := hostBuildCache(t)
 	testscript.Run(t, testscript.Params{
 		Dir: dir,
 		Setup: func(e *testscript.Env) error {
@@ -53,6 +54,17 @@ func runScripts(t *testing.T, dir string, env map[string]string) {
 			}
 			e.Defer(func() { os.RemoveAll(home) })
 			e.Setenv("CORE_HOME", home)
+			// The user's caches, as core finds them (go env): the build
+			// cache is this machine's, which confined builds only read
+			// (through core's executable), so that a script's go test
+			// does not compile the standard library from nothing (minutes
+			// on a busy machine); the module cache is the script's own,
+			// never shared with another script or the machine's.
+			if buildCache != "" {
+				e.Setenv("GOCACHE", buildCache)
+			}
+			e.Setenv("GOMODCACHE", filepath.Join(home, "user-gomod"))
+			e.Setenv("XDG_CACHE_HOME", filepath.Join(home, "user-cache"))
 			// No model server is discovered by accident: scripts start one.
 			e.Setenv("CORE_SESSION_INFERENCE_URL", "http://127.0.0.1:9/")
 			// A run that lands ends, rather than wait for comments (the
@@ -77,6 +89,21 @@ func runScripts(t *testing.T, dir string, env map[string]string) {
 			return false, nil
 		},
 	})
+}
+
+// hostBuildCache is this machine's Go build cache (go env GOCACHE), or ""
+// when there is none.
+func hostBuildCache(t *testing.T) string {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "go", "env", "GOCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	dir := strings.TrimSpace(string(out))
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return dir
 }
 
 func bwrapUsable(t *testing.T) bool {
