@@ -1,0 +1,169 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/api/types/mount"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+)
+
+// TestWritableDirs: the mount points of the writable layers are made in
+// the install when missing; a link or a file in their place is neither
+// followed nor replaced, and gets no layer.
+func TestWritableDirs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, host string)
+		want  []string
+	}{
+		{name: "made when missing", want: []string{"/ws/node_modules/.cache", "/ws/node_modules/.vite"}},
+		{name: "kept when there", setup: func(t *testing.T, host string) {
+			require.NoError(t, os.Mkdir(filepath.Join(host, ".cache"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(host, ".cache", "old"), nil, 0o644))
+		}, want: []string{"/ws/node_modules/.cache", "/ws/node_modules/.vite"}},
+		{name: "a link is not followed", setup: func(t *testing.T, host string) {
+			require.NoError(t, os.Symlink(t.TempDir(), filepath.Join(host, ".cache")))
+		}, want: []string{"/ws/node_modules/.vite"}},
+		{name: "a file is not a directory", setup: func(t *testing.T, host string) {
+			require.NoError(t, os.WriteFile(filepath.Join(host, ".vite"), nil, 0o644))
+		}, want: []string{"/ws/node_modules/.cache"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			host := filepath.Join(t.TempDir(), "node_modules")
+			require.NoError(t, os.Mkdir(host, 0o755))
+			if tt.setup != nil {
+				tt.setup(t, host)
+			}
+			assert.Equal(t, tt.want, writableDirs(host, "/ws/node_modules", nodeWritable))
+			if fi, err := os.Lstat(filepath.Join(host, ".cache")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				target, err := os.Readlink(filepath.Join(host, ".cache"))
+				require.NoError(t, err)
+				entries, err := os.ReadDir(target)
+				require.NoError(t, err)
+				assert.Empty(t, entries, "nothing was made where the link points")
+			}
+		})
+	}
+	t.Run("no install", func(t *testing.T) {
+		t.Parallel()
+		missing := filepath.Join(t.TempDir(), "node_modules")
+		assert.Empty(t, writableDirs(missing, "/ws/node_modules", nodeWritable))
+		assert.NoDirExists(t, missing, "nothing is made where there is no install")
+	})
+}
+
+// TestWritableLayerInProfiles: bwrap mounts a tmpfs over each writable
+// directory after the read-only binds that hold it, of /tmp's size; a box
+// holds a command's layers only when it has them; a sibling gets a tmpfs
+// mount each, the same value for two commands (so one Docker box holds
+// both).
+func TestWritableLayerInProfiles(t *testing.T) {
+	t.Parallel()
+	p := profile{tmpSize: 1 << 20, depBinds: []bind{{host: "/deps/node_modules", inside: "/ws/node_modules"}},
+		depWritable: []string{"/ws/node_modules/.cache"}}
+	args := p.args([]string{"npm", "test"})
+	ro, tmpfs := -1, -1
+	for i, a := range args {
+		switch {
+		case a == "--ro-bind" && args[i+2] == "/ws/node_modules":
+			ro = i
+		case a == "--tmpfs" && args[i+1] == "/ws/node_modules/.cache":
+			tmpfs = i
+			assert.Equal(t, []string{"--size", "1048576"}, args[i-2:i], "the layer is as large as /tmp at most")
+		}
+	}
+	require.NotEqual(t, -1, tmpfs, "a tmpfs over the writable directory: %q", args)
+	assert.Less(t, ro, tmpfs, "the tmpfs is mounted over the read-only install, not under it")
+
+	box := p
+	box.depWritable = nil
+	assert.False(t, box.holds(p), "a box without the layer does not hold a command that needs it")
+	assert.True(t, p.holds(p))
+
+	ws := newWorkspace(t)
+	sb := New(Config{Mode: ModeDocker})
+	d := &dockerBackend{s: sb, image: "sha256:abc", path: []string{"/usr/bin"}}
+	img := &image{ref: d.image, path: d.path}
+	deps := t.TempDir()
+	opts := RunOptions{Workspace: ws, deps: depsView{binds: []bind{{host: deps, inside: filepath.Join(ws, "node_modules")}},
+		writable: []string{filepath.Join(ws, "node_modules", ".cache")}}}
+	first, err := d.siblingFor(img, []string{"npm", "test"}, opts)
+	require.NoError(t, err)
+	second, err := d.siblingFor(img, []string{"npm", "test"}, opts)
+	require.NoError(t, err)
+	var layer *mount.Mount
+	for i, m := range first.mounts {
+		if m.Target == filepath.Join(ws, "node_modules", ".cache") {
+			layer = &first.mounts[i]
+		}
+	}
+	require.NotNil(t, layer, "a mount at the writable directory: %+v", first.mounts)
+	assert.Equal(t, mount.TypeTmpfs, layer.Type)
+	assert.False(t, layer.ReadOnly)
+	require.NotNil(t, layer.TmpfsOptions)
+	assert.Equal(t, int64(dockerTmpfsSize), layer.TmpfsOptions.SizeBytes)
+	c := &boxContainer{img: img, mounts: first.mounts}
+	assert.True(t, c.holds(&dockerNeed{img: img, mounts: second.mounts}), "a Docker box holds the next command's layer")
+	assert.False(t, (&boxContainer{img: img}).holds(&dockerNeed{img: img, mounts: second.mounts}))
+}
+
+// TestNodeCacheWritablePerRun: a test runner that writes its cache under
+// node_modules/.cache (as nyc, ava and babel-loader do) runs in the box;
+// the box's next command sees that cache, a check in a sandbox of its own
+// (the contract's) starts from the pristine install again, and nothing of
+// the cache reaches the install on the host.
+func TestNodeCacheWritablePerRun(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	home := t.TempDir()
+	reg := testkit.NewRegistry(t)
+	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
+		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
+	t.Cleanup(func() { _ = sb.Close() })
+	requireTool(t, sb, "npm")
+	// cachetool counts what its cache held, then adds an entry, where
+	// find-cache-dir puts it.
+	tarball, integrity := reg.AddNpm("cachetool", "1.0.0", map[string]string{
+		"package.json": `{"name":"cachetool","version":"1.0.0","bin":{"cachetool":"bin.js"}}`,
+		"bin.js": "#!/usr/bin/env node\nconst fs = require('fs'), path = require('path');\n" +
+			"const dir = path.join(process.cwd(), 'node_modules', '.cache', 'cachetool');\n" +
+			"fs.mkdirSync(dir, { recursive: true });\n" +
+			"console.log('cachetool: the cache held ' + fs.readdirSync(dir).length);\n" +
+			"fs.writeFileSync(path.join(dir, 'run-' + process.pid), 'x');\n",
+	})
+	ws := newWorkspace(t)
+	writeFiles(t, ws, map[string]string{
+		"package.json": `{"name":"app","version":"1.0.0","devDependencies":{"cachetool":"1.0.0"},"scripts":{"test":"cachetool"}}`,
+		"package-lock.json": `{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{` +
+			`"":{"name":"app","version":"1.0.0","devDependencies":{"cachetool":"1.0.0"}},` +
+			`"node_modules/cachetool":{"version":"1.0.0","resolved":"` + tarball + `","integrity":"` + integrity + `","dev":true,"bin":{"cachetool":"bin.js"}}}}`,
+	})
+	run := func(noBox bool) Result {
+		t.Helper()
+		r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute, NoBox: noBox})
+		require.NoError(t, err)
+		require.Equal(t, 0, r.ExitCode, r.Output)
+		return r
+	}
+	assert.Contains(t, run(false).Output, "cachetool: the cache held 0", "the box's first run")
+	assert.Contains(t, run(false).Output, "cachetool: the cache held 1", "the run's next command sees its cache")
+	assert.Contains(t, run(true).Output, "cachetool: the cache held 0", "a check of its own starts from the pristine install")
+
+	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "node-*", "node_modules"))
+	require.NoError(t, err)
+	require.Len(t, deps, 1)
+	assert.FileExists(t, filepath.Join(deps[0], "cachetool", "bin.js"))
+	entries, err := os.ReadDir(filepath.Join(deps[0], ".cache"))
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the sandboxes' writes never reached the install on the host")
+	assert.Empty(t, filesNamed(t, ws, "cachetool"), "nor the workspace")
+}
