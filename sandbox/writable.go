@@ -96,3 +96,8 @@ func sameMount(a, b mount.Mount) bool {
 	}
 	return ta == nil || (ta.SizeBytes == tb.SizeBytes && ta.Mode == tb.Mode && len(ta.Options) == 0 && len(tb.Options) == 0)
 }
+
+// pytestCacheDir is where pytest keeps its cache (.pytest_cache) inside:
+// on the sandbox's /tmp, so that it is the run's in a box, fresh for a
+// check of its own, and never in the workspace (where it could land).
+const pytestCacheDir = "/tmp/pytest-cache"

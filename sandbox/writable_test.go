@@ -167,3 +167,34 @@ func TestNodeCacheWritablePerRun(t *testing.T) {
 	assert.Empty(t, entries, "the sandboxes' writes never reached the install on the host")
 	assert.Empty(t, filesNamed(t, ws, "cachetool"), "nor the workspace")
 }
+
+// TestPytestCachePerRun: pytest's cache (the cache fixture, --lf, --ff)
+// works in the box and is the run's: the box's next command sees it, a
+// check in a sandbox of its own starts without it, and neither
+// .pytest_cache nor __pycache__ is written into the workspace.
+func TestPytestCachePerRun(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	sb := newTestSandbox(t, ModeBwrap)
+	requireTool(t, sb, "pytest")
+	ws := newWorkspace(t)
+	writeFiles(t, ws, map[string]string{
+		"pytest.ini": "[pytest]\n",
+		"test_runs.py": "def test_runs(cache):\n" +
+			"    n = cache.get('core/runs', 0)\n" +
+			"    print('runs before: %d' % n)\n" +
+			"    cache.set('core/runs', n + 1)\n",
+	})
+	run := func(noBox bool) string {
+		t.Helper()
+		r, err := sb.Verify(t.Context(), TierTest, []string{"python3", "-m", "pytest", "-q", "-s"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute, NoBox: noBox})
+		require.NoError(t, err)
+		require.Equal(t, 0, r.ExitCode, r.Output)
+		return r.Output
+	}
+	assert.Contains(t, run(false), "runs before: 0", "the box's first run")
+	assert.Contains(t, run(false), "runs before: 1", "the run's next command sees its cache")
+	assert.Contains(t, run(true), "runs before: 0", "a check of its own starts without it")
+	assert.Empty(t, filesNamed(t, ws, ".pytest_cache"), "pytest's cache is not the workspace's")
+	assert.Empty(t, filesNamed(t, ws, "__pycache__"), "nor is bytecode")
+}
