@@ -9,8 +9,6 @@ import (
 	"github.com/moby/moby/api/types/mount"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/coreagent/core/internal/testkit"
 )
 
 // TestWritableDirs: the mount points of the writable layers are made in
@@ -124,12 +122,7 @@ func TestWritableLayerInProfiles(t *testing.T) {
 func TestNodeCacheWritablePerRun(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	home := t.TempDir()
-	reg := testkit.NewRegistry(t)
-	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
-		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
-	t.Cleanup(func() { _ = sb.Close() })
-	requireTool(t, sb, "npm")
+	sb, reg, home := newNodeSandbox(t)
 	// cachetool counts what its cache held, then adds an entry, where
 	// find-cache-dir puts it.
 	tarball, integrity := reg.AddNpm("cachetool", "1.0.0", map[string]string{
