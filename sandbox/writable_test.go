@@ -133,23 +133,29 @@ func TestNodeCacheWritablePerRun(t *testing.T) {
 			"console.log('cachetool: the cache held ' + fs.readdirSync(dir).length);\n" +
 			"fs.writeFileSync(path.join(dir, 'run-' + process.pid), 'x');\n",
 	})
-	ws := newWorkspace(t)
-	writeFiles(t, ws, map[string]string{
+	app := map[string]string{
 		"package.json": `{"name":"app","version":"1.0.0","devDependencies":{"cachetool":"1.0.0"},"scripts":{"test":"cachetool"}}`,
 		"package-lock.json": `{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{` +
 			`"":{"name":"app","version":"1.0.0","devDependencies":{"cachetool":"1.0.0"}},` +
 			`"node_modules/cachetool":{"version":"1.0.0","resolved":"` + tarball + `","integrity":"` + integrity + `","dev":true,"bin":{"cachetool":"bin.js"}}}}`,
-	})
-	run := func(noBox bool) Result {
+	}
+	ws, base := newWorkspace(t), newWorkspace(t)
+	writeFiles(t, ws, app)
+	writeFiles(t, base, app)
+	run := func(opts RunOptions) Result {
 		t.Helper()
-		r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute, NoBox: noBox})
+		opts.Timeout = 5 * time.Minute
+		r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, opts)
 		require.NoError(t, err)
 		require.Equal(t, 0, r.ExitCode, r.Output)
 		return r
 	}
-	assert.Contains(t, run(false).Output, "cachetool: the cache held 0", "the box's first run")
-	assert.Contains(t, run(false).Output, "cachetool: the cache held 1", "the run's next command sees its cache")
-	assert.Contains(t, run(true).Output, "cachetool: the cache held 0", "a check of its own starts from the pristine install")
+	assert.Contains(t, run(RunOptions{Workspace: ws}).Output, "cachetool: the cache held 0", "the box's first run")
+	assert.Contains(t, run(RunOptions{Workspace: ws}).Output, "cachetool: the cache held 1", "the run's next command sees its cache")
+	assert.Contains(t, run(RunOptions{Workspace: ws, NoBox: true}).Output, "cachetool: the cache held 0",
+		"a check of its own (the contract's result) starts from the pristine install")
+	assert.Contains(t, run(RunOptions{Workspace: base, MountAt: ws, NoBox: true}).Output, "cachetool: the cache held 0",
+		"so does the contract's baseline, the start commit's checkout seen where the workspace is")
 
 	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "node-*", "node_modules"))
 	require.NoError(t, err)
@@ -158,7 +164,9 @@ func TestNodeCacheWritablePerRun(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join(deps[0], ".cache"))
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the sandboxes' writes never reached the install on the host")
-	assert.Empty(t, filesNamed(t, ws, "cachetool"), "nor the workspace")
+	for _, dir := range []string{ws, base} {
+		assert.Empty(t, filesNamed(t, dir, "cachetool"), "nor the workspace")
+	}
 }
 
 // TestPytestCachePerRun: pytest's cache (the cache fixture, --lf, --ff)
