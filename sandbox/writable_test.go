@@ -124,14 +124,16 @@ func TestNodeCacheWritablePerRun(t *testing.T) {
 	t.Parallel()
 	sb, reg, home := newNodeSandbox(t)
 	// cachetool counts what its cache held, then adds an entry, where
-	// find-cache-dir puts it.
+	// find-cache-dir puts it, and tries to write beside its own files.
 	tarball, integrity := reg.AddNpm("cachetool", "1.0.0", map[string]string{
 		"package.json": `{"name":"cachetool","version":"1.0.0","bin":{"cachetool":"bin.js"}}`,
 		"bin.js": "#!/usr/bin/env node\nconst fs = require('fs'), path = require('path');\n" +
 			"const dir = path.join(process.cwd(), 'node_modules', '.cache', 'cachetool');\n" +
 			"fs.mkdirSync(dir, { recursive: true });\n" +
 			"console.log('cachetool: the cache held ' + fs.readdirSync(dir).length);\n" +
-			"fs.writeFileSync(path.join(dir, 'run-' + process.pid), 'x');\n",
+			"fs.writeFileSync(path.join(dir, 'run-' + process.pid), 'x');\n" +
+			"try { fs.writeFileSync(path.join(__dirname, 'poison'), 'x'); console.log('cachetool: wrote the install'); }\n" +
+			"catch (e) { console.log('cachetool: the install is ' + e.code); }\n",
 	})
 	app := map[string]string{
 		"package.json": `{"name":"app","version":"1.0.0","devDependencies":{"cachetool":"1.0.0"},"scripts":{"test":"cachetool"}}`,
@@ -150,7 +152,9 @@ func TestNodeCacheWritablePerRun(t *testing.T) {
 		require.Equal(t, 0, r.ExitCode, r.Output)
 		return r
 	}
-	assert.Contains(t, run(RunOptions{Workspace: ws}).Output, "cachetool: the cache held 0", "the box's first run")
+	first := run(RunOptions{Workspace: ws}).Output
+	assert.Contains(t, first, "cachetool: the cache held 0", "the box's first run")
+	assert.Contains(t, first, "cachetool: the install is EROFS", "the rest of the install stays read-only")
 	assert.Contains(t, run(RunOptions{Workspace: ws}).Output, "cachetool: the cache held 1", "the run's next command sees its cache")
 	assert.Contains(t, run(RunOptions{Workspace: ws, NoBox: true}).Output, "cachetool: the cache held 0",
 		"a check of its own (the contract's result) starts from the pristine install")
@@ -161,6 +165,7 @@ func TestNodeCacheWritablePerRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, deps, 1)
 	assert.FileExists(t, filepath.Join(deps[0], "cachetool", "bin.js"))
+	assert.NoFileExists(t, filepath.Join(deps[0], "cachetool", "poison"))
 	entries, err := os.ReadDir(filepath.Join(deps[0], ".cache"))
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the sandboxes' writes never reached the install on the host")
