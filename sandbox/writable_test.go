@@ -9,6 +9,8 @@ import (
 	"github.com/moby/moby/api/types/mount"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // TestWritableDirs: the mount points of the writable layers are made in
@@ -123,6 +125,28 @@ func TestNodeCacheWritablePerRun(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
 	sb, reg, home := newNodeSandbox(t)
+	checkNodeCachePerRun(t, sb, reg, home)
+}
+
+// TestDockerNodeCacheWritablePerRun is TestNodeCacheWritablePerRun under
+// the Docker backend: the box a sibling container, a check a container of
+// its own, the layer a tmpfs mount.
+func TestDockerNodeCacheWritablePerRun(t *testing.T) {
+	img := requireToolchainImage(t, "node")
+	reg := testkit.NewRegistry(t)
+	home := t.TempDir()
+	sb := requireDockerWith(t, Config{Home: home, Agent: os.Args[0], ToolchainImages: map[string]string{"node": img},
+		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
+	t.Cleanup(func() { _ = sb.Close() })
+	t.Parallel()
+	checkNodeCachePerRun(t, sb, reg, home)
+}
+
+// checkNodeCachePerRun publishes cachetool on reg and runs npm test of a
+// repository whose test script is cachetool: twice in the box, then as
+// the contract's result and baseline run it; home is sb's state directory.
+func checkNodeCachePerRun(t *testing.T, sb *Sandbox, reg *testkit.Registry, home string) {
+	t.Helper()
 	// cachetool counts what its cache held, then adds an entry, where
 	// find-cache-dir puts it, and tries to write beside its own files.
 	tarball, integrity := reg.AddNpm("cachetool", "1.0.0", map[string]string{
