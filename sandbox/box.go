@@ -313,6 +313,7 @@ func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 			p.depBinds = slices.DeleteFunc(p.depBinds, func(o bind) bool { return o.inside == d.inside })
 			p.depBinds = append(p.depBinds, d)
 		}
+		p.depWritable = appendNew(p.depWritable, q.depWritable...)
 	}
 	if need != nil {
 		p.modView = need.modView
@@ -351,6 +352,11 @@ func (box profile) holds(p profile) bool {
 	}
 	for _, d := range p.depBinds {
 		if !slices.Contains(box.depBinds, d) {
+			return false
+		}
+	}
+	for _, w := range p.depWritable {
+		if !slices.Contains(box.depWritable, w) {
 			return false
 		}
 	}

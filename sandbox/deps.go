@@ -37,8 +37,11 @@ const depsInside = "/tmp/core-deps"
 // for it, and what to tell about them.
 type depsView struct {
 	binds []bind
-	env   []string
-	path  []string // directories before the toolchain's on PATH
+	// writable are the directories inside binds that tools write (their
+	// caches): a fresh tmpfs each, per sandbox (writable.go).
+	writable []string
+	env      []string
+	path     []string // directories before the toolchain's on PATH
 	// note says what the step could not do; it heads the command's output.
 	note string
 }

@@ -43,7 +43,8 @@ func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []str
 			if !emptyOrAbsent(filepath.Join(ws, "node_modules")) {
 				return depsView{} // the workspace's own
 			}
-			return depsView{binds: []bind{{host: filepath.Join(dir, "node_modules"), inside: filepath.Join(ws, "node_modules")}}}
+			host, inside := filepath.Join(dir, "node_modules"), filepath.Join(ws, "node_modules")
+			return depsView{binds: []bind{{host: host, inside: inside}}, writable: writableDirs(host, inside, nodeWritable)}
 		},
 		failed: func(out string) string {
 			return "npm ci --ignore-scripts (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out

@@ -39,11 +39,7 @@ func filesNamed(t *testing.T, dir, name string) []string {
 func TestDependencyStepNode(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	home := t.TempDir()
-	reg := testkit.NewRegistry(t)
-	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
-		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
-	requireTool(t, sb, "npm")
+	sb, reg, home := newNodeSandbox(t)
 	ws := newWorkspace(t)
 	writeFiles(t, ws, nodeApp(reg))
 	runNodeApp(t, sb, reg, home, ws)
@@ -53,6 +49,19 @@ func TestDependencyStepNode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Len(t, reg.Requests(), fetched, "the second command fetched nothing")
+}
+
+// newNodeSandbox is a bwrap Sandbox with a state directory of its own
+// (home) whose npm fetches from reg, an npm registry on loopback.
+func newNodeSandbox(t *testing.T) (sb *Sandbox, reg *testkit.Registry, home string) {
+	t.Helper()
+	home = t.TempDir()
+	reg = testkit.NewRegistry(t)
+	sb = New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
+		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
+	t.Cleanup(func() { _ = sb.Close() })
+	requireTool(t, sb, "npm")
+	return sb, reg, home
 }
 
 // nodeApp publishes greet, whose install script leaves install-marker, and

@@ -246,12 +246,14 @@ func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (
 			return sibling{}, err
 		}
 	}
-	// The dependencies fetched for it (deps.go), read-only.
+	// The dependencies fetched for it (deps.go), read-only, but the
+	// directories tools write: a tmpfs each (writable.go).
 	for _, b := range opts.deps.binds {
 		if err := bindAt(b.host, b.inside, true); err != nil {
 			return sibling{}, err
 		}
 	}
+	binds = append(binds, writableMounts(opts.deps.writable)...)
 	return sibling{argv: argv, dir: inside, env: p.env(), mounts: binds, background: opts.Background}, nil
 }
 

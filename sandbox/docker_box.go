@@ -139,7 +139,7 @@ func (c *boxContainer) holds(need *dockerNeed) bool {
 		return false
 	}
 	for _, m := range need.mounts {
-		if !slices.Contains(c.mounts, m) {
+		if !slices.ContainsFunc(c.mounts, func(o mount.Mount) bool { return sameMount(o, m) }) {
 			return false
 		}
 	}

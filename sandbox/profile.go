@@ -48,6 +48,7 @@ type profile struct {
 	hostEnv     []string // NAME=value pairs for the network profiles (proxy settings)
 	extraEnv    []string // NAME=value pairs of the command's ecosystem (ecosystemEnv)
 	depBinds    []bind   // the dependencies fetched for it, read-only (deps.go)
+	depWritable []string // directories of depBinds writable per sandbox, a tmpfs each (writable.go)
 	tmpSize     int64    // size of /tmp; 0 leaves it unbounded
 	seccomp     bool     // load the filter from seccompFD
 	lang        string
@@ -164,6 +165,7 @@ func (p profile) args(argv []string) []string {
 	for _, b := range p.depBinds {
 		a = append(a, "--ro-bind", b.host, b.inside)
 	}
+	a = append(a, writableArgs(p.depWritable, p.tmpSize)...)
 	a = append(a, "--clearenv")
 	for _, kv := range p.env() {
 		k, v, _ := strings.Cut(kv, "=")

@@ -104,13 +104,15 @@ func commandEnv(tool string, opts RunOptions) []string {
 }
 
 // ecosystemEnv is what a confined command of an ecosystem needs besides
-// the profile's environment: its caches on the fresh /tmp, offline, quiet,
-// and nothing written into the workspace but what the tests write.
+// the profile's environment: its caches on the fresh /tmp (pytest's too,
+// so that --lf, --ff, --sw and the cache fixture work, per sandbox),
+// offline, quiet, and nothing written into the workspace but what the
+// tests write.
 func ecosystemEnv(tool string) []string {
 	e, _ := ecosystemOf(tool)
 	switch e.Name {
 	case "python":
-		return []string{"PYTHONDONTWRITEBYTECODE=1", "PYTEST_ADDOPTS=-p no:cacheprovider", "PIP_NO_INDEX=1", "PIP_DISABLE_PIP_VERSION_CHECK=1"}
+		return []string{"PYTHONDONTWRITEBYTECODE=1", "PYTEST_ADDOPTS=-o cache_dir=" + pytestCacheDir, "PIP_NO_INDEX=1", "PIP_DISABLE_PIP_VERSION_CHECK=1"}
 	case "node":
 		return []string{"npm_config_cache=/tmp/npm-cache", "npm_config_offline=true", "npm_config_update_notifier=false",
 			"npm_config_fund=false", "npm_config_audit=false", "NO_UPDATE_NOTIFIER=1", "CI=true"}
