@@ -153,10 +153,10 @@ func dialCause(err string) string {
 }
 
 // unreachableNote is the note of a step that could not reach its
-// registry.
-func unreachableNote(e *DepsUnreachable) string {
-	return fmt.Sprintf("core fetched no %s dependencies: %s could not be reached (%s), an outage of the environment, not a problem of the code; the command runs without them. The evidence: %s\n",
-		ecoName(e.Eco), e.Host, e.Cause, e.Evidence)
+// registry, with the step's output.
+func unreachableNote(e *DepsUnreachable, output string) string {
+	return fmt.Sprintf("core fetched no %s dependencies: %s could not be reached (%s), an outage of the environment, not a problem of the code; the command runs without them. The evidence: %s\n%s",
+		ecoName(e.Eco), e.Host, e.Cause, e.Evidence, output)
 }
 
 // ecoName is an ecosystem's name in a sentence.

@@ -220,6 +220,10 @@ func (e *egressProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			DialContext:       func(ctx context.Context, _, _ string) (net.Conn, error) { return e.dial(ctx, target) },
 			DisableKeepAlives: true,
 		},
+		// Said to the client, not logged on core's standard error.
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			http.Error(w, fmt.Sprintf("core's dependency proxy could not reach %s: %v", target, err), http.StatusBadGateway)
+		},
 	}
 	rp.ServeHTTP(w, r)
 }

@@ -167,7 +167,7 @@ func (s *Sandbox) resolveIn(ctx context.Context, b backend, bwrap string, plan d
 func (s *Sandbox) stepFailed(ctx context.Context, key string, plan depsPlan, output string) depsView {
 	v := depsView{note: plan.failed(output)}
 	if u := depsUnreachable(plan.eco, plan.egress, output); u != nil {
-		v = depsView{note: unreachableNote(u), err: u}
+		v = depsView{note: unreachableNote(u, output), err: u}
 	}
 	if ctx.Err() == nil {
 		s.depsFailed.Store(key, v)

@@ -109,11 +109,12 @@ func TestDependencyStepWithoutLockfile(t *testing.T) {
 			writeFiles(t, ws, app.files(false))
 			p := sb.Probe(t.Context())
 			require.True(t, p.Usable)
+			var progress testkit.LockedBuffer
 			side := func(dir, says string) {
 				t.Helper()
 				// The step alone first: the command itself may write a
 				// lockfile (cargo does), the step never.
-				v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, app.argv, RunOptions{Workspace: dir, MountAt: ws, NoBox: true})
+				v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, app.argv, RunOptions{Workspace: dir, MountAt: ws, NoBox: true, Progress: &progress})
 				require.NoError(t, err)
 				require.Empty(t, v.note)
 				assert.NoFileExists(t, filepath.Join(dir, app.lockName), "the resolved lockfile is the run's, not the workspace's")
@@ -126,6 +127,12 @@ func TestDependencyStepWithoutLockfile(t *testing.T) {
 			base := newWorkspace(t)
 			writeFiles(t, base, app.files(false))
 			side(base, "greet@1.0.0")
+
+			eco := ecoName(map[string]string{"npm": "node", "pip": "python", "cargo": "rust"}[app.name])
+			assert.Contains(t, progress.String(), "Resolving the "+eco+" dependencies: there is no lockfile", "the step says what it waits for")
+			assert.Regexp(t, `Resolved 1 `+eco+` package in [0-9.]+m?s, kept for this run's checks on both sides.\n`, progress.String())
+			assert.Regexp(t, `Fetching 1 `+eco+` package for the command \(`, progress.String())
+			assert.Regexp(t, `Fetched 1 `+eco+` package in [0-9.]+m?s.\n`, progress.String())
 
 			app.publish(reg, "1.1.0")
 			asked := len(reg.Requests())
