@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -193,68 +192,4 @@ func planCargoResolve(named []string, manifest []byte) (depsPlan, string, bool, 
 			return "core fetched no dependencies: there is no Cargo.lock, and cargo generate-lockfile (run by core, confined, with the network) could not resolve one from Cargo.toml; the command runs without the dependencies:\n" + out
 		},
 	}, "", true, nil
-}
-
-// lockPackages counts the packages a lockfile of eco fetches: npm's
-// entries under node_modules, cargo's with a source, Python's pins.
-func lockPackages(eco string, lock []byte) int {
-	n := 0
-	switch eco {
-	case "node":
-		n = npmLockCount(lock)
-	case "rust":
-		for _, line := range strings.Split(string(lock), "\n") {
-			if strings.HasPrefix(line, "source = ") {
-				n++
-			}
-		}
-	case "python":
-		for _, line := range strings.Split(string(lock), "\n") {
-			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "-") {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// packagesWord is "3 Node.js packages".
-func packagesWord(eco string, n int) string {
-	return entries(n, ecoName(eco)+" package", ecoName(eco)+" packages")
-}
-
-// roundDuration rounds d for people.
-func roundDuration(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(100 * time.Millisecond)
-}
-
-// progressf writes one line on the command's progress writer, if any.
-func progressf(opts RunOptions, format string, args ...any) {
-	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, format+"\n", args...)
-	}
-}
-
-// npmLockCount counts the packages a package-lock.json installs.
-func npmLockCount(lock []byte) int {
-	var l struct {
-		Packages     map[string]json.RawMessage `json:"packages"`
-		Dependencies map[string]json.RawMessage `json:"dependencies"`
-	}
-	if json.Unmarshal(lock, &l) != nil {
-		return 0
-	}
-	if l.Packages == nil {
-		return len(l.Dependencies)
-	}
-	n := 0
-	for key := range l.Packages {
-		if strings.HasPrefix(key, "node_modules/") || strings.Contains(key, "/node_modules/") {
-			n++
-		}
-	}
-	return n
 }

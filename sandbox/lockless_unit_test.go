@@ -124,3 +124,16 @@ func TestSeeded(t *testing.T) {
 		assert.Equal(t, tt.argv, plan.argv, tt.eco)
 	}
 }
+
+// TestGoSumModules: the modules whose zips go.sum names, once each,
+// across the go.sum files of a go.work.
+func TestGoSumModules(t *testing.T) {
+	t.Parallel()
+	files := map[string][]byte{
+		"go.mod":     []byte("module m\n"),
+		"go.sum":     []byte("example.com/a v1.0.0 h1:x=\nexample.com/a v1.0.0/go.mod h1:y=\nexample.com/b v1.2.0/go.mod h1:z=\n"),
+		"sub/go.sum": []byte("example.com/a v1.0.0 h1:x=\nexample.com/c v0.1.0 h1:w=\n\n"),
+	}
+	assert.Equal(t, 2, goSumModules(files), "a and c: b's go.mod alone is no download")
+	assert.Equal(t, 0, goSumModules(map[string][]byte{"go.mod": []byte("module m\n")}))
+}
