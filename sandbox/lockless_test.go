@@ -42,8 +42,15 @@ func locklessApps() []locklessApp {
 				if other {
 					deps += `,"other":"^1.0.0"`
 				}
-				return map[string]string{"package.json": `{"name":"app","version":"1.0.0","dependencies":{` + deps + `},` +
-					`"scripts":{"test":"node -e \"console.log(require('greet').says)\""}}`}
+				return map[string]string{
+					// A library's: no lockfile. Its scripts fail if they
+					// run; its .npmrc points elsewhere, enables scripts
+					// and turns the lockfile off: none of it may reach the
+					// resolver.
+					"package.json": `{"name":"app","version":"1.0.0","dependencies":{` + deps + `},` +
+						`"scripts":{"preinstall":"exit 3","postinstall":"exit 4","test":"node -e \"console.log(require('greet').says)\""}}`,
+					".npmrc": "registry=http://127.0.0.1:9/elsewhere/\nignore-scripts=false\npackage-lock=false\n",
+				}
 			},
 			argv: []string{"npm", "test"},
 		},
