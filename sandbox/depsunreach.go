@@ -94,10 +94,23 @@ var unreachableMarkers = []string{
 // maxEvidenceLen bounds the evidence line.
 const maxEvidenceLen = 300
 
+// unreachableNamed is the first line of output that names host and says
+// a connection failed; false when none does.
+func unreachableNamed(output, host string) (string, bool) {
+	line, named, _ := evidenceLine(output, host)
+	return line, named
+}
+
 // unreachableEvidence returns the first line of output that names host
 // (host:port, or its name) and says a connection failed, else the first
 // line that says a connection failed; false when none does.
 func unreachableEvidence(output, host string) (string, bool) {
+	line, _, ok := evidenceLine(output, host)
+	return line, ok
+}
+
+// evidenceLine is unreachableEvidence's line, and whether it names host.
+func evidenceLine(output, host string) (string, bool, bool) {
 	name := host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		name = h
@@ -120,21 +133,28 @@ func unreachableEvidence(output, host string) (string, bool) {
 			line = line[:maxEvidenceLen] + "…"
 		}
 		if host != "" && (strings.Contains(low, strings.ToLower(host)) || name != "" && strings.Contains(low, strings.ToLower(name))) {
-			return line, true
+			return line, true, true
 		}
 		if fallback == "" {
 			fallback = line
 		}
 	}
-	return fallback, fallback != ""
+	return fallback, false, fallback != ""
 }
 
 // depsUnreachable is the outage behind a failed step of eco with output,
 // from the proxy's record; nil when the proxy reached every host it was
-// asked for.
-func depsUnreachable(eco string, log *egressLog, output string) *DepsUnreachable {
+// asked for. Without a record (a step with the network of its own, no
+// proxy), a line of the output that says a connection to one of hosts
+// failed is the evidence.
+func depsUnreachable(eco string, log *egressLog, hosts []string, output string) *DepsUnreachable {
 	f, ok := log.first()
 	if !ok {
+		for _, h := range hosts {
+			if line, named := unreachableNamed(output, h); named {
+				return &DepsUnreachable{Eco: eco, Host: h, Evidence: line, Cause: "the connection failed"}
+			}
+		}
 		return nil
 	}
 	evidence, found := unreachableEvidence(output, f.target)

@@ -108,7 +108,7 @@ func (s *Sandbox) resolveLock(ctx context.Context, b backend, bwrap string, plan
 		// The manifest changed since the run resolved it: the versions it
 		// resolved then stay where the change allows.
 		raw, r, err = s.resolveIn(ctx, b, bwrap, seeded(plan, last.([]byte)))
-		if err == nil && r.ExitCode != 0 && depsUnreachable(plan.eco, plan.egress, r.Output) == nil {
+		if err == nil && r.ExitCode != 0 && depsUnreachable(plan.eco, plan.egress, plan.hosts, r.Output) == nil {
 			raw, r, err = s.resolveIn(ctx, b, bwrap, plan)
 		}
 	} else {
@@ -165,7 +165,7 @@ func (s *Sandbox) resolveIn(ctx context.Context, b backend, bwrap string, plan d
 // the step's own words.
 func (s *Sandbox) stepFailed(ctx context.Context, key string, plan depsPlan, output string) depsView {
 	v := depsView{note: plan.failed(output)}
-	if u := depsUnreachable(plan.eco, plan.egress, output); u != nil {
+	if u := depsUnreachable(plan.eco, plan.egress, plan.hosts, output); u != nil {
 		v = depsView{note: unreachableNote(u, output), err: u}
 	}
 	if ctx.Err() == nil {
