@@ -22,7 +22,9 @@ import (
 // npmlock.go and cargolock.go) and runs the ecosystem's fetcher there,
 // confined, with no network but core's proxy to its registries
 // (egress.go), in a form that runs no code of the packages it fetches
-// (npm ci --ignore-scripts, pip wheels only, cargo vendor). The scratch directory
+// (npm ci --ignore-scripts, pip wheels only, cargo vendor). A repository
+// without a lockfile gets one resolved first, by a step of the same kind,
+// and kept for the run (lockless.go). The scratch directory
 // becomes the dependencies, kept under $CORE_HOME/cache/deps by the hash of
 // the copied files: a layer written only by steps in which no workspace
 // code ran, so every run may read it; confined commands see it read-only.
