@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The dependency step of an ecosystem beside Go (Go's is the module
@@ -21,7 +22,9 @@ import (
 // npmlock.go and cargolock.go) and runs the ecosystem's fetcher there,
 // confined, with no network but core's proxy to its registries
 // (egress.go), in a form that runs no code of the packages it fetches
-// (npm ci --ignore-scripts, pip wheels only, cargo vendor). The scratch directory
+// (npm ci --ignore-scripts, pip wheels only, cargo vendor). A repository
+// without a lockfile gets one resolved first, by a step of the same kind,
+// and kept for the run (lockless.go). The scratch directory
 // becomes the dependencies, kept under $CORE_HOME/cache/deps by the hash of
 // the copied files: a layer written only by steps in which no workspace
 // code ran, so every run may read it; confined commands see it read-only.
@@ -44,6 +47,9 @@ type depsView struct {
 	path     []string // directories before the toolchain's on PATH
 	// note says what the step could not do; it heads the command's output.
 	note string
+	// err is why the step fetched nothing when it is the environment's
+	// (a *DepsUnreachable); Result.Deps.
+	err error
 }
 
 // depsPlan is one ecosystem's dependency step for one workspace.
@@ -64,6 +70,14 @@ type depsPlan struct {
 	failed func(output string) string
 	// after, when set, finishes the fetched directory on the host.
 	after func(dir string) error
+	// resolves, when set, is the lockfile the step writes in the scratch
+	// directory from the manifest alone, fetching no package: the
+	// repository has none (lockless.go). resolved, when set, turns what it
+	// wrote into the lockfile the plan is made again with.
+	resolves string
+	resolved func(raw []byte) ([]byte, error)
+	// egress records what the step's proxy could not reach (depsunreach.go).
+	egress *egressLog
 }
 
 // depsHostEnvNames are the registry settings of the host that an
@@ -84,8 +98,10 @@ func depsHostEnvNames(eco string) []string {
 // planDeps reads the workspace's lockfile for the ecosystem of tool and
 // returns the step that fetches what it names, and the runners the
 // toolchain lacks (runners.go); false when there is nothing to fetch. A
-// note without a plan says why nothing is fetched.
-func (s *Sandbox) planDeps(tool, ws string, runners []string) (depsPlan, string, bool, error) {
+// note without a plan says why nothing is fetched. Without a lockfile,
+// the step resolves one (its resolves is set), unless resolved holds what
+// the run resolved already (lockless.go).
+func (s *Sandbox) planDeps(tool, ws string, runners []string, resolved []byte) (depsPlan, string, bool, error) {
 	e, ok := ecosystemOf(tool)
 	if !ok {
 		return depsPlan{}, "", false, nil
@@ -93,11 +109,11 @@ func (s *Sandbox) planDeps(tool, ws string, runners []string) (depsPlan, string,
 	read := func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }
 	switch e.Name {
 	case "node":
-		return planNodeDeps(read, s.depsHostEnv("node"))
+		return planNodeDeps(read, s.depsHostEnv("node"), resolved)
 	case "python":
-		return planPythonDeps(read, runners, s.depsHostEnv("python"))
+		return planPythonDeps(read, runners, s.depsHostEnv("python"), resolved)
 	case "rust":
-		plan, note, ok, err := planRustDeps(s.cargoIndexes, read)
+		plan, note, ok, err := planRustDeps(s.cargoIndexes, read, resolved)
 		plan.hostEnv = s.depsHostEnv("rust")
 		plan.hosts = cargoHosts(plan.env)
 		return plan, note, ok, err
@@ -137,7 +153,8 @@ func hasNodeDependencies(pkg []byte) bool {
 // the ecosystem's image with the network on (docker_deps.go).
 func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv []string, opts RunOptions) (depsView, error) {
 	tool := argv[0]
-	plan, note, ok, err := s.planDeps(tool, opts.Workspace, s.lackedRunners(ctx, argv, opts.Workspace))
+	runners := s.lackedRunners(ctx, argv, opts.Workspace)
+	plan, note, ok, err := s.planDeps(tool, opts.Workspace, runners, nil)
 	if err != nil {
 		return depsView{note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
 	}
@@ -150,6 +167,19 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	}
 	if s.cfg.Home == "" {
 		return depsView{note: "core fetched no dependencies: no state directory ($CORE_HOME) to keep them in\n"}, nil
+	}
+	if plan.resolves != "" {
+		lock, v, err := s.resolveLock(ctx, b, bwrap, plan, opts)
+		if err != nil || lock == nil {
+			return v, err
+		}
+		plan, note, ok, err = s.planDeps(tool, opts.Workspace, runners, lock)
+		if err != nil {
+			return depsView{note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
+		}
+		if !ok || plan.resolves != "" {
+			return depsView{note: note}, nil
+		}
 	}
 	key := filesKey(plan.files)
 	if viaDocker {
@@ -165,8 +195,8 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 		return plan.view(dir, opts.inside()), nil
 	}
-	if note, ok := s.depsFailed.Load(key); ok {
-		return depsView{note: note.(string)}, nil // this process tried: once is enough
+	if v, ok := s.depsFailed.Load(key); ok {
+		return v.(depsView), nil // this process tried: once is enough
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return depsView{}, fmt.Errorf("make the dependency cache: %w", err)
@@ -176,21 +206,16 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 		return depsView{}, err
 	}
 	defer os.RemoveAll(scratch)
-	var r Result
-	if viaDocker {
-		r, err = d.fetch(ctx, plan, scratch, plan.hostEnv)
-	} else {
-		r, err = s.fetchConfined(ctx, bwrap, plan, scratch)
-	}
+	plan.egress = &egressLog{}
+	start := time.Now()
+	count := packagesWord(plan.eco, depsPackages(plan))
+	progressf(opts, "Fetching %s for the command (%s) …", count, strings.Join(plan.argv, " "))
+	r, err := s.depsStep(ctx, b, bwrap, plan, scratch)
 	if err != nil {
 		return depsView{}, fmt.Errorf("%s: %w", strings.Join(plan.argv, " "), err)
 	}
 	if r.ExitCode != 0 {
-		note := plan.failed(r.Output)
-		if ctx.Err() == nil {
-			s.depsFailed.Store(key, note)
-		}
-		return depsView{note: note}, nil
+		return s.stepFailed(ctx, key, plan, r.Output), nil
 	}
 	if plan.after != nil {
 		if err := plan.after(scratch); err != nil {
@@ -209,7 +234,39 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 		}
 		return depsView{}, fmt.Errorf("keep the dependencies: %w", err)
 	}
+	progressf(opts, "Fetched %s in %s.", count, roundDuration(time.Since(start)))
 	return plan.view(dir, opts.inside()), nil
+}
+
+// depsStep runs plan's step in scratch: in bwrap's network profile, or in
+// a sibling container of the ecosystem's image (docker_deps.go).
+func (s *Sandbox) depsStep(ctx context.Context, b backend, bwrap string, plan depsPlan, scratch string) (Result, error) {
+	if d, ok := b.(*dockerBackend); ok {
+		return d.fetch(ctx, plan, scratch, plan.hostEnv)
+	}
+	return s.fetchConfined(ctx, bwrap, plan, scratch)
+}
+
+// depsPackages counts the packages plan fetches: those its lockfile names,
+// or the lines of Python's requirements.
+func depsPackages(plan depsPlan) int {
+	switch plan.eco {
+	case "node":
+		for _, name := range []string{"npm-shrinkwrap.json", "package-lock.json"} {
+			if lock := plan.files[name]; lock != nil {
+				return lockPackages("node", lock)
+			}
+		}
+	case "rust":
+		return lockPackages("rust", plan.files["Cargo.lock"])
+	case "python":
+		n := 0
+		for _, body := range plan.files {
+			n += lockPackages("python", body)
+		}
+		return n
+	}
+	return 0
 }
 
 // fetchConfined runs the step in bwrap's network profile: the scratch
@@ -227,7 +284,7 @@ func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan
 	p.extraEnv = plan.env
 	argv := plan.argv
 	if exe := s.agentExe(); exe != "" {
-		proxy, err := serveEgress(plan.hosts)
+		proxy, err := serveEgress(plan.hosts, plan.egress)
 		if err != nil {
 			return Result{}, err
 		}
@@ -276,14 +333,20 @@ func (s *Sandbox) depsHostEnv(eco string) []string {
 // commands get it as their $CARGO_HOME/config.toml. indexes are the
 // CARGO_REGISTRIES_<NAME>_INDEX settings of the registries a Cargo.toml
 // names (cargoIndexes), which the step and the commands both need.
-func planRustDeps(indexes func(manifest []byte) []string, read func(...string) (map[string][]byte, error)) (depsPlan, string, bool, error) {
+// Without a Cargo.lock the plan resolves one (cargo generate-lockfile,
+// lockless.go); planned again with what it resolved (resolved), it is
+// cargo vendor of that, checked as a committed Cargo.lock is.
+func planRustDeps(indexes func(manifest []byte) []string, read func(...string) (map[string][]byte, error), resolved []byte) (depsPlan, string, bool, error) {
 	files, err := read("Cargo.toml", "Cargo.lock")
 	if err != nil || files["Cargo.toml"] == nil {
 		return depsPlan{}, "", false, err
 	}
+	if files["Cargo.lock"] == nil && resolved != nil {
+		files["Cargo.lock"] = resolved
+	}
 	if files["Cargo.lock"] == nil {
 		if strings.Contains(string(files["Cargo.toml"]), "dependencies]") {
-			return depsPlan{}, "core fetched no dependencies: there is no Cargo.lock, and core fetches only what a lockfile names\n", false, nil
+			return planCargoResolve(indexes(files["Cargo.toml"]), files["Cargo.toml"])
 		}
 		return depsPlan{}, "", false, nil
 	}

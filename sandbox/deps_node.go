@@ -9,8 +9,11 @@ import (
 // lockfile names, from the configured registry only (npmlock.go), with
 // npm's configuration core's own: the registry the host names (hostEnv) or
 // npm's, no user configuration, and the scratch directory holds no .npmrc
-// (only package.json and the lockfile are copied).
-func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []string) (depsPlan, string, bool, error) {
+// (only package.json and the lockfile are copied). Without a lockfile the
+// plan resolves one from package.json (npm install --package-lock-only
+// --ignore-scripts, lockless.go); planned again with what it resolved
+// (resolved), it is npm ci of that, checked as a committed lockfile is.
+func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []string, resolved []byte) (depsPlan, string, bool, error) {
 	files, err := read("package.json", "package-lock.json", "npm-shrinkwrap.json")
 	if err != nil || files["package.json"] == nil {
 		return depsPlan{}, "", false, err
@@ -20,13 +23,17 @@ func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []str
 	if lock == nil {
 		lockName, lock = "package-lock.json", files["package-lock.json"]
 	}
-	if lock == nil {
-		if hasNodeDependencies(files["package.json"]) {
-			return depsPlan{}, "core fetched no dependencies: there is no package-lock.json, and npm ci fetches only what a lockfile names\n", false, nil
-		}
-		return depsPlan{}, "", false, nil
-	}
 	registry := npmRegistry(hostEnv)
+	if lock == nil && resolved != nil {
+		lockName, lock = "package-lock.json", resolved
+		files[lockName] = resolved
+	}
+	if lock == nil {
+		if !hasNodeDependencies(files["package.json"]) {
+			return depsPlan{}, "", false, nil
+		}
+		return planNpmResolve(files["package.json"], registry)
+	}
 	problems, err := npmLockProblems(files["package.json"], lock, registry)
 	if err != nil {
 		return depsPlan{}, "core fetched no dependencies: " + err.Error() + "\n", false, nil
@@ -37,8 +44,7 @@ func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []str
 	return depsPlan{
 		eco: "node", tool: "npm", files: files, hosts: egressHosts(registry),
 		argv: []string{"npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
-		env: []string{"npm_config_cache=/tmp/npm-cache", "npm_config_update_notifier=false", "npm_config_userconfig=/dev/null",
-			"npm_config_registry=" + registry, "npm_config_replace_registry_host=npmjs", "npm_config_ignore_scripts=true"},
+		env:  npmStepEnv(registry),
 		view: func(dir, ws string) depsView {
 			if !emptyOrAbsent(filepath.Join(ws, "node_modules")) {
 				return depsView{} // the workspace's own
@@ -48,6 +54,40 @@ func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []str
 		},
 		failed: func(out string) string {
 			return "npm ci --ignore-scripts (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out
+		},
+	}, "", true, nil
+}
+
+// npmStepEnv is npm's configuration in Node's steps: core's own, none of
+// the user's or the repository's (the scratch directory holds no .npmrc),
+// scripts off, from the registry alone.
+func npmStepEnv(registry string) []string {
+	return []string{"npm_config_cache=/tmp/npm-cache", "npm_config_update_notifier=false", "npm_config_userconfig=/dev/null",
+		"npm_config_registry=" + registry, "npm_config_replace_registry_host=npmjs",
+		"npm_config_ignore_scripts=true"}
+}
+
+// planNpmResolve is the step that resolves package-lock.json from
+// package.json alone: npm fetches the registry's metadata of each
+// package, no tarball, and runs nothing (--package-lock-only,
+// --ignore-scripts). A dependency that is not a version range of the
+// registry (git, a URL, a path) refuses it before anything is fetched,
+// as it refuses a committed lockfile.
+func planNpmResolve(pkg []byte, registry string) (depsPlan, string, bool, error) {
+	problems, err := npmLockProblems(pkg, []byte("{}"), registry)
+	if err != nil {
+		return depsPlan{}, "core fetched no dependencies: " + err.Error() + "\n", false, nil
+	}
+	if len(problems) > 0 {
+		return depsPlan{}, npmProblemsNote("package.json", problems), false, nil
+	}
+	return depsPlan{
+		eco: "node", tool: "npm", files: map[string][]byte{"package.json": pkg}, hosts: egressHosts(registry),
+		resolves: "package-lock.json",
+		argv:     []string{"npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
+		env:      append(npmStepEnv(registry), "npm_config_package_lock=true"),
+		failed: func(out string) string {
+			return "core fetched no dependencies: there is no package-lock.json, and npm install --package-lock-only --ignore-scripts (run by core, confined, with the network) could not resolve one from package.json; the command runs without the dependencies:\n" + out
 		},
 	}, "", true, nil
 }

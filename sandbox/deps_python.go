@@ -16,6 +16,14 @@ const (
 	requirementsFile          = "core-requirements.txt"
 	pyprojectRequirementsFile = "core-pyproject-requirements.txt"
 	runnersRequirementsFile   = "core-runners-requirements.txt"
+	// pinnedRequirementsFile holds the versions the run resolved
+	// (lockless.go), name==version each, for both sides of the contract.
+	pinnedRequirementsFile = "core-pinned-requirements.txt"
+	// pipReportFile is what pip's resolution writes (pipreport.go).
+	pipReportFile = "core-pip-report.json"
+	// constraintsFile holds what the run resolved before, as constraints
+	// of a resolution of a changed manifest (lockless.go).
+	constraintsFile = "core-constraints.txt"
 )
 
 // defaultPipIndex is where pip fetches from when the host names no index.
@@ -26,8 +34,11 @@ const defaultPipIndex = "https://pypi.org/simple"
 // dependencies and test extras (pyproject.go), and of the runners the
 // toolchain lacks (pytest), installed into a directory of their own. pip
 // runs isolated (no configuration file, no PIP_ variable of anyone's),
-// with the host's index settings (hostEnv) as its options.
-func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string) (depsPlan, string, bool, error) {
+// with the host's index settings (hostEnv) as its options. Requirements
+// that are not all pinned (==) are resolved first (lockless.go): the plan
+// resolves, and planned again with the versions resolved (pins), it
+// installs exactly those.
+func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string, pins []byte) (depsPlan, string, bool, error) {
 	files, err := read("requirements.txt", "pyproject.toml")
 	if err != nil {
 		return depsPlan{}, "", false, err
@@ -35,6 +46,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 	var sources []string
 	note := ""
 	out := map[string][]byte{}
+	pinned := true // every requirement names its version
 	switch {
 	case files["requirements.txt"] != nil:
 		readOne := func(name string) ([]byte, error) {
@@ -52,6 +64,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 			return depsPlan{}, "", false, err
 		}
 		note = pipDroppedNote("requirements.txt", dropped)
+		pinned = pythonPinned(reqs)
 		if len(reqs) > 0 {
 			sources = append(sources, requirementsFile)
 			out[requirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
@@ -63,6 +76,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 			break
 		}
 		note = pipDroppedNote("pyproject.toml", dropped)
+		pinned = pythonPinned(reqs)
 		if len(reqs) > 0 {
 			sources = append(sources, pyprojectRequirementsFile)
 			out[pyprojectRequirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
@@ -75,13 +89,29 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 	if len(sources) == 0 {
 		return depsPlan{}, note, false, nil
 	}
-	argv := append([]string{"python3", "-m", "pip", "install", "--isolated", "--disable-pip-version-check", "--no-cache-dir", "--no-input",
-		"--only-binary", ":all:", "--no-compile", "--target", scratchDir + "/site"}, pipIndexArgs(hostEnv)...)
+	resolves := ""
+	switch {
+	case pins != nil && len(pins) == 0:
+		return depsPlan{}, note, false, nil // resolved to nothing
+	case pins != nil:
+		// What the run resolved, and nothing else.
+		sources, out = []string{pinnedRequirementsFile}, map[string][]byte{pinnedRequirementsFile: pins}
+	case !pinned:
+		resolves = pipReportFile
+	}
+	where := []string{"--target", scratchDir + "/site"}
+	if resolves != "" {
+		// pip resolves, downloads wheels only, installs nothing.
+		where = []string{"--dry-run", "--ignore-installed", "--report", pipReportFile}
+	}
+	argv := slices.Concat([]string{"python3", "-m", "pip", "install", "--isolated", "--disable-pip-version-check", "--no-cache-dir", "--no-input",
+		"--only-binary", ":all:", "--no-compile"}, where, pipIndexArgs(hostEnv))
 	for _, src := range sources {
 		argv = append(argv, "-r", src)
 	}
 	return depsPlan{
 		eco: "python", tool: "python3", files: out, hosts: pipHosts(argv),
+		resolves: resolves, resolved: pipReportPins,
 		argv: argv,
 		env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
 		view: func(dir, _ string) depsView {
@@ -99,6 +129,8 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 					what = append(what, "of the requirements of pyproject.toml")
 				case runnersRequirementsFile:
 					what = append(what, strings.Join(runners, ", ")+" (which the toolchain lacks)")
+				case pinnedRequirementsFile:
+					what = append(what, "of the versions resolved for this run")
 				}
 			}
 			return "core fetched no Python dependencies: pip install --only-binary :all: " + strings.Join(what, ", ") + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
@@ -155,7 +187,7 @@ func pipHosts(argv []string) []string {
 // pythonFetches reports whether Python's dependency step in ws fetches
 // the package name.
 func pythonFetches(ws, name string) bool {
-	plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }, nil, nil)
+	plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }, nil, nil, nil)
 	if err != nil || !ok {
 		return false
 	}

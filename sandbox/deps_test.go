@@ -284,7 +284,7 @@ func TestPlanPythonRunners(t *testing.T) {
 					}
 				}
 				return files, nil
-			}, tt.runners, nil)
+			}, tt.runners, nil, nil)
 			require.NoError(t, err)
 			require.Equal(t, tt.sources != nil, ok)
 			if !ok {

@@ -80,7 +80,7 @@ func (d *dockerBackend) egress(plan depsPlan, agent string) (*egressProxy, []mou
 		cleanup()
 		return nil, nil, nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
-	proxy, err := serveEgressIn(filepath.Join(dir, "s"), plan.hosts)
+	proxy, err := serveEgressIn(filepath.Join(dir, "s"), plan.hosts, plan.egress)
 	if err != nil {
 		cleanup()
 		return nil, nil, nil, err

@@ -177,6 +177,15 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		s.mu.Unlock()
 		return Result{}, true, nil
 	}
+	if n := goSumModules(files); n > 0 {
+		start := time.Now()
+		progressf(opts, "Downloading %s for the command (go mod download) …", entries(n, "Go module", "Go modules"))
+		defer func() {
+			if ok && err == nil {
+				progressf(opts, "Downloaded %s in %s.", entries(n, "Go module", "Go modules"), roundDuration(time.Since(start)))
+			}
+		}()
+	}
 	scratch, err := s.scratch(files)
 	if err != nil {
 		return Result{}, false, err

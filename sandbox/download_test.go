@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // The download profile sees no workspace, no home, nothing of $CORE_HOME
@@ -213,18 +215,23 @@ func TestDownloadSkippedWhenTheCacheHoldsEverything(t *testing.T) {
 	mods := t.TempDir()
 	sb := New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods,
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
-	r, err := sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
+	var progress testkit.LockedBuffer
+	r, err := sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: &progress})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.Contains(t, progress.String(), "Downloading 1 Go module for the command (go mod download) …\n", "the download says what it fetches")
+	assert.Regexp(t, `Downloaded 1 Go module in [0-9.]+m?s\.\n`, progress.String())
 
 	// A new process, the same module cache, a proxy that never answers:
 	// nothing asks it.
 	hanging, asked := hangingProxy(t)
 	sb = New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods, DownloadTimeout: time.Minute,
 		HostEnv: []string{"GOPROXY=" + hanging, "GOSUMDB=off"}}))
-	r, err = sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
+	var again testkit.LockedBuffer
+	r, err = sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: &again})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
+	assert.NotContains(t, again.String(), "Downloading", "nothing to download: nothing said")
 	select {
 	case <-asked:
 		t.Fatal("the download ran, though the module cache held everything")

@@ -100,6 +100,7 @@ func egressHosts(urls ...string) []string {
 // egressProxy is the host's side of the step's network.
 type egressProxy struct {
 	allowed []string
+	log     *egressLog // the allowed hosts it could not reach; may be nil
 	dialer  net.Dialer
 	srv     *http.Server
 	dir     string
@@ -112,12 +113,12 @@ type egressProxy struct {
 
 // serveEgress starts the proxy for allowed on a socket in a fresh 0700
 // directory; its close stops it and removes the directory.
-func serveEgress(allowed []string) (*egressProxy, error) {
+func serveEgress(allowed []string, log *egressLog) (*egressProxy, error) {
 	dir, err := os.MkdirTemp("", fmt.Sprintf("core-egress-%d-", os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
-	e, err := serveEgressIn(dir, allowed)
+	e, err := serveEgressIn(dir, allowed, log)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -129,8 +130,8 @@ func serveEgress(allowed []string) (*egressProxy, error) {
 // serveEgressIn starts the proxy for allowed on a socket in dir, a
 // directory core made for it, that only the step's user may reach (the
 // socket itself is for anyone who reaches it: a Docker step's user is
-// not core's).
-func serveEgressIn(dir string, allowed []string) (*egressProxy, error) {
+// not core's). log, when set, records the allowed hosts it cannot reach.
+func serveEgressIn(dir string, allowed []string, log *egressLog) (*egressProxy, error) {
 	sock := filepath.Join(dir, egressSocket)
 	l, err := net.Listen("unix", sock)
 	if err != nil {
@@ -140,7 +141,7 @@ func serveEgressIn(dir string, allowed []string) (*egressProxy, error) {
 		l.Close()
 		return nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
-	e := &egressProxy{allowed: allowed, dir: dir, dialer: net.Dialer{Timeout: 30 * time.Second}, tunnels: map[net.Conn]bool{}}
+	e := &egressProxy{allowed: allowed, log: log, dir: dir, dialer: net.Dialer{Timeout: 30 * time.Second}, tunnels: map[net.Conn]bool{}}
 	e.srv = &http.Server{Handler: e, MaxHeaderBytes: maxEgressHeader, ReadHeaderTimeout: time.Minute}
 	e.wg.Add(1)
 	go func() {
@@ -185,7 +186,11 @@ func (e *egressProxy) dial(ctx context.Context, target string) (net.Conn, error)
 	if !egressAllowed(e.allowed, target) {
 		return nil, fmt.Errorf("%s is not a registry this step may reach (%s): %w", target, strings.Join(e.allowed, ", "), errEgressRefused)
 	}
-	return e.dialer.DialContext(ctx, "tcp", target)
+	c, err := e.dialer.DialContext(ctx, "tcp", target)
+	if err != nil && ctx.Err() == nil {
+		e.log.record(target, err)
+	}
+	return c, err
 }
 
 // errEgressRefused is a connection to a host that is not allowed.
@@ -214,6 +219,10 @@ func (e *egressProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Proxy:             nil,
 			DialContext:       func(ctx context.Context, _, _ string) (net.Conn, error) { return e.dial(ctx, target) },
 			DisableKeepAlives: true,
+		},
+		// Said to the client, not logged on core's standard error.
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			http.Error(w, fmt.Sprintf("core's dependency proxy could not reach %s: %v", target, err), http.StatusBadGateway)
 		},
 	}
 	rp.ServeHTTP(w, r)

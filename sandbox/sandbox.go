@@ -207,6 +207,12 @@ type Sandbox struct {
 	// depsFailed remembers, by the hash of the copied files, the dependency
 	// steps that failed (deps.go): said again, not run again.
 	depsFailed sync.Map
+	// resolved holds the lockfiles the run resolved for repositories
+	// without one (lockless.go), by resolveKey: each a *resolvedLock.
+	resolved sync.Map
+	// lastResolved is the lockfile the run resolved last, by
+	// resolveLineage: the seed of the next resolution (lockless.go).
+	lastResolved sync.Map
 
 	mu         sync.Mutex
 	downloaded map[string]string        // workspace → hash of the module files last downloaded
@@ -363,6 +369,11 @@ type Result struct {
 	// preparation for it failed or ran past its own timeout (the module
 	// download); Output says which.
 	Setup bool
+	// Deps, when set, is why the dependency step fetched nothing for a
+	// reason of the environment's, not the code's: a *DepsUnreachable
+	// when a registry could not be reached. The command ran without its
+	// dependencies; Output begins with the step's note.
+	Deps error
 }
 
 // RefusedError says that a command may not run unattended, and why. The
@@ -465,6 +476,7 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 	if opts.deps.note != "" {
 		r.Output = opts.deps.note + r.Output
 	}
+	r.Deps = opts.deps.err
 	r.Waited = waited
 	return r, err
 }
