@@ -411,6 +411,9 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	}
 	switch rep.Status {
 	case session.StatusCompleted, session.StatusIdle:
+		if rep.Contract.Unjudged() {
+			r.a.Warningf("core: %s, for a cause of the environment's, not the code's; the work is UNVERIFIED there", rep.Contract.Line())
+		}
 		return nil
 	case session.StatusCancelled:
 		r.a.Noticef("core: the run was %s", rep.Error)

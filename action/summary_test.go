@@ -54,6 +54,11 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 	}{
 		{name: "broken", rep: &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: "https://x/pull/2", Turns: 3, Contract: broken},
 			want: []string{"core landed its work as a draft, but contract broken: 1 regressed: https://x/pull/2 (3 turns).", "| `go test ./...` | **regressed** |"}},
+		{name: "unjudged", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3, Contract: session.NewContract([]session.CheckRun{
+			{Command: []string{"npm", "test"}, Source: session.SourceUser, Baseline: session.CheckResult{Exit: 127, Cause: "a tool is missing: xo", Evidence: "sh: 1: xo: not found"},
+				Result: session.CheckResult{Exit: 127, Cause: "a tool is missing: xo", Evidence: "sh: 1: xo: not found"}},
+		}, time.Minute)},
+			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: contract unjudged: npm test could not be judged (a tool is missing: xo); 3 turns)."}},
 		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3},
 			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: the harness ran no checks; 3 turns)."}},
 		{name: "a review on a fork's pull request", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2#pullrequestreview-9", Turns: 3,
