@@ -92,3 +92,14 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSummaryNamesTheModelsOwnFailingRun: the step summary and the status
+// comment say, beside the model's claim, that its own last run failed.
+func TestSummaryNamesTheModelsOwnFailingRun(t *testing.T) {
+	t.Parallel()
+	rep := &session.Report{ID: "s1", Status: session.StatusCompleted, Summary: "Nothing to change: the tests pass.",
+		Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "the tests pass"},
+			{Kind: session.FindingOwnRunFailed, Detail: "the model said \"the tests pass\"; its own last run of `pytest` exited 1"}}}
+	assert.Contains(t, stepSummary("fix", rep), "Nothing to change: the tests pass.\n\n> [!WARNING]\n> But the model said \"the tests pass\"; its own last run of `pytest` exited 1.\n")
+	assert.Contains(t, statusText(rep), "**Warning**: but the model said \"the tests pass\"; its own last run of `pytest` exited 1.")
+}
