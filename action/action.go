@@ -411,6 +411,9 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	}
 	switch rep.Status {
 	case session.StatusCompleted, session.StatusIdle:
+		if rep.Contract.Unjudged() {
+			r.a.Warningf("core: %s, for a cause of the environment's, not the code's; the work is UNVERIFIED there", rep.Contract.Line())
+		}
 		return nil
 	case session.StatusCancelled:
 		r.a.Noticef("core: the run was %s", rep.Error)
@@ -436,7 +439,11 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 
 // statusText is the final status comment, with what the run cost.
 func statusText(rep *session.Report) string {
-	return statusHeadline(rep) + "\n\n" + costLine(rep)
+	headline := statusHeadline(rep)
+	if warn := rep.OwnRunWarning(); warn != "" {
+		headline += "\n\n**Warning**: " + warn + "."
+	}
+	return headline + "\n\n" + costLine(rep)
 }
 
 // costLine says what the run cost, and of what budget.

@@ -23,6 +23,7 @@ func stepSummary(mode string, rep *session.Report) string {
 	if rep.Summary != "" {
 		fmt.Fprintf(&b, "%s\n\n", rep.Summary)
 	}
+	b.WriteString(rep.OwnRunMarkdown())
 	if f, ok := rep.Finding(session.FindingNoChange); ok {
 		fmt.Fprintf(&b, "No change: the model called done without changing anything, so nothing landed. Its reason: %s\n\n", f.Detail)
 	} else {

@@ -54,6 +54,11 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 	}{
 		{name: "broken", rep: &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: "https://x/pull/2", Turns: 3, Contract: broken},
 			want: []string{"core landed its work as a draft, but contract broken: 1 regressed: https://x/pull/2 (3 turns).", "| `go test ./...` | **regressed** |"}},
+		{name: "unjudged", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3, Contract: session.NewContract([]session.CheckRun{
+			{Command: []string{"npm", "test"}, Source: session.SourceUser, Baseline: session.CheckResult{Exit: 127, Cause: "a tool is missing: xo", Evidence: "sh: 1: xo: not found"},
+				Result: session.CheckResult{Exit: 127, Cause: "a tool is missing: xo", Evidence: "sh: 1: xo: not found"}},
+		}, time.Minute)},
+			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: contract unjudged: npm test could not be judged (a tool is missing: xo); 3 turns)."}},
 		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3},
 			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: the harness ran no checks; 3 turns)."}},
 		{name: "a review on a fork's pull request", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2#pullrequestreview-9", Turns: 3,
@@ -87,3 +92,14 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSummaryNamesTheModelsOwnFailingRun: the step summary and the status
+// comment say, beside the model's claim, that its own last run failed.
+func TestSummaryNamesTheModelsOwnFailingRun(t *testing.T) {
+	t.Parallel()
+	rep := &session.Report{ID: "s1", Status: session.StatusCompleted, Summary: "Nothing to change: the tests pass.",
+		Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "the tests pass"},
+			{Kind: session.FindingOwnRunFailed, Detail: "the model said \"the tests pass\"; its own last run of `pytest` exited 1"}}}
+	assert.Contains(t, stepSummary("fix", rep), "Nothing to change: the tests pass.\n\n> [!WARNING]\n> But the model said \"the tests pass\"; its own last run of `pytest` exited 1.\n")
+	assert.Contains(t, statusText(rep), "**Warning**: but the model said \"the tests pass\"; its own last run of `pytest` exited 1.")
+}

@@ -75,7 +75,7 @@ type runDetail struct {
 
 // contractView is a report's contract as the run page shows it. The
 // contract is the session engine's (session.Contract: a verdict held,
-// broken or none, and each check run on the start commit and on the final
+// broken, unjudged or none, and each check run on the start commit and on the final
 // tree); the console reads the fields it shows and tolerates its absence.
 type contractView struct {
 	Verdict              string
@@ -94,6 +94,9 @@ type checkResult struct {
 	TimedOut bool    `json:"timed_out"`
 	Seconds  float64 `json:"seconds"`
 	Error    string  `json:"error"`
+	// Cause is set when the run failed for a cause of the environment's
+	// (session.CheckResult.Cause): it judged nothing of the code.
+	Cause string `json:"cause"`
 }
 
 func (r checkResult) String() string {
@@ -104,6 +107,8 @@ func (r checkResult) String() string {
 		return fmt.Sprintf("timed out (%.1fs)", r.Seconds)
 	case r.Passed:
 		return fmt.Sprintf("pass (%.1fs)", r.Seconds)
+	case r.Cause != "":
+		return fmt.Sprintf("could not judge, exit %d (%.1fs): the environment's, %s", r.Exit, r.Seconds, r.Cause)
 	}
 	return fmt.Sprintf("fail, exit %d (%.1fs)", r.Exit, r.Seconds)
 }

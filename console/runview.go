@@ -161,7 +161,7 @@ func tone(word string) string {
 		return "ok"
 	case "failed", "broken", "refused":
 		return "bad"
-	case "partial", "budget_exhausted", "cancelled", "none", StatusLost:
+	case "partial", "budget_exhausted", "cancelled", "none", "unjudged", StatusLost:
 		return "warn"
 	case "running", "queued", "pending", "starting", "active", "idle", "claimed":
 		return "busy"

@@ -329,5 +329,6 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResul
 		res.Exit, res.Error = -1, "stopped: "+ctx.Err().Error()
 	}
 	res.Passed = res.Error == "" && !res.TimedOut && res.Exit == 0
+	res.Cause, res.Evidence = environmentCause(res, r.Output, r.Setup, repoModule(dir))
 	return res
 }

@@ -97,9 +97,11 @@ func TestContract(t *testing.T) {
 			status: StatusPartial, verdict: ContractBroken, verdicts: []CheckVerdict{VerdictRegressed}, sources: []CheckSource{SourceModel},
 		},
 		{
-			name: "a check that times out", base: builds, checks: []string{"go vet ./..."}, timeout: time.Millisecond,
+			// Killed on both sides, it could not judge the code: the
+			// environment's, never broken.
+			name: "a check that times out on both sides", base: builds, checks: []string{"go vet ./..."}, timeout: time.Millisecond,
 			replies: []string{write("extra.go", "package calc\n"), "tool: done\nsummary: added a file"},
-			status:  StatusPartial, verdict: ContractBroken, verdicts: []CheckVerdict{VerdictTimedOut}, sources: []CheckSource{SourceUser},
+			status:  StatusCompleted, verdict: ContractUnjudged, verdicts: []CheckVerdict{VerdictEnvironment}, sources: []CheckSource{SourceUser},
 		},
 		{
 			name: "go checks in a Python repository do not apply", checks: []string{"go build ./..."},

@@ -14,6 +14,10 @@ const (
 	ContractHeld   ContractVerdict = "held"   // no check regressed, failed, timed out or could not run
 	ContractBroken ContractVerdict = "broken" // at least one did
 	ContractNone   ContractVerdict = "none"   // there were no checks
+	// ContractUnjudged: no check regressed or failed for the code, but at
+	// least one could not judge it, for a cause of the environment's (a
+	// tool missing, an index unreachable, timed out on both sides).
+	ContractUnjudged ContractVerdict = "unjudged"
 )
 
 // CheckSource says who asked for a check.
@@ -35,11 +39,14 @@ const (
 	VerdictFailing   CheckVerdict = "failing"   // red on both
 	VerdictTimedOut  CheckVerdict = "timed_out" // the result ran past the shell timeout
 	VerdictError     CheckVerdict = "error"     // it could not run
-	VerdictFixed     CheckVerdict = "fixed"     // red on the base, green on the result
-	VerdictPassing   CheckVerdict = "passing"   // green on both
+	// VerdictEnvironment: red for a cause of the environment's, on either
+	// side (CheckRun.Cause says which), so it says nothing of the code.
+	VerdictEnvironment CheckVerdict = "environment"
+	VerdictFixed       CheckVerdict = "fixed"   // red on the base, green on the result
+	VerdictPassing     CheckVerdict = "passing" // green on both
 )
 
-var verdictOrder = []CheckVerdict{VerdictRegressed, VerdictFailing, VerdictTimedOut, VerdictError, VerdictFixed, VerdictPassing}
+var verdictOrder = []CheckVerdict{VerdictRegressed, VerdictFailing, VerdictTimedOut, VerdictError, VerdictEnvironment, VerdictFixed, VerdictPassing}
 
 // holds reports whether a check with this verdict keeps the contract.
 func (v CheckVerdict) holds() bool { return v == VerdictFixed || v == VerdictPassing }
@@ -82,7 +89,16 @@ type CheckResult struct {
 	// ecosystem's manifest is not there ("no go.mod or go.work: go test
 	// does not apply here") or its toolchain is missing; Error says which.
 	Inapplicable bool `json:"inapplicable,omitempty"`
+	// Cause says, when the check failed for a cause of the environment's
+	// (a tool or a dependency missing, a read-only path written, a
+	// package index unreachable), what it was; Evidence is the line of
+	// its output that shows it (environmentCause).
+	Cause    string `json:"cause,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
 }
+
+// ran reports whether the check ran on this tree, whatever its exit.
+func (r CheckResult) ran() bool { return r.Error == "" }
 
 // CheckRun is one check with its two results and its verdict.
 type CheckRun struct {
@@ -91,7 +107,16 @@ type CheckRun struct {
 	Baseline CheckResult  `json:"baseline"`
 	Result   CheckResult  `json:"result"`
 	Verdict  CheckVerdict `json:"verdict"`
+	// Cause and Evidence say, for the verdict environment, why the check
+	// could not judge the code and the line of output that shows it; the
+	// side is named when only one had the cause ("on the start commit: ").
+	Cause    string `json:"cause,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
 }
+
+// skipped reports whether the check held the result to nothing: it could
+// not apply to the result, nor did it run on the base.
+func (r CheckRun) skipped() bool { return r.Result.Inapplicable && r.Verdict == VerdictError }
 
 // String is the command as people write it.
 func (r CheckRun) String() string { return strings.Join(r.Command, " ") }
@@ -100,10 +125,23 @@ func (r CheckRun) String() string { return strings.Join(r.Command, " ") }
 // on the start commit.
 func verdictOf(base, result CheckResult) CheckVerdict {
 	switch {
+	case result.Inapplicable && base.ran():
+		// It ran on the start commit and cannot on the result: the change
+		// removed what it needs (its go.mod, its runner's manifest).
+		if base.Passed {
+			return VerdictRegressed
+		}
+		return VerdictFailing
 	case result.Error != "" || base.Error != "" && !base.Inapplicable:
 		// A check that did not apply to the base (a manifest the result
 		// added) is red there, not broken.
 		return VerdictError
+	case result.TimedOut && base.TimedOut:
+		// Killed on both sides: the time went before any test could say
+		// anything of the code (a cold compile, a slow machine).
+		return VerdictEnvironment
+	case !result.Passed && result.Cause != "":
+		return VerdictEnvironment
 	case result.TimedOut:
 		return VerdictTimedOut
 	case result.Passed && base.Passed:
@@ -112,8 +150,27 @@ func verdictOf(base, result CheckResult) CheckVerdict {
 		return VerdictFixed
 	case base.Passed:
 		return VerdictRegressed
+	case base.Cause != "":
+		// Red on the result, and the start commit could not say whether
+		// it was red before: neither a regression nor a failure proven.
+		return VerdictEnvironment
 	}
 	return VerdictFailing
+}
+
+// environmentOf says why a check with the verdict environment could not
+// judge the code, and the evidence: the result's cause, or the base's
+// named as the start commit's.
+func environmentOf(base, result CheckResult) (cause, evidence string) {
+	switch {
+	case result.TimedOut && base.TimedOut:
+		return causeTimedOutBoth, ""
+	case result.Cause != "" && base.Cause == result.Cause:
+		return result.Cause, result.Evidence
+	case result.Cause != "":
+		return "on the result: " + result.Cause, result.Evidence
+	}
+	return "on the start commit: " + base.Cause, base.Evidence
 }
 
 // Contract is the harness's own verdict on a session's result: every check
@@ -137,7 +194,11 @@ type Contract struct {
 func NewContract(runs []CheckRun, timeout time.Duration) *Contract {
 	c := &Contract{Verdict: ContractNone, Checks: append([]CheckRun{}, runs...), TimeoutSeconds: timeout.Seconds()}
 	for i := range c.Checks {
-		c.Checks[i].Verdict = verdictOf(c.Checks[i].Baseline, c.Checks[i].Result)
+		r := &c.Checks[i]
+		r.Verdict = verdictOf(r.Baseline, r.Result)
+		if r.Verdict == VerdictEnvironment {
+			r.Cause, r.Evidence = environmentOf(r.Baseline, r.Result)
+		}
 	}
 	slices.SortStableFunc(c.Checks, func(a, b CheckRun) int {
 		return slices.Index(verdictOrder, a.Verdict) - slices.Index(verdictOrder, b.Verdict)
@@ -147,23 +208,32 @@ func NewContract(runs []CheckRun, timeout time.Duration) *Contract {
 	}
 	c.Verdict = ContractHeld
 	c.BaselineGatesNothing = true
-	applied := 0
+	applied, unjudged := 0, false
 	for _, r := range c.Checks {
-		if r.Result.Inapplicable {
+		if r.skipped() {
 			// It could not apply to the result (go test where there is no
-			// go.mod): an error, said, that holds the result to nothing.
+			// go.mod), nor to the base: an error, said, that holds the
+			// result to nothing.
 			continue
 		}
 		applied++
-		if !r.Verdict.holds() {
+		switch {
+		case r.Verdict == VerdictEnvironment:
+			unjudged = true
+		case !r.Verdict.holds():
 			c.Verdict = ContractBroken
 		}
 		if !r.Baseline.Passed {
 			c.BaselineGatesNothing = false
 		}
 	}
-	if applied == 0 {
+	switch {
+	case applied == 0:
 		c.Verdict, c.BaselineGatesNothing = ContractNone, false
+	case unjudged && c.Verdict == ContractHeld:
+		// No check found the code wanting, but one could not judge it:
+		// never held, never broken.
+		c.Verdict, c.BaselineGatesNothing = ContractUnjudged, false
 	}
 	return c
 }
@@ -173,6 +243,10 @@ func (c *Contract) Held() bool { return c != nil && c.Verdict == ContractHeld }
 
 // Broken reports whether the result broke its contract.
 func (c *Contract) Broken() bool { return c != nil && c.Verdict == ContractBroken }
+
+// Unjudged reports whether no check found the result wanting but at
+// least one could not judge it, for a cause of the environment's.
+func (c *Contract) Unjudged() bool { return c != nil && c.Verdict == ContractUnjudged }
 
 // None reports whether nothing held the result to anything.
 func (c *Contract) None() bool { return c == nil || c.Verdict == ContractNone }
@@ -185,7 +259,7 @@ func (c *Contract) Counts() (passed, failed int) {
 	}
 	for _, r := range c.Checks {
 		switch {
-		case r.Result.Inapplicable:
+		case r.skipped():
 		case r.Verdict.holds():
 			passed++
 		default:
@@ -202,7 +276,7 @@ func (c *Contract) inapplicable() int {
 	}
 	n := 0
 	for _, r := range c.Checks {
-		if r.Result.Inapplicable {
+		if r.skipped() {
 			n++
 		}
 	}

@@ -17,12 +17,13 @@ const FailingTitlePrefix = "[checks failing] "
 
 // verdictWords are the verdicts as the summary says them.
 var verdictWords = map[CheckVerdict]string{
-	VerdictRegressed: "regressed",
-	VerdictFailing:   "failing",
-	VerdictTimedOut:  "timed out",
-	VerdictError:     "could not run",
-	VerdictFixed:     "fixed",
-	VerdictPassing:   "passing",
+	VerdictRegressed:   "regressed",
+	VerdictFailing:     "failing",
+	VerdictTimedOut:    "timed out",
+	VerdictError:       "could not run",
+	VerdictEnvironment: "could not judge (the environment's)",
+	VerdictFixed:       "fixed",
+	VerdictPassing:     "passing",
 }
 
 func (c *Contract) timeout() time.Duration {
@@ -87,10 +88,12 @@ func (c *Contract) Line() string {
 		return "contract held (every check already passed on the base: it gates nothing for this task)" + skipped
 	case c.Held():
 		return "contract held" + skipped
+	case c.Unjudged():
+		return "contract unjudged: " + c.unjudgedWords() + skipped
 	}
 	counts := map[CheckVerdict]int{}
 	for _, r := range c.Checks {
-		if !r.Result.Inapplicable {
+		if !r.skipped() {
 			counts[r.Verdict]++
 		}
 	}
@@ -114,6 +117,9 @@ func (c *Contract) WriteText(w io.Writer) {
 				res += " " + detail(r.Result)
 			}
 			fmt.Fprintf(w, "  %s — %s: base %s, result %s\n", r.String(), verdictWords[r.Verdict], c.outcome(r.Baseline), res)
+			if r.Verdict == VerdictEnvironment {
+				fmt.Fprintf(w, "    UNVERIFIED: %s\n", envWords(r))
+			}
 		}
 		if note := c.killedNote(); note != "" {
 			fmt.Fprintf(w, "  %s\n", note)
@@ -137,7 +143,10 @@ func (c *Contract) Markdown() string {
 	b.WriteString("| check | verdict | base | result |\n|---|---|---|---|\n")
 	for _, r := range c.Checks {
 		verdict := verdictWords[r.Verdict]
-		if !r.Verdict.holds() {
+		switch {
+		case r.Verdict == VerdictEnvironment:
+			verdict = "**UNVERIFIED**: " + mdCell(verdict+": "+r.Cause)
+		case !r.Verdict.holds():
 			verdict = "**" + verdict + "**"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", mdCell(r.String()), verdict, mdCell(c.cell(r.Baseline)), mdCell(c.cell(r.Result)))
@@ -145,6 +154,7 @@ func (c *Contract) Markdown() string {
 	if note := c.killedNote(); note != "" {
 		fmt.Fprintf(&b, "\n%s%s.\n", strings.ToUpper(note[:1]), note[1:])
 	}
+	c.writeEnvironment(&b)
 	if c.None() {
 		b.WriteString("\nNo check applied to the result.\n")
 		return b.String()
@@ -172,6 +182,8 @@ func (c *Contract) StatusLine() string {
 	case c.Held():
 		passed, failed := c.Counts()
 		return fmt.Sprintf("contract held: %d of %d checks pass", passed, passed+failed)
+	case c.Unjudged():
+		return "**UNVERIFIED**: " + c.Line()
 	}
 	return "**checks failing**: " + c.Line()
 }

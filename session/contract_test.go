@@ -18,6 +18,7 @@ var (
 	stuck   = CheckResult{Exit: -1, TimedOut: true, Seconds: 120, Sandboxed: true}
 	missing = CheckResult{Exit: -1, Error: "it runs workspace code and the sandbox is not usable here"}
 	notHere = CheckResult{Exit: -1, Error: "no go.mod or go.work: go test does not apply here", Inapplicable: true}
+	noTool  = CheckResult{Exit: 127, Seconds: 0.2, Sandboxed: true, Cause: "a tool is missing: xo", Evidence: "sh: 1: xo: not found"}
 )
 
 func TestVerdictOf(t *testing.T) {
@@ -38,6 +39,13 @@ func TestVerdictOf(t *testing.T) {
 		{name: "result did not apply", base: notHere, result: notHere, want: VerdictError},
 		{name: "base did not apply, the result made it apply", base: notHere, result: green, want: VerdictFixed},
 		{name: "base did not apply, red on the result", base: notHere, result: red, want: VerdictFailing},
+		{name: "timed out on both sides is the environment's", base: stuck, result: stuck, want: VerdictEnvironment},
+		{name: "a tool missing on both sides", base: noTool, result: noTool, want: VerdictEnvironment},
+		{name: "a tool missing on the result only", base: green, result: noTool, want: VerdictEnvironment},
+		{name: "a tool missing on the base, red on the result", base: noTool, result: red, want: VerdictEnvironment},
+		{name: "a tool missing on the base, green on the result", base: noTool, result: green, want: VerdictFixed},
+		{name: "green on the base, the change removed its manifest", base: green, result: notHere, want: VerdictRegressed},
+		{name: "red on the base, the change removed its manifest", base: red, result: notHere, want: VerdictFailing},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,6 +91,18 @@ func TestNewContract(t *testing.T) {
 			verdict: ContractHeld, order: []CheckVerdict{VerdictError, VerdictFixed}, line: "contract held (1 check did not apply here)", passed: 1},
 		{name: "could not run breaks it", runs: []CheckRun{checkRun("go test ./...", green, missing)}, verdict: ContractBroken, gates: true,
 			order: []CheckVerdict{VerdictError}, line: "contract broken: 1 could not run", bad: 1},
+		{name: "the environment's on both sides is unjudged, never broken", runs: []CheckRun{checkRun("npm test", noTool, noTool), checkRun("npm run lint", red, green)},
+			verdict: ContractUnjudged, order: []CheckVerdict{VerdictEnvironment, VerdictFixed},
+			line: "contract unjudged: npm test could not be judged (a tool is missing: xo)", passed: 1, bad: 1},
+		{name: "timed out on both sides is unjudged", runs: []CheckRun{checkRun("go test .", stuck, stuck)},
+			verdict: ContractUnjudged, order: []CheckVerdict{VerdictEnvironment},
+			line: "contract unjudged: go test . could not be judged (timed out on both sides: could not judge)", bad: 1},
+		{name: "a regression beside the environment's is broken", runs: []CheckRun{checkRun("npm test", noTool, noTool), checkRun("go test ./...", green, red)},
+			verdict: ContractBroken, order: []CheckVerdict{VerdictRegressed, VerdictEnvironment},
+			line: "contract broken: 1 regressed, 1 could not judge (the environment's)", bad: 2},
+		{name: "a change that removed a passing check's manifest broke it", runs: []CheckRun{checkRun("go test ./...", green, notHere), checkRun("pytest", red, green)},
+			verdict: ContractBroken, order: []CheckVerdict{VerdictRegressed, VerdictFixed},
+			line: "contract broken: 1 regressed", passed: 1, bad: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -197,5 +197,7 @@ func (s *run) writeSpent(b *strings.Builder) {
 }
 
 func (s *run) writeVerification(b *strings.Builder) {
+	// Beside the model's summary, above, when its own last run denies it.
+	b.WriteString(s.report.OwnRunMarkdown())
 	b.WriteString(s.report.Contract.Markdown())
 }

@@ -206,8 +206,10 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	r.Budget, r.SpendByTool = s.budgetReport(), byTool(r.Spend)
 	if c := r.Contract; c != nil {
 		for i := range c.Checks {
-			c.Checks[i].Baseline.Error = s.scrub(c.Checks[i].Baseline.Error)
-			c.Checks[i].Result.Error = s.scrub(c.Checks[i].Result.Error)
+			ch := &c.Checks[i]
+			ch.Baseline.Error, ch.Result.Error = s.scrub(ch.Baseline.Error), s.scrub(ch.Result.Error)
+			// The evidence is a line of the check's output.
+			ch.Baseline.Evidence, ch.Result.Evidence, ch.Evidence = s.scrub(ch.Baseline.Evidence), s.scrub(ch.Result.Evidence), s.scrub(ch.Evidence)
 		}
 	}
 	r.Unverified = r.Contract.None()

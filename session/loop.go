@@ -276,6 +276,7 @@ func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Act
 		return outcome{status: StatusFailed, kind: FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}, true
 	}
 	if v := res.Verification; v != nil {
+		s.ownRuns = s.ownRuns.add(*v)
 		// The contract holds the result to what the model checked
 		// with; the exit code it saw proves nothing about the end.
 		if c, ok := modelCheck(v, s.rec.Verify); ok {
@@ -292,6 +293,7 @@ func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Act
 	}
 	if res.Done {
 		s.rec.Summary = res.Summary
+		s.noteOwnRun(res.Summary)
 		if len(entry.ToolCalls) > 0 {
 			// Every native call is answered, so a resumed transcript is
 			// one the server accepts.

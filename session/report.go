@@ -138,6 +138,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if r.Summary != "" {
 		fmt.Fprintf(w, "summary: %s\n", oneLine(r.Summary, 300))
 	}
+	if warn := r.OwnRunWarning(); warn != "" {
+		fmt.Fprintf(w, "  %s\n", warn)
+	}
 	turns := fmt.Sprint(r.Turns)
 	if r.TotalTurns > r.Turns {
 		turns = fmt.Sprintf("%d (%d in all)", r.Turns, r.TotalTurns)

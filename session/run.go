@@ -256,6 +256,9 @@ type run struct {
 	// tree is the workspace's tree frozen at done: what the result checks
 	// ran on and what lands (tree.go).
 	tree string
+	// ownRuns are the model's last run of each verification command
+	// (own_run.go).
+	ownRuns ownRuns
 }
 
 // scrub removes every secret core knows of from text.

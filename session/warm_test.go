@@ -36,7 +36,8 @@ func requireBwrap(t *testing.T) {
 // TestSessionWarmsTheBuild: a session at the test tier warms the build in
 // the background and says so; the model's first go test runs beside it and
 // is killed at the shell timeout, and the model and the user are told
-// so in words; the contract does not count the killed check as verified.
+// so in words; the contract does not count the killed check as verified:
+// killed on both sides, it could not judge the code.
 func TestSessionWarmsTheBuild(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
@@ -85,14 +86,17 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 		assert.Regexp(t, `(?m)^warming the build cache stopped after \d.*: context canceled$`, out)
 	}
 
+	// Killed on both sides, the check judged nothing: the environment's,
+	// unjudged, never broken.
 	require.NotNil(t, rep.Contract)
-	assert.Equal(t, []CheckVerdict{VerdictTimedOut}, checkVerdicts(rep.Contract))
+	assert.Equal(t, []CheckVerdict{VerdictEnvironment}, checkVerdicts(rep.Contract))
 	assert.False(t, rep.Contract.Held(), "a killed check verifies nothing")
-	assert.Equal(t, StatusPartial, rep.Status)
+	assert.Equal(t, ContractUnjudged, rep.Contract.Verdict)
+	assert.Equal(t, StatusCompleted, rep.Status)
 	var summary strings.Builder
 	rep.WriteSummary(&summary)
 	assert.Contains(t, summary.String(), "core killed a check that ran past the shell timeout of 3s")
-	assert.Contains(t, summary.String(), "contract broken: 1 timed out")
+	assert.Contains(t, summary.String(), "contract unjudged: go test ./... could not be judged (timed out on both sides: could not judge)")
 }
 
 // Without a usable sandbox nothing warms: go commands run on the host.

@@ -236,7 +236,8 @@ func diffTree(ctx context.Context, g gitRunner, ws, from, tree string) (string, 
 // commitMessage builds the landing commit's message from the done summary.
 // The summary is the model's own claim: when the harness's contract broke,
 // the subject is marked as a pull request's title is, and the body says
-// the checks disagree; when it ran no checks, that the claim is unverified.
+// the checks disagree; when it ran no checks, or a check could not judge
+// the result, that the claim is unverified.
 func commitMessage(summary, id string, c *Contract) string {
 	summary = strings.TrimSpace(summary)
 	if summary == "" {
@@ -249,6 +250,8 @@ func commitMessage(summary, id string, c *Contract) string {
 	case c.Broken():
 		subject = FailingTitlePrefix + subject
 		verdict = "The harness's checks: " + c.Line() + ". What follows is the model's summary, which they contradict."
+	case c.Unjudged():
+		verdict = "The harness's checks: " + c.Line() + ", for a cause of the environment's, not the code's: the model's summary below is unverified there."
 	case c.None():
 		verdict = "The harness ran no checks on this result: the model's summary below is unverified."
 	}

@@ -363,17 +363,31 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 			return err
 		}
 	}
+	if code := exitStatus(rep); code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+// exitStatus is the exit status of a run that ended as rep says: 0
+// completed, 4 completed with a check that could not judge the result
+// (the environment's, the contract unjudged), 2 partial, 3
+// budget_exhausted, 130 cancelled, 1 failed.
+func exitStatus(rep *session.Report) int {
 	switch rep.Status {
 	case session.StatusCompleted, session.StatusIdle:
-		return nil
+		if rep.Contract.Unjudged() {
+			return 4
+		}
+		return 0
 	case session.StatusPartial:
-		return exitCode(2)
+		return 2
 	case session.StatusBudgetExhausted:
-		return exitCode(3)
+		return 3
 	case session.StatusCancelled:
-		return exitCode(130)
+		return 130
 	}
-	return exitCode(1)
+	return 1
 }
 
 // writeJSON prints v as one indented JSON document.

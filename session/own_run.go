@@ -1,0 +1,141 @@
+package session
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/tools"
+)
+
+// FindingOwnRunFailed: the model's done summary claims that the tests (or
+// the build, the checks) pass, but its own last run of such a command
+// failed; Detail says which and how.
+const FindingOwnRunFailed FindingKind = "own_run_failed"
+
+// ownRuns are the model's last run of each verification command it ran,
+// the latest last.
+type ownRuns []tools.Verification
+
+// add records v as its command's last run.
+func (o ownRuns) add(v tools.Verification) ownRuns {
+	o = slices.DeleteFunc(o, func(have tools.Verification) bool { return have.Command == v.Command })
+	return append(o, v)
+}
+
+// claimWords find a claim of success, testWords what it is about, and
+// negation a "not" just before it in the same clause.
+var (
+	claimWords = regexp.MustCompile(`(?i)\b(?:pass(?:es|ed|ing)?|green|succeed(?:s|ed)?|successful(?:ly)?|ok|all good|clean)\b`)
+	testWords  = regexp.MustCompile(`(?i)\b(?:tests?|test suite|suites?|checks?|specs?|builds?|ci|pytest|jest|vet|lint|linter|everything|all)\b`)
+	negation   = regexp.MustCompile(`(?i)\b(?:not|never|no longer|cannot|can't|don't|doesn't|didn't|won't|isn't|aren't|wasn't|weren't)\b[^,;:]{0,24}$`)
+	// sentenceEnd ends a sentence when a capital letter or the end
+	// follows (so that ./... in a command does not end one).
+	sentenceEnd = regexp.MustCompile(`[.!?]+(?:\s+|$)`)
+)
+
+// sentences splits text into its sentences: at line ends, and at a full
+// stop, a question or an exclamation mark followed by a capital or the
+// end.
+func sentences(text string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		start := 0
+		for _, loc := range sentenceEnd.FindAllStringIndex(line, -1) {
+			if loc[1] < len(line) && !unicode.IsUpper(rune(line[loc[1]])) {
+				continue
+			}
+			out = append(out, line[start:loc[0]])
+			start = loc[1]
+		}
+		out = append(out, strings.TrimSpace(line[start:]))
+	}
+	return out
+}
+
+// successClaim returns the sentence of summary that claims the tests (or
+// the build, the checks) pass, or "" when none does.
+func successClaim(summary string) string {
+	for _, sentence := range sentences(summary) {
+		if !testWords.MatchString(sentence) {
+			continue
+		}
+		for _, loc := range claimWords.FindAllStringIndex(sentence, -1) {
+			if !negation.MatchString(sentence[:loc[0]]) {
+				return oneLine(strings.TrimSpace(sentence), 120)
+			}
+		}
+	}
+	return ""
+}
+
+// ownRunContradicts says, when the model's done summary claims success
+// and its own last run of a verification command failed, so: the model
+// said "all tests pass"; its own last run of `pytest` exited 1. The run
+// named is its last verification command when that failed, or else the
+// last failed run of a command that is one of the checks. "" when the
+// summary claims nothing or no such run failed.
+func ownRunContradicts(summary string, runs ownRuns, checks []Check) string {
+	claim := successClaim(summary)
+	if claim == "" || len(runs) == 0 {
+		return ""
+	}
+	failed := func(v tools.Verification) bool { return v.ExitCode != 0 }
+	isCheck := func(v tools.Verification) bool {
+		argv, err := sandbox.SplitCommand(v.Command)
+		return err == nil && slices.ContainsFunc(checks, func(c Check) bool { return slices.Equal(c.Command, argv) })
+	}
+	var bad *tools.Verification
+	if last := runs[len(runs)-1]; failed(last) {
+		bad = &last
+	} else {
+		for i := len(runs) - 1; i >= 0; i-- {
+			if failed(runs[i]) && isCheck(runs[i]) {
+				bad = &runs[i]
+				break
+			}
+		}
+	}
+	if bad == nil {
+		return ""
+	}
+	how := fmt.Sprintf("exited %d", bad.ExitCode)
+	if bad.ExitCode < 0 {
+		how = "did not finish (killed, or it could not start)"
+	}
+	return fmt.Sprintf("the model said %q; its own last run of `%s` %s", claim, oneLine(bad.Command, 120), how)
+}
+
+// noteOwnRun records, at done, whether the model's summary claims a
+// success its own last run denies, replacing what an earlier done of the
+// run recorded.
+func (s *run) noteOwnRun(summary string) {
+	s.report.Findings = slices.DeleteFunc(s.report.Findings, func(f Finding) bool { return f.Kind == FindingOwnRunFailed })
+	if d := ownRunContradicts(summary, s.ownRuns, s.rec.Checks); d != "" {
+		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingOwnRunFailed, Detail: s.scrub(d)})
+		fmt.Fprintf(s.opts.Progress, "warning: %s\n", s.scrub(d))
+	}
+}
+
+// OwnRunWarning is the warning to print beside the model's summary when
+// its own last run denies what it claims: "" when none does.
+func (r *Report) OwnRunWarning() string {
+	if f, ok := r.Finding(FindingOwnRunFailed); ok {
+		return "but " + f.Detail
+	}
+	return ""
+}
+
+// OwnRunMarkdown is the same warning as a Markdown alert, for a pull
+// request's body, a comment or a step summary, beside the model's
+// summary: "" when there is none.
+func (r *Report) OwnRunMarkdown() string {
+	warn := r.OwnRunWarning()
+	if warn == "" {
+		return ""
+	}
+	return "> [!WARNING]\n> " + strings.ToUpper(warn[:1]) + warn[1:] + ".\n\n"
+}
