@@ -317,6 +317,20 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResul
 		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
 	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.timeout, OutputLimit: 4 << 10, NoBox: true})
+	if err == nil && ctx.Err() != nil {
+		err = checkStopped{ctx.Err()}
+	}
+	return checkResultOf(r, err, repoModule(dir))
+}
+
+// checkStopped is a check stopped by its context.
+type checkStopped struct{ err error }
+
+func (e checkStopped) Error() string { return "stopped: " + e.err.Error() }
+
+// checkResultOf is how one run of a check ended, from what the sandbox
+// said (r, err); isLocal names the repository's own modules (repoModule).
+func checkResultOf(r sandbox.Result, err error, isLocal func(string) bool) CheckResult {
 	res := CheckResult{Exit: r.ExitCode, TimedOut: r.TimedOut, Seconds: r.Duration.Seconds(), Sandboxed: r.Sandboxed,
 		WaitedSeconds: r.Waited.Seconds()}
 	var refused *sandbox.RefusedError
@@ -325,10 +339,15 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResul
 		res.Exit, res.Error = -1, refused.Reason
 	case err != nil:
 		res.Exit, res.Error = -1, err.Error()
-	case ctx.Err() != nil:
-		res.Exit, res.Error = -1, "stopped: "+ctx.Err().Error()
 	}
 	res.Passed = res.Error == "" && !res.TimedOut && res.Exit == 0
-	res.Cause, res.Evidence = environmentCause(res, r.Output, r.Setup, repoModule(dir))
+	res.Cause, res.Evidence = environmentCause(res, r.Output, r.Setup, isLocal)
+	var unreachable *sandbox.DepsUnreachable
+	if !res.Passed && errors.As(r.Deps, &unreachable) {
+		// The dependency step said so itself: the command ran without
+		// its dependencies because a registry could not be reached.
+		res.Cause = causeUnreachable + ": " + unreachable.Host
+		res.Evidence = oneLine(unreachable.Evidence, maxEvidence)
+	}
 	return res
 }
