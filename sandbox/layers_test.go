@@ -231,8 +231,11 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(legacy, "00"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(legacy, "00", "planted-a"), []byte("x"), 0o644))
 	newRun := func(repo string) *Sandbox {
-		return New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), CacheProg: self, Repo: repo,
-			HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+		// The machine's build cache holds the standard library (what
+		// each run compiled from nothing before: minutes beside
+		// stress-ng); what the layers hold is the module's own.
+		return New(warmBuilds(t, Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), CacheProg: self, Repo: repo,
+			HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
 	}
 	run := func(sb *Sandbox, tier Tier, ws string, argv ...string) Result {
 		t.Helper()
@@ -248,7 +251,7 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	warmed(t, sb, ws)
 	shared := filepath.Join(home, "cache", "go-build-shared", repoKey("acme/app"))
 	entries, _ := filepath.Glob(filepath.Join(shared, "*", "*-a"))
-	assert.Greater(t, len(entries), 20, "the warm-up shared what it compiled")
+	assert.NotEmpty(t, entries, "the warm-up shared what it compiled")
 	assert.NoDirExists(t, legacy, "the old shared cache is gone")
 
 	// A build-tier command shares too: a new package compiles once.
