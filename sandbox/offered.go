@@ -66,3 +66,13 @@ func optionalAbsent(argv []string, instead, where string) string {
 	}
 	return fmt.Sprintf("no %s %s (this toolchain has %s): run %s", argv[0], place, instead, strings.Join(append([]string{instead}, argv[1:]...), " "))
 }
+
+// insteadOf is the program to run in place of program in project p when
+// the toolchain lacks it (python3 for python, as Locate found), or "".
+func insteadOf(program string, p *Project) string {
+	if p == nil || !slices.Contains(p.absent, program) {
+		return ""
+	}
+	e, _ := ecosystemOf(program)
+	return e.Optional[program]
+}

@@ -90,3 +90,35 @@ func TestAppliesWithoutManifest(t *testing.T) {
 	require.ErrorAs(t, sb.Applies(t.Context(), ws, []string{"pytest"}), &na)
 	assert.Equal(t, "no pyproject.toml or setup.py or setup.cfg or requirements*.txt or tox.ini or pytest.ini or "+pythonEcosystem().Inferred+": pytest does not apply here", na.Reason)
 }
+
+// TestChecksFromCIWithoutPython: a workflow's python -m pytest (its
+// setup-python has a python) is taken as python3 -m pytest where the
+// toolchain has only python3, and said so; as written where there is a
+// python.
+func TestChecksFromCIWithoutPython(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"pyproject.toml": "", ".github/workflows/ci.yml": ciWorkflow})
+	for _, tt := range []struct {
+		name   string
+		absent []string
+		argv   []string
+		as     string
+	}{
+		{name: "no python", absent: []string{"python"}, argv: []string{"python3", "-m", "pytest", "-q"}, as: "python3 -m pytest -q"},
+		{name: "a python", argv: []string{"python", "-m", "pytest", "-q"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := Detect(ws)
+			require.NoError(t, err)
+			p.absent = tt.absent
+			got, err := ChecksFromCI(ws, TierTest, &p)
+			require.NoError(t, err)
+			require.Len(t, got.Taken, 1)
+			assert.Equal(t, "python -m pytest -q", got.Taken[0].Command, "the workflow's line as written")
+			assert.Equal(t, tt.argv, got.Taken[0].Argv)
+			assert.Equal(t, tt.as, got.Taken[0].As)
+		})
+	}
+}

@@ -71,6 +71,10 @@ func (s *run) checksFromCI(l *Languages) {
 	}
 	for _, st := range ci.Taken {
 		s.rec.Checks = addCheck(s.rec.Checks, Check{Command: st.Argv, Source: SourceCI})
+		if st.As != "" {
+			fmt.Fprintf(s.opts.Progress, "checks from CI: taken %q as %q (%s): the toolchain has no %s\n", st.Command, st.As, st, strings.Fields(st.Command)[0])
+			continue
+		}
 		fmt.Fprintf(s.opts.Progress, "checks from CI: taken %q (%s)\n", st.Command, st)
 	}
 	for _, st := range ci.Skipped {
