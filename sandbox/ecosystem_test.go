@@ -192,11 +192,7 @@ func TestHostToolchainMissing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			bin := t.TempDir()
-			for _, p := range tt.programs {
-				require.NoError(t, os.WriteFile(filepath.Join(bin, p), []byte("#!/bin/sh\n"), 0o755))
-			}
-			sb := New(Config{Home: t.TempDir(), Path: bin})
+			sb := New(Config{Home: t.TempDir(), Path: programsDir(t, tt.programs...)})
 			p, err := Detect(ws)
 			require.NoError(t, err)
 			assert.Equal(t, tt.missing, sb.Missing(t.Context(), p))

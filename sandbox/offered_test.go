@@ -36,11 +36,7 @@ func TestOfferedCommandsAreTheToolchains(t *testing.T) {
 		for _, ws := range []string{manifest, plain} {
 			t.Run(tt.name+"/"+map[string]string{manifest: "manifest", plain: "plain"}[ws], func(t *testing.T) {
 				t.Parallel()
-				bin := t.TempDir()
-				for _, p := range tt.programs {
-					require.NoError(t, os.WriteFile(filepath.Join(bin, p), []byte("#!/bin/sh\n"), 0o755))
-				}
-				sb := New(Config{Home: t.TempDir(), Path: bin})
+				sb := New(Config{Home: t.TempDir(), Path: programsDir(t, tt.programs...)})
 				p, err := Detect(ws)
 				require.NoError(t, err)
 				sb.Locate(t.Context(), &p)
@@ -121,4 +117,15 @@ func TestChecksFromCIWithoutPython(t *testing.T) {
 			assert.Equal(t, tt.as, got.Taken[0].As)
 		})
 	}
+}
+
+// programsDir is a directory of empty executables named programs, for a
+// PATH that has exactly those.
+func programsDir(t *testing.T, programs ...string) string {
+	t.Helper()
+	bin := t.TempDir()
+	for _, p := range programs {
+		require.NoError(t, os.WriteFile(filepath.Join(bin, p), []byte("#!/bin/sh\n"), 0o755))
+	}
+	return bin
 }

@@ -23,13 +23,7 @@ import (
 func TestPythonWithoutManifest(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
-	if missing := sb.Missing(t.Context(), sandbox.Project{Ecosystems: []string{"python"}}); len(missing) > 0 {
-		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
-			t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
-		}
-		t.Skip(missing[0])
-	}
+	sb := toolchainSandbox(t, "python")
 	files := map[string]string{
 		"calc.py":      "def add(a, b):\n    return a - b\n",
 		"test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5, 'add is wrong'\n",
