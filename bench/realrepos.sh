@@ -23,7 +23,10 @@
 #   bench/realrepos.sh            clones from GitHub (needs the network)
 #   MIRROR=DIR bench/realrepos.sh clones from DIR/owner+name/repo instead
 #   ONLY=name,name                runs only those tasks
-#   KEEP=1                        keeps the work directory
+#   KEEP=1                        keeps the work directory: its out/ has each
+#                                 session's stderr, report.json and the
+#                                 requests the model got (the outputs of
+#                                 the model's own runs, for a verdict's why)
 #
 # Needs git, python3, bwrap, go, Debian's python3-pytest, node and npm, and
 # cargo; the registries (Go's module proxy, PyPI, npm, crates.io) for the
@@ -80,6 +83,8 @@ print(f"""# {name}: written by bench/realrepos.sh
 model-serve fix.txt
 exec sh run.sh
 cp session.stderr {out}/{name}.stderr
+model-requests requests.txt
+cp requests.txt {out}/{name}.requests
 session-id ID
 cp $CORE_HOME/sessions/$ID/report.json {out}/{name}.report.json
 
