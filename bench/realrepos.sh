@@ -186,6 +186,9 @@ by_hand() {
 	local t0 t1
 	t0=$(date +%s.%N)
 	(
+		# The programs core would run: a version manager's shim (pyenv's
+		# python3, without Debian's pytest) is passed over, as core does.
+		PATH=$(tr ':' '\n' <<<"$PATH" | grep -v '/shims$' | paste -sd:)
 		cd "$dir"
 		if [ -f go.mod ]; then go mod download; fi
 		if [ -f package.json ]; then npm install --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null; fi
