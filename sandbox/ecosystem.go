@@ -31,6 +31,15 @@ type Ecosystem struct {
 	// Manifests are the file names at the workspace's top that say the
 	// repository is in this ecosystem; a name may hold one * (requirements*.txt).
 	Manifests []string
+	// Inferred says what else shows a repository is in this ecosystem
+	// when no ecosystem's manifest is at the top (Python's tests, found
+	// by pythonTestsIn); "" when only a manifest does.
+	Inferred string
+	// Optional are programs its commands may start with that a toolchain
+	// may lack, each with the program to run instead: Debian has python3
+	// and no python. AllowedIn offers a command that starts with one only
+	// where the toolchain has it (Locate).
+	Optional map[string]string
 	// Toolchain says where its programs come from and what to install when
 	// they are missing.
 	Toolchain string
@@ -121,9 +130,15 @@ type Project struct {
 	// known is set once the project was read from a workspace: the policy
 	// then holds npm run and npx to what package.json names.
 	known bool
+	// Inferred are the ecosystems of Ecosystems found without their
+	// manifest, from what is there (Python's tests).
+	Inferred []string `json:"inferred,omitempty"`
 	// fetches lists the test runners its dependency step fetches
 	// (pytest, named in requirements.txt or pyproject.toml).
 	fetches []string
+	// absent are the Optional programs the toolchain lacks, as Locate
+	// found them: AllowedIn offers no command that starts with one.
+	absent []string
 }
 
 // Has reports whether the project is in the named ecosystem.
@@ -133,8 +148,10 @@ func (p *Project) Has(name string) bool { return p != nil && slices.Contains(p.E
 const maxManifestSize = 1 << 20
 
 // Detect reads which ecosystems the workspace ws is in, from the regular
-// files at its top. A package.json that cannot be read or parsed still says
-// Node; its scripts are then unknown, and npm run allows none.
+// files at its top; when none of them is a manifest, Python from its tests
+// below the top (pythonTestsIn). A package.json that cannot be read or
+// parsed still says Node; its scripts are then unknown, and npm run allows
+// none.
 func Detect(ws string) (Project, error) {
 	p := Project{known: true}
 	entries, err := os.ReadDir(ws)
@@ -151,6 +168,9 @@ func Detect(ws string) (Project, error) {
 		if slices.ContainsFunc(files, func(f string) bool { return matchesManifest(e.Manifests, f) }) {
 			p.Ecosystems = append(p.Ecosystems, e.Name)
 		}
+	}
+	if len(p.Ecosystems) == 0 && pythonTestsIn(ws) {
+		p.Ecosystems, p.Inferred = []string{"python"}, []string{"python"}
 	}
 	if p.Has("node") {
 		p.scripts, _ = packageScripts(ws)
@@ -215,7 +235,11 @@ func (s *Sandbox) Applies(ctx context.Context, ws string, argv []string) error {
 		return err
 	}
 	if !p.Has(e.Name) && !slices.Contains(e.Standalone, argv[0]) {
-		return &NotApplicable{Reason: fmt.Sprintf("no %s: %s does not apply here", strings.Join(e.Manifests, " or "), strings.Join(argv[:min(2, len(argv))], " "))}
+		what := strings.Join(e.Manifests, " or ")
+		if e.Inferred != "" {
+			what += " or " + e.Inferred
+		}
+		return &NotApplicable{Reason: fmt.Sprintf("no %s: %s does not apply here", what, strings.Join(argv[:min(2, len(argv))], " "))}
 	}
 	t, looked := s.toolchainOf(ctx, e)
 	if !looked {
@@ -230,6 +254,9 @@ func (s *Sandbox) Applies(ctx context.Context, ws string, argv []string) error {
 	}
 	if line := t.line(e, p); line != "" && (missing == nil || slices.ContainsFunc(needs, func(n string) bool { return slices.Contains(missing, n) })) {
 		return &NotApplicable{Reason: line}
+	}
+	if instead, ok := e.Optional[argv[0]]; ok && !t.has[argv[0]] {
+		return &NotApplicable{Reason: optionalAbsent(argv, instead, t.where)}
 	}
 	if t.where == "" && !slices.Contains(e.Required, argv[0]) {
 		// A program of its own (gofmt): on this machine's PATH.

@@ -192,11 +192,7 @@ func TestHostToolchainMissing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			bin := t.TempDir()
-			for _, p := range tt.programs {
-				require.NoError(t, os.WriteFile(filepath.Join(bin, p), []byte("#!/bin/sh\n"), 0o755))
-			}
-			sb := New(Config{Home: t.TempDir(), Path: bin})
+			sb := New(Config{Home: t.TempDir(), Path: programsDir(t, tt.programs...)})
 			p, err := Detect(ws)
 			require.NoError(t, err)
 			assert.Equal(t, tt.missing, sb.Missing(t.Context(), p))
@@ -255,10 +251,13 @@ func TestCommandEnv(t *testing.T) {
 	deps := depsView{env: []string{"PYTHONPATH=" + depsInside + "/python", "X=1"}}
 	tests := []struct {
 		name, tool, ws string
+		mountAt        string
 		deps           depsView
 		want           string
 	}{
 		{name: "flat", tool: "pytest", ws: flat, want: "PYTHONPATH=" + flat},
+		{name: "a checkout seen at the workspace's path", tool: "python3", ws: withSrc, mountAt: "/work/ws", deps: deps,
+			want: "PYTHONPATH=/work/ws:/work/ws/src:" + depsInside + "/python"},
 		{name: "src layout and dependencies", tool: "python3", ws: withSrc, deps: deps,
 			want: "PYTHONPATH=" + withSrc + ":" + withSrc + "/src:" + depsInside + "/python"},
 		{name: "a link named src", tool: "pytest", ws: linked, want: "PYTHONPATH=" + linked},
@@ -267,7 +266,7 @@ func TestCommandEnv(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			env := commandEnv(tt.tool, RunOptions{Workspace: tt.ws, deps: tt.deps})
+			env := commandEnv(tt.tool, RunOptions{Workspace: tt.ws, MountAt: tt.mountAt, deps: tt.deps})
 			assert.Contains(t, env, tt.want)
 			n := 0
 			for _, kv := range env {

@@ -94,14 +94,27 @@ func (p *Project) runners() []string {
 	var out []string
 	for _, r := range nodeRunners {
 		for _, text := range p.scripts {
-			words := strings.Fields(text)
-			if len(words) > 0 && words[0] == "npx" {
-				words = words[1:]
-			}
-			if len(words) > 0 && words[0] == r {
+			if slices.Contains(scriptPrograms(text), r) {
 				out = append(out, r)
 				break
 			}
+		}
+	}
+	return out
+}
+
+// scriptPrograms are the programs a script of package.json starts, one
+// for each command of a list ("xo && ava && tsd": xo, ava and tsd), past
+// an npx before one.
+func scriptPrograms(text string) []string {
+	var out []string
+	for _, cmd := range strings.FieldsFunc(text, func(r rune) bool { return r == '&' || r == '|' || r == ';' }) {
+		words := strings.Fields(cmd)
+		if len(words) > 0 && words[0] == "npx" {
+			words = words[1:]
+		}
+		if len(words) > 0 {
+			out = append(out, words[0])
 		}
 	}
 	return out

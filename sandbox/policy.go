@@ -204,7 +204,8 @@ func Allowed(tier Tier) []Allowance { return AllowedIn(tier, nil) }
 // AllowedIn lists the commands the tier runs unattended in a workspace whose
 // project is p: the commands of the ecosystems found there (of every
 // ecosystem when p is nil or found none), with the scripts package.json
-// names. The prompt's rule is derived from it.
+// names, less those that start with a program the toolchain lacks
+// (Locate). The prompt's rule is derived from it.
 func AllowedIn(tier Tier, p *Project) []Allowance {
 	if tier != TierBuild && tier != TierTest {
 		return nil
@@ -215,6 +216,9 @@ func AllowedIn(tier Tier, p *Project) []Allowance {
 			continue
 		}
 		for _, a := range e.allowed(tier, p) {
+			if !offered(a, p) {
+				continue
+			}
 			a.Ecosystem = e.Name
 			list = append(list, a)
 		}

@@ -12,6 +12,8 @@ func pythonEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "python", Tools: []string{"python3", "python", "pytest"}, Required: []string{"python3", "pytest"},
 		Manifests: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "tox.ini", "pytest.ini"},
+		Inferred:  "Python tests (test_*.py, *_test.py, tests/*.py) in a repository without any manifest",
+		Optional:  map[string]string{"python": "python3"},
 		Toolchain: "install Debian's python3 and python3-pytest (a python3 outside your home directory: pyenv shims do not work in the sandbox)",
 		Packages:  `PACKAGES="python3 python3-pytest python3-pip"`,
 		Runners:   map[string]string{"pytest": "pip3"},

@@ -20,12 +20,17 @@ import (
 // how to get it.
 
 // toolchainPrograms are the programs of e looked for in its toolchain:
-// the required ones, and the fetchers of its runners.
+// the required ones, the fetchers of its runners, and the optional ones.
 func toolchainPrograms(e Ecosystem) []string {
 	out := slices.Clone(e.Required)
 	for _, r := range slices.Sorted(maps.Keys(e.Runners)) {
 		if f := e.Runners[r]; !slices.Contains(out, f) {
 			out = append(out, f)
+		}
+	}
+	for _, o := range slices.Sorted(maps.Keys(e.Optional)) {
+		if !slices.Contains(out, o) {
+			out = append(out, o)
 		}
 	}
 	return out

@@ -89,9 +89,11 @@ func commandEnv(tool string, opts RunOptions) []string {
 	if e.Name != "python" || opts.Workspace == "" {
 		return append(env, opts.deps.env...)
 	}
-	paths := []string{opts.Workspace}
+	// The paths the command sees: a checkout mounted at the workspace's
+	// path (MountAt) is there, not at its own.
+	paths := []string{opts.inside()}
 	if fi, err := os.Lstat(filepath.Join(opts.Workspace, "src")); err == nil && fi.IsDir() {
-		paths = append(paths, filepath.Join(opts.Workspace, "src"))
+		paths = append(paths, filepath.Join(opts.inside(), "src"))
 	}
 	for _, kv := range opts.deps.env {
 		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {

@@ -41,6 +41,10 @@ type CIStep struct {
 	Reason string `json:"reason,omitempty"`
 	// Argv is the command as a check runs it (taken steps only).
 	Argv []string `json:"-"`
+	// As says how a taken command runs when not as written: with the
+	// program the toolchain has in place of one it lacks (python3 for
+	// python, Locate).
+	As string `json:"as,omitempty"`
 }
 
 // String says where the command is: ci.yml, job test, step "Run tests".
@@ -138,6 +142,10 @@ func ChecksFromCI(ws string, tier Tier, p *Project) (CIChecks, error) {
 					if step.Reason != "" {
 						out.Skipped = append(out.Skipped, step)
 						continue
+					}
+					if instead := insteadOf(step.Argv[0], p); instead != "" {
+						step.Argv = append([]string{instead}, step.Argv[1:]...)
+						step.As = strings.Join(step.Argv, " ")
 					}
 					out.Taken = append(out.Taken, step)
 				}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/coreagent/core/sandbox"
@@ -14,6 +15,9 @@ type Languages struct {
 	// Found names the ecosystems whose manifests are at the workspace's
 	// top: go, python, node, rust, flutter.
 	Found []string `json:"found"`
+	// Inferred are those of Found whose manifest is not there, found
+	// from what is (Python from its test_*.py files).
+	Inferred []string `json:"inferred,omitempty"`
 	// Allowed are the commands the tier runs unattended there, as the
 	// prompt words them ("pytest", "npm run lint|test").
 	Allowed []string `json:"allowed,omitempty"`
@@ -35,8 +39,9 @@ func (s *run) detectLanguages(ctx context.Context) {
 		fmt.Fprintf(s.opts.Progress, "languages: not known (%v)\n", err)
 		return
 	}
+	s.opts.Sandbox.Locate(ctx, &p)
 	s.project = &p
-	l := &Languages{Found: p.Ecosystems, Missing: s.opts.Sandbox.Missing(ctx, p)}
+	l := &Languages{Found: p.Ecosystems, Inferred: p.Inferred, Missing: s.opts.Sandbox.Missing(ctx, p)}
 	for _, a := range sandbox.AllowedIn(s.rec.Verify, s.project) {
 		l.Allowed = append(l.Allowed, a.Command)
 	}
@@ -66,6 +71,10 @@ func (s *run) checksFromCI(l *Languages) {
 	}
 	for _, st := range ci.Taken {
 		s.rec.Checks = addCheck(s.rec.Checks, Check{Command: st.Argv, Source: SourceCI})
+		if st.As != "" {
+			fmt.Fprintf(s.opts.Progress, "checks from CI: taken %q as %q (%s): the toolchain has no %s\n", st.Command, st.As, st, strings.Fields(st.Command)[0])
+			continue
+		}
 		fmt.Fprintf(s.opts.Progress, "checks from CI: taken %q (%s)\n", st.Command, st)
 	}
 	for _, st := range ci.Skipped {
@@ -86,7 +95,14 @@ func (s *run) checksFromCI(l *Languages) {
 func languagesLine(tier sandbox.Tier, l *Languages) string {
 	found := "none found at the top of the repository"
 	if len(l.Found) > 0 {
-		found = strings.Join(l.Found, ", ")
+		var names []string
+		for _, f := range l.Found {
+			if slices.Contains(l.Inferred, f) {
+				f += " (no manifest: from its tests)"
+			}
+			names = append(names, f)
+		}
+		found = strings.Join(names, ", ")
 	}
 	switch {
 	case tier != sandbox.TierBuild && tier != sandbox.TierTest:

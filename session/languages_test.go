@@ -51,13 +51,7 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 	for _, lang := range testkit.LanguageRepos() {
 		t.Run(lang.Ecosystem, func(t *testing.T) {
 			t.Parallel()
-			sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
-			if missing := sb.Missing(t.Context(), sandbox.Project{Ecosystems: []string{lang.Ecosystem}}); len(missing) > 0 {
-				if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
-					t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
-				}
-				t.Skip(missing[0])
-			}
+			sb := toolchainSandbox(t, lang.Ecosystem)
 			if _, err := exec.LookPath(lang.Tool); err != nil && os.Getenv("CORE_REQUIRE_BWRAP") != "1" {
 				t.Skip(err)
 			}
@@ -132,4 +126,19 @@ func TestLanguagesMissingToolchain(t *testing.T) {
 	assert.Contains(t, w.String(), "\npre-flight: "+want+"\n")
 	require.NotNil(t, rep.Languages)
 	assert.Equal(t, []string{want}, rep.Languages.Missing)
+}
+
+// toolchainSandbox is a bwrap sandbox on this machine's PATH; the test
+// skips where the toolchain of ecosystem is missing, and fails then under
+// CORE_REQUIRE_BWRAP=1.
+func toolchainSandbox(t *testing.T, ecosystem string) *sandbox.Sandbox {
+	t.Helper()
+	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
+	if missing := sb.Missing(t.Context(), sandbox.Project{Ecosystems: []string{ecosystem}}); len(missing) > 0 {
+		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+			t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
+		}
+		t.Skip(missing[0])
+	}
+	return sb
 }

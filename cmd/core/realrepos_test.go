@@ -33,3 +33,18 @@ func TestRealRepositoriesAction(t *testing.T) {
 	}
 	testscript.Run(t, dockerActionParams(t, "../../bench/languages/action", map[string]string{"REPOS": repos}))
 }
+
+// TestRealRepositoryFixes runs the scripts bench/realrepos.sh writes, one
+// per real upstream fix (the fix's tests committed on its parent, the
+// scripted model writing the fix's other files), from the directory
+// CORE_REAL_FIXES names; the script reads what each session printed and
+// reported. Without it this skips.
+func TestRealRepositoryFixes(t *testing.T) {
+	dir := os.Getenv("CORE_REAL_FIXES")
+	if dir == "" {
+		t.Skip("CORE_REAL_FIXES is not set: bench/realrepos.sh writes the scripts and runs this")
+	}
+	// The user's home: cargo's rustup and the user's caches, as a
+	// person's session would have them.
+	runScripts(t, dir, map[string]string{"HOME": os.Getenv("HOME")})
+}
