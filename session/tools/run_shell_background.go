@@ -63,9 +63,10 @@ func (t runShell) inBox(ctx context.Context, env *Env, command string) (Result, 
 		return *answerOr(answer), err
 	}
 	r, err := box.Run(ctx, []string{"bash", "-c", command}, sandbox.RunOptions{
-		Timeout:     env.ShellTimeout,
-		OutputLimit: max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
-		Progress:    env.Progress,
+		Timeout:      env.ShellTimeout,
+		BuildCeiling: sandbox.BuildCeiling(env.ShellTimeout),
+		OutputLimit:  max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
+		Progress:     env.Progress,
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("run_shell %q: %w", command, err)
