@@ -316,9 +316,9 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResul
 	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
 		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
-	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.timeout, OutputLimit: 4 << 10, NoBox: true})
+	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.timeout, BuildCeiling: sandbox.BuildCeiling(c.timeout), OutputLimit: 4 << 10, NoBox: true})
 	res := CheckResult{Exit: r.ExitCode, TimedOut: r.TimedOut, Seconds: r.Duration.Seconds(), Sandboxed: r.Sandboxed,
-		WaitedSeconds: r.Waited.Seconds()}
+		WaitedSeconds: r.Waited.Seconds(), BuiltSeconds: r.Built.Seconds(), AtCeiling: r.AtCeiling}
 	var refused *sandbox.RefusedError
 	switch {
 	case errors.As(err, &refused):

@@ -76,6 +76,11 @@ type CheckResult struct {
 	// the module download the warm-up had under way; its timeout counted
 	// only after.
 	WaitedSeconds float64 `json:"waited_seconds,omitempty"`
+	// BuiltSeconds is how long a compiler ran among the check's
+	// processes, time its timeout did not count; AtCeiling is set when
+	// the build ceiling stopped it (sandbox.RunOptions.BuildCeiling).
+	BuiltSeconds float64 `json:"built_seconds,omitempty"`
+	AtCeiling    bool    `json:"at_ceiling,omitempty"`
 	// Error says why the check could not run at all.
 	Error string `json:"error,omitempty"`
 	// Inapplicable is set when the check could not apply to the tree: its
