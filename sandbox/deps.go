@@ -174,11 +174,13 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	}
 	defer os.RemoveAll(scratch)
 	var r Result
+	ended := waitingFor(opts.Progress, fmt.Sprintf("the dependency step: %s (the network on, no workspace code; not counted against the timeout)", strings.Join(plan.argv, " ")))
 	if viaDocker {
 		r, err = d.fetch(ctx, plan, scratch, plan.hostEnv)
 	} else {
 		r, err = s.fetchConfined(ctx, bwrap, plan, scratch)
 	}
+	ended()
 	if err != nil {
 		return depsView{}, fmt.Errorf("%s: %w", strings.Join(plan.argv, " "), err)
 	}
