@@ -21,7 +21,7 @@ func killed(command string, r sandbox.Result, timeout time.Duration) string {
 	if r.AtCeiling {
 		s = fmt.Sprintf("core killed this command: it ran for %s, up to the build ceiling of %s (%d times the shell timeout of %s), so its output above is incomplete and it proves nothing.", round(ran), sandbox.BuildCeiling(timeout), sandbox.BuildCeilingFactor, timeout)
 	}
-	if where := TimeWent(r.Duration, r.Built, r.AtCeiling); where != "" {
+	if where := timeWent(r.Duration, r.Built, r.AtCeiling); where != "" {
 		s += " " + where
 	}
 	if r.Waited > 0 {
@@ -36,11 +36,11 @@ func killed(command string, r sandbox.Result, timeout time.Duration) string {
 	return s + " The user can raise the limit with --shell-timeout."
 }
 
-// TimeWent says where a stopped command's time went: "It compiled for
+// timeWent says where a stopped command's time went: "It compiled for
 // 1m50s (not counted against the timeout), then ran for 2m0s."; "" when
 // nothing of it compiled and the ceiling did not stop it (it ran for all
 // its time).
-func TimeWent(ran, built time.Duration, atCeiling bool) string {
+func timeWent(ran, built time.Duration, atCeiling bool) string {
 	switch {
 	case atCeiling:
 		return fmt.Sprintf("It was still compiling: it compiled for %s of it (a compiler at work among its processes), which the shell timeout does not count but the build ceiling does.", round(built))

@@ -53,9 +53,9 @@ func TestNarrowerCommand(t *testing.T) {
 func TestTimeWent(t *testing.T) {
 	t.Parallel()
 	s := time.Second
-	assert.Empty(t, TimeWent(120*s, 0, false), "a command that did not compile ran for all its time")
-	assert.Equal(t, "It compiled for 1m50s (not counted against the timeout), then ran for 2m0s.", TimeWent(230*s, 110*s, false))
-	assert.Contains(t, TimeWent(480*s, 470*s, true), "It was still compiling: it compiled for 7m50s")
+	assert.Empty(t, timeWent(120*s, 0, false), "a command that did not compile ran for all its time")
+	assert.Equal(t, "It compiled for 1m50s (not counted against the timeout), then ran for 2m0s.", timeWent(230*s, 110*s, false))
+	assert.Contains(t, timeWent(480*s, 470*s, true), "It was still compiling: it compiled for 7m50s")
 }
 
 // TestKilledAfterCompiling is what the model reads of a go test of one
