@@ -132,6 +132,9 @@ type Contract struct {
 	Checks               []CheckRun `json:"checks"`
 	// TimeoutSeconds is the limit each check ran under.
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
+	// BuildCeilingSeconds bounds each check that compiled beyond its
+	// timeout (Options.BuildCeiling).
+	BuildCeilingSeconds float64 `json:"build_ceiling_seconds,omitempty"`
 	// Tree is the git tree object the result checks ran on: the
 	// workspace as it was frozen at done, and what lands.
 	Tree string `json:"tree,omitempty"`

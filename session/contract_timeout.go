@@ -17,7 +17,7 @@ func (c *Contract) killedNote() string {
 	for _, r := range c.Checks {
 		for _, res := range []CheckResult{r.Result, r.Baseline} {
 			if res.TimedOut {
-				return killedCheckNote(r, res, c.timeout())
+				return killedCheckNote(r, res, c.timeout(), c.buildCeiling())
 			}
 		}
 	}
@@ -25,12 +25,12 @@ func (c *Contract) killedNote() string {
 }
 
 // killedCheckNote is killedNote for one run of one check.
-func killedCheckNote(check CheckRun, r CheckResult, timeout time.Duration) string {
+func killedCheckNote(check CheckRun, r CheckResult, timeout, ceiling time.Duration) string {
 	built := time.Duration(r.BuiltSeconds * float64(time.Second))
 	ran := time.Duration(r.Seconds * float64(time.Second))
 	var s string
 	if r.AtCeiling {
-		s = fmt.Sprintf("core killed a check still compiling at the build ceiling of %s (%d times the shell timeout of %s, which does not count the time a check compiles): raise it with --shell-timeout", sandbox.BuildCeiling(timeout), sandbox.BuildCeilingFactor, timeout)
+		s = fmt.Sprintf("core killed a check still compiling at the build ceiling of %s (the shell timeout of %s does not count the time a check compiles; the ceiling does): raise it with --build-ceiling", ceiling, timeout)
 	} else {
 		s = fmt.Sprintf("core killed a check that ran past the shell timeout of %s (a wait for the module download does not count): raise it with --shell-timeout", timeout)
 	}
@@ -48,4 +48,12 @@ func killedCheckNote(check CheckRun, r CheckResult, timeout time.Duration) strin
 		s += ", or check with a narrower command"
 	}
 	return s
+}
+
+// buildCeiling is what each check that compiled could run in all.
+func (c *Contract) buildCeiling() time.Duration {
+	if c.BuildCeilingSeconds > 0 {
+		return time.Duration(c.BuildCeilingSeconds * float64(time.Second))
+	}
+	return sandbox.BuildCeiling(c.timeout())
 }

@@ -31,7 +31,7 @@ func TestKilledCheckNote(t *testing.T) {
 		{
 			name:    "one test, at the build ceiling",
 			check:   checkRun("go test -run TestX ./...", stuck, ceiling),
-			want:    []string{"core killed a check still compiling at the build ceiling of 8m0s (4 times the shell timeout of 2m0s"},
+			want:    []string{"core killed a check still compiling at the build ceiling of 8m0s (the shell timeout of 2m0s does not count the time a check compiles; the ceiling does): raise it with --build-ceiling"},
 			notWant: []string{"narrower", "past the shell timeout"},
 		},
 		{

@@ -104,7 +104,7 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 	opts := sandbox.RunOptions{
 		Workspace:    env.Workspace.Root(),
 		Timeout:      env.ShellTimeout,
-		BuildCeiling: sandbox.BuildCeiling(env.ShellTimeout),
+		BuildCeiling: env.buildCeiling(),
 		OutputLimit:  max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
 		Progress:     env.Progress,
 	}
@@ -118,7 +118,7 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 			if err != nil {
 				return Result{}, fmt.Errorf("run_shell %q: %w", command, err)
 			}
-			return shellResult(command, r, env.ShellTimeout, true), nil
+			return shellResult(command, r, env, true), nil
 		}
 	}
 	approver := env.Approver
@@ -142,7 +142,7 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 	// A verification command a human approved ran all the same: record it.
 	argv, err := sandbox.SplitCommand(command)
 	verification := err == nil && sandbox.Check(sandbox.TierTest, argv).Allowed()
-	return shellResult(command, r, env.ShellTimeout, verification), nil
+	return shellResult(command, r, env, verification), nil
 }
 
 // shellResult turns what a command did into run_shell's answer. Any
@@ -150,7 +150,8 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 // Changed is set. A command core killed at the shell timeout says so
 // plainly, with where its time went and what to do instead
 // (run_shell_timeout.go).
-func shellResult(command string, r sandbox.Result, timeout time.Duration, verification bool) Result {
+func shellResult(command string, r sandbox.Result, env *Env, verification bool) Result {
+	timeout := env.ShellTimeout
 	var b strings.Builder
 	b.WriteString(r.Output)
 	if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
@@ -165,8 +166,8 @@ func shellResult(command string, r sandbox.Result, timeout time.Duration, verifi
 	case r.TimedOut && r.Setup:
 		b.WriteString(" (core's module download for it ran past its own timeout, above; the command did not run)")
 	case r.TimedOut:
-		b.WriteString("\n" + killed(command, r, timeout))
-		res.Note = fmt.Sprintf("core killed %q: it ran past the shell timeout of %s (--shell-timeout)%s%s", command, timeout, builtNote(r, timeout), waitedNote(r.Waited))
+		b.WriteString("\n" + killed(command, r, timeout, env.buildCeiling()))
+		res.Note = fmt.Sprintf("core killed %q: it ran past the shell timeout of %s (--shell-timeout)%s%s", command, timeout, builtNote(r, env.buildCeiling()), waitedNote(r.Waited))
 	case r.Waited > 0:
 		fmt.Fprintf(&b, " (it first waited %s for the module download core's warm-up had under way; the wait did not count against the %s shell timeout)", round(r.Waited), timeout)
 	}

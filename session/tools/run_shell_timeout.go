@@ -15,11 +15,11 @@ import (
 // killed tells the model that core killed its command at the shell
 // timeout (or at the build ceiling), where its time went, and what to do
 // about it.
-func killed(command string, r sandbox.Result, timeout time.Duration) string {
+func killed(command string, r sandbox.Result, timeout, ceiling time.Duration) string {
 	ran := max(r.Duration, timeout)
 	s := fmt.Sprintf("core killed this command: it ran for %s, past the shell timeout of %s, so its output above is incomplete and it proves nothing.", round(ran), timeout)
 	if r.AtCeiling {
-		s = fmt.Sprintf("core killed this command: it ran for %s, up to the build ceiling of %s (%d times the shell timeout of %s), so its output above is incomplete and it proves nothing.", round(ran), sandbox.BuildCeiling(timeout), sandbox.BuildCeilingFactor, timeout)
+		s = fmt.Sprintf("core killed this command: it ran for %s, up to the build ceiling of %s (--build-ceiling), so its output above is incomplete and it proves nothing.", round(ran), ceiling)
 	}
 	if where := timeWent(r.Duration, r.Built, r.AtCeiling); where != "" {
 		s += " " + where
@@ -43,7 +43,7 @@ func killed(command string, r sandbox.Result, timeout time.Duration) string {
 func timeWent(ran, built time.Duration, atCeiling bool) string {
 	switch {
 	case atCeiling:
-		return fmt.Sprintf("It was still compiling: it compiled for %s of it (a compiler at work among its processes), which the shell timeout does not count but the build ceiling does.", round(built))
+		return fmt.Sprintf("It was still compiling: it compiled for %s of it (a compiler at work among its processes), which the shell timeout does not count but the build ceiling does; the user can raise it with --build-ceiling.", round(built))
 	case built > 0:
 		return fmt.Sprintf("It compiled for %s (not counted against the timeout), then ran for %s.", round(built), round(max(ran-built, 0)))
 	}
@@ -133,12 +133,20 @@ func splitOrNil(command string) []string {
 // builtNote is the progress line's word on a stopped command's compile:
 // ", after compiling for 1m50s (not counted)", or that the build ceiling
 // stopped it.
-func builtNote(r sandbox.Result, timeout time.Duration) string {
+func builtNote(r sandbox.Result, ceiling time.Duration) string {
 	switch {
 	case r.AtCeiling:
-		return fmt.Sprintf(", and was still compiling at the build ceiling of %s", sandbox.BuildCeiling(timeout))
+		return fmt.Sprintf(", and was still compiling at the build ceiling of %s (--build-ceiling)", ceiling)
 	case r.Built > 0:
 		return fmt.Sprintf(", after compiling for %s (not counted)", round(r.Built))
 	}
 	return ""
+}
+
+// buildCeiling is the ceiling of a run_shell command that compiles.
+func (e *Env) buildCeiling() time.Duration {
+	if e.BuildCeiling > 0 {
+		return e.BuildCeiling
+	}
+	return sandbox.BuildCeiling(e.ShellTimeout)
 }
