@@ -56,6 +56,9 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 	opts.Verify = sandbox.TierTest
 	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
 	opts.ShellTimeout = 3 * time.Second
+	// Compiling counts too: the cold build cache would otherwise have up
+	// to --build-ceiling to compile (TestColdCompileOutlastsTheShellTimeout).
+	opts.BuildCeiling = opts.ShellTimeout
 	w := &watcher{}
 	opts.Progress = w
 	rep, err := Run(t.Context(), opts)
