@@ -226,8 +226,10 @@ func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.MaxTurns < 0:
 		return o, optionError("max-turns", "must be positive, got %d", o.MaxTurns)
-	case o.Timeout < 0 || o.TurnTimeout < 0 || o.ShellTimeout < 0 || o.BuildCeiling < 0 || o.IdleTimeout < 0 || o.IdleAfterMessage < 0:
+	case o.Timeout < 0 || o.TurnTimeout < 0 || o.ShellTimeout < 0 || o.IdleTimeout < 0 || o.IdleAfterMessage < 0:
 		return o, optionError("timeout", "timeouts must be positive")
+	case o.BuildCeiling < 0:
+		return o, optionError("build-ceiling", "must be a positive duration, such as 8m, got %s", o.BuildCeiling)
 	case !validToolCalls(o.ToolCalls):
 		return o, optionError("tool-calls", "must be text, native or auto, got %q", o.ToolCalls)
 	case o.Budget.USD < 0:
