@@ -377,15 +377,13 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		}
 		_ = syscall.Kill(runner, sig)
 	}
-	if req.TimeoutMS > 0 {
-		t := time.AfterFunc(time.Duration(req.TimeoutMS)*time.Millisecond, func() {
-			mu.Lock()
-			timedOut = true
-			mu.Unlock()
-			kill(syscall.SIGKILL)
-		})
-		defer t.Stop()
-	}
+	clk := startClock(runner, "/proc", time.Duration(req.TimeoutMS)*time.Millisecond, time.Duration(req.CeilingMS)*time.Millisecond, func() {
+		mu.Lock()
+		timedOut = true
+		mu.Unlock()
+		kill(syscall.SIGKILL)
+	})
+	defer clk.stop()
 	// The host's side: input for the pipe, a stop, or the end of the
 	// connection, which kills the command.
 	ended := make(chan struct{})
@@ -419,6 +417,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	}()
 	// The runner ends once nothing is left under it.
 	_ = cmd.Wait()
+	timing := clk.stop()
 	mu.Lock()
 	exited = true
 	mu.Unlock()
@@ -454,6 +453,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	mu.Lock()
 	exit.TimedOut = timedOut
 	mu.Unlock()
+	exit.AtCeiling, exit.BuiltMS = timing.AtCeiling, timing.Built.Milliseconds()
 	if a.ownCgroup {
 		exit.Limit = containerEvents().since(before)
 	}

@@ -51,6 +51,10 @@ type boxRequest struct {
 	// TimeoutMS kills the command and all it started when it runs out; 0 is
 	// no limit.
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	// CeilingMS, when more than TimeoutMS, is the command's build
+	// ceiling (RunOptions.BuildCeiling): the time it compiles does not
+	// count against TimeoutMS.
+	CeilingMS int64 `json:"ceiling_ms,omitempty"`
 	// Pipe gives the process fd 3 (it reads) and fd 4 (it writes).
 	Pipe bool `json:"pipe,omitempty"`
 	// Nice runs the command and all it starts at backgroundNice: work done
@@ -67,9 +71,13 @@ type boxStarted struct {
 // boxExit says how the command ended: Code is its exit status, or 128 and
 // the signal's number when a signal ended it (as bwrap reports it).
 type boxExit struct {
-	Code     int    `json:"code"`
-	TimedOut bool   `json:"timed_out,omitempty"`
-	Err      string `json:"err,omitempty"`
+	Code     int  `json:"code"`
+	TimedOut bool `json:"timed_out,omitempty"`
+	// AtCeiling says the build ceiling, not the timeout, ended it;
+	// BuiltMS is how long it compiled (Result.Built).
+	AtCeiling bool   `json:"at_ceiling,omitempty"`
+	BuiltMS   int64  `json:"built_ms,omitempty"`
+	Err       string `json:"err,omitempty"`
 	// Limit names the limit of the box's cgroup hit while the command
 	// ran (LimitMemory, LimitProcesses), as the agent of a Docker box
 	// sees its container's cgroup; the host reads the bwrap box's itself.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -182,22 +181,10 @@ func signalTree(root int, sig syscall.Signal) {
 
 // procParents maps each pid /proc shows to its parent's.
 func procParents() map[int]int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	parents := make(map[int]int, len(entries))
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // it ended meanwhile
-		}
-		if pid, ppid, ok := parseProcStat(b); ok {
-			parents[pid] = ppid
-		}
+	procs := readProcs("/proc")
+	parents := make(map[int]int, len(procs))
+	for _, p := range procs {
+		parents[p.pid] = p.ppid
 	}
 	return parents
 }

@@ -102,14 +102,14 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	defer c.Close()
-	req := boxRequest{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds(), Nice: opts.Background}
+	req := boxRequest{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds(), CeilingMS: opts.BuildCeiling.Milliseconds(), Nice: opts.Background}
 	if err := sendRequest(c, req); err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	start := time.Now()
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if opts.Timeout > 0 {
-		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout+boxGrace)
+		runCtx, cancel = context.WithTimeout(ctx, max(opts.Timeout, opts.BuildCeiling)+boxGrace)
 	}
 	defer cancel()
 	var grew atomic.Bool
@@ -137,7 +137,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	exit, rerr := readUntilExit(bufio.NewReaderSize(c, 64<<10), w, nil)
 	close(done)
 	wg.Wait()
-	r := Result{Duration: time.Since(start), ExitCode: exit.Code}
+	r := Result{Duration: time.Since(start), ExitCode: exit.Code, Built: time.Duration(exit.BuiltMS) * time.Millisecond}
 	r.Output, r.Cut = out.String()
 	switch {
 	case ctx.Err() != nil:
@@ -147,8 +147,8 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		r.ExitCode = -1
 	case runCtx.Err() != nil || exit.TimedOut:
 		r.ExitCode = -1
-		r.TimedOut = true
-		r.Output += fmt.Sprintf("\n[killed: the command ran past its %s timeout]\n", opts.Timeout)
+		r.TimedOut, r.AtCeiling = true, exit.AtCeiling
+		r.Output += killedLine(opts.Timeout, opts.BuildCeiling, Timing{Built: r.Built, AtCeiling: exit.AtCeiling, Over: true})
 	case rerr != nil:
 		r.ExitCode = -1
 		return r, rerr

@@ -210,7 +210,9 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	start := time.Now()
 	count := packagesWord(plan.eco, depsPackages(plan))
 	progressf(opts, "Fetching %s for the command (%s) …", count, strings.Join(plan.argv, " "))
+	ended := waitingFor(opts.Progress, fmt.Sprintf("the dependency step: %s (the network on, no workspace code; not counted against the timeout)", strings.Join(plan.argv, " ")))
 	r, err := s.depsStep(ctx, b, bwrap, plan, scratch)
+	ended()
 	if err != nil {
 		return depsView{}, fmt.Errorf("%s: %w", strings.Join(plan.argv, " "), err)
 	}

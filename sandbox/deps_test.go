@@ -90,10 +90,16 @@ func nodeApp(reg *testkit.Registry) map[string]string {
 // its key, and neither install script run.
 func runNodeApp(t *testing.T, sb *Sandbox, reg *testkit.Registry, home, ws string) {
 	t.Helper()
-	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	progress := newWaitRecorder()
+	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute, Progress: progress})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, reg.Requests(), "/npm/greet/-/greet-1.0.0.tgz", "the step fetched the tarball the lockfile names")
+	_, waits, open := progress.state()
+	if assert.Len(t, waits, 1, "a heartbeat names the dependency step the command waits for") {
+		assert.Contains(t, waits[0], "the dependency step: npm ci")
+	}
+	assert.Zero(t, open, "the wait for the step ended with it")
 	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "node-*"))
 	require.NoError(t, err)
 	require.Len(t, deps, 1, "the dependencies are kept by their key")

@@ -115,6 +115,8 @@ func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOpt
 // needs its modules, so this is the one wait a go command has.
 func (s *Sandbox) claimDownload(ctx context.Context, ws, key string, progress io.Writer) (time.Duration, func(), error) {
 	var start time.Time
+	ended := func() {}
+	defer func() { ended() }()
 	for {
 		s.mu.Lock()
 		if s.downloaded[ws] == key {
@@ -139,9 +141,7 @@ func (s *Sandbox) claimDownload(ctx context.Context, ws, key string, progress io
 		s.mu.Unlock()
 		if start.IsZero() {
 			start = time.Now()
-			if progress != nil {
-				fmt.Fprintln(progress, "waiting for the module download under way (core's warm-up started it; not counted against the timeout)")
-			}
+			ended = waitingFor(progress, "the module download under way (core's warm-up started it; not counted against the timeout)")
 		}
 		select {
 		case <-busy:

@@ -76,10 +76,7 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 // hold runs (cgroups, rlimits) before the command proceeds, and its watch
 // runs alongside, able to stop the command.
 func execute(ctx context.Context, path string, args, env []string, opts RunOptions, l *launch) (Result, error) {
-	runCtx, cancel := ctx, context.CancelFunc(func() {})
-	if opts.Timeout > 0 {
-		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
-	}
+	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := newCapped(opts.OutputLimit)
 	if l != nil {
@@ -106,22 +103,25 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 		}
 		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", path, err)
 	}
+	clk := startClock(c.Process.Pid, "/proc", opts.Timeout, opts.BuildCeiling, cancel)
 	var stop func()
 	if l != nil {
 		var err error
 		if stop, err = l.release(runCtx, c.Process.Pid, opts.Workspace); err != nil {
 			_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 			_ = c.Wait()
+			clk.stop()
 			return Result{ExitCode: -1}, err
 		}
 	}
 	err := c.Wait()
+	timing := clk.stop()
 	if stop != nil {
 		stop()
 	}
 	// Whatever the leader did, leave nothing of its group behind.
 	_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
-	r := Result{Duration: time.Since(start)}
+	r := Result{Duration: time.Since(start), Built: timing.Built}
 	r.Output, r.Cut = out.String()
 	var exitErr *exec.ExitError
 	switch {
@@ -132,7 +132,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 		r.ExitCode = c.ProcessState.ExitCode()
 	default:
 		r.ExitCode = -1
-		if ctx.Err() == nil && runCtx.Err() == nil {
+		if ctx.Err() == nil && !timing.Over {
 			return r, fmt.Errorf("wait for %s: %w", path, err)
 		}
 	}
@@ -140,10 +140,10 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 		r.ExitCode = -1
 		return r, ctx.Err()
 	}
-	if runCtx.Err() != nil {
+	if timing.Over {
 		r.ExitCode = -1
-		r.TimedOut = true
-		r.Output += fmt.Sprintf("\n[killed: the command ran past its %s timeout]\n", opts.Timeout)
+		r.TimedOut, r.AtCeiling = true, timing.AtCeiling
+		r.Output += killedLine(opts.Timeout, opts.BuildCeiling, timing)
 	}
 	return r, nil
 }

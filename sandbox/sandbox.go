@@ -309,6 +309,12 @@ type RunOptions struct {
 	// Timeout kills the command's whole process group when it runs out.
 	// Zero means no limit beyond ctx.
 	Timeout time.Duration
+	// BuildCeiling, when more than Timeout, lets the command compile
+	// beyond its Timeout: the time a compiler runs among its processes
+	// does not count against Timeout, and BuildCeiling bounds the whole
+	// run (buildtime.go). Zero, or no more than Timeout, counts every
+	// moment against Timeout.
+	BuildCeiling time.Duration
 	// OutputLimit is how many bytes of combined output to keep (head and
 	// tail); zero means DefaultOutputLimit.
 	OutputLimit int
@@ -357,6 +363,11 @@ type Result struct {
 	Duration  time.Duration
 	Sandboxed bool
 	TimedOut  bool
+	// Built is how long a compiler ran among the command's processes,
+	// time its Timeout did not count (RunOptions.BuildCeiling); AtCeiling
+	// is set when the build ceiling, not the timeout, stopped it.
+	Built     time.Duration
+	AtCeiling bool
 	// Limit names the sandbox limit that stopped the command (LimitMemory,
 	// LimitProcesses, …), or is empty; Output then ends with a line that
 	// says how to raise it.

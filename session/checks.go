@@ -65,6 +65,7 @@ type checker struct {
 	sb          *sandbox.Sandbox
 	tier        sandbox.Tier
 	timeout     time.Duration
+	ceiling     time.Duration // Options.BuildCeiling
 	git         gitRunner
 	workspace   string
 	seenAt      string // the workspace resolved, where the warm-up's go saw it
@@ -98,7 +99,7 @@ func newChecker(s *run) *checker {
 		seenAt = real
 	}
 	return &checker{seenAt: seenAt,
-		sb: s.opts.Sandbox, tier: s.rec.Verify, timeout: s.opts.ShellTimeout, git: s.git,
+		sb: s.opts.Sandbox, tier: s.rec.Verify, timeout: s.opts.ShellTimeout, ceiling: s.opts.BuildCeiling, git: s.git,
 		workspace: s.rec.Workspace, baseDir: s.rec.Workspace + ".base", resultDir: s.rec.Workspace + ".result", startCommit: s.rec.StartCommit,
 		base: map[string]*baseRun{},
 	}
@@ -220,6 +221,7 @@ func (c *checker) contract(ctx context.Context, checks []Check, tree string) *Co
 		runs[i].Baseline = bases[i]()
 	}
 	k := NewContract(runs, c.timeout)
+	k.BuildCeilingSeconds = c.ceiling.Seconds()
 	k.Tree = tree
 	return k
 }
@@ -316,7 +318,7 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResul
 	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
 		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
-	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.timeout, OutputLimit: 4 << 10, NoBox: true})
+	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.timeout, BuildCeiling: c.ceiling, OutputLimit: 4 << 10, NoBox: true})
 	if err == nil && ctx.Err() != nil {
 		err = checkStopped{ctx.Err()}
 	}
@@ -332,7 +334,7 @@ func (e checkStopped) Error() string { return "stopped: " + e.err.Error() }
 // said (r, err); isLocal names the repository's own modules (repoModule).
 func checkResultOf(r sandbox.Result, err error, isLocal func(string) bool) CheckResult {
 	res := CheckResult{Exit: r.ExitCode, TimedOut: r.TimedOut, Seconds: r.Duration.Seconds(), Sandboxed: r.Sandboxed,
-		WaitedSeconds: r.Waited.Seconds()}
+		WaitedSeconds: r.Waited.Seconds(), BuiltSeconds: r.Built.Seconds(), AtCeiling: r.AtCeiling}
 	var refused *sandbox.RefusedError
 	switch {
 	case errors.As(err, &refused):

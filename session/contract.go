@@ -83,6 +83,11 @@ type CheckResult struct {
 	// the module download the warm-up had under way; its timeout counted
 	// only after.
 	WaitedSeconds float64 `json:"waited_seconds,omitempty"`
+	// BuiltSeconds is how long a compiler ran among the check's
+	// processes, time its timeout did not count; AtCeiling is set when
+	// the build ceiling stopped it (sandbox.RunOptions.BuildCeiling).
+	BuiltSeconds float64 `json:"built_seconds,omitempty"`
+	AtCeiling    bool    `json:"at_ceiling,omitempty"`
 	// Error says why the check could not run at all.
 	Error string `json:"error,omitempty"`
 	// Inapplicable is set when the check could not apply to the tree: its
@@ -184,6 +189,9 @@ type Contract struct {
 	Checks               []CheckRun `json:"checks"`
 	// TimeoutSeconds is the limit each check ran under.
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
+	// BuildCeilingSeconds bounds each check that compiled beyond its
+	// timeout (Options.BuildCeiling).
+	BuildCeilingSeconds float64 `json:"build_ceiling_seconds,omitempty"`
 	// Tree is the git tree object the result checks ran on: the
 	// workspace as it was frozen at done, and what lands.
 	Tree string `json:"tree,omitempty"`

@@ -60,17 +60,6 @@ func detail(r CheckResult) string {
 	return "(" + d + ")"
 }
 
-// killedNote says, when a check timed out, that core killed it at the
-// shell timeout and what to do; "" when none did.
-func (c *Contract) killedNote() string {
-	for _, r := range c.Checks {
-		if r.Result.TimedOut || r.Baseline.TimedOut {
-			return fmt.Sprintf("core killed a check that ran past the shell timeout of %s (a wait for the module download does not count): raise it with --shell-timeout, or check with a narrower command (one package, or go test -run one test)", c.timeout())
-		}
-	}
-	return ""
-}
-
 // Line says the contract's verdict in one line: contract held, contract
 // broken: 1 regressed, 1 failing, or the UNVERIFIED warning.
 func (c *Contract) Line() string {

@@ -159,7 +159,7 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 	turnCtx, done := s.ctl.startTurn(runCtx)
 	defer done()
 	t := &turnRun{ctx: ctx, runCtx: runCtx, turnCtx: turnCtx}
-	s.warmEnded()
+	s.warmEnded(false)
 	t.started = s.opts.Now()
 	t.hb = s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
 	entry, out, end := s.askModel(t, entries)
@@ -248,12 +248,12 @@ func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Act
 	// output feed the heartbeat and the event log.
 	t.hb.relabel(actionLabel(s.rec.Turns, s.opts.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
 	output := s.events.output(s.rec.Turns)
-	s.env.Progress = io.MultiWriter(t.hb, output)
+	s.env.Progress = beatOutput{Writer: io.MultiWriter(t.hb, output), hb: t.hb}
 	res, err := s.tools.Run(t.turnCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
 	s.env.Progress = nil
 	output.flush()
 	t.hb.end()
-	s.warmEnded()
+	s.warmEnded(false)
 	t.step.Tool, t.step.Target = action.Tool, res.Target
 	t.step.Duration = s.opts.Now().Sub(t.started)
 	s.step(t.step)

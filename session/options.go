@@ -62,11 +62,16 @@ type Options struct {
 	Model        string
 	InferenceURL string
 
-	MaxTurns      int
-	Timeout       time.Duration // the whole run
-	TurnTimeout   time.Duration // one generation
-	ShellTimeout  time.Duration // one run_shell command
-	ContextTokens int           // estimated tokens a request may hold
+	MaxTurns     int
+	Timeout      time.Duration // the whole run
+	TurnTimeout  time.Duration // one generation
+	ShellTimeout time.Duration // one run_shell command
+	// BuildCeiling is what a command (run_shell's, a check's) may run in
+	// all while it compiles: the time a compiler runs among its processes
+	// does not count against ShellTimeout, up to this ceiling. Zero means
+	// sandbox.BuildCeiling(ShellTimeout).
+	BuildCeiling  time.Duration
+	ContextTokens int // estimated tokens a request may hold
 	Verify        sandbox.Tier
 	// Checks are the user's checks (--check): commands, split on blanks,
 	// that the tier lets run unattended. The contract holds the result to
@@ -176,6 +181,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.ShellTimeout == 0 {
 		o.ShellTimeout = DefaultShellTimeout
 	}
+	if o.BuildCeiling == 0 {
+		o.BuildCeiling = sandbox.BuildCeiling(o.ShellTimeout)
+	}
 	if o.ContextTokens == 0 {
 		o.ContextTokens = DefaultContextTokens
 	}
@@ -220,6 +228,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, optionError("max-turns", "must be positive, got %d", o.MaxTurns)
 	case o.Timeout < 0 || o.TurnTimeout < 0 || o.ShellTimeout < 0 || o.IdleTimeout < 0 || o.IdleAfterMessage < 0:
 		return o, optionError("timeout", "timeouts must be positive")
+	case o.BuildCeiling < 0:
+		return o, optionError("build-ceiling", "must be a positive duration, such as 8m, got %s", o.BuildCeiling)
 	case !validToolCalls(o.ToolCalls):
 		return o, optionError("tool-calls", "must be text, native or auto, got %q", o.ToolCalls)
 	case o.Budget.USD < 0:

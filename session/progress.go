@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,8 @@ type beat struct {
 	last    string    // the last complete, non-blank output line
 	lastAt  time.Time // when the output shown last grew
 	partial []byte    // output after the last newline
+	waits   []wait    // what the command waits for now (sandbox.Waits)
+	waitIDs int       // the last wait's id
 	stop    chan struct{}
 	done    chan struct{}
 }
@@ -64,6 +67,10 @@ func (b *beat) line(now time.Time) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	line := fmt.Sprintf("%s  (%s)", b.label, now.Sub(b.since).Round(time.Second))
+	if n := len(b.waits); n > 0 {
+		w := b.waits[n-1]
+		return line + fmt.Sprintf(": waiting for %s  [%s so far]", oneLine(w.what, 140), now.Sub(w.since).Round(time.Second))
+	}
 	if last := b.lastLine(); last != "" {
 		line += ": " + oneLine(last, 100)
 		if age := now.Sub(b.lastAt); age >= max(b.every, time.Second) {
@@ -77,12 +84,44 @@ func (b *beat) line(now time.Time) string {
 // the time counts from now; announce prints the new label at once.
 func (b *beat) relabel(label string, announce bool) {
 	b.mu.Lock()
-	b.label, b.last, b.partial, b.since = label, "", nil, b.now()
+	b.label, b.last, b.partial, b.since, b.waits = label, "", nil, b.now(), nil
 	b.mu.Unlock()
 	if announce {
 		fmt.Fprintln(b.w, label)
 	}
 }
+
+// wait is one wait a command has under way: what for, since when.
+type wait struct {
+	what  string
+	since time.Time
+	id    int
+}
+
+// Waiting shows what the running command waits for (sandbox.Waits) in
+// each beat, in place of its last line of output, until the wait ends:
+// a wait that has ended is never shown again.
+func (b *beat) Waiting(what string) func() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.waitIDs++
+	id := b.waitIDs
+	b.waits = append(b.waits, wait{what: what, since: b.now(), id: id})
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.waits = slices.DeleteFunc(b.waits, func(w wait) bool { return w.id == id })
+	}
+}
+
+// beatOutput is a command's progress as a turn gives it: its output to
+// the heartbeat and to the event log, its waits to the heartbeat.
+type beatOutput struct {
+	io.Writer
+	hb *beat
+}
+
+func (o beatOutput) Waiting(what string) func() { return o.hb.Waiting(what) }
 
 // Write takes a running command's output and keeps its last line.
 func (b *beat) Write(p []byte) (int, error) {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
 )
 
 // watcher is a progress writer that runs a hook once when what it has
@@ -151,4 +153,29 @@ func TestBeatShowsTheRealElapsedTime(t *testing.T) {
 	clock = start.Add(43*time.Second + 17*time.Minute)
 	_, _ = b.Write([]byte("ok  \texample.com/git\t0.8s\n"))
 	assert.Equal(t, "turn 1/40  run_shell go test ./git/  (17m1s): ok example.com/git 0.8s", b.line(clock), "new output is fresh again")
+}
+
+// TestBeatShowsAWaitOnlyWhileItLasts: a wait the command has under way
+// (the module download, the dependency step: sandbox.Waits) shows in each
+// beat with how long it has lasted, and once it ended the beat shows the
+// command's output again, never the ended wait (issue #35).
+func TestBeatShowsAWaitOnlyWhileItLasts(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := start
+	b := &beat{every: 10 * time.Second, now: func() time.Time { return clock }, label: "turn 1/40  run_shell npm test", since: start}
+	var progress io.Writer = beatOutput{Writer: b, hb: b}
+	w, ok := progress.(sandbox.Waits)
+	require.True(t, ok, "a turn's progress takes the sandbox's waits")
+
+	clock = start.Add(time.Second)
+	ended := w.Waiting("the dependency step: npm ci (the network on, no workspace code; not counted against the timeout)")
+	clock = start.Add(111 * time.Second)
+	assert.Equal(t, "turn 1/40  run_shell npm test  (1m51s): waiting for the dependency step: npm ci (the network on, no workspace code; not counted against the timeout)  [1m50s so far]", b.line(clock))
+
+	ended()
+	clock = start.Add(250 * time.Second)
+	assert.Equal(t, "turn 1/40  run_shell npm test  (4m10s)", b.line(clock), "an ended wait is not shown again")
+	_, _ = progress.Write([]byte("# tests 3\n"))
+	assert.Equal(t, "turn 1/40  run_shell npm test  (4m10s): # tests 3", b.line(clock))
 }

@@ -347,6 +347,7 @@ func (s *run) prepare(ctx context.Context) error {
 		Runner:       s.opts.Sandbox,
 		Approver:     s.opts.Approver,
 		ShellTimeout: s.opts.ShellTimeout,
+		BuildCeiling: s.opts.BuildCeiling,
 		OutputLimit:  observationLimit(s.opts.ContextTokens),
 		Echo:         s.opts.Progress,
 		Scrubber:     s.scrubber,

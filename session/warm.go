@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/coreagent/core/sandbox"
@@ -48,13 +50,14 @@ func (s *run) stopWarm() {
 	s.warmCancel = nil
 	if s.warmup != nil {
 		<-s.warmup.Done()
-		s.warmEnded()
+		s.warmEnded(true)
 	}
 }
 
 // warmEnded says once, when the warm-up has ended, how it ended. It is
-// called between turns, so that its line never cuts into another.
-func (s *run) warmEnded() {
+// called between turns, so that its line never cuts into another; stopped
+// says that the run stopped it (at done, or at its end).
+func (s *run) warmEnded(stopped bool) {
 	w := s.warmup
 	if w == nil {
 		return
@@ -70,16 +73,22 @@ func (s *run) warmEnded() {
 	if r.Err != nil {
 		s.report.Warmup.Error = s.scrub(r.Err.Error())
 	}
-	fmt.Fprintln(s.opts.Progress, warmLine(r))
+	if line := warmLine(r, stopped); line != "" {
+		fmt.Fprintln(s.opts.Progress, line)
+	}
 }
 
-// warmLine says in words how a warm-up ended.
-func warmLine(r sandbox.WarmResult) string {
+// warmLine says in words how a warm-up ended; "" when the run stopped it
+// (stopped) and it ended for that alone: an ordinary end, no warning,
+// which the report still records.
+func warmLine(r sandbox.WarmResult, stopped bool) string {
 	took := r.Duration.Round(time.Millisecond)
 	if r.Duration >= time.Second {
 		took = r.Duration.Round(time.Second)
 	}
 	switch {
+	case r.Err != nil && (errors.Is(r.Err, context.Canceled) || stopped && strings.Contains(r.Err.Error(), context.Canceled.Error())):
+		return ""
 	case r.Err != nil:
 		return fmt.Sprintf("warming the build cache stopped after %s: %s", took, oneLine(r.Err.Error(), 200))
 	case r.TimedOut:

@@ -94,7 +94,7 @@ func TestOptions(t *testing.T) {
 	env := Env{Getenv: envOf(map[string]string{
 		"CORE_HOME": home, "CORE_SESSION_SANDBOX": "off", "PATH": os.Getenv("PATH"),
 		"CORE_SESSION_DISCOVER": "http://127.0.0.1:9," + srv.URL, "OPENAI_API_KEY": "sk-secret-key",
-		"CORE_SESSION_TIMEOUT": "45m",
+		"CORE_SESSION_TIMEOUT": "45m", "CORE_SESSION_BUILD_CEILING": "30m",
 	})}
 	ready, err := Options(t.Context(), env, Values{MaxTurns: "7", Verify: "build"})
 	require.NoError(t, err)
@@ -103,6 +103,7 @@ func TestOptions(t *testing.T) {
 	assert.Equal(t, srv.URL, o.InferenceURL, "the first candidate that answers")
 	assert.Equal(t, 7, o.MaxTurns)
 	assert.Equal(t, "45m0s", o.Timeout.String())
+	assert.Equal(t, "30m0s", o.BuildCeiling.String(), "--build-ceiling")
 	assert.Equal(t, sandbox.TierBuild, o.Verify)
 	assert.Equal(t, session.DefaultModel, o.Model)
 	assert.Contains(t, o.Secrets, "sk-secret-key", "the model key is always a secret")

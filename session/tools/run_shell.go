@@ -102,10 +102,11 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 		return t.inBox(ctx, env, command)
 	}
 	opts := sandbox.RunOptions{
-		Workspace:   env.Workspace.Root(),
-		Timeout:     env.ShellTimeout,
-		OutputLimit: max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
-		Progress:    env.Progress,
+		Workspace:    env.Workspace.Root(),
+		Timeout:      env.ShellTimeout,
+		BuildCeiling: env.buildCeiling(),
+		OutputLimit:  max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
+		Progress:     env.Progress,
 	}
 	if env.Tier == sandbox.TierBuild || env.Tier == sandbox.TierTest {
 		if argv, err := sandbox.SplitCommand(command); err == nil && sandbox.Check(env.Tier, argv).Allowed() {
@@ -117,7 +118,7 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 			if err != nil {
 				return Result{}, fmt.Errorf("run_shell %q: %w", command, err)
 			}
-			return shellResult(command, r, env.ShellTimeout, true), nil
+			return shellResult(command, r, env, true), nil
 		}
 	}
 	approver := env.Approver
@@ -141,14 +142,16 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 	// A verification command a human approved ran all the same: record it.
 	argv, err := sandbox.SplitCommand(command)
 	verification := err == nil && sandbox.Check(sandbox.TierTest, argv).Allowed()
-	return shellResult(command, r, env.ShellTimeout, verification), nil
+	return shellResult(command, r, env, verification), nil
 }
 
 // shellResult turns what a command did into run_shell's answer. Any
 // command may have changed the workspace and run_shell cannot tell, so
 // Changed is set. A command core killed at the shell timeout says so
-// plainly, with what to do instead.
-func shellResult(command string, r sandbox.Result, timeout time.Duration, verification bool) Result {
+// plainly, with where its time went and what to do instead
+// (run_shell_timeout.go).
+func shellResult(command string, r sandbox.Result, env *Env, verification bool) Result {
+	timeout := env.ShellTimeout
 	var b strings.Builder
 	b.WriteString(r.Output)
 	if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
@@ -163,8 +166,8 @@ func shellResult(command string, r sandbox.Result, timeout time.Duration, verifi
 	case r.TimedOut && r.Setup:
 		b.WriteString(" (core's module download for it ran past its own timeout, above; the command did not run)")
 	case r.TimedOut:
-		b.WriteString("\n" + killed(r, timeout))
-		res.Note = fmt.Sprintf("core killed %q: it ran past the shell timeout of %s (--shell-timeout)%s", command, timeout, waitedNote(r.Waited))
+		b.WriteString("\n" + killed(command, r, timeout, env.buildCeiling()))
+		res.Note = fmt.Sprintf("core killed %q: it ran past the shell timeout of %s (--shell-timeout)%s%s", command, timeout, builtNote(r, env.buildCeiling()), waitedNote(r.Waited))
 	case r.Waited > 0:
 		fmt.Fprintf(&b, " (it first waited %s for the module download core's warm-up had under way; the wait did not count against the %s shell timeout)", round(r.Waited), timeout)
 	}
@@ -173,17 +176,6 @@ func shellResult(command string, r sandbox.Result, timeout time.Duration, verifi
 		res.Verification = &Verification{Command: command, ExitCode: r.ExitCode, Sandboxed: r.Sandboxed, Duration: r.Duration}
 	}
 	return res
-}
-
-// killed tells the model that core killed its command at the shell
-// timeout, and what to do about it.
-func killed(r sandbox.Result, timeout time.Duration) string {
-	ran := max(r.Duration, timeout)
-	s := fmt.Sprintf("core killed this command: it ran for %s, past the shell timeout of %s, so its output above is incomplete and it proves nothing.", round(ran), timeout)
-	if r.Waited > 0 {
-		s += fmt.Sprintf(" Before it started, it waited %s for the module download core's warm-up had under way; that wait did not count against the timeout.", round(r.Waited))
-	}
-	return s + " Run a narrower command instead: one package (go test ./pkg/...) or one test (go test -run TestName ./pkg). The user can raise the limit with --shell-timeout."
 }
 
 // round rounds a duration for people: to the second, below one to the

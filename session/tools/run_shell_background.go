@@ -63,14 +63,15 @@ func (t runShell) inBox(ctx context.Context, env *Env, command string) (Result, 
 		return *answerOr(answer), err
 	}
 	r, err := box.Run(ctx, []string{"bash", "-c", command}, sandbox.RunOptions{
-		Timeout:     env.ShellTimeout,
-		OutputLimit: max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
-		Progress:    env.Progress,
+		Timeout:      env.ShellTimeout,
+		BuildCeiling: env.buildCeiling(),
+		OutputLimit:  max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
+		Progress:     env.Progress,
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("run_shell %q: %w", command, err)
 	}
-	return shellResult(command, r, env.ShellTimeout, false), nil
+	return shellResult(command, r, env, false), nil
 }
 
 func answerOr(r *Result) *Result {

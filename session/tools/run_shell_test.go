@@ -15,7 +15,7 @@ import (
 // killedText is what the model reads after a command killed at a 2s shell
 // timeout.
 const killedText = "core killed this command: it ran for 2s, past the shell timeout of 2s, so its output above is incomplete and it proves nothing. " +
-	"Run a narrower command instead: one package (go test ./pkg/...) or one test (go test -run TestName ./pkg). The user can raise the limit with --shell-timeout."
+	"The user can raise the limit with --shell-timeout."
 
 func TestRunShellRouting(t *testing.T) {
 	t.Parallel()
@@ -87,7 +87,7 @@ func TestRunShellRouting(t *testing.T) {
 			wantOutput: "[killed: the command ran past its 2s timeout]\nexit status -1 (sandboxed)\n" +
 				"core killed this command: it ran for 2s, past the shell timeout of 2s, so its output above is incomplete and it proves nothing. " +
 				"Before it started, it waited 1m35s for the module download core's warm-up had under way; that wait did not count against the timeout. " +
-				"Run a narrower command instead: one package (go test ./pkg/...) or one test (go test -run TestName ./pkg). The user can raise the limit with --shell-timeout.",
+				"A narrower command takes less: one package (go test ./pkg) or one test (go test -run TestName ./pkg). The user can raise the limit with --shell-timeout.",
 			wantNote:     `core killed "go test ./...": it ran past the shell timeout of 2s (--shell-timeout), after waiting 1m35s for the module download under way (not counted)`,
 			wantVerified: true,
 		},
@@ -139,6 +139,7 @@ func TestRunShellRouting(t *testing.T) {
 				assert.Equal(t, tt.wantCall.Argv, got.Argv)
 				assert.Equal(t, env.Workspace.Root(), got.Opts.Workspace)
 				assert.Equal(t, 2*time.Second, got.Opts.Timeout)
+				assert.Equal(t, 8*time.Second, got.Opts.BuildCeiling, "compiling may take 4 times the shell timeout")
 				assert.Positive(t, got.Opts.OutputLimit)
 				assert.LessOrEqual(t, got.Opts.OutputLimit, 8192)
 			}
@@ -210,7 +211,7 @@ func TestRunShellRealSandbox(t *testing.T) {
 		{name: "exit status", command: "echo oops >&2; exit 3", approve: true, wantAsked: true, wantOutput: "oops\nexit status 3"},
 		{
 			name: "timeout", command: "sleep 30", approve: true, timeout: 300 * time.Millisecond, wantAsked: true,
-			wantOutput: `^\n\[killed: the command ran past its 300ms timeout\]\nexit status -1\ncore killed this command: it ran for [0-9.]+m?s, past the shell timeout of 300ms, so its output above is incomplete and it proves nothing\. Run a narrower command instead: one package \(go test \./pkg/\.\.\.\) or one test \(go test -run TestName \./pkg\)\. The user can raise the limit with --shell-timeout\.$`,
+			wantOutput: `^\n\[killed: the command ran past its 300ms timeout\]\nexit status -1\ncore killed this command: it ran for [0-9.]+m?s, past the shell timeout of 300ms, so its output above is incomplete and it proves nothing\. The user can raise the limit with --shell-timeout\.$`,
 			regexp:     true,
 		},
 	}

@@ -45,6 +45,10 @@ type Env struct {
 	Runner       Runner
 	Approver     Approver
 	ShellTimeout time.Duration // per run_shell command
+	// BuildCeiling bounds a run_shell command that compiles beyond
+	// ShellTimeout (sandbox.RunOptions.BuildCeiling); zero means
+	// sandbox.BuildCeiling(ShellTimeout).
+	BuildCeiling time.Duration
 	// Issues files issues for file_issue; nil when the repository is not
 	// on GitHub.
 	Issues IssueFiler

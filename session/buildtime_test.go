@@ -1,0 +1,81 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
+)
+
+// coldModule is a module whose one package takes seconds to compile (n
+// generated functions) and imports nothing, so that a go build of it in
+// a fresh build cache compiles it alone: a cold build in small, without
+// the minutes the standard library's would take.
+func coldModule(n int) map[string]string {
+	var b strings.Builder
+	b.WriteString("// Package cold is slow to compile.\npackage cold\n")
+	for i := range n {
+		fmt.Fprintf(&b, "\n// F%d computes.\nfunc F%d(x int) int {\n\ty := x\n", i, i)
+		for j := range 12 {
+			fmt.Fprintf(&b, "\tif y%%%d == %d {\n\t\ty = y*%d + %d\n\t} else {\n\t\ty -= %d\n\t}\n", j+2, j, j+3, i, j)
+		}
+		b.WriteString("\treturn y\n}\n")
+	}
+	return map[string]string{
+		"go.mod":  "module example.com/cold\n\ngo 1.21\n",
+		"cold.go": b.String(),
+	}
+}
+
+// TestColdCompileOutlastsTheShellTimeout (issue #35): on a module whose
+// first compile outlasts a short --shell-timeout, the model's go build of
+// its one package is not killed while it compiles, and neither are the
+// harness's checks: the contract holds. Before, the command and both
+// checks were killed at the timeout, and the contract broke.
+func TestColdCompileOutlastsTheShellTimeout(t *testing.T) {
+	requireBwrap(t)
+	t.Parallel()
+	repo := fixtureRepo(t, coldModule(2000))
+	srv := testkit.NewModelServer(t,
+		testkit.ContentReply("tool: run_shell\ncommand: go build ."),
+		testkit.ContentReply(write("notes.txt", "cold\n")),
+		testkit.ContentReply("tool: done\nsummary: noted"),
+	)
+	opts := testOptions(t, srv, repo)
+	opts.Verify = sandbox.TierBuild
+	// A fresh build cache; no warm-up (it would compile the standard
+	// library for the tests): only the model's command and the checks
+	// compile.
+	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"),
+		HostEnv: []string{"GOPROXY=off"}, WarmTimeout: time.Millisecond})
+	// Shorter than the package's compile on any machine, and a ceiling a
+	// busy machine does not reach.
+	opts.ShellTimeout = 2 * time.Second
+	opts.BuildCeiling = testkit.Patience
+	w := &watcher{}
+	opts.Progress = w
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+
+	reqs := srv.Requests()
+	require.GreaterOrEqual(t, len(reqs), 2)
+	obs := reqs[1].Messages[len(reqs[1].Messages)-1].Content
+	assert.Contains(t, obs, "exit status 0 (sandboxed)", "the model's go build compiled past the timeout")
+	assert.NotContains(t, obs, "core killed")
+	assert.NotContains(t, w.String(), "core killed")
+
+	require.NotNil(t, rep.Contract)
+	assert.Equal(t, []CheckVerdict{VerdictPassing}, checkVerdicts(rep.Contract), "the checks compiled past the timeout too")
+	assert.True(t, rep.Contract.Held())
+	for _, r := range rep.Contract.Checks {
+		assert.Equal(t, []string{"go", "build", "."}, r.Command)
+		assert.Positive(t, r.Baseline.BuiltSeconds, "the start commit's check compiled")
+	}
+}
