@@ -90,7 +90,9 @@ func TestDockerBoxAgentKilledByItsCommand(t *testing.T) {
 	_, err := sb.Box(t.Context(), ws)
 	require.NoError(t, err)
 	id := dockerBoxContainer(t, sb, ws)
-	r, err := sb.Run(t.Context(), []string{"bash", "-c", "kill -9 $PPID; sleep 5"}, RunOptions{Workspace: ws, Timeout: time.Minute})
+	// The command's parent is its runner (boxreap.go); the agent is the
+	// runner's.
+	r, err := sb.Run(t.Context(), []string{"bash", "-c", "kill -9 $(cut -d' ' -f4 /proc/$PPID/stat); sleep 5"}, RunOptions{Workspace: ws, Timeout: time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, -1, r.ExitCode)
 	assert.Contains(t, r.Output, "core's agent in the box failed")

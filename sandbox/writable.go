@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/moby/moby/api/types/mount"
+	"golang.org/x/sys/unix"
 )
 
 // What the dependency step installed stays as it was: every confined
@@ -51,12 +52,26 @@ func writableDirs(host, inside string, names []string) []string {
 		if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		if !openToAll(p) {
 			continue
 		}
 		out = append(out, filepath.Join(inside, name))
 	}
 	return out
+}
+
+// openToAll makes the directory p, never a link, 01777 (as /tmp): the
+// mode of the mount point is the mode of the layer over it under the
+// Docker backend, whose engine copies it up into the tmpfs whatever mode
+// the mount asks for, and the sandbox user is not root there. The
+// directory itself is never written: it only holds the layer's place.
+func openToAll(p string) bool {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	return unix.Fchmod(fd, 0o1777) == nil
 }
 
 // writableArgs are bwrap's arguments for the writable layers at dirs:

@@ -44,9 +44,18 @@ func TestWritableDirs(t *testing.T) {
 				tt.setup(t, host)
 			}
 			assert.Equal(t, tt.want, writableDirs(host, "/ws/node_modules", nodeWritable))
+			for _, d := range tt.want {
+				// The mount point's mode is the Docker layer's (copied up).
+				fi, err := os.Lstat(filepath.Join(host, filepath.Base(d)))
+				require.NoError(t, err)
+				assert.Equal(t, os.ModeDir|os.ModeSticky|0o777, fi.Mode(), d)
+			}
 			if fi, err := os.Lstat(filepath.Join(host, ".cache")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 				target, err := os.Readlink(filepath.Join(host, ".cache"))
 				require.NoError(t, err)
+				st, err := os.Stat(target)
+				require.NoError(t, err)
+				assert.Zero(t, st.Mode()&os.ModeSticky, "the link's target was opened to all")
 				entries, err := os.ReadDir(target)
 				require.NoError(t, err)
 				assert.Empty(t, entries, "nothing was made where the link points")
