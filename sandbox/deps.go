@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // The dependency step of an ecosystem beside Go (Go's is the module
@@ -126,7 +128,7 @@ func (s *Sandbox) planDeps(tool, ws string, runners []string, resolved []byte) (
 func readManifests(ws string, names []string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, name := range names {
-		b, err := ReadWorkspaceFile(ws, name, maxManifestSize*8)
+		b, err := manifest.ReadWorkspaceFile(ws, name, maxManifestSize*8)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -357,8 +359,8 @@ func planRustDeps(indexes func(manifest []byte) []string, read func(...string) (
 	}
 	// Where a dependency's registry = "name" points, offline too.
 	named := indexes(files["Cargo.toml"])
-	if problems := cargoLockProblems(files["Cargo.toml"], files["Cargo.lock"], cargoSources(named)); len(problems) > 0 {
-		return depsPlan{}, cargoProblemsNote(problems), false, nil
+	if problems := manifest.CargoLockProblems(files["Cargo.toml"], files["Cargo.lock"], manifest.CargoSources(named)); len(problems) > 0 {
+		return depsPlan{}, manifest.CargoProblemsNote(problems), false, nil
 	}
 	files["src/lib.rs"], files["src/main.rs"] = []byte{}, []byte("fn main() {}\n")
 	return depsPlan{

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // planNodeDeps is Node's step: npm ci --ignore-scripts of what the
@@ -34,12 +36,12 @@ func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []str
 		}
 		return planNpmResolve(files["package.json"], registry)
 	}
-	problems, err := npmLockProblems(files["package.json"], lock, registry)
+	problems, err := manifest.NpmLockProblems(files["package.json"], lock, registry)
 	if err != nil {
 		return depsPlan{}, "core fetched no dependencies: " + err.Error() + "\n", false, nil
 	}
 	if len(problems) > 0 {
-		return depsPlan{}, npmProblemsNote(lockName, problems), false, nil
+		return depsPlan{}, manifest.NpmProblemsNote(lockName, problems), false, nil
 	}
 	return depsPlan{
 		eco: "node", tool: "npm", files: files, hosts: egressHosts(registry),
@@ -74,12 +76,12 @@ func npmStepEnv(registry string) []string {
 // registry (git, a URL, a path) refuses it before anything is fetched,
 // as it refuses a committed lockfile.
 func planNpmResolve(pkg []byte, registry string) (depsPlan, string, bool, error) {
-	problems, err := npmLockProblems(pkg, []byte("{}"), registry)
+	problems, err := manifest.NpmLockProblems(pkg, []byte("{}"), registry)
 	if err != nil {
 		return depsPlan{}, "core fetched no dependencies: " + err.Error() + "\n", false, nil
 	}
 	if len(problems) > 0 {
-		return depsPlan{}, npmProblemsNote("package.json", problems), false, nil
+		return depsPlan{}, manifest.NpmProblemsNote("package.json", problems), false, nil
 	}
 	return depsPlan{
 		eco: "node", tool: "npm", files: map[string][]byte{"package.json": pkg}, hosts: egressHosts(registry),
@@ -104,7 +106,7 @@ func npmRegistry(hostEnv []string) string {
 		}
 	}
 	if got == "" {
-		return defaultNpmRegistry
+		return manifest.DefaultNpmRegistry
 	}
 	return got
 }

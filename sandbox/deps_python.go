@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // The files core writes into Python's scratch directory: its own form of
@@ -59,24 +61,24 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 			}
 			return got[name], nil
 		}
-		reqs, dropped, err := pipRequirements("requirements.txt", readOne)
+		reqs, dropped, err := manifest.PipRequirements("requirements.txt", readOne)
 		if err != nil {
 			return depsPlan{}, "", false, err
 		}
-		note = pipDroppedNote("requirements.txt", dropped)
-		pinned = pythonPinned(reqs)
+		note = manifest.PipDroppedNote("requirements.txt", dropped)
+		pinned = manifest.PythonPinned(reqs)
 		if len(reqs) > 0 {
 			sources = append(sources, requirementsFile)
 			out[requirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
 		}
 	case files["pyproject.toml"] != nil:
-		reqs, dropped, err := pyprojectRequirements(files["pyproject.toml"])
+		reqs, dropped, err := manifest.PyprojectRequirements(files["pyproject.toml"])
 		if err != nil {
 			note = "core fetched no Python dependencies of pyproject.toml: " + err.Error() + "\n"
 			break
 		}
-		note = pipDroppedNote("pyproject.toml", dropped)
-		pinned = pythonPinned(reqs)
+		note = manifest.PipDroppedNote("pyproject.toml", dropped)
+		pinned = manifest.PythonPinned(reqs)
 		if len(reqs) > 0 {
 			sources = append(sources, pyprojectRequirementsFile)
 			out[pyprojectRequirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
@@ -111,7 +113,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 	}
 	return depsPlan{
 		eco: "python", tool: "python3", files: out, hosts: pipHosts(argv),
-		resolves: resolves, resolved: pipReportPins,
+		resolves: resolves, resolved: manifest.PipReportPins,
 		argv: argv,
 		env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
 		view: func(dir, _ string) depsView {
@@ -193,7 +195,7 @@ func pythonFetches(ws, name string) bool {
 	}
 	for _, body := range plan.files {
 		for _, line := range strings.Split(string(body), "\n") {
-			if normalizePythonName(requirementName(strings.TrimSpace(line))) == name {
+			if manifest.NormalizePythonName(manifest.RequirementName(strings.TrimSpace(line))) == name {
 				return true
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // What the dependency steps say while they work: each phase (resolving a
@@ -59,7 +61,7 @@ func npmLockCount(lock []byte) int {
 
 // packagesWord is "3 Node.js packages".
 func packagesWord(eco string, n int) string {
-	return entries(n, ecoName(eco)+" package", ecoName(eco)+" packages")
+	return manifest.Entries(n, ecoName(eco)+" package", ecoName(eco)+" packages")
 }
 
 // roundDuration rounds d for people.

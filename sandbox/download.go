@@ -16,6 +16,8 @@ import (
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // errNoModule says that the workspace holds neither go.mod nor go.work.
@@ -23,14 +25,14 @@ var errNoModule = errors.New("the workspace holds no go.mod or go.work")
 
 func isNoModule(err error) bool { return errors.Is(err, errNoModule) }
 
-// moduleFiles reads, with ReadWorkspaceFile, the files the module download
+// moduleFiles reads, with manifest.ReadWorkspaceFile, the files the module download
 // needs: go.mod and go.sum, or go.work, go.work.sum and the go.mod and go.sum
 // of every module the go.work uses. Keys are slash-separated paths relative
 // to the workspace.
 func moduleFiles(ws string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	read := func(name string, required bool) error {
-		b, err := ReadWorkspaceFile(ws, name, MaxModFileSize)
+		b, err := manifest.ReadWorkspaceFile(ws, name, manifest.MaxModFileSize)
 		switch {
 		case err == nil:
 			files[name] = b
@@ -40,7 +42,7 @@ func moduleFiles(ws string) (map[string][]byte, error) {
 		}
 		return err
 	}
-	work, err := ReadWorkspaceFile(ws, "go.work", MaxModFileSize)
+	work, err := manifest.ReadWorkspaceFile(ws, "go.work", manifest.MaxModFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := read("go.mod", true); err != nil {
@@ -63,7 +65,7 @@ func moduleFiles(ws string) (map[string][]byte, error) {
 	}
 	for _, u := range wf.Use {
 		dir := path.Clean(filepath.ToSlash(u.Path))
-		if path.IsAbs(dir) || escapes(dir) {
+		if path.IsAbs(dir) || manifest.Escapes(dir) {
 			return nil, fmt.Errorf("go.work uses %s, which lies outside the workspace: core downloads modules only for modules inside it", u.Path)
 		}
 		if err := read(path.Join(dir, "go.mod"), true); err != nil {
@@ -179,10 +181,10 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 	}
 	if n := goSumModules(files); n > 0 {
 		start := time.Now()
-		progressf(opts, "Downloading %s for the command (go mod download) …", entries(n, "Go module", "Go modules"))
+		progressf(opts, "Downloading %s for the command (go mod download) …", manifest.Entries(n, "Go module", "Go modules"))
 		defer func() {
 			if ok && err == nil {
-				progressf(opts, "Downloaded %s in %s.", entries(n, "Go module", "Go modules"), roundDuration(time.Since(start)))
+				progressf(opts, "Downloaded %s in %s.", manifest.Entries(n, "Go module", "Go modules"), roundDuration(time.Since(start)))
 			}
 		}()
 	}

@@ -8,6 +8,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // An Ecosystem is one language's verification policy: the programs its
@@ -197,7 +199,7 @@ func matchesManifest(manifests []string, name string) bool {
 
 // packageScripts reads the scripts of the workspace's package.json.
 func packageScripts(ws string) (map[string]string, error) {
-	b, err := ReadWorkspaceFile(ws, "package.json", maxManifestSize)
+	b, err := manifest.ReadWorkspaceFile(ws, "package.json", maxManifestSize)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // Dependencies without a lockfile (a library's package.json with
@@ -151,7 +153,7 @@ func (s *Sandbox) resolveIn(ctx context.Context, b backend, bwrap string, plan d
 	if r.ExitCode != 0 {
 		return nil, r, nil
 	}
-	raw, err := ReadWorkspaceFile(scratch, plan.resolves, maxResolvedLockSize)
+	raw, err := manifest.ReadWorkspaceFile(scratch, plan.resolves, maxResolvedLockSize)
 	if err != nil {
 		r.ExitCode = 1
 		r.Output = fmt.Sprintf("core could not read the %s the step resolved: %v\n", plan.resolves, err) + r.Output
@@ -179,13 +181,13 @@ func (s *Sandbox) stepFailed(ctx context.Context, key string, plan depsPlan, out
 // nothing (no build script runs). A git source or an index named by URL
 // refuses it before anything is fetched, as it refuses a committed
 // Cargo.lock.
-func planCargoResolve(named []string, manifest []byte) (depsPlan, string, bool, error) {
-	if problems := cargoLockProblems(manifest, nil, cargoSources(named)); len(problems) > 0 {
-		return depsPlan{}, cargoProblemsNote(problems), false, nil
+func planCargoResolve(named []string, cargoToml []byte) (depsPlan, string, bool, error) {
+	if problems := manifest.CargoLockProblems(cargoToml, nil, manifest.CargoSources(named)); len(problems) > 0 {
+		return depsPlan{}, manifest.CargoProblemsNote(problems), false, nil
 	}
 	return depsPlan{
 		eco: "rust", tool: "cargo", resolves: "Cargo.lock",
-		files: map[string][]byte{"Cargo.toml": manifest, "src/lib.rs": {}, "src/main.rs": []byte("fn main() {}\n")},
+		files: map[string][]byte{"Cargo.toml": cargoToml, "src/lib.rs": {}, "src/main.rs": []byte("fn main() {}\n")},
 		argv:  []string{"cargo", "generate-lockfile"},
 		env:   append([]string{"CARGO_HOME=/tmp/cargo", "CARGO_TERM_COLOR=never"}, named...),
 		failed: func(out string) string {

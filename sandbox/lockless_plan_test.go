@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestPlanLockless(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, ok, note)
 		assert.Equal(t, "package-lock.json", plan.resolves)
-		assert.Equal(t, []string{"package.json"}, sortedNames(plan.files), "the manifest alone, no .npmrc")
+		assert.Equal(t, []string{"package.json"}, slices.Sorted(maps.Keys(plan.files)), "the manifest alone, no .npmrc")
 		assert.Subset(t, plan.argv, []string{"--package-lock-only", "--ignore-scripts"})
 		assert.Subset(t, plan.env, []string{"npm_config_userconfig=/dev/null", "npm_config_ignore_scripts=true", "npm_config_registry=" + registry, "npm_config_package_lock=true"})
 		assert.Equal(t, []string{"127.0.0.1:9"}, plan.hosts)
@@ -106,7 +107,7 @@ func TestPlanLockless(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, ok, note)
 		assert.Empty(t, plan.resolves)
-		assert.Equal(t, []string{pinnedRequirementsFile}, sortedNames(plan.files))
+		assert.Equal(t, []string{pinnedRequirementsFile}, slices.Sorted(maps.Keys(plan.files)))
 		i := slices.Index(plan.argv, "-r")
 		require.GreaterOrEqual(t, i, 0)
 		assert.Equal(t, pinnedRequirementsFile, plan.argv[i+1])

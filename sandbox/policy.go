@@ -2,9 +2,10 @@ package sandbox
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // Verdict is the policy's answer for one command at one tier.
@@ -101,7 +102,7 @@ func CheckProject(tier Tier, argv []string, p *Project) Decision {
 		return refuse(fmt.Sprintf("%q is a path; verification commands name a tool (go, pytest, npm, cargo), not a program in the workspace", argv[0]))
 	}
 	for _, a := range argv[1:] {
-		if escapes(a) {
+		if manifest.Escapes(a) {
 			return refuse(fmt.Sprintf("argument %q names a path outside the workspace", a))
 		}
 	}
@@ -245,27 +246,6 @@ func flagName(a string) string {
 		name = name[:i]
 	}
 	return name
-}
-
-// escapes reports whether an argument, or the value of a -flag=value
-// argument, is an absolute path or climbs out with "..".
-func escapes(a string) bool {
-	if strings.HasPrefix(a, "-") {
-		i := strings.IndexByte(a, '=')
-		if i < 0 {
-			return false
-		}
-		a = a[i+1:]
-	}
-	if filepath.IsAbs(a) {
-		return true
-	}
-	for _, part := range strings.Split(filepath.ToSlash(a), "/") {
-		if part == ".." {
-			return true
-		}
-	}
-	return false
 }
 
 func refuse(reason string) Decision { return Decision{Verdict: Refused, Reason: reason} }

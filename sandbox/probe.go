@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // probeTimeout bounds each command of the live probe: bwrap starts in
@@ -197,7 +199,7 @@ func allNumbers(fields []string) bool {
 }
 
 func fileHolds(ws, name, want string) bool {
-	b, err := ReadWorkspaceFile(ws, name, int64(len(want)))
+	b, err := manifest.ReadWorkspaceFile(ws, name, int64(len(want)))
 	return err == nil && bytes.Equal(b, []byte(want))
 }
 

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // The target's Go. A workspace whose go.mod asks for a newer Go than the
@@ -66,7 +68,7 @@ func toolchainBin(modCache, toolchain string) string {
 // its bin directory ("" when the go on PATH will do). On failure it returns
 // the fetch's result for the caller to show, and false.
 func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result, bool) {
-	gomod, err := ReadWorkspaceFile(ws, "go.mod", MaxModFileSize)
+	gomod, err := manifest.ReadWorkspaceFile(ws, "go.mod", manifest.MaxModFileSize)
 	if err != nil || s.cfg.Home == "" {
 		return "", Result{}, true // no readable go.mod: the download step says why
 	}
@@ -142,7 +144,7 @@ func (s *Sandbox) fetchedToolchain(ws string) string {
 	if s.cfg.Home == "" {
 		return ""
 	}
-	gomod, err := ReadWorkspaceFile(ws, "go.mod", MaxModFileSize)
+	gomod, err := manifest.ReadWorkspaceFile(ws, "go.mod", manifest.MaxModFileSize)
 	if err != nil {
 		return ""
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // The checks a repository's own CI runs: the run: steps of its GitHub
@@ -99,7 +101,7 @@ func ChecksFromCI(ws string, tier Tier, p *Project) (CIChecks, error) {
 	seen := map[string]bool{}
 	for _, name := range names {
 		file := workflowsDir + "/" + name
-		b, err := ReadWorkspaceFile(ws, file, maxWorkflowSize)
+		b, err := manifest.ReadWorkspaceFile(ws, file, maxWorkflowSize)
 		if err != nil {
 			out.Skipped = append(out.Skipped, CIStep{File: file, Reason: "not read: " + err.Error()})
 			continue

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // WorkflowDir is where GitHub Actions finds a repository's workflows. A
@@ -118,7 +118,7 @@ func (w workspaceTree) Read(_ context.Context, rel string) ([]byte, error) {
 	if err == nil && fi.Mode().IsRegular() && fi.Size() > MaxWorkflowSize {
 		return nil, fmt.Errorf("%s: %w", rel, ErrTooLarge)
 	}
-	b, err := sandbox.ReadWorkspaceFile(w.root, rel, MaxWorkflowSize)
+	b, err := manifest.ReadWorkspaceFile(w.root, rel, MaxWorkflowSize)
 	if err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
 		return nil, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"errors"
@@ -32,11 +32,11 @@ const (
 // of its own (--hash, --config-settings).
 var pipOption = regexp.MustCompile(`\s-`)
 
-// pyprojectRequirements returns core's form of the requirements of a
+// PyprojectRequirements returns core's form of the requirements of a
 // pyproject.toml (pipRequirement), the project's own name left out (an
-// extra that names it), and the entries it left out because they are not a
+// extra that names it), and the Entries it left out because they are not a
 // name with versions.
-func pyprojectRequirements(b []byte) (reqs []string, dropped []pipDropped, err error) {
+func PyprojectRequirements(b []byte) (reqs []string, dropped []pipDropped, err error) {
 	values, err := readTOML(b, func(path []string) bool {
 		switch {
 		case len(path) == 2 && path[0] == "project" && (path[1] == "dependencies" || path[1] == "name" || path[1] == "optional-dependencies"):
@@ -83,7 +83,7 @@ func pyprojectRequirements(b []byte) (reqs []string, dropped []pipDropped, err e
 				continue
 			}
 			s = req
-			if name != "" && normalizePythonName(requirementName(s)) == normalizePythonName(name) {
+			if name != "" && NormalizePythonName(RequirementName(s)) == NormalizePythonName(name) {
 				continue
 			}
 			if !seen[s] && len(reqs) < maxPythonRequires {
@@ -95,8 +95,8 @@ func pyprojectRequirements(b []byte) (reqs []string, dropped []pipDropped, err e
 	return reqs, dropped, nil
 }
 
-// requirementName is the name a requirement starts with.
-func requirementName(req string) string {
+// RequirementName is the name a requirement starts with.
+func RequirementName(req string) string {
 	end := strings.IndexFunc(req, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
 	})
@@ -109,12 +109,12 @@ func requirementName(req string) string {
 // nameSeparators are the runs PEP 503 folds into one -.
 var nameSeparators = regexp.MustCompile(`[-_.]+`)
 
-// normalizePythonName is PEP 503's form of a name.
-func normalizePythonName(name string) string {
+// NormalizePythonName is PEP 503's form of a name.
+func NormalizePythonName(name string) string {
 	return strings.ToLower(nameSeparators.ReplaceAllString(name, "-"))
 }
 
-// tomlReader reads the subset of TOML pyprojectRequirements needs.
+// tomlReader reads the subset of TOML PyprojectRequirements needs.
 type tomlReader struct {
 	b    []byte
 	i    int

@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"strings"
@@ -46,7 +46,7 @@ func TestCargoLockProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := cargoLockProblems([]byte(tt.manifest), []byte(tt.lock), cargoSources([]string{testCargoIndex}))
+			got := CargoLockProblems([]byte(tt.manifest), []byte(tt.lock), CargoSources([]string{testCargoIndex}))
 			require.Len(t, got, len(tt.problems), "%q", got)
 			for i := range got {
 				assert.True(t, strings.HasPrefix(got[i], tt.problems[i]), "%q does not start with %q", got[i], tt.problems[i])
@@ -58,8 +58,8 @@ func TestCargoLockProblems(t *testing.T) {
 func TestCargoSources(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, append(append([]string(nil), cratesIOSources...), "registry+http://a/git/", "sparse+http://b/"),
-		cargoSources([]string{"CARGO_REGISTRIES_A_INDEX=http://a/git/", "CARGO_REGISTRIES_B_INDEX=sparse+http://b/", "CARGO_REGISTRIES_C_INDEX="}))
-	note := cargoProblemsNote([]string{"a", "b", "c", "d", "e", "f"})
+		CargoSources([]string{"CARGO_REGISTRIES_A_INDEX=http://a/git/", "CARGO_REGISTRIES_B_INDEX=sparse+http://b/", "CARGO_REGISTRIES_C_INDEX="}))
+	note := CargoProblemsNote([]string{"a", "b", "c", "d", "e", "f"})
 	assert.True(t, strings.HasPrefix(note, "core fetched no dependencies: cargo vendor fetches only from crates.io"), note)
 	assert.Contains(t, note, ": a; b; c; d; e; and 1 more\n")
 }
@@ -72,9 +72,9 @@ func FuzzCargoLockProblems(f *testing.F) {
 	f.Add([]byte(cargoLock("git+http://127.0.0.1:1/greet.git#0123")))
 	f.Add([]byte("[[package]]\nname = \"g\"\nreplace = \"g 1.0.0 (git+https://x/g.git#1)\"\n[metadata]\n\"checksum g 1 (registry+x)\" = \"a\"\n"))
 	f.Add([]byte("[[package]]\nsource='git+x'\n\"source\" = \"git+y\"\n"))
-	allowed := cargoSources([]string{testCargoIndex})
+	allowed := CargoSources([]string{testCargoIndex})
 	f.Fuzz(func(t *testing.T, lock []byte) {
-		if len(cargoLockProblems(nil, lock, allowed)) > 0 {
+		if len(CargoLockProblems(nil, lock, allowed)) > 0 {
 			return
 		}
 		for _, line := range strings.Split(string(lock), "\n") {

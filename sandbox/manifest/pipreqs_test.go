@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"fmt"
@@ -96,7 +96,7 @@ func TestPipRequirements(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			reqs, dropped, err := pipRequirements("requirements.txt", func(name string) ([]byte, error) {
+			reqs, dropped, err := PipRequirements("requirements.txt", func(name string) ([]byte, error) {
 				for _, l := range tt.links {
 					if l == name {
 						return nil, fmt.Errorf("%s in the workspace lies behind a symbolic link", name)
@@ -130,25 +130,25 @@ func TestPipRequirementsBounds(t *testing.T) {
 	for i := range 10 {
 		files[fmt.Sprintf("r%d.txt", i)] = fmt.Sprintf("-r r%d.txt\npkg%d\n", i+1, i)
 	}
-	reqs, dropped, err := pipRequirements("r0.txt", func(name string) ([]byte, error) { return []byte(files[name]), nil })
+	reqs, dropped, err := PipRequirements("r0.txt", func(name string) ([]byte, error) { return []byte(files[name]), nil })
 	require.NoError(t, err)
 	assert.Len(t, reqs, maxRequirementDepth+1)
 	require.Len(t, dropped, 1)
 	assert.Contains(t, dropped[0].why, "past core's bounds")
 
-	_, _, err = pipRequirements("requirements.txt", func(string) ([]byte, error) { return nil, fs.ErrNotExist })
+	_, _, err = PipRequirements("requirements.txt", func(string) ([]byte, error) { return nil, fs.ErrNotExist })
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
 
 func TestPipDroppedNote(t *testing.T) {
 	t.Parallel()
-	assert.Empty(t, pipDroppedNote("requirements.txt", nil))
+	assert.Empty(t, PipDroppedNote("requirements.txt", nil))
 	var dropped []pipDropped
 	for i := range 7 {
 		dropped = append(dropped, pipDropped{where: fmt.Sprintf("requirements.txt:%d", i+1), line: "--no-binary :all:\x1b[2J" + strings.Repeat("x", 100), why: "a pip option"})
 	}
-	note := pipDroppedNote("requirements.txt", dropped)
-	assert.True(t, strings.HasPrefix(note, "core left out 7 entries of requirements.txt"), note)
+	note := PipDroppedNote("requirements.txt", dropped)
+	assert.True(t, strings.HasPrefix(note, "core left out 7 Entries of requirements.txt"), note)
 	assert.Contains(t, note, `requirements.txt:1 "--no-binary :all:\x1b[2J`)
 	assert.NotContains(t, note, "\x1b", "the repository's text is quoted, escapes and all")
 	assert.Contains(t, note, "and 2 more")
@@ -172,7 +172,7 @@ func FuzzPipRequirements(f *testing.F) {
 		f.Add([]byte(s), []byte("-r requirements.txt\nother==2\n"))
 	}
 	f.Fuzz(func(t *testing.T, top, other []byte) {
-		reqs, _, err := pipRequirements("requirements.txt", func(name string) ([]byte, error) {
+		reqs, _, err := PipRequirements("requirements.txt", func(name string) ([]byte, error) {
 			switch name {
 			case "requirements.txt":
 				return top, nil

@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"encoding/json"
@@ -19,8 +19,8 @@ import (
 // not match package.json (it refuses to run), and dropping one silently
 // would hide why: core refuses the step and names the packages.
 
-// defaultNpmRegistry is npm's registry when the host names none.
-const defaultNpmRegistry = "https://registry.npmjs.org/"
+// DefaultNpmRegistry is npm's registry when the host names none.
+const DefaultNpmRegistry = "https://registry.npmjs.org/"
 
 // maxNpmProblemsNamed is how many refused packages a note names.
 const maxNpmProblemsNamed = 5
@@ -49,10 +49,10 @@ type npmLockTree struct {
 	Dependencies map[string]npmLockTree `json:"dependencies"`
 }
 
-// npmLockProblems returns what refuses npm's step for the lockfile lock
+// NpmLockProblems returns what refuses npm's step for the lockfile lock
 // and the manifest pkg, with the registry it fetches from (its root URL):
 // each a package and why; an error when the files are not JSON.
-func npmLockProblems(pkg, lock []byte, registry string) ([]string, error) {
+func NpmLockProblems(pkg, lock []byte, registry string) ([]string, error) {
 	reg, err := url.Parse(registry)
 	if err != nil || reg.Host == "" {
 		return nil, fmt.Errorf("the npm registry %q is not a URL", registry)
@@ -164,10 +164,10 @@ func npmRegistrySpec(spec string) bool {
 	return npmRangeRE.MatchString(spec)
 }
 
-// npmProblemsNote is the note of a refused step.
-func npmProblemsNote(lockName string, problems []string) string {
+// NpmProblemsNote is the note of a refused step.
+func NpmProblemsNote(lockName string, problems []string) string {
 	return fmt.Sprintf("core fetched no dependencies: %s names %s not a tarball of the configured registry with an integrity, and core fetches nothing else (no git, file or link dependency, no other host): %s\n",
-		lockName, entries(len(problems), "package", "packages"), firstFew(problems, maxNpmProblemsNamed))
+		lockName, Entries(len(problems), "package", "packages"), firstFew(problems, maxNpmProblemsNamed))
 }
 
 // firstFew joins the first n of items, and says how many more there are.

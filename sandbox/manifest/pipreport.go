@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"encoding/json"
@@ -25,9 +25,9 @@ var (
 	pipPinVersion = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.!+_-]{0,99}$`)
 )
 
-// pipReportPins reads pip's installation report and returns its packages
+// PipReportPins reads pip's installation report and returns its packages
 // as sorted name==version lines; an error says what of it core refuses.
-func pipReportPins(report []byte) ([]byte, error) {
+func PipReportPins(report []byte) ([]byte, error) {
 	var r struct {
 		Install []struct {
 			Metadata struct {
@@ -52,7 +52,7 @@ func pipReportPins(report []byte) ([]byte, error) {
 		if !pipPinVersion.MatchString(version) {
 			return nil, fmt.Errorf("pip's report gives %s the version %q, which is no version", name, clip(version))
 		}
-		norm := normalizePythonName(name)
+		norm := NormalizePythonName(name)
 		if v, ok := seen[norm]; ok {
 			if v != version {
 				return nil, fmt.Errorf("pip's report gives %s two versions, %s and %s", name, v, version)
@@ -69,9 +69,9 @@ func pipReportPins(report []byte) ([]byte, error) {
 	return []byte(strings.Join(lines, "\n") + "\n"), nil
 }
 
-// pythonPinned reports whether every requirement (as core re-emits them)
+// PythonPinned reports whether every requirement (as core re-emits them)
 // names its exact version (== without a wildcard, or ===).
-func pythonPinned(reqs []string) bool {
+func PythonPinned(reqs []string) bool {
 	for _, r := range reqs {
 		spec, _, _ := strings.Cut(r, ";") // the marker
 		_, v, ok := strings.Cut(spec, "==")

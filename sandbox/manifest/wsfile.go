@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"errors"
@@ -41,7 +41,7 @@ func ReadWorkspaceFile(ws, name string, max int64) ([]byte, error) {
 // OpenWorkspaceFile opens a regular file of at most max bytes inside ws for
 // reading, under the rules of ReadWorkspaceFile.
 func OpenWorkspaceFile(ws, name string, max int64) (*os.File, error) {
-	if name == "" || filepath.IsAbs(name) || escapes(name) {
+	if name == "" || filepath.IsAbs(name) || Escapes(name) {
 		return nil, fmt.Errorf("%q is not a path inside the workspace", name)
 	}
 	dir, err := unix.Open(ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
@@ -140,4 +140,25 @@ func workspaceFileError(name string, err error) error {
 		return fmt.Errorf("%s in the workspace lies behind a symbolic link; core reads only regular files there, through real directories: replace the link", name)
 	}
 	return fmt.Errorf("open %s in the workspace: %w", name, err)
+}
+
+// Escapes reports whether an argument, or the value of a -flag=value
+// argument, is an absolute path or climbs out with "..".
+func Escapes(a string) bool {
+	if strings.HasPrefix(a, "-") {
+		i := strings.IndexByte(a, '=')
+		if i < 0 {
+			return false
+		}
+		a = a[i+1:]
+	}
+	if filepath.IsAbs(a) {
+		return true
+	}
+	for _, part := range strings.Split(filepath.ToSlash(a), "/") {
+		if part == ".." {
+			return true
+		}
+	}
+	return false
 }

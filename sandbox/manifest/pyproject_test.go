@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"strings"
@@ -67,7 +67,7 @@ dependencies = ["greet"]
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, dropped, err := pyprojectRequirements([]byte(tt.toml))
+			got, dropped, err := PyprojectRequirements([]byte(tt.toml))
 			if tt.err != "" {
 				require.ErrorIs(t, err, errTOML)
 				assert.ErrorContains(t, err, tt.err)
@@ -94,7 +94,7 @@ func FuzzPyprojectRequirements(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		reqs, _, err := pyprojectRequirements(b)
+		reqs, _, err := PyprojectRequirements(b)
 		if err != nil {
 			return
 		}

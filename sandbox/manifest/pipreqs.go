@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"errors"
@@ -82,7 +82,7 @@ func pipRequirement(line string) (req, why string) {
 	if name == "" {
 		return "", "not a requirement core reads (a name, extras, versions, markers and --hash values)"
 	}
-	b.WriteString(normalizePythonName(name))
+	b.WriteString(NormalizePythonName(name))
 	rest := strings.TrimSpace(spec[len(name):])
 	if strings.HasPrefix(rest, "[") {
 		end := strings.IndexByte(rest, ']')
@@ -97,7 +97,7 @@ func pipRequirement(line string) (req, why string) {
 			if !pipExtraRE.MatchString(e) {
 				return "", fmt.Sprintf("an extra %q that is not a name", e)
 			}
-			extras = append(extras, normalizePythonName(e))
+			extras = append(extras, NormalizePythonName(e))
 		}
 		if len(extras) > 0 {
 			b.WriteString("[" + strings.Join(extras, ",") + "]")
@@ -246,12 +246,12 @@ func pipInclude(line string) (name string, constraint, ok bool) {
 	return "", false, false
 }
 
-// pipRequirements reads the requirements file name and those it includes
+// PipRequirements reads the requirements file name and those it includes
 // with -r (files of the workspace only, through read, which follows no
 // link), and returns core's form of the requirements they name, and the
 // lines it left out and why. An error is only read's own (an include that
 // is missing or behind a link is left out, with why).
-func pipRequirements(name string, read func(name string) ([]byte, error)) (reqs []string, dropped []pipDropped, err error) {
+func PipRequirements(name string, read func(name string) ([]byte, error)) (reqs []string, dropped []pipDropped, err error) {
 	seen := map[string]bool{}
 	files := 0
 	var walk func(name, where, line string, depth int) error
@@ -328,9 +328,9 @@ func includedFile(from, name string) (string, string) {
 	return p, ""
 }
 
-// pipDroppedNote says what core left out of source and why, naming the
+// PipDroppedNote says what core left out of source and why, naming the
 // first few lines; "" when nothing was.
-func pipDroppedNote(source string, dropped []pipDropped) string {
+func PipDroppedNote(source string, dropped []pipDropped) string {
 	if len(dropped) == 0 {
 		return ""
 	}
@@ -339,11 +339,11 @@ func pipDroppedNote(source string, dropped []pipDropped) string {
 		parts = append(parts, fmt.Sprintf("%s %q (%s)", d.where, clip(d.line), d.why))
 	}
 	return fmt.Sprintf("core left out %s of %s that it does not pass to pip, which gets only names with extras, versions, markers and hashes, wheels only, from the configured index: %s\n",
-		entries(len(dropped), "entry", "entries"), source, firstFew(parts, maxPipDroppedNamed))
+		Entries(len(dropped), "entry", "Entries"), source, firstFew(parts, maxPipDroppedNamed))
 }
 
-// entries is n of a thing, in words: "1 entry", "2 entries".
-func entries(n int, one, many string) string {
+// Entries is n of a thing, in words: "1 entry", "2 Entries".
+func Entries(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

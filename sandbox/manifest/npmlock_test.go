@@ -1,4 +1,4 @@
-package sandbox
+package manifest
 
 import (
 	"encoding/json"
@@ -98,7 +98,7 @@ func TestNpmLockProblems(t *testing.T) {
 			if pkg == "" {
 				pkg = `{"name":"app"}`
 			}
-			got, err := npmLockProblems([]byte(pkg), []byte(tt.lock), testNpmRegistry)
+			got, err := NpmLockProblems([]byte(pkg), []byte(tt.lock), testNpmRegistry)
 			if tt.err != "" {
 				assert.ErrorContains(t, err, tt.err)
 				return
@@ -114,7 +114,7 @@ func TestNpmLockProblems(t *testing.T) {
 
 func TestNpmProblemsNote(t *testing.T) {
 	t.Parallel()
-	note := npmProblemsNote("package-lock.json", []string{"a", "b", "c", "d", "e", "f", "g"})
+	note := NpmProblemsNote("package-lock.json", []string{"a", "b", "c", "d", "e", "f", "g"})
 	assert.True(t, strings.HasPrefix(note, "core fetched no dependencies: package-lock.json names 7 packages not a tarball of the configured registry"), note)
 	assert.Contains(t, note, ": a; b; c; d; e; and 2 more\n")
 }
@@ -129,7 +129,7 @@ func FuzzNpmLockProblems(f *testing.F) {
 	f.Add([]byte(`{"devDependencies":{"x":"npm:y@1"}}`), []byte(`{"packages":{"node_modules/b":{"inBundle":true,"resolved":"http://evil/"}}}`))
 	reg, _ := url.Parse(testNpmRegistry)
 	f.Fuzz(func(t *testing.T, pkg, lock []byte) {
-		problems, err := npmLockProblems(pkg, lock, testNpmRegistry)
+		problems, err := NpmLockProblems(pkg, lock, testNpmRegistry)
 		if err != nil || len(problems) > 0 {
 			return
 		}

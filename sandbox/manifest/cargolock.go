@@ -1,9 +1,8 @@
-package sandbox
+package manifest
 
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -43,10 +42,10 @@ var (
 	cargoSourceKey = regexp.MustCompile(`(?m)(?:^|[\s{,.])["']?(git|registry-index)["']?\s*=`)
 )
 
-// cargoSources are the sources Cargo.lock may name: crates.io's and those
+// CargoSources are the sources Cargo.lock may name: crates.io's and those
 // of the configured indexes (CARGO_REGISTRIES_<NAME>_INDEX=url, as git or
 // sparse+ URLs).
-func cargoSources(indexes []string) []string {
+func CargoSources(indexes []string) []string {
 	out := append([]string(nil), cratesIOSources...)
 	for _, kv := range indexes {
 		_, v, _ := strings.Cut(kv, "=")
@@ -62,9 +61,9 @@ func cargoSources(indexes []string) []string {
 	return out
 }
 
-// cargoLockProblems returns what refuses the step for the manifest and
+// CargoLockProblems returns what refuses the step for the manifest and
 // the lockfile, given the sources it may fetch from.
-func cargoLockProblems(manifest, lock []byte, allowed []string) []string {
+func CargoLockProblems(manifest, lock []byte, allowed []string) []string {
 	var out []string
 	for _, m := range cargoSourceKey.FindAllStringSubmatch(string(manifest), -1) {
 		what := "a git dependency"
@@ -116,31 +115,8 @@ func cargoSourceProblem(src string, allowed []string) string {
 	return fmt.Sprintf("the source %q is not crates.io or a registry core is configured with (CARGO_REGISTRIES_<NAME>_INDEX)", clip(src))
 }
 
-// cargoProblemsNote is the note of a refused step.
-func cargoProblemsNote(problems []string) string {
+// CargoProblemsNote is the note of a refused step.
+func CargoProblemsNote(problems []string) string {
 	return fmt.Sprintf("core fetched no dependencies: cargo vendor fetches only from crates.io and the registries core is configured with, never a git source or another index: %s\n",
 		firstFew(problems, maxCargoProblemsNamed))
-}
-
-// cratesIOHosts are the hosts cargo fetches crates.io's crates from: its
-// sparse index, its downloads, and its git index.
-var cratesIOHosts = []string{"index.crates.io:443", "static.crates.io:443", "github.com:443"}
-
-// cargoHosts are the hosts of crates.io and of the configured indexes in
-// the step's environment (CARGO_REGISTRIES_<NAME>_INDEX=url). A registry
-// whose downloads (its config.json's dl) are on another host than its
-// index is not reached.
-func cargoHosts(env []string) []string {
-	out := slices.Clone(cratesIOHosts)
-	for _, kv := range env {
-		name, v, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
-			for _, hp := range egressHosts(v) {
-				if !slices.Contains(out, hp) {
-					out = append(out, hp)
-				}
-			}
-		}
-	}
-	return out
 }
