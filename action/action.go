@@ -15,7 +15,7 @@ import (
 
 	"github.com/coreagent/core/forger"
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
@@ -300,7 +300,7 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 	}
 	o := ready.Options
 	r.store = o.Store
-	if o.Verify == sandbox.TierTest {
+	if o.Verify == lang.TierTest {
 		fmt.Fprintf(r.env.Stderr, "core: verification commands run confined: %s\n", o.Sandbox.Probe(ctx).Summary())
 	}
 	o.ID, o.Repo = id, r.owner+"/"+r.repo

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // A box is one long-lived bwrap sandbox per workspace, with the profile,
@@ -292,8 +294,8 @@ func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 		return profile{}, err
 	}
 	var tools []string
-	if project, err := Detect(ws); err == nil {
-		for _, e := range Ecosystems() {
+	if project, err := lang.Detect(ws, PythonFetches); err == nil {
+		for _, e := range lang.Ecosystems() {
 			if project.Has(e.Name) {
 				tools = append(tools, e.Tools...)
 			}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
@@ -104,7 +105,7 @@ func depsHostEnvNames(eco string) []string {
 // the step resolves one (its resolves is set), unless resolved holds what
 // the run resolved already (lockless.go).
 func (s *Sandbox) planDeps(tool, ws string, runners []string, resolved []byte) (depsPlan, string, bool, error) {
-	e, ok := ecosystemOf(tool)
+	e, ok := lang.EcosystemOf(tool)
 	if !ok {
 		return depsPlan{}, "", false, nil
 	}
@@ -128,7 +129,7 @@ func (s *Sandbox) planDeps(tool, ws string, runners []string, resolved []byte) (
 func readManifests(ws string, names []string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, name := range names {
-		b, err := manifest.ReadWorkspaceFile(ws, name, maxManifestSize*8)
+		b, err := manifest.ReadWorkspaceFile(ws, name, lang.MaxManifestSize*8)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue

@@ -186,9 +186,9 @@ func pipHosts(argv []string) []string {
 	return hosts
 }
 
-// pythonFetches reports whether Python's dependency step in ws fetches
+// PythonFetches reports whether Python's dependency step in ws fetches
 // the package name.
-func pythonFetches(ws, name string) bool {
+func PythonFetches(ws, name string) bool {
 	plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) { return readManifests(ws, names) }, nil, nil, nil)
 	if err != nil || !ok {
 		return false

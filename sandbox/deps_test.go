@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // markerWrite is a Node one-liner that leaves a marker file where it runs.
@@ -45,7 +46,7 @@ func TestDependencyStepNode(t *testing.T) {
 	runNodeApp(t, sb, reg, home, ws)
 
 	fetched := len(reg.Requests())
-	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err := sb.Verify(t.Context(), lang.TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Len(t, reg.Requests(), fetched, "the second command fetched nothing")
@@ -91,7 +92,7 @@ func nodeApp(reg *testkit.Registry) map[string]string {
 func runNodeApp(t *testing.T, sb *Sandbox, reg *testkit.Registry, home, ws string) {
 	t.Helper()
 	progress := newWaitRecorder()
-	r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute, Progress: progress})
+	r, err := sb.Verify(t.Context(), lang.TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute, Progress: progress})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, reg.Requests(), "/npm/greet/-/greet-1.0.0.tgz", "the step fetched the tarball the lockfile names")
@@ -153,7 +154,7 @@ func TestDependencyStepPython(t *testing.T) {
 			writeFiles(t, ws, files)
 			for i := range 2 {
 				asked := len(reg.Requests())
-				r, err := sb.Verify(t.Context(), TierTest, []string{"python3", "-m", "pytest", "-q"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+				r, err := sb.Verify(t.Context(), lang.TierTest, []string{"python3", "-m", "pytest", "-q"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 				require.NoError(t, err)
 				assert.Equal(t, tt.exit, r.ExitCode, r.Output)
 				if tt.output != "" {
@@ -202,7 +203,7 @@ func TestDependencyStepRust(t *testing.T) {
 		assert.Empty(t, filesNamed(t, dir, "build-marker"), "build.rs ran while the network was on")
 	}
 
-	r, err := sb.Verify(t.Context(), TierTest, []string{"cargo", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err := sb.Verify(t.Context(), lang.TierTest, []string{"cargo", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.FileExists(t, filepath.Join(ws, "build-marker"), "build.rs is real: it runs in the tests, confined")

@@ -16,6 +16,8 @@ import (
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 	"golang.org/x/sys/unix"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // The Docker backend's box (box.go): one sibling container per workspace,
@@ -64,7 +66,7 @@ func (d *dockerBackend) runBoxed(ctx context.Context, img *image, argv []string,
 	if err != nil {
 		return Result{}, false, nil
 	}
-	if _, ok := ecosystemOf(argv[0]); !ok {
+	if _, ok := lang.EcosystemOf(argv[0]); !ok {
 		// A shell, coreutils: any image has them, the box's as well as
 		// core's own.
 		if cur := b.dockerImage(); cur != nil {
@@ -94,7 +96,7 @@ func (d *dockerBackend) prepareBoxed(ctx context.Context, b *Box, argv []string)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, ok := ecosystemOf(argv[0]); !ok {
+	if _, ok := lang.EcosystemOf(argv[0]); !ok {
 		if cur := b.dockerImage(); cur != nil {
 			img = cur
 		}
@@ -156,8 +158,8 @@ func (d *dockerBackend) boxNeed(ctx context.Context, ws string, need *dockerNeed
 		n = dockerNeed{img: need.img, mounts: slices.Clone(need.mounts)}
 	} else {
 		tool := "sh"
-		if project, err := Detect(ws); err == nil {
-			for _, e := range Ecosystems() {
+		if project, err := lang.Detect(ws, PythonFetches); err == nil {
+			for _, e := range lang.Ecosystems() {
 				if project.Has(e.Name) {
 					tool = e.Tools[0]
 					break

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // requireToolchainImage returns the toolchain image of an ecosystem
@@ -54,11 +55,11 @@ func TestDockerDependencyStepPython(t *testing.T) {
 		"test_app.py": "import socket, urllib.request\nfrom greet import hello\n\n\ndef test_hello():\n    assert hello('world') == 'hello, world'\n\n\n" +
 			"def test_offline():\n    try:\n        urllib.request.urlopen('" + reg.SimpleURL() + "greet/', timeout=5)\n    except OSError:\n        return\n    raise AssertionError('the tests reached the index')\n",
 	})
-	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"python"}}), "the image has python3, and pip3 which fetches pytest")
+	assert.Empty(t, sb.Missing(t.Context(), lang.Project{Ecosystems: []string{"python"}}), "the image has python3, and pip3 which fetches pytest")
 
 	for i, check := range []string{"python3 -m pytest -q", "pytest -q"} {
 		asked := len(reg.Requests())
-		r, err := sb.Verify(t.Context(), TierTest, strings.Fields(check), RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+		r, err := sb.Verify(t.Context(), lang.TierTest, strings.Fields(check), RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 		require.NoError(t, err)
 		require.Equal(t, 0, r.ExitCode, r.Output)
 		assert.Contains(t, r.Output, "2 passed")
@@ -115,7 +116,7 @@ func TestDockerToolchainMissing(t *testing.T) {
 	// Core's own image, which carries Go only, named as Python's.
 	sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": os.Getenv("CORE_SANDBOX_IMAGE")}})
 	t.Parallel()
-	got := sb.Missing(t.Context(), Project{Ecosystems: []string{"go", "python"}})
+	got := sb.Missing(t.Context(), lang.Project{Ecosystems: []string{"go", "python"}})
 	require.Len(t, got, 1, got)
 	assert.Contains(t, got[0], "no python3, pytest in the toolchain image")
 	assert.Contains(t, got[0], "toolchain_images")
@@ -124,7 +125,7 @@ func TestDockerToolchainMissing(t *testing.T) {
 	// dependency step: python3 alone is missing.
 	ws := newWorkspace(t)
 	writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n[project.optional-dependencies]\ntest = [\"pytest>=7\"]\n"})
-	p, err := Detect(ws)
+	p, err := lang.Detect(ws, PythonFetches)
 	require.NoError(t, err)
 	got = sb.Missing(t.Context(), p)
 	require.Len(t, got, 1, got)
@@ -132,7 +133,7 @@ func TestDockerToolchainMissing(t *testing.T) {
 
 	// A check that needs what the image lacks cannot apply: an error with
 	// the pre-flight's reason, never a failure.
-	var na *NotApplicable
+	var na *lang.NotApplicable
 	require.ErrorAs(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "pytest"}), &na)
 	assert.Equal(t, got[0], na.Reason)
 	assert.NoError(t, sb.Applies(t.Context(), ws, []string{"pytest"}), "the step fetches pytest")
@@ -144,13 +145,13 @@ func TestDockerToolchainMissing(t *testing.T) {
 		sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": requireToolchainImage(t, "node")}})
 		ws := newWorkspace(t)
 		writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"})
-		p, err := Detect(ws)
+		p, err := lang.Detect(ws, PythonFetches)
 		require.NoError(t, err)
 		got := sb.Missing(t.Context(), p)
 		require.Len(t, got, 1, got)
 		assert.Contains(t, got[0], "no pytest in the toolchain image")
 		assert.Contains(t, got[0], "or one with pip3: core then fetches pytest itself, wheels only")
-		var na *NotApplicable
+		var na *lang.NotApplicable
 		require.ErrorAs(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "pytest"}), &na)
 		assert.Equal(t, got[0], na.Reason)
 		assert.NoError(t, sb.Applies(t.Context(), ws, []string{"python3", "-m", "unittest"}), "unittest needs python3 alone")
@@ -172,7 +173,7 @@ func TestDockerDependencyStepNode(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t)
 	writeFiles(t, ws, nodeApp(reg))
-	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"node"}}), "the image has node and npm")
+	assert.Empty(t, sb.Missing(t.Context(), lang.Project{Ecosystems: []string{"node"}}), "the image has node and npm")
 	runNodeApp(t, sb, reg, home, ws)
 }
 
@@ -194,9 +195,9 @@ func TestDockerDependencyStepRust(t *testing.T) {
 	t.Parallel()
 	ws := newWorkspace(t)
 	writeFiles(t, ws, rustApp(reg))
-	assert.Empty(t, sb.Missing(t.Context(), Project{Ecosystems: []string{"rust"}}), "the image has cargo")
+	assert.Empty(t, sb.Missing(t.Context(), lang.Project{Ecosystems: []string{"rust"}}), "the image has cargo")
 
-	r, err := sb.Verify(t.Context(), TierTest, []string{"cargo", "test"}, RunOptions{Workspace: ws, Timeout: 10 * time.Minute})
+	r, err := sb.Verify(t.Context(), lang.TierTest, []string{"cargo", "test"}, RunOptions{Workspace: ws, Timeout: 10 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, r.Output, "test tests::greets ... ok")

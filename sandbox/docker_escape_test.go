@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // The escape battery against the Docker backend: the same attacks as
@@ -328,7 +329,7 @@ func TestNoNetwork(t *testing.T) {
 	}
 }
 `), 0o644))
-		r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+		r, err := sb.Verify(t.Context(), lang.TierTest, []string{"go", "test", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 		require.NoError(t, err)
 		assert.True(t, r.Sandboxed)
 		assert.Equal(t, 0, r.ExitCode, r.Output)

@@ -8,6 +8,8 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // Under the Docker backend a command runs in its ecosystem's toolchain
@@ -61,7 +63,7 @@ type image struct {
 // pulled, the first time, when the engine has not got it).
 func (d *dockerBackend) imageFor(ctx context.Context, tool string) (*image, error) {
 	ref := d.image
-	if e, ok := ecosystemOf(tool); ok && d.s.cfg.ToolchainImages[e.Name] != "" {
+	if e, ok := lang.EcosystemOf(tool); ok && d.s.cfg.ToolchainImages[e.Name] != "" {
 		ref = d.s.cfg.ToolchainImages[e.Name]
 	}
 	if ref == d.image {
@@ -115,7 +117,7 @@ func (d *dockerBackend) pull(ctx context.Context, ref string) error {
 // has reports which of e's programs (toolchainPrograms) the image of e's
 // commands has: a sibling without the network looks for each on its
 // PATH, once per image.
-func (d *dockerBackend) has(ctx context.Context, e Ecosystem) (string, map[string]bool, error) {
+func (d *dockerBackend) has(ctx context.Context, e lang.Ecosystem) (string, map[string]bool, error) {
 	img, err := d.imageFor(ctx, e.Tools[0])
 	if err != nil {
 		return "", nil, err

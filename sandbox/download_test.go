@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // The download profile sees no workspace, no home, nothing of $CORE_HOME
@@ -78,7 +79,7 @@ func TestGoWorkDownload(t *testing.T) {
 
 	sb := New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"),
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
-	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "./app/..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err := sb.Verify(t.Context(), lang.TierTest, []string{"go", "test", "-count=1", "./app/..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, r.Output, "ok  \texample.com/app")
@@ -116,7 +117,7 @@ func TestGoTestWithCgoUnderDefaultLimits(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
 	sb := New(warmBuilds(t, Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}}))
-	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 10 * time.Minute})
+	r, err := sb.Verify(t.Context(), lang.TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 10 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Empty(t, r.Limit)

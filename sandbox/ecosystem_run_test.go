@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // requireTool skips unless the sandbox can find tool on PATH; where
@@ -38,14 +39,14 @@ func TestEcosystemsRunConfined(t *testing.T) {
 			ws := newWorkspace(t)
 			writeFiles(t, ws, tt.Files)
 			opts := RunOptions{Workspace: ws, Timeout: 5 * time.Minute}
-			r, err := sb.Verify(t.Context(), TierTest, tt.Command, opts)
+			r, err := sb.Verify(t.Context(), lang.TierTest, tt.Command, opts)
 			require.NoError(t, err)
 			assert.True(t, r.Sandboxed)
 			assert.NotEqual(t, 0, r.ExitCode, r.Output)
 			assert.Contains(t, r.Output, tt.Failure)
 
 			writeFiles(t, ws, tt.Fix)
-			r, err = sb.Verify(t.Context(), TierTest, tt.Command, opts)
+			r, err = sb.Verify(t.Context(), lang.TierTest, tt.Command, opts)
 			require.NoError(t, err)
 			require.Equal(t, 0, r.ExitCode, r.Output)
 			assert.NotContains(t, strings.ToLower(r.Output), "permission denied")

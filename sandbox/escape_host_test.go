@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // hostSecret is what /etc/shadow holds on every Linux host: root's entry.
@@ -142,7 +144,7 @@ func TestEscapeModuleFilesOnTheHost(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
 			for _, argv := range [][]string{{"go", "vet", "./..."}, {"go", "mod", "tidy"}} {
-				r, err := sb.Verify(ctx, TierBuild, argv, RunOptions{Workspace: ws})
+				r, err := sb.Verify(ctx, lang.TierBuild, argv, RunOptions{Workspace: ws})
 				assertRefused(t, r, err, tt.want)
 				assert.False(t, r.Sandboxed)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // runIn runs a bash script confined in ws and returns the result.
@@ -184,7 +185,7 @@ func TestHostEnvironmentIsScrubbed(t *testing.T) {
 	sb := New(Config{Home: t.TempDir(), Mode: ModeOff, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
 	ws := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o644))
-	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "list", "-m", "-json"}, RunOptions{Workspace: ws})
+	r, err := sb.Verify(t.Context(), lang.TierBuild, []string{"go", "list", "-m", "-json"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.False(t, r.Sandboxed)

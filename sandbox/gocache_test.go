@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -277,7 +278,7 @@ func TestConfinedBuildReadsTheUserCachesAndWritesNeither(t *testing.T) {
 	coreHome := t.TempDir()
 	sb := New(Config{Home: coreHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: home, UserCaches: true, GoEnv: goEnv, CacheProg: self,
 		HostEnv: []string{"GOPROXY=off"}})
-	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "build", "-x", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err := sb.Verify(t.Context(), lang.TierBuild, []string{"go", "build", "-x", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.True(t, r.Sandboxed)
@@ -288,7 +289,7 @@ func TestConfinedBuildReadsTheUserCachesAndWritesNeither(t *testing.T) {
 	// A confined test finds the outputs linked for its build read-only:
 	// no write, truncation, mode change, reopen for writing or link out.
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "poison_test.go"), []byte(poisonTest), 0o644))
-	r, err = sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "-run", "TestPoison", "-v", "."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err = sb.Verify(t.Context(), lang.TierTest, []string{"go", "test", "-count=1", "-run", "TestPoison", "-v", "."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Regexp(t, `tried [1-9][0-9]* linked outputs`, r.Output)
@@ -307,7 +308,7 @@ func TestConfinedBuildReadsTheUserCachesAndWritesNeither(t *testing.T) {
 	// The control: without core's cache program the same build compiles.
 	sb = New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: home, UserCaches: true, GoEnv: goEnv,
 		HostEnv: []string{"GOPROXY=off"}})
-	r, err = sb.Verify(t.Context(), TierBuild, []string{"go", "build", "-x", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err = sb.Verify(t.Context(), lang.TierBuild, []string{"go", "build", "-x", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, compiles(r.Output), "fmt")
@@ -480,7 +481,7 @@ func TestBuildGoesOnWhenTheCacheProgramCannotServe(t *testing.T) {
 	// it could not start inside.
 	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: home, UserCaches: true,
 		GoEnv: []string{"GOCACHE=" + userBuild, "GOMODCACHE=" + filepath.Join(home, "gomod")}, CacheProg: "/bin/false"})
-	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "build", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err := sb.Verify(t.Context(), lang.TierBuild, []string{"go", "build", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.NotContains(t, r.Output, "GOCACHEPROG")

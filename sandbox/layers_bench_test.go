@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // compileHeavyModule is a module of n packages whose compile takes far
@@ -66,7 +68,7 @@ func BenchmarkBaselineAtWorkspacePath(b *testing.B) {
 	baseline := func(mountAt string) time.Duration {
 		base := checkout()
 		start := time.Now()
-		r, err := sb.Verify(b.Context(), TierTest, []string{"go", "test", "./..."}, RunOptions{Workspace: base, MountAt: mountAt, NoBox: true, Timeout: 10 * time.Minute})
+		r, err := sb.Verify(b.Context(), lang.TierTest, []string{"go", "test", "./..."}, RunOptions{Workspace: base, MountAt: mountAt, NoBox: true, Timeout: 10 * time.Minute})
 		took := time.Since(start)
 		if err != nil || r.ExitCode != 0 {
 			b.Fatalf("baseline: %v\n%s", err, r.Output)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 func TestCompilesOnly(t *testing.T) {
@@ -237,7 +239,7 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 		return New(warmBuilds(t, Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), CacheProg: self, Repo: repo,
 			HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
 	}
-	run := func(sb *Sandbox, tier Tier, ws string, argv ...string) Result {
+	run := func(sb *Sandbox, tier lang.Tier, ws string, argv ...string) Result {
 		t.Helper()
 		r, err := sb.Verify(t.Context(), tier, argv, RunOptions{Workspace: ws, Timeout: 10 * time.Minute})
 		require.NoError(t, err)
@@ -256,7 +258,7 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 
 	// A build-tier command shares too: a new package compiles once.
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "extra.go"), []byte("package app\n\n// Extra is new.\nfunc Extra() int { return 42 }\n"), 0o644))
-	r := run(sb, TierBuild, ws, "go", "build", "./...")
+	r := run(sb, lang.TierBuild, ws, "go", "build", "./...")
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	more, _ := filepath.Glob(filepath.Join(shared, "*", "*-a"))
 	assert.Greater(t, len(more), len(entries), "the build shared what it compiled")
@@ -264,7 +266,7 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	// The same run's hostile test plants poison both ways.
 	before := treeDigest(t, shared)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "plant_test.go"), []byte(poisonCacheTest), 0o644))
-	r = run(sb, TierTest, ws, "go", "test", "-count=1", "-run", "TestPlant", "-v", ".")
+	r = run(sb, lang.TierTest, ws, "go", "test", "-count=1", "-run", "TestPlant", "-v", ".")
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Regexp(t, `rewrote [1-9][0-9]* outputs, put [1-9][0-9]* entries over [1-9][0-9]* shared`, r.Output)
 	assert.Equal(t, before, treeDigest(t, shared), "a test-tier command changed the shared layer")
@@ -277,9 +279,9 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 		t.Run(repo, func(t *testing.T) {
 			ws2 := cloneModule(t, ws)
 			sb2 := newRun(repo)
-			r := run(sb2, TierBuild, ws2, "go", "build", "./...")
+			r := run(sb2, lang.TierBuild, ws2, "go", "build", "./...")
 			require.Equal(t, 0, r.ExitCode, r.Output)
-			r = run(sb2, TierTest, ws2, "go", "test", "-count=1", "-v", "-run", "TestGenuine", ".")
+			r = run(sb2, lang.TierTest, ws2, "go", "test", "-count=1", "-v", "-run", "TestGenuine", ".")
 			require.Equal(t, 0, r.ExitCode, r.Output)
 			assert.Contains(t, r.Output, "GENUINE hello, world")
 		})
@@ -405,7 +407,7 @@ func TestMountAtSharesTheWarmUpsCompile(t *testing.T) {
 	check := func(opts RunOptions) Result {
 		t.Helper()
 		opts.Workspace, opts.NoBox, opts.OutputLimit, opts.Timeout = base, true, 4<<20, 10*time.Minute
-		r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-x", "-count=1", "-v", "./..."}, opts)
+		r, err := sb.Verify(t.Context(), lang.TierTest, []string{"go", "test", "-x", "-count=1", "-v", "./..."}, opts)
 		require.NoError(t, err)
 		require.Equal(t, 0, r.ExitCode, r.Output)
 		assert.Contains(t, r.Output, "TREE start", "the check saw the start commit's files")
@@ -425,7 +427,7 @@ func TestMountAtSharesTheWarmUpsCompile(t *testing.T) {
 		{Workspace: base, MountAt: ws + "/../x", NoBox: true}, // not clean
 		{Workspace: base, MountAt: "/", NoBox: true},
 	} {
-		_, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "./..."}, opts)
+		_, err := sb.Verify(t.Context(), lang.TierTest, []string{"go", "test", "./..."}, opts)
 		assert.Error(t, err, "MountAt %q NoBox %v", opts.MountAt, opts.NoBox)
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 func TestSummedModules(t *testing.T) {
@@ -43,7 +45,7 @@ func TestConfinedCommandsSeeOnlyTheModulesTheWorkspaceNames(t *testing.T) {
 	mods := t.TempDir()
 	sb := New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods,
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
-	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err := sb.Verify(t.Context(), lang.TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	greet := filepath.Join(mods, "example.com", "greet@v1.0.0", "greet.go")

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // fakeBwrap puts a bwrap on a PATH of its own that answers --version and
@@ -43,18 +45,18 @@ func TestProbeFailureModes(t *testing.T) {
 		usable, err := sb.Usable(t.Context())
 		require.NoError(t, err)
 		assert.False(t, usable)
-		err = sb.Require(t.Context(), TierTest)
+		err = sb.Require(t.Context(), lang.TierTest)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "the test tier runs workspace code and needs the sandbox")
 		assert.Contains(t, err.Error(), "user namespaces are refused")
-		require.NoError(t, sb.Require(t.Context(), TierBuild))
+		require.NoError(t, sb.Require(t.Context(), lang.TierBuild))
 
-		r, err := sb.Verify(t.Context(), TierBuild, gofmt, RunOptions{Workspace: ws})
+		r, err := sb.Verify(t.Context(), lang.TierBuild, gofmt, RunOptions{Workspace: ws})
 		require.NoError(t, err)
 		assert.False(t, r.Sandboxed, "a build command runs on the host when the sandbox is unusable")
 		assert.Equal(t, 0, r.ExitCode, r.Output)
 
-		_, err = sb.Verify(t.Context(), TierTest, goTest, RunOptions{Workspace: ws})
+		_, err = sb.Verify(t.Context(), lang.TierTest, goTest, RunOptions{Workspace: ws})
 		var refused *RefusedError
 		require.ErrorAs(t, err, &refused)
 		assert.Contains(t, refused.Reason, "sandbox is not usable")
@@ -70,8 +72,8 @@ func TestProbeFailureModes(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "CORE_SESSION_SANDBOX=bwrap")
 		assert.Contains(t, err.Error(), "user namespaces are refused")
-		assert.Error(t, sb.Require(t.Context(), TierBuild))
-		_, err = sb.Verify(t.Context(), TierBuild, gofmt, RunOptions{Workspace: ws})
+		assert.Error(t, sb.Require(t.Context(), lang.TierBuild))
+		_, err = sb.Verify(t.Context(), lang.TierBuild, gofmt, RunOptions{Workspace: ws})
 		require.Error(t, err)
 		var refused *RefusedError
 		assert.False(t, errors.As(err, &refused), "a fatal sandbox is not the model's to fix")
@@ -80,10 +82,10 @@ func TestProbeFailureModes(t *testing.T) {
 	t.Run("off refuses the test tier without probing", func(t *testing.T) {
 		t.Parallel()
 		sb := New(Config{Home: t.TempDir(), Mode: ModeOff, Path: path})
-		err := sb.Require(t.Context(), TierTest)
+		err := sb.Require(t.Context(), lang.TierTest)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "CORE_SESSION_SANDBOX=off")
-		r, err := sb.Verify(t.Context(), TierBuild, gofmt, RunOptions{Workspace: ws})
+		r, err := sb.Verify(t.Context(), lang.TierBuild, gofmt, RunOptions{Workspace: ws})
 		require.NoError(t, err)
 		assert.False(t, r.Sandboxed)
 	})

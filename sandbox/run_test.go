@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // fileProxy writes a GOPROXY directory serving example.com/greet v1.0.0 and
@@ -89,13 +90,13 @@ func TestGoTestInSandboxWithADependency(t *testing.T) {
 	sb := New(warmBuilds(t, Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"),
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
 
-	r, err := sb.Verify(t.Context(), TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err := sb.Verify(t.Context(), lang.TierTest, []string{"go", "test", "-count=1", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	assert.True(t, r.Sandboxed)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, r.Output, "ok  \texample.com/app")
 
-	r, err = sb.Verify(t.Context(), TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
+	r, err = sb.Verify(t.Context(), lang.TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	assert.True(t, r.Sandboxed, "build-tier commands run confined when the sandbox is usable")
 	assert.Equal(t, 0, r.ExitCode, r.Output)
@@ -107,7 +108,7 @@ func TestGoTestInSandboxWithADependency(t *testing.T) {
 	// A failing test fails, with its output.
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "fail_test.go"),
 		[]byte("package app\n\nimport \"testing\"\n\nfunc TestFails(t *testing.T) { t.Fatal(\"boom\") }\n"), 0o644))
-	r, err = sb.Verify(t.Context(), TierTest, []string{"go", "test", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	r, err = sb.Verify(t.Context(), lang.TierTest, []string{"go", "test", "./..."}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	assert.Equal(t, 1, r.ExitCode)
 	assert.Contains(t, r.Output, "boom")
@@ -120,7 +121,7 @@ func TestGoModRunsConfinedWithTheNetwork(t *testing.T) {
 	ws := goModule(t, proxy)
 	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"),
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
-	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "mod", "download", "-json"}, RunOptions{Workspace: ws})
+	r, err := sb.Verify(t.Context(), lang.TierBuild, []string{"go", "mod", "download", "-json"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	assert.True(t, r.Sandboxed, "go mod parses workspace files: it runs confined, with the network")
 	require.Equal(t, 0, r.ExitCode, r.Output)
@@ -128,7 +129,7 @@ func TestGoModRunsConfinedWithTheNetwork(t *testing.T) {
 
 	// go mod tidy rewrites go.mod in the workspace from inside.
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n"), 0o644))
-	r, err = sb.Verify(t.Context(), TierBuild, []string{"go", "mod", "tidy"}, RunOptions{Workspace: ws})
+	r, err = sb.Verify(t.Context(), lang.TierBuild, []string{"go", "mod", "tidy"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	mod, err := os.ReadFile(filepath.Join(ws, "go.mod"))
@@ -142,13 +143,13 @@ func TestGoModOnTheHostWithoutTheSandbox(t *testing.T) {
 	ws := goModule(t, proxy)
 	sb := New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeOff, Path: os.Getenv("PATH"),
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
-	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "mod", "download", "-json"}, RunOptions{Workspace: ws})
+	r, err := sb.Verify(t.Context(), lang.TierBuild, []string{"go", "mod", "download", "-json"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	assert.False(t, r.Sandboxed)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, r.Output, `"Path": "example.com/greet"`)
 
-	r, err = sb.Verify(t.Context(), TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
+	r, err = sb.Verify(t.Context(), lang.TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	assert.False(t, r.Sandboxed)
 	assert.Equal(t, 0, r.ExitCode, r.Output)
@@ -216,7 +217,7 @@ func TestHugeOutputIsCapped(t *testing.T) {
 func TestCommandNotFound(t *testing.T) {
 	t.Parallel()
 	sb := New(Config{Home: t.TempDir(), Mode: ModeOff, Path: t.TempDir()})
-	r, err := sb.Verify(t.Context(), TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: t.TempDir()})
+	r, err := sb.Verify(t.Context(), lang.TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: t.TempDir()})
 	require.NoError(t, err)
 	assert.Equal(t, 127, r.ExitCode)
 	assert.Contains(t, r.Output, "go: command not found")
@@ -236,7 +237,7 @@ func TestWorkspaceChecks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := sb.Verify(t.Context(), TierBuild, []string{"gofmt", "-l", "."}, RunOptions{Workspace: tt.dir})
+			_, err := sb.Verify(t.Context(), lang.TierBuild, []string{"gofmt", "-l", "."}, RunOptions{Workspace: tt.dir})
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // The test runners an ecosystem's dependency step fetches when the
@@ -21,7 +23,7 @@ import (
 
 // toolchainPrograms are the programs of e looked for in its toolchain:
 // the required ones, the fetchers of its runners, and the optional ones.
-func toolchainPrograms(e Ecosystem) []string {
+func toolchainPrograms(e lang.Ecosystem) []string {
 	out := slices.Clone(e.Required)
 	for _, r := range slices.Sorted(maps.Keys(e.Runners)) {
 		if f := e.Runners[r]; !slices.Contains(out, f) {
@@ -61,7 +63,7 @@ type toolchain struct {
 // toolchainOf looks for e's programs where e's commands run: in its
 // toolchain image under the Docker backend (false when they run in core's
 // own image, where nothing is looked for), on the host's PATH otherwise.
-func (s *Sandbox) toolchainOf(ctx context.Context, e Ecosystem) (toolchain, bool) {
+func (s *Sandbox) toolchainOf(ctx context.Context, e lang.Ecosystem) (toolchain, bool) {
 	if d := s.docker(ctx); d != nil {
 		if d.s.cfg.ToolchainImages[e.Name] == "" {
 			return toolchain{}, false
@@ -83,10 +85,10 @@ func (s *Sandbox) toolchainOf(ctx context.Context, e Ecosystem) (toolchain, bool
 // added are the runners of e the dependency step fetches because the
 // toolchain lacks them and has their fetcher, for a project whose
 // manifests do not name them (those the step fetches anyway).
-func (t toolchain) added(e Ecosystem, p Project) []string {
+func (t toolchain) added(e lang.Ecosystem, p lang.Project) []string {
 	var out []string
 	for _, r := range slices.Sorted(maps.Keys(e.Runners)) {
-		if !t.has[r] && t.has[e.Runners[r]] && !slices.Contains(p.fetches, r) {
+		if !t.has[r] && t.has[e.Runners[r]] && !slices.Contains(p.Fetches(), r) {
 			out = append(out, r)
 		}
 	}
@@ -96,11 +98,11 @@ func (t toolchain) added(e Ecosystem, p Project) []string {
 // missing lists what the toolchain lacks of e.Required, less the runners
 // the dependency step fetches; nil when the toolchain image could not be
 // had at all.
-func (t toolchain) missing(e Ecosystem, p Project) []string {
+func (t toolchain) missing(e lang.Ecosystem, p lang.Project) []string {
 	if t.err != nil {
 		return nil
 	}
-	fetched := append(t.added(e, p), p.fetches...)
+	fetched := append(t.added(e, p), p.Fetches()...)
 	out := []string{}
 	for _, prog := range e.Required {
 		if !t.has[prog] && !slices.Contains(fetched, prog) {
@@ -112,7 +114,7 @@ func (t toolchain) missing(e Ecosystem, p Project) []string {
 
 // line says what the toolchain lacks and how to get it, for the
 // pre-flight and for a check that cannot apply; "" when it lacks nothing.
-func (t toolchain) line(e Ecosystem, p Project) string {
+func (t toolchain) line(e lang.Ecosystem, p lang.Project) string {
 	if t.err != nil {
 		return fmt.Sprintf("no toolchain image for %s: %v (name one that the engine can pull in toolchain_images, CORE_SANDBOX_TOOLCHAIN_IMAGES)", e.Name, t.err)
 	}
@@ -141,11 +143,11 @@ func (t toolchain) line(e Ecosystem, p Project) string {
 // the dependency step therefore fetches for the workspace ws.
 func (s *Sandbox) lackedRunners(ctx context.Context, argv []string, ws string) []string {
 	r := runnerOf(argv)
-	e, ok := ecosystemOf(argv[0])
+	e, ok := lang.EcosystemOf(argv[0])
 	if r == "" || !ok {
 		return nil
 	}
-	p, err := Detect(ws)
+	p, err := lang.Detect(ws, PythonFetches)
 	if err != nil {
 		return nil
 	}

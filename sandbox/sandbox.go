@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // Config is what a Sandbox needs from its caller, read at the edge.
@@ -283,15 +285,15 @@ func (s *Sandbox) Usable(ctx context.Context) (bool, error) {
 
 // Require checks, before a run starts, that the tier can be honoured: the
 // test tier runs workspace code and needs a usable sandbox.
-func (s *Sandbox) Require(ctx context.Context, tier Tier) error {
-	if tier != TierTest && s.cfg.Mode != ModeBwrap {
+func (s *Sandbox) Require(ctx context.Context, tier lang.Tier) error {
+	if tier != lang.TierTest && s.cfg.Mode != ModeBwrap {
 		return nil // nothing to require, and nothing probed for it
 	}
 	usable, err := s.Usable(ctx)
 	if err != nil {
 		return err
 	}
-	if tier != TierTest || usable {
+	if tier != lang.TierTest || usable {
 		return nil
 	}
 	if s.cfg.Mode == ModeOff {
@@ -496,7 +498,7 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 // sandbox is usable, on the host only for commands that run no workspace
 // code. A command the tier does not allow returns a *RefusedError. As Run,
 // it never waits for the workspace's warm-up.
-func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts RunOptions) (Result, error) {
+func (s *Sandbox) Verify(ctx context.Context, tier lang.Tier, argv []string, opts RunOptions) (Result, error) {
 	ws, err := s.workspace(opts.Workspace)
 	if err != nil {
 		return Result{}, err
@@ -505,11 +507,11 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 	if err := opts.checkMount(); err != nil {
 		return Result{}, err
 	}
-	var p *Project
-	if found, err := Detect(ws); err == nil {
+	var p *lang.Project
+	if found, err := lang.Detect(ws, PythonFetches); err == nil {
 		p = &found
 	}
-	d := CheckProject(tier, argv, p)
+	d := lang.CheckProject(tier, argv, p)
 	if !d.Allowed() {
 		return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: d.Reason}
 	}
@@ -517,14 +519,14 @@ func (s *Sandbox) Verify(ctx context.Context, tier Tier, argv []string, opts Run
 }
 
 // verify is Verify once the command is allowed.
-func (s *Sandbox) verify(ctx context.Context, d Decision, argv []string, opts RunOptions) (Result, error) {
+func (s *Sandbox) verify(ctx context.Context, d lang.Decision, argv []string, opts RunOptions) (Result, error) {
 	defer runtime.KeepAlive(s) // as in run
 	usable, err := s.Usable(ctx)
 	if err != nil {
 		return Result{}, err
 	}
 	if !usable {
-		if d.Verdict == AllowedSandboxed {
+		if d.Verdict == lang.AllowedSandboxed {
 			return Result{Argv: argv}, &RefusedError{Argv: argv, Reason: "it runs workspace code and the sandbox is not usable here"}
 		}
 		return s.runHostVerify(ctx, argv, opts, d.Network)

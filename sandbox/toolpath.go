@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // findTool finds a program on the host's PATH the way the sandbox can run
@@ -85,7 +87,7 @@ func (s *Sandbox) rustupTool(name string) string {
 // is one, come first on PYTHONPATH, then the dependencies.
 func commandEnv(tool string, opts RunOptions) []string {
 	env := ecosystemEnv(tool)
-	e, _ := ecosystemOf(tool)
+	e, _ := lang.EcosystemOf(tool)
 	if e.Name != "python" || opts.Workspace == "" {
 		return append(env, opts.deps.env...)
 	}
@@ -111,7 +113,7 @@ func commandEnv(tool string, opts RunOptions) []string {
 // offline, quiet, and nothing written into the workspace but what the
 // tests write.
 func ecosystemEnv(tool string) []string {
-	e, _ := ecosystemOf(tool)
+	e, _ := lang.EcosystemOf(tool)
 	switch e.Name {
 	case "python":
 		return []string{"PYTHONDONTWRITEBYTECODE=1", "PYTEST_ADDOPTS=-o cache_dir=" + pytestCacheDir, "PIP_NO_INDEX=1", "PIP_DISABLE_PIP_VERSION_CHECK=1"}

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // gatedProxy serves the file proxy at fileURL over HTTP, but holds every
@@ -365,7 +366,7 @@ func TestWarmOnceAtATime(t *testing.T) {
 	short, stop := context.WithCancel(t.Context())
 	progress := newSaid("waiting for the module download under way")
 	go func() { <-progress.seen; stop() }()
-	r, err := sb.Verify(short, TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: progress})
+	r, err := sb.Verify(short, lang.TierBuild, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: progress})
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Positive(t, r.Waited)
 	select {

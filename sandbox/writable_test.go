@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // TestWritableDirs: the mount points of the writable layers are made in
@@ -180,7 +181,7 @@ func checkNodeCachePerRun(t *testing.T, sb *Sandbox, reg *testkit.Registry, home
 	run := func(opts RunOptions) Result {
 		t.Helper()
 		opts.Timeout = 5 * time.Minute
-		r, err := sb.Verify(t.Context(), TierTest, []string{"npm", "test"}, opts)
+		r, err := sb.Verify(t.Context(), lang.TierTest, []string{"npm", "test"}, opts)
 		require.NoError(t, err)
 		require.Equal(t, 0, r.ExitCode, r.Output)
 		return r
@@ -226,7 +227,7 @@ func TestPytestCachePerRun(t *testing.T) {
 	})
 	run := func(noBox bool) string {
 		t.Helper()
-		r, err := sb.Verify(t.Context(), TierTest, []string{"python3", "-m", "pytest", "-q", "-s"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute, NoBox: noBox})
+		r, err := sb.Verify(t.Context(), lang.TierTest, []string{"python3", "-m", "pytest", "-q", "-s"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute, NoBox: noBox})
 		require.NoError(t, err)
 		require.Equal(t, 0, r.ExitCode, r.Output)
 		return r.Output

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // The verify benchmarks set a session's timing beside a person's, each
@@ -92,7 +93,7 @@ func BenchmarkVerifySession(b *testing.B) {
 			testkit.ContentReply("tool: done\nsummary: fixed the lookup"),
 		)
 		opts := testOptions(b, srv, repo)
-		opts.Sandbox, opts.Verify = sb, sandbox.TierTest
+		opts.Sandbox, opts.Verify = sb, lang.TierTest
 		var toDone time.Duration
 		start := time.Now()
 		opts.OnStep = func(st Step, _ int) {
@@ -205,7 +206,7 @@ func BenchmarkNarrowTestAtStart(b *testing.B) {
 			testkit.ContentReply("tool: done\nsummary: tested"),
 		)
 		opts := testOptions(b, srv, repo)
-		opts.Sandbox, opts.Verify, opts.DryRun = sb, sandbox.TierTest, true
+		opts.Sandbox, opts.Verify, opts.DryRun = sb, lang.TierTest, true
 		var first time.Duration
 		opts.OnStep = func(st Step, _ int) {
 			if st.Turn == 1 {

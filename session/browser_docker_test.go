@@ -12,6 +12,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	testbrowser "github.com/coreagent/core/internal/testkit/browser"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // TestBrowserSessionDocker is an unattended run with the browser under the
@@ -46,7 +47,7 @@ func TestBrowserSessionDocker(t *testing.T) {
 	}
 	srv := testkit.NewModelServer(t, append(startServer(), replies...)...)
 	opts := testOptions(t, srv, greeterRepo(t))
-	opts.Sandbox, opts.Verify = sb, sandbox.TierTest
+	opts.Sandbox, opts.Verify = sb, lang.TierTest
 	marker := fmt.Sprintf("CORE_BROWSER_TEST=docker%d", time.Now().UnixNano())
 	opts.Browser = BrowserOptions{On: true, Exec: exe, Env: []string{marker}}
 	rep, err := Run(t.Context(), opts)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	testbrowser "github.com/coreagent/core/internal/testkit/browser"
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -26,7 +26,7 @@ func withBrowser(t *testing.T, opts *Options) func() []int {
 	opts.Sandbox = boxSandbox(t, t.TempDir())
 	// The test tier: the model's background server and its wait run in
 	// the box unattended.
-	opts.Verify = sandbox.TierTest
+	opts.Verify = lang.TierTest
 	marker := fmt.Sprintf("CORE_BROWSER_TEST=session%d", time.Now().UnixNano())
 	opts.Browser = BrowserOptions{On: true, Exec: exe, Env: []string{marker}}
 	return func() []int { return testbrowser.Survivors(marker) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // coldModule is a module whose one package takes seconds to compile (n
@@ -49,7 +50,7 @@ func TestColdCompileOutlastsTheShellTimeout(t *testing.T) {
 		testkit.ContentReply("tool: done\nsummary: noted"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Verify = sandbox.TierBuild
+	opts.Verify = lang.TierBuild
 	// A fresh build cache; no warm-up (it would compile the standard
 	// library for the tests): only the model's command and the checks
 	// compile.

@@ -11,20 +11,21 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/tools"
 )
 
 // userChecks turns the --check texts into checks, refusing any the tier
 // does not let run unattended: a check the harness cannot run confined
 // holds nothing.
-func userChecks(texts []string, tier sandbox.Tier) ([]Check, error) {
+func userChecks(texts []string, tier lang.Tier) ([]Check, error) {
 	var checks []Check
 	for _, text := range texts {
-		argv, err := sandbox.SplitCommand(strings.TrimSpace(text))
+		argv, err := lang.SplitCommand(strings.TrimSpace(text))
 		if err != nil {
 			return nil, fmt.Errorf("--check: %w", err)
 		}
-		d := sandbox.Check(tier, argv)
+		d := lang.Check(tier, argv)
 		switch {
 		case !d.Allowed():
 			return nil, fmt.Errorf("--check %q: the verify tier %s does not let it run unattended (%s); raise the tier (--verify build or test) or drop the check", text, tier, d.Reason)
@@ -40,12 +41,12 @@ func userChecks(texts []string, tier sandbox.Tier) ([]Check, error) {
 // reports false when the harness could not hold the result to it: the
 // tier does not let it run unattended, or it is a go mod command, which
 // changes go.mod rather than checking anything.
-func modelCheck(v *tools.Verification, tier sandbox.Tier) (Check, bool) {
-	argv, err := sandbox.SplitCommand(v.Command)
+func modelCheck(v *tools.Verification, tier lang.Tier) (Check, bool) {
+	argv, err := lang.SplitCommand(v.Command)
 	if err != nil {
 		return Check{}, false
 	}
-	if d := sandbox.Check(tier, argv); !d.Allowed() || d.Network {
+	if d := lang.Check(tier, argv); !d.Allowed() || d.Network {
 		return Check{}, false
 	}
 	return Check{Command: argv, Source: SourceModel}, true
@@ -63,7 +64,7 @@ func modelCheck(v *tools.Verification, tier sandbox.Tier) (Check, bool) {
 // times the contract is asked for.
 type checker struct {
 	sb          *sandbox.Sandbox
-	tier        sandbox.Tier
+	tier        lang.Tier
 	timeout     time.Duration
 	ceiling     time.Duration // Options.BuildCeiling
 	git         gitRunner
@@ -314,7 +315,7 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResul
 	if dir != c.workspace {
 		mountAt = c.seenAt
 	}
-	var na *sandbox.NotApplicable
+	var na *lang.NotApplicable
 	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
 		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // goModule is a Go module whose package builds, or not, as calc.go says.
@@ -52,7 +53,7 @@ func quote(s string) string {
 // on the host, as they do where the sandbox is not usable.
 func buildOptions(t *testing.T, srv *testkit.ModelServer, repo string) Options {
 	opts := testOptions(t, srv, repo)
-	opts.Verify = sandbox.TierBuild
+	opts.Verify = lang.TierBuild
 	return opts
 }
 
@@ -211,14 +212,14 @@ func TestUserChecksRefused(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		tier  sandbox.Tier
+		tier  lang.Tier
 		check string
 		want  string
 	}{
-		{name: "tier off", tier: sandbox.TierOff, check: "go test ./...", want: `--check "go test ./...": the verify tier off does not let it run unattended`},
-		{name: "tests at the build tier", tier: sandbox.TierBuild, check: "go test ./...", want: "the verify tier build does not let it run unattended"},
-		{name: "shell syntax", tier: sandbox.TierBuild, check: "go vet ./... && rm -rf /", want: "--check: \"go vet ./... && rm -rf /\" is not a plain command"},
-		{name: "go mod changes files", tier: sandbox.TierBuild, check: "go mod tidy", want: "a check must only report"},
+		{name: "tier off", tier: lang.TierOff, check: "go test ./...", want: `--check "go test ./...": the verify tier off does not let it run unattended`},
+		{name: "tests at the build tier", tier: lang.TierBuild, check: "go test ./...", want: "the verify tier build does not let it run unattended"},
+		{name: "shell syntax", tier: lang.TierBuild, check: "go vet ./... && rm -rf /", want: "--check: \"go vet ./... && rm -rf /\" is not a plain command"},
+		{name: "go mod changes files", tier: lang.TierBuild, check: "go mod tidy", want: "a check must only report"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,7 +255,7 @@ func newTestCheckerIn(t *testing.T, files map[string]string, home string) (*chec
 	gitOut(t, home, "clone", "-q", repo, ws)
 	return &checker{
 		sb:   sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-		tier: sandbox.TierBuild, timeout: time.Minute, git: gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}},
+		tier: lang.TierBuild, timeout: time.Minute, git: gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}},
 		workspace: ws, baseDir: ws + ".base", resultDir: ws + ".result", startCommit: gitOut(t, ws, "rev-parse", "HEAD"),
 		base: map[string]*baseRun{},
 	}, ws
@@ -337,20 +338,20 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 	const wrong = "func Add(a, b int) int { return a - b }"
 	tests := []struct {
 		name    string
-		tier    sandbox.Tier
+		tier    lang.Tier
 		argv    []string
 		files   map[string]string
 		change  string // calc.go's new body
 		verdict CheckVerdict
 	}{
-		{name: "build tier, on the host", tier: sandbox.TierBuild, argv: []string{"go", "vet", "./..."},
+		{name: "build tier, on the host", tier: lang.TierBuild, argv: []string{"go", "vet", "./..."},
 			files: goModule(builds), change: broken, verdict: VerdictRegressed},
-		{name: "test tier, confined", tier: sandbox.TierTest, argv: []string{"go", "test", "-count=1", "./..."},
+		{name: "test tier, confined", tier: lang.TierTest, argv: []string{"go", "test", "-count=1", "./..."},
 			files: counted(builds), change: wrong, verdict: VerdictRegressed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.tier == sandbox.TierTest {
+			if tt.tier == lang.TierTest {
 				requireBwrap(t)
 			}
 			t.Parallel()
@@ -366,7 +367,7 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 			for i, early := range []bool{true, false} {
 				c, ws := newTestCheckerIn(t, tt.files, home)
 				c.tier = tt.tier
-				if tt.tier == sandbox.TierTest {
+				if tt.tier == lang.TierTest {
 					c.timeout = 10 * time.Minute // a busy machine compiles slowly
 					c.sb = sb
 				}
@@ -385,7 +386,7 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 				results[i].Seconds = 0
 				again := c.contract(t.Context(), checks, tree)
 				assert.Equal(t, verdicts[i], checkVerdicts(again))
-				if tt.tier == sandbox.TierTest {
+				if tt.tier == lang.TierTest {
 					runs, err := os.ReadFile(filepath.Join(c.baseDir, "runs"))
 					require.NoError(t, err)
 					assert.Equal(t, "x", string(runs), "the baseline ran more than once (early: %v)", early)

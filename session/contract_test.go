@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 var (
@@ -188,8 +188,8 @@ func TestContractMarkdown(t *testing.T) {
 
 func TestContractRule(t *testing.T) {
 	t.Parallel()
-	assert.Empty(t, contractRule(sandbox.TierOff, nil), "no contract at tier off")
-	rule := contractRule(sandbox.TierTest, []Check{
+	assert.Empty(t, contractRule(lang.TierOff, nil), "no contract at tier off")
+	rule := contractRule(lang.TierTest, []Check{
 		{Command: []string{"go", "test", "./..."}, Source: SourceUser},
 		{Command: []string{"go", "vet", "./..."}, Source: SourceModel},
 	})

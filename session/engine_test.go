@@ -14,6 +14,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -237,7 +238,7 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		{name: "bad branch", edit: func(o *Options) { o.Branch = "a..b" }, want: `branch: "a..b" is not a valid branch name`},
 		{name: "checked-out branch", edit: func(o *Options) { o.Branch = "main" }, want: "branch main is checked out"},
 		{name: "negative turns", edit: func(o *Options) { o.MaxTurns = -1 }, want: "max-turns: must be positive"},
-		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = sandbox.TierTest }, want: "the test tier runs workspace code and needs the sandbox"},
+		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = lang.TierTest }, want: "the test tier runs workspace code and needs the sandbox"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -462,7 +462,7 @@ func TestGitHubContractEndings(t *testing.T) {
 	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
 	opts := f.options(t, srv)
 	opts.Repo = "octo/calc"
-	opts.Verify, opts.Checks, opts.Ready = sandbox.TierBuild, []string{"go vet ./..."}, true
+	opts.Verify, opts.Checks, opts.Ready = lang.TierBuild, []string{"go vet ./..."}, true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusPartial, rep.Status, "a broken contract ends partial")
@@ -509,7 +509,7 @@ func TestGitHubHeldStaysDraftWithoutReady(t *testing.T) {
 		testkit.ContentReply("tool: done\nsummary: Add calc"),
 	)
 	opts := f.options(t, srv)
-	opts.Verify = sandbox.TierBuild
+	opts.Verify = lang.TierBuild
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -533,7 +533,7 @@ func TestGitHubBrokenContractOnAnotherOnesPullRequest(t *testing.T) {
 		testkit.ContentReply("tool: done\nsummary: Finish the feature"),
 	)
 	opts := f.options(t, srv)
-	opts.Repo, opts.Base, opts.Verify, opts.Checks = "octo/calc", "feature", sandbox.TierBuild, []string{"go vet ./..."}
+	opts.Repo, opts.Base, opts.Verify, opts.Checks = "octo/calc", "feature", lang.TierBuild, []string{"go vet ./..."}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusPartial, rep.Status)

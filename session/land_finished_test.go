@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // TestCommitMessageDoesNotRepeatAClaimAsFact: the landing commit of a
@@ -74,7 +74,7 @@ func TestBrokenContractLandsMarkedLocally(t *testing.T) {
 		testkit.ContentReply("tool: done\nsummary: Fix Add; go build passes"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Verify = sandbox.TierBuild
+	opts.Verify = lang.TierBuild
 	opts.Checks = []string{"go build ./..."}
 	opts.GitEnv = append(opts.GitEnv, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
 	rep, err := Run(t.Context(), opts)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // Languages is what a run found of its workspace's ecosystems and what its
@@ -26,7 +27,7 @@ type Languages struct {
 	Missing []string `json:"missing,omitempty"`
 	// CI are the commands of the repository's workflows, taken as checks
 	// or not and why, with --checks-from-ci; nil without.
-	CI *sandbox.CIChecks `json:"ci,omitempty"`
+	CI *lang.CIChecks `json:"ci,omitempty"`
 }
 
 // detectLanguages reads the workspace's ecosystems, says them with what
@@ -34,7 +35,7 @@ type Languages struct {
 // the prompt and the report. A workspace core cannot read says nothing of
 // itself: the prompt then names every ecosystem's commands.
 func (s *run) detectLanguages(ctx context.Context) {
-	p, err := sandbox.Detect(s.rec.Workspace)
+	p, err := lang.Detect(s.rec.Workspace, sandbox.PythonFetches)
 	if err != nil {
 		fmt.Fprintf(s.opts.Progress, "languages: not known (%v)\n", err)
 		return
@@ -42,7 +43,7 @@ func (s *run) detectLanguages(ctx context.Context) {
 	s.opts.Sandbox.Locate(ctx, &p)
 	s.project = &p
 	l := &Languages{Found: p.Ecosystems, Inferred: p.Inferred, Missing: s.opts.Sandbox.Missing(ctx, p)}
-	for _, a := range sandbox.AllowedIn(s.rec.Verify, s.project) {
+	for _, a := range lang.AllowedIn(s.rec.Verify, s.project) {
 		l.Allowed = append(l.Allowed, a.Command)
 	}
 	s.report.Languages = l
@@ -59,7 +60,7 @@ func (s *run) detectLanguages(ctx context.Context) {
 // to the session's, and says which commands were taken and which not, and
 // why.
 func (s *run) checksFromCI(l *Languages) {
-	ci, err := sandbox.ChecksFromCI(s.rec.Workspace, s.rec.Verify, s.project)
+	ci, err := lang.ChecksFromCI(s.rec.Workspace, s.rec.Verify, s.project)
 	if err != nil {
 		fmt.Fprintf(s.opts.Progress, "checks from CI: none (%v)\n", err)
 		return
@@ -92,7 +93,7 @@ func (s *run) checksFromCI(l *Languages) {
 
 // languagesLine says, in a line, what the run found and what the tier runs
 // unattended there.
-func languagesLine(tier sandbox.Tier, l *Languages) string {
+func languagesLine(tier lang.Tier, l *Languages) string {
 	found := "none found at the top of the repository"
 	if len(l.Found) > 0 {
 		var names []string
@@ -105,7 +106,7 @@ func languagesLine(tier sandbox.Tier, l *Languages) string {
 		found = strings.Join(names, ", ")
 	}
 	switch {
-	case tier != sandbox.TierBuild && tier != sandbox.TierTest:
+	case tier != lang.TierBuild && tier != lang.TierTest:
 		return fmt.Sprintf("languages: %s; --verify off: every command goes to the approval gate", found)
 	case len(l.Allowed) == 0:
 		return fmt.Sprintf("languages: %s; --verify %s runs nothing there unattended (their commands run workspace code: --verify test)", found, tier)

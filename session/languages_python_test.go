@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // TestPythonWithoutManifest: a repository of a module and its test_*.py,
@@ -35,7 +35,7 @@ func TestPythonWithoutManifest(t *testing.T) {
 		testkit.ContentReply("tool: run_shell\ncommand: "+command),
 		testkit.ContentReply("tool: done\nsummary: add adds"))
 	opts := testOptions(t, srv, fixtureRepo(t, files))
-	opts.Verify, opts.Sandbox, opts.ShellTimeout = sandbox.TierTest, sb, 5*time.Minute
+	opts.Verify, opts.Sandbox, opts.ShellTimeout = lang.TierTest, sb, 5*time.Minute
 	w := &watcher{}
 	opts.Progress = w
 	rep, err := Run(t.Context(), opts)

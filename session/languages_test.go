@@ -12,23 +12,24 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 func TestLanguagesLine(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		tier sandbox.Tier
+		tier lang.Tier
 		l    Languages
 		want string
 	}{
-		{name: "python at test", tier: sandbox.TierTest, l: Languages{Found: []string{"python"}, Allowed: []string{"pytest", "python -m pytest|unittest"}},
+		{name: "python at test", tier: lang.TierTest, l: Languages{Found: []string{"python"}, Allowed: []string{"pytest", "python -m pytest|unittest"}},
 			want: "languages: python; --verify test runs unattended: pytest, python -m pytest|unittest"},
-		{name: "rust at build", tier: sandbox.TierBuild, l: Languages{Found: []string{"rust"}},
+		{name: "rust at build", tier: lang.TierBuild, l: Languages{Found: []string{"rust"}},
 			want: "languages: rust; --verify build runs nothing there unattended (their commands run workspace code: --verify test)"},
-		{name: "none found", tier: sandbox.TierBuild, l: Languages{Allowed: []string{"go build"}},
+		{name: "none found", tier: lang.TierBuild, l: Languages{Allowed: []string{"go build"}},
 			want: "languages: none found at the top of the repository; --verify build runs unattended: go build"},
-		{name: "off", tier: sandbox.TierOff, l: Languages{Found: []string{"go", "node"}},
+		{name: "off", tier: lang.TierOff, l: Languages{Found: []string{"go", "node"}},
 			want: "languages: go, node; --verify off: every command goes to the approval gate"},
 	}
 	for _, tt := range tests {
@@ -48,6 +49,7 @@ func TestLanguagesLine(t *testing.T) {
 // sandboxed.
 func TestLanguagesFixedInTheSandbox(t *testing.T) {
 	requireBwrap(t)
+	tierTest := lang.TierTest // the loop's lang is a language's repository
 	for _, lang := range testkit.LanguageRepos() {
 		t.Run(lang.Ecosystem, func(t *testing.T) {
 			t.Parallel()
@@ -68,7 +70,7 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 				files[name] = body
 			}
 			opts := testOptions(t, srv, fixtureRepo(t, files))
-			opts.Verify, opts.Sandbox, opts.ShellTimeout, opts.ChecksFromCI = sandbox.TierTest, sb, 5*time.Minute, true
+			opts.Verify, opts.Sandbox, opts.ShellTimeout, opts.ChecksFromCI = tierTest, sb, 5*time.Minute, true
 			w := &watcher{}
 			opts.Progress = w
 			rep, err := Run(t.Context(), opts)
@@ -116,7 +118,7 @@ func TestLanguagesMissingToolchain(t *testing.T) {
 	srv := testkit.NewModelServer(t, testkit.ContentReply(write("src/lib.rs", "pub fn add() {}\n")), testkit.ContentReply("tool: done\nsummary: added add"))
 	opts := testOptions(t, srv, repo)
 	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff, Path: t.TempDir()})
-	opts.Verify = sandbox.TierBuild
+	opts.Verify = lang.TierBuild
 	w := &watcher{}
 	opts.Progress = w
 	rep, err := Run(t.Context(), opts)
@@ -134,7 +136,7 @@ func TestLanguagesMissingToolchain(t *testing.T) {
 func toolchainSandbox(t *testing.T, ecosystem string) *sandbox.Sandbox {
 	t.Helper()
 	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
-	if missing := sb.Missing(t.Context(), sandbox.Project{Ecosystems: []string{ecosystem}}); len(missing) > 0 {
+	if missing := sb.Missing(t.Context(), lang.Project{Ecosystems: []string{ecosystem}}); len(missing) > 0 {
 		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
 			t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
 		}

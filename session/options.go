@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
 )
@@ -72,14 +73,14 @@ type Options struct {
 	// sandbox.BuildCeiling(ShellTimeout).
 	BuildCeiling  time.Duration
 	ContextTokens int // estimated tokens a request may hold
-	Verify        sandbox.Tier
+	Verify        lang.Tier
 	// Checks are the user's checks (--check): commands, split on blanks,
 	// that the tier lets run unattended. The contract holds the result to
 	// them and to every verification command the model runs.
 	Checks []string
 	// ChecksFromCI adds the checks the repository's own CI runs: the
 	// commands of its workflows' run: steps that the tier can run
-	// confined (sandbox.ChecksFromCI).
+	// confined (lang.ChecksFromCI).
 	ChecksFromCI bool
 	// Ready marks the pull request ready for review when the contract
 	// held; otherwise it stays a draft.
@@ -191,7 +192,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Model = DefaultModel
 	}
 	if o.Verify == "" {
-		o.Verify = sandbox.TierOff
+		o.Verify = lang.TierOff
 	}
 	if o.Interactive {
 		o.AskNext = true

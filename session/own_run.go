@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -85,7 +85,7 @@ func ownRunContradicts(summary string, runs ownRuns, checks []Check) string {
 	}
 	failed := func(v tools.Verification) bool { return v.ExitCode != 0 }
 	isCheck := func(v tools.Verification) bool {
-		argv, err := sandbox.SplitCommand(v.Command)
+		argv, err := lang.SplitCommand(v.Command)
 		return err == nil && slices.ContainsFunc(checks, func(c Check) bool { return slices.Equal(c.Command, argv) })
 	}
 	var bad *tools.Verification

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -139,17 +139,17 @@ type Record struct {
 	// work (StartCommit is then a snapshot of it, kept under
 	// refs/core/inputs/<id>), is the commit that work sat on; Uncommitted
 	// counts its changed paths.
-	LandOnto     string       `json:"land_onto,omitempty"`
-	Uncommitted  int          `json:"uncommitted,omitempty"`
-	Prompt       string       `json:"prompt,omitempty"`
-	Goal         string       `json:"goal,omitempty"` // the report's: see Report.Goal
-	Status       Status       `json:"status"`
-	FailureKind  FailureKind  `json:"failure_kind,omitempty"`
-	Error        string       `json:"error,omitempty"`
-	Turns        int          `json:"turns"`
-	Model        string       `json:"model"`
-	InferenceURL string       `json:"inference_url,omitempty"`
-	Verify       sandbox.Tier `json:"verify"`
+	LandOnto     string      `json:"land_onto,omitempty"`
+	Uncommitted  int         `json:"uncommitted,omitempty"`
+	Prompt       string      `json:"prompt,omitempty"`
+	Goal         string      `json:"goal,omitempty"` // the report's: see Report.Goal
+	Status       Status      `json:"status"`
+	FailureKind  FailureKind `json:"failure_kind,omitempty"`
+	Error        string      `json:"error,omitempty"`
+	Turns        int         `json:"turns"`
+	Model        string      `json:"model"`
+	InferenceURL string      `json:"inference_url,omitempty"`
+	Verify       lang.Tier   `json:"verify"`
 	// ToolCalls is how actions travel (text or native), auto resolved at
 	// the start; resume keeps it.
 	ToolCalls string `json:"tool_calls,omitempty"`

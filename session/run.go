@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
@@ -250,7 +251,7 @@ type run struct {
 	input <-chan string
 	// project is what the run found at the workspace's top (languages.go);
 	// nil when it could not look.
-	project *sandbox.Project
+	project *lang.Project
 	// browser is the run's browser (--browser), closed when the run ends.
 	browser *browser.Browser
 	// tree is the workspace's tree frozen at done: what the result checks
@@ -375,8 +376,8 @@ func (sf scrubbingFiler) FileIssue(ctx context.Context, title, body string) (str
 // verifyRule tells the model what run_shell runs unattended at the tier in
 // the project found (every ecosystem's commands when nil or none found),
 // derived from the sandbox policy.
-func verifyRule(tier sandbox.Tier, p *sandbox.Project) string {
-	allowed := sandbox.AllowedIn(tier, p)
+func verifyRule(tier lang.Tier, p *lang.Project) string {
+	allowed := lang.AllowedIn(tier, p)
 	if len(allowed) == 0 {
 		return "Every run_shell command needs a human's approval and may be declined."
 	}
@@ -392,8 +393,8 @@ func verifyRule(tier sandbox.Tier, p *sandbox.Project) string {
 }
 
 // contractRule tells the model that the harness checks its work itself.
-func contractRule(tier sandbox.Tier, checks []Check) string {
-	if tier == sandbox.TierOff {
+func contractRule(tier lang.Tier, checks []Check) string {
+	if tier == lang.TierOff {
 		return ""
 	}
 	rule := " After done, the harness itself runs every such command you ran, and the user's checks, on the start commit and on your result: a check that passed before and fails after marks your work as failing."

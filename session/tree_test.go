@@ -14,6 +14,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 func TestSameTree(t *testing.T) {
@@ -239,7 +240,7 @@ func leftoverSandboxes(t *testing.T) func(t *testing.T) *sandbox.Sandbox {
 // repository's test.
 func leftoverOptions(opts Options, sb *sandbox.Sandbox) Options {
 	opts.Sandbox = sb
-	opts.Verify = sandbox.TierTest
+	opts.Verify = lang.TierTest
 	opts.Checks = []string{"go test -count=1 ./..."}
 	opts.ShellTimeout = 10 * time.Minute // a busy machine compiles slowly
 	return opts
@@ -421,7 +422,7 @@ func TestResumedRunStartsANewBox(t *testing.T) {
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Sandbox = boxSandbox(t, t.TempDir())
-	opts.Verify = sandbox.TierTest
+	opts.Verify = lang.TierTest
 	opts.Control = NewControl()
 	opts.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)

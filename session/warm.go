@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // WarmupReport is how the build's background warm-up ended.
@@ -26,7 +27,7 @@ type WarmupReport struct {
 // it runs at a low CPU priority, and a command builds what it needs
 // beside it, sharing the run's build cache. stopWarm stops it.
 func (s *run) startWarm(ctx context.Context) {
-	if (s.rec.Verify != sandbox.TierBuild && s.rec.Verify != sandbox.TierTest) || !s.rec.Sandboxed {
+	if (s.rec.Verify != lang.TierBuild && s.rec.Verify != lang.TierTest) || !s.rec.Sandboxed {
 		return
 	}
 	ctx, cancel := context.WithCancel(ctx)

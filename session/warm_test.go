@@ -15,6 +15,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // requireBwrap skips a test that needs a working sandbox when there is
@@ -54,7 +55,7 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 		testkit.ContentReply("tool: done\nsummary: noted"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Verify = sandbox.TierTest
+	opts.Verify = lang.TierTest
 	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
 	opts.ShellTimeout = 3 * time.Second
 	// Compiling counts too: the cold build cache would otherwise have up

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/model"
@@ -262,15 +263,15 @@ func (r *resolved) browser(getenv func(string) string) error {
 
 // verifyTier parses the tier: auto is build, raised to test where the
 // sandbox works; test needs the sandbox.
-func verifyTier(ctx context.Context, sb *sandbox.Sandbox, v string, ready *Ready) (sandbox.Tier, error) {
+func verifyTier(ctx context.Context, sb *sandbox.Sandbox, v string, ready *Ready) (lang.Tier, error) {
 	if v == "auto" {
 		if usable, err := sb.Usable(ctx); err == nil && usable {
-			return sandbox.TierTest, nil
+			return lang.TierTest, nil
 		}
 		ready.Notices = append(ready.Notices, fmt.Sprintf("the sandbox is not usable here (%s): verifying with build only", sb.Probe(ctx).Summary()))
-		return sandbox.TierBuild, nil
+		return lang.TierBuild, nil
 	}
-	tier, err := sandbox.ParseTier(v)
+	tier, err := lang.ParseTier(v)
 	if err != nil {
 		return "", err
 	}

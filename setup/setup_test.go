@@ -14,6 +14,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
 )
@@ -104,7 +105,7 @@ func TestOptions(t *testing.T) {
 	assert.Equal(t, 7, o.MaxTurns)
 	assert.Equal(t, "45m0s", o.Timeout.String())
 	assert.Equal(t, "30m0s", o.BuildCeiling.String(), "--build-ceiling")
-	assert.Equal(t, sandbox.TierBuild, o.Verify)
+	assert.Equal(t, lang.TierBuild, o.Verify)
 	assert.Equal(t, session.DefaultModel, o.Model)
 	assert.Contains(t, o.Secrets, "sk-secret-key", "the model key is always a secret")
 	assert.NotNil(t, o.Store)
@@ -214,7 +215,7 @@ func TestVerifyAuto(t *testing.T) {
 	ready := &Ready{}
 	tier, err := verifyTier(t.Context(), broken, "auto", ready)
 	require.NoError(t, err)
-	assert.Equal(t, sandbox.TierBuild, tier)
+	assert.Equal(t, lang.TierBuild, tier)
 	require.Len(t, ready.Notices, 1)
 	assert.Contains(t, ready.Notices[0], "the sandbox is not usable here (user namespaces are refused")
 
@@ -223,12 +224,12 @@ func TestVerifyAuto(t *testing.T) {
 
 	tier, err = verifyTier(t.Context(), broken, "build", ready)
 	require.NoError(t, err)
-	assert.Equal(t, sandbox.TierBuild, tier)
+	assert.Equal(t, lang.TierBuild, tier)
 
 	if p := sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}).Probe(t.Context()); p.Usable {
 		tier, err = verifyTier(t.Context(), sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}), "auto", &Ready{})
 		require.NoError(t, err)
-		assert.Equal(t, sandbox.TierTest, tier, "auto rises to test where the sandbox works")
+		assert.Equal(t, lang.TierTest, tier, "auto rises to test where the sandbox works")
 	} else if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
 		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %s", p.Cause)
 	}

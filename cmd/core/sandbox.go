@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/setup"
 )
 
@@ -204,7 +205,7 @@ unattended, where the tier would run it.`,
 			if verify == "" {
 				r, err = sb.Run(cmd.Context(), argv, opts)
 			} else {
-				tier, perr := sandbox.ParseTier(verify)
+				tier, perr := lang.ParseTier(verify)
 				if perr != nil {
 					return fmt.Errorf("--verify: %w", perr)
 				}

@@ -3,7 +3,7 @@ package tools
 import (
 	"testing"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -60,7 +60,7 @@ func TestRunShellDenylist(t *testing.T) {
 			env := newEnv(t, nil)
 			runner := &fakeRunner{}
 			approver := &recordingApprover{answer: true}
-			env.Tier, env.Runner, env.Approver = sandbox.TierTest, runner, approver
+			env.Tier, env.Runner, env.Approver = lang.TierTest, runner, approver
 			r := runTool(t, env, "run_shell", Args{"command": tt.command})
 			assert.Contains(t, r.Output, "refused")
 			assert.Contains(t, r.Output, tt.reason)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,7 +30,7 @@ func newEnv(t *testing.T, files map[string]string) *Env {
 	writeFiles(t, root, files)
 	ws, err := NewWorkspace(root)
 	require.NoError(t, err)
-	return &Env{Workspace: ws, Tier: sandbox.TierOff, Approver: DenyApprover{}}
+	return &Env{Workspace: ws, Tier: lang.TierOff, Approver: DenyApprover{}}
 }
 
 // runTool runs one call through the default set and requires no Go error.
@@ -51,7 +52,7 @@ func readFileT(t *testing.T, env *Env, rel string) string {
 // runnerCall is one command a fakeRunner was asked to run.
 type runnerCall struct {
 	Host bool
-	Tier sandbox.Tier
+	Tier lang.Tier
 	Argv []string
 	Opts sandbox.RunOptions
 }
@@ -65,7 +66,7 @@ type fakeRunner struct {
 	err    error
 }
 
-func (f *fakeRunner) Verify(ctx context.Context, tier sandbox.Tier, argv []string, opts sandbox.RunOptions) (sandbox.Result, error) {
+func (f *fakeRunner) Verify(ctx context.Context, tier lang.Tier, argv []string, opts sandbox.RunOptions) (sandbox.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, runnerCall{Tier: tier, Argv: argv, Opts: opts})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // exitLineRoom is the part of the output limit kept for run_shell's own
@@ -108,8 +109,8 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 		OutputLimit:  max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
 		Progress:     env.Progress,
 	}
-	if env.Tier == sandbox.TierBuild || env.Tier == sandbox.TierTest {
-		if argv, err := sandbox.SplitCommand(command); err == nil && sandbox.Check(env.Tier, argv).Allowed() {
+	if env.Tier == lang.TierBuild || env.Tier == lang.TierTest {
+		if argv, err := lang.SplitCommand(command); err == nil && lang.Check(env.Tier, argv).Allowed() {
 			r, err := env.Runner.Verify(ctx, env.Tier, argv, opts)
 			var refused *sandbox.RefusedError
 			if errors.As(err, &refused) {
@@ -140,8 +141,8 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 		return Result{}, fmt.Errorf("run_shell %q: %w", command, err)
 	}
 	// A verification command a human approved ran all the same: record it.
-	argv, err := sandbox.SplitCommand(command)
-	verification := err == nil && sandbox.Check(sandbox.TierTest, argv).Allowed()
+	argv, err := lang.SplitCommand(command)
+	verification := err == nil && lang.Check(lang.TierTest, argv).Allowed()
 	return shellResult(command, r, env, verification), nil
 }
 

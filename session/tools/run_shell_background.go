@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // Boxer gives the workspace's box, where background commands run;
@@ -32,7 +33,7 @@ func (t runShell) boxFor(ctx context.Context, env *Env, command, how string) (*s
 	}
 	// The test tier runs workspace code confined unattended: a command in
 	// the box is no more than that.
-	if env.Tier != sandbox.TierTest {
+	if env.Tier != lang.TierTest {
 		approver := env.Approver
 		if approver == nil {
 			approver = DenyApprover{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,7 +40,7 @@ func TestRunShellBackgroundServer(t *testing.T) {
 	t.Parallel()
 	sb := boxedSandbox(t)
 	env := newEnv(t, map[string]string{"index.txt": "hello from the workspace\n"})
-	env.Runner, env.Tier = sb, sandbox.TierTest
+	env.Runner, env.Tier = sb, lang.TierTest
 	port := 20000 + rand.IntN(20000)
 	r := runTool(t, env, "run_shell", Args{"command": fmt.Sprintf("python3 -m http.server %d --bind 127.0.0.1", port), "background": true})
 	require.Contains(t, r.Output, "started p1 in the background")
@@ -73,7 +74,7 @@ func TestRunShellBackgroundNeedsApprovalBelowTheTestTier(t *testing.T) {
 	t.Parallel()
 	sb := boxedSandbox(t)
 	env := newEnv(t, nil)
-	env.Runner, env.Tier = sb, sandbox.TierBuild
+	env.Runner, env.Tier = sb, lang.TierBuild
 	approver := &recordingApprover{answer: false}
 	env.Approver = approver
 	r := runTool(t, env, "run_shell", Args{"command": "sleep 1000", "background": true})
@@ -89,7 +90,7 @@ func TestRunShellListsBackgroundProcesses(t *testing.T) {
 	t.Parallel()
 	sb := boxedSandbox(t)
 	env := newEnv(t, nil)
-	env.Runner, env.Tier = sb, sandbox.TierTest
+	env.Runner, env.Tier = sb, lang.TierTest
 	assert.Contains(t, runShell{}.Doc(), "They are ended at done")
 
 	r := runTool(t, env, "run_shell", Args{"command": "go version"})
@@ -119,7 +120,7 @@ func TestRunShellBackgroundLimit(t *testing.T) {
 	t.Parallel()
 	sb := limitedSandbox(t, sandbox.Limits{WorkspaceGrowth: 8 << 20})
 	env := newEnv(t, nil)
-	env.Runner, env.Tier = sb, sandbox.TierTest
+	env.Runner, env.Tier = sb, lang.TierTest
 	r := runTool(t, env, "run_shell", Args{"command": "for i in $(seq 64); do head -c 1M /dev/zero > fill$i; sleep 0.02; done; sleep 1000", "background": true})
 	require.Contains(t, r.Output, "started p1 in the background")
 	select {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ func TestRunShellRouting(t *testing.T) {
 	ok := sandbox.Result{Output: "all good\n", ExitCode: 0, Duration: time.Second}
 	tests := []struct {
 		name         string
-		tier         sandbox.Tier
+		tier         lang.Tier
 		command      string
 		approve      bool
 		result       sandbox.Result
@@ -35,55 +36,55 @@ func TestRunShellRouting(t *testing.T) {
 		wantErr      bool
 	}{
 		{
-			name: "build tier verifies unattended", tier: sandbox.TierBuild, command: "go vet ./...", result: ok,
-			wantCall:   &runnerCall{Tier: sandbox.TierBuild, Argv: []string{"go", "vet", "./..."}},
+			name: "build tier verifies unattended", tier: lang.TierBuild, command: "go vet ./...", result: ok,
+			wantCall:   &runnerCall{Tier: lang.TierBuild, Argv: []string{"go", "vet", "./..."}},
 			wantOutput: "all good\nexit status 0", wantVerified: true,
 		},
 		{
-			name: "test tier runs tests sandboxed", tier: sandbox.TierTest, command: "  go test ./...  ",
+			name: "test tier runs tests sandboxed", tier: lang.TierTest, command: "  go test ./...  ",
 			result:     sandbox.Result{Output: "FAIL x", ExitCode: 1, Sandboxed: true},
-			wantCall:   &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
+			wantCall:   &runnerCall{Tier: lang.TierTest, Argv: []string{"go", "test", "./..."}},
 			wantOutput: "FAIL x\nexit status 1 (sandboxed)", wantVerified: true,
 		},
 		{
-			name: "go mod tidy may change the workspace", tier: sandbox.TierBuild, command: "go mod tidy", result: ok,
-			wantCall:   &runnerCall{Tier: sandbox.TierBuild, Argv: []string{"go", "mod", "tidy"}},
+			name: "go mod tidy may change the workspace", tier: lang.TierBuild, command: "go mod tidy", result: ok,
+			wantCall:   &runnerCall{Tier: lang.TierBuild, Argv: []string{"go", "mod", "tidy"}},
 			wantOutput: "all good\nexit status 0", wantVerified: true,
 		},
 		{
-			name: "tests at the build tier go to the gate", tier: sandbox.TierBuild, command: "go test ./...", approve: true, result: ok,
+			name: "tests at the build tier go to the gate", tier: lang.TierBuild, command: "go test ./...", approve: true, result: ok,
 			wantAsked: true, wantCall: &runnerCall{Host: true, Argv: []string{"bash", "-c", "go test ./..."}},
 			wantOutput: "all good\nexit status 0", wantVerified: true,
 		},
 		{
-			name: "a pipeline goes to the gate", tier: sandbox.TierTest, command: "go vet ./... | tee vet.txt", approve: true, result: ok,
+			name: "a pipeline goes to the gate", tier: lang.TierTest, command: "go vet ./... | tee vet.txt", approve: true, result: ok,
 			wantAsked: true, wantCall: &runnerCall{Host: true, Argv: []string{"bash", "-c", "go vet ./... | tee vet.txt"}},
 			wantOutput: "all good\nexit status 0",
 		},
 		{
-			name: "tier off sends verification to the gate", tier: sandbox.TierOff, command: "go vet ./...",
+			name: "tier off sends verification to the gate", tier: lang.TierOff, command: "go vet ./...",
 			wantAsked: true, wantOutput: Declined,
 		},
 		{
-			name: "declined runs nothing", tier: sandbox.TierTest, command: "make deploy",
+			name: "declined runs nothing", tier: lang.TierTest, command: "make deploy",
 			wantAsked: true, wantOutput: Declined,
 		},
 		{
-			name: "approved host command", tier: sandbox.TierBuild, command: "echo hi", approve: true, result: sandbox.Result{Output: "hi\n"},
+			name: "approved host command", tier: lang.TierBuild, command: "echo hi", approve: true, result: sandbox.Result{Output: "hi\n"},
 			wantAsked: true, wantCall: &runnerCall{Host: true, Argv: []string{"bash", "-c", "echo hi"}},
 			wantOutput: "hi\nexit status 0",
 		},
 		{
-			name: "timed out", tier: sandbox.TierOff, command: "sleep 100", approve: true,
+			name: "timed out", tier: lang.TierOff, command: "sleep 100", approve: true,
 			result:    sandbox.Result{ExitCode: -1, TimedOut: true},
 			wantAsked: true, wantCall: &runnerCall{Host: true, Argv: []string{"bash", "-c", "sleep 100"}},
 			wantOutput: "exit status -1\n" + killedText,
 			wantNote:   `core killed "sleep 100": it ran past the shell timeout of 2s (--shell-timeout)`,
 		},
 		{
-			name: "killed after waiting for the download", tier: sandbox.TierTest, command: "go test ./...",
+			name: "killed after waiting for the download", tier: lang.TierTest, command: "go test ./...",
 			result:   sandbox.Result{Output: "[killed: the command ran past its 2s timeout]\n", ExitCode: -1, TimedOut: true, Sandboxed: true, Duration: 2 * time.Second, Waited: 95 * time.Second},
-			wantCall: &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
+			wantCall: &runnerCall{Tier: lang.TierTest, Argv: []string{"go", "test", "./..."}},
 			wantOutput: "[killed: the command ran past its 2s timeout]\nexit status -1 (sandboxed)\n" +
 				"core killed this command: it ran for 2s, past the shell timeout of 2s, so its output above is incomplete and it proves nothing. " +
 				"Before it started, it waited 1m35s for the module download core's warm-up had under way; that wait did not count against the timeout. " +
@@ -92,31 +93,31 @@ func TestRunShellRouting(t *testing.T) {
 			wantVerified: true,
 		},
 		{
-			name: "waited for the download", tier: sandbox.TierTest, command: "go test ./...",
+			name: "waited for the download", tier: lang.TierTest, command: "go test ./...",
 			result:       sandbox.Result{Output: "ok\n", Sandboxed: true, Waited: 40 * time.Second},
-			wantCall:     &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
+			wantCall:     &runnerCall{Tier: lang.TierTest, Argv: []string{"go", "test", "./..."}},
 			wantOutput:   "ok\nexit status 0 (sandboxed) (it first waited 40s for the module download core's warm-up had under way; the wait did not count against the 2s shell timeout)",
 			wantVerified: true,
 		},
 		{
-			name: "the module download timed out", tier: sandbox.TierTest, command: "go test ./...",
+			name: "the module download timed out", tier: lang.TierTest, command: "go test ./...",
 			result:       sandbox.Result{Output: "go mod download (run by core confined, with the network, so that Go works offline in the sandbox) failed:\n", ExitCode: -1, TimedOut: true, Sandboxed: true, Setup: true},
-			wantCall:     &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
+			wantCall:     &runnerCall{Tier: lang.TierTest, Argv: []string{"go", "test", "./..."}},
 			wantOutput:   "go mod download (run by core confined, with the network, so that Go works offline in the sandbox) failed:\nexit status -1 (sandboxed) (core's module download for it ran past its own timeout, above; the command did not run)",
 			wantVerified: true,
 		},
 		{
-			name: "refused by the sandbox", tier: sandbox.TierTest, command: "go test ./...",
+			name: "refused by the sandbox", tier: lang.TierTest, command: "go test ./...",
 			runErr:     &sandbox.RefusedError{Argv: []string{"go", "test", "./..."}, Reason: "it runs workspace code and the sandbox is not usable here"},
-			wantCall:   &runnerCall{Tier: sandbox.TierTest, Argv: []string{"go", "test", "./..."}},
+			wantCall:   &runnerCall{Tier: lang.TierTest, Argv: []string{"go", "test", "./..."}},
 			wantOutput: "run_shell: go test ./... may not run unattended here: it runs workspace code and the sandbox is not usable here",
 		},
 		{
-			name: "runner failure is an error", tier: sandbox.TierBuild, command: "go build ./...",
+			name: "runner failure is an error", tier: lang.TierBuild, command: "go build ./...",
 			runErr:   errors.New("start bwrap: permission denied"),
-			wantCall: &runnerCall{Tier: sandbox.TierBuild, Argv: []string{"go", "build", "./..."}}, wantErr: true,
+			wantCall: &runnerCall{Tier: lang.TierBuild, Argv: []string{"go", "build", "./..."}}, wantErr: true,
 		},
-		{name: "empty command", tier: sandbox.TierBuild, command: "   ", wantOutput: `run_shell: argument "command" must not be empty`},
+		{name: "empty command", tier: lang.TierBuild, command: "   ", wantOutput: `run_shell: argument "command" must not be empty`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,7 +221,7 @@ func TestRunShellRealSandbox(t *testing.T) {
 			t.Parallel()
 			env := newEnv(t, map[string]string{"ugly.go": "package ugly\nfunc  F( ) {}\n", "ok.go": "package ugly\n"})
 			approver := &recordingApprover{answer: tt.approve}
-			env.Tier, env.Runner, env.Approver = sandbox.TierBuild, box, approver
+			env.Tier, env.Runner, env.Approver = lang.TierBuild, box, approver
 			env.ShellTimeout = tt.timeout
 			if env.ShellTimeout == 0 {
 				env.ShellTimeout = time.Minute

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // What run_shell says of a command core stopped at its time: where the
@@ -123,7 +124,7 @@ func goTestTargets(args []string) (pkgs []string, oneTest bool) {
 
 // splitOrNil splits a command as the sandbox does; nil when it cannot.
 func splitOrNil(command string) []string {
-	argv, err := sandbox.SplitCommand(command)
+	argv, err := lang.SplitCommand(command)
 	if err != nil {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/scrub"
 )
@@ -31,7 +32,7 @@ const DefaultOutputLimit = 16 << 10
 // background warm-up of a workspace's build (nil when there is nothing to
 // warm); the go commands Verify runs there wait for it.
 type Runner interface {
-	Verify(ctx context.Context, tier sandbox.Tier, argv []string, opts sandbox.RunOptions) (sandbox.Result, error)
+	Verify(ctx context.Context, tier lang.Tier, argv []string, opts sandbox.RunOptions) (sandbox.Result, error)
 	RunHost(ctx context.Context, argv []string, opts sandbox.RunOptions) (sandbox.Result, error)
 	Warm(ctx context.Context, workspace string) *sandbox.Warmup
 }
@@ -41,7 +42,7 @@ var _ Runner = (*sandbox.Sandbox)(nil)
 // Env is what the tools act on and through.
 type Env struct {
 	Workspace    *Workspace
-	Tier         sandbox.Tier
+	Tier         lang.Tier
 	Runner       Runner
 	Approver     Approver
 	ShellTimeout time.Duration // per run_shell command

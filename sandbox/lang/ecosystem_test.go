@@ -1,10 +1,8 @@
-package sandbox
+package lang
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -56,7 +54,7 @@ func TestDetect(t *testing.T) {
 				require.NoError(t, os.WriteFile(outside, []byte(`{"scripts":{"x":"y"}}`), 0o644))
 				require.NoError(t, os.Symlink(outside, filepath.Join(ws, tt.link)))
 			}
-			p, err := Detect(ws)
+			p, err := Detect(ws, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, p.Ecosystems)
 			assert.Equal(t, tt.scripts, p.Scripts)
@@ -149,132 +147,5 @@ func TestAllowedInNamesTheProject(t *testing.T) {
 	}
 	for _, e := range Ecosystems() {
 		assert.Contains(t, all, e.Name, "a project of no known ecosystem is told every ecosystem's commands")
-	}
-}
-
-func TestAppliesSaysWhyNot(t *testing.T) {
-	t.Parallel()
-	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n"})
-	sb := New(Config{Home: t.TempDir(), Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
-	err := sb.Applies(t.Context(), ws, []string{"go", "test", "./..."})
-	var na *NotApplicable
-	require.True(t, errors.As(err, &na), "got %v", err)
-	assert.Equal(t, "no go.mod or go.work: go test does not apply here", na.Reason)
-	assert.NoError(t, sb.Applies(t.Context(), ws, []string{"gofmt", "-l", "."}), "gofmt formats any Go file: it needs no go.mod")
-	err = sb.Applies(t.Context(), ws, []string{"cargo", "test"})
-	require.True(t, errors.As(err, &na), "got %v", err)
-	assert.Contains(t, na.Reason, "no Cargo.toml: cargo test does not apply here")
-
-}
-
-// TestHostToolchainMissing: the pre-flight names what the host's PATH
-// lacks and how to get it, and a check that needs it cannot apply; pytest
-// is not missing where pip3 is, which fetches it.
-func TestHostToolchainMissing(t *testing.T) {
-	t.Parallel()
-	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"})
-	hint := "; or install pip3: core then fetches pytest itself, wheels only"
-	tests := []struct {
-		name     string
-		programs []string
-		missing  []string // the pre-flight's lines
-		refused  []string // the checks that cannot apply
-	}{
-		{name: "nothing", missing: []string{"no python3, pytest on PATH: " + pythonEcosystem().Toolchain + hint},
-			refused: []string{"pytest", "python3 -m pytest", "python3 -m unittest"}},
-		{name: "python3 alone", programs: []string{"python3"}, missing: []string{"no pytest on PATH: " + pythonEcosystem().Toolchain + hint},
-			refused: []string{"pytest", "python3 -m pytest"}},
-		{name: "python3 and pip3", programs: []string{"python3", "pip3"}},
-		{name: "python3 and pytest", programs: []string{"python3", "pytest"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			sb := New(Config{Home: t.TempDir(), Path: programsDir(t, tt.programs...)})
-			p, err := Detect(ws)
-			require.NoError(t, err)
-			assert.Equal(t, tt.missing, sb.Missing(t.Context(), p))
-			for _, check := range []string{"pytest", "python3 -m pytest", "python3 -m unittest"} {
-				err := sb.Applies(t.Context(), ws, strings.Fields(check))
-				if !slices.Contains(tt.refused, check) {
-					assert.NoError(t, err, check)
-					continue
-				}
-				var na *NotApplicable
-				require.ErrorAs(t, err, &na, check)
-				assert.Equal(t, tt.missing[0], na.Reason)
-			}
-		})
-	}
-}
-
-func TestParseToolchainImages(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, in string
-		want     map[string]string
-		err      string
-	}{
-		{name: "defaults", in: "", want: DefaultToolchainImages()},
-		{name: "over the defaults", in: "node=ghcr.io/o/node:22\npython=none",
-			want: map[string]string{"python": "", "node": "ghcr.io/o/node:22", "rust": DefaultToolchainImages()["rust"]}},
-		{name: "go is core's own image", in: "go=golang:1", err: `ecosystem python, node or rust (e.g. python=python:3.13-slim), got "go=golang:1"`},
-		{name: "a tool is not an ecosystem", in: "pytest=x", err: `got "pytest=x"`},
-		{name: "no image", in: "python=", err: `got "python="`},
-		{name: "no pair", in: "python:3", err: `got "python:3"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := ParseToolchainImages(tt.in)
-			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-// TestCommandEnv: a Python command imports the workspace's package (and
-// its src layout's) before the fetched dependencies; a link named src is
-// not followed; other ecosystems get their dependencies' variables as
-// they are.
-func TestCommandEnv(t *testing.T) {
-	t.Parallel()
-	flat, withSrc, linked := t.TempDir(), t.TempDir(), t.TempDir()
-	require.NoError(t, os.Mkdir(filepath.Join(withSrc, "src"), 0o755))
-	require.NoError(t, os.Symlink("/etc", filepath.Join(linked, "src")))
-	deps := depsView{env: []string{"PYTHONPATH=" + depsInside + "/python", "X=1"}}
-	tests := []struct {
-		name, tool, ws string
-		mountAt        string
-		deps           depsView
-		want           string
-	}{
-		{name: "flat", tool: "pytest", ws: flat, want: "PYTHONPATH=" + flat},
-		{name: "a checkout seen at the workspace's path", tool: "python3", ws: withSrc, mountAt: "/work/ws", deps: deps,
-			want: "PYTHONPATH=/work/ws:/work/ws/src:" + depsInside + "/python"},
-		{name: "src layout and dependencies", tool: "python3", ws: withSrc, deps: deps,
-			want: "PYTHONPATH=" + withSrc + ":" + withSrc + "/src:" + depsInside + "/python"},
-		{name: "a link named src", tool: "pytest", ws: linked, want: "PYTHONPATH=" + linked},
-		{name: "not python", tool: "npm", ws: flat, deps: depsView{env: []string{"X=1"}}, want: "X=1"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			env := commandEnv(tt.tool, RunOptions{Workspace: tt.ws, MountAt: tt.mountAt, deps: tt.deps})
-			assert.Contains(t, env, tt.want)
-			n := 0
-			for _, kv := range env {
-				if strings.HasPrefix(kv, "PYTHONPATH=") {
-					n++
-				}
-			}
-			assert.LessOrEqual(t, n, 1, "one PYTHONPATH: %q", env)
-		})
 	}
 }

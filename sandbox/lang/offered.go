@@ -1,7 +1,6 @@
-package sandbox
+package lang
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,27 +15,8 @@ import (
 // check says to run the other program instead, not to install packages
 // that are there.
 
-// Locate records in p which optional programs of its ecosystems (the
-// Optional of Ecosystems) the toolchain lacks where their commands run:
-// on this machine's PATH, or in the toolchain image under the Docker
-// backend. AllowedIn then offers no command that starts with one. Where
-// nothing is looked for (core's own image), nothing is recorded.
-func (s *Sandbox) Locate(ctx context.Context, p *Project) {
-	p.absent = nil
-	for _, e := range Ecosystems() {
-		if !p.Has(e.Name) || len(e.Optional) == 0 {
-			continue
-		}
-		t, looked := s.toolchainOf(ctx, e)
-		if !looked || t.err != nil {
-			continue
-		}
-		p.absent = append(p.absent, lacking(e, t.has)...)
-	}
-}
-
-// lacking are the optional programs of e that has does not hold, sorted.
-func lacking(e Ecosystem, has map[string]bool) []string {
+// Lacking are the optional programs of e that has does not hold, sorted.
+func Lacking(e Ecosystem, has map[string]bool) []string {
 	var out []string
 	for _, o := range slices.Sorted(maps.Keys(e.Optional)) {
 		if !has[o] {
@@ -56,10 +36,10 @@ func offered(a Allowance, p *Project) bool {
 	return !slices.Contains(p.absent, program)
 }
 
-// optionalAbsent says that argv's optional program is not where the
+// OptionalAbsent says that argv's optional program is not where the
 // command runs (where: the toolchain image, or "" for this machine's
 // PATH), and the same command with the program to run instead.
-func optionalAbsent(argv []string, instead, where string) string {
+func OptionalAbsent(argv []string, instead, where string) string {
 	place := "on PATH"
 	if where != "" {
 		place = "in the toolchain image " + where
@@ -73,6 +53,6 @@ func insteadOf(program string, p *Project) string {
 	if p == nil || !slices.Contains(p.absent, program) {
 		return ""
 	}
-	e, _ := ecosystemOf(program)
+	e, _ := EcosystemOf(program)
 	return e.Optional[program]
 }

@@ -1,4 +1,4 @@
-package sandbox
+package lang
 
 import (
 	"strings"
@@ -163,7 +163,7 @@ func TestSplitCommand(t *testing.T) {
 	}
 }
 
-func TestParseTierAndMode(t *testing.T) {
+func TestParseTier(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]Tier{"": TierOff, "off": TierOff, "BUILD": TierBuild, " test ": TierTest} {
 		got, err := ParseTier(in)
@@ -172,56 +172,7 @@ func TestParseTierAndMode(t *testing.T) {
 	}
 	_, err := ParseTier("all")
 	assert.ErrorContains(t, err, `must be off, build or test, got "all"`)
-	for in, want := range map[string]Mode{"": ModeAuto, "auto": ModeAuto, "bwrap": ModeBwrap, "docker": ModeDocker, "OFF": ModeOff} {
-		got, err := ParseMode(in)
-		require.NoError(t, err, in)
-		assert.Equal(t, want, got, in)
-	}
-	_, err = ParseMode("podman")
-	assert.ErrorContains(t, err, `CORE_SESSION_SANDBOX must be auto, bwrap, docker or off, got "podman"`)
-}
 
-func TestConfigFromEnv(t *testing.T) {
-	t.Parallel()
-	env := map[string]string{
-		"CORE_SESSION_SANDBOX": "bwrap", "PATH": "/usr/bin", "HOME": "/home/u", "LANG": "de_DE.UTF-8",
-		"GOPROXY": "https://proxy.example", "GOPRIVATE": "example.com/*", "GITHUB_TOKEN": "ghs_secret",
-		"GOMODCACHE": "/cache/mod", "XDG_CACHE_HOME": "/cache",
-	}
-	cfg, err := ConfigFromEnv("/state", func(k string) string { return env[k] })
-	require.NoError(t, err)
-	// A named cargo registry's index is looked up when a Cargo.toml
-	// names it: compared apart, a function.
-	require.NotNil(t, cfg.CargoIndex)
-	assert.Empty(t, cfg.CargoIndex("local"))
-	env["CARGO_REGISTRIES_LOCAL_INDEX"] = "http://127.0.0.1:9/index"
-	assert.Equal(t, "http://127.0.0.1:9/index", cfg.CargoIndex("local"))
-	cfg.CargoIndex = nil
-	assert.Equal(t, Config{
-		Home: "/state", Mode: ModeBwrap, Path: "/usr/bin", HostHome: "/home/u", Lang: "de_DE.UTF-8",
-		HostEnv:    []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},
-		UserCaches: true, GoEnv: []string{"GOMODCACHE=/cache/mod", "XDG_CACHE_HOME=/cache"},
-		Limits: DefaultLimits(), ToolchainImages: DefaultToolchainImages(),
-	}, cfg, "the proxy settings pass, nothing else of the environment does")
-	env["CORE_SESSION_SANDBOX"] = "docker"
-	env["DOCKER_HOST"] = "tcp://127.0.0.1:2375"
-	env["CORE_SANDBOX_IMAGE"] = "core:ci"
-	cfg, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
-	require.NoError(t, err)
-	assert.Equal(t, ModeDocker, cfg.Mode)
-	assert.Equal(t, "tcp://127.0.0.1:2375", cfg.DockerHost)
-	assert.Equal(t, "core:ci", cfg.DockerImage)
-	env["CORE_SANDBOX_TOOLCHAIN_IMAGES"] = "node=x"
-	cfg, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
-	require.NoError(t, err)
-	assert.Equal(t, "x", cfg.ToolchainImages["node"])
-	env["CORE_SANDBOX_TOOLCHAIN_IMAGES"] = "ruby=x"
-	_, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
-	assert.ErrorContains(t, err, `CORE_SANDBOX_TOOLCHAIN_IMAGES: toolchain images are ecosystem=image pairs`)
-	env["CORE_SANDBOX_TOOLCHAIN_IMAGES"] = ""
-	env["CORE_SESSION_SANDBOX"] = "podman"
-	_, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
-	assert.ErrorContains(t, err, "CORE_SESSION_SANDBOX must be auto, bwrap, docker or off")
 }
 
 // TestAllowedAgreesWithCheck: every command the list says a tier runs

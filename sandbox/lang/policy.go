@@ -1,4 +1,4 @@
-package sandbox
+package lang
 
 import (
 	"fmt"
@@ -106,7 +106,7 @@ func CheckProject(tier Tier, argv []string, p *Project) Decision {
 			return refuse(fmt.Sprintf("argument %q names a path outside the workspace", a))
 		}
 	}
-	if e, ok := ecosystemOf(argv[0]); ok {
+	if e, ok := EcosystemOf(argv[0]); ok {
 		return e.check(tier, argv, p)
 	}
 	return refuse(fmt.Sprintf("%s is not a verification command at tier %s (allowed: %s)", argv[0], tier, allowedList(tier)))

@@ -1,4 +1,4 @@
-package sandbox
+package lang
 
 import (
 	"os"
@@ -78,7 +78,7 @@ func TestDetectPythonWithoutManifest(t *testing.T) {
 				}
 				require.NoError(t, os.Symlink(target, filepath.Join(ws, name)))
 			}
-			p, err := Detect(ws)
+			p, err := Detect(ws, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, p.Ecosystems)
 			if len(tt.want) == 1 && tt.want[0] == "python" {

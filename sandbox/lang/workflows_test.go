@@ -1,4 +1,4 @@
-package sandbox
+package lang
 
 import (
 	"os"
@@ -44,7 +44,7 @@ func TestChecksFromCI(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{"pyproject.toml": "", ".github/workflows/ci.yml": ciWorkflow, ".github/workflows/notes.txt": "run: pytest"})
-	p, err := Detect(ws)
+	p, err := Detect(ws, nil)
 	require.NoError(t, err)
 	got, err := ChecksFromCI(ws, TierTest, &p)
 	require.NoError(t, err)
@@ -112,7 +112,7 @@ func TestChecksFromCIHostileWorkflows(t *testing.T) {
 			ws := t.TempDir()
 			writeFiles(t, ws, map[string]string{"pyproject.toml": ""})
 			tt.setup(t, ws)
-			p, err := Detect(ws)
+			p, err := Detect(ws, nil)
 			require.NoError(t, err)
 			got, err := ChecksFromCI(ws, TierTest, &p)
 			require.NoError(t, err)

@@ -1,7 +1,6 @@
-package sandbox
+package lang
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -63,8 +62,8 @@ func Ecosystems() []Ecosystem {
 	return []Ecosystem{goEcosystem(), pythonEcosystem(), nodeEcosystem(), rustEcosystem(), flutterEcosystem()}
 }
 
-// ecosystemOf returns the ecosystem whose commands start with tool.
-func ecosystemOf(tool string) (Ecosystem, bool) {
+// EcosystemOf returns the ecosystem whose commands start with tool.
+func EcosystemOf(tool string) (Ecosystem, bool) {
 	for _, e := range Ecosystems() {
 		if slices.Contains(e.Tools, tool) {
 			return e, true
@@ -146,15 +145,23 @@ type Project struct {
 // Has reports whether the project is in the named ecosystem.
 func (p *Project) Has(name string) bool { return p != nil && slices.Contains(p.Ecosystems, name) }
 
-// maxManifestSize caps what core reads of package.json and the like.
-const maxManifestSize = 1 << 20
+// Fetches are the test runners the project's dependency step fetches.
+func (p *Project) Fetches() []string { return p.fetches }
+
+// SetAbsent records the Optional programs the toolchain lacks (the
+// sandbox's Locate): AllowedIn offers no command that starts with one.
+func (p *Project) SetAbsent(programs []string) { p.absent = programs }
+
+// MaxManifestSize caps what core reads of package.json and the like.
+const MaxManifestSize = 1 << 20
 
 // Detect reads which ecosystems the workspace ws is in, from the regular
 // files at its top; when none of them is a manifest, Python from its tests
 // below the top (pythonTestsIn). A package.json that cannot be read or
 // parsed still says Node; its scripts are then unknown, and npm run allows
-// none.
-func Detect(ws string) (Project, error) {
+// none. fetches says whether the dependency step in ws fetches a test
+// runner (the sandbox's, which plans the step); nil: none.
+func Detect(ws string, fetches func(ws, name string) bool) (Project, error) {
 	p := Project{known: true}
 	entries, err := os.ReadDir(ws)
 	if err != nil {
@@ -181,7 +188,7 @@ func Detect(ws string) (Project, error) {
 		}
 		slices.Sort(p.Scripts)
 	}
-	if p.Has("python") && pythonFetches(ws, "pytest") {
+	if p.Has("python") && fetches != nil && fetches(ws, "pytest") {
 		p.fetches = append(p.fetches, "pytest")
 	}
 	return p, nil
@@ -199,7 +206,7 @@ func matchesManifest(manifests []string, name string) bool {
 
 // packageScripts reads the scripts of the workspace's package.json.
 func packageScripts(ws string) (map[string]string, error) {
-	b, err := manifest.ReadWorkspaceFile(ws, "package.json", maxManifestSize)
+	b, err := manifest.ReadWorkspaceFile(ws, "package.json", MaxManifestSize)
 	if err != nil {
 		return nil, err
 	}
@@ -220,85 +227,3 @@ type NotApplicable struct {
 }
 
 func (e *NotApplicable) Error() string { return e.Reason }
-
-// Applies reports whether argv can apply to the tree at ws: the manifest of
-// its ecosystem is at the top, and its program is on this machine. The
-// error is a *NotApplicable that says why not and what to do.
-func (s *Sandbox) Applies(ctx context.Context, ws string, argv []string) error {
-	if len(argv) == 0 {
-		return nil
-	}
-	e, ok := ecosystemOf(argv[0])
-	if !ok {
-		return nil
-	}
-	p, err := Detect(ws)
-	if err != nil {
-		return err
-	}
-	if !p.Has(e.Name) && !slices.Contains(e.Standalone, argv[0]) {
-		what := strings.Join(e.Manifests, " or ")
-		if e.Inferred != "" {
-			what += " or " + e.Inferred
-		}
-		return &NotApplicable{Reason: fmt.Sprintf("no %s: %s does not apply here", what, strings.Join(argv[:min(2, len(argv))], " "))}
-	}
-	t, looked := s.toolchainOf(ctx, e)
-	if !looked {
-		return nil // core's own image
-	}
-	// The toolchain's programs, as the pre-flight found them: the
-	// command's own and the runner it runs.
-	missing := t.missing(e, p)
-	needs := []string{argv[0]}
-	if r := runnerOf(argv); r != "" {
-		needs = append(needs, r)
-	}
-	if line := t.line(e, p); line != "" && (missing == nil || slices.ContainsFunc(needs, func(n string) bool { return slices.Contains(missing, n) })) {
-		return &NotApplicable{Reason: line}
-	}
-	if instead, ok := e.Optional[argv[0]]; ok && !t.has[argv[0]] {
-		return &NotApplicable{Reason: optionalAbsent(argv, instead, t.where)}
-	}
-	if t.where == "" && !slices.Contains(e.Required, argv[0]) {
-		// A program of its own (gofmt): on this machine's PATH.
-		if _, err := s.findTool(argv[0]); err != nil {
-			return &NotApplicable{Reason: fmt.Sprintf("no %s on PATH: %s", argv[0], e.Toolchain)}
-		}
-	}
-	return nil
-}
-
-// Missing lists, for the project's ecosystems, the toolchains the
-// commands would lack: one line each, for the pre-flight ("no cargo on
-// PATH: install Debian's cargo"). Under the Docker backend they are the
-// toolchain image's, which a sibling without the network looks into (and
-// which the engine pulls, the first time); an ecosystem without a
-// toolchain image runs in core's own.
-func (s *Sandbox) Missing(ctx context.Context, p Project) []string {
-	var out []string
-	for _, e := range Ecosystems() {
-		if !p.Has(e.Name) {
-			continue
-		}
-		if t, looked := s.toolchainOf(ctx, e); looked {
-			if line := t.line(e, p); line != "" {
-				out = append(out, line)
-			}
-		}
-	}
-	return out
-}
-
-// docker is the Docker backend when the probe chose it.
-func (s *Sandbox) docker(ctx context.Context) *dockerBackend {
-	if !s.viaDocker.Load() {
-		return nil
-	}
-	pr := s.Probe(ctx)
-	if !pr.Usable {
-		return nil
-	}
-	d, _ := pr.chosen().(*dockerBackend)
-	return d
-}

@@ -1,6 +1,7 @@
-package sandbox
+package lang
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path"
@@ -126,13 +127,13 @@ func ChecksFromCI(ws string, tier Tier, p *Project) (CIChecks, error) {
 				if strings.TrimSpace(st.Run) == "" {
 					continue // a uses: step runs an action, not a command
 				}
-				dir := firstNonEmpty(strings.TrimSpace(st.WorkingDirectory), strings.TrimSpace(job.Defaults.Run.WorkingDirectory), strings.TrimSpace(wf.Defaults.Run.WorkingDirectory))
+				dir := cmp.Or(strings.TrimSpace(st.WorkingDirectory), strings.TrimSpace(job.Defaults.Run.WorkingDirectory), strings.TrimSpace(wf.Defaults.Run.WorkingDirectory))
 				for line := range strings.Lines(st.Run) {
 					line = strings.TrimSpace(line)
 					if line == "" || strings.HasPrefix(line, "#") {
 						continue
 					}
-					step := CIStep{File: file, Job: id, Step: firstNonEmpty(strings.TrimSpace(st.Name), line), Command: line}
+					step := CIStep{File: file, Job: id, Step: cmp.Or(strings.TrimSpace(st.Name), line), Command: line}
 					if seen[line] {
 						continue // the same command in another job (a matrix) is one check
 					}
@@ -177,7 +178,7 @@ func ciCheck(tier Tier, p *Project, line, dir string, continueOnError any) ([]st
 	case d.Network:
 		return nil, "it fetches and may change go.mod: a check only reports"
 	}
-	if e, ok := ecosystemOf(argv[0]); ok && p != nil && !p.Has(e.Name) {
+	if e, ok := EcosystemOf(argv[0]); ok && p != nil && !p.Has(e.Name) {
 		return nil, fmt.Sprintf("no %s at the top of the repository: it does not apply here", strings.Join(e.Manifests, " or "))
 	}
 	return argv, ""

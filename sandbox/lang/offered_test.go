@@ -1,0 +1,53 @@
+package lang
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestOptionalAbsent(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "no python on PATH (this toolchain has python3): run python3 -m unittest discover",
+		OptionalAbsent([]string{"python", "-m", "unittest", "discover"}, "python3", ""))
+	assert.Equal(t, "no python in the toolchain image python:3.13-slim (this toolchain has python3): run python3 -m pytest",
+		OptionalAbsent([]string{"python", "-m", "pytest"}, "python3", "python:3.13-slim"))
+	assert.Equal(t, []string{"python"}, Lacking(pythonEcosystem(), map[string]bool{"python3": true}))
+	assert.Empty(t, Lacking(pythonEcosystem(), map[string]bool{"python": true}))
+	assert.True(t, offered(Allowance{Command: "python -m pytest|unittest"}, nil), "nothing located: every command")
+	assert.False(t, offered(Allowance{Command: "python -m pytest|unittest"}, &Project{absent: []string{"python"}}))
+	assert.True(t, offered(Allowance{Command: "python3 -m pytest|unittest"}, &Project{absent: []string{"python"}}))
+}
+
+// TestChecksFromCIWithoutPython: a workflow's python -m pytest (its
+// setup-python has a python) is taken as python3 -m pytest where the
+// toolchain has only python3, and said so; as written where there is a
+// python.
+func TestChecksFromCIWithoutPython(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{"pyproject.toml": "", ".github/workflows/ci.yml": ciWorkflow})
+	for _, tt := range []struct {
+		name   string
+		absent []string
+		argv   []string
+		as     string
+	}{
+		{name: "no python", absent: []string{"python"}, argv: []string{"python3", "-m", "pytest", "-q"}, as: "python3 -m pytest -q"},
+		{name: "a python", argv: []string{"python", "-m", "pytest", "-q"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, err := Detect(ws, nil)
+			require.NoError(t, err)
+			p.absent = tt.absent
+			got, err := ChecksFromCI(ws, TierTest, &p)
+			require.NoError(t, err)
+			require.Len(t, got.Taken, 1)
+			assert.Equal(t, "python -m pytest -q", got.Taken[0].Command, "the workflow's line as written")
+			assert.Equal(t, tt.argv, got.Taken[0].Argv)
+			assert.Equal(t, tt.as, got.Taken[0].As)
+		})
+	}
+}
