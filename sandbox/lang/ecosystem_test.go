@@ -149,3 +149,44 @@ func TestAllowedInNamesTheProject(t *testing.T) {
 		assert.Contains(t, all, e.Name, "a project of no known ecosystem is told every ecosystem's commands")
 	}
 }
+
+// TestDetectAsksWhatTheStepFetches: Detect asks the sandbox whether the
+// dependency step fetches pytest only for a Python project, and the
+// project says what it was told.
+func TestDetectAsksWhatTheStepFetches(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		files   map[string]string
+		fetches func(ws, name string) bool
+		asked   []string
+		want    []string
+	}{
+		{name: "python, fetched", files: map[string]string{"requirements.txt": "pytest\n"}, fetches: func(string, string) bool { return true },
+			asked: []string{"pytest"}, want: []string{"pytest"}},
+		{name: "python, not fetched", files: map[string]string{"requirements.txt": ""}, fetches: func(string, string) bool { return false },
+			asked: []string{"pytest"}},
+		{name: "python, nobody to ask", files: map[string]string{"requirements.txt": "pytest\n"}},
+		{name: "not python", files: map[string]string{"go.mod": "module x\n"}, fetches: func(string, string) bool { return true }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ws := t.TempDir()
+			writeFiles(t, ws, tt.files)
+			var asked []string
+			fetches := tt.fetches
+			if fetches != nil {
+				fetches = func(dir, name string) bool {
+					assert.Equal(t, ws, dir)
+					asked = append(asked, name)
+					return tt.fetches(dir, name)
+				}
+			}
+			p, err := Detect(ws, fetches)
+			require.NoError(t, err)
+			assert.Equal(t, tt.asked, asked)
+			assert.Equal(t, tt.want, p.Fetches())
+		})
+	}
+}

@@ -51,3 +51,30 @@ func TestChecksFromCIWithoutPython(t *testing.T) {
 		})
 	}
 }
+
+// TestAllowedInLeavesOutWhatIsAbsent: a command that starts with a
+// program the toolchain lacks (as the sandbox found, SetAbsent) is not
+// offered; the others of its ecosystem are.
+func TestAllowedInLeavesOutWhatIsAbsent(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		absent []string
+		want   []string
+	}{
+		{name: "nothing absent", want: []string{"pytest", "python -m pytest|unittest", "python3 -m pytest|unittest"}},
+		{name: "no python", absent: []string{"python"}, want: []string{"pytest", "python3 -m pytest|unittest"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := &Project{Ecosystems: []string{"python"}, known: true}
+			p.SetAbsent(tt.absent)
+			var got []string
+			for _, a := range AllowedIn(TierTest, p) {
+				got = append(got, a.Command)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

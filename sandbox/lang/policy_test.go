@@ -92,6 +92,8 @@ func TestCheck(t *testing.T) {
 		{name: "package dotdot", tier: TierBuild, argv: "go vet ../other/...", want: Refused, reason: "outside the workspace"},
 		{name: "gofmt absolute", tier: TierBuild, argv: "gofmt -l /etc", want: Refused, reason: "outside the workspace"},
 		{name: "dotdot inside name", tier: TierBuild, argv: "go vet ./a..b/...", want: AllowedUnsandboxed},
+		// Nothing to run.
+		{name: "empty", tier: TierTest, argv: "", want: Refused, reason: "empty command"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,7 +174,6 @@ func TestParseTier(t *testing.T) {
 	}
 	_, err := ParseTier("all")
 	assert.ErrorContains(t, err, `must be off, build or test, got "all"`)
-
 }
 
 // TestAllowedAgreesWithCheck: every command the list says a tier runs

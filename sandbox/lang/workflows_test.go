@@ -126,3 +126,48 @@ func TestChecksFromCIHostileWorkflows(t *testing.T) {
 		})
 	}
 }
+
+// TestCICheck: a workflow's command line is a check only where the tier
+// would run it unattended here, at the repository's top, failing the CI
+// when it fails, and reporting rather than changing go.mod.
+func TestCICheck(t *testing.T) {
+	t.Parallel()
+	python := &Project{Ecosystems: []string{"python"}, known: true}
+	tests := []struct {
+		name            string
+		tier            Tier
+		p               *Project
+		line, dir       string
+		continueOnError any
+		want            []string
+		reason          string // substring of why not
+	}{
+		{name: "a test at the top", tier: TierTest, p: python, line: "pytest -q", want: []string{"pytest", "-q"}},
+		{name: "the top spelled ./", tier: TierTest, p: python, line: "pytest", dir: "./", want: []string{"pytest"}},
+		{name: "the top spelled .", tier: TierTest, p: python, line: "pytest", dir: " . ", want: []string{"pytest"}},
+		{name: "a subdirectory", tier: TierTest, p: python, line: "pytest", dir: "./sub/", reason: "it runs in ./sub/"},
+		{name: "continue-on-error", tier: TierTest, p: python, line: "pytest", continueOnError: true, reason: "continue-on-error"},
+		{name: "continue-on-error false", tier: TierTest, p: python, line: "pytest", continueOnError: false, want: []string{"pytest"}},
+		{name: "continue-on-error an expression", tier: TierTest, p: python, line: "pytest", continueOnError: "${{ matrix.x }}", want: []string{"pytest"}},
+		{name: "shell syntax", tier: TierTest, p: python, line: "pytest && rm -rf /", reason: "not a plain command"},
+		{name: "an expression", tier: TierTest, p: python, line: "pytest ${{ matrix.args }}", reason: "not a plain command"},
+		{name: "refused by the tier", tier: TierBuild, p: python, line: "pytest", reason: "needs --verify test"},
+		{name: "refused at off", tier: TierOff, p: python, line: "go vet ./...", reason: "verification is off"},
+		{name: "not a verification command", tier: TierTest, p: python, line: "make test", reason: "make is not a verification command"},
+		{name: "a network step", tier: TierBuild, line: "go mod tidy", reason: "it fetches and may change go.mod"},
+		{name: "another ecosystem's", tier: TierTest, p: python, line: "go test ./...", reason: "no go.mod or go.work at the top"},
+		{name: "no project known", tier: TierTest, line: "go test ./...", want: []string{"go", "test", "./..."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			argv, why := ciCheck(tt.tier, tt.p, tt.line, tt.dir, tt.continueOnError)
+			assert.Equal(t, tt.want, argv, why)
+			if tt.reason == "" {
+				assert.Empty(t, why)
+				return
+			}
+			assert.Contains(t, why, tt.reason)
+		})
+	}
+}
