@@ -11,17 +11,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
 // writeFiles writes files (slash-separated names) into dir.
 func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	testkit.WriteFiles(t, dir, files)
 }
 
 func TestAppliesSaysWhyNot(t *testing.T) {

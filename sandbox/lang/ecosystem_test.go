@@ -8,17 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// writeFiles writes files (slash-separated names) into dir.
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-}
+	"github.com/coreagent/core/internal/testkit"
+)
 
 func TestDetect(t *testing.T) {
 	t.Parallel()
@@ -48,7 +40,7 @@ func TestDetect(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ws := t.TempDir()
-			writeFiles(t, ws, tt.files)
+			testkit.WriteFiles(t, ws, tt.files)
 			if tt.link != "" {
 				outside := filepath.Join(t.TempDir(), "package.json")
 				require.NoError(t, os.WriteFile(outside, []byte(`{"scripts":{"x":"y"}}`), 0o644))
@@ -173,7 +165,7 @@ func TestDetectAsksWhatTheStepFetches(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ws := t.TempDir()
-			writeFiles(t, ws, tt.files)
+			testkit.WriteFiles(t, ws, tt.files)
 			var asked []string
 			fetches := tt.fetches
 			if fetches != nil {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 func TestOptionalAbsent(t *testing.T) {
@@ -27,7 +29,7 @@ func TestOptionalAbsent(t *testing.T) {
 func TestChecksFromCIWithoutPython(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{"pyproject.toml": "", ".github/workflows/ci.yml": ciWorkflow})
+	testkit.WriteFiles(t, ws, map[string]string{"pyproject.toml": "", ".github/workflows/ci.yml": ciWorkflow})
 	for _, tt := range []struct {
 		name   string
 		absent []string

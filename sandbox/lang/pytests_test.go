@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 func TestIsPythonTest(t *testing.T) {
@@ -68,10 +70,10 @@ func TestDetectPythonWithoutManifest(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ws := t.TempDir()
-			writeFiles(t, ws, tt.files)
+			testkit.WriteFiles(t, ws, tt.files)
 			for name, kind := range tt.links {
 				outside := t.TempDir()
-				writeFiles(t, outside, map[string]string{"test_x.py": ""})
+				testkit.WriteFiles(t, outside, map[string]string{"test_x.py": ""})
 				target := outside
 				if kind == "file" {
 					target = filepath.Join(outside, "test_x.py")
@@ -99,7 +101,7 @@ func TestPythonTestsWalkIsBounded(t *testing.T) {
 	for i := range maxTestWalkEntries {
 		files["module_"+strconv.Itoa(i)+".txt"] = ""
 	}
-	writeFiles(t, ws, files)
+	testkit.WriteFiles(t, ws, files)
 	assert.False(t, pythonTestsIn(ws), "the top's entries use up the walk before it opens zz")
 	require.NoError(t, os.Remove(filepath.Join(ws, "module_0.txt")))
 	require.NoError(t, os.Remove(filepath.Join(ws, "module_1.txt")))

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 const ciWorkflow = `name: CI
@@ -43,7 +45,7 @@ jobs:
 func TestChecksFromCI(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{"pyproject.toml": "", ".github/workflows/ci.yml": ciWorkflow, ".github/workflows/notes.txt": "run: pytest"})
+	testkit.WriteFiles(t, ws, map[string]string{"pyproject.toml": "", ".github/workflows/ci.yml": ciWorkflow, ".github/workflows/notes.txt": "run: pytest"})
 	p, err := Detect(ws, nil)
 	require.NoError(t, err)
 	got, err := ChecksFromCI(ws, TierTest, &p)
@@ -80,7 +82,7 @@ func TestChecksFromCIHostileWorkflows(t *testing.T) {
 		{name: "no workflows", setup: func(*testing.T, string) {}},
 		{name: "the directory is a link", setup: func(t *testing.T, ws string) {
 			outside := t.TempDir()
-			writeFiles(t, outside, map[string]string{"ci.yml": "jobs:\n  a:\n    steps:\n      - run: pytest\n"})
+			testkit.WriteFiles(t, outside, map[string]string{"ci.yml": "jobs:\n  a:\n    steps:\n      - run: pytest\n"})
 			require.NoError(t, os.MkdirAll(filepath.Join(ws, ".github"), 0o755))
 			require.NoError(t, os.Symlink(outside, filepath.Join(ws, ".github", "workflows")))
 		}},
@@ -91,10 +93,10 @@ func TestChecksFromCIHostileWorkflows(t *testing.T) {
 			require.NoError(t, os.Symlink(outside, filepath.Join(ws, workflowsDir, "ci.yml")))
 		}},
 		{name: "too big", setup: func(t *testing.T, ws string) {
-			writeFiles(t, ws, map[string]string{workflowsDir + "/ci.yml": "jobs: {}\n" + strings.Repeat("#", maxWorkflowSize)})
+			testkit.WriteFiles(t, ws, map[string]string{workflowsDir + "/ci.yml": "jobs: {}\n" + strings.Repeat("#", maxWorkflowSize)})
 		}, reason: "not read: "},
 		{name: "not YAML", setup: func(t *testing.T, ws string) {
-			writeFiles(t, ws, map[string]string{workflowsDir + "/ci.yml": "jobs: [\n"})
+			testkit.WriteFiles(t, ws, map[string]string{workflowsDir + "/ci.yml": "jobs: [\n"})
 		}, reason: "not parsed: "},
 		{name: "an alias bomb", setup: func(t *testing.T, ws string) {
 			bomb := "a: &a [x, x, x, x, x, x, x, x, x]\n"
@@ -103,14 +105,14 @@ func TestChecksFromCIHostileWorkflows(t *testing.T) {
 				bomb += name + ": &" + name + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n"
 				prev = name
 			}
-			writeFiles(t, ws, map[string]string{workflowsDir + "/ci.yml": bomb + "jobs:\n  a:\n    steps: *j\n"})
+			testkit.WriteFiles(t, ws, map[string]string{workflowsDir + "/ci.yml": bomb + "jobs:\n  a:\n    steps: *j\n"})
 		}, reason: "not parsed: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ws := t.TempDir()
-			writeFiles(t, ws, map[string]string{"pyproject.toml": ""})
+			testkit.WriteFiles(t, ws, map[string]string{"pyproject.toml": ""})
 			tt.setup(t, ws)
 			p, err := Detect(ws, nil)
 			require.NoError(t, err)
