@@ -1,10 +1,10 @@
 // Package sandbox runs verification commands confined by bubblewrap.
 //
 // A live probe shows whether bwrap works here with the exact production
-// profile; the tier policy (Check) says which commands an unattended run may
-// verify with; Run and Verify run one command, confined when they must be,
-// with a scrubbed environment, a timeout that kills the whole process group,
-// and capped output.
+// profile; the tier policy (lang.Check, in sandbox/lang) says which commands
+// an unattended run may verify with; Run and Verify run one command,
+// confined when they must be, with a scrubbed environment, a timeout that
+// kills the whole process group, and capped output.
 package sandbox
 
 import (
