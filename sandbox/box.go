@@ -67,12 +67,18 @@ type Box struct {
 	bwrap  string
 	docker *dockerBackend // the Docker backend's box: a sibling container (docker_box.go)
 
-	mu     sync.Mutex
-	inst   *boxInst
-	procs  map[string]*Process
-	next   int
-	closed bool
-	failed error // the box could not start: its commands get sandboxes of their own
+	mu       sync.Mutex
+	inst     *boxInst
+	procs    map[string]*Process
+	next     int
+	closed   bool
+	starting chan struct{} // closed when the start under way ends; nil when none is
+	// failed is why the box last could not start, at failedAt, after
+	// failures starts in a row: its commands get sandboxes of their own
+	// until retryAt says the next one may try again.
+	failed   error
+	failedAt time.Time
+	failures int
 }
 
 // boxInst is one running box: a Box starts another when a command needs
@@ -214,39 +220,92 @@ func (b *Box) acquire(ctx context.Context, need *profile) (*boxInst, error) {
 
 // acquireWith returns the running box when fits says it holds what the
 // command needs, else starts one (given the box before it, stopped, or
-// nil), unless something still runs in the box.
+// nil), unless something still runs in the box. The box starts without
+// the lock held: a slow start blocks neither Close nor the commands that
+// give up waiting (their ctx), and one start serves every command waiting
+// for it. A failed start is tried again once retryAt allows.
 func (b *Box) acquireWith(ctx context.Context, fits func(*boxInst) bool, start func(ctx context.Context, prev *boxInst) (*boxInst, error)) (*boxInst, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return nil, errors.New("the box is closed")
-	}
-	if b.failed != nil {
-		return nil, b.failed
-	}
-	inst := b.inst
-	if inst != nil && inst.alive() && fits(inst) {
-		inst.active.Add(1)
-		return inst, nil
-	}
-	prev := inst
-	if inst != nil {
-		if inst.alive() && (inst.active.Load() > 0 || b.runningLocked()) {
+	for {
+		b.mu.Lock()
+		if b.closed {
+			b.mu.Unlock()
+			return nil, errBoxClosed
+		}
+		if wait := b.starting; wait != nil {
+			b.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if b.failed != nil && time.Now().Before(retryAt(b.failedAt, b.failures)) {
+			err := b.failed
+			b.mu.Unlock()
+			return nil, err
+		}
+		inst := b.inst
+		if inst != nil && inst.alive() && fits(inst) {
+			inst.active.Add(1)
+			b.mu.Unlock()
+			return inst, nil
+		}
+		if inst != nil && inst.alive() && (inst.active.Load() > 0 || b.runningLocked()) {
+			b.mu.Unlock()
 			return nil, errBoxBusy
 		}
-		inst.stop()
 		b.inst = nil
+		done := make(chan struct{})
+		b.starting = done
+		b.mu.Unlock()
+		return b.startWith(ctx, inst, start, done)
+	}
+}
+
+// startWith stops the box before (prev, or nil) and starts the next one
+// with no lock held, then hands it to the command that started it: done
+// wakes the commands that waited for the start.
+func (b *Box) startWith(ctx context.Context, prev *boxInst, start func(ctx context.Context, prev *boxInst) (*boxInst, error), done chan struct{}) (*boxInst, error) {
+	if prev != nil {
+		prev.stop()
 	}
 	inst, err := start(ctx, prev)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.starting = nil
+	close(done)
 	if err != nil {
 		if ctx.Err() == nil {
-			b.failed = err // once is enough
+			b.failed, b.failedAt = err, time.Now()
+			b.failures++
 		}
 		return nil, err
 	}
+	if b.closed {
+		go inst.stop() // Close came while it started
+		return nil, errBoxClosed
+	}
+	b.failed, b.failures = nil, 0
 	b.inst = inst
 	inst.active.Add(1)
 	return inst, nil
+}
+
+// errBoxClosed says the box was closed: nothing more runs in it.
+var errBoxClosed = errors.New("the box is closed")
+
+// retryAt is when a box that failed to start failures times in a row, the
+// last at failedAt, may try again: a second after the first failure,
+// doubling up to a minute, so a box that cannot start costs its commands
+// little and one that could start again (a transient failure: the machine
+// out of processes for a moment) does.
+func retryAt(failedAt time.Time, failures int) time.Time {
+	wait := time.Minute
+	if failures >= 1 && failures <= 6 {
+		wait = time.Second << (failures - 1)
+	}
+	return failedAt.Add(wait)
 }
 
 // runningLocked reports whether a background process still runs.

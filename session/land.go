@@ -183,6 +183,7 @@ func (s *run) landQuestion() string {
 func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	s.stopWarm() // of no use any more; the report says how it ended
 	s.closeBrowser()
+	s.stopLines()
 	now := s.opts.Now()
 	s.ctl.setStatus(status)
 	if terr := s.rec.transition(status, now); terr != nil {

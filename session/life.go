@@ -127,23 +127,55 @@ func (s *run) idle(ctx context.Context) bool {
 
 // lines returns the terminal's lines, read by one goroutine for the whole
 // run, so that a line typed while the run waited elsewhere is not lost.
+// The reader ends with the run (stopLines): it sends nothing after, and
+// a read under way on an input that has deadlines (a pipe, a socket)
+// returns at once; on one without (a terminal), at its next line.
 func (s *run) lines() <-chan string {
 	if s.input == nil {
 		ch := make(chan string)
+		done, gone := make(chan struct{}), make(chan struct{})
 		in := s.opts.Input
 		go func() {
+			defer close(gone)
 			defer close(ch)
 			for {
 				line, ok := readLine(in)
+				select {
+				case <-done:
+					return
+				default:
+				}
 				if !ok {
 					return
 				}
-				ch <- line
+				select {
+				case ch <- line:
+				case <-done:
+					return
+				}
 			}
 		}()
-		s.input = ch
+		s.input, s.inputDone, s.inputGone = ch, done, gone
 	}
 	return s.input
+}
+
+// deadliner is an input whose reads can be ended: the *os.File of a pipe,
+// a net.Conn.
+type deadliner interface{ SetReadDeadline(time.Time) error }
+
+// stopLines ends the terminal's reader (lines), if it started: at once on
+// an input with deadlines, whose deadline is then as it was.
+func (s *run) stopLines() {
+	if s.inputDone == nil {
+		return
+	}
+	close(s.inputDone)
+	s.inputDone = nil
+	if d, ok := s.opts.Input.(deadliner); ok && d.SetReadDeadline(time.Now()) == nil {
+		<-s.inputGone
+		_ = d.SetReadDeadline(time.Time{})
+	}
 }
 
 // interrupted ends a turn a person interrupted: the work stays in the

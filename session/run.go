@@ -247,8 +247,12 @@ type run struct {
 	ctl    *Control
 	// unlanded is set when an interrupt left work that has not landed.
 	unlanded bool
-	// input is the terminal's lines, once the run reads them (lines).
-	input <-chan string
+	// input is the terminal's lines, once the run reads them (lines);
+	// inputDone ends their reader when the run ends (stopLines), and
+	// inputGone is closed when it has.
+	input     <-chan string
+	inputDone chan struct{}
+	inputGone chan struct{}
 	// project is what the run found at the workspace's top (languages.go);
 	// nil when it could not look.
 	project *lang.Project
