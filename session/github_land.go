@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/status"
 )
 
@@ -129,7 +130,7 @@ func (s *run) pullTitle() string {
 		return BudgetTitlePrefix + title
 	}
 	if s.report.Contract.Broken() {
-		return FailingTitlePrefix + title
+		return contract.FailingTitlePrefix + title
 	}
 	return title
 }
@@ -177,7 +178,7 @@ func (s *run) pullComment() string {
 	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", short(rec.Commit), rec.ID)
 	s.writeSpent(&b)
 	if s.report.Contract.Broken() {
-		b.WriteString("**" + strings.TrimSpace(FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
+		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
 	}
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
 		b.WriteString(sum + "\n\n")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/tools"
@@ -276,11 +277,11 @@ func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Act
 		return outcome{status: StatusFailed, kind: FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}, true
 	}
 	if v := res.Verification; v != nil {
-		s.ownRuns = s.ownRuns.add(*v)
+		s.ownRuns = s.ownRuns.Add(*v)
 		// The contract holds the result to what the model checked
 		// with; the exit code it saw proves nothing about the end.
-		if c, ok := modelCheck(v, s.rec.Verify); ok {
-			s.rec.Checks = addCheck(s.rec.Checks, c)
+		if c, ok := contract.ModelCheck(v, s.rec.Verify); ok {
+			s.rec.Checks = contract.AddCheck(s.rec.Checks, c)
 			s.checks.start(c.Command) // its baseline, now, beside the turns
 			if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {
 				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -159,8 +160,8 @@ type Record struct {
 	Sandboxed    bool     `json:"sandboxed"`
 	// Checks are what the session's contract holds its result to: the
 	// user's, then the verification commands the model ran.
-	Checks []Check `json:"checks"`
-	Usage  Usage   `json:"usage"`
+	Checks []contract.Check `json:"checks"`
+	Usage  Usage            `json:"usage"`
 	// Price is what the session's tokens cost (nil: no price set); Budget
 	// the caps on its spend, topped up by resume; CostUSD what its turns
 	// cost so far, every run included (nil while no price is known).

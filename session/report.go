@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/session/contract"
 )
 
 // Step is one turn of a run, for the report's table of turns.
@@ -58,7 +60,7 @@ type Report struct {
 	Languages *Languages `json:"languages,omitempty"`
 	// Contract is the harness's own verdict on the result; nil when the
 	// session never reached done with a change.
-	Contract *Contract `json:"contract,omitempty"`
+	Contract *contract.Contract `json:"contract,omitempty"`
 	// Tree is the git tree object of the workspace frozen at done: what
 	// the result checks ran on, what the landing guard read, and what
 	// lands; StartTree is the start commit's. LandedTree is the tree of

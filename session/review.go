@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/status"
 )
 
@@ -102,7 +103,7 @@ func (s *run) reviewBody(pr *gh.PullRequest, sug suggestions) string {
 		fmt.Fprintf(&b, "the change is in %d suggestions below; commit them (in one batch from the Files changed tab) if you agree.\n\n", n)
 	}
 	if s.report.Contract.Broken() {
-		b.WriteString("**" + strings.TrimSpace(FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
+		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
 	}
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
 		b.WriteString(sum + "\n\n")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/browser"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/tools"
@@ -77,7 +78,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
 		return nil, configError(err)
 	}
-	checks, err := userChecks(opts.Checks, opts.Verify)
+	checks, err := contract.UserChecks(opts.Checks, opts.Verify)
 	if err != nil {
 		return nil, configError(err)
 	}
@@ -198,12 +199,12 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	// Options that belong to the session come from its record; allowing
 	// workflow changes, once given, stays.
 	opts.Verify, opts.Model = rec.Verify, rec.Model
-	more, err := userChecks(opts.Checks, rec.Verify)
+	more, err := contract.UserChecks(opts.Checks, rec.Verify)
 	if err != nil {
 		return nil, configError(err)
 	}
 	for _, c := range more {
-		rec.Checks = addCheck(rec.Checks, c)
+		rec.Checks = contract.AddCheck(rec.Checks, c)
 	}
 	rec.AllowWorkflowChanges = rec.AllowWorkflowChanges || opts.AllowWorkflowChanges
 	opts.AllowWorkflowChanges = rec.AllowWorkflowChanges
@@ -257,8 +258,8 @@ type run struct {
 	// ran on and what lands (tree.go).
 	tree string
 	// ownRuns are the model's last run of each verification command
-	// (own_run.go).
-	ownRuns ownRuns
+	// (contract/own_run.go).
+	ownRuns contract.OwnRuns
 }
 
 // scrub removes every secret core knows of from text.
@@ -392,7 +393,7 @@ func verifyRule(tier sandbox.Tier, p *sandbox.Project) string {
 }
 
 // contractRule tells the model that the harness checks its work itself.
-func contractRule(tier sandbox.Tier, checks []Check) string {
+func contractRule(tier sandbox.Tier, checks []contract.Check) string {
 	if tier == sandbox.TierOff {
 		return ""
 	}
@@ -400,9 +401,9 @@ func contractRule(tier sandbox.Tier, checks []Check) string {
 	var user, ci []string
 	for _, c := range checks {
 		switch c.Source {
-		case SourceUser:
+		case contract.SourceUser:
 			user = append(user, c.String())
-		case SourceCI:
+		case contract.SourceCI:
 			ci = append(ci, c.String())
 		}
 	}

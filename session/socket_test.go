@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/session/contract"
 )
 
 // TestSocketRefusesAnotherUser: the session directory's 0700 keeps other
@@ -79,7 +81,7 @@ func TestSocketInADeepDirectory(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60)))
 	require.NoError(t, err)
-	rec := &Record{ID: "20261202-120000-abcdef", Status: StatusIdle, Checks: []Check{}}
+	rec := &Record{ID: "20261202-120000-abcdef", Status: StatusIdle, Checks: []contract.Check{}}
 	require.NoError(t, st.create(rec, nil))
 	dir := st.Dir(rec.ID)
 	require.Greater(t, len(filepath.Join(dir, SocketFile)), 108, "longer than a socket address may be")

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/session/contract"
 )
 
 func TestTransitions(t *testing.T) {
@@ -56,7 +58,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	require.NoError(t, err)
 	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, status := range []Status{StatusCompleted, StatusFailed, StatusPartial} {
-		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []Check{}}
+		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []contract.Check{}}
 		require.NoError(t, st.create(r, nil))
 	}
 	recs, err := st.List()
@@ -92,7 +94,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusActive, Checks: []Check{}}
+	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusActive, Checks: []contract.Check{}}
 	require.NoError(t, st.create(r, nil))
 
 	// While a process holds the lock, it is running.
@@ -162,7 +164,7 @@ func TestLockWait(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusCompleted, Checks: []Check{}}
+	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusCompleted, Checks: []contract.Check{}}
 	require.NoError(t, st.create(r, nil))
 	unlock, err := st.lock(r.ID)
 	require.NoError(t, err)
