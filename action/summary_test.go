@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 )
 
@@ -71,7 +72,7 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 		{name: "no change", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "already fixed"}}},
 			want: []string{"core is done, with no change to land (session `s1`): already fixed", "Cost: no price set."}},
 		{name: "budget exhausted", rep: &session.Report{ID: "s1", Status: session.StatusBudgetExhausted, PRURL: "https://x/pull/2", Landed: true, Turns: 2, Error: "the budget of $1.0000 (--budget-usd) would be passed",
-			CostUSD: ptr(0.75), Budget: &session.BudgetReport{USD: 1, SpentUSD: ptr(0.75), SpentTokens: 750, Exhausted: true, NextTokens: 4500, NextUSD: ptr(0.45)}},
+			CostUSD: ptr(0.75), Budget: &budget.BudgetReport{USD: 1, SpentUSD: ptr(0.75), SpentTokens: 750, Exhausted: true, NextTokens: 4500, NextUSD: ptr(0.45)}},
 			want: []string{"core stopped at its budget and landed its unfinished work as a draft marked [budget exhausted]: https://x/pull/2 (2 turns).",
 				"Cost: $0.7500; budget: $0.7500 of $1.0000 (--budget-usd); exhausted: the next request (about 4500 tokens, $0.4500) would have passed it and was not sent."}},
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/status"
 )
@@ -160,7 +161,7 @@ func (s *run) pullBody() string {
 	s.writeVerification(&b)
 	fmt.Fprintf(&b, "\n### Session\n\n- session: `%s`\n- turns: %d, tokens: %d (prompt %d, completion %d)\n- model: `%s`, verify tier: `%s`\n",
 		rec.ID, rec.Turns, rec.Usage.TotalTokens, rec.Usage.PromptTokens, rec.Usage.CompletionTokens, rec.Model, rec.Verify)
-	fmt.Fprintf(&b, "- cost: %s\n", CostText(rec.CostUSD))
+	fmt.Fprintf(&b, "- cost: %s\n", budget.CostText(rec.CostUSD))
 	if rec.Issue != 0 {
 		fmt.Fprintf(&b, "\nCloses #%d\n", rec.Issue)
 	}

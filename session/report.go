@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 )
 
@@ -44,17 +45,17 @@ type Report struct {
 	Usage      Usage `json:"usage"`
 	// CostUSD is what this run's tokens cost at Price; nil when no price
 	// is known ("no price set"), never 0 for unknown.
-	CostUSD *float64 `json:"cost_usd,omitempty"`
-	Price   *Price   `json:"price,omitempty"`
+	CostUSD *float64      `json:"cost_usd,omitempty"`
+	Price   *budget.Price `json:"price,omitempty"`
 	// Budget is the session's caps and spend; nil when none is set.
-	Budget *BudgetReport `json:"budget,omitempty"`
+	Budget *budget.BudgetReport `json:"budget,omitempty"`
 	// Spend is what each turn of this run cost; SpendByTool the same
 	// totalled by the tool the turns called, most expensive first.
-	Spend       []TurnSpend  `json:"spend,omitempty"`
-	SpendByTool []ToolSpend  `json:"spend_by_tool,omitempty"`
-	Context     ContextStats `json:"context"`
-	Verify      string       `json:"verify"`
-	Sandboxed   bool         `json:"sandboxed"`
+	Spend       []budget.TurnSpend  `json:"spend,omitempty"`
+	SpendByTool []budget.ToolSpend  `json:"spend_by_tool,omitempty"`
+	Context     budget.ContextStats `json:"context"`
+	Verify      string              `json:"verify"`
+	Sandboxed   bool                `json:"sandboxed"`
 	// Languages are the ecosystems the run found and what the tier ran
 	// unattended there; nil when it could not look.
 	Languages *Languages `json:"languages,omitempty"`
@@ -150,7 +151,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "turns: %s, tokens: %d (prompt %d, completion %d), time: %s\n",
 		turns, r.Usage.TotalTokens, r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
-	cost := "cost: " + CostText(r.CostUSD)
+	cost := "cost: " + budget.CostText(r.CostUSD)
 	if r.Price != nil {
 		cost += " at " + r.Price.String()
 	}

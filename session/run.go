@@ -11,6 +11,7 @@ import (
 
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/browser"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
@@ -232,8 +233,8 @@ type run struct {
 	unlock func()
 	report *Report
 	// window builds each request within the context budget.
-	window *contextWindow
-	// spend is what the run knows of its spending (spend.go).
+	window *budget.ContextWindow
+	// spend is what the run knows of its spending (spend_run.go).
 	spend spend
 	// warmup is the build's background warm-up until its end is told;
 	// warmCancel stops it.
@@ -349,14 +350,14 @@ func (s *run) prepare(ctx context.Context) error {
 		Approver:     s.opts.Approver,
 		ShellTimeout: s.opts.ShellTimeout,
 		BuildCeiling: s.opts.BuildCeiling,
-		OutputLimit:  observationLimit(s.opts.ContextTokens),
+		OutputLimit:  budget.ObservationLimit(s.opts.ContextTokens),
 		Echo:         s.opts.Progress,
 		Scrubber:     s.scrubber,
 		// The tools refuse to write workflows unless the user allowed it;
 		// landing checks what other commands wrote (checkLanding).
 		AllowWorkflowChanges: s.rec.AllowWorkflowChanges,
 	}
-	s.window = newContextWindow(s.opts.ContextTokens)
+	s.window = budget.NewContextWindow(s.opts.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {
 		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 )
 
@@ -122,7 +123,7 @@ func TestTranscript(t *testing.T) {
 	require.NoError(t, err)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, c := range []string{"sys", "do it", "tool: done\nsummary: x"} {
-		require.NoError(t, tr.append(Entry{Role: "user", Content: c, Kind: KindInstruction, Turn: i, Time: now}))
+		require.NoError(t, tr.append(budget.Entry{Role: "user", Content: c, Kind: budget.KindInstruction, Turn: i, Time: now}))
 	}
 	require.NoError(t, tr.close())
 
@@ -140,7 +141,7 @@ func TestTranscript(t *testing.T) {
 
 	tr, err = openTranscript(path, nil)
 	require.NoError(t, err)
-	require.NoError(t, tr.append(Entry{Role: "user", Content: "more", Time: now}))
+	require.NoError(t, tr.append(budget.Entry{Role: "user", Content: "more", Time: now}))
 	require.NoError(t, tr.close())
 	fi, err := os.Stat(path)
 	require.NoError(t, err)

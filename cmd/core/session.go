@@ -17,6 +17,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
@@ -441,7 +442,7 @@ and by tool (spend, spend_by_tool).`,
 				if r.FailureKind != "" {
 					status += " (" + string(r.FailureKind) + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, session.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, budget.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
 			}
 			return tw.Flush()
 		},
