@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
 )
@@ -110,7 +111,7 @@ func (s *run) idle(ctx context.Context) bool {
 				fmt.Fprint(s.opts.Output, "next instruction (/exit to stop)> ")
 				continue
 			}
-			if _, err := s.ctl.Send(Message{From: localUser(os.Getuid()), Text: line}); err != nil {
+			if _, err := s.ctl.Send(live.Message{From: live.LocalUser(os.Getuid()), Text: line}); err != nil {
 				return false
 			}
 			return true

@@ -13,6 +13,7 @@ import (
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/tools"
@@ -294,7 +295,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	s.ctl.attach(stop)
-	closeSocket, err := serveControl(ctx, dir, s.ctl)
+	closeSocket, err := live.Serve(ctx, dir, s.ctl)
 	if err != nil {
 		stop(nil)
 		s.events.close()

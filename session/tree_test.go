@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/live"
 )
 
 func TestSameTree(t *testing.T) {
@@ -427,7 +428,7 @@ func TestResumedRunStartsANewBox(t *testing.T) {
 	opts.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
 	waitStatus(t, opts.Control, StatusIdle)
-	_, err := opts.Control.Send(Message{From: "alice", Text: "is it still running?"})
+	_, err := opts.Control.Send(live.Message{From: "alice", Text: "is it still running?"})
 	require.NoError(t, err)
 	waitRequests(t, srv, 5)
 	waitStatus(t, opts.Control, StatusIdle)
