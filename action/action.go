@@ -17,6 +17,7 @@ import (
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
@@ -394,7 +395,7 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.a.SetOutput("turns", strconv.Itoa(rep.Turns))
 	r.a.SetOutput("prompt_tokens", strconv.Itoa(rep.Usage.PromptTokens))
 	r.a.SetOutput("completion_tokens", strconv.Itoa(rep.Usage.CompletionTokens))
-	r.a.SetOutput("cost", session.CostFigure(rep.CostUSD))
+	r.a.SetOutput("cost", budget.CostFigure(rep.CostUSD))
 	passed, failed := rep.Contract.Counts()
 	r.a.SetOutput("verified", strconv.FormatBool(rep.Contract.Held()))
 	r.a.SetOutput("contract", string(rep.Contract.VerdictOrNone()))
@@ -404,7 +405,7 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.saveArtifacts(rep.ID, rep.Files)
 	if r.status != nil {
 		// The bot records the run's cost from the comment's cost marker.
-		r.status.cost = session.CostFigure(rep.CostUSD)
+		r.status.cost = budget.CostFigure(rep.CostUSD)
 		if err := r.status.post(ctx, statusText(rep)); err != nil {
 			r.a.Warningf("core: could not update the status comment: %v", err)
 		}
@@ -448,7 +449,7 @@ func statusText(rep *session.Report) string {
 
 // costLine says what the run cost, and of what budget.
 func costLine(rep *session.Report) string {
-	line := "Cost: " + session.CostText(rep.CostUSD)
+	line := "Cost: " + budget.CostText(rep.CostUSD)
 	if rep.Budget != nil {
 		line += "; budget: " + rep.Budget.Line()
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/status"
 )
 
@@ -146,7 +147,7 @@ func (l *listener) handle(ctx context.Context, c gh.Comment, cmd gh.Command) {
 			return
 		}
 		text := strings.TrimSpace(cmd.Name + " " + cmd.Args)
-		reply, err = l.ctl.Send(session.Message{From: from, Text: text})
+		reply, err = l.ctl.Send(live.Message{From: from, Text: text})
 	}
 	if err != nil {
 		l.log.Warningf("core: /core %s from %s not taken: %v", cmd.Name, from, err)

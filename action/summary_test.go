@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
 )
 
 func TestStepSummary(t *testing.T) {
@@ -15,9 +17,9 @@ func TestStepSummary(t *testing.T) {
 	rep := &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Branch: "core-session/s1", Turns: 2,
 		Usage: session.Usage{PromptTokens: 90, CompletionTokens: 10, TotalTokens: 100},
 		Steps: []session.Step{{Turn: 1, Tool: "edit_file", Target: "a|b.go", Duration: 1500 * time.Millisecond, Tokens: 50}},
-		Contract: session.NewContract([]session.CheckRun{{Command: []string{"go", "test", "./..."}, Source: session.SourceModel,
-			Baseline: session.CheckResult{Exit: 1, Seconds: 2, Sandboxed: true},
-			Result:   session.CheckResult{Exit: 0, Passed: true, Seconds: 1.5, Sandboxed: true}}}, 2*time.Minute)}
+		Contract: contract.NewContract([]contract.CheckRun{{Command: []string{"go", "test", "./..."}, Source: contract.SourceModel,
+			Baseline: contract.CheckResult{Exit: 1, Seconds: 2, Sandboxed: true},
+			Result:   contract.CheckResult{Exit: 0, Passed: true, Seconds: 1.5, Sandboxed: true}}}, 2*time.Minute)}
 	s := stepSummary("fix", rep)
 	assert.Contains(t, s, "## core fix: completed\n")
 	assert.Contains(t, s, "Pull request: https://x/pull/2")
@@ -43,9 +45,9 @@ func TestStepSummary(t *testing.T) {
 
 func TestStatusTextShowsTheContract(t *testing.T) {
 	t.Parallel()
-	broken := session.NewContract([]session.CheckRun{
-		{Command: []string{"go", "vet", "./..."}, Source: session.SourceUser, Baseline: session.CheckResult{Passed: true}, Result: session.CheckResult{Passed: true}},
-		{Command: []string{"go", "test", "./..."}, Source: session.SourceUser, Baseline: session.CheckResult{Passed: true}, Result: session.CheckResult{Exit: 1}},
+	broken := contract.NewContract([]contract.CheckRun{
+		{Command: []string{"go", "vet", "./..."}, Source: contract.SourceUser, Baseline: contract.CheckResult{Passed: true}, Result: contract.CheckResult{Passed: true}},
+		{Command: []string{"go", "test", "./..."}, Source: contract.SourceUser, Baseline: contract.CheckResult{Passed: true}, Result: contract.CheckResult{Exit: 1}},
 	}, time.Minute)
 	tests := []struct {
 		name string
@@ -54,9 +56,9 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 	}{
 		{name: "broken", rep: &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: "https://x/pull/2", Turns: 3, Contract: broken},
 			want: []string{"core landed its work as a draft, but contract broken: 1 regressed: https://x/pull/2 (3 turns).", "| `go test ./...` | **regressed** |"}},
-		{name: "unjudged", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3, Contract: session.NewContract([]session.CheckRun{
-			{Command: []string{"npm", "test"}, Source: session.SourceUser, Baseline: session.CheckResult{Exit: 127, Cause: "a tool is missing: xo", Evidence: "sh: 1: xo: not found"},
-				Result: session.CheckResult{Exit: 127, Cause: "a tool is missing: xo", Evidence: "sh: 1: xo: not found"}},
+		{name: "unjudged", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3, Contract: contract.NewContract([]contract.CheckRun{
+			{Command: []string{"npm", "test"}, Source: contract.SourceUser, Baseline: contract.CheckResult{Exit: 127, Cause: "a tool is missing: xo", Evidence: "sh: 1: xo: not found"},
+				Result: contract.CheckResult{Exit: 127, Cause: "a tool is missing: xo", Evidence: "sh: 1: xo: not found"}},
 		}, time.Minute)},
 			want: []string{"core is done: https://x/pull/2 (**UNVERIFIED**: contract unjudged: npm test could not be judged (a tool is missing: xo); 3 turns)."}},
 		{name: "no contract", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, PRURL: "https://x/pull/2", Turns: 3},
@@ -70,7 +72,7 @@ func TestStatusTextShowsTheContract(t *testing.T) {
 		{name: "no change", rep: &session.Report{ID: "s1", Status: session.StatusCompleted, Findings: []session.Finding{{Kind: session.FindingNoChange, Detail: "already fixed"}}},
 			want: []string{"core is done, with no change to land (session `s1`): already fixed", "Cost: no price set."}},
 		{name: "budget exhausted", rep: &session.Report{ID: "s1", Status: session.StatusBudgetExhausted, PRURL: "https://x/pull/2", Landed: true, Turns: 2, Error: "the budget of $1.0000 (--budget-usd) would be passed",
-			CostUSD: ptr(0.75), Budget: &session.BudgetReport{USD: 1, SpentUSD: ptr(0.75), SpentTokens: 750, Exhausted: true, NextTokens: 4500, NextUSD: ptr(0.45)}},
+			CostUSD: ptr(0.75), Budget: &budget.BudgetReport{USD: 1, SpentUSD: ptr(0.75), SpentTokens: 750, Exhausted: true, NextTokens: 4500, NextUSD: ptr(0.45)}},
 			want: []string{"core stopped at its budget and landed its unfinished work as a draft marked [budget exhausted]: https://x/pull/2 (2 turns).",
 				"Cost: $0.7500; budget: $0.7500 of $1.0000 (--budget-usd); exhausted: the next request (about 4500 tokens, $0.4500) would have passed it and was not sent."}},
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/status"
 )
 
@@ -66,7 +67,7 @@ func (b *Base) capToDay(ctx context.Context, run *Run, opts *session.Options) er
 
 // costText says what a run cost, for its status comment.
 func costText(rep *session.Report) string {
-	text := "Cost: " + session.CostText(rep.CostUSD)
+	text := "Cost: " + budget.CostText(rep.CostUSD)
 	if rep.Budget != nil {
 		text += "; budget: " + rep.Budget.Line()
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/setup"
 )
 
@@ -94,7 +95,7 @@ func (l *LocalRunner) end(id, why string) bool {
 
 // Message hands a person's message to a run here; here is false when the
 // run is not this process's.
-func (l *LocalRunner) Message(runID string, m session.Message) (reply string, here bool, err error) {
+func (l *LocalRunner) Message(runID string, m live.Message) (reply string, here bool, err error) {
 	ctl := l.control(runID)
 	if ctl == nil {
 		return "", false, nil

@@ -8,14 +8,14 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 )
 
 // messenger is a runner that can hand messages and interrupts to a run it
 // carries out itself (the LocalRunner); runs on Actions read their
 // comments themselves (handOff leaves them be).
 type messenger interface {
-	Message(runID string, m session.Message) (reply string, here bool, err error)
+	Message(runID string, m live.Message) (reply string, here bool, err error)
 	Interrupt(runID, from string) (reply string, here bool, err error)
 }
 
@@ -58,7 +58,7 @@ func (b *Base) handOff(ctx context.Context, req *request, cmd gh.Command) (handl
 	if cmd.Name == "interrupt" {
 		ack, here, err = m.Interrupt(run.ID, from)
 	} else {
-		ack, here, err = m.Message(run.ID, session.Message{From: from, Text: strings.TrimSpace(cmd.Name + " " + cmd.Args)})
+		ack, here, err = m.Message(run.ID, live.Message{From: from, Text: strings.TrimSpace(cmd.Name + " " + cmd.Args)})
 	}
 	if !here {
 		return false, nil

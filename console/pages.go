@@ -74,7 +74,7 @@ type runDetail struct {
 }
 
 // contractView is a report's contract as the run page shows it. The
-// contract is the session engine's (session.Contract: a verdict held,
+// contract is the session engine's (contract.Contract: a verdict held,
 // broken, unjudged or none, and each check run on the start commit and on the final
 // tree); the console reads the fields it shows and tolerates its absence.
 type contractView struct {
@@ -95,7 +95,7 @@ type checkResult struct {
 	Seconds  float64 `json:"seconds"`
 	Error    string  `json:"error"`
 	// Cause is set when the run failed for a cause of the environment's
-	// (session.CheckResult.Cause): it judged nothing of the code.
+	// (contract.CheckResult.Cause): it judged nothing of the code.
 	Cause string `json:"cause"`
 }
 

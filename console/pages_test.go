@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// heldContract is a report's contract (session.Contract) with one check the
+// heldContract is a report's contract (contract.Contract) with one check the
 // session fixed.
 const heldContract = `,"contract":{"verdict":"held","baseline_gates_nothing":false,"checks":[{"command":["go","test","./..."],"source":"user","baseline":{"exit":1,"passed":false,"seconds":2.5,"sandboxed":true},"result":{"exit":0,"passed":true,"seconds":2.1,"sandboxed":true},"verdict":"fixed"}],"timeout_seconds":300}`
 

@@ -175,7 +175,7 @@ func money(c *float64) string {
 		return ""
 	}
 	// Four decimals, as the report, the summary and the Action's output
-	// say it (session.CostText): one figure wherever a run is shown.
+	// say it (budget.CostText): one figure wherever a run is shown.
 	return fmt.Sprintf("$%.4f", *c)
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 )
 
 // The console takes at most this many events a batch; Live keeps at most
@@ -328,7 +329,7 @@ func (l *Live) controls(ctx context.Context) {
 func (l *Live) apply(c RunControl) (string, error) {
 	switch c.Kind {
 	case "message":
-		return l.Control.Send(session.Message{From: c.From, Text: c.Text})
+		return l.Control.Send(live.Message{From: c.From, Text: c.Text})
 	case "interrupt":
 		return l.Control.Interrupt(c.From)
 	case "stop":

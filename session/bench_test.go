@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/budget"
 )
 
 // BenchmarkTurn measures the engine's own cost per turn beside a bare
@@ -158,7 +159,7 @@ func readingSession(tb testing.TB, contextTokens int) readingFigures {
 		}
 		f.requests++
 		f.wireBytes += len(wire)
-		f.largestTokens = max(f.largestTokens, estimate(fromWire(req.Messages)))
+		f.largestTokens = max(f.largestTokens, budget.RequestEstimate(fromWire(req.Messages)))
 		if prev != nil {
 			n := 0
 			for n < len(prev) && n < len(wire) && prev[n] == wire[n] {
@@ -198,17 +199,17 @@ func BenchmarkReadingSession(b *testing.B) {
 func BenchmarkContextWindow(b *testing.B) {
 	obs := "Result of read_file:\n" + strings.Repeat("// a line of a Go file, forty bytes long\n", 75)
 	for b.Loop() {
-		w := newContextWindow(DefaultContextTokens)
-		entries := []Entry{
-			{Role: "system", Content: strings.Repeat("the system prompt ", 250), Kind: KindSystem},
-			{Role: "user", Content: "the instruction", Kind: KindInstruction},
+		w := budget.NewContextWindow(DefaultContextTokens)
+		entries := []budget.Entry{
+			{Role: "system", Content: strings.Repeat("the system prompt ", 250), Kind: budget.KindSystem},
+			{Role: "user", Content: "the instruction", Kind: budget.KindInstruction},
 		}
 		for turn := 1; turn <= 40; turn++ {
 			entries = append(entries,
-				Entry{Role: "assistant", Content: "tool: read_file\npath: f.go", Kind: KindReply, Turn: turn},
-				Entry{Role: "user", Content: obs, Kind: KindObservation, Turn: turn})
-			_ = w.request(entries)
-			_ = w.stats.snapshot()
+				budget.Entry{Role: "assistant", Content: "tool: read_file\npath: f.go", Kind: budget.KindReply, Turn: turn},
+				budget.Entry{Role: "user", Content: obs, Kind: budget.KindObservation, Turn: turn})
+			_ = w.Request(entries)
+			_ = w.Stats()
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*40), "ns/request")

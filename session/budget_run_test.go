@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -20,8 +21,8 @@ import (
 // server recorded.
 func TestSessionHoldsTheBudget(t *testing.T) {
 	t.Parallel()
-	for _, budget := range []int{1024, 4096, 8192} {
-		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+	for _, limit := range []int{1024, 4096, 8192} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
 			t.Parallel()
 			files := map[string]string{}
 			for i := range 6 {
@@ -37,7 +38,7 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 			opts := testOptions(t, srv, repo)
 			opts.DryRun = true
 			opts.MaxTurns = len(replies)
-			opts.ContextTokens = budget
+			opts.ContextTokens = limit
 			opts.Prompt = strings.Repeat("Read the big files and tell me what they hold. ", 40) // ~1,900 bytes
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
@@ -52,35 +53,35 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 			var shares []float64
 			for i, req := range reqs {
 				msgs := fromWire(req.Messages)
-				est := estimate(msgs)
+				est := budget.RequestEstimate(msgs)
 				largest = max(largest, est)
-				assert.LessOrEqual(t, est, budget, "request %d", i)
-				if budget < 4096 {
+				assert.LessOrEqual(t, est, limit, "request %d", i)
+				if limit < 4096 {
 					// The system prompt alone is over the budget: it is
 					// cut, once, the same way in every request.
 					assert.Contains(t, system.Content, "bytes cut here to fit the context budget")
 				}
 				assert.Equal(t, system, req.Messages[0], "request %d keeps the system prompt", i)
-				if budget >= 4096 {
+				if limit >= 4096 {
 					assert.True(t, strings.HasPrefix(req.Messages[1].Content, strings.TrimSpace(opts.Prompt)), "request %d keeps the instruction", i)
 				}
 				last := msgs[len(msgs)-1].Content
 				if i > 0 {
 					assert.True(t, strings.HasPrefix(last, "Result of read_file:\n"), "request %d ends with the latest result", i)
-					assert.LessOrEqual(t, len(last), len("Result of read_file:\n")+observationLimit(budget), "request %d: the result is capped", i)
+					assert.LessOrEqual(t, len(last), len("Result of read_file:\n")+budget.ObservationLimit(limit), "request %d: the result is capped", i)
 					prev := fromWire(reqs[i-1].Messages)
-					if len(msgs) < len(prev) || !slices.EqualFunc(prev, msgs[:len(prev)], sameMessage) {
+					if len(msgs) < len(prev) || !slices.EqualFunc(prev, msgs[:len(prev)], budget.SameMessage) {
 						changed++
 					}
 					sizes := make([]int, len(msgs))
 					for j, m := range msgs {
-						sizes[j] = wireSize(m.Role, m.Content)
+						sizes[j] = budget.WireSize(m.Role, m.Content)
 					}
-					shares = append(shares, prefixShare(prev, msgs, sizes))
+					shares = append(shares, budget.PrefixShare(prev, msgs, sizes))
 				}
 			}
 			c := rep.Context
-			assert.Equal(t, budget, c.Budget)
+			assert.Equal(t, limit, c.Budget)
 			assert.Equal(t, len(reqs), c.Requests)
 			assert.Equal(t, largest, c.LargestRequestEstimated, "the engine's estimate is the wire's")
 			assert.Positive(t, changed, "at these budgets the session must elide")
@@ -94,7 +95,7 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 			var out bytes.Buffer
 			rep.WriteSummary(&out)
 			assert.Contains(t, out.String(), fmt.Sprintf("context: %d requests, %d tokens sent (estimated), largest %d of the %d budget, prefix reuse median %.2f\n",
-				c.Requests, c.SentTokensEstimated, c.LargestRequestEstimated, budget, c.PrefixReuseMedian))
+				c.Requests, c.SentTokensEstimated, c.LargestRequestEstimated, limit, c.PrefixReuseMedian))
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/contract"
 )
 
 // coldModule is a module whose one package takes seconds to compile (n
@@ -73,10 +74,31 @@ func TestColdCompileOutlastsTheShellTimeout(t *testing.T) {
 	assert.NotContains(t, w.String(), "core killed")
 
 	require.NotNil(t, rep.Contract)
-	assert.Equal(t, []CheckVerdict{VerdictPassing}, checkVerdicts(rep.Contract), "the checks compiled past the timeout too")
+	assert.Equal(t, []contract.CheckVerdict{contract.VerdictPassing}, checkVerdicts(rep.Contract), "the checks compiled past the timeout too")
 	assert.True(t, rep.Contract.Held())
 	for _, r := range rep.Contract.Checks {
 		assert.Equal(t, []string{"go", "build", "."}, r.Command)
 		assert.Positive(t, r.Baseline.BuiltSeconds, "the start commit's check compiled")
 	}
+}
+
+// TestBuildCeilingOption: the build ceiling is 4 times the shell timeout
+// unless set, and a negative one is refused, naming the option.
+func TestBuildCeilingOption(t *testing.T) {
+	t.Parallel()
+	base := testOptions(t, testkit.NewModelServer(t), t.TempDir())
+	o := base
+	o.ShellTimeout = 3 * time.Minute
+	o, err := o.withDefaults()
+	require.NoError(t, err)
+	assert.Equal(t, 12*time.Minute, o.BuildCeiling)
+	o = base
+	o.BuildCeiling = time.Hour
+	o, err = o.withDefaults()
+	require.NoError(t, err)
+	assert.Equal(t, time.Hour, o.BuildCeiling)
+	o = base
+	o.BuildCeiling = -time.Second
+	_, err = o.withDefaults()
+	assert.ErrorContains(t, err, "build-ceiling")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/contract"
 )
 
 // TestContractEnvironment runs a session whose check fails on both sides
@@ -25,11 +26,11 @@ func TestContractEnvironment(t *testing.T) {
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.NotNil(t, rep.Contract)
-	assert.Equal(t, ContractUnjudged, rep.Contract.Verdict, rep.Contract.Line())
+	assert.Equal(t, contract.ContractUnjudged, rep.Contract.Verdict, rep.Contract.Line())
 	assert.Equal(t, StatusCompleted, rep.Status, "never partial: the code broke nothing it could be judged on: %s", rep.Error)
 	require.Len(t, rep.Contract.Checks, 1)
 	r := rep.Contract.Checks[0]
-	assert.Equal(t, VerdictEnvironment, r.Verdict)
+	assert.Equal(t, contract.VerdictEnvironment, r.Verdict)
 	assert.Equal(t, "a dependency is missing: example.com/dep", r.Cause)
 	assert.Contains(t, r.Evidence, "no required module provides package example.com/dep")
 	assert.True(t, rep.Landed, "the work lands, unverified")
@@ -53,8 +54,8 @@ func TestContractManifestRemoved(t *testing.T) {
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.NotNil(t, rep.Contract)
-	assert.Equal(t, ContractBroken, rep.Contract.Verdict, rep.Contract.Line())
-	assert.Equal(t, []CheckVerdict{VerdictRegressed}, checkVerdicts(rep.Contract))
+	assert.Equal(t, contract.ContractBroken, rep.Contract.Verdict, rep.Contract.Line())
+	assert.Equal(t, []contract.CheckVerdict{contract.VerdictRegressed}, checkVerdicts(rep.Contract))
 	assert.Equal(t, StatusPartial, rep.Status)
 	assert.Contains(t, rep.Error, "the result broke its contract")
 }

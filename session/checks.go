@@ -12,45 +12,8 @@ import (
 
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
-	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/session/contract"
 )
-
-// userChecks turns the --check texts into checks, refusing any the tier
-// does not let run unattended: a check the harness cannot run confined
-// holds nothing.
-func userChecks(texts []string, tier lang.Tier) ([]Check, error) {
-	var checks []Check
-	for _, text := range texts {
-		argv, err := lang.SplitCommand(strings.TrimSpace(text))
-		if err != nil {
-			return nil, fmt.Errorf("--check: %w", err)
-		}
-		d := lang.Check(tier, argv)
-		switch {
-		case !d.Allowed():
-			return nil, fmt.Errorf("--check %q: the verify tier %s does not let it run unattended (%s); raise the tier (--verify build or test) or drop the check", text, tier, d.Reason)
-		case d.Network:
-			return nil, fmt.Errorf("--check %q: it fetches modules on the host and may change go.mod; a check must only report (go build, go vet, go test, gofmt -l)", text)
-		}
-		checks = addCheck(checks, Check{Command: argv, Source: SourceUser})
-	}
-	return checks, nil
-}
-
-// modelCheck turns a verification command the model ran into a check, or
-// reports false when the harness could not hold the result to it: the
-// tier does not let it run unattended, or it is a go mod command, which
-// changes go.mod rather than checking anything.
-func modelCheck(v *tools.Verification, tier lang.Tier) (Check, bool) {
-	argv, err := lang.SplitCommand(v.Command)
-	if err != nil {
-		return Check{}, false
-	}
-	if d := lang.Check(tier, argv); !d.Allowed() || d.Network {
-		return Check{}, false
-	}
-	return Check{Command: argv, Source: SourceModel}, true
-}
 
 // checker runs a session's checks for its contract: baselines in a clean
 // checkout of the start commit, results in a checkout of the tree frozen
@@ -90,7 +53,7 @@ type checker struct {
 // baseRun is one check's baseline, started once.
 type baseRun struct {
 	done   chan struct{} // closed when res is set
-	res    CheckResult
+	res    contract.CheckResult
 	failed bool // stopped by its context: run again when wanted
 }
 
@@ -109,7 +72,7 @@ func newChecker(s *run) *checker {
 // background starts the baselines of the checks known now, each in the
 // background; start starts those of checks found later the same way.
 // close stops them.
-func (c *checker) background(ctx context.Context, checks []Check) {
+func (c *checker) background(ctx context.Context, checks []contract.Check) {
 	c.mu.Lock()
 	if c.ctx == nil {
 		c.ctx, c.cancel = context.WithCancel(ctx)
@@ -167,9 +130,9 @@ func (c *checker) claim(argv []string) (*baseRun, bool) {
 
 // runBase runs a claimed baseline and publishes its result.
 func (c *checker) runBase(ctx context.Context, b *baseRun, argv []string) {
-	var r CheckResult
+	var r contract.CheckResult
 	if err := c.prepare(ctx); err != nil {
-		r = CheckResult{Exit: -1, Error: err.Error()}
+		r = contract.CheckResult{Exit: -1, Error: err.Error()}
 	} else {
 		c.running.Lock()
 		r = c.run(ctx, c.baseDir, argv)
@@ -199,29 +162,29 @@ func (c *checker) close() {
 // checked out in a directory of its own, and compares it with its
 // baseline. The baselines not yet known start at once, beside the results;
 // those under way in the background are waited for, never run twice.
-func (c *checker) contract(ctx context.Context, checks []Check, tree string) *Contract {
-	bases := make([]func() CheckResult, len(checks))
+func (c *checker) contract(ctx context.Context, checks []contract.Check, tree string) *contract.Contract {
+	bases := make([]func() contract.CheckResult, len(checks))
 	for i, ch := range checks {
 		bases[i] = c.wanted(ctx, ch.Command)
 	}
-	runs := make([]CheckRun, 0, len(checks))
+	runs := make([]contract.CheckRun, 0, len(checks))
 	if len(checks) > 0 {
 		err := c.checkoutTree(ctx, tree)
 		for _, ch := range checks {
-			result := CheckResult{Exit: -1}
+			result := contract.CheckResult{Exit: -1}
 			if err != nil {
 				result.Error = err.Error()
 			} else {
 				result = c.run(ctx, c.resultDir, ch.Command)
 			}
-			runs = append(runs, CheckRun{Command: ch.Command, Source: ch.Source, Result: result})
+			runs = append(runs, contract.CheckRun{Command: ch.Command, Source: ch.Source, Result: result})
 		}
 		_ = os.RemoveAll(c.resultDir)
 	}
 	for i := range runs {
 		runs[i].Baseline = bases[i]()
 	}
-	k := NewContract(runs, c.timeout)
+	k := contract.NewContract(runs, c.timeout)
 	k.BuildCeilingSeconds = c.ceiling.Seconds()
 	k.Tree = tree
 	return k
@@ -246,7 +209,7 @@ func (c *checker) checkoutTree(ctx context.Context, tree string) error {
 
 // wanted returns the function that waits for the check's baseline: the one
 // known or under way, or one it starts now, in the foreground.
-func (c *checker) wanted(ctx context.Context, argv []string) func() CheckResult {
+func (c *checker) wanted(ctx context.Context, argv []string) func() contract.CheckResult {
 	b, mine := c.claim(argv)
 	if mine {
 		c.wg.Add(1)
@@ -255,11 +218,11 @@ func (c *checker) wanted(ctx context.Context, argv []string) func() CheckResult 
 			c.runBase(ctx, b, argv)
 		}()
 	}
-	return func() CheckResult {
+	return func() contract.CheckResult {
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			return CheckResult{Exit: -1, Error: "stopped: " + ctx.Err().Error()}
+			return contract.CheckResult{Exit: -1, Error: "stopped: " + ctx.Err().Error()}
 		}
 		if b.failed && ctx.Err() == nil {
 			// Stopped with the background (a resumed checker's close): run
@@ -305,7 +268,7 @@ func (c *checker) checkout(ctx context.Context) error {
 // A check whose ecosystem's manifest is not in dir, or whose toolchain is
 // not on this machine, does not run: it could not apply, which is neither
 // a pass nor a failure (NotApplicable).
-func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResult {
+func (c *checker) run(ctx context.Context, dir string, argv []string) contract.CheckResult {
 	// The start commit's checkout, and the result's, are seen where the
 	// workspace is: their go commands then key each package's compile as
 	// the warm-up's did, and find what the warm-up compiled in the
@@ -317,40 +280,11 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) CheckResul
 	}
 	var na *lang.NotApplicable
 	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
-		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
+		return contract.CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
 	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.timeout, BuildCeiling: c.ceiling, OutputLimit: 4 << 10, NoBox: true})
 	if err == nil && ctx.Err() != nil {
-		err = checkStopped{ctx.Err()}
+		err = contract.CheckStopped{Err: ctx.Err()}
 	}
-	return checkResultOf(r, err, repoModule(dir))
-}
-
-// checkStopped is a check stopped by its context.
-type checkStopped struct{ err error }
-
-func (e checkStopped) Error() string { return "stopped: " + e.err.Error() }
-
-// checkResultOf is how one run of a check ended, from what the sandbox
-// said (r, err); isLocal names the repository's own modules (repoModule).
-func checkResultOf(r sandbox.Result, err error, isLocal func(string) bool) CheckResult {
-	res := CheckResult{Exit: r.ExitCode, TimedOut: r.TimedOut, Seconds: r.Duration.Seconds(), Sandboxed: r.Sandboxed,
-		WaitedSeconds: r.Waited.Seconds(), BuiltSeconds: r.Built.Seconds(), AtCeiling: r.AtCeiling}
-	var refused *sandbox.RefusedError
-	switch {
-	case errors.As(err, &refused):
-		res.Exit, res.Error = -1, refused.Reason
-	case err != nil:
-		res.Exit, res.Error = -1, err.Error()
-	}
-	res.Passed = res.Error == "" && !res.TimedOut && res.Exit == 0
-	res.Cause, res.Evidence = environmentCause(res, r.Output, r.Setup, isLocal)
-	var unreachable *sandbox.DepsUnreachable
-	if !res.Passed && errors.As(r.Deps, &unreachable) {
-		// The dependency step said so itself: the command ran without
-		// its dependencies because a registry could not be reached.
-		res.Cause = causeUnreachable + ": " + unreachable.Host
-		res.Evidence = oneLine(unreachable.Evidence, maxEvidence)
-	}
-	return res
+	return contract.CheckResultOf(r, err, contract.RepoModule(dir))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/contract"
 )
 
 // goModule is a Go module whose package builds, or not, as calc.go says.
@@ -57,8 +58,8 @@ func buildOptions(t *testing.T, srv *testkit.ModelServer, repo string) Options {
 	return opts
 }
 
-func checkVerdicts(c *Contract) []CheckVerdict {
-	var out []CheckVerdict
+func checkVerdicts(c *contract.Contract) []contract.CheckVerdict {
+	var out []contract.CheckVerdict
 	for _, r := range c.Checks {
 		out = append(out, r.Verdict)
 	}
@@ -75,19 +76,19 @@ func TestContract(t *testing.T) {
 		checks   []string
 		timeout  time.Duration
 		status   Status
-		verdict  ContractVerdict
-		verdicts []CheckVerdict
-		sources  []CheckSource
+		verdict  contract.ContractVerdict
+		verdicts []contract.CheckVerdict
+		sources  []contract.CheckSource
 	}{
 		{
 			name: "a real fix", base: broken,
 			replies: []string{write("calc.go", "package calc\n\n"+builds+"\n"), "tool: run_shell\ncommand: go vet ./...", "tool: done\nsummary: fixed it"},
-			status:  StatusCompleted, verdict: ContractHeld, verdicts: []CheckVerdict{VerdictFixed}, sources: []CheckSource{SourceModel},
+			status:  StatusCompleted, verdict: contract.ContractHeld, verdicts: []contract.CheckVerdict{contract.VerdictFixed}, sources: []contract.CheckSource{contract.SourceModel},
 		},
 		{
 			name: "a user check the model never ran catches a regression", base: builds, checks: []string{"go build ./..."},
 			replies: []string{write("calc.go", "package calc\n\n"+broken+"\n"), "tool: done\nsummary: done, trust me"},
-			status:  StatusPartial, verdict: ContractBroken, verdicts: []CheckVerdict{VerdictRegressed}, sources: []CheckSource{SourceUser},
+			status:  StatusPartial, verdict: contract.ContractBroken, verdicts: []contract.CheckVerdict{contract.VerdictRegressed}, sources: []contract.CheckSource{contract.SourceUser},
 		},
 		{
 			name: "the harness's final run catches the last edit", base: builds,
@@ -95,25 +96,25 @@ func TestContract(t *testing.T) {
 				write("extra.go", "package calc\n"), "tool: run_shell\ncommand: go vet ./...",
 				write("calc.go", "package calc\n\n"+broken+"\n"), "tool: done\nsummary: vet passed",
 			},
-			status: StatusPartial, verdict: ContractBroken, verdicts: []CheckVerdict{VerdictRegressed}, sources: []CheckSource{SourceModel},
+			status: StatusPartial, verdict: contract.ContractBroken, verdicts: []contract.CheckVerdict{contract.VerdictRegressed}, sources: []contract.CheckSource{contract.SourceModel},
 		},
 		{
 			// Killed on both sides, it could not judge the code: the
 			// environment's, never broken.
 			name: "a check that times out on both sides", base: builds, checks: []string{"go vet ./..."}, timeout: time.Millisecond,
 			replies: []string{write("extra.go", "package calc\n"), "tool: done\nsummary: added a file"},
-			status:  StatusCompleted, verdict: ContractUnjudged, verdicts: []CheckVerdict{VerdictEnvironment}, sources: []CheckSource{SourceUser},
+			status:  StatusCompleted, verdict: contract.ContractUnjudged, verdicts: []contract.CheckVerdict{contract.VerdictEnvironment}, sources: []contract.CheckSource{contract.SourceUser},
 		},
 		{
 			name: "go checks in a Python repository do not apply", checks: []string{"go build ./..."},
 			files:   map[string]string{"pyproject.toml": "[project]\nname = \"calc\"\n", "calc.py": "def add(a, b):\n    return a - b\n"},
 			replies: []string{write("calc.py", "def add(a, b):\n    return a + b\n"), "tool: run_shell\ncommand: go vet ./...", "tool: done\nsummary: fixed add"},
-			status:  StatusCompleted, verdict: ContractNone, verdicts: []CheckVerdict{VerdictError, VerdictError}, sources: []CheckSource{SourceUser, SourceModel},
+			status:  StatusCompleted, verdict: contract.ContractNone, verdicts: []contract.CheckVerdict{contract.VerdictError, contract.VerdictError}, sources: []contract.CheckSource{contract.SourceUser, contract.SourceModel},
 		},
 		{
 			name: "no checks", base: builds,
 			replies: []string{write("extra.go", "package calc\n"), "tool: done\nsummary: added a file"},
-			status:  StatusCompleted, verdict: ContractNone,
+			status:  StatusCompleted, verdict: contract.ContractNone,
 		},
 	}
 	for _, tt := range tests {
@@ -140,14 +141,14 @@ func TestContract(t *testing.T) {
 			for i, src := range tt.sources {
 				assert.Equal(t, src, rep.Contract.Checks[i].Source)
 			}
-			assert.Equal(t, tt.verdict == ContractNone, rep.Unverified)
+			assert.Equal(t, tt.verdict == contract.ContractNone, rep.Unverified)
 			assert.True(t, rep.Landed, "the work lands whatever the contract says")
-			if tt.verdict == ContractBroken {
+			if tt.verdict == contract.ContractBroken {
 				assert.Contains(t, rep.Error, "the result broke its contract")
 			}
 			for _, r := range rep.Contract.Checks {
 				if r.Result.Inapplicable {
-					assert.Equal(t, VerdictError, r.Verdict)
+					assert.Equal(t, contract.VerdictError, r.Verdict)
 					assert.Equal(t, "no go.mod or go.work: "+strings.Join(r.Command[:2], " ")+" does not apply here", r.Result.Error)
 				}
 			}
@@ -194,7 +195,7 @@ func TestContractResumeAfterBroken(t *testing.T) {
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusPartial, rep.Status)
-	require.Equal(t, ContractBroken, rep.Contract.Verdict)
+	require.Equal(t, contract.ContractBroken, rep.Contract.Verdict)
 
 	resumed := buildOptions(t, srv, repo)
 	resumed.Store = opts.Store
@@ -202,8 +203,8 @@ func TestContractResumeAfterBroken(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	require.NotNil(t, rep.Contract)
-	assert.Equal(t, ContractHeld, rep.Contract.Verdict, "resume runs the contract again, with the user's check")
-	assert.Equal(t, []CheckVerdict{VerdictPassing}, checkVerdicts(rep.Contract))
+	assert.Equal(t, contract.ContractHeld, rep.Contract.Verdict, "resume runs the contract again, with the user's check")
+	assert.Equal(t, []contract.CheckVerdict{contract.VerdictPassing}, checkVerdicts(rep.Contract))
 	assert.Equal(t, "package calc\n\n"+builds+"\n// Sum adds.\nfunc Sum(a, b int) int { return Add(a, b) }\n",
 		gitOut(t, repo, "show", rep.Branch+":calc.go")+"\n")
 }
@@ -274,10 +275,10 @@ func TestCheckerBaselineInItsOwnCheckout(t *testing.T) {
 	c, ws := newTestChecker(t, goModule(builds))
 	calc := filepath.Join(ws, "calc.go")
 	require.NoError(t, os.WriteFile(calc, []byte("package calc\n\n"+broken+"\n"), 0o644))
-	checks := []Check{{Command: []string{"go", "vet", "./..."}, Source: SourceUser}}
+	checks := []contract.Check{{Command: []string{"go", "vet", "./..."}, Source: contract.SourceUser}}
 	c.background(t.Context(), checks)
 	got := c.contract(t.Context(), checks, frozenTree(t, c))
-	assert.Equal(t, []CheckVerdict{VerdictRegressed}, checkVerdicts(got), "the base is the start commit, not the workspace")
+	assert.Equal(t, []contract.CheckVerdict{contract.VerdictRegressed}, checkVerdicts(got), "the base is the start commit, not the workspace")
 	assert.NoDirExists(t, c.resultDir, "the result's checkout is removed once its checks ran")
 	assert.DirExists(t, c.baseDir)
 	c.close()
@@ -293,7 +294,7 @@ func TestCheckerCloseStopsTheBackground(t *testing.T) {
 	c, _ := newTestChecker(t, goModule(builds))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	c.background(ctx, []Check{{Command: []string{"go", "vet", "./..."}, Source: SourceUser}})
+	c.background(ctx, []contract.Check{{Command: []string{"go", "vet", "./..."}, Source: contract.SourceUser}})
 	c.close() // returns: the goroutine saw the cancelled context
 	assert.Empty(t, c.base, "a cancelled baseline is not kept")
 }
@@ -302,7 +303,7 @@ func TestCheckerCloseStopsTheBackground(t *testing.T) {
 // end, and returns it; a confined go test may compile the standard
 // library first, which a busy machine takes minutes over, so the wait is
 // bounded by the check's own timeout and a little more.
-func baseDone(t *testing.T, c *checker, argv []string) CheckResult {
+func baseDone(t *testing.T, c *checker, argv []string) contract.CheckResult {
 	t.Helper()
 	c.mu.Lock()
 	b := c.base[strings.Join(argv, "\x00")]
@@ -342,12 +343,12 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 		argv    []string
 		files   map[string]string
 		change  string // calc.go's new body
-		verdict CheckVerdict
+		verdict contract.CheckVerdict
 	}{
 		{name: "build tier, on the host", tier: lang.TierBuild, argv: []string{"go", "vet", "./..."},
-			files: goModule(builds), change: broken, verdict: VerdictRegressed},
+			files: goModule(builds), change: broken, verdict: contract.VerdictRegressed},
 		{name: "test tier, confined", tier: lang.TierTest, argv: []string{"go", "test", "-count=1", "./..."},
-			files: counted(builds), change: wrong, verdict: VerdictRegressed},
+			files: counted(builds), change: wrong, verdict: contract.VerdictRegressed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -355,15 +356,15 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 				requireBwrap(t)
 			}
 			t.Parallel()
-			checks := []Check{{Command: tt.argv, Source: SourceUser}}
+			checks := []contract.Check{{Command: tt.argv, Source: contract.SourceUser}}
 			// One sandbox for both, and one place for their workspaces:
 			// the second finds the build cache layers of the first (each
 			// keyed by the sandbox and the directory), so that it does not
 			// compile the standard library again.
 			home := t.TempDir()
 			sb := sandbox.New(warmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}}))
-			var results [2]CheckResult
-			var verdicts [2][]CheckVerdict
+			var results [2]contract.CheckResult
+			var verdicts [2][]contract.CheckVerdict
 			for i, early := range []bool{true, false} {
 				c, ws := newTestCheckerIn(t, tt.files, home)
 				c.tier = tt.tier
@@ -393,10 +394,22 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 				}
 				c.close()
 			}
-			assert.Equal(t, []CheckVerdict{tt.verdict}, verdicts[0])
+			assert.Equal(t, []contract.CheckVerdict{tt.verdict}, verdicts[0])
 			assert.Equal(t, verdicts[0], verdicts[1], "the verdicts of an early and a late baseline differ")
 			assert.Equal(t, results[0], results[1], "the recorded baselines differ")
 			assert.True(t, results[0].Passed, "the start commit passes: %+v", results[0])
 		})
 	}
+}
+
+func TestContractRule(t *testing.T) {
+	t.Parallel()
+	assert.Empty(t, contractRule(lang.TierOff, nil), "no contract at tier off")
+	rule := contractRule(lang.TierTest, []contract.Check{
+		{Command: []string{"go", "test", "./..."}, Source: contract.SourceUser},
+		{Command: []string{"go", "vet", "./..."}, Source: contract.SourceModel},
+	})
+	assert.Contains(t, rule, "the harness itself runs every such command you ran")
+	assert.Contains(t, rule, "The user's checks: go test ./....")
+	assert.NotContains(t, rule, "go vet")
 }

@@ -6,16 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-)
 
-// Message is what a person sends a live run: it enters the transcript
-// between turns, or wakes an idle run, with who sent it.
-type Message struct {
-	// From names the sender as the run's users know them: a GitHub
-	// login, or the local user for the command line.
-	From string
-	Text string
-}
+	"github.com/coreagent/core/session/live"
+)
 
 // errInterrupted and errStopped are the causes a person's interrupt and
 // stop cancel a run's contexts with.
@@ -28,13 +21,13 @@ var (
 // an interrupt of the current turn, a stop. Entry points that hand
 // messages to the run themselves (the bot's local mode, the Action reading
 // comments) make one with NewControl and pass it in Options.Control; the
-// command line reaches it through the session's socket (serveControl).
+// command line reaches it through the session's socket (live.Serve).
 // Authorising the sender is the caller's job: Control takes what it is
 // given.
 type Control struct {
 	mu     sync.Mutex
 	status Status
-	inbox  []Message
+	inbox  []live.Message
 	wake   chan struct{}
 	// turn cancels the current turn; pending is an interrupt that came
 	// between two turns, for the next one.
@@ -60,7 +53,7 @@ func (c *Control) Status() Status {
 
 // Send queues a message for the run and returns the acknowledgement to
 // show its sender.
-func (c *Control) Send(m Message) (string, error) {
+func (c *Control) Send(m live.Message) (string, error) {
 	if strings.TrimSpace(m.Text) == "" {
 		return "", errors.New("the message is empty: say what the run should do")
 	}
@@ -169,7 +162,7 @@ func (c *Control) stoppedBy(ctx context.Context) (string, bool) {
 }
 
 // take returns the queued messages and empties the queue.
-func (c *Control) take() []Message {
+func (c *Control) take() []live.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ms := c.inbox
@@ -178,7 +171,7 @@ func (c *Control) take() []Message {
 }
 
 // peek returns the queued messages, leaving them queued.
-func (c *Control) peek() []Message {
+func (c *Control) peek() []live.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.inbox

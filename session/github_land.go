@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/status"
 )
 
@@ -129,7 +131,7 @@ func (s *run) pullTitle() string {
 		return BudgetTitlePrefix + title
 	}
 	if s.report.Contract.Broken() {
-		return FailingTitlePrefix + title
+		return contract.FailingTitlePrefix + title
 	}
 	return title
 }
@@ -159,7 +161,7 @@ func (s *run) pullBody() string {
 	s.writeVerification(&b)
 	fmt.Fprintf(&b, "\n### Session\n\n- session: `%s`\n- turns: %d, tokens: %d (prompt %d, completion %d)\n- model: `%s`, verify tier: `%s`\n",
 		rec.ID, rec.Turns, rec.Usage.TotalTokens, rec.Usage.PromptTokens, rec.Usage.CompletionTokens, rec.Model, rec.Verify)
-	fmt.Fprintf(&b, "- cost: %s\n", CostText(rec.CostUSD))
+	fmt.Fprintf(&b, "- cost: %s\n", budget.CostText(rec.CostUSD))
 	if rec.Issue != 0 {
 		fmt.Fprintf(&b, "\nCloses #%d\n", rec.Issue)
 	}
@@ -177,7 +179,7 @@ func (s *run) pullComment() string {
 	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", short(rec.Commit), rec.ID)
 	s.writeSpent(&b)
 	if s.report.Contract.Broken() {
-		b.WriteString("**" + strings.TrimSpace(FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
+		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
 	}
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
 		b.WriteString(sum + "\n\n")

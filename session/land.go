@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/coreagent/core/session/budget"
 )
 
 // finish lands the work of a run whose model called done, step by step:
@@ -204,7 +206,7 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	r.Commit, r.PRURL, r.Landed, r.PullRequest = s.rec.Commit, s.rec.PRURL, s.rec.Landed, s.rec.PullRequest
 	r.TotalTurns = s.rec.Turns
 	r.Issue = s.rec.Issue
-	r.Budget, r.SpendByTool = s.budgetReport(), byTool(r.Spend)
+	r.Budget, r.SpendByTool = s.budgetReport(), budget.ByTool(r.Spend)
 	if c := r.Contract; c != nil {
 		for i := range c.Checks {
 			ch := &c.Checks[i]

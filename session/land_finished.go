@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/tools"
 )
@@ -97,8 +98,8 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 // landedReport is what core session land reads of the report of the
 // session's last run.
 type landedReport struct {
-	Contract *Contract `json:"contract"`
-	Tree     string    `json:"tree"`
+	Contract *contract.Contract `json:"contract"`
+	Tree     string             `json:"tree"`
 }
 
 // recordedReport is the contract session id's last run wrote in its report

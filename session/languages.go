@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/contract"
 )
 
 // Languages is what a run found of its workspace's ecosystems and what its
@@ -71,7 +72,7 @@ func (s *run) checksFromCI(l *Languages) {
 		return
 	}
 	for _, st := range ci.Taken {
-		s.rec.Checks = addCheck(s.rec.Checks, Check{Command: st.Argv, Source: SourceCI})
+		s.rec.Checks = contract.AddCheck(s.rec.Checks, contract.Check{Command: st.Argv, Source: contract.SourceCI})
 		if st.As != "" {
 			fmt.Fprintf(s.opts.Progress, "checks from CI: taken %q as %q (%s): the toolchain has no %s\n", st.Command, st.As, st, strings.Fields(st.Command)[0])
 			continue

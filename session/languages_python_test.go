@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/contract"
 )
 
 // TestPythonWithoutManifest: a repository of a module and its test_*.py,
@@ -68,8 +69,8 @@ func TestPythonWithoutManifest(t *testing.T) {
 	require.Len(t, rep.Contract.Checks, 1)
 	c := rep.Contract.Checks[0]
 	assert.Equal(t, strings.Fields(command), c.Command)
-	assert.Equal(t, VerdictFixed, c.Verdict, "base %+v, result %+v", c.Baseline, c.Result)
+	assert.Equal(t, contract.VerdictFixed, c.Verdict, "base %+v, result %+v", c.Baseline, c.Result)
 	assert.True(t, c.Baseline.Sandboxed, "the base's run is confined")
 	assert.True(t, c.Result.Sandboxed, "the result's run is confined")
-	assert.Equal(t, ContractHeld, rep.Contract.Verdict)
+	assert.Equal(t, contract.ContractHeld, rep.Contract.Verdict)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/contract"
 )
 
 func TestLanguagesLine(t *testing.T) {
@@ -100,11 +101,11 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 			require.Len(t, rep.Contract.Checks, 1)
 			c := rep.Contract.Checks[0]
 			assert.Equal(t, lang.Command, c.Command)
-			assert.Equal(t, SourceCI, c.Source, "the repository's CI named it first")
-			assert.Equal(t, VerdictFixed, c.Verdict, "base %+v, result %+v", c.Baseline, c.Result)
+			assert.Equal(t, contract.SourceCI, c.Source, "the repository's CI named it first")
+			assert.Equal(t, contract.VerdictFixed, c.Verdict, "base %+v, result %+v", c.Baseline, c.Result)
 			assert.True(t, c.Baseline.Sandboxed, "the base's run is confined")
 			assert.True(t, c.Result.Sandboxed, "the result's run is confined")
-			assert.Equal(t, ContractHeld, rep.Contract.Verdict)
+			assert.Equal(t, contract.ContractHeld, rep.Contract.Verdict)
 		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
 )
@@ -42,7 +44,7 @@ func (s *run) moveTo(to Status) error {
 
 // readMessages moves the messages people sent into the transcript, each
 // with who sent it, and reports whether there were any.
-func (s *run) readMessages(entries *[]Entry) (bool, error) {
+func (s *run) readMessages(entries *[]budget.Entry) (bool, error) {
 	ms := s.ctl.take()
 	for _, m := range ms {
 		s.events.add(Event{Kind: EventMessage, From: m.From, Text: m.Text})
@@ -51,7 +53,7 @@ func (s *run) readMessages(entries *[]Entry) (bool, error) {
 		if !s.opts.Think {
 			text += "\n\n" + protocol.NoThink
 		}
-		if err := s.append(entries, Entry{Role: model.RoleUser, Content: text, Kind: KindInstruction}); err != nil {
+		if err := s.append(entries, budget.Entry{Role: model.RoleUser, Content: text, Kind: budget.KindInstruction}); err != nil {
 			return false, err
 		}
 	}
@@ -109,7 +111,7 @@ func (s *run) idle(ctx context.Context) bool {
 				fmt.Fprint(s.opts.Output, "next instruction (/exit to stop)> ")
 				continue
 			}
-			if _, err := s.ctl.Send(Message{From: localUser(os.Getuid()), Text: line}); err != nil {
+			if _, err := s.ctl.Send(live.Message{From: live.LocalUser(os.Getuid()), Text: line}); err != nil {
 				return false
 			}
 			return true

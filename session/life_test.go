@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/live"
 )
 
 // runAsync starts Run in the background; the returned function waits for
@@ -83,7 +84,7 @@ func TestMessageMidRunIsActedOn(t *testing.T) {
 	opts.Control = NewControl()
 	wait := runAsync(t, opts)
 	waitRequests(t, srv, 2) // the second turn is with the model
-	ack, err := opts.Control.Send(Message{From: "alice", Text: "also write b.txt"})
+	ack, err := opts.Control.Send(live.Message{From: "alice", Text: "also write b.txt"})
 	require.NoError(t, err)
 	assert.Contains(t, ack, "before its next turn")
 	close(gate)
@@ -95,7 +96,7 @@ func TestMessageMidRunIsActedOn(t *testing.T) {
 	assert.Equal(t, "Message from alice:\nalso write b.txt\n\n/no_think", third[len(third)-1].Content, "the message is the last thing the model reads")
 	assert.Equal(t, "b", gitOut(t, repo, "show", rep.Branch+":b.txt"))
 	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusCompleted}, states(t, opts.Store, rep.ID))
-	_, err = opts.Control.Send(Message{From: "alice", Text: "more"})
+	_, err = opts.Control.Send(live.Message{From: "alice", Text: "more"})
 	assert.ErrorContains(t, err, "only while it is active or idle", "an ended run takes no message")
 }
 
@@ -139,7 +140,7 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 	_, err = opts.Control.Interrupt("alice")
 	assert.ErrorContains(t, err, "only an active run", "an idle run has no turn to interrupt")
 
-	_, err = opts.Control.Send(Message{From: "alice", Text: "write c.txt instead"})
+	_, err = opts.Control.Send(live.Message{From: "alice", Text: "write c.txt instead"})
 	require.NoError(t, err)
 	waitRequests(t, srv, 4)
 	waitStatus(t, opts.Control, StatusIdle)
@@ -249,16 +250,16 @@ func TestSocketSendInterruptStop(t *testing.T) {
 	waitStatus(t, opts.Control, StatusIdle)
 	id := readID(t, opts.Store)
 	ctx := t.Context()
-	_, err := opts.Store.Control(ctx, id, OpInterrupt, "")
+	_, err := opts.Store.Control(ctx, id, live.OpInterrupt, "")
 	assert.ErrorContains(t, err, "only an active run can be interrupted")
 	_, err = opts.Store.Control(ctx, id, "explode", "")
 	assert.ErrorContains(t, err, `unknown operation "explode"`)
-	ack, err := opts.Store.Control(ctx, id, OpSend, "now write b.txt")
+	ack, err := opts.Store.Control(ctx, id, live.OpSend, "now write b.txt")
 	require.NoError(t, err)
 	assert.Equal(t, "received: the idle run continues with it now", ack)
 	waitRequests(t, srv, 4)
 	waitStatus(t, opts.Control, StatusIdle)
-	_, err = opts.Store.Control(ctx, id, OpStop, "")
+	_, err = opts.Store.Control(ctx, id, live.OpStop, "")
 	require.NoError(t, err)
 	rep := wait()
 	assert.Equal(t, StatusCancelled, rep.Status)
@@ -267,9 +268,9 @@ func TestSocketSendInterruptStop(t *testing.T) {
 	assert.Equal(t, "wrote b\nwrote a", gitOut(t, repo, "log", "--format=%s", "-2", rep.Branch), "a second commit on the branch")
 	third := srv.Requests()[2].Messages
 	assert.Contains(t, third[len(third)-1].Content, "Message from local user ")
-	_, err = opts.Store.Control(ctx, id, OpSend, "too late")
+	_, err = opts.Store.Control(ctx, id, live.OpSend, "too late")
 	assert.ErrorContains(t, err, "only a live run")
-	_, err = os.Lstat(filepath.Join(opts.Store.Dir(id), SocketFile))
+	_, err = os.Lstat(filepath.Join(opts.Store.Dir(id), live.SocketFile))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the socket goes with the run")
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/tools"
@@ -73,7 +75,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 			}
 			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}
-		sys := Entry{Role: model.RoleSystem, Content: prompt, Kind: KindSystem}
+		sys := budget.Entry{Role: model.RoleSystem, Content: prompt, Kind: budget.KindSystem}
 		if err := s.append(&entries, sys); err != nil {
 			return s.end(StatusFailed, FailInfrastructure, err), nil
 		}
@@ -84,7 +86,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	if !s.opts.Think {
 		instruction = strings.TrimRight(instruction, "\n") + "\n\n" + protocol.NoThink
 	}
-	if err := s.append(&entries, Entry{Role: model.RoleUser, Content: instruction, Kind: KindInstruction}); err != nil {
+	if err := s.append(&entries, budget.Entry{Role: model.RoleUser, Content: instruction, Kind: budget.KindInstruction}); err != nil {
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
 	for {
@@ -117,7 +119,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 
 // turns drives the model until it calls done, a limit is hit, or something
 // fails. The limits apply afresh to each instruction.
-func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
+func (s *run) turns(ctx context.Context, entries *[]budget.Entry) outcome {
 	runCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	malformed := 0
@@ -155,7 +157,7 @@ func (s *run) turns(ctx context.Context, entries *[]Entry) outcome {
 // It reports true with the outcome when the turns end here. A person's
 // interrupt cancels the turn's context: the work stays and the run goes
 // idle.
-func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string, malformed *int) (outcome, bool) {
+func (s *run) turn(ctx, runCtx context.Context, entries *[]budget.Entry, names []string, malformed *int) (outcome, bool) {
 	turnCtx, done := s.ctl.startTurn(runCtx)
 	defer done()
 	t := &turnRun{ctx: ctx, runCtx: runCtx, turnCtx: turnCtx}
@@ -176,7 +178,7 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]Entry, names []string
 		if *malformed >= maxMalformed {
 			return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}, true
 		}
-		if err := s.appendAll(entries, answers(entry, KindCorrection, protocol.Correction(perr), s.rec.Turns)); err != nil {
+		if err := s.appendAll(entries, answers(entry, budget.KindCorrection, protocol.Correction(perr), s.rec.Turns)); err != nil {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
 		}
 		return s.interruptedTurn(t)
@@ -206,11 +208,11 @@ func (s *run) interruptedTurn(t *turnRun) (outcome, bool) {
 // askModel sends the window to the model, within the budget, accounts for the
 // reply and appends it; end is set when the turn ends here (the budget,
 // no reply, the record).
-func (s *run) askModel(t *turnRun, entries *[]Entry) (entry Entry, out outcome, end bool) {
-	msgs := s.window.build(*entries)
-	if berr := s.overBudget(s.window.last.est); berr != nil {
+func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry, out outcome, end bool) {
+	msgs := s.window.Build(*entries)
+	if berr := s.overBudget(s.window.LastEstimate()); berr != nil {
 		t.hb.end()
-		return Entry{}, outcome{status: StatusBudgetExhausted, err: berr}, true
+		return budget.Entry{}, outcome{status: StatusBudgetExhausted, err: berr}, true
 	}
 	reply, err := s.complete(t.turnCtx, msgs)
 	// The model's text is scrubbed as it arrives: no tool, file,
@@ -218,7 +220,7 @@ func (s *run) askModel(t *turnRun, entries *[]Entry) (entry Entry, out outcome, 
 	reply.Content = s.scrub(reply.Content)
 	s.rec.Turns++
 	s.report.Turns++
-	counted := s.spent(reply, s.window.last.est)
+	counted := s.spent(reply, s.window.LastEstimate())
 	t.step = Step{Turn: s.rec.Turns, Tokens: counted.TotalTokens}
 	var me *model.Error
 	if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
@@ -227,14 +229,14 @@ func (s *run) askModel(t *turnRun, entries *[]Entry) (entry Entry, out outcome, 
 		t.step.Duration = s.opts.Now().Sub(t.started)
 		s.step(t.step)
 		if out, ok := s.interruptedTurn(t); ok {
-			return Entry{}, out, true
+			return budget.Entry{}, out, true
 		}
-		return Entry{}, s.modelFailure(t.ctx, t.runCtx, err), true
+		return budget.Entry{}, s.modelFailure(t.ctx, t.runCtx, err), true
 	}
 	entry = s.replyEntry(reply)
 	if err := s.append(entries, entry); err != nil {
 		t.hb.end()
-		return Entry{}, outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+		return budget.Entry{}, outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
 	}
 	return entry, outcome{}, false
 }
@@ -242,7 +244,7 @@ func (s *run) askModel(t *turnRun, entries *[]Entry) (entry Entry, out outcome, 
 // act runs the action the model chose and takes in its result: the
 // step, a verification command's check, the observation the model reads
 // next, or the end of the turns at done.
-func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Action) (outcome, bool) {
+func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, action protocol.Action) (outcome, bool) {
 	scrubArgs(action.Args, s.scrub)
 	// A command may take long: say at once what runs, and let its
 	// output feed the heartbeat and the event log.
@@ -264,7 +266,7 @@ func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Act
 		// Every call is answered, so the next request is one the server
 		// accepts; the model hears what happened.
 		note := fmt.Sprintf("Interrupted by %s: %s was stopped. Wait for the next message.", by, action.Tool)
-		if err := s.appendAll(entries, answers(entry, KindObservation, note, s.rec.Turns)); err != nil {
+		if err := s.appendAll(entries, answers(entry, budget.KindObservation, note, s.rec.Turns)); err != nil {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
 		}
 		return s.interruptedBy(by), true
@@ -276,11 +278,11 @@ func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Act
 		return outcome{status: StatusFailed, kind: FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}, true
 	}
 	if v := res.Verification; v != nil {
-		s.ownRuns = s.ownRuns.add(*v)
+		s.ownRuns = s.ownRuns.Add(*v)
 		// The contract holds the result to what the model checked
 		// with; the exit code it saw proves nothing about the end.
-		if c, ok := modelCheck(v, s.rec.Verify); ok {
-			s.rec.Checks = addCheck(s.rec.Checks, c)
+		if c, ok := contract.ModelCheck(v, s.rec.Verify); ok {
+			s.rec.Checks = contract.AddCheck(s.rec.Checks, c)
 			s.checks.start(c.Command) // its baseline, now, beside the turns
 			if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {
 				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
@@ -297,13 +299,13 @@ func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Act
 		if len(entry.ToolCalls) > 0 {
 			// Every native call is answered, so a resumed transcript is
 			// one the server accepts.
-			if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
+			if err := s.appendAll(entries, answers(entry, budget.KindObservation, obs, s.rec.Turns)); err != nil {
 				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
 			}
 		}
 		return outcome{status: StatusIdle}, true
 	}
-	if err := s.appendAll(entries, answers(entry, KindObservation, obs, s.rec.Turns)); err != nil {
+	if err := s.appendAll(entries, answers(entry, budget.KindObservation, obs, s.rec.Turns)); err != nil {
 		return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
 	}
 	return outcome{}, false
@@ -314,8 +316,8 @@ func (s *run) act(t *turnRun, entries *[]Entry, entry Entry, action protocol.Act
 func (s *run) complete(ctx context.Context, msgs []model.Message) (model.Reply, error) {
 	turnCtx, cancel := context.WithTimeout(ctx, s.opts.TurnTimeout)
 	defer cancel()
-	s.window.sent()
-	s.report.Context = s.window.stats.snapshot()
+	s.window.Sent()
+	s.report.Context = s.window.Stats()
 	if tc, ok := s.opts.Client.(ToolCompleter); ok && s.native() {
 		return tc.CompleteTools(turnCtx, msgs, nativeTools(s.tools))
 	}
@@ -355,7 +357,7 @@ func (s *run) stopped(ctx, runCtx context.Context, cause error) outcome {
 }
 
 // append adds an entry to the transcript on disk and to the list in memory.
-func (s *run) append(entries *[]Entry, e Entry) error {
+func (s *run) append(entries *[]budget.Entry, e budget.Entry) error {
 	e.Time = s.opts.Now()
 	e.Content = s.scrub(e.Content)
 	if len(e.ToolCalls) > 0 {
@@ -374,7 +376,7 @@ func (s *run) append(entries *[]Entry, e Entry) error {
 }
 
 // appendAll appends entries in order.
-func (s *run) appendAll(entries *[]Entry, es []Entry) error {
+func (s *run) appendAll(entries *[]budget.Entry, es []budget.Entry) error {
 	for _, e := range es {
 		if err := s.append(entries, e); err != nil {
 			return err

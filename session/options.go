@@ -9,6 +9,7 @@ import (
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
 )
@@ -120,11 +121,11 @@ type Options struct {
 	// Price is what the model's tokens cost (nil: no price set, and the
 	// cost is unknown, never zero); recorded, so resume keeps it unless
 	// given again.
-	Price *Price
+	Price *budget.Price
 	// Budget caps what the session may spend; a request that would pass
 	// it is not sent and the run ends budget_exhausted. Resume adds it to
 	// the session's (a top-up).
-	Budget Budget
+	Budget budget.Budget
 	// ToolCalls is how actions travel: ToolCallsText (the default: the
 	// reply's text), ToolCallsNative (OpenAI function calling) or
 	// ToolCallsAuto (native when the server takes tools).

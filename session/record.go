@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -159,22 +161,22 @@ type Record struct {
 	Sandboxed    bool     `json:"sandboxed"`
 	// Checks are what the session's contract holds its result to: the
 	// user's, then the verification commands the model ran.
-	Checks []Check `json:"checks"`
-	Usage  Usage   `json:"usage"`
+	Checks []contract.Check `json:"checks"`
+	Usage  Usage            `json:"usage"`
 	// Price is what the session's tokens cost (nil: no price set); Budget
 	// the caps on its spend, topped up by resume; CostUSD what its turns
 	// cost so far, every run included (nil while no price is known).
-	Price     *Price     `json:"price,omitempty"`
-	Budget    *Budget    `json:"budget,omitempty"`
-	CostUSD   *float64   `json:"cost_usd,omitempty"`
-	Workspace string     `json:"workspace"`
-	Summary   string     `json:"summary,omitempty"`
-	Commit    string     `json:"commit,omitempty"`
-	PRURL     string     `json:"pr_url,omitempty"`
-	Landed    bool       `json:"landed"`
-	CreatedAt time.Time  `json:"created_at"`
-	UpdatedAt time.Time  `json:"updated_at"`
-	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	Price     *budget.Price  `json:"price,omitempty"`
+	Budget    *budget.Budget `json:"budget,omitempty"`
+	CostUSD   *float64       `json:"cost_usd,omitempty"`
+	Workspace string         `json:"workspace"`
+	Summary   string         `json:"summary,omitempty"`
+	Commit    string         `json:"commit,omitempty"`
+	PRURL     string         `json:"pr_url,omitempty"`
+	Landed    bool           `json:"landed"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
+	EndedAt   *time.Time     `json:"ended_at,omitempty"`
 	// ReportPending is set when the report could not be delivered to the
 	// console; core session sync sends it again.
 	ReportPending bool `json:"report_pending,omitempty"`

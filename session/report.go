@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
 )
 
 // Step is one turn of a run, for the report's table of turns.
@@ -42,23 +45,23 @@ type Report struct {
 	Usage      Usage `json:"usage"`
 	// CostUSD is what this run's tokens cost at Price; nil when no price
 	// is known ("no price set"), never 0 for unknown.
-	CostUSD *float64 `json:"cost_usd,omitempty"`
-	Price   *Price   `json:"price,omitempty"`
+	CostUSD *float64      `json:"cost_usd,omitempty"`
+	Price   *budget.Price `json:"price,omitempty"`
 	// Budget is the session's caps and spend; nil when none is set.
-	Budget *BudgetReport `json:"budget,omitempty"`
+	Budget *budget.BudgetReport `json:"budget,omitempty"`
 	// Spend is what each turn of this run cost; SpendByTool the same
 	// totalled by the tool the turns called, most expensive first.
-	Spend       []TurnSpend  `json:"spend,omitempty"`
-	SpendByTool []ToolSpend  `json:"spend_by_tool,omitempty"`
-	Context     ContextStats `json:"context"`
-	Verify      string       `json:"verify"`
-	Sandboxed   bool         `json:"sandboxed"`
+	Spend       []budget.TurnSpend  `json:"spend,omitempty"`
+	SpendByTool []budget.ToolSpend  `json:"spend_by_tool,omitempty"`
+	Context     budget.ContextStats `json:"context"`
+	Verify      string              `json:"verify"`
+	Sandboxed   bool                `json:"sandboxed"`
 	// Languages are the ecosystems the run found and what the tier ran
 	// unattended there; nil when it could not look.
 	Languages *Languages `json:"languages,omitempty"`
 	// Contract is the harness's own verdict on the result; nil when the
 	// session never reached done with a change.
-	Contract *Contract `json:"contract,omitempty"`
+	Contract *contract.Contract `json:"contract,omitempty"`
 	// Tree is the git tree object of the workspace frozen at done: what
 	// the result checks ran on, what the landing guard read, and what
 	// lands; StartTree is the start commit's. LandedTree is the tree of
@@ -148,7 +151,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "turns: %s, tokens: %d (prompt %d, completion %d), time: %s\n",
 		turns, r.Usage.TotalTokens, r.Usage.PromptTokens, r.Usage.CompletionTokens,
 		r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
-	cost := "cost: " + CostText(r.CostUSD)
+	cost := "cost: " + budget.CostText(r.CostUSD)
 	if r.Price != nil {
 		cost += " at " + r.Price.String()
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/status"
 )
 
@@ -63,15 +65,15 @@ func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) err
 		}
 		return strings.Split(strings.TrimSuffix(out, "\n"), "\n"), nil
 	}
-	sug, err := suggest(parseDiff(diff), files, head)
+	sug, err := land.Suggest(land.ParseDiff(diff), files, head)
 	if err != nil {
 		return err
 	}
-	for i := range sug.comments {
-		sug.comments[i].Body = s.scrub(sug.comments[i].Body)
+	for i := range sug.Comments {
+		sug.Comments[i].Body = s.scrub(sug.Comments[i].Body)
 	}
 	url, err := r.client.CreateReview(ctx, r.owner, r.repoNm, pr.Number, gh.NewReview{
-		CommitID: rec.StartCommit, Body: s.scrub(s.reviewBody(cur, sug)), Comments: sug.comments,
+		CommitID: rec.StartCommit, Body: s.scrub(s.reviewBody(cur, sug)), Comments: sug.Comments,
 	})
 	if err != nil {
 		return err
@@ -79,19 +81,19 @@ func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) err
 	rec.PRURL = url
 	s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: fmt.Sprintf(
 		"a review with %d %s and %d %s on pull request #%d, from the fork %s: nothing was pushed",
-		len(sug.comments), plural(len(sug.comments), "suggested change", "suggested changes"),
-		len(sug.rest), plural(len(sug.rest), "patch", "patches"), pr.Number, pr.HeadRepo)})
+		len(sug.Comments), plural(len(sug.Comments), "suggested change", "suggested changes"),
+		len(sug.Rest), plural(len(sug.Rest), "patch", "patches"), pr.Number, pr.HeadRepo)})
 	return nil
 }
 
 // reviewBody is the body of the review on a fork's pull request (pr as it
 // is now): what core did and did not do, the summary, the contract, the patches no suggestion
 // could carry, and the session's marker.
-func (s *run) reviewBody(pr *gh.PullRequest, sug suggestions) string {
+func (s *run) reviewBody(pr *gh.PullRequest, sug land.Suggestions) string {
 	rec := s.rec
 	var b strings.Builder
 	fmt.Fprintf(&b, "core worked on this pull request (session `%s`). It comes from the fork %s, so core pushed nothing to it: ", rec.ID, pr.HeadRepo)
-	switch n := len(sug.comments); {
+	switch n := len(sug.Comments); {
 	case pr.HeadSHA != rec.StartCommit:
 		fmt.Fprintf(&b, "its head moved from %s to %s while core worked, so the change is below, as a patch against %s.\n\n", short(rec.StartCommit), short(pr.HeadSHA), short(rec.StartCommit))
 	case n == 0:
@@ -102,23 +104,23 @@ func (s *run) reviewBody(pr *gh.PullRequest, sug suggestions) string {
 		fmt.Fprintf(&b, "the change is in %d suggestions below; commit them (in one batch from the Files changed tab) if you agree.\n\n", n)
 	}
 	if s.report.Contract.Broken() {
-		b.WriteString("**" + strings.TrimSpace(FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
+		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
 	}
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
 		b.WriteString(sum + "\n\n")
 	}
 	s.writeVerification(&b)
 	switch {
-	case len(sug.rest) == 0:
+	case len(sug.Rest) == 0:
 	case pr.HeadSHA != rec.StartCommit:
 		fmt.Fprintf(&b, "\n### The change\n\nApply it with `git apply` on %s:\n\n", short(rec.StartCommit))
 	default:
 		b.WriteString("\n### Changes a suggestion cannot carry\n\nNew or removed files, and lines this pull request does not change, cannot be suggested; apply them with `git apply`:\n\n")
 	}
-	if len(sug.rest) > 0 {
+	if len(sug.Rest) > 0 {
 		room := maxReviewBody - b.Len() - 1000
-		for _, p := range sug.rest {
-			fence := strings.Repeat("`", max(3, longestRun(p, '`')+1))
+		for _, p := range sug.Rest {
+			fence := strings.Repeat("`", max(3, land.LongestRun(p, '`')+1))
 			block := fence + "diff\n" + p
 			if !strings.HasSuffix(p, "\n") {
 				block += "\n"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/land"
 )
 
 // TestGitHubForkReview lands on a fork's pull request asked for by number:
@@ -101,7 +102,7 @@ func TestReviewBodyCutsLongPatches(t *testing.T) {
 	pr := &gh.PullRequest{Number: 2, HeadRepo: "m/x", HeadSHA: "abc"}
 	small := "diff --git a/a b/a\n@@ -1 +1 @@\n-a\n+b\n"
 	huge := "diff --git a/big b/big\n@@ -0,0 +1,5000 @@\n" + strings.Repeat("+0123456789abcdef\n", 5000)
-	body := s.reviewBody(pr, suggestions{rest: []string{small, huge}})
+	body := s.reviewBody(pr, land.Suggestions{Rest: []string{small, huge}})
 	assert.Less(t, len(body), maxReviewBody)
 	assert.Contains(t, body, "```diff\n"+small+"```")
 	assert.Contains(t, body, "(5002 more lines of patch are too long for a review: they are in session `s1`'s workspace.)")

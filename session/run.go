@@ -12,6 +12,9 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/browser"
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/tools"
@@ -78,7 +81,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
 		return nil, configError(err)
 	}
-	checks, err := userChecks(opts.Checks, opts.Verify)
+	checks, err := contract.UserChecks(opts.Checks, opts.Verify)
 	if err != nil {
 		return nil, configError(err)
 	}
@@ -199,12 +202,12 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	// Options that belong to the session come from its record; allowing
 	// workflow changes, once given, stays.
 	opts.Verify, opts.Model = rec.Verify, rec.Model
-	more, err := userChecks(opts.Checks, rec.Verify)
+	more, err := contract.UserChecks(opts.Checks, rec.Verify)
 	if err != nil {
 		return nil, configError(err)
 	}
 	for _, c := range more {
-		rec.Checks = addCheck(rec.Checks, c)
+		rec.Checks = contract.AddCheck(rec.Checks, c)
 	}
 	rec.AllowWorkflowChanges = rec.AllowWorkflowChanges || opts.AllowWorkflowChanges
 	opts.AllowWorkflowChanges = rec.AllowWorkflowChanges
@@ -232,8 +235,8 @@ type run struct {
 	unlock func()
 	report *Report
 	// window builds each request within the context budget.
-	window *contextWindow
-	// spend is what the run knows of its spending (spend.go).
+	window *budget.ContextWindow
+	// spend is what the run knows of its spending (spend_run.go).
 	spend spend
 	// warmup is the build's background warm-up until its end is told;
 	// warmCancel stops it.
@@ -262,8 +265,8 @@ type run struct {
 	// ran on and what lands (tree.go).
 	tree string
 	// ownRuns are the model's last run of each verification command
-	// (own_run.go).
-	ownRuns ownRuns
+	// (contract/own_run.go).
+	ownRuns contract.OwnRuns
 }
 
 // scrub removes every secret core knows of from text.
@@ -297,7 +300,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	s.ctl.attach(stop)
-	closeSocket, err := serveControl(ctx, dir, s.ctl)
+	closeSocket, err := live.Serve(ctx, dir, s.ctl)
 	if err != nil {
 		stop(nil)
 		s.events.close()
@@ -353,14 +356,14 @@ func (s *run) prepare(ctx context.Context) error {
 		Approver:     s.opts.Approver,
 		ShellTimeout: s.opts.ShellTimeout,
 		BuildCeiling: s.opts.BuildCeiling,
-		OutputLimit:  observationLimit(s.opts.ContextTokens),
+		OutputLimit:  budget.ObservationLimit(s.opts.ContextTokens),
 		Echo:         s.opts.Progress,
 		Scrubber:     s.scrubber,
 		// The tools refuse to write workflows unless the user allowed it;
 		// landing checks what other commands wrote (checkLanding).
 		AllowWorkflowChanges: s.rec.AllowWorkflowChanges,
 	}
-	s.window = newContextWindow(s.opts.ContextTokens)
+	s.window = budget.NewContextWindow(s.opts.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {
 		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}
 	}
@@ -397,7 +400,7 @@ func verifyRule(tier lang.Tier, p *lang.Project) string {
 }
 
 // contractRule tells the model that the harness checks its work itself.
-func contractRule(tier lang.Tier, checks []Check) string {
+func contractRule(tier lang.Tier, checks []contract.Check) string {
 	if tier == lang.TierOff {
 		return ""
 	}
@@ -405,9 +408,9 @@ func contractRule(tier lang.Tier, checks []Check) string {
 	var user, ci []string
 	for _, c := range checks {
 		switch c.Source {
-		case SourceUser:
+		case contract.SourceUser:
 			user = append(user, c.String())
-		case SourceCI:
+		case contract.SourceCI:
 			ci = append(ci, c.String())
 		}
 	}

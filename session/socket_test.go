@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/live"
 )
 
 // TestSocketRefusesAnotherUser: the session directory's 0700 keeps other
@@ -25,10 +28,10 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	require.NoError(t, os.Mkdir(dir, 0o700)) // as the store makes it
 	ctl := NewControl()
 	ctl.setStatus(StatusIdle)
-	closeSocket, err := serveControl(t.Context(), dir, ctl)
+	closeSocket, err := live.Serve(t.Context(), dir, ctl)
 	require.NoError(t, err)
 	defer closeSocket()
-	sock := filepath.Join(dir, SocketFile)
+	sock := filepath.Join(dir, live.SocketFile)
 
 	// A python3 that another user may run: the system's, not a user's
 	// shim under a private home.
@@ -79,24 +82,24 @@ func TestSocketInADeepDirectory(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60)))
 	require.NoError(t, err)
-	rec := &Record{ID: "20261202-120000-abcdef", Status: StatusIdle, Checks: []Check{}}
+	rec := &Record{ID: "20261202-120000-abcdef", Status: StatusIdle, Checks: []contract.Check{}}
 	require.NoError(t, st.create(rec, nil))
 	dir := st.Dir(rec.ID)
-	require.Greater(t, len(filepath.Join(dir, SocketFile)), 108, "longer than a socket address may be")
+	require.Greater(t, len(filepath.Join(dir, live.SocketFile)), 108, "longer than a socket address may be")
 	unlock, err := st.lock(rec.ID) // a live process holds it
 	require.NoError(t, err)
 	defer unlock()
 	ctl := NewControl()
 	ctl.setStatus(StatusIdle)
-	closeSocket, err := serveControl(t.Context(), dir, ctl)
+	closeSocket, err := live.Serve(t.Context(), dir, ctl)
 	require.NoError(t, err)
 	defer closeSocket()
-	ack, err := st.Control(t.Context(), rec.ID, OpSend, "hello from afar")
+	ack, err := st.Control(t.Context(), rec.ID, live.OpSend, "hello from afar")
 	require.NoError(t, err)
 	assert.Equal(t, "received: the idle run continues with it now", ack)
 	require.Len(t, ctl.peek(), 1)
 	assert.Equal(t, "hello from afar", ctl.peek()[0].Text)
-	fi, err := os.Lstat(filepath.Join(dir, SocketFile))
+	fi, err := os.Lstat(filepath.Join(dir, live.SocketFile))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }

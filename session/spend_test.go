@@ -11,11 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/budget"
 )
 
 // A price of $1000 per million tokens: a token costs a tenth of a cent, so
 // the figures below are round.
-var testPrice = &Price{InputPerMtok: 1000, OutputPerMtok: 1000, Source: PriceFromSettings}
+var testPrice = &budget.Price{InputPerMtok: 1000, OutputPerMtok: 1000, Source: budget.PriceFromSettings}
 
 // TestBudgetStopsBeforeTheRequest: the scripted model reports 2000+100
 // tokens ($2.10) for the first reply and 3000+100 ($3.10) for the second.
@@ -34,7 +35,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	)
 	opts := f.options(t, srv)
 	opts.Prompt = "greet the world"
-	opts.Price, opts.Budget = testPrice, Budget{USD: 10}
+	opts.Price, opts.Budget = testPrice, budget.Budget{USD: 10}
 	var progress strings.Builder
 	opts.Progress = &progress
 	rep, err := Run(t.Context(), opts)
@@ -46,7 +47,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	require.Len(t, reqs, 2, "the request that would pass the budget is never sent")
 	assert.Equal(t, 1, srv.Remaining())
 	for _, r := range reqs {
-		assert.Equal(t, CompletionAllowance, r.MaxTokens, "each reply is bounded by the allowance the check counted")
+		assert.Equal(t, budget.CompletionAllowance, r.MaxTokens, "each reply is bounded by the allowance the check counted")
 	}
 	assert.Contains(t, rep.Error, "the budget of $10.0000 (--budget-usd) would be passed: $5.2000 spent")
 	require.NotNil(t, rep.CostUSD)
@@ -91,7 +92,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 
 	// A top-up: resume goes on where the budget stopped it.
 	progress.Reset()
-	opts.Budget = Budget{USD: 10}
+	opts.Budget = budget.Budget{USD: 10}
 	opts.Price = nil // the record keeps it
 	rep, err = Resume(t.Context(), rep.ID, "go on", opts)
 	require.NoError(t, err)
@@ -116,7 +117,7 @@ func TestBudgetTokens(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: x"))
 	opts := testOptions(t, srv, repo)
-	opts.Budget = Budget{Tokens: CompletionAllowance}
+	opts.Budget = budget.Budget{Tokens: budget.CompletionAllowance}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusBudgetExhausted, rep.Status)
@@ -153,14 +154,14 @@ func TestBudgetOptionErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		price  *Price
-		budget Budget
+		price  *budget.Price
+		budget budget.Budget
 		want   string
 	}{
-		{name: "dollars without a price", budget: Budget{USD: 1}, want: "budget-usd: a budget in dollars needs a price"},
-		{name: "negative dollars", price: testPrice, budget: Budget{USD: -1}, want: "budget-usd: must be a positive amount"},
-		{name: "negative tokens", budget: Budget{Tokens: -1}, want: "budget-tokens: must be a positive number"},
-		{name: "negative price", price: &Price{InputPerMtok: -1}, want: "prices must not be negative"},
+		{name: "dollars without a price", budget: budget.Budget{USD: 1}, want: "budget-usd: a budget in dollars needs a price"},
+		{name: "negative dollars", price: testPrice, budget: budget.Budget{USD: -1}, want: "budget-usd: must be a positive amount"},
+		{name: "negative tokens", budget: budget.Budget{Tokens: -1}, want: "budget-tokens: must be a positive number"},
+		{name: "negative price", price: &budget.Price{InputPerMtok: -1}, want: "prices must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

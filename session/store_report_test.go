@@ -7,13 +7,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/session/contract"
 )
 
 func TestMarkReport(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261201-120000-bbbbbb", Status: StatusCompleted, Checks: []Check{}}
+	r := &Record{ID: "20261201-120000-bbbbbb", Status: StatusCompleted, Checks: []contract.Check{}}
 	require.NoError(t, st.create(r, nil))
 	require.NoError(t, st.writeReport(r.ID, &Report{ID: r.ID, Status: StatusCompleted}, nil))
 

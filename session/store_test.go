@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
 )
 
 func TestTransitions(t *testing.T) {
@@ -56,7 +59,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	require.NoError(t, err)
 	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, status := range []Status{StatusCompleted, StatusFailed, StatusPartial} {
-		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []Check{}}
+		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []contract.Check{}}
 		require.NoError(t, st.create(r, nil))
 	}
 	recs, err := st.List()
@@ -92,7 +95,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusActive, Checks: []Check{}}
+	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusActive, Checks: []contract.Check{}}
 	require.NoError(t, st.create(r, nil))
 
 	// While a process holds the lock, it is running.
@@ -120,7 +123,7 @@ func TestTranscript(t *testing.T) {
 	require.NoError(t, err)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, c := range []string{"sys", "do it", "tool: done\nsummary: x"} {
-		require.NoError(t, tr.append(Entry{Role: "user", Content: c, Kind: KindInstruction, Turn: i, Time: now}))
+		require.NoError(t, tr.append(budget.Entry{Role: "user", Content: c, Kind: budget.KindInstruction, Turn: i, Time: now}))
 	}
 	require.NoError(t, tr.close())
 
@@ -138,7 +141,7 @@ func TestTranscript(t *testing.T) {
 
 	tr, err = openTranscript(path, nil)
 	require.NoError(t, err)
-	require.NoError(t, tr.append(Entry{Role: "user", Content: "more", Time: now}))
+	require.NoError(t, tr.append(budget.Entry{Role: "user", Content: "more", Time: now}))
 	require.NoError(t, tr.close())
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
@@ -162,7 +165,7 @@ func TestLockWait(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusCompleted, Checks: []Check{}}
+	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusCompleted, Checks: []contract.Check{}}
 	require.NoError(t, st.create(r, nil))
 	unlock, err := st.lock(r.ID)
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/tools"
@@ -87,8 +88,8 @@ func nativeTools(set *tools.Set) []model.Tool {
 // replyEntry is the transcript entry of a reply. In native mode the tool
 // calls are kept as such; in text mode they are written into the content
 // (the Hermes form), so the text transcript holds them and parses the same.
-func (s *run) replyEntry(reply model.Reply) Entry {
-	e := Entry{Role: model.RoleAssistant, Content: reply.Content, Kind: KindReply, Turn: s.rec.Turns}
+func (s *run) replyEntry(reply model.Reply) budget.Entry {
+	e := budget.Entry{Role: model.RoleAssistant, Content: reply.Content, Kind: budget.KindReply, Turn: s.rec.Turns}
 	if len(reply.ToolCalls) == 0 {
 		return e
 	}
@@ -112,7 +113,7 @@ func (s *run) replyEntry(reply model.Reply) Entry {
 }
 
 // parseReply finds the action in a reply entry.
-func parseReply(e Entry, known []string) (protocol.Action, error) {
+func parseReply(e budget.Entry, known []string) (protocol.Action, error) {
 	if len(e.ToolCalls) > 0 {
 		return protocol.ParseCalls(e.ToolCalls, known)
 	}
@@ -123,17 +124,17 @@ func parseReply(e Entry, known []string) (protocol.Action, error) {
 // correction) text goes to the first native call, by its id, and every
 // other call is told it did not run; a reply without native calls is
 // answered by one user message.
-func answers(reply Entry, kind, text string, turn int) []Entry {
+func answers(reply budget.Entry, kind, text string, turn int) []budget.Entry {
 	if len(reply.ToolCalls) == 0 {
-		return []Entry{{Role: model.RoleUser, Content: text, Kind: kind, Turn: turn}}
+		return []budget.Entry{{Role: model.RoleUser, Content: text, Kind: kind, Turn: turn}}
 	}
-	out := make([]Entry, 0, len(reply.ToolCalls))
+	out := make([]budget.Entry, 0, len(reply.ToolCalls))
 	for i, c := range reply.ToolCalls {
 		content := text
 		if i > 0 {
 			content = fmt.Sprintf("not run: only one action runs per turn (%s was not run)", c.Name)
 		}
-		out = append(out, Entry{Role: model.RoleTool, ToolCallID: c.ID, Content: content, Kind: kind, Turn: turn})
+		out = append(out, budget.Entry{Role: model.RoleTool, ToolCallID: c.ID, Content: content, Kind: kind, Turn: turn})
 	}
 	return out
 }

@@ -9,34 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"time"
 
-	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/scrub"
 )
-
-// Entry kinds say what a transcript message is, so the context budget
-// knows what it may elide.
-const (
-	KindSystem      = "system"      // the system prompt
-	KindInstruction = "instruction" // a goal or a follow-up instruction from a person
-	KindReply       = "reply"       // the model's reply
-	KindObservation = "observation" // what a tool call returned
-	KindCorrection  = "correction"  // why a reply was malformed
-)
-
-// Entry is one message of the transcript: one line of transcript.jsonl.
-type Entry struct {
-	Role    string    `json:"role"`
-	Content string    `json:"content"`
-	Kind    string    `json:"kind"`
-	Turn    int       `json:"turn,omitempty"`
-	Time    time.Time `json:"time"`
-	// ToolCalls are a reply's native tool calls (id, name, arguments);
-	// ToolCallID is the call a tool-role observation answers.
-	ToolCalls  []model.ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string           `json:"tool_call_id,omitempty"`
-}
 
 // transcript appends entries to transcript.jsonl, one JSON object per line,
 // written through to the file on every append.
@@ -101,7 +77,7 @@ func cutTornTail(f *os.File, size int64) error {
 }
 
 // append writes one entry as one line.
-func (t *transcript) append(e Entry) error {
+func (t *transcript) append(e budget.Entry) error {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("encode transcript entry: %w", err)
@@ -116,7 +92,7 @@ func (t *transcript) close() error { return t.f.Close() }
 
 // readTranscript reads every entry of a transcript. A torn last line is
 // ignored; a damaged line anywhere else is an error naming it.
-func readTranscript(path string) ([]Entry, error) {
+func readTranscript(path string) ([]budget.Entry, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -125,7 +101,7 @@ func readTranscript(path string) ([]Entry, error) {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
 	defer f.Close()
-	var entries []Entry
+	var entries []budget.Entry
 	r := bufio.NewReader(f)
 	for line := 1; ; line++ {
 		b, err := r.ReadBytes('\n')
@@ -136,7 +112,7 @@ func readTranscript(path string) ([]Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
-		var e Entry
+		var e budget.Entry
 		if err := json.Unmarshal(b, &e); err != nil {
 			return nil, fmt.Errorf("transcript %s line %d is damaged: %w", path, line, err)
 		}

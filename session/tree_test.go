@@ -15,6 +15,8 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/live"
 )
 
 func TestSameTree(t *testing.T) {
@@ -301,7 +303,7 @@ func testLeftoverCannotChangeTheCheckedFile(t *testing.T, sandboxes func(*testin
 			require.NoError(t, err)
 			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 			require.True(t, rep.Landed)
-			assert.Equal(t, []CheckVerdict{VerdictFixed}, checkVerdicts(rep.Contract))
+			assert.Equal(t, []contract.CheckVerdict{contract.VerdictFixed}, checkVerdicts(rep.Contract))
 			landed := gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}")
 			assert.Equal(t, leftoverFixed, gitOut(t, repo, "show", rep.Branch+":calc.go")+"\n", "the landed file is the checked one")
 			assert.NotContains(t, gitOut(t, repo, "ls-tree", "--name-only", rep.Branch), "checking", "nothing the check wrote lands")
@@ -355,7 +357,7 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
-	assert.Equal(t, []CheckVerdict{VerdictFixed}, checkVerdicts(rep.Contract))
+	assert.Equal(t, []contract.CheckVerdict{contract.VerdictFixed}, checkVerdicts(rep.Contract))
 	reviews := f.g.Reviews("octo", "calc", num)
 	require.Len(t, reviews, 1)
 	rv := reviews[0]
@@ -427,7 +429,7 @@ func TestResumedRunStartsANewBox(t *testing.T) {
 	opts.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
 	waitStatus(t, opts.Control, StatusIdle)
-	_, err := opts.Control.Send(Message{From: "alice", Text: "is it still running?"})
+	_, err := opts.Control.Send(live.Message{From: "alice", Text: "is it still running?"})
 	require.NoError(t, err)
 	waitRequests(t, srv, 5)
 	waitStatus(t, opts.Control, StatusIdle)

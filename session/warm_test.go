@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/contract"
 )
 
 // requireBwrap skips a test that needs a working sandbox when there is
@@ -95,9 +96,9 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 	// Killed on both sides, the check judged nothing: the environment's,
 	// unjudged, never broken.
 	require.NotNil(t, rep.Contract)
-	assert.Equal(t, []CheckVerdict{VerdictEnvironment}, checkVerdicts(rep.Contract))
+	assert.Equal(t, []contract.CheckVerdict{contract.VerdictEnvironment}, checkVerdicts(rep.Contract))
 	assert.False(t, rep.Contract.Held(), "a killed check verifies nothing")
-	assert.Equal(t, ContractUnjudged, rep.Contract.Verdict)
+	assert.Equal(t, contract.ContractUnjudged, rep.Contract.Verdict)
 	assert.Equal(t, StatusCompleted, rep.Status)
 	var summary strings.Builder
 	rep.WriteSummary(&summary)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/status"
 )
 
@@ -238,7 +239,7 @@ func diffTree(ctx context.Context, g gitRunner, ws, from, tree string) (string, 
 // the subject is marked as a pull request's title is, and the body says
 // the checks disagree; when it ran no checks, or a check could not judge
 // the result, that the claim is unverified.
-func commitMessage(summary, id string, c *Contract) string {
+func commitMessage(summary, id string, c *contract.Contract) string {
 	summary = strings.TrimSpace(summary)
 	if summary == "" {
 		summary = "core session " + id
@@ -248,7 +249,7 @@ func commitMessage(summary, id string, c *Contract) string {
 	var verdict string
 	switch {
 	case c.Broken():
-		subject = FailingTitlePrefix + subject
+		subject = contract.FailingTitlePrefix + subject
 		verdict = "The harness's checks: " + c.Line() + ". What follows is the model's summary, which they contradict."
 	case c.Unjudged():
 		verdict = "The harness's checks: " + c.Line() + ", for a cause of the environment's, not the code's: the model's summary below is unverified there."

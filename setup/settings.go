@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/browser"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -190,7 +191,7 @@ func Settings() []Setting {
 				r.priceOut = &f
 				return err
 			}},
-		{Name: BudgetUSD, Flag: true, Input: true, Usage: fmt.Sprintf("the most the session may spend, in dollars (needs a price); before each request core checks that what was spent, the request and a reply of %d tokens fit, else it sends nothing more, lands the work as a draft marked [budget exhausted] and ends budget_exhausted; on resume, a top-up added to it (default none)", session.CompletionAllowance),
+		{Name: BudgetUSD, Flag: true, Input: true, Usage: fmt.Sprintf("the most the session may spend, in dollars (needs a price); before each request core checks that what was spent, the request and a reply of %d tokens fit, else it sends nothing more, lands the work as a draft marked [budget exhausted] and ends budget_exhausted; on resume, a top-up added to it (default none)", budget.CompletionAllowance),
 			apply: func(r *resolved, v string) error {
 				f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(v), "$"), 64)
 				if err != nil || f <= 0 {
@@ -236,7 +237,7 @@ func priceValue(v string) (float64, error) {
 
 // price is the price the settings gave, or nil; one half alone is an
 // error.
-func (r *resolved) price() (*session.Price, error) {
+func (r *resolved) price() (*budget.Price, error) {
 	switch {
 	case r.priceIn == nil && r.priceOut == nil:
 		return nil, nil
@@ -245,7 +246,7 @@ func (r *resolved) price() (*session.Price, error) {
 	case r.priceOut == nil:
 		return nil, &session.ConfigError{Option: PriceOutput, Err: errors.New("is needed too: a price for prompt tokens was set, none for completion tokens")}
 	}
-	return &session.Price{InputPerMtok: *r.priceIn, OutputPerMtok: *r.priceOut, Source: session.PriceFromSettings}, nil
+	return &budget.Price{InputPerMtok: *r.priceIn, OutputPerMtok: *r.priceOut, Source: budget.PriceFromSettings}, nil
 }
 
 func intSetting(set func(*session.Options, int)) func(*resolved, string) error {

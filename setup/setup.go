@@ -13,6 +13,7 @@ import (
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/browser"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -226,7 +227,7 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		// No price set: the endpoint's, when it lists one (else the cost
 		// is unknown: "no price set").
 		if in, out, ok, err := client.Price(ctx); err == nil && ok {
-			o.Price = &session.Price{InputPerMtok: in, OutputPerMtok: out, Source: session.PriceFromEndpoint}
+			o.Price = &budget.Price{InputPerMtok: in, OutputPerMtok: out, Source: budget.PriceFromEndpoint}
 		}
 	}
 	if r.apiKey != "" {

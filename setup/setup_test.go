@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -277,23 +278,23 @@ func TestPriceAndBudgetSettings(t *testing.T) {
 		vals       Values
 		env        map[string]string
 		endpoint   [2]string // the endpoint's price per token, if any
-		want       *session.Price
-		wantBudget session.Budget
+		want       *budget.Price
+		wantBudget budget.Budget
 		wantErr    string
 	}{
 		{name: "none", want: nil},
 		{name: "one price for both", vals: Values{PricePerMtok: "2"},
-			want: &session.Price{InputPerMtok: 2, OutputPerMtok: 2, Source: session.PriceFromSettings}},
+			want: &budget.Price{InputPerMtok: 2, OutputPerMtok: 2, Source: budget.PriceFromSettings}},
 		{name: "two prices", vals: Values{PricePerMtok: "0.5, 1.5"},
-			want: &session.Price{InputPerMtok: 0.5, OutputPerMtok: 1.5, Source: session.PriceFromSettings}},
+			want: &budget.Price{InputPerMtok: 0.5, OutputPerMtok: 1.5, Source: budget.PriceFromSettings}},
 		{name: "each its own, over price-per-mtok", vals: Values{PricePerMtok: "9", PriceInput: "1", PriceOutput: "$3"},
-			want: &session.Price{InputPerMtok: 1, OutputPerMtok: 3, Source: session.PriceFromSettings}},
+			want: &budget.Price{InputPerMtok: 1, OutputPerMtok: 3, Source: budget.PriceFromSettings}},
 		{name: "from the environment", env: map[string]string{"CORE_SESSION_PRICE_INPUT_PER_MTOK": "1", "CORE_SESSION_PRICE_OUTPUT_PER_MTOK": "2", "CORE_SESSION_BUDGET_USD": "$2.50", "CORE_SESSION_BUDGET_TOKENS": "90000"},
-			want: &session.Price{InputPerMtok: 1, OutputPerMtok: 2, Source: session.PriceFromSettings}, wantBudget: session.Budget{USD: 2.5, Tokens: 90000}},
+			want: &budget.Price{InputPerMtok: 1, OutputPerMtok: 2, Source: budget.PriceFromSettings}, wantBudget: budget.Budget{USD: 2.5, Tokens: 90000}},
 		{name: "the endpoint's", endpoint: [2]string{"0.0000005", "0.0000015"},
-			want: &session.Price{InputPerMtok: 0.5, OutputPerMtok: 1.5, Source: session.PriceFromEndpoint}},
+			want: &budget.Price{InputPerMtok: 0.5, OutputPerMtok: 1.5, Source: budget.PriceFromEndpoint}},
 		{name: "settings over the endpoint's", vals: Values{PricePerMtok: "1"}, endpoint: [2]string{"0.0000005", "0.0000015"},
-			want: &session.Price{InputPerMtok: 1, OutputPerMtok: 1, Source: session.PriceFromSettings}},
+			want: &budget.Price{InputPerMtok: 1, OutputPerMtok: 1, Source: budget.PriceFromSettings}},
 		{name: "half a price", vals: Values{PriceInput: "1"}, wantErr: "price-output-per-mtok: is needed too: a price for prompt tokens was set"},
 		{name: "three prices", vals: Values{PricePerMtok: "1 2 3"}, wantErr: "price-per-mtok: must be one or two prices"},
 		{name: "a word", vals: Values{PriceOutput: "cheap"}, wantErr: `price-output-per-mtok: must be a price in dollars per million tokens such as 0.5, got "cheap"`},

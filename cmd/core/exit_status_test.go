@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/contract"
 )
 
 // TestExitStatus: each ending has its own exit status; a run whose
@@ -13,17 +14,17 @@ import (
 // from one that held (0) and one that broke it (partial, 2).
 func TestExitStatus(t *testing.T) {
 	t.Parallel()
-	unjudged := &session.Contract{Verdict: session.ContractUnjudged}
+	unjudged := &contract.Contract{Verdict: contract.ContractUnjudged}
 	tests := []struct {
 		name string
 		rep  session.Report
 		want int
 	}{
 		{name: "completed", rep: session.Report{Status: session.StatusCompleted}, want: 0},
-		{name: "completed, held", rep: session.Report{Status: session.StatusCompleted, Contract: &session.Contract{Verdict: session.ContractHeld}}, want: 0},
+		{name: "completed, held", rep: session.Report{Status: session.StatusCompleted, Contract: &contract.Contract{Verdict: contract.ContractHeld}}, want: 0},
 		{name: "completed, unjudged", rep: session.Report{Status: session.StatusCompleted, Contract: unjudged}, want: 4},
 		{name: "idle, unjudged", rep: session.Report{Status: session.StatusIdle, Contract: unjudged}, want: 4},
-		{name: "partial", rep: session.Report{Status: session.StatusPartial, Contract: &session.Contract{Verdict: session.ContractBroken}}, want: 2},
+		{name: "partial", rep: session.Report{Status: session.StatusPartial, Contract: &contract.Contract{Verdict: contract.ContractBroken}}, want: 2},
 		{name: "budget exhausted", rep: session.Report{Status: session.StatusBudgetExhausted}, want: 3},
 		{name: "cancelled", rep: session.Report{Status: session.StatusCancelled}, want: 130},
 		{name: "failed", rep: session.Report{Status: session.StatusFailed}, want: 1},

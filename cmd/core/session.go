@@ -17,6 +17,8 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
@@ -39,7 +41,7 @@ lives, watch follows it, send gives it a message, interrupt stops its
 current turn and stop ends it.`,
 	}
 	cmd.AddCommand(newSessionStartCmd(e), newSessionResumeCmd(e), newSessionLandCmd(e), newSessionListCmd(e), newSessionRmCmd(e), newSessionPruneCmd(e), newSessionSyncCmd(e), newSessionQueueCmd(e), newSessionServeCmd(e),
-		newSessionWatchCmd(e), newSessionControlCmd(e, session.OpSend), newSessionControlCmd(e, session.OpInterrupt), newSessionControlCmd(e, session.OpStop))
+		newSessionWatchCmd(e), newSessionControlCmd(e, live.OpSend), newSessionControlCmd(e, live.OpInterrupt), newSessionControlCmd(e, live.OpStop))
 	return cmd
 }
 
@@ -441,7 +443,7 @@ and by tool (spend, spend_by_tool).`,
 				if r.FailureKind != "" {
 					status += " (" + string(r.FailureKind) + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, session.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, budget.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
 			}
 			return tw.Flush()
 		},

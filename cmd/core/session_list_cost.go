@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/budget"
 )
 
 // listEntry is a session as list --json shows it: its record, and what its
@@ -12,8 +13,8 @@ import (
 // one), so the most expensive runs and turns are one query away.
 type listEntry struct {
 	*session.Record
-	Spend       []session.TurnSpend `json:"spend,omitempty"`
-	SpendByTool []session.ToolSpend `json:"spend_by_tool,omitempty"`
+	Spend       []budget.TurnSpend `json:"spend,omitempty"`
+	SpendByTool []budget.ToolSpend `json:"spend_by_tool,omitempty"`
 }
 
 // listEntries adds each record's last spend.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 )
 
 // controlWait bounds how long send, interrupt and stop wait for the run to
@@ -66,7 +67,7 @@ tail -f and ends when the run ends; for an ended run it replays the log.
 func newSessionControlCmd(e *env, op string) *cobra.Command {
 	cmd := &cobra.Command{Args: cobra.ExactArgs(1)}
 	switch op {
-	case session.OpSend:
+	case live.OpSend:
 		cmd.Use = "send ID TEXT"
 		cmd.Short = "Send a live session a message: read before its next turn, or it wakes an idle one"
 		cmd.Long = `send hands the live session a message. An active run reads it before its next
@@ -76,7 +77,7 @@ same branch and pull request. The message enters the transcript with who
 sent it. Only the user who started the run can reach it: the socket lives
 in the session's private directory and the run checks the caller's uid.`
 		cmd.Args = cobra.ExactArgs(2)
-	case session.OpInterrupt:
+	case live.OpInterrupt:
 		cmd.Use = "interrupt ID"
 		cmd.Short = "Interrupt a live session's current turn; it keeps its work and goes idle"
 		cmd.Long = `interrupt stops the turn the session is on (the model's request, or the command
@@ -84,7 +85,7 @@ that runs, killed), keeps the work in the workspace, and moves the run to
 idle, where it waits for a message (core session send). If no message
 comes before its idle timeout, the run ends partial with the work unlanded:
 core session resume continues it.`
-	case session.OpStop:
+	case live.OpStop:
 		cmd.Use = "stop ID"
 		cmd.Short = "End a live session now; its work stays in the workspace"
 		cmd.Long = `stop ends the session at once: the current turn is cancelled, nothing more
@@ -97,7 +98,7 @@ status 130 where it was started). core session resume continues it.`
 			return err
 		}
 		text := ""
-		if op == session.OpSend {
+		if op == live.OpSend {
 			text = args[1]
 		}
 		ctx, cancel := context.WithTimeout(cmd.Context(), controlWait)

@@ -1,4 +1,4 @@
-package session
+package land
 
 import (
 	"strings"
@@ -57,17 +57,17 @@ func TestSuggest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := suggest(parseDiff(tt.diff), files, head)
+			got, err := Suggest(ParseDiff(tt.diff), files, head)
 			require.NoError(t, err)
-			assert.Equal(t, tt.comments, got.comments)
-			assert.Equal(t, tt.rest, got.rest)
+			assert.Equal(t, tt.comments, got.Comments)
+			assert.Equal(t, tt.rest, got.Rest)
 		})
 	}
 }
 
 func TestParseDiffNoNewline(t *testing.T) {
 	t.Parallel()
-	fs := parseDiff("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n")
+	fs := ParseDiff("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n")
 	require.Len(t, fs, 1)
 	require.Len(t, fs[0].hunks, 1)
 	assert.Equal(t, []string{"b"}, fs[0].hunks[0].lines)
@@ -76,7 +76,7 @@ func TestParseDiffNoNewline(t *testing.T) {
 
 func TestParseDiffPathWithABlank(t *testing.T) {
 	t.Parallel()
-	fs := parseDiff("diff --git a/x y.txt b/x y.txt\n--- a/x y.txt\t\n+++ b/x y.txt\t\n@@ -1 +1 @@\n-a\n+b\n")
+	fs := ParseDiff("diff --git a/x y.txt b/x y.txt\n--- a/x y.txt\t\n+++ b/x y.txt\t\n@@ -1 +1 @@\n-a\n+b\n")
 	require.Len(t, fs, 1)
 	assert.Equal(t, "x y.txt", fs[0].path)
 }

@@ -1,4 +1,4 @@
-package session
+package budget
 
 import (
 	"encoding/json"
@@ -34,16 +34,16 @@ func jsonMessage(m model.Message) ([]byte, error) {
 	return json.Marshal(om)
 }
 
-// sameMessage reports whether two messages are the same, tool calls
+// SameMessage reports whether two messages are the same, tool calls
 // included.
-func sameMessage(a, b model.Message) bool {
+func SameMessage(a, b model.Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && slices.Equal(a.ToolCalls, b.ToolCalls)
 }
 
-// wireSize is the bytes of one message on the wire, exactly what
+// WireSize is the bytes of one message on the wire, exactly what
 // jsonMessage would give, counted without building it:
 // {"role":"…","content":"…"}, with no content field when it is empty.
-func wireSize(role, content string) int {
+func WireSize(role, content string) int {
 	n := len(`{"role":""}`) + jsonStringLen(role)
 	if content != "" {
 		n += len(`,"content":""`) + jsonStringLen(content)
@@ -51,12 +51,12 @@ func wireSize(role, content string) int {
 	return n
 }
 
-// messageSize is wireSize of a message with its native tool calls and the
+// messageSize is WireSize of a message with its native tool calls and the
 // id of the call it answers, as the OpenAI wire format carries them:
 // "tool_calls":[{"id":"…","type":"function","function":{"name":"…","arguments":"…"}}]
 // and "tool_call_id":"…".
 func messageSize(m model.Message) int {
-	n := wireSize(m.Role, m.Content)
+	n := WireSize(m.Role, m.Content)
 	if len(m.ToolCalls) > 0 {
 		n += len(`,"tool_calls":[]`)
 		for i, c := range m.ToolCalls {
@@ -151,22 +151,22 @@ func (c *contextStats) record(msgs []model.Message, sizes []int, est int, block 
 		c.blocks++
 	}
 	if c.prev != nil {
-		c.shares = append(c.shares, prefixShare(c.prev, msgs, sizes))
+		c.shares = append(c.shares, PrefixShare(c.prev, msgs, sizes))
 	}
 	c.prev = msgs
 }
 
-// prefixShare is the bytes that the JSON array of cur shares at its start
+// PrefixShare is the bytes that the JSON array of cur shares at its start
 // with that of prev, over the size of cur's. Messages are compared whole,
 // and only the first that differs byte by byte.
-func prefixShare(prev, cur []model.Message, sizes []int) float64 {
+func PrefixShare(prev, cur []model.Message, sizes []int) float64 {
 	total := 1 // "["
 	for _, s := range sizes {
 		total += s + 1 // the message and "," or "]"
 	}
 	common := 1
 	k := 0
-	for k < len(prev) && k < len(cur) && sameMessage(prev[k], cur[k]) {
+	for k < len(prev) && k < len(cur) && SameMessage(prev[k], cur[k]) {
 		common += sizes[k] + 1
 		k++
 	}
@@ -198,4 +198,14 @@ func (c *contextStats) snapshot() ContextStats {
 		s.PrefixReuseMedian = (sorted[(n-1)/2] + sorted[n/2]) / 2
 	}
 	return s
+}
+
+// RequestEstimate is a request's estimate in tokens, computed afresh from
+// its messages: the figure the window holds each request to.
+func RequestEstimate(msgs []model.Message) int {
+	n := requestFraming
+	for _, m := range msgs {
+		n += messageTokens(messageSize(m))
+	}
+	return n
 }

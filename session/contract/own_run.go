@@ -1,4 +1,4 @@
-package session
+package contract
 
 import (
 	"fmt"
@@ -11,17 +11,12 @@ import (
 	"github.com/coreagent/core/session/tools"
 )
 
-// FindingOwnRunFailed: the model's done summary claims that the tests (or
-// the build, the checks) pass, but its own last run of such a command
-// failed; Detail says which and how.
-const FindingOwnRunFailed FindingKind = "own_run_failed"
-
-// ownRuns are the model's last run of each verification command it ran,
+// OwnRuns are the model's last run of each verification command it ran,
 // the latest last.
-type ownRuns []tools.Verification
+type OwnRuns []tools.Verification
 
-// add records v as its command's last run.
-func (o ownRuns) add(v tools.Verification) ownRuns {
+// Add records v as its command's last run.
+func (o OwnRuns) Add(v tools.Verification) OwnRuns {
 	o = slices.DeleteFunc(o, func(have tools.Verification) bool { return have.Command == v.Command })
 	return append(o, v)
 }
@@ -72,13 +67,13 @@ func successClaim(summary string) string {
 	return ""
 }
 
-// ownRunContradicts says, when the model's done summary claims success
+// OwnRunContradicts says, when the model's done summary claims success
 // and its own last run of a verification command failed, so: the model
 // said "all tests pass"; its own last run of `pytest` exited 1. The run
 // named is its last verification command when that failed, or else the
 // last failed run of a command that is one of the checks. "" when the
 // summary claims nothing or no such run failed.
-func ownRunContradicts(summary string, runs ownRuns, checks []Check) string {
+func OwnRunContradicts(summary string, runs OwnRuns, checks []Check) string {
 	claim := successClaim(summary)
 	if claim == "" || len(runs) == 0 {
 		return ""
@@ -107,35 +102,4 @@ func ownRunContradicts(summary string, runs ownRuns, checks []Check) string {
 		how = "did not finish (killed, or it could not start)"
 	}
 	return fmt.Sprintf("the model said %q; its own last run of `%s` %s", claim, oneLine(bad.Command, 120), how)
-}
-
-// noteOwnRun records, at done, whether the model's summary claims a
-// success its own last run denies, replacing what an earlier done of the
-// run recorded.
-func (s *run) noteOwnRun(summary string) {
-	s.report.Findings = slices.DeleteFunc(s.report.Findings, func(f Finding) bool { return f.Kind == FindingOwnRunFailed })
-	if d := ownRunContradicts(summary, s.ownRuns, s.rec.Checks); d != "" {
-		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingOwnRunFailed, Detail: s.scrub(d)})
-		fmt.Fprintf(s.opts.Progress, "warning: %s\n", s.scrub(d))
-	}
-}
-
-// OwnRunWarning is the warning to print beside the model's summary when
-// its own last run denies what it claims: "" when none does.
-func (r *Report) OwnRunWarning() string {
-	if f, ok := r.Finding(FindingOwnRunFailed); ok {
-		return "but " + f.Detail
-	}
-	return ""
-}
-
-// OwnRunMarkdown is the same warning as a Markdown alert, for a pull
-// request's body, a comment or a step summary, beside the model's
-// summary: "" when there is none.
-func (r *Report) OwnRunMarkdown() string {
-	warn := r.OwnRunWarning()
-	if warn == "" {
-		return ""
-	}
-	return "> [!WARNING]\n> " + strings.ToUpper(warn[:1]) + warn[1:] + ".\n\n"
 }

@@ -1,4 +1,4 @@
-package session
+package contract
 
 import (
 	"os"
@@ -143,11 +143,11 @@ func lastLine(output string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// repoModule reports whether name is a module of the repository checked
+// RepoModule reports whether name is a module of the repository checked
 // out in dir: a file name.py or a folder name at its top or under src/.
 // It never follows a link (os.Lstat) and refuses a name that is not one
 // path element.
-func repoModule(dir string) func(name string) bool {
+func RepoModule(dir string) func(name string) bool {
 	return func(name string) bool {
 		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 			return false

@@ -1,4 +1,4 @@
-package session
+package land
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/coreagent/core/gh"
 )
 
-// fileChange is one file of the session's diff against the pull request's
+// FileChange is one file of the session's diff against the pull request's
 // head (git diff -U0), hunk by hunk.
-type fileChange struct {
+type FileChange struct {
 	path    string // the head's path (the new one for an added file)
 	header  string // the diff --git ... lines up to the first hunk
 	added   bool   // a new file
@@ -30,16 +30,16 @@ type hunk struct {
 
 var hunkLine = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@`)
 
-// parseDiff reads a git diff made with -U0 and --no-renames.
-func parseDiff(diff string) []fileChange {
-	var out []fileChange
-	var f *fileChange
+// ParseDiff reads a git diff made with -U0 and --no-renames.
+func ParseDiff(diff string) []FileChange {
+	var out []FileChange
+	var f *FileChange
 	var h *hunk
 	for _, line := range strings.SplitAfter(diff, "\n") {
 		bare := strings.TrimSuffix(line, "\n")
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
-			out = append(out, fileChange{header: line})
+			out = append(out, FileChange{header: line})
 			f, h = &out[len(out)-1], nil
 		case f == nil:
 		case strings.HasPrefix(line, "@@ "): // hunk lines start with +, - or a blank
@@ -90,30 +90,30 @@ func parseDiff(diff string) []fileChange {
 // comment; a longer hunk goes to the review's body (which cuts it short).
 const maxSuggestion = 60000
 
-// suggestions are the session's changes as a review: suggestions on the
+// Suggestions are the session's changes as a review: suggestions on the
 // lines of the pull request's diff, and the rest as patches.
-type suggestions struct {
-	comments []gh.DraftComment
-	rest     []string // patches of what no suggestion can express, one a piece
+type Suggestions struct {
+	Comments []gh.DraftComment
+	Rest     []string // patches of what no suggestion can express, one a piece
 }
 
-// suggest turns the session's changes into suggestions where GitHub takes
+// Suggest turns the session's changes into suggestions where GitHub takes
 // them: a hunk of a file the pull request changes, on head lines its diff
 // shows (all in one of its hunks). A hunk that inserts lines anchors on the
 // line above it (or, at the top of the file, the line below) and repeats
 // it. New files, removed files, binary files and hunks outside the pull
 // request's diff are returned as patches. head reads a file of the
 // pull request's head, line by line.
-func suggest(changes []fileChange, files []gh.PullFile, head func(path string) ([]string, error)) (suggestions, error) {
+func Suggest(changes []FileChange, files []gh.PullFile, head func(path string) ([]string, error)) (Suggestions, error) {
 	shown := map[string]map[int]int{}
 	for _, f := range files {
 		shown[f.Path] = diffLines(f.Patch)
 	}
-	var out suggestions
+	var out Suggestions
 	for _, f := range changes {
 		lines, inPull := shown[f.path]
 		if f.added || f.deleted || f.binary || !inPull || len(f.hunks) == 0 {
-			out.rest = append(out.rest, f.patch(f.hunks...))
+			out.Rest = append(out.Rest, f.patch(f.hunks...))
 			continue
 		}
 		var src []string
@@ -123,7 +123,7 @@ func suggest(changes []fileChange, files []gh.PullFile, head func(path string) (
 				if src == nil {
 					var err error
 					if src, err = head(f.path); err != nil {
-						return suggestions{}, err
+						return Suggestions{}, err
 					}
 				}
 				switch {
@@ -134,33 +134,33 @@ func suggest(changes []fileChange, files []gh.PullFile, head func(path string) (
 					start, end = 1, 1
 					text = append(append([]string{}, h.lines...), src[0])
 				default:
-					out.rest = append(out.rest, f.patch(h))
+					out.Rest = append(out.Rest, f.patch(h))
 					continue
 				}
 			}
 			first, ok1 := lines[start]
 			last, ok2 := lines[end]
 			if !ok1 || !ok2 || first != last {
-				out.rest = append(out.rest, f.patch(h))
+				out.Rest = append(out.Rest, f.patch(h))
 				continue
 			}
 			body := suggestionBlock(text)
 			if len(body) > maxSuggestion {
-				out.rest = append(out.rest, f.patch(h))
+				out.Rest = append(out.Rest, f.patch(h))
 				continue
 			}
 			c := gh.DraftComment{Path: f.path, Line: end, Body: body}
 			if start < end {
 				c.StartLine = start
 			}
-			out.comments = append(out.comments, c)
+			out.Comments = append(out.Comments, c)
 		}
 	}
 	return out, nil
 }
 
 // patch is the file's header with the given hunks.
-func (f fileChange) patch(hs ...hunk) string {
+func (f FileChange) patch(hs ...hunk) string {
 	var b strings.Builder
 	b.WriteString(f.header)
 	for _, h := range hs {
@@ -206,14 +206,15 @@ func diffLines(patch string) map[int]int {
 // commented ones, fenced with more backticks than the text holds.
 func suggestionBlock(lines []string) string {
 	text := strings.Join(lines, "\n")
-	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+	fence := strings.Repeat("`", max(3, LongestRun(text, '`')+1))
 	if len(lines) == 0 {
 		return fmt.Sprintf("%ssuggestion\n%s", fence, fence)
 	}
 	return fmt.Sprintf("%ssuggestion\n%s\n%s", fence, text, fence)
 }
 
-func longestRun(s string, c byte) int {
+// LongestRun is the length of the longest run of c in s.
+func LongestRun(s string, c byte) int {
 	best, n := 0, 0
 	for i := 0; i < len(s); i++ {
 		if s[i] == c {

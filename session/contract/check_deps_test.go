@@ -1,4 +1,4 @@
-package session
+package contract
 
 import (
 	"context"
@@ -32,11 +32,11 @@ func TestCheckResultOfAnUnreachableRegistry(t *testing.T) {
 		{name: "the code's failure, every registry reached",
 			r: sandbox.Result{ExitCode: 1, Output: "E   assert 1 == 2\n1 failed in 0.1s\n"}},
 		{name: "stopped",
-			r: sandbox.Result{ExitCode: -1}, err: checkStopped{context.Canceled}, error_: "stopped: context canceled"},
+			r: sandbox.Result{ExitCode: -1}, err: CheckStopped{context.Canceled}, error_: "stopped: context canceled"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := checkResultOf(tt.r, tt.err, nil)
+			got := CheckResultOf(tt.r, tt.err, nil)
 			assert.Equal(t, tt.passed, got.Passed)
 			assert.Equal(t, tt.cause, got.Cause)
 			assert.Equal(t, tt.error_, got.Error)

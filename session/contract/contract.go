@@ -1,4 +1,4 @@
-package session
+package contract
 
 import (
 	"slices"
@@ -61,8 +61,8 @@ type Check struct {
 // String is the command as people write it.
 func (c Check) String() string { return strings.Join(c.Command, " ") }
 
-// addCheck adds c to checks unless a check with the same argv is there.
-func addCheck(checks []Check, c Check) []Check {
+// AddCheck adds c to checks unless a check with the same argv is there.
+func AddCheck(checks []Check, c Check) []Check {
 	for _, have := range checks {
 		if slices.Equal(have.Command, c.Command) {
 			return checks

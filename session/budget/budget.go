@@ -1,4 +1,4 @@
-package session
+package budget
 
 import (
 	"fmt"
@@ -29,14 +29,14 @@ const (
 	minCut = 128
 )
 
-// observationLimit is the most bytes one tool result may hold under a
+// ObservationLimit is the most bytes one tool result may hold under a
 // budget of contextTokens: an eighth of it, between 1 KiB and the tools'
 // default.
-func observationLimit(contextTokens int) int {
+func ObservationLimit(contextTokens int) int {
 	return min(max(contextTokens*bytesPerToken/observationShare, 1<<10), tools.DefaultOutputLimit)
 }
 
-// contextWindow turns the transcript into each request of a run, within
+// ContextWindow turns the transcript into each request of a run, within
 // the budget. Its decisions only grow, so that consecutive requests share
 // their beginning (and the server's prompt cache with it) until the next
 // block elision:
@@ -53,7 +53,7 @@ func observationLimit(contextTokens int) int {
 //
 // The system prompt and the instructions are never masked or dropped, nor
 // is the latest exchange; the transcript on disk keeps everything.
-type contextWindow struct {
+type ContextWindow struct {
 	limit   int
 	masked  int         // the oldest exchanges whose results are masked
 	dropped int         // the oldest exchanges left out (dropped ≤ masked)
@@ -71,8 +71,8 @@ type contextWindow struct {
 	stats   contextStats
 }
 
-func newContextWindow(limit int) *contextWindow {
-	return &contextWindow{limit: limit, cuts: map[int]int{}, stats: contextStats{budget: limit}}
+func NewContextWindow(limit int) *ContextWindow {
+	return &ContextWindow{limit: limit, cuts: map[int]int{}, stats: contextStats{budget: limit}}
 }
 
 // exchange is the entries [first, last] of one exchange.
@@ -97,22 +97,28 @@ func exchanges(entries []Entry) []exchange {
 	return xs
 }
 
-// request builds the next request from the transcript and counts it as
+// Request builds the next request from the transcript and counts it as
 // sent.
-func (w *contextWindow) request(entries []Entry) []model.Message {
-	msgs := w.build(entries)
-	w.sent()
+func (w *ContextWindow) Request(entries []Entry) []model.Message {
+	msgs := w.Build(entries)
+	w.Sent()
 	return msgs
 }
 
-// sent counts the request build made last as sent.
-func (w *contextWindow) sent() {
+// Sent counts the request build made last as sent.
+func (w *ContextWindow) Sent() {
 	w.stats.record(w.last.msgs, w.last.sizes, w.last.est, w.block)
 }
 
-// build builds the next request from the transcript; its estimate is
+// LastEstimate is the estimate, in tokens, of the request Build made last.
+func (w *ContextWindow) LastEstimate() int { return w.last.est }
+
+// Stats returns the window's figures so far.
+func (w *ContextWindow) Stats() ContextStats { return w.stats.snapshot() }
+
+// Build builds the next request from the transcript; its estimate is
 // w.last.est. sent counts it, once it goes.
-func (w *contextWindow) build(entries []Entry) []model.Message {
+func (w *ContextWindow) Build(entries []Entry) []model.Message {
 	w.grow(len(entries))
 	xs := exchanges(entries)
 	// The latest exchange, the one the model answers now, stays.
@@ -150,12 +156,12 @@ func (w *contextWindow) build(entries []Entry) []model.Message {
 
 // key sums up the window's decisions: when it is unchanged, a request is
 // the last one with the new entries appended whole.
-func (w *contextWindow) key() [3]int { return [3]int{w.masked, w.dropped, len(w.cuts)} }
+func (w *ContextWindow) key() [3]int { return [3]int{w.masked, w.dropped, len(w.cuts)} }
 
 // extend appends the entries after the last request's to its layout, when
 // no decision changed since and the new entries open exchanges of their
 // own (so none of them can be masked or dropped yet).
-func (w *contextWindow) extend(entries []Entry, block bool) (layout, bool) {
+func (w *ContextWindow) extend(entries []Entry, block bool) (layout, bool) {
 	if block || w.lastN == 0 || w.lastN > len(entries) || w.key() != w.lastKey {
 		return layout{}, false
 	}
@@ -180,7 +186,7 @@ func (w *contextWindow) extend(entries []Entry, block bool) (layout, bool) {
 	return l, true
 }
 
-func (w *contextWindow) grow(n int) {
+func (w *ContextWindow) grow(n int) {
 	for len(w.whole) < n {
 		w.whole = append(w.whole, -1)
 		w.note = append(w.note, "")
@@ -199,7 +205,7 @@ type layout struct {
 }
 
 // render lays the transcript out as the window's decisions say.
-func (w *contextWindow) render(entries []Entry, xs []exchange) layout {
+func (w *ContextWindow) render(entries []Entry, xs []exchange) layout {
 	state := make([]byte, len(entries)) // 0 whole, 'm' masked, 'd' dropped
 	droppedAfter := map[int][2]int{}    // instruction index → first and last dropped turn
 	instruction := -1
@@ -279,7 +285,7 @@ func (w *contextWindow) render(entries []Entry, xs []exchange) layout {
 // cut shortens the largest message that can still lose something by about
 // what the request is over target, and reports whether there was one. The
 // system prompt and the instructions are cut only when nothing else can be.
-func (w *contextWindow) cut(entries []Entry, l layout, target int) bool {
+func (w *ContextWindow) cut(entries []Entry, l layout, target int) bool {
 	best, bestLen, bestKept := -1, minCut, false
 	for j, i := range l.entry {
 		if l.masked[j] {

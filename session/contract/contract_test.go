@@ -1,4 +1,4 @@
-package session
+package contract
 
 import (
 	"encoding/json"
@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/coreagent/core/sandbox/lang"
 )
 
 var (
@@ -184,16 +182,4 @@ func TestContractMarkdown(t *testing.T) {
 	var none *Contract
 	assert.Contains(t, none.Markdown(), "> [!WARNING]\n> The harness ran no checks on the result — this patch is UNVERIFIED.")
 	assert.Equal(t, "**UNVERIFIED**: the harness ran no checks", none.StatusLine())
-}
-
-func TestContractRule(t *testing.T) {
-	t.Parallel()
-	assert.Empty(t, contractRule(lang.TierOff, nil), "no contract at tier off")
-	rule := contractRule(lang.TierTest, []Check{
-		{Command: []string{"go", "test", "./..."}, Source: SourceUser},
-		{Command: []string{"go", "vet", "./..."}, Source: SourceModel},
-	})
-	assert.Contains(t, rule, "the harness itself runs every such command you ran")
-	assert.Contains(t, rule, "The user's checks: go test ./....")
-	assert.NotContains(t, rule, "go vet")
 }

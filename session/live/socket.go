@@ -1,4 +1,4 @@
-package session
+package live
 
 import (
 	"bufio"
@@ -56,10 +56,17 @@ func socketAddr(dir string, dirFD uintptr) string {
 	return fmt.Sprintf("/proc/self/fd/%d/%s", dirFD, SocketFile)
 }
 
-// serveControl listens on the session's socket until ctx ends or close is
+// Controller is what the socket hands each request to: the run's control.
+type Controller interface {
+	Send(m Message) (string, error)
+	Interrupt(from string) (string, error)
+	Stop(from string) (string, error)
+}
+
+// Serve listens on the session's socket until ctx ends or close is
 // called, handing each request to ctl. A socket a dead process left is
 // replaced.
-func serveControl(ctx context.Context, dir string, ctl *Control) (closeFn func(), err error) {
+func Serve(ctx context.Context, dir string, ctl Controller) (closeFn func(), err error) {
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open the control socket: %w", err)
@@ -119,7 +126,7 @@ func serveControl(ctx context.Context, dir string, ctl *Control) (closeFn func()
 // serveConn answers one request, from the run's own user only: the
 // directory's 0700 keeps others out, and the peer's credentials are
 // checked besides.
-func serveConn(conn *net.UnixConn, ctl *Control) {
+func serveConn(conn *net.UnixConn, ctl Controller) {
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	answer := func(reply string, err error) {
@@ -149,7 +156,7 @@ func serveConn(conn *net.UnixConn, ctl *Control) {
 		answer("", fmt.Errorf("the request is not a control request: %w", err))
 		return
 	}
-	from := localUser(uid)
+	from := LocalUser(uid)
 	switch req.Op {
 	case OpSend:
 		answer(ctl.Send(Message{From: from, Text: req.Text}))
@@ -199,26 +206,17 @@ func peerUID(conn *net.UnixConn) (int, error) {
 	return int(cred.Uid), nil
 }
 
-// localUser names a local user for the transcript: "local user alice".
-func localUser(uid int) string {
+// LocalUser names a local user for the transcript: "local user alice".
+func LocalUser(uid int) string {
 	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil && u.Username != "" {
 		return "local user " + u.Username
 	}
 	return "local user " + strconv.Itoa(uid)
 }
 
-// Control sends one operation to the live session id through its socket
-// and returns the run's acknowledgement. A session with no live run says
-// so.
-func (s *Store) Control(ctx context.Context, id, op, text string) (string, error) {
-	rec, err := s.Load(id)
-	if err != nil {
-		return "", err
-	}
-	if !rec.Status.Live() {
-		return "", fmt.Errorf("session %s is %s: only a live run (starting, active or idle) takes %s", id, rec.Status, op)
-	}
-	dir := s.Dir(id)
+// Call sends one operation to the live session id, whose directory is
+// dir, through its socket and returns the run's acknowledgement.
+func Call(ctx context.Context, dir, id, op, text string) (string, error) {
 	d, err := os.Open(dir)
 	if err != nil {
 		return "", fmt.Errorf("reach session %s: %w", id, err)

@@ -1,4 +1,4 @@
-package session
+package budget
 
 import (
 	"math"
@@ -25,29 +25,29 @@ const promptSlack = 1 << 16
 // reply window.
 const replyCeiling = 1 << 18
 
-// usageCeiling is the most tokens a request could honestly be counted.
-type usageCeiling struct {
+// UsageCeiling is the most tokens a request could honestly be counted.
+type UsageCeiling struct {
 	prompt, completion int
 }
 
-// requestCeiling is the ceiling of a request whose messages the context
+// RequestCeiling is the ceiling of a request whose messages the context
 // window estimates at est tokens (about a third of their wire bytes): one
 // token per byte plus promptSlack for the prompt; for the reply, the
 // max_tokens core sent (CompletionAllowance, with a budget), else
 // replyCeiling.
-func requestCeiling(est int, budgeted bool) usageCeiling {
-	c := usageCeiling{prompt: model.SaturatingAdd(min(max(est, 0), math.MaxInt/bytesPerToken)*bytesPerToken, promptSlack), completion: replyCeiling}
+func RequestCeiling(est int, budgeted bool) UsageCeiling {
+	c := UsageCeiling{prompt: model.SaturatingAdd(min(max(est, 0), math.MaxInt/bytesPerToken)*bytesPerToken, promptSlack), completion: replyCeiling}
 	if budgeted {
 		c.completion = CompletionAllowance
 	}
 	return c
 }
 
-// countUsage is what one request counts: per figure, the larger of the
+// CountUsage is what one request counts: per figure, the larger of the
 // server's and core's own estimate own, the total their sum. ok is false
 // when the server's figures were refused (a figure below zero or past the
 // ceiling c, its total included) and the request counts at own alone.
-func countUsage(server, own model.Usage, c usageCeiling) (counted model.Usage, ok bool) {
+func CountUsage(server, own model.Usage, c UsageCeiling) (counted model.Usage, ok bool) {
 	ok = within(server.PromptTokens, c.prompt) &&
 		within(server.CompletionTokens, c.completion) &&
 		within(server.TotalTokens, model.SaturatingAdd(c.prompt, c.completion))

@@ -1,4 +1,4 @@
-package session
+package contract
 
 import (
 	"strings"
@@ -42,13 +42,13 @@ func FuzzOwnRunContradicts(f *testing.F) {
 	f.Add("The tests do not pass yet.", "pytest", 1)
 	f.Add("ok.\n\n!?", "", 0)
 	f.Fuzz(func(t *testing.T, summary, command string, exit int) {
-		got := ownRunContradicts(summary, ownRuns{{Command: command, ExitCode: exit}}, nil)
+		got := OwnRunContradicts(summary, OwnRuns{{Command: command, ExitCode: exit}}, nil)
 		switch {
 		case got != "" && exit == 0:
 			t.Fatalf("a passing run named: %q", got)
 		case got != "" && successClaim(summary) == "":
 			t.Fatalf("no claim in %q, yet %q", summary, got)
 		}
-		_ = ownRuns{}.add(tools.Verification{Command: command})
+		_ = OwnRuns{}.Add(tools.Verification{Command: command})
 	})
 }

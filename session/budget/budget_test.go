@@ -1,4 +1,4 @@
-package session
+package budget
 
 import (
 	"fmt"
@@ -11,15 +11,6 @@ import (
 
 	"github.com/coreagent/core/session/model"
 )
-
-// estimate is a request's estimate, computed afresh from its messages.
-func estimate(msgs []model.Message) int {
-	n := requestFraming
-	for _, m := range msgs {
-		n += messageTokens(messageSize(m))
-	}
-	return n
-}
 
 // randomText is n bytes of text with what makes JSON grow: newlines, tabs,
 // quotes, <>&, and multi-byte runes.
@@ -59,7 +50,7 @@ func newRandomSession(r *rand.Rand, budget int) randomSession {
 				// An uncapped result, larger than an observation may be.
 				answer = Entry{Role: model.RoleUser, Content: "Result of run_shell:\n" + randomText(r, r.IntN(40000)), Kind: KindObservation, Turn: turn}
 			default:
-				answer = Entry{Role: model.RoleUser, Content: "Result of read_file:\n" + randomText(r, r.IntN(observationLimit(budget))), Kind: KindObservation, Turn: turn}
+				answer = Entry{Role: model.RoleUser, Content: "Result of read_file:\n" + randomText(r, r.IntN(ObservationLimit(budget))), Kind: KindObservation, Turn: turn}
 			}
 			s.steps = append(s.steps, []Entry{reply, answer})
 		}
@@ -81,19 +72,19 @@ func TestContextWindowHolds(t *testing.T) {
 				t.Parallel()
 				r := rand.New(rand.NewPCG(uint64(budget), uint64(seed)))
 				s := newRandomSession(r, budget)
-				w := newContextWindow(budget)
+				w := NewContextWindow(budget)
 				entries := []Entry{{Role: model.RoleSystem, Content: s.system, Kind: KindSystem}}
 				var prev []model.Message
 				for n, step := range s.steps {
 					entries = append(entries, step...)
 					blocks := w.stats.blocks
-					msgs := w.request(entries)
-					est := estimate(msgs)
+					msgs := w.Request(entries)
+					est := RequestEstimate(msgs)
 					require.LessOrEqual(t, est, budget, "request %d is over the budget", n)
 					assert.Equal(t, w.stats.largest, max(w.stats.largest, est))
 					last := entries[len(entries)-1]
 					assert.Equal(t, last.Role, msgs[len(msgs)-1].Role, "request %d ends with the latest message", n)
-					if small := estimate([]model.Message{{Role: model.RoleSystem, Content: s.system}}) + len(s.instructions)*1000; small < budget/2 {
+					if small := RequestEstimate([]model.Message{{Role: model.RoleSystem, Content: s.system}}) + len(s.instructions)*1000; small < budget/2 {
 						assert.Equal(t, s.system, msgs[0].Content, "request %d keeps the system prompt", n)
 						assertInstructionsKept(t, entries, msgs)
 					}
@@ -143,7 +134,7 @@ func assertAlternates(t *testing.T, msgs []model.Message) {
 func TestContextWindowElidesInBlocks(t *testing.T) {
 	t.Parallel()
 	const budget = 8192
-	w := newContextWindow(budget)
+	w := NewContextWindow(budget)
 	entries := []Entry{
 		{Role: model.RoleSystem, Content: "the system prompt", Kind: KindSystem},
 		{Role: model.RoleUser, Content: "the instruction", Kind: KindInstruction},
@@ -156,11 +147,11 @@ func TestContextWindowElidesInBlocks(t *testing.T) {
 			Entry{Role: model.RoleAssistant, Content: "tool: read_file\npath: f.go", Kind: KindReply, Turn: turn},
 			Entry{Role: model.RoleUser, Content: obs, Kind: KindObservation, Turn: turn})
 		before := w.stats.blocks
-		msgs := w.request(entries)
-		sizes = append(sizes, estimate(msgs))
+		msgs := w.Request(entries)
+		sizes = append(sizes, RequestEstimate(msgs))
 		if w.stats.blocks > before {
 			blocks = append(blocks, turn)
-			assert.LessOrEqual(t, estimate(msgs), budget*lowWaterPercent/100, "turn %d: a block elision goes down to the low-water mark", turn)
+			assert.LessOrEqual(t, RequestEstimate(msgs), budget*lowWaterPercent/100, "turn %d: a block elision goes down to the low-water mark", turn)
 		}
 	}
 	// 60 turns of 850 bytes make ~18,000 tokens: a few blocks, not one
@@ -178,7 +169,7 @@ func TestContextWindowElidesInBlocks(t *testing.T) {
 
 func TestContextWindowMasksOldResults(t *testing.T) {
 	t.Parallel()
-	w := newContextWindow(DefaultContextTokens)
+	w := NewContextWindow(32768) // session.DefaultContextTokens
 	entries := []Entry{
 		{Role: model.RoleSystem, Content: "sys", Kind: KindSystem},
 		{Role: model.RoleUser, Content: "go", Kind: KindInstruction},
@@ -193,7 +184,7 @@ func TestContextWindowMasksOldResults(t *testing.T) {
 			Entry{Role: model.RoleAssistant, Content: reply, Kind: KindReply, Turn: turn},
 			Entry{Role: model.RoleUser, Content: "Result of read_file:\nsmall", Kind: KindObservation, Turn: turn})
 	}
-	msgs := w.request(entries)
+	msgs := w.Request(entries)
 	require.Len(t, msgs, len(entries), "masking keeps every message")
 	assert.Equal(t, "[turn 1: a reply of 2037 characters, elided to save context; it began: tool: write_file]", msgs[2].Content)
 	assert.Equal(t, "[turn 1: the result of read_file (26 characters), elided to save context; repeat the call if you need it]", msgs[3].Content)
@@ -210,7 +201,7 @@ func TestContextWindowMasksOldResults(t *testing.T) {
 func TestContextWindowDropsAndCuts(t *testing.T) {
 	t.Parallel()
 	const budget = 1024
-	w := newContextWindow(budget)
+	w := NewContextWindow(budget)
 	instruction := strings.Repeat("a long instruction. ", 300) // 6 KB: alone over the budget
 	entries := []Entry{
 		{Role: model.RoleSystem, Content: "sys", Kind: KindSystem},
@@ -221,8 +212,8 @@ func TestContextWindowDropsAndCuts(t *testing.T) {
 			Entry{Role: model.RoleAssistant, Content: "tool: list_dir", Kind: KindReply, Turn: turn},
 			Entry{Role: model.RoleUser, Content: "Result of list_dir:\n" + strings.Repeat("f.go\n", 100), Kind: KindObservation, Turn: turn})
 	}
-	msgs := w.request(entries)
-	assert.LessOrEqual(t, estimate(msgs), budget)
+	msgs := w.Request(entries)
+	assert.LessOrEqual(t, RequestEstimate(msgs), budget)
 	require.Len(t, msgs, 4, "system, instruction, the latest exchange")
 	assert.Equal(t, "sys", msgs[0].Content)
 	assert.True(t, strings.HasPrefix(msgs[1].Content, "a long instruction. "))
@@ -235,8 +226,8 @@ func TestContextWindowDropsAndCuts(t *testing.T) {
 		Entry{Role: model.RoleAssistant, Content: "tool: git_diff", Kind: KindReply, Turn: 6},
 		Entry{Role: model.RoleUser, Content: "Result of git_diff:\n(no changes)", Kind: KindObservation, Turn: 6})
 	blocks := w.stats.blocks
-	next := w.request(entries)
-	assert.LessOrEqual(t, estimate(next), budget)
+	next := w.Request(entries)
+	assert.LessOrEqual(t, RequestEstimate(next), budget)
 	if w.stats.blocks == blocks {
 		assert.Equal(t, msgs, next[:len(msgs)])
 	}
@@ -270,9 +261,9 @@ func TestPrefixShare(t *testing.T) {
 			}
 			sizes := make([]int, len(tt.cur))
 			for i, m := range tt.cur {
-				sizes[i] = wireSize(m.Role, m.Content)
+				sizes[i] = WireSize(m.Role, m.Content)
 			}
-			assert.InDelta(t, float64(n)/float64(len(cj)), prefixShare(tt.prev, tt.cur, sizes), 1e-9)
+			assert.InDelta(t, float64(n)/float64(len(cj)), PrefixShare(tt.prev, tt.cur, sizes), 1e-9)
 		})
 	}
 }
@@ -299,7 +290,7 @@ func TestObservationLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.budget), func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, observationLimit(tt.budget))
+			assert.Equal(t, tt.want, ObservationLimit(tt.budget))
 			// One observation, with its framing, is at most an eighth of
 			// the budget, or a small one at tiny budgets.
 			assert.LessOrEqual(t, messageTokens(tt.want), max(tt.budget/observationShare+messageFraming+1, 350))
@@ -322,8 +313,8 @@ func TestWireSizeIsTheJSONs(t *testing.T) {
 		for _, role := range []string{model.RoleSystem, model.RoleUser, model.RoleAssistant} {
 			want, err := jsonMessage(model.Message{Role: role, Content: content})
 			require.NoError(t, err)
-			if got := wireSize(role, content); got != len(want) {
-				t.Errorf("case %d, %s %q: wireSize = %d, the JSON is %d bytes: %s", i, role, content, got, len(want), want)
+			if got := WireSize(role, content); got != len(want) {
+				t.Errorf("case %d, %s %q: WireSize = %d, the JSON is %d bytes: %s", i, role, content, got, len(want), want)
 			}
 		}
 	}
@@ -339,7 +330,7 @@ func TestBudgetNativeCalls(t *testing.T) {
 		{Role: model.RoleSystem, Content: "system prompt", Kind: KindSystem},
 		{Role: model.RoleUser, Content: "the instruction", Kind: KindInstruction},
 	}
-	w := newContextWindow(32768)
+	w := NewContextWindow(32768)
 	var msgs []model.Message
 	for turn := 1; turn <= 10; turn++ {
 		id := fmt.Sprintf("call_%d", turn)
@@ -347,8 +338,8 @@ func TestBudgetNativeCalls(t *testing.T) {
 			Entry{Role: model.RoleAssistant, Kind: KindReply, Turn: turn,
 				ToolCalls: []model.ToolCall{{ID: id, Name: "write_file", Arguments: `{"path":"a","content":"` + big + `"}`}}},
 			Entry{Role: model.RoleTool, ToolCallID: id, Content: "Result of write_file:\nwrote a", Kind: KindObservation, Turn: turn})
-		msgs = w.request(entries)
-		assert.LessOrEqual(t, estimate(msgs), 32768, "turn %d", turn)
+		msgs = w.Request(entries)
+		assert.LessOrEqual(t, RequestEstimate(msgs), 32768, "turn %d", turn)
 	}
 	var first *model.Message
 	for i := range msgs {

@@ -1,4 +1,4 @@
-package session
+package contract
 
 import (
 	"strings"
@@ -6,9 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/coreagent/core/internal/testkit"
 )
 
 // TestKilledCheckNote: a check killed at its time says where the time
@@ -61,25 +58,4 @@ func TestKilledCheckNote(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestBuildCeilingOption: the build ceiling is 4 times the shell timeout
-// unless set, and a negative one is refused, naming the option.
-func TestBuildCeilingOption(t *testing.T) {
-	t.Parallel()
-	base := testOptions(t, testkit.NewModelServer(t), t.TempDir())
-	o := base
-	o.ShellTimeout = 3 * time.Minute
-	o, err := o.withDefaults()
-	require.NoError(t, err)
-	assert.Equal(t, 12*time.Minute, o.BuildCeiling)
-	o = base
-	o.BuildCeiling = time.Hour
-	o, err = o.withDefaults()
-	require.NoError(t, err)
-	assert.Equal(t, time.Hour, o.BuildCeiling)
-	o = base
-	o.BuildCeiling = -time.Second
-	_, err = o.withDefaults()
-	assert.ErrorContains(t, err, "build-ceiling")
 }

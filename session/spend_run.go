@@ -1,0 +1,170 @@
+package session
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/model"
+)
+
+// spend is what a run knows of its spending between requests.
+type spend struct {
+	// ratio scales the context window's estimate of a request to the
+	// server's count, learned from the replies (never below 1).
+	ratio float64
+	// next is the estimate of the request the budget refused.
+	nextTokens int
+	nextUSD    *float64
+	// exhausted is set once the budget stopped the run: what lands is
+	// marked.
+	exhausted bool
+	// refusedNoted is set once the run said it refused a server's usage.
+	refusedNoted bool
+}
+
+// BudgetTitlePrefix starts the title of a pull request whose run its
+// budget stopped.
+const BudgetTitlePrefix = "[budget exhausted] "
+
+// startSpend prices the session, applies a top-up and readies the run's
+// spending. A price given now prices the session's earlier turns too
+// (they had none); a budget given to a session that ran before adds to
+// what it was allowed (or, with no cap yet, to what it spent).
+func (s *run) startSpend(resumed bool) {
+	s.spend.ratio = 1
+	rec, o := s.rec, s.opts
+	if o.Price != nil && (rec.Price == nil || o.Price.Source == budget.PriceFromSettings) {
+		// A price set now wins; the endpoint's does not replace one set
+		// before.
+		rec.Price = o.Price
+	}
+	if rec.Price != nil && rec.CostUSD == nil {
+		c := rec.Price.Cost(rec.Usage.PromptTokens, rec.Usage.CompletionTokens)
+		rec.CostUSD = &c
+	}
+	if o.Budget.Set() {
+		b := budget.Budget{}
+		if rec.Budget != nil {
+			b = *rec.Budget
+		}
+		if o.Budget.USD > 0 {
+			from := b.USD
+			if from == 0 && resumed && rec.CostUSD != nil {
+				from = *rec.CostUSD
+			}
+			b.USD = from + o.Budget.USD
+		}
+		if o.Budget.Tokens > 0 {
+			from := b.Tokens
+			if from == 0 && resumed {
+				from = rec.Usage.TotalTokens
+			}
+			b.Tokens = model.SaturatingAdd(from, o.Budget.Tokens)
+		}
+		rec.Budget = &b
+		if resumed {
+			fmt.Fprintf(o.Progress, "budget topped up: %s\n", s.budgetReport().Line())
+		}
+	}
+	s.report.Price = rec.Price
+	if rec.Price != nil {
+		zero := 0.0
+		s.report.CostUSD = &zero
+	}
+	if rec.Budget != nil {
+		if c, ok := s.opts.Client.(interface {
+			WithMaxTokens(n int) *model.Client
+		}); ok {
+			// The reply is bounded by the allowance the check counts.
+			s.opts.Client = c.WithMaxTokens(budget.CompletionAllowance)
+		}
+	}
+}
+
+// checkBudgetPrice refuses a budget in dollars that no price can count,
+// before anything starts; rec is the session resumed, or nil.
+func checkBudgetPrice(o Options, rec *Record) error {
+	usd := o.Budget.USD > 0 || (rec != nil && rec.Budget != nil && rec.Budget.USD > 0)
+	priced := o.Price != nil || (rec != nil && rec.Price != nil)
+	if usd && !priced {
+		return optionError("budget-usd", "a budget in dollars needs a price: set --price-input-per-mtok and --price-output-per-mtok (or price_per_mtok), or use --budget-tokens")
+	}
+	return nil
+}
+
+// overBudget says why a request whose prompt the context window estimates
+// at est tokens must not be sent, or returns nil when it fits the budget
+// with the completion allowance.
+func (s *run) overBudget(est int) error {
+	b := s.rec.Budget
+	if b == nil {
+		return nil
+	}
+	prompt := int(min(float64(est)*s.spend.ratio+0.5, math.MaxInt/2))
+	s.spend.nextTokens = model.SaturatingAdd(prompt, budget.CompletionAllowance)
+	s.spend.nextUSD = nil
+	if p := s.rec.Price; p != nil {
+		c := p.Cost(prompt, budget.CompletionAllowance)
+		s.spend.nextUSD = &c
+	}
+	if b.Tokens > 0 && model.SaturatingAdd(s.rec.Usage.TotalTokens, s.spend.nextTokens) > b.Tokens {
+		return fmt.Errorf("the budget of %d tokens (--budget-tokens) would be passed: %d spent, and the next request may take about %d more; core session resume %s --budget-tokens N continues with N more",
+			b.Tokens, s.rec.Usage.TotalTokens, s.spend.nextTokens, s.rec.ID)
+	}
+	if b.USD > 0 && s.rec.CostUSD != nil && *s.rec.CostUSD+*s.spend.nextUSD > b.USD {
+		return fmt.Errorf("the budget of $%.4f (--budget-usd) would be passed: %s spent, and the next request may cost up to %s more; core session resume %s --budget-usd N continues with $N more",
+			b.USD, budget.CostText(s.rec.CostUSD), budget.CostText(s.spend.nextUSD), s.rec.ID)
+	}
+	return nil
+}
+
+// spent counts what one reply cost, to the session and to this run, and
+// learns how the server's count compares with the estimate est of its
+// request; it returns what the request counted (countUsage).
+func (s *run) spent(reply model.Reply, est int) model.Usage {
+	u, ok := budget.CountUsage(reply.Usage, reply.Estimate, budget.RequestCeiling(est, s.rec.Budget != nil))
+	if !ok && !s.spend.refusedNoted {
+		s.spend.refusedNoted = true
+		fmt.Fprintf(s.opts.Progress, "usage refused: the model server reported %d prompt, %d completion, %d total tokens for one request, outside what it could hold; it counts at core's own estimate (%d tokens), as does any other such report this run\n",
+			reply.Usage.PromptTokens, reply.Usage.CompletionTokens, reply.Usage.TotalTokens, u.TotalTokens)
+	}
+	if !reply.UsageEstimated && est > 0 && u.PromptTokens > 0 {
+		s.spend.ratio = max(1, float64(u.PromptTokens)/float64(est))
+	}
+	s.rec.Usage.add(u)
+	s.report.Usage.add(u)
+	ts := budget.TurnSpend{Turn: s.rec.Turns, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	if p := s.rec.Price; p != nil {
+		c := p.Cost(u.PromptTokens, u.CompletionTokens)
+		budget.AddCost(&s.rec.CostUSD, c)
+		budget.AddCost(&s.report.CostUSD, c)
+		ts.CostUSD = &c
+	}
+	s.report.Spend = append(s.report.Spend, ts)
+	return u
+}
+
+// spentOn names the tool the turn's reply called.
+func (s *run) spentOn(st Step) {
+	if n := len(s.report.Spend); n > 0 && s.report.Spend[n-1].Turn == st.Turn {
+		s.report.Spend[n-1].Tools = append(s.report.Spend[n-1].Tools, st.Tool)
+	}
+}
+
+// budgetReport is the budget as the report shows it; nil when none is set.
+func (s *run) budgetReport() *budget.BudgetReport {
+	b := s.rec.Budget
+	if b == nil {
+		return nil
+	}
+	r := &budget.BudgetReport{USD: b.USD, Tokens: b.Tokens, SpentTokens: s.rec.Usage.TotalTokens}
+	if s.rec.CostUSD != nil {
+		c := *s.rec.CostUSD
+		r.SpentUSD = &c
+	}
+	if s.rec.Status == StatusBudgetExhausted {
+		r.Exhausted, r.NextTokens, r.NextUSD = true, s.spend.nextTokens, s.spend.nextUSD
+	}
+	return r
+}
