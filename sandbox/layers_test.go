@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -262,12 +263,12 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	assert.Greater(t, len(more), len(entries), "the build shared what it compiled")
 
 	// The same run's hostile test plants poison both ways.
-	before := treeDigest(t, shared)
+	before := testkit.TreeDigest(t, shared)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "plant_test.go"), []byte(poisonCacheTest), 0o644))
 	r = run(sb, TierTest, ws, "go", "test", "-count=1", "-run", "TestPlant", "-v", ".")
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Regexp(t, `rewrote [1-9][0-9]* outputs, put [1-9][0-9]* entries over [1-9][0-9]* shared`, r.Output)
-	assert.Equal(t, before, treeDigest(t, shared), "a test-tier command changed the shared layer")
+	assert.Equal(t, before, testkit.TreeDigest(t, shared), "a test-tier command changed the shared layer")
 	_, planted := readEntry(shared, sha256.Sum256([]byte("an action no run has asked for yet")))
 	assert.False(t, planted, "a test's put reached the shared layer")
 
