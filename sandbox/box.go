@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/coreagent/core/sandbox/gocache"
 )
 
 // A box is one long-lived bwrap sandbox per workspace, with the profile,
@@ -82,7 +84,7 @@ type boxInst struct {
 	dirFD  int           // the socket's directory, opened without following links
 	cmd    *exec.Cmd
 	l      *launch
-	cache  *userCacheServer
+	cache  *gocache.UserServer
 	done   chan struct{} // bwrap exited
 	active atomic.Int32  // commands running through it
 	stderr *capped

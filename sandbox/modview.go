@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/gocache"
 	"golang.org/x/mod/module"
 )
 
@@ -131,7 +132,7 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 	}
 	for _, m := range mods {
 		if err := linkModule(modCache, tmp, m); err != nil {
-			removeTree(tmp)
+			gocache.RemoveTree(tmp)
 			return "", fmt.Errorf("make the module view: %w", err)
 		}
 	}
@@ -144,7 +145,7 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 		return nil
 	})
 	if err := os.Rename(tmp, view); err != nil {
-		removeTree(tmp) // another core made it first
+		gocache.RemoveTree(tmp) // another core made it first
 		if _, err := os.Lstat(view); err != nil {
 			return "", fmt.Errorf("make the module view: %w", err)
 		}
@@ -167,7 +168,7 @@ func (s *Sandbox) viewsDir(modCache string) string {
 		if dir == "" || dir == "cache" {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Join(dir, "gomod-views"), 0o700); err == nil && sameDevice(modCache, dir) {
+		if err := os.MkdirAll(filepath.Join(dir, "gomod-views"), 0o700); err == nil && gocache.SameDevice(modCache, dir) {
 			return filepath.Join(dir, "gomod-views")
 		}
 	}
@@ -196,7 +197,7 @@ func sweepViews(base string) {
 		if fi, err := os.Lstat(stamp); err == nil && time.Since(fi.ModTime()) < modViewAge {
 			continue
 		}
-		removeTree(filepath.Join(base, name))
+		gocache.RemoveTree(filepath.Join(base, name))
 		os.Remove(filepath.Join(base, name+".complete"))
 	}
 }

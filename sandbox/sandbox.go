@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/coreagent/core/sandbox/gocache"
 )
 
 // Config is what a Sandbox needs from its caller, read at the edge.
@@ -185,8 +187,7 @@ type Sandbox struct {
 	cgOnce    sync.Once
 	cgParents cgroupParents
 
-	sweepOnce sync.Once // the run layers no live run owns (layers.go)
-	runs      *runDirs  // the run layers this Sandbox made
+	runs *gocache.Layers // the run layers this Sandbox made
 
 	userOnce  sync.Once
 	user      userCaches
@@ -239,7 +240,7 @@ func New(cfg Config) *Sandbox {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
 	s := &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}}
-	s.runs = newRunDirs(s)
+	s.runs = gocache.NewLayers(s, cfg.Home)
 	return s
 }
 
@@ -444,7 +445,7 @@ func (o RunOptions) checkMount() error {
 
 // run is Run on a resolved workspace; the warm-up runs through it too.
 func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
-	// The run's build cache layer goes when the Sandbox does (layers.go):
+	// The run's build cache layer goes when the Sandbox does (gocache/layers.go):
 	// not before the command is over.
 	defer runtime.KeepAlive(s)
 	if s.cfg.Mode == ModeOff {

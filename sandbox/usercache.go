@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/coreagent/core/sandbox/gocache"
 )
 
 // userGoEnvNames are the variables that say where the user's Go caches
@@ -20,7 +22,7 @@ func userGoEnvNames() []string {
 // userCaches are the user's Go caches as `go env` names them: the module
 // cache, which the module download fills and confined commands see
 // read-only, and the build cache, which confined builds read through core
-// (gocache.go) and never write.
+// (gocache/gocache.go) and never write.
 type userCaches struct {
 	mod   string // GOMODCACHE; "" when not used
 	build string // GOCACHE; "" when not used
@@ -103,7 +105,7 @@ func (s *Sandbox) Caches(backend string) []string {
 	}
 	runs := filepath.Join(s.cfg.Home, "cache", "go-build-run")
 	shared := "no shared layer: no repository named"
-	if key := repoKey(s.cfg.Repo); key != "" {
+	if key := gocache.RepoKey(s.cfg.Repo); key != "" {
 		shared = "the repository's shared layer " + filepath.Join(s.cfg.Home, "cache", "go-build-shared", key) + " read-only, which core fills on the host from commands that run no workspace code"
 	}
 	switch {

@@ -1,4 +1,4 @@
-package sandbox
+package gocache
 
 import (
 	"bufio"
@@ -37,7 +37,7 @@ func startCacheProgShared(t *testing.T, dir, socket, stage, shared string) (*goD
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := ServeGoCacheProg(inR, outW, dir, socket, stage, shared)
+		err := ServeProg(inR, outW, dir, socket, stage, shared)
 		outW.Close()
 		done <- err
 	}()
@@ -72,6 +72,11 @@ func putEntry(t testing.TB, dir string, id [32]byte, e cacheEntry, body string) 
 	require.NoError(t, c.writeEntry(id, e, strings.NewReader(body)))
 }
 
+// under reports whether path lies in dir.
+func under(path, dir string) bool {
+	return strings.HasPrefix(path, filepath.Clean(dir)+string(filepath.Separator))
+}
+
 func hashOf(s string) []byte {
 	h := sha256.Sum256([]byte(s))
 	return h[:]
@@ -86,7 +91,7 @@ func TestCacheProgPutGetMiss(t *testing.T) {
 	got, err := os.ReadFile(res.DiskPath)
 	require.NoError(t, err)
 	assert.Equal(t, body, got)
-	assert.True(t, within(res.DiskPath, dir))
+	assert.True(t, under(res.DiskPath, dir))
 
 	res = d.send(progRequest{Command: "get", ActionID: hashOf("a1")}, nil)
 	assert.False(t, res.Miss)
@@ -127,10 +132,10 @@ func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
 			putEntry(t, user, [32]byte(hashOf("fmt")), cacheEntry{out: [32]byte(hashOf("fmt-out")), size: int64(len(body)), time: time.Unix(1700000000, 0)}, body)
 			before := testkit.TreeDigest(t, user)
 
-			srv, err := serveUserCache(user, sandbox, stageParent)
+			srv, err := ServeUser(user, sandbox, stageParent)
 			require.NoError(t, err)
 			require.Equal(t, linked, srv.stage != "")
-			d, done := startCacheProg(t, sandbox, srv.socket(), srv.stage)
+			d, done := startCacheProg(t, sandbox, srv.Socket(), srv.stage)
 
 			res := d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil)
 			require.False(t, res.Miss, res.Err)
@@ -143,10 +148,10 @@ func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
 			given, err := os.Stat(res.DiskPath)
 			require.NoError(t, err)
 			if linked {
-				assert.True(t, within(res.DiskPath, srv.stage), "linked into the view: %s", res.DiskPath)
+				assert.True(t, under(res.DiskPath, srv.stage), "linked into the view: %s", res.DiskPath)
 				assert.True(t, os.SameFile(userFile, given), "no byte copied")
 			} else {
-				assert.True(t, within(res.DiskPath, sandbox), "a copy in the sandbox-only cache: %s", res.DiskPath)
+				assert.True(t, under(res.DiskPath, sandbox), "a copy in the sandbox-only cache: %s", res.DiskPath)
 				assert.False(t, os.SameFile(userFile, given))
 			}
 			assert.True(t, d.send(progRequest{Command: "get", ActionID: hashOf("nothing")}, nil).Miss)
@@ -154,7 +159,7 @@ func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
 			// What the sandbox puts stays in the sandbox-only cache.
 			res = d.send(progRequest{Command: "put", ActionID: hashOf("new"), OutputID: hashOf("new-out"), BodySize: 3}, []byte("new"))
 			require.Empty(t, res.Err)
-			assert.True(t, within(res.DiskPath, sandbox))
+			assert.True(t, under(res.DiskPath, sandbox))
 			d.send(progRequest{Command: "close"}, nil)
 			require.NoError(t, <-done)
 			stage := srv.stage
@@ -167,7 +172,7 @@ func TestCacheProgReadsTheUserCacheThroughTheHost(t *testing.T) {
 			res = d.send(progRequest{Command: "get", ActionID: hashOf("fmt")}, nil)
 			assert.False(t, res.Miss)
 			if linked {
-				assert.True(t, within(res.DiskPath, stage), res.DiskPath)
+				assert.True(t, under(res.DiskPath, stage), res.DiskPath)
 			}
 			d.send(progRequest{Command: "close"}, nil)
 			require.NoError(t, <-done)
@@ -186,10 +191,10 @@ func TestUserCacheServerRefusesBadEntries(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
 	require.NoError(t, os.Symlink("/etc/hostname", out))
 	into := t.TempDir()
-	srv, err := serveUserCache(user, into, t.TempDir())
+	srv, err := ServeUser(user, into, t.TempDir())
 	require.NoError(t, err)
 	defer srv.Close()
-	d, done := startCacheProg(t, into, srv.socket(), srv.stage)
+	d, done := startCacheProg(t, into, srv.Socket(), srv.stage)
 	assert.True(t, d.send(progRequest{Command: "get", ActionID: id[:]}, nil).Miss)
 	d.send(progRequest{Command: "close"}, nil)
 	require.NoError(t, <-done)
@@ -217,10 +222,10 @@ func TestUserCacheServerWritesOnlyIntoTheSandboxCache(t *testing.T) {
 	putEntry(t, user, id, cacheEntry{out: out, size: 4, time: time.Now()}, "body")
 	// Confined code replaced the output's directory with a link out.
 	require.NoError(t, os.Symlink(victim, filepath.Join(into, fmt.Sprintf("%02x", out[0]))))
-	srv, err := serveUserCache(user, into, "") // copies
+	srv, err := ServeUser(user, into, "") // copies
 	require.NoError(t, err)
 	defer srv.Close()
-	d, done := startCacheProg(t, into, srv.socket(), "")
+	d, done := startCacheProg(t, into, srv.Socket(), "")
 	assert.True(t, d.send(progRequest{Command: "get", ActionID: id[:]}, nil).Miss)
 	d.send(progRequest{Command: "close"}, nil)
 	require.NoError(t, <-done)
@@ -231,15 +236,15 @@ func TestUserCacheServerWritesOnlyIntoTheSandboxCache(t *testing.T) {
 
 func TestFreshViewStartsAfreshAfterAWeek(t *testing.T) {
 	cache := t.TempDir()
-	view := freshView(cache)
+	view := FreshView(cache)
 	require.FileExists(t, filepath.Join(view, ".born"))
 	require.NoError(t, os.WriteFile(filepath.Join(view, "kept"), nil, 0o600))
-	assert.Equal(t, view, freshView(cache))
+	assert.Equal(t, view, FreshView(cache))
 	assert.FileExists(t, filepath.Join(view, "kept"), "a young view stays")
 
 	old := time.Now().Add(-viewAge - time.Hour)
 	require.NoError(t, os.Chtimes(filepath.Join(view, ".born"), old, old))
-	assert.Equal(t, view, freshView(cache))
+	assert.Equal(t, view, FreshView(cache))
 	assert.NoFileExists(t, filepath.Join(view, "kept"), "a week-old view starts afresh")
 	olds, err := filepath.Glob(view + ".old-*")
 	require.NoError(t, err)
@@ -248,6 +253,6 @@ func TestFreshViewStartsAfreshAfterAWeek(t *testing.T) {
 	// A day later, the next rotation removes it.
 	require.NoError(t, os.Chtimes(olds[0], old, old))
 	require.NoError(t, os.Chtimes(filepath.Join(view, ".born"), old, old))
-	freshView(cache)
+	FreshView(cache)
 	assert.NoDirExists(t, olds[0])
 }

@@ -1,0 +1,7 @@
+// Package gocache is the Go build cache of confined commands: the cache
+// program that serves it inside the sandbox (GOCACHEPROG, `core sandbox
+// gocache`), the host's server of the user's build cache, and the layers
+// (a writable one per run, a read-only one per repository that only the
+// host fills, from commands that ran no workspace code) with their
+// promotion and sweep.
+package gocache
