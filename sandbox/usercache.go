@@ -105,8 +105,8 @@ func (s *Sandbox) Caches(backend string) []string {
 	}
 	runs := filepath.Join(s.cfg.Home, "cache", "go-build-run")
 	shared := "no shared layer: no repository named"
-	if key := gocache.RepoKey(s.cfg.Repo); key != "" {
-		shared = "the repository's shared layer " + filepath.Join(s.cfg.Home, "cache", "go-build-shared", key) + " read-only, which core fills on the host from commands that run no workspace code"
+	if dir := gocache.SharedDir(s.cfg.Home, s.cfg.Repo); dir != "" {
+		shared = "the repository's shared layer " + dir + " read-only, which core fills on the host from commands that run no workspace code"
 	}
 	switch {
 	case backend != BackendBwrap:

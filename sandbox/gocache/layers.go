@@ -207,15 +207,25 @@ func RemoveTree(dir string) {
 // state directory home, made if missing; "" when the Sandbox knows no
 // repository.
 func SharedLayer(home, repo string) string {
-	key := RepoKey(repo)
-	if key == "" || home == "" {
+	dir := SharedDir(home, repo)
+	if dir == "" {
 		return ""
 	}
-	dir := filepath.Join(home, "cache", "go-build-shared", key)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return ""
 	}
 	return dir
+}
+
+// SharedDir is where the shared layer of the repository repo lives under
+// the state directory home: "" when either is unknown, so that a Sandbox
+// with no repository shares no build cache with any other run.
+func SharedDir(home, repo string) string {
+	key := RepoKey(repo)
+	if key == "" || home == "" {
+		return ""
+	}
+	return filepath.Join(home, "cache", "go-build-shared", key)
 }
 
 // RepoKey names a repository's shared layer: 16 hex digits of the SHA-256

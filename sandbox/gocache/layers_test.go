@@ -107,3 +107,54 @@ func TestOwnerAlive(t *testing.T) {
 	assert.False(t, ownerAlive("x"))
 	assert.False(t, ownerAlive(""))
 }
+
+func TestSharedDir(t *testing.T) {
+	t.Parallel()
+	key := RepoKey("acme/app")
+	tests := []struct {
+		name, home, repo string
+		want             string
+	}{
+		{name: "a repository", home: "/state", repo: "acme/app", want: "/state/cache/go-build-shared/" + key},
+		{name: "its name in another case", home: "/state", repo: "Acme/App.git", want: "/state/cache/go-build-shared/" + key},
+		{name: "another repository", home: "/state", repo: "acme/other", want: "/state/cache/go-build-shared/" + RepoKey("acme/other")},
+		{name: "no repository", home: "/state", repo: ""},
+		{name: "a blank repository", home: "/state", repo: "  "},
+		{name: "no state directory", home: "", repo: "acme/app"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, SharedDir(tt.home, tt.repo))
+		})
+	}
+}
+
+func TestSharedLayerIsMadeOnlyForARepository(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	assert.Empty(t, SharedLayer(home, ""))
+	assert.NoDirExists(t, filepath.Join(home, "cache"), "a sandbox with no repository made a shared layer")
+	dir := SharedLayer(home, "acme/app")
+	assert.Equal(t, SharedDir(home, "acme/app"), dir)
+	assert.DirExists(t, dir)
+}
+
+func TestProgCommand(t *testing.T) {
+	t.Parallel()
+	const exe = "/run/core/core"
+	tests := []struct {
+		name, dir string
+		shared    bool
+		want      string
+	}{
+		{name: "plain", dir: "/cache/run", want: exe + " sandbox gocache --dir '/cache/run' --socket " + SocketPath + " --stage " + StagePath},
+		{name: "with the shared layer", dir: "/cache/run", shared: true, want: exe + " sandbox gocache --dir '/cache/run' --socket " + SocketPath + " --stage " + StagePath + " --shared " + SharedPath},
+		{name: "a single quote", dir: "/cache/it's", want: exe + ` sandbox gocache --dir "/cache/it's" --socket ` + SocketPath + " --stage " + StagePath},
+		{name: "both quotes cannot be quoted", dir: `/cache/it's "x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ProgCommand(exe, tt.dir, tt.shared))
+		})
+	}
+}
