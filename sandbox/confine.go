@@ -250,7 +250,7 @@ func (s *Sandbox) withRunLayer(p *profile) error {
 }
 
 // withModView shows a profile with a workspace only the modules its sum
-// files name (modview.go), and the target's toolchain, whose bin directory
+// files name (gocache/modview.go), and the target's toolchain, whose bin directory
 // is bin ("" for none).
 func (s *Sandbox) withModView(p *profile, bin string) error {
 	if p.modCache == "" || p.workspace == "" {

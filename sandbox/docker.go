@@ -211,7 +211,7 @@ func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (
 		if err := shareCaches(p.modCache, p.buildCache); err != nil {
 			return sibling{}, err
 		}
-		// Only the modules the workspace names (modview.go).
+		// Only the modules the workspace names (gocache/modview.go).
 		if err := d.s.withModView(&p, bin); err != nil {
 			return sibling{}, err
 		}

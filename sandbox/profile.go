@@ -40,7 +40,7 @@ type profile struct {
 	home        string   // $CORE_HOME, invisible inside but for the caches
 	modCache    string   // Go module cache, read-only inside unless modCacheRW
 	modCacheRW  bool     // the download and go mod fill the module cache
-	modView     string   // host directory bound read-only at modCache instead of it (modview.go)
+	modView     string   // host directory bound read-only at modCache instead of it (gocache/modview.go)
 	modKeep     []string // directories of the module cache bound over the view: the target's toolchain
 	buildCache  string   // the run's layer of the Go build cache, writable (gocache/layers.go)
 	cacheShared string   // host directory of the repository's shared layer, read-only, or ""

@@ -1,4 +1,4 @@
-package sandbox
+package gocache
 
 import (
 	"crypto/rand"
@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/coreagent/core/sandbox/gocache"
 	"golang.org/x/mod/module"
 )
 
@@ -87,15 +86,10 @@ func summedModules(files map[string][]byte) []summedModule {
 	return out
 }
 
-// moduleView returns the view of the module cache modCache for the
-// workspace ws, building it when no complete one exists. A workspace
-// without module files, or whose module files do not read, gets an empty
-// view.
-func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
-	files, err := moduleFiles(ws)
-	if err != nil {
-		files = nil // fail closed: nothing of the cache
-	}
+// ModuleView returns the view of the module cache modCache for a
+// workspace whose module files are files (none: an empty view), kept
+// under base, building it when no complete one exists.
+func ModuleView(files map[string][]byte, modCache, base string) (string, error) {
 	// What the cache holds of them is part of the key: a module downloaded
 	// later makes another view.
 	var mods []summedModule
@@ -110,7 +104,6 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 		fmt.Fprintf(h, "%s@%s %v\n", m.path, m.version, m.full)
 	}
 	key := hex.EncodeToString(h.Sum(nil)[:8])
-	base := s.viewsDir(modCache)
 	if base == "" {
 		return "", errors.New("no directory for the module views")
 	}
@@ -132,7 +125,7 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 	}
 	for _, m := range mods {
 		if err := linkModule(modCache, tmp, m); err != nil {
-			gocache.RemoveTree(tmp)
+			RemoveTree(tmp)
 			return "", fmt.Errorf("make the module view: %w", err)
 		}
 	}
@@ -145,7 +138,7 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 		return nil
 	})
 	if err := os.Rename(tmp, view); err != nil {
-		gocache.RemoveTree(tmp) // another core made it first
+		RemoveTree(tmp) // another core made it first
 		if _, err := os.Lstat(view); err != nil {
 			return "", fmt.Errorf("make the module view: %w", err)
 		}
@@ -154,28 +147,6 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 		f.Close()
 	}
 	return view, nil
-}
-
-// viewsDir is where the views of modCache are kept: beside the user's
-// cache when modCache is theirs and on the same file system (so that
-// links work and every $CORE_HOME shares them), else under $CORE_HOME.
-func (s *Sandbox) viewsDir(modCache string) string {
-	dirs := []string{filepath.Join(s.cfg.Home, "cache")}
-	if s.cfg.ModCache == "" && modCache == s.userCaches().mod {
-		dirs = append([]string{s.userCacheDir()}, dirs...)
-	}
-	for _, dir := range dirs {
-		if dir == "" || dir == "cache" {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Join(dir, "gomod-views"), 0o700); err == nil && gocache.SameDevice(modCache, dir) {
-			return filepath.Join(dir, "gomod-views")
-		}
-	}
-	if s.cfg.Home == "" {
-		return ""
-	}
-	return filepath.Join(s.cfg.Home, "cache", "gomod-views")
 }
 
 // sweepViews removes views not used for modViewAge, and what an
@@ -197,7 +168,7 @@ func sweepViews(base string) {
 		if fi, err := os.Lstat(stamp); err == nil && time.Since(fi.ModTime()) < modViewAge {
 			continue
 		}
-		gocache.RemoveTree(filepath.Join(base, name))
+		RemoveTree(filepath.Join(base, name))
 		os.Remove(filepath.Join(base, name+".complete"))
 	}
 }
@@ -284,4 +255,9 @@ func linkFile(cache, view, name string) error {
 		err = os.Chmod(dst, 0o444)
 	}
 	return err
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
