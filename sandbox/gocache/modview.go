@@ -98,12 +98,7 @@ func ModuleView(files map[string][]byte, modCache, base string) (string, error) 
 			mods = append(mods, m)
 		}
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n", modCache)
-	for _, m := range mods {
-		fmt.Fprintf(h, "%s@%s %v\n", m.path, m.version, m.full)
-	}
-	key := hex.EncodeToString(h.Sum(nil)[:8])
+	key := viewKey(modCache, mods)
 	if base == "" {
 		return "", errors.New("no directory for the module views")
 	}
@@ -147,6 +142,19 @@ func ModuleView(files map[string][]byte, modCache, base string) (string, error) 
 		f.Close()
 	}
 	return view, nil
+}
+
+// viewKey names the view of the module cache modCache that holds the
+// module versions mods, as summedModules sorts them: a view is built from
+// one module cache and holds exactly those versions, so another cache, or
+// another set, is another view.
+func viewKey(modCache string, mods []summedModule) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", modCache)
+	for _, m := range mods {
+		fmt.Fprintf(h, "%s@%s %v\n", m.path, m.version, m.full)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // sweepViews removes views not used for modViewAge, and what an

@@ -30,3 +30,34 @@ func TestSummedModules(t *testing.T) {
 		{path: "github.com/!upper/!case", version: "v0.1.0", full: true},
 	}, summedModules(files))
 }
+
+func TestViewKey(t *testing.T) {
+	t.Parallel()
+	a := summedModule{path: "example.com/a", version: "v1.0.0", full: true}
+	b := summedModule{path: "example.com/b", version: "v1.0.0", full: true}
+	base := viewKey("/cache", []summedModule{a})
+	tests := []struct {
+		name     string
+		modCache string
+		mods     []summedModule
+		same     bool
+	}{
+		{name: "the same cache and modules", modCache: "/cache", mods: []summedModule{a}, same: true},
+		{name: "another module cache", modCache: "/other", mods: []summedModule{a}},
+		{name: "one more module", modCache: "/cache", mods: []summedModule{a, b}},
+		{name: "no module", modCache: "/cache"},
+		{name: "another version", modCache: "/cache", mods: []summedModule{{path: a.path, version: "v1.0.1", full: true}}},
+		{name: "its go.mod alone", modCache: "/cache", mods: []summedModule{{path: a.path, version: a.version}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := viewKey(tt.modCache, tt.mods)
+			assert.Len(t, got, 16)
+			if tt.same {
+				assert.Equal(t, base, got)
+			} else {
+				assert.NotEqual(t, base, got)
+			}
+		})
+	}
+}
