@@ -23,7 +23,7 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 	if p.modCache, err = s.modCache(); err != nil {
 		return profile{}, err
 	}
-	p.userMods = s.cfg.ModCache == "" && p.modCache == s.userCaches().mod
+	p.userMods = s.cfg.ModCache == "" && p.modCache == s.userCaches().Mod
 	v := s.toolView(tool)
 	p.toolRoots = slices.Clone(v.toolRoots)
 	p.path = slices.Clone(v.path)
@@ -300,12 +300,12 @@ func (s *Sandbox) serveBuildCache(argv []string, p profile) *gocache.UserServer 
 	u := s.userCaches()
 	view := ""
 	for _, dir := range []string{s.userCacheDir(), filepath.Join(s.cfg.Home, "cache")} {
-		if u.build != "" && dir != "" && os.MkdirAll(dir, 0o700) == nil && gocache.SameDevice(u.build, dir) {
+		if u.Build != "" && dir != "" && os.MkdirAll(dir, 0o700) == nil && gocache.SameDevice(u.Build, dir) {
 			view = gocache.FreshView(dir)
 			break
 		}
 	}
-	srv, err := gocache.ServeUser(u.build, p.buildCache, view)
+	srv, err := gocache.ServeUser(u.Build, p.buildCache, view)
 	if err != nil {
 		return nil // the build goes on with the run's layer
 	}

@@ -24,7 +24,7 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 // links work and every $CORE_HOME shares them), else under $CORE_HOME.
 func (s *Sandbox) viewsDir(modCache string) string {
 	dirs := []string{filepath.Join(s.cfg.Home, "cache")}
-	if s.cfg.ModCache == "" && modCache == s.userCaches().mod {
+	if s.cfg.ModCache == "" && modCache == s.userCaches().Mod {
 		dirs = append([]string{s.userCacheDir()}, dirs...)
 	}
 	for _, dir := range dirs {

@@ -154,7 +154,7 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("CORE_SANDBOX_USER_CACHES must be on or off, got %q", v)
 	}
-	for _, name := range userGoEnvNames() {
+	for _, name := range gocache.UserEnvNames() {
 		if v := getenv(name); v != "" {
 			cfg.GoEnv = append(cfg.GoEnv, name+"="+v)
 		}
@@ -190,7 +190,7 @@ type Sandbox struct {
 	runs *gocache.Layers // the run layers this Sandbox made
 
 	userOnce  sync.Once
-	user      userCaches
+	user      gocache.UserCaches
 	viaDocker atomic.Bool // the probe went to the Docker backend: core's own caches
 	// noCacheProg is set once core's executable failed to serve the build
 	// cache inside: confined builds go on with the run's layer.
@@ -586,8 +586,8 @@ func (s *Sandbox) cacheDir(name string) (string, error) {
 // ModCache, else the user's, else Home/cache/gomod; "" when none is set.
 func (s *Sandbox) modCache() (string, error) {
 	if s.cfg.ModCache == "" {
-		if u := s.userCaches(); u.mod != "" && !s.viaDocker.Load() {
-			return u.mod, nil
+		if u := s.userCaches(); u.Mod != "" && !s.viaDocker.Load() {
+			return u.Mod, nil
 		}
 		if s.cfg.Home == "" {
 			return "", nil

@@ -99,7 +99,7 @@ func TestUserCachesOff(t *testing.T) {
 	mod, err := sb.modCache()
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(home, "cache", "gomod"), mod)
-	assert.Contains(t, sb.userCaches().why, "CORE_SANDBOX_USER_CACHES=off")
+	assert.Contains(t, sb.userCaches().Why, "CORE_SANDBOX_USER_CACHES=off")
 
 	_, err = ConfigFromEnv(home, func(k string) string { return map[string]string{"CORE_SANDBOX_USER_CACHES": "yes"}[k] })
 	assert.ErrorContains(t, err, "CORE_SANDBOX_USER_CACHES must be on or off")
@@ -111,8 +111,8 @@ func TestUserCachesOff(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, cfg.UserCaches)
 	u := New(cfg).userCaches()
-	assert.Empty(t, u.mod)
-	assert.Contains(t, u.why, "which the sandbox must not see")
+	assert.Empty(t, u.Mod)
+	assert.Contains(t, u.Why, "which the sandbox must not see")
 }
 
 func TestOwnTreeGivesARestoredCacheToTheSandboxUser(t *testing.T) {
