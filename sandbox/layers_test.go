@@ -203,48 +203,6 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	assert.NoDirExists(t, legacy)
 }
 
-func TestRunLayers(t *testing.T) {
-	t.Parallel()
-	home := t.TempDir()
-	ws, gone := t.TempDir(), t.TempDir()
-
-	// Two runs in one workspace, at once or one after the other (a
-	// resume), never share a layer.
-	first := New(Config{Home: home})
-	l1, err := first.runs.Run(ws)
-	require.NoError(t, err)
-	again, err := first.runs.Run(ws)
-	require.NoError(t, err)
-	assert.Equal(t, l1, again, "one run, one layer")
-	planted := filepath.Join(l1, "planted")
-	require.NoError(t, os.WriteFile(planted, []byte("x"), 0o644))
-	second := New(Config{Home: home})
-	l2, err := second.runs.Run(ws)
-	require.NoError(t, err)
-	assert.NotEqual(t, l1, l2)
-	assert.NoFileExists(t, filepath.Join(l2, "planted"))
-	assert.FileExists(t, planted, "a live run's layer was swept")
-
-	// A layer whose workspace is gone, one whose process ended, and one
-	// of an older core: swept by the next run.
-	lg, err := New(Config{Home: home}).runs.Run(gone)
-	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(filepath.Join(lg, "ab"), 0o755))
-	require.NoError(t, os.Chmod(filepath.Join(lg, "ab"), 0)) // as confined code may leave it
-	require.NoError(t, os.RemoveAll(gone))
-	dead, err := New(Config{Home: home}).runs.Run(ws)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(dead), "owner"), []byte("999999999 1"), 0o600))
-	_, err = New(Config{Home: home}).runs.Run(t.TempDir())
-	require.NoError(t, err)
-	assert.NoDirExists(t, filepath.Dir(lg), "the layer of a gone workspace stays")
-	assert.NoDirExists(t, filepath.Dir(dead), "the layer of an ended process stays")
-	assert.DirExists(t, l1)
-	assert.DirExists(t, l2)
-	runtime.KeepAlive(first)
-	runtime.KeepAlive(second)
-}
-
 func TestARunLayerGoesWithItsSandbox(t *testing.T) {
 	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -157,4 +158,50 @@ func TestProgCommand(t *testing.T) {
 			assert.Equal(t, tt.want, ProgCommand(exe, tt.dir, tt.shared))
 		})
 	}
+}
+
+// owner stands for a Sandbox: what run layers belong to.
+type owner struct{ name *string }
+
+func TestRunLayers(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	ws, gone := t.TempDir(), t.TempDir()
+
+	// Two runs (two owners) in one workspace, at once or one after the
+	// other (a resume), never share a layer.
+	first := new(owner)
+	firstLayers := NewLayers(first, home)
+	l1, err := firstLayers.Run(ws)
+	require.NoError(t, err)
+	again, err := firstLayers.Run(ws)
+	require.NoError(t, err)
+	assert.Equal(t, l1, again, "one run, one layer")
+	planted := filepath.Join(l1, "planted")
+	require.NoError(t, os.WriteFile(planted, []byte("x"), 0o644))
+	second := new(owner)
+	l2, err := NewLayers(second, home).Run(ws)
+	require.NoError(t, err)
+	assert.NotEqual(t, l1, l2)
+	assert.NoFileExists(t, filepath.Join(l2, "planted"))
+	assert.FileExists(t, planted, "a live run's layer was swept")
+
+	// A layer whose workspace is gone, one whose process ended, and one
+	// of an older core: swept by the next run.
+	lg, err := NewLayers(new(owner), home).Run(gone)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(lg, "ab"), 0o755))
+	require.NoError(t, os.Chmod(filepath.Join(lg, "ab"), 0)) // as confined code may leave it
+	require.NoError(t, os.RemoveAll(gone))
+	dead, err := NewLayers(new(owner), home).Run(ws)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(dead), "owner"), []byte("999999999 1"), 0o600))
+	_, err = NewLayers(new(owner), home).Run(t.TempDir())
+	require.NoError(t, err)
+	assert.NoDirExists(t, filepath.Dir(lg), "the layer of a gone workspace stays")
+	assert.NoDirExists(t, filepath.Dir(dead), "the layer of an ended process stays")
+	assert.DirExists(t, l1)
+	assert.DirExists(t, l2)
+	runtime.KeepAlive(first)
+	runtime.KeepAlive(second)
 }
