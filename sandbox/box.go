@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/gocache"
 )
 
 // A box is one long-lived bwrap sandbox per workspace, with the profile,
@@ -90,7 +91,7 @@ type boxInst struct {
 	dirFD  int           // the socket's directory, opened without following links
 	cmd    *exec.Cmd
 	l      *launch
-	cache  *userCacheServer
+	cache  *gocache.UserServer
 	done   chan struct{} // bwrap exited
 	active atomic.Int32  // commands running through it
 	stderr *capped

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/gocache"
 	"golang.org/x/sys/unix"
 )
 
@@ -49,8 +50,8 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 	p.agent, p.boxDir = s.agentExe(), sock
 	if srv := s.serveBuildCache([]string{"go"}, p); srv != nil {
 		inst.cache = srv
-		p.cacheProg, p.cacheSock, p.cacheStage = s.cfg.CacheProg, srv.socket(), srv.stage
-		p.cacheShared = s.sharedLayer()
+		p.cacheProg, p.cacheSock, p.cacheStage = s.cfg.CacheProg, srv.Socket(), srv.Stage()
+		p.cacheShared = gocache.SharedLayer(s.cfg.Home, s.cfg.Repo)
 	}
 	inst.p = p
 	prog, err := s.seccomp(false)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/coreagent/core/sandbox/gocache"
 )
 
 // A command in a box (box.go): the request to its agent and the output and
@@ -23,9 +25,9 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 	if opts.NoBox || p.workspace == "" || bwrap == "" {
 		return Result{}, false, nil
 	}
-	if compilesOnly(argv) && s.sharedLayer() != "" && s.relays(argv, p) {
+	if gocache.CompilesOnly(argv) && gocache.SharedLayer(s.cfg.Home, s.cfg.Repo) != "" && s.relays(argv, p) {
 		// Only a sandbox of its own tells what this command alone put,
-		// which the repository's later runs may share (layers.go).
+		// which the repository's later runs may share (gocache/layers.go).
 		return Result{}, false, nil
 	}
 	if requestSize(argv, p.env()) > maxArgBytes {

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/gocache"
 )
 
 // profileFor is the production profile for a command whose program is tool:
@@ -21,7 +23,7 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 	if p.modCache, err = s.modCache(); err != nil {
 		return profile{}, err
 	}
-	p.userMods = s.cfg.ModCache == "" && p.modCache == s.userCaches().mod
+	p.userMods = s.cfg.ModCache == "" && p.modCache == s.userCaches().Mod
 	v := s.toolView(tool)
 	p.toolRoots = slices.Clone(v.toolRoots)
 	p.path = slices.Clone(v.path)
@@ -176,7 +178,7 @@ func (s *Sandbox) userCacheDir() string {
 
 // runConfined runs argv under the production profile with bwrap.
 func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
-	defer runtime.KeepAlive(s) // its run layer goes with it (layers.go)
+	defer runtime.KeepAlive(s) // its run layer goes with it (gocache/layers.go)
 	p, err := s.commandProfile(argv, opts)
 	if err != nil {
 		return Result{}, err
@@ -186,14 +188,14 @@ func (s *Sandbox) runConfined(ctx context.Context, bwrap string, argv []string, 
 	}
 	if srv := s.serveBuildCache(argv, p); srv != nil {
 		served := p
-		served.cacheProg, served.cacheSock, served.cacheStage = s.cfg.CacheProg, srv.socket(), srv.stage
-		served.cacheShared = s.sharedLayer()
+		served.cacheProg, served.cacheSock, served.cacheStage = s.cfg.CacheProg, srv.Socket(), srv.Stage()
+		served.cacheShared = gocache.SharedLayer(s.cfg.Home, s.cfg.Repo)
 		r, err := s.launch(ctx, bwrap, served, argv, opts)
 		srv.Close()
-		if err == nil && served.cacheShared != "" && compilesOnly(argv) {
+		if err == nil && served.cacheShared != "" && gocache.CompilesOnly(argv) {
 			// No workspace code ran: what this command's go put is
-			// shared with the repository's later runs (layers.go).
-			promote(srv.noted(), p.buildCache, served.cacheShared)
+			// shared with the repository's later runs (gocache/layers.go).
+			gocache.Promote(srv.Noted(), p.buildCache, served.cacheShared)
 		}
 		if err != nil || r.ExitCode == 0 || !cacheProgFailed.MatchString(r.Output) {
 			return r, err
@@ -234,12 +236,12 @@ func (s *Sandbox) commandProfile(argv []string, opts RunOptions) (profile, error
 }
 
 // withRunLayer gives a profile with a workspace the run's layer of the
-// build cache, its only writable build cache (layers.go).
+// build cache, its only writable build cache (gocache/layers.go).
 func (s *Sandbox) withRunLayer(p *profile) error {
 	if s.cfg.Home == "" || p.workspace == "" {
 		return nil
 	}
-	layer, err := s.runLayer(p.workspace)
+	layer, err := s.runs.Run(p.workspace)
 	if err != nil {
 		return err
 	}
@@ -248,7 +250,7 @@ func (s *Sandbox) withRunLayer(p *profile) error {
 }
 
 // withModView shows a profile with a workspace only the modules its sum
-// files name (modview.go), and the target's toolchain, whose bin directory
+// files name (gocache/modview.go), and the target's toolchain, whose bin directory
 // is bin ("" for none).
 func (s *Sandbox) withModView(p *profile, bin string) error {
 	if p.modCache == "" || p.workspace == "" {
@@ -280,13 +282,13 @@ var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-C
 // relays reports whether a go command of profile p reads the user's build
 // cache through core's executable inside.
 func (s *Sandbox) relays(argv []string, p profile) bool {
-	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && isExecutable(s.cfg.CacheProg) && p.buildCache != "" && cacheProgCommand(p.buildCache, true) != ""
+	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && isExecutable(s.cfg.CacheProg) && p.buildCache != "" && gocache.ProgCommand(cacheProgPath, p.buildCache, true) != ""
 }
 
 // serveBuildCache starts, for a go command, the server through which the
 // confined build reads the user's build cache; nil when there is nothing
 // to serve or no executable to serve it inside.
-func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
+func (s *Sandbox) serveBuildCache(argv []string, p profile) *gocache.UserServer {
 	if !s.relays(argv, p) {
 		return nil
 	}
@@ -298,12 +300,12 @@ func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
 	u := s.userCaches()
 	view := ""
 	for _, dir := range []string{s.userCacheDir(), filepath.Join(s.cfg.Home, "cache")} {
-		if u.build != "" && dir != "" && os.MkdirAll(dir, 0o700) == nil && sameDevice(u.build, dir) {
-			view = freshView(dir)
+		if u.Build != "" && dir != "" && os.MkdirAll(dir, 0o700) == nil && gocache.SameDevice(u.Build, dir) {
+			view = gocache.FreshView(dir)
 			break
 		}
 	}
-	srv, err := serveUserCache(u.build, p.buildCache, view)
+	srv, err := gocache.ServeUser(u.Build, p.buildCache, view)
 	if err != nil {
 		return nil // the build goes on with the run's layer
 	}
@@ -315,7 +317,7 @@ func (s *Sandbox) serveBuildCache(argv []string, p profile) *userCacheServer {
 // workspace (writable, .git read-only) and fills the module cache, but runs
 // under the same limits, filter and masks as everything else.
 func (s *Sandbox) runNetwork(ctx context.Context, bwrap string, argv []string, opts RunOptions) (Result, error) {
-	defer runtime.KeepAlive(s) // its run layer goes with it (layers.go)
+	defer runtime.KeepAlive(s) // its run layer goes with it (gocache/layers.go)
 	p, err := s.profileFor(argv[0])
 	if err != nil {
 		return Result{}, err

@@ -91,7 +91,7 @@ func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions)
 
 // start creates the sibling, runs it and waits for it.
 func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreateOptions, opts RunOptions) (Result, error) {
-	defer runtime.KeepAlive(d.s) // its run layer goes with it (layers.go)
+	defer runtime.KeepAlive(d.s) // its run layer goes with it (gocache/layers.go)
 	r := Result{Argv: create.Config.Cmd, Sandboxed: true}
 	created, err := d.cli.ContainerCreate(ctx, create)
 	if err != nil {
@@ -204,14 +204,14 @@ func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (
 			return sibling{}, err
 		}
 		// The run's layer alone: a sibling has no cache program, so
-		// nothing it builds is shared with another run (layers.go).
-		if p.buildCache, err = d.s.runLayer(opts.Workspace); err != nil {
+		// nothing it builds is shared with another run (gocache/layers.go).
+		if p.buildCache, err = d.s.runs.Run(opts.Workspace); err != nil {
 			return sibling{}, err
 		}
 		if err := shareCaches(p.modCache, p.buildCache); err != nil {
 			return sibling{}, err
 		}
-		// Only the modules the workspace names (modview.go).
+		// Only the modules the workspace names (gocache/modview.go).
 		if err := d.s.withModView(&p, bin); err != nil {
 			return sibling{}, err
 		}

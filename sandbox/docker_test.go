@@ -194,7 +194,7 @@ func TestDockerContainerConfig(t *testing.T) {
 		targets[m.Target] = m.ReadOnly
 		assert.NotContains(t, m.Source, "docker.sock")
 	}
-	layer, err := sb.runLayer(ws)
+	layer, err := sb.runs.Run(ws)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]bool{
 		ws:                                    false,

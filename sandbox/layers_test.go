@@ -11,99 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/sandbox/lang"
 )
-
-func TestCompilesOnly(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		argv []string
-		want bool
-	}{
-		{name: "the warm-up", argv: []string{"go", "test", "-exec=/bin/true", "./...", "./sub/..."}, want: true},
-		{name: "go build", argv: []string{"go", "build", "./..."}, want: true},
-		{name: "go vet with tags", argv: []string{"go", "vet", "-tags=integration", "."}, want: true},
-		{name: "go list json deps", argv: []string{"go", "list", "-json", "-deps", "example.com/app/..."}, want: true},
-		{name: "go test runs tests", argv: []string{"go", "test", "./..."}},
-		{name: "exec other than true", argv: []string{"go", "test", "-exec=./run", "./..."}},
-		{name: "warm-up with toolexec", argv: []string{"go", "test", "-exec=/bin/true", "-toolexec=./x", "./..."}},
-		{name: "external linker", argv: []string{"go", "build", "-ldflags=-extld=./evil", "."}},
-		{name: "gcflags", argv: []string{"go", "build", "-gcflags=all=-N", "."}},
-		{name: "vettool", argv: []string{"go", "vet", "-vettool=./v", "."}},
-		{name: "overlay", argv: []string{"go", "build", "-overlay", "o.json", "."}},
-		{name: "a path out", argv: []string{"go", "build", "../other"}},
-		{name: "an absolute path", argv: []string{"go", "build", "/tmp/x"}},
-		{name: "go run", argv: []string{"go", "run", "."}},
-		{name: "go generate", argv: []string{"go", "generate", "./..."}},
-		{name: "not go", argv: []string{"sh", "-c", "go build"}},
-		{name: "go alone", argv: []string{"go"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, compilesOnly(tt.argv))
-		})
-	}
-}
-
-func TestPromoteTakesOnlyWhatHashesToItsOutputID(t *testing.T) {
-	t.Parallel()
-	run, shared := t.TempDir(), t.TempDir()
-	good, bad, linked, short := []byte("genuine output"), []byte("planted"), []byte("linked"), []byte("short")
-	id := func(s string) [32]byte { return sha256.Sum256([]byte("action " + s)) }
-	out := func(b []byte) [32]byte { return sha256.Sum256(b) }
-	write := func(o [32]byte, b []byte) {
-		p := cachePath(run, o, "d")
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, b, 0o644))
-	}
-	write(out(good), good)
-	// Bytes that are not what their name says.
-	liar := out([]byte("what the go command put"))
-	write(liar, bad)
-	// A link to a file of the right bytes elsewhere.
-	elsewhere := filepath.Join(t.TempDir(), "f")
-	require.NoError(t, os.WriteFile(elsewhere, linked, 0o644))
-	lp := cachePath(run, out(linked), "d")
-	require.NoError(t, os.MkdirAll(filepath.Dir(lp), 0o755))
-	require.NoError(t, os.Symlink(elsewhere, lp))
-	write(out(short), short)
-
-	n, err := promote([]putNotice{
-		{action: id("good"), out: out(good), size: int64(len(good))},
-		{action: id("liar"), out: liar, size: int64(len(bad))},
-		{action: id("link"), out: out(linked), size: int64(len(linked))},
-		{action: id("size"), out: out(short), size: 1 << 20},
-		{action: id("missing"), out: out([]byte("never written")), size: 3},
-	}, run, shared)
-	assert.Equal(t, 1, n)
-	assert.Error(t, err)
-	e, ok := readEntry(shared, id("good"))
-	require.True(t, ok)
-	assert.Equal(t, out(good), e.out)
-	got, err := os.ReadFile(cachePath(shared, out(good), "d"))
-	require.NoError(t, err)
-	assert.Equal(t, good, got)
-	for _, name := range []string{"liar", "link", "size", "missing"} {
-		_, ok := readEntry(shared, id(name))
-		assert.False(t, ok, name)
-	}
-	assert.NoFileExists(t, cachePath(shared, liar, "d"))
-	assert.NoFileExists(t, cachePath(shared, out(linked), "d"))
-}
-
-func TestRepoKey(t *testing.T) {
-	t.Parallel()
-	assert.Empty(t, repoKey(""))
-	assert.Len(t, repoKey("acme/app"), 16)
-	assert.Equal(t, repoKey("acme/app"), repoKey("Acme/App"))
-	assert.Equal(t, repoKey("acme/app"), repoKey("acme/app.git"))
-	assert.NotEqual(t, repoKey("acme/app"), repoKey("acme/other"))
-	assert.NotEqual(t, repoKey("/src/App"), repoKey("/src/app"), "a path is a path")
-}
 
 // poisonCacheTest is a hostile test: it rewrites every output of its run's
 // build cache, tries to write the shared layer, and puts a bad entry for
@@ -229,7 +143,7 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	// What an older core left: one build cache for every run.
-	legacy := filepath.Join(home, "cache", legacyBuildCache)
+	legacy := filepath.Join(home, "cache", gocache.LegacyBuildCache)
 	require.NoError(t, os.MkdirAll(filepath.Join(legacy, "00"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(legacy, "00", "planted-a"), []byte("x"), 0o644))
 	newRun := func(repo string) *Sandbox {
@@ -251,7 +165,7 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "genuine_test.go"), []byte(genuineTest), 0o644))
 	sb := newRun("acme/app")
 	warmed(t, sb, ws)
-	shared := filepath.Join(home, "cache", "go-build-shared", repoKey("acme/app"))
+	shared := filepath.Join(home, "cache", "go-build-shared", gocache.RepoKey("acme/app"))
 	entries, _ := filepath.Glob(filepath.Join(shared, "*", "*-a"))
 	assert.NotEmpty(t, entries, "the warm-up shared what it compiled")
 	assert.NoDirExists(t, legacy, "the old shared cache is gone")
@@ -264,14 +178,14 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 	assert.Greater(t, len(more), len(entries), "the build shared what it compiled")
 
 	// The same run's hostile test plants poison both ways.
-	before := treeDigest(t, shared)
+	before := testkit.TreeDigest(t, shared)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "plant_test.go"), []byte(poisonCacheTest), 0o644))
 	r = run(sb, lang.TierTest, ws, "go", "test", "-count=1", "-run", "TestPlant", "-v", ".")
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Regexp(t, `rewrote [1-9][0-9]* outputs, put [1-9][0-9]* entries over [1-9][0-9]* shared`, r.Output)
-	assert.Equal(t, before, treeDigest(t, shared), "a test-tier command changed the shared layer")
-	_, planted := readEntry(shared, sha256.Sum256([]byte("an action no run has asked for yet")))
-	assert.False(t, planted, "a test's put reached the shared layer")
+	assert.Equal(t, before, testkit.TreeDigest(t, shared), "a test-tier command changed the shared layer")
+	planted := sha256.Sum256([]byte("an action no run has asked for yet"))
+	assert.NoFileExists(t, filepath.Join(shared, fmt.Sprintf("%02x", planted[0]), fmt.Sprintf("%x-a", planted)), "a test's put reached the shared layer")
 
 	// A later run of the same repository, and one of another, build and
 	// test clean.
@@ -286,66 +200,15 @@ func TestRunsNeverContaminateEachOther(t *testing.T) {
 			assert.Contains(t, r.Output, "GENUINE hello, world")
 		})
 	}
-	other := filepath.Join(home, "cache", "go-build-shared", repoKey("acme/other"))
+	other := filepath.Join(home, "cache", "go-build-shared", gocache.RepoKey("acme/other"))
 	assert.DirExists(t, other, "another repository has a layer of its own")
 	assert.NoDirExists(t, legacy)
-}
-
-func TestRunLayers(t *testing.T) {
-	t.Parallel()
-	home := t.TempDir()
-	ws, gone := t.TempDir(), t.TempDir()
-
-	// Two runs in one workspace, at once or one after the other (a
-	// resume), never share a layer.
-	first := New(Config{Home: home})
-	l1, err := first.runLayer(ws)
-	require.NoError(t, err)
-	again, err := first.runLayer(ws)
-	require.NoError(t, err)
-	assert.Equal(t, l1, again, "one run, one layer")
-	planted := filepath.Join(l1, "planted")
-	require.NoError(t, os.WriteFile(planted, []byte("x"), 0o644))
-	second := New(Config{Home: home})
-	l2, err := second.runLayer(ws)
-	require.NoError(t, err)
-	assert.NotEqual(t, l1, l2)
-	assert.NoFileExists(t, filepath.Join(l2, "planted"))
-	assert.FileExists(t, planted, "a live run's layer was swept")
-
-	// A layer whose workspace is gone, one whose process ended, and one
-	// of an older core: swept by the next run.
-	lg, err := New(Config{Home: home}).runLayer(gone)
-	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(filepath.Join(lg, "ab"), 0o755))
-	require.NoError(t, os.Chmod(filepath.Join(lg, "ab"), 0)) // as confined code may leave it
-	require.NoError(t, os.RemoveAll(gone))
-	dead, err := New(Config{Home: home}).runLayer(ws)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(dead), "owner"), []byte("999999999 1"), 0o600))
-	_, err = New(Config{Home: home}).runLayer(t.TempDir())
-	require.NoError(t, err)
-	assert.NoDirExists(t, filepath.Dir(lg), "the layer of a gone workspace stays")
-	assert.NoDirExists(t, filepath.Dir(dead), "the layer of an ended process stays")
-	assert.DirExists(t, l1)
-	assert.DirExists(t, l2)
-	runtime.KeepAlive(first)
-	runtime.KeepAlive(second)
-}
-
-func TestOwnerAlive(t *testing.T) {
-	t.Parallel()
-	assert.True(t, ownerAlive(thisProcess()))
-	assert.False(t, ownerAlive(fmt.Sprintf("%d 1", os.Getpid())), "another process with this pid")
-	assert.False(t, ownerAlive("999999999 1"))
-	assert.False(t, ownerAlive("x"))
-	assert.False(t, ownerAlive(""))
 }
 
 func TestARunLayerGoesWithItsSandbox(t *testing.T) {
 	t.Parallel()
 	home, ws := t.TempDir(), t.TempDir()
-	layer, err := New(Config{Home: home}).runLayer(ws)
+	layer, err := New(Config{Home: home}).runs.Run(ws)
 	require.NoError(t, err)
 	require.DirExists(t, layer)
 	// The Sandbox is garbage now: its cleanup removes the layer.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/gocache"
 )
 
 // systemRoots are the host directories the sandbox sees, read-only. Home
@@ -21,6 +23,11 @@ var maskedDirs = []string{"/etc/ssh", "/etc/sudoers.d"}
 // sandboxHome is HOME inside the sandbox: the fresh tmpfs.
 const sandboxHome = "/tmp"
 
+// cacheProgPath is where the sandbox sees core's executable: the build
+// cache's program (gocache), the box's agent and the dependency step's
+// proxy.
+const cacheProgPath = "/run/core/core"
+
 // profile is a sandbox profile for one command: the production one (no
 // network, the workspace writable but its .git), the module download (the
 // network, no workspace, only a scratch directory of validated copies) and
@@ -33,13 +40,13 @@ type profile struct {
 	home        string   // $CORE_HOME, invisible inside but for the caches
 	modCache    string   // Go module cache, read-only inside unless modCacheRW
 	modCacheRW  bool     // the download and go mod fill the module cache
-	modView     string   // host directory bound read-only at modCache instead of it (modview.go)
+	modView     string   // host directory bound read-only at modCache instead of it (gocache/modview.go)
 	modKeep     []string // directories of the module cache bound over the view: the target's toolchain
-	buildCache  string   // the run's layer of the Go build cache, writable (layers.go)
+	buildCache  string   // the run's layer of the Go build cache, writable (gocache/layers.go)
 	cacheShared string   // host directory of the repository's shared layer, read-only, or ""
 	userMods    bool     // modCache is the user's: leave its modes as go keeps them
 	cacheProg   string   // core's executable, serving GOCACHEPROG inside
-	cacheSock   string   // host socket of the user's build cache (gocache.go)
+	cacheSock   string   // host socket of the user's build cache (gocache/gocache.go)
 	cacheStage  string   // host directory of the linked view, or ""
 	path        []string // PATH inside
 	toolRoots   []string // toolchain directories outside systemRoots, read-only
@@ -140,12 +147,12 @@ func (p profile) args(argv []string) []string {
 		a = append(a, "--bind", p.boxDir, boxDirPath)
 	}
 	if p.cacheProg != "" {
-		a = append(a, "--ro-bind", p.cacheProg, cacheProgPath, "--ro-bind", p.cacheSock, cacheSocketPath)
+		a = append(a, "--ro-bind", p.cacheProg, cacheProgPath, "--ro-bind", p.cacheSock, gocache.SocketPath)
 		if p.cacheStage != "" {
-			a = append(a, "--ro-bind", p.cacheStage, cacheStagePath)
+			a = append(a, "--ro-bind", p.cacheStage, gocache.StagePath)
 		}
 		if p.cacheShared != "" {
-			a = append(a, "--ro-bind", p.cacheShared, cacheSharedPath)
+			a = append(a, "--ro-bind", p.cacheShared, gocache.SharedPath)
 		}
 	}
 	dir := p.inside()
@@ -222,7 +229,7 @@ func (p profile) env() []string {
 	env = append(env, p.extraEnv...)
 	if p.buildCache != "" {
 		env = append(env, "GOCACHE="+p.buildCache)
-		if prog := cacheProgCommand(p.buildCache, p.cacheShared != ""); p.cacheProg != "" && prog != "" {
+		if prog := gocache.ProgCommand(cacheProgPath, p.buildCache, p.cacheShared != ""); p.cacheProg != "" && prog != "" {
 			env = append(env, "GOCACHEPROG="+prog)
 		}
 	}

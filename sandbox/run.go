@@ -31,7 +31,7 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 		"PATH=" + s.cfg.Path,
 		"LANG=" + orDefault(s.cfg.Lang, "C.UTF-8"),
 		"GOTOOLCHAIN=local",
-		"GOFLAGS=" + modFlags(s.cfg.ModCache == "" && mod != "" && mod == s.userCaches().mod) + "-buildvcs=false",
+		"GOFLAGS=" + modFlags(s.cfg.ModCache == "" && mod != "" && mod == s.userCaches().Mod) + "-buildvcs=false",
 		"GOTELEMETRY=off",
 	}
 	if s.cfg.HostHome != "" {
@@ -40,8 +40,8 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 	if mod != "" {
 		env = append(env, "GOMODCACHE="+mod)
 	}
-	if u := s.userCaches(); u.build != "" {
-		env = append(env, "GOCACHE="+u.build) // a host build: the user's cache, as their go would
+	if u := s.userCaches(); u.Build != "" {
+		env = append(env, "GOCACHE="+u.Build) // a host build: the user's cache, as their go would
 	} else if s.cfg.Home != "" {
 		build, err := s.cacheDir("go-build")
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/gocache"
 )
 
 // Config is what a Sandbox needs from its caller, read at the edge.
@@ -154,7 +155,7 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("CORE_SANDBOX_USER_CACHES must be on or off, got %q", v)
 	}
-	for _, name := range userGoEnvNames() {
+	for _, name := range gocache.UserEnvNames() {
 		if v := getenv(name); v != "" {
 			cfg.GoEnv = append(cfg.GoEnv, name+"="+v)
 		}
@@ -187,11 +188,10 @@ type Sandbox struct {
 	cgOnce    sync.Once
 	cgParents cgroupParents
 
-	sweepOnce sync.Once // the run layers no live run owns (layers.go)
-	runs      *runDirs  // the run layers this Sandbox made
+	runs *gocache.Layers // the run layers this Sandbox made
 
 	userOnce  sync.Once
-	user      userCaches
+	user      gocache.UserCaches
 	viaDocker atomic.Bool // the probe went to the Docker backend: core's own caches
 	// noCacheProg is set once core's executable failed to serve the build
 	// cache inside: confined builds go on with the run's layer.
@@ -241,7 +241,7 @@ func New(cfg Config) *Sandbox {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
 	s := &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}}
-	s.runs = newRunDirs(s)
+	s.runs = gocache.NewLayers(s, cfg.Home)
 	return s
 }
 
@@ -446,7 +446,7 @@ func (o RunOptions) checkMount() error {
 
 // run is Run on a resolved workspace; the warm-up runs through it too.
 func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
-	// The run's build cache layer goes when the Sandbox does (layers.go):
+	// The run's build cache layer goes when the Sandbox does (gocache/layers.go):
 	// not before the command is over.
 	defer runtime.KeepAlive(s)
 	if s.cfg.Mode == ModeOff {
@@ -587,8 +587,8 @@ func (s *Sandbox) cacheDir(name string) (string, error) {
 // ModCache, else the user's, else Home/cache/gomod; "" when none is set.
 func (s *Sandbox) modCache() (string, error) {
 	if s.cfg.ModCache == "" {
-		if u := s.userCaches(); u.mod != "" && !s.viaDocker.Load() {
-			return u.mod, nil
+		if u := s.userCaches(); u.Mod != "" && !s.viaDocker.Load() {
+			return u.Mod, nil
 		}
 		if s.cfg.Home == "" {
 			return "", nil

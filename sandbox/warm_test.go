@@ -493,7 +493,7 @@ func TestWarmStartsTheBox(t *testing.T) {
 	files := fileProxy(t)
 	ws := goModule(t, files)
 	// With a shared layer to fill, the warm-up's compile runs in a
-	// sandbox of its own (layers.go), not in the box.
+	// sandbox of its own (gocache/layers.go), not in the box.
 	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0], CacheProg: os.Args[0],
 		Repo: "acme/app", HostEnv: []string{"GOPROXY=" + files, "GOSUMDB=off"}})
 	t.Cleanup(func() { sb.Close() })

@@ -6,15 +6,16 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/sandbox"
 )
 
 func TestMain(m *testing.M) {
-	sandbox.GoCacheIfAsked(os.Args) // started inside the sandbox as GOCACHEPROG, as core is
-	sandbox.AgentIfAsked(os.Args)   // started inside a run's box as its agent, as core is
-	sandbox.EgressIfAsked(os.Args)  // started inside a dependency step as its forwarder, as core is
+	gocache.ServeIfAsked(os.Args)  // started inside the sandbox as GOCACHEPROG, as core is
+	sandbox.AgentIfAsked(os.Args)  // started inside a run's box as its agent, as core is
+	sandbox.EgressIfAsked(os.Args) // started inside a dependency step as its forwarder, as core is
 	os.Exit(m.Run())
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/sandbox"
@@ -98,7 +99,7 @@ func newSandboxGoCacheCmd(e *env) *cobra.Command {
 			if dir == "" || !filepath.IsAbs(dir) {
 				return fmt.Errorf("--dir must be the absolute path of the run's build cache, got %q", dir)
 			}
-			return sandbox.ServeGoCacheProg(e.stdin, e.rawStdout, dir, socket, stage, shared)
+			return gocache.ServeProg(e.stdin, e.rawStdout, dir, socket, stage, shared)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "the run's build cache, where every entry is written")

@@ -1,4 +1,4 @@
-package sandbox
+package gocache
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func BenchmarkCacheProgGet(b *testing.B) {
 		putEntry(b, user, ids[i], cacheEntry{out: [32]byte(hashOf(fmt.Sprint("o", i))), size: int64(len(body)), time: time.Now()}, body)
 	}
 	var p *cacheProg
-	var srv *userCacheServer
+	var srv *UserServer
 	fresh := func() {
 		if srv != nil {
 			p.closeHost()
@@ -30,10 +30,10 @@ func BenchmarkCacheProgGet(b *testing.B) {
 		}
 		var err error
 		into := b.TempDir()
-		if srv, err = serveUserCache(user, into, filepath.Join(b.TempDir(), "view")); err != nil {
+		if srv, err = ServeUser(user, into, filepath.Join(b.TempDir(), "view")); err != nil {
 			b.Fatal(err)
 		}
-		p = &cacheProg{dir: into, socket: srv.socket(), stage: srv.stage, idle: make(chan *net.UnixConn, hostConns)}
+		p = &cacheProg{dir: into, socket: srv.Socket(), stage: srv.stage, idle: make(chan *net.UnixConn, hostConns)}
 	}
 	b.Cleanup(func() {
 		if srv != nil {

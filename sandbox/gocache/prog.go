@@ -1,4 +1,4 @@
-package sandbox
+package gocache
 
 import (
 	"bufio"
@@ -36,7 +36,7 @@ type progResponse struct {
 	DiskPath      string     `json:",omitempty"`
 }
 
-// ServeGoCacheProg is `core sandbox gocache`, Go's GOCACHEPROG inside the
+// ServeProg is `core sandbox gocache`, Go's GOCACHEPROG inside the
 // sandbox: it answers the go command's requests on in and out from the
 // run's layer at dir, then the repository's shared layer at shared and the
 // view stage (both read-only inside; "" for none), then asks the host over
@@ -44,7 +44,7 @@ type progResponse struct {
 // links into stage or copies into dir. It writes every new entry into dir
 // and tells the host what it put, which the host may promote into the
 // shared layer (layers.go). It returns when the go command closes it.
-func ServeGoCacheProg(in io.Reader, out io.Writer, dir, socket, stage, shared string) error {
+func ServeProg(in io.Reader, out io.Writer, dir, socket, stage, shared string) error {
 	store, err := openCacheStore(dir)
 	if err != nil {
 		return fmt.Errorf("gocache: %w", err)
@@ -327,13 +327,13 @@ func toHash(b []byte) ([hashSize]byte, bool) {
 	return h, true
 }
 
-// GoCacheIfAsked serves Go's build cache and exits when args (os.Args) are
+// ServeIfAsked serves Go's build cache and exits when args (os.Args) are
 // how a confined go command starts core as its GOCACHEPROG (`<exe> sandbox
 // gocache --dir D [--socket S --stage D --shared D]`), and returns
 // otherwise. The TestMain of a package whose tests give the test binary as
 // Config.CacheProg calls it first; core's command line parses the same
 // flags itself.
-func GoCacheIfAsked(args []string) {
+func ServeIfAsked(args []string) {
 	if len(args) < 3 || args[1] != "sandbox" || args[2] != "gocache" {
 		return
 	}
@@ -350,7 +350,7 @@ func GoCacheIfAsked(args []string) {
 			shared = args[i+1]
 		}
 	}
-	if err := ServeGoCacheProg(os.Stdin, os.Stdout, dir, socket, stage, shared); err != nil {
+	if err := ServeProg(os.Stdin, os.Stdout, dir, socket, stage, shared); err != nil {
 		fmt.Fprintln(os.Stderr, "core sandbox gocache:", err)
 		os.Exit(1)
 	}

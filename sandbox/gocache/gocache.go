@@ -1,4 +1,4 @@
-package sandbox
+package gocache
 
 import (
 	"bufio"
@@ -22,11 +22,11 @@ import (
 
 // Confined Go builds read the user's build cache but never write it. Go's
 // GOCACHEPROG protocol lets a program of core's own serve the cache: inside
-// the sandbox, `core sandbox gocache` (ServeGoCacheProg) answers the go
+// the sandbox, `core sandbox gocache` (ServeProg) answers the go
 // command from the run's layer, then the repository's shared layer
 // (layers.go), and writes every new entry into the run's layer; on a miss
 // it asks core on the host, over a socket bound into the sandbox, for the
-// user's entry with that action ID (userCacheServer), and it tells core
+// user's entry with that action ID (UserServer), and it tells core
 // over the same socket what it put. The host side only reads the user's
 // cache, by a fixed-size key, and hands over what it finds in one of two
 // ways:
@@ -52,12 +52,10 @@ import (
 // action's entry, <dir>/<xx>/<id>-d an output. A go without GOCACHEPROG
 // (older than 1.24) reads and writes the run's layer directly.
 
-// Where the sandbox sees core's executable, the host's cache socket and
-// the linked view.
+// Where the sandbox sees the host's cache socket and the linked view.
 const (
-	cacheProgPath   = "/run/core/core"
-	cacheSocketPath = "/run/core/gocache.sock"
-	cacheStagePath  = "/run/core/gocache-user"
+	SocketPath = "/run/core/gocache.sock"
+	StagePath  = "/run/core/gocache-user"
 )
 
 // hashSize is the size of an action or output ID.
@@ -248,13 +246,13 @@ const (
 	wirePut = 'p'
 )
 
-// userCacheServer answers the sandbox's lookups in the user's build cache
+// UserServer answers the sandbox's lookups in the user's build cache
 // for the length of one confined command: it links the user's outputs into
 // the view, or copies the entries into the run's layer, on the
 // host, where the kernel copies the bytes (copy_file_range), through an
 // os.Root so that nothing confined code planted in that cache can send a
 // write elsewhere.
-type userCacheServer struct {
+type UserServer struct {
 	dir   string      // the user's GOCACHE
 	into  *cacheStore // the run's layer
 	stage string      // the linked view; "" to copy
@@ -269,17 +267,21 @@ type userCacheServer struct {
 	// only the output now, and the entry for the commands after it.
 	entries chan [hashSize]byte
 	linked  chan struct{} // closed when entries is drained
-	puts    []putNotice   // what the relay put, in order (guarded by mu)
+	puts    []PutNotice   // what the relay put, in order (guarded by mu)
 }
 
-// socket is the host path of the server's socket.
-func (u *userCacheServer) socket() string { return filepath.Join(u.tmp, "s") }
+// Socket is the host path of the server's socket.
+func (u *UserServer) Socket() string { return filepath.Join(u.tmp, "s") }
 
-// serveUserCache starts a server that hands entries of the user's build
+// Stage is the host directory of the linked view; "" when the server
+// copies.
+func (u *UserServer) Stage() string { return u.stage }
+
+// ServeUser starts a server that hands entries of the user's build
 // cache dir to the sandbox, on a socket in a fresh private directory:
 // linked into the view stage when that lies on dir's file system, else
 // copied into the run's layer into; it hears what the relay puts.
-func serveUserCache(dir, into, stage string) (*userCacheServer, error) {
+func ServeUser(dir, into, stage string) (*UserServer, error) {
 	root, err := openCacheStore(into)
 	if err != nil {
 		return nil, fmt.Errorf("the sandbox's build cache: %w", err)
@@ -289,7 +291,7 @@ func serveUserCache(dir, into, stage string) (*userCacheServer, error) {
 		root.Close()
 		return nil, fmt.Errorf("build cache socket: %w", err)
 	}
-	if stage != "" && (os.MkdirAll(stage, 0o700) != nil || !sameDevice(dir, stage)) {
+	if stage != "" && (os.MkdirAll(stage, 0o700) != nil || !SameDevice(dir, stage)) {
 		stage = ""
 	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(tmp, "s"), Net: "unix"})
@@ -298,7 +300,7 @@ func serveUserCache(dir, into, stage string) (*userCacheServer, error) {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("build cache socket: %w", err)
 	}
-	u := &userCacheServer{dir: dir, into: root, stage: stage, tmp: tmp, ln: ln, done: make(chan struct{}),
+	u := &UserServer{dir: dir, into: root, stage: stage, tmp: tmp, ln: ln, done: make(chan struct{}),
 		entries: make(chan [hashSize]byte, 4096), linked: make(chan struct{}), open: map[*net.UnixConn]bool{}}
 	go u.accept()
 	go u.linkEntries()
@@ -309,7 +311,7 @@ func serveUserCache(dir, into, stage string) (*userCacheServer, error) {
 // running inside, and confined code gets no more than that.
 const maxCacheConns = 64
 
-func (u *userCacheServer) accept() {
+func (u *UserServer) accept() {
 	defer close(u.done)
 	slots := make(chan struct{}, maxCacheConns)
 	for {
@@ -340,7 +342,7 @@ func (u *userCacheServer) accept() {
 }
 
 // serve answers one connection's lookups until it closes.
-func (u *userCacheServer) serve(c *net.UnixConn) {
+func (u *UserServer) serve(c *net.UnixConn) {
 	defer c.Close()
 	r := bufio.NewReader(c)
 	var id [hashSize]byte
@@ -361,7 +363,7 @@ func (u *userCacheServer) serve(c *net.UnixConn) {
 			if _, err := io.ReadFull(r, b[:]); err != nil {
 				return
 			}
-			n := putNotice{action: [hashSize]byte(b[:hashSize]), out: [hashSize]byte(b[hashSize : 2*hashSize]), size: int64(binary.BigEndian.Uint64(b[2*hashSize:]))}
+			n := PutNotice{action: [hashSize]byte(b[:hashSize]), out: [hashSize]byte(b[hashSize : 2*hashSize]), size: int64(binary.BigEndian.Uint64(b[2*hashSize:]))}
 			u.mu.Lock()
 			if len(u.puts) < maxPromoted {
 				u.puts = append(u.puts, n)
@@ -377,8 +379,8 @@ func (u *userCacheServer) serve(c *net.UnixConn) {
 	}
 }
 
-// noted returns the puts the relay announced; call it after Close.
-func (u *userCacheServer) noted() []putNotice {
+// Noted returns the puts the relay announced; call it after Close.
+func (u *UserServer) Noted() []PutNotice {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return slices.Clone(u.puts)
@@ -386,7 +388,7 @@ func (u *userCacheServer) noted() []putNotice {
 
 // answer links or copies the user's entry for id and says how, or says it
 // missed.
-func (u *userCacheServer) answer(id [hashSize]byte) []byte {
+func (u *UserServer) answer(id [hashSize]byte) []byte {
 	if u.dir == "" {
 		return []byte{wireMiss}
 	}
@@ -414,7 +416,7 @@ func (u *userCacheServer) answer(id [hashSize]byte) []byte {
 // only, no byte written. Should the user's go rewrite the entry (it does
 // in place), the view follows; an entry whose output is not linked reads
 // as a miss inside, and the host links it then.
-func (u *userCacheServer) linkOutput(id [hashSize]byte, e cacheEntry) error {
+func (u *UserServer) linkOutput(id [hashSize]byte, e cacheEntry) error {
 	if err := u.link(cachePath(u.dir, e.out, "d"), cachePath(u.stage, e.out, "d")); err != nil {
 		return err
 	}
@@ -426,7 +428,7 @@ func (u *userCacheServer) linkOutput(id [hashSize]byte, e cacheEntry) error {
 }
 
 // linkEntries links the entries of the outputs linked so far, until Close.
-func (u *userCacheServer) linkEntries() {
+func (u *UserServer) linkEntries() {
 	defer close(u.linked)
 	for id := range u.entries {
 		u.link(cachePath(u.dir, id, "a"), cachePath(u.stage, id, "a"))
@@ -435,7 +437,7 @@ func (u *userCacheServer) linkEntries() {
 
 // link links a file of the user's cache into the view, making its
 // subdirectory when missing; a link already there is fine.
-func (u *userCacheServer) link(src, dst string) error {
+func (u *UserServer) link(src, dst string) error {
 	err := os.Link(src, dst)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err = os.MkdirAll(filepath.Dir(dst), 0o700); err == nil {
@@ -451,9 +453,9 @@ func (u *userCacheServer) link(src, dst string) error {
 // viewAge is how long the linked view lives before core starts it afresh.
 const viewAge = 7 * 24 * time.Hour
 
-// freshView returns the linked view under cache, moving a week-old one out
+// FreshView returns the linked view under cache, moving a week-old one out
 // of the way first (it is removed in the background).
-func freshView(cache string) string {
+func FreshView(cache string) string {
 	view := filepath.Join(cache, "go-build-user")
 	born := filepath.Join(view, ".born")
 	fi, err := os.Stat(born)
@@ -483,15 +485,15 @@ func freshView(cache string) string {
 	return view
 }
 
-// sameDevice reports whether two paths lie on one file system.
-func sameDevice(a, b string) bool {
+// SameDevice reports whether two paths lie on one file system.
+func SameDevice(a, b string) bool {
 	var sa, sb syscall.Stat_t
 	return syscall.Stat(a, &sa) == nil && syscall.Stat(b, &sb) == nil && sa.Dev == sb.Dev
 }
 
 // copyEntry copies the user's output and entry for id into the
 // run's layer.
-func (u *userCacheServer) copyEntry(id [hashSize]byte, e cacheEntry) error {
+func (u *UserServer) copyEntry(id [hashSize]byte, e cacheEntry) error {
 	f, err := os.OpenFile(cachePath(u.dir, e.out, "d"), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
@@ -504,7 +506,7 @@ func (u *userCacheServer) copyEntry(id [hashSize]byte, e cacheEntry) error {
 }
 
 // Close stops the server, ends its connections and removes the socket.
-func (u *userCacheServer) Close() {
+func (u *UserServer) Close() {
 	u.ln.Close()
 	<-u.done
 	u.mu.Lock()
@@ -519,10 +521,10 @@ func (u *userCacheServer) Close() {
 	os.RemoveAll(u.tmp)
 }
 
-// cacheProgCommand is GOCACHEPROG for a run's layer at dir, reading the
-// shared layer too when shared: core's executable as the sandbox sees it,
-// quoted the go command's way; "" when dir cannot be quoted so.
-func cacheProgCommand(dir string, shared bool) string {
+// ProgCommand is GOCACHEPROG for a run's layer at dir, reading the
+// shared layer too when shared: core's executable as the sandbox sees it
+// (exe), quoted the go command's way; "" when dir cannot be quoted so.
+func ProgCommand(exe, dir string, shared bool) string {
 	q := ""
 	switch {
 	case !strings.Contains(dir, "'"):
@@ -532,9 +534,9 @@ func cacheProgCommand(dir string, shared bool) string {
 	default:
 		return ""
 	}
-	cmd := cacheProgPath + " sandbox gocache --dir " + q + dir + q + " --socket " + cacheSocketPath + " --stage " + cacheStagePath
+	cmd := exe + " sandbox gocache --dir " + q + dir + q + " --socket " + SocketPath + " --stage " + StagePath
 	if shared {
-		cmd += " --shared " + cacheSharedPath
+		cmd += " --shared " + SharedPath
 	}
 	return cmd
 }

@@ -1,4 +1,4 @@
-package sandbox
+package gocache
 
 import (
 	"bytes"
@@ -28,12 +28,12 @@ import (
 //     Sandbox is garbage, and swept once its process has ended or its
 //     workspace is gone) is the only build cache a confined command may
 //     write: GOCACHE names it, and the cache program inside
-//     (gocacheprog.go) writes every put there;
+//     (prog.go) writes every put there;
 //   - the shared layer of the repository ($CORE_HOME/cache/go-build-shared/
 //     <sha256 of the repository, 16 hex digits>) is what later runs of that
 //     repository read. It is bound read-only into every confined command,
 //     and only core, on the host, writes it: after a command in which no
-//     workspace code ran (compilesOnly: the warm-up's go test
+//     workspace code ran (CompilesOnly: the warm-up's go test
 //     -exec=/bin/true, and go build, vet or list with harmless flags),
 //     judged by the argv core itself launched, never by anything the
 //     sandbox says, core promotes the entries that command's go put.
@@ -55,33 +55,33 @@ import (
 // action IDs that no build from clean inputs ever asks for.
 
 // Where the sandbox sees the shared layer.
-const cacheSharedPath = "/run/core/gocache-shared"
+const SharedPath = "/run/core/gocache-shared"
 
 // maxPromoted bounds the puts of one command core promotes.
 const maxPromoted = 1 << 16
 
-// legacyBuildCache is the build cache every confined command once wrote:
+// LegacyBuildCache is the build cache every confined command once wrote:
 // it may be poisoned, so it is removed and never bound again.
-const legacyBuildCache = "go-build-sandbox"
+const LegacyBuildCache = "go-build-sandbox"
 
-// runLayer returns the run's writable layer of the build cache for the
+// Run returns the run's writable layer of the build cache for the
 // workspace ws, made on the Sandbox's first command there; the Sandbox's
 // first call sweeps the layers no live run owns.
-func (s *Sandbox) runLayer(ws string) (string, error) {
-	if s.cfg.Home == "" {
+func (r *Layers) Run(ws string) (string, error) {
+	if r.home == "" {
 		return "", errors.New("no state directory ($CORE_HOME) configured")
 	}
-	runs := filepath.Join(s.cfg.Home, "cache", "go-build-run")
-	s.sweepOnce.Do(func() { sweepRunLayers(runs, filepath.Join(s.cfg.Home, "cache", legacyBuildCache)) })
+	runs := filepath.Join(r.home, "cache", "go-build-run")
+	r.sweepOnce.Do(func() { sweepRunLayers(runs, filepath.Join(r.home, "cache", LegacyBuildCache)) })
 	// Keyed by the workspace and by this Sandbox: another run in the same
 	// workspace (a resume, another process) never finds this layer, nor
 	// does a cache restored from elsewhere hold one of this name.
 	sum := sha256.Sum256([]byte(ws))
-	dir := filepath.Join(runs, hex.EncodeToString(sum[:8])+"-"+s.runs.nonce)
+	dir := filepath.Join(runs, hex.EncodeToString(sum[:8])+"-"+r.nonce)
 	layer := filepath.Join(dir, "layer")
-	s.runs.mu.Lock()
-	defer s.runs.mu.Unlock()
-	if slices.Contains(s.runs.dirs, dir) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slices.Contains(r.dirs, dir) {
 		return layer, nil
 	}
 	if err := os.MkdirAll(layer, 0o700); err != nil {
@@ -93,29 +93,32 @@ func (s *Sandbox) runLayer(ws string) (string, error) {
 			return "", fmt.Errorf("make the run's build cache: %w", err)
 		}
 	}
-	s.runs.dirs = append(s.runs.dirs, dir)
+	r.dirs = append(r.dirs, dir)
 	return layer, nil
 }
 
-// runDirs are the run layers a Sandbox made; they go when it does.
-type runDirs struct {
-	nonce string
-	mu    sync.Mutex
-	dirs  []string
+// Layers are the run layers a Sandbox made under its state directory
+// home; they go when it does.
+type Layers struct {
+	home      string
+	nonce     string
+	sweepOnce sync.Once // the run layers no live run owns
+	mu        sync.Mutex
+	dirs      []string
 }
 
-// newRunDirs returns the run layers of a new Sandbox, which are removed
-// once the Sandbox is garbage: a long-lived process (the bot) makes one
-// Sandbox a run.
-func newRunDirs(s *Sandbox) *runDirs {
-	r := &runDirs{nonce: strings.ToLower(rand.Text()[:12])}
-	runtime.AddCleanup(s, func(r *runDirs) {
+// NewLayers returns the run layers of a new Sandbox, owner, under its
+// state directory home, which are removed once the Sandbox is garbage: a
+// long-lived process (the bot) makes one Sandbox a run.
+func NewLayers[T any](owner *T, home string) *Layers {
+	r := &Layers{home: home, nonce: strings.ToLower(rand.Text()[:12])}
+	runtime.AddCleanup(owner, func(r *Layers) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		// Off the cleanup goroutine, which others wait on.
 		go func(dirs []string) {
 			for _, d := range dirs {
-				removeTree(d)
+				RemoveTree(d)
 			}
 		}(slices.Clone(r.dirs))
 	}, r)
@@ -162,7 +165,7 @@ const staleRunLayer = 24 * time.Hour
 // workspace is gone, and the legacy shared cache.
 func sweepRunLayers(runs, legacy string) {
 	if _, err := os.Lstat(legacy); err == nil {
-		removeTree(legacy)
+		RemoveTree(legacy)
 	}
 	entries, err := os.ReadDir(runs)
 	if err != nil {
@@ -180,14 +183,14 @@ func sweepRunLayers(runs, legacy string) {
 		} else if _, err := os.Lstat(string(ws)); err == nil && ownerAlive(string(owner)) {
 			continue
 		}
-		removeTree(dir)
+		RemoveTree(dir)
 	}
 }
 
-// removeTree removes a tree confined code may have written: a directory it
+// RemoveTree removes a tree confined code may have written: a directory it
 // made unwritable or unreadable is given back to its owner first. Links
 // are not followed.
-func removeTree(dir string) {
+func RemoveTree(dir string) {
 	if os.RemoveAll(dir) == nil {
 		return
 	}
@@ -200,23 +203,34 @@ func removeTree(dir string) {
 	os.RemoveAll(dir)
 }
 
-// sharedLayer returns the repository's shared layer, made if missing; ""
-// when the Sandbox knows no repository.
-func (s *Sandbox) sharedLayer() string {
-	key := repoKey(s.cfg.Repo)
-	if key == "" || s.cfg.Home == "" {
+// SharedLayer returns the shared layer of the repository repo under the
+// state directory home, made if missing; "" when the Sandbox knows no
+// repository.
+func SharedLayer(home, repo string) string {
+	dir := SharedDir(home, repo)
+	if dir == "" {
 		return ""
 	}
-	dir := filepath.Join(s.cfg.Home, "cache", "go-build-shared", key)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return ""
 	}
 	return dir
 }
 
-// repoKey names a repository's shared layer: 16 hex digits of the SHA-256
+// SharedDir is where the shared layer of the repository repo lives under
+// the state directory home: "" when either is unknown, so that a Sandbox
+// with no repository shares no build cache with any other run.
+func SharedDir(home, repo string) string {
+	key := RepoKey(repo)
+	if key == "" || home == "" {
+		return ""
+	}
+	return filepath.Join(home, "cache", "go-build-shared", key)
+}
+
+// RepoKey names a repository's shared layer: 16 hex digits of the SHA-256
 // of its name (owner/name, case folded, or a local path); "" for none.
-func repoKey(repo string) string {
+func RepoKey(repo string) string {
 	repo = strings.TrimSpace(repo)
 	if repo == "" {
 		return ""
@@ -228,13 +242,13 @@ func repoKey(repo string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// compilesOnly reports whether argv, a command core launches, runs no
+// CompilesOnly reports whether argv, a command core launches, runs no
 // workspace code, so that what its go puts may be shared with later runs:
 // the warm-up's go test -exec=/bin/true, or go build, vet or list, with
 // package patterns and only flags that cannot start a program
 // (-toolexec, -exec, -vettool, -ldflags=-extld=..., -overlay and the rest
 // are not among them). Anything else is not shared, whatever it is.
-func compilesOnly(argv []string) bool {
+func CompilesOnly(argv []string) bool {
 	if len(argv) < 2 || argv[0] != "go" {
 		return false
 	}
@@ -282,16 +296,16 @@ func isImportPath(a string) bool {
 	return !strings.HasPrefix(a, "/") && !slices.Contains(strings.Split(a, "/"), "..")
 }
 
-// putNotice is what the cache program inside says it put.
-type putNotice struct {
+// PutNotice is what the cache program inside says it put.
+type PutNotice struct {
 	action, out [hashSize]byte
 	size        int64
 }
 
-// promote copies the outputs of puts from the run's layer into the shared
+// Promote copies the outputs of puts from the run's layer into the shared
 // layer, each checked against its output ID, and writes their entries;
 // it returns how many it promoted.
-func promote(puts []putNotice, run, shared string) (int, error) {
+func Promote(puts []PutNotice, run, shared string) (int, error) {
 	if len(puts) == 0 {
 		return 0, nil
 	}
@@ -317,7 +331,7 @@ func promote(puts []putNotice, run, shared string) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-func promoteOne(from *os.Root, into *cacheStore, p putNotice) error {
+func promoteOne(from *os.Root, into *cacheStore, p PutNotice) error {
 	if p.size < 0 || p.size > maxCacheObject {
 		return fmt.Errorf("size %d", p.size)
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package gocache
 
 import (
 	"crypto/rand"
@@ -86,15 +86,10 @@ func summedModules(files map[string][]byte) []summedModule {
 	return out
 }
 
-// moduleView returns the view of the module cache modCache for the
-// workspace ws, building it when no complete one exists. A workspace
-// without module files, or whose module files do not read, gets an empty
-// view.
-func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
-	files, err := moduleFiles(ws)
-	if err != nil {
-		files = nil // fail closed: nothing of the cache
-	}
+// ModuleView returns the view of the module cache modCache for a
+// workspace whose module files are files (none: an empty view), kept
+// under base, building it when no complete one exists.
+func ModuleView(files map[string][]byte, modCache, base string) (string, error) {
 	// What the cache holds of them is part of the key: a module downloaded
 	// later makes another view.
 	var mods []summedModule
@@ -103,13 +98,7 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 			mods = append(mods, m)
 		}
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n", modCache)
-	for _, m := range mods {
-		fmt.Fprintf(h, "%s@%s %v\n", m.path, m.version, m.full)
-	}
-	key := hex.EncodeToString(h.Sum(nil)[:8])
-	base := s.viewsDir(modCache)
+	key := viewKey(modCache, mods)
 	if base == "" {
 		return "", errors.New("no directory for the module views")
 	}
@@ -131,7 +120,7 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 	}
 	for _, m := range mods {
 		if err := linkModule(modCache, tmp, m); err != nil {
-			removeTree(tmp)
+			RemoveTree(tmp)
 			return "", fmt.Errorf("make the module view: %w", err)
 		}
 	}
@@ -144,7 +133,7 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 		return nil
 	})
 	if err := os.Rename(tmp, view); err != nil {
-		removeTree(tmp) // another core made it first
+		RemoveTree(tmp) // another core made it first
 		if _, err := os.Lstat(view); err != nil {
 			return "", fmt.Errorf("make the module view: %w", err)
 		}
@@ -155,26 +144,17 @@ func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
 	return view, nil
 }
 
-// viewsDir is where the views of modCache are kept: beside the user's
-// cache when modCache is theirs and on the same file system (so that
-// links work and every $CORE_HOME shares them), else under $CORE_HOME.
-func (s *Sandbox) viewsDir(modCache string) string {
-	dirs := []string{filepath.Join(s.cfg.Home, "cache")}
-	if s.cfg.ModCache == "" && modCache == s.userCaches().mod {
-		dirs = append([]string{s.userCacheDir()}, dirs...)
+// viewKey names the view of the module cache modCache that holds the
+// module versions mods, as summedModules sorts them: a view is built from
+// one module cache and holds exactly those versions, so another cache, or
+// another set, is another view.
+func viewKey(modCache string, mods []summedModule) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", modCache)
+	for _, m := range mods {
+		fmt.Fprintf(h, "%s@%s %v\n", m.path, m.version, m.full)
 	}
-	for _, dir := range dirs {
-		if dir == "" || dir == "cache" {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Join(dir, "gomod-views"), 0o700); err == nil && sameDevice(modCache, dir) {
-			return filepath.Join(dir, "gomod-views")
-		}
-	}
-	if s.cfg.Home == "" {
-		return ""
-	}
-	return filepath.Join(s.cfg.Home, "cache", "gomod-views")
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // sweepViews removes views not used for modViewAge, and what an
@@ -196,7 +176,7 @@ func sweepViews(base string) {
 		if fi, err := os.Lstat(stamp); err == nil && time.Since(fi.ModTime()) < modViewAge {
 			continue
 		}
-		removeTree(filepath.Join(base, name))
+		RemoveTree(filepath.Join(base, name))
 		os.Remove(filepath.Join(base, name+".complete"))
 	}
 }
@@ -283,4 +263,9 @@ func linkFile(cache, view, name string) error {
 		err = os.Chmod(dst, 0o444)
 	}
 	return err
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
