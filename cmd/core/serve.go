@@ -36,6 +36,23 @@ func (e *env) signedIn() (*auth.Credentials, string, error) {
 	return c, home, nil
 }
 
+// consoleAs is the console to reach (the flag, else CORE_CONSOLE_URL or
+// config.toml) and the signed-in user's credentials.
+func (e *env) consoleAs(flagURL string) (string, *auth.Credentials, error) {
+	u, err := e.consoleURL(flagURL)
+	if err != nil {
+		return "", nil, err
+	}
+	if u == "" {
+		return "", nil, errors.New("no console: pass --console-url, set CORE_CONSOLE_URL, or write console_url in $CORE_HOME/config.toml")
+	}
+	creds, _, err := e.signedIn()
+	if err != nil {
+		return "", nil, err
+	}
+	return u, creds, nil
+}
+
 func newSessionQueueCmd(e *env) *cobra.Command {
 	var repo, consoleURL string
 	cmd := &cobra.Command{
@@ -46,14 +63,7 @@ func newSessionQueueCmd(e *env) *cobra.Command {
 			if !gh.IsRepoName(repo) {
 				return fmt.Errorf("--repo must be owner/name, got %q", repo)
 			}
-			u, err := e.consoleURL(consoleURL)
-			if err != nil {
-				return err
-			}
-			if u == "" {
-				return errors.New("no console: pass --console-url, set CORE_CONSOLE_URL, or write console_url in $CORE_HOME/config.toml")
-			}
-			creds, _, err := e.signedIn()
+			u, creds, err := e.consoleAs(consoleURL)
 			if err != nil {
 				return err
 			}
@@ -128,14 +138,7 @@ func (e *env) serve(cmd *cobra.Command, sf *serveFlags) error {
 			return fmt.Errorf("--repo must be owner/name (no wildcards), got %q", r)
 		}
 	}
-	u, err := e.consoleURL(f.consoleURL)
-	if err != nil {
-		return err
-	}
-	if u == "" {
-		return errors.New("no console: pass --console-url, set CORE_CONSOLE_URL, or write console_url in $CORE_HOME/config.toml")
-	}
-	creds, _, err := e.signedIn()
+	u, creds, err := e.consoleAs(f.consoleURL)
 	if err != nil {
 		return err
 	}
