@@ -1,6 +1,6 @@
 # The test command (README): installs bubblewrap when it is missing and we are
 # root, fetches the external fixtures, then vets and runs every test with -race.
-.PHONY: test test-stress test-docker docker-images build fixtures bwrap vet staticcheck bench
+.PHONY: test test-stress test-docker docker-images build fixtures bwrap vet staticcheck bench measures
 
 GO ?= go
 
@@ -83,3 +83,11 @@ bench:
 	./bench/context.sh
 	./bench/verify.sh
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The measures of the house (#36) written into the footer of
+# docs/architecture.md (scripts/measures.sh): a tool, not part of `test`.
+# MEASURES_FLAGS="--write --quick" keeps the linters' last figures.
+MEASURES_FLAGS ?= --write
+
+measures:
+	GO=$(GO) ./scripts/measures.sh $(MEASURES_FLAGS)

@@ -213,9 +213,17 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 	if rep != nil {
 		run.CostUSD = rep.CostUSD
 	}
-	switch {
-	case ctx.Err() != nil:
+	if ctx.Err() != nil {
 		ended()
+		return
+	}
+	reportOutcome(run, rep, err, report)
+}
+
+// reportOutcome records in run what its session came to, and reports it
+// as the status comment's headline.
+func reportOutcome(run *Run, rep *session.Report, err error, report func(state, text string)) {
+	switch {
 	case err != nil:
 		run.Error = err.Error()
 		report(StateFailed, "failed: "+setup.Word(err, setup.EnvWording).Error())

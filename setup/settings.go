@@ -9,6 +9,7 @@ package setup
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -96,6 +97,11 @@ const (
 
 // Settings lists every option of a run, in the order the CLI shows them.
 func Settings() []Setting {
+	return slices.Concat(modelSettings(), runSettings(), workSettings(), spendSettings(), browserSettings(), landingSettings())
+}
+
+// modelSettings are the model and its endpoint.
+func modelSettings() []Setting {
 	return []Setting{
 		{Name: Model, Flag: true, Input: true, Usage: "model name sent to the endpoint (default " + session.DefaultModel + ")",
 			apply: func(r *resolved, v string) error { r.opts.Model = v; return nil }},
@@ -105,6 +111,12 @@ func Settings() []Setting {
 			apply: func(r *resolved, v string) error { r.candidates = splitList(v); return nil }},
 		{Name: APIKey, Input: true, Secret: true, Usage: "the model endpoint's API key (also read from OPENAI_API_KEY); never written anywhere",
 			apply: func(r *resolved, v string) error { r.apiKey = v; return nil }},
+	}
+}
+
+// runSettings are what a run may run without approval, and for how long.
+func runSettings() []Setting {
+	return []Setting{
 		{Name: Verify, Flag: true, Input: true, Usage: "what run_shell may run without approval: off, build (compile, no workspace code), test (adds the commands that run workspace code, only inside the sandbox: go test, pytest, npm test, cargo test, ...) or auto (build, raised to test where the sandbox works); default off",
 			apply: func(r *resolved, v string) error {
 				switch r.verify = strings.ToLower(v); r.verify {
@@ -139,6 +151,12 @@ func Settings() []Setting {
 			apply: durationSetting(func(o *session.Options, d time.Duration) { o.PollEvery = d })},
 		{Name: ContextTokens, Flag: true, Usage: fmt.Sprintf("estimated tokens one request may hold; older tool results are elided beyond it (default %d)", session.DefaultContextTokens),
 			apply: intSetting(func(o *session.Options, n int) { o.ContextTokens = n })},
+	}
+}
+
+// workSettings are how the run works and what its result is held to.
+func workSettings() []Setting {
+	return []Setting{
 		{Name: DryRun, Flag: true, Input: true, Bool: true, Usage: "run the whole loop, land nothing, print the diff",
 			apply: boolSetting(func(o *session.Options, b bool) { o.DryRun = b })},
 		{Name: Think, Flag: true, Bool: true, Usage: "let the model emit its <think> trace (otherwise /no_think is appended to the instruction)",
@@ -160,6 +178,12 @@ func Settings() []Setting {
 			apply: boolSetting(func(o *session.Options, b bool) { o.ChecksFromCI = b })},
 		{Name: ReadySetting, Flag: true, Input: true, Bool: true, Usage: "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft",
 			apply: boolSetting(func(o *session.Options, b bool) { o.Ready = b })},
+	}
+}
+
+// spendSettings are the price of tokens and the run's budget.
+func spendSettings() []Setting {
+	return []Setting{
 		{Name: PricePerMtok, Flag: true, Input: true, Usage: "what a million tokens cost in dollars: one number for prompt and completion tokens alike, or two (prompt, then completion: \"0.5 1.5\"); the cost is shown everywhere a run is, and \"no price set\" without one (unless the endpoint's /v1/models reports a price)",
 			apply: func(r *resolved, v string) error {
 				p := strings.Fields(strings.ReplaceAll(v, ",", " "))
@@ -202,6 +226,12 @@ func Settings() []Setting {
 			}},
 		{Name: BudgetTokens, Flag: true, Input: true, Usage: "the most tokens (prompt and completion) the session may spend, checked before each request like --budget-usd; on resume, a top-up added to it (default none)",
 			apply: intSetting(func(o *session.Options, n int) { o.Budget.Tokens = n })},
+	}
+}
+
+// browserSettings are the browser the model may use (--browser).
+func browserSettings() []Setting {
+	return []Setting{
 		{Name: Browser, Flag: true, Input: true, Bool: true, Usage: "give the model a headless Chromium to look at what it built: browser_navigate, browser_click, browser_type, browser_read, browser_screenshot and browser_console, on pages it serves on localhost (a dev server it starts in the background); a person at a terminal approves each action, an unattended run uses it alone; screenshots and the console log are kept with the session's files",
 			apply: boolSetting(func(o *session.Options, b bool) { o.Browser.On = b })},
 		{Name: BrowserExec, Flag: true, Input: true, Usage: "the Chrome or Chromium binary for --browser, a path or a name on PATH (default: the first of chromium, chromium-browser, google-chrome found on PATH)",
@@ -212,6 +242,12 @@ func Settings() []Setting {
 			apply: boolSetting(func(o *session.Options, b bool) { o.Browser.Headed = b })},
 		{Name: BrowserRemote, Flag: true, Input: true, Bool: true, Usage: "let the browser load pages from hosts other than localhost, 127.0.0.1 and [::1]; every navigation then needs a person's approval, so an unattended run declines them all",
 			apply: boolSetting(func(o *session.Options, b bool) { o.Browser.AllowRemote = b })},
+	}
+}
+
+// landingSettings are what the run may land.
+func landingSettings() []Setting {
+	return []Setting{
 		{Name: AllowWorkflow, Flag: true, Input: true, Bool: true, Usage: "let the session write and land workflows, files under .github/actions, and the action.yml of any action a workflow uses locally (they run with the repository's secrets and the workflow's token on the next push); recorded, so resume keeps it",
 			apply: boolSetting(func(o *session.Options, b bool) { o.AllowWorkflowChanges = b })},
 	}

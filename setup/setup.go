@@ -150,20 +150,9 @@ func Value(env Env, vals Values, name string) string {
 // under the state directory. The model's API key
 // is always a secret. A bad setting is a *session.ConfigError naming it.
 func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
-	r := &resolved{}
-	for _, s := range Settings() {
-		v := Value(env, vals, s.Name)
-		if v == "" {
-			continue
-		}
-		if err := s.apply(r, v); err != nil {
-			if strings.TrimSpace(vals[s.Name]) == "" && strings.TrimSpace(env.Getenv(s.Env())) != "" {
-				// From the environment: the variable is the name to give,
-				// whatever the entry point.
-				return nil, &session.ConfigError{Err: fmt.Errorf("%s %w", s.Env(), err)}
-			}
-			return nil, &session.ConfigError{Option: s.Name, Err: err}
-		}
+	r, err := resolve(env, vals)
+	if err != nil {
+		return nil, err
 	}
 	price, err := r.price()
 	if err != nil {
@@ -192,22 +181,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, &session.ConfigError{Option: Verify, Err: err}
 	}
-	candidates := r.candidates
-	if len(candidates) == 0 {
-		candidates = model.DefaultCandidates()
-	}
-	url := r.opts.InferenceURL
-	if url != "" {
-		url, _, err = model.Endpoint(ctx, env.HTTPClient, url)
-	} else {
-		url, err = model.Discover(ctx, candidates, env.HTTPClient)
-		ready.Discovered = err == nil
-	}
-	if session.Outage(err) {
-		return nil, &session.InfraError{Err: err}
-	}
+	url, err := r.endpoint(ctx, env, ready)
 	if err != nil {
-		return nil, &session.ConfigError{Option: InferenceURL, Err: err}
+		return nil, err
 	}
 	// The store is made with the first session: a run refused before
 	// it starts (a missing repository) leaves nothing behind.
@@ -236,6 +212,52 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	o.GitEnv = session.GitEnv(env.Getenv)
 	ready.Options = o
 	return ready, nil
+}
+
+// resolve applies every setting that has a value, from the entry point
+// or the environment.
+func resolve(env Env, vals Values) (*resolved, error) {
+	r := &resolved{}
+	for _, s := range Settings() {
+		v := Value(env, vals, s.Name)
+		if v == "" {
+			continue
+		}
+		if err := s.apply(r, v); err != nil {
+			if strings.TrimSpace(vals[s.Name]) == "" && strings.TrimSpace(env.Getenv(s.Env())) != "" {
+				// From the environment: the variable is the name to give,
+				// whatever the entry point.
+				return nil, &session.ConfigError{Err: fmt.Errorf("%s %w", s.Env(), err)}
+			}
+			return nil, &session.ConfigError{Option: s.Name, Err: err}
+		}
+	}
+	return r, nil
+}
+
+// endpoint is the model's base URL: the one given, checked, or the first
+// of the candidates that answers (ready.Discovered). An outage is an
+// *session.InfraError, anything else the inference URL's ConfigError.
+func (r *resolved) endpoint(ctx context.Context, env Env, ready *Ready) (string, error) {
+	var err error
+	candidates := r.candidates
+	if len(candidates) == 0 {
+		candidates = model.DefaultCandidates()
+	}
+	url := r.opts.InferenceURL
+	if url != "" {
+		url, _, err = model.Endpoint(ctx, env.HTTPClient, url)
+	} else {
+		url, err = model.Discover(ctx, candidates, env.HTTPClient)
+		ready.Discovered = err == nil
+	}
+	if session.Outage(err) {
+		return "", &session.InfraError{Err: err}
+	}
+	if err != nil {
+		return "", &session.ConfigError{Option: InferenceURL, Err: err}
+	}
+	return url, nil
 }
 
 // browser finds the browser binary before anything starts, when the run

@@ -63,14 +63,23 @@ func fieldTag(f reflect.StructField) (string, bool) {
 	return f.Tag.Lookup("json")
 }
 
+// typeFields lists the fields of the struct type t to encode, in order.
 func typeFields(t reflect.Type) []structField {
-	type level struct {
-		typ   reflect.Type
-		index []int
-	}
+	return inIndexOrder(dominantFields(allFields(t)))
+}
+
+// fieldLevel is a struct type met on the walk, at its index path.
+type fieldLevel struct {
+	typ   reflect.Type
+	index []int
+}
+
+// allFields walks t and its embedded structs breadth first, each type
+// once, and returns every field to encode, name conflicts included.
+func allFields(t reflect.Type) []structField {
 	var found []structField
-	var current []level
-	next := []level{{typ: t}}
+	var current []fieldLevel
+	next := []fieldLevel{{typ: t}}
 	visited := map[reflect.Type]bool{}
 	for len(next) > 0 {
 		current, next = next, nil
@@ -80,49 +89,65 @@ func typeFields(t reflect.Type) []structField {
 			}
 			visited[lv.typ] = true
 			for i := 0; i < lv.typ.NumField(); i++ {
-				sf := lv.typ.Field(i)
-				ft := sf.Type
-				if sf.Anonymous {
-					if ft.Kind() == reflect.Pointer {
-						ft = ft.Elem()
-					}
-					if !sf.IsExported() && ft.Kind() != reflect.Struct {
-						continue
-					}
-				} else if !sf.IsExported() {
+				f, embedded, ok := lv.field(i)
+				if embedded != nil {
+					next = append(next, *embedded)
 					continue
 				}
-				tag, _ := fieldTag(sf)
-				if tag == "-" {
-					continue
+				if ok {
+					found = append(found, f)
 				}
-				name, opts, _ := strings.Cut(tag, ",")
-				index := append(append([]int(nil), lv.index...), i)
-				if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct {
-					next = append(next, level{typ: ft, index: index})
-					continue
-				}
-				if !sf.IsExported() {
-					continue
-				}
-				f := structField{name: name, index: index, typ: sf.Type, tagged: name != ""}
-				if name == "" {
-					f.name = sf.Name
-				}
-				for _, o := range strings.Split(opts, ",") {
-					switch o {
-					case "omitempty":
-						f.omitEmpty = true
-					case "omitzero":
-						f.omitZero = true
-					}
-				}
-				found = append(found, f)
 			}
 		}
 	}
-	// Resolve name conflicts: the shallowest field wins; among equally deep
-	// fields a single tagged one wins; otherwise all are dropped.
+	return found
+}
+
+// field reads the i-th field of lv's type: a field to encode (ok), an
+// untagged embedded struct to walk next (embedded), or neither.
+func (lv fieldLevel) field(i int) (f structField, embedded *fieldLevel, ok bool) {
+	sf := lv.typ.Field(i)
+	ft := sf.Type
+	if sf.Anonymous {
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if !sf.IsExported() && ft.Kind() != reflect.Struct {
+			return f, nil, false
+		}
+	} else if !sf.IsExported() {
+		return f, nil, false
+	}
+	tag, _ := fieldTag(sf)
+	if tag == "-" {
+		return f, nil, false
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	index := append(append([]int(nil), lv.index...), i)
+	if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct {
+		return f, &fieldLevel{typ: ft, index: index}, false
+	}
+	if !sf.IsExported() {
+		return f, nil, false
+	}
+	f = structField{name: name, index: index, typ: sf.Type, tagged: name != ""}
+	if name == "" {
+		f.name = sf.Name
+	}
+	for _, o := range strings.Split(opts, ",") {
+		switch o {
+		case "omitempty":
+			f.omitEmpty = true
+		case "omitzero":
+			f.omitZero = true
+		}
+	}
+	return f, nil, true
+}
+
+// dominantFields resolves name conflicts: the shallowest field wins; among
+// equally deep fields a single tagged one wins; otherwise all are dropped.
+func dominantFields(found []structField) []structField {
 	sort.SliceStable(found, func(i, j int) bool {
 		if found[i].name != found[j].name {
 			return found[i].name < found[j].name
@@ -145,6 +170,11 @@ func typeFields(t reflect.Type) []structField {
 		}
 		i = j
 	}
+	return out
+}
+
+// inIndexOrder sorts fields in the order of their index paths.
+func inIndexOrder(out []structField) []structField {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i].index, out[j].index
 		for k := 0; k < len(a) && k < len(b); k++ {

@@ -87,74 +87,107 @@ func keyPath(path, key string) string {
 
 // assign stores the generic value src (numbers as Number) into dst.
 func (u *unmarshaler) assign(src any, dst reflect.Value, path string) error {
+	if done, err := u.assignGenericType(src, dst, path); done {
+		return err
+	}
+	if done, err := u.assignUnmarshaler(src, dst, path); done {
+		return err
+	}
+	if done, err := u.assignIndirect(src, dst, path); done {
+		return err
+	}
+	return u.assignValue(src, dst, path)
+}
+
+// assignGenericType stores src into an Object, a Number or a json.Number;
+// done is false for any other dst.
+func (u *unmarshaler) assignGenericType(src any, dst reflect.Value, path string) (done bool, err error) {
 	switch dst.Type() {
 	case objectType:
 		switch x := src.(type) {
 		case nil:
 			dst.SetZero()
-			return nil
+			return true, nil
 		case Object:
 			dst.Set(reflect.ValueOf(u.generic(x)))
-			return nil
+			return true, nil
 		}
-		return typeErr(src, dst.Type(), path)
+		return true, typeErr(src, dst.Type(), path)
 	case numberType, jsonNumberType:
 		if n, ok := src.(Number); ok {
 			dst.SetString(string(n))
-			return nil
+			return true, nil
 		}
 		if src == nil {
-			return nil
+			return true, nil
 		}
-		return typeErr(src, dst.Type(), path)
+		return true, typeErr(src, dst.Type(), path)
 	}
+	return false, nil
+}
+
+// assignUnmarshaler hands src to dst's json.Unmarshaler or
+// encoding.TextUnmarshaler; done is false when dst has neither.
+func (u *unmarshaler) assignUnmarshaler(src any, dst reflect.Value, path string) (done bool, err error) {
 	if dst.Kind() != reflect.Pointer && dst.CanAddr() {
 		pt := dst.Addr().Type()
 		if pt.Implements(jsonUnmarshalerType) {
 			data, err := appendJSON(nil, src)
 			if err != nil {
-				return err
+				return true, err
 			}
-			return dst.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(data)
+			return true, dst.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(data)
 		}
 		if pt.Implements(textUnmarshalerType) {
 			switch s := src.(type) {
 			case nil:
-				return nil
+				return true, nil
 			case string:
-				return dst.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
+				return true, dst.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
 			}
-			return typeErr(src, dst.Type(), path)
+			return true, typeErr(src, dst.Type(), path)
 		}
 	}
+	return false, nil
+}
+
+// assignIndirect stores src through a pointer or into an interface; done
+// is false for any other kind of dst.
+func (u *unmarshaler) assignIndirect(src any, dst reflect.Value, path string) (done bool, err error) {
 	switch dst.Kind() {
 	case reflect.Pointer:
 		if src == nil {
 			dst.SetZero()
-			return nil
+			return true, nil
 		}
 		if dst.IsNil() {
 			dst.Set(reflect.New(dst.Type().Elem()))
 		}
-		return u.assign(src, dst.Elem(), path)
+		return true, u.assign(src, dst.Elem(), path)
 	case reflect.Interface:
 		if dst.NumMethod() != 0 {
 			if src == nil {
 				dst.SetZero()
-				return nil
+				return true, nil
 			}
 			if !dst.IsNil() && dst.Elem().Kind() == reflect.Pointer {
-				return u.assign(src, dst.Elem(), path)
+				return true, u.assign(src, dst.Elem(), path)
 			}
-			return typeErr(src, dst.Type(), path)
+			return true, typeErr(src, dst.Type(), path)
 		}
 		if src == nil {
 			dst.SetZero()
-			return nil
+			return true, nil
 		}
 		dst.Set(reflect.ValueOf(u.generic(src)))
-		return nil
+		return true, nil
 	}
+	return false, nil
+}
+
+// assignValue stores src, by its generic type, into a dst of a concrete
+// kind.
+func (u *unmarshaler) assignValue(src any, dst reflect.Value, path string) error {
 	switch x := src.(type) {
 	case nil:
 		switch dst.Kind() {
@@ -169,19 +202,7 @@ func (u *unmarshaler) assign(src any, dst reflect.Value, path string) error {
 		dst.SetBool(x)
 		return nil
 	case string:
-		switch {
-		case dst.Kind() == reflect.String:
-			dst.SetString(x)
-			return nil
-		case dst.Kind() == reflect.Slice && dst.Type().Elem().Kind() == reflect.Uint8:
-			b, err := base64.StdEncoding.DecodeString(x)
-			if err != nil {
-				return typeErr(src, dst.Type(), path)
-			}
-			dst.SetBytes(b)
-			return nil
-		}
-		return typeErr(src, dst.Type(), path)
+		return assignString(x, dst, path)
 	case Number:
 		return u.assignNumber(x, dst, path)
 	case Object:
@@ -193,31 +214,55 @@ func (u *unmarshaler) assign(src any, dst reflect.Value, path string) error {
 		}
 		return typeErr(src, dst.Type(), path)
 	case []any:
-		switch dst.Kind() {
-		case reflect.Slice:
-			s := reflect.MakeSlice(dst.Type(), len(x), len(x))
-			for i, el := range x {
-				if err := u.assign(el, s.Index(i), elemPath(path, i)); err != nil {
-					return err
-				}
-			}
-			dst.Set(s)
-			return nil
-		case reflect.Array:
-			for i := 0; i < dst.Len(); i++ {
-				if i >= len(x) {
-					dst.Index(i).SetZero()
-					continue
-				}
-				if err := u.assign(x[i], dst.Index(i), elemPath(path, i)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		return typeErr(src, dst.Type(), path)
+		return u.assignList(x, dst, path)
 	}
 	return typeErr(src, dst.Type(), path)
+}
+
+// assignString stores a string into a string, or into a []byte from its
+// base64.
+func assignString(x string, dst reflect.Value, path string) error {
+	switch {
+	case dst.Kind() == reflect.String:
+		dst.SetString(x)
+		return nil
+	case dst.Kind() == reflect.Slice && dst.Type().Elem().Kind() == reflect.Uint8:
+		b, err := base64.StdEncoding.DecodeString(x)
+		if err != nil {
+			return typeErr(x, dst.Type(), path)
+		}
+		dst.SetBytes(b)
+		return nil
+	}
+	return typeErr(x, dst.Type(), path)
+}
+
+// assignList stores a list into a slice or an array (an array's elements
+// past the list's end are zeroed).
+func (u *unmarshaler) assignList(x []any, dst reflect.Value, path string) error {
+	switch dst.Kind() {
+	case reflect.Slice:
+		s := reflect.MakeSlice(dst.Type(), len(x), len(x))
+		for i, el := range x {
+			if err := u.assign(el, s.Index(i), elemPath(path, i)); err != nil {
+				return err
+			}
+		}
+		dst.Set(s)
+		return nil
+	case reflect.Array:
+		for i := 0; i < dst.Len(); i++ {
+			if i >= len(x) {
+				dst.Index(i).SetZero()
+				continue
+			}
+			if err := u.assign(x[i], dst.Index(i), elemPath(path, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return typeErr(x, dst.Type(), path)
 }
 
 func (u *unmarshaler) assignNumber(n Number, dst reflect.Value, path string) error {

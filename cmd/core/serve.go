@@ -36,6 +36,23 @@ func (e *env) signedIn() (*auth.Credentials, string, error) {
 	return c, home, nil
 }
 
+// consoleAs is the console to reach (the flag, else CORE_CONSOLE_URL or
+// config.toml) and the signed-in user's credentials.
+func (e *env) consoleAs(flagURL string) (string, *auth.Credentials, error) {
+	u, err := e.consoleURL(flagURL)
+	if err != nil {
+		return "", nil, err
+	}
+	if u == "" {
+		return "", nil, errors.New("no console: pass --console-url, set CORE_CONSOLE_URL, or write console_url in $CORE_HOME/config.toml")
+	}
+	creds, _, err := e.signedIn()
+	if err != nil {
+		return "", nil, err
+	}
+	return u, creds, nil
+}
+
 func newSessionQueueCmd(e *env) *cobra.Command {
 	var repo, consoleURL string
 	cmd := &cobra.Command{
@@ -46,14 +63,7 @@ func newSessionQueueCmd(e *env) *cobra.Command {
 			if !gh.IsRepoName(repo) {
 				return fmt.Errorf("--repo must be owner/name, got %q", repo)
 			}
-			u, err := e.consoleURL(consoleURL)
-			if err != nil {
-				return err
-			}
-			if u == "" {
-				return errors.New("no console: pass --console-url, set CORE_CONSOLE_URL, or write console_url in $CORE_HOME/config.toml")
-			}
-			creds, _, err := e.signedIn()
+			u, creds, err := e.consoleAs(consoleURL)
 			if err != nil {
 				return err
 			}
@@ -70,15 +80,18 @@ func newSessionQueueCmd(e *env) *cobra.Command {
 	return cmd
 }
 
+// serveFlags are serve's flags: a session's, and serve's own.
+type serveFlags struct {
+	session         sessionFlags
+	repos           []string
+	once, allowLand bool
+	verifyAudit     bool
+	pollWait        time.Duration
+	auditFile       string
+}
+
 func newSessionServeCmd(e *env) *cobra.Command {
-	var (
-		f               sessionFlags
-		repos           []string
-		once, allowLand bool
-		verifyAudit     bool
-		pollWait        time.Duration
-		auditFile       string
-	)
+	var s serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve --repo OWNER/NAME [--repo OWNER/NAME...] [flags]",
 		Short: "Run the instructions queued for you on the console, on this machine",
@@ -96,62 +109,67 @@ local only and says so). SIGTERM ends a running session and releases its
 claim back to the queue.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := setup.Home(e.getenv, "")
-			if err != nil {
-				return err
-			}
-			if auditFile == "" {
-				auditFile = filepath.Join(home, "serve-audit.jsonl")
-			}
-			if verifyAudit {
-				return e.verifyAudit(cmd.Context(), auditFile, f.consoleURL)
-			}
-			if len(repos) == 0 {
-				return errors.New("--repo is required: name each repository (owner/name) this machine may run instructions for")
-			}
-			for _, r := range repos {
-				if !gh.IsRepoName(r) || strings.ContainsAny(r, "*?") {
-					return fmt.Errorf("--repo must be owner/name (no wildcards), got %q", r)
-				}
-			}
-			u, err := e.consoleURL(f.consoleURL)
-			if err != nil {
-				return err
-			}
-			if u == "" {
-				return errors.New("no console: pass --console-url, set CORE_CONSOLE_URL, or write console_url in $CORE_HOME/config.toml")
-			}
-			creds, _, err := e.signedIn()
-			if err != nil {
-				return err
-			}
-			if err := setup.Check(f.vals); err != nil {
-				return setup.Word(err, setup.FlagWording)
-			}
-			client := &remote.Client{URL: u, Token: creds.Token}
-			s := &remote.Serve{
-				Console: client, Repos: repos, Once: once, PollWait: pollWait, Out: e.stderr,
-				Audit: &remote.Audit{Path: auditFile},
-				Run: func(ctx context.Context, c *remote.Command) remote.Result {
-					return e.serveOne(ctx, cmd, &f, creds, client, c, allowLand)
-				},
-			}
-			fmt.Fprintf(e.stderr, "serve: %s as %s, for %s\n", u, creds.Login, strings.Join(repos, ", "))
-			if !allowLand {
-				fmt.Fprintln(e.stderr, "serve: without --allow-land nothing is pushed: the work stays in the workspace")
-			}
-			return s.Loop(cmd.Context())
+			return e.serve(cmd, &s)
 		},
 	}
-	f.register(cmd, true)
-	fl := cmd.Flags()
-	fl.StringArrayVar(&repos, "repo", nil, "a repository (owner/name) instructions may run on; repeat for more (required)")
-	fl.BoolVar(&once, "once", false, "run one queued instruction, then exit")
-	fl.BoolVar(&allowLand, "allow-land", false, "land the work as a commit and a draft pull request (default: keep it unpushed)")
-	fl.DurationVar(&pollWait, "poll-wait", 25*time.Second, "how long each long-poll of the console waits")
-	fl.StringVar(&auditFile, "audit-file", "", "the hash-chained audit trail (default $CORE_HOME/serve-audit.jsonl)")
-	fl.BoolVar(&verifyAudit, "verify-audit", false, "check the audit trail's chain against itself and the console's anchors, name the first bad line, and exit")
+	s.bind(cmd)
 	return cmd
+}
+
+// serve checks serve's flags, then runs the instructions the console
+// hands it until its context ends (or one, with --once).
+func (e *env) serve(cmd *cobra.Command, sf *serveFlags) error {
+	f, repos, auditFile := &sf.session, sf.repos, sf.auditFile
+	home, err := setup.Home(e.getenv, "")
+	if err != nil {
+		return err
+	}
+	if auditFile == "" {
+		auditFile = filepath.Join(home, "serve-audit.jsonl")
+	}
+	if sf.verifyAudit {
+		return e.verifyAudit(cmd.Context(), auditFile, f.consoleURL)
+	}
+	if len(repos) == 0 {
+		return errors.New("--repo is required: name each repository (owner/name) this machine may run instructions for")
+	}
+	for _, r := range repos {
+		if !gh.IsRepoName(r) || strings.ContainsAny(r, "*?") {
+			return fmt.Errorf("--repo must be owner/name (no wildcards), got %q", r)
+		}
+	}
+	u, creds, err := e.consoleAs(f.consoleURL)
+	if err != nil {
+		return err
+	}
+	if err := setup.Check(f.vals); err != nil {
+		return setup.Word(err, setup.FlagWording)
+	}
+	client := &remote.Client{URL: u, Token: creds.Token}
+	s := &remote.Serve{
+		Console: client, Repos: repos, Once: sf.once, PollWait: sf.pollWait, Out: e.stderr,
+		Audit: &remote.Audit{Path: auditFile},
+		Run: func(ctx context.Context, c *remote.Command) remote.Result {
+			return e.serveOne(ctx, cmd, f, creds, client, c, sf.allowLand)
+		},
+	}
+	fmt.Fprintf(e.stderr, "serve: %s as %s, for %s\n", u, creds.Login, strings.Join(repos, ", "))
+	if !sf.allowLand {
+		fmt.Fprintln(e.stderr, "serve: without --allow-land nothing is pushed: the work stays in the workspace")
+	}
+	return s.Loop(cmd.Context())
+}
+
+// bind declares serve's flags.
+func (f *serveFlags) bind(cmd *cobra.Command) {
+	f.session.register(cmd, true)
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.repos, "repo", nil, "a repository (owner/name) instructions may run on; repeat for more (required)")
+	fl.BoolVar(&f.once, "once", false, "run one queued instruction, then exit")
+	fl.BoolVar(&f.allowLand, "allow-land", false, "land the work as a commit and a draft pull request (default: keep it unpushed)")
+	fl.DurationVar(&f.pollWait, "poll-wait", 25*time.Second, "how long each long-poll of the console waits")
+	fl.StringVar(&f.auditFile, "audit-file", "", "the hash-chained audit trail (default $CORE_HOME/serve-audit.jsonl)")
+	fl.BoolVar(&f.verifyAudit, "verify-audit", false, "check the audit trail's chain against itself and the console's anchors, name the first bad line, and exit")
 }
 
 // serveDefaults are serve's own limits, below the flags and environment.

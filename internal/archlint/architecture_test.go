@@ -1,5 +1,6 @@
-// Package archlint holds the test that docs/architecture.md matches the
-// module's import graph.
+// Package archlint holds the tests that docs/architecture.md matches the
+// module's import graph, and that its measures footer names the module's
+// packages.
 package archlint
 
 import (

@@ -79,20 +79,7 @@ type reviewError struct {
 // names; otherwise 422 and nothing is created. The author cannot approve
 // or request changes on their own pull request.
 func (g *GitHub) createReview(c *apiCall) {
-	var in struct {
-		CommitID string `json:"commit_id"`
-		Body     string `json:"body"`
-		Event    string `json:"event"`
-		Comments []struct {
-			Path      string `json:"path"`
-			Position  *int   `json:"position"`
-			Body      string `json:"body"`
-			Line      *int   `json:"line"`
-			Side      string `json:"side"`
-			StartLine *int   `json:"start_line"`
-			StartSide string `json:"start_side"`
-		} `json:"comments"`
-	}
+	var in reviewInput
 	if !c.decode(&in) {
 		return
 	}
@@ -124,37 +111,10 @@ func (g *GitHub) createReview(c *apiCall) {
 	for _, f := range files {
 		diff[f.Filename] = rightLines(f.Patch)
 	}
-	var comments []ReviewDraftComment
-	for _, cm := range in.Comments {
-		if cm.Position != nil || cm.Line == nil || cm.Path == "" || cm.Body == "" {
-			unprocessable("Path, line and body are required (this double takes line, not position)")
-			return
-		}
-		d := ReviewDraftComment{Path: cm.Path, Line: *cm.Line, Side: cmp.Or(cm.Side, "RIGHT"), Body: cm.Body}
-		if cm.StartLine != nil {
-			d.StartLine, d.StartSide = *cm.StartLine, cmp.Or(cm.StartSide, d.Side)
-		}
-		if d.Side != "RIGHT" || (d.StartLine != 0 && d.StartSide != "RIGHT") {
-			unprocessable("This double places comments on the RIGHT side only")
-			return
-		}
-		lines, inDiff := diff[d.Path]
-		hunk, onLine := lines[d.Line]
-		if !inDiff || !onLine {
-			unprocessable("Line could not be resolved")
-			return
-		}
-		if d.StartLine != 0 {
-			if d.StartLine >= d.Line {
-				unprocessable("start_line must precede line")
-				return
-			}
-			if h, ok := lines[d.StartLine]; !ok || h != hunk {
-				unprocessable("Start line could not be resolved")
-				return
-			}
-		}
-		comments = append(comments, d)
+	comments, problem := placeComments(in.Comments, diff)
+	if problem != "" {
+		unprocessable(problem)
+		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -173,6 +133,62 @@ func (g *GitHub) createReview(c *apiCall) {
 	}
 	k := pullKey{repo: c.repo, pull: is.Number}
 	g.ext.reviews[k] = append(g.ext.reviews[k], rv)
+	c.json(http.StatusOK, reviewWireLocked(c, is, rv))
+}
+
+// reviewInput is the body of a review's POST.
+type reviewInput struct {
+	CommitID string               `json:"commit_id"`
+	Body     string               `json:"body"`
+	Event    string               `json:"event"`
+	Comments []reviewCommentInput `json:"comments"`
+}
+
+type reviewCommentInput struct {
+	Path      string `json:"path"`
+	Position  *int   `json:"position"`
+	Body      string `json:"body"`
+	Line      *int   `json:"line"`
+	Side      string `json:"side"`
+	StartLine *int   `json:"start_line"`
+	StartSide string `json:"start_side"`
+}
+
+// placeComments places each comment on the lines of the pull request's
+// diff (diff: each file's right-side lines, with their hunks), or says,
+// as GitHub's 422 would, why one cannot be placed.
+func placeComments(in []reviewCommentInput, diff map[string]map[int]int) (comments []ReviewDraftComment, problem string) {
+	for _, cm := range in {
+		if cm.Position != nil || cm.Line == nil || cm.Path == "" || cm.Body == "" {
+			return nil, "Path, line and body are required (this double takes line, not position)"
+		}
+		d := ReviewDraftComment{Path: cm.Path, Line: *cm.Line, Side: cmp.Or(cm.Side, "RIGHT"), Body: cm.Body}
+		if cm.StartLine != nil {
+			d.StartLine, d.StartSide = *cm.StartLine, cmp.Or(cm.StartSide, d.Side)
+		}
+		if d.Side != "RIGHT" || (d.StartLine != 0 && d.StartSide != "RIGHT") {
+			return nil, "This double places comments on the RIGHT side only"
+		}
+		lines, inDiff := diff[d.Path]
+		hunk, onLine := lines[d.Line]
+		if !inDiff || !onLine {
+			return nil, "Line could not be resolved"
+		}
+		if d.StartLine != 0 {
+			if d.StartLine >= d.Line {
+				return nil, "start_line must precede line"
+			}
+			if h, ok := lines[d.StartLine]; !ok || h != hunk {
+				return nil, "Start line could not be resolved"
+			}
+		}
+		comments = append(comments, d)
+	}
+	return comments, ""
+}
+
+// reviewWireLocked is rv as the API returns it; g.mu is held.
+func reviewWireLocked(c *apiCall, is *issueState, rv Review) wireReview {
 	n := strconv.Itoa(is.Number)
 	w := wireReview{
 		ID: rv.ID, NodeID: nodeID("PRR", rv.ID), User: c.repo.g.wireUser(rv.User), Body: rv.Body, State: rv.State,
@@ -183,5 +199,5 @@ func (g *GitHub) createReview(c *apiCall) {
 	if !rv.SubmittedAt.IsZero() {
 		w.SubmittedAt = ptr(wireTime(rv.SubmittedAt))
 	}
-	c.json(http.StatusOK, w)
+	return w
 }

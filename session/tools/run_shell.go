@@ -122,13 +122,9 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 			return shellResult(command, r, env, true), nil
 		}
 	}
-	approver := env.Approver
-	if approver == nil {
-		approver = DenyApprover{}
-	}
-	ok, err := approver.Approve(ctx, "run_shell: "+command)
+	ok, err := approve(ctx, env, command)
 	if err != nil {
-		return Result{}, fmt.Errorf("run_shell: ask for approval: %w", err)
+		return Result{}, err
 	}
 	if !ok {
 		return Result{Output: Declined, Target: command}, nil
@@ -144,6 +140,20 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 	argv, err := lang.SplitCommand(command)
 	verification := err == nil && lang.Check(lang.TierTest, argv).Allowed()
 	return shellResult(command, r, env, verification), nil
+}
+
+// approve asks the run's approver (without one, the answer is no) whether
+// command may run on the host, outside the sandbox.
+func approve(ctx context.Context, env *Env, command string) (bool, error) {
+	approver := env.Approver
+	if approver == nil {
+		approver = DenyApprover{}
+	}
+	ok, err := approver.Approve(ctx, "run_shell: "+command)
+	if err != nil {
+		return false, fmt.Errorf("run_shell: ask for approval: %w", err)
+	}
+	return ok, nil
 }
 
 // shellResult turns what a command did into run_shell's answer. Any
