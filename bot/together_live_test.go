@@ -16,6 +16,7 @@ import (
 
 	"github.com/coreagent/core/action"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 // dispatchedFix is the bot taking alice's /core fix on a new issue (bob
@@ -52,10 +53,10 @@ func TestMaintainerSteersADispatchedRun(t *testing.T) {
 	// The workflow (core.yml maps its inputs onto the Action's); the
 	// model's first answer waits until the maintainer has written.
 	gate := make(chan struct{})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO").Until(gate),
-		testkit.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
-		testkit.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO").Until(gate),
+		llm.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
+		llm.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
 	work := t.TempDir()
 	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_IDLE_TIMEOUT": "1s", "INPUT_VERIFY": "off"})
 	var stdout, stderr testkit.LockedBuffer
@@ -144,10 +145,10 @@ func TestDispatchedRunReadsWhatCameBeforeItStarted(t *testing.T) {
 	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-3", commentPayload(t, "bob", "User", n, bid, "/core delete the tests", false)))
 	f.settle(t)
 
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
-		testkit.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
-		testkit.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
+		llm.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
+		llm.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
 	work := t.TempDir()
 	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_IDLE_TIMEOUT": "0s", "INPUT_VERIFY": "off"})
 	var stdout, stderr testkit.LockedBuffer

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
@@ -41,9 +42,9 @@ func TestResolve(t *testing.T) {
 
 	client, err := gh.New(gh.Credentials{Token: token, APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: a - b\nnew_text: a + b"),
-		testkit.ContentReply("tool: done\nsummary: Fix Add"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: edit_file\npath: calc.go\nold_text: a - b\nnew_text: a + b"),
+		llm.ContentReply("tool: done\nsummary: Fix Add"))
 	opts := options(t, client, srv)
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num, Instruction: "keep the name Add"}, opts)
 	require.NoError(t, err)
@@ -102,11 +103,11 @@ func TestResolveForkReviews(t *testing.T) {
 
 	client, err := gh.New(gh.Credentials{Token: token, APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: Add(a, b int) int { return a - b }\nnew_text: Add(a, b int) int { return a + b }"),
-		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: // note 2\nnew_text: // note two"),
-		testkit.ContentReply("tool: write_file\npath: calc_test.go\ncontent: package calc\n"),
-		testkit.ContentReply("tool: done\nsummary: Fix Add"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: edit_file\npath: calc.go\nold_text: Add(a, b int) int { return a - b }\nnew_text: Add(a, b int) int { return a + b }"),
+		llm.ContentReply("tool: edit_file\npath: calc.go\nold_text: // note 2\nnew_text: // note two"),
+		llm.ContentReply("tool: write_file\npath: calc_test.go\ncontent: package calc\n"),
+		llm.ContentReply("tool: done\nsummary: Fix Add"))
 	opts := options(t, client, srv)
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num}, opts)
 	require.NoError(t, err)
@@ -150,7 +151,7 @@ func TestResolveForkReviews(t *testing.T) {
 }
 
 // options are a session's options on octo/hello, unconfined, against srv.
-func options(t *testing.T, client *gh.Client, srv *testkit.ModelServer) session.Options {
+func options(t *testing.T, client *gh.Client, srv *llm.ModelServer) session.Options {
 	t.Helper()
 	home := t.TempDir()
 	st, err := session.OpenStore(home)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/land"
 )
 
@@ -27,9 +28,9 @@ func TestGitHubForkReview(t *testing.T) {
 			require.NoError(t, err)
 			num, err := f.g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "From a fork", Head: "patch-1", HeadRepo: "mallory/hello", User: "mallory"})
 			require.NoError(t, err)
-			srv := testkit.NewModelServer(t,
-				testkit.ContentReply("tool: edit_file\npath: hello.txt\nold_text: hi\nnew_text: hi there"),
-				testkit.ContentReply("tool: done\nsummary: Say more"))
+			srv := llm.NewModelServer(t,
+				llm.ContentReply("tool: edit_file\npath: hello.txt\nold_text: hi\nnew_text: hi there"),
+				llm.ContentReply("tool: done\nsummary: Say more"))
 			opts := f.options(t, srv)
 			opts.PullRequest = num
 			if moved {

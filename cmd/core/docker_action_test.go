@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 // TestDockerAction runs the scripts under testdata/docker: the Action's
@@ -75,7 +76,7 @@ func dockerActionParams(t *testing.T, dir string, env map[string]string) testscr
 			for k, v := range env {
 				e.Setenv(k, v)
 			}
-			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
+			e.Values[modelServerKey{}] = &[]*llm.ModelServer{}
 			var g *testkit.GitHub
 			e.Values[githubKey{}] = &g
 			e.Values[registryKey{}] = &registryState{t: e.T().(testing.TB)}

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 )
 
@@ -73,7 +74,7 @@ func runScripts(t *testing.T, dir string, env map[string]string) {
 			for k, v := range env {
 				e.Setenv(k, v)
 			}
-			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
+			e.Values[modelServerKey{}] = &[]*llm.ModelServer{}
 			var g *testkit.GitHub
 			e.Values[githubKey{}] = &g
 			e.Values[consoleKey{}] = &scriptConsole{}

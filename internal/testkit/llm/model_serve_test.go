@@ -1,4 +1,4 @@
-package testkit
+package llm
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 func TestServeModel(t *testing.T) {
@@ -27,7 +29,7 @@ func TestServeModel(t *testing.T) {
 			t.Errorf("recorded %d requests, want 1", len(s.Requests()))
 		}
 		cancel()
-		deadline := time.Now().Add(Patience)
+		deadline := time.Now().Add(testkit.Patience)
 		for {
 			_, err := client.ListModels(t.Context())
 			if err != nil {
@@ -65,7 +67,7 @@ func TestServeModel(t *testing.T) {
 			_, err := openaiClient(s, "").CreateChatCompletion(t.Context(), chatRequest("hi"))
 			errc <- err
 		}()
-		arrived, stop := context.WithTimeout(t.Context(), Patience)
+		arrived, stop := context.WithTimeout(t.Context(), testkit.Patience)
 		defer stop()
 		if err := s.WaitRequests(arrived, 1); err != nil {
 			t.Fatal(err)
@@ -74,10 +76,10 @@ func TestServeModel(t *testing.T) {
 		go func() { s.Close(); close(closed) }()
 		select {
 		case <-closed:
-		case <-time.After(Patience):
+		case <-time.After(testkit.Patience):
 			t.Fatal("Close blocked on a handler waiting out its delay")
 		}
-		if err := Receive(t, errc, "the request to end when the server closed"); err == nil {
+		if err := testkit.Receive(t, errc, "the request to end when the server closed"); err == nil {
 			t.Error("request answered although the server closed during the delay")
 		}
 	})

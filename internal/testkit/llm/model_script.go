@@ -1,4 +1,4 @@
-package testkit
+package llm
 
 import (
 	"encoding/json"

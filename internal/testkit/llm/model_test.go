@@ -1,4 +1,4 @@
-package testkit
+package llm
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coreagent/core/internal/testkit"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -216,7 +218,7 @@ func TestModelServerDelay(t *testing.T) {
 		}
 		// The handler must notice the client is gone without the server
 		// closing: poll the in-flight count.
-		deadline := time.Now().Add(Patience)
+		deadline := time.Now().Add(testkit.Patience)
 		for s.inFlight() > 0 {
 			if time.Now().After(deadline) {
 				t.Fatal("handler still waiting out its delay after the client went away")
