@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/internal/testkit/registry"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
@@ -52,7 +52,7 @@ func TestLanguagesLine(t *testing.T) {
 func TestLanguagesFixedInTheSandbox(t *testing.T) {
 	requireBwrap(t)
 	tierTest := lang.TierTest // the loop's lang is a language's repository
-	for _, lang := range testkit.LanguageRepos() {
+	for _, lang := range registry.LanguageRepos() {
 		t.Run(lang.Ecosystem, func(t *testing.T) {
 			t.Parallel()
 			sb := toolchainSandbox(t, lang.Ecosystem)

@@ -2,7 +2,9 @@
 // ([Patience], [Receive]), a private Go home ([GoHome]), files written from a
 // map ([WriteFiles]) and a Postgres database when one is configured. The
 // doubles that speak real protocols over real HTTP live below it, one job
-// each: the model server in [github.com/coreagent/core/internal/testkit/llm].
+// each: the model server in [github.com/coreagent/core/internal/testkit/llm],
+// the package registries, the tripwire and the language repositories in
+// [github.com/coreagent/core/internal/testkit/registry].
 //
 // # GitHub
 //

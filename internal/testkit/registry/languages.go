@@ -1,4 +1,4 @@
-package testkit
+package registry
 
 // A LanguageRepo is a small repository of one ecosystem with one failing
 // test: the files, the command its own CI would test it with, the words
