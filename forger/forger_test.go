@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
@@ -21,18 +21,18 @@ import (
 const token = "ghs_ForgerTestToken123"
 
 type fixture struct {
-	g      *testkit.GitHub
+	g      *ghfake.GitHub
 	client *gh.Client
 }
 
 func newFixture(t *testing.T, briefs ...string) *fixture {
 	t.Helper()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	g.AddToken(token, "core-bot")
 	g.MustAddRepo(t, "octo", "hello", map[string]string{"README": "hi\n"})
 	require.NoError(t, g.SetPermission("octo", "hello", "core-bot", "write"))
 	for i, title := range briefs {
-		_, err := g.AddIssue("octo", "hello", testkit.Issue{Title: title, Labels: []string{"forge"}, CreatedAt: time.Now().Add(time.Duration(i-len(briefs)) * time.Hour)})
+		_, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: title, Labels: []string{"forge"}, CreatedAt: time.Now().Add(time.Duration(i-len(briefs)) * time.Hour)})
 		require.NoError(t, err)
 	}
 	require.NoError(t, g.SetVariable("octo", "hello", ArmVariable, "true"))
@@ -127,7 +127,7 @@ func TestBriefSelection(t *testing.T) {
 	repo := f.g.Repo("octo", "hello")
 	_, err := repo.Commit(t.Context(), "core-session/x", "work", map[string]string{"x": "x"})
 	require.NoError(t, err)
-	_, err = f.g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "wip", Head: "core-session/x", Body: "<!-- core:issue:2 -->", Draft: true})
+	_, err = f.g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "wip", Head: "core-session/x", Body: "<!-- core:issue:2 -->", Draft: true})
 	require.NoError(t, err)
 	got, err := f.config("r").briefs(t.Context())
 	require.NoError(t, err)

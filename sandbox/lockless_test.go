@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/registry"
 )
 
@@ -117,7 +117,7 @@ func TestDependencyStepWithoutLockfile(t *testing.T) {
 			writeFiles(t, ws, app.files(false))
 			p := sb.Probe(t.Context())
 			require.True(t, p.Usable)
-			var progress testkit.LockedBuffer
+			var progress ghfake.LockedBuffer
 			side := func(dir, says string) {
 				t.Helper()
 				// The step alone first: the command itself may write a

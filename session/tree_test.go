@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
@@ -343,10 +343,10 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 	f := newGitHubFixture(t)
 	f.g.MustAddRepo(t, "octo", "calc", leftoverRepo(leftoverBroken))
 	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
-	fork := f.g.MustAddRepo(t, "mallory", "calc", nil, testkit.ForkOf("octo/calc"))
+	fork := f.g.MustAddRepo(t, "mallory", "calc", nil, ghfake.ForkOf("octo/calc"))
 	head, err := fork.Commit(t.Context(), "patch-1", "document Add", map[string]string{"calc.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a - b }\n"})
 	require.NoError(t, err)
-	num, err := f.g.AddPull(t.Context(), "octo", "calc", testkit.Pull{Title: "Document Add", Head: "patch-1", HeadRepo: "mallory/calc", User: "mallory"})
+	num, err := f.g.AddPull(t.Context(), "octo", "calc", ghfake.Pull{Title: "Document Add", Head: "patch-1", HeadRepo: "mallory/calc", User: "mallory"})
 	require.NoError(t, err)
 	srv := llm.NewModelServer(t,
 		llm.ContentReply(write("calc.go", "package calc\n\n// Add adds.\n"+strings.TrimPrefix(leftoverFixed, "package calc\n\n"))),
@@ -363,7 +363,7 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 	require.Len(t, reviews, 1)
 	rv := reviews[0]
 	assert.Equal(t, head, rv.CommitID)
-	assert.Equal(t, []testkit.ReviewDraftComment{{Path: "calc.go", Line: 4, Side: "RIGHT", Body: "```suggestion\nfunc Add(a, b int) int { return a + b }\n```"}}, rv.Comments,
+	assert.Equal(t, []ghfake.ReviewDraftComment{{Path: "calc.go", Line: 4, Side: "RIGHT", Body: "```suggestion\nfunc Add(a, b int) int { return a + b }\n```"}}, rv.Comments,
 		"the review suggests the checked change")
 	assert.NotContains(t, rv.Body, "a * 0")
 	ws := opts.Store.WorkspaceDir(rep.ID)

@@ -14,7 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"gopkg.in/yaml.v3"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 )
 
@@ -77,7 +77,7 @@ func dockerActionParams(t *testing.T, dir string, env map[string]string) testscr
 				e.Setenv(k, v)
 			}
 			e.Values[modelServerKey{}] = &[]*llm.ModelServer{}
-			var g *testkit.GitHub
+			var g *ghfake.GitHub
 			e.Values[githubKey{}] = &g
 			e.Values[registryKey{}] = &registryState{t: e.T().(testing.TB)}
 			return nil

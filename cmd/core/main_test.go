@@ -11,7 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 )
@@ -75,7 +75,7 @@ func runScripts(t *testing.T, dir string, env map[string]string) {
 				e.Setenv(k, v)
 			}
 			e.Values[modelServerKey{}] = &[]*llm.ModelServer{}
-			var g *testkit.GitHub
+			var g *ghfake.GitHub
 			e.Values[githubKey{}] = &g
 			e.Values[consoleKey{}] = &scriptConsole{}
 			e.Values[modelGateKey{}] = modelGates{}
