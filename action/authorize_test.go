@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // actionGitHub is a testkit GitHub with octo/hello, and the client of the
 // workflow's token on it.
-func actionGitHub(t *testing.T) (*testkit.GitHub, *gh.Client) {
+func actionGitHub(t *testing.T) (*ghfake.GitHub, *gh.Client) {
 	t.Helper()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	g.AddToken("ghs_action", "github-actions[bot]")
 	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
 	client, err := gh.New(gh.Credentials{Token: "ghs_action", APIURL: g.APIURL()}, nil)
@@ -55,7 +55,7 @@ func TestOnlyWritersAndAllowedBotsAsk(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: tt.name})
+			n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: tt.name})
 			require.NoError(t, err)
 			var out strings.Builder
 			r := &runner{

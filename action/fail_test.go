@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/session"
 )
 
@@ -33,7 +33,7 @@ func TestFailNamesWhoMustAct(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: tt.name})
+			n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: tt.name})
 			require.NoError(t, err)
 			var out strings.Builder
 			outputs := filepath.Join(t.TempDir(), "outputs")

@@ -9,18 +9,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/status"
 )
 
 func TestStatusCommentMovesWithTheSession(t *testing.T) {
 	t.Parallel()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	g.AddToken("ghs_status", "core-bot")
 	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
 	require.NoError(t, g.SetPermission("octo", "hello", "core-bot", "write"))
-	n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: "x"})
+	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "x"})
 	require.NoError(t, err)
 	client, err := gh.New(gh.Credentials{Token: "ghs_status", APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)
@@ -48,10 +48,10 @@ func TestStatusCommentMovesWithTheSession(t *testing.T) {
 // bot added to the comment.
 func TestStatusKeepsTheBotsNotes(t *testing.T) {
 	t.Parallel()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	g.AddToken("ghs_status", "core-bot")
 	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
-	n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: "x"})
+	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "x"})
 	require.NoError(t, err)
 	client, err := gh.New(gh.Credentials{Token: "ghs_status", APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/auth"
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 const appID = 4242
@@ -44,9 +44,9 @@ func (c *fakeClock) Wait(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-func newGitHub(t *testing.T) (*testkit.GitHub, string) {
+func newGitHub(t *testing.T) (*ghfake.GitHub, string) {
 	t.Helper()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	_, err := g.AddApp(appID)
 	require.NoError(t, err)
 	id, _, err := g.AppOAuth(appID)
@@ -58,18 +58,18 @@ func TestLogin(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		user     func(g *testkit.GitHub, code string, n int) error // before poll n
+		user     func(g *ghfake.GitHub, code string, n int) error // before poll n
 		expiring bool
 		waits    []time.Duration
 		err      error
 	}{
-		{name: "approved on the third poll", user: func(g *testkit.GitHub, code string, n int) error {
+		{name: "approved on the third poll", user: func(g *ghfake.GitHub, code string, n int) error {
 			if n == 3 {
 				return g.ApproveDevice(code, "octo")
 			}
 			return nil
 		}, waits: []time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second}},
-		{name: "slow_down adds five seconds", user: func(g *testkit.GitHub, code string, n int) error {
+		{name: "slow_down adds five seconds", user: func(g *ghfake.GitHub, code string, n int) error {
 			switch n {
 			case 1:
 				return g.SlowDownDevice(code)
@@ -78,15 +78,15 @@ func TestLogin(t *testing.T) {
 			}
 			return nil
 		}, waits: []time.Duration{5 * time.Second, 10 * time.Second, 10 * time.Second}},
-		{name: "denied", user: func(g *testkit.GitHub, code string, n int) error {
+		{name: "denied", user: func(g *ghfake.GitHub, code string, n int) error {
 			if n == 2 {
 				return g.DenyDevice(code)
 			}
 			return nil
 		}, waits: []time.Duration{5 * time.Second, 5 * time.Second}, err: auth.ErrDenied},
-		{name: "expired", user: func(*testkit.GitHub, string, int) error { return nil },
+		{name: "expired", user: func(*ghfake.GitHub, string, int) error { return nil },
 			waits: make([]time.Duration, 180), err: auth.ErrExpired},
-		{name: "expiring tokens carry a refresh token", expiring: true, user: func(g *testkit.GitHub, code string, n int) error {
+		{name: "expiring tokens carry a refresh token", expiring: true, user: func(g *ghfake.GitHub, code string, n int) error {
 			return g.ApproveDevice(code, "octo")
 		}, waits: []time.Duration{5 * time.Second}},
 	}
@@ -95,7 +95,7 @@ func TestLogin(t *testing.T) {
 			t.Parallel()
 			g, id := newGitHub(t)
 			clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
-			g.SetDeviceFlow(testkit.DeviceFlow{Interval: 5, Now: clock.Now, Expiring: tt.expiring})
+			g.SetDeviceFlow(ghfake.DeviceFlow{Interval: 5, Now: clock.Now, Expiring: tt.expiring})
 			var userErr error
 			clock.onWait = func(n int) {
 				codes := g.DeviceCodes()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/sqlitefile"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/status"
 )
 
@@ -81,9 +82,9 @@ func TestDailyBudgetRefusesTheNextRun(t *testing.T) {
 // price of $1000 per million: $5.20.
 func TestLocalRunRecordsItsCost(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO").WithUsage(2000, 100),
-		testkit.ContentReply("tool: done\nsummary: Shout").WithUsage(3000, 100))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO").WithUsage(2000, 100),
+		llm.ContentReply("tool: done\nsummary: Shout").WithUsage(3000, 100))
 	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal; c.DailyBudgetUSD = 50 }, nil)
 	f.env = localEnv(t, srv)
 	f.env["CORE_SESSION_PRICE_PER_MTOK"] = "1000"

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/session"
 )
 
@@ -33,8 +34,8 @@ const (
 
 // fixture is a bot against the testkit GitHub, with octo/hello installed.
 type fixture struct {
-	g       *testkit.GitHub
-	repo    *testkit.Repo
+	g       *ghfake.GitHub
+	repo    *ghfake.Repo
 	cfg     *Config
 	bot     *Bot
 	store   Store
@@ -55,7 +56,7 @@ var handledEvents = map[string]bool{"issue_comment": true, "issues": true, "pull
 
 func newFixture(t testing.TB, edit func(*Config), options func(context.Context) (session.Options, error)) *fixture {
 	t.Helper()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	pem, err := g.AddApp(testAppID)
 	require.NoError(t, err)
 	repo := g.MustAddRepo(t, "octo", "hello", map[string]string{

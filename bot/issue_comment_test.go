@@ -9,27 +9,27 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // addComment puts a comment on GitHub and returns its id, so the delivery
 // names a real comment.
 func (f *fixture) addComment(t testing.TB, number int, login, body string) int64 {
 	t.Helper()
-	id, err := f.g.AddComment("octo", "hello", number, testkit.Comment{User: login, Body: body})
+	id, err := f.g.AddComment("octo", "hello", number, ghfake.Comment{User: login, Body: body})
 	require.NoError(t, err)
 	return id
 }
 
 func (f *fixture) addIssue(t testing.TB) int {
 	t.Helper()
-	n, err := f.g.AddIssue("octo", "hello", testkit.Issue{Title: "Make it loud", Body: "It should shout.", User: "alice"})
+	n, err := f.g.AddIssue("octo", "hello", ghfake.Issue{Title: "Make it loud", Body: "It should shout.", User: "alice"})
 	require.NoError(t, err)
 	return n
 }
 
-func botComments(f *fixture, number int) []testkit.Comment {
-	var out []testkit.Comment
+func botComments(f *fixture, number int) []ghfake.Comment {
+	var out []ghfake.Comment
 	for _, c := range f.g.Comments("octo", "hello", number) {
 		if c.User == "core-app[bot]" {
 			out = append(out, c)

@@ -13,12 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session"
 )
 
 // localEnv is the environment a local run is set up from (package setup):
 // the scripted model, no sandbox.
-func localEnv(t testing.TB, srv *testkit.ModelServer) map[string]string {
+func localEnv(t testing.TB, srv *llm.ModelServer) map[string]string {
 	return map[string]string{
 		"CORE_SESSION_INFERENCE_URL": srv.URL, "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_IDLE_TIMEOUT": "0",
 		"PATH": os.Getenv("PATH"), "HOME": testkit.GoHome(t),
@@ -37,9 +38,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // comment ends with the draft pull request's link.
 func TestLocalRunLinksTheDraftPR(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
-		testkit.ContentReply("tool: done\nsummary: Shout"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
+		llm.ContentReply("tool: done\nsummary: Shout"))
 	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal }, nil)
 	f.env = localEnv(t, srv)
 	n := f.addIssue(t)

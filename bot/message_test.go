@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/status"
 )
 
@@ -21,11 +22,11 @@ import (
 // refused with a reply; the starter's /core stop ends it.
 func TestLocalRunTakesItsStartersMessages(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
-		testkit.ContentReply("tool: done\nsummary: Shout"),
-		testkit.ContentReply("tool: write_file\npath: README\ncontent: loud"),
-		testkit.ContentReply("tool: done\nsummary: Say so"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
+		llm.ContentReply("tool: done\nsummary: Shout"),
+		llm.ContentReply("tool: write_file\npath: README\ncontent: loud"),
+		llm.ContentReply("tool: done\nsummary: Say so"))
 	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal }, nil)
 	f.env = localEnv(t, srv)
 	f.env["CORE_SESSION_IDLE_TIMEOUT"] = "1h"

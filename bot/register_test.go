@@ -20,11 +20,12 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/browser"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // startSetup runs Setup against the testkit GitHub and returns the setup
 // page's URL and the channel Setup's result arrives on.
-func startSetup(t *testing.T, g *testkit.GitHub, dir, org string) (string, <-chan setupResult) {
+func startSetup(t *testing.T, g *ghfake.GitHub, dir, org string) (string, <-chan setupResult) {
 	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(t.Context())
@@ -54,7 +55,7 @@ type setupResult struct {
 // TestSetupInChromium registers the App as a person would: the setup page
 // in a real browser, GitHub's page (the testkit's), back to core, done.
 func TestRegisterInChromium(t *testing.T) {
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	url, done := startSetup(t, g, dir, "octo-org")
 	ctx := browser.New(t, 60*time.Second)
@@ -126,7 +127,7 @@ func TestRegisterInChromium(t *testing.T) {
 
 func TestRegisterRefusesForgedCallback(t *testing.T) {
 	t.Parallel()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	url, _ := startSetup(t, g, dir, "")
 	resp, err := http.Get(url + "callback?code=stolen&state=guessed")

@@ -16,6 +16,8 @@ import (
 
 	"github.com/coreagent/core/action"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 // dispatchedFix is the bot taking alice's /core fix on a new issue (bob
@@ -52,13 +54,13 @@ func TestMaintainerSteersADispatchedRun(t *testing.T) {
 	// The workflow (core.yml maps its inputs onto the Action's); the
 	// model's first answer waits until the maintainer has written.
 	gate := make(chan struct{})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO").Until(gate),
-		testkit.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
-		testkit.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO").Until(gate),
+		llm.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
+		llm.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
 	work := t.TempDir()
 	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_IDLE_TIMEOUT": "1s", "INPUT_VERIFY": "off"})
-	var stdout, stderr testkit.LockedBuffer
+	var stdout, stderr ghfake.LockedBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: &stdout, Stderr: &stderr})
@@ -136,21 +138,21 @@ func TestDispatchedRunReadsWhatCameBeforeItStarted(t *testing.T) {
 	// for a runner, alice added to it and bob tried to.
 	now := time.Now()
 	require.NoError(t, f.g.SetCommentTime("octo", "hello", statusID, now.Add(-3*time.Minute)))
-	mid, err := f.g.AddComment("octo", "hello", n, testkit.Comment{User: "alice", Body: "/core also update the README", CreatedAt: now.Add(-2 * time.Minute)})
+	mid, err := f.g.AddComment("octo", "hello", n, ghfake.Comment{User: "alice", Body: "/core also update the README", CreatedAt: now.Add(-2 * time.Minute)})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-2", commentPayload(t, "alice", "User", n, mid, "/core also update the README", false)))
-	bid, err := f.g.AddComment("octo", "hello", n, testkit.Comment{User: "bob", Body: "/core delete the tests", CreatedAt: now.Add(-2 * time.Minute)})
+	bid, err := f.g.AddComment("octo", "hello", n, ghfake.Comment{User: "bob", Body: "/core delete the tests", CreatedAt: now.Add(-2 * time.Minute)})
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "d-3", commentPayload(t, "bob", "User", n, bid, "/core delete the tests", false)))
 	f.settle(t)
 
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
-		testkit.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
-		testkit.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
+		llm.ContentReply("tool: write_file\npath: README\ncontent: Say hello, loudly."),
+		llm.ContentReply("tool: done\nsummary: Shout, and say so in the README"))
 	work := t.TempDir()
 	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_IDLE_TIMEOUT": "0s", "INPUT_VERIFY": "off"})
-	var stdout, stderr testkit.LockedBuffer
+	var stdout, stderr ghfake.LockedBuffer
 	require.NoError(t, action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: &stdout, Stderr: &stderr}), stderr.String())
 
 	requests := srv.Requests()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/coreagent/core/action"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/status"
 )
 
@@ -61,10 +62,10 @@ func TestBotAndActionShareOneStatusComment(t *testing.T) {
 	// The workflow: core.yml maps its inputs onto the Action's.
 	f.g.AddToken("ghs_workflow", "github-actions[bot]")
 	require.NoError(t, f.g.SetPermission("octo", "hello", "github-actions[bot]", "write"))
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
-		testkit.ContentReply("tool: run_shell\ncommand: gofmt -l ."),
-		testkit.ContentReply("tool: done\nsummary: Shout"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: HELLO"),
+		llm.ContentReply("tool: run_shell\ncommand: gofmt -l ."),
+		llm.ContentReply("tool: done\nsummary: Shout"))
 	work := t.TempDir()
 	env := workflowEnv(t, f, in, work, srv.URL, map[string]string{"INPUT_VERIFY": "build", "INPUT_IDLE_TIMEOUT": "0"})
 	require.NoError(t, action.Run(t.Context(), action.Env{Getenv: func(k string) string { return env[k] }, Stdout: io.Discard, Stderr: io.Discard}))

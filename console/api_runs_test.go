@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 func TestReporters(t *testing.T) {
@@ -187,7 +187,7 @@ func TestReportNeedsAccessToTheRepository(t *testing.T) {
 
 	status, body = h.call(t, http.MethodPost, "/api/session-runs", h.bob, lib("s-bob"))
 	assert.Equal(t, http.StatusCreated, status, "bob reads acme/lib: %s", body)
-	assert.True(t, slices.ContainsFunc(h.g.Requests(), func(r testkit.Request) bool {
+	assert.True(t, slices.ContainsFunc(h.g.Requests(), func(r ghfake.Request) bool {
 		return r.Method == http.MethodGet && r.Path == "/repos/acme/lib" && r.Login == "bob"
 	}), "the console asked GitHub with the reporter's own token")
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 const (
@@ -65,7 +65,7 @@ func (l *lockedBuffer) String() string {
 // app (999, other-app) on acme (8). alice and bob write to acme/app;
 // mallory has no role in acme.
 type harness struct {
-	g       *testkit.GitHub
+	g       *ghfake.GitHub
 	console *Console
 	srv     *httptest.Server
 	store   *SQL
@@ -83,10 +83,10 @@ type harnessOption func(*Config)
 
 func newHarness(t *testing.T, store *SQL, opts ...harnessOption) *harness {
 	t.Helper()
-	g := testkit.NewGitHub(t)
-	g.MustAddRepo(t, org, "app", map[string]string{"README.md": "# app\n"}, testkit.Private(true))
-	g.MustAddRepo(t, org, "lib", map[string]string{"README.md": "# lib\n"}, testkit.Private(true))
-	g.MustAddRepo(t, "elsewhere", "thing", map[string]string{"README.md": "# thing\n"}, testkit.Private(true))
+	g := ghfake.NewGitHub(t)
+	g.MustAddRepo(t, org, "app", map[string]string{"README.md": "# app\n"}, ghfake.Private(true))
+	g.MustAddRepo(t, org, "lib", map[string]string{"README.md": "# lib\n"}, ghfake.Private(true))
+	g.MustAddRepo(t, "elsewhere", "thing", map[string]string{"README.md": "# thing\n"}, ghfake.Private(true))
 	for _, u := range []string{"alice", "bob"} {
 		require.NoError(t, g.SetPermission(org, "app", u, "write"))
 	}

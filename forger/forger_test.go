@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
@@ -20,18 +21,18 @@ import (
 const token = "ghs_ForgerTestToken123"
 
 type fixture struct {
-	g      *testkit.GitHub
+	g      *ghfake.GitHub
 	client *gh.Client
 }
 
 func newFixture(t *testing.T, briefs ...string) *fixture {
 	t.Helper()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	g.AddToken(token, "core-bot")
 	g.MustAddRepo(t, "octo", "hello", map[string]string{"README": "hi\n"})
 	require.NoError(t, g.SetPermission("octo", "hello", "core-bot", "write"))
 	for i, title := range briefs {
-		_, err := g.AddIssue("octo", "hello", testkit.Issue{Title: title, Labels: []string{"forge"}, CreatedAt: time.Now().Add(time.Duration(i-len(briefs)) * time.Hour)})
+		_, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: title, Labels: []string{"forge"}, CreatedAt: time.Now().Add(time.Duration(i-len(briefs)) * time.Hour)})
 		require.NoError(t, err)
 	}
 	require.NoError(t, g.SetVariable("octo", "hello", ArmVariable, "true"))
@@ -40,7 +41,7 @@ func newFixture(t *testing.T, briefs ...string) *fixture {
 	return &fixture{g: g, client: client}
 }
 
-func (f *fixture) options(t *testing.T, srv *testkit.ModelServer) session.Options {
+func (f *fixture) options(t *testing.T, srv *llm.ModelServer) session.Options {
 	t.Helper()
 	home := t.TempDir()
 	st, err := session.OpenStore(home)
@@ -67,9 +68,9 @@ func TestTwoRunsAtOnceClaimDifferentBriefs(t *testing.T) {
 	results := make([]Result, 2)
 	errs := make([]error, 2)
 	for i := range 2 {
-		srv := testkit.NewModelServer(t,
-			testkit.ContentReply("tool: write_file\npath: f"+string(rune('a'+i))+".txt\ncontent: x"),
-			testkit.ContentReply("tool: done\nsummary: did it"))
+		srv := llm.NewModelServer(t,
+			llm.ContentReply("tool: write_file\npath: f"+string(rune('a'+i))+".txt\ncontent: x"),
+			llm.ContentReply("tool: done\nsummary: did it"))
 		srv.AllowExhaustion()
 		opts := f.options(t, srv)
 		wg.Add(1)
@@ -93,8 +94,8 @@ func TestTwoRunsAtOnceClaimDifferentBriefs(t *testing.T) {
 func TestFailureReleasesTheClaim(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, "a brief")
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("no action here"), testkit.ContentReply("none"), testkit.ContentReply("still none"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("no action here"), llm.ContentReply("none"), llm.ContentReply("still none"))
 	res, err := Run(t.Context(), f.config("run-x"), fixed(f.options(t, srv)))
 	require.NoError(t, err)
 	require.NotNil(t, res.Report)
@@ -109,9 +110,9 @@ func TestFailureReleasesTheClaim(t *testing.T) {
 
 	// The brief waits again: the next run takes it, though an old claim
 	// comment stands on it.
-	srv2 := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: done now"))
+	srv2 := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: done now"))
 	res, err = Run(t.Context(), f.config("run-y"), fixed(f.options(t, srv2)))
 	require.NoError(t, err)
 	require.NotNil(t, res.Report, res.Reason)
@@ -126,7 +127,7 @@ func TestBriefSelection(t *testing.T) {
 	repo := f.g.Repo("octo", "hello")
 	_, err := repo.Commit(t.Context(), "core-session/x", "work", map[string]string{"x": "x"})
 	require.NoError(t, err)
-	_, err = f.g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "wip", Head: "core-session/x", Body: "<!-- core:issue:2 -->", Draft: true})
+	_, err = f.g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "wip", Head: "core-session/x", Body: "<!-- core:issue:2 -->", Draft: true})
 	require.NoError(t, err)
 	got, err := f.config("r").briefs(t.Context())
 	require.NoError(t, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 func TestFailingChecks(t *testing.T) {
@@ -17,14 +17,14 @@ func TestFailingChecks(t *testing.T) {
 	c, g, repo := newTestClient(t)
 	sha, err := repo.Commit(t.Context(), "fix/ci", "change", map[string]string{"a.go": "package a\n"})
 	require.NoError(t, err)
-	var notes []testkit.Annotation
+	var notes []ghfake.Annotation
 	for i := range 70 {
-		notes = append(notes, testkit.Annotation{
+		notes = append(notes, ghfake.Annotation{
 			Path: "a.go", StartLine: i + 1, EndLine: i + 2, AnnotationLevel: "failure",
 			Title: "vet", Message: fmt.Sprintf("problem %d\u200b", i),
 		})
 	}
-	runs := []testkit.CheckRun{
+	runs := []ghfake.CheckRun{
 		{Name: "vet", Conclusion: "failure", Title: "70 problems", Summary: "see below<!-- hidden -->", Text: strings.Repeat("x", 5000), Annotations: notes},
 		{Name: "test", Conclusion: "timed_out"},
 		{Name: "deploy", Conclusion: "action_required"},

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 func TestCredentialsFromEnv(t *testing.T) {
@@ -62,11 +62,11 @@ func TestParseRepo(t *testing.T) {
 
 const token = "ghs_UnitTestToken42"
 
-func newTestClient(t *testing.T) (*Client, *testkit.GitHub, *testkit.Repo) {
+func newTestClient(t *testing.T) (*Client, *ghfake.GitHub, *ghfake.Repo) {
 	t.Helper()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	g.AddToken(token, "core-bot")
-	repo := g.MustAddRepo(t, "octo", "hello", map[string]string{"a.txt": "a\n"}, testkit.Private(true))
+	repo := g.MustAddRepo(t, "octo", "hello", map[string]string{"a.txt": "a\n"}, ghfake.Private(true))
 	require.NoError(t, g.SetPermission("octo", "hello", "core-bot", "write"))
 	c, err := New(Credentials{Token: token, APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)
@@ -108,16 +108,16 @@ func TestGitEnvAuthenticatesGit(t *testing.T) {
 func TestIssueWithComments(t *testing.T) {
 	t.Parallel()
 	c, g, _ := newTestClient(t)
-	n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: "Bug\u200b", Body: "body<!-- hidden -->", User: "alice"})
+	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "Bug\u200b", Body: "body<!-- hidden -->", User: "alice"})
 	require.NoError(t, err)
 	start := time.Now()
 	for i := range 120 {
-		_, err := g.AddComment("octo", "hello", n, testkit.Comment{User: "bob", Body: "c" + strings.Repeat("x", i%3), CreatedAt: start.Add(-time.Hour)})
+		_, err := g.AddComment("octo", "hello", n, ghfake.Comment{User: "bob", Body: "c" + strings.Repeat("x", i%3), CreatedAt: start.Add(-time.Hour)})
 		require.NoError(t, err)
 	}
-	_, err = g.AddComment("octo", "hello", n, testkit.Comment{User: "eve", Body: "late", CreatedAt: start.Add(time.Minute)})
+	_, err = g.AddComment("octo", "hello", n, ghfake.Comment{User: "eve", Body: "late", CreatedAt: start.Add(time.Minute)})
 	require.NoError(t, err)
-	_, err = g.AddComment("octo", "hello", n, testkit.Comment{User: "eve", Body: "edited later", CreatedAt: start.Add(-time.Hour), UpdatedAt: start.Add(time.Minute)})
+	_, err = g.AddComment("octo", "hello", n, ghfake.Comment{User: "eve", Body: "edited later", CreatedAt: start.Add(-time.Hour), UpdatedAt: start.Add(time.Minute)})
 	require.NoError(t, err)
 
 	is, err := c.Issue(t.Context(), "octo", "hello", n, start)

@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 func TestLabels(t *testing.T) {
 	t.Parallel()
 	c, g, _ := newTestClient(t)
-	n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: "t", Labels: []string{"bug"}})
+	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "t", Labels: []string{"bug"}})
 	require.NoError(t, err)
 	ctx := t.Context()
 
@@ -45,17 +45,17 @@ func TestListOpenIssues(t *testing.T) {
 		if i%2 == 1 {
 			labels = append(labels, "ready")
 		}
-		_, err := g.AddIssue("octo", "hello", testkit.Issue{
+		_, err := g.AddIssue("octo", "hello", ghfake.Issue{
 			Title: fmt.Sprintf("brief %d\u200b", i), User: "alice", Labels: labels,
 			CreatedAt: start.Add(time.Duration(130-i) * time.Hour),
 		})
 		require.NoError(t, err)
 	}
-	_, err := g.AddIssue("octo", "hello", testkit.Issue{Title: "closed", Labels: []string{"core:forge"}, State: "closed"})
+	_, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "closed", Labels: []string{"core:forge"}, State: "closed"})
 	require.NoError(t, err)
 	_, err = repo.Commit(t.Context(), "fix", "fix", map[string]string{"b.txt": "b\n"})
 	require.NoError(t, err)
-	pr, err := g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "a pull", Head: "fix", CreatedAt: start})
+	pr, err := g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "a pull", Head: "fix", CreatedAt: start})
 	require.NoError(t, err)
 
 	tests := []struct {
@@ -95,12 +95,12 @@ func TestListOpenIssues(t *testing.T) {
 func TestReactionsAndComments(t *testing.T) {
 	t.Parallel()
 	c, g, _ := newTestClient(t)
-	n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: "t"})
+	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "t"})
 	require.NoError(t, err)
 	at := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var ids []int64
 	for i := range 105 {
-		id, err := g.AddComment("octo", "hello", n, testkit.Comment{User: "bob", Body: fmt.Sprintf("/core fix %d<!-- marker -->", i), CreatedAt: at.Add(time.Duration(i) * time.Minute)})
+		id, err := g.AddComment("octo", "hello", n, ghfake.Comment{User: "bob", Body: fmt.Sprintf("/core fix %d<!-- marker -->", i), CreatedAt: at.Add(time.Duration(i) * time.Minute)})
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}

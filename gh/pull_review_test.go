@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 func TestPullFilesAndCreateReview(t *testing.T) {
@@ -14,7 +14,7 @@ func TestPullFilesAndCreateReview(t *testing.T) {
 	c, g, repo := newTestClient(t)
 	head, err := repo.Commit(t.Context(), "fix", "fix", map[string]string{"a.txt": "a\nb\n", "n.txt": "new\n"})
 	require.NoError(t, err)
-	n, err := g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "fix", Head: "fix", User: "alice"})
+	n, err := g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "fix", Head: "fix", User: "alice"})
 	require.NoError(t, err)
 
 	files, err := c.PullFiles(t.Context(), "octo", "hello", n)
@@ -33,7 +33,7 @@ func TestPullFilesAndCreateReview(t *testing.T) {
 	rv := g.Reviews("octo", "hello", n)
 	require.Len(t, rv, 1)
 	assert.Equal(t, "COMMENTED", rv[0].State)
-	assert.Equal(t, []testkit.ReviewDraftComment{{Path: "a.txt", StartLine: 1, Line: 2, Side: "RIGHT", StartSide: "RIGHT", Body: "```suggestion\nA\nB\n```"}}, rv[0].Comments)
+	assert.Equal(t, []ghfake.ReviewDraftComment{{Path: "a.txt", StartLine: 1, Line: 2, Side: "RIGHT", StartSide: "RIGHT", Body: "```suggestion\nA\nB\n```"}}, rv[0].Comments)
 
 	_, err = c.CreateReview(t.Context(), "octo", "hello", n, NewReview{Body: "x", Comments: []DraftComment{{Path: "z.txt", Line: 1, Body: "b"}}})
 	require.Error(t, err)

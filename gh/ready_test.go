@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 func TestMarkReadyForReview(t *testing.T) {
@@ -15,7 +15,7 @@ func TestMarkReadyForReview(t *testing.T) {
 	c, g, repo := newTestClient(t)
 	_, err := repo.Commit(t.Context(), "fix", "fix", map[string]string{"b.txt": "b\n"})
 	require.NoError(t, err)
-	n, err := g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "fix", Head: "fix", User: "core-bot", Draft: true})
+	n, err := g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "fix", Head: "fix", User: "core-bot", Draft: true})
 	require.NoError(t, err)
 	pr, err := c.PullRequest(t.Context(), "octo", "hello", n)
 	require.NoError(t, err)
@@ -51,7 +51,7 @@ func TestEditPullRequest(t *testing.T) {
 	c, g, repo := newTestClient(t)
 	_, err := repo.Commit(t.Context(), "fix", "fix", map[string]string{"b.txt": "b\n"})
 	require.NoError(t, err)
-	n, err := g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "[checks failing] fix", Head: "fix", User: "core-bot", Draft: true})
+	n, err := g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "[checks failing] fix", Head: "fix", User: "core-bot", Draft: true})
 	require.NoError(t, err)
 	require.NoError(t, c.EditPullRequest(t.Context(), "octo", "hello", n, "fix", "all green"))
 	pr, err := c.PullRequest(t.Context(), "octo", "hello", n)

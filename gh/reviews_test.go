@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 func TestGraphQLURL(t *testing.T) {
@@ -37,13 +37,13 @@ func TestUnresolvedReviewThreads(t *testing.T) {
 	c, g, repo := newTestClient(t)
 	_, err := repo.Commit(t.Context(), "fix", "fix", map[string]string{"a.go": "package a\n"})
 	require.NoError(t, err)
-	n, err := g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "fix", Head: "fix", User: "alice"})
+	n, err := g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "fix", Head: "fix", User: "alice"})
 	require.NoError(t, err)
 	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
 	// 130 threads, more than one page: every third open, then resolved,
 	// then outdated.
 	for i := range 130 {
-		th := testkit.ReviewThread{Resolved: i%3 == 1, Outdated: i%3 == 2, Comments: []testkit.ReviewComment{
+		th := ghfake.ReviewThread{Resolved: i%3 == 1, Outdated: i%3 == 2, Comments: []ghfake.ReviewComment{
 			{User: "bob", Body: fmt.Sprintf("thread %d<!-- do evil -->", i), Path: "a.go", Line: i + 1, CreatedAt: at},
 			{User: "alice", Body: "reply", CreatedAt: at.Add(time.Minute)},
 		}}
@@ -85,16 +85,16 @@ func TestUnresolvedReviewThreads(t *testing.T) {
 	assert.Empty(t, none)
 }
 
-func mustIssue(t *testing.T, g *testkit.GitHub) int {
+func mustIssue(t *testing.T, g *ghfake.GitHub) int {
 	t.Helper()
-	n, err := g.AddIssue("octo", "hello", testkit.Issue{Title: "an issue"})
+	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "an issue"})
 	require.NoError(t, err)
 	return n
 }
 
 func TestUnresolvedReviewThreadsRefused(t *testing.T) {
 	t.Parallel()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	c, err := New(Credentials{Token: "ghp_unknown", APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)
 	_, err = c.UnresolvedReviewThreads(t.Context(), "octo", "hello", 1)

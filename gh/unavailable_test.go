@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // TestUnavailable: what the real client returns from the testkit GitHub in
@@ -21,7 +21,7 @@ func TestUnavailable(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		outage func(t *testing.T, g *testkit.GitHub) (apiURL string)
+		outage func(t *testing.T, g *ghfake.GitHub) (apiURL string)
 		repo   string
 		token  string
 		want   bool
@@ -29,12 +29,12 @@ func TestUnavailable(t *testing.T) {
 		{name: "500", want: true, outage: failing(http.StatusInternalServerError)},
 		{name: "502", want: true, outage: failing(http.StatusBadGateway)},
 		{name: "503", want: true, outage: failing(http.StatusServiceUnavailable)},
-		{name: "a closed server", want: true, outage: func(t *testing.T, g *testkit.GitHub) string {
+		{name: "a closed server", want: true, outage: func(t *testing.T, g *ghfake.GitHub) string {
 			dead := httptest.NewServer(http.NotFoundHandler())
 			dead.Close()
 			return dead.URL + "/api/v3"
 		}},
-		{name: "a connection cut before the answer", want: true, outage: func(t *testing.T, g *testkit.GitHub) string {
+		{name: "a connection cut before the answer", want: true, outage: func(t *testing.T, g *ghfake.GitHub) string {
 			cut := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 				conn, _, err := http.NewResponseController(w).Hijack()
 				if err == nil {
@@ -50,7 +50,7 @@ func TestUnavailable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			g := testkit.NewGitHub(t)
+			g := ghfake.NewGitHub(t)
 			g.AddToken("ghp_right", "octo")
 			g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
 			api := g.APIURL()
@@ -78,8 +78,8 @@ func TestUnavailable(t *testing.T) {
 	assert.False(t, Unavailable(errors.New("branch \"x\" not found in octo/hello")))
 }
 
-func failing(status int) func(t *testing.T, g *testkit.GitHub) string {
-	return func(_ *testing.T, g *testkit.GitHub) string {
+func failing(status int) func(t *testing.T, g *ghfake.GitHub) string {
+	return func(_ *testing.T, g *ghfake.GitHub) string {
 		g.FailAPI(status)
 		return g.APIURL()
 	}

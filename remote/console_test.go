@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/console"
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/remote"
 )
 
@@ -25,8 +25,8 @@ const appID = 4242
 // client with octo's user-to-server token, and the store.
 func newConsole(t *testing.T, opts ...func(*console.Config)) (*remote.Client, *console.SQL) {
 	t.Helper()
-	g := testkit.NewGitHub(t)
-	g.MustAddRepo(t, "acme", "app", map[string]string{"README.md": "# app\n"}, testkit.Private(true))
+	g := ghfake.NewGitHub(t)
+	g.MustAddRepo(t, "acme", "app", map[string]string{"README.md": "# app\n"}, ghfake.Private(true))
 	require.NoError(t, g.SetPermission("acme", "app", "octo", "write"))
 	pem, err := g.AddApp(appID)
 	require.NoError(t, err)

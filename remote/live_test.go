@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/console"
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/remote"
 	"github.com/coreagent/core/session"
 )
@@ -109,7 +109,7 @@ func TestLiveOfADownConsole(t *testing.T) {
 	t.Parallel()
 	store := openStore(t)
 	endedSession(t, store, "s-down", 3)
-	var out testkit.LockedBuffer
+	var out ghfake.LockedBuffer
 	l := &remote.Live{Console: &remote.Client{URL: "http://127.0.0.1:9", Token: "t"}, Store: store, ID: "s-down", Repo: "acme/app",
 		Control: session.NewControl(), Out: &out, Every: 10 * time.Millisecond}
 	l.Start(t.Context())()
@@ -136,7 +136,7 @@ func TestLiveOfAConsoleThatNeverAnswers(t *testing.T) {
 	defer close(release) // before Close, which waits for the handlers
 	store := openStore(t)
 	endedSession(t, store, "s-mute", 3)
-	var out testkit.LockedBuffer
+	var out ghfake.LockedBuffer
 	l := &remote.Live{Console: &remote.Client{URL: srv.URL, Token: "t"}, Store: store, ID: "s-mute", Repo: "acme/app",
 		Control: session.NewControl(), Out: &out, Every: 10 * time.Millisecond}
 	l.Start(t.Context())()

@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
@@ -22,28 +23,28 @@ const token = "ghs_ResolverTestToken1"
 
 func TestResolve(t *testing.T) {
 	t.Parallel()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	g.AddToken(token, "core-bot")
 	repo := g.MustAddRepo(t, "octo", "hello", map[string]string{"calc.go": "package calc\n"})
 	require.NoError(t, g.SetPermission("octo", "hello", "core-bot", "write"))
 	head, err := repo.Commit(t.Context(), "feature", "start", map[string]string{"calc.go": "package calc\n\nfunc Add(a, b int) int { return a - b }\n"})
 	require.NoError(t, err)
-	num, err := g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "Add Add", Body: "Adds.<!-- hidden -->", Head: "feature", User: "alice"})
+	num, err := g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "Add Add", Body: "Adds.<!-- hidden -->", Head: "feature", User: "alice"})
 	require.NoError(t, err)
-	_, err = g.AddCheckRun("octo", "hello", testkit.CheckRun{HeadSHA: head, Name: "test", Status: "completed", Conclusion: "failure",
+	_, err = g.AddCheckRun("octo", "hello", ghfake.CheckRun{HeadSHA: head, Name: "test", Status: "completed", Conclusion: "failure",
 		Title: "1 test failed", Summary: "TestAdd failed",
-		Annotations: []testkit.Annotation{{Path: "calc.go", StartLine: 3, EndLine: 3, AnnotationLevel: "failure", Message: "Add(2, 3) = -1, want 5"}}})
+		Annotations: []ghfake.Annotation{{Path: "calc.go", StartLine: 3, EndLine: 3, AnnotationLevel: "failure", Message: "Add(2, 3) = -1, want 5"}}})
 	require.NoError(t, err)
-	_, err = g.AddCheckRun("octo", "hello", testkit.CheckRun{HeadSHA: head, Name: "lint", Status: "completed", Conclusion: "success"})
+	_, err = g.AddCheckRun("octo", "hello", ghfake.CheckRun{HeadSHA: head, Name: "lint", Status: "completed", Conclusion: "success"})
 	require.NoError(t, err)
-	require.NoError(t, g.AddReviewThread("octo", "hello", num, testkit.ReviewThread{Comments: []testkit.ReviewComment{{User: "bob", Body: "Please name it Sum.", Path: "calc.go", Line: 3}}}))
-	require.NoError(t, g.AddReviewThread("octo", "hello", num, testkit.ReviewThread{Resolved: true, Comments: []testkit.ReviewComment{{User: "bob", Body: "Already resolved.", Path: "calc.go", Line: 1}}}))
+	require.NoError(t, g.AddReviewThread("octo", "hello", num, ghfake.ReviewThread{Comments: []ghfake.ReviewComment{{User: "bob", Body: "Please name it Sum.", Path: "calc.go", Line: 3}}}))
+	require.NoError(t, g.AddReviewThread("octo", "hello", num, ghfake.ReviewThread{Resolved: true, Comments: []ghfake.ReviewComment{{User: "bob", Body: "Already resolved.", Path: "calc.go", Line: 1}}}))
 
 	client, err := gh.New(gh.Credentials{Token: token, APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: a - b\nnew_text: a + b"),
-		testkit.ContentReply("tool: done\nsummary: Fix Add"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: edit_file\npath: calc.go\nold_text: a - b\nnew_text: a + b"),
+		llm.ContentReply("tool: done\nsummary: Fix Add"))
 	opts := options(t, client, srv)
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num, Instruction: "keep the name Add"}, opts)
 	require.NoError(t, err)
@@ -83,7 +84,7 @@ func TestResolve(t *testing.T) {
 // patches in the body, with the contract.
 func TestResolveForkReviews(t *testing.T) {
 	t.Parallel()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	g.AddToken(token, "core-bot")
 	notes := ""
 	for i := 1; i <= 10; i++ {
@@ -92,21 +93,21 @@ func TestResolveForkReviews(t *testing.T) {
 	base := "package calc\n\n" + notes + "\n// Sub subtracts.\nfunc Sub(a, b int) int { return a - b }\n"
 	repo := g.MustAddRepo(t, "octo", "hello", map[string]string{"calc.go": base})
 	require.NoError(t, g.SetPermission("octo", "hello", "core-bot", "write"))
-	fork := g.MustAddRepo(t, "mallory", "hello", nil, testkit.ForkOf("octo/hello"))
+	fork := g.MustAddRepo(t, "mallory", "hello", nil, ghfake.ForkOf("octo/hello"))
 	head, err := fork.Commit(t.Context(), "patch", "Add Add", map[string]string{"calc.go": base + "\n// Add adds.\nfunc Add(a, b int) int { return a - b }\n"})
 	require.NoError(t, err)
-	num, err := g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "Add Add", Head: "patch", HeadRepo: "mallory/hello", User: "mallory"})
+	num, err := g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "Add Add", Head: "patch", HeadRepo: "mallory/hello", User: "mallory"})
 	require.NoError(t, err)
 	forkRefs := refs(t, fork.Dir())
 	baseRefs := refs(t, repo.Dir())
 
 	client, err := gh.New(gh.Credentials{Token: token, APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: Add(a, b int) int { return a - b }\nnew_text: Add(a, b int) int { return a + b }"),
-		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: // note 2\nnew_text: // note two"),
-		testkit.ContentReply("tool: write_file\npath: calc_test.go\ncontent: package calc\n"),
-		testkit.ContentReply("tool: done\nsummary: Fix Add"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: edit_file\npath: calc.go\nold_text: Add(a, b int) int { return a - b }\nnew_text: Add(a, b int) int { return a + b }"),
+		llm.ContentReply("tool: edit_file\npath: calc.go\nold_text: // note 2\nnew_text: // note two"),
+		llm.ContentReply("tool: write_file\npath: calc_test.go\ncontent: package calc\n"),
+		llm.ContentReply("tool: done\nsummary: Fix Add"))
 	opts := options(t, client, srv)
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num}, opts)
 	require.NoError(t, err)
@@ -119,7 +120,7 @@ func TestResolveForkReviews(t *testing.T) {
 	assert.Equal(t, "core-bot", rv.User)
 	assert.Equal(t, "COMMENTED", rv.State)
 	assert.Equal(t, head, rv.CommitID, "the review is of the head the session started from")
-	assert.Equal(t, []testkit.ReviewDraftComment{{
+	assert.Equal(t, []ghfake.ReviewDraftComment{{
 		Path: "calc.go", Line: 18, Side: "RIGHT",
 		Body: "```suggestion\nfunc Add(a, b int) int { return a + b }\n```",
 	}}, rv.Comments)
@@ -150,7 +151,7 @@ func TestResolveForkReviews(t *testing.T) {
 }
 
 // options are a session's options on octo/hello, unconfined, against srv.
-func options(t *testing.T, client *gh.Client, srv *testkit.ModelServer) session.Options {
+func options(t *testing.T, client *gh.Client, srv *llm.ModelServer) session.Options {
 	t.Helper()
 	home := t.TempDir()
 	st, err := session.OpenStore(home)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/registry"
 )
 
 // The attacks on the dependency step (issue #34): a repository whose
@@ -51,9 +51,9 @@ func TestDepsPipBuildsNothing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			reg := testkit.NewRegistry(t)
-			wire := testkit.NewTripwire(t)
-			sdist := reg.AddSdist("phony", "1.0", testkit.PhoneHome(wire.Addr, "phony's build ran"))
+			reg := registry.NewRegistry(t)
+			wire := registry.NewTripwire(t)
+			sdist := reg.AddSdist("phony", "1.0", registry.PhoneHome(wire.Addr, "phony's build ran"))
 			reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": ""})
 			sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 				HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL()}})
@@ -77,8 +77,8 @@ func TestDepsPipBuildsNothing(t *testing.T) {
 func TestDepsNpmOtherHost(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	reg := testkit.NewRegistry(t)
-	other := testkit.NewRegistry(t)
+	reg := registry.NewRegistry(t)
+	other := registry.NewRegistry(t)
 	tarball, integrity := other.AddNpm("greet", "1.0.0", map[string]string{"index.js": "exports.hello = () => 'hi';\n"})
 	home := t.TempDir()
 	sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
@@ -105,8 +105,8 @@ func TestDepsNpmOtherHost(t *testing.T) {
 func TestDepsCargoGitSource(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	reg := testkit.NewRegistry(t)
-	other := testkit.NewRegistry(t)
+	reg := registry.NewRegistry(t)
+	other := registry.NewRegistry(t)
 	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 		HostEnv: []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + reg.CargoGitIndex(), "CARGO_NET_GIT_FETCH_WITH_CLI=true"}})
 	requireTool(t, sb, "cargo")

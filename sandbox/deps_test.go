@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/registry"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -54,10 +54,10 @@ func TestDependencyStepNode(t *testing.T) {
 
 // newNodeSandbox is a bwrap Sandbox with a state directory of its own
 // (home) whose npm fetches from reg, an npm registry on loopback.
-func newNodeSandbox(t *testing.T) (sb *Sandbox, reg *testkit.Registry, home string) {
+func newNodeSandbox(t *testing.T) (sb *Sandbox, reg *registry.Registry, home string) {
 	t.Helper()
 	home = t.TempDir()
-	reg = testkit.NewRegistry(t)
+	reg = registry.NewRegistry(t)
 	sb = New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
 	t.Cleanup(func() { _ = sb.Close() })
@@ -69,7 +69,7 @@ func newNodeSandbox(t *testing.T) (sb *Sandbox, reg *testkit.Registry, home stri
 // returns a repository that depends on it through its lockfile, whose
 // postinstall leaves postinstall-marker, and whose tests (npm test) use
 // greet and fail if they reach the registry.
-func nodeApp(reg *testkit.Registry) map[string]string {
+func nodeApp(reg *registry.Registry) map[string]string {
 	tarball, integrity := reg.AddNpm("greet", "1.0.0", map[string]string{
 		"package.json": `{"name":"greet","version":"1.0.0","main":"index.js","scripts":{"install":"` + fmt.Sprintf(markerWrite, "install-marker") + `"}}`,
 		"index.js":     "exports.hello = (who) => 'hello, ' + who;\n",
@@ -89,7 +89,7 @@ func nodeApp(reg *testkit.Registry) map[string]string {
 // runNodeApp runs npm test in nodeApp's repository at ws and checks the
 // dependency step: the tarball fetched, node_modules kept under home by
 // its key, and neither install script run.
-func runNodeApp(t *testing.T, sb *Sandbox, reg *testkit.Registry, home, ws string) {
+func runNodeApp(t *testing.T, sb *Sandbox, reg *registry.Registry, home, ws string) {
 	t.Helper()
 	progress := newWaitRecorder()
 	r, err := sb.Verify(t.Context(), lang.TierTest, []string{"npm", "test"}, RunOptions{Workspace: ws, Timeout: 5 * time.Minute, Progress: progress})
@@ -136,7 +136,7 @@ func TestDependencyStepPython(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			reg := testkit.NewRegistry(t)
+			reg := registry.NewRegistry(t)
 			reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": "def hello(who):\n    return 'hello, ' + who\n"})
 			sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 				HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL()}})
@@ -180,7 +180,7 @@ func TestDependencyStepPython(t *testing.T) {
 func TestDependencyStepRust(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	reg := testkit.NewRegistry(t)
+	reg := registry.NewRegistry(t)
 	home := t.TempDir()
 	// The index as a git repository: Debian bookworm's cargo predates the
 	// sparse protocol; the git command fetches it over dumb HTTP.
@@ -213,7 +213,7 @@ func TestDependencyStepRust(t *testing.T) {
 // on it from the registry named local (CARGO_REGISTRIES_LOCAL_INDEX, the
 // registry's git index) through its Cargo.lock, whose build.rs leaves
 // build-marker, and whose test (cargo test) uses greet.
-func rustApp(reg *testkit.Registry) map[string]string {
+func rustApp(reg *registry.Registry) map[string]string {
 	cksum := reg.AddCrate("greet", "1.0.0", map[string]string{"src/lib.rs": "pub fn hello(who: &str) -> String {\n    format!(\"hello, {}\", who)\n}\n"})
 	return map[string]string{
 		"Cargo.toml": "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\ngreet = { version = \"1.0.0\", registry = \"local\" }\n",

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/registry"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -41,9 +41,9 @@ func requireToolchainImage(t *testing.T, eco string) string {
 // finds python3 in the image and pytest not missing.
 func TestDockerDependencyStepPython(t *testing.T) {
 	img := requireToolchainImage(t, "python")
-	reg := testkit.NewRegistry(t)
+	reg := registry.NewRegistry(t)
 	reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": "def hello(who):\n    return 'hello, ' + who\n"})
-	require.NoError(t, reg.AddInstalledPytest(testkit.DebianSite))
+	require.NoError(t, reg.AddInstalledPytest(registry.DebianSite))
 	home := t.TempDir()
 	sb := requireDockerWith(t, Config{Home: home, ToolchainImages: map[string]string{"python": img},
 		HostEnv: []string{"PIP_INDEX_URL=" + reg.SimpleURL(), "GITHUB_TOKEN=secret-token"}})
@@ -166,7 +166,7 @@ func TestDockerToolchainMissing(t *testing.T) {
 // pre-flight finds node and npm in the image.
 func TestDockerDependencyStepNode(t *testing.T) {
 	img := requireToolchainImage(t, "node")
-	reg := testkit.NewRegistry(t)
+	reg := registry.NewRegistry(t)
 	home := t.TempDir()
 	sb := requireDockerWith(t, Config{Home: home, ToolchainImages: map[string]string{"node": img},
 		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
@@ -186,7 +186,7 @@ func TestDockerDependencyStepNode(t *testing.T) {
 // only.
 func TestDockerDependencyStepRust(t *testing.T) {
 	img := requireToolchainImage(t, "rust")
-	reg := testkit.NewRegistry(t)
+	reg := registry.NewRegistry(t)
 	home := t.TempDir()
 	env := map[string]string{"CARGO_REGISTRIES_LOCAL_INDEX": reg.CargoGitIndex(), "CARGO_NET_GIT_FETCH_WITH_CLI": "true"}
 	cfg, err := ConfigFromEnv(home, func(k string) string { return env[k] })
@@ -216,9 +216,9 @@ func TestDockerDependencyStepRust(t *testing.T) {
 // (TestDepsEgress).
 func TestDockerDepsEgress(t *testing.T) {
 	img := requireToolchainImage(t, "python")
-	reg := testkit.NewRegistry(t)
+	reg := registry.NewRegistry(t)
 	reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": ""})
-	wire := testkit.NewTripwire(t)
+	wire := registry.NewTripwire(t)
 	sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": img}, Agent: os.Args[0]})
 	t.Parallel()
 	d, ok := sb.Probe(t.Context()).chosen().(*dockerBackend)

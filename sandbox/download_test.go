@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -216,7 +216,7 @@ func TestDownloadSkippedWhenTheCacheHoldsEverything(t *testing.T) {
 	mods := t.TempDir()
 	sb := New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods,
 		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}}))
-	var progress testkit.LockedBuffer
+	var progress ghfake.LockedBuffer
 	r, err := sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: &progress})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
@@ -228,7 +228,7 @@ func TestDownloadSkippedWhenTheCacheHoldsEverything(t *testing.T) {
 	hanging, asked := hangingProxy(t)
 	sb = New(warmBuilds(t, Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), ModCache: mods, DownloadTimeout: time.Minute,
 		HostEnv: []string{"GOPROXY=" + hanging, "GOSUMDB=off"}}))
-	var again testkit.LockedBuffer
+	var again ghfake.LockedBuffer
 	r, err = sb.Run(t.Context(), []string{"go", "vet", "./..."}, RunOptions{Workspace: ws, Progress: &again})
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/registry"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -31,7 +31,7 @@ func requireTool(t *testing.T, sb *Sandbox, tool string) {
 // failing test fails with its message, and passes once fixed.
 func TestEcosystemsRunConfined(t *testing.T) {
 	requireBwrap(t)
-	for _, tt := range testkit.LanguageRepos() {
+	for _, tt := range registry.LanguageRepos() {
 		t.Run(tt.Ecosystem, func(t *testing.T) {
 			t.Parallel()
 			sb := newTestSandbox(t, ModeBwrap)

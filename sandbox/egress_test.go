@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/registry"
 )
 
 func TestHostPort(t *testing.T) {
@@ -112,9 +112,9 @@ print("tunnel:", s.recv(4096).split(b"\r\n")[0].decode())
 func TestDepsEgress(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	reg := testkit.NewRegistry(t)
+	reg := registry.NewRegistry(t)
 	reg.AddWheel("greet", "1.0.0", map[string]string{"greet/__init__.py": ""})
-	wire := testkit.NewTripwire(t)
+	wire := registry.NewTripwire(t)
 	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0]})
 	requireTool(t, sb, "python3")
 	p := sb.Probe(t.Context())

@@ -9,18 +9,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/registry"
 )
 
 // locklessApp is one ecosystem's repository without a lockfile, for
 // TestDependencyStepWithoutLockfile.
 type locklessApp struct {
 	name    string
-	tool    string                           // the toolchain's program the test needs
-	hostEnv func(*testkit.Registry) []string // the registry's settings
+	tool    string                            // the toolchain's program the test needs
+	hostEnv func(*registry.Registry) []string // the registry's settings
 	// publish publishes the package greet at version, whose code says
 	// "greet@<version>", and the package other.
-	publish func(reg *testkit.Registry, version string)
+	publish func(reg *registry.Registry, version string)
 	// files are the repository's, depending on greet (any 1.x) and, with
 	// other, on other too; argv prints what greet says.
 	files    func(other bool) map[string]string
@@ -32,8 +33,8 @@ func locklessApps() []locklessApp {
 	return []locklessApp{
 		{
 			name: "npm", tool: "npm", lockName: "package-lock.json",
-			hostEnv: func(reg *testkit.Registry) []string { return []string{"npm_config_registry=" + reg.NpmURL()} },
-			publish: func(reg *testkit.Registry, version string) {
+			hostEnv: func(reg *registry.Registry) []string { return []string{"npm_config_registry=" + reg.NpmURL()} },
+			publish: func(reg *registry.Registry, version string) {
 				reg.AddNpm("greet", version, map[string]string{"index.js": "exports.says = 'greet@" + version + "';\n"})
 				reg.AddNpm("other", "1.0.0", map[string]string{"index.js": "exports.says = 'other';\n"})
 			},
@@ -56,8 +57,8 @@ func locklessApps() []locklessApp {
 		},
 		{
 			name: "pip", tool: "python3", lockName: pipReportFile,
-			hostEnv: func(reg *testkit.Registry) []string { return []string{"PIP_INDEX_URL=" + reg.SimpleURL()} },
-			publish: func(reg *testkit.Registry, version string) {
+			hostEnv: func(reg *registry.Registry) []string { return []string{"PIP_INDEX_URL=" + reg.SimpleURL()} },
+			publish: func(reg *registry.Registry, version string) {
 				reg.AddWheel("greet", version, map[string]string{"greet/__init__.py": "SAYS = 'greet@" + version + "'\n"})
 				reg.AddWheel("other", "1.0.0", map[string]string{"other/__init__.py": "SAYS = 'other'\n"})
 			},
@@ -72,10 +73,10 @@ func locklessApps() []locklessApp {
 		},
 		{
 			name: "cargo", tool: "cargo", lockName: "Cargo.lock",
-			hostEnv: func(reg *testkit.Registry) []string {
+			hostEnv: func(reg *registry.Registry) []string {
 				return []string{"CARGO_REGISTRIES_LOCAL_INDEX=" + reg.CargoGitIndex(), "CARGO_NET_GIT_FETCH_WITH_CLI=true"}
 			},
-			publish: func(reg *testkit.Registry, version string) {
+			publish: func(reg *registry.Registry, version string) {
 				reg.AddCrate("greet", version, map[string]string{"src/lib.rs": "pub const SAYS: &str = \"greet@" + version + "\";\n"})
 				reg.AddCrate("other", "1.0.0", map[string]string{"src/lib.rs": "pub const SAYS: &str = \"other\";\n"})
 			},
@@ -107,7 +108,7 @@ func TestDependencyStepWithoutLockfile(t *testing.T) {
 	for _, app := range locklessApps() {
 		t.Run(app.name, func(t *testing.T) {
 			t.Parallel()
-			reg := testkit.NewRegistry(t)
+			reg := registry.NewRegistry(t)
 			sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME"), Agent: os.Args[0],
 				HostEnv: app.hostEnv(reg)})
 			requireTool(t, sb, app.tool)
@@ -116,7 +117,7 @@ func TestDependencyStepWithoutLockfile(t *testing.T) {
 			writeFiles(t, ws, app.files(false))
 			p := sb.Probe(t.Context())
 			require.True(t, p.Usable)
-			var progress testkit.LockedBuffer
+			var progress ghfake.LockedBuffer
 			side := func(dir, says string) {
 				t.Helper()
 				// The step alone first: the command itself may write a

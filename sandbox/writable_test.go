@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/registry"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -143,7 +143,7 @@ func TestNodeCacheWritablePerRun(t *testing.T) {
 // its own, the layer a tmpfs mount.
 func TestDockerNodeCacheWritablePerRun(t *testing.T) {
 	img := requireToolchainImage(t, "node")
-	reg := testkit.NewRegistry(t)
+	reg := registry.NewRegistry(t)
 	home := t.TempDir()
 	sb := requireDockerWith(t, Config{Home: home, Agent: os.Args[0], ToolchainImages: map[string]string{"node": img},
 		HostEnv: []string{"npm_config_registry=" + reg.NpmURL()}})
@@ -155,7 +155,7 @@ func TestDockerNodeCacheWritablePerRun(t *testing.T) {
 // checkNodeCachePerRun publishes cachetool on reg and runs npm test of a
 // repository whose test script is cachetool: twice in the box, then as
 // the contract's result and baseline run it; home is sb's state directory.
-func checkNodeCachePerRun(t *testing.T, sb *Sandbox, reg *testkit.Registry, home string) {
+func checkNodeCachePerRun(t *testing.T, sb *Sandbox, reg *registry.Registry, home string) {
 	t.Helper()
 	// cachetool counts what its cache held, then adds an entry, where
 	// find-cache-dir puts it, and tries to write beside its own files.

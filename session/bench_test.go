@@ -11,7 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
 )
 
@@ -28,15 +28,15 @@ import (
 func BenchmarkTurn(b *testing.B) {
 	const turns = 40
 	repo := fixtureRepo(b, map[string]string{"small.go": strings.Repeat("// a line of a small Go file\n", 30)})
-	script := func() []testkit.Reply {
-		replies := make([]testkit.Reply, 0, turns+1)
+	script := func() []llm.Reply {
+		replies := make([]llm.Reply, 0, turns+1)
 		for range turns {
-			replies = append(replies, testkit.ContentReply("tool: read_file\npath: small.go"))
+			replies = append(replies, llm.ContentReply("tool: read_file\npath: small.go"))
 		}
-		return append(replies, testkit.ContentReply("tool: done\nsummary: read it"))
+		return append(replies, llm.ContentReply("tool: done\nsummary: read it"))
 	}
 	session := func() ([]time.Duration, uint64, []openai.ChatCompletionRequest) {
-		srv := testkit.NewModelServer(b, script()...)
+		srv := llm.NewModelServer(b, script()...)
 		opts := testOptions(b, srv, repo)
 		opts.DryRun = true
 		opts.MaxTurns = turns + 1
@@ -63,7 +63,7 @@ func BenchmarkTurn(b *testing.B) {
 		return ds, (after.Mallocs - before.Mallocs) / (turns - 1), srv.Requests()
 	}
 	bare := func(reqs []openai.ChatCompletionRequest) []time.Duration {
-		srv := testkit.NewModelServer(b, script()...)
+		srv := llm.NewModelServer(b, script()...)
 		cfg := openai.DefaultConfig("")
 		cfg.BaseURL = srv.URL + "/v1"
 		client := openai.NewClientWithConfig(cfg)
@@ -132,15 +132,15 @@ func readingSession(tb testing.TB, contextTokens int) readingFigures {
 	tb.Helper()
 	files := readingFiles()
 	repo := fixtureRepo(tb, files)
-	var replies []testkit.Reply
+	var replies []llm.Reply
 	for i := range 20 {
 		p := fmt.Sprintf("pkg/file%02d.go", i)
 		replies = append(replies,
-			testkit.ContentReply("tool: read_file\npath: "+p),
-			testkit.ContentReply("tool: read_file\npath: "+p+"\nstart_line: 10\nend_line: 20"))
+			llm.ContentReply("tool: read_file\npath: "+p),
+			llm.ContentReply("tool: read_file\npath: "+p+"\nstart_line: 10\nend_line: 20"))
 	}
-	replies = append(replies, testkit.ContentReply("tool: done\nsummary: read them all"))
-	srv := testkit.NewModelServer(tb, replies...)
+	replies = append(replies, llm.ContentReply("tool: done\nsummary: read them all"))
+	srv := llm.NewModelServer(tb, replies...)
 	opts := testOptions(tb, srv, repo)
 	opts.DryRun = true
 	opts.MaxTurns = len(replies)

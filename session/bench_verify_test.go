@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 )
@@ -87,10 +87,10 @@ func BenchmarkVerifySession(b *testing.B) {
 	sb := benchSandbox(b, home, repo)
 	type took struct{ wall, toDone time.Duration }
 	session := func() took {
-		srv := testkit.NewModelServer(b,
-			testkit.ContentReply(write("store/store.go", fixed)),
-			testkit.ContentReply("tool: run_shell\ncommand: go test ./..."),
-			testkit.ContentReply("tool: done\nsummary: fixed the lookup"),
+		srv := llm.NewModelServer(b,
+			llm.ContentReply(write("store/store.go", fixed)),
+			llm.ContentReply("tool: run_shell\ncommand: go test ./..."),
+			llm.ContentReply("tool: done\nsummary: fixed the lookup"),
 		)
 		opts := testOptions(b, srv, repo)
 		opts.Sandbox, opts.Verify = sb, lang.TierTest
@@ -201,9 +201,9 @@ func BenchmarkNarrowTestAtStart(b *testing.B) {
 	home := b.TempDir()
 	sb := benchSandbox(b, home, repo)
 	session := func() time.Duration {
-		srv := testkit.NewModelServer(b,
-			testkit.ContentReply("tool: run_shell\ncommand: go test "+pkg),
-			testkit.ContentReply("tool: done\nsummary: tested"),
+		srv := llm.NewModelServer(b,
+			llm.ContentReply("tool: run_shell\ncommand: go test "+pkg),
+			llm.ContentReply("tool: done\nsummary: tested"),
 		)
 		opts := testOptions(b, srv, repo)
 		opts.Sandbox, opts.Verify, opts.DryRun = sb, lang.TierTest, true

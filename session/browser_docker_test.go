@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
 	testbrowser "github.com/coreagent/core/internal/testkit/browser"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 )
@@ -37,15 +37,15 @@ func TestBrowserSessionDocker(t *testing.T) {
 	if p := sb.Probe(t.Context()); !p.Usable {
 		t.Fatalf("CORE_TEST_BROWSER_IMAGE is set but the Docker backend is not usable: %v", p.Err())
 	}
-	replies := []testkit.Reply{
-		testkit.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/"),
-		testkit.ContentReply("tool: browser_type\nselector: \"#name\"\ntext: Ada"),
-		testkit.ContentReply("tool: browser_click\nselector: \"#go\""),
-		testkit.ContentReply("tool: browser_read\nselector: \"#out\""),
-		testkit.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/away"),
-		testkit.ContentReply("tool: done\nsummary: checked the page"),
+	replies := []llm.Reply{
+		llm.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/"),
+		llm.ContentReply("tool: browser_type\nselector: \"#name\"\ntext: Ada"),
+		llm.ContentReply("tool: browser_click\nselector: \"#go\""),
+		llm.ContentReply("tool: browser_read\nselector: \"#out\""),
+		llm.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/away"),
+		llm.ContentReply("tool: done\nsummary: checked the page"),
 	}
-	srv := testkit.NewModelServer(t, append(startServer(), replies...)...)
+	srv := llm.NewModelServer(t, append(startServer(), replies...)...)
 	opts := testOptions(t, srv, greeterRepo(t))
 	opts.Sandbox, opts.Verify = sb, lang.TierTest
 	marker := fmt.Sprintf("CORE_BROWSER_TEST=docker%d", time.Now().UnixNano())

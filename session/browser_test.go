@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
 	testbrowser "github.com/coreagent/core/internal/testkit/browser"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/tools"
 )
@@ -34,7 +34,7 @@ func withBrowser(t *testing.T, opts *Options) func() []int {
 
 // observations are the texts the model was sent, one per request, after
 // its previous reply: what each action answered.
-func observations(srv *testkit.ModelServer) []string {
+func observations(srv *llm.ModelServer) []string {
 	var out []string
 	for _, r := range srv.Requests() {
 		last := r.Messages[len(r.Messages)-1]
@@ -98,10 +98,10 @@ sys.exit(1)
 
 // startServer is what the model does first: start the repository's dev
 // server in the background in the run's box, and wait until it answers.
-func startServer() []testkit.Reply {
-	return []testkit.Reply{
-		testkit.ContentReply("tool: run_shell\ncommand: cd site && python3 server.py 8000\nbackground: true"),
-		testkit.ContentReply("tool: run_shell\ncommand: python3 site/wait.py " + siteURL + "/\nbox: true"),
+func startServer() []llm.Reply {
+	return []llm.Reply{
+		llm.ContentReply("tool: run_shell\ncommand: cd site && python3 server.py 8000\nbackground: true"),
+		llm.ContentReply("tool: run_shell\ncommand: python3 site/wait.py " + siteURL + "/\nbox: true"),
 	}
 }
 
@@ -110,9 +110,9 @@ func startServer() []testkit.Reply {
 // replies as given. It returns the report, the options, the observations
 // of the given replies' actions (obs[i] answers replies[i-1]; obs[0] is
 // the instruction) and what of the browser still runs.
-func browserRun(t *testing.T, repo string, replies ...testkit.Reply) (*Report, Options, []string, func() []int) {
+func browserRun(t *testing.T, repo string, replies ...llm.Reply) (*Report, Options, []string, func() []int) {
 	t.Helper()
-	srv := testkit.NewModelServer(t, append(startServer(), replies...)...)
+	srv := llm.NewModelServer(t, append(startServer(), replies...)...)
 	opts := testOptions(t, srv, repo)
 	survivors := withBrowser(t, &opts)
 	rep, err := Run(t.Context(), opts)
@@ -128,17 +128,17 @@ func browserRun(t *testing.T, repo string, replies ...testkit.Reply) (*Report, O
 func TestBrowserSessionUnattended(t *testing.T) {
 	repo := greeterRepo(t)
 	rep, opts, obs, survivors := browserRun(t, repo,
-		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"),
-		testkit.ContentReply("tool: browser_type\nselector: \"#name\"\ntext: Ada"),
-		testkit.ContentReply("tool: browser_click\nselector: \"#go\""),
-		testkit.ContentReply("tool: browser_read\nselector: \"#out\""),
-		testkit.ContentReply("tool: browser_screenshot"),
-		testkit.ContentReply("tool: browser_console"),
-		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/away"),
-		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/fetches.html"),
-		testkit.ContentReply("tool: browser_read\nselector: \"#r\""),
-		testkit.ContentReply("tool: write_file\npath: checked.txt\ncontent: the greeter greets"),
-		testkit.ContentReply("tool: done\nsummary: checked the page"),
+		llm.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"),
+		llm.ContentReply("tool: browser_type\nselector: \"#name\"\ntext: Ada"),
+		llm.ContentReply("tool: browser_click\nselector: \"#go\""),
+		llm.ContentReply("tool: browser_read\nselector: \"#out\""),
+		llm.ContentReply("tool: browser_screenshot"),
+		llm.ContentReply("tool: browser_console"),
+		llm.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/away"),
+		llm.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/fetches.html"),
+		llm.ContentReply("tool: browser_read\nselector: \"#r\""),
+		llm.ContentReply("tool: write_file\npath: checked.txt\ncontent: the greeter greets"),
+		llm.ContentReply("tool: done\nsummary: checked the page"),
 	)
 	assert.Contains(t, obs[1], "Result of browser_navigate:\nloaded "+siteURL+`/ (title "Greeter"), HTTP status 200`)
 	assert.Contains(t, obs[2], "typed 3 characters into #name")
@@ -182,9 +182,9 @@ func TestBrowserGateInSession(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-			srv := testkit.NewModelServer(t,
-				testkit.ContentReply("tool: browser_navigate\nurl: http://localhost:9/"),
-				testkit.ContentReply("tool: done\nsummary: could not look"),
+			srv := llm.NewModelServer(t,
+				llm.ContentReply("tool: browser_navigate\nurl: http://localhost:9/"),
+				llm.ContentReply("tool: done\nsummary: could not look"),
 			)
 			opts := testOptions(t, srv, repo)
 			survivors := withBrowser(t, &opts)
@@ -206,7 +206,7 @@ func TestBrowserGateInSession(t *testing.T) {
 	// No box, attended or not: refused before a record or a request.
 	for _, attended := range []bool{true, false} {
 		t.Run(fmt.Sprintf("no box, attended %v", attended), func(t *testing.T) {
-			srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: never asked"))
+			srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: never asked"))
 			opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"})) // the sandbox is off
 			// Refused before any browser starts: no Chromium is needed.
 			opts.Browser = BrowserOptions{On: true, Exec: "/nonexistent/chromium"}
@@ -226,7 +226,7 @@ func TestBrowserGateInSession(t *testing.T) {
 		})
 	}
 	t.Run("headed, unattended", func(t *testing.T) {
-		srv := testkit.NewModelServer(t)
+		srv := llm.NewModelServer(t)
 		opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
 		withBrowser(t, &opts)
 		opts.Browser.Headed = true
@@ -255,21 +255,21 @@ func TestBrowserFixesAPage(t *testing.T) {
 };
 `,
 	})
-	check := []testkit.Reply{
-		testkit.ContentReply("tool: browser_type\nselector: \"#a\"\ntext: \"2\""),
-		testkit.ContentReply("tool: browser_type\nselector: \"#b\"\ntext: \"3\""),
-		testkit.ContentReply("tool: browser_click\nselector: \"#add\""),
-		testkit.ContentReply("tool: browser_read\nselector: \"#sum\""),
+	check := []llm.Reply{
+		llm.ContentReply("tool: browser_type\nselector: \"#a\"\ntext: \"2\""),
+		llm.ContentReply("tool: browser_type\nselector: \"#b\"\ntext: \"3\""),
+		llm.ContentReply("tool: browser_click\nselector: \"#add\""),
+		llm.ContentReply("tool: browser_read\nselector: \"#sum\""),
 	}
-	replies := append([]testkit.Reply{testkit.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/")}, check...)
+	replies := append([]llm.Reply{llm.ContentReply("tool: browser_navigate\nurl: " + siteURL + "/")}, check...)
 	replies = append(replies,
-		testkit.ContentReply("<tool_call>\n<function=edit_file>\n<parameter=path>\nsite/app.js\n</parameter>\n<parameter=old_text>\nString(a - b)\n</parameter>\n<parameter=new_text>\nString(a + b)\n</parameter>\n</function>\n</tool_call>"),
-		testkit.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"),
+		llm.ContentReply("<tool_call>\n<function=edit_file>\n<parameter=path>\nsite/app.js\n</parameter>\n<parameter=old_text>\nString(a - b)\n</parameter>\n<parameter=new_text>\nString(a + b)\n</parameter>\n</function>\n</tool_call>"),
+		llm.ContentReply("tool: browser_navigate\nurl: "+siteURL+"/"),
 	)
 	replies = append(replies, check...)
 	replies = append(replies,
-		testkit.ContentReply("tool: browser_screenshot"),
-		testkit.ContentReply("tool: done\nsummary: the adder subtracted; it adds now, checked in the browser"),
+		llm.ContentReply("tool: browser_screenshot"),
+		llm.ContentReply("tool: done\nsummary: the adder subtracted; it adds now, checked in the browser"),
 	)
 	rep, opts, obs, survivors := browserRun(t, repo, replies...)
 	assert.True(t, strings.HasSuffix(obs[5], "\n-1"), "the page shows the bug: %q", obs[5])

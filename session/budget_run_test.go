@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
 )
@@ -29,12 +29,12 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 				files[fmt.Sprintf("big%d.go", i)] = strings.Repeat(fmt.Sprintf("// line of big file %d, long enough to matter <&>\n", i), 400) // 20 KB
 			}
 			repo := fixtureRepo(t, files)
-			var replies []testkit.Reply
+			var replies []llm.Reply
 			for turn := range 30 {
-				replies = append(replies, testkit.ContentReply(fmt.Sprintf("tool: read_file\npath: big%d.go\nstart_line: %d", turn%6, 1+turn*7)))
+				replies = append(replies, llm.ContentReply(fmt.Sprintf("tool: read_file\npath: big%d.go\nstart_line: %d", turn%6, 1+turn*7)))
 			}
-			replies = append(replies, testkit.ContentReply("tool: done\nsummary: read"))
-			srv := testkit.NewModelServer(t, replies...)
+			replies = append(replies, llm.ContentReply("tool: done\nsummary: read"))
+			srv := llm.NewModelServer(t, replies...)
 			opts := testOptions(t, srv, repo)
 			opts.DryRun = true
 			opts.MaxTurns = len(replies)

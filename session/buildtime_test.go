@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
@@ -45,10 +46,10 @@ func TestColdCompileOutlastsTheShellTimeout(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
 	repo := fixtureRepo(t, coldModule(2000))
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: go build ."),
-		testkit.ContentReply(write("notes.txt", "cold\n")),
-		testkit.ContentReply("tool: done\nsummary: noted"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: go build ."),
+		llm.ContentReply(write("notes.txt", "cold\n")),
+		llm.ContentReply("tool: done\nsummary: noted"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Verify = lang.TierBuild
@@ -86,7 +87,7 @@ func TestColdCompileOutlastsTheShellTimeout(t *testing.T) {
 // unless set, and a negative one is refused, naming the option.
 func TestBuildCeilingOption(t *testing.T) {
 	t.Parallel()
-	base := testOptions(t, testkit.NewModelServer(t), t.TempDir())
+	base := testOptions(t, llm.NewModelServer(t), t.TempDir())
 	o := base
 	o.ShellTimeout = 3 * time.Minute
 	o, err := o.withDefaults()

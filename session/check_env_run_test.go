@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/contract"
 )
 
@@ -18,9 +18,9 @@ func TestContractEnvironment(t *testing.T) {
 	files := goModule(builds)
 	files["dep.go"] = "package calc\n\nimport _ \"example.com/dep\"\n"
 	repo := fixtureRepo(t, files)
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply(write("extra.go", "package calc\n")),
-		testkit.ContentReply("tool: done\nsummary: added a file"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply(write("extra.go", "package calc\n")),
+		llm.ContentReply("tool: done\nsummary: added a file"))
 	opts := buildOptions(t, srv, repo)
 	opts.Checks = []string{"go build ./..."}
 	rep, err := Run(t.Context(), opts)
@@ -45,9 +45,9 @@ func TestContractEnvironment(t *testing.T) {
 func TestContractManifestRemoved(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, goModule(builds))
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: rm go.mod"),
-		testkit.ContentReply("tool: done\nsummary: simplified the build"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: rm go.mod"),
+		llm.ContentReply("tool: done\nsummary: simplified the build"))
 	opts := buildOptions(t, srv, repo)
 	opts.Approver = approveAll{}
 	opts.Checks = []string{"go build ./..."}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
@@ -52,7 +53,7 @@ func quote(s string) string {
 
 // buildOptions are testOptions at the build tier: go vet and go build run
 // on the host, as they do where the sandbox is not usable.
-func buildOptions(t *testing.T, srv *testkit.ModelServer, repo string) Options {
+func buildOptions(t *testing.T, srv *llm.ModelServer, repo string) Options {
 	opts := testOptions(t, srv, repo)
 	opts.Verify = lang.TierBuild
 	return opts
@@ -125,11 +126,11 @@ func TestContract(t *testing.T) {
 				files = goModule(tt.base)
 			}
 			repo := fixtureRepo(t, files)
-			var replies []testkit.Reply
+			var replies []llm.Reply
 			for _, r := range tt.replies {
-				replies = append(replies, testkit.ContentReply(r))
+				replies = append(replies, llm.ContentReply(r))
 			}
-			srv := testkit.NewModelServer(t, replies...)
+			srv := llm.NewModelServer(t, replies...)
 			opts := buildOptions(t, srv, repo)
 			opts.Checks, opts.ShellTimeout = tt.checks, tt.timeout
 			rep, err := Run(t.Context(), opts)
@@ -163,9 +164,9 @@ func TestContract(t *testing.T) {
 func TestContractNoChange(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, goModule(builds))
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: go vet ./..."),
-		testkit.ContentReply("tool: done\nsummary: it already adds; nothing to change"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: go vet ./..."),
+		llm.ContentReply("tool: done\nsummary: it already adds; nothing to change"))
 	opts := buildOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
@@ -184,11 +185,11 @@ func TestContractNoChange(t *testing.T) {
 func TestContractResumeAfterBroken(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, goModule(builds))
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply(write("calc.go", "package calc\n\n"+broken+"\n")),
-		testkit.ContentReply("tool: done\nsummary: changed Add"),
-		testkit.ContentReply(write("calc.go", "package calc\n\n"+builds+"\n// Sum adds.\nfunc Sum(a, b int) int { return Add(a, b) }\n")),
-		testkit.ContentReply("tool: done\nsummary: fixed the build"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply(write("calc.go", "package calc\n\n"+broken+"\n")),
+		llm.ContentReply("tool: done\nsummary: changed Add"),
+		llm.ContentReply(write("calc.go", "package calc\n\n"+builds+"\n// Sum adds.\nfunc Sum(a, b int) int { return Add(a, b) }\n")),
+		llm.ContentReply("tool: done\nsummary: fixed the build"),
 	)
 	opts := buildOptions(t, srv, repo)
 	opts.Checks = []string{"go build ./..."}
@@ -225,7 +226,7 @@ func TestUserChecksRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := testkit.NewModelServer(t)
+			srv := llm.NewModelServer(t)
 			srv.AllowExhaustion()
 			opts := testOptions(t, srv, fixtureRepo(t, goModule(builds)))
 			opts.Verify, opts.Checks = tt.tier, []string{tt.check}

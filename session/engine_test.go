@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/model"
@@ -40,7 +40,7 @@ func fixtureRepo(t testing.TB, files map[string]string) string {
 }
 
 // testOptions returns Options for a run against srv, with the sandbox off.
-func testOptions(t testing.TB, srv *testkit.ModelServer, repo string) Options {
+func testOptions(t testing.TB, srv *llm.ModelServer, repo string) Options {
 	t.Helper()
 	home := t.TempDir()
 	st, err := OpenStore(home)
@@ -68,11 +68,11 @@ func gitOut(t testing.TB, dir string, args ...string) string {
 func TestInteractive(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: wrote a"),
-		testkit.ContentReply("tool: write_file\npath: b.txt\ncontent: b"),
-		testkit.ContentReply("tool: done\nsummary: wrote b"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: wrote a"),
+		llm.ContentReply("tool: write_file\npath: b.txt\ncontent: b"),
+		llm.ContentReply("tool: done\nsummary: wrote b"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Interactive = true
@@ -100,9 +100,9 @@ func TestInteractive(t *testing.T) {
 func TestInteractiveDeclinesLanding(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: wrote a"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Interactive = true
@@ -119,7 +119,7 @@ func TestInteractiveDeclinesLanding(t *testing.T) {
 func TestTurnTimeoutIsPartial(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").After(time.Hour))
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: late").After(time.Hour))
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	opts.TurnTimeout = 200 * time.Millisecond
@@ -132,11 +132,11 @@ func TestTurnTimeoutIsPartial(t *testing.T) {
 func TestEndpointOutageIsInfrastructure(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	var replies []testkit.Reply
+	var replies []llm.Reply
 	for range 200 {
-		replies = append(replies, testkit.ErrorReply(503, "loading model"))
+		replies = append(replies, llm.ErrorReply(503, "loading model"))
 	}
-	srv := testkit.NewModelServer(t, replies...)
+	srv := llm.NewModelServer(t, replies...)
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	// The outage outlasts the client's attempts, not a turn timeout that
@@ -154,9 +154,9 @@ func TestEndpointOutageIsInfrastructure(t *testing.T) {
 func TestOnStepSeesEveryTurnScrubbed(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: read_file\npath: sekrit-value.txt"),
-		testkit.ContentReply("tool: done\nsummary: ok"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: read_file\npath: sekrit-value.txt"),
+		llm.ContentReply("tool: done\nsummary: ok"))
 	opts := testOptions(t, srv, repo)
 	opts.Secrets = []string{"sekrit-value"}
 	var steps []Step
@@ -176,10 +176,10 @@ func TestOnStepSeesEveryTurnScrubbed(t *testing.T) {
 func TestTransientFailureRetriedWithinTheTurn(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ErrorReply(503, "loading"),
-		testkit.ErrorReply(429, "slow down"),
-		testkit.ContentReply("tool: done\nsummary: ok"),
+	srv := llm.NewModelServer(t,
+		llm.ErrorReply(503, "loading"),
+		llm.ErrorReply(429, "slow down"),
+		llm.ContentReply("tool: done\nsummary: ok"),
 	)
 	rep, err := Run(t.Context(), testOptions(t, srv, repo))
 	require.NoError(t, err)
@@ -191,7 +191,7 @@ func TestCancelled(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	never := make(chan struct{})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: late").Until(never))
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: late").Until(never))
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -223,7 +223,7 @@ func (c cancelOnCall) Complete(ctx context.Context, msgs []model.Message) (model
 func TestRunRefusesBadOptions(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t)
+	srv := llm.NewModelServer(t)
 	tests := []struct {
 		name string
 		edit func(*Options)

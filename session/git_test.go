@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/scrub"
 )
@@ -43,7 +43,7 @@ func TestGitScrubsWhatItIsGiven(t *testing.T) {
 func TestDryRunDiffIsScrubbed(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: look"))
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: look"))
 	opts := testOptions(t, srv, repo)
 	opts.DryRun = true
 	opts.Secrets = []string{"sekrit-value"}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 // commitFixture commits every change in repo.
@@ -29,7 +29,7 @@ func commitFixture(t *testing.T, repo string) {
 // system prompt and report.
 func systemPromptOf(t *testing.T, repo string) (string, *Report) {
 	t.Helper()
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: x"))
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x"))
 	opts := testOptions(t, srv, repo)
 	opts.DryRun = true
 	rep, err := Run(t.Context(), opts)
@@ -139,7 +139,7 @@ func TestRepositoryInstructions(t *testing.T) {
 func TestInstructionsFromStartCommit(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"AGENTS.md": "committed rules"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: x"))
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x"))
 	opts := testOptions(t, srv, repo)
 	opts.DryRun = true
 	rep, err := Run(t.Context(), opts)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -67,9 +67,9 @@ const evilWorkflow = "on: push\njobs:\n  steal:\n    runs-on: ubuntu-latest\n   
 func TestToolRefusesWorkflowInASession(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: ./.github//workflows/evil.yml\ncontent: \"on: push\\n\""),
-		testkit.ContentReply("tool: done\nsummary: tried"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: ./.github//workflows/evil.yml\ncontent: \"on: push\\n\""),
+		llm.ContentReply("tool: done\nsummary: tried"),
 	)
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
@@ -106,11 +106,11 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			repo := fixtureRepo(t, map[string]string{"README": "hi\n", ".github/workflows/ci.yml": "on: push\n"})
-			srv := testkit.NewModelServer(t,
-				testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-				testkit.ContentReply("tool: done\nsummary: wrote a"),
-				testkit.ContentReply("tool: done\nsummary: still a"),
-				testkit.ContentReply("tool: done\nsummary: land it"),
+			srv := llm.NewModelServer(t,
+				llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+				llm.ContentReply("tool: done\nsummary: wrote a"),
+				llm.ContentReply("tool: done\nsummary: still a"),
+				llm.ContentReply("tool: done\nsummary: land it"),
 			)
 			opts := testOptions(t, srv, repo)
 			var progress strings.Builder
@@ -162,10 +162,10 @@ func testResumeOptions(opts Options, allow bool) Options {
 // reason TestLandingRefusesPlantedWorkflow gives.
 func TestAllowWorkflowChangesIsKeptByResume(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: .github/workflows/ci.yml\ncontent: \"on: push\\n\""),
-		testkit.ContentReply("tool: done\nsummary: add CI"),
-		testkit.ContentReply("tool: done\nsummary: and lint"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: .github/workflows/ci.yml\ncontent: \"on: push\\n\""),
+		llm.ContentReply("tool: done\nsummary: add CI"),
+		llm.ContentReply("tool: done\nsummary: and lint"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.AllowWorkflowChanges = true
@@ -187,9 +187,9 @@ func TestAllowWorkflowChangesIsKeptByResume(t *testing.T) {
 func TestGitHubLandingRefusesPlantedWorkflow(t *testing.T) {
 	t.Parallel()
 	f := newGitHubFixture(t)
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: \"hi\\n\""),
-		testkit.ContentReply("tool: done\nsummary: Greet"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: \"hi\\n\""),
+		llm.ContentReply("tool: done\nsummary: Greet"),
 	)
 	opts := f.options(t, srv)
 	opts.Client = &plantBefore{Completer: opts.Client, n: 2, dir: workspaceOf(t, opts), files: map[string]string{".github/workflows/evil.yml": evilWorkflow}}
@@ -244,9 +244,9 @@ func TestLandingRefusesPlantedAction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			repo := fixtureRepo(t, start)
-			srv := testkit.NewModelServer(t,
-				testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-				testkit.ContentReply("tool: done\nsummary: wrote a"),
+			srv := llm.NewModelServer(t,
+				llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+				llm.ContentReply("tool: done\nsummary: wrote a"),
 			)
 			opts := testOptions(t, srv, repo)
 			opts.Client = &plantBefore{Completer: opts.Client, n: 2, dir: workspaceOf(t, opts), files: tt.files}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
 )
@@ -47,7 +47,7 @@ func TestCommitMessageDoesNotRepeatAClaimAsFact(t *testing.T) {
 func TestLandRefusesUnfinishedWork(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"))
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"))
 	opts := testOptions(t, srv, repo)
 	opts.MaxTurns = 1
 	rep, err := Run(t.Context(), opts)
@@ -72,9 +72,9 @@ func TestBrokenContractLandsMarkedLocally(t *testing.T) {
 		t.Skip("go is not on PATH")
 	}
 	repo := fixtureRepo(t, map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"a + b\"\nnew_text: \"a +\""),
-		testkit.ContentReply("tool: done\nsummary: Fix Add; go build passes"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"a + b\"\nnew_text: \"a +\""),
+		llm.ContentReply("tool: done\nsummary: Fix Add; go build passes"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Verify = lang.TierBuild

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
 )
@@ -30,11 +30,11 @@ func TestPythonWithoutManifest(t *testing.T) {
 		"test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5, 'add is wrong'\n",
 	}
 	command := "python3 -m pytest -q"
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: "+command),
-		testkit.ContentReply(write("calc.py", "def add(a, b):\n    return a + b\n")),
-		testkit.ContentReply("tool: run_shell\ncommand: "+command),
-		testkit.ContentReply("tool: done\nsummary: add adds"))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: "+command),
+		llm.ContentReply(write("calc.py", "def add(a, b):\n    return a + b\n")),
+		llm.ContentReply("tool: run_shell\ncommand: "+command),
+		llm.ContentReply("tool: done\nsummary: add adds"))
 	opts := testOptions(t, srv, fixtureRepo(t, files))
 	opts.Verify, opts.Sandbox, opts.ShellTimeout = lang.TierTest, sb, 5*time.Minute
 	w := &watcher{}

@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/internal/testkit/registry"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
@@ -51,7 +52,7 @@ func TestLanguagesLine(t *testing.T) {
 func TestLanguagesFixedInTheSandbox(t *testing.T) {
 	requireBwrap(t)
 	tierTest := lang.TierTest // the loop's lang is a language's repository
-	for _, lang := range testkit.LanguageRepos() {
+	for _, lang := range registry.LanguageRepos() {
 		t.Run(lang.Ecosystem, func(t *testing.T) {
 			t.Parallel()
 			sb := toolchainSandbox(t, lang.Ecosystem)
@@ -59,12 +60,12 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 				t.Skip(err)
 			}
 			command := strings.Join(lang.Command, " ")
-			replies := []testkit.Reply{testkit.ContentReply("tool: run_shell\ncommand: " + command)}
+			replies := []llm.Reply{llm.ContentReply("tool: run_shell\ncommand: " + command)}
 			for name, body := range lang.Fix {
-				replies = append(replies, testkit.ContentReply(write(name, body)))
+				replies = append(replies, llm.ContentReply(write(name, body)))
 			}
-			replies = append(replies, testkit.ContentReply("tool: run_shell\ncommand: "+command), testkit.ContentReply("tool: done\nsummary: fixed add"))
-			srv := testkit.NewModelServer(t, replies...)
+			replies = append(replies, llm.ContentReply("tool: run_shell\ncommand: "+command), llm.ContentReply("tool: done\nsummary: fixed add"))
+			srv := llm.NewModelServer(t, replies...)
 			files := map[string]string{".github/workflows/ci.yml": "on: push\njobs:\n  test:\n    steps:\n      - uses: actions/checkout@v4\n" +
 				"      - name: Set up\n        run: make setup\n      - name: Test\n        run: " + command + "\n"}
 			for name, body := range lang.Files {
@@ -116,7 +117,7 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 func TestLanguagesMissingToolchain(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n", "src/lib.rs": "\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply(write("src/lib.rs", "pub fn add() {}\n")), testkit.ContentReply("tool: done\nsummary: added add"))
+	srv := llm.NewModelServer(t, llm.ContentReply(write("src/lib.rs", "pub fn add() {}\n")), llm.ContentReply("tool: done\nsummary: added add"))
 	opts := testOptions(t, srv, repo)
 	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff, Path: t.TempDir()})
 	opts.Verify = lang.TierBuild

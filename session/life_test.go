@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/live"
 )
 
@@ -50,7 +51,7 @@ func waitStatus(t *testing.T, c *Control, status Status) {
 }
 
 // waitRequests waits (testkit.Patience at most) until the model has had n requests.
-func waitRequests(t *testing.T, srv *testkit.ModelServer, n int) {
+func waitRequests(t *testing.T, srv *llm.ModelServer, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), testkit.Patience)
 	defer cancel()
@@ -74,11 +75,11 @@ func TestMessageMidRunIsActedOn(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	gate := make(chan struct{})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: list_dir\npath: .").Until(gate),
-		testkit.ContentReply("tool: write_file\npath: b.txt\ncontent: b"),
-		testkit.ContentReply("tool: done\nsummary: wrote a and b"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: list_dir\npath: .").Until(gate),
+		llm.ContentReply("tool: write_file\npath: b.txt\ncontent: b"),
+		llm.ContentReply("tool: done\nsummary: wrote a and b"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Control = NewControl()
@@ -111,11 +112,11 @@ func (a gateApprover) Approve(_ context.Context, action string) (bool, error) {
 func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: run_shell\ncommand: sleep 600"),
-		testkit.ContentReply("tool: write_file\npath: c.txt\ncontent: c"),
-		testkit.ContentReply("tool: done\nsummary: wrote a and c"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: run_shell\ncommand: sleep 600"),
+		llm.ContentReply("tool: write_file\npath: c.txt\ncontent: c"),
+		llm.ContentReply("tool: done\nsummary: wrote a and c"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Control = NewControl()
@@ -159,9 +160,9 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 func TestIdleRunCompletesAtItsTimeout(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: wrote a"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.IdleTimeout = time.Millisecond
@@ -179,9 +180,9 @@ func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	gate := make(chan struct{})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: never read").Until(gate),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: never read").Until(gate),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Control = NewControl()
@@ -203,10 +204,10 @@ func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
 func TestWatchReplaysARun(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: run_shell\ncommand: echo hello"),
-		testkit.ContentReply("tool: done\nsummary: wrote a"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: run_shell\ncommand: echo hello"),
+		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Approver = gateApprover{asked: make(chan string, 1)}
@@ -237,11 +238,11 @@ func TestWatchReplaysARun(t *testing.T) {
 func TestSocketSendInterruptStop(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: wrote a"),
-		testkit.ContentReply("tool: write_file\npath: b.txt\ncontent: b"),
-		testkit.ContentReply("tool: done\nsummary: wrote b"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: wrote a"),
+		llm.ContentReply("tool: write_file\npath: b.txt\ncontent: b"),
+		llm.ContentReply("tool: done\nsummary: wrote b"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Control = NewControl()
@@ -313,9 +314,9 @@ func (s *syncBuilder) String() string {
 func TestWatchFollowsALiveRun(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: wrote a"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Control = NewControl()

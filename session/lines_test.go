@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 // The terminal's reader ends with its run: a run that read its input (an
@@ -21,9 +22,9 @@ import (
 // which parallel tests' runs would add to.
 func TestTheInputReaderEndsWithItsRun(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: wrote a"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	r, w, err := os.Pipe()
 	require.NoError(t, err)

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 // TestOwnFailingRunNamed: a model whose own last go vet failed, and which
@@ -17,9 +17,9 @@ import (
 func TestOwnFailingRunNamed(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, goModule(broken))
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: go vet ./..."),
-		testkit.ContentReply("tool: done\nsummary: Nothing to change: go vet passes and the tests pass."))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: go vet ./..."),
+		llm.ContentReply("tool: done\nsummary: Nothing to change: go vet passes and the tests pass."))
 	opts := buildOptions(t, srv, repo)
 	var progress strings.Builder
 	opts.Progress = &progress

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 )
 
@@ -74,9 +74,9 @@ func TestProgressWhileATurnTakesLong(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	modelGate := make(chan struct{})
 	command := "echo compiling the world; read x < " + fifo + "; echo finished"
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: \""+command+"\"").Until(modelGate),
-		testkit.ContentReply("tool: done\nsummary: ran it"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: \""+command+"\"").Until(modelGate),
+		llm.ContentReply("tool: done\nsummary: ran it"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Approver = approveAll{}

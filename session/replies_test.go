@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
 )
@@ -82,11 +82,11 @@ func TestReplyForms(t *testing.T) {
 		t.Run(form, func(t *testing.T) {
 			t.Parallel()
 			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-			script := make([]testkit.Reply, len(replies))
+			script := make([]llm.Reply, len(replies))
 			for i, r := range replies {
-				script[i] = testkit.ContentReply(r)
+				script[i] = llm.ContentReply(r)
 			}
-			srv := testkit.NewModelServer(t, script...)
+			srv := llm.NewModelServer(t, script...)
 			rep, err := Run(t.Context(), testOptions(t, srv, repo))
 			require.NoError(t, err)
 			assertCorpusWork(t, repo, rep)
@@ -103,11 +103,11 @@ func TestReplyForms(t *testing.T) {
 }
 
 // nativeScript is the corpus as native tool calls.
-func nativeScript(t *testing.T) []testkit.Reply {
+func nativeScript(t *testing.T) []llm.Reply {
 	t.Helper()
-	var script []testkit.Reply
+	var script []llm.Reply
 	for _, a := range corpusActions(t) {
-		script = append(script, testkit.ToolCallReply(a.Tool, string(a.Args)))
+		script = append(script, llm.ToolCallReply(a.Tool, string(a.Args)))
 	}
 	return script
 }
@@ -117,10 +117,10 @@ func TestNativeToolCalls(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	script := append(nativeScript(t),
 		// resume: one more call, then done
-		testkit.ToolCallReply("read_file", `{"path":"README"}`),
-		testkit.ToolCallReply("done", `{"summary":"read it"}`),
+		llm.ToolCallReply("read_file", `{"path":"README"}`),
+		llm.ToolCallReply("done", `{"summary":"read it"}`),
 	)
-	srv := testkit.NewModelServer(t, script...)
+	srv := llm.NewModelServer(t, script...)
 	opts := testOptions(t, srv, repo)
 	opts.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
@@ -180,12 +180,12 @@ func TestNativeToolCalls(t *testing.T) {
 func TestNativeSeveralCalls(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.Reply{ToolCalls: []testkit.ToolCall{
+	srv := llm.NewModelServer(t,
+		llm.Reply{ToolCalls: []llm.ToolCall{
 			{ID: "a", Name: "write_file", Arguments: `{"path":"a.txt","content":"a"}`},
 			{ID: "b", Name: "write_file", Arguments: `{"path":"b.txt","content":"b"}`},
 		}},
-		testkit.ToolCallReply("done", `{"summary":"x"}`),
+		llm.ToolCallReply("done", `{"summary":"x"}`),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.ToolCalls = ToolCallsNative
@@ -204,9 +204,9 @@ func TestNativeSeveralCalls(t *testing.T) {
 func TestNativeMalformedCall(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.Reply{ToolCalls: []testkit.ToolCall{{ID: "bad", Name: "write_file", Arguments: `{"path":`}}},
-		testkit.ToolCallReply("done", `{"summary":"x"}`),
+	srv := llm.NewModelServer(t,
+		llm.Reply{ToolCalls: []llm.ToolCall{{ID: "bad", Name: "write_file", Arguments: `{"path":`}}},
+		llm.ToolCallReply("done", `{"summary":"x"}`),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.ToolCalls = ToolCallsNative
@@ -227,7 +227,7 @@ func TestNativeMalformedCall(t *testing.T) {
 func TestTextModeToolCalls(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, nativeScript(t)...)
+	srv := llm.NewModelServer(t, nativeScript(t)...)
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
@@ -244,22 +244,22 @@ func TestAutoToolCalls(t *testing.T) {
 	tests := []struct {
 		name   string
 		refuse bool
-		probe  []testkit.Reply
+		probe  []llm.Reply
 		want   string
 	}{
-		{name: "server takes tools", probe: []testkit.Reply{testkit.ToolCallReply("ping", "{}")}, want: ToolCallsNative},
+		{name: "server takes tools", probe: []llm.Reply{llm.ToolCallReply("ping", "{}")}, want: ToolCallsNative},
 		{name: "server refuses tools", refuse: true, want: ToolCallsText},
-		{name: "server ignores tools", probe: []testkit.Reply{testkit.ContentReply("pong")}, want: ToolCallsText},
+		{name: "server ignores tools", probe: []llm.Reply{llm.ContentReply("pong")}, want: ToolCallsText},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-			done := testkit.ContentReply("tool: done\nsummary: x")
+			done := llm.ContentReply("tool: done\nsummary: x")
 			if tt.want == ToolCallsNative {
-				done = testkit.ToolCallReply("done", `{"summary":"x"}`)
+				done = llm.ToolCallReply("done", `{"summary":"x"}`)
 			}
-			srv := testkit.NewModelServer(t, append(tt.probe, done)...)
+			srv := llm.NewModelServer(t, append(tt.probe, done)...)
 			if tt.refuse {
 				srv.RefuseTools()
 			}
@@ -283,7 +283,7 @@ func TestAutoToolCalls(t *testing.T) {
 
 func TestToolCallsOptionChecked(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t)
+	srv := llm.NewModelServer(t)
 	opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
 	opts.ToolCalls = "xml"
 	_, err := Run(t.Context(), opts)
@@ -297,11 +297,11 @@ func TestToolCallsOptionChecked(t *testing.T) {
 func TestNativeCallWithoutID(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.RawReply(200, `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,`+
+	srv := llm.NewModelServer(t,
+		llm.RawReply(200, `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,`+
 			`"message":{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"git_diff","arguments":"{}"}}]},`+
 			`"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`),
-		testkit.ToolCallReply("done", `{"summary":"x"}`),
+		llm.ToolCallReply("done", `{"summary":"x"}`),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.ToolCalls = ToolCallsNative
@@ -362,7 +362,7 @@ func TestNativeToolSchemas(t *testing.T) {
 func TestNativeCallsScrubbed(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ToolCallReply("done", `{"summary":"the key is sekrit-value"}`))
+	srv := llm.NewModelServer(t, llm.ToolCallReply("done", `{"summary":"the key is sekrit-value"}`))
 	opts := testOptions(t, srv, repo)
 	opts.ToolCalls = ToolCallsNative
 	opts.Secrets = []string{"sekrit-value"}

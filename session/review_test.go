@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/land"
 )
 
@@ -22,14 +23,14 @@ func TestGitHubForkReview(t *testing.T) {
 		t.Run(map[bool]string{false: "head as it was", true: "head moved"}[moved], func(t *testing.T) {
 			t.Parallel()
 			f := newGitHubFixture(t)
-			fork := f.g.MustAddRepo(t, "mallory", "hello", nil, testkit.ForkOf("octo/hello"))
+			fork := f.g.MustAddRepo(t, "mallory", "hello", nil, ghfake.ForkOf("octo/hello"))
 			first, err := fork.Commit(t.Context(), "patch-1", "a change", map[string]string{"hello.txt": "hi\n"})
 			require.NoError(t, err)
-			num, err := f.g.AddPull(t.Context(), "octo", "hello", testkit.Pull{Title: "From a fork", Head: "patch-1", HeadRepo: "mallory/hello", User: "mallory"})
+			num, err := f.g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "From a fork", Head: "patch-1", HeadRepo: "mallory/hello", User: "mallory"})
 			require.NoError(t, err)
-			srv := testkit.NewModelServer(t,
-				testkit.ContentReply("tool: edit_file\npath: hello.txt\nold_text: hi\nnew_text: hi there"),
-				testkit.ContentReply("tool: done\nsummary: Say more"))
+			srv := llm.NewModelServer(t,
+				llm.ContentReply("tool: edit_file\npath: hello.txt\nold_text: hi\nnew_text: hi there"),
+				llm.ContentReply("tool: done\nsummary: Say more"))
 			opts := f.options(t, srv)
 			opts.PullRequest = num
 			if moved {
@@ -56,7 +57,7 @@ func TestGitHubForkReview(t *testing.T) {
 				assert.Contains(t, rv.Body, "### The change\n\nApply it with `git apply` on "+first[:12])
 				assert.Contains(t, rv.Body, "-hi\n+hi there\n")
 			} else {
-				assert.Equal(t, []testkit.ReviewDraftComment{{Path: "hello.txt", Line: 1, Side: "RIGHT", Body: "```suggestion\nhi there\n```"}}, rv.Comments)
+				assert.Equal(t, []ghfake.ReviewDraftComment{{Path: "hello.txt", Line: 1, Side: "RIGHT", Body: "```suggestion\nhi there\n```"}}, rv.Comments)
 				assert.NotContains(t, rv.Body, "git apply")
 			}
 			for _, r := range f.g.Requests() {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 // TestRecordThatCannotBeSavedEndsTheRun: when the session's record can no
@@ -22,9 +22,9 @@ func TestRecordThatCannotBeSavedEndsTheRun(t *testing.T) {
 		"go.mod":  "module example.com/m\n\ngo 1.21\n",
 		"main.go": "package main\n\nfunc main() {}\n",
 	})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: gofmt -l ."),
-		testkit.ContentReply("tool: done\nsummary: vetted"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: gofmt -l ."),
+		llm.ContentReply("tool: done\nsummary: vetted"),
 	)
 	opts := buildOptions(t, srv, repo)
 	opts.ID = "record-unsaveable"

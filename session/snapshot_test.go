@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 // dirtyRepo is a repository with a changed tracked file, a new untracked
@@ -33,11 +33,11 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	repo := dirtyRepo(t)
 	head := gitOut(t, repo, "rev-parse", "HEAD")
 	statusBefore := gitOut(t, repo, "status", "--porcelain")
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: read_file\npath: calc.go"),
-		testkit.ContentReply("tool: read_file\npath: draft.md"),
-		testkit.ContentReply("tool: edit_file\npath: notes.txt\nold_text: two\nnew_text: TWO"),
-		testkit.ContentReply("tool: done\nsummary: Shout two"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: read_file\npath: calc.go"),
+		llm.ContentReply("tool: read_file\npath: draft.md"),
+		llm.ContentReply("tool: edit_file\npath: notes.txt\nold_text: two\nnew_text: TWO"),
+		llm.ContentReply("tool: done\nsummary: Shout two"),
 	)
 	opts := testOptions(t, srv, repo)
 	var progress strings.Builder
@@ -97,9 +97,9 @@ func TestCleanStartsFromHEAD(t *testing.T) {
 	t.Parallel()
 	repo := dirtyRepo(t)
 	head := gitOut(t, repo, "rev-parse", "HEAD")
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: read_file\npath: calc.go"),
-		testkit.ContentReply("tool: done\nsummary: looked"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: read_file\npath: calc.go"),
+		llm.ContentReply("tool: done\nsummary: looked"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Clean = true
@@ -134,10 +134,10 @@ func TestChangesThatNeedTheUncommittedWorkDoNotLand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			repo := dirtyRepo(t)
-			srv := testkit.NewModelServer(t,
-				testkit.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"// Add adds, soon.\"\nnew_text: \"// Add adds.\""),
-				testkit.ContentReply("tool: done\nsummary: Reword"),
-				testkit.ContentReply("tool: done\nsummary: Reword"),
+			srv := llm.NewModelServer(t,
+				llm.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"// Add adds, soon.\"\nnew_text: \"// Add adds.\""),
+				llm.ContentReply("tool: done\nsummary: Reword"),
+				llm.ContentReply("tool: done\nsummary: Reword"),
 			)
 			srv.AllowExhaustion()
 			opts := testOptions(t, srv, repo)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
 )
 
@@ -40,13 +40,13 @@ func TestBudgetHoldsAgainstTheServersUsage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-			script := make([]testkit.Reply, replies, replies+1)
+			script := make([]llm.Reply, replies, replies+1)
 			for i := range script {
-				script[i] = testkit.ContentReply("tool: read_file\npath: README").WithUsage(tt.prompt, tt.completion)
+				script[i] = llm.ContentReply("tool: read_file\npath: README").WithUsage(tt.prompt, tt.completion)
 			}
 			// A run the budget does not stop ends here, completed.
-			script = append(script, testkit.ContentReply("tool: done\nsummary: read it").WithUsage(tt.prompt, tt.completion))
-			srv := testkit.NewModelServer(t, script...)
+			script = append(script, llm.ContentReply("tool: done\nsummary: read it").WithUsage(tt.prompt, tt.completion))
+			srv := llm.NewModelServer(t, script...)
 			opts := testOptions(t, srv, repo)
 			opts.MaxTurns = replies + 10
 			opts.Budget = budget.Budget{Tokens: capTokens}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
 )
 
@@ -28,10 +28,10 @@ var testPrice = &budget.Price{InputPerMtok: 1000, OutputPerMtok: 1000, Source: b
 func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	t.Parallel()
 	f := newGitHubFixture(t)
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: hello.txt\ncontent: \"hello, world\\n\"").WithUsage(2000, 100),
-		testkit.ContentReply("tool: read_file\npath: hello.txt").WithUsage(3000, 100),
-		testkit.ContentReply("tool: done\nsummary: Greet the world").WithUsage(3100, 50),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: \"hello, world\\n\"").WithUsage(2000, 100),
+		llm.ContentReply("tool: read_file\npath: hello.txt").WithUsage(3000, 100),
+		llm.ContentReply("tool: done\nsummary: Greet the world").WithUsage(3100, 50),
 	)
 	opts := f.options(t, srv)
 	opts.Prompt = "greet the world"
@@ -115,7 +115,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 func TestBudgetTokens(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: x"))
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x"))
 	opts := testOptions(t, srv, repo)
 	opts.Budget = budget.Budget{Tokens: budget.CompletionAllowance}
 	rep, err := Run(t.Context(), opts)
@@ -134,7 +134,7 @@ func TestBudgetTokens(t *testing.T) {
 func TestNoPriceIsUnknown(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: x").WithUsage(2000, 50))
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x").WithUsage(2000, 50))
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
@@ -166,7 +166,7 @@ func TestBudgetOptionErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := testkit.NewModelServer(t)
+			srv := llm.NewModelServer(t)
 			opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
 			opts.Price, opts.Budget = tt.price, tt.budget
 			_, err := Run(t.Context(), opts)

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -21,10 +21,10 @@ func TestTerminalSeesNoEscapes(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply(`tool: run_shell
+	srv := llm.NewModelServer(t,
+		llm.ContentReply(`tool: run_shell
 command: printf '\033]52;c;cm0gLXJmIH4=\007\033]0;pwned\007\033[2J\233H\n'`),
-		testkit.ContentReply("tool: done\nsummary: \"fixed \\u001b]8;;http://evil.test/\\u0007it\\u001b]0;title\\u0007\""),
+		llm.ContentReply("tool: done\nsummary: \"fixed \\u001b]8;;http://evil.test/\\u0007it\\u001b]0;title\\u0007\""),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Sandbox = boxSandbox(t, home)

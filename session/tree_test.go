@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
@@ -293,11 +294,11 @@ func testLeftoverCannotChangeTheCheckedFile(t *testing.T, sandboxes func(*testin
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			repo := fixtureRepo(t, leftoverRepo(leftoverBroken))
-			var replies []testkit.Reply
+			var replies []llm.Reply
 			for _, r := range tt.replies {
-				replies = append(replies, testkit.ContentReply(r))
+				replies = append(replies, llm.ContentReply(r))
 			}
-			srv := testkit.NewModelServer(t, replies...)
+			srv := llm.NewModelServer(t, replies...)
 			opts := leftoverOptions(testOptions(t, srv, repo), sandboxes(t))
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
@@ -320,10 +321,10 @@ func testLeftoverCannotChangeTheCheckedFile(t *testing.T, sandboxes func(*testin
 // run is not refused for a file that is not in the checked tree.
 func testLeftoverCannotLandAWorkflow(t *testing.T, sb *sandbox.Sandbox) {
 	repo := fixtureRepo(t, leftoverRepo(leftoverBroken))
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply(write("calc.go", leftoverFixed)),
-		testkit.ContentReply("tool: run_shell\ncommand: /usr/bin/python3 leftover.py workflow\nbackground: true"),
-		testkit.ContentReply("tool: done\nsummary: Fix Add"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply(write("calc.go", leftoverFixed)),
+		llm.ContentReply("tool: run_shell\ncommand: /usr/bin/python3 leftover.py workflow\nbackground: true"),
+		llm.ContentReply("tool: done\nsummary: Fix Add"),
 	)
 	opts := leftoverOptions(testOptions(t, srv, repo), sb)
 	rep, err := Run(t.Context(), opts)
@@ -342,15 +343,15 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 	f := newGitHubFixture(t)
 	f.g.MustAddRepo(t, "octo", "calc", leftoverRepo(leftoverBroken))
 	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
-	fork := f.g.MustAddRepo(t, "mallory", "calc", nil, testkit.ForkOf("octo/calc"))
+	fork := f.g.MustAddRepo(t, "mallory", "calc", nil, ghfake.ForkOf("octo/calc"))
 	head, err := fork.Commit(t.Context(), "patch-1", "document Add", map[string]string{"calc.go": "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a - b }\n"})
 	require.NoError(t, err)
-	num, err := f.g.AddPull(t.Context(), "octo", "calc", testkit.Pull{Title: "Document Add", Head: "patch-1", HeadRepo: "mallory/calc", User: "mallory"})
+	num, err := f.g.AddPull(t.Context(), "octo", "calc", ghfake.Pull{Title: "Document Add", Head: "patch-1", HeadRepo: "mallory/calc", User: "mallory"})
 	require.NoError(t, err)
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply(write("calc.go", "package calc\n\n// Add adds.\n"+strings.TrimPrefix(leftoverFixed, "package calc\n\n"))),
-		testkit.ContentReply("tool: run_shell\ncommand: /usr/bin/python3 leftover.py rewrite\nbackground: true"),
-		testkit.ContentReply("tool: done\nsummary: Fix Add"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply(write("calc.go", "package calc\n\n// Add adds.\n"+strings.TrimPrefix(leftoverFixed, "package calc\n\n"))),
+		llm.ContentReply("tool: run_shell\ncommand: /usr/bin/python3 leftover.py rewrite\nbackground: true"),
+		llm.ContentReply("tool: done\nsummary: Fix Add"),
 	)
 	opts := leftoverOptions(f.options(t, srv), sb)
 	opts.Repo, opts.PullRequest = "octo/calc", num
@@ -362,7 +363,7 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 	require.Len(t, reviews, 1)
 	rv := reviews[0]
 	assert.Equal(t, head, rv.CommitID)
-	assert.Equal(t, []testkit.ReviewDraftComment{{Path: "calc.go", Line: 4, Side: "RIGHT", Body: "```suggestion\nfunc Add(a, b int) int { return a + b }\n```"}}, rv.Comments,
+	assert.Equal(t, []ghfake.ReviewDraftComment{{Path: "calc.go", Line: 4, Side: "RIGHT", Body: "```suggestion\nfunc Add(a, b int) int { return a + b }\n```"}}, rv.Comments,
 		"the review suggests the checked change")
 	assert.NotContains(t, rv.Body, "a * 0")
 	ws := opts.Store.WorkspaceDir(rep.ID)
@@ -375,9 +376,9 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: Add a"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: Add a"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.DryRun = true
@@ -415,12 +416,12 @@ func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 func TestResumedRunStartsANewBox(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: sleep 600.5\nbackground: true"),
-		testkit.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
-		testkit.ContentReply("tool: done\nsummary: Add a"),
-		testkit.ContentReply("tool: run_shell\ncommand: pgrep -f 'sleep 600[.]5' || echo none left\nbox: true"),
-		testkit.ContentReply("tool: done\nsummary: Looked"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: sleep 600.5\nbackground: true"),
+		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
+		llm.ContentReply("tool: done\nsummary: Add a"),
+		llm.ContentReply("tool: run_shell\ncommand: pgrep -f 'sleep 600[.]5' || echo none left\nbox: true"),
+		llm.ContentReply("tool: done\nsummary: Looked"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Sandbox = boxSandbox(t, t.TempDir())

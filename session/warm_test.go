@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
@@ -50,10 +50,10 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 		"slow.go":      "// Package slow is slow to test.\npackage slow\n",
 		"slow_test.go": "package slow\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestSlow(t *testing.T) { time.Sleep(time.Hour) }\n",
 	})
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: go test ./..."),
-		testkit.ContentReply(write("notes.txt", "slow\n")),
-		testkit.ContentReply("tool: done\nsummary: noted"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: go test ./..."),
+		llm.ContentReply(write("notes.txt", "slow\n")),
+		llm.ContentReply("tool: done\nsummary: noted"),
 	)
 	opts := testOptions(t, srv, repo)
 	opts.Verify = lang.TierTest
@@ -110,9 +110,9 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 func TestSessionWarmsNothingUnconfined(t *testing.T) {
 	t.Parallel()
 	repo := fixtureRepo(t, goModule(builds))
-	srv := testkit.NewModelServer(t,
-		testkit.ContentReply("tool: run_shell\ncommand: go vet ./..."),
-		testkit.ContentReply("tool: done\nsummary: checked"),
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: run_shell\ncommand: go vet ./..."),
+		llm.ContentReply("tool: done\nsummary: checked"),
 	)
 	opts := buildOptions(t, srv, repo)
 	w := &watcher{}

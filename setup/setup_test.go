@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session"
@@ -91,7 +91,7 @@ func TestActionDeclaresEveryInput(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t)
+	srv := llm.NewModelServer(t)
 	home := t.TempDir()
 	env := Env{Getenv: envOf(map[string]string{
 		"CORE_HOME": home, "CORE_SESSION_SANDBOX": "off", "PATH": os.Getenv("PATH"),
@@ -253,7 +253,7 @@ func TestNothingCreatedForARunThatCannotStart(t *testing.T) {
 // fails as transient (the engine fails the run as infrastructure).
 func TestModelRetriesAreCounted(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t)
+	srv := llm.NewModelServer(t)
 	srv.AllowExhaustion()
 	var retries []model.Retry
 	env := Env{Getenv: envOf(map[string]string{
@@ -304,7 +304,7 @@ func TestPriceAndBudgetSettings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := testkit.NewModelServer(t)
+			srv := llm.NewModelServer(t)
 			if tt.endpoint[0] != "" {
 				srv.SetPrice(tt.endpoint[0], tt.endpoint[1])
 			}
@@ -355,7 +355,7 @@ func TestRepoIdentity(t *testing.T) {
 // without bwrap unless CORE_REQUIRE_BWRAP=1).
 func TestBrowserSettings(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t)
+	srv := llm.NewModelServer(t)
 	bin := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "chromium"), []byte("#!/bin/sh\n"), 0o755))
 	env := Env{Getenv: envOf(map[string]string{

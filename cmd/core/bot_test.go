@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // logLines hands on each line the bot logs.
@@ -45,7 +46,7 @@ func (l *logLines) Write(p []byte) (int, error) {
 // port here), answers /healthz, and shuts down when its context ends.
 func TestBotServesUntilCancelled(t *testing.T) {
 	t.Parallel()
-	g := testkit.NewGitHub(t)
+	g := ghfake.NewGitHub(t)
 	pem, err := g.AddApp(99)
 	require.NoError(t, err)
 	keyFile := filepath.Join(t.TempDir(), "app.pem")

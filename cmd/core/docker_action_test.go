@@ -14,7 +14,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"gopkg.in/yaml.v3"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 // TestDockerAction runs the scripts under testdata/docker: the Action's
@@ -75,8 +76,8 @@ func dockerActionParams(t *testing.T, dir string, env map[string]string) testscr
 			for k, v := range env {
 				e.Setenv(k, v)
 			}
-			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
-			var g *testkit.GitHub
+			e.Values[modelServerKey{}] = &[]*llm.ModelServer{}
+			var g *ghfake.GitHub
 			e.Values[githubKey{}] = &g
 			e.Values[registryKey{}] = &registryState{t: e.T().(testing.TB)}
 			return nil

@@ -11,7 +11,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 )
 
@@ -73,8 +74,8 @@ func runScripts(t *testing.T, dir string, env map[string]string) {
 			for k, v := range env {
 				e.Setenv(k, v)
 			}
-			e.Values[modelServerKey{}] = &[]*testkit.ModelServer{}
-			var g *testkit.GitHub
+			e.Values[modelServerKey{}] = &[]*llm.ModelServer{}
+			var g *ghfake.GitHub
 			e.Values[githubKey{}] = &g
 			e.Values[consoleKey{}] = &scriptConsole{}
 			e.Values[modelGateKey{}] = modelGates{}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // scriptAppID is the App the scripts sign in to.
@@ -38,7 +38,7 @@ func cmdGitHubDevice(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "expiring") {
 		ts.Fatalf("usage: github-device LOGIN [expiring]")
 	}
-	githubOf(ts).SetDeviceFlow(testkit.DeviceFlow{AutoApprove: args[0], Expiring: len(args) == 2})
+	githubOf(ts).SetDeviceFlow(ghfake.DeviceFlow{AutoApprove: args[0], Expiring: len(args) == 2})
 }
 
 // perms-file FILE MODE: FILE has MODE (octal).

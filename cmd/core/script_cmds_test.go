@@ -14,7 +14,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session"
 )
 
@@ -69,7 +69,7 @@ func cmdModelServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: model-serve SCRIPT [discover] [hold=N]...")
 	}
-	replies, err := testkit.ParseScript(ts.ReadFile(args[0]))
+	replies, err := llm.ParseScript(ts.ReadFile(args[0]))
 	ts.Check(err)
 	discover := false
 	for _, a := range args[1:] {
@@ -90,13 +90,13 @@ func cmdModelServe(ts *testscript.TestScript, neg bool, args []string) {
 		discover = true
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := testkit.ServeModel(ctx, "127.0.0.1:0", replies)
+	srv, err := llm.ServeModel(ctx, "127.0.0.1:0", replies)
 	if err != nil {
 		cancel()
 		ts.Fatalf("model-serve: %v", err)
 	}
 	ts.Defer(func() { cancel(); srv.Close() })
-	servers, _ := ts.Value(modelServerKey{}).(*[]*testkit.ModelServer)
+	servers, _ := ts.Value(modelServerKey{}).(*[]*llm.ModelServer)
 	*servers = append(*servers, srv)
 	if !discover {
 		ts.Setenv("CORE_SESSION_INFERENCE_URL", srv.URL)
@@ -115,7 +115,7 @@ func cmdModelRequests(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: model-requests FILE")
 	}
-	servers, _ := ts.Value(modelServerKey{}).(*[]*testkit.ModelServer)
+	servers, _ := ts.Value(modelServerKey{}).(*[]*llm.ModelServer)
 	if len(*servers) == 0 {
 		ts.Fatalf("model-requests: no model server")
 	}

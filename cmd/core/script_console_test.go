@@ -18,6 +18,7 @@ import (
 
 	"github.com/coreagent/core/console"
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 )
 
 type consoleKey struct{}
@@ -129,7 +130,7 @@ func cmdModelWait(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	n, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	servers, _ := ts.Value(modelServerKey{}).(*[]*testkit.ModelServer)
+	servers, _ := ts.Value(modelServerKey{}).(*[]*llm.ModelServer)
 	if len(*servers) == 0 {
 		ts.Fatalf("model-wait: no model server")
 	}

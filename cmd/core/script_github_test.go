@@ -9,7 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 type githubKey struct{}
@@ -18,8 +18,8 @@ type githubKey struct{}
 // it appears nowhere.
 const scriptToken = "ghs_ScriptSeededToken0123456789"
 
-func githubOf(ts *testscript.TestScript) *testkit.GitHub {
-	p, _ := ts.Value(githubKey{}).(**testkit.GitHub)
+func githubOf(ts *testscript.TestScript) *ghfake.GitHub {
+	p, _ := ts.Value(githubKey{}).(**ghfake.GitHub)
 	if p == nil || *p == nil {
 		ts.Fatalf("no GitHub: run github-serve first")
 	}
@@ -33,14 +33,14 @@ func cmdGitHubServe(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: github-serve")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	g, err := testkit.ServeGitHub(ctx, "127.0.0.1:0")
+	g, err := ghfake.ServeGitHub(ctx, "127.0.0.1:0")
 	if err != nil {
 		cancel()
 		ts.Fatalf("github-serve: %v", err)
 	}
 	ts.Defer(func() { cancel(); g.Close() })
 	g.AddToken(scriptToken, "core-bot")
-	p, _ := ts.Value(githubKey{}).(**testkit.GitHub)
+	p, _ := ts.Value(githubKey{}).(**ghfake.GitHub)
 	*p = g
 	ts.Setenv("GITHUB_API_URL", g.APIURL())
 	ts.Setenv("GITHUB_TOKEN", scriptToken)
@@ -72,7 +72,7 @@ func cmdGitHubIssue(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 3 {
 		labels = strings.Split(args[2], ",")
 	}
-	n, err := githubOf(ts).AddIssue(owner, name, testkit.Issue{Title: title, Body: body, Labels: labels})
+	n, err := githubOf(ts).AddIssue(owner, name, ghfake.Issue{Title: title, Body: body, Labels: labels})
 	ts.Check(err)
 	ts.Logf("issue #%d", n)
 }
@@ -113,7 +113,7 @@ func cmdGitHubComment(ts *testscript.TestScript, neg bool, args []string) {
 	owner, name, _ := strings.Cut(args[0], "/")
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
-	id, err := githubOf(ts).AddComment(owner, name, n, testkit.Comment{User: args[2], Body: strings.ReplaceAll(args[4], `\n`, "\n")})
+	id, err := githubOf(ts).AddComment(owner, name, n, ghfake.Comment{User: args[2], Body: strings.ReplaceAll(args[4], `\n`, "\n")})
 	ts.Check(err)
 	ts.Setenv(args[3], strconv.FormatInt(id, 10))
 }
@@ -132,7 +132,7 @@ func cmdGitHubPR(ts *testscript.TestScript, neg bool, args []string) {
 	repoName := args[0]
 	if len(args) == 4 {
 		fo, fn, _ := strings.Cut(args[3], "/")
-		_, err := g.AddRepo(ctx, fo, fn, nil, testkit.ForkOf(args[0]))
+		_, err := g.AddRepo(ctx, fo, fn, nil, ghfake.ForkOf(args[0]))
 		ts.Check(err)
 		headRepo, repoName = args[3], args[3]
 	}
@@ -143,7 +143,7 @@ func cmdGitHubPR(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	_, err := repo.Commit(ctx, args[1], "work on "+args[1], map[string]string{args[1] + ".txt": "work\n"})
 	ts.Check(err)
-	n, err := g.AddPull(ctx, owner, name, testkit.Pull{Title: args[2], Head: args[1], HeadRepo: headRepo, User: "alice"})
+	n, err := g.AddPull(ctx, owner, name, ghfake.Pull{Title: args[2], Head: args[1], HeadRepo: headRepo, User: "alice"})
 	ts.Check(err)
 	ts.Logf("pull request #%d", n)
 }

@@ -8,21 +8,21 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/registry"
 )
 
 // The package registries of the ecosystems beside Go, on loopback, for the
-// scripts whose dependency step fetches (testkit.Registry).
+// scripts whose dependency step fetches (registry.Registry).
 type registryKey struct{}
 
 // registryState is a script's registry, and the test it lives as long as.
 type registryState struct {
 	t   testing.TB
-	reg *testkit.Registry
+	reg *registry.Registry
 }
 
 // registryOf returns the script's registry, started by registry-serve.
-func registryOf(ts *testscript.TestScript) *testkit.Registry {
+func registryOf(ts *testscript.TestScript) *registry.Registry {
 	st, _ := ts.Value(registryKey{}).(*registryState)
 	if st == nil || st.reg == nil {
 		ts.Fatalf("no registry: run registry-serve first")
@@ -38,7 +38,7 @@ func cmdRegistryServe(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: registry-serve")
 	}
 	st, _ := ts.Value(registryKey{}).(*registryState)
-	st.reg = testkit.NewRegistry(st.t)
+	st.reg = registry.NewRegistry(st.t)
 	ts.Setenv("NPM_REGISTRY", st.reg.NpmURL())
 	ts.Setenv("CARGO_INDEX", st.reg.CargoGitIndex())
 	ts.Setenv("PIP_INDEX", st.reg.SimpleURL())
@@ -72,7 +72,7 @@ func cmdRegistryPytest(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: registry-pytest")
 	}
-	ts.Check(registryOf(ts).AddInstalledPytest(testkit.DebianSite))
+	ts.Check(registryOf(ts).AddInstalledPytest(registry.DebianSite))
 }
 
 // registry-requests FILE: write the paths the registries were asked for,

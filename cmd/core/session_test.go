@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/setup"
 )
 
@@ -55,7 +55,7 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 // not 1 with whatever the interruption broke.
 func TestCancelledWhileSettingUp(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t)
+	srv := llm.NewModelServer(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	var out, errOut writerBuffer

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -81,7 +82,7 @@ func TestCompleteContextEnds(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		replies []testkit.Reply
+		replies []llm.Reply
 		cancel  bool // cancel instead of a deadline
 		// The context ends once the server has received arrived requests
 		// and the client has read answered replies.
@@ -93,14 +94,14 @@ func TestCompleteContextEnds(t *testing.T) {
 	}{
 		{
 			name:      "deadline during a slow reply",
-			replies:   []testkit.Reply{testkit.ContentReply("late").After(time.Hour)},
+			replies:   []llm.Reply{llm.ContentReply("late").After(time.Hour)},
 			arrived:   1,
 			want:      context.DeadlineExceeded,
 			checkReqs: func(n int) bool { return n == 1 },
 		},
 		{
 			name:      "cancelled during a slow reply",
-			replies:   []testkit.Reply{testkit.ContentReply("late").After(time.Hour)},
+			replies:   []llm.Reply{llm.ContentReply("late").After(time.Hour)},
 			cancel:    true,
 			arrived:   1,
 			want:      context.Canceled,
@@ -108,7 +109,7 @@ func TestCompleteContextEnds(t *testing.T) {
 		},
 		{
 			name:        "deadline while retrying an outage",
-			replies:     slices.Repeat([]testkit.Reply{testkit.ErrorReply(503, "Loading model")}, 100000),
+			replies:     slices.Repeat([]llm.Reply{llm.ErrorReply(503, "Loading model")}, 100000),
 			answered:    2,
 			want:        context.DeadlineExceeded,
 			wantStatus:  503,
@@ -117,7 +118,7 @@ func TestCompleteContextEnds(t *testing.T) {
 		},
 		{
 			name:        "Retry-After is waited out",
-			replies:     []testkit.Reply{testkit.ErrorReply(429, "slow down").WithHeader("Retry-After", "30"), testkit.ContentReply("too early")},
+			replies:     []llm.Reply{llm.ErrorReply(429, "slow down").WithHeader("Retry-After", "30"), llm.ContentReply("too early")},
 			answered:    1,
 			want:        context.DeadlineExceeded,
 			wantStatus:  429,
@@ -128,7 +129,7 @@ func TestCompleteContextEnds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := testkit.NewModelServer(t, tt.replies...)
+			s := llm.NewModelServer(t, tt.replies...)
 			answered := make(chan struct{}, 1<<10)
 			client := newClient(s, func(cfg *model.Config) {
 				cfg.HTTPClient = &http.Client{Transport: &answerCounter{next: http.DefaultTransport, answered: answered}}

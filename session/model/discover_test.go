@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -28,8 +28,8 @@ func plainServer(t *testing.T, status int, body string) string {
 
 func TestDiscoverPicksFirstAnsweringInOrder(t *testing.T) {
 	t.Parallel()
-	first := testkit.NewModelServer(t)
-	second := testkit.NewModelServer(t)
+	first := llm.NewModelServer(t)
+	second := llm.NewModelServer(t)
 	dead := "http://" + deadAddr(t)
 	got, err := model.Discover(t.Context(), []string{dead, first.URL, second.URL}, nil)
 	if err != nil {
@@ -45,7 +45,7 @@ func TestDiscoverPicksFirstAnsweringInOrder(t *testing.T) {
 
 func TestDiscoverSkipsWhatIsNotAModelServer(t *testing.T) {
 	t.Parallel()
-	live := testkit.NewModelServer(t)
+	live := llm.NewModelServer(t)
 	candidates := []string{
 		plainServer(t, http.StatusOK, "<html>a web UI</html>"),
 		plainServer(t, http.StatusNotFound, "404 page not found"),
@@ -138,7 +138,7 @@ func TestDiscoverNoServer(t *testing.T) {
 
 func TestDiscoverStopsWithContext(t *testing.T) {
 	t.Parallel()
-	live := testkit.NewModelServer(t)
+	live := llm.NewModelServer(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := model.Discover(ctx, []string{live.URL}, nil)
@@ -173,7 +173,7 @@ func TestDefaultCandidates(t *testing.T) {
 func TestDiscoverFixedPort(t *testing.T) {
 	t.Parallel()
 	addr := deadAddr(t)
-	s, err := testkit.ServeModel(t.Context(), addr, nil)
+	s, err := llm.ServeModel(t.Context(), addr, nil)
 	if err != nil {
 		t.Fatalf("ServeModel: %v", err)
 	}

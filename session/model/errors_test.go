@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -14,25 +14,25 @@ func TestCompletePersistentFailures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		reply      testkit.Reply
+		reply      llm.Reply
 		wantStatus int
 		wantMsg    string
 	}{
-		{name: "400", reply: testkit.ErrorReply(400, "context too long"), wantStatus: 400,
+		{name: "400", reply: llm.ErrorReply(400, "context too long"), wantStatus: 400,
 			wantMsg: "400 Bad Request after 1 attempt: context too long"},
-		{name: "401", reply: testkit.ErrorReply(401, "invalid api key"), wantStatus: 401,
+		{name: "401", reply: llm.ErrorReply(401, "invalid api key"), wantStatus: 401,
 			wantMsg: "401 Unauthorized after 1 attempt: invalid api key (check the API key)"},
-		{name: "404 model not found", reply: testkit.ErrorReply(404, `model "qwen2.5-coder-7b" not found`), wantStatus: 404,
+		{name: "404 model not found", reply: llm.ErrorReply(404, `model "qwen2.5-coder-7b" not found`), wantStatus: 404,
 			wantMsg: `404 Not Found after 1 attempt: model "qwen2.5-coder-7b" not found (check the model name`},
-		{name: "501", reply: testkit.ErrorReply(501, "chat not supported"), wantStatus: 501,
+		{name: "501", reply: llm.ErrorReply(501, "chat not supported"), wantStatus: 501,
 			wantMsg: "501 Not Implemented after 1 attempt: chat not supported"},
-		{name: "answer is not JSON", reply: testkit.RawReply(200, "<html>welcome to the web UI</html>"),
+		{name: "answer is not JSON", reply: llm.RawReply(200, "<html>welcome to the web UI</html>"),
 			wantMsg: "request failed after 1 attempt: invalid character"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := testkit.NewModelServer(t, tt.reply, testkit.ContentReply("never served"))
+			s := llm.NewModelServer(t, tt.reply, llm.ContentReply("never served"))
 			_, err := newClient(s, nil).Complete(t.Context(), conversation())
 			me := asModelError(t, err)
 			if me.Kind != model.KindPersistent || me.Status != tt.wantStatus || me.Attempts != 1 {

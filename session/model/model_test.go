@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -31,7 +31,7 @@ func conversation() []model.Message {
 	}
 }
 
-func newClient(s *testkit.ModelServer, edit func(*model.Config)) *model.Client {
+func newClient(s *llm.ModelServer, edit func(*model.Config)) *model.Client {
 	cfg := model.Config{BaseURL: s.URL, Model: "qwen2.5-coder-7b", Backoff: tinyBackoff()}
 	if edit != nil {
 		edit(&cfg)
@@ -75,7 +75,7 @@ func TestCompletePlainReply(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := testkit.NewModelServer(t, testkit.ContentReply("tool: done\nsummary: fixed").WithUsage(120, 30))
+			s := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: fixed").WithUsage(120, 30))
 			c := newClient(s, func(cfg *model.Config) { cfg.BaseURL = s.URL + tt.suffix })
 			if c.Endpoint() != s.URL+"/v1" {
 				t.Errorf("Endpoint = %q, want %q", c.Endpoint(), s.URL+"/v1")
@@ -111,7 +111,7 @@ func TestCompletePlainReply(t *testing.T) {
 
 func TestCompleteEstimatesMissingUsage(t *testing.T) {
 	t.Parallel()
-	s := testkit.NewModelServer(t, testkit.RawReply(200,
+	s := llm.NewModelServer(t, llm.RawReply(200,
 		`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"tool: done"},"finish_reason":"stop"}]}`))
 	reply, err := newClient(s, nil).Complete(t.Context(), conversation()[:2])
 	if err != nil {
@@ -128,21 +128,21 @@ func TestCompleteRetriesTransientFailures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name           string
-		replies        []testkit.Reply
+		replies        []llm.Reply
 		attemptTimeout time.Duration
 	}{
-		{name: "503 twice", replies: []testkit.Reply{testkit.ErrorReply(503, "Loading model"), testkit.ErrorReply(503, "Loading model")}},
-		{name: "429", replies: []testkit.Reply{testkit.ErrorReply(429, "slow down")}},
-		{name: "500", replies: []testkit.Reply{testkit.ErrorReply(500, "boom")}},
-		{name: "502 from a proxy", replies: []testkit.Reply{testkit.RawReply(502, "<html>Bad Gateway</html>")}},
-		{name: "truncated body", replies: []testkit.Reply{testkit.RawReply(200, `{"choices": [`)}},
-		{name: "no choices", replies: []testkit.Reply{testkit.RawReply(200, `{"id":"x","object":"chat.completion","choices":[]}`)}},
-		{name: "attempt timeout", replies: []testkit.Reply{testkit.ContentReply("late").After(time.Hour)}, attemptTimeout: 100 * time.Millisecond},
+		{name: "503 twice", replies: []llm.Reply{llm.ErrorReply(503, "Loading model"), llm.ErrorReply(503, "Loading model")}},
+		{name: "429", replies: []llm.Reply{llm.ErrorReply(429, "slow down")}},
+		{name: "500", replies: []llm.Reply{llm.ErrorReply(500, "boom")}},
+		{name: "502 from a proxy", replies: []llm.Reply{llm.RawReply(502, "<html>Bad Gateway</html>")}},
+		{name: "truncated body", replies: []llm.Reply{llm.RawReply(200, `{"choices": [`)}},
+		{name: "no choices", replies: []llm.Reply{llm.RawReply(200, `{"id":"x","object":"chat.completion","choices":[]}`)}},
+		{name: "attempt timeout", replies: []llm.Reply{llm.ContentReply("late").After(time.Hour)}, attemptTimeout: 100 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := testkit.NewModelServer(t, append(tt.replies, testkit.ContentReply("tool: done"))...)
+			s := llm.NewModelServer(t, append(tt.replies, llm.ContentReply("tool: done"))...)
 			c := newClient(s, func(cfg *model.Config) { cfg.AttemptTimeout = tt.attemptTimeout })
 			reply, err := c.Complete(t.Context(), conversation())
 			if err != nil {
@@ -163,7 +163,7 @@ func TestCompleteMaxAttempts(t *testing.T) {
 	t.Parallel()
 	t.Run("503 every time", func(t *testing.T) {
 		t.Parallel()
-		s := testkit.NewModelServer(t, slices.Repeat([]testkit.Reply{testkit.ErrorReply(503, "Loading model")}, 3)...)
+		s := llm.NewModelServer(t, slices.Repeat([]llm.Reply{llm.ErrorReply(503, "Loading model")}, 3)...)
 		_, err := newClient(s, func(cfg *model.Config) { cfg.MaxAttempts = 3 }).Complete(t.Context(), conversation())
 		me := asModelError(t, err)
 		if me.Kind != model.KindTransient || me.Status != 503 || me.Attempts != 3 {
@@ -195,7 +195,7 @@ func TestCompleteMaxAttempts(t *testing.T) {
 	})
 	t.Run("attempt timeouts are not the caller's deadline", func(t *testing.T) {
 		t.Parallel()
-		s := testkit.NewModelServer(t, testkit.ContentReply("late").After(time.Hour))
+		s := llm.NewModelServer(t, llm.ContentReply("late").After(time.Hour))
 		c := newClient(s, func(cfg *model.Config) { cfg.MaxAttempts, cfg.AttemptTimeout = 1, 50*time.Millisecond })
 		_, err := c.Complete(t.Context(), conversation())
 		me := asModelError(t, err)
@@ -207,9 +207,9 @@ func TestCompleteMaxAttempts(t *testing.T) {
 
 func TestCompleteHonoursRetryAfter(t *testing.T) {
 	t.Parallel()
-	s := testkit.NewModelServer(t,
-		testkit.ErrorReply(503, "Loading model").WithHeader("Retry-After", "1"),
-		testkit.ContentReply("tool: done"))
+	s := llm.NewModelServer(t,
+		llm.ErrorReply(503, "Loading model").WithHeader("Retry-After", "1"),
+		llm.ContentReply("tool: done"))
 	start := time.Now()
 	reply, err := newClient(s, nil).Complete(t.Context(), conversation())
 	if err != nil {
@@ -235,7 +235,7 @@ func TestCompleteEmptyReply(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := testkit.NewModelServer(t, testkit.ContentReply(tt.content).WithUsage(500, 0), testkit.ContentReply("never served"))
+			s := llm.NewModelServer(t, llm.ContentReply(tt.content).WithUsage(500, 0), llm.ContentReply("never served"))
 			reply, err := newClient(s, nil).Complete(t.Context(), conversation())
 			me := asModelError(t, err)
 			if me.Kind != model.KindEmpty || !strings.Contains(err.Error(), "empty reply after 1 attempt: the model returned no content") {
@@ -265,7 +265,7 @@ func TestCompleteAuthorization(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := testkit.NewModelServer(t, testkit.ContentReply("tool: done"))
+			s := llm.NewModelServer(t, llm.ContentReply("tool: done"))
 			if _, err := newClient(s, func(cfg *model.Config) { cfg.APIKey = tt.key }).Complete(t.Context(), conversation()); err != nil {
 				t.Fatalf("Complete: %v", err)
 			}
@@ -293,7 +293,7 @@ func TestCompleteTemperature(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := testkit.NewModelServer(t, testkit.ContentReply("tool: done"))
+			s := llm.NewModelServer(t, llm.ContentReply("tool: done"))
 			if _, err := newClient(s, func(cfg *model.Config) { cfg.Temperature = tt.temperature }).Complete(t.Context(), conversation()); err != nil {
 				t.Fatalf("Complete: %v", err)
 			}
@@ -336,13 +336,13 @@ func TestCompleteRefusesBadInput(t *testing.T) {
 
 func TestModels(t *testing.T) {
 	t.Parallel()
-	s := testkit.NewModelServer(t)
+	s := llm.NewModelServer(t)
 	got, err := newClient(s, nil).Models(t.Context())
 	if err != nil {
 		t.Fatalf("Models: %v", err)
 	}
-	if !slices.Equal(got, []string{testkit.DefaultModel}) {
-		t.Errorf("Models = %q, want [%q]", got, testkit.DefaultModel)
+	if !slices.Equal(got, []string{llm.DefaultModel}) {
+		t.Errorf("Models = %q, want [%q]", got, llm.DefaultModel)
 	}
 	if s.ModelListRequests() != 1 {
 		t.Errorf("server got %d model list requests, want 1", s.ModelListRequests())
@@ -422,10 +422,10 @@ func TestNormalizeBaseURL(t *testing.T) {
 
 func TestCompleteTellsOfRetries(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t,
-		testkit.ErrorReply(500, "boom"),
-		testkit.ErrorReply(503, "busy"),
-		testkit.ContentReply("tool: done\nsummary: ok"),
+	srv := llm.NewModelServer(t,
+		llm.ErrorReply(500, "boom"),
+		llm.ErrorReply(503, "busy"),
+		llm.ContentReply("tool: done\nsummary: ok"),
 	)
 	var retries []model.Retry
 	c := model.New(model.Config{BaseURL: srv.URL, Model: "coder", MaxAttempts: 6,

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,9 +13,9 @@ import (
 
 func TestCompleteToolsRoundTrip(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t,
-		testkit.ToolCallReply("read_file", `{"path":"go.mod"}`),
-		testkit.ContentReply("tool: done"),
+	srv := llm.NewModelServer(t,
+		llm.ToolCallReply("read_file", `{"path":"go.mod"}`),
+		llm.ContentReply("tool: done"),
 	)
 	c := newClient(srv, nil)
 	tools := []model.Tool{{Name: "read_file", Description: "read a file",
@@ -63,7 +63,7 @@ func TestCompleteToolsRoundTrip(t *testing.T) {
 
 func TestCompleteWithoutToolsSendsNone(t *testing.T) {
 	t.Parallel()
-	srv := testkit.NewModelServer(t, testkit.ContentReply("tool: done"))
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: done"))
 	_, err := newClient(srv, nil).Complete(t.Context(), conversation())
 	require.NoError(t, err)
 	var body map[string]json.RawMessage
@@ -75,25 +75,25 @@ func TestSupportsTools(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		reply   testkit.Reply
+		reply   llm.Reply
 		refuse  bool
 		want    bool
 		wantErr bool
 	}{
-		{name: "calls the tool", reply: testkit.ToolCallReply("ping", "{}"), want: true},
-		{name: "ignores the tools", reply: testkit.ContentReply("pong")},
+		{name: "calls the tool", reply: llm.ToolCallReply("ping", "{}"), want: true},
+		{name: "ignores the tools", reply: llm.ContentReply("pong")},
 		{name: "refuses tools", refuse: true},
-		{name: "rejects the request", reply: testkit.ErrorReply(http.StatusBadRequest, "tools param requires --jinja flag")},
-		{name: "server error", reply: testkit.ErrorReply(http.StatusInternalServerError, "boom"), wantErr: true},
+		{name: "rejects the request", reply: llm.ErrorReply(http.StatusBadRequest, "tools param requires --jinja flag")},
+		{name: "server error", reply: llm.ErrorReply(http.StatusInternalServerError, "boom"), wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var replies []testkit.Reply
+			var replies []llm.Reply
 			if !tt.refuse {
 				replies = append(replies, tt.reply)
 			}
-			srv := testkit.NewModelServer(t, replies...)
+			srv := llm.NewModelServer(t, replies...)
 			if tt.refuse {
 				srv.RefuseTools()
 			}

@@ -1,0 +1,239 @@
+package ghfake
+
+import (
+	"crypto/rand"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// appPermissions are what every app of the double may do on the
+// repositories it is installed on.
+func appPermissions() map[string]string {
+	return map[string]string{
+		"actions": "write", "checks": "read", "contents": "write", "issues": "write",
+		"metadata": "read", "pull_requests": "write", "statuses": "read", "variables": "read",
+	}
+}
+
+type wireApp struct {
+	ID          int64             `json:"id"`
+	Slug        string            `json:"slug"`
+	NodeID      string            `json:"node_id"`
+	Owner       *wireUser         `json:"owner"`
+	Name        string            `json:"name"`
+	ClientID    string            `json:"client_id"`
+	Description *string           `json:"description"`
+	ExternalURL string            `json:"external_url"`
+	HTMLURL     string            `json:"html_url"`
+	CreatedAt   string            `json:"created_at"`
+	UpdatedAt   string            `json:"updated_at"`
+	Permissions map[string]string `json:"permissions"`
+	Events      []string          `json:"events"`
+}
+
+type wireInstallation struct {
+	ID                  int64             `json:"id"`
+	Account             wireUser          `json:"account"`
+	RepositorySelection string            `json:"repository_selection"`
+	AccessTokensURL     string            `json:"access_tokens_url"`
+	RepositoriesURL     string            `json:"repositories_url"`
+	HTMLURL             string            `json:"html_url"`
+	AppID               int64             `json:"app_id"`
+	AppSlug             string            `json:"app_slug"`
+	TargetID            int64             `json:"target_id"`
+	TargetType          string            `json:"target_type"`
+	Permissions         map[string]string `json:"permissions"`
+	Events              []string          `json:"events"`
+	CreatedAt           string            `json:"created_at"`
+	UpdatedAt           string            `json:"updated_at"`
+	SingleFileName      *string           `json:"single_file_name"`
+	SuspendedBy         *wireUser         `json:"suspended_by"`
+	SuspendedAt         *string           `json:"suspended_at"`
+}
+
+type wireInstallationToken struct {
+	Token               string            `json:"token"`
+	ExpiresAt           string            `json:"expires_at"`
+	Permissions         map[string]string `json:"permissions"`
+	RepositorySelection string            `json:"repository_selection"`
+	Repositories        []*wireRepo       `json:"repositories,omitempty"`
+}
+
+func appEvents() []string {
+	return []string{"issue_comment", "issues", "pull_request", "pull_request_review", "pull_request_review_comment"}
+}
+
+// GET /app
+func (g *GitHub) getApp(c *apiCall, app int64) {
+	g.mu.Lock()
+	a := g.ext.apps[app]
+	created, slug := wireTime(a.created), a.slug
+	g.mu.Unlock()
+	c.json(http.StatusOK, wireApp{
+		ID: app, Slug: slug, NodeID: nodeID("A", app), Name: slug, ClientID: a.clientID,
+		ExternalURL: g.URL, HTMLURL: g.URL + "/apps/" + slug, CreatedAt: created, UpdatedAt: created,
+		Permissions: appPermissions(), Events: appEvents(),
+	})
+}
+
+func (g *GitHub) wireInstallation(in *installState) wireInstallation {
+	id := strconv.FormatInt(in.id, 10)
+	selection := "all"
+	if in.repos != nil {
+		selection = "selected"
+	}
+	acct := g.wireUser(in.owner)
+	g.mu.Lock()
+	slug := g.ext.apps[in.app].slug
+	g.mu.Unlock()
+	return wireInstallation{
+		ID: in.id, Account: acct, RepositorySelection: selection,
+		AccessTokensURL: g.APIURL() + "/app/installations/" + id + "/access_tokens",
+		RepositoriesURL: g.APIURL() + "/installation/repositories",
+		HTMLURL:         g.URL + "/settings/installations/" + id,
+		AppID:           in.app, AppSlug: slug, TargetID: acct.ID, TargetType: acct.Type,
+		Permissions: appPermissions(), Events: appEvents(),
+		CreatedAt: wireTime(in.created), UpdatedAt: wireTime(in.created),
+	}
+}
+
+// GET /app/installations, paginated.
+func (g *GitHub) listInstallations(c *apiCall, app int64) {
+	g.mu.Lock()
+	var list []*installState
+	for _, id := range slices.Sorted(maps.Keys(g.ext.installs)) {
+		if in := g.ext.installs[id]; in.app == app {
+			list = append(list, in)
+		}
+	}
+	g.mu.Unlock()
+	out := []wireInstallation{}
+	for _, in := range paginate(c, list) {
+		out = append(out, g.wireInstallation(in))
+	}
+	c.json(http.StatusOK, out)
+}
+
+// installation finds installation {id} of app, answering 404 when there is
+// none.
+func (c *apiCall) installation(app int64) *installState {
+	id, err := strconv.ParseInt(c.params["id"], 10, 64)
+	c.g.mu.Lock()
+	in := c.g.ext.installs[id]
+	c.g.mu.Unlock()
+	if err != nil || in == nil || in.app != app {
+		c.fail(http.StatusNotFound, "Not Found")
+		return nil
+	}
+	return in
+}
+
+// GET /app/installations/{id}
+func (g *GitHub) getInstallation(c *apiCall, app int64) {
+	if in := c.installation(app); in != nil {
+		c.json(http.StatusOK, g.wireInstallation(in))
+	}
+}
+
+// GET /repos/{owner}/{repo}/installation: the app's installation covering
+// the repository, 404 when there is none.
+func (g *GitHub) getRepoInstallation(c *apiCall, app int64) {
+	r := g.repo(c.params["owner"], c.params["repo"])
+	g.mu.Lock()
+	var found *installState
+	for _, in := range g.ext.installs {
+		if in.app == app && r != nil && slices.Contains(g.reposLocked(in), r) {
+			found = in
+			break
+		}
+	}
+	g.mu.Unlock()
+	if found == nil {
+		c.fail(http.StatusNotFound, "Not Found")
+		return
+	}
+	c.json(http.StatusOK, g.wireInstallation(found))
+}
+
+// POST /app/installations/{id}/access_tokens makes a token that acts as
+// the app's slug[bot] for an hour, with write permission on the installation's
+// repositories (read when only read permissions are asked for). The body
+// may narrow the repositories (by name or id) and the permissions.
+func (g *GitHub) createInstallationToken(c *apiCall, app int64) {
+	in := c.installation(app)
+	if in == nil {
+		return
+	}
+	var req struct {
+		Repositories  []string          `json:"repositories"`
+		RepositoryIDs []int64           `json:"repository_ids"`
+		Permissions   map[string]string `json:"permissions"`
+	}
+	if len(c.body) > 0 && !c.decode(&req) {
+		return
+	}
+	perms := appPermissions()
+	if req.Permissions != nil {
+		for name, level := range req.Permissions {
+			if granted := perms[name]; granted == "" || level != "read" && level != granted {
+				c.invalid(fieldError{Resource: "InstallationToken", Field: "permissions", Code: "invalid",
+					Message: "The permissions requested are not granted to this installation."})
+				return
+			}
+		}
+		perms = req.Permissions
+	}
+	role := "read"
+	if slices.Contains(slices.Collect(maps.Values(perms)), "write") {
+		role = "write"
+	}
+	token := "ghs_" + rand.Text()
+	expires := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	repos := g.reposLocked(in)
+	narrowed := len(req.Repositories) > 0 || len(req.RepositoryIDs) > 0
+	if narrowed {
+		covers := func(match func(r *Repo) bool) bool { return slices.ContainsFunc(repos, match) }
+		ok := !slices.ContainsFunc(req.Repositories, func(n string) bool {
+			return !covers(func(r *Repo) bool { return strings.EqualFold(r.name, n) })
+		}) && !slices.ContainsFunc(req.RepositoryIDs, func(id int64) bool {
+			return !covers(func(r *Repo) bool { return r.id == id })
+		})
+		if !ok {
+			c.invalid(fieldError{Resource: "InstallationToken", Field: "repositories", Code: "invalid",
+				Message: "There is at least one repository that does not exist or is not accessible to the parent installation."})
+			return
+		}
+		repos = slices.DeleteFunc(repos, func(r *Repo) bool {
+			return !slices.ContainsFunc(req.Repositories, func(n string) bool { return strings.EqualFold(n, r.name) }) &&
+				!slices.Contains(req.RepositoryIDs, r.id)
+		})
+	}
+	appBot := g.ext.apps[app].bot()
+	g.tokens[token] = appBot
+	if g.ext.expiry == nil {
+		g.ext.expiry = make(map[string]time.Time)
+		g.ext.tokenInstall = make(map[string]int64)
+	}
+	g.ext.expiry[token] = expires
+	g.ext.tokenInstall[token] = in.id
+	rank, _ := permRank(role)
+	out := wireInstallationToken{Token: token, ExpiresAt: wireTime(expires), Permissions: perms, RepositorySelection: "all"}
+	for _, r := range repos {
+		if r.rankLocked(appBot) < rank {
+			r.perms[strings.ToLower(appBot)] = role
+		}
+	}
+	if narrowed || in.repos != nil {
+		out.RepositorySelection = "selected"
+		for _, r := range repos {
+			out.Repositories = append(out.Repositories, r.wireLocked("", false))
+		}
+	}
+	c.json(http.StatusCreated, out)
+}

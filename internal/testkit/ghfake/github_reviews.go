@@ -1,0 +1,164 @@
+package ghfake
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// ReviewThread is a conversation on lines of a pull request's diff.
+type ReviewThread struct {
+	Resolved bool
+	// Outdated threads are on lines the head has since changed: their
+	// line is null, on REST and GraphQL alike.
+	Outdated bool
+	// Comments are the thread's root comment and its replies, oldest first.
+	Comments []ReviewComment
+}
+
+// ReviewComment is one comment of a review thread.
+type ReviewComment struct {
+	// User is the author's login; AddReviewThread defaults it to the owner.
+	User string
+	Body string
+	// Path and Line default to the thread's root comment's.
+	Path string
+	Line int
+	// CreatedAt defaults to now.
+	CreatedAt time.Time
+}
+
+type threadState struct {
+	ReviewThread
+	ids []int64 // of Comments
+}
+
+// AddReviewThread adds a review thread to pull request pull of
+// owner/repo. Its first comment is the root, which needs a path; the
+// others reply to it.
+func (g *GitHub) AddReviewThread(owner, repo string, pull int, th ReviewThread) error {
+	r := g.repo(owner, repo)
+	if r == nil {
+		return fmt.Errorf("add review thread to %s/%s#%d: no such repository", owner, repo, pull)
+	}
+	if len(th.Comments) == 0 || th.Comments[0].Path == "" {
+		return fmt.Errorf("add review thread to %s/%s#%d: %w", owner, repo, pull,
+			errors.New("a thread needs a first comment with a path"))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if is := r.issues[pull]; is == nil || is.pull == nil {
+		return fmt.Errorf("add review thread to %s/%s#%d: no such pull request", owner, repo, pull)
+	}
+	st := &threadState{ReviewThread: th}
+	st.Comments = slices.Clone(th.Comments)
+	root := st.Comments[0]
+	for i := range st.Comments {
+		c := &st.Comments[i]
+		c.User = cmp.Or(c.User, r.owner)
+		c.Path = cmp.Or(c.Path, root.Path)
+		c.Line = cmp.Or(c.Line, root.Line)
+		c.CreatedAt = cmp.Or(c.CreatedAt, ghNow())
+		st.ids = append(st.ids, g.nextID())
+	}
+	if g.ext.threads == nil {
+		g.ext.threads = make(map[pullKey][]*threadState)
+	}
+	k := pullKey{repo: r, pull: pull}
+	g.ext.threads[k] = append(g.ext.threads[k], st)
+	return nil
+}
+
+type wireReviewComment struct {
+	ID                  int64         `json:"id"`
+	NodeID              string        `json:"node_id"`
+	URL                 string        `json:"url"`
+	PullRequestReviewID *int64        `json:"pull_request_review_id"`
+	DiffHunk            string        `json:"diff_hunk"`
+	Path                string        `json:"path"`
+	Position            *int          `json:"position"`
+	OriginalPosition    int           `json:"original_position"`
+	CommitID            string        `json:"commit_id"`
+	OriginalCommitID    string        `json:"original_commit_id"`
+	InReplyToID         *int64        `json:"in_reply_to_id,omitempty"`
+	User                wireUser      `json:"user"`
+	Body                string        `json:"body"`
+	CreatedAt           string        `json:"created_at"`
+	UpdatedAt           string        `json:"updated_at"`
+	HTMLURL             string        `json:"html_url"`
+	PullRequestURL      string        `json:"pull_request_url"`
+	AuthorAssociation   string        `json:"author_association"`
+	StartLine           *int          `json:"start_line"`
+	OriginalStartLine   *int          `json:"original_start_line"`
+	StartSide           *string       `json:"start_side"`
+	Line                *int          `json:"line"`
+	OriginalLine        int           `json:"original_line"`
+	Side                string        `json:"side"`
+	SubjectType         string        `json:"subject_type"`
+	Reactions           wireReactions `json:"reactions"`
+}
+
+// wireReviewCommentLocked is comment i of a thread as GitHub's REST API
+// sends it. Callers hold g.mu.
+func (r *Repo) wireReviewCommentLocked(k pullKey, th *threadState, i int) wireReviewComment {
+	c, id := th.Comments[i], th.ids[i]
+	n := strconv.Itoa(k.pull)
+	url := r.apiURL() + "/pulls/comments/" + strconv.FormatInt(id, 10)
+	var sha string
+	if is := r.issues[k.pull]; is != nil && is.pull != nil {
+		sha = is.pull.headSHA
+	}
+	w := wireReviewComment{
+		ID: id, NodeID: nodeID("PRRC", id), URL: url, DiffHunk: "@@ -1 +1 @@",
+		Path: c.Path, OriginalPosition: c.Line, CommitID: sha, OriginalCommitID: sha,
+		User: r.g.wireUser(c.User), Body: c.Body,
+		CreatedAt: wireTime(c.CreatedAt), UpdatedAt: wireTime(c.CreatedAt),
+		HTMLURL:           r.HTMLURL() + "/pull/" + n + "#discussion_r" + strconv.FormatInt(id, 10),
+		PullRequestURL:    r.apiURL() + "/pulls/" + n,
+		AuthorAssociation: r.associationLocked("", c.User),
+		OriginalLine:      c.Line, Side: "RIGHT", SubjectType: "line",
+		Reactions: reactionSummary(url+"/reactions", nil),
+	}
+	if !th.Outdated {
+		w.Line, w.Position = ptr(c.Line), ptr(c.Line)
+	}
+	if i > 0 {
+		w.InReplyToID = &th.ids[0]
+	}
+	return w
+}
+
+// GET /repos/{owner}/{repo}/pulls/{number}/comments: the review comments
+// of every thread, oldest first, paginated.
+func (g *GitHub) listReviewComments(c *apiCall) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	is := c.pullLocked()
+	if is == nil {
+		return
+	}
+	k := pullKey{repo: c.repo, pull: is.Number}
+	type ref struct {
+		th *threadState
+		i  int
+	}
+	var all []ref
+	for _, th := range g.ext.threads[k] {
+		for i := range th.Comments {
+			all = append(all, ref{th, i})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b ref) int {
+		return cmp.Or(a.th.Comments[a.i].CreatedAt.Compare(b.th.Comments[b.i].CreatedAt),
+			cmp.Compare(a.th.ids[a.i], b.th.ids[b.i]))
+	})
+	out := []wireReviewComment{}
+	for _, x := range paginate(c, all) {
+		out = append(out, c.repo.wireReviewCommentLocked(k, x.th, x.i))
+	}
+	c.json(http.StatusOK, out)
+}

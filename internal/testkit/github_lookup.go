@@ -1,4 +1,0 @@
-package testkit
-
-// Repo returns the repository owner/name, or nil when there is none.
-func (g *GitHub) Repo(owner, name string) *Repo { return g.repo(owner, name) }
