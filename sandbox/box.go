@@ -132,7 +132,7 @@ func (s *Sandbox) agentExe() string {
 	if exe == "" {
 		exe = s.cfg.CacheProg
 	}
-	if exe == "" || !isExecutable(exe) {
+	if exe == "" || !IsExecutable(exe) {
 		return ""
 	}
 	return exe

@@ -332,7 +332,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: %s\n", req.Argv[0], why)))
 		return boxExit{Code: 126}
 	}
-	var before cgroupEvents
+	var before CgroupEvents
 	if a.ownCgroup {
 		before = containerEvents()
 	}
@@ -352,7 +352,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	// A kill goes to the command's group and to its runner, which passes
 	// it on to every process under it: SIGTERM as it is, SIGKILL as
 	// SIGUSR1. A runner the command stopped is continued first; one that
-	// still runs waitDelay after a SIGKILL is killed, and the agent ends
+	// still runs WaitDelay after a SIGKILL is killed, and the agent ends
 	// what it leaves (boxAgent.sweep).
 	var mu sync.Mutex
 	timedOut, exited := false, false
@@ -366,7 +366,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		_ = syscall.Kill(runner, syscall.SIGCONT)
 		if sig == syscall.SIGKILL {
 			_ = syscall.Kill(runner, syscall.SIGUSR1)
-			time.AfterFunc(waitDelay, func() {
+			time.AfterFunc(WaitDelay, func() {
 				mu.Lock()
 				defer mu.Unlock()
 				if !exited {
@@ -432,7 +432,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	go func() { pumps.Wait(); close(drained) }()
 	select {
 	case <-drained:
-	case <-time.After(waitDelay):
+	case <-time.After(WaitDelay):
 		outR.Close()
 		if pipeR != nil {
 			pipeR.Close()
@@ -455,24 +455,24 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	mu.Unlock()
 	exit.AtCeiling, exit.BuiltMS = timing.AtCeiling, timing.Built.Milliseconds()
 	if a.ownCgroup {
-		exit.Limit = containerEvents().since(before)
+		exit.Limit = containerEvents().Since(before)
 	}
 	return exit
 }
 
 // containerEvents reads the counts of a box container's own cgroup (v2 or
 // v1), as its agent sees it: a cgroup namespace of its own.
-func containerEvents() cgroupEvents {
-	return cgroupEvents{
-		oom:  max(counter("/sys/fs/cgroup/memory.events", "oom_kill"), counter("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")),
-		pids: max(counter("/sys/fs/cgroup/pids.events", "max"), counter("/sys/fs/cgroup/pids/pids.events", "max")),
+func containerEvents() CgroupEvents {
+	return CgroupEvents{
+		OOM:  max(Counter("/sys/fs/cgroup/memory.events", "oom_kill"), Counter("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")),
+		Pids: max(Counter("/sys/fs/cgroup/pids.events", "max"), Counter("/sys/fs/cgroup/pids/pids.events", "max")),
 	}
 }
 
 // lookPathIn finds name on the PATH of env.
 func lookPathIn(name string, env []string) (string, error) {
 	if strings.Contains(name, "/") {
-		if isExecutable(name) {
+		if IsExecutable(name) {
 			return name, nil
 		}
 		return "", fmt.Errorf("%s: not an executable file", name)
@@ -487,7 +487,7 @@ func lookPathIn(name string, env []string) (string, error) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
-		if p := filepath.Join(dir, name); isExecutable(p) {
+		if p := filepath.Join(dir, name); IsExecutable(p) {
 			return p, nil
 		}
 	}

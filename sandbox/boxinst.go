@@ -75,7 +75,7 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 }
 
 // launch starts bwrap for the box and waits for its agent's first line.
-func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limits Limits, parents cgroupParents) error {
+func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limits Limits, parents CgroupParents) error {
 	l, err := newLaunch(prog, limits, parents, false, nil)
 	if err != nil {
 		return err
@@ -128,7 +128,7 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 	}
 	_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	<-done
-	l.cg.remove()
+	l.cg.Remove()
 	inst.l = nil
 	if out := strings.TrimSpace(inst.stderr.text()); out != "" {
 		werr = fmt.Errorf("%w: %s", werr, out)
@@ -213,7 +213,7 @@ func (inst *boxInst) stop() {
 		<-inst.done
 	}
 	if inst.l != nil && inst.l.cg != nil {
-		inst.l.cg.remove() // kills what is left in its cgroups
+		inst.l.cg.Remove() // kills what is left in its cgroups
 	}
 	if inst.cache != nil {
 		inst.cache.Close()
@@ -227,7 +227,7 @@ func (inst *boxInst) stop() {
 
 // cgroup is the box's cgroup, or nil: a Docker box's limits are its
 // container's, the engine's.
-func (inst *boxInst) cgroup() *cgroup {
+func (inst *boxInst) cgroup() *Cgroup {
 	if inst.l == nil {
 		return nil
 	}

@@ -69,7 +69,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		return nil, err
 	}
 	pr := &Process{argv: argv, conn: c, out: newCapped(opts.OutputLimit), running: true, code: -1, done: make(chan struct{})}
-	before := inst.cgroup().events()
+	before := inst.cgroup().Events()
 	if err := sendRequest(c, boxRequest{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
 		c.Close()
 		return nil, err
@@ -120,7 +120,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	go func() {
 		exit, err := readUntilExit(br, pr.out, onPipe)
 		c.Close()
-		pr.ended(exit, err, before, inst.cgroup().events(), b.s.cfg.Limits)
+		pr.ended(exit, err, before, inst.cgroup().Events(), b.s.cfg.Limits)
 		if pr.pipe != nil {
 			pr.pipe.deliver(nil, true)
 		}

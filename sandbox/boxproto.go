@@ -57,7 +57,7 @@ type boxRequest struct {
 	CeilingMS int64 `json:"ceiling_ms,omitempty"`
 	// Pipe gives the process fd 3 (it reads) and fd 4 (it writes).
 	Pipe bool `json:"pipe,omitempty"`
-	// Nice runs the command and all it starts at backgroundNice: work done
+	// Nice runs the command and all it starts at BackgroundNice: work done
 	// ahead of need (RunOptions.Background), which then yields the CPUs to
 	// the box's other commands, those someone waits for.
 	Nice bool `json:"nice,omitempty"`

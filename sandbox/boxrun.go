@@ -96,7 +96,7 @@ func (b *Box) Run(ctx context.Context, argv []string, opts RunOptions) (Result, 
 
 // run sends one command to the agent and waits for its end.
 func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, limits Limits, opts RunOptions) (Result, error) {
-	before := inst.cgroup().events()
+	before := inst.cgroup().Events()
 	c, err := inst.dial()
 	if err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
@@ -156,7 +156,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		r.ExitCode = -1
 		return r, fmt.Errorf("the box's agent: %s", exit.Err)
 	}
-	name := inst.cgroup().eventsSince(before)
+	name := inst.cgroup().EventsSince(before)
 	if name == "" {
 		name = exit.Limit
 	}
@@ -168,7 +168,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	}
 	if name != "" {
 		r.Limit = name
-		r.Output += limitNote(name, limits)
+		r.Output += LimitNote(name, limits)
 		if r.ExitCode == 0 {
 			r.ExitCode = 1
 		}

@@ -280,7 +280,7 @@ var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-C
 // relays reports whether a go command of profile p reads the user's build
 // cache through core's executable inside.
 func (s *Sandbox) relays(argv []string, p profile) bool {
-	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && isExecutable(s.cfg.CacheProg) && p.buildCache != "" && cacheProgCommand(p.buildCache, true) != ""
+	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && IsExecutable(s.cfg.CacheProg) && p.buildCache != "" && cacheProgCommand(p.buildCache, true) != ""
 }
 
 // serveBuildCache starts, for a go command, the server through which the
@@ -326,7 +326,7 @@ func (s *Sandbox) runNetwork(ctx context.Context, bwrap string, argv []string, o
 	}
 	s.networked(&p)
 	if !opts.Background {
-		defer s.yield.start()()
+		defer s.yield.Start()()
 	}
 	return s.launch(ctx, bwrap, p, argv, opts)
 }
@@ -346,7 +346,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 		return Result{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		var y *yielder
+		var y *Yielder
 		if opts.Background {
 			y = &s.yield
 		}
@@ -371,8 +371,8 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 }
 
 // cgroupParents finds where commands get their cgroups, once per Sandbox.
-func (s *Sandbox) cgroupParents() cgroupParents {
-	s.cgOnce.Do(func() { s.cgParents = findCgroupParents() })
+func (s *Sandbox) cgroupParents() CgroupParents {
+	s.cgOnce.Do(func() { s.cgParents = FindCgroupParents() })
 	return s.cgParents
 }
 
@@ -382,7 +382,7 @@ func (s *Sandbox) seccomp(network bool) ([]byte, error) {
 	if network {
 		i = 1
 	}
-	s.seccompOnce[i].Do(func() { s.seccompProg[i], s.seccompErr[i] = seccompProgram(network) })
+	s.seccompOnce[i].Do(func() { s.seccompProg[i], s.seccompErr[i] = SeccompProgram(network) })
 	return s.seccompProg[i], s.seccompErr[i]
 }
 

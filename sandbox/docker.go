@@ -150,7 +150,7 @@ func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreate
 	}
 	select {
 	case <-copied:
-	case <-time.After(waitDelay):
+	case <-time.After(WaitDelay):
 	}
 	r.Duration = time.Since(start)
 	r.Output, r.Cut = out.String()

@@ -18,15 +18,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// backgroundNice is the niceness of a background command
-// (RunOptions.Background): against a command at the default priority it
-// gets about a tenth of the CPU time (weights 110 and 1024), so it yields
-// to the commands someone waits for, yet is not starved for good on a
-// machine busy with others' work, as it would be at 19 (weight 15).
-const backgroundNice = 10
-
 // niceSession lowers the priority of the session the sandboxed process pid
-// makes past the gate (bwrap --new-session) to backgroundNice. Where the
+// makes past the gate (bwrap --new-session) to BackgroundNice. Where the
 // kernel groups processes by session to share the CPUs (autogroup), a
 // process's own niceness weighs only against its session's other
 // processes: the session's is what weighs against the rest. It waits,
@@ -45,7 +38,7 @@ func niceSession(ctx context.Context, pid int) {
 			return // gone
 		}
 		if group(cur) != group(own) {
-			_ = os.WriteFile(path, []byte(strconv.Itoa(backgroundNice)), 0)
+			_ = os.WriteFile(path, []byte(strconv.Itoa(BackgroundNice)), 0)
 			return
 		}
 		t := time.NewTimer(5 * time.Millisecond)
@@ -84,15 +77,15 @@ type launch struct {
 	files  []*os.File // [seccomp, gate read end, info write end]
 	gateW  *os.File
 	infoR  *os.File
-	cg     *cgroup
-	made   chan *cgroup // the cgroups, made while bwrap sets up the sandbox
+	cg     *Cgroup
+	made   chan *Cgroup // the cgroups, made while bwrap sets up the sandbox
 	watch  bool         // watch the workspace's growth
 	// yield, set for a background command, lowers its CPU priority to
-	// the least (nice backgroundNice) at the gate, before it runs
+	// the least (nice BackgroundNice) at the gate, before it runs
 	// anything: everything it forks inherits it; where a cpu cgroup can
 	// be made, the command runs in it, yielding to the foreground
 	// commands yield counts.
-	yield   *yielder
+	yield   *Yielder
 	unyield func() // forgets the cpu cgroup, once it is removed
 
 	grew     atomic.Bool
@@ -105,8 +98,8 @@ type launch struct {
 // the command waits at the gate only for being moved into them. A
 // background command's yield to the foreground commands of y (nil for
 // none).
-func newLaunch(program []byte, l Limits, parents cgroupParents, watch bool, y *yielder) (*launch, error) {
-	sec, err := seccompFile(program)
+func newLaunch(program []byte, l Limits, parents CgroupParents, watch bool, y *Yielder) (*launch, error) {
+	sec, err := SeccompFile(program)
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +115,8 @@ func newLaunch(program []byte, l Limits, parents cgroupParents, watch bool, y *y
 		w.Close()
 		return nil, err
 	}
-	made := make(chan *cgroup, 1)
-	go func() { made <- newCgroup(l, parents, y != nil) }()
+	made := make(chan *Cgroup, 1)
+	go func() { made <- NewCgroup(l, parents, y != nil) }()
 	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, made: made, watch: watch,
 		yield: y, unyield: func() {}}, nil
 }
@@ -139,7 +132,7 @@ func (l *launch) close() {
 	}
 	l.gateW.Close()
 	l.infoR.Close()
-	(<-l.made).remove()
+	(<-l.made).Remove()
 	l.unyield()
 }
 
@@ -170,19 +163,19 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	l.cg = <-l.made
 	if l.yield != nil {
 		// Idle from the start when a foreground command runs.
-		l.unyield = l.yield.add(l.cg)
+		l.unyield = l.yield.Add(l.cg)
 	}
-	if err := l.cg.add(pid); err != nil && !errors.Is(err, unix.ESRCH) {
-		l.cg.remove()
+	if err := l.cg.Add(pid); err != nil && !errors.Is(err, unix.ESRCH) {
+		l.cg.Remove()
 		return nil, err
 	}
 	pids := l.held(pid)
 	for _, p := range pids[1:] {
-		if l.cg.holds(p) {
+		if l.cg.Holds(p) {
 			continue
 		}
-		if err := l.cg.add(p); err != nil && !errors.Is(err, unix.ESRCH) {
-			l.cg.remove()
+		if err := l.cg.Add(p); err != nil && !errors.Is(err, unix.ESRCH) {
+			l.cg.Remove()
 			return nil, err
 		}
 	}
@@ -195,7 +188,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 		{unix.RLIMIT_CPU, cpu, cpu + 5},
 		{unix.RLIMIT_FSIZE, uint64(l.limits.FileSize), uint64(l.limits.FileSize)},
 	}
-	if l.cg.pids == "" && os.Geteuid() != 0 {
+	if l.cg.Pids == "" && os.Geteuid() != 0 {
 		// No pids cgroup: the per-user process limit is the next best thing
 		// (root is exempt from it, which is why the cgroup comes first).
 		n := uint64(l.limits.Processes)
@@ -207,8 +200,8 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	}
 	if l.yield != nil {
 		for _, p := range pids {
-			if err := unix.Setpriority(unix.PRIO_PROCESS, p, backgroundNice); err != nil && !errors.Is(err, unix.ESRCH) {
-				l.cg.remove()
+			if err := unix.Setpriority(unix.PRIO_PROCESS, p, BackgroundNice); err != nil && !errors.Is(err, unix.ESRCH) {
+				l.cg.Remove()
 				return nil, err
 			}
 		}
@@ -217,7 +210,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 		lim := unix.Rlimit{Cur: r.soft, Max: r.hard}
 		for _, p := range pids {
 			if err := unix.Prlimit(p, r.res, &lim, nil); err != nil && !errors.Is(err, unix.ESRCH) {
-				l.cg.remove()
+				l.cg.Remove()
 				return nil, err
 			}
 		}
@@ -294,8 +287,8 @@ func (l *launch) finish(r *Result, ws string) {
 	if l.cg == nil {
 		return
 	}
-	defer l.cg.remove()
-	name := l.cg.hit()
+	defer l.cg.Remove()
+	name := l.cg.Hit()
 	switch {
 	case name != "":
 	case l.grew.Load():
@@ -309,7 +302,7 @@ func (l *launch) finish(r *Result, ws string) {
 		return
 	}
 	r.Limit = name
-	r.Output += limitNote(name, l.limits)
+	r.Output += LimitNote(name, l.limits)
 	if r.ExitCode == 0 {
 		r.ExitCode = 1
 	}

@@ -54,9 +54,9 @@ func TestLimitsFromEnv(t *testing.T) {
 func TestLimitNoteSaysWhichAndHow(t *testing.T) {
 	t.Parallel()
 	l := DefaultLimits()
-	assert.Equal(t, "\n[stopped: the sandbox's limit on memory (2G) was hit; if the command really needs more, raise it with CORE_SANDBOX_MEMORY (for example CORE_SANDBOX_MEMORY=4G)]\n", limitNote(LimitMemory, l))
-	assert.Contains(t, limitNote(LimitProcesses, l), "CORE_SANDBOX_PIDS=2048")
-	assert.Contains(t, limitNote(LimitCPUTime, l), "CORE_SANDBOX_CPU=1h0m0s")
+	assert.Equal(t, "\n[stopped: the sandbox's limit on memory (2G) was hit; if the command really needs more, raise it with CORE_SANDBOX_MEMORY (for example CORE_SANDBOX_MEMORY=4G)]\n", LimitNote(LimitMemory, l))
+	assert.Contains(t, LimitNote(LimitProcesses, l), "CORE_SANDBOX_PIDS=2048")
+	assert.Contains(t, LimitNote(LimitCPUTime, l), "CORE_SANDBOX_CPU=1h0m0s")
 }
 
 // A core killed in the middle of a command leaves its cgroups behind; the
@@ -72,8 +72,8 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 	live := filepath.Join(dir, fmt.Sprintf("core-sandbox-%d-cafe", os.Getpid()))
 	require.NoError(t, os.Mkdir(live, 0o755))
 	defer os.Remove(live)
-	cg := newCgroup(DefaultLimits(), findCgroupParents(), false)
-	cg.remove()
+	cg := NewCgroup(DefaultLimits(), FindCgroupParents(), false)
+	cg.Remove()
 	assert.NoDirExists(t, stale)
 	assert.DirExists(t, live, "a cgroup of a running core stays")
 }
@@ -82,8 +82,8 @@ func TestStaleCgroupsAreSwept(t *testing.T) {
 // it forks afterwards is born inside.
 func TestCgroupHolds(t *testing.T) {
 	requireCgroup(t, LimitProcesses)
-	cg := newCgroup(DefaultLimits(), findCgroupParents(), false)
-	defer cg.remove()
+	cg := NewCgroup(DefaultLimits(), FindCgroupParents(), false)
+	defer cg.Remove()
 	t.Parallel()
 	sh := exec.Command("sh", "-c", "read _; sleep 30 & echo $!; wait")
 	in, err := sh.StdinPipe()
@@ -92,14 +92,14 @@ func TestCgroupHolds(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, sh.Start())
 	defer func() { _ = sh.Process.Kill(); _ = sh.Wait() }()
-	assert.False(t, cg.holds(sh.Process.Pid))
-	require.NoError(t, cg.add(sh.Process.Pid))
-	assert.True(t, cg.holds(sh.Process.Pid))
+	assert.False(t, cg.Holds(sh.Process.Pid))
+	require.NoError(t, cg.Add(sh.Process.Pid))
+	assert.True(t, cg.Holds(sh.Process.Pid))
 	_, err = in.Write([]byte("go\n"))
 	require.NoError(t, err)
 	var child int
 	_, err = fmt.Fscan(out, &child)
 	require.NoError(t, err)
 	defer func() { _ = syscall.Kill(child, syscall.SIGKILL) }()
-	assert.True(t, cg.holds(child), "the child was born in the cgroups")
+	assert.True(t, cg.Holds(child), "the child was born in the cgroups")
 }

@@ -114,14 +114,14 @@ func requireBwrap(t *testing.T) {
 // LimitMemory) when the host gives core none it may write, saying so,
 // unless CORE_REQUIRE_CGROUP=1 (as in CI, which runs as root on a machine
 // with writable cgroups), which makes it a failure.
-func requireCgroup(t *testing.T, limit string) {
+func requireCgroup(t *testing.T, name string) {
 	t.Helper()
-	cg := newCgroup(DefaultLimits(), findCgroupParents(), false)
-	defer cg.remove()
-	if contains(cg.enforced(), limit) {
+	cg := NewCgroup(DefaultLimits(), FindCgroupParents(), false)
+	defer cg.Remove()
+	if contains(cg.Enforced(), name) {
 		return
 	}
-	why := fmt.Sprintf("no cgroup for the %s limit that core may write here (%s), so the limit is not enforced", limit, cgroupWhere())
+	why := fmt.Sprintf("no cgroup for the %s limit that core may write here (%s), so the limit is not enforced", name, cgroupWhere())
 	if os.Getenv("CORE_REQUIRE_CGROUP") == "1" {
 		t.Fatalf("CORE_REQUIRE_CGROUP=1 but %s", why)
 	}

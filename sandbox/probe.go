@@ -210,14 +210,14 @@ func scratchCause(dir string, err error) string {
 // enforcedLimits says what enforces each limit here.
 func (s *Sandbox) enforcedLimits() []string {
 	l := s.cfg.Limits
-	cg := newCgroup(l, s.cgroupParents(), false)
-	byCgroup := cg.enforced()
-	cg.remove()
+	cg := NewCgroup(l, s.cgroupParents(), false)
+	byCgroup := cg.Enforced()
+	cg.Remove()
 	how := func(name, fallback string) string {
 		if contains(byCgroup, name) {
-			return fmt.Sprintf("%s %s (cgroup)", name, l.value(name))
+			return fmt.Sprintf("%s %s (cgroup)", name, l.Value(name))
 		}
-		return fmt.Sprintf("%s %s (%s)", name, l.value(name), fallback)
+		return fmt.Sprintf("%s %s (%s)", name, l.Value(name), fallback)
 	}
 	procs := "RLIMIT_NPROC, per user"
 	if os.Geteuid() == 0 {
@@ -226,9 +226,9 @@ func (s *Sandbox) enforcedLimits() []string {
 	return []string{
 		how(LimitProcesses, procs),
 		how(LimitMemory, "NOT enforced: no memory cgroup core may write"),
-		fmt.Sprintf("%s %s (RLIMIT_CPU, per process)", LimitCPUTime, l.value(LimitCPUTime)),
-		fmt.Sprintf("%s %s (RLIMIT_FSIZE)", LimitFileSize, l.value(LimitFileSize)),
-		fmt.Sprintf("%s %s (tmpfs size)", LimitTmp, l.value(LimitTmp)),
-		fmt.Sprintf("%s %s (watched by core)", LimitWorkspace, l.value(LimitWorkspace)),
+		fmt.Sprintf("%s %s (RLIMIT_CPU, per process)", LimitCPUTime, l.Value(LimitCPUTime)),
+		fmt.Sprintf("%s %s (RLIMIT_FSIZE)", LimitFileSize, l.Value(LimitFileSize)),
+		fmt.Sprintf("%s %s (tmpfs size)", LimitTmp, l.Value(LimitTmp)),
+		fmt.Sprintf("%s %s (watched by core)", LimitWorkspace, l.Value(LimitWorkspace)),
 	}
 }

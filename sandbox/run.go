@@ -5,18 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 )
-
-// waitDelay is how long Run waits for the output pipes to close after the
-// command was killed or exited while a descendant still held them.
-const waitDelay = 3 * time.Second
 
 // RunHost runs argv on the host, unconfined, with a scrubbed environment:
 // only what the tools need and the module proxy settings, never a token. It
@@ -92,7 +86,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
-	c.WaitDelay = waitDelay
+	c.WaitDelay = WaitDelay
 	if l != nil {
 		c.ExtraFiles = l.files
 	}
@@ -151,7 +145,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 // lookPath finds an executable on the configured PATH, not the process's.
 func (s *Sandbox) lookPath(name string) (string, error) {
 	if strings.Contains(name, "/") {
-		if isExecutable(name) {
+		if IsExecutable(name) {
 			return name, nil
 		}
 		return "", fmt.Errorf("%s: not an executable file", name)
@@ -161,16 +155,11 @@ func (s *Sandbox) lookPath(name string) (string, error) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if isExecutable(p) {
+		if IsExecutable(p) {
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&fs.FileMode(0o111) != 0
 }
 
 func orDefault(s, def string) string {

@@ -122,7 +122,7 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	limits, err := limitsFromEnv(getenv)
+	limits, err := LimitsFromEnv(getenv)
 	if err != nil {
 		return Config{}, err
 	}
@@ -183,7 +183,7 @@ type Sandbox struct {
 	scans *scanCache // the walks behind the masks: the process's own
 
 	cgOnce    sync.Once
-	cgParents cgroupParents
+	cgParents CgroupParents
 
 	sweepOnce sync.Once // the run layers no live run owns (layers.go)
 	runs      *runDirs  // the run layers this Sandbox made
@@ -202,7 +202,7 @@ type Sandbox struct {
 
 	// yield makes the background commands' cpu cgroups idle while a
 	// foreground command runs (yield.go).
-	yield yielder
+	yield Yielder
 
 	// depsFailed remembers, by the hash of the copied files, the dependency
 	// steps that failed (deps.go): said again, not run again.
@@ -234,7 +234,7 @@ func New(cfg Config) *Sandbox {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeAuto
 	}
-	cfg.Limits = cfg.Limits.withDefaults()
+	cfg.Limits = cfg.Limits.WithDefaults()
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
@@ -455,7 +455,7 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 		return Result{}, p.Err()
 	}
 	if !opts.Background {
-		defer s.yield.start()() // someone waits for it
+		defer s.yield.Start()() // someone waits for it
 	}
 	bwrap := ""
 	if p.Backend == BackendBwrap {

@@ -25,7 +25,7 @@ func (s *Sandbox) findTool(name string) (string, error) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if !isExecutable(p) {
+		if !IsExecutable(p) {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(p)
@@ -70,7 +70,7 @@ func (s *Sandbox) rustupTool(name string) string {
 		// "stable" names the host's stable toolchain, "stable-x86_64-…".
 		matches, _ := filepath.Glob(filepath.Join(home, "toolchains", m[1]+"*", "bin", name))
 		for _, p := range matches {
-			if isExecutable(p) {
+			if IsExecutable(p) {
 				return p
 			}
 		}
