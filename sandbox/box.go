@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // A box is one long-lived bwrap sandbox per workspace, with the profile,
@@ -132,7 +134,7 @@ func (s *Sandbox) agentExe() string {
 	if exe == "" {
 		exe = s.cfg.CacheProg
 	}
-	if exe == "" || !IsExecutable(exe) {
+	if exe == "" || !limit.IsExecutable(exe) {
 		return ""
 	}
 	return exe

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"golang.org/x/sys/unix"
 )
 
@@ -332,7 +333,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: %s\n", req.Argv[0], why)))
 		return boxExit{Code: 126}
 	}
-	var before CgroupEvents
+	var before limit.CgroupEvents
 	if a.ownCgroup {
 		before = containerEvents()
 	}
@@ -352,7 +353,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	// A kill goes to the command's group and to its runner, which passes
 	// it on to every process under it: SIGTERM as it is, SIGKILL as
 	// SIGUSR1. A runner the command stopped is continued first; one that
-	// still runs WaitDelay after a SIGKILL is killed, and the agent ends
+	// still runs limit.WaitDelay after a SIGKILL is killed, and the agent ends
 	// what it leaves (boxAgent.sweep).
 	var mu sync.Mutex
 	timedOut, exited := false, false
@@ -366,7 +367,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		_ = syscall.Kill(runner, syscall.SIGCONT)
 		if sig == syscall.SIGKILL {
 			_ = syscall.Kill(runner, syscall.SIGUSR1)
-			time.AfterFunc(WaitDelay, func() {
+			time.AfterFunc(limit.WaitDelay, func() {
 				mu.Lock()
 				defer mu.Unlock()
 				if !exited {
@@ -432,7 +433,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	go func() { pumps.Wait(); close(drained) }()
 	select {
 	case <-drained:
-	case <-time.After(WaitDelay):
+	case <-time.After(limit.WaitDelay):
 		outR.Close()
 		if pipeR != nil {
 			pipeR.Close()
@@ -462,17 +463,17 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 
 // containerEvents reads the counts of a box container's own cgroup (v2 or
 // v1), as its agent sees it: a cgroup namespace of its own.
-func containerEvents() CgroupEvents {
-	return CgroupEvents{
-		OOM:  max(Counter("/sys/fs/cgroup/memory.events", "oom_kill"), Counter("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")),
-		Pids: max(Counter("/sys/fs/cgroup/pids.events", "max"), Counter("/sys/fs/cgroup/pids/pids.events", "max")),
+func containerEvents() limit.CgroupEvents {
+	return limit.CgroupEvents{
+		OOM:  max(limit.Counter("/sys/fs/cgroup/memory.events", "oom_kill"), limit.Counter("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")),
+		Pids: max(limit.Counter("/sys/fs/cgroup/pids.events", "max"), limit.Counter("/sys/fs/cgroup/pids/pids.events", "max")),
 	}
 }
 
 // lookPathIn finds name on the PATH of env.
 func lookPathIn(name string, env []string) (string, error) {
 	if strings.Contains(name, "/") {
-		if IsExecutable(name) {
+		if limit.IsExecutable(name) {
 			return name, nil
 		}
 		return "", fmt.Errorf("%s: not an executable file", name)
@@ -487,7 +488,7 @@ func lookPathIn(name string, env []string) (string, error) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
-		if p := filepath.Join(dir, name); IsExecutable(p) {
+		if p := filepath.Join(dir, name); limit.IsExecutable(p) {
 			return p, nil
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"golang.org/x/sys/unix"
 )
 
@@ -75,7 +76,7 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 }
 
 // launch starts bwrap for the box and waits for its agent's first line.
-func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limits Limits, parents CgroupParents) error {
+func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limits limit.Limits, parents limit.CgroupParents) error {
 	l, err := newLaunch(prog, limits, parents, false, nil)
 	if err != nil {
 		return err
@@ -227,7 +228,7 @@ func (inst *boxInst) stop() {
 
 // cgroup is the box's cgroup, or nil: a Docker box's limits are its
 // container's, the engine's.
-func (inst *boxInst) cgroup() *Cgroup {
+func (inst *boxInst) cgroup() *limit.Cgroup {
 	if inst.l == nil {
 		return nil
 	}

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // The box's protocol (box.go, boxagent.go): one connection a command, on
@@ -57,7 +59,7 @@ type boxRequest struct {
 	CeilingMS int64 `json:"ceiling_ms,omitempty"`
 	// Pipe gives the process fd 3 (it reads) and fd 4 (it writes).
 	Pipe bool `json:"pipe,omitempty"`
-	// Nice runs the command and all it starts at BackgroundNice: work done
+	// Nice runs the command and all it starts at limit.BackgroundNice: work done
 	// ahead of need (RunOptions.Background), which then yields the CPUs to
 	// the box's other commands, those someone waits for.
 	Nice bool `json:"nice,omitempty"`
@@ -79,7 +81,7 @@ type boxExit struct {
 	BuiltMS   int64  `json:"built_ms,omitempty"`
 	Err       string `json:"err,omitempty"`
 	// Limit names the limit of the box's cgroup hit while the command
-	// ran (LimitMemory, LimitProcesses), as the agent of a Docker box
+	// ran (limit.LimitMemory, limit.LimitProcesses), as the agent of a Docker box
 	// sees its container's cgroup; the host reads the bwrap box's itself.
 	Limit string `json:"limit,omitempty"`
 }
@@ -196,7 +198,7 @@ func readReply(r *bufio.Reader) (reply, error) {
 		if c := rep.exit.Code; c < -1 || c > 255 {
 			return reply{}, fmt.Errorf("%w: exit status %d", errFrame, c)
 		}
-		if l := rep.exit.Limit; l != "" && l != LimitMemory && l != LimitProcesses {
+		if l := rep.exit.Limit; l != "" && l != limit.LimitMemory && l != limit.LimitProcesses {
 			return reply{}, fmt.Errorf("%w: a limit %.40q core does not know", errFrame, l)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,7 +52,7 @@ const (
 )
 
 // runnerArgv is how the agent starts a runner for the command path, argv;
-// nice puts the command at BackgroundNice (the runner's mode gets a
+// nice puts the command at limit.BackgroundNice (the runner's mode gets a
 // "nice-" prefix: the runner lowers itself before it starts the command,
 // so that the command and all it starts inherit it).
 func runnerArgv(path string, argv []string, pipe, nice bool) []string {
@@ -90,7 +91,7 @@ func RunCommandReaper(args []string) int {
 		// Before the fork, on the thread that forks (Linux keeps a
 		// niceness per thread): the command and all it starts inherit it.
 		runtime.LockOSThread()
-		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, BackgroundNice); err != nil {
+		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, limit.BackgroundNice); err != nil {
 			return fail(fmt.Errorf("lower the command's priority: %w", err))
 		}
 	}

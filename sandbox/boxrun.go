@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // A command in a box (box.go): the request to its agent and the output and
@@ -95,7 +97,7 @@ func (b *Box) Run(ctx context.Context, argv []string, opts RunOptions) (Result, 
 }
 
 // run sends one command to the agent and waits for its end.
-func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, limits Limits, opts RunOptions) (Result, error) {
+func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, limits limit.Limits, opts RunOptions) (Result, error) {
 	before := inst.cgroup().Events()
 	c, err := inst.dial()
 	if err != nil {
@@ -161,14 +163,14 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		name = exit.Limit
 	}
 	if name == "" && (grew.Load() || (watch.based && treeSize(ws)-watch.baseline > limits.WorkspaceGrowth)) {
-		name = LimitWorkspace
+		name = limit.LimitWorkspace
 	}
 	if name == "" {
 		name = limitFromOutput(&r, ws)
 	}
 	if name != "" {
 		r.Limit = name
-		r.Output += LimitNote(name, limits)
+		r.Output += limit.LimitNote(name, limits)
 		if r.ExitCode == 0 {
 			r.ExitCode = 1
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // A background process (Box.Start) is held to the limits of a foreground
@@ -28,12 +30,12 @@ const watchPoll = 250 * time.Millisecond
 
 // watch holds pr to the box's limits until it ends; before is what the
 // box's cgroups had counted when it started.
-func (b *Box) watch(pr *Process, inst *boxInst, before CgroupEvents) {
+func (b *Box) watch(pr *Process, inst *boxInst, before limit.CgroupEvents) {
 	limits := b.s.cfg.Limits
 	l := &launch{limits: limits}
 	go l.watchWorkspace(context.Background(), pr.done, func() {
 		grew := treeSize(b.ws) - l.baseline
-		pr.breach(LimitWorkspace, fmt.Sprintf("\n[core stopped this background command: the workspace grew by %s while it ran, past the limit of %s]", sizeText(grew), FormatSize(limits.WorkspaceGrowth))+LimitNote(LimitWorkspace, limits))
+		pr.breach(limit.LimitWorkspace, fmt.Sprintf("\n[core stopped this background command: the workspace grew by %s while it ran, past the limit of %s]", sizeText(grew), limit.FormatSize(limits.WorkspaceGrowth))+limit.LimitNote(limit.LimitWorkspace, limits))
 	}, b.ws)
 	cg := inst.cgroup()
 	if cg == nil {
@@ -52,7 +54,7 @@ func (b *Box) watch(pr *Process, inst *boxInst, before CgroupEvents) {
 			continue
 		}
 		if name := cg.EventsSince(before); name != "" {
-			pr.breach(name, "\n[core stopped this background command: the box hit its limit while it ran]"+LimitNote(name, limits))
+			pr.breach(name, "\n[core stopped this background command: the box hit its limit while it ran]"+limit.LimitNote(name, limits))
 			return
 		}
 	}
@@ -73,34 +75,34 @@ func (p *Process) breach(name, note string) {
 	// that nothing of it is left, so that what it held (processes, memory)
 	// is free for the next command. An agent that does not answer in time
 	// gets its connection cut.
-	ctx, cancel := context.WithTimeout(context.Background(), stopGrace+WaitDelay+boxGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), stopGrace+limit.WaitDelay+boxGrace)
 	defer cancel()
 	_ = p.Stop(ctx)
 }
 
 // ended notes how the process ended: exit as the agent said, and the
 // box's cgroup counts at its start (before) and now.
-func (p *Process) ended(exit boxExit, err error, before, now CgroupEvents, limits Limits) {
+func (p *Process) ended(exit boxExit, err error, before, now limit.CgroupEvents, limits limit.Limits) {
 	name := ""
 	switch {
 	case exit.Limit != "":
 		name = exit.Limit // the Docker box's agent measured it
 	case exit.Code == 128+9 && now.OOM > before.OOM:
-		name = LimitMemory // the OOM killer ended it
+		name = limit.LimitMemory // the OOM killer ended it
 	}
 	p.mu.Lock()
 	if name != "" && p.limit == "" {
 		p.limit = name
 		p.mu.Unlock()
-		p.out.Write([]byte("\n[the box hit its limit while this background command ran, which ended it]" + LimitNote(name, limits)))
+		p.out.Write([]byte("\n[the box hit its limit while this background command ran, which ended it]" + limit.LimitNote(name, limits)))
 		p.mu.Lock()
 	}
 	p.running, p.code, p.err = false, exit.Code, err
 	p.mu.Unlock()
 }
 
-// Limit names the limit core stopped the process for (LimitWorkspace,
-// LimitMemory, LimitProcesses), or "".
+// Limit names the limit core stopped the process for (limit.LimitWorkspace,
+// limit.LimitMemory, limit.LimitProcesses), or "".
 func (p *Process) Limit() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // profileFor is the production profile for a command whose program is tool:
@@ -280,7 +282,7 @@ var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-C
 // relays reports whether a go command of profile p reads the user's build
 // cache through core's executable inside.
 func (s *Sandbox) relays(argv []string, p profile) bool {
-	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && IsExecutable(s.cfg.CacheProg) && p.buildCache != "" && cacheProgCommand(p.buildCache, true) != ""
+	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && limit.IsExecutable(s.cfg.CacheProg) && p.buildCache != "" && cacheProgCommand(p.buildCache, true) != ""
 }
 
 // serveBuildCache starts, for a go command, the server through which the
@@ -346,7 +348,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 		return Result{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		var y *Yielder
+		var y *limit.Yielder
 		if opts.Background {
 			y = &s.yield
 		}
@@ -371,8 +373,8 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 }
 
 // cgroupParents finds where commands get their cgroups, once per Sandbox.
-func (s *Sandbox) cgroupParents() CgroupParents {
-	s.cgOnce.Do(func() { s.cgParents = FindCgroupParents() })
+func (s *Sandbox) cgroupParents() limit.CgroupParents {
+	s.cgOnce.Do(func() { s.cgParents = limit.FindCgroupParents() })
 	return s.cgParents
 }
 
@@ -382,7 +384,7 @@ func (s *Sandbox) seccomp(network bool) ([]byte, error) {
 	if network {
 		i = 1
 	}
-	s.seccompOnce[i].Do(func() { s.seccompProg[i], s.seccompErr[i] = SeccompProgram(network) })
+	s.seccompOnce[i].Do(func() { s.seccompProg[i], s.seccompErr[i] = limit.SeccompProgram(network) })
 	return s.seccompProg[i], s.seccompErr[i]
 }
 

@@ -15,11 +15,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"golang.org/x/sys/unix"
 )
 
 // niceSession lowers the priority of the session the sandboxed process pid
-// makes past the gate (bwrap --new-session) to BackgroundNice. Where the
+// makes past the gate (bwrap --new-session) to limit.BackgroundNice. Where the
 // kernel groups processes by session to share the CPUs (autogroup), a
 // process's own niceness weighs only against its session's other
 // processes: the session's is what weighs against the rest. It waits,
@@ -38,7 +39,7 @@ func niceSession(ctx context.Context, pid int) {
 			return // gone
 		}
 		if group(cur) != group(own) {
-			_ = os.WriteFile(path, []byte(strconv.Itoa(BackgroundNice)), 0)
+			_ = os.WriteFile(path, []byte(strconv.Itoa(limit.BackgroundNice)), 0)
 			return
 		}
 		t := time.NewTimer(5 * time.Millisecond)
@@ -73,19 +74,19 @@ const (
 // gate, the cgroups, the rlimits and the workspace watch; afterwards it
 // names the limit the command hit.
 type launch struct {
-	limits Limits
+	limits limit.Limits
 	files  []*os.File // [seccomp, gate read end, info write end]
 	gateW  *os.File
 	infoR  *os.File
-	cg     *Cgroup
-	made   chan *Cgroup // the cgroups, made while bwrap sets up the sandbox
-	watch  bool         // watch the workspace's growth
+	cg     *limit.Cgroup
+	made   chan *limit.Cgroup // the cgroups, made while bwrap sets up the sandbox
+	watch  bool               // watch the workspace's growth
 	// yield, set for a background command, lowers its CPU priority to
-	// the least (nice BackgroundNice) at the gate, before it runs
+	// the least (nice limit.BackgroundNice) at the gate, before it runs
 	// anything: everything it forks inherits it; where a cpu cgroup can
 	// be made, the command runs in it, yielding to the foreground
 	// commands yield counts.
-	yield   *Yielder
+	yield   *limit.Yielder
 	unyield func() // forgets the cpu cgroup, once it is removed
 
 	grew     atomic.Bool
@@ -98,8 +99,8 @@ type launch struct {
 // the command waits at the gate only for being moved into them. A
 // background command's yield to the foreground commands of y (nil for
 // none).
-func newLaunch(program []byte, l Limits, parents CgroupParents, watch bool, y *Yielder) (*launch, error) {
-	sec, err := SeccompFile(program)
+func newLaunch(program []byte, l limit.Limits, parents limit.CgroupParents, watch bool, y *limit.Yielder) (*launch, error) {
+	sec, err := limit.SeccompFile(program)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +116,8 @@ func newLaunch(program []byte, l Limits, parents CgroupParents, watch bool, y *Y
 		w.Close()
 		return nil, err
 	}
-	made := make(chan *Cgroup, 1)
-	go func() { made <- NewCgroup(l, parents, y != nil) }()
+	made := make(chan *limit.Cgroup, 1)
+	go func() { made <- limit.NewCgroup(l, parents, y != nil) }()
 	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, made: made, watch: watch,
 		yield: y, unyield: func() {}}, nil
 }
@@ -200,7 +201,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	}
 	if l.yield != nil {
 		for _, p := range pids {
-			if err := unix.Setpriority(unix.PRIO_PROCESS, p, BackgroundNice); err != nil && !errors.Is(err, unix.ESRCH) {
+			if err := unix.Setpriority(unix.PRIO_PROCESS, p, limit.BackgroundNice); err != nil && !errors.Is(err, unix.ESRCH) {
 				l.cg.Remove()
 				return nil, err
 			}
@@ -292,9 +293,9 @@ func (l *launch) finish(r *Result, ws string) {
 	switch {
 	case name != "":
 	case l.grew.Load():
-		name = LimitWorkspace
+		name = limit.LimitWorkspace
 	case l.based && treeSize(ws)-l.baseline > l.limits.WorkspaceGrowth:
-		name = LimitWorkspace
+		name = limit.LimitWorkspace
 	default:
 		name = limitFromOutput(r, ws)
 	}
@@ -302,7 +303,7 @@ func (l *launch) finish(r *Result, ws string) {
 		return
 	}
 	r.Limit = name
-	r.Output += LimitNote(name, l.limits)
+	r.Output += limit.LimitNote(name, l.limits)
 	if r.ExitCode == 0 {
 		r.ExitCode = 1
 	}
@@ -316,13 +317,13 @@ func limitFromOutput(r *Result, ws string) string {
 	out := strings.ToLower(r.Output)
 	switch {
 	case r.ExitCode == 128+int(syscall.SIGXCPU) || strings.Contains(out, "cpu time limit exceeded"):
-		return LimitCPUTime
+		return limit.LimitCPUTime
 	case r.ExitCode == 128+int(syscall.SIGXFSZ) || strings.Contains(out, "file size limit exceeded") || strings.Contains(out, "file too large"):
-		return LimitFileSize
+		return limit.LimitFileSize
 	case strings.Contains(out, "no space left on device") && hasRoom(ws):
-		return LimitTmp
+		return limit.LimitTmp
 	case strings.Contains(out, "resource temporarily unavailable") && strings.Contains(out, "fork"):
-		return LimitProcesses
+		return limit.LimitProcesses
 	}
 	return ""
 }

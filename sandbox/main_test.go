@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -110,13 +111,13 @@ func requireBwrap(t *testing.T) {
 	t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
 }
 
-// requireCgroup skips a test that needs the cgroup of a limit (LimitProcesses,
-// LimitMemory) when the host gives core none it may write, saying so,
+// requireCgroup skips a test that needs the cgroup of a limit (limit.LimitProcesses,
+// limit.LimitMemory) when the host gives core none it may write, saying so,
 // unless CORE_REQUIRE_CGROUP=1 (as in CI, which runs as root on a machine
 // with writable cgroups), which makes it a failure.
 func requireCgroup(t *testing.T, name string) {
 	t.Helper()
-	cg := NewCgroup(DefaultLimits(), FindCgroupParents(), false)
+	cg := limit.NewCgroup(limit.DefaultLimits(), limit.FindCgroupParents(), false)
 	defer cg.Remove()
 	if contains(cg.Enforced(), name) {
 		return

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // probeTimeout bounds each command of the live probe: bwrap starts in
@@ -210,7 +212,7 @@ func scratchCause(dir string, err error) string {
 // enforcedLimits says what enforces each limit here.
 func (s *Sandbox) enforcedLimits() []string {
 	l := s.cfg.Limits
-	cg := NewCgroup(l, s.cgroupParents(), false)
+	cg := limit.NewCgroup(l, s.cgroupParents(), false)
 	byCgroup := cg.Enforced()
 	cg.Remove()
 	how := func(name, fallback string) string {
@@ -224,11 +226,11 @@ func (s *Sandbox) enforcedLimits() []string {
 		procs = "NOT enforced: no pids cgroup, and root is exempt from RLIMIT_NPROC"
 	}
 	return []string{
-		how(LimitProcesses, procs),
-		how(LimitMemory, "NOT enforced: no memory cgroup core may write"),
-		fmt.Sprintf("%s %s (RLIMIT_CPU, per process)", LimitCPUTime, l.Value(LimitCPUTime)),
-		fmt.Sprintf("%s %s (RLIMIT_FSIZE)", LimitFileSize, l.Value(LimitFileSize)),
-		fmt.Sprintf("%s %s (tmpfs size)", LimitTmp, l.Value(LimitTmp)),
-		fmt.Sprintf("%s %s (watched by core)", LimitWorkspace, l.Value(LimitWorkspace)),
+		how(limit.LimitProcesses, procs),
+		how(limit.LimitMemory, "NOT enforced: no memory cgroup core may write"),
+		fmt.Sprintf("%s %s (RLIMIT_CPU, per process)", limit.LimitCPUTime, l.Value(limit.LimitCPUTime)),
+		fmt.Sprintf("%s %s (RLIMIT_FSIZE)", limit.LimitFileSize, l.Value(limit.LimitFileSize)),
+		fmt.Sprintf("%s %s (tmpfs size)", limit.LimitTmp, l.Value(limit.LimitTmp)),
+		fmt.Sprintf("%s %s (watched by core)", limit.LimitWorkspace, l.Value(limit.LimitWorkspace)),
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // RunHost runs argv on the host, unconfined, with a scrubbed environment:
@@ -86,7 +88,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
-	c.WaitDelay = WaitDelay
+	c.WaitDelay = limit.WaitDelay
 	if l != nil {
 		c.ExtraFiles = l.files
 	}
@@ -145,7 +147,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 // lookPath finds an executable on the configured PATH, not the process's.
 func (s *Sandbox) lookPath(name string) (string, error) {
 	if strings.Contains(name, "/") {
-		if IsExecutable(name) {
+		if limit.IsExecutable(name) {
 			return name, nil
 		}
 		return "", fmt.Errorf("%s: not an executable file", name)
@@ -155,7 +157,7 @@ func (s *Sandbox) lookPath(name string) (string, error) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if IsExecutable(p) {
+		if limit.IsExecutable(p) {
 			return p, nil
 		}
 	}
@@ -167,4 +169,22 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // Config is what a Sandbox needs from its caller, read at the edge.
@@ -85,7 +87,7 @@ type Config struct {
 	// empty means no shared layer: each run builds from its own.
 	Repo string
 	// Limits bound every confined command; zero fields take DefaultLimits.
-	Limits Limits
+	Limits limit.Limits
 	// DownloadTimeout bounds the module download; zero means
 	// DefaultDownloadTimeout.
 	DownloadTimeout time.Duration
@@ -122,7 +124,7 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	limits, err := LimitsFromEnv(getenv)
+	limits, err := limit.LimitsFromEnv(getenv)
 	if err != nil {
 		return Config{}, err
 	}
@@ -183,7 +185,7 @@ type Sandbox struct {
 	scans *scanCache // the walks behind the masks: the process's own
 
 	cgOnce    sync.Once
-	cgParents CgroupParents
+	cgParents limit.CgroupParents
 
 	sweepOnce sync.Once // the run layers no live run owns (layers.go)
 	runs      *runDirs  // the run layers this Sandbox made
@@ -202,7 +204,7 @@ type Sandbox struct {
 
 	// yield makes the background commands' cpu cgroups idle while a
 	// foreground command runs (yield.go).
-	yield Yielder
+	yield limit.Yielder
 
 	// depsFailed remembers, by the hash of the copied files, the dependency
 	// steps that failed (deps.go): said again, not run again.
@@ -368,8 +370,8 @@ type Result struct {
 	// is set when the build ceiling, not the timeout, stopped it.
 	Built     time.Duration
 	AtCeiling bool
-	// Limit names the sandbox limit that stopped the command (LimitMemory,
-	// LimitProcesses, …), or is empty; Output then ends with a line that
+	// Limit names the sandbox limit that stopped the command (limit.LimitMemory,
+	// limit.LimitProcesses, …), or is empty; Output then ends with a line that
 	// says how to raise it.
 	Limit string
 	// Waited is how long the command waited, before it started, for the

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // The target's Go. A workspace whose go.mod asks for a newer Go than the
@@ -83,7 +85,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 		return "", Result{ExitCode: 1, Output: err.Error()}, false
 	}
 	bin := toolchainBin(modCache, want)
-	if IsExecutable(filepath.Join(bin, "go")) {
+	if limit.IsExecutable(filepath.Join(bin, "go")) {
 		return bin, Result{}, true
 	}
 	goPath, err := s.lookPath("go")
@@ -104,7 +106,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 	}
 	defer os.RemoveAll(scratch)
 	r, err := execute(ctx, goPath, []string{"version"}, env, RunOptions{Workspace: scratch}, nil)
-	if err != nil || r.ExitCode != 0 || !IsExecutable(filepath.Join(bin, "go")) {
+	if err != nil || r.ExitCode != 0 || !limit.IsExecutable(filepath.Join(bin, "go")) {
 		if err != nil {
 			r.Output += err.Error()
 		}
@@ -155,7 +157,7 @@ func (s *Sandbox) fetchedToolchain(ws string) string {
 		return ""
 	}
 	bin := toolchainBin(modCache, want)
-	if !IsExecutable(filepath.Join(bin, "go")) {
+	if !limit.IsExecutable(filepath.Join(bin, "go")) {
 		return ""
 	}
 	return bin

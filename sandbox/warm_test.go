@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // gatedProxy serves the file proxy at fileURL over HTTP, but holds every
@@ -193,7 +194,7 @@ func TestWarmNeverDelaysANarrowCommand(t *testing.T) {
 	require.Greater(t, len(warm), 1, "the warm-up's go under its runner")
 	for _, p := range warm {
 		if n, ok := niceness(p); ok {
-			assert.Equal(t, BackgroundNice, n, "a process of the warm-up (%s) runs at a higher priority", cmdline(p))
+			assert.Equal(t, limit.BackgroundNice, n, "a process of the warm-up (%s) runs at a higher priority", cmdline(p))
 		}
 	}
 	agent := slices.IndexFunc(procs, func(p int) bool { return strings.Contains(cmdline(p), "sandbox agent --socket") })
@@ -231,7 +232,7 @@ func TestBackgroundCommandsYield(t *testing.T) {
 		background bool
 		want       int
 	}{
-		{name: "background", background: true, want: BackgroundNice},
+		{name: "background", background: true, want: limit.BackgroundNice},
 		{name: "foreground", want: own},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ import (
 // weight again.
 func TestBackgroundCommandIdlesWhileForegroundRuns(t *testing.T) {
 	requireBwrap(t)
-	parents := FindCgroupParents()
+	parents := limit.FindCgroupParents()
 	if parents.CPU == "" {
 		t.Skip("no cpu cgroup core may make here")
 	}
@@ -68,9 +69,9 @@ func TestBackgroundCommandIdlesWhileForegroundRuns(t *testing.T) {
 	require.Contains(t, filepath.Base(dir), "core-sandbox-", "the background command runs in no cpu cgroup of its own")
 	assert.Equal(t, "0", cgroupValue(t, dir, "cpu.idle"), "idle with no foreground command")
 	weight := "cpu.shares"
-	want := fmt.Sprint(BackgroundShares)
+	want := fmt.Sprint(limit.BackgroundShares)
 	if parents.CPUV2 {
-		weight, want = "cpu.weight.nice", fmt.Sprint(BackgroundNice)
+		weight, want = "cpu.weight.nice", fmt.Sprint(limit.BackgroundNice)
 	}
 	assert.Equal(t, want, cgroupValue(t, dir, weight), "the background command's weight")
 
@@ -94,7 +95,7 @@ func TestBackgroundCommandIdlesWhileForegroundRuns(t *testing.T) {
 }
 
 // cpuCgroupOf is the directory of a process's cpu cgroup.
-func cpuCgroupOf(t *testing.T, pid int, parents CgroupParents) string {
+func cpuCgroupOf(t *testing.T, pid int, parents limit.CgroupParents) string {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 	require.NoError(t, err)
@@ -107,7 +108,7 @@ func cpuCgroupOf(t *testing.T, pid int, parents CgroupParents) string {
 		}
 		v2 := parts[0] == "0" && parts[1] == ""
 		if v2 == parents.CPUV2 && (v2 || contains(strings.Split(parts[1], ","), "cpu")) {
-			return filepath.Join(CgroupMount(string(mounts), "cpu", v2), parts[2])
+			return filepath.Join(limit.CgroupMount(string(mounts), "cpu", v2), parts[2])
 		}
 	}
 	t.Fatalf("no cpu cgroup in %s", b)

@@ -1,4 +1,8 @@
-package sandbox
+// Package limit bounds and accounts for the processes of a confined command:
+// the limits (Limits, the note that names the one hit), the cgroups that
+// enforce and count them, the cpu cgroup that makes a background command
+// yield, and the seccomp filter every sandboxed process runs under.
+package limit
 
 import (
 	"io/fs"
