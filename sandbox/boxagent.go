@@ -19,11 +19,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// boxReady is the line the agent writes on its stdout once it listens.
-const boxReady = "core-box-ready"
+// Ready is the line the agent writes on its stdout once it listens.
+const Ready = "core-box-ready"
 
-// stopGrace is how long a stopped process has between SIGTERM and SIGKILL.
-const stopGrace = time.Second
+// StopGrace is how long a stopped process has between SIGTERM and SIGKILL.
+const StopGrace = time.Second
 
 // AgentIfAsked runs the box's agent and exits when args (os.Args) are how a
 // box starts it, `<executable> sandbox agent --socket PATH [--lifeline]`,
@@ -127,7 +127,7 @@ func runBoxAgent(socket string, ready io.Writer, mode os.FileMode, ownCgroup boo
 		return fmt.Errorf("box agent: become a subreaper: %w", err)
 	}
 	ag := &boxAgent{runners: map[int]bool{}}
-	if _, err := fmt.Fprintln(ready, boxReady); err != nil {
+	if _, err := fmt.Fprintln(ready, Ready); err != nil {
 		return fmt.Errorf("box agent: %w", err)
 	}
 	for {
@@ -179,7 +179,7 @@ func (ag *boxAgent) sweep() {
 	for {
 		ag.mu.Lock()
 		var strays []int
-		for pid, ppid := range procParents() {
+		for pid, ppid := range ProcParents() {
 			if ppid == self && !ag.runners[pid] {
 				strays = append(strays, pid)
 			}
@@ -213,13 +213,13 @@ type agentConn struct {
 func (a *agentConn) send(kind byte, payload []byte) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return writeFrame(a.c, kind, payload)
+	return WriteFrame(a.c, kind, payload)
 }
 
 func (a *agentConn) sendJSON(kind byte, v any) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return writeJSONFrame(a.c, kind, v)
+	return WriteJSONFrame(a.c, kind, v)
 }
 
 // pump sends what r yields as frames of kind, then end (0 for none).
@@ -244,21 +244,21 @@ func serveBoxConn(c net.Conn, ag *boxAgent, ownCgroup bool) {
 	defer c.Close()
 	a := &agentConn{c: c, ag: ag, ownCgroup: ownCgroup}
 	br := bufio.NewReaderSize(c, 64<<10)
-	req, err := readRequest(br)
+	req, err := ReadRequest(br)
 	if err != nil {
-		_ = a.sendJSON(frameExit, boxExit{Code: -1, Err: err.Error()})
+		_ = a.sendJSON(FrameExit, Exit{Code: -1, Err: err.Error()})
 		return
 	}
 	exit := a.run(req, br)
-	_ = a.sendJSON(frameExit, exit)
+	_ = a.sendJSON(FrameExit, exit)
 }
 
 // run runs one request under a runner of its own and says how it ended.
-func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
+func (a *agentConn) run(req Request, br *bufio.Reader) Exit {
 	path, err := lookPathIn(req.Argv[0], req.Env)
 	if err != nil {
-		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: command not found\n", req.Argv[0])))
-		return boxExit{Code: 127}
+		_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: command not found\n", req.Argv[0])))
+		return Exit{Code: 127}
 	}
 	var files []*os.File // closed once the runner has them
 	closeAll := func() {
@@ -275,12 +275,12 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	}
 	outR, outW, err := pipe()
 	if err != nil {
-		return boxExit{Code: -1, Err: err.Error()}
+		return Exit{Code: -1, Err: err.Error()}
 	}
 	statusR, statusW, err := pipe()
 	if err != nil {
 		closeAll()
-		return boxExit{Code: -1, Err: err.Error()}
+		return Exit{Code: -1, Err: err.Error()}
 	}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = runnerArgv(path, req.Argv, req.Pipe, req.Nice)
@@ -294,27 +294,27 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		inR, w, err := pipe()
 		if err != nil {
 			closeAll()
-			return boxExit{Code: -1, Err: err.Error()}
+			return Exit{Code: -1, Err: err.Error()}
 		}
 		r, outPipe, err := pipe()
 		if err != nil {
 			closeAll()
-			return boxExit{Code: -1, Err: err.Error()}
+			return Exit{Code: -1, Err: err.Error()}
 		}
 		inW, pipeR = w, r
 		cmd.ExtraFiles = append(cmd.ExtraFiles, inR, outPipe) // runnerPipeIn, runnerPipeOut
 	}
 	if err := a.ag.start(cmd); err != nil {
 		closeAll()
-		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: %v\n", req.Argv[0], err)))
-		return boxExit{Code: 126}
+		_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: %v\n", req.Argv[0], err)))
+		return Exit{Code: 126}
 	}
 	runner := cmd.Process.Pid
 	// The parent's ends the runner alone holds now.
 	for _, f := range append([]*os.File{outW, statusW}, cmd.ExtraFiles[1:]...) {
 		f.Close()
 	}
-	said, _ := io.ReadAll(io.LimitReader(statusR, maxExitErr))
+	said, _ := io.ReadAll(io.LimitReader(statusR, MaxExitErr))
 	statusR.Close()
 	pid, err := strconv.Atoi(strings.TrimSpace(string(said)))
 	if err != nil || pid <= 0 {
@@ -330,8 +330,8 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		if why == "" {
 			why = "its runner ended before it started"
 		}
-		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: %s\n", req.Argv[0], why)))
-		return boxExit{Code: 126}
+		_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: %s\n", req.Argv[0], why)))
+		return Exit{Code: 126}
 	}
 	var before limit.CgroupEvents
 	if a.ownCgroup {
@@ -340,14 +340,14 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	// The command, not the agent or its runner, is what the kernel's OOM
 	// killer picks when the box runs out of memory.
 	_ = os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "oom_score_adj"), []byte("1000"), 0)
-	_ = a.sendJSON(frameStarted, boxStarted{PID: pid})
+	_ = a.sendJSON(FrameStarted, Started{PID: pid})
 
 	var pumps sync.WaitGroup
 	pumps.Add(1)
-	go func() { defer pumps.Done(); a.pump(outR, frameOutput, 0) }()
+	go func() { defer pumps.Done(); a.pump(outR, FrameOutput, 0) }()
 	if pipeR != nil {
 		pumps.Add(1)
-		go func() { defer pumps.Done(); a.pump(pipeR, framePipe, framePipeEnd) }()
+		go func() { defer pumps.Done(); a.pump(pipeR, FramePipe, FramePipeEnd) }()
 	}
 
 	// A kill goes to the command's group and to its runner, which passes
@@ -378,38 +378,38 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		}
 		_ = syscall.Kill(runner, sig)
 	}
-	clk := startClock(runner, "/proc", time.Duration(req.TimeoutMS)*time.Millisecond, time.Duration(req.CeilingMS)*time.Millisecond, func() {
+	clk := StartClock(runner, "/proc", time.Duration(req.TimeoutMS)*time.Millisecond, time.Duration(req.CeilingMS)*time.Millisecond, func() {
 		mu.Lock()
 		timedOut = true
 		mu.Unlock()
 		kill(syscall.SIGKILL)
 	})
-	defer clk.stop()
+	defer clk.Stop()
 	// The host's side: input for the pipe, a stop, or the end of the
 	// connection, which kills the command.
 	ended := make(chan struct{})
 	go func() {
 		for {
-			kind, payload, err := readFrame(br, []byte{frameInput, frameInputEnd, frameStop})
+			kind, payload, err := readFrame(br, []byte{FrameInput, FrameInputEnd, FrameStop})
 			if err != nil {
 				kill(syscall.SIGKILL)
 				return
 			}
 			switch kind {
-			case frameInput:
+			case FrameInput:
 				if inW != nil {
 					_, _ = inW.Write(payload)
 				}
-			case frameInputEnd:
+			case FrameInputEnd:
 				if inW != nil {
 					inW.Close()
 				}
-			case frameStop:
+			case FrameStop:
 				kill(syscall.SIGTERM)
 				go func() {
 					select {
 					case <-ended:
-					case <-time.After(stopGrace):
+					case <-time.After(StopGrace):
 					}
 					kill(syscall.SIGKILL)
 				}()
@@ -418,7 +418,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	}()
 	// The runner ends once nothing is left under it.
 	_ = cmd.Wait()
-	timing := clk.stop()
+	timing := clk.Stop()
 	mu.Lock()
 	exited = true
 	mu.Unlock()
@@ -444,7 +444,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	if pipeR != nil {
 		pipeR.Close()
 	}
-	exit := boxExit{Code: cmd.ProcessState.ExitCode()}
+	exit := Exit{Code: cmd.ProcessState.ExitCode()}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		exit.Code = 128 + int(ws.Signal())
 	}

@@ -110,7 +110,7 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 	read := make(chan struct{})
 	go func() {
 		line, err := bufio.NewReaderSize(stdout, 256).ReadString('\n')
-		if err == nil && strings.TrimSpace(line) != boxReady {
+		if err == nil && strings.TrimSpace(line) != Ready {
 			err = fmt.Errorf("the agent said %q", line)
 		}
 		ready <- err

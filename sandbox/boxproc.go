@@ -70,7 +70,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	}
 	pr := &Process{argv: argv, conn: c, out: newCapped(opts.OutputLimit), running: true, code: -1, done: make(chan struct{})}
 	before := inst.cgroup().Events()
-	if err := sendRequest(c, boxRequest{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
+	if err := sendRequest(c, Request{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -88,23 +88,23 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	}
 	_ = c.SetReadDeadline(deadline)
 	stopWatch := context.AfterFunc(ctx, func() { _ = c.SetReadDeadline(time.Now()) })
-	rep, err := readReply(br)
+	rep, err := ReadReply(br)
 	stopWatch()
 	_ = c.SetReadDeadline(time.Time{})
-	if err != nil || rep.kind == framePipe || rep.kind == framePipeEnd {
+	if err != nil || rep.Kind == FramePipe || rep.Kind == FramePipeEnd {
 		c.Close()
 		return nil, fmt.Errorf("the box's agent: %v", orFrameErr(err))
 	}
-	if rep.kind != frameStarted {
+	if rep.Kind != FrameStarted {
 		// It did not start: what the agent said is its output.
-		if rep.kind == frameOutput {
-			pr.out.Write(rep.data)
+		if rep.Kind == FrameOutput {
+			pr.out.Write(rep.Data)
 			exit, _ := readUntilExit(br, pr.out, onPipe)
 			c.Close()
 			return nil, fmt.Errorf("%s did not start (exit status %d): %s", argv[0], exit.Code, strings.TrimSpace(pr.out.text()))
 		}
 		c.Close()
-		return nil, fmt.Errorf("%s did not start: %s", argv[0], rep.exit.Err)
+		return nil, fmt.Errorf("%s did not start: %s", argv[0], rep.Exit.Err)
 	}
 	b.mu.Lock()
 	if b.closed {
@@ -150,7 +150,7 @@ func (b *Box) prepare(ctx context.Context, argv []string) (*boxInst, []string, e
 
 func orFrameErr(err error) error {
 	if err == nil {
-		return fmt.Errorf("%w: pipe data before the start", errFrame)
+		return fmt.Errorf("%w: pipe data before the start", ErrFrame)
 	}
 	return err
 }
@@ -223,7 +223,7 @@ func (p *Process) Stop(ctx context.Context) error {
 		p.pipe.r.Close() // what it writes on fd 4 from now on is dropped
 	}
 	p.wmu.Lock()
-	err := writeFrame(p.conn, frameStop, nil)
+	err := WriteFrame(p.conn, FrameStop, nil)
 	p.wmu.Unlock()
 	if err != nil {
 		p.abort()
@@ -293,9 +293,9 @@ func (pp *processPipe) Write(b []byte) (int, error) {
 	}
 	n := 0
 	for len(b) > 0 {
-		chunk := b[:min(len(b), maxChunk)]
+		chunk := b[:min(len(b), MaxChunk)]
 		pp.p.wmu.Lock()
-		err := writeFrame(pp.p.conn, frameInput, chunk)
+		err := WriteFrame(pp.p.conn, FrameInput, chunk)
 		pp.p.wmu.Unlock()
 		if err != nil {
 			return n, err
@@ -314,7 +314,7 @@ func (pp *processPipe) Close() error {
 	pp.mu.Unlock()
 	if was {
 		pp.p.wmu.Lock()
-		_ = writeFrame(pp.p.conn, frameInputEnd, nil)
+		_ = WriteFrame(pp.p.conn, FrameInputEnd, nil)
 		pp.p.wmu.Unlock()
 	}
 	return pp.r.Close()

@@ -23,29 +23,29 @@ import (
 // the host does not expect and JSON with fields it does not know are
 // errors, never a hang or a panic.
 const (
-	frameRequest  byte = 'R' // host → agent: boxRequest (JSON)
-	frameInput    byte = 'I' // host → agent: bytes for the process's fd 3
-	frameInputEnd byte = 'C' // host → agent: close the process's fd 3
-	frameStop     byte = 'S' // host → agent: stop the process
+	FrameRequest  byte = 'R' // host → agent: Request (JSON)
+	FrameInput    byte = 'I' // host → agent: bytes for the process's fd 3
+	FrameInputEnd byte = 'C' // host → agent: close the process's fd 3
+	FrameStop     byte = 'S' // host → agent: stop the process
 
-	frameStarted byte = 'P' // agent → host: boxStarted (JSON)
-	frameOutput  byte = 'O' // agent → host: the process's stdout and stderr
-	framePipe    byte = 'D' // agent → host: what the process wrote on fd 4
-	framePipeEnd byte = 'E' // agent → host: fd 4 is closed
-	frameExit    byte = 'X' // agent → host: boxExit (JSON), the last frame
+	FrameStarted byte = 'P' // agent → host: Started (JSON)
+	FrameOutput  byte = 'O' // agent → host: the process's stdout and stderr
+	FramePipe    byte = 'D' // agent → host: what the process wrote on fd 4
+	FramePipeEnd byte = 'E' // agent → host: fd 4 is closed
+	FrameExit    byte = 'X' // agent → host: Exit (JSON), the last frame
 )
 
-// maxFrame bounds a frame's kind and payload; maxChunk is the most data a
+// maxFrame bounds a frame's kind and payload; MaxChunk is the most data a
 // frame carries.
 const (
 	maxFrame = 64 << 10
-	maxChunk = maxFrame - 1
-	// maxArgBytes bounds a request's argv and environment together.
-	maxArgBytes = maxFrame - 1024
+	MaxChunk = maxFrame - 1
+	// MaxArgBytes bounds a request's argv and environment together.
+	MaxArgBytes = maxFrame - 1024
 )
 
-// boxRequest asks the agent to run one command.
-type boxRequest struct {
+// Request asks the agent to run one command.
+type Request struct {
 	Argv []string `json:"argv"`
 	Env  []string `json:"env"`
 	// Dir is the absolute working directory inside the box.
@@ -65,14 +65,14 @@ type boxRequest struct {
 	Nice bool `json:"nice,omitempty"`
 }
 
-// boxStarted says the command started, and its pid inside the box.
-type boxStarted struct {
+// Started says the command started, and its pid inside the box.
+type Started struct {
 	PID int `json:"pid"`
 }
 
-// boxExit says how the command ended: Code is its exit status, or 128 and
+// Exit says how the command ended: Code is its exit status, or 128 and
 // the signal's number when a signal ended it (as bwrap reports it).
-type boxExit struct {
+type Exit struct {
 	Code     int  `json:"code"`
 	TimedOut bool `json:"timed_out,omitempty"`
 	// AtCeiling says the build ceiling, not the timeout, ended it;
@@ -86,13 +86,13 @@ type boxExit struct {
 	Limit string `json:"limit,omitempty"`
 }
 
-// maxExitErr bounds the agent's words about a command that did not start.
-const maxExitErr = 4 << 10
+// MaxExitErr bounds the agent's words about a command that did not start.
+const MaxExitErr = 4 << 10
 
-// writeFrame writes one frame.
-func writeFrame(w io.Writer, kind byte, payload []byte) error {
-	if len(payload) > maxChunk {
-		return fmt.Errorf("box: a frame of %d bytes is over the limit of %d", len(payload), maxChunk)
+// WriteFrame writes one frame.
+func WriteFrame(w io.Writer, kind byte, payload []byte) error {
+	if len(payload) > MaxChunk {
+		return fmt.Errorf("box: a frame of %d bytes is over the limit of %d", len(payload), MaxChunk)
 	}
 	buf := make([]byte, 5, 5+len(payload))
 	binary.BigEndian.PutUint32(buf, uint32(1+len(payload)))
@@ -101,17 +101,17 @@ func writeFrame(w io.Writer, kind byte, payload []byte) error {
 	return err
 }
 
-// writeJSONFrame writes v as the payload of one frame.
-func writeJSONFrame(w io.Writer, kind byte, v any) error {
+// WriteJSONFrame writes v as the payload of one frame.
+func WriteJSONFrame(w io.Writer, kind byte, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return writeFrame(w, kind, b)
+	return WriteFrame(w, kind, b)
 }
 
-// errFrame is what readFrame returns for a frame that breaks the protocol.
-var errFrame = errors.New("box: a malformed frame")
+// ErrFrame is what readFrame returns for a frame that breaks the protocol.
+var ErrFrame = errors.New("box: a malformed frame")
 
 // readFrame reads one frame whose kind is one of kinds. io.EOF means the
 // peer closed the connection between frames.
@@ -119,24 +119,24 @@ func readFrame(r *bufio.Reader, kinds []byte) (byte, []byte, error) {
 	var head [5]byte
 	if _, err := io.ReadFull(r, head[:4]); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return 0, nil, fmt.Errorf("%w: cut in its length", errFrame)
+			return 0, nil, fmt.Errorf("%w: cut in its length", ErrFrame)
 		}
 		return 0, nil, err
 	}
 	n := binary.BigEndian.Uint32(head[:4])
 	if n == 0 || n > maxFrame {
-		return 0, nil, fmt.Errorf("%w: a length of %d (at most %d)", errFrame, n, maxFrame)
+		return 0, nil, fmt.Errorf("%w: a length of %d (at most %d)", ErrFrame, n, maxFrame)
 	}
 	kind, err := r.ReadByte()
 	if err != nil {
-		return 0, nil, fmt.Errorf("%w: cut before its kind", errFrame)
+		return 0, nil, fmt.Errorf("%w: cut before its kind", ErrFrame)
 	}
 	if !slices.Contains(kinds, kind) {
-		return 0, nil, fmt.Errorf("%w: kind %q is not expected here", errFrame, kind)
+		return 0, nil, fmt.Errorf("%w: kind %q is not expected here", ErrFrame, kind)
 	}
 	payload := make([]byte, n-1)
 	if _, err := io.ReadFull(r, payload); err != nil {
-		return 0, nil, fmt.Errorf("%w: cut in its payload", errFrame)
+		return 0, nil, fmt.Errorf("%w: cut in its payload", ErrFrame)
 	}
 	return kind, payload, nil
 }
@@ -147,79 +147,79 @@ func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", errFrame, err)
+		return fmt.Errorf("%w: %v", ErrFrame, err)
 	}
 	if dec.More() {
-		return fmt.Errorf("%w: more than one JSON value", errFrame)
+		return fmt.Errorf("%w: more than one JSON value", ErrFrame)
 	}
 	return nil
 }
 
 // replyKinds are the frames the host accepts from the agent.
-var replyKinds = []byte{frameStarted, frameOutput, framePipe, framePipeEnd, frameExit}
+var replyKinds = []byte{FrameStarted, FrameOutput, FramePipe, FramePipeEnd, FrameExit}
 
-// reply is one decoded frame from the agent.
-type reply struct {
-	kind    byte
-	data    []byte // frameOutput, framePipe
-	started boxStarted
-	exit    boxExit
+// Reply is one decoded frame from the agent.
+type Reply struct {
+	Kind    byte
+	Data    []byte // FrameOutput, FramePipe
+	Started Started
+	Exit    Exit
 }
 
-// readReply reads and checks one frame from the agent: the host's decoder,
+// ReadReply reads and checks one frame from the agent: the host's decoder,
 // which treats the box as hostile.
-func readReply(r *bufio.Reader) (reply, error) {
+func ReadReply(r *bufio.Reader) (Reply, error) {
 	kind, payload, err := readFrame(r, replyKinds)
 	if err != nil {
-		return reply{}, err
+		return Reply{}, err
 	}
-	rep := reply{kind: kind}
+	rep := Reply{Kind: kind}
 	switch kind {
-	case frameOutput, framePipe:
-		rep.data = payload
-	case framePipeEnd:
+	case FrameOutput, FramePipe:
+		rep.Data = payload
+	case FramePipeEnd:
 		if len(payload) != 0 {
-			return reply{}, fmt.Errorf("%w: the end of the pipe carries %d bytes", errFrame, len(payload))
+			return Reply{}, fmt.Errorf("%w: the end of the pipe carries %d bytes", ErrFrame, len(payload))
 		}
-	case frameStarted:
-		if err := decodeStrict(payload, &rep.started); err != nil {
-			return reply{}, err
+	case FrameStarted:
+		if err := decodeStrict(payload, &rep.Started); err != nil {
+			return Reply{}, err
 		}
-		if rep.started.PID <= 0 {
-			return reply{}, fmt.Errorf("%w: pid %d", errFrame, rep.started.PID)
+		if rep.Started.PID <= 0 {
+			return Reply{}, fmt.Errorf("%w: pid %d", ErrFrame, rep.Started.PID)
 		}
-	case frameExit:
-		if err := decodeStrict(payload, &rep.exit); err != nil {
-			return reply{}, err
+	case FrameExit:
+		if err := decodeStrict(payload, &rep.Exit); err != nil {
+			return Reply{}, err
 		}
-		if len(rep.exit.Err) > maxExitErr {
-			return reply{}, fmt.Errorf("%w: an error of %d bytes", errFrame, len(rep.exit.Err))
+		if len(rep.Exit.Err) > MaxExitErr {
+			return Reply{}, fmt.Errorf("%w: an error of %d bytes", ErrFrame, len(rep.Exit.Err))
 		}
-		if c := rep.exit.Code; c < -1 || c > 255 {
-			return reply{}, fmt.Errorf("%w: exit status %d", errFrame, c)
+		if c := rep.Exit.Code; c < -1 || c > 255 {
+			return Reply{}, fmt.Errorf("%w: exit status %d", ErrFrame, c)
 		}
-		if l := rep.exit.Limit; l != "" && l != limit.LimitMemory && l != limit.LimitProcesses {
-			return reply{}, fmt.Errorf("%w: a limit %.40q core does not know", errFrame, l)
+		if l := rep.Exit.Limit; l != "" && l != limit.LimitMemory && l != limit.LimitProcesses {
+			return Reply{}, fmt.Errorf("%w: a limit %.40q core does not know", ErrFrame, l)
 		}
 	}
 	return rep, nil
 }
 
-// readRequest is the agent's decoder of the host's request.
-func readRequest(r *bufio.Reader) (boxRequest, error) {
-	_, payload, err := readFrame(r, []byte{frameRequest})
+// ReadRequest is the agent's decoder of the host's request.
+func ReadRequest(r *bufio.Reader) (Request, error) {
+	_, payload, err := readFrame(r, []byte{FrameRequest})
 	if err != nil {
-		return boxRequest{}, err
+		return Request{}, err
 	}
-	var req boxRequest
+	var req Request
 	if err := decodeStrict(payload, &req); err != nil {
-		return boxRequest{}, err
+		return Request{}, err
 	}
 	if len(req.Argv) == 0 || req.Argv[0] == "" {
-		return boxRequest{}, fmt.Errorf("%w: no command", errFrame)
+		return Request{}, fmt.Errorf("%w: no command", ErrFrame)
 	}
 	if req.Dir == "" || req.Dir[0] != '/' {
-		return boxRequest{}, fmt.Errorf("%w: the directory %q is not absolute", errFrame, req.Dir)
+		return Request{}, fmt.Errorf("%w: the directory %q is not absolute", ErrFrame, req.Dir)
 	}
 	return req, nil
 }

@@ -175,13 +175,13 @@ func statusCode(ws syscall.WaitStatus) int {
 
 // signalTree sends sig to every process under root, as /proc shows them.
 func signalTree(root int, sig syscall.Signal) {
-	for _, pid := range treeUnder(root, procParents()) {
+	for _, pid := range TreeUnder(root, ProcParents()) {
 		_ = syscall.Kill(pid, sig)
 	}
 }
 
-// procParents maps each pid /proc shows to its parent's.
-func procParents() map[int]int {
+// ProcParents maps each pid /proc shows to its parent's.
+func ProcParents() map[int]int {
 	procs := readProcs("/proc")
 	parents := make(map[int]int, len(procs))
 	for _, p := range procs {
@@ -214,9 +214,9 @@ func parseProcStat(b []byte) (pid, ppid int, ok bool) {
 	return pid, ppid, true
 }
 
-// treeUnder lists the pids under root in parents (pid → parent's pid),
+// TreeUnder lists the pids under root in parents (pid → parent's pid),
 // children before their own children; root itself is not listed.
-func treeUnder(root int, parents map[int]int) []int {
+func TreeUnder(root int, parents map[int]int) []int {
 	children := map[int][]int{}
 	for pid, ppid := range parents {
 		if pid != ppid {

@@ -190,7 +190,7 @@ func TestTreeUnder(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.ElementsMatch(t, tc.want, treeUnder(tc.root, tc.parents))
+			assert.ElementsMatch(t, tc.want, TreeUnder(tc.root, tc.parents))
 		})
 	}
 }

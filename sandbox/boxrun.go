@@ -30,7 +30,7 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 		// which the repository's later runs may share (layers.go).
 		return Result{}, false, nil
 	}
-	if requestSize(argv, p.env()) > maxArgBytes {
+	if requestSize(argv, p.env()) > MaxArgBytes {
 		return Result{}, false, nil // too long for a frame: bwrap takes it
 	}
 	b, err := s.boxFor(p.workspace, bwrap, nil)
@@ -104,7 +104,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	defer c.Close()
-	req := boxRequest{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds(), CeilingMS: opts.BuildCeiling.Milliseconds(), Nice: opts.Background}
+	req := Request{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds(), CeilingMS: opts.BuildCeiling.Milliseconds(), Nice: opts.Background}
 	if err := sendRequest(c, req); err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
@@ -150,7 +150,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	case runCtx.Err() != nil || exit.TimedOut:
 		r.ExitCode = -1
 		r.TimedOut, r.AtCeiling = true, exit.AtCeiling
-		r.Output += killedLine(opts.Timeout, opts.BuildCeiling, Timing{Built: r.Built, AtCeiling: exit.AtCeiling, Over: true})
+		r.Output += KilledLine(opts.Timeout, opts.BuildCeiling, Timing{Built: r.Built, AtCeiling: exit.AtCeiling, Over: true})
 	case rerr != nil:
 		r.ExitCode = -1
 		return r, rerr
@@ -191,40 +191,40 @@ func requestSize(argv, env []string) int {
 }
 
 // sendRequest sends a request, refusing one too big for a frame.
-func sendRequest(c net.Conn, req boxRequest) error {
-	if n := requestSize(req.Argv, req.Env); n > maxArgBytes {
-		return fmt.Errorf("the command and its environment take %d bytes, more than the box takes (%d)", n, maxArgBytes)
+func sendRequest(c net.Conn, req Request) error {
+	if n := requestSize(req.Argv, req.Env); n > MaxArgBytes {
+		return fmt.Errorf("the command and its environment take %d bytes, more than the box takes (%d)", n, MaxArgBytes)
 	}
-	return writeJSONFrame(c, frameRequest, req)
+	return WriteJSONFrame(c, FrameRequest, req)
 }
 
 // readUntilExit reads the agent's replies into out (and the pipe's into
 // pipe, when set) until the exit frame.
-func readUntilExit(r *bufio.Reader, out io.Writer, pipe func(data []byte, end bool)) (boxExit, error) {
+func readUntilExit(r *bufio.Reader, out io.Writer, pipe func(data []byte, end bool)) (Exit, error) {
 	started := false
 	for {
-		rep, err := readReply(r)
+		rep, err := ReadReply(r)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = errors.New("the box's agent closed the connection before the command's end")
 			}
-			return boxExit{Code: -1}, fmt.Errorf("the box's agent: %w", err)
+			return Exit{Code: -1}, fmt.Errorf("the box's agent: %w", err)
 		}
-		switch rep.kind {
-		case frameStarted:
+		switch rep.Kind {
+		case FrameStarted:
 			if started {
-				return boxExit{Code: -1}, fmt.Errorf("the box's agent: %w: started twice", errFrame)
+				return Exit{Code: -1}, fmt.Errorf("the box's agent: %w: started twice", ErrFrame)
 			}
 			started = true
-		case frameOutput:
-			_, _ = out.Write(rep.data)
-		case framePipe, framePipeEnd:
+		case FrameOutput:
+			_, _ = out.Write(rep.Data)
+		case FramePipe, FramePipeEnd:
 			if pipe == nil {
-				return boxExit{Code: -1}, fmt.Errorf("the box's agent: %w: pipe data for a command without a pipe", errFrame)
+				return Exit{Code: -1}, fmt.Errorf("the box's agent: %w: pipe data for a command without a pipe", ErrFrame)
 			}
-			pipe(rep.data, rep.kind == framePipeEnd)
-		case frameExit:
-			return rep.exit, nil
+			pipe(rep.Data, rep.Kind == FramePipeEnd)
+		case FrameExit:
+			return rep.Exit, nil
 		}
 	}
 }

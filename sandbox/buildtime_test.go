@@ -97,10 +97,10 @@ func TestCompiling(t *testing.T) {
 
 func TestKilledLine(t *testing.T) {
 	t.Parallel()
-	assert.Contains(t, killedLine(2*time.Minute, 0, Timing{Over: true}), "ran past its 2m0s timeout]")
-	assert.Contains(t, killedLine(2*time.Minute, 8*time.Minute, Timing{Over: true, Built: 110 * time.Second}),
+	assert.Contains(t, KilledLine(2*time.Minute, 0, Timing{Over: true}), "ran past its 2m0s timeout]")
+	assert.Contains(t, KilledLine(2*time.Minute, 8*time.Minute, Timing{Over: true, Built: 110 * time.Second}),
 		"ran past its 2m0s timeout, not counting 1m50s it spent compiling]")
-	assert.Contains(t, killedLine(2*time.Minute, 8*time.Minute, Timing{Over: true, AtCeiling: true, Built: 7 * time.Minute}),
+	assert.Contains(t, KilledLine(2*time.Minute, 8*time.Minute, Timing{Over: true, AtCeiling: true, Built: 7 * time.Minute}),
 		"ran past its build ceiling of 8m0s")
 }
 

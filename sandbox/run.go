@@ -99,19 +99,19 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 		}
 		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", path, err)
 	}
-	clk := startClock(c.Process.Pid, "/proc", opts.Timeout, opts.BuildCeiling, cancel)
+	clk := StartClock(c.Process.Pid, "/proc", opts.Timeout, opts.BuildCeiling, cancel)
 	var stop func()
 	if l != nil {
 		var err error
 		if stop, err = l.release(runCtx, c.Process.Pid, opts.Workspace); err != nil {
 			_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 			_ = c.Wait()
-			clk.stop()
+			clk.Stop()
 			return Result{ExitCode: -1}, err
 		}
 	}
 	err := c.Wait()
-	timing := clk.stop()
+	timing := clk.Stop()
 	if stop != nil {
 		stop()
 	}
@@ -139,7 +139,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	if timing.Over {
 		r.ExitCode = -1
 		r.TimedOut, r.AtCeiling = true, timing.AtCeiling
-		r.Output += killedLine(opts.Timeout, opts.BuildCeiling, timing)
+		r.Output += KilledLine(opts.Timeout, opts.BuildCeiling, timing)
 	}
 	return r, nil
 }

@@ -269,7 +269,7 @@ func niceness(pid int) (int, bool) {
 
 // descendants returns pid and every process under it.
 func descendants(pid int) []int {
-	return append([]int{pid}, treeUnder(pid, procParents())...)
+	return append([]int{pid}, TreeUnder(pid, ProcParents())...)
 }
 
 // withArg returns the pids of processes with an argument that contains s.
