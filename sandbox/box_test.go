@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -205,19 +206,19 @@ func TestBoxOutliveParent(t *testing.T) {
 
 // agentReply is a fake agent on one end of a socket pair: it reads the
 // request and writes reply as is.
-func agentReply(t *testing.T, reply []byte) (Exit, error) {
+func agentReply(t *testing.T, reply []byte) (boxagent.Exit, error) {
 	t.Helper()
 	host, agent := net.Pipe()
 	go func() {
 		defer agent.Close()
-		_, _ = ReadRequest(bufio.NewReader(agent))
+		_, _ = boxagent.ReadRequest(bufio.NewReader(agent))
 		_, _ = agent.Write(reply)
 		// Then silence, as a hung agent would: the host must not wait for
 		// more than the frame said.
 		time.Sleep(50 * time.Millisecond)
 	}()
 	defer host.Close()
-	require.NoError(t, sendRequest(host, Request{Argv: []string{"true"}, Dir: "/"}))
+	require.NoError(t, sendRequest(host, boxagent.Request{Argv: []string{"true"}, Dir: "/"}))
 	var out bytes.Buffer
 	return readUntilExit(bufio.NewReader(host), &out, nil)
 }
@@ -235,20 +236,20 @@ func TestBoxHostileReplies(t *testing.T) {
 		reply   []byte
 		wantErr string
 	}{
-		{"oversized frame", append(huge, FrameOutput), "a length of 1073741824"},
+		{"oversized frame", append(huge, boxagent.FrameOutput), "a length of 1073741824"},
 		{"zero length", []byte{0, 0, 0, 0}, "a length of 0"},
 		{"garbage", []byte("HTTP/1.1 200 OK\r\n\r\n"), "malformed"},
 		{"unknown kind", frame('Z', ""), "kind 'Z'"},
-		{"request from the box", frame(FrameRequest, "{}"), "kind 'R'"},
-		{"unknown field", frame(FrameExit, `{"code":0,"extra":1}`), "unknown field"},
-		{"two values", frame(FrameExit, `{"code":0}{}`), "more than one"},
-		{"exit out of range", frame(FrameExit, `{"code":4096}`), "exit status 4096"},
-		{"long error", frame(FrameExit, `{"code":1,"err":"`+strings.Repeat("x", MaxExitErr+1)+`"}`), "an error of"},
-		{"bad pid", frame(FrameStarted, `{"pid":-4}`), "pid -4"},
-		{"unknown limit", frame(FrameExit, `{"code":1,"limit":"disk"}`), "a limit \"disk\" core does not know"},
-		{"pipe without a pipe", frame(FramePipe, "x"), "without a pipe"},
-		{"cut payload", frame(FrameOutput, "abc")[:6], "cut in its payload"},
-		{"closed before the end", frame(FrameOutput, "abc"), "closed the connection"},
+		{"request from the box", frame(boxagent.FrameRequest, "{}"), "kind 'R'"},
+		{"unknown field", frame(boxagent.FrameExit, `{"code":0,"extra":1}`), "unknown field"},
+		{"two values", frame(boxagent.FrameExit, `{"code":0}{}`), "more than one"},
+		{"exit out of range", frame(boxagent.FrameExit, `{"code":4096}`), "exit status 4096"},
+		{"long error", frame(boxagent.FrameExit, `{"code":1,"err":"`+strings.Repeat("x", boxagent.MaxExitErr+1)+`"}`), "an error of"},
+		{"bad pid", frame(boxagent.FrameStarted, `{"pid":-4}`), "pid -4"},
+		{"unknown limit", frame(boxagent.FrameExit, `{"code":1,"limit":"disk"}`), "a limit \"disk\" core does not know"},
+		{"pipe without a pipe", frame(boxagent.FramePipe, "x"), "without a pipe"},
+		{"cut payload", frame(boxagent.FrameOutput, "abc")[:6], "cut in its payload"},
+		{"closed before the end", frame(boxagent.FrameOutput, "abc"), "closed the connection"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -258,32 +259,9 @@ func TestBoxHostileReplies(t *testing.T) {
 			assert.ErrorContains(t, err, tt.wantErr)
 		})
 	}
-	exit, err := agentReply(t, append(frame(FrameStarted, `{"pid":2}`), frame(FrameExit, `{"code":3}`)...))
+	exit, err := agentReply(t, append(frame(boxagent.FrameStarted, `{"pid":2}`), frame(boxagent.FrameExit, `{"code":3}`)...))
 	require.NoError(t, err)
 	assert.Equal(t, 3, exit.Code)
-}
-
-// FuzzBoxReply feeds the host's decoder what a hostile box may send: it
-// returns an error or a frame, never panics, and never reads past what a
-// frame's length allows.
-func FuzzBoxReply(f *testing.F) {
-	f.Add(frame(FrameOutput, "hello"))
-	f.Add(append(frame(FrameStarted, `{"pid":2}`), frame(FrameExit, `{"code":0}`)...))
-	f.Add(frame(FrameExit, `{"code":1,"timed_out":true,"err":"x"}`))
-	f.Add(frame(FramePipeEnd, ""))
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 'O'})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r := bufio.NewReader(bytes.NewReader(b))
-		for range len(b) + 1 {
-			rep, err := ReadReply(r)
-			if err != nil {
-				return
-			}
-			if len(rep.Data) > MaxChunk || len(rep.Exit.Err) > MaxExitErr || (rep.Kind == FrameExit && (rep.Exit.Code < -1 || rep.Exit.Code > 255)) {
-				t.Fatalf("a reply past its bounds: %+v", rep)
-			}
-		}
-	})
 }
 
 func TestVanishedMask(t *testing.T) {

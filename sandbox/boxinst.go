@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/limit"
 	"golang.org/x/sys/unix"
 )
@@ -110,7 +111,7 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 	read := make(chan struct{})
 	go func() {
 		line, err := bufio.NewReaderSize(stdout, 256).ReadString('\n')
-		if err == nil && strings.TrimSpace(line) != Ready {
+		if err == nil && strings.TrimSpace(line) != boxagent.Ready {
 			err = fmt.Errorf("the agent said %q", line)
 		}
 		ready <- err

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coreagent/core/sandbox/boxagent"
 )
 
 // Process is a background process in a box: its output is kept (head and
@@ -70,7 +72,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	}
 	pr := &Process{argv: argv, conn: c, out: newCapped(opts.OutputLimit), running: true, code: -1, done: make(chan struct{})}
 	before := inst.cgroup().Events()
-	if err := sendRequest(c, Request{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
+	if err := sendRequest(c, boxagent.Request{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -88,16 +90,16 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	}
 	_ = c.SetReadDeadline(deadline)
 	stopWatch := context.AfterFunc(ctx, func() { _ = c.SetReadDeadline(time.Now()) })
-	rep, err := ReadReply(br)
+	rep, err := boxagent.ReadReply(br)
 	stopWatch()
 	_ = c.SetReadDeadline(time.Time{})
-	if err != nil || rep.Kind == FramePipe || rep.Kind == FramePipeEnd {
+	if err != nil || rep.Kind == boxagent.FramePipe || rep.Kind == boxagent.FramePipeEnd {
 		c.Close()
 		return nil, fmt.Errorf("the box's agent: %v", orFrameErr(err))
 	}
-	if rep.Kind != FrameStarted {
+	if rep.Kind != boxagent.FrameStarted {
 		// It did not start: what the agent said is its output.
-		if rep.Kind == FrameOutput {
+		if rep.Kind == boxagent.FrameOutput {
 			pr.out.Write(rep.Data)
 			exit, _ := readUntilExit(br, pr.out, onPipe)
 			c.Close()
@@ -150,7 +152,7 @@ func (b *Box) prepare(ctx context.Context, argv []string) (*boxInst, []string, e
 
 func orFrameErr(err error) error {
 	if err == nil {
-		return fmt.Errorf("%w: pipe data before the start", ErrFrame)
+		return fmt.Errorf("%w: pipe data before the start", boxagent.ErrFrame)
 	}
 	return err
 }
@@ -223,7 +225,7 @@ func (p *Process) Stop(ctx context.Context) error {
 		p.pipe.r.Close() // what it writes on fd 4 from now on is dropped
 	}
 	p.wmu.Lock()
-	err := WriteFrame(p.conn, FrameStop, nil)
+	err := boxagent.WriteFrame(p.conn, boxagent.FrameStop, nil)
 	p.wmu.Unlock()
 	if err != nil {
 		p.abort()
@@ -293,9 +295,9 @@ func (pp *processPipe) Write(b []byte) (int, error) {
 	}
 	n := 0
 	for len(b) > 0 {
-		chunk := b[:min(len(b), MaxChunk)]
+		chunk := b[:min(len(b), boxagent.MaxChunk)]
 		pp.p.wmu.Lock()
-		err := WriteFrame(pp.p.conn, FrameInput, chunk)
+		err := boxagent.WriteFrame(pp.p.conn, boxagent.FrameInput, chunk)
 		pp.p.wmu.Unlock()
 		if err != nil {
 			return n, err
@@ -314,7 +316,7 @@ func (pp *processPipe) Close() error {
 	pp.mu.Unlock()
 	if was {
 		pp.p.wmu.Lock()
-		_ = WriteFrame(pp.p.conn, FrameInputEnd, nil)
+		_ = boxagent.WriteFrame(pp.p.conn, boxagent.FrameInputEnd, nil)
 		pp.p.wmu.Unlock()
 	}
 	return pp.r.Close()

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/limit"
 )
 
@@ -30,7 +31,7 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 		// which the repository's later runs may share (layers.go).
 		return Result{}, false, nil
 	}
-	if requestSize(argv, p.env()) > MaxArgBytes {
+	if requestSize(argv, p.env()) > boxagent.MaxArgBytes {
 		return Result{}, false, nil // too long for a frame: bwrap takes it
 	}
 	b, err := s.boxFor(p.workspace, bwrap, nil)
@@ -104,7 +105,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	defer c.Close()
-	req := Request{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds(), CeilingMS: opts.BuildCeiling.Milliseconds(), Nice: opts.Background}
+	req := boxagent.Request{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds(), CeilingMS: opts.BuildCeiling.Milliseconds(), Nice: opts.Background}
 	if err := sendRequest(c, req); err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
@@ -150,7 +151,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	case runCtx.Err() != nil || exit.TimedOut:
 		r.ExitCode = -1
 		r.TimedOut, r.AtCeiling = true, exit.AtCeiling
-		r.Output += KilledLine(opts.Timeout, opts.BuildCeiling, Timing{Built: r.Built, AtCeiling: exit.AtCeiling, Over: true})
+		r.Output += boxagent.KilledLine(opts.Timeout, opts.BuildCeiling, boxagent.Timing{Built: r.Built, AtCeiling: exit.AtCeiling, Over: true})
 	case rerr != nil:
 		r.ExitCode = -1
 		return r, rerr
@@ -191,39 +192,39 @@ func requestSize(argv, env []string) int {
 }
 
 // sendRequest sends a request, refusing one too big for a frame.
-func sendRequest(c net.Conn, req Request) error {
-	if n := requestSize(req.Argv, req.Env); n > MaxArgBytes {
-		return fmt.Errorf("the command and its environment take %d bytes, more than the box takes (%d)", n, MaxArgBytes)
+func sendRequest(c net.Conn, req boxagent.Request) error {
+	if n := requestSize(req.Argv, req.Env); n > boxagent.MaxArgBytes {
+		return fmt.Errorf("the command and its environment take %d bytes, more than the box takes (%d)", n, boxagent.MaxArgBytes)
 	}
-	return WriteJSONFrame(c, FrameRequest, req)
+	return boxagent.WriteJSONFrame(c, boxagent.FrameRequest, req)
 }
 
 // readUntilExit reads the agent's replies into out (and the pipe's into
 // pipe, when set) until the exit frame.
-func readUntilExit(r *bufio.Reader, out io.Writer, pipe func(data []byte, end bool)) (Exit, error) {
+func readUntilExit(r *bufio.Reader, out io.Writer, pipe func(data []byte, end bool)) (boxagent.Exit, error) {
 	started := false
 	for {
-		rep, err := ReadReply(r)
+		rep, err := boxagent.ReadReply(r)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = errors.New("the box's agent closed the connection before the command's end")
 			}
-			return Exit{Code: -1}, fmt.Errorf("the box's agent: %w", err)
+			return boxagent.Exit{Code: -1}, fmt.Errorf("the box's agent: %w", err)
 		}
 		switch rep.Kind {
-		case FrameStarted:
+		case boxagent.FrameStarted:
 			if started {
-				return Exit{Code: -1}, fmt.Errorf("the box's agent: %w: started twice", ErrFrame)
+				return boxagent.Exit{Code: -1}, fmt.Errorf("the box's agent: %w: started twice", boxagent.ErrFrame)
 			}
 			started = true
-		case FrameOutput:
+		case boxagent.FrameOutput:
 			_, _ = out.Write(rep.Data)
-		case FramePipe, FramePipeEnd:
+		case boxagent.FramePipe, boxagent.FramePipeEnd:
 			if pipe == nil {
-				return Exit{Code: -1}, fmt.Errorf("the box's agent: %w: pipe data for a command without a pipe", ErrFrame)
+				return boxagent.Exit{Code: -1}, fmt.Errorf("the box's agent: %w: pipe data for a command without a pipe", boxagent.ErrFrame)
 			}
-			pipe(rep.Data, rep.Kind == FramePipeEnd)
-		case FrameExit:
+			pipe(rep.Data, rep.Kind == boxagent.FramePipeEnd)
+		case boxagent.FrameExit:
 			return rep.Exit, nil
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/limit"
 )
 
@@ -22,7 +23,7 @@ import (
 // stopped; one that grew while a foreground command ran is that command's
 // (Box.Run reports it) unless the OOM killer ended the background process
 // itself. The Docker backend's box has no cgroup core reads: its agent
-// names the limit when the process ends (Exit.Limit).
+// names the limit when the process ends (boxagent.Exit.Limit).
 
 // watchPoll is how often the box's cgroup counts are read for a running
 // background process.
@@ -75,14 +76,14 @@ func (p *Process) breach(name, note string) {
 	// that nothing of it is left, so that what it held (processes, memory)
 	// is free for the next command. An agent that does not answer in time
 	// gets its connection cut.
-	ctx, cancel := context.WithTimeout(context.Background(), StopGrace+limit.WaitDelay+boxGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), boxagent.StopGrace+limit.WaitDelay+boxGrace)
 	defer cancel()
 	_ = p.Stop(ctx)
 }
 
 // ended notes how the process ended: exit as the agent said, and the
 // box's cgroup counts at its start (before) and now.
-func (p *Process) ended(exit Exit, err error, before, now limit.CgroupEvents, limits limit.Limits) {
+func (p *Process) ended(exit boxagent.Exit, err error, before, now limit.CgroupEvents, limits limit.Limits) {
 	name := ""
 	switch {
 	case exit.Limit != "":

@@ -16,6 +16,8 @@ import (
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 	"golang.org/x/sys/unix"
+
+	"github.com/coreagent/core/sandbox/boxagent"
 )
 
 // The Docker backend's box (box.go): one sibling container per workspace,
@@ -76,7 +78,7 @@ func (d *dockerBackend) runBoxed(ctx context.Context, img *image, argv []string,
 		return Result{}, false, nil
 	}
 	env := mergeEnv(img.env, sb.env)
-	if requestSize(argv, env) > MaxArgBytes {
+	if requestSize(argv, env) > boxagent.MaxArgBytes {
 		return Result{}, false, nil // too long for a frame: a container of its own
 	}
 	inst, err := b.acquireDocker(ctx, &dockerNeed{img: img, mounts: sb.mounts})
@@ -247,7 +249,7 @@ func (d *dockerBackend) startBox(ctx context.Context, ws string, n dockerNeed) (
 	ready := make(chan error, 1)
 	go func() {
 		line, err := bufio.NewReaderSize(stdout, 256).ReadString('\n')
-		if err == nil && strings.TrimSpace(line) != Ready {
+		if err == nil && strings.TrimSpace(line) != boxagent.Ready {
 			err = fmt.Errorf("the agent said %q", line)
 		}
 		ready <- err

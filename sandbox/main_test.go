@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/require"
 )
@@ -19,9 +20,9 @@ import (
 var sharedHome string
 
 func TestMain(m *testing.M) {
-	GoCacheIfAsked(os.Args) // started inside the sandbox as GOCACHEPROG, as core is
-	AgentIfAsked(os.Args)   // started inside a box as its agent, as core is
-	EgressIfAsked(os.Args)  // started inside a dependency step as its forwarder, as core is
+	GoCacheIfAsked(os.Args)        // started inside the sandbox as GOCACHEPROG, as core is
+	boxagent.AgentIfAsked(os.Args) // started inside a box as its agent, as core is
+	EgressIfAsked(os.Args)         // started inside a dependency step as its forwarder, as core is
 	if os.Getenv("CORE_SANDBOX_HELPER") == "parent" {
 		helperParent()
 		return

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/limit"
 )
 
@@ -99,7 +100,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 		}
 		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", path, err)
 	}
-	clk := StartClock(c.Process.Pid, "/proc", opts.Timeout, opts.BuildCeiling, cancel)
+	clk := boxagent.StartClock(c.Process.Pid, "/proc", opts.Timeout, opts.BuildCeiling, cancel)
 	var stop func()
 	if l != nil {
 		var err error
@@ -139,7 +140,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	if timing.Over {
 		r.ExitCode = -1
 		r.TimedOut, r.AtCeiling = true, timing.AtCeiling
-		r.Output += KilledLine(opts.Timeout, opts.BuildCeiling, timing)
+		r.Output += boxagent.KilledLine(opts.Timeout, opts.BuildCeiling, timing)
 	}
 	return r, nil
 }

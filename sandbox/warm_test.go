@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/limit"
 )
 
@@ -269,7 +270,7 @@ func niceness(pid int) (int, bool) {
 
 // descendants returns pid and every process under it.
 func descendants(pid int) []int {
-	return append([]int{pid}, TreeUnder(pid, ProcParents())...)
+	return append([]int{pid}, boxagent.TreeUnder(pid, boxagent.ProcParents())...)
 }
 
 // withArg returns the pids of processes with an argument that contains s.

@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
 )
 
 func TestMain(m *testing.M) {
 	sandbox.GoCacheIfAsked(os.Args) // started inside the sandbox as GOCACHEPROG, as core is
-	sandbox.AgentIfAsked(os.Args)   // started inside a run's box as its agent, as core is
+	boxagent.AgentIfAsked(os.Args)  // started inside a run's box as its agent, as core is
 	sandbox.EgressIfAsked(os.Args)  // started inside a dependency step as its forwarder, as core is
 	os.Exit(m.Run())
 }

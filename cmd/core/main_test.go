@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
 )
 
 func TestMain(m *testing.M) {
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) {
 	// step its forwarder, as `<executable> sandbox agent --reap …` and
 	// `<executable> sandbox egress …` under names of their own, which
 	// testscript does not map to main: this binary answers them first.
-	sandbox.AgentIfAsked(os.Args)
+	boxagent.AgentIfAsked(os.Args)
 	sandbox.EgressIfAsked(os.Args)
 	testscript.Main(m, map[string]func(){
 		"core": main,

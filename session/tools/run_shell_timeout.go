@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
 )
 
 // What run_shell says of a command core stopped at its time: where the
@@ -148,5 +149,5 @@ func (e *Env) buildCeiling() time.Duration {
 	if e.BuildCeiling > 0 {
 		return e.BuildCeiling
 	}
-	return sandbox.BuildCeiling(e.ShellTimeout)
+	return boxagent.BuildCeiling(e.ShellTimeout)
 }

@@ -1,4 +1,4 @@
-package sandbox
+package boxagent
 
 import (
 	"bytes"
