@@ -135,7 +135,7 @@ func cargoHosts(env []string) []string {
 	for _, kv := range env {
 		name, v, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
-			for _, hp := range egressHosts(v) {
+			for _, hp := range Hosts(v) {
 				if !slices.Contains(out, hp) {
 					out = append(out, hp)
 				}

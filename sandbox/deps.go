@@ -77,7 +77,7 @@ type depsPlan struct {
 	resolves string
 	resolved func(raw []byte) ([]byte, error)
 	// egress records what the step's proxy could not reach (depsunreach.go).
-	egress *egressLog
+	egress *Log
 }
 
 // depsHostEnvNames are the registry settings of the host that an
@@ -206,7 +206,7 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 		return depsView{}, err
 	}
 	defer os.RemoveAll(scratch)
-	plan.egress = &egressLog{}
+	plan.egress = &Log{}
 	start := time.Now()
 	count := packagesWord(plan.eco, depsPackages(plan))
 	progressf(opts, "Fetching %s for the command (%s) …", count, strings.Join(plan.argv, " "))
@@ -286,16 +286,16 @@ func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan
 	p.extraEnv = plan.env
 	argv := plan.argv
 	if exe := s.agentExe(); exe != "" {
-		proxy, err := serveEgress(plan.hosts, plan.egress)
+		proxy, err := Serve(plan.hosts, plan.egress)
 		if err != nil {
 			return Result{}, err
 		}
-		defer proxy.close()
+		defer proxy.Close()
 		// No network of its own: core's executable, at the box agent's
 		// place, and the proxy's socket, at the box's directory.
 		p.network, p.cacheProg = false, ""
-		p.agent, p.boxDir = exe, proxy.dir
-		p.extraEnv = append(slices.Clone(plan.env), egressEnv...)
+		p.agent, p.boxDir = exe, proxy.Dir()
+		p.extraEnv = append(slices.Clone(plan.env), Env...)
 		argv = egressCommand(cacheProgPath, withPipProxy(plan.argv))
 	} else {
 		s.networked(&p)
@@ -311,7 +311,7 @@ func withPipProxy(argv []string) []string {
 	if len(argv) < 4 || argv[1] != "-m" || argv[2] != "pip" || argv[3] != "install" {
 		return argv
 	}
-	return slices.Concat(argv[:4], []string{"--proxy", egressProxyURL}, argv[4:])
+	return slices.Concat(argv[:4], []string{"--proxy", ProxyURL}, argv[4:])
 }
 
 // depsHostEnv is the host's registry settings for an ecosystem's step.

@@ -177,7 +177,7 @@ func pipHosts(argv []string) []string {
 			urls = append(urls, argv[i+1])
 		}
 	}
-	hosts := egressHosts(urls...)
+	hosts := Hosts(urls...)
 	if slices.Contains(hosts, "pypi.org:443") {
 		hosts = append(hosts, "files.pythonhosted.org:443")
 	}

@@ -42,11 +42,6 @@ func egressArgs(args []string) (socket, listen string, argv []string, ok bool) {
 	return args[4], args[6], args[8:], true
 }
 
-// egressCommand is the step's argv run behind the forwarder at exe.
-func egressCommand(exe string, argv []string) []string {
-	return append([]string{exe, "sandbox", "egress", "--socket", boxDirPath + "/" + egressSocket, "--listen", egressListen, "--"}, argv...)
-}
-
 // RunEgressForward listens at listen, forwards each connection to the
 // Unix socket, and runs argv until it ends: its exit status, or an error
 // when it could not start it or listen.

@@ -28,7 +28,7 @@ func TestHostPort(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, hostPort(tt.url), tt.url)
 	}
-	assert.Equal(t, []string{"a:443", "b:80"}, egressHosts("https://a/", "https://A/x", "http://b/", "file:///x"))
+	assert.Equal(t, []string{"a:443", "b:80"}, Hosts("https://a/", "https://A/x", "http://b/", "file:///x"))
 }
 
 func TestEgressAllowed(t *testing.T) {
@@ -63,7 +63,7 @@ func TestDepsHosts(t *testing.T) {
 		pipHosts(append([]string{"pip"}, pipIndexArgs([]string{"PIP_INDEX_URL=http://127.0.0.1:9/simple/", "PIP_EXTRA_INDEX_URL=https://mirror/simple", "PIP_FIND_LINKS=/srv/wheels"})...)))
 	assert.Equal(t, append(append([]string(nil), cratesIOHosts...), "127.0.0.1:9"),
 		cargoHosts([]string{"CARGO_HOME=/tmp/cargo", "CARGO_REGISTRIES_LOCAL_INDEX=sparse+http://127.0.0.1:9/cargo/"}))
-	assert.Equal(t, []string{"python3", "-m", "pip", "install", "--proxy", egressProxyURL, "-r", "x"}, withPipProxy([]string{"python3", "-m", "pip", "install", "-r", "x"}))
+	assert.Equal(t, []string{"python3", "-m", "pip", "install", "--proxy", ProxyURL, "-r", "x"}, withPipProxy([]string{"python3", "-m", "pip", "install", "-r", "x"}))
 	assert.Equal(t, []string{"npm", "ci"}, withPipProxy([]string{"npm", "ci"}))
 }
 
@@ -77,7 +77,7 @@ def hp(s):
     return h, int(p)
 def ask(req):
     try:
-        s = socket.create_connection(hp("` + egressListen + `"), timeout=60)
+        s = socket.create_connection(hp("` + Listen + `"), timeout=60)
     except OSError as e:
         return "no proxy: %s" % e
     s.sendall(req.encode())
@@ -120,7 +120,7 @@ func TestDepsEgress(t *testing.T) {
 	p := sb.Probe(t.Context())
 	require.True(t, p.Usable)
 	regAddr := strings.TrimPrefix(reg.URL, "http://")
-	plan := depsPlan{eco: "python", tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, regAddr}, hosts: egressHosts(reg.URL)}
+	plan := depsPlan{eco: "python", tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, regAddr}, hosts: Hosts(reg.URL)}
 	r, err := sb.fetchConfined(t.Context(), p.Bwrap, plan, t.TempDir())
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)

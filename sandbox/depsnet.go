@@ -1,0 +1,6 @@
+package sandbox
+
+// egressCommand is the step's argv run behind the forwarder at exe.
+func egressCommand(exe string, argv []string) []string {
+	return append([]string{exe, "sandbox", "egress", "--socket", boxDirPath + "/" + Socket, "--listen", Listen, "--"}, argv...)
+}
