@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // Rust's dependency step fetches only from the configured registries.
@@ -135,7 +137,7 @@ func cargoHosts(env []string) []string {
 	for _, kv := range env {
 		name, v, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
-			for _, hp := range Hosts(v) {
+			for _, hp := range egress.Hosts(v) {
 				if !slices.Contains(out, hp) {
 					out = append(out, hp)
 				}

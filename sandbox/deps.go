@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // The dependency step of an ecosystem beside Go (Go's is the module
@@ -77,7 +79,7 @@ type depsPlan struct {
 	resolves string
 	resolved func(raw []byte) ([]byte, error)
 	// egress records what the step's proxy could not reach (depsunreach.go).
-	egress *Log
+	egress *egress.Log
 }
 
 // depsHostEnvNames are the registry settings of the host that an
@@ -206,7 +208,7 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 		return depsView{}, err
 	}
 	defer os.RemoveAll(scratch)
-	plan.egress = &Log{}
+	plan.egress = &egress.Log{}
 	start := time.Now()
 	count := packagesWord(plan.eco, depsPackages(plan))
 	progressf(opts, "Fetching %s for the command (%s) …", count, strings.Join(plan.argv, " "))
@@ -286,7 +288,7 @@ func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan
 	p.extraEnv = plan.env
 	argv := plan.argv
 	if exe := s.agentExe(); exe != "" {
-		proxy, err := Serve(plan.hosts, plan.egress)
+		proxy, err := egress.Serve(plan.hosts, plan.egress)
 		if err != nil {
 			return Result{}, err
 		}
@@ -295,7 +297,7 @@ func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan
 		// place, and the proxy's socket, at the box's directory.
 		p.network, p.cacheProg = false, ""
 		p.agent, p.boxDir = exe, proxy.Dir()
-		p.extraEnv = append(slices.Clone(plan.env), Env...)
+		p.extraEnv = append(slices.Clone(plan.env), egress.Env...)
 		argv = egressCommand(cacheProgPath, withPipProxy(plan.argv))
 	} else {
 		s.networked(&p)
@@ -311,7 +313,7 @@ func withPipProxy(argv []string) []string {
 	if len(argv) < 4 || argv[1] != "-m" || argv[2] != "pip" || argv[3] != "install" {
 		return argv
 	}
-	return slices.Concat(argv[:4], []string{"--proxy", ProxyURL}, argv[4:])
+	return slices.Concat(argv[:4], []string{"--proxy", egress.ProxyURL}, argv[4:])
 }
 
 // depsHostEnv is the host's registry settings for an ecosystem's step.

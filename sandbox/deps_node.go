@@ -3,6 +3,8 @@ package sandbox
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // planNodeDeps is Node's step: npm ci --ignore-scripts of what the
@@ -42,7 +44,7 @@ func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []str
 		return depsPlan{}, npmProblemsNote(lockName, problems), false, nil
 	}
 	return depsPlan{
-		eco: "node", tool: "npm", files: files, hosts: Hosts(registry),
+		eco: "node", tool: "npm", files: files, hosts: egress.Hosts(registry),
 		argv: []string{"npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
 		env:  npmStepEnv(registry),
 		view: func(dir, ws string) depsView {
@@ -82,7 +84,7 @@ func planNpmResolve(pkg []byte, registry string) (depsPlan, string, bool, error)
 		return depsPlan{}, npmProblemsNote("package.json", problems), false, nil
 	}
 	return depsPlan{
-		eco: "node", tool: "npm", files: map[string][]byte{"package.json": pkg}, hosts: Hosts(registry),
+		eco: "node", tool: "npm", files: map[string][]byte{"package.json": pkg}, hosts: egress.Hosts(registry),
 		resolves: "package-lock.json",
 		argv:     []string{"npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
 		env:      append(npmStepEnv(registry), "npm_config_package_lock=true"),

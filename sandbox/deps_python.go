@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // The files core writes into Python's scratch directory: its own form of
@@ -177,7 +179,7 @@ func pipHosts(argv []string) []string {
 			urls = append(urls, argv[i+1])
 		}
 	}
-	hosts := Hosts(urls...)
+	hosts := egress.Hosts(urls...)
 	if slices.Contains(hosts, "pypi.org:443") {
 		hosts = append(hosts, "files.pythonhosted.org:443")
 	}

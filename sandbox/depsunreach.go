@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // A dependency step whose registry cannot be reached fails for the
@@ -112,7 +114,7 @@ func evidenceLine(output, host string) (string, bool, bool) {
 // asked for. Without a record (a step with the network of its own, no
 // proxy), a line of the output that says a connection to one of hosts
 // failed is the evidence.
-func depsUnreachable(eco string, log *Log, hosts []string, output string) *DepsUnreachable {
+func depsUnreachable(eco string, log *egress.Log, hosts []string, output string) *DepsUnreachable {
 	f, ok := log.First()
 	if !ok {
 		for _, h := range hosts {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // Dependencies without a lockfile (a library's package.json with
@@ -98,7 +100,7 @@ func (s *Sandbox) resolveLock(ctx context.Context, b backend, bwrap string, plan
 		return nil, failed.(depsView), nil // this process tried: once is enough
 	}
 	lineage := resolveLineage(plan, opts.inside())
-	plan.egress = &Log{}
+	plan.egress = &egress.Log{}
 	start := time.Now()
 	progressf(opts, "Resolving the %s dependencies: there is no lockfile (%s) …", ecoName(plan.eco), strings.Join(plan.argv, " "))
 	var raw []byte

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ var sharedHome string
 func TestMain(m *testing.M) {
 	GoCacheIfAsked(os.Args)        // started inside the sandbox as GOCACHEPROG, as core is
 	boxagent.AgentIfAsked(os.Args) // started inside a box as its agent, as core is
-	EgressIfAsked(os.Args)         // started inside a dependency step as its forwarder, as core is
+	egress.IfAsked(os.Args)        // started inside a dependency step as its forwarder, as core is
 	if os.Getenv("CORE_SANDBOX_HELPER") == "parent" {
 		helperParent()
 		return

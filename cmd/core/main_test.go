@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 func TestMain(m *testing.M) {
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) {
 	// `<executable> sandbox egress …` under names of their own, which
 	// testscript does not map to main: this binary answers them first.
 	boxagent.AgentIfAsked(os.Args)
-	sandbox.EgressIfAsked(os.Args)
+	egress.IfAsked(os.Args)
 	testscript.Main(m, map[string]func(){
 		"core": main,
 	})
