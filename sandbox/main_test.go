@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -121,7 +122,7 @@ func requireCgroup(t *testing.T, name string) {
 	t.Helper()
 	cg := limit.NewCgroup(limit.DefaultLimits(), limit.FindCgroupParents(), false)
 	defer cg.Remove()
-	if contains(cg.Enforced(), name) {
+	if slices.Contains(cg.Enforced(), name) {
 		return
 	}
 	why := fmt.Sprintf("no cgroup for the %s limit that core may write here (%s), so the limit is not enforced", name, cgroupWhere())

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -216,7 +217,7 @@ func (s *Sandbox) enforcedLimits() []string {
 	byCgroup := cg.Enforced()
 	cg.Remove()
 	how := func(name, fallback string) string {
-		if contains(byCgroup, name) {
+		if slices.Contains(byCgroup, name) {
 			return fmt.Sprintf("%s %s (cgroup)", name, l.Value(name))
 		}
 		return fmt.Sprintf("%s %s (%s)", name, l.Value(name), fallback)

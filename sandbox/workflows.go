@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path"
@@ -124,13 +125,13 @@ func ChecksFromCI(ws string, tier Tier, p *Project) (CIChecks, error) {
 				if strings.TrimSpace(st.Run) == "" {
 					continue // a uses: step runs an action, not a command
 				}
-				dir := firstNonEmpty(strings.TrimSpace(st.WorkingDirectory), strings.TrimSpace(job.Defaults.Run.WorkingDirectory), strings.TrimSpace(wf.Defaults.Run.WorkingDirectory))
+				dir := cmp.Or(strings.TrimSpace(st.WorkingDirectory), strings.TrimSpace(job.Defaults.Run.WorkingDirectory), strings.TrimSpace(wf.Defaults.Run.WorkingDirectory))
 				for line := range strings.Lines(st.Run) {
 					line = strings.TrimSpace(line)
 					if line == "" || strings.HasPrefix(line, "#") {
 						continue
 					}
-					step := CIStep{File: file, Job: id, Step: firstNonEmpty(strings.TrimSpace(st.Name), line), Command: line}
+					step := CIStep{File: file, Job: id, Step: cmp.Or(strings.TrimSpace(st.Name), line), Command: line}
 					if seen[line] {
 						continue // the same command in another job (a matrix) is one check
 					}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,7 +108,7 @@ func cpuCgroupOf(t *testing.T, pid int, parents limit.CgroupParents) string {
 			continue
 		}
 		v2 := parts[0] == "0" && parts[1] == ""
-		if v2 == parents.CPUV2 && (v2 || contains(strings.Split(parts[1], ","), "cpu")) {
+		if v2 == parents.CPUV2 && (v2 || slices.Contains(strings.Split(parts[1], ","), "cpu")) {
 			return filepath.Join(limit.CgroupMount(string(mounts), "cpu", v2), parts[2])
 		}
 	}
