@@ -314,7 +314,7 @@ type RunOptions struct {
 	// BuildCeiling, when more than Timeout, lets the command compile
 	// beyond its Timeout: the time a compiler runs among its processes
 	// does not count against Timeout, and BuildCeiling bounds the whole
-	// run (buildtime.go). Zero, or no more than Timeout, counts every
+	// run (sandbox/boxagent/buildtime.go). Zero, or no more than Timeout, counts every
 	// moment against Timeout.
 	BuildCeiling time.Duration
 	// OutputLimit is how many bytes of combined output to keep (head and

@@ -51,7 +51,7 @@ func AgentIfAsked(args []string) {
 	os.Exit(0)
 }
 
-// RunBoxAgent is `core sandbox agent`, the box's agent (box.go): it listens
+// RunBoxAgent is `core sandbox agent`, the box's agent (sandbox/box.go): it listens
 // on socket, says so on ready, and runs each command the host asks for on
 // a connection of its own, under a runner of its own (boxreap.go),
 // streaming its output back. Every process the command started is killed
@@ -63,7 +63,7 @@ func RunBoxAgent(socket string, ready io.Writer) error {
 }
 
 // RunContainerAgent is `core sandbox agent --lifeline`, the agent of the
-// Docker backend's box (docker_box.go), its container's first process
+// Docker backend's box (sandbox/docker_box.go), its container's first process
 // (args are its os.Args). As pid 1 it starts itself again as its child and
 // reaps the box's orphans until that child ends, which ends the container.
 // The child is RunBoxAgent with a socket the host's user may connect to,

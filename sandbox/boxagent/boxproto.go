@@ -13,7 +13,7 @@ import (
 	"github.com/coreagent/core/sandbox/limit"
 )
 
-// The box's protocol (box.go, boxagent.go): one connection a command, on
+// The box's protocol (sandbox/box.go, boxagent.go): one connection a command, on
 // the agent's socket. Every message is a frame: a 4-byte big-endian length,
 // then a kind byte and the payload; the length counts both. The host sends
 // a request and then, for a background process, its pipe's input and a
