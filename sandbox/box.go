@@ -11,14 +11,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/gocache"
+	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // A box is one long-lived bwrap sandbox per workspace, with the profile,
 // limits and filter of a confined command, started on the workspace's
 // first confined command (or Sandbox.Box). Inside runs core's agent
-// (boxagent.go), which runs each command the host sends over its socket
+// (sandbox/boxagent), which runs each command the host sends over its socket
 // (boxproto.go) under a runner of its own, which ends everything the
 // command started when it ends (boxreap.go). A command costs a
 // connection instead of a new sandbox, /tmp and loopback live as long as
@@ -141,7 +142,7 @@ func (s *Sandbox) agentExe() string {
 	if exe == "" {
 		exe = s.cfg.CacheProg
 	}
-	if exe == "" || !isExecutable(exe) {
+	if exe == "" || !limit.IsExecutable(exe) {
 		return ""
 	}
 	return exe

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -205,19 +206,19 @@ func TestBoxOutliveParent(t *testing.T) {
 
 // agentReply is a fake agent on one end of a socket pair: it reads the
 // request and writes reply as is.
-func agentReply(t *testing.T, reply []byte) (boxExit, error) {
+func agentReply(t *testing.T, reply []byte) (boxagent.Exit, error) {
 	t.Helper()
 	host, agent := net.Pipe()
 	go func() {
 		defer agent.Close()
-		_, _ = readRequest(bufio.NewReader(agent))
+		_, _ = boxagent.ReadRequest(bufio.NewReader(agent))
 		_, _ = agent.Write(reply)
 		// Then silence, as a hung agent would: the host must not wait for
 		// more than the frame said.
 		time.Sleep(50 * time.Millisecond)
 	}()
 	defer host.Close()
-	require.NoError(t, sendRequest(host, boxRequest{Argv: []string{"true"}, Dir: "/"}))
+	require.NoError(t, sendRequest(host, boxagent.Request{Argv: []string{"true"}, Dir: "/"}))
 	var out bytes.Buffer
 	return readUntilExit(bufio.NewReader(host), &out, nil)
 }
@@ -235,20 +236,20 @@ func TestBoxHostileReplies(t *testing.T) {
 		reply   []byte
 		wantErr string
 	}{
-		{"oversized frame", append(huge, frameOutput), "a length of 1073741824"},
+		{"oversized frame", append(huge, boxagent.FrameOutput), "a length of 1073741824"},
 		{"zero length", []byte{0, 0, 0, 0}, "a length of 0"},
 		{"garbage", []byte("HTTP/1.1 200 OK\r\n\r\n"), "malformed"},
 		{"unknown kind", frame('Z', ""), "kind 'Z'"},
-		{"request from the box", frame(frameRequest, "{}"), "kind 'R'"},
-		{"unknown field", frame(frameExit, `{"code":0,"extra":1}`), "unknown field"},
-		{"two values", frame(frameExit, `{"code":0}{}`), "more than one"},
-		{"exit out of range", frame(frameExit, `{"code":4096}`), "exit status 4096"},
-		{"long error", frame(frameExit, `{"code":1,"err":"`+strings.Repeat("x", maxExitErr+1)+`"}`), "an error of"},
-		{"bad pid", frame(frameStarted, `{"pid":-4}`), "pid -4"},
-		{"unknown limit", frame(frameExit, `{"code":1,"limit":"disk"}`), "a limit \"disk\" core does not know"},
-		{"pipe without a pipe", frame(framePipe, "x"), "without a pipe"},
-		{"cut payload", frame(frameOutput, "abc")[:6], "cut in its payload"},
-		{"closed before the end", frame(frameOutput, "abc"), "closed the connection"},
+		{"request from the box", frame(boxagent.FrameRequest, "{}"), "kind 'R'"},
+		{"unknown field", frame(boxagent.FrameExit, `{"code":0,"extra":1}`), "unknown field"},
+		{"two values", frame(boxagent.FrameExit, `{"code":0}{}`), "more than one"},
+		{"exit out of range", frame(boxagent.FrameExit, `{"code":4096}`), "exit status 4096"},
+		{"long error", frame(boxagent.FrameExit, `{"code":1,"err":"`+strings.Repeat("x", boxagent.MaxExitErr+1)+`"}`), "an error of"},
+		{"bad pid", frame(boxagent.FrameStarted, `{"pid":-4}`), "pid -4"},
+		{"unknown limit", frame(boxagent.FrameExit, `{"code":1,"limit":"disk"}`), "a limit \"disk\" core does not know"},
+		{"pipe without a pipe", frame(boxagent.FramePipe, "x"), "without a pipe"},
+		{"cut payload", frame(boxagent.FrameOutput, "abc")[:6], "cut in its payload"},
+		{"closed before the end", frame(boxagent.FrameOutput, "abc"), "closed the connection"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -258,32 +259,9 @@ func TestBoxHostileReplies(t *testing.T) {
 			assert.ErrorContains(t, err, tt.wantErr)
 		})
 	}
-	exit, err := agentReply(t, append(frame(frameStarted, `{"pid":2}`), frame(frameExit, `{"code":3}`)...))
+	exit, err := agentReply(t, append(frame(boxagent.FrameStarted, `{"pid":2}`), frame(boxagent.FrameExit, `{"code":3}`)...))
 	require.NoError(t, err)
 	assert.Equal(t, 3, exit.Code)
-}
-
-// FuzzBoxReply feeds the host's decoder what a hostile box may send: it
-// returns an error or a frame, never panics, and never reads past what a
-// frame's length allows.
-func FuzzBoxReply(f *testing.F) {
-	f.Add(frame(frameOutput, "hello"))
-	f.Add(append(frame(frameStarted, `{"pid":2}`), frame(frameExit, `{"code":0}`)...))
-	f.Add(frame(frameExit, `{"code":1,"timed_out":true,"err":"x"}`))
-	f.Add(frame(framePipeEnd, ""))
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 'O'})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r := bufio.NewReader(bytes.NewReader(b))
-		for range len(b) + 1 {
-			rep, err := readReply(r)
-			if err != nil {
-				return
-			}
-			if len(rep.data) > maxChunk || len(rep.exit.Err) > maxExitErr || (rep.kind == frameExit && (rep.exit.Code < -1 || rep.exit.Code > 255)) {
-				t.Fatalf("a reply past its bounds: %+v", rep)
-			}
-		}
-	})
 }
 
 func TestVanishedMask(t *testing.T) {

@@ -15,7 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/gocache"
+	"github.com/coreagent/core/sandbox/limit"
 	"golang.org/x/sys/unix"
 )
 
@@ -76,7 +78,7 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 }
 
 // launch starts bwrap for the box and waits for its agent's first line.
-func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limits Limits, parents cgroupParents) error {
+func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limits limit.Limits, parents limit.CgroupParents) error {
 	l, err := newLaunch(prog, limits, parents, false, nil)
 	if err != nil {
 		return err
@@ -110,7 +112,7 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 	read := make(chan struct{})
 	go func() {
 		line, err := bufio.NewReaderSize(stdout, 256).ReadString('\n')
-		if err == nil && strings.TrimSpace(line) != boxReady {
+		if err == nil && strings.TrimSpace(line) != boxagent.Ready {
 			err = fmt.Errorf("the agent said %q", line)
 		}
 		ready <- err
@@ -129,7 +131,7 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 	}
 	_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	<-done
-	l.cg.remove()
+	l.cg.Remove()
 	inst.l = nil
 	if out := strings.TrimSpace(inst.stderr.text()); out != "" {
 		werr = fmt.Errorf("%w: %s", werr, out)
@@ -214,7 +216,7 @@ func (inst *boxInst) stop() {
 		<-inst.done
 	}
 	if inst.l != nil && inst.l.cg != nil {
-		inst.l.cg.remove() // kills what is left in its cgroups
+		inst.l.cg.Remove() // kills what is left in its cgroups
 	}
 	if inst.cache != nil {
 		inst.cache.Close()
@@ -228,7 +230,7 @@ func (inst *boxInst) stop() {
 
 // cgroup is the box's cgroup, or nil: a Docker box's limits are its
 // container's, the engine's.
-func (inst *boxInst) cgroup() *cgroup {
+func (inst *boxInst) cgroup() *limit.Cgroup {
 	if inst.l == nil {
 		return nil
 	}

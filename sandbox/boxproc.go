@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coreagent/core/sandbox/boxagent"
 )
 
 // Process is a background process in a box: its output is kept (head and
@@ -69,8 +71,8 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		return nil, err
 	}
 	pr := &Process{argv: argv, conn: c, out: newCapped(opts.OutputLimit), running: true, code: -1, done: make(chan struct{})}
-	before := inst.cgroup().events()
-	if err := sendRequest(c, boxRequest{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
+	before := inst.cgroup().Events()
+	if err := sendRequest(c, boxagent.Request{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -88,23 +90,23 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	}
 	_ = c.SetReadDeadline(deadline)
 	stopWatch := context.AfterFunc(ctx, func() { _ = c.SetReadDeadline(time.Now()) })
-	rep, err := readReply(br)
+	rep, err := boxagent.ReadReply(br)
 	stopWatch()
 	_ = c.SetReadDeadline(time.Time{})
-	if err != nil || rep.kind == framePipe || rep.kind == framePipeEnd {
+	if err != nil || rep.Kind == boxagent.FramePipe || rep.Kind == boxagent.FramePipeEnd {
 		c.Close()
 		return nil, fmt.Errorf("the box's agent: %v", orFrameErr(err))
 	}
-	if rep.kind != frameStarted {
+	if rep.Kind != boxagent.FrameStarted {
 		// It did not start: what the agent said is its output.
-		if rep.kind == frameOutput {
-			pr.out.Write(rep.data)
+		if rep.Kind == boxagent.FrameOutput {
+			pr.out.Write(rep.Data)
 			exit, _ := readUntilExit(br, pr.out, onPipe)
 			c.Close()
 			return nil, fmt.Errorf("%s did not start (exit status %d): %s", argv[0], exit.Code, strings.TrimSpace(pr.out.text()))
 		}
 		c.Close()
-		return nil, fmt.Errorf("%s did not start: %s", argv[0], rep.exit.Err)
+		return nil, fmt.Errorf("%s did not start: %s", argv[0], rep.Exit.Err)
 	}
 	b.mu.Lock()
 	if b.closed {
@@ -120,7 +122,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	go func() {
 		exit, err := readUntilExit(br, pr.out, onPipe)
 		c.Close()
-		pr.ended(exit, err, before, inst.cgroup().events(), b.s.cfg.Limits)
+		pr.ended(exit, err, before, inst.cgroup().Events(), b.s.cfg.Limits)
 		if pr.pipe != nil {
 			pr.pipe.deliver(nil, true)
 		}
@@ -150,7 +152,7 @@ func (b *Box) prepare(ctx context.Context, argv []string) (*boxInst, []string, e
 
 func orFrameErr(err error) error {
 	if err == nil {
-		return fmt.Errorf("%w: pipe data before the start", errFrame)
+		return fmt.Errorf("%w: pipe data before the start", boxagent.ErrFrame)
 	}
 	return err
 }
@@ -223,7 +225,7 @@ func (p *Process) Stop(ctx context.Context) error {
 		p.pipe.r.Close() // what it writes on fd 4 from now on is dropped
 	}
 	p.wmu.Lock()
-	err := writeFrame(p.conn, frameStop, nil)
+	err := boxagent.WriteFrame(p.conn, boxagent.FrameStop, nil)
 	p.wmu.Unlock()
 	if err != nil {
 		p.abort()
@@ -293,9 +295,9 @@ func (pp *processPipe) Write(b []byte) (int, error) {
 	}
 	n := 0
 	for len(b) > 0 {
-		chunk := b[:min(len(b), maxChunk)]
+		chunk := b[:min(len(b), boxagent.MaxChunk)]
 		pp.p.wmu.Lock()
-		err := writeFrame(pp.p.conn, frameInput, chunk)
+		err := boxagent.WriteFrame(pp.p.conn, boxagent.FrameInput, chunk)
 		pp.p.wmu.Unlock()
 		if err != nil {
 			return n, err
@@ -314,7 +316,7 @@ func (pp *processPipe) Close() error {
 	pp.mu.Unlock()
 	if was {
 		pp.p.wmu.Lock()
-		_ = writeFrame(pp.p.conn, frameInputEnd, nil)
+		_ = boxagent.WriteFrame(pp.p.conn, boxagent.FrameInputEnd, nil)
 		pp.p.wmu.Unlock()
 	}
 	return pp.r.Close()

@@ -11,7 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/gocache"
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // A command in a box (box.go): the request to its agent and the output and
@@ -30,7 +32,7 @@ func (s *Sandbox) runBoxed(ctx context.Context, bwrap string, p profile, argv []
 		// which the repository's later runs may share (gocache/layers.go).
 		return Result{}, false, nil
 	}
-	if requestSize(argv, p.env()) > maxArgBytes {
+	if requestSize(argv, p.env()) > boxagent.MaxArgBytes {
 		return Result{}, false, nil // too long for a frame: bwrap takes it
 	}
 	b, err := s.boxFor(p.workspace, bwrap, nil)
@@ -97,14 +99,14 @@ func (b *Box) Run(ctx context.Context, argv []string, opts RunOptions) (Result, 
 }
 
 // run sends one command to the agent and waits for its end.
-func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, limits Limits, opts RunOptions) (Result, error) {
-	before := inst.cgroup().events()
+func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, limits limit.Limits, opts RunOptions) (Result, error) {
+	before := inst.cgroup().Events()
 	c, err := inst.dial()
 	if err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
 	defer c.Close()
-	req := boxRequest{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds(), CeilingMS: opts.BuildCeiling.Milliseconds(), Nice: opts.Background}
+	req := boxagent.Request{Argv: argv, Env: env, Dir: ws, TimeoutMS: opts.Timeout.Milliseconds(), CeilingMS: opts.BuildCeiling.Milliseconds(), Nice: opts.Background}
 	if err := sendRequest(c, req); err != nil {
 		return Result{ExitCode: -1}, fmt.Errorf("%w: %v", errNotSent, err)
 	}
@@ -150,7 +152,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	case runCtx.Err() != nil || exit.TimedOut:
 		r.ExitCode = -1
 		r.TimedOut, r.AtCeiling = true, exit.AtCeiling
-		r.Output += killedLine(opts.Timeout, opts.BuildCeiling, Timing{Built: r.Built, AtCeiling: exit.AtCeiling, Over: true})
+		r.Output += boxagent.KilledLine(opts.Timeout, opts.BuildCeiling, boxagent.Timing{Built: r.Built, AtCeiling: exit.AtCeiling, Over: true})
 	case rerr != nil:
 		r.ExitCode = -1
 		return r, rerr
@@ -158,19 +160,19 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		r.ExitCode = -1
 		return r, fmt.Errorf("the box's agent: %s", exit.Err)
 	}
-	name := inst.cgroup().eventsSince(before)
+	name := inst.cgroup().EventsSince(before)
 	if name == "" {
 		name = exit.Limit
 	}
 	if name == "" && (grew.Load() || (watch.based && treeSize(ws)-watch.baseline > limits.WorkspaceGrowth)) {
-		name = LimitWorkspace
+		name = limit.LimitWorkspace
 	}
 	if name == "" {
 		name = limitFromOutput(&r, ws)
 	}
 	if name != "" {
 		r.Limit = name
-		r.Output += limitNote(name, limits)
+		r.Output += limit.LimitNote(name, limits)
 		if r.ExitCode == 0 {
 			r.ExitCode = 1
 		}
@@ -191,40 +193,40 @@ func requestSize(argv, env []string) int {
 }
 
 // sendRequest sends a request, refusing one too big for a frame.
-func sendRequest(c net.Conn, req boxRequest) error {
-	if n := requestSize(req.Argv, req.Env); n > maxArgBytes {
-		return fmt.Errorf("the command and its environment take %d bytes, more than the box takes (%d)", n, maxArgBytes)
+func sendRequest(c net.Conn, req boxagent.Request) error {
+	if n := requestSize(req.Argv, req.Env); n > boxagent.MaxArgBytes {
+		return fmt.Errorf("the command and its environment take %d bytes, more than the box takes (%d)", n, boxagent.MaxArgBytes)
 	}
-	return writeJSONFrame(c, frameRequest, req)
+	return boxagent.WriteJSONFrame(c, boxagent.FrameRequest, req)
 }
 
 // readUntilExit reads the agent's replies into out (and the pipe's into
 // pipe, when set) until the exit frame.
-func readUntilExit(r *bufio.Reader, out io.Writer, pipe func(data []byte, end bool)) (boxExit, error) {
+func readUntilExit(r *bufio.Reader, out io.Writer, pipe func(data []byte, end bool)) (boxagent.Exit, error) {
 	started := false
 	for {
-		rep, err := readReply(r)
+		rep, err := boxagent.ReadReply(r)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = errors.New("the box's agent closed the connection before the command's end")
 			}
-			return boxExit{Code: -1}, fmt.Errorf("the box's agent: %w", err)
+			return boxagent.Exit{Code: -1}, fmt.Errorf("the box's agent: %w", err)
 		}
-		switch rep.kind {
-		case frameStarted:
+		switch rep.Kind {
+		case boxagent.FrameStarted:
 			if started {
-				return boxExit{Code: -1}, fmt.Errorf("the box's agent: %w: started twice", errFrame)
+				return boxagent.Exit{Code: -1}, fmt.Errorf("the box's agent: %w: started twice", boxagent.ErrFrame)
 			}
 			started = true
-		case frameOutput:
-			_, _ = out.Write(rep.data)
-		case framePipe, framePipeEnd:
+		case boxagent.FrameOutput:
+			_, _ = out.Write(rep.Data)
+		case boxagent.FramePipe, boxagent.FramePipeEnd:
 			if pipe == nil {
-				return boxExit{Code: -1}, fmt.Errorf("the box's agent: %w: pipe data for a command without a pipe", errFrame)
+				return boxagent.Exit{Code: -1}, fmt.Errorf("the box's agent: %w: pipe data for a command without a pipe", boxagent.ErrFrame)
 			}
-			pipe(rep.data, rep.kind == framePipeEnd)
-		case frameExit:
-			return rep.exit, nil
+			pipe(rep.Data, rep.Kind == boxagent.FramePipeEnd)
+		case boxagent.FrameExit:
+			return rep.Exit, nil
 		}
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // A background process (Box.Start) is held to the limits of a foreground
@@ -20,7 +23,7 @@ import (
 // stopped; one that grew while a foreground command ran is that command's
 // (Box.Run reports it) unless the OOM killer ended the background process
 // itself. The Docker backend's box has no cgroup core reads: its agent
-// names the limit when the process ends (boxExit.Limit).
+// names the limit when the process ends (boxagent.Exit.Limit).
 
 // watchPoll is how often the box's cgroup counts are read for a running
 // background process.
@@ -28,12 +31,12 @@ const watchPoll = 250 * time.Millisecond
 
 // watch holds pr to the box's limits until it ends; before is what the
 // box's cgroups had counted when it started.
-func (b *Box) watch(pr *Process, inst *boxInst, before cgroupEvents) {
+func (b *Box) watch(pr *Process, inst *boxInst, before limit.CgroupEvents) {
 	limits := b.s.cfg.Limits
 	l := &launch{limits: limits}
 	go l.watchWorkspace(context.Background(), pr.done, func() {
 		grew := treeSize(b.ws) - l.baseline
-		pr.breach(LimitWorkspace, fmt.Sprintf("\n[core stopped this background command: the workspace grew by %s while it ran, past the limit of %s]", sizeText(grew), formatSize(limits.WorkspaceGrowth))+limitNote(LimitWorkspace, limits))
+		pr.breach(limit.LimitWorkspace, fmt.Sprintf("\n[core stopped this background command: the workspace grew by %s while it ran, past the limit of %s]", sizeText(grew), limit.FormatSize(limits.WorkspaceGrowth))+limit.LimitNote(limit.LimitWorkspace, limits))
 	}, b.ws)
 	cg := inst.cgroup()
 	if cg == nil {
@@ -48,11 +51,11 @@ func (b *Box) watch(pr *Process, inst *boxInst, before cgroupEvents) {
 		case <-t.C:
 		}
 		if inst.active.Load() > 0 {
-			before = cg.events() // a foreground command's to report
+			before = cg.Events() // a foreground command's to report
 			continue
 		}
-		if name := cg.eventsSince(before); name != "" {
-			pr.breach(name, "\n[core stopped this background command: the box hit its limit while it ran]"+limitNote(name, limits))
+		if name := cg.EventsSince(before); name != "" {
+			pr.breach(name, "\n[core stopped this background command: the box hit its limit while it ran]"+limit.LimitNote(name, limits))
 			return
 		}
 	}
@@ -73,34 +76,34 @@ func (p *Process) breach(name, note string) {
 	// that nothing of it is left, so that what it held (processes, memory)
 	// is free for the next command. An agent that does not answer in time
 	// gets its connection cut.
-	ctx, cancel := context.WithTimeout(context.Background(), stopGrace+waitDelay+boxGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), boxagent.StopGrace+limit.WaitDelay+boxGrace)
 	defer cancel()
 	_ = p.Stop(ctx)
 }
 
 // ended notes how the process ended: exit as the agent said, and the
 // box's cgroup counts at its start (before) and now.
-func (p *Process) ended(exit boxExit, err error, before, now cgroupEvents, limits Limits) {
+func (p *Process) ended(exit boxagent.Exit, err error, before, now limit.CgroupEvents, limits limit.Limits) {
 	name := ""
 	switch {
 	case exit.Limit != "":
 		name = exit.Limit // the Docker box's agent measured it
-	case exit.Code == 128+9 && now.oom > before.oom:
-		name = LimitMemory // the OOM killer ended it
+	case exit.Code == 128+9 && now.OOM > before.OOM:
+		name = limit.LimitMemory // the OOM killer ended it
 	}
 	p.mu.Lock()
 	if name != "" && p.limit == "" {
 		p.limit = name
 		p.mu.Unlock()
-		p.out.Write([]byte("\n[the box hit its limit while this background command ran, which ended it]" + limitNote(name, limits)))
+		p.out.Write([]byte("\n[the box hit its limit while this background command ran, which ended it]" + limit.LimitNote(name, limits)))
 		p.mu.Lock()
 	}
 	p.running, p.code, p.err = false, exit.Code, err
 	p.mu.Unlock()
 }
 
-// Limit names the limit core stopped the process for (LimitWorkspace,
-// LimitMemory, LimitProcesses), or "".
+// Limit names the limit core stopped the process for (limit.LimitWorkspace,
+// limit.LimitMemory, limit.LimitProcesses), or "".
 func (p *Process) Limit() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

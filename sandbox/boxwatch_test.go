@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,36 +28,36 @@ func TestBoxBackgroundLimits(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name   string
-		limits Limits
+		limits limit.Limits
 		script string
 		want   string
 		note   []string
 	}{
 		{
 			name:   "workspace growth",
-			limits: Limits{WorkspaceGrowth: 8 << 20},
+			limits: limit.Limits{WorkspaceGrowth: 8 << 20},
 			script: "for i in $(seq 64); do head -c 1M /dev/zero > fill$i; sleep 0.02; done; echo survived; sleep 1000",
-			want:   LimitWorkspace,
+			want:   limit.LimitWorkspace,
 			note:   []string{"the workspace grew by", "past the limit of 8M", "CORE_SANDBOX_WORKSPACE_GROWTH=16M"},
 		},
 		{
 			name:   "memory",
-			limits: Limits{Memory: 64 << 20},
+			limits: limit.Limits{Memory: 64 << 20},
 			script: "head -c 1G /dev/zero | tail > /dev/null && echo survived; sleep 1000",
-			want:   LimitMemory,
+			want:   limit.LimitMemory,
 			note:   []string{"limit on memory (64M)", "CORE_SANDBOX_MEMORY=128M"},
 		},
 		{
 			name:   "processes",
-			limits: Limits{Processes: 64},
+			limits: limit.Limits{Processes: 64},
 			script: "for i in $(seq 300); do sleep 1000 & done; echo forked; sleep 1000",
-			want:   LimitProcesses,
+			want:   limit.LimitProcesses,
 			note:   []string{"limit on processes and threads at once (64)", "CORE_SANDBOX_PIDS=128"},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.want != LimitWorkspace {
+			if tc.want != limit.LimitWorkspace {
 				requireCgroup(t, tc.want)
 			}
 			t.Parallel()

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // cratesIOHosts are the hosts cargo fetches crates.io's crates from: its
@@ -18,7 +20,7 @@ func cargoHosts(env []string) []string {
 	for _, kv := range env {
 		name, v, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX") {
-			for _, hp := range egressHosts(v) {
+			for _, hp := range egress.Hosts(v) {
 				if !slices.Contains(out, hp) {
 					out = append(out, hp)
 				}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox/gocache"
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // profileFor is the production profile for a command whose program is tool:
@@ -282,7 +283,7 @@ var cacheProgFailed = regexp.MustCompile(`(?m)^(go: )?(GOCACHEPROG (exited pre-C
 // relays reports whether a go command of profile p reads the user's build
 // cache through core's executable inside.
 func (s *Sandbox) relays(argv []string, p profile) bool {
-	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && isExecutable(s.cfg.CacheProg) && p.buildCache != "" && gocache.ProgCommand(cacheProgPath, p.buildCache, true) != ""
+	return filepath.Base(argv[0]) == "go" && s.cfg.CacheProg != "" && !s.noCacheProg.Load() && limit.IsExecutable(s.cfg.CacheProg) && p.buildCache != "" && gocache.ProgCommand(cacheProgPath, p.buildCache, true) != ""
 }
 
 // serveBuildCache starts, for a go command, the server through which the
@@ -328,7 +329,7 @@ func (s *Sandbox) runNetwork(ctx context.Context, bwrap string, argv []string, o
 	}
 	s.networked(&p)
 	if !opts.Background {
-		defer s.yield.start()()
+		defer s.yield.Start()()
 	}
 	return s.launch(ctx, bwrap, p, argv, opts)
 }
@@ -348,7 +349,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 		return Result{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		var y *yielder
+		var y *limit.Yielder
 		if opts.Background {
 			y = &s.yield
 		}
@@ -373,8 +374,8 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 }
 
 // cgroupParents finds where commands get their cgroups, once per Sandbox.
-func (s *Sandbox) cgroupParents() cgroupParents {
-	s.cgOnce.Do(func() { s.cgParents = findCgroupParents() })
+func (s *Sandbox) cgroupParents() limit.CgroupParents {
+	s.cgOnce.Do(func() { s.cgParents = limit.FindCgroupParents() })
 	return s.cgParents
 }
 
@@ -384,7 +385,7 @@ func (s *Sandbox) seccomp(network bool) ([]byte, error) {
 	if network {
 		i = 1
 	}
-	s.seccompOnce[i].Do(func() { s.seccompProg[i], s.seccompErr[i] = seccompProgram(network) })
+	s.seccompOnce[i].Do(func() { s.seccompProg[i], s.seccompErr[i] = limit.SeccompProgram(network) })
 	return s.seccompProg[i], s.seccompErr[i]
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/manifest"
 )
@@ -80,7 +81,7 @@ type depsPlan struct {
 	resolves string
 	resolved func(raw []byte) ([]byte, error)
 	// egress records what the step's proxy could not reach (depsunreach.go).
-	egress *egressLog
+	egress *egress.Log
 }
 
 // depsHostEnvNames are the registry settings of the host that an
@@ -209,7 +210,7 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 		return depsView{}, err
 	}
 	defer os.RemoveAll(scratch)
-	plan.egress = &egressLog{}
+	plan.egress = &egress.Log{}
 	start := time.Now()
 	count := packagesWord(plan.eco, depsPackages(plan))
 	progressf(opts, "Fetching %s for the command (%s) …", count, strings.Join(plan.argv, " "))
@@ -289,16 +290,16 @@ func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan depsPlan
 	p.extraEnv = plan.env
 	argv := plan.argv
 	if exe := s.agentExe(); exe != "" {
-		proxy, err := serveEgress(plan.hosts, plan.egress)
+		proxy, err := egress.Serve(plan.hosts, plan.egress)
 		if err != nil {
 			return Result{}, err
 		}
-		defer proxy.close()
+		defer proxy.Close()
 		// No network of its own: core's executable, at the box agent's
 		// place, and the proxy's socket, at the box's directory.
 		p.network, p.cacheProg = false, ""
-		p.agent, p.boxDir = exe, proxy.dir
-		p.extraEnv = append(slices.Clone(plan.env), egressEnv...)
+		p.agent, p.boxDir = exe, proxy.Dir()
+		p.extraEnv = append(slices.Clone(plan.env), egress.Env...)
 		argv = egressCommand(cacheProgPath, withPipProxy(plan.argv))
 	} else {
 		s.networked(&p)
@@ -314,7 +315,7 @@ func withPipProxy(argv []string) []string {
 	if len(argv) < 4 || argv[1] != "-m" || argv[2] != "pip" || argv[3] != "install" {
 		return argv
 	}
-	return slices.Concat(argv[:4], []string{"--proxy", egressProxyURL}, argv[4:])
+	return slices.Concat(argv[:4], []string{"--proxy", egress.ProxyURL}, argv[4:])
 }
 
 // depsHostEnv is the host's registry settings for an ecosystem's step.

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
@@ -44,7 +45,7 @@ func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []str
 		return depsPlan{}, manifest.NpmProblemsNote(lockName, problems), false, nil
 	}
 	return depsPlan{
-		eco: "node", tool: "npm", files: files, hosts: egressHosts(registry),
+		eco: "node", tool: "npm", files: files, hosts: egress.Hosts(registry),
 		argv: []string{"npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
 		env:  npmStepEnv(registry),
 		view: func(dir, ws string) depsView {
@@ -84,7 +85,7 @@ func planNpmResolve(pkg []byte, registry string) (depsPlan, string, bool, error)
 		return depsPlan{}, manifest.NpmProblemsNote("package.json", problems), false, nil
 	}
 	return depsPlan{
-		eco: "node", tool: "npm", files: map[string][]byte{"package.json": pkg}, hosts: egressHosts(registry),
+		eco: "node", tool: "npm", files: map[string][]byte{"package.json": pkg}, hosts: egress.Hosts(registry),
 		resolves: "package-lock.json",
 		argv:     []string{"npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
 		env:      append(npmStepEnv(registry), "npm_config_package_lock=true"),

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
@@ -179,7 +180,7 @@ func pipHosts(argv []string) []string {
 			urls = append(urls, argv[i+1])
 		}
 	}
-	hosts := egressHosts(urls...)
+	hosts := egress.Hosts(urls...)
 	if slices.Contains(hosts, "pypi.org:443") {
 		hosts = append(hosts, "files.pythonhosted.org:443")
 	}

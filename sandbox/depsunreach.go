@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // A dependency step whose registry cannot be reached fails for the
@@ -46,40 +47,6 @@ func ecoWords(eco string) string {
 		return "cargo"
 	}
 	return eco
-}
-
-// egressLog records the allowed hosts the step's proxy could not reach.
-type egressLog struct {
-	mu     sync.Mutex
-	failed []dialFailure
-}
-
-// dialFailure is one connection the proxy could not make.
-type dialFailure struct{ target, err string }
-
-// record keeps a failed connection to target; l may be nil.
-func (l *egressLog) record(target string, err error) {
-	if l == nil || err == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.failed) < 16 {
-		l.failed = append(l.failed, dialFailure{target: target, err: err.Error()})
-	}
-}
-
-// first is the first failed connection; false when there is none.
-func (l *egressLog) first() (dialFailure, bool) {
-	if l == nil {
-		return dialFailure{}, false
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.failed) == 0 {
-		return dialFailure{}, false
-	}
-	return l.failed[0], true
 }
 
 // unreachableMarkers are how the steps' tools say that a connection
@@ -147,8 +114,8 @@ func evidenceLine(output, host string) (string, bool, bool) {
 // asked for. Without a record (a step with the network of its own, no
 // proxy), a line of the output that says a connection to one of hosts
 // failed is the evidence.
-func depsUnreachable(eco string, log *egressLog, hosts []string, output string) *DepsUnreachable {
-	f, ok := log.first()
+func depsUnreachable(eco string, log *egress.Log, hosts []string, output string) *DepsUnreachable {
+	f, ok := log.First()
 	if !ok {
 		for _, h := range hosts {
 			if line, named := unreachableNamed(output, h); named {
@@ -157,11 +124,11 @@ func depsUnreachable(eco string, log *egressLog, hosts []string, output string) 
 		}
 		return nil
 	}
-	evidence, found := unreachableEvidence(output, f.target)
+	evidence, found := unreachableEvidence(output, f.Target)
 	if !found {
-		evidence = "core's proxy: " + f.err
+		evidence = "core's proxy: " + f.Err
 	}
-	return &DepsUnreachable{Eco: eco, Host: f.target, Evidence: evidence, Cause: dialCause(f.err)}
+	return &DepsUnreachable{Eco: eco, Host: f.Target, Evidence: evidence, Cause: dialCause(f.Err)}
 }
 
 // dialCause is the short cause of a dial error ("connection refused").

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // TestUnreachableEvidence: the evidence is the line that says a
@@ -45,14 +47,14 @@ func TestUnreachableEvidence(t *testing.T) {
 // back to the proxy's error.
 func TestDepsUnreachableFromLog(t *testing.T) {
 	t.Parallel()
-	assert.Nil(t, depsUnreachable("python", &egressLog{}, []string{"127.0.0.1:9"}, "ERROR: connection refused\n"), "the proxy reached every host, and no line names one: not an outage")
+	assert.Nil(t, depsUnreachable("python", &egress.Log{}, []string{"127.0.0.1:9"}, "ERROR: connection refused\n"), "the proxy reached every host, and no line names one: not an outage")
 	assert.Nil(t, depsUnreachable("python", nil, nil, "ERROR: connection refused\n"))
 	// No proxy (the step's own network): the output's line naming a host.
 	line := "WARNING: Retrying after connection broken by 'NewConnectionError(\"Failed to establish a new connection: [Errno 111] Connection refused\")': http://127.0.0.1:9/simple/greet/"
 	assert.Equal(t, &DepsUnreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "the connection failed", Evidence: line},
 		depsUnreachable("python", nil, []string{"pypi.org:443", "127.0.0.1:9"}, "Looking in indexes: http://127.0.0.1:9/simple/\n"+line+"\nERROR: No matching distribution\n"))
-	log := &egressLog{}
-	log.record("127.0.0.1:9", errors.New("dial tcp 127.0.0.1:9: connect: connection refused"))
+	log := &egress.Log{}
+	log.Record("127.0.0.1:9", errors.New("dial tcp 127.0.0.1:9: connect: connection refused"))
 	u := depsUnreachable("python", log, nil, "ERROR: Could not find a version that satisfies the requirement greet\n")
 	require.NotNil(t, u)
 	assert.Equal(t, &DepsUnreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "connection refused",

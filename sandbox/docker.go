@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
@@ -150,7 +151,7 @@ func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreate
 	}
 	select {
 	case <-copied:
-	case <-time.After(waitDelay):
+	case <-time.After(limit.WaitDelay):
 	}
 	r.Duration = time.Since(start)
 	r.Output, r.Cut = out.String()

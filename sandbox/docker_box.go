@@ -17,6 +17,7 @@ import (
 	"github.com/moby/moby/client"
 	"golang.org/x/sys/unix"
 
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -78,7 +79,7 @@ func (d *dockerBackend) runBoxed(ctx context.Context, img *image, argv []string,
 		return Result{}, false, nil
 	}
 	env := mergeEnv(img.env, sb.env)
-	if requestSize(argv, env) > maxArgBytes {
+	if requestSize(argv, env) > boxagent.MaxArgBytes {
 		return Result{}, false, nil // too long for a frame: a container of its own
 	}
 	inst, err := b.acquireDocker(ctx, &dockerNeed{img: img, mounts: sb.mounts})
@@ -249,7 +250,7 @@ func (d *dockerBackend) startBox(ctx context.Context, ws string, n dockerNeed) (
 	ready := make(chan error, 1)
 	go func() {
 		line, err := bufio.NewReaderSize(stdout, 256).ReadString('\n')
-		if err == nil && strings.TrimSpace(line) != boxReady {
+		if err == nil && strings.TrimSpace(line) != boxagent.Ready {
 			err = fmt.Errorf("the agent said %q", line)
 		}
 		ready <- err

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/moby/moby/api/types/mount"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // The dependency step under the Docker backend (deps.go): the same step as
@@ -49,8 +51,8 @@ func (d *dockerBackend) fetch(ctx context.Context, plan depsPlan, scratch string
 			return Result{}, err
 		}
 		defer cleanup()
-		defer proxy.close()
-		p.extraEnv = append(slices.Clone(plan.env), egressEnv...)
+		defer proxy.Close()
+		p.extraEnv = append(slices.Clone(plan.env), egress.Env...)
 		sb.argv = egressCommand(boxAgentPath, withPipProxy(plan.argv))
 		sb.mounts = append(sb.mounts, binds...)
 		sb.network = ""
@@ -62,7 +64,7 @@ func (d *dockerBackend) fetch(ctx context.Context, plan depsPlan, scratch string
 
 // egress serves plan's proxy in a directory the engine sees, and returns
 // it with the binds of its socket and core's executable (the box's).
-func (d *dockerBackend) egress(plan depsPlan, agent string) (*egressProxy, []mount.Mount, func(), error) {
+func (d *dockerBackend) egress(plan depsPlan, agent string) (*egress.Proxy, []mount.Mount, func(), error) {
 	base := os.TempDir()
 	if d.s.cfg.Home != "" {
 		base = filepath.Join(d.s.cfg.Home, "tmp") // under a mount of core's container, as the box's
@@ -80,7 +82,7 @@ func (d *dockerBackend) egress(plan depsPlan, agent string) (*egressProxy, []mou
 		cleanup()
 		return nil, nil, nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
-	proxy, err := serveEgressIn(filepath.Join(dir, "s"), plan.hosts, plan.egress)
+	proxy, err := egress.ServeIn(filepath.Join(dir, "s"), plan.hosts, plan.egress)
 	if err != nil {
 		cleanup()
 		return nil, nil, nil, err

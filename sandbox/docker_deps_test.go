@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/registry"
+	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -226,7 +227,7 @@ func TestDockerDepsEgress(t *testing.T) {
 	scratch, err := sb.scratch(map[string][]byte{"core-requirements.txt": []byte("greet\n")})
 	require.NoError(t, err)
 	defer os.RemoveAll(scratch)
-	plan := depsPlan{tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, strings.TrimPrefix(reg.URL, "http://")}, hosts: egressHosts(reg.URL)}
+	plan := depsPlan{tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, strings.TrimPrefix(reg.URL, "http://")}, hosts: egress.Hosts(reg.URL)}
 	r, err := d.fetch(t.Context(), plan, scratch, nil)
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)

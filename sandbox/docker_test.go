@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/stretchr/testify/assert"
@@ -179,7 +180,7 @@ func TestDockerContainerConfig(t *testing.T) {
 	assert.Equal(t, []string{"ALL"}, host.CapDrop)
 	assert.Equal(t, []string{"no-new-privileges"}, host.SecurityOpt)
 	require.NotNil(t, host.PidsLimit)
-	limits := DefaultLimits()
+	limits := limit.DefaultLimits()
 	assert.Equal(t, 2*int64(limits.Processes), *host.PidsLimit, "a container holds twice a command's processes")
 	assert.Equal(t, 2*limits.Memory, host.Memory)
 	ulimits := map[string]int64{}

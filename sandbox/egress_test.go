@@ -9,52 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/registry"
+	"github.com/coreagent/core/sandbox/egress"
 )
-
-func TestHostPort(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ url, want string }{
-		{"https://registry.npmjs.org/", "registry.npmjs.org:443"},
-		{"http://127.0.0.1:4873/npm/", "127.0.0.1:4873"},
-		{"HTTP://Example.COM/simple", "example.com:80"},
-		{"sparse+https://index.crates.io/", "index.crates.io:443"},
-		{"registry+http://127.0.0.1:9/cargo-git/", "127.0.0.1:9"},
-		{"http://[::1]:8080/x", "[::1]:8080"},
-		{"git+https://github.com/a/b", ""},
-		{"file:///srv/wheels", ""},
-		{"/srv/wheels", ""},
-		{"ssh://git@example.com/x", ""},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, hostPort(tt.url), tt.url)
-	}
-	assert.Equal(t, []string{"a:443", "b:80"}, egressHosts("https://a/", "https://A/x", "http://b/", "file:///x"))
-}
-
-func TestEgressAllowed(t *testing.T) {
-	t.Parallel()
-	allowed := []string{"registry.npmjs.org:443", "127.0.0.1:4873", "[::1]:8080"}
-	tests := []struct {
-		target string
-		want   bool
-	}{
-		{"registry.npmjs.org:443", true},
-		{"REGISTRY.npmjs.org.:443", true},
-		{"127.0.0.1:4873", true},
-		{"[::1]:8080", true},
-		{"registry.npmjs.org:80", false},
-		{"registry.npmjs.org", false},
-		{"evil.registry.npmjs.org:443", false},
-		{"127.0.0.1:4874", false},
-		{"localhost:4873", false},
-		{"127.0.0.2:4873", false},
-		{":4873", false},
-		{"", false},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, egressAllowed(allowed, tt.target), tt.target)
-	}
-}
 
 func TestDepsHosts(t *testing.T) {
 	t.Parallel()
@@ -63,7 +19,7 @@ func TestDepsHosts(t *testing.T) {
 		pipHosts(append([]string{"pip"}, pipIndexArgs([]string{"PIP_INDEX_URL=http://127.0.0.1:9/simple/", "PIP_EXTRA_INDEX_URL=https://mirror/simple", "PIP_FIND_LINKS=/srv/wheels"})...)))
 	assert.Equal(t, append(append([]string(nil), cratesIOHosts...), "127.0.0.1:9"),
 		cargoHosts([]string{"CARGO_HOME=/tmp/cargo", "CARGO_REGISTRIES_LOCAL_INDEX=sparse+http://127.0.0.1:9/cargo/"}))
-	assert.Equal(t, []string{"python3", "-m", "pip", "install", "--proxy", egressProxyURL, "-r", "x"}, withPipProxy([]string{"python3", "-m", "pip", "install", "-r", "x"}))
+	assert.Equal(t, []string{"python3", "-m", "pip", "install", "--proxy", egress.ProxyURL, "-r", "x"}, withPipProxy([]string{"python3", "-m", "pip", "install", "-r", "x"}))
 	assert.Equal(t, []string{"npm", "ci"}, withPipProxy([]string{"npm", "ci"}))
 }
 
@@ -77,7 +33,7 @@ def hp(s):
     return h, int(p)
 def ask(req):
     try:
-        s = socket.create_connection(hp("` + egressListen + `"), timeout=60)
+        s = socket.create_connection(hp("` + egress.Listen + `"), timeout=60)
     except OSError as e:
         return "no proxy: %s" % e
     s.sendall(req.encode())
@@ -120,7 +76,7 @@ func TestDepsEgress(t *testing.T) {
 	p := sb.Probe(t.Context())
 	require.True(t, p.Usable)
 	regAddr := strings.TrimPrefix(reg.URL, "http://")
-	plan := depsPlan{eco: "python", tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, regAddr}, hosts: egressHosts(reg.URL)}
+	plan := depsPlan{eco: "python", tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, regAddr}, hosts: egress.Hosts(reg.URL)}
 	r, err := sb.fetchConfined(t.Context(), p.Bwrap, plan, t.TempDir())
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)

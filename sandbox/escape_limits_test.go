@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -119,7 +120,7 @@ func TestScanRootOnlyOthersFiles(t *testing.T) {
 
 // limited returns a sandbox whose limits are lowered to what a test can hit
 // quickly.
-func limited(t *testing.T, l Limits) *Sandbox {
+func limited(t *testing.T, l limit.Limits) *Sandbox {
 	t.Helper()
 	sb := New(Config{Home: sharedHome, Mode: ModeBwrap, Path: os.Getenv("PATH"), Limits: l, Agent: os.Args[0]})
 	t.Cleanup(func() { sb.Close() })
@@ -130,7 +131,7 @@ func limited(t *testing.T, l Limits) *Sandbox {
 // limit and how to raise it.
 type limitAttack struct {
 	name   string
-	limits Limits
+	limits limit.Limits
 	script string
 	cgroup bool // stopped by a cgroup core makes (bwrap)
 	// bwrapOnly is an attack on a limit the Docker backend does not set.
@@ -143,20 +144,20 @@ func limitAttacks() []limitAttack {
 	return []limitAttack{
 		{
 			name:   "fork bomb",
-			limits: Limits{Processes: 64},
+			limits: limit.Limits{Processes: 64},
 			script: "for i in $(seq 300); do sleep 60 & done; echo forked",
 			cgroup: true,
-			want:   LimitProcesses,
+			want:   limit.LimitProcesses,
 			check: func(t *testing.T, _ string, r Result) {
 				assert.Contains(t, r.Output, "CORE_SANDBOX_PIDS=128")
 			},
 		},
 		{
 			name:   "memory hog",
-			limits: Limits{Memory: 64 << 20},
+			limits: limit.Limits{Memory: 64 << 20},
 			script: "head -c 1G /dev/zero | tail > /dev/null && echo survived",
 			cgroup: true,
-			want:   LimitMemory,
+			want:   limit.LimitMemory,
 			check: func(t *testing.T, _ string, r Result) {
 				assert.NotContains(t, r.Output, "survived")
 				assert.Contains(t, r.Output, "CORE_SANDBOX_MEMORY=128M")
@@ -164,10 +165,10 @@ func limitAttacks() []limitAttack {
 		},
 		{
 			name:      "/tmp filler",
-			limits:    Limits{Tmp: 8 << 20},
+			limits:    limit.Limits{Tmp: 8 << 20},
 			bwrapOnly: true, // the Docker backend's /tmp is its own size
 			script:    "head -c 64M /dev/zero > /tmp/fill; ls -l /tmp/fill",
-			want:      LimitTmp,
+			want:      limit.LimitTmp,
 			check: func(t *testing.T, _ string, r Result) {
 				assert.Contains(t, r.Output, "No space left on device")
 				assert.Contains(t, r.Output, "CORE_SANDBOX_TMP=16M")
@@ -175,9 +176,9 @@ func limitAttacks() []limitAttack {
 		},
 		{
 			name:   "workspace filler",
-			limits: Limits{WorkspaceGrowth: 8 << 20},
+			limits: limit.Limits{WorkspaceGrowth: 8 << 20},
 			script: "i=0; while :; do i=$((i+1)); head -c 1M /dev/zero > fill$i; done",
-			want:   LimitWorkspace,
+			want:   limit.LimitWorkspace,
 			check: func(t *testing.T, ws string, r Result) {
 				assert.False(t, r.TimedOut, "the watch, not the timeout, stopped it")
 				assert.Contains(t, r.Output, "CORE_SANDBOX_WORKSPACE_GROWTH=16M")
@@ -185,9 +186,9 @@ func limitAttacks() []limitAttack {
 		},
 		{
 			name:   "CPU spinner",
-			limits: Limits{CPUTime: time.Second},
+			limits: limit.Limits{CPUTime: time.Second},
 			script: "while :; do :; done",
-			want:   LimitCPUTime,
+			want:   limit.LimitCPUTime,
 			check: func(t *testing.T, _ string, r Result) {
 				assert.False(t, r.TimedOut, "RLIMIT_CPU, not the timeout, stopped it")
 				assert.Contains(t, r.Output, "CORE_SANDBOX_CPU=2s")
@@ -195,9 +196,9 @@ func limitAttacks() []limitAttack {
 		},
 		{
 			name:   "huge file",
-			limits: Limits{FileSize: 1 << 20},
+			limits: limit.Limits{FileSize: 1 << 20},
 			script: "head -c 64M /dev/zero > big",
-			want:   LimitFileSize,
+			want:   limit.LimitFileSize,
 			check: func(t *testing.T, ws string, r Result) {
 				fi, err := os.Stat(filepath.Join(ws, "big"))
 				require.NoError(t, err)

@@ -15,18 +15,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"golang.org/x/sys/unix"
 )
 
-// backgroundNice is the niceness of a background command
-// (RunOptions.Background): against a command at the default priority it
-// gets about a tenth of the CPU time (weights 110 and 1024), so it yields
-// to the commands someone waits for, yet is not starved for good on a
-// machine busy with others' work, as it would be at 19 (weight 15).
-const backgroundNice = 10
-
 // niceSession lowers the priority of the session the sandboxed process pid
-// makes past the gate (bwrap --new-session) to backgroundNice. Where the
+// makes past the gate (bwrap --new-session) to limit.BackgroundNice. Where the
 // kernel groups processes by session to share the CPUs (autogroup), a
 // process's own niceness weighs only against its session's other
 // processes: the session's is what weighs against the rest. It waits,
@@ -45,7 +39,7 @@ func niceSession(ctx context.Context, pid int) {
 			return // gone
 		}
 		if group(cur) != group(own) {
-			_ = os.WriteFile(path, []byte(strconv.Itoa(backgroundNice)), 0)
+			_ = os.WriteFile(path, []byte(strconv.Itoa(limit.BackgroundNice)), 0)
 			return
 		}
 		t := time.NewTimer(5 * time.Millisecond)
@@ -80,19 +74,19 @@ const (
 // gate, the cgroups, the rlimits and the workspace watch; afterwards it
 // names the limit the command hit.
 type launch struct {
-	limits Limits
+	limits limit.Limits
 	files  []*os.File // [seccomp, gate read end, info write end]
 	gateW  *os.File
 	infoR  *os.File
-	cg     *cgroup
-	made   chan *cgroup // the cgroups, made while bwrap sets up the sandbox
-	watch  bool         // watch the workspace's growth
+	cg     *limit.Cgroup
+	made   chan *limit.Cgroup // the cgroups, made while bwrap sets up the sandbox
+	watch  bool               // watch the workspace's growth
 	// yield, set for a background command, lowers its CPU priority to
-	// the least (nice backgroundNice) at the gate, before it runs
+	// the least (nice limit.BackgroundNice) at the gate, before it runs
 	// anything: everything it forks inherits it; where a cpu cgroup can
 	// be made, the command runs in it, yielding to the foreground
 	// commands yield counts.
-	yield   *yielder
+	yield   *limit.Yielder
 	unyield func() // forgets the cpu cgroup, once it is removed
 
 	grew     atomic.Bool
@@ -105,8 +99,8 @@ type launch struct {
 // the command waits at the gate only for being moved into them. A
 // background command's yield to the foreground commands of y (nil for
 // none).
-func newLaunch(program []byte, l Limits, parents cgroupParents, watch bool, y *yielder) (*launch, error) {
-	sec, err := seccompFile(program)
+func newLaunch(program []byte, l limit.Limits, parents limit.CgroupParents, watch bool, y *limit.Yielder) (*launch, error) {
+	sec, err := limit.SeccompFile(program)
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +116,8 @@ func newLaunch(program []byte, l Limits, parents cgroupParents, watch bool, y *y
 		w.Close()
 		return nil, err
 	}
-	made := make(chan *cgroup, 1)
-	go func() { made <- newCgroup(l, parents, y != nil) }()
+	made := make(chan *limit.Cgroup, 1)
+	go func() { made <- limit.NewCgroup(l, parents, y != nil) }()
 	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, made: made, watch: watch,
 		yield: y, unyield: func() {}}, nil
 }
@@ -139,7 +133,7 @@ func (l *launch) close() {
 	}
 	l.gateW.Close()
 	l.infoR.Close()
-	(<-l.made).remove()
+	(<-l.made).Remove()
 	l.unyield()
 }
 
@@ -170,19 +164,19 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	l.cg = <-l.made
 	if l.yield != nil {
 		// Idle from the start when a foreground command runs.
-		l.unyield = l.yield.add(l.cg)
+		l.unyield = l.yield.Add(l.cg)
 	}
-	if err := l.cg.add(pid); err != nil && !errors.Is(err, unix.ESRCH) {
-		l.cg.remove()
+	if err := l.cg.Add(pid); err != nil && !errors.Is(err, unix.ESRCH) {
+		l.cg.Remove()
 		return nil, err
 	}
 	pids := l.held(pid)
 	for _, p := range pids[1:] {
-		if l.cg.holds(p) {
+		if l.cg.Holds(p) {
 			continue
 		}
-		if err := l.cg.add(p); err != nil && !errors.Is(err, unix.ESRCH) {
-			l.cg.remove()
+		if err := l.cg.Add(p); err != nil && !errors.Is(err, unix.ESRCH) {
+			l.cg.Remove()
 			return nil, err
 		}
 	}
@@ -195,7 +189,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 		{unix.RLIMIT_CPU, cpu, cpu + 5},
 		{unix.RLIMIT_FSIZE, uint64(l.limits.FileSize), uint64(l.limits.FileSize)},
 	}
-	if l.cg.pids == "" && os.Geteuid() != 0 {
+	if l.cg.Pids == "" && os.Geteuid() != 0 {
 		// No pids cgroup: the per-user process limit is the next best thing
 		// (root is exempt from it, which is why the cgroup comes first).
 		n := uint64(l.limits.Processes)
@@ -207,8 +201,8 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	}
 	if l.yield != nil {
 		for _, p := range pids {
-			if err := unix.Setpriority(unix.PRIO_PROCESS, p, backgroundNice); err != nil && !errors.Is(err, unix.ESRCH) {
-				l.cg.remove()
+			if err := unix.Setpriority(unix.PRIO_PROCESS, p, limit.BackgroundNice); err != nil && !errors.Is(err, unix.ESRCH) {
+				l.cg.Remove()
 				return nil, err
 			}
 		}
@@ -217,7 +211,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 		lim := unix.Rlimit{Cur: r.soft, Max: r.hard}
 		for _, p := range pids {
 			if err := unix.Prlimit(p, r.res, &lim, nil); err != nil && !errors.Is(err, unix.ESRCH) {
-				l.cg.remove()
+				l.cg.Remove()
 				return nil, err
 			}
 		}
@@ -294,14 +288,14 @@ func (l *launch) finish(r *Result, ws string) {
 	if l.cg == nil {
 		return
 	}
-	defer l.cg.remove()
-	name := l.cg.hit()
+	defer l.cg.Remove()
+	name := l.cg.Hit()
 	switch {
 	case name != "":
 	case l.grew.Load():
-		name = LimitWorkspace
+		name = limit.LimitWorkspace
 	case l.based && treeSize(ws)-l.baseline > l.limits.WorkspaceGrowth:
-		name = LimitWorkspace
+		name = limit.LimitWorkspace
 	default:
 		name = limitFromOutput(r, ws)
 	}
@@ -309,7 +303,7 @@ func (l *launch) finish(r *Result, ws string) {
 		return
 	}
 	r.Limit = name
-	r.Output += limitNote(name, l.limits)
+	r.Output += limit.LimitNote(name, l.limits)
 	if r.ExitCode == 0 {
 		r.ExitCode = 1
 	}
@@ -323,13 +317,13 @@ func limitFromOutput(r *Result, ws string) string {
 	out := strings.ToLower(r.Output)
 	switch {
 	case r.ExitCode == 128+int(syscall.SIGXCPU) || strings.Contains(out, "cpu time limit exceeded"):
-		return LimitCPUTime
+		return limit.LimitCPUTime
 	case r.ExitCode == 128+int(syscall.SIGXFSZ) || strings.Contains(out, "file size limit exceeded") || strings.Contains(out, "file too large"):
-		return LimitFileSize
+		return limit.LimitFileSize
 	case strings.Contains(out, "no space left on device") && hasRoom(ws):
-		return LimitTmp
+		return limit.LimitTmp
 	case strings.Contains(out, "resource temporarily unavailable") && strings.Contains(out, "fork"):
-		return LimitProcesses
+		return limit.LimitProcesses
 	}
 	return ""
 }

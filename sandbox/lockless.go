@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
@@ -100,7 +101,7 @@ func (s *Sandbox) resolveLock(ctx context.Context, b backend, bwrap string, plan
 		return nil, failed.(depsView), nil // this process tried: once is enough
 	}
 	lineage := resolveLineage(plan, opts.inside())
-	plan.egress = &egressLog{}
+	plan.egress = &egress.Log{}
 	start := time.Now()
 	progressf(opts, "Resolving the %s dependencies: there is no lockfile (%s) …", ecoName(plan.eco), strings.Join(plan.argv, " "))
 	var raw []byte

@@ -6,11 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/gocache"
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,9 +23,9 @@ import (
 var sharedHome string
 
 func TestMain(m *testing.M) {
-	gocache.ServeIfAsked(os.Args) // started inside the sandbox as GOCACHEPROG, as core is
-	AgentIfAsked(os.Args)         // started inside a box as its agent, as core is
-	EgressIfAsked(os.Args)        // started inside a dependency step as its forwarder, as core is
+	gocache.ServeIfAsked(os.Args)  // started inside the sandbox as GOCACHEPROG, as core is
+	boxagent.AgentIfAsked(os.Args) // started inside a box as its agent, as core is
+	egress.IfAsked(os.Args)        // started inside a dependency step as its forwarder, as core is
 	if os.Getenv("CORE_SANDBOX_HELPER") == "parent" {
 		helperParent()
 		return
@@ -111,18 +115,18 @@ func requireBwrap(t *testing.T) {
 	t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
 }
 
-// requireCgroup skips a test that needs the cgroup of a limit (LimitProcesses,
-// LimitMemory) when the host gives core none it may write, saying so,
+// requireCgroup skips a test that needs the cgroup of a limit (limit.LimitProcesses,
+// limit.LimitMemory) when the host gives core none it may write, saying so,
 // unless CORE_REQUIRE_CGROUP=1 (as in CI, which runs as root on a machine
 // with writable cgroups), which makes it a failure.
-func requireCgroup(t *testing.T, limit string) {
+func requireCgroup(t *testing.T, name string) {
 	t.Helper()
-	cg := newCgroup(DefaultLimits(), findCgroupParents(), false)
-	defer cg.remove()
-	if contains(cg.enforced(), limit) {
+	cg := limit.NewCgroup(limit.DefaultLimits(), limit.FindCgroupParents(), false)
+	defer cg.Remove()
+	if slices.Contains(cg.Enforced(), name) {
 		return
 	}
-	why := fmt.Sprintf("no cgroup for the %s limit that core may write here (%s), so the limit is not enforced", limit, cgroupWhere())
+	why := fmt.Sprintf("no cgroup for the %s limit that core may write here (%s), so the limit is not enforced", name, cgroupWhere())
 	if os.Getenv("CORE_REQUIRE_CGROUP") == "1" {
 		t.Fatalf("CORE_REQUIRE_CGROUP=1 but %s", why)
 	}

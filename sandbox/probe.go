@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
@@ -212,25 +214,25 @@ func scratchCause(dir string, err error) string {
 // enforcedLimits says what enforces each limit here.
 func (s *Sandbox) enforcedLimits() []string {
 	l := s.cfg.Limits
-	cg := newCgroup(l, s.cgroupParents(), false)
-	byCgroup := cg.enforced()
-	cg.remove()
+	cg := limit.NewCgroup(l, s.cgroupParents(), false)
+	byCgroup := cg.Enforced()
+	cg.Remove()
 	how := func(name, fallback string) string {
-		if contains(byCgroup, name) {
-			return fmt.Sprintf("%s %s (cgroup)", name, l.value(name))
+		if slices.Contains(byCgroup, name) {
+			return fmt.Sprintf("%s %s (cgroup)", name, l.Value(name))
 		}
-		return fmt.Sprintf("%s %s (%s)", name, l.value(name), fallback)
+		return fmt.Sprintf("%s %s (%s)", name, l.Value(name), fallback)
 	}
 	procs := "RLIMIT_NPROC, per user"
 	if os.Geteuid() == 0 {
 		procs = "NOT enforced: no pids cgroup, and root is exempt from RLIMIT_NPROC"
 	}
 	return []string{
-		how(LimitProcesses, procs),
-		how(LimitMemory, "NOT enforced: no memory cgroup core may write"),
-		fmt.Sprintf("%s %s (RLIMIT_CPU, per process)", LimitCPUTime, l.value(LimitCPUTime)),
-		fmt.Sprintf("%s %s (RLIMIT_FSIZE)", LimitFileSize, l.value(LimitFileSize)),
-		fmt.Sprintf("%s %s (tmpfs size)", LimitTmp, l.value(LimitTmp)),
-		fmt.Sprintf("%s %s (watched by core)", LimitWorkspace, l.value(LimitWorkspace)),
+		how(limit.LimitProcesses, procs),
+		how(limit.LimitMemory, "NOT enforced: no memory cgroup core may write"),
+		fmt.Sprintf("%s %s (RLIMIT_CPU, per process)", limit.LimitCPUTime, l.Value(limit.LimitCPUTime)),
+		fmt.Sprintf("%s %s (RLIMIT_FSIZE)", limit.LimitFileSize, l.Value(limit.LimitFileSize)),
+		fmt.Sprintf("%s %s (tmpfs size)", limit.LimitTmp, l.Value(limit.LimitTmp)),
+		fmt.Sprintf("%s %s (watched by core)", limit.LimitWorkspace, l.Value(limit.LimitWorkspace)),
 	}
 }

@@ -5,18 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
-)
 
-// waitDelay is how long Run waits for the output pipes to close after the
-// command was killed or exited while a descendant still held them.
-const waitDelay = 3 * time.Second
+	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/limit"
+)
 
 // RunHost runs argv on the host, unconfined, with a scrubbed environment:
 // only what the tools need and the module proxy settings, never a token. It
@@ -92,7 +89,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
-	c.WaitDelay = waitDelay
+	c.WaitDelay = limit.WaitDelay
 	if l != nil {
 		c.ExtraFiles = l.files
 	}
@@ -103,19 +100,19 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 		}
 		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", path, err)
 	}
-	clk := startClock(c.Process.Pid, "/proc", opts.Timeout, opts.BuildCeiling, cancel)
+	clk := boxagent.StartClock(c.Process.Pid, "/proc", opts.Timeout, opts.BuildCeiling, cancel)
 	var stop func()
 	if l != nil {
 		var err error
 		if stop, err = l.release(runCtx, c.Process.Pid, opts.Workspace); err != nil {
 			_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 			_ = c.Wait()
-			clk.stop()
+			clk.Stop()
 			return Result{ExitCode: -1}, err
 		}
 	}
 	err := c.Wait()
-	timing := clk.stop()
+	timing := clk.Stop()
 	if stop != nil {
 		stop()
 	}
@@ -143,7 +140,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	if timing.Over {
 		r.ExitCode = -1
 		r.TimedOut, r.AtCeiling = true, timing.AtCeiling
-		r.Output += killedLine(opts.Timeout, opts.BuildCeiling, timing)
+		r.Output += boxagent.KilledLine(opts.Timeout, opts.BuildCeiling, timing)
 	}
 	return r, nil
 }
@@ -151,7 +148,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 // lookPath finds an executable on the configured PATH, not the process's.
 func (s *Sandbox) lookPath(name string) (string, error) {
 	if strings.Contains(name, "/") {
-		if isExecutable(name) {
+		if limit.IsExecutable(name) {
 			return name, nil
 		}
 		return "", fmt.Errorf("%s: not an executable file", name)
@@ -161,16 +158,11 @@ func (s *Sandbox) lookPath(name string) (string, error) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if isExecutable(p) {
+		if limit.IsExecutable(p) {
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&fs.FileMode(0o111) != 0
 }
 
 func orDefault(s, def string) string {

@@ -20,8 +20,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/gocache"
+	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // Config is what a Sandbox needs from its caller, read at the edge.
@@ -88,7 +89,7 @@ type Config struct {
 	// empty means no shared layer: each run builds from its own.
 	Repo string
 	// Limits bound every confined command; zero fields take DefaultLimits.
-	Limits Limits
+	Limits limit.Limits
 	// DownloadTimeout bounds the module download; zero means
 	// DefaultDownloadTimeout.
 	DownloadTimeout time.Duration
@@ -125,7 +126,7 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	limits, err := limitsFromEnv(getenv)
+	limits, err := limit.LimitsFromEnv(getenv)
 	if err != nil {
 		return Config{}, err
 	}
@@ -186,7 +187,7 @@ type Sandbox struct {
 	scans *scanCache // the walks behind the masks: the process's own
 
 	cgOnce    sync.Once
-	cgParents cgroupParents
+	cgParents limit.CgroupParents
 
 	runs *gocache.Layers // the run layers this Sandbox made
 
@@ -204,7 +205,7 @@ type Sandbox struct {
 
 	// yield makes the background commands' cpu cgroups idle while a
 	// foreground command runs (yield.go).
-	yield yielder
+	yield limit.Yielder
 
 	// depsFailed remembers, by the hash of the copied files, the dependency
 	// steps that failed (deps.go): said again, not run again.
@@ -236,7 +237,7 @@ func New(cfg Config) *Sandbox {
 	if cfg.Mode == "" {
 		cfg.Mode = ModeAuto
 	}
-	cfg.Limits = cfg.Limits.withDefaults()
+	cfg.Limits = cfg.Limits.WithDefaults()
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
@@ -314,7 +315,7 @@ type RunOptions struct {
 	// BuildCeiling, when more than Timeout, lets the command compile
 	// beyond its Timeout: the time a compiler runs among its processes
 	// does not count against Timeout, and BuildCeiling bounds the whole
-	// run (buildtime.go). Zero, or no more than Timeout, counts every
+	// run (sandbox/boxagent/buildtime.go). Zero, or no more than Timeout, counts every
 	// moment against Timeout.
 	BuildCeiling time.Duration
 	// OutputLimit is how many bytes of combined output to keep (head and
@@ -370,8 +371,8 @@ type Result struct {
 	// is set when the build ceiling, not the timeout, stopped it.
 	Built     time.Duration
 	AtCeiling bool
-	// Limit names the sandbox limit that stopped the command (LimitMemory,
-	// LimitProcesses, …), or is empty; Output then ends with a line that
+	// Limit names the sandbox limit that stopped the command (limit.LimitMemory,
+	// limit.LimitProcesses, …), or is empty; Output then ends with a line that
 	// says how to raise it.
 	Limit string
 	// Waited is how long the command waited, before it started, for the
@@ -457,7 +458,7 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 		return Result{}, p.Err()
 	}
 	if !opts.Background {
-		defer s.yield.start()() // someone waits for it
+		defer s.yield.Start()() // someone waits for it
 	}
 	bwrap := ""
 	if p.Backend == BackendBwrap {

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
@@ -85,7 +86,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 		return "", Result{ExitCode: 1, Output: err.Error()}, false
 	}
 	bin := toolchainBin(modCache, want)
-	if isExecutable(filepath.Join(bin, "go")) {
+	if limit.IsExecutable(filepath.Join(bin, "go")) {
 		return bin, Result{}, true
 	}
 	goPath, err := s.lookPath("go")
@@ -106,7 +107,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 	}
 	defer os.RemoveAll(scratch)
 	r, err := execute(ctx, goPath, []string{"version"}, env, RunOptions{Workspace: scratch}, nil)
-	if err != nil || r.ExitCode != 0 || !isExecutable(filepath.Join(bin, "go")) {
+	if err != nil || r.ExitCode != 0 || !limit.IsExecutable(filepath.Join(bin, "go")) {
 		if err != nil {
 			r.Output += err.Error()
 		}
@@ -157,7 +158,7 @@ func (s *Sandbox) fetchedToolchain(ws string) string {
 		return ""
 	}
 	bin := toolchainBin(modCache, want)
-	if !isExecutable(filepath.Join(bin, "go")) {
+	if !limit.IsExecutable(filepath.Join(bin, "go")) {
 		return ""
 	}
 	return bin

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // findTool finds a program on the host's PATH the way the sandbox can run
@@ -27,7 +28,7 @@ func (s *Sandbox) findTool(name string) (string, error) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if !isExecutable(p) {
+		if !limit.IsExecutable(p) {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(p)
@@ -72,7 +73,7 @@ func (s *Sandbox) rustupTool(name string) string {
 		// "stable" names the host's stable toolchain, "stable-x86_64-…".
 		matches, _ := filepath.Glob(filepath.Join(home, "toolchains", m[1]+"*", "bin", name))
 		for _, p := range matches {
-			if isExecutable(p) {
+			if limit.IsExecutable(p) {
 				return p
 			}
 		}

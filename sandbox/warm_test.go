@@ -20,7 +20,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // gatedProxy serves the file proxy at fileURL over HTTP, but holds every
@@ -194,7 +196,7 @@ func TestWarmNeverDelaysANarrowCommand(t *testing.T) {
 	require.Greater(t, len(warm), 1, "the warm-up's go under its runner")
 	for _, p := range warm {
 		if n, ok := niceness(p); ok {
-			assert.Equal(t, backgroundNice, n, "a process of the warm-up (%s) runs at a higher priority", cmdline(p))
+			assert.Equal(t, limit.BackgroundNice, n, "a process of the warm-up (%s) runs at a higher priority", cmdline(p))
 		}
 	}
 	agent := slices.IndexFunc(procs, func(p int) bool { return strings.Contains(cmdline(p), "sandbox agent --socket") })
@@ -232,7 +234,7 @@ func TestBackgroundCommandsYield(t *testing.T) {
 		background bool
 		want       int
 	}{
-		{name: "background", background: true, want: backgroundNice},
+		{name: "background", background: true, want: limit.BackgroundNice},
 		{name: "foreground", want: own},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,7 +271,7 @@ func niceness(pid int) (int, bool) {
 
 // descendants returns pid and every process under it.
 func descendants(pid int) []int {
-	return append([]int{pid}, treeUnder(pid, procParents())...)
+	return append([]int{pid}, boxagent.TreeUnder(pid, boxagent.ProcParents())...)
 }
 
 // withArg returns the pids of processes with an argument that contains s.

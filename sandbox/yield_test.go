@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,8 +24,8 @@ import (
 // weight again.
 func TestBackgroundCommandIdlesWhileForegroundRuns(t *testing.T) {
 	requireBwrap(t)
-	parents := findCgroupParents()
-	if parents.cpu == "" {
+	parents := limit.FindCgroupParents()
+	if parents.CPU == "" {
 		t.Skip("no cpu cgroup core may make here")
 	}
 	t.Parallel()
@@ -68,9 +70,9 @@ func TestBackgroundCommandIdlesWhileForegroundRuns(t *testing.T) {
 	require.Contains(t, filepath.Base(dir), "core-sandbox-", "the background command runs in no cpu cgroup of its own")
 	assert.Equal(t, "0", cgroupValue(t, dir, "cpu.idle"), "idle with no foreground command")
 	weight := "cpu.shares"
-	want := fmt.Sprint(backgroundShares)
-	if parents.cpuV2 {
-		weight, want = "cpu.weight.nice", fmt.Sprint(backgroundNice)
+	want := fmt.Sprint(limit.BackgroundShares)
+	if parents.CPUV2 {
+		weight, want = "cpu.weight.nice", fmt.Sprint(limit.BackgroundNice)
 	}
 	assert.Equal(t, want, cgroupValue(t, dir, weight), "the background command's weight")
 
@@ -90,13 +92,11 @@ func TestBackgroundCommandIdlesWhileForegroundRuns(t *testing.T) {
 	release(t, filepath.Join(ws, "bg"))
 	r = testkit.Receive(t, bgDone, "the background command to end")
 	require.Equal(t, 0, r.ExitCode, r.Output)
-	sb.yield.mu.Lock()
-	defer sb.yield.mu.Unlock()
-	assert.Empty(t, sb.yield.background, "the ended command's cgroup is still tracked")
+	assert.Zero(t, sb.yield.Tracked(), "the ended command's cgroup is still tracked")
 }
 
 // cpuCgroupOf is the directory of a process's cpu cgroup.
-func cpuCgroupOf(t *testing.T, pid int, parents cgroupParents) string {
+func cpuCgroupOf(t *testing.T, pid int, parents limit.CgroupParents) string {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 	require.NoError(t, err)
@@ -108,8 +108,8 @@ func cpuCgroupOf(t *testing.T, pid int, parents cgroupParents) string {
 			continue
 		}
 		v2 := parts[0] == "0" && parts[1] == ""
-		if v2 == parents.cpuV2 && (v2 || contains(strings.Split(parts[1], ","), "cpu")) {
-			return filepath.Join(cgroupMount(string(mounts), "cpu", v2), parts[2])
+		if v2 == parents.CPUV2 && (v2 || slices.Contains(strings.Split(parts[1], ","), "cpu")) {
+			return filepath.Join(limit.CgroupMount(string(mounts), "cpu", v2), parts[2])
 		}
 	}
 	t.Fatalf("no cpu cgroup in %s", b)

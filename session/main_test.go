@@ -10,12 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 func TestMain(m *testing.M) {
 	gocache.ServeIfAsked(os.Args)  // started inside the sandbox as GOCACHEPROG, as core is
-	sandbox.AgentIfAsked(os.Args)  // started inside a run's box as its agent, as core is
-	sandbox.EgressIfAsked(os.Args) // started inside a dependency step as its forwarder, as core is
+	boxagent.AgentIfAsked(os.Args) // started inside a box as its agent, as core is
+	egress.IfAsked(os.Args)        // started inside a dependency step as its forwarder, as core is
 	os.Exit(m.Run())
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
@@ -71,7 +72,7 @@ type Options struct {
 	// BuildCeiling is what a command (run_shell's, a check's) may run in
 	// all while it compiles: the time a compiler runs among its processes
 	// does not count against ShellTimeout, up to this ceiling. Zero means
-	// sandbox.BuildCeiling(ShellTimeout).
+	// boxagent.BuildCeiling(ShellTimeout).
 	BuildCeiling  time.Duration
 	ContextTokens int // estimated tokens a request may hold
 	Verify        lang.Tier
@@ -184,7 +185,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.ShellTimeout = DefaultShellTimeout
 	}
 	if o.BuildCeiling == 0 {
-		o.BuildCeiling = sandbox.BuildCeiling(o.ShellTimeout)
+		o.BuildCeiling = boxagent.BuildCeiling(o.ShellTimeout)
 	}
 	if o.ContextTokens == 0 {
 		o.ContextTokens = DefaultContextTokens

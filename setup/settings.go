@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/budget"
@@ -133,7 +133,7 @@ func runSettings() []Setting {
 			apply: durationSetting(func(o *session.Options, d time.Duration) { o.TurnTimeout = d })},
 		{Name: ShellTimeout, Flag: true, Usage: fmt.Sprintf("per-command timeout for run_shell (default %s)", session.DefaultShellTimeout),
 			apply: durationSetting(func(o *session.Options, d time.Duration) { o.ShellTimeout = d })},
-		{Name: BuildCeiling, Flag: true, Usage: fmt.Sprintf("what a command that compiles may run in all: while a compiler runs among a run_shell command's or a check's processes, --shell-timeout does not count, up to this ceiling (default %d times --shell-timeout; no more than --shell-timeout counts every moment)", sandbox.BuildCeilingFactor),
+		{Name: BuildCeiling, Flag: true, Usage: fmt.Sprintf("what a command that compiles may run in all: while a compiler runs among a run_shell command's or a check's processes, --shell-timeout does not count, up to this ceiling (default %d times --shell-timeout; no more than --shell-timeout counts every moment)", boxagent.BuildCeilingFactor),
 			apply: durationSetting(func(o *session.Options, d time.Duration) { o.BuildCeiling = d })},
 		{Name: IdleTimeout, Flag: true, Input: true, Usage: fmt.Sprintf("how long a run that landed waits, idle, for the next message (core session send, a /core comment) before it completes; 0 completes it at done (default: %s for a run a person started at a terminal, with serve or the console's queue, %s for one the Action or the bot started, moved onto %s when a person writes to it; a CLI run with no terminal ends at done)", session.IdleAttended, session.IdleTriggered, session.IdleAttended),
 			apply: func(r *resolved, v string) error {

@@ -14,6 +14,8 @@ import (
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 func TestMain(m *testing.M) {
@@ -21,8 +23,8 @@ func TestMain(m *testing.M) {
 	// step its forwarder, as `<executable> sandbox agent --reap …` and
 	// `<executable> sandbox egress …` under names of their own, which
 	// testscript does not map to main: this binary answers them first.
-	sandbox.AgentIfAsked(os.Args)
-	sandbox.EgressIfAsked(os.Args)
+	boxagent.AgentIfAsked(os.Args)
+	egress.IfAsked(os.Args)
 	testscript.Main(m, map[string]func(){
 		"core": main,
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/setup"
 )
@@ -66,7 +67,7 @@ func newSandboxAgentCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if reap {
 				// One command's runner, which the agent starts for each.
-				if code := sandbox.RunCommandReaper(args); code != 0 {
+				if code := boxagent.RunCommandReaper(args); code != 0 {
 					return exitCode(code)
 				}
 				return nil
@@ -75,9 +76,9 @@ func newSandboxAgentCmd(e *env) *cobra.Command {
 				return fmt.Errorf("--socket must be the absolute path of the agent's socket, got %q", socket)
 			}
 			if lifeline {
-				return sandbox.RunContainerAgent(os.Args, socket, os.Stdin, e.rawStdout)
+				return boxagent.RunContainerAgent(os.Args, socket, os.Stdin, e.rawStdout)
 			}
-			return sandbox.RunBoxAgent(socket, e.rawStdout)
+			return boxagent.RunBoxAgent(socket, e.rawStdout)
 		},
 	}
 	cmd.Flags().StringVar(&socket, "socket", "", "where to listen for core's commands")

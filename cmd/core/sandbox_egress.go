@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // newSandboxEgressCmd is the forwarder a dependency step runs its command
@@ -22,7 +22,7 @@ func newSandboxEgressCmd() *cobra.Command {
 			if socket == "" || listen == "" {
 				return fmt.Errorf("--socket and --listen are both needed, got %q and %q", socket, listen)
 			}
-			code, err := sandbox.RunEgressForward(socket, listen, args)
+			code, err := egress.RunForward(socket, listen, args)
 			if err != nil {
 				return err
 			}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -55,5 +55,5 @@ func (c *Contract) buildCeiling() time.Duration {
 	if c.BuildCeilingSeconds > 0 {
 		return time.Duration(c.BuildCeilingSeconds * float64(time.Second))
 	}
-	return sandbox.BuildCeiling(c.timeout())
+	return boxagent.BuildCeiling(c.timeout())
 }

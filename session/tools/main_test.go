@@ -4,13 +4,14 @@ import (
 	"os"
 	"testing"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 func TestMain(m *testing.M) {
 	// Started inside a box as its agent, as core is (run_shell's
 	// background commands).
-	sandbox.AgentIfAsked(os.Args)
-	sandbox.EgressIfAsked(os.Args) // and inside a dependency step as its forwarder
+	boxagent.AgentIfAsked(os.Args)
+	egress.IfAsked(os.Args) // and inside a dependency step as its forwarder
 	os.Exit(m.Run())
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,11 +20,11 @@ import (
 // their agent; it skips without bwrap unless CORE_REQUIRE_BWRAP=1.
 func boxedSandbox(t *testing.T) *sandbox.Sandbox {
 	t.Helper()
-	return limitedSandbox(t, sandbox.Limits{})
+	return limitedSandbox(t, limit.Limits{})
 }
 
 // limitedSandbox is boxedSandbox with limits (zero fields: the defaults).
-func limitedSandbox(t *testing.T, limits sandbox.Limits) *sandbox.Sandbox {
+func limitedSandbox(t *testing.T, limits limit.Limits) *sandbox.Sandbox {
 	t.Helper()
 	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0], Limits: limits})
 	t.Cleanup(func() { sb.Close() })
@@ -118,7 +119,7 @@ func TestRunShellListsBackgroundProcesses(t *testing.T) {
 // which limit.
 func TestRunShellBackgroundLimit(t *testing.T) {
 	t.Parallel()
-	sb := limitedSandbox(t, sandbox.Limits{WorkspaceGrowth: 8 << 20})
+	sb := limitedSandbox(t, limit.Limits{WorkspaceGrowth: 8 << 20})
 	env := newEnv(t, nil)
 	env.Runner, env.Tier = sb, lang.TierTest
 	r := runTool(t, env, "run_shell", Args{"command": "for i in $(seq 64); do head -c 1M /dev/zero > fill$i; sleep 0.02; done; sleep 1000", "background": true})

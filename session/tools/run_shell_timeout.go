@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -149,5 +150,5 @@ func (e *Env) buildCeiling() time.Duration {
 	if e.BuildCeiling > 0 {
 		return e.BuildCeiling
 	}
-	return sandbox.BuildCeiling(e.ShellTimeout)
+	return boxagent.BuildCeiling(e.ShellTimeout)
 }

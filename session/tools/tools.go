@@ -48,7 +48,7 @@ type Env struct {
 	ShellTimeout time.Duration // per run_shell command
 	// BuildCeiling bounds a run_shell command that compiles beyond
 	// ShellTimeout (sandbox.RunOptions.BuildCeiling); zero means
-	// sandbox.BuildCeiling(ShellTimeout).
+	// boxagent.BuildCeiling(ShellTimeout).
 	BuildCeiling time.Duration
 	// Issues files issues for file_issue; nil when the repository is not
 	// on GitHub.

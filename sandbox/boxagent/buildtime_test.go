@@ -1,13 +1,10 @@
-package sandbox
+package boxagent
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestOverTime(t *testing.T) {
@@ -97,50 +94,9 @@ func TestCompiling(t *testing.T) {
 
 func TestKilledLine(t *testing.T) {
 	t.Parallel()
-	assert.Contains(t, killedLine(2*time.Minute, 0, Timing{Over: true}), "ran past its 2m0s timeout]")
-	assert.Contains(t, killedLine(2*time.Minute, 8*time.Minute, Timing{Over: true, Built: 110 * time.Second}),
+	assert.Contains(t, KilledLine(2*time.Minute, 0, Timing{Over: true}), "ran past its 2m0s timeout]")
+	assert.Contains(t, KilledLine(2*time.Minute, 8*time.Minute, Timing{Over: true, Built: 110 * time.Second}),
 		"ran past its 2m0s timeout, not counting 1m50s it spent compiling]")
-	assert.Contains(t, killedLine(2*time.Minute, 8*time.Minute, Timing{Over: true, AtCeiling: true, Built: 7 * time.Minute}),
+	assert.Contains(t, KilledLine(2*time.Minute, 8*time.Minute, Timing{Over: true, AtCeiling: true, Built: 7 * time.Minute}),
 		"ran past its build ceiling of 8m0s")
-}
-
-// TestCompileOutlastsTheTimeout runs, in the box and in a sandbox of its
-// own, a command whose compiler (a copy of sleep named compile) runs past
-// the command's timeout: it is not killed, since it compiles, while one
-// that compiles past the build ceiling is, and the ceiling is named. The
-// timeouts leave the sandbox's start (not compiling) room on a busy
-// machine.
-func TestCompileOutlastsTheTimeout(t *testing.T) {
-	requireBwrap(t)
-	t.Parallel()
-	for _, noBox := range []bool{false, true} {
-		name := "box"
-		if noBox {
-			name = "own sandbox"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			sb := newTestSandbox(t, ModeBwrap)
-			ws := newWorkspace(t)
-			sleep, err := os.ReadFile("/bin/sleep")
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join(ws, "compile"), sleep, 0o755))
-
-			r, err := sb.Run(t.Context(), []string{"sh", "-c", "./compile 3.5 && echo compiled"},
-				RunOptions{Workspace: ws, Timeout: 2 * time.Second, BuildCeiling: time.Minute, NoBox: noBox})
-			require.NoError(t, err)
-			assert.False(t, r.TimedOut, r.Output)
-			assert.Equal(t, 0, r.ExitCode, r.Output)
-			assert.Contains(t, r.Output, "compiled")
-			assert.Positive(t, r.Built, "the time it compiled")
-
-			r, err = sb.Run(t.Context(), []string{"sh", "-c", "./compile 60; echo never"},
-				RunOptions{Workspace: ws, Timeout: 2 * time.Second, BuildCeiling: 3 * time.Second, NoBox: noBox})
-			require.NoError(t, err)
-			assert.True(t, r.TimedOut, r.Output)
-			assert.True(t, r.AtCeiling, r.Output)
-			assert.NotContains(t, r.Output, "never")
-			assert.Contains(t, r.Output, "ran past its build ceiling of 3s")
-		})
-	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package boxagent
 
 import (
 	"bufio"
@@ -15,14 +15,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"golang.org/x/sys/unix"
 )
 
-// boxReady is the line the agent writes on its stdout once it listens.
-const boxReady = "core-box-ready"
+// Ready is the line the agent writes on its stdout once it listens.
+const Ready = "core-box-ready"
 
-// stopGrace is how long a stopped process has between SIGTERM and SIGKILL.
-const stopGrace = time.Second
+// StopGrace is how long a stopped process has between SIGTERM and SIGKILL.
+const StopGrace = time.Second
 
 // AgentIfAsked runs the box's agent and exits when args (os.Args) are how a
 // box starts it, `<executable> sandbox agent --socket PATH [--lifeline]`,
@@ -50,7 +51,7 @@ func AgentIfAsked(args []string) {
 	os.Exit(0)
 }
 
-// RunBoxAgent is `core sandbox agent`, the box's agent (box.go): it listens
+// RunBoxAgent is `core sandbox agent`, the box's agent (sandbox/box.go): it listens
 // on socket, says so on ready, and runs each command the host asks for on
 // a connection of its own, under a runner of its own (boxreap.go),
 // streaming its output back. Every process the command started is killed
@@ -62,7 +63,7 @@ func RunBoxAgent(socket string, ready io.Writer) error {
 }
 
 // RunContainerAgent is `core sandbox agent --lifeline`, the agent of the
-// Docker backend's box (docker_box.go), its container's first process
+// Docker backend's box (sandbox/docker_box.go), its container's first process
 // (args are its os.Args). As pid 1 it starts itself again as its child and
 // reaps the box's orphans until that child ends, which ends the container.
 // The child is RunBoxAgent with a socket the host's user may connect to,
@@ -126,7 +127,7 @@ func runBoxAgent(socket string, ready io.Writer, mode os.FileMode, ownCgroup boo
 		return fmt.Errorf("box agent: become a subreaper: %w", err)
 	}
 	ag := &boxAgent{runners: map[int]bool{}}
-	if _, err := fmt.Fprintln(ready, boxReady); err != nil {
+	if _, err := fmt.Fprintln(ready, Ready); err != nil {
 		return fmt.Errorf("box agent: %w", err)
 	}
 	for {
@@ -178,7 +179,7 @@ func (ag *boxAgent) sweep() {
 	for {
 		ag.mu.Lock()
 		var strays []int
-		for pid, ppid := range procParents() {
+		for pid, ppid := range ProcParents() {
 			if ppid == self && !ag.runners[pid] {
 				strays = append(strays, pid)
 			}
@@ -212,13 +213,13 @@ type agentConn struct {
 func (a *agentConn) send(kind byte, payload []byte) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return writeFrame(a.c, kind, payload)
+	return WriteFrame(a.c, kind, payload)
 }
 
 func (a *agentConn) sendJSON(kind byte, v any) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return writeJSONFrame(a.c, kind, v)
+	return WriteJSONFrame(a.c, kind, v)
 }
 
 // pump sends what r yields as frames of kind, then end (0 for none).
@@ -243,21 +244,21 @@ func serveBoxConn(c net.Conn, ag *boxAgent, ownCgroup bool) {
 	defer c.Close()
 	a := &agentConn{c: c, ag: ag, ownCgroup: ownCgroup}
 	br := bufio.NewReaderSize(c, 64<<10)
-	req, err := readRequest(br)
+	req, err := ReadRequest(br)
 	if err != nil {
-		_ = a.sendJSON(frameExit, boxExit{Code: -1, Err: err.Error()})
+		_ = a.sendJSON(FrameExit, Exit{Code: -1, Err: err.Error()})
 		return
 	}
 	exit := a.run(req, br)
-	_ = a.sendJSON(frameExit, exit)
+	_ = a.sendJSON(FrameExit, exit)
 }
 
 // run runs one request under a runner of its own and says how it ended.
-func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
+func (a *agentConn) run(req Request, br *bufio.Reader) Exit {
 	path, err := lookPathIn(req.Argv[0], req.Env)
 	if err != nil {
-		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: command not found\n", req.Argv[0])))
-		return boxExit{Code: 127}
+		_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: command not found\n", req.Argv[0])))
+		return Exit{Code: 127}
 	}
 	var files []*os.File // closed once the runner has them
 	closeAll := func() {
@@ -274,12 +275,12 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	}
 	outR, outW, err := pipe()
 	if err != nil {
-		return boxExit{Code: -1, Err: err.Error()}
+		return Exit{Code: -1, Err: err.Error()}
 	}
 	statusR, statusW, err := pipe()
 	if err != nil {
 		closeAll()
-		return boxExit{Code: -1, Err: err.Error()}
+		return Exit{Code: -1, Err: err.Error()}
 	}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = runnerArgv(path, req.Argv, req.Pipe, req.Nice)
@@ -293,27 +294,27 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		inR, w, err := pipe()
 		if err != nil {
 			closeAll()
-			return boxExit{Code: -1, Err: err.Error()}
+			return Exit{Code: -1, Err: err.Error()}
 		}
 		r, outPipe, err := pipe()
 		if err != nil {
 			closeAll()
-			return boxExit{Code: -1, Err: err.Error()}
+			return Exit{Code: -1, Err: err.Error()}
 		}
 		inW, pipeR = w, r
 		cmd.ExtraFiles = append(cmd.ExtraFiles, inR, outPipe) // runnerPipeIn, runnerPipeOut
 	}
 	if err := a.ag.start(cmd); err != nil {
 		closeAll()
-		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: %v\n", req.Argv[0], err)))
-		return boxExit{Code: 126}
+		_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: %v\n", req.Argv[0], err)))
+		return Exit{Code: 126}
 	}
 	runner := cmd.Process.Pid
 	// The parent's ends the runner alone holds now.
 	for _, f := range append([]*os.File{outW, statusW}, cmd.ExtraFiles[1:]...) {
 		f.Close()
 	}
-	said, _ := io.ReadAll(io.LimitReader(statusR, maxExitErr))
+	said, _ := io.ReadAll(io.LimitReader(statusR, MaxExitErr))
 	statusR.Close()
 	pid, err := strconv.Atoi(strings.TrimSpace(string(said)))
 	if err != nil || pid <= 0 {
@@ -329,30 +330,30 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		if why == "" {
 			why = "its runner ended before it started"
 		}
-		_ = a.send(frameOutput, []byte(fmt.Sprintf("%s: %s\n", req.Argv[0], why)))
-		return boxExit{Code: 126}
+		_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: %s\n", req.Argv[0], why)))
+		return Exit{Code: 126}
 	}
-	var before cgroupEvents
+	var before limit.CgroupEvents
 	if a.ownCgroup {
 		before = containerEvents()
 	}
 	// The command, not the agent or its runner, is what the kernel's OOM
 	// killer picks when the box runs out of memory.
 	_ = os.WriteFile(filepath.Join("/proc", strconv.Itoa(pid), "oom_score_adj"), []byte("1000"), 0)
-	_ = a.sendJSON(frameStarted, boxStarted{PID: pid})
+	_ = a.sendJSON(FrameStarted, Started{PID: pid})
 
 	var pumps sync.WaitGroup
 	pumps.Add(1)
-	go func() { defer pumps.Done(); a.pump(outR, frameOutput, 0) }()
+	go func() { defer pumps.Done(); a.pump(outR, FrameOutput, 0) }()
 	if pipeR != nil {
 		pumps.Add(1)
-		go func() { defer pumps.Done(); a.pump(pipeR, framePipe, framePipeEnd) }()
+		go func() { defer pumps.Done(); a.pump(pipeR, FramePipe, FramePipeEnd) }()
 	}
 
 	// A kill goes to the command's group and to its runner, which passes
 	// it on to every process under it: SIGTERM as it is, SIGKILL as
 	// SIGUSR1. A runner the command stopped is continued first; one that
-	// still runs waitDelay after a SIGKILL is killed, and the agent ends
+	// still runs limit.WaitDelay after a SIGKILL is killed, and the agent ends
 	// what it leaves (boxAgent.sweep).
 	var mu sync.Mutex
 	timedOut, exited := false, false
@@ -366,7 +367,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		_ = syscall.Kill(runner, syscall.SIGCONT)
 		if sig == syscall.SIGKILL {
 			_ = syscall.Kill(runner, syscall.SIGUSR1)
-			time.AfterFunc(waitDelay, func() {
+			time.AfterFunc(limit.WaitDelay, func() {
 				mu.Lock()
 				defer mu.Unlock()
 				if !exited {
@@ -377,38 +378,38 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 		}
 		_ = syscall.Kill(runner, sig)
 	}
-	clk := startClock(runner, "/proc", time.Duration(req.TimeoutMS)*time.Millisecond, time.Duration(req.CeilingMS)*time.Millisecond, func() {
+	clk := StartClock(runner, "/proc", time.Duration(req.TimeoutMS)*time.Millisecond, time.Duration(req.CeilingMS)*time.Millisecond, func() {
 		mu.Lock()
 		timedOut = true
 		mu.Unlock()
 		kill(syscall.SIGKILL)
 	})
-	defer clk.stop()
+	defer clk.Stop()
 	// The host's side: input for the pipe, a stop, or the end of the
 	// connection, which kills the command.
 	ended := make(chan struct{})
 	go func() {
 		for {
-			kind, payload, err := readFrame(br, []byte{frameInput, frameInputEnd, frameStop})
+			kind, payload, err := readFrame(br, []byte{FrameInput, FrameInputEnd, FrameStop})
 			if err != nil {
 				kill(syscall.SIGKILL)
 				return
 			}
 			switch kind {
-			case frameInput:
+			case FrameInput:
 				if inW != nil {
 					_, _ = inW.Write(payload)
 				}
-			case frameInputEnd:
+			case FrameInputEnd:
 				if inW != nil {
 					inW.Close()
 				}
-			case frameStop:
+			case FrameStop:
 				kill(syscall.SIGTERM)
 				go func() {
 					select {
 					case <-ended:
-					case <-time.After(stopGrace):
+					case <-time.After(StopGrace):
 					}
 					kill(syscall.SIGKILL)
 				}()
@@ -417,7 +418,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	}()
 	// The runner ends once nothing is left under it.
 	_ = cmd.Wait()
-	timing := clk.stop()
+	timing := clk.Stop()
 	mu.Lock()
 	exited = true
 	mu.Unlock()
@@ -432,7 +433,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	go func() { pumps.Wait(); close(drained) }()
 	select {
 	case <-drained:
-	case <-time.After(waitDelay):
+	case <-time.After(limit.WaitDelay):
 		outR.Close()
 		if pipeR != nil {
 			pipeR.Close()
@@ -443,7 +444,7 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	if pipeR != nil {
 		pipeR.Close()
 	}
-	exit := boxExit{Code: cmd.ProcessState.ExitCode()}
+	exit := Exit{Code: cmd.ProcessState.ExitCode()}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		exit.Code = 128 + int(ws.Signal())
 	}
@@ -455,24 +456,24 @@ func (a *agentConn) run(req boxRequest, br *bufio.Reader) boxExit {
 	mu.Unlock()
 	exit.AtCeiling, exit.BuiltMS = timing.AtCeiling, timing.Built.Milliseconds()
 	if a.ownCgroup {
-		exit.Limit = containerEvents().since(before)
+		exit.Limit = containerEvents().Since(before)
 	}
 	return exit
 }
 
 // containerEvents reads the counts of a box container's own cgroup (v2 or
 // v1), as its agent sees it: a cgroup namespace of its own.
-func containerEvents() cgroupEvents {
-	return cgroupEvents{
-		oom:  max(counter("/sys/fs/cgroup/memory.events", "oom_kill"), counter("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")),
-		pids: max(counter("/sys/fs/cgroup/pids.events", "max"), counter("/sys/fs/cgroup/pids/pids.events", "max")),
+func containerEvents() limit.CgroupEvents {
+	return limit.CgroupEvents{
+		OOM:  max(limit.Counter("/sys/fs/cgroup/memory.events", "oom_kill"), limit.Counter("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill")),
+		Pids: max(limit.Counter("/sys/fs/cgroup/pids.events", "max"), limit.Counter("/sys/fs/cgroup/pids/pids.events", "max")),
 	}
 }
 
 // lookPathIn finds name on the PATH of env.
 func lookPathIn(name string, env []string) (string, error) {
 	if strings.Contains(name, "/") {
-		if isExecutable(name) {
+		if limit.IsExecutable(name) {
 			return name, nil
 		}
 		return "", fmt.Errorf("%s: not an executable file", name)
@@ -487,7 +488,7 @@ func lookPathIn(name string, env []string) (string, error) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
-		if p := filepath.Join(dir, name); isExecutable(p) {
+		if p := filepath.Join(dir, name); limit.IsExecutable(p) {
 			return p, nil
 		}
 	}

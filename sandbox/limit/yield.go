@@ -1,4 +1,4 @@
-package sandbox
+package limit
 
 import (
 	"strconv"
@@ -26,10 +26,10 @@ import (
 //     its timeout).
 //
 // Without such a cgroup, a background command runs at nice 10, and so does
-// its session (launch.go).
+// its session (sandbox/launch.go).
 
-// backgroundShares is nice 10's weight for a cgroup v1 cpu.shares.
-const backgroundShares = 110
+// BackgroundShares is nice 10's weight for a cgroup v1 cpu.shares.
+const BackgroundShares = 110
 
 // cpuWeight sets a cpu cgroup's share of the CPUs: idle, or nice 10's
 // weight. A cgroup made idle forgets its weight, which is written again
@@ -42,23 +42,23 @@ func cpuWeight(dir string, v2, idle bool) error {
 		return err
 	}
 	if v2 {
-		return writeFile(dir, "cpu.weight.nice", strconv.Itoa(backgroundNice))
+		return writeFile(dir, "cpu.weight.nice", strconv.Itoa(BackgroundNice))
 	}
-	return writeFile(dir, "cpu.shares", strconv.Itoa(backgroundShares))
+	return writeFile(dir, "cpu.shares", strconv.Itoa(BackgroundShares))
 }
 
-// yielder tracks a Sandbox's foreground commands and its background
+// Yielder tracks a Sandbox's foreground commands and its background
 // commands' cpu cgroups: the latter are idle while any of the former
 // runs. Safe for concurrent use.
-type yielder struct {
+type Yielder struct {
 	mu         sync.Mutex
 	foreground int              // foreground commands running
-	background map[*cgroup]bool // background commands' cgroups with a cpu cgroup
+	background map[*Cgroup]bool // background commands' cgroups with a cpu cgroup
 }
 
-// start notes a foreground command's start; the returned func notes its
+// Start notes a foreground command's start; the returned func notes its
 // end.
-func (y *yielder) start() (end func()) {
+func (y *Yielder) Start() (end func()) {
 	y.mu.Lock()
 	y.foreground++
 	if y.foreground == 1 {
@@ -78,15 +78,15 @@ func (y *yielder) start() (end func()) {
 	}
 }
 
-// add makes a background command's cpu cgroup yield, idle at once when a
+// Add makes a background command's cpu cgroup yield, idle at once when a
 // foreground command runs; the returned func forgets it.
-func (y *yielder) add(cg *cgroup) (drop func()) {
+func (y *Yielder) Add(cg *Cgroup) (drop func()) {
 	if cg == nil || cg.cpu == "" {
 		return func() {}
 	}
 	y.mu.Lock()
 	if y.background == nil {
-		y.background = map[*cgroup]bool{}
+		y.background = map[*Cgroup]bool{}
 	}
 	y.background[cg] = true
 	if y.foreground > 0 {
@@ -103,8 +103,15 @@ func (y *yielder) add(cg *cgroup) (drop func()) {
 // setLocked makes every background cgroup idle, or gives it its weight
 // again. A cgroup that cannot be set keeps what it had: a priority costs
 // time, not safety.
-func (y *yielder) setLocked(idle bool) {
+func (y *Yielder) setLocked(idle bool) {
 	for cg := range y.background {
 		_ = cpuWeight(cg.cpu, cg.v2, idle)
 	}
+}
+
+// Tracked counts the background commands' cgroups the yielder still holds.
+func (y *Yielder) Tracked() int {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	return len(y.background)
 }

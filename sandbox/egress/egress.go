@@ -1,4 +1,4 @@
-package sandbox
+package egress
 
 import (
 	"context"
@@ -21,8 +21,8 @@ import (
 // and one way out, an HTTP proxy that core serves on the host and that
 // reaches only the configured registries' hosts. Core listens on a Unix
 // socket in a 0700 directory of its own, bound into the step; inside, core's
-// executable (`core sandbox egress`, egress_forward.go) listens on the
-// step's loopback at egressListen, passes every connection through the
+// executable (`core sandbox egress`, forward.go) listens on the
+// step's loopback at Listen, passes every connection through the
 // socket, and runs the step's command with the proxy variables pointing at
 // it. The proxy on the host allows CONNECT (TLS passes end to end, SNI and
 // all) and plain http:// requests in absolute form, to the allowed
@@ -31,23 +31,23 @@ import (
 // no route anywhere: the step's namespace has only its loopback.
 
 const (
-	// egressListen is where the step's proxy listens, inside.
-	egressListen = "127.0.0.1:3128"
-	// egressSocket is the proxy socket's name in the bound directory.
-	egressSocket = "egress.sock"
+	// Listen is where the step's proxy listens, inside.
+	Listen = "127.0.0.1:3128"
+	// Socket is the proxy socket's name in the bound directory.
+	Socket = "egress.sock"
 	// maxEgressHeader bounds a proxy request's header.
 	maxEgressHeader = 64 << 10
 )
 
-// egressProxyURL is the proxy as the step's clients name it.
-const egressProxyURL = "http://" + egressListen
+// ProxyURL is the proxy as the step's clients name it.
+const ProxyURL = "http://" + Listen
 
-// egressEnv points every client of the steps at the proxy, and none at
+// Env points every client of the steps at the proxy, and none at
 // an exception to it.
-var egressEnv = []string{
-	"http_proxy=" + egressProxyURL, "https_proxy=" + egressProxyURL, "HTTP_PROXY=" + egressProxyURL, "HTTPS_PROXY=" + egressProxyURL,
-	"no_proxy=", "NO_PROXY=", "npm_config_proxy=" + egressProxyURL, "npm_config_https_proxy=" + egressProxyURL, "npm_config_noproxy=",
-	"CARGO_HTTP_PROXY=" + egressProxyURL,
+var Env = []string{
+	"http_proxy=" + ProxyURL, "https_proxy=" + ProxyURL, "HTTP_PROXY=" + ProxyURL, "HTTPS_PROXY=" + ProxyURL,
+	"no_proxy=", "NO_PROXY=", "npm_config_proxy=" + ProxyURL, "npm_config_https_proxy=" + ProxyURL, "npm_config_noproxy=",
+	"CARGO_HTTP_PROXY=" + ProxyURL,
 }
 
 // hostPort is a URL's host:port, lowercased, its port the scheme's when it
@@ -86,8 +86,8 @@ func egressAllowed(allowed []string, target string) bool {
 	return slices.Contains(allowed, net.JoinHostPort(strings.ToLower(strings.TrimSuffix(host, ".")), port))
 }
 
-// egressHosts are the host:port pairs of urls, once each, in order.
-func egressHosts(urls ...string) []string {
+// Hosts are the host:port pairs of urls, once each, in order.
+func Hosts(urls ...string) []string {
 	var out []string
 	for _, u := range urls {
 		if hp := hostPort(u); hp != "" && !slices.Contains(out, hp) {
@@ -97,10 +97,10 @@ func egressHosts(urls ...string) []string {
 	return out
 }
 
-// egressProxy is the host's side of the step's network.
-type egressProxy struct {
+// Proxy is the host's side of the step's network.
+type Proxy struct {
 	allowed []string
-	log     *egressLog // the allowed hosts it could not reach; may be nil
+	log     *Log // the allowed hosts it could not reach; may be nil
 	dialer  net.Dialer
 	srv     *http.Server
 	dir     string
@@ -111,14 +111,14 @@ type egressProxy struct {
 	tunnels map[net.Conn]bool // hijacked connections, ended by close
 }
 
-// serveEgress starts the proxy for allowed on a socket in a fresh 0700
+// Serve starts the proxy for allowed on a socket in a fresh 0700
 // directory; its close stops it and removes the directory.
-func serveEgress(allowed []string, log *egressLog) (*egressProxy, error) {
+func Serve(allowed []string, log *Log) (*Proxy, error) {
 	dir, err := os.MkdirTemp("", fmt.Sprintf("core-egress-%d-", os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
-	e, err := serveEgressIn(dir, allowed, log)
+	e, err := ServeIn(dir, allowed, log)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -127,12 +127,12 @@ func serveEgress(allowed []string, log *egressLog) (*egressProxy, error) {
 	return e, nil
 }
 
-// serveEgressIn starts the proxy for allowed on a socket in dir, a
+// ServeIn starts the proxy for allowed on a socket in dir, a
 // directory core made for it, that only the step's user may reach (the
 // socket itself is for anyone who reaches it: a Docker step's user is
 // not core's). log, when set, records the allowed hosts it cannot reach.
-func serveEgressIn(dir string, allowed []string, log *egressLog) (*egressProxy, error) {
-	sock := filepath.Join(dir, egressSocket)
+func ServeIn(dir string, allowed []string, log *Log) (*Proxy, error) {
+	sock := filepath.Join(dir, Socket)
 	l, err := net.Listen("unix", sock)
 	if err != nil {
 		return nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
@@ -141,7 +141,7 @@ func serveEgressIn(dir string, allowed []string, log *egressLog) (*egressProxy, 
 		l.Close()
 		return nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
-	e := &egressProxy{allowed: allowed, log: log, dir: dir, dialer: net.Dialer{Timeout: 30 * time.Second}, tunnels: map[net.Conn]bool{}}
+	e := &Proxy{allowed: allowed, log: log, dir: dir, dialer: net.Dialer{Timeout: 30 * time.Second}, tunnels: map[net.Conn]bool{}}
 	e.srv = &http.Server{Handler: e, MaxHeaderBytes: maxEgressHeader, ReadHeaderTimeout: time.Minute}
 	e.wg.Add(1)
 	go func() {
@@ -151,8 +151,8 @@ func serveEgressIn(dir string, allowed []string, log *egressLog) (*egressProxy, 
 	return e, nil
 }
 
-// close stops the proxy, ends its connections and removes its directory.
-func (e *egressProxy) close() {
+// Close stops the proxy, ends its connections and removes its directory.
+func (e *Proxy) Close() {
 	_ = e.srv.Close()
 	e.mu.Lock()
 	for c := range e.tunnels {
@@ -166,8 +166,11 @@ func (e *egressProxy) close() {
 	}
 }
 
+// Dir is the directory that holds the proxy's socket (Socket).
+func (e *Proxy) Dir() string { return e.dir }
+
 // track keeps c to end at close; false when the proxy is closed already.
-func (e *egressProxy) track(c net.Conn, on bool) bool {
+func (e *Proxy) track(c net.Conn, on bool) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.tunnels == nil {
@@ -182,13 +185,13 @@ func (e *egressProxy) track(c net.Conn, on bool) bool {
 }
 
 // dial connects to target when it is allowed.
-func (e *egressProxy) dial(ctx context.Context, target string) (net.Conn, error) {
+func (e *Proxy) dial(ctx context.Context, target string) (net.Conn, error) {
 	if !egressAllowed(e.allowed, target) {
 		return nil, fmt.Errorf("%s is not a registry this step may reach (%s): %w", target, strings.Join(e.allowed, ", "), errEgressRefused)
 	}
 	c, err := e.dialer.DialContext(ctx, "tcp", target)
 	if err != nil && ctx.Err() == nil {
-		e.log.record(target, err)
+		e.log.Record(target, err)
 	}
 	return c, err
 }
@@ -196,7 +199,7 @@ func (e *egressProxy) dial(ctx context.Context, target string) (net.Conn, error)
 // errEgressRefused is a connection to a host that is not allowed.
 var errEgressRefused = errors.New("refused by core")
 
-func (e *egressProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (e *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
 		e.connect(w, r)
 		return
@@ -230,7 +233,7 @@ func (e *egressProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // connect answers a CONNECT: the bytes both ways, once the target is
 // allowed and reached.
-func (e *egressProxy) connect(w http.ResponseWriter, r *http.Request) {
+func (e *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 	up, err := e.dial(r.Context(), r.Host)
 	if errors.Is(err, errEgressRefused) {
 		http.Error(w, err.Error(), http.StatusForbidden)

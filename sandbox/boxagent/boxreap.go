@@ -1,4 +1,4 @@
-package sandbox
+package boxagent
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/coreagent/core/sandbox/limit"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,7 +52,7 @@ const (
 )
 
 // runnerArgv is how the agent starts a runner for the command path, argv;
-// nice puts the command at backgroundNice (the runner's mode gets a
+// nice puts the command at limit.BackgroundNice (the runner's mode gets a
 // "nice-" prefix: the runner lowers itself before it starts the command,
 // so that the command and all it starts inherit it).
 func runnerArgv(path string, argv []string, pipe, nice bool) []string {
@@ -90,7 +91,7 @@ func RunCommandReaper(args []string) int {
 		// Before the fork, on the thread that forks (Linux keeps a
 		// niceness per thread): the command and all it starts inherit it.
 		runtime.LockOSThread()
-		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, backgroundNice); err != nil {
+		if err := unix.Setpriority(unix.PRIO_PROCESS, 0, limit.BackgroundNice); err != nil {
 			return fail(fmt.Errorf("lower the command's priority: %w", err))
 		}
 	}
@@ -174,13 +175,13 @@ func statusCode(ws syscall.WaitStatus) int {
 
 // signalTree sends sig to every process under root, as /proc shows them.
 func signalTree(root int, sig syscall.Signal) {
-	for _, pid := range treeUnder(root, procParents()) {
+	for _, pid := range TreeUnder(root, ProcParents()) {
 		_ = syscall.Kill(pid, sig)
 	}
 }
 
-// procParents maps each pid /proc shows to its parent's.
-func procParents() map[int]int {
+// ProcParents maps each pid /proc shows to its parent's.
+func ProcParents() map[int]int {
 	procs := readProcs("/proc")
 	parents := make(map[int]int, len(procs))
 	for _, p := range procs {
@@ -213,9 +214,9 @@ func parseProcStat(b []byte) (pid, ppid int, ok bool) {
 	return pid, ppid, true
 }
 
-// treeUnder lists the pids under root in parents (pid → parent's pid),
+// TreeUnder lists the pids under root in parents (pid → parent's pid),
 // children before their own children; root itself is not listed.
-func treeUnder(root int, parents map[int]int) []int {
+func TreeUnder(root int, parents map[int]int) []int {
 	children := map[int][]int{}
 	for pid, ppid := range parents {
 		if pid != ppid {

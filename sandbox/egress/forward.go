@@ -1,4 +1,4 @@
-package sandbox
+package egress
 
 import (
 	"errors"
@@ -15,17 +15,17 @@ import (
 // runs ARGV as its child; it exits with the child's status. It decides
 // nothing: what may be reached is the host's to say.
 
-// EgressIfAsked runs the step's forwarder and exits when args (os.Args)
+// IfAsked runs the step's forwarder and exits when args (os.Args)
 // are how a dependency step starts it, and returns otherwise. The TestMain
 // of a package whose tests run dependency steps with the test binary as
 // core's executable (Config.Agent) calls it first, as core's command line
 // does.
-func EgressIfAsked(args []string) {
+func IfAsked(args []string) {
 	socket, listen, argv, ok := egressArgs(args)
 	if !ok {
 		return
 	}
-	code, err := RunEgressForward(socket, listen, argv)
+	code, err := RunForward(socket, listen, argv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "core sandbox egress:", err)
 		os.Exit(125)
@@ -42,15 +42,10 @@ func egressArgs(args []string) (socket, listen string, argv []string, ok bool) {
 	return args[4], args[6], args[8:], true
 }
 
-// egressCommand is the step's argv run behind the forwarder at exe.
-func egressCommand(exe string, argv []string) []string {
-	return append([]string{exe, "sandbox", "egress", "--socket", boxDirPath + "/" + egressSocket, "--listen", egressListen, "--"}, argv...)
-}
-
-// RunEgressForward listens at listen, forwards each connection to the
+// RunForward listens at listen, forwards each connection to the
 // Unix socket, and runs argv until it ends: its exit status, or an error
 // when it could not start it or listen.
-func RunEgressForward(socket, listen string, argv []string) (int, error) {
+func RunForward(socket, listen string, argv []string) (int, error) {
 	l, err := net.Listen("tcp", listen)
 	if err != nil {
 		return 0, fmt.Errorf("listen for the step's proxy: %w", err)

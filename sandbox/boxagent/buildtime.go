@@ -1,4 +1,4 @@
-package sandbox
+package boxagent
 
 import (
 	"bytes"
@@ -178,10 +178,10 @@ type Timing struct {
 	Over, AtCeiling bool
 }
 
-// clock times one command: it calls kill once when the command is over
+// Clock times one command: it calls kill once when the command is over
 // its time (overTime), sampling the command's processes while a ceiling
 // gives it room to compile. stop ends it and says how the time went.
-type clock struct {
+type Clock struct {
 	mu        sync.Mutex
 	t         Timing
 	quit      chan struct{}
@@ -189,10 +189,10 @@ type clock struct {
 	stopTimer func() bool
 }
 
-// startClock starts the clock of the command whose processes descend from
+// StartClock starts the clock of the command whose processes descend from
 // root, as procDir shows them.
-func startClock(root int, procDir string, timeout, ceiling time.Duration, kill func()) *clock {
-	c := &clock{quit: make(chan struct{}), done: make(chan struct{})}
+func StartClock(root int, procDir string, timeout, ceiling time.Duration, kill func()) *Clock {
+	c := &Clock{quit: make(chan struct{}), done: make(chan struct{})}
 	if timeout <= 0 {
 		close(c.done)
 		return c
@@ -239,8 +239,8 @@ func startClock(root int, procDir string, timeout, ceiling time.Duration, kill f
 	return c
 }
 
-// stop stops the clock and says how the command's time went.
-func (c *clock) stop() Timing {
+// Stop stops the clock and says how the command's time went.
+func (c *Clock) Stop() Timing {
 	if c.stopTimer != nil {
 		c.stopTimer()
 	}
@@ -255,9 +255,9 @@ func (c *clock) stop() Timing {
 	return c.t
 }
 
-// killedLine is the line core adds to the output of a command it stopped
+// KilledLine is the line core adds to the output of a command it stopped
 // at its time.
-func killedLine(timeout, ceiling time.Duration, t Timing) string {
+func KilledLine(timeout, ceiling time.Duration, t Timing) string {
 	if t.AtCeiling {
 		return fmt.Sprintf("\n[killed: the command ran past its build ceiling of %s, compiling or not (its %s timeout did not count %s it spent compiling)]\n", ceiling, timeout, t.Built.Round(time.Second))
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package limit
 
 import (
 	"encoding/binary"
@@ -66,10 +66,10 @@ func seccompPolicy(network bool) seccomp.Policy {
 	}
 }
 
-// seccompProgram assembles the filter into the raw sock_filter array that
+// SeccompProgram assembles the filter into the raw sock_filter array that
 // bwrap --seccomp reads. System calls of any other architecture (i386's int
 // 0x80 on x86_64, whose numbers the filter does not know) fail with ENOSYS.
-func seccompProgram(network bool) ([]byte, error) {
+func SeccompProgram(network bool) ([]byte, error) {
 	info, err := arch.GetInfo("")
 	if err != nil {
 		return nil, fmt.Errorf("seccomp filter: %w", err)
@@ -97,9 +97,9 @@ func seccompProgram(network bool) ([]byte, error) {
 	return out, nil
 }
 
-// seccompFile returns a file holding the program at offset 0, for bwrap to
+// SeccompFile returns a file holding the program at offset 0, for bwrap to
 // read through an inherited descriptor.
-func seccompFile(program []byte) (*os.File, error) {
+func SeccompFile(program []byte) (*os.File, error) {
 	fd, err := unix.MemfdCreate("core-seccomp", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("seccomp filter: memfd: %w", err)

@@ -1,4 +1,4 @@
-package sandbox
+package limit
 
 import (
 	"fmt"
@@ -40,7 +40,7 @@ func DefaultLimits() Limits {
 	}
 }
 
-func (l Limits) withDefaults() Limits {
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.Processes <= 0 {
 		l.Processes = d.Processes
@@ -83,28 +83,28 @@ var limitSetting = map[string]string{
 	LimitWorkspace: "CORE_SANDBOX_WORKSPACE_GROWTH",
 }
 
-// value renders the limit called name.
-func (l Limits) value(name string) string {
+// Value renders the limit called name.
+func (l Limits) Value(name string) string {
 	switch name {
 	case LimitProcesses:
 		return strconv.Itoa(l.Processes)
 	case LimitMemory:
-		return formatSize(l.Memory)
+		return FormatSize(l.Memory)
 	case LimitCPUTime:
 		return l.CPUTime.String()
 	case LimitFileSize:
-		return formatSize(l.FileSize)
+		return FormatSize(l.FileSize)
 	case LimitTmp:
-		return formatSize(l.Tmp)
+		return FormatSize(l.Tmp)
 	case LimitWorkspace:
-		return formatSize(l.WorkspaceGrowth)
+		return FormatSize(l.WorkspaceGrowth)
 	}
 	return "?"
 }
 
-// limitNote is the line that ends the output of a command stopped by a limit:
+// LimitNote is the line that ends the output of a command stopped by a limit:
 // which limit, and how to raise it.
-func limitNote(name string, l Limits) string {
+func LimitNote(name string, l Limits) string {
 	what := map[string]string{
 		LimitProcesses: "processes and threads at once",
 		LimitMemory:    "memory",
@@ -114,7 +114,7 @@ func limitNote(name string, l Limits) string {
 		LimitWorkspace: "growth of the workspace",
 	}[name]
 	return fmt.Sprintf("\n[stopped: the sandbox's limit on %s (%s) was hit; if the command really needs more, raise it with %s (for example %s=%s)]\n",
-		what, l.value(name), limitSetting[name], limitSetting[name], l.raised(name))
+		what, l.Value(name), limitSetting[name], limitSetting[name], l.raised(name))
 }
 
 // raised suggests twice the limit, in the setting's own syntax.
@@ -125,19 +125,19 @@ func (l Limits) raised(name string) string {
 	case LimitCPUTime:
 		return (2 * l.CPUTime).String()
 	case LimitMemory:
-		return formatSize(2 * l.Memory)
+		return FormatSize(2 * l.Memory)
 	case LimitFileSize:
-		return formatSize(2 * l.FileSize)
+		return FormatSize(2 * l.FileSize)
 	case LimitTmp:
-		return formatSize(2 * l.Tmp)
+		return FormatSize(2 * l.Tmp)
 	case LimitWorkspace:
-		return formatSize(2 * l.WorkspaceGrowth)
+		return FormatSize(2 * l.WorkspaceGrowth)
 	}
 	return ""
 }
 
-// limitsFromEnv reads the CORE_SANDBOX_* settings over the defaults.
-func limitsFromEnv(getenv func(string) string) (Limits, error) {
+// LimitsFromEnv reads the CORE_SANDBOX_* settings over the defaults.
+func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	l := DefaultLimits()
 	sizes := []struct {
 		name string
@@ -200,7 +200,7 @@ func ParseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-func formatSize(n int64) string {
+func FormatSize(n int64) string {
 	for _, u := range []struct {
 		suffix string
 		size   int64

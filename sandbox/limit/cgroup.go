@@ -1,4 +1,4 @@
-package sandbox
+package limit
 
 import (
 	"bufio"
@@ -13,12 +13,12 @@ import (
 	"time"
 )
 
-// cgroup is the pair of cgroups (pids, memory) that one confined command
+// Cgroup is the pair of cgroups (pids, memory) that one confined command
 // runs in. Core makes them under its own cgroup when it may (as root, or
 // with a delegated cgroup v2 subtree); a controller it cannot use is left
 // out and named by enforced.
-type cgroup struct {
-	pids   string // directory of the pids cgroup, or ""
+type Cgroup struct {
+	Pids   string // directory of the pids cgroup, or ""
 	memory string // directory of the memory cgroup, or ""
 	// cpu is the directory of a background command's cpu cgroup
 	// (yield.go), or "".
@@ -26,22 +26,22 @@ type cgroup struct {
 	v2  bool
 }
 
-// cgroupParents are the directories under which core makes the cgroups of
+// CgroupParents are the directories under which core makes the cgroups of
 // its commands: its own cgroup of each controller, when it may write there.
 // They are found once per Sandbox; finding them reads the mount table.
-type cgroupParents struct {
-	pids, memory, cpu       string
-	pidsV2, memoryV2, cpuV2 bool
+type CgroupParents struct {
+	Pids, Memory, CPU       string
+	PidsV2, MemoryV2, CPUV2 bool
 }
 
-// findCgroupParents finds the parents, and sweeps what a killed core left
+// FindCgroupParents finds the parents, and sweeps what a killed core left
 // in them.
-func findCgroupParents() cgroupParents {
-	var p cgroupParents
-	p.pids, p.pidsV2 = cgroupDir("pids")
-	p.memory, p.memoryV2 = cgroupDir("memory")
-	p.cpu, p.cpuV2 = cgroupDir("cpu")
-	for _, d := range []string{p.pids, p.memory, p.cpu} {
+func FindCgroupParents() CgroupParents {
+	var p CgroupParents
+	p.Pids, p.PidsV2 = cgroupDir("pids")
+	p.Memory, p.MemoryV2 = cgroupDir("memory")
+	p.CPU, p.CPUV2 = cgroupDir("cpu")
+	for _, d := range []string{p.Pids, p.Memory, p.CPU} {
 		if d != "" {
 			sweep(d)
 		}
@@ -49,19 +49,19 @@ func findCgroupParents() cgroupParents {
 	return p
 }
 
-// newCgroup makes the cgroups for one command with the limits l; a
+// NewCgroup makes the cgroups for one command with the limits l; a
 // background command's include a cpu cgroup where core may make one
 // (yield.go).
-func newCgroup(l Limits, parents cgroupParents, background bool) *cgroup {
+func NewCgroup(l Limits, parents CgroupParents, background bool) *Cgroup {
 	name := fmt.Sprintf("core-sandbox-%d-%x", os.Getpid(), rand.Uint64())
-	cg := &cgroup{}
+	cg := &Cgroup{}
 	type controller struct {
 		name, dir string
 		v2        bool
 	}
-	ctls := []controller{{"pids", parents.pids, parents.pidsV2}, {"memory", parents.memory, parents.memoryV2}}
+	ctls := []controller{{"pids", parents.Pids, parents.PidsV2}, {"memory", parents.Memory, parents.MemoryV2}}
 	if background {
-		ctls = append(ctls, controller{"cpu", parents.cpu, parents.cpuV2})
+		ctls = append(ctls, controller{"cpu", parents.CPU, parents.CPUV2})
 	}
 	for _, ctl := range ctls {
 		dir, v2 := ctl.dir, ctl.v2
@@ -69,8 +69,8 @@ func newCgroup(l Limits, parents cgroupParents, background bool) *cgroup {
 			continue
 		}
 		d := filepath.Join(dir, name)
-		if v2 && (cg.pids != "" || cg.memory != "") && filepath.Dir(firstNonEmpty(cg.pids, cg.memory)) == dir {
-			d = firstNonEmpty(cg.pids, cg.memory) // one directory for all
+		if v2 && (cg.Pids != "" || cg.memory != "") && filepath.Dir(firstNonEmpty(cg.Pids, cg.memory)) == dir {
+			d = firstNonEmpty(cg.Pids, cg.memory) // one directory for all
 		} else if err := os.Mkdir(d, 0o755); err != nil {
 			continue
 		}
@@ -79,7 +79,7 @@ func newCgroup(l Limits, parents cgroupParents, background bool) *cgroup {
 		case "pids":
 			err = writeFile(d, "pids.max", strconv.Itoa(l.Processes))
 			if err == nil {
-				cg.pids = d
+				cg.Pids = d
 			}
 		case "memory":
 			if v2 {
@@ -97,7 +97,7 @@ func newCgroup(l Limits, parents cgroupParents, background bool) *cgroup {
 				cg.cpu = d
 			}
 		}
-		if err != nil && d != cg.pids && d != cg.memory && d != cg.cpu {
+		if err != nil && d != cg.Pids && d != cg.memory && d != cg.cpu {
 			_ = os.Remove(d)
 		}
 		cg.v2 = v2
@@ -146,7 +146,7 @@ func cgroupDir(ctl string) (string, bool) {
 		if !v2 && !contains(strings.Split(parts[1], ","), ctl) {
 			continue
 		}
-		mnt := cgroupMount(string(mounts), ctl, v2)
+		mnt := CgroupMount(string(mounts), ctl, v2)
 		if mnt == "" {
 			continue
 		}
@@ -165,9 +165,9 @@ func cgroupDir(ctl string) (string, bool) {
 	return "", false
 }
 
-// cgroupMount finds the mount point of a v1 controller's hierarchy, or of the
+// CgroupMount finds the mount point of a v1 controller's hierarchy, or of the
 // v2 hierarchy.
-func cgroupMount(mountinfo, ctl string, v2 bool) string {
+func CgroupMount(mountinfo, ctl string, v2 bool) string {
 	for _, line := range strings.Split(mountinfo, "\n") {
 		pre, post, ok := strings.Cut(line, " - ")
 		if !ok {
@@ -187,8 +187,8 @@ func cgroupMount(mountinfo, ctl string, v2 bool) string {
 	return ""
 }
 
-// add moves a process into the cgroups.
-func (cg *cgroup) add(pid int) error {
+// Add moves a process into the cgroups.
+func (cg *Cgroup) Add(pid int) error {
 	for _, d := range cg.dirs() {
 		if err := writeFile(d, "cgroup.procs", strconv.Itoa(pid)); err != nil {
 			return fmt.Errorf("move the sandbox into its cgroup %s: %w", d, err)
@@ -197,9 +197,9 @@ func (cg *cgroup) add(pid int) error {
 	return nil
 }
 
-// holds reports whether a process is in all of the cgroups already: as
+// Holds reports whether a process is in all of the cgroups already: as
 // many lines of its /proc/PID/cgroup name them as there are.
-func (cg *cgroup) holds(pid int) bool {
+func (cg *Cgroup) Holds(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 	dirs := cg.dirs()
 	if err != nil || len(dirs) == 0 {
@@ -214,31 +214,31 @@ func (cg *cgroup) holds(pid int) bool {
 	return n >= len(dirs)
 }
 
-// hit names the limit a cgroup refused something for, or "".
-func (cg *cgroup) hit() string {
+// Hit names the limit a cgroup refused something for, or "".
+func (cg *Cgroup) Hit() string {
 	if cg.memory != "" {
 		file, key := "memory.oom_control", "oom_kill"
 		if cg.v2 {
 			file, key = "memory.events", "oom_kill"
 		}
-		if counter(filepath.Join(cg.memory, file), key) > 0 {
+		if Counter(filepath.Join(cg.memory, file), key) > 0 {
 			return LimitMemory
 		}
 	}
-	if cg.pids != "" && counter(filepath.Join(cg.pids, "pids.events"), "max") > 0 {
+	if cg.Pids != "" && Counter(filepath.Join(cg.Pids, "pids.events"), "max") > 0 {
 		return LimitProcesses
 	}
 	return ""
 }
 
-// cgroupEvents counts what a cgroup refused: OOM kills and forks over the
+// CgroupEvents counts what a cgroup refused: OOM kills and forks over the
 // pids limit.
-type cgroupEvents struct{ oom, pids int64 }
+type CgroupEvents struct{ OOM, Pids int64 }
 
-// events returns the counts so far: a box's cgroups outlive its commands,
+// Events returns the counts so far: a box's cgroups outlive its commands,
 // so a command's limit is what the counts grew by meanwhile.
-func (cg *cgroup) events() cgroupEvents {
-	var e cgroupEvents
+func (cg *Cgroup) Events() CgroupEvents {
+	var e CgroupEvents
 	if cg == nil {
 		return e
 	}
@@ -247,37 +247,37 @@ func (cg *cgroup) events() cgroupEvents {
 		if cg.v2 {
 			file = "memory.events"
 		}
-		e.oom = counter(filepath.Join(cg.memory, file), "oom_kill")
+		e.OOM = Counter(filepath.Join(cg.memory, file), "oom_kill")
 	}
-	if cg.pids != "" {
-		e.pids = counter(filepath.Join(cg.pids, "pids.events"), "max")
+	if cg.Pids != "" {
+		e.Pids = Counter(filepath.Join(cg.Pids, "pids.events"), "max")
 	}
 	return e
 }
 
-// eventsSince names the limit the cgroup refused something for since
+// EventsSince names the limit the cgroup refused something for since
 // before, or "".
-func (cg *cgroup) eventsSince(before cgroupEvents) string {
-	return cg.events().since(before)
+func (cg *Cgroup) EventsSince(before CgroupEvents) string {
+	return cg.Events().Since(before)
 }
 
-// since names the limit whose count grew from before to now, or "".
-func (now cgroupEvents) since(before cgroupEvents) string {
+// Since names the limit whose count grew from before to now, or "".
+func (now CgroupEvents) Since(before CgroupEvents) string {
 	switch {
-	case now.oom > before.oom:
+	case now.OOM > before.OOM:
 		return LimitMemory
-	case now.pids > before.pids:
+	case now.Pids > before.Pids:
 		return LimitProcesses
 	}
 	return ""
 }
 
-// remove kills what is left in the cgroups and removes them. The kernel
+// Remove kills what is left in the cgroups and removes them. The kernel
 // may hold an empty cgroup busy for some milliseconds after its last
 // process was reaped; the removal then finishes in the background, so that
 // the command's result does not wait for it (a core that exits first leaves
 // the empty cgroup to the next one's sweep).
-func (cg *cgroup) remove() {
+func (cg *Cgroup) Remove() {
 	var busy []string
 	for _, d := range cg.dirs() {
 		if !removeCgroup(d) {
@@ -311,10 +311,10 @@ func removeCgroup(d string) bool {
 	return err == nil || errors.Is(err, os.ErrNotExist)
 }
 
-// enforced lists the limits the kernel enforces through these cgroups.
-func (cg *cgroup) enforced() []string {
+// Enforced lists the limits the kernel enforces through these cgroups.
+func (cg *Cgroup) Enforced() []string {
 	var out []string
-	if cg.pids != "" {
+	if cg.Pids != "" {
 		out = append(out, LimitProcesses)
 	}
 	if cg.memory != "" {
@@ -323,9 +323,9 @@ func (cg *cgroup) enforced() []string {
 	return out
 }
 
-func (cg *cgroup) dirs() []string {
+func (cg *Cgroup) dirs() []string {
 	var out []string
-	for _, d := range []string{cg.pids, cg.memory, cg.cpu} {
+	for _, d := range []string{cg.Pids, cg.memory, cg.cpu} {
 		if d != "" && !contains(out, d) {
 			out = append(out, d)
 		}
@@ -333,8 +333,8 @@ func (cg *cgroup) dirs() []string {
 	return out
 }
 
-// counter reads "key N" from a cgroup's flat-keyed file.
-func counter(path, key string) int64 {
+// Counter reads "key N" from a cgroup's flat-keyed file.
+func Counter(path, key string) int64 {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0
