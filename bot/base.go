@@ -113,7 +113,7 @@ func (b *Base) authorize(ctx context.Context, req *request) (reason string, repl
 	if err != nil {
 		return "", false, err
 	}
-	if !gh.CanWrite(perm) {
+	if !gh.MayAct(perm, false, gh.ActStart) {
 		return fmt.Sprintf("@%s, only people with write, maintain or admin permission on %s can ask core to work (your permission: %s).", login, req.fullName(), perm), true, nil
 	}
 	return "", false, nil

@@ -3,9 +3,10 @@ package bot
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/rs/zerolog"
+
+	"github.com/coreagent/core/gh"
 )
 
 // stopCommand is /core stop: cancel the active run on the issue or pull
@@ -53,17 +54,17 @@ func (stopCommand) run(ctx context.Context, b *Base, req *request) error {
 }
 
 // mayStop says why the person asking may not stop run, or "": they
-// started it, or they are an admin of the repository.
+// started it, or they are an admin of the repository (gh.MayAct).
 func mayStop(ctx context.Context, req *request, run *Run) (string, error) {
 	login := req.actor.GetLogin()
-	if strings.EqualFold(login, run.Actor) {
-		return "", nil
+	starter, perm := gh.SameLogin(login, run.Actor), "none"
+	if gh.PermissionDecides(starter, gh.ActStop) {
+		var err error
+		if perm, err = req.client.Permission(ctx, req.owner, req.repo, login); err != nil {
+			return "", err
+		}
 	}
-	perm, err := req.client.Permission(ctx, req.owner, req.repo, login)
-	if err != nil {
-		return "", err
-	}
-	if perm == "admin" {
+	if gh.MayAct(perm, starter, gh.ActStop) {
 		return "", nil
 	}
 	return fmt.Sprintf("@%s, only @%s, who started this run, or a repository admin can stop it.", login, run.Actor), nil
