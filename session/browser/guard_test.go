@@ -1,9 +1,15 @@
 package browser
 
 import (
+	"errors"
+	"iter"
+	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLocal is the rule of which URLs stay on this machine's loopback:
@@ -104,4 +110,72 @@ func TestAllowed(t *testing.T) {
 			assert.Equal(t, tt.remote, allowed(tt.url, true), "remote loads allowed")
 		})
 	}
+}
+
+// TestServeBoundsDecisions: a page that fires many requests at once gets
+// at most the bound of decisions running, and so of goroutines, however
+// slow the browser's answers are; every request is still decided, and
+// serve returns only after the last decision.
+func TestServeBoundsDecisions(t *testing.T) {
+	const requests, limit = 2000, 8
+	events := func(yield func(int, error) bool) {
+		for i := range requests {
+			if !yield(i, nil) {
+				return
+			}
+		}
+	}
+	release := make(chan struct{})
+	var running, most, decided atomic.Int64
+	decide := func(int) {
+		n := running.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-release
+		running.Add(-1)
+		decided.Add(1)
+	}
+	before := runtime.NumGoroutine()
+	done := make(chan struct{})
+	go func() {
+		serve(iter.Seq2[int, error](events), limit, decide)
+		close(done)
+	}()
+	// Wait (bounded) until the bound is reached: serve then holds the rest.
+	deadline := time.Now().Add(10 * time.Second)
+	for running.Load() < limit && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	require.Equal(t, int64(limit), running.Load(), "decisions running once the bound is reached")
+	time.Sleep(50 * time.Millisecond) // room for an unbounded serve to start more
+	grown := runtime.NumGoroutine() - before
+	assert.LessOrEqual(t, grown, limit+1, "goroutines started for %d paused requests (serve and its decisions)", requests)
+	close(release)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not return within 30s of its decisions being released")
+	}
+	assert.Equal(t, int64(requests), decided.Load(), "every request decided before serve returned")
+	assert.LessOrEqual(t, most.Load(), int64(limit), "decisions at once")
+}
+
+// TestServeEndsOnError: an error from the events (the tab closed) ends
+// serve after the decisions already running.
+func TestServeEndsOnError(t *testing.T) {
+	t.Parallel()
+	events := func(yield func(int, error) bool) {
+		for i := range 3 {
+			if !yield(i, nil) {
+				return
+			}
+		}
+		if !yield(0, errors.New("the tab closed")) {
+			return
+		}
+		t.Error("serve read past the error")
+	}
+	var decided atomic.Int64
+	serve(iter.Seq2[int, error](events), 2, func(int) { time.Sleep(10 * time.Millisecond); decided.Add(1) })
+	assert.Equal(t, int64(3), decided.Load())
 }
