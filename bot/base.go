@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -138,14 +139,6 @@ func (b *Base) start(ctx context.Context, req *request) error {
 		}
 		return nil
 	}
-	if reason, err := b.overDailyBudget(ctx, req.fullName()); err != nil {
-		return err
-	} else if reason != "" {
-		logger.Info().Str("reason", reason).Msg("Refused a request over the daily budget")
-		b.Metrics.refused.Inc(1)
-		_, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number, "core: "+reason)
-		return err
-	}
 	kind := KindFix
 	if req.isPull {
 		kind = KindResolve
@@ -156,7 +149,14 @@ func (b *Base) start(ctx context.Context, req *request) error {
 		Actor: req.actor.GetLogin(), CommentID: req.commentID, DeliveryID: req.deliveryID,
 		InstallationID: req.installationID, State: StateQueued, CreatedAt: now, UpdatedAt: now,
 	}
-	created, existing, err := b.Store.CreateRun(ctx, run)
+	created, existing, err := b.createRun(ctx, run)
+	var over *OverBudget
+	if errors.As(err, &over) {
+		logger.Info().Str("reason", over.Error()).Msg("Refused a request over the daily budget")
+		b.Metrics.refused.Inc(1)
+		_, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number, "core: "+over.Error())
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func countByState(ctx context.Context, db *sql.DB, table string) (map[string]int
 func runArgs(r *Run) []any {
 	return []any{r.ID, r.Repo, r.Number, r.Kind, r.Instruction, r.Actor, r.CommentID, r.DeliveryID,
 		r.InstallationID, r.StatusCommentID, r.State, r.SessionID, r.Branch, r.PRURL, r.Error,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD)}
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD), r.ReservedUSD}
 }
 
 // pgPlaceholders is PostgreSQL's "$1, $2, …, $n": one per column of
@@ -104,7 +104,7 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var cost sql.NullFloat64
 	if err := row.Scan(&r.ID, &r.Repo, &r.Number, &r.Kind, &r.Instruction, &r.Actor, &r.CommentID, &r.DeliveryID,
 		&r.InstallationID, &r.StatusCommentID, &r.State, &r.SessionID, &r.Branch, &r.PRURL, &r.Error,
-		&created, &updated, &r.WorkflowURL, &cost); err != nil {
+		&created, &updated, &r.WorkflowURL, &cost, &r.ReservedUSD); err != nil {
 		return nil, err
 	}
 	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
@@ -130,6 +130,16 @@ func spent(ctx context.Context, db *sql.DB, query, repo string, since time.Time)
 		return 0, fmt.Errorf("sum the spend on %s: %w", repo, err)
 	}
 	return sum.Float64, nil
+}
+
+// heldAndSpent is what the runs on repo created at or after since cost
+// and hold (see Store.Held), read in tx; query takes (repo, since) and
+// returns the two sums.
+func heldAndSpent(ctx context.Context, tx *sql.Tx, query, repo string, since time.Time) (spent, held float64, err error) {
+	if err := tx.QueryRowContext(ctx, query, repo, since.UnixNano()).Scan(&spent, &held); err != nil {
+		return 0, 0, fmt.Errorf("sum the spend on %s: %w", repo, err)
+	}
+	return spent, held, nil
 }
 
 // spentByRepo sums the known costs by repository; query takes (since) and
