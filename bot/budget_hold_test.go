@@ -68,6 +68,15 @@ func TestOverBudgetSaysWhatIsHeld(t *testing.T) {
 		(&OverBudget{Spent: 0.25, Held: 0.75, Budget: 1}).Error())
 }
 
+// bothStores opens a fresh store of each kind (PostgreSQL's is skipped
+// without CORE_TEST_DATABASE_URL).
+func bothStores() map[string]func(t *testing.T) Store {
+	return map[string]func(t *testing.T) Store{
+		"sqlite":   func(t *testing.T) Store { return openTestSQLite(t, filepath.Join(t.TempDir(), "bot.db")) },
+		"postgres": func(t *testing.T) Store { return openTestPostgres(t, testkit.PostgresSchema(t, "bot_")) },
+	}
+}
+
 // TestStoresHoldTheDayBudget: runs started together on one repository,
 // each holding all that is left of a $1 day, are decided one after the
 // other in the store: one starts, the others are refused, on any issue.
@@ -76,11 +85,7 @@ func TestOverBudgetSaysWhatIsHeld(t *testing.T) {
 // the run. Runs on another repository, or yesterday's, do not count.
 func TestStoresHoldTheDayBudget(t *testing.T) {
 	t.Parallel()
-	stores := map[string]func(t *testing.T) Store{
-		"sqlite":   func(t *testing.T) Store { return openTestSQLite(t, filepath.Join(t.TempDir(), "bot.db")) },
-		"postgres": func(t *testing.T) Store { return openTestPostgres(t, testkit.PostgresSchema(t, "bot_")) },
-	}
-	for name, open := range stores {
+	for name, open := range bothStores() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s, ctx := open(t), t.Context()

@@ -152,14 +152,8 @@ func (s *Postgres) insertRun(ctx context.Context, r *Run, budget *DayBudget) (*R
 	if err != nil || existing != nil {
 		return existing, err
 	}
-	if budget != nil {
-		spent, held, err := heldAndSpent(ctx, tx, pgHeldAndSpent, r.Repo, budget.Since)
-		if err != nil {
-			return nil, err
-		}
-		if r.ReservedUSD, err = budget.reserve(spent, held); err != nil {
-			return nil, err
-		}
+	if err := holdIn(ctx, tx, pgHeldAndSpent, r, budget); err != nil {
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO bot_runs (`+pgRunColumns+`)
 		VALUES (`+pgPlaceholders(len(runArgs(r)))+`)`, runArgs(r)...); err != nil {

@@ -132,14 +132,20 @@ func spent(ctx context.Context, db *sql.DB, query, repo string, since time.Time)
 	return sum.Float64, nil
 }
 
-// heldAndSpent is what the runs on repo created at or after since cost
-// and hold (see Store.Held), read in tx; query takes (repo, since) and
-// returns the two sums.
-func heldAndSpent(ctx context.Context, tx *sql.Tx, query, repo string, since time.Time) (spent, held float64, err error) {
-	if err := tx.QueryRowContext(ctx, query, repo, since.UnixNano()).Scan(&spent, &held); err != nil {
-		return 0, 0, fmt.Errorf("sum the spend on %s: %w", repo, err)
+// holdIn decides r against budget (none: nil) in tx, the transaction
+// that records it, and sets what r holds; query takes (repo, since) and
+// returns what the day's runs cost and hold (see Store.Held).
+func holdIn(ctx context.Context, tx *sql.Tx, query string, r *Run, budget *DayBudget) error {
+	if budget == nil {
+		return nil
 	}
-	return spent, held, nil
+	var spent, held float64
+	if err := tx.QueryRowContext(ctx, query, r.Repo, budget.Since.UnixNano()).Scan(&spent, &held); err != nil {
+		return fmt.Errorf("sum the spend on %s: %w", r.Repo, err)
+	}
+	var err error
+	r.ReservedUSD, err = budget.reserve(spent, held)
+	return err
 }
 
 // spentByRepo sums the known costs by repository; query takes (since) and

@@ -189,14 +189,8 @@ func (s *SQLite) insertRun(ctx context.Context, r *Run, budget *DayBudget) (*Run
 			return existing, err
 		}
 	}
-	if budget != nil {
-		spent, held, err := heldAndSpent(ctx, tx, sqliteHeldAndSpent, r.Repo, budget.Since)
-		if err != nil {
-			return nil, err
-		}
-		if r.ReservedUSD, err = budget.reserve(spent, held); err != nil {
-			return nil, err
-		}
+	if err := holdIn(ctx, tx, sqliteHeldAndSpent, r, budget); err != nil {
+		return nil, err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqliteRunColumns+`)
 		VALUES (`+strings.TrimSuffix(strings.Repeat("?, ", len(runArgs(r))), ", ")+`)`, runArgs(r)...)
