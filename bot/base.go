@@ -146,7 +146,7 @@ func (b *Base) start(ctx context.Context, req *request) error {
 	now := b.Now()
 	run := &Run{
 		ID: b.NewRunID(), Repo: req.fullName(), Number: req.number, Kind: kind, Instruction: req.instruction,
-		Actor: req.actor.GetLogin(), CommentID: req.commentID, DeliveryID: req.deliveryID,
+		Actor: req.actor.GetLogin(), ActorID: req.actor.GetID(), CommentID: req.commentID, DeliveryID: req.deliveryID,
 		InstallationID: req.installationID, State: StateQueued, CreatedAt: now, UpdatedAt: now,
 	}
 	created, existing, err := b.createRun(ctx, run)

@@ -50,7 +50,7 @@ func (b *Base) handOff(ctx context.Context, req *request, cmd gh.Command) (handl
 	if cmd.Name == "interrupt" {
 		act = gh.ActInterrupt
 	}
-	if !gh.MayAct("", gh.SameLogin(login, run.Actor), act) {
+	if !gh.MayAct("", isStarter(req, run), act) {
 		reason := fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", login, run.Actor)
 		zerolog.Ctx(ctx).Info().Str(logKeyActor, login).Str(logKeyRun, run.ID).Str("reason", reason).Msg("Refused a message")
 		b.Metrics.refused.Inc(1)

@@ -28,7 +28,7 @@ var _ Store = (*Postgres)(nil)
 
 const pgRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
 	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at,
-	workflow_url, cost_usd, reserved_usd`
+	workflow_url, cost_usd, reserved_usd, actor_id`
 
 // pgSchema creates the bot's tables (bot_deliveries, bot_runs) when they
 // are missing.
@@ -48,6 +48,7 @@ CREATE INDEX IF NOT EXISTS bot_runs_state ON bot_runs (state, created_at);
 ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS workflow_url TEXT NOT NULL DEFAULT '';
 ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS cost_usd DOUBLE PRECISION;
 ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS reserved_usd DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS actor_id BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS bot_runs_repo_created ON bot_runs (repo, created_at);`
 
 // OpenPostgres opens the store on the database dsn names (postgres://…)

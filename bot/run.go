@@ -30,6 +30,7 @@ type Run struct {
 	Kind            string
 	Instruction     string
 	Actor           string
+	ActorID         int64 // the actor's GitHub id; 0 for a run recorded before it was kept
 	CommentID       int64 // the comment that asked; 0 for a label
 	DeliveryID      string
 	InstallationID  int64

@@ -84,7 +84,7 @@ func countByState(ctx context.Context, db *sql.DB, table string) (map[string]int
 func runArgs(r *Run) []any {
 	return []any{r.ID, r.Repo, r.Number, r.Kind, r.Instruction, r.Actor, r.CommentID, r.DeliveryID,
 		r.InstallationID, r.StatusCommentID, r.State, r.SessionID, r.Branch, r.PRURL, r.Error,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD), r.ReservedUSD}
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD), r.ReservedUSD, r.ActorID}
 }
 
 // pgPlaceholders is PostgreSQL's "$1, $2, …, $n": one per column of
@@ -104,7 +104,7 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var cost sql.NullFloat64
 	if err := row.Scan(&r.ID, &r.Repo, &r.Number, &r.Kind, &r.Instruction, &r.Actor, &r.CommentID, &r.DeliveryID,
 		&r.InstallationID, &r.StatusCommentID, &r.State, &r.SessionID, &r.Branch, &r.PRURL, &r.Error,
-		&created, &updated, &r.WorkflowURL, &cost, &r.ReservedUSD); err != nil {
+		&created, &updated, &r.WorkflowURL, &cost, &r.ReservedUSD, &r.ActorID); err != nil {
 		return nil, err
 	}
 	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()

@@ -35,7 +35,7 @@ var _ Store = (*SQLite)(nil)
 // them and runArgs writes them.
 const sqliteRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
 	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at,
-	workflow_url, cost_usd, reserved_usd`
+	workflow_url, cost_usd, reserved_usd, actor_id`
 
 // sqliteActiveRun selects the active run on (repo, number). Its state list
 // must match the runs_active index predicate.
@@ -62,6 +62,7 @@ func sqliteMigrations() []string {
 		`ALTER TABLE runs ADD COLUMN cost_usd REAL;
 		CREATE INDEX runs_repo_created ON runs (repo, created_at);`,
 		`ALTER TABLE runs ADD COLUMN reserved_usd REAL NOT NULL DEFAULT 0`,
+		`ALTER TABLE runs ADD COLUMN actor_id INTEGER NOT NULL DEFAULT 0`,
 	}
 }
 

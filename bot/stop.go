@@ -53,11 +53,18 @@ func (stopCommand) run(ctx context.Context, b *Base, req *request) error {
 	return nil
 }
 
+// isStarter reports whether the person asking started run: by GitHub id
+// when both are known (a renamed login's successor is someone else), else
+// by login (gh.SameAccount).
+func isStarter(req *request, run *Run) bool {
+	return gh.SameAccount(gh.Account{Login: req.actor.GetLogin(), ID: req.actor.GetID()}, gh.Account{Login: run.Actor, ID: run.ActorID})
+}
+
 // mayStop says why the person asking may not stop run, or "": they
 // started it, or they are an admin of the repository (gh.MayAct).
 func mayStop(ctx context.Context, req *request, run *Run) (string, error) {
 	login := req.actor.GetLogin()
-	starter, perm := gh.SameLogin(login, run.Actor), "none"
+	starter, perm := isStarter(req, run), "none"
 	if gh.PermissionDecides(starter, gh.ActStop) {
 		var err error
 		if perm, err = req.client.Permission(ctx, req.owner, req.repo, login); err != nil {

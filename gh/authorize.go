@@ -39,6 +39,24 @@ func PermissionDecides(isStarter bool, act Act) bool {
 	return MayAct("admin", isStarter, act) != MayAct("none", isStarter, act)
 }
 
+// Account is a GitHub account as an event names it: its login, and its
+// id (0 when unknown), which stays when the login is renamed and is never
+// another account's.
+type Account struct {
+	Login string
+	ID    int64
+}
+
+// SameAccount reports whether a and b are one account: by id when both
+// are known (a login can be renamed, and the freed login taken by someone
+// else), else by login (SameLogin).
+func SameAccount(a, b Account) bool {
+	if a.ID != 0 && b.ID != 0 {
+		return a.ID == b.ID
+	}
+	return SameLogin(a.Login, b.Login)
+}
+
 // SameLogin reports whether two logins name the same GitHub account as
 // GitHub compares them: logins are ASCII and case-insensitive (Octocat is
 // octocat), and only ASCII letters fold, so a Unicode look-alike that

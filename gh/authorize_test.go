@@ -106,3 +106,29 @@ func TestSameLogin(t *testing.T) {
 		})
 	}
 }
+
+func TestSameAccount(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		a, b Account
+		want bool
+	}{
+		{"one id, one login", Account{"octocat", 1}, Account{"octocat", 1}, true},
+		{"a renamed account: its id stays", Account{"octocat", 1}, Account{"octo-renamed", 1}, true},
+		{"a freed login taken by someone else", Account{"octocat", 1}, Account{"octocat", 2}, false},
+		{"the same login in another case, another id", Account{"Octocat", 1}, Account{"octocat", 2}, false},
+		{"no id on one side: the login decides", Account{"Octocat", 0}, Account{"octocat", 2}, true},
+		{"no id on one side, another login", Account{"octocat", 0}, Account{"octodog", 2}, false},
+		{"no ids: the login decides", Account{"octocat", 0}, Account{"OCTOCAT", 0}, true},
+		{"no ids, no logins: no one", Account{"", 0}, Account{"", 0}, false},
+		{"the App's bot account is not its owner", Account{"octocat[bot]", 0}, Account{"octocat", 0}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, SameAccount(tt.a, tt.b))
+			assert.Equal(t, tt.want, SameAccount(tt.b, tt.a), "symmetric")
+		})
+	}
+}
