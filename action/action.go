@@ -241,7 +241,7 @@ func (r *runner) authorize(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !gh.CanWrite(perm) {
+	if !gh.MayAct(perm, false, gh.ActStart) {
 		return fmt.Sprintf("@%s, only people with write, maintain or admin permission on %s/%s can ask core to work (your permission: %s).", login, r.owner, r.repo, perm), nil
 	}
 	return "", nil

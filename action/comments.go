@@ -136,13 +136,13 @@ func (l *listener) handle(ctx context.Context, c gh.Comment, cmd gh.Command) {
 		}
 		reply, err = l.ctl.Stop(from)
 	case "interrupt":
-		if !l.isStarter(c.Author) {
+		if !gh.MayAct("", l.isStarter(c.Author), gh.ActInterrupt) {
 			l.refuse(ctx, c, "an interrupt", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter))
 			return
 		}
 		reply, err = l.ctl.Interrupt(from)
 	default:
-		if !l.isStarter(c.Author) {
+		if !gh.MayAct("", l.isStarter(c.Author), gh.ActMessage) {
 			l.refuse(ctx, c, "a message", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter))
 			return
 		}
@@ -162,15 +162,17 @@ func (l *listener) handle(ctx context.Context, c gh.Comment, cmd gh.Command) {
 	}
 }
 
-func (l *listener) isStarter(login string) bool { return strings.EqualFold(login, l.starter) }
+func (l *listener) isStarter(login string) bool { return gh.SameLogin(login, l.starter) }
 
-// mayStop says why login may not stop the run, or "".
+// mayStop says why login may not stop the run, or "" (gh.MayAct).
 func (l *listener) mayStop(ctx context.Context, login string) string {
-	if l.isStarter(login) {
-		return ""
+	starter, perm := l.isStarter(login), "none"
+	if gh.PermissionDecides(starter, gh.ActStop) {
+		if p, err := l.client.Permission(ctx, l.owner, l.repo, login); err == nil {
+			perm = p
+		}
 	}
-	perm, err := l.client.Permission(ctx, l.owner, l.repo, login)
-	if err == nil && perm == "admin" {
+	if gh.MayAct(perm, starter, gh.ActStop) {
 		return ""
 	}
 	return fmt.Sprintf("@%s, only @%s, who started this run, or a repository admin can stop it.", login, l.starter)

@@ -21,22 +21,8 @@ import (
 // reaches the run. Nothing else is asked of the run.
 func TestListenerRefusesOthers(t *testing.T) {
 	t.Parallel()
-	g := ghfake.NewGitHub(t)
-	g.AddToken("ghs_listen", "core-bot")
-	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
-	for login, perm := range map[string]string{"core-bot": "write", "alice": "write", "bob": "write", "ada": "admin"} {
-		require.NoError(t, g.SetPermission("octo", "hello", login, perm))
-	}
-	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "x"})
-	require.NoError(t, err)
-	trigger, err := g.AddComment("octo", "hello", n, ghfake.Comment{User: "alice", Body: "/core fix"})
-	require.NoError(t, err)
-	client, err := gh.New(gh.Credentials{Token: "ghs_listen", APIURL: g.APIURL()}, nil)
-	require.NoError(t, err)
-	var out strings.Builder
-	log := githubactions.New(githubactions.WithGetenv(func(string) string { return "" }), githubactions.WithWriter(&out))
 	ctl := session.NewControl() // pending: a stop reaches it, and says it has not started
-	l := newListener(client, log, "octo", "hello", n, "alice", trigger, time.Now().Add(-time.Minute), ctl)
+	g, l, out, n, trigger := newTestListener(t, map[string]string{"bob": "write", "ada": "admin"}, ctl)
 
 	for _, c := range []ghfake.Comment{
 		{User: "bob", Body: "/core also delete everything"},
@@ -68,6 +54,58 @@ func TestListenerRefusesOthers(t *testing.T) {
 	assert.Contains(t, out.String(), "::warning::core: refused an interrupt from @bob on #1")
 	assert.Equal(t, session.StatusPending, ctl.Status())
 	assert.Empty(t, g.CommentReactions("octo", "hello", trigger), "the comment that started the run is not read again")
+}
+
+// newTestListener is the listener of a run alice started with /core fix
+// (trigger) on issue n of octo/hello, where perms are the permissions of
+// others; out is the job's log.
+func newTestListener(t *testing.T, perms map[string]string, ctl *session.Control) (g *ghfake.GitHub, l *listener, out *strings.Builder, n int, trigger int64) {
+	t.Helper()
+	g = ghfake.NewGitHub(t)
+	g.AddToken("ghs_listen", "core-bot")
+	g.MustAddRepo(t, "octo", "hello", map[string]string{"a": "a\n"})
+	perms["core-bot"], perms["alice"] = "write", "write"
+	for login, perm := range perms {
+		require.NoError(t, g.SetPermission("octo", "hello", login, perm))
+	}
+	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "x"})
+	require.NoError(t, err)
+	trigger, err = g.AddComment("octo", "hello", n, ghfake.Comment{User: "alice", Body: "/core fix"})
+	require.NoError(t, err)
+	client, err := gh.New(gh.Credentials{Token: "ghs_listen", APIURL: g.APIURL()}, nil)
+	require.NoError(t, err)
+	out = &strings.Builder{}
+	log := githubactions.New(githubactions.WithGetenv(func(string) string { return "" }), githubactions.WithWriter(out))
+	l = newListener(client, log, "octo", "hello", n, "alice", trigger, time.Now().Add(-time.Minute), ctl)
+	return g, l, out, n, trigger
+}
+
+// TestListenerAsksMayAct: the listener's answers are gh.MayAct's: the
+// starter, in any letter case, reaches the run with a stop; a maintainer
+// or a triager who did not start it does not (only an admin would).
+func TestListenerAsksMayAct(t *testing.T) {
+	t.Parallel()
+	g, l, _, n, _ := newTestListener(t, map[string]string{"mo": "maintain", "tri": "triage"}, session.NewControl())
+	for _, c := range []ghfake.Comment{
+		{User: "mo", Body: "/core stop"},
+		{User: "tri", Body: "/core stop"},
+		{User: "ALICE", Body: "/core stop"},
+	} {
+		_, err := g.AddComment("octo", "hello", n, c)
+		require.NoError(t, err)
+	}
+	l.poll(t.Context())
+	var replies []string
+	for _, c := range g.Comments("octo", "hello", n) {
+		if c.User == "core-bot" {
+			replies = append(replies, c.Body)
+		}
+	}
+	assert.Equal(t, []string{
+		"core: @mo, only @alice, who started this run, or a repository admin can stop it.",
+		"core: @tri, only @alice, who started this run, or a repository admin can stop it.",
+		"core: @ALICE, the run has not started yet.",
+	}, replies)
 }
 
 // TestListenerIgnoresEditedComments: a comment of the starter's that

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -113,7 +114,7 @@ func (b *Base) authorize(ctx context.Context, req *request) (reason string, repl
 	if err != nil {
 		return "", false, err
 	}
-	if !gh.CanWrite(perm) {
+	if !gh.MayAct(perm, false, gh.ActStart) {
 		return fmt.Sprintf("@%s, only people with write, maintain or admin permission on %s can ask core to work (your permission: %s).", login, req.fullName(), perm), true, nil
 	}
 	return "", false, nil
@@ -138,14 +139,6 @@ func (b *Base) start(ctx context.Context, req *request) error {
 		}
 		return nil
 	}
-	if reason, err := b.overDailyBudget(ctx, req.fullName()); err != nil {
-		return err
-	} else if reason != "" {
-		logger.Info().Str("reason", reason).Msg("Refused a request over the daily budget")
-		b.Metrics.refused.Inc(1)
-		_, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number, "core: "+reason)
-		return err
-	}
 	kind := KindFix
 	if req.isPull {
 		kind = KindResolve
@@ -153,10 +146,17 @@ func (b *Base) start(ctx context.Context, req *request) error {
 	now := b.Now()
 	run := &Run{
 		ID: b.NewRunID(), Repo: req.fullName(), Number: req.number, Kind: kind, Instruction: req.instruction,
-		Actor: req.actor.GetLogin(), CommentID: req.commentID, DeliveryID: req.deliveryID,
+		Actor: req.actor.GetLogin(), ActorID: req.actor.GetID(), CommentID: req.commentID, DeliveryID: req.deliveryID,
 		InstallationID: req.installationID, State: StateQueued, CreatedAt: now, UpdatedAt: now,
 	}
-	created, existing, err := b.Store.CreateRun(ctx, run)
+	created, existing, err := b.createRun(ctx, run)
+	var over *OverBudget
+	if errors.As(err, &over) {
+		logger.Info().Str("reason", over.Error()).Msg("Refused a request over the daily budget")
+		b.Metrics.refused.Inc(1)
+		_, _, err := req.client.CreateComment(ctx, req.owner, req.repo, req.number, "core: "+over.Error())
+		return err
+	}
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/sqlitefile"
-	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/status"
 )
@@ -187,11 +186,7 @@ func TestSQLiteUpgradeKeepsRunsWithUnknownCost(t *testing.T) {
 // one out of the sum, and sum by day and repository.
 func TestStoresSumTheSpend(t *testing.T) {
 	t.Parallel()
-	stores := map[string]func(t *testing.T) Store{
-		"sqlite":   func(t *testing.T) Store { return openTestSQLite(t, filepath.Join(t.TempDir(), "bot.db")) },
-		"postgres": func(t *testing.T) Store { return openTestPostgres(t, testkit.PostgresSchema(t, "bot_")) },
-	}
-	for name, open := range stores {
+	for name, open := range bothStores() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s, ctx := open(t), t.Context()

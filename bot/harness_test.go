@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -257,11 +258,21 @@ func set(m map[string]any, path string, v any) {
 }
 
 // commentPayload is a /core-style comment by login on issue number.
+// accountID is the GitHub id of the test account login: one per login, in
+// any letter case.
+func accountID(login string) int64 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(strings.ToLower(login)))
+	return int64(h.Sum32()) + 1
+}
+
 func commentPayload(t testing.TB, login, userType string, number int, commentID int64, body string, onPull bool) []byte {
 	t.Helper()
 	edits := map[string]any{
 		"comment.id": commentID, "comment.body": body, "comment.user.login": login, "comment.user.type": userType,
 		"issue.number": number, "issue.pull_request": nil, "sender.login": login, "sender.type": userType,
+		// Each account its own id, as on GitHub (the examples share one).
+		"comment.user.id": accountID(login), "sender.id": accountID(login),
 	}
 	if onPull {
 		edits["issue.pull_request"] = map[string]any{"url": "x"}

@@ -46,7 +46,11 @@ func (b *Base) handOff(ctx context.Context, req *request, cmd gh.Command) (handl
 		return err
 	}
 	login := req.actor.GetLogin()
-	if !strings.EqualFold(login, run.Actor) {
+	act := gh.ActMessage
+	if cmd.Name == "interrupt" {
+		act = gh.ActInterrupt
+	}
+	if !gh.MayAct("", isStarter(req, run), act) {
 		reason := fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", login, run.Actor)
 		zerolog.Ctx(ctx).Info().Str(logKeyActor, login).Str(logKeyRun, run.ID).Str("reason", reason).Msg("Refused a message")
 		b.Metrics.refused.Inc(1)
@@ -55,7 +59,7 @@ func (b *Base) handOff(ctx context.Context, req *request, cmd gh.Command) (handl
 	from := "@" + login
 	var ack string
 	var here bool
-	if cmd.Name == "interrupt" {
+	if act == gh.ActInterrupt {
 		ack, here, err = m.Interrupt(run.ID, from)
 	} else {
 		ack, here, err = m.Message(run.ID, live.Message{From: from, Text: strings.TrimSpace(cmd.Name + " " + cmd.Args)})

@@ -28,7 +28,7 @@ var _ Store = (*Postgres)(nil)
 
 const pgRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
 	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at,
-	workflow_url, cost_usd`
+	workflow_url, cost_usd, reserved_usd, actor_id`
 
 // pgSchema creates the bot's tables (bot_deliveries, bot_runs) when they
 // are missing.
@@ -47,6 +47,8 @@ CREATE INDEX IF NOT EXISTS bot_runs_branch ON bot_runs (repo, branch, created_at
 CREATE INDEX IF NOT EXISTS bot_runs_state ON bot_runs (state, created_at);
 ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS workflow_url TEXT NOT NULL DEFAULT '';
 ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS cost_usd DOUBLE PRECISION;
+ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS reserved_usd DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE bot_runs ADD COLUMN IF NOT EXISTS actor_id BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS bot_runs_repo_created ON bot_runs (repo, created_at);`
 
 // OpenPostgres opens the store on the database dsn names (postgres://…)
@@ -103,20 +105,40 @@ func (s *Postgres) SeenDelivery(ctx context.Context, id string) (bool, error) {
 
 // CreateRun records r (see Store), with SQLite's defaults.
 func (s *Postgres) CreateRun(ctx context.Context, r *Run) (bool, *Run, error) {
-	return createRun(r, s.now, func(n *Run) (*Run, error) { return s.insertRun(ctx, n) })
+	return createRun(r, s.now, func(n *Run) (*Run, error) { return s.insertRun(ctx, n, nil) })
 }
+
+// CreateRunWithin records r within budget (see Store): the day's spend is
+// summed in the insert's transaction, under a lock on the repository's
+// budget, so two runs started together, on any replicas, are decided one
+// after the other.
+func (s *Postgres) CreateRunWithin(ctx context.Context, r *Run, budget DayBudget) (bool, *Run, error) {
+	return createRun(r, s.now, func(n *Run) (*Run, error) { return s.insertRun(ctx, n, &budget) })
+}
+
+// pgHeldAndSpent sums what the runs on a repository since a time cost and
+// hold.
+const pgHeldAndSpent = `SELECT COALESCE(SUM(cost_usd), 0),
+	COALESCE(SUM(CASE WHEN cost_usd IS NULL AND state IN ('queued', 'running') THEN reserved_usd ELSE 0 END), 0)
+	FROM bot_runs WHERE repo = $1 AND created_at >= $2`
 
 // CountByState counts the runs in each state; every known state is present.
 func (s *Postgres) CountByState(ctx context.Context) (map[string]int, error) {
 	return countByState(ctx, s.db, "bot_runs")
 }
 
-func (s *Postgres) insertRun(ctx context.Context, r *Run) (*Run, error) {
+func (s *Postgres) insertRun(ctx context.Context, r *Run, budget *DayBudget) (*Run, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = tx.Rollback() }()
+	// The budget's lock first, then the issue's: always in that order.
+	if budget != nil {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "budget:"+r.Repo); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
 		fmt.Sprintf("%s#%d", r.Repo, r.Number)); err != nil {
 		return nil, err
@@ -130,6 +152,9 @@ func (s *Postgres) insertRun(ctx context.Context, r *Run) (*Run, error) {
 	existing, err := pgGetRun(ctx, tx, `repo = $1 AND number = $2 AND state IN ('queued', 'running')`, r.Repo, r.Number)
 	if err != nil || existing != nil {
 		return existing, err
+	}
+	if err := holdIn(ctx, tx, pgHeldAndSpent, r, budget); err != nil {
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO bot_runs (`+pgRunColumns+`)
 		VALUES (`+pgPlaceholders(len(runArgs(r)))+`)`, runArgs(r)...); err != nil {
@@ -221,6 +246,26 @@ func (s *Postgres) RecentRuns(ctx context.Context, limit int) ([]*Run, error) {
 // Spent is what the runs on repo created since since cost, as known.
 func (s *Postgres) Spent(ctx context.Context, repo string, since time.Time) (float64, error) {
 	return spent(ctx, s.db, `SELECT SUM(cost_usd) FROM bot_runs WHERE repo = $1 AND created_at >= $2`, repo, since)
+}
+
+// Hold sets what run id holds of the day's budget.
+func (s *Postgres) Hold(ctx context.Context, id string, usd float64) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE bot_runs SET reserved_usd = $1 WHERE id = $2`, usd, id)
+	if err == nil {
+		var n int64
+		if n, err = res.RowsAffected(); err == nil && n == 0 {
+			err = ErrRunNotFound
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("hold $%.4f for run %s: %w", usd, id, err)
+	}
+	return nil
+}
+
+// Held is what the active runs on repo created since since hold.
+func (s *Postgres) Held(ctx context.Context, repo string, since time.Time) (float64, error) {
+	return spent(ctx, s.db, `SELECT SUM(reserved_usd) FROM bot_runs WHERE repo = $1 AND created_at >= $2 AND cost_usd IS NULL AND state IN ('queued', 'running')`, repo, since)
 }
 
 // SpentByRepo is Spent for every repository with runs since since.

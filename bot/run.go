@@ -30,6 +30,7 @@ type Run struct {
 	Kind            string
 	Instruction     string
 	Actor           string
+	ActorID         int64 // the actor's GitHub id; 0 for a run recorded before it was kept
 	CommentID       int64 // the comment that asked; 0 for a label
 	DeliveryID      string
 	InstallationID  int64
@@ -42,9 +43,13 @@ type Run struct {
 	// CostUSD is what the run's session cost, once it ended and its cost
 	// is known (local runs: the report; Actions runs: the status comment
 	// the Action wrote); nil while unknown.
-	CostUSD   *float64
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	CostUSD *float64
+	// ReservedUSD is what the run holds of its repository's daily budget
+	// while it is active and its cost unknown (Store.CreateRunWithin):
+	// the day's spend counts it until the cost is known or the run ends.
+	ReservedUSD float64
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 	// WorkflowURL is the Actions run a dispatch started, once GitHub has
 	// named it (a workflow_run delivery); the console links it.
 	WorkflowURL string
@@ -64,6 +69,11 @@ type Store interface {
 	// active on the same issue or pull request (created false, existing the
 	// active run). Atomic: two concurrent calls for one issue create one.
 	CreateRun(ctx context.Context, r *Run) (created bool, existing *Run, err error)
+	// CreateRunWithin is CreateRun within a daily budget, decided in the
+	// same transaction as the record (DayBudget.reserve): a run that does
+	// not fit is not recorded and err is an *OverBudget; one that fits is
+	// recorded holding r.ReservedUSD, set here.
+	CreateRunWithin(ctx context.Context, r *Run, budget DayBudget) (created bool, existing *Run, err error)
 	// UpdateRun saves a run's state, status comment, session, branch, PR
 	// URL, error and cost.
 	UpdateRun(ctx context.Context, r *Run) error
@@ -75,6 +85,12 @@ type Store interface {
 	// Spent is what the runs on repo created at or after since cost, as far
 	// as it is known, for the daily budget.
 	Spent(ctx context.Context, repo string, since time.Time) (float64, error)
+	// Hold sets what run id holds of the day's budget (ReservedUSD), and
+	// nothing else of it.
+	Hold(ctx context.Context, id string, usd float64) error
+	// Held is what the active runs on repo created at or after since
+	// hold of the day's budget (ReservedUSD) while their cost is unknown.
+	Held(ctx context.Context, repo string, since time.Time) (float64, error)
 	// SpentByRepo is Spent for every repository with runs since since.
 	SpentByRepo(ctx context.Context, since time.Time) (map[string]float64, error)
 	// CountByState counts the runs in each state, for the metrics.

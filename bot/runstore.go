@@ -84,7 +84,7 @@ func countByState(ctx context.Context, db *sql.DB, table string) (map[string]int
 func runArgs(r *Run) []any {
 	return []any{r.ID, r.Repo, r.Number, r.Kind, r.Instruction, r.Actor, r.CommentID, r.DeliveryID,
 		r.InstallationID, r.StatusCommentID, r.State, r.SessionID, r.Branch, r.PRURL, r.Error,
-		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD)}
+		r.CreatedAt.UnixNano(), r.UpdatedAt.UnixNano(), r.WorkflowURL, nullCost(r.CostUSD), r.ReservedUSD, r.ActorID}
 }
 
 // pgPlaceholders is PostgreSQL's "$1, $2, …, $n": one per column of
@@ -104,7 +104,7 @@ func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var cost sql.NullFloat64
 	if err := row.Scan(&r.ID, &r.Repo, &r.Number, &r.Kind, &r.Instruction, &r.Actor, &r.CommentID, &r.DeliveryID,
 		&r.InstallationID, &r.StatusCommentID, &r.State, &r.SessionID, &r.Branch, &r.PRURL, &r.Error,
-		&created, &updated, &r.WorkflowURL, &cost); err != nil {
+		&created, &updated, &r.WorkflowURL, &cost, &r.ReservedUSD, &r.ActorID); err != nil {
 		return nil, err
 	}
 	r.CreatedAt, r.UpdatedAt = time.Unix(0, created).UTC(), time.Unix(0, updated).UTC()
@@ -130,6 +130,22 @@ func spent(ctx context.Context, db *sql.DB, query, repo string, since time.Time)
 		return 0, fmt.Errorf("sum the spend on %s: %w", repo, err)
 	}
 	return sum.Float64, nil
+}
+
+// holdIn decides r against budget (none: nil) in tx, the transaction
+// that records it, and sets what r holds; query takes (repo, since) and
+// returns what the day's runs cost and hold (see Store.Held).
+func holdIn(ctx context.Context, tx *sql.Tx, query string, r *Run, budget *DayBudget) error {
+	if budget == nil {
+		return nil
+	}
+	var spent, held float64
+	if err := tx.QueryRowContext(ctx, query, r.Repo, budget.Since.UnixNano()).Scan(&spent, &held); err != nil {
+		return fmt.Errorf("sum the spend on %s: %w", r.Repo, err)
+	}
+	var err error
+	r.ReservedUSD, err = budget.reserve(spent, held)
+	return err
 }
 
 // spentByRepo sums the known costs by repository; query takes (since) and

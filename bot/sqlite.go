@@ -35,7 +35,7 @@ var _ Store = (*SQLite)(nil)
 // them and runArgs writes them.
 const sqliteRunColumns = `id, repo, number, kind, instruction, actor, comment_id, delivery_id,
 	installation_id, status_comment_id, state, session_id, branch, pr_url, error, created_at, updated_at,
-	workflow_url, cost_usd`
+	workflow_url, cost_usd, reserved_usd, actor_id`
 
 // sqliteActiveRun selects the active run on (repo, number). Its state list
 // must match the runs_active index predicate.
@@ -61,6 +61,8 @@ func sqliteMigrations() []string {
 		`ALTER TABLE runs ADD COLUMN workflow_url TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE runs ADD COLUMN cost_usd REAL;
 		CREATE INDEX runs_repo_created ON runs (repo, created_at);`,
+		`ALTER TABLE runs ADD COLUMN reserved_usd REAL NOT NULL DEFAULT 0`,
+		`ALTER TABLE runs ADD COLUMN actor_id INTEGER NOT NULL DEFAULT 0`,
 	}
 }
 
@@ -152,26 +154,44 @@ func (s *SQLite) Prune(ctx context.Context, before time.Time) (int64, error) {
 // CreatedAt becomes now and a zero UpdatedAt becomes CreatedAt, and r is
 // updated with them when the run is created.
 func (s *SQLite) CreateRun(ctx context.Context, r *Run) (bool, *Run, error) {
-	return createRun(r, s.now, func(n *Run) (*Run, error) { return s.insertRun(ctx, n) })
+	return createRun(r, s.now, func(n *Run) (*Run, error) { return s.insertRun(ctx, n, nil) })
 }
+
+// CreateRunWithin records r within budget (see Store): the day's spend is
+// summed in the insert's BEGIN IMMEDIATE transaction, so two runs started
+// together are decided one after the other.
+func (s *SQLite) CreateRunWithin(ctx context.Context, r *Run, budget DayBudget) (bool, *Run, error) {
+	return createRun(r, s.now, func(n *Run) (*Run, error) { return s.insertRun(ctx, n, &budget) })
+}
+
+// sqliteHeldAndSpent sums what the runs on a repository since a time cost
+// and hold.
+const sqliteHeldAndSpent = `SELECT COALESCE(SUM(cost_usd), 0),
+	COALESCE(SUM(CASE WHEN cost_usd IS NULL AND state IN ('queued', 'running') THEN reserved_usd ELSE 0 END), 0)
+	FROM runs WHERE repo = ? AND created_at >= ?`
 
 // CountByState counts the runs in each state; every known state is present.
 func (s *SQLite) CountByState(ctx context.Context) (map[string]int, error) {
 	return countByState(ctx, s.db, "runs")
 }
 
-func (s *SQLite) insertRun(ctx context.Context, r *Run) (*Run, error) {
+func (s *SQLite) insertRun(ctx context.Context, r *Run, budget *DayBudget) (*Run, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = tx.Rollback() }()
 	// The unique indexes hold only active runs, so an inactive one is
-	// checked against the active run by hand.
-	if !r.Active() {
+	// checked against the active run by hand; so is any run within a
+	// budget, so that a run that could not start anyway is not refused
+	// for the budget.
+	if !r.Active() || budget != nil {
 		if existing, err := sqliteConflict(ctx, tx, r); err != nil || existing != nil {
 			return existing, err
 		}
+	}
+	if err := holdIn(ctx, tx, sqliteHeldAndSpent, r, budget); err != nil {
+		return nil, err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO runs (`+sqliteRunColumns+`)
 		VALUES (`+strings.TrimSuffix(strings.Repeat("?, ", len(runArgs(r))), ", ")+`)`, runArgs(r)...)

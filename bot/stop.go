@@ -3,9 +3,10 @@ package bot
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/rs/zerolog"
+
+	"github.com/coreagent/core/gh"
 )
 
 // stopCommand is /core stop: cancel the active run on the issue or pull
@@ -52,18 +53,25 @@ func (stopCommand) run(ctx context.Context, b *Base, req *request) error {
 	return nil
 }
 
+// isStarter reports whether the person asking started run: by GitHub id
+// when both are known (a renamed login's successor is someone else), else
+// by login (gh.SameAccount).
+func isStarter(req *request, run *Run) bool {
+	return gh.SameAccount(gh.Account{Login: req.actor.GetLogin(), ID: req.actor.GetID()}, gh.Account{Login: run.Actor, ID: run.ActorID})
+}
+
 // mayStop says why the person asking may not stop run, or "": they
-// started it, or they are an admin of the repository.
+// started it, or they are an admin of the repository (gh.MayAct).
 func mayStop(ctx context.Context, req *request, run *Run) (string, error) {
 	login := req.actor.GetLogin()
-	if strings.EqualFold(login, run.Actor) {
-		return "", nil
+	starter, perm := isStarter(req, run), "none"
+	if gh.PermissionDecides(starter, gh.ActStop) {
+		var err error
+		if perm, err = req.client.Permission(ctx, req.owner, req.repo, login); err != nil {
+			return "", err
+		}
 	}
-	perm, err := req.client.Permission(ctx, req.owner, req.repo, login)
-	if err != nil {
-		return "", err
-	}
-	if perm == "admin" {
+	if gh.MayAct(perm, starter, gh.ActStop) {
 		return "", nil
 	}
 	return fmt.Sprintf("@%s, only @%s, who started this run, or a repository admin can stop it.", login, run.Actor), nil

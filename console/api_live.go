@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/gh"
 )
 
 // A live run's events come in batches: at most maxEventBatch events and
@@ -165,7 +167,7 @@ func (c *Console) liveRun(w http.ResponseWriter, r *http.Request, id Identity, s
 
 // owns reports whether id is the run's owner (see Store.PutRun).
 func owns(run *Run, id Identity) bool {
-	return run.Owner == id.Owner || run.Owner == "" && strings.EqualFold(run.Actor, id.Login)
+	return run.Owner == id.Owner || run.Owner == "" && gh.SameLogin(run.Actor, id.Login)
 }
 
 // GET /api/session-runs/{id}/events?after=N: the run's events after

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/coreagent/core/gh"
 )
 
 // maxMessage bounds a message to a live run; pageEvents is how many of
@@ -92,12 +94,14 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 }
 
 // mayControl is why login may not send kind to run, or "" when it may:
-// the run's starter may do anything, a repository admin only stop it.
+// the run's starter may do anything, a repository admin only stop it
+// (gh.MayAct).
 func (c *Console) mayControl(r *http.Request, run *Run, login, kind string) string {
-	if strings.EqualFold(login, run.Actor) {
+	starter, act := gh.SameLogin(login, run.Actor), controlAct(kind)
+	if gh.MayAct("", starter, act) {
 		return ""
 	}
-	if kind != ControlStop {
+	if !gh.PermissionDecides(starter, act) {
 		return fmt.Sprintf("only %s, who started run %s, may %s it", run.Actor, run.SessionID, verbOf(kind))
 	}
 	perm, err := c.cfg.App.Permission(r.Context(), run.Repo, login)
@@ -106,8 +110,21 @@ func (c *Console) mayControl(r *http.Request, run *Run, login, kind string) stri
 		return fmt.Sprintf("only %s, who started run %s, or an admin of %s may stop it, and GitHub could not say whether %s is one just now: try again",
 			run.Actor, run.SessionID, run.Repo, login)
 	}
-	if perm != "admin" {
+	if !gh.MayAct(perm, starter, act) {
 		return fmt.Sprintf("only %s, who started run %s, or an admin of %s may stop it; %s has %s permission", run.Actor, run.SessionID, run.Repo, login, perm)
+	}
+	return ""
+}
+
+// controlAct is the act a control of kind asks (kind is checked before).
+func controlAct(kind string) gh.Act {
+	switch kind {
+	case ControlMessage:
+		return gh.ActMessage
+	case ControlInterrupt:
+		return gh.ActInterrupt
+	case ControlStop:
+		return gh.ActStop
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"iter"
 	"net/url"
 	"strings"
 	"sync"
@@ -108,15 +109,32 @@ func (b *Browser) guard(tab context.Context) error {
 	if _, err := chromedp.CallBrowser(tab, fetch.Enable, fetch.EnableParams{}); err != nil {
 		return err
 	}
-	go func() {
-		for ev, err := range events {
-			if err != nil {
-				return
-			}
-			go b.decide(tab, ev)
-		}
-	}()
+	go serve(events, maxDeciding, func(ev fetch.EventRequestPaused) { b.decide(tab, ev) })
 	return nil
+}
+
+// maxDeciding bounds how many paused requests the guard answers at once.
+const maxDeciding = 16
+
+// serve hands each event to decide until the events end (the tab's
+// context ends them), with at most limit decisions running at once: a
+// page that fires thousands of requests waits for the browser's answers
+// (chromedp queues the events meanwhile) instead of growing a goroutine
+// for each. It returns once the last decision has returned.
+func serve[E any](events iter.Seq2[E, error], limit int, decide func(E)) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	slots := make(chan struct{}, limit)
+	for ev, err := range events {
+		if err != nil {
+			return
+		}
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			decide(ev)
+		})
+	}
 }
 
 func (b *Browser) decide(tab context.Context, ev fetch.EventRequestPaused) {

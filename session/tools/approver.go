@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/coreagent/core/session/scrub"
 )
@@ -27,11 +28,19 @@ type Approver interface {
 // no terminal (Terminal false) it declines without reading, and on EOF, a
 // read error or any answer but "y" or "yes" (any case, blanks trimmed) it
 // declines. It never blocks past ctx: when ctx ends first it returns
-// ctx.Err(), and the line a pending read brings in later is dropped.
+// ctx.Err(). In is read by one read at a time, so two questions never
+// split a line: a read a question left when its ctx ended is taken over by
+// the next question, which drops the line if it came in before it was
+// asked, and takes it as its answer if it came in after.
 type TerminalApprover struct {
 	In       io.Reader
 	Out      io.Writer
 	Terminal bool
+
+	mu sync.Mutex
+	// reading is the read of In in flight that no question waits on, or
+	// nil.
+	reading chan string
 }
 
 var _ Approver = (*TerminalApprover)(nil)
@@ -52,11 +61,11 @@ func (a *TerminalApprover) Approve(ctx context.Context, action string) (bool, er
 		fmt.Fprintf(out, "%s\nno terminal to ask for approval: declined\n", action)
 		return false, nil
 	}
+	answer := a.read()
 	fmt.Fprintf(out, "%s\napprove? [y/N] ", action)
-	answer := make(chan string, 1)
-	go func() { answer <- readLine(a.In) }()
 	select {
 	case <-ctx.Done():
+		a.leave(answer)
 		fmt.Fprintln(out)
 		return false, ctx.Err()
 	case line := <-answer:
@@ -66,6 +75,32 @@ func (a *TerminalApprover) Approve(ctx context.Context, action string) (bool, er
 		}
 		return false, nil
 	}
+}
+
+// read returns the read of In whose line answers the question about to be
+// asked: the one an earlier question left, unless its line already came
+// in (typed when no question was asked: dropped), or a new one.
+func (a *TerminalApprover) read() chan string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if r := a.reading; r != nil {
+		a.reading = nil
+		select {
+		case <-r:
+		default:
+			return r
+		}
+	}
+	r := make(chan string, 1)
+	go func() { r <- readLine(a.In) }()
+	return r
+}
+
+// leave keeps the read r of a question that ended first, for the next.
+func (a *TerminalApprover) leave(r chan string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.reading = r
 }
 
 // Attended reports whether a person can be asked: a terminal to read the

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"io"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -135,4 +136,64 @@ func TestDenyApprover(t *testing.T) {
 	ok, err := DenyApprover{}.Approve(t.Context(), "run_shell: ls")
 	require.NoError(t, err)
 	assert.False(t, ok)
+}
+
+// TestTerminalApproverOneReadAtATime: questions that end at their
+// deadline leave one read of In behind, not one each, and the next
+// question takes it over: the answer typed after it was asked answers it
+// whole (two reads at once would split the line between them, or the one
+// nobody waits on would take it); a line that came in while no question
+// was asked answers nothing.
+func TestTerminalApproverOneReadAtATime(t *testing.T) {
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	a := &TerminalApprover{In: pr, Out: io.Discard, Terminal: true}
+	before := runtime.NumGoroutine()
+	for range 20 {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+		ok, err := a.Approve(ctx, "run_shell: rm -r build")
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.False(t, ok)
+	}
+	require.LessOrEqual(t, runtime.NumGoroutine()-before, 1, "reads of In left by 20 questions that ended at their deadline")
+
+	type answer struct {
+		ok  bool
+		err error
+	}
+	ask := func() chan answer {
+		answered := make(chan answer, 1)
+		go func() {
+			ok, err := a.Approve(t.Context(), "run_shell: make")
+			answered <- answer{ok, err}
+		}()
+		return answered
+	}
+	answered := ask()
+	_, err := io.WriteString(pw, "yes\n")
+	require.NoError(t, err)
+	got := testkit.Receive(t, answered, "Approve to take the answer typed after it asked")
+	require.NoError(t, got.err)
+	assert.True(t, got.ok, "the whole line answers it")
+
+	// A line typed while no question is asked (the last one ended at its
+	// deadline, its read still pending) answers nothing.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+	_, err = a.Approve(ctx, "run_shell: rm -r dist")
+	cancel()
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	_, err = io.WriteString(pw, "y\n")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.reading != nil && len(a.reading) == 1
+	}, testkit.Patience, time.Millisecond, "the pending read to bring the line in")
+	answered = ask()
+	_, err = io.WriteString(pw, "n\n")
+	require.NoError(t, err)
+	got = testkit.Receive(t, answered, "Approve to take the line typed after it asked")
+	require.NoError(t, got.err)
+	assert.False(t, got.ok, "the y typed while no question was asked does not approve the next")
 }
