@@ -147,7 +147,8 @@ func TestDenyApprover(t *testing.T) {
 func TestTerminalApproverOneReadAtATime(t *testing.T) {
 	pr, pw := io.Pipe()
 	t.Cleanup(func() { pw.Close() })
-	a := &TerminalApprover{In: pr, Out: io.Discard, Terminal: true}
+	prompts := make(chan struct{}, 64)
+	a := &TerminalApprover{In: pr, Out: promptWriter(prompts), Terminal: true}
 	before := runtime.NumGoroutine()
 	for range 20 {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
@@ -162,12 +163,18 @@ func TestTerminalApproverOneReadAtATime(t *testing.T) {
 		ok  bool
 		err error
 	}
+	// ask asks, and returns once the question is on the terminal: what
+	// is typed after comes after it was asked.
 	ask := func() chan answer {
+		for len(prompts) > 0 {
+			<-prompts
+		}
 		answered := make(chan answer, 1)
 		go func() {
 			ok, err := a.Approve(t.Context(), "run_shell: make")
 			answered <- answer{ok, err}
 		}()
+		testkit.Receive(t, prompts, "the question on the terminal")
 		return answered
 	}
 	answered := ask()
@@ -196,4 +203,17 @@ func TestTerminalApproverOneReadAtATime(t *testing.T) {
 	got = testkit.Receive(t, answered, "Approve to take the line typed after it asked")
 	require.NoError(t, got.err)
 	assert.False(t, got.ok, "the y typed while no question was asked does not approve the next")
+}
+
+// promptWriter is a terminal that tells, on prompts, each question asked.
+type promptWriter chan struct{}
+
+func (w promptWriter) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), "approve? [y/N]") {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+	return len(b), nil
 }
