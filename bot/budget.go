@@ -56,11 +56,11 @@ func (b *Base) overDailyBudget(ctx context.Context, repo string) (string, error)
 // repository's day, when a price lets the session count dollars.
 func (b *Base) capToDay(ctx context.Context, run *Run, opts *session.Options) error {
 	left, _, ok, err := b.dailyLeft(ctx, run.Repo)
-	if err != nil || !ok || opts.Price == nil {
+	if err != nil || !ok || opts.Limits.Price == nil {
 		return err
 	}
-	if opts.Budget.USD == 0 || left < opts.Budget.USD {
-		opts.Budget.USD = max(left, 0.0001) // zero would mean no budget
+	if opts.Limits.Budget.USD == 0 || left < opts.Limits.Budget.USD {
+		opts.Limits.Budget.USD = max(left, 0.0001) // zero would mean no budget
 	}
 	return nil
 }
