@@ -133,8 +133,8 @@ func (r *runner) run(ctx context.Context) error {
 	options := func() (session.Options, error) {
 		opts, err := r.options(ctx, id)
 		if err == nil && r.status != nil {
-			opts.OnStep = r.progress(ctx, id)
-			opts.OnState = r.headline(ctx, id, opts.IdleTimeout)
+			opts.Live.OnStep = r.progress(ctx, id)
+			opts.Live.OnState = r.headline(ctx, id, opts.Live.IdleTimeout)
 		}
 		return opts, err
 	}
@@ -300,15 +300,15 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 		r.a.Noticef("core: %s", n)
 	}
 	o := ready.Options
-	r.store = o.Store
-	if o.Verify == lang.TierTest {
-		fmt.Fprintf(r.env.Stderr, "core: verification commands run confined: %s\n", o.Sandbox.Probe(ctx).Summary())
+	r.store = o.Services.Store
+	if o.Verification.Verify == lang.TierTest {
+		fmt.Fprintf(r.env.Stderr, "core: verification commands run confined: %s\n", o.Services.Sandbox.Probe(ctx).Summary())
 	}
-	o.ID, o.Repo = id, r.owner+"/"+r.repo
+	o.Goal.ID, o.Goal.Repo = id, r.owner+"/"+r.repo
 	setup.AddGitHub(&o, r.client)
-	r.secrets = o.Secrets
-	o.Approver = tools.DenyApprover{}
-	o.Progress, o.Output = r.env.Stderr, r.env.Stderr
+	r.secrets = o.Services.Secrets
+	o.Services.Approver = tools.DenyApprover{}
+	o.Live.Progress, o.Services.Output = r.env.Stderr, r.env.Stderr
 	r.listen(ctx, &o)
 	return o, nil
 }
@@ -324,22 +324,22 @@ func (r *runner) listen(ctx context.Context, o *session.Options) {
 		// No one to write to it: a forge brief, a schedule, or a dispatch
 		// that names no starter (the bot names its run's in the actor
 		// input).
-		o.IdleTimeout = 0
+		o.Live.IdleTimeout = 0
 		return
 	}
-	if o.IdleTimeout == session.IdleTriggered {
+	if o.Live.IdleTimeout == session.IdleTriggered {
 		// The default: a person who writes to the run moves it onto the
 		// attended timeout.
-		o.IdleAfterMessage = session.IdleAttended
+		o.Live.IdleAfterMessage = session.IdleAttended
 	}
-	o.Control = session.NewControl()
+	o.Live.Control = session.NewControl()
 	since := r.listenSince(ctx)
 	if r.in.StatusCommentID != 0 {
 		// What came after the bot took the run is a message, not part of
 		// the issue it was asked about.
-		o.IssueBefore = since
+		o.Goal.IssueBefore = since
 	}
-	o.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.starter(), r.t.commentID, since, o.Control).poll
+	o.Live.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.starter(), r.t.commentID, since, o.Live.Control).poll
 }
 
 // listenSince is where the run's reading of comments starts: when the bot

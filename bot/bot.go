@@ -109,10 +109,10 @@ func setupOptions(cfg *Config, getenv func(string) string, self string) func(ctx
 		if err != nil {
 			return session.Options{}, setup.Word(err, setup.EnvWording)
 		}
-		if ready.Options.IdleTimeout == session.IdleTriggered {
+		if ready.Options.Live.IdleTimeout == session.IdleTriggered {
 			// A trigger started it; its starter writing to it moves it
 			// onto the attended timeout.
-			ready.Options.IdleAfterMessage = session.IdleAttended
+			ready.Options.Live.IdleAfterMessage = session.IdleAttended
 		}
 		return ready.Options, nil
 	}

@@ -97,14 +97,14 @@ func (b *Base) capToDay(ctx context.Context, run *Run, opts *session.Options) er
 	if _, ok := b.dayBudget(); !ok || run.ReservedUSD <= 0 {
 		return nil
 	}
-	if opts.Price == nil {
+	if opts.Limits.Price == nil {
 		run.ReservedUSD = 0
 		return b.Store.Hold(ctx, run.ID, 0)
 	}
-	if opts.Budget.USD == 0 || run.ReservedUSD < opts.Budget.USD {
-		opts.Budget.USD = max(run.ReservedUSD, 0.0001) // zero would mean no budget
+	if opts.Limits.Budget.USD == 0 || run.ReservedUSD < opts.Limits.Budget.USD {
+		opts.Limits.Budget.USD = max(run.ReservedUSD, 0.0001) // zero would mean no budget
 	}
-	run.ReservedUSD = opts.Budget.USD
+	run.ReservedUSD = opts.Limits.Budget.USD
 	return b.Store.Hold(ctx, run.ID, run.ReservedUSD)
 }
 

@@ -265,9 +265,9 @@ func (l *LocalRunner) session(ctx context.Context, run *Run, ctl *session.Contro
 	if err != nil {
 		return nil, err
 	}
-	opts.Control = ctl
-	idle := opts.IdleTimeout
-	opts.OnState = func(st session.Status, prURL string) { onState(st, prURL, idle) }
+	opts.Live.Control = ctl
+	idle := opts.Live.IdleTimeout
+	opts.Live.OnState = func(st session.Status, prURL string) { onState(st, prURL, idle) }
 	inst, err := l.base.NewInstallationClient(run.InstallationID)
 	if err != nil {
 		return nil, fmt.Errorf("client for installation %d: %w", run.InstallationID, err)

@@ -75,7 +75,7 @@ func Run(ctx context.Context, cfg Config, options func() (session.Options, error
 		if !won {
 			continue // another run claimed it first
 		}
-		opts.Issue, opts.Prompt = n, ""
+		opts.Goal.Issue, opts.Goal.Prompt = n, ""
 		rep, err := session.Run(ctx, opts)
 		if err != nil || !rep.Status.Succeeded() {
 			why := ""

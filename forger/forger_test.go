@@ -47,13 +47,15 @@ func (f *fixture) options(t *testing.T, srv *llm.ModelServer) session.Options {
 	st, err := session.OpenStore(home)
 	require.NoError(t, err)
 	return session.Options{
-		Repo:    "octo/hello",
-		Store:   st,
-		Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-		Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
-		GitHub:  f.client,
-		Secrets: f.client.Secrets(),
-		GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+		Goal: session.Goal{Repo: "octo/hello"},
+		Services: session.Services{
+			Store:   st,
+			Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+			Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
+			GitHub:  f.client,
+			Secrets: f.client.Secrets(),
+			GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+		},
 	}
 }
 

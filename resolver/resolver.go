@@ -38,9 +38,9 @@ func Run(ctx context.Context, req Request, opts session.Options) (*session.Repor
 	if err != nil {
 		return nil, session.StartError(err)
 	}
-	opts.PullRequest, opts.Pull = pr.Number, pr
-	opts.Prompt = prompt
-	opts.Issue = 0
+	opts.Goal.PullRequest, opts.Goal.Pull = pr.Number, pr
+	opts.Goal.Prompt = prompt
+	opts.Goal.Issue = 0
 	return session.Run(ctx, opts)
 }
 

@@ -157,11 +157,15 @@ func options(t *testing.T, client *gh.Client, srv *llm.ModelServer) session.Opti
 	st, err := session.OpenStore(home)
 	require.NoError(t, err)
 	return session.Options{
-		Store: st, GitHub: client, Secrets: client.Secrets(),
-		Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-		Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
-		GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
-		Repo:    "octo/hello",
+		Goal: session.Goal{Repo: "octo/hello"},
+		Services: session.Services{
+			Store:   st,
+			GitHub:  client,
+			Secrets: client.Secrets(),
+			Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+			Client:  model.New(model.Config{BaseURL: srv.URL, Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}}),
+			GitEnv:  []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+		},
 	}
 }
 

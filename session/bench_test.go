@@ -38,11 +38,11 @@ func BenchmarkTurn(b *testing.B) {
 	session := func() ([]time.Duration, uint64, []openai.ChatCompletionRequest) {
 		srv := llm.NewModelServer(b, script()...)
 		opts := testOptions(b, srv, repo)
-		opts.DryRun = true
-		opts.MaxTurns = turns + 1
+		opts.Landing.DryRun = true
+		opts.Limits.MaxTurns = turns + 1
 		var ends []time.Time
 		var before, after runtime.MemStats
-		opts.OnStep = func(st Step, _ int) {
+		opts.Live.OnStep = func(st Step, _ int) {
 			ends = append(ends, time.Now())
 			switch st.Turn {
 			case 1:
@@ -142,9 +142,9 @@ func readingSession(tb testing.TB, contextTokens int) readingFigures {
 	replies = append(replies, llm.ContentReply("tool: done\nsummary: read them all"))
 	srv := llm.NewModelServer(tb, replies...)
 	opts := testOptions(tb, srv, repo)
-	opts.DryRun = true
-	opts.MaxTurns = len(replies)
-	opts.ContextTokens = contextTokens
+	opts.Landing.DryRun = true
+	opts.Limits.MaxTurns = len(replies)
+	opts.Inference.ContextTokens = contextTokens
 	rep, err := Run(tb.Context(), opts)
 	if err != nil || rep.Status != StatusCompleted {
 		tb.Fatalf("reading session: %v %+v", err, rep)

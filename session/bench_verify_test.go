@@ -93,10 +93,10 @@ func BenchmarkVerifySession(b *testing.B) {
 			llm.ContentReply("tool: done\nsummary: fixed the lookup"),
 		)
 		opts := testOptions(b, srv, repo)
-		opts.Sandbox, opts.Verify = sb, lang.TierTest
+		opts.Services.Sandbox, opts.Verification.Verify = sb, lang.TierTest
 		var toDone time.Duration
 		start := time.Now()
-		opts.OnStep = func(st Step, _ int) {
+		opts.Live.OnStep = func(st Step, _ int) {
 			if st.Tool == "done" {
 				toDone = time.Since(start)
 			}
@@ -206,9 +206,9 @@ func BenchmarkNarrowTestAtStart(b *testing.B) {
 			llm.ContentReply("tool: done\nsummary: tested"),
 		)
 		opts := testOptions(b, srv, repo)
-		opts.Sandbox, opts.Verify, opts.DryRun = sb, lang.TierTest, true
+		opts.Services.Sandbox, opts.Verification.Verify, opts.Landing.DryRun = sb, lang.TierTest, true
 		var first time.Duration
-		opts.OnStep = func(st Step, _ int) {
+		opts.Live.OnStep = func(st Step, _ int) {
 			if st.Turn == 1 {
 				first = st.Duration
 			}

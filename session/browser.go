@@ -69,13 +69,13 @@ func (s *run) openBrowser(ctx context.Context) error {
 	if !b.On {
 		return nil
 	}
-	if err := CheckBrowserBox(ctx, b, s.opts.Sandbox); err != nil {
+	if err := CheckBrowserBox(ctx, b, s.opts.Services.Sandbox); err != nil {
 		return err
 	}
-	attended := tools.Attended(s.opts.Approver)
+	attended := tools.Attended(s.opts.Services.Approver)
 	cfg := browser.Config{
 		Exec:    b.Exec,
-		Files:   filepath.Join(s.opts.Store.Dir(s.rec.ID), BrowserDir),
+		Files:   filepath.Join(s.opts.Services.Store.Dir(s.rec.ID), BrowserDir),
 		Timeout: b.Timeout,
 		Headed:  b.Headed,
 		// Other hosts only where a person approves each navigation.
@@ -83,7 +83,7 @@ func (s *run) openBrowser(ctx context.Context) error {
 		// The profile lives in the box's own /tmp, and goes with it.
 		DataDir: "/tmp/core-browser-" + s.rec.ID,
 	}
-	host := boxHost{sb: s.opts.Sandbox, workspace: s.rec.Workspace, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
+	host := boxHost{sb: s.opts.Services.Sandbox, workspace: s.rec.Workspace, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
 	s.browser = browser.New(host, cfg)
 	s.env.Browser, s.env.Attended, s.env.BrowserRemote = s.browser, attended, b.AllowRemote
 	s.tools = tools.WithBrowser()
@@ -156,7 +156,7 @@ func (s *run) closeBrowser() {
 		return
 	}
 	if err := s.browser.Close(); err != nil {
-		fmt.Fprintf(s.opts.Progress, "core: closing the browser: %v\n", err)
+		fmt.Fprintf(s.opts.Live.Progress, "core: closing the browser: %v\n", err)
 	}
 	for _, f := range s.browser.Files() {
 		s.report.Files = appendNew(s.report.Files, path.Join(BrowserDir, f))

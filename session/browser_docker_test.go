@@ -47,7 +47,7 @@ func TestBrowserSessionDocker(t *testing.T) {
 	}
 	srv := llm.NewModelServer(t, append(startServer(), replies...)...)
 	opts := testOptions(t, srv, greeterRepo(t))
-	opts.Sandbox, opts.Verify = sb, lang.TierTest
+	opts.Services.Sandbox, opts.Verification.Verify = sb, lang.TierTest
 	marker := fmt.Sprintf("CORE_BROWSER_TEST=docker%d", time.Now().UnixNano())
 	opts.Browser = BrowserOptions{On: true, Exec: exe, Env: []string{marker}}
 	rep, err := Run(t.Context(), opts)

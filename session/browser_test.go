@@ -23,10 +23,10 @@ import (
 func withBrowser(t *testing.T, opts *Options) func() []int {
 	t.Helper()
 	exe := testbrowser.Exec(t)
-	opts.Sandbox = boxSandbox(t, t.TempDir())
+	opts.Services.Sandbox = boxSandbox(t, t.TempDir())
 	// The test tier: the model's background server and its wait run in
 	// the box unattended.
-	opts.Verify = lang.TierTest
+	opts.Verification.Verify = lang.TierTest
 	marker := fmt.Sprintf("CORE_BROWSER_TEST=session%d", time.Now().UnixNano())
 	opts.Browser = BrowserOptions{On: true, Exec: exe, Env: []string{marker}}
 	return func() []int { return testbrowser.Survivors(marker) }
@@ -152,10 +152,10 @@ func TestBrowserSessionUnattended(t *testing.T) {
 	assert.Contains(t, obs[8]+obs[9], "xhr http://api.remote.test/x")
 
 	assert.Equal(t, []string{"browser/screenshot-1.png", "browser/console.log"}, rep.Files)
-	png, err := os.ReadFile(filepath.Join(opts.Store.Dir(rep.ID), "browser", "screenshot-1.png"))
+	png, err := os.ReadFile(filepath.Join(opts.Services.Store.Dir(rep.ID), "browser", "screenshot-1.png"))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(png), "\x89PNG"), "the screenshot is a PNG")
-	log, err := os.ReadFile(filepath.Join(opts.Store.Dir(rep.ID), "browser", "console.log"))
+	log, err := os.ReadFile(filepath.Join(opts.Services.Store.Dir(rep.ID), "browser", "console.log"))
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "log: greeted Ada")
 	assert.Contains(t, string(log), "core blocked document (after a redirect) http://remote.test/")
@@ -190,7 +190,7 @@ func TestBrowserGateInSession(t *testing.T) {
 			survivors := withBrowser(t, &opts)
 			opts.Browser.AllowRemote = tc.remote
 			var asked strings.Builder
-			opts.Approver = &tools.TerminalApprover{In: strings.NewReader(""), Out: &asked, Terminal: tc.attended}
+			opts.Services.Approver = &tools.TerminalApprover{In: strings.NewReader(""), Out: &asked, Terminal: tc.attended}
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			obs := observations(srv)
@@ -211,7 +211,7 @@ func TestBrowserGateInSession(t *testing.T) {
 			// Refused before any browser starts: no Chromium is needed.
 			opts.Browser = BrowserOptions{On: true, Exec: "/nonexistent/chromium"}
 			var asked strings.Builder
-			opts.Approver = &tools.TerminalApprover{In: strings.NewReader("y\ny\n"), Out: &asked, Terminal: attended}
+			opts.Services.Approver = &tools.TerminalApprover{In: strings.NewReader("y\ny\n"), Out: &asked, Terminal: attended}
 			rep, err := Run(t.Context(), opts)
 			var ce *ConfigError
 			require.ErrorAs(t, err, &ce, "refused before the session starts")
@@ -220,7 +220,7 @@ func TestBrowserGateInSession(t *testing.T) {
 			assert.Contains(t, err.Error(), "the browser runs only inside the run's box, and this run can have none (CORE_SESSION_SANDBOX=off)")
 			assert.Empty(t, srv.Requests())
 			assert.Empty(t, asked.String())
-			recs, err := opts.Store.List()
+			recs, err := opts.Services.Store.List()
 			require.NoError(t, err)
 			assert.Empty(t, recs, "no session made")
 		})
@@ -277,7 +277,7 @@ func TestBrowserFixesAPage(t *testing.T) {
 	assert.True(t, rep.Landed)
 	assert.Contains(t, gitOut(t, repo, "show", rep.Branch+":site/app.js"), "String(a + b)")
 	assert.Contains(t, rep.Files, "browser/screenshot-1.png")
-	_, err := os.Stat(filepath.Join(opts.Store.Dir(rep.ID), "browser", "screenshot-1.png"))
+	_, err := os.Stat(filepath.Join(opts.Services.Store.Dir(rep.ID), "browser", "screenshot-1.png"))
 	assert.NoError(t, err)
 	assert.Empty(t, survivors(), "no browser process outlives the run")
 }

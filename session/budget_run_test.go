@@ -36,10 +36,10 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 			replies = append(replies, llm.ContentReply("tool: done\nsummary: read"))
 			srv := llm.NewModelServer(t, replies...)
 			opts := testOptions(t, srv, repo)
-			opts.DryRun = true
-			opts.MaxTurns = len(replies)
-			opts.ContextTokens = limit
-			opts.Prompt = strings.Repeat("Read the big files and tell me what they hold. ", 40) // ~1,900 bytes
+			opts.Landing.DryRun = true
+			opts.Limits.MaxTurns = len(replies)
+			opts.Inference.ContextTokens = limit
+			opts.Goal.Prompt = strings.Repeat("Read the big files and tell me what they hold. ", 40) // ~1,900 bytes
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -63,7 +63,7 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 				}
 				assert.Equal(t, system, req.Messages[0], "request %d keeps the system prompt", i)
 				if limit >= 4096 {
-					assert.True(t, strings.HasPrefix(req.Messages[1].Content, strings.TrimSpace(opts.Prompt)), "request %d keeps the instruction", i)
+					assert.True(t, strings.HasPrefix(req.Messages[1].Content, strings.TrimSpace(opts.Goal.Prompt)), "request %d keeps the instruction", i)
 				}
 				last := msgs[len(msgs)-1].Content
 				if i > 0 {
@@ -89,7 +89,7 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 			slices.Sort(shares)
 			assert.InDelta(t, (shares[(len(shares)-1)/2]+shares[len(shares)/2])/2, c.PrefixReuseMedian, 1e-9)
 
-			saved, err := opts.Store.LoadReport(rep.ID)
+			saved, err := opts.Services.Store.LoadReport(rep.ID)
 			require.NoError(t, err)
 			assert.Equal(t, c, saved.Context, "report.json holds the context figures")
 			var out bytes.Buffer

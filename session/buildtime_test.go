@@ -52,18 +52,18 @@ func TestColdCompileOutlastsTheShellTimeout(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: noted"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Verify = lang.TierBuild
+	opts.Verification.Verify = lang.TierBuild
 	// A fresh build cache; no warm-up (it would compile the standard
 	// library for the tests): only the model's command and the checks
 	// compile.
-	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"),
+	opts.Services.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"),
 		HostEnv: []string{"GOPROXY=off"}, WarmTimeout: time.Millisecond})
 	// Shorter than the package's compile on any machine, and a ceiling a
 	// busy machine does not reach.
-	opts.ShellTimeout = 2 * time.Second
-	opts.BuildCeiling = testkit.Patience
+	opts.Verification.ShellTimeout = 2 * time.Second
+	opts.Verification.BuildCeiling = testkit.Patience
 	w := &watcher{}
-	opts.Progress = w
+	opts.Live.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 
@@ -89,17 +89,17 @@ func TestBuildCeilingOption(t *testing.T) {
 	t.Parallel()
 	base := testOptions(t, llm.NewModelServer(t), t.TempDir())
 	o := base
-	o.ShellTimeout = 3 * time.Minute
+	o.Verification.ShellTimeout = 3 * time.Minute
 	o, err := o.withDefaults()
 	require.NoError(t, err)
-	assert.Equal(t, 12*time.Minute, o.BuildCeiling)
+	assert.Equal(t, 12*time.Minute, o.Verification.BuildCeiling)
 	o = base
-	o.BuildCeiling = time.Hour
+	o.Verification.BuildCeiling = time.Hour
 	o, err = o.withDefaults()
 	require.NoError(t, err)
-	assert.Equal(t, time.Hour, o.BuildCeiling)
+	assert.Equal(t, time.Hour, o.Verification.BuildCeiling)
 	o = base
-	o.BuildCeiling = -time.Second
+	o.Verification.BuildCeiling = -time.Second
 	_, err = o.withDefaults()
 	assert.ErrorContains(t, err, "build-ceiling")
 }

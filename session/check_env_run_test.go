@@ -22,7 +22,7 @@ func TestContractEnvironment(t *testing.T) {
 		llm.ContentReply(write("extra.go", "package calc\n")),
 		llm.ContentReply("tool: done\nsummary: added a file"))
 	opts := buildOptions(t, srv, repo)
-	opts.Checks = []string{"go build ./..."}
+	opts.Verification.Checks = []string{"go build ./..."}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.NotNil(t, rep.Contract)
@@ -34,7 +34,7 @@ func TestContractEnvironment(t *testing.T) {
 	assert.Equal(t, "a dependency is missing: example.com/dep", r.Cause)
 	assert.Contains(t, r.Evidence, "no required module provides package example.com/dep")
 	assert.True(t, rep.Landed, "the work lands, unverified")
-	saved, err := opts.Store.LoadReport(rep.ID)
+	saved, err := opts.Services.Store.LoadReport(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, r.Cause, saved.Contract.Checks[0].Cause, "report.json holds the cause")
 }
@@ -49,8 +49,8 @@ func TestContractManifestRemoved(t *testing.T) {
 		llm.ContentReply("tool: run_shell\ncommand: rm go.mod"),
 		llm.ContentReply("tool: done\nsummary: simplified the build"))
 	opts := buildOptions(t, srv, repo)
-	opts.Approver = approveAll{}
-	opts.Checks = []string{"go build ./..."}
+	opts.Services.Approver = approveAll{}
+	opts.Verification.Checks = []string{"go build ./..."}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.NotNil(t, rep.Contract)

@@ -11,9 +11,56 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
 )
+
+// DefaultShellTimeout is how long one run_shell command may take.
+const DefaultShellTimeout = 2 * time.Minute
+
+// Verification is what the contract holds a run's result to, and how
+// long its commands may take.
+type Verification struct {
+	Verify lang.Tier
+	// Checks are the user's checks (--check): commands, split on blanks,
+	// that the tier lets run unattended. The contract holds the result to
+	// them and to every verification command the model runs.
+	Checks []string
+	// ChecksFromCI adds the checks the repository's own CI runs: the
+	// commands of its workflows' run: steps that the tier can run
+	// confined (lang.ChecksFromCI).
+	ChecksFromCI bool
+	ShellTimeout time.Duration // one run_shell command
+	// BuildCeiling is what a command (run_shell's, a check's) may run in
+	// all while it compiles: the time a compiler runs among its processes
+	// does not count against ShellTimeout, up to this ceiling. Zero means
+	// boxagent.BuildCeiling(ShellTimeout).
+	BuildCeiling time.Duration
+}
+
+// withDefaults fills the zero values.
+func (v Verification) withDefaults() Verification {
+	if v.ShellTimeout == 0 {
+		v.ShellTimeout = DefaultShellTimeout
+	}
+	if v.BuildCeiling == 0 {
+		v.BuildCeiling = boxagent.BuildCeiling(v.ShellTimeout)
+	}
+	if v.Verify == "" {
+		v.Verify = lang.TierOff
+	}
+	return v
+}
+
+// check refuses a negative build ceiling (ShellTimeout's sign is
+// Options.checkTimeouts's).
+func (v Verification) check() error {
+	if v.BuildCeiling < 0 {
+		return optionError("build-ceiling", "must be a positive duration, such as 8m, got %s", v.BuildCeiling)
+	}
+	return nil
+}
 
 // checker runs a session's checks for its contract: baselines in a clean
 // checkout of the start commit, results in a checkout of the tree frozen
@@ -29,7 +76,7 @@ type checker struct {
 	sb          *sandbox.Sandbox
 	tier        lang.Tier
 	timeout     time.Duration
-	ceiling     time.Duration // Options.BuildCeiling
+	ceiling     time.Duration // Verification.BuildCeiling
 	git         gitRunner
 	workspace   string
 	seenAt      string // the workspace resolved, where the warm-up's go saw it
@@ -63,7 +110,7 @@ func newChecker(s *run) *checker {
 		seenAt = real
 	}
 	return &checker{seenAt: seenAt,
-		sb: s.opts.Sandbox, tier: s.rec.Verify, timeout: s.opts.ShellTimeout, ceiling: s.opts.BuildCeiling, git: s.git,
+		sb: s.opts.Services.Sandbox, tier: s.rec.Verify, timeout: s.opts.Verification.ShellTimeout, ceiling: s.opts.Verification.BuildCeiling, git: s.git,
 		workspace: s.rec.Workspace, baseDir: s.rec.Workspace + ".base", resultDir: s.rec.Workspace + ".result", startCommit: s.rec.StartCommit,
 		base: map[string]*baseRun{},
 	}

@@ -55,7 +55,7 @@ func quote(s string) string {
 // on the host, as they do where the sandbox is not usable.
 func buildOptions(t *testing.T, srv *llm.ModelServer, repo string) Options {
 	opts := testOptions(t, srv, repo)
-	opts.Verify = lang.TierBuild
+	opts.Verification.Verify = lang.TierBuild
 	return opts
 }
 
@@ -132,7 +132,7 @@ func TestContract(t *testing.T) {
 			}
 			srv := llm.NewModelServer(t, replies...)
 			opts := buildOptions(t, srv, repo)
-			opts.Checks, opts.ShellTimeout = tt.checks, tt.timeout
+			opts.Verification.Checks, opts.Verification.ShellTimeout = tt.checks, tt.timeout
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			assert.Equal(t, tt.status, rep.Status, rep.Error)
@@ -153,10 +153,10 @@ func TestContract(t *testing.T) {
 					assert.Equal(t, "no go.mod or go.work: "+strings.Join(r.Command[:2], " ")+" does not apply here", r.Result.Error)
 				}
 			}
-			saved, err := opts.Store.LoadReport(rep.ID)
+			saved, err := opts.Services.Store.LoadReport(rep.ID)
 			require.NoError(t, err)
 			assert.Equal(t, rep.Contract.Verdict, saved.Contract.Verdict, "report.json holds the contract")
-			assert.NoDirExists(t, opts.Store.WorkspaceDir(rep.ID)+".base", "the base checkout is removed")
+			assert.NoDirExists(t, opts.Services.Store.WorkspaceDir(rep.ID)+".base", "the base checkout is removed")
 		})
 	}
 }
@@ -192,14 +192,14 @@ func TestContractResumeAfterBroken(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: fixed the build"),
 	)
 	opts := buildOptions(t, srv, repo)
-	opts.Checks = []string{"go build ./..."}
+	opts.Verification.Checks = []string{"go build ./..."}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusPartial, rep.Status)
 	require.Equal(t, contract.ContractBroken, rep.Contract.Verdict)
 
 	resumed := buildOptions(t, srv, repo)
-	resumed.Store = opts.Store
+	resumed.Services.Store = opts.Services.Store
 	rep, err = Resume(t.Context(), rep.ID, "the build is broken: fix it", resumed)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -229,12 +229,12 @@ func TestUserChecksRefused(t *testing.T) {
 			srv := llm.NewModelServer(t)
 			srv.AllowExhaustion()
 			opts := testOptions(t, srv, fixtureRepo(t, goModule(builds)))
-			opts.Verify, opts.Checks = tt.tier, []string{tt.check}
+			opts.Verification.Verify, opts.Verification.Checks = tt.tier, []string{tt.check}
 			_, err := Run(t.Context(), opts)
 			var ce *ConfigError
 			require.True(t, errors.As(err, &ce), "a configuration error, got %v", err)
 			assert.ErrorContains(t, err, tt.want)
-			entries, _ := os.ReadDir(filepath.Join(opts.Store.Home(), "sessions"))
+			entries, _ := os.ReadDir(filepath.Join(opts.Services.Store.Home(), "sessions"))
 			assert.Empty(t, entries, "no session starts")
 		})
 	}

@@ -20,7 +20,7 @@ var (
 // Control is how a live run is reached from outside its loop: messages,
 // an interrupt of the current turn, a stop. Entry points that hand
 // messages to the run themselves (the bot's local mode, the Action reading
-// comments) make one with NewControl and pass it in Options.Control; the
+// comments) make one with NewControl and pass it in Options.Live.Control; the
 // command line reaches it through the session's socket (live.Serve).
 // Authorising the sender is the caller's job: Control takes what it is
 // given.

@@ -46,13 +46,14 @@ func testOptions(t testing.TB, srv *llm.ModelServer, repo string) Options {
 	st, err := OpenStore(home)
 	require.NoError(t, err)
 	return Options{
-		Repo:    repo,
-		Prompt:  "do the thing",
-		Store:   st,
-		Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-		Client: model.New(model.Config{BaseURL: srv.URL, Model: "coder",
-			Backoff: model.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond}}),
-		GitEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+		Goal: Goal{Repo: repo, Prompt: "do the thing"},
+		Services: Services{
+			Store:   st,
+			Sandbox: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+			Client: model.New(model.Config{BaseURL: srv.URL, Model: "coder",
+				Backoff: model.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond}}),
+			GitEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home},
+		},
 	}
 }
 
@@ -75,12 +76,12 @@ func TestInteractive(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote b"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Interactive = true
+	opts.Live.Interactive = true
 	// Each done lands (y), and the idle run asks for the next
 	// instruction until /exit.
-	opts.Input = strings.NewReader("y\nnow b\ny\n/exit\n")
+	opts.Services.Input = strings.NewReader("y\nnow b\ny\n/exit\n")
 	var out strings.Builder
-	opts.Output = &out
+	opts.Services.Output = &out
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -105,8 +106,8 @@ func TestInteractiveDeclinesLanding(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Interactive = true
-	opts.Input = strings.NewReader("/exit\n") // then EOF: no
+	opts.Live.Interactive = true
+	opts.Services.Input = strings.NewReader("/exit\n") // then EOF: no
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, rep.Status)
@@ -122,7 +123,7 @@ func TestTurnTimeoutIsPartial(t *testing.T) {
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: late").After(time.Hour))
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
-	opts.TurnTimeout = 200 * time.Millisecond
+	opts.Limits.TurnTimeout = 200 * time.Millisecond
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusPartial, rep.Status)
@@ -141,7 +142,7 @@ func TestEndpointOutageIsInfrastructure(t *testing.T) {
 	opts := testOptions(t, srv, repo)
 	// The outage outlasts the client's attempts, not a turn timeout that
 	// a busy machine might reach before the second attempt.
-	opts.Client = model.New(model.Config{BaseURL: srv.URL, Model: "coder", MaxAttempts: 3,
+	opts.Services.Client = model.New(model.Config{BaseURL: srv.URL, Model: "coder", MaxAttempts: 3,
 		Backoff: model.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond}})
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
@@ -158,9 +159,9 @@ func TestOnStepSeesEveryTurnScrubbed(t *testing.T) {
 		llm.ContentReply("tool: read_file\npath: sekrit-value.txt"),
 		llm.ContentReply("tool: done\nsummary: ok"))
 	opts := testOptions(t, srv, repo)
-	opts.Secrets = []string{"sekrit-value"}
+	opts.Services.Secrets = []string{"sekrit-value"}
 	var steps []Step
-	opts.OnStep = func(st Step, max int) {
+	opts.Live.OnStep = func(st Step, max int) {
 		assert.Equal(t, DefaultMaxTurns, max)
 		steps = append(steps, st)
 	}
@@ -197,14 +198,14 @@ func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	// The user interrupts while the first turn is asked for: an event,
 	// not a guess at how long the clone takes.
-	opts.Client = cancelOnCall{Completer: opts.Client, cancel: cancel}
+	opts.Services.Client = cancelOnCall{Completer: opts.Services.Client, cancel: cancel}
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rep.Status, rep.Error)
-	rec, err := opts.Store.Load(rep.ID)
+	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCancelled, rec.Status, "the ending is saved even after ctx ended")
-	_, err = opts.Store.LoadReport(rep.ID)
+	_, err = opts.Services.Store.LoadReport(rep.ID)
 	assert.NoError(t, err)
 }
 
@@ -229,16 +230,16 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		edit func(*Options)
 		want string
 	}{
-		{name: "no goal", edit: func(o *Options) { o.Prompt = " " }, want: "a goal is required"},
-		{name: "not a repo", edit: func(o *Options) { o.Repo = t.TempDir() }, want: "is not a git repository"},
-		{name: "missing path", edit: func(o *Options) { o.Repo = "/nonexistent/x" }, want: "repo: /nonexistent/x: no such directory"},
-		{name: "not a repo name", edit: func(o *Options) { o.Repo = "x" }, want: `repo: must be owner/name or a local path to a git repository, got "x"`},
-		{name: "github without a client", edit: func(o *Options) { o.Repo = "octo/hello" }, want: "no GitHub client"},
-		{name: "bad base", edit: func(o *Options) { o.Base = "nope" }, want: `base: "nope": no such branch or commit`},
-		{name: "bad branch", edit: func(o *Options) { o.Branch = "a..b" }, want: `branch: "a..b" is not a valid branch name`},
-		{name: "checked-out branch", edit: func(o *Options) { o.Branch = "main" }, want: "branch main is checked out"},
-		{name: "negative turns", edit: func(o *Options) { o.MaxTurns = -1 }, want: "max-turns: must be positive"},
-		{name: "test tier without sandbox", edit: func(o *Options) { o.Verify = lang.TierTest }, want: "the test tier runs workspace code and needs the sandbox"},
+		{name: "no goal", edit: func(o *Options) { o.Goal.Prompt = " " }, want: "a goal is required"},
+		{name: "not a repo", edit: func(o *Options) { o.Goal.Repo = t.TempDir() }, want: "is not a git repository"},
+		{name: "missing path", edit: func(o *Options) { o.Goal.Repo = "/nonexistent/x" }, want: "repo: /nonexistent/x: no such directory"},
+		{name: "not a repo name", edit: func(o *Options) { o.Goal.Repo = "x" }, want: `repo: must be owner/name or a local path to a git repository, got "x"`},
+		{name: "github without a client", edit: func(o *Options) { o.Goal.Repo = "octo/hello" }, want: "no GitHub client"},
+		{name: "bad base", edit: func(o *Options) { o.Goal.Base = "nope" }, want: `base: "nope": no such branch or commit`},
+		{name: "bad branch", edit: func(o *Options) { o.Goal.Branch = "a..b" }, want: `branch: "a..b" is not a valid branch name`},
+		{name: "checked-out branch", edit: func(o *Options) { o.Goal.Branch = "main" }, want: "branch main is checked out"},
+		{name: "negative turns", edit: func(o *Options) { o.Limits.MaxTurns = -1 }, want: "max-turns: must be positive"},
+		{name: "test tier without sandbox", edit: func(o *Options) { o.Verification.Verify = lang.TierTest }, want: "the test tier runs workspace code and needs the sandbox"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,7 +252,7 @@ func TestRunRefusesBadOptions(t *testing.T) {
 			assert.ErrorAs(t, err, &ce)
 			assert.Contains(t, err.Error(), tt.want)
 			// Pre-flight: nothing was created for a run that could not start.
-			entries, rerr := os.ReadDir(opts.Store.Dir(""))
+			entries, rerr := os.ReadDir(opts.Services.Store.Dir(""))
 			require.NoError(t, rerr)
 			assert.Empty(t, entries, "no session record")
 		})

@@ -45,11 +45,11 @@ func TestDryRunDiffIsScrubbed(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: look"))
 	opts := testOptions(t, srv, repo)
-	opts.DryRun = true
-	opts.Secrets = []string{"sekrit-value"}
-	opts.Client = &plantBefore{Completer: opts.Client, n: 1, dir: workspaceOf(t, opts), files: map[string]string{"creds": "token=sekrit-value\n"}}
+	opts.Landing.DryRun = true
+	opts.Services.Secrets = []string{"sekrit-value"}
+	opts.Services.Client = &plantBefore{Completer: opts.Services.Client, n: 1, dir: workspaceOf(t, opts), files: map[string]string{"creds": "token=sekrit-value\n"}}
 	var out strings.Builder
-	opts.Output = &out
+	opts.Services.Output = &out
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)

@@ -57,11 +57,11 @@ var shaLike = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
 func (r *githubRepo) target(ctx context.Context, opts Options, id string) (target, error) {
 	var pull *gh.PullRequest
 	switch {
-	case opts.Pull != nil && opts.Pull.Number == opts.PullRequest:
+	case opts.Goal.Pull != nil && opts.Goal.Pull.Number == opts.Goal.PullRequest:
 		// fetched and checked by the caller (resolver)
-		return r.pullTarget(opts, opts.Pull)
-	case opts.PullRequest != 0:
-		p, err := r.client.PullRequest(ctx, r.owner, r.repoNm, opts.PullRequest)
+		return r.pullTarget(opts, opts.Goal.Pull)
+	case opts.Goal.PullRequest != 0:
+		p, err := r.client.PullRequest(ctx, r.owner, r.repoNm, opts.Goal.PullRequest)
 		if err != nil {
 			return target{}, err
 		}
@@ -69,15 +69,15 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 			return target{}, err
 		}
 		return r.pullTarget(opts, p)
-	case opts.Base != "" || opts.Issue != 0:
+	case opts.Goal.Base != "" || opts.Goal.Issue != 0:
 		open, err := r.client.OpenPullRequests(ctx, r.owner, r.repoNm)
 		if err != nil {
 			return target{}, err
 		}
 		pull = r.pullFor(open, opts)
-		if pull == nil && opts.Base != "" {
-			if fork := findFork(open, opts.Base, r.owner, r.repoNm); fork != nil {
-				if _, err := r.client.BranchSHA(ctx, r.owner, r.repoNm, opts.Base); err != nil {
+		if pull == nil && opts.Goal.Base != "" {
+			if fork := findFork(open, opts.Goal.Base, r.owner, r.repoNm); fork != nil {
+				if _, err := r.client.BranchSHA(ctx, r.owner, r.repoNm, opts.Goal.Base); err != nil {
 					return target{}, forkError(fork)
 				}
 			}
@@ -90,7 +90,7 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 		r.pull = pull
 		return target{base: pull.HeadRef, sha: pull.HeadSHA, branch: pull.HeadRef, pull: pull.Number}, r.checkBranch(opts, pull)
 	}
-	base := opts.Base
+	base := opts.Goal.Base
 	if base == "" {
 		base = r.repo.DefaultBranch
 	}
@@ -101,7 +101,7 @@ func (r *githubRepo) target(ctx context.Context, opts Options, id string) (targe
 		}
 		sha = base // a commit; the clone checks that it exists
 	}
-	branch := opts.Branch
+	branch := opts.Goal.Branch
 	if branch == "" {
 		branch = status.SessionBranch(id)
 	}
@@ -130,13 +130,13 @@ func (r *githubRepo) pullTarget(opts Options, pull *gh.PullRequest) (target, err
 // whose head branch --base names, or the draft core opened for the issue.
 func (r *githubRepo) pullFor(open []*gh.PullRequest, opts Options) *gh.PullRequest {
 	for _, p := range open {
-		if opts.Base != "" && p.HeadRef == opts.Base && !p.Fork(r.owner, r.repoNm) {
+		if opts.Goal.Base != "" && p.HeadRef == opts.Goal.Base && !p.Fork(r.owner, r.repoNm) {
 			return p
 		}
 	}
-	if opts.Issue != 0 && opts.Base == "" {
+	if opts.Goal.Issue != 0 && opts.Goal.Base == "" {
 		for _, p := range open {
-			if p.Draft && strings.Contains(p.Body, status.IssueMarker(opts.Issue)) && !p.Fork(r.owner, r.repoNm) {
+			if p.Draft && strings.Contains(p.Body, status.IssueMarker(opts.Goal.Issue)) && !p.Fork(r.owner, r.repoNm) {
 				return p
 			}
 		}
@@ -146,8 +146,8 @@ func (r *githubRepo) pullFor(open []*gh.PullRequest, opts Options) *gh.PullReque
 
 // checkBranch refuses a --branch other than the pull request's head.
 func (r *githubRepo) checkBranch(opts Options, pull *gh.PullRequest) error {
-	if opts.Branch != "" && opts.Branch != pull.HeadRef {
-		return optionError("branch", "%s: the work lands on pull request #%d, whose head is %s", opts.Branch, pull.Number, pull.HeadRef)
+	if opts.Goal.Branch != "" && opts.Goal.Branch != pull.HeadRef {
+		return optionError("branch", "%s: the work lands on pull request #%d, whose head is %s", opts.Goal.Branch, pull.Number, pull.HeadRef)
 	}
 	return nil
 }

@@ -79,7 +79,7 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 // contract held and the user asked for it (--ready). Every other pull
 // request stays a draft.
 func (r *githubRepo) markReady(ctx context.Context, s *run, pr *gh.PullRequest) error {
-	if !pr.Draft || !s.opts.Ready || !s.report.Contract.Held() || s.spend.exhausted {
+	if !pr.Draft || !s.opts.Landing.Ready || !s.report.Contract.Held() || s.spend.exhausted {
 		return nil
 	}
 	if err := r.client.MarkReadyForReview(ctx, pr.NodeID); err != nil {

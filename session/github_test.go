@@ -50,8 +50,8 @@ func (f *githubFixture) options(t *testing.T, srv *llm.ModelServer) Options {
 	client, err := gh.New(gh.Credentials{Token: testToken, APIURL: f.g.APIURL()}, nil)
 	require.NoError(t, err)
 	opts := testOptions(t, srv, "octo/hello")
-	opts.GitHub = client
-	opts.Secrets = client.Secrets()
+	opts.Services.GitHub = client
+	opts.Services.Secrets = client.Secrets()
 	return opts
 }
 
@@ -63,7 +63,7 @@ func TestGitHubOpensDraftPullRequest(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: \"Greet the world\\n\\nhello.txt now says hello, world.\""),
 	)
 	opts := f.options(t, srv)
-	opts.Prompt = "greet the world"
+	opts.Goal.Prompt = "greet the world"
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -85,7 +85,7 @@ func TestGitHubOpensDraftPullRequest(t *testing.T) {
 	assert.Contains(t, rep.PRURL, "/octo/hello/pull/")
 	assert.Equal(t, "greet the world", rep.Goal, "the prompt is the goal")
 	assert.Equal(t, &DiffStat{Files: 1, Insertions: 1, Deletions: 1}, rep.DiffStat, "hello.txt's line replaced")
-	saved, err := opts.Store.LoadReport(rep.ID)
+	saved, err := opts.Services.Store.LoadReport(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, rep.Goal, saved.Goal)
 	assert.Equal(t, rep.DiffStat, saved.DiffStat, "report.json has the diff stat")
@@ -94,7 +94,7 @@ func TestGitHubOpensDraftPullRequest(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, rep.Commit, sha)
-	rec, err := opts.Store.Load(rep.ID)
+	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, rep.PRURL, rec.PRURL)
 	assert.Equal(t, "octo/hello", rec.Repo)
@@ -119,8 +119,8 @@ func TestGitHubIssueGoalAndNoDuplicatePR(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Shout the greeting"),
 	)
 	opts := f.options(t, srv)
-	opts.Prompt = "Please fix this."
-	opts.Issue = n
+	opts.Goal.Prompt = "Please fix this."
+	opts.Goal.Issue = n
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -145,7 +145,7 @@ func TestGitHubIssueGoalAndNoDuplicatePR(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Shout the farewell too"),
 	)
 	opts2 := f.options(t, srv2)
-	opts2.Prompt, opts2.Issue = "", n
+	opts2.Goal.Prompt, opts2.Goal.Issue = "", n
 	rep2, err := Run(t.Context(), opts2)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep2.Status, rep2.Error)
@@ -208,10 +208,10 @@ func TestGitHubLandsOnOpenPullRequest(t *testing.T) {
 				llm.ContentReply("tool: done\nsummary: Finish the feature"),
 			)
 			opts := f.options(t, srv)
-			opts.Prompt = "finish it"
-			opts.Base = "feature"
+			opts.Goal.Prompt = "finish it"
+			opts.Goal.Base = "feature"
 			if tt.moved != nil {
-				opts.Client = &moveHead{Completer: opts.Client, n: 2, move: func() {
+				opts.Services.Client = &moveHead{Completer: opts.Services.Client, n: 2, move: func() {
 					_, err := f.repo.Commit(context.Background(), "feature", "a push by alice", tt.moved)
 					require.NoError(t, err)
 				}}
@@ -255,7 +255,7 @@ func TestGitHubForkPullRequestIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	srv := llm.NewModelServer(t)
 	opts := f.options(t, srv)
-	opts.Base = "patch-1" // the fork's branch, by name: core would push there
+	opts.Goal.Base = "patch-1" // the fork's branch, by name: core would push there
 	_, err = Run(t.Context(), opts)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("patch-1 is the branch of pull request #%d, which comes from the fork mallory/hello: core cannot push to a fork's branch (/core fix on the pull request, through the Action or the bot, reviews it with suggested changes instead)", num))
@@ -272,10 +272,10 @@ func TestGitHubErrors(t *testing.T) {
 		edit func(*Options)
 		want string
 	}{
-		{name: "no such repository", edit: func(o *Options) { o.Repo = "octo/nope" }, want: "repository octo/nope not found, or not reachable with this token"},
-		{name: "no such base", edit: func(o *Options) { o.Base = "nope" }, want: `base: branch "nope" not found in octo/hello`},
-		{name: "no such issue", edit: func(o *Options) { o.Issue = 99 }, want: "issue #99 not found in octo/hello"},
-		{name: "landing on the base", edit: func(o *Options) { o.Branch = "main" }, want: "is the base branch"},
+		{name: "no such repository", edit: func(o *Options) { o.Goal.Repo = "octo/nope" }, want: "repository octo/nope not found, or not reachable with this token"},
+		{name: "no such base", edit: func(o *Options) { o.Goal.Base = "nope" }, want: `base: branch "nope" not found in octo/hello`},
+		{name: "no such issue", edit: func(o *Options) { o.Goal.Issue = 99 }, want: "issue #99 not found in octo/hello"},
+		{name: "landing on the base", edit: func(o *Options) { o.Goal.Branch = "main" }, want: "is the base branch"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -291,7 +291,7 @@ func TestGitHubErrors(t *testing.T) {
 	bad, err := gh.New(gh.Credentials{Token: "ghs_wrong", APIURL: f.g.APIURL()}, nil)
 	require.NoError(t, err)
 	opts := f.options(t, srv)
-	opts.GitHub = bad
+	opts.Services.GitHub = bad
 	_, err = Run(t.Context(), opts)
 	assert.ErrorContains(t, err, "the token was refused")
 	assert.Equal(t, FailConfiguration, FailureKindOf(err))
@@ -335,14 +335,14 @@ func TestGitHubOutageIsInfrastructure(t *testing.T) {
 			opts := f.options(t, srv)
 			client, err := gh.New(gh.Credentials{Token: testToken, APIURL: tt.outage(t, f)}, nil)
 			require.NoError(t, err)
-			opts.GitHub = client
+			opts.Services.GitHub = client
 			n, err := f.g.AddIssue("octo", "hello", ghfake.Issue{Title: "Shout", Body: "Make it loud."})
 			require.NoError(t, err)
 			goals := []struct {
 				name string
 				edit func(*Options)
 			}{
-				{"an issue", func(o *Options) { o.Issue = n }},
+				{"an issue", func(o *Options) { o.Goal.Issue = n }},
 			}
 			if !tt.issueOnly {
 				goals = append(goals, struct {
@@ -364,7 +364,7 @@ func TestGitHubOutageIsInfrastructure(t *testing.T) {
 					assert.Contains(t, err.Error(), tt.want, goal.name)
 				}
 			}
-			entries, err := os.ReadDir(opts.Store.Dir(""))
+			entries, err := os.ReadDir(opts.Services.Store.Dir(""))
 			require.NoError(t, err)
 			assert.Empty(t, entries, "no session record for a run that could not start")
 		})
@@ -384,7 +384,7 @@ func githubFailing(status int) func(*testing.T, *githubFixture) string {
 func assertNoToken(t *testing.T, opts Options, f *githubFixture, srv *llm.ModelServer) {
 	t.Helper()
 	forms := []string{testToken, base64.StdEncoding.EncodeToString([]byte("x-access-token:" + testToken))}
-	err := filepath.WalkDir(opts.Store.Home(), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(opts.Services.Store.Home(), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
 			return err
 		}
@@ -420,7 +420,7 @@ func TestGitHubBaseCommitNotFound(t *testing.T) {
 	f := newGitHubFixture(t)
 	srv := llm.NewModelServer(t)
 	opts := f.options(t, srv)
-	opts.Base = "0123456789abcdef0123456789abcdef01234567"
+	opts.Goal.Base = "0123456789abcdef0123456789abcdef01234567"
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusFailed, rep.Status)
@@ -436,11 +436,11 @@ func TestGitHubInteractiveAsksWhatLandingDoes(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Say hi"),
 	)
 	opts := f.options(t, srv)
-	opts.Prompt = "say hi"
-	opts.Interactive = true
-	opts.Input = strings.NewReader("/exit\nn\n")
+	opts.Goal.Prompt = "say hi"
+	opts.Live.Interactive = true
+	opts.Services.Input = strings.NewReader("/exit\nn\n")
 	var out strings.Builder
-	opts.Output = &out
+	opts.Services.Output = &out
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Contains(t, out.String(), "commit, push "+rep.Branch+" and open a draft pull request? [y/N] ")
@@ -462,8 +462,8 @@ func TestGitHubContractEndings(t *testing.T) {
 	f.g.MustAddRepo(t, "octo", "calc", goModule(builds))
 	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
 	opts := f.options(t, srv)
-	opts.Repo = "octo/calc"
-	opts.Verify, opts.Checks, opts.Ready = lang.TierBuild, []string{"go vet ./..."}, true
+	opts.Goal.Repo = "octo/calc"
+	opts.Verification.Verify, opts.Verification.Checks, opts.Landing.Ready = lang.TierBuild, []string{"go vet ./..."}, true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusPartial, rep.Status, "a broken contract ends partial")
@@ -477,7 +477,7 @@ func TestGitHubContractEndings(t *testing.T) {
 	assert.Contains(t, pr.Body, "**Contract broken: 1 regressed.**")
 
 	resumed := f.options(t, srv)
-	resumed.Store, resumed.Ready = opts.Store, true // the repository comes from the record
+	resumed.Services.Store, resumed.Landing.Ready = opts.Services.Store, true // the repository comes from the record
 	rep, err = Resume(t.Context(), rep.ID, "go vet fails: fix it", resumed)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -510,7 +510,7 @@ func TestGitHubHeldStaysDraftWithoutReady(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Add calc"),
 	)
 	opts := f.options(t, srv)
-	opts.Verify = lang.TierBuild
+	opts.Verification.Verify = lang.TierBuild
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -534,7 +534,7 @@ func TestGitHubBrokenContractOnAnotherOnesPullRequest(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Finish the feature"),
 	)
 	opts := f.options(t, srv)
-	opts.Repo, opts.Base, opts.Verify, opts.Checks = "octo/calc", "feature", lang.TierBuild, []string{"go vet ./..."}
+	opts.Goal.Repo, opts.Goal.Base, opts.Verification.Verify, opts.Verification.Checks = "octo/calc", "feature", lang.TierBuild, []string{"go vet ./..."}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusPartial, rep.Status)

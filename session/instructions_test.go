@@ -31,7 +31,7 @@ func systemPromptOf(t *testing.T, repo string) (string, *Report) {
 	t.Helper()
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x"))
 	opts := testOptions(t, srv, repo)
-	opts.DryRun = true
+	opts.Landing.DryRun = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -141,16 +141,16 @@ func TestInstructionsFromStartCommit(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"AGENTS.md": "committed rules"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x"))
 	opts := testOptions(t, srv, repo)
-	opts.DryRun = true
+	opts.Landing.DryRun = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status)
 	// The workspace file is replaced, then read again for the report: the
 	// recorded prompt still holds the committed text.
-	rec, err := opts.Store.Load(rep.ID)
+	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(rec.Workspace, "AGENTS.md"), []byte("workspace rules"), 0o644))
-	text, used, err := repoInstructions(t.Context(), gitRunner{env: opts.GitEnv}, rec.Workspace, rec.StartCommit)
+	text, used, err := repoInstructions(t.Context(), gitRunner{env: opts.Services.GitEnv}, rec.Workspace, rec.StartCommit)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"AGENTS.md"}, used)
 	assert.Contains(t, text, "committed rules")

@@ -9,6 +9,19 @@ import (
 	"github.com/coreagent/core/session/budget"
 )
 
+// Landing is how a run's work lands.
+type Landing struct {
+	// Ready marks the pull request ready for review when the contract
+	// held; otherwise it stays a draft.
+	Ready  bool
+	DryRun bool
+	// AllowWorkflowChanges lets the session write and land files under
+	// .github/workflows: a workflow runs with the repository's secrets on
+	// the next push, so by default the tools refuse to write one and
+	// landing refuses work that changes one. Recorded; resume keeps it.
+	AllowWorkflowChanges bool
+}
+
 // finish lands the work of a run whose model called done, step by step:
 // a run that changed nothing lands nothing; the harness holds the result
 // to its contract; the work is committed and landed (as a draft marked
@@ -30,15 +43,15 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	}
 	if !changed {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingNoChange, Detail: s.scrub(s.rec.Summary)})
-		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
+		fmt.Fprintln(s.opts.Live.Progress, "nothing to land: the session changed no file")
 		return out
 	}
 	switch n := len(s.rec.Checks); n {
 	case 0:
 	case 1:
-		fmt.Fprintln(s.opts.Progress, "checking: the harness runs 1 check on the start commit and on the result")
+		fmt.Fprintln(s.opts.Live.Progress, "checking: the harness runs 1 check on the start commit and on the result")
 	default:
-		fmt.Fprintf(s.opts.Progress, "checking: the harness runs %d checks on the start commit and on the result\n", n)
+		fmt.Fprintf(s.opts.Live.Progress, "checking: the harness runs %d checks on the start commit and on the result\n", n)
 	}
 	s.report.Contract = s.checks.contract(ctx, s.rec.Checks, s.tree)
 	if ctx.Err() != nil {
@@ -59,7 +72,7 @@ func failed(kind FailureKind, err error) outcome {
 // finishSpent ends a run its budget stopped, landing what it changed.
 func (s *run) finishSpent(ctx context.Context, out outcome) outcome {
 	s.spend.exhausted = true
-	fmt.Fprintf(s.opts.Progress, "budget exhausted: %v\n", out.err)
+	fmt.Fprintf(s.opts.Live.Progress, "budget exhausted: %v\n", out.err)
 	changed, err := s.freezeTree(ctx)
 	if err != nil {
 		return failed(FailInfrastructure, err)
@@ -73,12 +86,12 @@ func (s *run) finishSpent(ctx context.Context, out outcome) outcome {
 // landOrShow lands the work (land), or in a dry run prints its diff; then
 // the run goes on as ending says.
 func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
-	if s.opts.DryRun {
+	if s.opts.Landing.DryRun {
 		diff, err := diffTree(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, s.tree)
 		if err != nil {
 			return failed(FailInfrastructure, err)
 		}
-		fmt.Fprintf(s.opts.Output, "%s\n", diff)
+		fmt.Fprintf(s.opts.Services.Output, "%s\n", diff)
 		return ending
 	}
 	return s.land(ctx, ending)
@@ -91,12 +104,12 @@ func (s *run) land(ctx context.Context, ending outcome) outcome {
 	if err := s.checkLanding(ctx, s.tree); err != nil {
 		return failed(landingFailure(err), err)
 	}
-	if s.opts.Interactive {
-		s.report.Contract.WriteText(s.opts.Output)
+	if s.opts.Live.Interactive {
+		s.report.Contract.WriteText(s.opts.Services.Output)
 		answer, _ := s.ask(s.landQuestion())
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			// The person said no: the run ends here, its work kept.
-			fmt.Fprintf(s.opts.Output, "not landed: the work stays in %s (core session resume %s continues it)\n", s.rec.Workspace, s.rec.ID)
+			fmt.Fprintf(s.opts.Services.Output, "not landed: the work stays in %s (core session resume %s continues it)\n", s.rec.Workspace, s.rec.ID)
 			ending.end = true
 			return ending
 		}
@@ -186,7 +199,7 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	s.stopWarm() // of no use any more; the report says how it ended
 	s.closeBrowser()
 	s.stopLines()
-	now := s.opts.Now()
+	now := s.opts.Services.Now()
 	s.ctl.setStatus(status)
 	if terr := s.rec.transition(status, now); terr != nil {
 		// An illegal transition is a bug; say so rather than lose the ending.
@@ -218,10 +231,10 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	r.Unverified = r.Contract.None()
 	r.EndedAt = now
 	s.events.add(Event{Kind: EventState, Status: r.Status, FailureKind: kind, Text: r.Error})
-	if serr := s.opts.Store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
+	if serr := s.opts.Services.Store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
 		r.Error = serr.Error()
 	}
-	if werr := s.opts.Store.writeReport(s.rec.ID, r, s.scrubber); werr != nil && r.Error == "" {
+	if werr := s.opts.Services.Store.writeReport(s.rec.ID, r, s.scrubber); werr != nil && r.Error == "" {
 		r.Error = werr.Error()
 	}
 	return r

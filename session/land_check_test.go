@@ -46,7 +46,7 @@ func (p *plantBefore) Complete(ctx context.Context, msgs []model.Message) (model
 // workspaceOf finds the one workspace under the store.
 func workspaceOf(t *testing.T, opts Options) func() string {
 	return func() string {
-		ws, err := filepath.Glob(filepath.Join(opts.Store.Home(), "workspaces", "*"))
+		ws, err := filepath.Glob(filepath.Join(opts.Services.Store.Home(), "workspaces", "*"))
 		require.NoError(t, err)
 		require.Len(t, ws, 1)
 		return ws[0]
@@ -84,7 +84,7 @@ func TestToolRefusesWorkflowInASession(t *testing.T) {
 	assert.False(t, branchExists(t, repo, rep.Branch))
 }
 
-func (r *Report) workspace(opts Options) string { return opts.Store.WorkspaceDir(r.ID) }
+func (r *Report) workspace(opts Options) string { return opts.Services.Store.WorkspaceDir(r.ID) }
 
 // TestLandingRefusesPlantedWorkflow: a workflow appears in the workspace
 // without the tools (as code run by go test could write it). The session
@@ -114,8 +114,8 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 			)
 			opts := testOptions(t, srv, repo)
 			var progress strings.Builder
-			opts.Progress = &progress
-			opts.Client = &plantBefore{Completer: opts.Client, n: 2, dir: workspaceOf(t, opts), files: tt.files}
+			opts.Live.Progress = &progress
+			opts.Services.Client = &plantBefore{Completer: opts.Services.Client, n: 2, dir: workspaceOf(t, opts), files: tt.files}
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			assert.Equal(t, StatusFailed, rep.Status)
@@ -128,7 +128,7 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 			assert.False(t, rep.Landed)
 			assert.False(t, branchExists(t, repo, rep.Branch), "nothing landed")
 			assert.Equal(t, gitOut(t, rep.workspace(opts), "rev-parse", "HEAD"), rep.StartCommit, "nothing committed")
-			rec, err := opts.Store.Load(rep.ID)
+			rec, err := opts.Services.Store.Load(rep.ID)
 			require.NoError(t, err)
 			assert.Equal(t, FailLandingRefused, rec.FailureKind)
 
@@ -144,7 +144,7 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 			for name, body := range tt.files {
 				assert.Equal(t, strings.TrimSpace(body), gitOut(t, repo, "show", rep.Branch+":"+name))
 			}
-			rec, err = opts.Store.Load(rep.ID)
+			rec, err = opts.Services.Store.Load(rep.ID)
 			require.NoError(t, err)
 			assert.True(t, rec.AllowWorkflowChanges, "recorded")
 		})
@@ -152,7 +152,7 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 }
 
 func testResumeOptions(opts Options, allow bool) Options {
-	opts.AllowWorkflowChanges = allow
+	opts.Landing.AllowWorkflowChanges = allow
 	return opts
 }
 
@@ -168,14 +168,14 @@ func TestAllowWorkflowChangesIsKeptByResume(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: and lint"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.AllowWorkflowChanges = true
+	opts.Landing.AllowWorkflowChanges = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.Equal(t, "on: push", gitOut(t, repo, "show", rep.Branch+":.github/workflows/ci.yml"))
 
 	require.NoError(t, os.WriteFile(filepath.Join(rep.workspace(opts), ".github", "workflows", "lint.yml"), []byte("on: pull_request\n"), 0o644))
-	opts.AllowWorkflowChanges = false
+	opts.Landing.AllowWorkflowChanges = false
 	rep, err = Resume(t.Context(), rep.ID, "add lint", opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -192,7 +192,7 @@ func TestGitHubLandingRefusesPlantedWorkflow(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Greet"),
 	)
 	opts := f.options(t, srv)
-	opts.Client = &plantBefore{Completer: opts.Client, n: 2, dir: workspaceOf(t, opts), files: map[string]string{".github/workflows/evil.yml": evilWorkflow}}
+	opts.Services.Client = &plantBefore{Completer: opts.Services.Client, n: 2, dir: workspaceOf(t, opts), files: map[string]string{".github/workflows/evil.yml": evilWorkflow}}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusFailed, rep.Status)
@@ -249,7 +249,7 @@ func TestLandingRefusesPlantedAction(t *testing.T) {
 				llm.ContentReply("tool: done\nsummary: wrote a"),
 			)
 			opts := testOptions(t, srv, repo)
-			opts.Client = &plantBefore{Completer: opts.Client, n: 2, dir: workspaceOf(t, opts), files: tt.files}
+			opts.Services.Client = &plantBefore{Completer: opts.Services.Client, n: 2, dir: workspaceOf(t, opts), files: tt.files}
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			if tt.wantWhat == "" {

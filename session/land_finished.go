@@ -25,24 +25,24 @@ import (
 // since is refused (resume the session to check it again).
 func Land(ctx context.Context, id string, opts Options) (*Report, error) {
 	rep, err := landFinished(ctx, id, opts)
-	return rep, scrub.New(opts.Secrets...).Error(err)
+	return rep, scrub.New(opts.Services.Secrets...).Error(err)
 }
 
 func landFinished(ctx context.Context, id string, opts Options) (*Report, error) {
-	if opts.Store == nil {
+	if opts.Services.Store == nil {
 		return nil, errors.New("no session store")
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if opts.Services.Now == nil {
+		opts.Services.Now = time.Now
 	}
-	if opts.Progress == nil {
-		opts.Progress = io.Discard
+	if opts.Live.Progress == nil {
+		opts.Live.Progress = io.Discard
 	}
-	if opts.Output == nil {
-		opts.Output = io.Discard
+	if opts.Services.Output == nil {
+		opts.Services.Output = io.Discard
 	}
-	opts.Approver, opts.Interactive, opts.DryRun = tools.DenyApprover{}, false, false
-	rec, err := opts.Store.Load(id)
+	opts.Services.Approver, opts.Live.Interactive, opts.Landing.DryRun = tools.DenyApprover{}, false, false
+	rec, err := opts.Services.Store.Load(id)
 	if err != nil {
 		return nil, configError(err)
 	}
@@ -55,26 +55,26 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
 		return nil, &ConfigError{Err: fmt.Errorf("session %s cannot be landed: its workspace %s is gone", id, rec.Workspace)}
 	}
-	recorded, err := recordedReport(opts.Store, id)
+	recorded, err := recordedReport(opts.Services.Store, id)
 	if err != nil {
 		return nil, err
 	}
 	// Only the tree its last run froze and checked lands: a workspace
 	// changed since (by hand, or by a process that outlived the run) is
 	// checked again by a resume, never landed unchecked.
-	now, err := workTree(ctx, gitRunner{env: opts.GitEnv, scrub: scrub.New(opts.Secrets...)}, rec.Workspace)
+	now, err := workTree(ctx, gitRunner{env: opts.Services.GitEnv, scrub: scrub.New(opts.Services.Secrets...)}, rec.Workspace)
 	if err != nil {
 		return nil, err
 	}
 	if err := sameTree(recorded.Tree, now, fmt.Sprintf("the workspace changed since its checks: resume the session to check it again (core session resume %s \"check it again\")", id)); err != nil {
 		return nil, &ConfigError{Err: err}
 	}
-	opts.Repo = rec.Repo
+	opts.Goal.Repo = rec.Repo
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
 		return nil, configError(err)
 	}
-	opts.AllowWorkflowChanges = rec.AllowWorkflowChanges
+	opts.Landing.AllowWorkflowChanges = rec.AllowWorkflowChanges
 	s, ctx, err := start(ctx, opts, rec, org)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 		return s.end(StatusFailed, FailInfrastructure, err), nil
 	}
 	if !changed {
-		fmt.Fprintln(s.opts.Progress, "nothing to land: the session changed no file")
+		fmt.Fprintln(s.opts.Live.Progress, "nothing to land: the session changed no file")
 		return s.conclude(outcome{status: StatusIdle}), nil
 	}
 	return s.conclude(s.land(ctx, s.contractEnding())), nil

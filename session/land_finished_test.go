@@ -49,7 +49,7 @@ func TestLandRefusesUnfinishedWork(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"))
 	opts := testOptions(t, srv, repo)
-	opts.MaxTurns = 1
+	opts.Limits.MaxTurns = 1
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusPartial, rep.Status)
@@ -58,7 +58,7 @@ func TestLandRefusesUnfinishedWork(t *testing.T) {
 	assert.ErrorContains(t, err, "has no finished work to land: its model never called done (core session resume "+rep.ID)
 	_, err = Land(t.Context(), "20200101-000000-abcdef", opts)
 	assert.ErrorContains(t, err, "no session 20200101-000000-abcdef")
-	rec, err := opts.Store.Load(rep.ID)
+	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, StatusPartial, rec.Status, "a refusal leaves the record as it was")
 }
@@ -77,9 +77,9 @@ func TestBrokenContractLandsMarkedLocally(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Fix Add; go build passes"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Verify = lang.TierBuild
-	opts.Checks = []string{"go build ./..."}
-	opts.GitEnv = append(opts.GitEnv, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	opts.Verification.Verify = lang.TierBuild
+	opts.Verification.Checks = []string{"go build ./..."}
+	opts.Services.GitEnv = append(opts.Services.GitEnv, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.True(t, rep.Contract.Broken(), "contract: %s", rep.Contract.Line())

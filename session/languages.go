@@ -38,21 +38,21 @@ type Languages struct {
 func (s *run) detectLanguages(ctx context.Context) {
 	p, err := lang.Detect(s.rec.Workspace, sandbox.PythonFetches)
 	if err != nil {
-		fmt.Fprintf(s.opts.Progress, "languages: not known (%v)\n", err)
+		fmt.Fprintf(s.opts.Live.Progress, "languages: not known (%v)\n", err)
 		return
 	}
-	s.opts.Sandbox.Locate(ctx, &p)
+	s.opts.Services.Sandbox.Locate(ctx, &p)
 	s.project = &p
-	l := &Languages{Found: p.Ecosystems, Inferred: p.Inferred, Missing: s.opts.Sandbox.Missing(ctx, p)}
+	l := &Languages{Found: p.Ecosystems, Inferred: p.Inferred, Missing: s.opts.Services.Sandbox.Missing(ctx, p)}
 	for _, a := range lang.AllowedIn(s.rec.Verify, s.project) {
 		l.Allowed = append(l.Allowed, a.Command)
 	}
 	s.report.Languages = l
-	fmt.Fprintln(s.opts.Progress, languagesLine(s.rec.Verify, l))
+	fmt.Fprintln(s.opts.Live.Progress, languagesLine(s.rec.Verify, l))
 	for _, m := range l.Missing {
-		fmt.Fprintf(s.opts.Progress, "pre-flight: %s\n", m)
+		fmt.Fprintf(s.opts.Live.Progress, "pre-flight: %s\n", m)
 	}
-	if s.opts.ChecksFromCI {
+	if s.opts.Verification.ChecksFromCI {
 		s.checksFromCI(l)
 	}
 }
@@ -63,21 +63,21 @@ func (s *run) detectLanguages(ctx context.Context) {
 func (s *run) checksFromCI(l *Languages) {
 	ci, err := lang.ChecksFromCI(s.rec.Workspace, s.rec.Verify, s.project)
 	if err != nil {
-		fmt.Fprintf(s.opts.Progress, "checks from CI: none (%v)\n", err)
+		fmt.Fprintf(s.opts.Live.Progress, "checks from CI: none (%v)\n", err)
 		return
 	}
 	l.CI = &ci
 	if len(ci.Taken) == 0 && len(ci.Skipped) == 0 {
-		fmt.Fprintln(s.opts.Progress, "checks from CI: none (no run: steps in .github/workflows)")
+		fmt.Fprintln(s.opts.Live.Progress, "checks from CI: none (no run: steps in .github/workflows)")
 		return
 	}
 	for _, st := range ci.Taken {
 		s.rec.Checks = contract.AddCheck(s.rec.Checks, contract.Check{Command: st.Argv, Source: contract.SourceCI})
 		if st.As != "" {
-			fmt.Fprintf(s.opts.Progress, "checks from CI: taken %q as %q (%s): the toolchain has no %s\n", st.Command, st.As, st, strings.Fields(st.Command)[0])
+			fmt.Fprintf(s.opts.Live.Progress, "checks from CI: taken %q as %q (%s): the toolchain has no %s\n", st.Command, st.As, st, strings.Fields(st.Command)[0])
 			continue
 		}
-		fmt.Fprintf(s.opts.Progress, "checks from CI: taken %q (%s)\n", st.Command, st)
+		fmt.Fprintf(s.opts.Live.Progress, "checks from CI: taken %q (%s)\n", st.Command, st)
 	}
 	for _, st := range ci.Skipped {
 		where := st.File
@@ -85,10 +85,10 @@ func (s *run) checksFromCI(l *Languages) {
 			where = st.String()
 		}
 		if st.Command == "" {
-			fmt.Fprintf(s.opts.Progress, "checks from CI: not taken %s: %s\n", where, st.Reason)
+			fmt.Fprintf(s.opts.Live.Progress, "checks from CI: not taken %s: %s\n", where, st.Reason)
 			continue
 		}
-		fmt.Fprintf(s.opts.Progress, "checks from CI: not taken %q (%s): %s\n", st.Command, where, st.Reason)
+		fmt.Fprintf(s.opts.Live.Progress, "checks from CI: not taken %q (%s): %s\n", st.Command, where, st.Reason)
 	}
 }
 

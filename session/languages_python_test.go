@@ -36,9 +36,9 @@ func TestPythonWithoutManifest(t *testing.T) {
 		llm.ContentReply("tool: run_shell\ncommand: "+command),
 		llm.ContentReply("tool: done\nsummary: add adds"))
 	opts := testOptions(t, srv, fixtureRepo(t, files))
-	opts.Verify, opts.Sandbox, opts.ShellTimeout = lang.TierTest, sb, 5*time.Minute
+	opts.Verification.Verify, opts.Services.Sandbox, opts.Verification.ShellTimeout = lang.TierTest, sb, 5*time.Minute
 	w := &watcher{}
-	opts.Progress = w
+	opts.Live.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)

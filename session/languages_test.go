@@ -72,9 +72,9 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 				files[name] = body
 			}
 			opts := testOptions(t, srv, fixtureRepo(t, files))
-			opts.Verify, opts.Sandbox, opts.ShellTimeout, opts.ChecksFromCI = tierTest, sb, 5*time.Minute, true
+			opts.Verification.Verify, opts.Services.Sandbox, opts.Verification.ShellTimeout, opts.Verification.ChecksFromCI = tierTest, sb, 5*time.Minute, true
 			w := &watcher{}
-			opts.Progress = w
+			opts.Live.Progress = w
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -119,10 +119,10 @@ func TestLanguagesMissingToolchain(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n", "src/lib.rs": "\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply(write("src/lib.rs", "pub fn add() {}\n")), llm.ContentReply("tool: done\nsummary: added add"))
 	opts := testOptions(t, srv, repo)
-	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff, Path: t.TempDir()})
-	opts.Verify = lang.TierBuild
+	opts.Services.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff, Path: t.TempDir()})
+	opts.Verification.Verify = lang.TierBuild
 	w := &watcher{}
-	opts.Progress = w
+	opts.Live.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	want := "no cargo on PATH: install Debian's cargo (or a rustup toolchain)"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -21,22 +22,86 @@ import (
 const (
 	IdleAttended  = 20 * time.Minute
 	IdleTriggered = 5 * time.Minute
-	// DefaultPollEvery is how often an idle run calls Options.Poll.
+	// DefaultPollEvery is how often an idle run calls Live.Poll.
 	DefaultPollEvery = 30 * time.Second
 )
+
+// Live is how a run is controlled while it runs and idles, and how it
+// reports as it goes.
+type Live struct {
+	// Control, when set, is how the caller hands the run messages,
+	// interrupts and stops (the bot, the Action); the run makes its own
+	// otherwise. Either way the command line reaches it through the
+	// session's socket.
+	Control *Control
+	// Poll, when set, is called before each turn and, while the run is
+	// idle, every PollEvery: the Action reads new comments in it and hands
+	// them to Control.
+	Poll      func(ctx context.Context)
+	PollEvery time.Duration
+	// IdleTimeout is how long a run that landed waits, idle, for the next
+	// message before it completes; zero completes it at once (a terminal
+	// still asks for the next instruction). IdleAfterMessage, when longer,
+	// replaces it once a person has sent the run a message (a run a
+	// trigger started moves onto IdleAttended).
+	IdleTimeout      time.Duration
+	IdleAfterMessage time.Duration
+	// Interactive asks before landing, at Services.Input, and implies
+	// AskNext.
+	Interactive bool
+	// AskNext: the idle run asks for the next instruction at
+	// Services.Input (a person at a terminal); /exit or the input's end
+	// completes it.
+	AskNext bool
+	// OnState, when set, is called each time the run moves to a state
+	// that is not its end (starting, active, idle), with the pull request
+	// it landed on so far (the Action keeps its status comment's headline
+	// current from it).
+	OnState func(status Status, prURL string)
+	// OnStep, when set, is called after every turn with the turn and the
+	// turn limit (the Action edits its status comment from it).
+	OnStep func(step Step, maxTurns int)
+	// Heartbeat is how often a long turn says it still runs; zero means
+	// DefaultHeartbeat.
+	Heartbeat time.Duration
+	// Progress receives one line per turn, a turn's line when a command
+	// starts, a heartbeat every Heartbeat while a turn takes long, and the
+	// output of commands a person approved; nil discards.
+	Progress io.Writer
+}
+
+// withDefaults fills the zero values.
+func (l Live) withDefaults() Live {
+	if l.Interactive {
+		l.AskNext = true
+	}
+	if l.PollEvery <= 0 {
+		l.PollEvery = DefaultPollEvery
+	}
+	if l.Control == nil {
+		l.Control = NewControl()
+	}
+	if l.Progress == nil {
+		l.Progress = io.Discard
+	}
+	if l.Heartbeat <= 0 {
+		l.Heartbeat = DefaultHeartbeat
+	}
+	return l
+}
 
 // moveTo moves the run to a state that is not its end: the record is
 // saved durably, the event log and the control told.
 func (s *run) moveTo(to Status) error {
-	if err := s.rec.transition(to, s.opts.Now()); err != nil {
+	if err := s.rec.transition(to, s.opts.Services.Now()); err != nil {
 		return err
 	}
-	err := s.opts.Store.save(s.rec, s.scrubber)
+	err := s.opts.Services.Store.save(s.rec, s.scrubber)
 	// The record first, then the control and the caller, then the event
 	// log: who sees the new state in one finds it in those before.
 	s.ctl.setStatus(to)
-	if s.opts.OnState != nil {
-		s.opts.OnState(to, s.rec.PRURL)
+	if s.opts.Live.OnState != nil {
+		s.opts.Live.OnState(to, s.rec.PRURL)
 	}
 	s.events.add(Event{Kind: EventState, Status: to})
 	return err
@@ -48,9 +113,9 @@ func (s *run) readMessages(entries *[]budget.Entry) (bool, error) {
 	ms := s.ctl.take()
 	for _, m := range ms {
 		s.events.add(Event{Kind: EventMessage, From: m.From, Text: m.Text})
-		fmt.Fprintf(s.opts.Progress, "message from %s: %s\n", m.From, oneLine(s.scrub(m.Text), 100))
+		fmt.Fprintf(s.opts.Live.Progress, "message from %s: %s\n", m.From, oneLine(s.scrub(m.Text), 100))
 		text := fmt.Sprintf("Message from %s:\n%s", m.From, strings.TrimSpace(m.Text))
-		if !s.opts.Think {
+		if !s.opts.Inference.Think {
 			text += "\n\n" + protocol.NoThink
 		}
 		if err := s.append(entries, budget.Entry{Role: model.RoleUser, Content: text, Kind: budget.KindInstruction}); err != nil {
@@ -62,10 +127,10 @@ func (s *run) readMessages(entries *[]budget.Entry) (bool, error) {
 
 // idleTimeout is how long the idle run waits now.
 func (s *run) idleTimeout() time.Duration {
-	if s.opts.IdleAfterMessage > s.opts.IdleTimeout && s.ctl.heardFromPerson() {
-		return s.opts.IdleAfterMessage
+	if s.opts.Live.IdleAfterMessage > s.opts.Live.IdleTimeout && s.ctl.heardFromPerson() {
+		return s.opts.Live.IdleAfterMessage
 	}
-	return s.opts.IdleTimeout
+	return s.opts.Live.IdleTimeout
 }
 
 // idle waits, in state idle, for the next message: from the control (the
@@ -78,15 +143,15 @@ func (s *run) idle(ctx context.Context) bool {
 		return true
 	}
 	timeout := s.idleTimeout()
-	if timeout <= 0 && !s.opts.AskNext {
+	if timeout <= 0 && !s.opts.Live.AskNext {
 		return false
 	}
 	var lines <-chan string
-	if s.opts.AskNext && s.opts.Input != nil {
-		fmt.Fprint(s.opts.Output, "next instruction (/exit to stop)> ")
+	if s.opts.Live.AskNext && s.opts.Services.Input != nil {
+		fmt.Fprint(s.opts.Services.Output, "next instruction (/exit to stop)> ")
 		lines = s.lines()
 	} else {
-		fmt.Fprintf(s.opts.Progress, "idle: waiting %s for a message (core session send %s \"…\")\n", timeout, s.rec.ID)
+		fmt.Fprintf(s.opts.Live.Progress, "idle: waiting %s for a message (core session send %s \"…\")\n", timeout, s.rec.ID)
 	}
 	var expire <-chan time.Time
 	if timeout > 0 {
@@ -94,21 +159,21 @@ func (s *run) idle(ctx context.Context) bool {
 		defer timer.Stop()
 		expire = timer.C
 	}
-	poll := time.NewTicker(s.opts.PollEvery)
+	poll := time.NewTicker(s.opts.Live.PollEvery)
 	defer poll.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return false
 		case <-expire:
-			fmt.Fprintf(s.opts.Progress, "idle for %s: the run completes\n", timeout)
+			fmt.Fprintf(s.opts.Live.Progress, "idle for %s: the run completes\n", timeout)
 			return false
 		case line, ok := <-lines:
 			if !ok || strings.TrimSpace(line) == "/exit" {
 				return false
 			}
 			if strings.TrimSpace(line) == "" {
-				fmt.Fprint(s.opts.Output, "next instruction (/exit to stop)> ")
+				fmt.Fprint(s.opts.Services.Output, "next instruction (/exit to stop)> ")
 				continue
 			}
 			if _, err := s.ctl.Send(live.Message{From: live.LocalUser(os.Getuid()), Text: line}); err != nil {
@@ -120,8 +185,8 @@ func (s *run) idle(ctx context.Context) bool {
 				return true
 			}
 		case <-poll.C:
-			if s.opts.Poll != nil {
-				s.opts.Poll(ctx)
+			if s.opts.Live.Poll != nil {
+				s.opts.Live.Poll(ctx)
 			}
 		}
 	}
@@ -136,7 +201,7 @@ func (s *run) lines() <-chan string {
 	if s.input == nil {
 		ch := make(chan string)
 		done, gone := make(chan struct{}), make(chan struct{})
-		in := s.opts.Input
+		in := s.opts.Services.Input
 		go func() {
 			defer close(gone)
 			defer close(ch)
@@ -174,7 +239,7 @@ func (s *run) stopLines() {
 	}
 	close(s.inputDone)
 	s.inputDone = nil
-	if d, ok := s.opts.Input.(deadliner); ok && d.SetReadDeadline(time.Now()) == nil {
+	if d, ok := s.opts.Services.Input.(deadliner); ok && d.SetReadDeadline(time.Now()) == nil {
 		<-s.inputGone
 		_ = d.SetReadDeadline(time.Time{})
 	}
@@ -184,7 +249,7 @@ func (s *run) stopLines() {
 // workspace, unlanded, and the run goes idle.
 func (s *run) interruptedBy(from string) outcome {
 	s.events.add(Event{Kind: EventInterrupt, From: from})
-	fmt.Fprintf(s.opts.Progress, "interrupted by %s: the work stays in %s\n", from, s.rec.Workspace)
+	fmt.Fprintf(s.opts.Live.Progress, "interrupted by %s: the work stays in %s\n", from, s.rec.Workspace)
 	s.unlanded = true
 	return outcome{status: StatusIdle, interrupted: true}
 }

@@ -82,10 +82,10 @@ func TestMessageMidRunIsActedOn(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a and b"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Control = NewControl()
+	opts.Live.Control = NewControl()
 	wait := runAsync(t, opts)
 	waitRequests(t, srv, 2) // the second turn is with the model
-	ack, err := opts.Control.Send(live.Message{From: "alice", Text: "also write b.txt"})
+	ack, err := opts.Live.Control.Send(live.Message{From: "alice", Text: "also write b.txt"})
 	require.NoError(t, err)
 	assert.Contains(t, ack, "before its next turn")
 	close(gate)
@@ -96,8 +96,8 @@ func TestMessageMidRunIsActedOn(t *testing.T) {
 	third := reqs[2].Messages
 	assert.Equal(t, "Message from alice:\nalso write b.txt\n\n/no_think", third[len(third)-1].Content, "the message is the last thing the model reads")
 	assert.Equal(t, "b", gitOut(t, repo, "show", rep.Branch+":b.txt"))
-	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusCompleted}, states(t, opts.Store, rep.ID))
-	_, err = opts.Control.Send(live.Message{From: "alice", Text: "more"})
+	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusCompleted}, states(t, opts.Services.Store, rep.ID))
+	_, err = opts.Live.Control.Send(live.Message{From: "alice", Text: "more"})
 	assert.ErrorContains(t, err, "only while it is active or idle", "an ended run takes no message")
 }
 
@@ -119,10 +119,10 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a and c"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Control = NewControl()
-	opts.IdleTimeout = time.Hour
+	opts.Live.Control = NewControl()
+	opts.Live.IdleTimeout = time.Hour
 	asked := gateApprover{asked: make(chan string, 1)}
-	opts.Approver = asked
+	opts.Services.Approver = asked
 	wait := runAsync(t, opts)
 	select {
 	case action := <-asked.asked:
@@ -130,22 +130,22 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 	case <-time.After(testkit.Patience):
 		t.Fatal("waited too long for the command to be approved")
 	}
-	_, err := opts.Control.Interrupt("alice")
+	_, err := opts.Live.Control.Interrupt("alice")
 	require.NoError(t, err)
-	waitStatus(t, opts.Control, StatusIdle)
-	rec, err := opts.Store.Load(readID(t, opts.Store))
+	waitStatus(t, opts.Live.Control, StatusIdle)
+	rec, err := opts.Services.Store.Load(readID(t, opts.Services.Store))
 	require.NoError(t, err)
 	assert.Equal(t, StatusIdle, rec.Status, "the record says idle too")
 	assert.Equal(t, "a", readWS(t, rec.Workspace, "a.txt"), "the work stays")
 	assert.False(t, rec.Landed, "an interrupt lands nothing")
-	_, err = opts.Control.Interrupt("alice")
+	_, err = opts.Live.Control.Interrupt("alice")
 	assert.ErrorContains(t, err, "only an active run", "an idle run has no turn to interrupt")
 
-	_, err = opts.Control.Send(live.Message{From: "alice", Text: "write c.txt instead"})
+	_, err = opts.Live.Control.Send(live.Message{From: "alice", Text: "write c.txt instead"})
 	require.NoError(t, err)
 	waitRequests(t, srv, 4)
-	waitStatus(t, opts.Control, StatusIdle)
-	_, err = opts.Control.Stop("alice")
+	waitStatus(t, opts.Live.Control, StatusIdle)
+	_, err = opts.Live.Control.Stop("alice")
 	require.NoError(t, err)
 	rep := wait()
 	assert.Equal(t, StatusCancelled, rep.Status)
@@ -154,7 +154,7 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 	assert.Equal(t, "c", gitOut(t, repo, "show", rep.Branch+":c.txt"))
 	third := srv.Requests()[2].Messages
 	assert.Contains(t, third[len(third)-2].Content, "Interrupted by alice: run_shell was stopped")
-	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusActive, StatusIdle, StatusCancelled}, states(t, opts.Store, rep.ID))
+	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusActive, StatusIdle, StatusCancelled}, states(t, opts.Services.Store, rep.ID))
 }
 
 func TestIdleRunCompletesAtItsTimeout(t *testing.T) {
@@ -165,15 +165,15 @@ func TestIdleRunCompletesAtItsTimeout(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.IdleTimeout = time.Millisecond
+	opts.Live.IdleTimeout = time.Millisecond
 	var progress syncBuilder
-	opts.Progress = &progress
+	opts.Live.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	assert.True(t, rep.Landed)
 	assert.Contains(t, progress.String(), "idle for 1ms: the run completes")
-	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusCompleted}, states(t, opts.Store, rep.ID))
+	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusCompleted}, states(t, opts.Services.Store, rep.ID))
 }
 
 func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
@@ -185,11 +185,11 @@ func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: never read").Until(gate),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Control = NewControl()
-	opts.IdleTimeout = time.Millisecond
+	opts.Live.Control = NewControl()
+	opts.Live.IdleTimeout = time.Millisecond
 	wait := runAsync(t, opts)
 	waitRequests(t, srv, 2)
-	_, err := opts.Control.Interrupt("alice")
+	_, err := opts.Live.Control.Interrupt("alice")
 	require.NoError(t, err)
 	rep := wait()
 	close(gate)
@@ -210,12 +210,12 @@ func TestWatchReplaysARun(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Approver = gateApprover{asked: make(chan string, 1)}
+	opts.Services.Approver = gateApprover{asked: make(chan string, 1)}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	var got []string
-	require.NoError(t, opts.Store.Watch(t.Context(), rep.ID, func(e Event) error {
+	require.NoError(t, opts.Services.Store.Watch(t.Context(), rep.ID, func(e Event) error {
 		assert.False(t, e.Time.IsZero(), "every event has its time")
 		got = append(got, string(e.Kind)+" "+string(e.Status)+e.Tool+" "+e.Target+strings.TrimSpace(e.Text))
 		return nil
@@ -230,7 +230,7 @@ func TestWatchReplaysARun(t *testing.T) {
 		"state idle ",
 		"state completed ",
 	}, got)
-	fi, err := os.Stat(filepath.Join(opts.Store.Dir(rep.ID), EventsFile))
+	fi, err := os.Stat(filepath.Join(opts.Services.Store.Dir(rep.ID), EventsFile))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
@@ -245,22 +245,22 @@ func TestSocketSendInterruptStop(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote b"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Control = NewControl()
-	opts.IdleTimeout = time.Hour
+	opts.Live.Control = NewControl()
+	opts.Live.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
-	waitStatus(t, opts.Control, StatusIdle)
-	id := readID(t, opts.Store)
+	waitStatus(t, opts.Live.Control, StatusIdle)
+	id := readID(t, opts.Services.Store)
 	ctx := t.Context()
-	_, err := opts.Store.Control(ctx, id, live.OpInterrupt, "")
+	_, err := opts.Services.Store.Control(ctx, id, live.OpInterrupt, "")
 	assert.ErrorContains(t, err, "only an active run can be interrupted")
-	_, err = opts.Store.Control(ctx, id, "explode", "")
+	_, err = opts.Services.Store.Control(ctx, id, "explode", "")
 	assert.ErrorContains(t, err, `unknown operation "explode"`)
-	ack, err := opts.Store.Control(ctx, id, live.OpSend, "now write b.txt")
+	ack, err := opts.Services.Store.Control(ctx, id, live.OpSend, "now write b.txt")
 	require.NoError(t, err)
 	assert.Equal(t, "received: the idle run continues with it now", ack)
 	waitRequests(t, srv, 4)
-	waitStatus(t, opts.Control, StatusIdle)
-	_, err = opts.Store.Control(ctx, id, live.OpStop, "")
+	waitStatus(t, opts.Live.Control, StatusIdle)
+	_, err = opts.Services.Store.Control(ctx, id, live.OpStop, "")
 	require.NoError(t, err)
 	rep := wait()
 	assert.Equal(t, StatusCancelled, rep.Status)
@@ -269,9 +269,9 @@ func TestSocketSendInterruptStop(t *testing.T) {
 	assert.Equal(t, "wrote b\nwrote a", gitOut(t, repo, "log", "--format=%s", "-2", rep.Branch), "a second commit on the branch")
 	third := srv.Requests()[2].Messages
 	assert.Contains(t, third[len(third)-1].Content, "Message from local user ")
-	_, err = opts.Store.Control(ctx, id, live.OpSend, "too late")
+	_, err = opts.Services.Store.Control(ctx, id, live.OpSend, "too late")
 	assert.ErrorContains(t, err, "only a live run")
-	_, err = os.Lstat(filepath.Join(opts.Store.Dir(id), live.SocketFile))
+	_, err = os.Lstat(filepath.Join(opts.Services.Store.Dir(id), live.SocketFile))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the socket goes with the run")
 }
 
@@ -319,14 +319,14 @@ func TestWatchFollowsALiveRun(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Control = NewControl()
-	opts.IdleTimeout = time.Hour
+	opts.Live.Control = NewControl()
+	opts.Live.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
-	waitStatus(t, opts.Control, StatusIdle)
+	waitStatus(t, opts.Live.Control, StatusIdle)
 	seen := make(chan Status, 16)
 	watched := make(chan error, 1)
 	go func() {
-		watched <- opts.Store.Watch(t.Context(), readID(t, opts.Store), func(e Event) error {
+		watched <- opts.Services.Store.Watch(t.Context(), readID(t, opts.Services.Store), func(e Event) error {
 			if e.Kind == EventState {
 				seen <- e.Status
 			}
@@ -346,7 +346,7 @@ func TestWatchFollowsALiveRun(t *testing.T) {
 		t.Fatalf("watch returned while the run lived: %v", err)
 	default:
 	}
-	_, err := opts.Control.Stop("alice")
+	_, err := opts.Live.Control.Stop("alice")
 	require.NoError(t, err)
 	wait()
 	select {

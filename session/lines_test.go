@@ -34,11 +34,11 @@ func TestTheInputReaderEndsWithItsRun(t *testing.T) {
 	require.NoError(t, err)
 
 	opts := testOptions(t, srv, repo)
-	opts.Interactive = true
-	opts.IdleTimeout = 100 * time.Millisecond
-	opts.Input = r
+	opts.Live.Interactive = true
+	opts.Live.IdleTimeout = 100 * time.Millisecond
+	opts.Services.Input = r
 	var out strings.Builder
-	opts.Output = &out
+	opts.Services.Output = &out
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)

@@ -26,6 +26,63 @@ const (
 	recordGap   = time.Second
 )
 
+// Defaults for Limits.
+const (
+	DefaultMaxTurns    = 40
+	DefaultTimeout     = 2 * time.Hour
+	DefaultTurnTimeout = 15 * time.Minute
+)
+
+// Limits bound a run: its turns, its time and its spending.
+type Limits struct {
+	MaxTurns    int
+	Timeout     time.Duration // the whole run
+	TurnTimeout time.Duration // one generation
+	// Price is what the model's tokens cost (nil: no price set, and the
+	// cost is unknown, never zero); recorded, so resume keeps it unless
+	// given again.
+	Price *budget.Price
+	// Budget caps what the session may spend; a request that would pass
+	// it is not sent and the run ends budget_exhausted. Resume adds it to
+	// the session's (a top-up).
+	Budget budget.Budget
+}
+
+// withDefaults fills the zero values.
+func (l Limits) withDefaults() Limits {
+	if l.MaxTurns == 0 {
+		l.MaxTurns = DefaultMaxTurns
+	}
+	if l.Timeout == 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.TurnTimeout == 0 {
+		l.TurnTimeout = DefaultTurnTimeout
+	}
+	return l
+}
+
+// checkTurns refuses a negative turn limit.
+func (l Limits) checkTurns() error {
+	if l.MaxTurns < 0 {
+		return optionError("max-turns", "must be positive, got %d", l.MaxTurns)
+	}
+	return nil
+}
+
+// checkSpend refuses a negative budget or price.
+func (l Limits) checkSpend() error {
+	switch {
+	case l.Budget.USD < 0:
+		return optionError("budget-usd", "must be a positive amount of dollars, got %g", l.Budget.USD)
+	case l.Budget.Tokens < 0:
+		return optionError("budget-tokens", "must be a positive number of tokens, got %d", l.Budget.Tokens)
+	case l.Price != nil && (l.Price.InputPerMtok < 0 || l.Price.OutputPerMtok < 0):
+		return optionError("price-input-per-mtok", "prices must not be negative")
+	}
+	return nil
+}
+
 // outcome is how one instruction's turns ended: idle when the model
 // called done (interrupted when a person stopped the turn instead), or the
 // run's end.
@@ -83,7 +140,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	if err := s.moveTo(StatusActive); err != nil {
 		return s.end(StatusFailed, FailError, err), nil
 	}
-	if !s.opts.Think {
+	if !s.opts.Inference.Think {
 		instruction = strings.TrimRight(instruction, "\n") + "\n\n" + protocol.NoThink
 	}
 	if err := s.append(&entries, budget.Entry{Role: model.RoleUser, Content: instruction, Kind: budget.KindInstruction}); err != nil {
@@ -120,20 +177,20 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 // turns drives the model until it calls done, a limit is hit, or something
 // fails. The limits apply afresh to each instruction.
 func (s *run) turns(ctx context.Context, entries *[]budget.Entry) outcome {
-	runCtx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	runCtx, cancel := context.WithTimeout(ctx, s.opts.Limits.Timeout)
 	defer cancel()
 	malformed := 0
 	names := s.tools.Names()
 	saved := time.Now()
 	for turn := 1; ; turn++ {
-		if turn > s.opts.MaxTurns {
-			return outcome{status: StatusPartial, err: fmt.Errorf("reached the limit of %d turns (--max-turns)", s.opts.MaxTurns)}
+		if turn > s.opts.Limits.MaxTurns {
+			return outcome{status: StatusPartial, err: fmt.Errorf("reached the limit of %d turns (--max-turns)", s.opts.Limits.MaxTurns)}
 		}
 		if runCtx.Err() != nil {
 			return s.stopped(ctx, runCtx, nil)
 		}
-		if s.opts.Poll != nil {
-			s.opts.Poll(runCtx)
+		if s.opts.Live.Poll != nil {
+			s.opts.Live.Poll(runCtx)
 		}
 		if _, err := s.readMessages(entries); err != nil {
 			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
@@ -145,7 +202,7 @@ func (s *run) turns(ctx context.Context, entries *[]budget.Entry) outcome {
 		if s.rec.Turns%recordEvery == 0 && time.Since(saved) >= recordGap {
 			// The transcript has every turn; the record catches up now and
 			// then, so that list shows a running session's progress.
-			if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {
+			if err := s.opts.Services.Store.saveQuick(s.rec, s.scrubber); err != nil {
 				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
 			}
 			saved = time.Now()
@@ -162,8 +219,8 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]budget.Entry, names [
 	defer done()
 	t := &turnRun{ctx: ctx, runCtx: runCtx, turnCtx: turnCtx}
 	s.warmEnded(false)
-	t.started = s.opts.Now()
-	t.hb = s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.MaxTurns))
+	t.started = s.opts.Services.Now()
+	t.hb = s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.Limits.MaxTurns))
 	entry, out, end := s.askModel(t, entries)
 	if end {
 		return out, true
@@ -173,7 +230,7 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]budget.Entry, names [
 		t.hb.end()
 		*malformed++
 		t.step.Tool, t.step.Malformed = "(malformed)", true
-		t.step.Duration = s.opts.Now().Sub(t.started)
+		t.step.Duration = s.opts.Services.Now().Sub(t.started)
 		s.step(t.step)
 		if *malformed >= maxMalformed {
 			return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}, true
@@ -226,7 +283,7 @@ func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry,
 	if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
 		t.hb.end()
 		t.step.Tool = "(no reply)"
-		t.step.Duration = s.opts.Now().Sub(t.started)
+		t.step.Duration = s.opts.Services.Now().Sub(t.started)
 		s.step(t.step)
 		if out, ok := s.interruptedTurn(t); ok {
 			return budget.Entry{}, out, true
@@ -248,7 +305,7 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 	scrubArgs(action.Args, s.scrub)
 	// A command may take long: say at once what runs, and let its
 	// output feed the heartbeat and the event log.
-	t.hb.relabel(actionLabel(s.rec.Turns, s.opts.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
+	t.hb.relabel(actionLabel(s.rec.Turns, s.opts.Limits.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
 	output := s.events.output(s.rec.Turns)
 	s.env.Progress = beatOutput{Writer: io.MultiWriter(t.hb, output), hb: t.hb}
 	res, err := s.tools.Run(t.turnCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
@@ -257,10 +314,10 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 	t.hb.end()
 	s.warmEnded(false)
 	t.step.Tool, t.step.Target = action.Tool, res.Target
-	t.step.Duration = s.opts.Now().Sub(t.started)
+	t.step.Duration = s.opts.Services.Now().Sub(t.started)
 	s.step(t.step)
 	if res.Note != "" {
-		fmt.Fprintln(s.opts.Progress, s.scrub(res.Note))
+		fmt.Fprintln(s.opts.Live.Progress, s.scrub(res.Note))
 	}
 	if by, ok := s.ctl.interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
 		// Every call is answered, so the next request is one the server
@@ -284,7 +341,7 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 		if c, ok := contract.ModelCheck(v, s.rec.Verify); ok {
 			s.rec.Checks = contract.AddCheck(s.rec.Checks, c)
 			s.checks.start(c.Command) // its baseline, now, beside the turns
-			if err := s.opts.Store.saveQuick(s.rec, s.scrubber); err != nil {
+			if err := s.opts.Services.Store.saveQuick(s.rec, s.scrubber); err != nil {
 				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
 			}
 		}
@@ -314,14 +371,14 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 // complete sends the request the context window built and asks the model
 // for the next reply within the turn timeout.
 func (s *run) complete(ctx context.Context, msgs []model.Message) (model.Reply, error) {
-	turnCtx, cancel := context.WithTimeout(ctx, s.opts.TurnTimeout)
+	turnCtx, cancel := context.WithTimeout(ctx, s.opts.Limits.TurnTimeout)
 	defer cancel()
 	s.window.Sent()
 	s.report.Context = s.window.Stats()
-	if tc, ok := s.opts.Client.(ToolCompleter); ok && s.native() {
+	if tc, ok := s.opts.Services.Client.(ToolCompleter); ok && s.native() {
 		return tc.CompleteTools(turnCtx, msgs, nativeTools(s.tools))
 	}
-	return s.opts.Client.Complete(turnCtx, msgs)
+	return s.opts.Services.Client.Complete(turnCtx, msgs)
 }
 
 // modelFailure classifies a failed call to the model.
@@ -333,7 +390,7 @@ func (s *run) modelFailure(ctx, runCtx context.Context, err error) outcome {
 	if errors.As(err, &me) {
 		switch {
 		case me.Kind == model.KindCanceled && me.Attempts <= 1:
-			return outcome{status: StatusPartial, err: fmt.Errorf("a turn ran past its %s limit (--turn-timeout): %w", s.opts.TurnTimeout, err)}
+			return outcome{status: StatusPartial, err: fmt.Errorf("a turn ran past its %s limit (--turn-timeout): %w", s.opts.Limits.TurnTimeout, err)}
 		case me.Status == 401 || me.Status == 403:
 			return outcome{status: StatusFailed, kind: FailAuthRequired, err: err}
 		case me.Status == 404:
@@ -349,7 +406,7 @@ func (s *run) stopped(ctx, runCtx context.Context, cause error) outcome {
 	if ctx.Err() != nil {
 		return outcome{status: StatusCancelled, err: s.cancelReason(ctx)}
 	}
-	err := fmt.Errorf("reached the run's time limit of %s (--timeout)", s.opts.Timeout)
+	err := fmt.Errorf("reached the run's time limit of %s (--timeout)", s.opts.Limits.Timeout)
 	if cause != nil {
 		err = fmt.Errorf("%w: %v", err, cause)
 	}
@@ -358,7 +415,7 @@ func (s *run) stopped(ctx, runCtx context.Context, cause error) outcome {
 
 // append adds an entry to the transcript on disk and to the list in memory.
 func (s *run) append(entries *[]budget.Entry, e budget.Entry) error {
-	e.Time = s.opts.Now()
+	e.Time = s.opts.Services.Now()
 	e.Content = s.scrub(e.Content)
 	if len(e.ToolCalls) > 0 {
 		calls := make([]model.ToolCall, len(e.ToolCalls))
@@ -390,24 +447,24 @@ func (s *run) step(st Step) {
 	st.Target = s.scrub(st.Target)
 	s.report.Steps = append(s.report.Steps, st)
 	s.spentOn(st)
-	if s.opts.OnStep != nil {
-		s.opts.OnStep(st, s.opts.MaxTurns)
+	if s.opts.Live.OnStep != nil {
+		s.opts.Live.OnStep(st, s.opts.Limits.MaxTurns)
 	}
 	s.events.add(Event{Kind: EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
 	target := st.Target
 	if target != "" {
 		target = " " + oneLine(target, 60)
 	}
-	fmt.Fprintf(s.opts.Progress, "turn %d/%d  %s%s  %s  %d tokens\n",
-		s.report.Turns, s.opts.MaxTurns, st.Tool, target, st.Duration.Round(time.Millisecond), st.Tokens)
+	fmt.Fprintf(s.opts.Live.Progress, "turn %d/%d  %s%s  %s  %d tokens\n",
+		s.report.Turns, s.opts.Limits.MaxTurns, st.Tool, target, st.Duration.Round(time.Millisecond), st.Tokens)
 }
 
 // ask prints a question and reads one line of answer.
 func (s *run) ask(question string) (string, bool) {
-	if s.opts.Input == nil {
+	if s.opts.Services.Input == nil {
 		return "", false
 	}
-	fmt.Fprint(s.opts.Output, question)
+	fmt.Fprint(s.opts.Services.Output, question)
 	line, ok := <-s.lines()
 	return line, ok
 }

@@ -48,18 +48,18 @@ type target struct {
 // openOrigin picks the origin for opts.Repo: a directory on this machine,
 // else owner/name on GitHub.
 func openOrigin(ctx context.Context, opts Options) (origin, error) {
-	g := gitRunner{env: opts.GitEnv}
-	if fi, err := os.Stat(opts.Repo); err == nil && fi.IsDir() {
-		return openLocalRepo(ctx, g, opts.Repo)
+	g := gitRunner{env: opts.Services.GitEnv}
+	if fi, err := os.Stat(opts.Goal.Repo); err == nil && fi.IsDir() {
+		return openLocalRepo(ctx, g, opts.Goal.Repo)
 	}
-	if gh.IsRepoName(opts.Repo) {
-		if opts.GitHub == nil {
-			return nil, optionError("repo", "%s is a GitHub repository, and no GitHub client was configured", opts.Repo)
+	if gh.IsRepoName(opts.Goal.Repo) {
+		if opts.Services.GitHub == nil {
+			return nil, optionError("repo", "%s is a GitHub repository, and no GitHub client was configured", opts.Goal.Repo)
 		}
-		return openGitHubRepo(ctx, g, opts.GitHub, opts.Repo)
+		return openGitHubRepo(ctx, g, opts.Services.GitHub, opts.Goal.Repo)
 	}
-	if strings.HasPrefix(opts.Repo, "/") || strings.HasPrefix(opts.Repo, ".") || strings.HasPrefix(opts.Repo, "~") {
-		return nil, optionError("repo", "%s: no such directory", opts.Repo)
+	if strings.HasPrefix(opts.Goal.Repo, "/") || strings.HasPrefix(opts.Goal.Repo, ".") || strings.HasPrefix(opts.Goal.Repo, "~") {
+		return nil, optionError("repo", "%s: no such directory", opts.Goal.Repo)
 	}
-	return nil, optionError("repo", "must be owner/name or a local path to a git repository, got %q", opts.Repo)
+	return nil, optionError("repo", "must be owner/name or a local path to a git repository, got %q", opts.Goal.Repo)
 }

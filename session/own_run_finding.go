@@ -20,7 +20,7 @@ func (s *run) noteOwnRun(summary string) {
 	s.report.Findings = slices.DeleteFunc(s.report.Findings, func(f Finding) bool { return f.Kind == FindingOwnRunFailed })
 	if d := contract.OwnRunContradicts(summary, s.ownRuns, s.rec.Checks); d != "" {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingOwnRunFailed, Detail: s.scrub(d)})
-		fmt.Fprintf(s.opts.Progress, "warning: %s\n", s.scrub(d))
+		fmt.Fprintf(s.opts.Live.Progress, "warning: %s\n", s.scrub(d))
 	}
 }
 

@@ -22,7 +22,7 @@ func TestOwnFailingRunNamed(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Nothing to change: go vet passes and the tests pass."))
 	opts := buildOptions(t, srv, repo)
 	var progress strings.Builder
-	opts.Progress = &progress
+	opts.Live.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -35,7 +35,7 @@ func TestOwnFailingRunNamed(t *testing.T) {
 	rep.WriteSummary(&b)
 	assert.Contains(t, b.String(), "summary: Nothing to change: go vet passes and the tests pass.\n  but the model said \"Nothing to change: go vet passes and the tests pass\"; its own last run of `go vet ./...` exited 1\n")
 	assert.Contains(t, progress.String(), "warning: the model said")
-	saved, err := opts.Store.LoadReport(rep.ID)
+	saved, err := opts.Services.Store.LoadReport(rep.ID)
 	require.NoError(t, err)
 	_, ok = saved.Finding(FindingOwnRunFailed)
 	assert.True(t, ok, "report.json holds the finding")

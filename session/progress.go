@@ -15,7 +15,7 @@ import (
 // DefaultHeartbeat is how often a turn that takes long says it still runs.
 const DefaultHeartbeat = 10 * time.Second
 
-// beat reports one turn while it runs: every Options.Heartbeat, how long
+// beat reports one turn while it runs: every Live.Heartbeat, how long
 // what it waits for (the model, a command) has taken so far and, while a
 // command runs, the command's last line of output, with how long ago it
 // came when that is more than a beat: a line that says how long something
@@ -43,7 +43,7 @@ type beat struct {
 // startBeat starts the heartbeat of a turn, labelled label (the turn and
 // what it waits for).
 func (s *run) startBeat(label string) *beat {
-	b := &beat{w: s.opts.Progress, every: s.opts.Heartbeat, now: s.opts.Now, label: label, since: s.opts.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	b := &beat{w: s.opts.Live.Progress, every: s.opts.Live.Heartbeat, now: s.opts.Services.Now, label: label, since: s.opts.Services.Now(), stop: make(chan struct{}), done: make(chan struct{})}
 	go b.loop()
 	return b
 }

@@ -79,8 +79,8 @@ func TestProgressWhileATurnTakesLong(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: ran it"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Approver = approveAll{}
-	opts.Heartbeat = time.Millisecond
+	opts.Services.Approver = approveAll{}
+	opts.Live.Heartbeat = time.Millisecond
 	w := &watcher{}
 	w.on("turn 1/40  waiting for the model  (", func() { close(modelGate) })
 	w.on(": compiling the world", func() {
@@ -92,7 +92,7 @@ func TestProgressWhileATurnTakesLong(t *testing.T) {
 			}
 		}()
 	})
-	opts.Progress = w
+	opts.Live.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)

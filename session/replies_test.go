@@ -122,7 +122,7 @@ func TestNativeToolCalls(t *testing.T) {
 	)
 	srv := llm.NewModelServer(t, script...)
 	opts := testOptions(t, srv, repo)
-	opts.ToolCalls = ToolCallsNative
+	opts.Inference.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assertCorpusWork(t, repo, rep)
@@ -144,10 +144,10 @@ func TestNativeToolCalls(t *testing.T) {
 	assert.Equal(t, call.ToolCalls[0].ID, answer.ToolCallID)
 	assert.True(t, strings.HasPrefix(answer.Content, "Result of write_file:\n"), answer.Content)
 
-	rec, err := opts.Store.Load(rep.ID)
+	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, ToolCallsNative, rec.ToolCalls, "session.json keeps the mode")
-	entries, err := readTranscript(filepath.Join(opts.Store.Dir(rep.ID), TranscriptFile))
+	entries, err := readTranscript(filepath.Join(opts.Services.Store.Dir(rep.ID), TranscriptFile))
 	require.NoError(t, err)
 	last := entries[len(entries)-1]
 	assert.Equal(t, model.RoleTool, last.Role, "done's call is answered too")
@@ -156,7 +156,7 @@ func TestNativeToolCalls(t *testing.T) {
 	// Resume keeps native calls (the option is not given again) and
 	// replays the calls with their ids.
 	resumeOpts := opts
-	resumeOpts.ToolCalls = ""
+	resumeOpts.Inference.ToolCalls = ""
 	rep2, err := Resume(t.Context(), rep.ID, "now read the README", resumeOpts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep2.Status, rep2.Error)
@@ -188,7 +188,7 @@ func TestNativeSeveralCalls(t *testing.T) {
 		llm.ToolCallReply("done", `{"summary":"x"}`),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.ToolCalls = ToolCallsNative
+	opts.Inference.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -209,7 +209,7 @@ func TestNativeMalformedCall(t *testing.T) {
 		llm.ToolCallReply("done", `{"summary":"x"}`),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.ToolCalls = ToolCallsNative
+	opts.Inference.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -264,13 +264,13 @@ func TestAutoToolCalls(t *testing.T) {
 				srv.RefuseTools()
 			}
 			opts := testOptions(t, srv, repo)
-			opts.ToolCalls = ToolCallsAuto
+			opts.Inference.ToolCalls = ToolCallsAuto
 			var progress strings.Builder
-			opts.Progress = &progress
+			opts.Live.Progress = &progress
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
-			rec, err := opts.Store.Load(rep.ID)
+			rec, err := opts.Services.Store.Load(rep.ID)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, rec.ToolCalls)
 			reqs := srv.Requests()
@@ -285,7 +285,7 @@ func TestToolCallsOptionChecked(t *testing.T) {
 	t.Parallel()
 	srv := llm.NewModelServer(t)
 	opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
-	opts.ToolCalls = "xml"
+	opts.Inference.ToolCalls = "xml"
 	_, err := Run(t.Context(), opts)
 	var ce *ConfigError
 	require.ErrorAs(t, err, &ce)
@@ -304,7 +304,7 @@ func TestNativeCallWithoutID(t *testing.T) {
 		llm.ToolCallReply("done", `{"summary":"x"}`),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.ToolCalls = ToolCallsNative
+	opts.Inference.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -364,12 +364,12 @@ func TestNativeCallsScrubbed(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ToolCallReply("done", `{"summary":"the key is sekrit-value"}`))
 	opts := testOptions(t, srv, repo)
-	opts.ToolCalls = ToolCallsNative
-	opts.Secrets = []string{"sekrit-value"}
+	opts.Inference.ToolCalls = ToolCallsNative
+	opts.Services.Secrets = []string{"sekrit-value"}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
-	data, err := os.ReadFile(filepath.Join(opts.Store.Dir(rep.ID), TranscriptFile))
+	data, err := os.ReadFile(filepath.Join(opts.Services.Store.Dir(rep.ID), TranscriptFile))
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), "sekrit-value")
 	assert.Contains(t, string(data), `the key is [redacted]`)

@@ -32,11 +32,11 @@ func TestGitHubForkReview(t *testing.T) {
 				llm.ContentReply("tool: edit_file\npath: hello.txt\nold_text: hi\nnew_text: hi there"),
 				llm.ContentReply("tool: done\nsummary: Say more"))
 			opts := f.options(t, srv)
-			opts.PullRequest = num
+			opts.Goal.PullRequest = num
 			if moved {
 				// The session starts from the head core fetched before the
 				// author pushed again.
-				opts.Pull, err = opts.GitHub.PullRequest(t.Context(), "octo", "hello", num)
+				opts.Goal.Pull, err = opts.Services.GitHub.PullRequest(t.Context(), "octo", "hello", num)
 				require.NoError(t, err)
 				_, err = fork.Commit(t.Context(), "patch-1", "more", map[string]string{"more.txt": "more\n"})
 				require.NoError(t, err)

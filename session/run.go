@@ -59,7 +59,7 @@ func configError(err error) error {
 // error is set when the session could not even start.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep, err := runNew(ctx, opts)
-	return rep, scrub.New(opts.Secrets...).Error(err)
+	return rep, scrub.New(opts.Services.Secrets...).Error(err)
 }
 
 func runNew(ctx context.Context, opts Options) (*Report, error) {
@@ -67,21 +67,21 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, configError(err)
 	}
-	if strings.TrimSpace(opts.Prompt) == "" && opts.Issue == 0 {
+	if strings.TrimSpace(opts.Goal.Prompt) == "" && opts.Goal.Issue == 0 {
 		return nil, &ConfigError{Option: "prompt", Err: errors.New("a goal is required: give a prompt or an issue")}
 	}
 	if err := checkBudgetPrice(opts, nil); err != nil {
 		return nil, err
 	}
-	if err := CheckBrowserBox(ctx, opts.Browser, opts.Sandbox); err != nil {
+	if err := CheckBrowserBox(ctx, opts.Browser, opts.Services.Sandbox); err != nil {
 		return nil, err
 	}
 	// Pre-flight: a tier the sandbox cannot honour fails before a record
 	// or a clone exists.
-	if err := opts.Sandbox.Require(ctx, opts.Verify); err != nil {
+	if err := opts.Services.Sandbox.Require(ctx, opts.Verification.Verify); err != nil {
 		return nil, configError(err)
 	}
-	checks, err := contract.UserChecks(opts.Checks, opts.Verify)
+	checks, err := contract.UserChecks(opts.Verification.Checks, opts.Verification.Verify)
 	if err != nil {
 		return nil, configError(err)
 	}
@@ -89,8 +89,8 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, StartError(err)
 	}
-	now := opts.Now()
-	id := opts.ID
+	now := opts.Services.Now()
+	id := opts.Goal.ID
 	if id == "" {
 		id = NewID(now)
 	} else if !validID(id) {
@@ -100,9 +100,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, StartError(err)
 	}
-	instruction := strings.TrimSpace(opts.Prompt)
-	if opts.Issue != 0 {
-		text, err := org.issue(ctx, opts.Issue, cmp.Or(opts.IssueBefore, now))
+	instruction := strings.TrimSpace(opts.Goal.Prompt)
+	if opts.Goal.Issue != 0 {
+		text, err := org.issue(ctx, opts.Goal.Issue, cmp.Or(opts.Goal.IssueBefore, now))
 		if err != nil {
 			return nil, StartError(err)
 		}
@@ -123,24 +123,24 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		StartCommit:  t.sha,
 		Branch:       t.branch,
 		PullRequest:  t.pull,
-		Issue:        opts.Issue,
-		Prompt:       opts.Prompt,
-		Goal:         goalOf(opts.Prompt, instruction),
+		Issue:        opts.Goal.Issue,
+		Prompt:       opts.Goal.Prompt,
+		Goal:         goalOf(opts.Goal.Prompt, instruction),
 		LandOnto:     t.onto,
 		Uncommitted:  t.uncommitted,
 		Status:       StatusPending,
-		Model:        opts.Model,
-		InferenceURL: opts.InferenceURL,
-		Verify:       opts.Verify,
+		Model:        opts.Inference.Model,
+		InferenceURL: opts.Inference.InferenceURL,
+		Verify:       opts.Verification.Verify,
 		Checks:       checks,
 		CreatedAt:    now,
 		UpdatedAt:    now,
 
-		AllowWorkflowChanges: opts.AllowWorkflowChanges,
+		AllowWorkflowChanges: opts.Landing.AllowWorkflowChanges,
 		Browser:              browserRecord(opts.Browser),
 	}
-	rec.Workspace = opts.Store.WorkspaceDir(rec.ID)
-	if err := opts.Store.create(rec, scrub.New(opts.Secrets...)); err != nil {
+	rec.Workspace = opts.Services.Store.WorkspaceDir(rec.ID)
+	if err := opts.Services.Store.create(rec, scrub.New(opts.Services.Secrets...)); err != nil {
 		return nil, err
 	}
 	s, ctx, err := start(ctx, opts, rec, org)
@@ -149,7 +149,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	}
 	defer s.unlock()
 	if t.onto != "" {
-		fmt.Fprintf(opts.Progress, "starting from HEAD %s plus %d uncommitted %s (kept as %s; --clean leaves them out)\n",
+		fmt.Fprintf(opts.Live.Progress, "starting from HEAD %s plus %d uncommitted %s (kept as %s; --clean leaves them out)\n",
 			short(t.onto), t.uncommitted, plural(t.uncommitted, "change", "changes"), inputsRef(id))
 	}
 	if err := org.clone(ctx, rec.Workspace, t); err != nil {
@@ -166,7 +166,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 // afresh.
 func Resume(ctx context.Context, id, instruction string, opts Options) (*Report, error) {
 	rep, err := resume(ctx, id, instruction, opts)
-	return rep, scrub.New(opts.Secrets...).Error(err)
+	return rep, scrub.New(opts.Services.Secrets...).Error(err)
 }
 
 func resume(ctx context.Context, id, instruction string, opts Options) (*Report, error) {
@@ -177,20 +177,20 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	if strings.TrimSpace(instruction) == "" {
 		return nil, &ConfigError{Option: "instruction", Err: errors.New("resume needs an instruction: what to do next")}
 	}
-	rec, err := opts.Store.Load(id)
+	rec, err := opts.Services.Store.Load(id)
 	if err != nil {
 		return nil, configError(err)
 	}
 	if err := checkBudgetPrice(opts, rec); err != nil {
 		return nil, err
 	}
-	if err := CheckBrowserBox(ctx, opts.Browser, opts.Sandbox); err != nil {
+	if err := CheckBrowserBox(ctx, opts.Browser, opts.Services.Sandbox); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(rec.Workspace, ".git")); err != nil {
 		return nil, &ConfigError{Err: fmt.Errorf("session %s cannot be resumed: its workspace %s is gone", id, rec.Workspace)}
 	}
-	opts.Repo = rec.Repo
+	opts.Goal.Repo = rec.Repo
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
 		return nil, StartError(err)
@@ -201,16 +201,16 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	}
 	// Options that belong to the session come from its record; allowing
 	// workflow changes, once given, stays.
-	opts.Verify, opts.Model = rec.Verify, rec.Model
-	more, err := contract.UserChecks(opts.Checks, rec.Verify)
+	opts.Verification.Verify, opts.Inference.Model = rec.Verify, rec.Model
+	more, err := contract.UserChecks(opts.Verification.Checks, rec.Verify)
 	if err != nil {
 		return nil, configError(err)
 	}
 	for _, c := range more {
 		rec.Checks = contract.AddCheck(rec.Checks, c)
 	}
-	rec.AllowWorkflowChanges = rec.AllowWorkflowChanges || opts.AllowWorkflowChanges
-	opts.AllowWorkflowChanges = rec.AllowWorkflowChanges
+	rec.AllowWorkflowChanges = rec.AllowWorkflowChanges || opts.Landing.AllowWorkflowChanges
+	opts.Landing.AllowWorkflowChanges = rec.AllowWorkflowChanges
 	// The browser is the one this run has: the entry point gave the
 	// recorded one unless told otherwise (core session resume does).
 	rec.Browser = browserRecord(opts.Browser)
@@ -277,24 +277,24 @@ func (s *run) scrub(text string) string { return s.scrubber.String(text) }
 // prints, asks, writes and hands to git passes through its scrubber. The
 // context it returns is the run's: a person's stop cancels it.
 func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, context.Context, error) {
-	unlock, err := opts.Store.lockWait(ctx, rec.ID)
+	unlock, err := opts.Services.Store.lockWait(ctx, rec.ID)
 	if err != nil {
 		return nil, ctx, configError(err)
 	}
 	sc := newScrubber(opts)
 	// What a person's terminal shows carries no escape sequence of the
 	// model's, a command's or a page's: shown, not obeyed.
-	opts.Progress, opts.Output = scrub.TerminalWriter(sc.Writer(opts.Progress)), scrub.TerminalWriter(sc.Writer(opts.Output))
-	opts.Approver = scrubbingApprover{a: opts.Approver, scrub: sc}
-	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc, ctl: opts.Control}
+	opts.Live.Progress, opts.Services.Output = scrub.TerminalWriter(sc.Writer(opts.Live.Progress)), scrub.TerminalWriter(sc.Writer(opts.Services.Output))
+	opts.Services.Approver = scrubbingApprover{a: opts.Services.Approver, scrub: sc}
+	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.Services.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc, ctl: opts.Live.Control}
 	if s.ctl == nil {
 		s.ctl = NewControl()
 	}
-	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Now(), DryRun: opts.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
+	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Services.Now(), DryRun: opts.Landing.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
 		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
 	s.startSpend(rec.Status != StatusPending)
-	dir := opts.Store.Dir(rec.ID)
-	if s.events, err = openEvents(filepath.Join(dir, EventsFile), sc, opts.Now); err != nil {
+	dir := opts.Services.Store.Dir(rec.ID)
+	if s.events, err = openEvents(filepath.Join(dir, EventsFile), sc, opts.Services.Now); err != nil {
 		unlock()
 		return nil, ctx, err
 	}
@@ -310,7 +310,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	s.unlock = func() {
 		// The run's boxes go with it: every background command the model
 		// started, every process left in them.
-		_ = opts.Sandbox.Close()
+		_ = opts.Services.Sandbox.Close()
 		closeSocket()
 		stop(nil)
 		s.events.close()
@@ -335,10 +335,10 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 // prepare checks the sandbox against the tier and builds the tool
 // environment.
 func (s *run) prepare(ctx context.Context) error {
-	if err := s.opts.Sandbox.Require(ctx, s.rec.Verify); err != nil {
+	if err := s.opts.Services.Sandbox.Require(ctx, s.rec.Verify); err != nil {
 		return &ConfigError{Option: "verify", Err: err}
 	}
-	usable, err := s.opts.Sandbox.Usable(ctx)
+	usable, err := s.opts.Services.Sandbox.Usable(ctx)
 	if err != nil {
 		return configError(err)
 	}
@@ -352,18 +352,18 @@ func (s *run) prepare(ctx context.Context) error {
 	s.env = &tools.Env{
 		Workspace:    ws,
 		Tier:         s.rec.Verify,
-		Runner:       s.opts.Sandbox,
-		Approver:     s.opts.Approver,
-		ShellTimeout: s.opts.ShellTimeout,
-		BuildCeiling: s.opts.BuildCeiling,
-		OutputLimit:  budget.ObservationLimit(s.opts.ContextTokens),
-		Echo:         s.opts.Progress,
+		Runner:       s.opts.Services.Sandbox,
+		Approver:     s.opts.Services.Approver,
+		ShellTimeout: s.opts.Verification.ShellTimeout,
+		BuildCeiling: s.opts.Verification.BuildCeiling,
+		OutputLimit:  budget.ObservationLimit(s.opts.Inference.ContextTokens),
+		Echo:         s.opts.Live.Progress,
 		Scrubber:     s.scrubber,
 		// The tools refuse to write workflows unless the user allowed it;
 		// landing checks what other commands wrote (checkLanding).
 		AllowWorkflowChanges: s.rec.AllowWorkflowChanges,
 	}
-	s.window = budget.NewContextWindow(s.opts.ContextTokens)
+	s.window = budget.NewContextWindow(s.opts.Inference.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {
 		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}
 	}
@@ -443,8 +443,8 @@ func (s *run) systemPrompt(ctx context.Context) (string, error) {
 // client's, which grow as its token source hands out fresh tokens during
 // the run (the scrubber asks it at each use).
 func newScrubber(opts Options) *scrub.Scrubber {
-	if opts.GitHub != nil {
-		return scrub.Dynamic(opts.GitHub.Secrets, opts.Secrets...)
+	if opts.Services.GitHub != nil {
+		return scrub.Dynamic(opts.Services.GitHub.Secrets, opts.Services.Secrets...)
 	}
-	return scrub.New(opts.Secrets...)
+	return scrub.New(opts.Services.Secrets...)
 }

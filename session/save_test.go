@@ -27,11 +27,11 @@ func TestRecordThatCannotBeSavedEndsTheRun(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: vetted"),
 	)
 	opts := buildOptions(t, srv, repo)
-	opts.ID = "record-unsaveable"
-	record := filepath.Join(opts.Store.Dir(opts.ID), RecordFile)
+	opts.Goal.ID = "record-unsaveable"
+	record := filepath.Join(opts.Services.Store.Dir(opts.Goal.ID), RecordFile)
 	// Before the first request: the gofmt the model runs is a check the
 	// record must keep, and saving it is the first write of the turns.
-	opts.Client = &moveHead{Completer: opts.Client, n: 1, move: func() {
+	opts.Services.Client = &moveHead{Completer: opts.Services.Client, n: 1, move: func() {
 		require.NoError(t, os.Remove(record))
 		require.NoError(t, os.MkdirAll(filepath.Join(record, "in-the-way"), 0o700))
 	}}

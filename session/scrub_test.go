@@ -23,7 +23,9 @@ func TestScrubKeepsUpWithTheTokenSource(t *testing.T) {
 	})
 	_, err := client.Token(t.Context())
 	require.NoError(t, err)
-	opts := Options{GitHub: client, Secrets: []string{"sk-model-key"}}
+	opts := Options{
+		Services: Services{GitHub: client, Secrets: []string{"sk-model-key"}},
+	}
 	s := &run{opts: opts, scrubber: newScrubber(opts)}
 	assert.Equal(t, "[redacted] [redacted]", s.scrub("ghs_token_number_1 sk-model-key"))
 	_, err = client.Token(t.Context())

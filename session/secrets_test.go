@@ -40,11 +40,11 @@ func TestSecretsInTheModelsTextGoNowhere(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: \"Note the token "+tok+"\\n\\nand the key "+testModelKey+"\""),
 	)
 	opts := f.options(t, srv)
-	opts.Secrets = append(opts.Secrets, testModelKey)
+	opts.Services.Secrets = append(opts.Services.Secrets, testModelKey)
 	var progress, output, terminal strings.Builder
-	opts.Progress, opts.Output = &progress, &output
+	opts.Live.Progress, opts.Services.Output = &progress, &output
 	// The human declines the command and approves the issue.
-	opts.Approver = &tools.TerminalApprover{In: strings.NewReader("n\ny\n"), Out: &terminal, Terminal: true}
+	opts.Services.Approver = &tools.TerminalApprover{In: strings.NewReader("n\ny\n"), Out: &terminal, Terminal: true}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -66,7 +66,7 @@ func TestSecretsInTheModelsTextGoNowhere(t *testing.T) {
 	assert.Equal(t, "Note the token [redacted]", pulls[0].Title)
 
 	secrets := []string{tok, base64.StdEncoding.EncodeToString([]byte("x-access-token:" + tok)), testModelKey}
-	assertNowhere(t, secrets, opts.Store.Home(), ws, f.repo.Dir())
+	assertNowhere(t, secrets, opts.Services.Store.Home(), ws, f.repo.Dir())
 	for _, r := range f.g.Requests() {
 		for _, s := range secrets {
 			assert.NotContains(t, string(r.Body), s, "%s %s", r.Method, r.Path)
@@ -131,7 +131,7 @@ func TestLandingRefusesAPlantedSecret(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Greet"),
 	)
 	opts := f.options(t, srv)
-	opts.Client = &plantBefore{Completer: opts.Client, n: 2, dir: workspaceOf(t, opts), files: map[string]string{"config/hosts.yml": "github.com:\n  oauth_token: " + testToken + "\n"}}
+	opts.Services.Client = &plantBefore{Completer: opts.Services.Client, n: 2, dir: workspaceOf(t, opts), files: map[string]string{"config/hosts.yml": "github.com:\n  oauth_token: " + testToken + "\n"}}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusFailed, rep.Status)
@@ -151,7 +151,7 @@ func TestErrorsOfRunAreScrubbed(t *testing.T) {
 	t.Parallel()
 	f := newGitHubFixture(t)
 	opts := f.options(t, llm.NewModelServer(t))
-	opts.Base = testToken
+	opts.Goal.Base = testToken
 	_, err := Run(t.Context(), opts)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `base: branch "[redacted]" not found`)

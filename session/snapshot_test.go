@@ -41,7 +41,7 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	)
 	opts := testOptions(t, srv, repo)
 	var progress strings.Builder
-	opts.Progress = &progress
+	opts.Live.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -102,7 +102,7 @@ func TestCleanStartsFromHEAD(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: looked"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Clean = true
+	opts.Goal.Clean = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)

@@ -48,14 +48,14 @@ func TestBudgetHoldsAgainstTheServersUsage(t *testing.T) {
 			script = append(script, llm.ContentReply("tool: done\nsummary: read it").WithUsage(tt.prompt, tt.completion))
 			srv := llm.NewModelServer(t, script...)
 			opts := testOptions(t, srv, repo)
-			opts.MaxTurns = replies + 10
-			opts.Budget = budget.Budget{Tokens: capTokens}
+			opts.Limits.MaxTurns = replies + 10
+			opts.Limits.Budget = budget.Budget{Tokens: capTokens}
 			if tt.price {
 				// $1000 per Mtok: the budget in dollars is the same 20000 tokens.
-				opts.Price, opts.Budget = testPrice, budget.Budget{USD: capTokens * 1000 / 1e6}
+				opts.Limits.Price, opts.Limits.Budget = testPrice, budget.Budget{USD: capTokens * 1000 / 1e6}
 			}
 			var progress strings.Builder
-			opts.Progress = &progress
+			opts.Live.Progress = &progress
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 
@@ -73,7 +73,7 @@ func TestBudgetHoldsAgainstTheServersUsage(t *testing.T) {
 			if tt.price {
 				require.NotNil(t, rep.CostUSD)
 				assert.GreaterOrEqual(t, *rep.CostUSD, 0.0)
-				assert.LessOrEqual(t, *rep.CostUSD, opts.Budget.USD)
+				assert.LessOrEqual(t, *rep.CostUSD, opts.Limits.Budget.USD)
 			}
 			if tt.prompt < 0 || tt.prompt > 1e9 {
 				assert.Equal(t, 1, strings.Count(progress.String(), "usage refused: the model server reported"), "said once a run")

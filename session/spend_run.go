@@ -34,37 +34,37 @@ const BudgetTitlePrefix = "[budget exhausted] "
 func (s *run) startSpend(resumed bool) {
 	s.spend.ratio = 1
 	rec, o := s.rec, s.opts
-	if o.Price != nil && (rec.Price == nil || o.Price.Source == budget.PriceFromSettings) {
+	if o.Limits.Price != nil && (rec.Price == nil || o.Limits.Price.Source == budget.PriceFromSettings) {
 		// A price set now wins; the endpoint's does not replace one set
 		// before.
-		rec.Price = o.Price
+		rec.Price = o.Limits.Price
 	}
 	if rec.Price != nil && rec.CostUSD == nil {
 		c := rec.Price.Cost(rec.Usage.PromptTokens, rec.Usage.CompletionTokens)
 		rec.CostUSD = &c
 	}
-	if o.Budget.Set() {
+	if o.Limits.Budget.Set() {
 		b := budget.Budget{}
 		if rec.Budget != nil {
 			b = *rec.Budget
 		}
-		if o.Budget.USD > 0 {
+		if o.Limits.Budget.USD > 0 {
 			from := b.USD
 			if from == 0 && resumed && rec.CostUSD != nil {
 				from = *rec.CostUSD
 			}
-			b.USD = from + o.Budget.USD
+			b.USD = from + o.Limits.Budget.USD
 		}
-		if o.Budget.Tokens > 0 {
+		if o.Limits.Budget.Tokens > 0 {
 			from := b.Tokens
 			if from == 0 && resumed {
 				from = rec.Usage.TotalTokens
 			}
-			b.Tokens = model.SaturatingAdd(from, o.Budget.Tokens)
+			b.Tokens = model.SaturatingAdd(from, o.Limits.Budget.Tokens)
 		}
 		rec.Budget = &b
 		if resumed {
-			fmt.Fprintf(o.Progress, "budget topped up: %s\n", s.budgetReport().Line())
+			fmt.Fprintf(o.Live.Progress, "budget topped up: %s\n", s.budgetReport().Line())
 		}
 	}
 	s.report.Price = rec.Price
@@ -73,11 +73,11 @@ func (s *run) startSpend(resumed bool) {
 		s.report.CostUSD = &zero
 	}
 	if rec.Budget != nil {
-		if c, ok := s.opts.Client.(interface {
+		if c, ok := s.opts.Services.Client.(interface {
 			WithMaxTokens(n int) *model.Client
 		}); ok {
 			// The reply is bounded by the allowance the check counts.
-			s.opts.Client = c.WithMaxTokens(budget.CompletionAllowance)
+			s.opts.Services.Client = c.WithMaxTokens(budget.CompletionAllowance)
 		}
 	}
 }
@@ -85,8 +85,8 @@ func (s *run) startSpend(resumed bool) {
 // checkBudgetPrice refuses a budget in dollars that no price can count,
 // before anything starts; rec is the session resumed, or nil.
 func checkBudgetPrice(o Options, rec *Record) error {
-	usd := o.Budget.USD > 0 || (rec != nil && rec.Budget != nil && rec.Budget.USD > 0)
-	priced := o.Price != nil || (rec != nil && rec.Price != nil)
+	usd := o.Limits.Budget.USD > 0 || (rec != nil && rec.Budget != nil && rec.Budget.USD > 0)
+	priced := o.Limits.Price != nil || (rec != nil && rec.Price != nil)
 	if usd && !priced {
 		return optionError("budget-usd", "a budget in dollars needs a price: set --price-input-per-mtok and --price-output-per-mtok (or price_per_mtok), or use --budget-tokens")
 	}
@@ -126,7 +126,7 @@ func (s *run) spent(reply model.Reply, est int) model.Usage {
 	u, ok := budget.CountUsage(reply.Usage, reply.Estimate, budget.RequestCeiling(est, s.rec.Budget != nil))
 	if !ok && !s.spend.refusedNoted {
 		s.spend.refusedNoted = true
-		fmt.Fprintf(s.opts.Progress, "usage refused: the model server reported %d prompt, %d completion, %d total tokens for one request, outside what it could hold; it counts at core's own estimate (%d tokens), as does any other such report this run\n",
+		fmt.Fprintf(s.opts.Live.Progress, "usage refused: the model server reported %d prompt, %d completion, %d total tokens for one request, outside what it could hold; it counts at core's own estimate (%d tokens), as does any other such report this run\n",
 			reply.Usage.PromptTokens, reply.Usage.CompletionTokens, reply.Usage.TotalTokens, u.TotalTokens)
 	}
 	if !reply.UsageEstimated && est > 0 && u.PromptTokens > 0 {

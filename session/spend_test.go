@@ -34,10 +34,10 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Greet the world").WithUsage(3100, 50),
 	)
 	opts := f.options(t, srv)
-	opts.Prompt = "greet the world"
-	opts.Price, opts.Budget = testPrice, budget.Budget{USD: 10}
+	opts.Goal.Prompt = "greet the world"
+	opts.Limits.Price, opts.Limits.Budget = testPrice, budget.Budget{USD: 10}
 	var progress strings.Builder
-	opts.Progress = &progress
+	opts.Live.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 
@@ -92,8 +92,8 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 
 	// A top-up: resume goes on where the budget stopped it.
 	progress.Reset()
-	opts.Budget = budget.Budget{USD: 10}
-	opts.Price = nil // the record keeps it
+	opts.Limits.Budget = budget.Budget{USD: 10}
+	opts.Limits.Price = nil // the record keeps it
 	rep, err = Resume(t.Context(), rep.ID, "go on", opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -117,7 +117,7 @@ func TestBudgetTokens(t *testing.T) {
 	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x"))
 	opts := testOptions(t, srv, repo)
-	opts.Budget = budget.Budget{Tokens: budget.CompletionAllowance}
+	opts.Limits.Budget = budget.Budget{Tokens: budget.CompletionAllowance}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	assert.Equal(t, StatusBudgetExhausted, rep.Status)
@@ -168,12 +168,12 @@ func TestBudgetOptionErrors(t *testing.T) {
 			t.Parallel()
 			srv := llm.NewModelServer(t)
 			opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
-			opts.Price, opts.Budget = tt.price, tt.budget
+			opts.Limits.Price, opts.Limits.Budget = tt.price, tt.budget
 			_, err := Run(t.Context(), opts)
 			var ce *ConfigError
 			require.ErrorAs(t, err, &ce)
 			assert.Contains(t, err.Error(), tt.want)
-			recs, err := opts.Store.List()
+			recs, err := opts.Services.Store.List()
 			require.NoError(t, err)
 			assert.Empty(t, recs, "a refused run leaves no session")
 		})
@@ -182,7 +182,7 @@ func TestBudgetOptionErrors(t *testing.T) {
 
 func readReport(t *testing.T, opts Options, id string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(opts.Store.Dir(id), "report.json"))
+	b, err := os.ReadFile(filepath.Join(opts.Services.Store.Dir(id), "report.json"))
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(b, &m))

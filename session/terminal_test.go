@@ -27,11 +27,11 @@ command: printf '\033]52;c;cm0gLXJmIH4=\007\033]0;pwned\007\033[2J\233H\n'`),
 		llm.ContentReply("tool: done\nsummary: \"fixed \\u001b]8;;http://evil.test/\\u0007it\\u001b]0;title\\u0007\""),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Sandbox = boxSandbox(t, home)
-	opts.DryRun = true
+	opts.Services.Sandbox = boxSandbox(t, home)
+	opts.Landing.DryRun = true
 	var progress, output, asked strings.Builder
-	opts.Progress, opts.Output = &progress, &output
-	opts.Approver = &tools.TerminalApprover{In: strings.NewReader("y\n"), Out: &asked, Terminal: true}
+	opts.Live.Progress, opts.Services.Output = &progress, &output
+	opts.Services.Approver = &tools.TerminalApprover{In: strings.NewReader("y\n"), Out: &asked, Terminal: true}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)

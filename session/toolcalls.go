@@ -13,7 +13,7 @@ import (
 	"github.com/coreagent/core/session/tools"
 )
 
-// How actions travel between core and the model (Options.ToolCalls).
+// How actions travel between core and the model (Inference.ToolCalls).
 const (
 	ToolCallsText   = "text"   // in the reply's text, as the prompt shows
 	ToolCallsNative = "native" // OpenAI function calling: tools in the request, tool_calls in the reply
@@ -22,6 +22,56 @@ const (
 
 func validToolCalls(mode string) bool {
 	return mode == ToolCallsText || mode == ToolCallsNative || mode == ToolCallsAuto
+}
+
+// Defaults for Inference.
+const (
+	DefaultContextTokens = 32768
+	DefaultModel         = "coder"
+)
+
+// Inference is the model a run talks to, and how.
+type Inference struct {
+	// Model is the model name sent to the endpoint; InferenceURL is only
+	// recorded.
+	Model        string
+	InferenceURL string
+	Think        bool
+	// ToolCalls is how actions travel: ToolCallsText (the default: the
+	// reply's text), ToolCallsNative (OpenAI function calling) or
+	// ToolCallsAuto (native when the server takes tools).
+	ToolCalls     string
+	ContextTokens int // estimated tokens a request may hold
+}
+
+// withDefaults fills the zero values.
+func (i Inference) withDefaults() Inference {
+	if i.ContextTokens == 0 {
+		i.ContextTokens = DefaultContextTokens
+	}
+	if i.Model == "" {
+		i.Model = DefaultModel
+	}
+	if i.ToolCalls == "" {
+		i.ToolCalls = ToolCallsText
+	}
+	return i
+}
+
+// checkToolCalls refuses a way of tool calls core does not know.
+func (i Inference) checkToolCalls() error {
+	if !validToolCalls(i.ToolCalls) {
+		return optionError("tool-calls", "must be text, native or auto, got %q", i.ToolCalls)
+	}
+	return nil
+}
+
+// checkContext refuses a context too small for a turn.
+func (i Inference) checkContext() error {
+	if i.ContextTokens < 1024 {
+		return optionError("context-tokens", "must be at least 1024, got %d", i.ContextTokens)
+	}
+	return nil
 }
 
 // ToolCompleter is a Completer that can offer tools natively;
@@ -44,15 +94,15 @@ var (
 // resolveToolCalls turns the option into the mode a new session runs
 // with: auto asks the server once and falls back to text.
 func resolveToolCalls(ctx context.Context, opts Options) (string, error) {
-	_, completes := opts.Client.(ToolCompleter)
-	switch opts.ToolCalls {
+	_, completes := opts.Services.Client.(ToolCompleter)
+	switch opts.Inference.ToolCalls {
 	case ToolCallsNative:
 		if !completes {
 			return "", errors.New("--tool-calls native: the model client cannot offer tools")
 		}
 		return ToolCallsNative, nil
 	case ToolCallsAuto:
-		prober, ok := opts.Client.(ToolProber)
+		prober, ok := opts.Services.Client.(ToolProber)
 		if !ok || !completes {
 			return ToolCallsText, nil
 		}
@@ -60,12 +110,12 @@ func resolveToolCalls(ctx context.Context, opts Options) (string, error) {
 		switch {
 		case err != nil:
 			zerolog.Ctx(ctx).Warn().Err(err).Msg("Could not ask the model server about tool calls; using text.")
-			fmt.Fprintf(opts.Progress, "tool calls: text (could not ask the model server: %v)\n", err)
+			fmt.Fprintf(opts.Live.Progress, "tool calls: text (could not ask the model server: %v)\n", err)
 		case native:
-			fmt.Fprintln(opts.Progress, "tool calls: native (the model server takes tools)")
+			fmt.Fprintln(opts.Live.Progress, "tool calls: native (the model server takes tools)")
 			return ToolCallsNative, nil
 		default:
-			fmt.Fprintln(opts.Progress, "tool calls: text (the model server refused or ignored tools)")
+			fmt.Fprintln(opts.Live.Progress, "tool calls: text (the model server refused or ignored tools)")
 		}
 		return ToolCallsText, nil
 	}

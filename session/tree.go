@@ -24,11 +24,11 @@ import (
 func (s *run) freeze() {
 	s.closeBrowser()
 	s.stopWarm()
-	if s.opts.Sandbox == nil {
+	if s.opts.Services.Sandbox == nil {
 		return
 	}
-	if err := s.opts.Sandbox.CloseBox(s.rec.Workspace); err != nil {
-		fmt.Fprintf(s.opts.Progress, "core: closing the run's box: %v\n", err)
+	if err := s.opts.Services.Sandbox.CloseBox(s.rec.Workspace); err != nil {
+		fmt.Fprintf(s.opts.Live.Progress, "core: closing the run's box: %v\n", err)
 	}
 }
 

@@ -242,10 +242,10 @@ func leftoverSandboxes(t *testing.T) func(t *testing.T) *sandbox.Sandbox {
 // leftoverOptions runs in a real box at the test tier, held to the
 // repository's test.
 func leftoverOptions(opts Options, sb *sandbox.Sandbox) Options {
-	opts.Sandbox = sb
-	opts.Verify = lang.TierTest
-	opts.Checks = []string{"go test -count=1 ./..."}
-	opts.ShellTimeout = 10 * time.Minute // a busy machine compiles slowly
+	opts.Services.Sandbox = sb
+	opts.Verification.Verify = lang.TierTest
+	opts.Verification.Checks = []string{"go test -count=1 ./..."}
+	opts.Verification.ShellTimeout = 10 * time.Minute // a busy machine compiles slowly
 	return opts
 }
 
@@ -354,7 +354,7 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 		llm.ContentReply("tool: done\nsummary: Fix Add"),
 	)
 	opts := leftoverOptions(f.options(t, srv), sb)
-	opts.Repo, opts.PullRequest = "octo/calc", num
+	opts.Goal.Repo, opts.Goal.PullRequest = "octo/calc", num
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
@@ -366,7 +366,7 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 	assert.Equal(t, []ghfake.ReviewDraftComment{{Path: "calc.go", Line: 4, Side: "RIGHT", Body: "```suggestion\nfunc Add(a, b int) int { return a + b }\n```"}}, rv.Comments,
 		"the review suggests the checked change")
 	assert.NotContains(t, rv.Body, "a * 0")
-	ws := opts.Store.WorkspaceDir(rep.ID)
+	ws := opts.Services.Store.WorkspaceDir(rep.ID)
 	assert.Equal(t, rep.Tree, gitOut(t, ws, "rev-parse", rep.Commit+"^{tree}"), "the reviewed commit holds the checked tree")
 }
 
@@ -381,24 +381,24 @@ func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Add a"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.DryRun = true
+	opts.Landing.DryRun = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
 	require.NotEmpty(t, rep.Tree) // tree
-	ws := opts.Store.WorkspaceDir(rep.ID)
+	ws := opts.Services.Store.WorkspaceDir(rep.ID)
 	head := gitOut(t, ws, "rev-parse", "HEAD")
 	planted := filepath.Join(ws, "planted.txt")
 	require.NoError(t, os.WriteFile(planted, []byte("after the checks\n"), 0o644))
 
-	opts.DryRun = false
+	opts.Landing.DryRun = false
 	_, err = Land(t.Context(), rep.ID, opts)
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "the workspace changed since its checks: resume the session to check it again (core session resume "+rep.ID)
 	assert.ErrorContains(t, err, "Nothing was committed or pushed")
 	assert.False(t, branchExists(t, repo, rep.Branch), "nothing landed")
 	assert.Equal(t, head, gitOut(t, ws, "rev-parse", "HEAD"), "nothing was committed")
-	rec, err := opts.Store.Load(rep.ID)
+	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompleted, rec.Status, "a refusal leaves the record as it was")
 
@@ -424,17 +424,17 @@ func TestResumedRunStartsANewBox(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: Looked"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Sandbox = boxSandbox(t, t.TempDir())
-	opts.Verify = lang.TierTest
-	opts.Control = NewControl()
-	opts.IdleTimeout = time.Hour
+	opts.Services.Sandbox = boxSandbox(t, t.TempDir())
+	opts.Verification.Verify = lang.TierTest
+	opts.Live.Control = NewControl()
+	opts.Live.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
-	waitStatus(t, opts.Control, StatusIdle)
-	_, err := opts.Control.Send(live.Message{From: "alice", Text: "is it still running?"})
+	waitStatus(t, opts.Live.Control, StatusIdle)
+	_, err := opts.Live.Control.Send(live.Message{From: "alice", Text: "is it still running?"})
 	require.NoError(t, err)
 	waitRequests(t, srv, 5)
-	waitStatus(t, opts.Control, StatusIdle)
-	_, err = opts.Control.Stop("alice")
+	waitStatus(t, opts.Live.Control, StatusIdle)
+	_, err = opts.Live.Control.Stop("alice")
 	require.NoError(t, err)
 	rep := wait()
 	assert.Equal(t, StatusCancelled, rep.Status, rep.Error)

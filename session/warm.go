@@ -36,7 +36,7 @@ func (s *run) startWarm(ctx context.Context) {
 		cancel()
 		return
 	}
-	fmt.Fprintln(s.opts.Progress, "warming the build cache in the background (confined: the module download, then a compile of the tests, at a low CPU priority; no command waits for it)…")
+	fmt.Fprintln(s.opts.Live.Progress, "warming the build cache in the background (confined: the module download, then a compile of the tests, at a low CPU priority; no command waits for it)…")
 	s.warmup = w
 	s.warmCancel = cancel
 }
@@ -75,7 +75,7 @@ func (s *run) warmEnded(stopped bool) {
 		s.report.Warmup.Error = s.scrub(r.Err.Error())
 	}
 	if line := warmLine(r, stopped); line != "" {
-		fmt.Fprintln(s.opts.Progress, line)
+		fmt.Fprintln(s.opts.Live.Progress, line)
 	}
 }
 

@@ -56,14 +56,14 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: noted"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Verify = lang.TierTest
-	opts.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
-	opts.ShellTimeout = 3 * time.Second
+	opts.Verification.Verify = lang.TierTest
+	opts.Services.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}})
+	opts.Verification.ShellTimeout = 3 * time.Second
 	// Compiling counts too: the cold build cache would otherwise have up
 	// to --build-ceiling to compile (TestColdCompileOutlastsTheShellTimeout).
-	opts.BuildCeiling = opts.ShellTimeout
+	opts.Verification.BuildCeiling = opts.Verification.ShellTimeout
 	w := &watcher{}
-	opts.Progress = w
+	opts.Live.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 
@@ -116,7 +116,7 @@ func TestSessionWarmsNothingUnconfined(t *testing.T) {
 	)
 	opts := buildOptions(t, srv, repo)
 	w := &watcher{}
-	opts.Progress = w
+	opts.Live.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, StatusCompleted, rep.Status, rep.Error)

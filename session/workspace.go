@@ -41,14 +41,14 @@ func (r *localRepo) name() string { return r.path }
 // target resolves the base and the landing branch. A local repository
 // never lands on the branch it has checked out.
 func (r *localRepo) target(ctx context.Context, opts Options, id string) (target, error) {
-	if opts.PullRequest != 0 {
-		return target{}, fmt.Errorf("pull request #%d: pull requests need a GitHub repository (owner/name)", opts.PullRequest)
+	if opts.Goal.PullRequest != 0 {
+		return target{}, fmt.Errorf("pull request #%d: pull requests need a GitHub repository (owner/name)", opts.Goal.PullRequest)
 	}
-	base, sha, err := r.resolveBase(ctx, opts.Base)
+	base, sha, err := r.resolveBase(ctx, opts.Goal.Base)
 	if err != nil {
 		return target{}, err
 	}
-	branch := opts.Branch
+	branch := opts.Goal.Branch
 	if branch == "" {
 		branch = status.SessionBranch(id)
 	}
@@ -59,7 +59,7 @@ func (r *localRepo) target(ctx context.Context, opts Options, id string) (target
 		return target{}, err
 	}
 	t := target{base: base, sha: sha, branch: branch}
-	if opts.Base == "" && !opts.Clean {
+	if opts.Goal.Base == "" && !opts.Goal.Clean {
 		snap, n, err := r.snapshot(ctx, id, sha)
 		if err != nil {
 			return target{}, err

@@ -104,9 +104,9 @@ func Settings() []Setting {
 func modelSettings() []Setting {
 	return []Setting{
 		{Name: Model, Flag: true, Input: true, Usage: "model name sent to the endpoint (default " + session.DefaultModel + ")",
-			apply: func(r *resolved, v string) error { r.opts.Model = v; return nil }},
+			apply: func(r *resolved, v string) error { r.opts.Inference.Model = v; return nil }},
 		{Name: InferenceURL, Flag: true, Input: true, Usage: "OpenAI-compatible base URL (default: the first of CORE_SESSION_DISCOVER, else " + strings.Join(model.DefaultCandidates(), ",") + ", to answer GET /v1/models)",
-			apply: func(r *resolved, v string) error { r.opts.InferenceURL = v; return nil }},
+			apply: func(r *resolved, v string) error { r.opts.Inference.InferenceURL = v; return nil }},
 		{Name: Discover, Usage: "comma-separated base URLs probed with GET /v1/models when no inference URL is given (default " + strings.Join(model.DefaultCandidates(), ",") + ")",
 			apply: func(r *resolved, v string) error { r.candidates = splitList(v); return nil }},
 		{Name: APIKey, Input: true, Secret: true, Usage: "the model endpoint's API key (also read from OPENAI_API_KEY); never written anywhere",
@@ -126,15 +126,15 @@ func runSettings() []Setting {
 				return fmt.Errorf("must be auto, off, build or test, got %q", v)
 			}},
 		{Name: MaxTurns, Flag: true, Input: true, Usage: fmt.Sprintf("hard cap on model turns; reaching it ends the run as partial (default %d)", session.DefaultMaxTurns),
-			apply: intSetting(func(o *session.Options, n int) { o.MaxTurns = n })},
+			apply: intSetting(func(o *session.Options, n int) { o.Limits.MaxTurns = n })},
 		{Name: Timeout, Flag: true, Input: true, Usage: fmt.Sprintf("wall-clock cap on the whole run, e.g. 45m (partial; default %s)", session.DefaultTimeout),
-			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Timeout = d })},
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Limits.Timeout = d })},
 		{Name: TurnTimeout, Flag: true, Usage: fmt.Sprintf("cap on one generation; a runaway turn ends the run as partial (default %s)", session.DefaultTurnTimeout),
-			apply: durationSetting(func(o *session.Options, d time.Duration) { o.TurnTimeout = d })},
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Limits.TurnTimeout = d })},
 		{Name: ShellTimeout, Flag: true, Usage: fmt.Sprintf("per-command timeout for run_shell (default %s)", session.DefaultShellTimeout),
-			apply: durationSetting(func(o *session.Options, d time.Duration) { o.ShellTimeout = d })},
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Verification.ShellTimeout = d })},
 		{Name: BuildCeiling, Flag: true, Usage: fmt.Sprintf("what a command that compiles may run in all: while a compiler runs among a run_shell command's or a check's processes, --shell-timeout does not count, up to this ceiling (default %d times --shell-timeout; no more than --shell-timeout counts every moment)", boxagent.BuildCeilingFactor),
-			apply: durationSetting(func(o *session.Options, d time.Duration) { o.BuildCeiling = d })},
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Verification.BuildCeiling = d })},
 		{Name: IdleTimeout, Flag: true, Input: true, Usage: fmt.Sprintf("how long a run that landed waits, idle, for the next message (core session send, a /core comment) before it completes; 0 completes it at done (default: %s for a run a person started at a terminal, with serve or the console's queue, %s for one the Action or the bot started, moved onto %s when a person writes to it; a CLI run with no terminal ends at done)", session.IdleAttended, session.IdleTriggered, session.IdleAttended),
 			apply: func(r *resolved, v string) error {
 				d, err := time.ParseDuration(strings.TrimSpace(v))
@@ -144,13 +144,13 @@ func runSettings() []Setting {
 				if err != nil || d < 0 {
 					return fmt.Errorf("must be a duration such as 20m, or 0 to end at done, got %q", v)
 				}
-				r.opts.IdleTimeout = d
+				r.opts.Live.IdleTimeout = d
 				return nil
 			}},
 		{Name: PollInterval, Input: true, Usage: fmt.Sprintf("how often a run the Action started reads new comments on its issue or pull request while it is idle (it also reads them before each turn; default %s)", session.DefaultPollEvery),
-			apply: durationSetting(func(o *session.Options, d time.Duration) { o.PollEvery = d })},
+			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Live.PollEvery = d })},
 		{Name: ContextTokens, Flag: true, Usage: fmt.Sprintf("estimated tokens one request may hold; older tool results are elided beyond it (default %d)", session.DefaultContextTokens),
-			apply: intSetting(func(o *session.Options, n int) { o.ContextTokens = n })},
+			apply: intSetting(func(o *session.Options, n int) { o.Inference.ContextTokens = n })},
 	}
 }
 
@@ -158,9 +158,9 @@ func runSettings() []Setting {
 func workSettings() []Setting {
 	return []Setting{
 		{Name: DryRun, Flag: true, Input: true, Bool: true, Usage: "run the whole loop, land nothing, print the diff",
-			apply: boolSetting(func(o *session.Options, b bool) { o.DryRun = b })},
+			apply: boolSetting(func(o *session.Options, b bool) { o.Landing.DryRun = b })},
 		{Name: Think, Flag: true, Bool: true, Usage: "let the model emit its <think> trace (otherwise /no_think is appended to the instruction)",
-			apply: boolSetting(func(o *session.Options, b bool) { o.Think = b })},
+			apply: boolSetting(func(o *session.Options, b bool) { o.Inference.Think = b })},
 		{Name: ToolCalls, Flag: true, Input: true, Usage: "how the model sends actions: text (written in the reply, as the prompt shows; the default), native (OpenAI function calling: tools in the request, tool_calls in the reply) or auto (asks the server once; native when it takes tools, else text)",
 			apply: func(r *resolved, v string) error {
 				v = strings.ToLower(strings.TrimSpace(v))
@@ -169,15 +169,15 @@ func workSettings() []Setting {
 				default:
 					return fmt.Errorf("must be text, native or auto, got %q", v)
 				}
-				r.opts.ToolCalls = v
+				r.opts.Inference.ToolCalls = v
 				return nil
 			}},
 		{Name: Checks, InputAs: "checks", Flag: true, Input: true, Multi: true, Usage: "a check the result is held to, such as \"go test ./...\" (repeatable; the input takes one per line): the harness runs it confined on the start commit and on the result; the verify tier must allow it",
-			apply: func(r *resolved, v string) error { r.opts.Checks = lines(v); return nil }},
+			apply: func(r *resolved, v string) error { r.opts.Verification.Checks = lines(v); return nil }},
 		{Name: ChecksFromCI, Flag: true, Input: true, Bool: true, Usage: "also hold the result to the checks the repository's own CI runs: the commands of the run: steps in .github/workflows that the verify tier can run confined (pytest, npm test, cargo test, go test, ...); the session lists which steps it took and which not, and why (default: off for the CLI, on for the Action)",
-			apply: boolSetting(func(o *session.Options, b bool) { o.ChecksFromCI = b })},
+			apply: boolSetting(func(o *session.Options, b bool) { o.Verification.ChecksFromCI = b })},
 		{Name: ReadySetting, Flag: true, Input: true, Bool: true, Usage: "when every check passes (the contract held), mark the pull request ready for review; otherwise it stays a draft",
-			apply: boolSetting(func(o *session.Options, b bool) { o.Ready = b })},
+			apply: boolSetting(func(o *session.Options, b bool) { o.Landing.Ready = b })},
 	}
 }
 
@@ -221,11 +221,11 @@ func spendSettings() []Setting {
 				if err != nil || f <= 0 {
 					return fmt.Errorf("must be a positive amount of dollars such as 2.50, got %q", v)
 				}
-				r.opts.Budget.USD = f
+				r.opts.Limits.Budget.USD = f
 				return nil
 			}},
 		{Name: BudgetTokens, Flag: true, Input: true, Usage: "the most tokens (prompt and completion) the session may spend, checked before each request like --budget-usd; on resume, a top-up added to it (default none)",
-			apply: intSetting(func(o *session.Options, n int) { o.Budget.Tokens = n })},
+			apply: intSetting(func(o *session.Options, n int) { o.Limits.Budget.Tokens = n })},
 	}
 }
 
@@ -249,7 +249,7 @@ func browserSettings() []Setting {
 func landingSettings() []Setting {
 	return []Setting{
 		{Name: AllowWorkflow, Flag: true, Input: true, Bool: true, Usage: "let the session write and land workflows, files under .github/actions, and the action.yml of any action a workflow uses locally (they run with the repository's secrets and the workflow's token on the next push); recorded, so resume keeps it",
-			apply: boolSetting(func(o *session.Options, b bool) { o.AllowWorkflowChanges = b })},
+			apply: boolSetting(func(o *session.Options, b bool) { o.Landing.AllowWorkflowChanges = b })},
 	}
 }
 

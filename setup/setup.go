@@ -158,7 +158,7 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.opts.Price = price
+	r.opts.Limits.Price = price
 	if err := r.browser(env.Getenv); err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	if err := CheckHome(home); err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
 	}
-	sb, err := sandboxFor(env.Getenv, home, env.Self, r.opts.Repo)
+	sb, err := sandboxFor(env.Getenv, home, env.Self, r.opts.Goal.Repo)
 	if err != nil {
 		return nil, err
 	}
@@ -192,24 +192,24 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		return nil, err
 	}
 	o := r.opts
-	if o.Model == "" {
-		o.Model = session.DefaultModel
+	if o.Inference.Model == "" {
+		o.Inference.Model = session.DefaultModel
 	}
-	o.InferenceURL, o.Verify, o.Store, o.Sandbox = url, tier, store, sb
-	client := model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Model, HTTPClient: env.HTTPClient,
+	o.Inference.InferenceURL, o.Verification.Verify, o.Services.Store, o.Services.Sandbox = url, tier, store, sb
+	client := model.New(model.Config{BaseURL: url, APIKey: r.apiKey, Model: o.Inference.Model, HTTPClient: env.HTTPClient,
 		MaxAttempts: model.DefaultMaxAttempts, Backoff: env.Backoff, OnRetry: env.OnRetry})
-	o.Client = client
-	if o.Price == nil {
+	o.Services.Client = client
+	if o.Limits.Price == nil {
 		// No price set: the endpoint's, when it lists one (else the cost
 		// is unknown: "no price set").
 		if in, out, ok, err := client.Price(ctx); err == nil && ok {
-			o.Price = &budget.Price{InputPerMtok: in, OutputPerMtok: out, Source: budget.PriceFromEndpoint}
+			o.Limits.Price = &budget.Price{InputPerMtok: in, OutputPerMtok: out, Source: budget.PriceFromEndpoint}
 		}
 	}
 	if r.apiKey != "" {
-		o.Secrets = append(o.Secrets, r.apiKey)
+		o.Services.Secrets = append(o.Services.Secrets, r.apiKey)
 	}
-	o.GitEnv = session.GitEnv(env.Getenv)
+	o.Services.GitEnv = session.GitEnv(env.Getenv)
 	ready.Options = o
 	return ready, nil
 }
@@ -244,7 +244,7 @@ func (r *resolved) endpoint(ctx context.Context, env Env, ready *Ready) (string,
 	if len(candidates) == 0 {
 		candidates = model.DefaultCandidates()
 	}
-	url := r.opts.InferenceURL
+	url := r.opts.Inference.InferenceURL
 	if url != "" {
 		url, _, err = model.Endpoint(ctx, env.HTTPClient, url)
 	} else {
@@ -307,8 +307,8 @@ func verifyTier(ctx context.Context, sb *sandbox.Sandbox, v string, ready *Ready
 // AddGitHub gives the options a GitHub client: its token becomes a secret
 // the session never writes.
 func AddGitHub(o *session.Options, c *gh.Client) {
-	o.GitHub = c
-	o.Secrets = append(o.Secrets, c.Secrets()...)
+	o.Services.GitHub = c
+	o.Services.Secrets = append(o.Services.Secrets, c.Secrets()...)
 }
 
 // Check parses the values an entry point was given, without the

@@ -102,15 +102,15 @@ func TestOptions(t *testing.T) {
 	require.NoError(t, err)
 	o := ready.Options
 	assert.True(t, ready.Discovered)
-	assert.Equal(t, srv.URL, o.InferenceURL, "the first candidate that answers")
-	assert.Equal(t, 7, o.MaxTurns)
-	assert.Equal(t, "45m0s", o.Timeout.String())
-	assert.Equal(t, "30m0s", o.BuildCeiling.String(), "--build-ceiling")
-	assert.Equal(t, lang.TierBuild, o.Verify)
-	assert.Equal(t, session.DefaultModel, o.Model)
-	assert.Contains(t, o.Secrets, "sk-secret-key", "the model key is always a secret")
-	assert.NotNil(t, o.Store)
-	assert.NotNil(t, o.Client)
+	assert.Equal(t, srv.URL, o.Inference.InferenceURL, "the first candidate that answers")
+	assert.Equal(t, 7, o.Limits.MaxTurns)
+	assert.Equal(t, "45m0s", o.Limits.Timeout.String())
+	assert.Equal(t, "30m0s", o.Verification.BuildCeiling.String(), "--build-ceiling")
+	assert.Equal(t, lang.TierBuild, o.Verification.Verify)
+	assert.Equal(t, session.DefaultModel, o.Inference.Model)
+	assert.Contains(t, o.Services.Secrets, "sk-secret-key", "the model key is always a secret")
+	assert.NotNil(t, o.Services.Store)
+	assert.NotNil(t, o.Services.Client)
 	assert.Equal(t, home, ready.Home)
 }
 
@@ -261,7 +261,7 @@ func TestModelRetriesAreCounted(t *testing.T) {
 	}), Backoff: model.Backoff{Initial: time.Millisecond, Max: time.Millisecond}, OnRetry: func(r model.Retry) { retries = append(retries, r) }}
 	ready, err := Options(t.Context(), env, Values{Verify: "build"})
 	require.NoError(t, err)
-	_, err = ready.Options.Client.Complete(t.Context(), []model.Message{{Role: model.RoleUser, Content: "hi"}})
+	_, err = ready.Options.Services.Client.Complete(t.Context(), []model.Message{{Role: model.RoleUser, Content: "hi"}})
 	var me *model.Error
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, model.KindTransient, me.Kind)
@@ -320,8 +320,8 @@ func TestPriceAndBudgetSettings(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, ready.Options.Price)
-			assert.Equal(t, tt.wantBudget, ready.Options.Budget)
+			assert.Equal(t, tt.want, ready.Options.Limits.Price)
+			assert.Equal(t, tt.wantBudget, ready.Options.Limits.Budget)
 		})
 	}
 }

@@ -28,10 +28,10 @@ type Work struct {
 // resolving a pull request part. The options get the repository and the
 // goal; the Action and the bot's local runner both come here.
 func Run(ctx context.Context, w Work, opts session.Options) (*session.Report, error) {
-	opts.Repo = w.Owner + "/" + w.Repo
+	opts.Goal.Repo = w.Owner + "/" + w.Repo
 	if w.Kind == KindResolve {
 		return resolver.Run(ctx, resolver.Request{Client: w.Client, Owner: w.Owner, Repo: w.Repo, Number: w.Number, Instruction: w.Instruction}, opts)
 	}
-	opts.Issue, opts.Prompt = w.Number, w.Instruction
+	opts.Goal.Issue, opts.Goal.Prompt = w.Number, w.Instruction
 	return session.Run(ctx, opts)
 }

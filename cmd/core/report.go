@@ -100,13 +100,13 @@ func (e *env) live(ctx context.Context, consoleURL string, o *session.Options, r
 			return func() {}
 		}
 	}
-	if o.ID == "" {
-		o.ID = session.NewID(time.Now())
+	if o.Goal.ID == "" {
+		o.Goal.ID = session.NewID(time.Now())
 	}
-	if o.Control == nil {
-		o.Control = session.NewControl()
+	if o.Live.Control == nil {
+		o.Live.Control = session.NewControl()
 	}
-	l := &remote.Live{Console: &remote.Client{URL: u, Token: e.credential(repo)}, Store: o.Store, ID: o.ID, Repo: name, Control: o.Control, Out: e.stderr}
+	l := &remote.Live{Console: &remote.Client{URL: u, Token: e.credential(repo)}, Store: o.Services.Store, ID: o.Goal.ID, Repo: name, Control: o.Live.Control, Out: e.stderr}
 	return l.Start(ctx)
 }
 

@@ -201,18 +201,18 @@ func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags,
 	if err != nil {
 		return remote.Result{Status: remote.Failed, Error: err.Error()}
 	}
-	o.Approver = tools.DenyApprover{}
-	o.Input = strings.NewReader("")
+	o.Services.Approver = tools.DenyApprover{}
+	o.Services.Input = strings.NewReader("")
 	ghc, err := gh.New(gh.Credentials{Token: creds.Token, APIURL: creds.APIURL}, nil)
 	if err != nil {
 		return remote.Result{Status: remote.Failed, Error: err.Error()}
 	}
 	setup.AddGitHub(&o, ghc)
-	o.Repo, o.Prompt = c.Repo, c.Instruction
+	o.Goal.Repo, o.Goal.Prompt = c.Repo, c.Instruction
 	// The run is followed and steered from its page on the console: its
 	// events go up as they happen, its starter's messages come down.
-	o.ID, o.Control = session.NewID(time.Now()), session.NewControl()
-	live := &remote.Live{Console: client, Store: o.Store, ID: o.ID, Repo: c.Repo, Control: o.Control, Out: e.stderr}
+	o.Goal.ID, o.Live.Control = session.NewID(time.Now()), session.NewControl()
+	live := &remote.Live{Console: client, Store: o.Services.Store, ID: o.Goal.ID, Repo: c.Repo, Control: o.Live.Control, Out: e.stderr}
 	finish := live.Start(ctx)
 	rep, err := session.Run(ctx, o)
 	finish()

@@ -132,20 +132,20 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]s
 		return session.Options{}, setup.Word(err, setup.FlagWording)
 	}
 	if ready.Discovered {
-		fmt.Fprintf(e.stderr, "model server: %s (discovered)\n", ready.Options.InferenceURL)
+		fmt.Fprintf(e.stderr, "model server: %s (discovered)\n", ready.Options.Inference.InferenceURL)
 	}
 	for _, n := range ready.Notices {
 		fmt.Fprintf(e.stderr, "core: %s\n", n)
 	}
 	o := ready.Options
-	o.Interactive = f.interactive
-	o.AskNext = terminal
-	o.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal}
-	o.Input, o.Output, o.Progress = e.stdin, e.stdout, e.stderr
+	o.Live.Interactive = f.interactive
+	o.Live.AskNext = terminal
+	o.Services.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal}
+	o.Services.Input, o.Services.Output, o.Live.Progress = e.stdin, e.stdout, e.stderr
 	if f.json {
 		// stdout is the report alone; the diff and questions go with the
 		// progress.
-		o.Output = e.stderr
+		o.Services.Output = e.stderr
 	}
 	return o, nil
 }
@@ -238,7 +238,7 @@ draft marked [budget exhausted]), 1 failed, 130 cancelled.`,
 			if err := e.github(&o, repo); err != nil {
 				return err
 			}
-			o.Repo, o.Prompt, o.Issue, o.Base, o.Branch, o.Clean = repo, prompt, issue, base, branch, clean
+			o.Goal.Repo, o.Goal.Prompt, o.Goal.Issue, o.Goal.Base, o.Goal.Branch, o.Goal.Clean = repo, prompt, issue, base, branch, clean
 			finish := e.live(cmd.Context(), f.consoleURL, &o, repo)
 			rep, err := session.Run(cmd.Context(), o)
 			finish()
@@ -293,10 +293,10 @@ much more. The price is the session's too, unless given again.`,
 			// A top-up is what the user typed, never the environment's
 			// budget again at each resume.
 			if f.vals[setup.BudgetUSD] == "" {
-				o.Budget.USD = 0
+				o.Limits.Budget.USD = 0
 			}
 			if f.vals[setup.BudgetTokens] == "" {
-				o.Budget.Tokens = 0
+				o.Limits.Budget.Tokens = 0
 			}
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)
 			e.report(cmd.Context(), f.consoleURL, rep, rec.Repo)

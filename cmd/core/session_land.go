@@ -41,9 +41,12 @@ Exit status: 0 landed, 2 landed with a broken contract, 1 failed.`,
 			if err != nil {
 				return err
 			}
-			o := session.Options{Store: store, GitEnv: session.GitEnv(e.getenv), Progress: e.stderr, Output: e.stdout}
+			o := session.Options{
+				Live:     session.Live{Progress: e.stderr},
+				Services: session.Services{Store: store, GitEnv: session.GitEnv(e.getenv), Output: e.stdout},
+			}
 			if asJSON {
-				o.Output = e.stderr // stdout is the report alone
+				o.Services.Output = e.stderr // stdout is the report alone
 			}
 			if err := e.github(&o, rec.Repo); err != nil {
 				return err

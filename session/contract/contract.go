@@ -190,7 +190,7 @@ type Contract struct {
 	// TimeoutSeconds is the limit each check ran under.
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty"`
 	// BuildCeilingSeconds bounds each check that compiled beyond its
-	// timeout (Options.BuildCeiling).
+	// timeout (session.Verification.BuildCeiling).
 	BuildCeilingSeconds float64 `json:"build_ceiling_seconds,omitempty"`
 	// Tree is the git tree object the result checks ran on: the
 	// workspace as it was frozen at done, and what lands.
