@@ -195,10 +195,10 @@ func (g *GitHub) createAppFromManifest(w http.ResponseWriter, r *http.Request) {
 
 // convertManifest is POST /app-manifests/{code}/conversions: the code,
 // once and within the hour, becomes the App's configuration.
-func (g *GitHub) convertManifest(c *apiCall) {
+func (g *GitHub) convertManifest(c *Call) {
 	g.mu.Lock()
-	mc := g.manifests.codes[c.params["code"]]
-	delete(g.manifests.codes, c.params["code"])
+	mc := g.manifests.codes[c.Param("code")]
+	delete(g.manifests.codes, c.Param("code"))
 	var app CreatedApp
 	if mc != nil {
 		mc.app.Converted = true
@@ -206,7 +206,7 @@ func (g *GitHub) convertManifest(c *apiCall) {
 	}
 	g.mu.Unlock()
 	if mc == nil || time.Now().After(mc.expires) {
-		c.fail(http.StatusNotFound, "Not Found")
+		c.Fail(http.StatusNotFound, "Not Found")
 		return
 	}
 	owner := wireUser{Login: "octocat", ID: 1, Type: "User"}
@@ -214,10 +214,10 @@ func (g *GitHub) convertManifest(c *apiCall) {
 		owner = wireUser{Login: app.Owner, ID: 2, Type: "Organization"}
 	}
 	now := ghNow().Format(time.RFC3339)
-	c.json(http.StatusCreated, map[string]any{
+	c.JSON(http.StatusCreated, map[string]any{
 		"id": app.ID, "slug": app.Slug, "node_id": fmt.Sprintf("A_%d", app.ID), "owner": owner,
 		"name": app.Manifest.Name, "description": app.Manifest.Description, "external_url": app.Manifest.URL,
-		"html_url": c.g.URL + "/apps/" + app.Slug, "created_at": now, "updated_at": now,
+		"html_url": g.URL + "/apps/" + app.Slug, "created_at": now, "updated_at": now,
 		"permissions": app.Manifest.Permissions, "events": app.Manifest.Events,
 		"client_id": app.ClientID, "client_secret": app.ClientSecret, "webhook_secret": app.WebhookSecret,
 		"pem": string(app.PEM),
