@@ -23,7 +23,7 @@ type wireApp struct {
 	ID          int64             `json:"id"`
 	Slug        string            `json:"slug"`
 	NodeID      string            `json:"node_id"`
-	Owner       *wireUser         `json:"owner"`
+	Owner       *WireUser         `json:"owner"`
 	Name        string            `json:"name"`
 	ClientID    string            `json:"client_id"`
 	Description *string           `json:"description"`
@@ -37,7 +37,7 @@ type wireApp struct {
 
 type wireInstallation struct {
 	ID                  int64             `json:"id"`
-	Account             wireUser          `json:"account"`
+	Account             WireUser          `json:"account"`
 	RepositorySelection string            `json:"repository_selection"`
 	AccessTokensURL     string            `json:"access_tokens_url"`
 	RepositoriesURL     string            `json:"repositories_url"`
@@ -51,7 +51,7 @@ type wireInstallation struct {
 	CreatedAt           string            `json:"created_at"`
 	UpdatedAt           string            `json:"updated_at"`
 	SingleFileName      *string           `json:"single_file_name"`
-	SuspendedBy         *wireUser         `json:"suspended_by"`
+	SuspendedBy         *WireUser         `json:"suspended_by"`
 	SuspendedAt         *string           `json:"suspended_at"`
 }
 

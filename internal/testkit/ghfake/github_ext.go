@@ -68,6 +68,14 @@ func (g *GitHub) HandleWeb(h func(http.ResponseWriter, *http.Request) bool) {
 	g.web = append(g.web, h)
 }
 
+// NextID hands out an id from the sequence of the double's own ids, so
+// an extension's ids never collide with them.
+func (g *GitHub) NextID() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.nextID()
+}
+
 func extRoute(pattern string, h func(*Call)) apiRoute {
 	return newAPIRoute(pattern, func(c *apiCall) { h(&Call{c: c}) })
 }

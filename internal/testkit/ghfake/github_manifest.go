@@ -209,9 +209,9 @@ func (g *GitHub) convertManifest(c *Call) {
 		c.Fail(http.StatusNotFound, "Not Found")
 		return
 	}
-	owner := wireUser{Login: "octocat", ID: 1, Type: "User"}
+	owner := WireUser{Login: "octocat", ID: 1, Type: "User"}
 	if app.Owner != "" {
-		owner = wireUser{Login: app.Owner, ID: 2, Type: "Organization"}
+		owner = WireUser{Login: app.Owner, ID: 2, Type: "Organization"}
 	}
 	now := ghNow().Format(time.RFC3339)
 	c.JSON(http.StatusCreated, map[string]any{
