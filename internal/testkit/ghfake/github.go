@@ -47,8 +47,6 @@ type GitHub struct {
 	apiCalls      int
 	outage        outage   // what FailAPI set
 	ext           extState // checks, review threads, variables, apps
-	// manifests is the App manifest flow's state.
-	manifests manifestState
 }
 
 // Request is one recorded API or git request.

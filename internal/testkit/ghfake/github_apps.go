@@ -141,7 +141,7 @@ func (g *GitHub) reposLocked(in *installState) []*Repo {
 
 // addAppSide adds the App side's endpoints and pages to the double: the
 // endpoints an app calls as itself, with a JWT, and those of its tokens;
-// the manifest flow's and the OAuth flows' pages.
+// the OAuth flows' pages.
 func (g *GitHub) addAppSide() {
 	as := func(h func(c *Call, app int64)) func(c *Call) {
 		return func(c *Call) {
@@ -158,11 +158,8 @@ func (g *GitHub) addAppSide() {
 	g.HandleOwnAuthAPI("GET /app/installations/{id}", as(g.getInstallation))
 	g.HandleOwnAuthAPI("POST /app/installations/{id}/access_tokens", as(g.createInstallationToken))
 	g.HandleOwnAuthAPI("GET /repos/{owner}/{repo}/installation", as(g.getRepoInstallation))
-	// The manifest flow's code is its own credential.
-	g.HandleOwnAuthAPI("POST /app-manifests/{code}/conversions", g.convertManifest)
 	g.HandleAPI("GET /user/installations", g.listUserInstallations)
 	g.HandleAPI("GET /installation/repositories", g.listInstallationRepos)
-	g.HandleWeb(g.serveManifestPages)
 	g.HandleWeb(g.serveOAuthPages)
 }
 
