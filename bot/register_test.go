@@ -20,6 +20,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/browser"
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
@@ -56,6 +57,7 @@ type setupResult struct {
 // in a real browser, GitHub's page (the testkit's), back to core, done.
 func TestRegisterInChromium(t *testing.T) {
 	g := ghfake.NewGitHub(t)
+	apps := ghapps.New(g)
 	dir := filepath.Join(t.TempDir(), "data")
 	url, done := startSetup(t, g, dir, "octo-org")
 	ctx := browser.New(t, 60*time.Second)
@@ -81,7 +83,7 @@ func TestRegisterInChromium(t *testing.T) {
 
 	res := testkit.Receive(t, done, "RegisterApp to return")
 	require.NoError(t, res.err)
-	created := g.CreatedApps()
+	created := apps.CreatedApps()
 	require.Len(t, created, 1)
 	c := created[0]
 	assert.True(t, c.Converted)

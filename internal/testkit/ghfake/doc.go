@@ -1,6 +1,8 @@
 // Package ghfake is the GitHub double of the tests: an in-memory GitHub
-// speaking GitHub's REST and GraphQL APIs, the Apps, OAuth, device and
-// manifest flows, and git over HTTP against real bare repositories.
+// speaking GitHub's REST and GraphQL APIs, the Apps, OAuth and device
+// flows, and git over HTTP against real bare repositories. The App
+// manifest flow is added by internal/testkit/ghapps, through the extension
+// point (HandleAPI, HandleOwnAuthAPI, HandleWeb).
 //
 // [NewGitHub] (for Go tests) and [ServeGitHub] (for scripts) start an
 // in-memory GitHub. Its REST API answers under [GitHub.APIURL] (URL +

@@ -32,18 +32,21 @@ type GitHub struct {
 	stop      func()
 	closeOnce sync.Once
 	gitLog    LockedBuffer // http-backend's stderr and CGI errors
-	routes    []apiRoute
 
-	mu       sync.Mutex
-	tokens   map[string]string // token -> login
-	repos    map[string]*Repo  // lower-cased "owner/name" -> repo
-	requests []Request
-	lastID   int64
-	apiCalls int
-	outage   outage   // what FailAPI set
-	ext      extState // checks, review threads, variables, apps
-	// manifests is the App manifest flow's state.
-	manifests manifestState
+	mu sync.Mutex
+	// routes are the API endpoints for authenticated requests, the
+	// double's own then HandleAPI's; ownAuthRoutes (HandleOwnAuthAPI) are
+	// tried before authentication; web are HandleWeb's pages.
+	routes        []apiRoute
+	ownAuthRoutes []apiRoute
+	web           []func(http.ResponseWriter, *http.Request) bool
+	tokens        map[string]string // token -> login
+	repos         map[string]*Repo  // lower-cased "owner/name" -> repo
+	requests      []Request
+	lastID        int64
+	apiCalls      int
+	outage        outage   // what FailAPI set
+	ext           extState // checks, review threads, variables, apps
 }
 
 // Request is one recorded API or git request.
@@ -148,6 +151,7 @@ func newGitHub(root, gitPath string) (*GitHub, error) {
 		repos:  make(map[string]*Repo),
 	}
 	g.routes = g.apiRoutes()
+	g.addAppSide()
 	return g, nil
 }
 
@@ -295,9 +299,3 @@ func (g *GitHub) nextID() int64 {
 
 // now is the double's clock, truncated to GitHub's one-second timestamps.
 func ghNow() time.Time { return time.Now().UTC().Truncate(time.Second) }
-
-// serveWeb serves the web pages the double has (the App manifest flow, the
-// OAuth web flow), and reports whether the request was for one.
-func (g *GitHub) serveWeb(w http.ResponseWriter, r *http.Request) bool {
-	return g.serveManifestPages(w, r) || g.serveOAuthPages(w, r)
-}

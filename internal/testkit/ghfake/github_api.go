@@ -45,8 +45,6 @@ func (g *GitHub) apiRoutes() []apiRoute {
 	const r = "/repos/{owner}/{repo}"
 	return []apiRoute{
 		newAPIRoute("GET /user", g.getUser),
-		newAPIRoute("GET /user/installations", g.listUserInstallations),
-		newAPIRoute("GET /installation/repositories", g.listInstallationRepos),
 		newAPIRoute("GET "+r, g.getRepo),
 		newAPIRoute("GET "+r+"/branches/{branch...}", g.getBranch),
 		newAPIRoute("GET "+r+"/collaborators/{user}/permission", g.getPermission),
@@ -90,7 +88,10 @@ func (g *GitHub) apiRoutes() []apiRoute {
 // match finds the route for a request path given escaped, segment by
 // segment, so an escaped "/" inside a branch name stays one segment.
 func (g *GitHub) match(method, escapedPath string) (apiRoute, map[string]string, bool) {
-	return matchRoute(g.routes, method, escapedPath)
+	g.mu.Lock()
+	routes := g.routes
+	g.mu.Unlock()
+	return matchRoute(routes, method, escapedPath)
 }
 
 func matchRoute(routes []apiRoute, method, escapedPath string) (apiRoute, map[string]string, bool) {
@@ -163,7 +164,7 @@ func (g *GitHub) serveAPI(w http.ResponseWriter, r *http.Request) {
 		c.fail(status, http.StatusText(status))
 		return
 	}
-	if readErr == nil && g.serveAppAPI(c, escaped) {
+	if readErr == nil && g.serveOwnAuthAPI(c, escaped) {
 		return
 	}
 	switch {

@@ -139,39 +139,28 @@ func (g *GitHub) reposLocked(in *installState) []*Repo {
 	return out
 }
 
-// appRoutes are the endpoints an app calls as itself, with a JWT.
-func (g *GitHub) appRoutes() []apiRoute {
-	as := func(h func(c *apiCall, app int64)) func(c *apiCall) {
-		return func(c *apiCall) {
-			app, msg := g.appFromJWT(c.r.Header.Get("Authorization"))
+// addAppSide adds the App side's endpoints and pages to the double: the
+// endpoints an app calls as itself, with a JWT, and those of its tokens;
+// the OAuth flows' pages.
+func (g *GitHub) addAppSide() {
+	as := func(h func(c *Call, app int64)) func(c *Call) {
+		return func(c *Call) {
+			app, msg := g.appFromJWT(c.Request().Header.Get("Authorization"))
 			if msg != "" {
-				c.fail(http.StatusUnauthorized, msg)
+				c.Fail(http.StatusUnauthorized, msg)
 				return
 			}
 			h(c, app)
 		}
 	}
-	return []apiRoute{
-		newAPIRoute("GET /app", as(g.getApp)),
-		newAPIRoute("GET /app/installations", as(g.listInstallations)),
-		newAPIRoute("GET /app/installations/{id}", as(g.getInstallation)),
-		newAPIRoute("POST /app/installations/{id}/access_tokens", as(g.createInstallationToken)),
-		newAPIRoute("GET /repos/{owner}/{repo}/installation", as(g.getRepoInstallation)),
-		// The manifest flow's code is its own credential.
-		newAPIRoute("POST /app-manifests/{code}/conversions", g.convertManifest),
-	}
-}
-
-// serveAppAPI serves the request when it is for an app endpoint, and
-// reports whether it was.
-func (g *GitHub) serveAppAPI(c *apiCall, escapedPath string) bool {
-	rt, params, ok := matchRoute(g.appRoutes(), c.r.Method, escapedPath)
-	if !ok {
-		return false
-	}
-	c.params = params
-	rt.handle(c)
-	return true
+	g.HandleOwnAuthAPI("GET /app", as(g.getApp))
+	g.HandleOwnAuthAPI("GET /app/installations", as(g.listInstallations))
+	g.HandleOwnAuthAPI("GET /app/installations/{id}", as(g.getInstallation))
+	g.HandleOwnAuthAPI("POST /app/installations/{id}/access_tokens", as(g.createInstallationToken))
+	g.HandleOwnAuthAPI("GET /repos/{owner}/{repo}/installation", as(g.getRepoInstallation))
+	g.HandleAPI("GET /user/installations", g.listUserInstallations)
+	g.HandleAPI("GET /installation/repositories", g.listInstallationRepos)
+	g.HandleWeb(g.serveOAuthPages)
 }
 
 // GitHub's answers to a JWT it refuses.

@@ -23,7 +23,7 @@ type wireApp struct {
 	ID          int64             `json:"id"`
 	Slug        string            `json:"slug"`
 	NodeID      string            `json:"node_id"`
-	Owner       *wireUser         `json:"owner"`
+	Owner       *WireUser         `json:"owner"`
 	Name        string            `json:"name"`
 	ClientID    string            `json:"client_id"`
 	Description *string           `json:"description"`
@@ -37,7 +37,7 @@ type wireApp struct {
 
 type wireInstallation struct {
 	ID                  int64             `json:"id"`
-	Account             wireUser          `json:"account"`
+	Account             WireUser          `json:"account"`
 	RepositorySelection string            `json:"repository_selection"`
 	AccessTokensURL     string            `json:"access_tokens_url"`
 	RepositoriesURL     string            `json:"repositories_url"`
@@ -51,7 +51,7 @@ type wireInstallation struct {
 	CreatedAt           string            `json:"created_at"`
 	UpdatedAt           string            `json:"updated_at"`
 	SingleFileName      *string           `json:"single_file_name"`
-	SuspendedBy         *wireUser         `json:"suspended_by"`
+	SuspendedBy         *WireUser         `json:"suspended_by"`
 	SuspendedAt         *string           `json:"suspended_at"`
 }
 
@@ -68,12 +68,12 @@ func appEvents() []string {
 }
 
 // GET /app
-func (g *GitHub) getApp(c *apiCall, app int64) {
+func (g *GitHub) getApp(c *Call, app int64) {
 	g.mu.Lock()
 	a := g.ext.apps[app]
 	created, slug := wireTime(a.created), a.slug
 	g.mu.Unlock()
-	c.json(http.StatusOK, wireApp{
+	c.JSON(http.StatusOK, wireApp{
 		ID: app, Slug: slug, NodeID: nodeID("A", app), Name: slug, ClientID: a.clientID,
 		ExternalURL: g.URL, HTMLURL: g.URL + "/apps/" + slug, CreatedAt: created, UpdatedAt: created,
 		Permissions: appPermissions(), Events: appEvents(),
@@ -102,7 +102,7 @@ func (g *GitHub) wireInstallation(in *installState) wireInstallation {
 }
 
 // GET /app/installations, paginated.
-func (g *GitHub) listInstallations(c *apiCall, app int64) {
+func (g *GitHub) listInstallations(c *Call, app int64) {
 	g.mu.Lock()
 	var list []*installState
 	for _, id := range slices.Sorted(maps.Keys(g.ext.installs)) {
@@ -112,37 +112,37 @@ func (g *GitHub) listInstallations(c *apiCall, app int64) {
 	}
 	g.mu.Unlock()
 	out := []wireInstallation{}
-	for _, in := range paginate(c, list) {
+	for _, in := range Paginate(c, list) {
 		out = append(out, g.wireInstallation(in))
 	}
-	c.json(http.StatusOK, out)
+	c.JSON(http.StatusOK, out)
 }
 
 // installation finds installation {id} of app, answering 404 when there is
 // none.
-func (c *apiCall) installation(app int64) *installState {
-	id, err := strconv.ParseInt(c.params["id"], 10, 64)
-	c.g.mu.Lock()
-	in := c.g.ext.installs[id]
-	c.g.mu.Unlock()
+func (g *GitHub) installation(c *Call, app int64) *installState {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	g.mu.Lock()
+	in := g.ext.installs[id]
+	g.mu.Unlock()
 	if err != nil || in == nil || in.app != app {
-		c.fail(http.StatusNotFound, "Not Found")
+		c.Fail(http.StatusNotFound, "Not Found")
 		return nil
 	}
 	return in
 }
 
 // GET /app/installations/{id}
-func (g *GitHub) getInstallation(c *apiCall, app int64) {
-	if in := c.installation(app); in != nil {
-		c.json(http.StatusOK, g.wireInstallation(in))
+func (g *GitHub) getInstallation(c *Call, app int64) {
+	if in := g.installation(c, app); in != nil {
+		c.JSON(http.StatusOK, g.wireInstallation(in))
 	}
 }
 
 // GET /repos/{owner}/{repo}/installation: the app's installation covering
 // the repository, 404 when there is none.
-func (g *GitHub) getRepoInstallation(c *apiCall, app int64) {
-	r := g.repo(c.params["owner"], c.params["repo"])
+func (g *GitHub) getRepoInstallation(c *Call, app int64) {
+	r := g.repo(c.Param("owner"), c.Param("repo"))
 	g.mu.Lock()
 	var found *installState
 	for _, in := range g.ext.installs {
@@ -153,18 +153,18 @@ func (g *GitHub) getRepoInstallation(c *apiCall, app int64) {
 	}
 	g.mu.Unlock()
 	if found == nil {
-		c.fail(http.StatusNotFound, "Not Found")
+		c.Fail(http.StatusNotFound, "Not Found")
 		return
 	}
-	c.json(http.StatusOK, g.wireInstallation(found))
+	c.JSON(http.StatusOK, g.wireInstallation(found))
 }
 
 // POST /app/installations/{id}/access_tokens makes a token that acts as
 // the app's slug[bot] for an hour, with write permission on the installation's
 // repositories (read when only read permissions are asked for). The body
 // may narrow the repositories (by name or id) and the permissions.
-func (g *GitHub) createInstallationToken(c *apiCall, app int64) {
-	in := c.installation(app)
+func (g *GitHub) createInstallationToken(c *Call, app int64) {
+	in := g.installation(c, app)
 	if in == nil {
 		return
 	}
@@ -173,15 +173,15 @@ func (g *GitHub) createInstallationToken(c *apiCall, app int64) {
 		RepositoryIDs []int64           `json:"repository_ids"`
 		Permissions   map[string]string `json:"permissions"`
 	}
-	if len(c.body) > 0 && !c.decode(&req) {
+	if len(c.Body()) > 0 && !c.Decode(&req) {
 		return
 	}
 	perms := appPermissions()
 	if req.Permissions != nil {
 		for name, level := range req.Permissions {
 			if granted := perms[name]; granted == "" || level != "read" && level != granted {
-				c.invalid(fieldError{Resource: "InstallationToken", Field: "permissions", Code: "invalid",
-					Message: "The permissions requested are not granted to this installation."})
+				c.Invalid("InstallationToken", "permissions", "invalid",
+					"The permissions requested are not granted to this installation.")
 				return
 			}
 		}
@@ -205,8 +205,8 @@ func (g *GitHub) createInstallationToken(c *apiCall, app int64) {
 			return !covers(func(r *Repo) bool { return r.id == id })
 		})
 		if !ok {
-			c.invalid(fieldError{Resource: "InstallationToken", Field: "repositories", Code: "invalid",
-				Message: "There is at least one repository that does not exist or is not accessible to the parent installation."})
+			c.Invalid("InstallationToken", "repositories", "invalid",
+				"There is at least one repository that does not exist or is not accessible to the parent installation.")
 			return
 		}
 		repos = slices.DeleteFunc(repos, func(r *Repo) bool {
@@ -235,5 +235,5 @@ func (g *GitHub) createInstallationToken(c *apiCall, app int64) {
 			out.Repositories = append(out.Repositories, r.wireLocked("", false))
 		}
 	}
-	c.json(http.StatusCreated, out)
+	c.JSON(http.StatusCreated, out)
 }

@@ -30,7 +30,7 @@ func (r *Repo) wireIssueLocked(is *issueState) wireIssue {
 		ID: is.id, NodeID: nodeID("I", is.id), URL: url, HTMLURL: r.HTMLURL() + "/issues/" + n,
 		CommentsURL: url + "/comments", Number: is.Number, State: is.State, Title: is.Title,
 		Body: wireText(is.Body), User: r.g.wireUser(is.User), Labels: r.wireLabelsLocked(is.Labels),
-		Assignees: []wireUser{}, Comments: len(is.comments), ClosedAt: wireTimePtr(is.ClosedAt),
+		Assignees: []WireUser{}, Comments: len(is.comments), ClosedAt: wireTimePtr(is.ClosedAt),
 		CreatedAt: wireTime(is.CreatedAt), UpdatedAt: wireTime(is.UpdatedAt),
 		AuthorAssociation: r.associationLocked(is.AuthorAssociation, is.User),
 		Reactions:         reactionSummary(url+"/reactions", is.reactions),

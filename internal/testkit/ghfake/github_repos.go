@@ -90,7 +90,7 @@ func (g *GitHub) getPermission(c *apiCall) {
 		legacy = "read"
 	}
 	c.json(http.StatusOK, wirePermission{Permission: legacy, RoleName: role, User: wireCollaborator{
-		wireUser: g.wireUser(user), Permissions: permsOf(rank), RoleName: role,
+		WireUser: g.wireUser(user), Permissions: permsOf(rank), RoleName: role,
 	}})
 }
 

@@ -85,7 +85,7 @@ type wireReviewComment struct {
 	CommitID            string        `json:"commit_id"`
 	OriginalCommitID    string        `json:"original_commit_id"`
 	InReplyToID         *int64        `json:"in_reply_to_id,omitempty"`
-	User                wireUser      `json:"user"`
+	User                WireUser      `json:"user"`
 	Body                string        `json:"body"`
 	CreatedAt           string        `json:"created_at"`
 	UpdatedAt           string        `json:"updated_at"`

@@ -53,7 +53,7 @@ func (g *GitHub) Reviews(owner, repo string, number int) []Review {
 type wireReview struct {
 	ID                int64    `json:"id"`
 	NodeID            string   `json:"node_id"`
-	User              wireUser `json:"user"`
+	User              WireUser `json:"user"`
 	Body              string   `json:"body"`
 	State             string   `json:"state"`
 	HTMLURL           string   `json:"html_url"`

@@ -73,21 +73,21 @@ func (g *GitHub) getUser(c *apiCall) {
 // GET /user/installations: the installations of the token's app that its
 // user can see (the account is the user, or the user has a role on one of
 // the account's repositories). Only user-to-server tokens may ask.
-func (g *GitHub) listUserInstallations(c *apiCall) {
-	_, app := g.tokenKind(c.r.Header.Get("Authorization"))
+func (g *GitHub) listUserInstallations(c *Call) {
+	_, app := g.tokenKind(c.Request().Header.Get("Authorization"))
 	if app == 0 {
-		c.fail(http.StatusForbidden, "You must authenticate with an access token authorized to a GitHub App in order to list installations")
+		c.Fail(http.StatusForbidden, "You must authenticate with an access token authorized to a GitHub App in order to list installations")
 		return
 	}
 	g.mu.Lock()
 	var list []*installState
 	for _, id := range slices.Sorted(maps.Keys(g.ext.installs)) {
-		if in := g.ext.installs[id]; in.app == app && g.seesAccountLocked(c.login, in.owner) {
+		if in := g.ext.installs[id]; in.app == app && g.seesAccountLocked(c.Login(), in.owner) {
 			list = append(list, in)
 		}
 	}
 	g.mu.Unlock()
-	page := paginate(c, list)
+	page := Paginate(c, list)
 	out := struct {
 		TotalCount    int                `json:"total_count"`
 		Installations []wireInstallation `json:"installations"`
@@ -95,7 +95,7 @@ func (g *GitHub) listUserInstallations(c *apiCall) {
 	for _, in := range page {
 		out.Installations = append(out.Installations, g.wireInstallation(in))
 	}
-	c.json(http.StatusOK, out)
+	c.JSON(http.StatusOK, out)
 }
 
 // seesAccountLocked reports whether login is account or has a role on one
@@ -114,13 +114,13 @@ func (g *GitHub) seesAccountLocked(login, account string) bool {
 
 // GET /installation/repositories: what an installation token covers. Other
 // tokens are refused.
-func (g *GitHub) listInstallationRepos(c *apiCall) {
-	id, _ := g.tokenKind(c.r.Header.Get("Authorization"))
+func (g *GitHub) listInstallationRepos(c *Call) {
+	id, _ := g.tokenKind(c.Request().Header.Get("Authorization"))
 	g.mu.Lock()
 	in := g.ext.installs[id]
 	if in == nil {
 		g.mu.Unlock()
-		c.fail(http.StatusForbidden, "This endpoint can only be accessed with an installation access token")
+		c.Fail(http.StatusForbidden, "This endpoint can only be accessed with an installation access token")
 		return
 	}
 	repos := g.reposLocked(in)
@@ -133,11 +133,11 @@ func (g *GitHub) listInstallationRepos(c *apiCall) {
 		selection = "selected"
 	}
 	g.mu.Unlock()
-	c.json(http.StatusOK, struct {
+	c.JSON(http.StatusOK, struct {
 		TotalCount          int         `json:"total_count"`
 		RepositorySelection string      `json:"repository_selection"`
 		Repositories        []*wireRepo `json:"repositories"`
-	}{len(wire), selection, paginate(c, wire)})
+	}{len(wire), selection, Paginate(c, wire)})
 }
 
 // InstallationToken makes an installation token of installation id, as

@@ -26,7 +26,8 @@ type fieldError struct {
 	Message  string `json:"message,omitempty"`
 }
 
-type wireUser struct {
+// WireUser is a user or an organisation as GitHub's API sends it.
+type WireUser struct {
 	Login     string `json:"login"`
 	ID        int64  `json:"id"`
 	NodeID    string `json:"node_id"`
@@ -49,7 +50,7 @@ type wireRepo struct {
 	NodeID        string     `json:"node_id"`
 	Name          string     `json:"name"`
 	FullName      string     `json:"full_name"`
-	Owner         wireUser   `json:"owner"`
+	Owner         WireUser   `json:"owner"`
 	Private       bool       `json:"private"`
 	Visibility    string     `json:"visibility"`
 	Fork          bool       `json:"fork"`
@@ -78,7 +79,7 @@ type wireBranch struct {
 
 // wireCollaborator is a user as the collaborator endpoints send it.
 type wireCollaborator struct {
-	wireUser
+	WireUser
 	Permissions wirePerms `json:"permissions"`
 	RoleName    string    `json:"role_name"`
 }
@@ -115,7 +116,7 @@ type wireReactions struct {
 type wireReaction struct {
 	ID        int64    `json:"id"`
 	NodeID    string   `json:"node_id"`
-	User      wireUser `json:"user"`
+	User      WireUser `json:"user"`
 	Content   string   `json:"content"`
 	CreatedAt string   `json:"created_at"`
 }
@@ -138,9 +139,9 @@ type wireIssue struct {
 	State             string        `json:"state"`
 	Title             string        `json:"title"`
 	Body              *string       `json:"body"`
-	User              wireUser      `json:"user"`
+	User              WireUser      `json:"user"`
 	Labels            []wireLabel   `json:"labels"`
-	Assignees         []wireUser    `json:"assignees"`
+	Assignees         []WireUser    `json:"assignees"`
 	Locked            bool          `json:"locked"`
 	Comments          int           `json:"comments"`
 	PullRequest       *wireIssuePR  `json:"pull_request,omitempty"`
@@ -158,7 +159,7 @@ type wireComment struct {
 	HTMLURL           string        `json:"html_url"`
 	IssueURL          string        `json:"issue_url"`
 	Body              string        `json:"body"`
-	User              wireUser      `json:"user"`
+	User              WireUser      `json:"user"`
 	CreatedAt         string        `json:"created_at"`
 	UpdatedAt         string        `json:"updated_at"`
 	AuthorAssociation string        `json:"author_association"`
@@ -169,7 +170,7 @@ type wirePullBranch struct {
 	Label string    `json:"label"`
 	Ref   string    `json:"ref"`
 	SHA   string    `json:"sha"`
-	User  wireUser  `json:"user"`
+	User  WireUser  `json:"user"`
 	Repo  *wireRepo `json:"repo"`
 }
 
@@ -185,7 +186,7 @@ type wirePull struct {
 	State               string         `json:"state"`
 	Locked              bool           `json:"locked"`
 	Title               string         `json:"title"`
-	User                wireUser       `json:"user"`
+	User                WireUser       `json:"user"`
 	Body                *string        `json:"body"`
 	Labels              []wireLabel    `json:"labels"`
 	CreatedAt           string         `json:"created_at"`
@@ -232,13 +233,13 @@ func userID(login string) int64 {
 	return int64(h.Sum32()%9000000) + 1000
 }
 
-func (g *GitHub) wireUser(login string) wireUser {
+func (g *GitHub) wireUser(login string) WireUser {
 	typ := "User"
 	if strings.HasSuffix(login, "[bot]") {
 		typ = "Bot"
 	}
 	id := userID(login)
-	return wireUser{
+	return WireUser{
 		Login: login, ID: id, NodeID: nodeID("U", id), Type: typ,
 		URL: g.APIURL() + "/users/" + login, HTMLURL: g.URL + "/" + login,
 	}

@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"crypto/rand"
@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // The GitHub App manifest flow
@@ -67,7 +69,7 @@ type manifestCode struct {
 
 // CreatedApps returns the Apps made through the manifest flow, oldest
 // first. The result is a copy.
-func (g *GitHub) CreatedApps() []CreatedApp {
+func (g *Apps) CreatedApps() []CreatedApp {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	out := make([]CreatedApp, len(g.manifests.apps))
@@ -79,7 +81,7 @@ func (g *GitHub) CreatedApps() []CreatedApp {
 
 // serveManifestPages serves the App manifest flow's pages, and reports whether
 // the request was for one.
-func (g *GitHub) serveManifestPages(w http.ResponseWriter, r *http.Request) bool {
+func (g *Apps) serveManifestPages(w http.ResponseWriter, r *http.Request) bool {
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/settings/apps/new":
@@ -107,7 +109,7 @@ var newAppTemplate = template.Must(template.New("new").Parse(`<!DOCTYPE html>
 
 // newAppPage receives a manifest and shows the page where the App is
 // created, as GitHub does; a manifest GitHub would refuse gets 422.
-func (g *GitHub) newAppPage(w http.ResponseWriter, r *http.Request, owner string) {
+func (g *Apps) newAppPage(w http.ResponseWriter, r *http.Request, owner string) {
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, "bad form", http.StatusBadRequest)
 		return
@@ -143,7 +145,7 @@ func (g *GitHub) newAppPage(w http.ResponseWriter, r *http.Request, owner string
 
 // createAppFromManifest is the page's button: it registers the App and
 // redirects to the manifest's redirect_url with the code and the state.
-func (g *GitHub) createAppFromManifest(w http.ResponseWriter, r *http.Request) {
+func (g *Apps) createAppFromManifest(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		http.Error(w, "bad form", http.StatusBadRequest)
 		return
@@ -159,10 +161,8 @@ func (g *GitHub) createAppFromManifest(w http.ResponseWriter, r *http.Request) {
 	if name := strings.TrimSpace(r.PostForm.Get("name")); name != "" {
 		p.manifest.Name = name
 	}
-	g.mu.Lock()
-	id := g.nextID()
-	g.mu.Unlock()
-	pemKey, err := g.AddApp(id)
+	id := g.gh.NextID()
+	pemKey, err := g.gh.AddApp(id)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -195,10 +195,10 @@ func (g *GitHub) createAppFromManifest(w http.ResponseWriter, r *http.Request) {
 
 // convertManifest is POST /app-manifests/{code}/conversions: the code,
 // once and within the hour, becomes the App's configuration.
-func (g *GitHub) convertManifest(c *apiCall) {
+func (g *Apps) convertManifest(c *ghfake.Call) {
 	g.mu.Lock()
-	mc := g.manifests.codes[c.params["code"]]
-	delete(g.manifests.codes, c.params["code"])
+	mc := g.manifests.codes[c.Param("code")]
+	delete(g.manifests.codes, c.Param("code"))
 	var app CreatedApp
 	if mc != nil {
 		mc.app.Converted = true
@@ -206,18 +206,18 @@ func (g *GitHub) convertManifest(c *apiCall) {
 	}
 	g.mu.Unlock()
 	if mc == nil || time.Now().After(mc.expires) {
-		c.fail(http.StatusNotFound, "Not Found")
+		c.Fail(http.StatusNotFound, "Not Found")
 		return
 	}
-	owner := wireUser{Login: "octocat", ID: 1, Type: "User"}
+	owner := ghfake.WireUser{Login: "octocat", ID: 1, Type: "User"}
 	if app.Owner != "" {
-		owner = wireUser{Login: app.Owner, ID: 2, Type: "Organization"}
+		owner = ghfake.WireUser{Login: app.Owner, ID: 2, Type: "Organization"}
 	}
-	now := ghNow().Format(time.RFC3339)
-	c.json(http.StatusCreated, map[string]any{
+	now := time.Now().UTC().Truncate(time.Second).Format(time.RFC3339)
+	c.JSON(http.StatusCreated, map[string]any{
 		"id": app.ID, "slug": app.Slug, "node_id": fmt.Sprintf("A_%d", app.ID), "owner": owner,
 		"name": app.Manifest.Name, "description": app.Manifest.Description, "external_url": app.Manifest.URL,
-		"html_url": c.g.URL + "/apps/" + app.Slug, "created_at": now, "updated_at": now,
+		"html_url": g.gh.URL + "/apps/" + app.Slug, "created_at": now, "updated_at": now,
 		"permissions": app.Manifest.Permissions, "events": app.Manifest.Events,
 		"client_id": app.ClientID, "client_secret": app.ClientSecret, "webhook_secret": app.WebhookSecret,
 		"pem": string(app.PEM),

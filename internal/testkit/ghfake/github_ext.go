@@ -1,0 +1,110 @@
+package ghfake
+
+import "net/http"
+
+// The extension point: a double of another part of GitHub built on this one
+// (the Apps side: apps, installations, their tokens and OAuth flows) adds
+// its API endpoints and web pages through HandleAPI, HandleOwnAuthAPI and
+// HandleWeb, and serves them with a Call.
+
+// Call is one API request an extension's endpoint serves.
+type Call struct{ c *apiCall }
+
+// Request is the HTTP request.
+func (c *Call) Request() *http.Request { return c.c.r }
+
+// Param is a path parameter ("{name}" in the endpoint's pattern).
+func (c *Call) Param(name string) string { return c.c.params[name] }
+
+// Body is the request body, read whole.
+func (c *Call) Body() []byte { return c.c.body }
+
+// Login is the user the request's token authenticated, if any.
+func (c *Call) Login() string { return c.c.login }
+
+// JSON answers status with v as JSON.
+func (c *Call) JSON(status int, v any) { c.c.json(status, v) }
+
+// Fail answers status with GitHub's error body.
+func (c *Call) Fail(status int, message string) { c.c.fail(status, message) }
+
+// Invalid answers 422 "Validation Failed" with one field error.
+func (c *Call) Invalid(resource, field, code, message string) {
+	c.c.invalid(fieldError{Resource: resource, Field: field, Code: code, Message: message})
+}
+
+// Forbid answers 403 as GitHub does for a token lacking a permission.
+func (c *Call) Forbid() { c.c.forbid() }
+
+// Decode reads the JSON body into v, answering 400 when it is not JSON.
+func (c *Call) Decode(v any) bool { return c.c.decode(v) }
+
+// Paginate returns the page of items that the page and per_page query
+// parameters ask for and sets the Link header, as GitHub's lists do.
+func Paginate[T any](c *Call, items []T) []T { return paginate(c.c, items) }
+
+// HandleAPI adds an API endpoint ("GET /path/{param}") for authenticated
+// requests; the double answers the others 401 as for its own endpoints.
+func (g *GitHub) HandleAPI(pattern string, h func(*Call)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.routes = append(g.routes, extRoute(pattern, h))
+}
+
+// HandleOwnAuthAPI adds an API endpoint served before the double
+// authenticates the request: h authenticates it itself (an App's JWT, a
+// manifest code). An outage set by FailAPI still answers first.
+func (g *GitHub) HandleOwnAuthAPI(pattern string, h func(*Call)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ownAuthRoutes = append(g.ownAuthRoutes, extRoute(pattern, h))
+}
+
+// HandleWeb adds web pages on the web host (URL, not APIURL): h serves a
+// request and reports whether it was for one of its pages.
+func (g *GitHub) HandleWeb(h func(http.ResponseWriter, *http.Request) bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.web = append(g.web, h)
+}
+
+// NextID hands out an id from the sequence of the double's own ids, so
+// an extension's ids never collide with them.
+func (g *GitHub) NextID() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.nextID()
+}
+
+func extRoute(pattern string, h func(*Call)) apiRoute {
+	return newAPIRoute(pattern, func(c *apiCall) { h(&Call{c: c}) })
+}
+
+// serveOwnAuthAPI serves the request when it is for an endpoint added with
+// HandleOwnAuthAPI, and reports whether it was.
+func (g *GitHub) serveOwnAuthAPI(c *apiCall, escapedPath string) bool {
+	g.mu.Lock()
+	routes := g.ownAuthRoutes
+	g.mu.Unlock()
+	rt, params, ok := matchRoute(routes, c.r.Method, escapedPath)
+	if !ok {
+		return false
+	}
+	c.params = params
+	rt.handle(c)
+	return true
+}
+
+// serveWeb serves the web pages added with HandleWeb, and reports whether
+// the request was for one.
+func (g *GitHub) serveWeb(w http.ResponseWriter, r *http.Request) bool {
+	g.mu.Lock()
+	pages := g.web
+	g.mu.Unlock()
+	for _, h := range pages {
+		if h(w, r) {
+			return true
+		}
+	}
+	return false
+}
