@@ -195,7 +195,7 @@ func TestTerminalApproverOneReadAtATime(t *testing.T) {
 	require.Eventually(t, func() bool {
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		return a.reading != nil && len(a.reading) == 1
+		return len(a.reading) == 1
 	}, testkit.Patience, time.Millisecond, "the pending read to bring the line in")
 	answered = ask()
 	_, err = io.WriteString(pw, "n\n")
