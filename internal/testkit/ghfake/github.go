@@ -41,12 +41,14 @@ type GitHub struct {
 	ownAuthRoutes []apiRoute
 	web           []func(http.ResponseWriter, *http.Request) bool
 	tokens        map[string]string // token -> login
-	repos         map[string]*Repo  // lower-cased "owner/name" -> repo
-	requests      []Request
-	lastID        int64
-	apiCalls      int
-	outage        outage   // what FailAPI set
-	ext           extState // checks, review threads, variables, apps
+	// expiry is when the tokens that expire (installation tokens) do.
+	expiry   map[string]time.Time
+	repos    map[string]*Repo // lower-cased "owner/name" -> repo
+	requests []Request
+	lastID   int64
+	apiCalls int
+	outage   outage   // what FailAPI set
+	ext      extState // checks, review threads, variables, apps
 }
 
 // Request is one recorded API or git request.
@@ -148,6 +150,7 @@ func newGitHub(root, gitPath string) (*GitHub, error) {
 		root:   root,
 		git:    gitPath,
 		tokens: make(map[string]string),
+		expiry: make(map[string]time.Time),
 		repos:  make(map[string]*Repo),
 	}
 	g.routes = g.apiRoutes()
@@ -258,7 +261,7 @@ func (g *GitHub) authenticate(header string) (login string, present bool) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.ext.expiredLocked(token) {
+	if g.expiredLocked(token) {
 		return "", true
 	}
 	return g.tokens[token], true

@@ -114,16 +114,6 @@ func (g *GitHub) AddInstallation(appID, installationID int64, owner string, repo
 	return nil
 }
 
-// ExpireToken makes an installation token expire now, as it would an hour
-// after it was made: from then on it is refused with 401 Bad credentials.
-func (g *GitHub) ExpireToken(token string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if _, ok := g.ext.expiry[token]; ok {
-		g.ext.expiry[token] = time.Now()
-	}
-}
-
 // reposLocked lists the repositories an installation covers, by name.
 // Callers hold g.mu.
 func (g *GitHub) reposLocked(in *installState) []*Repo {

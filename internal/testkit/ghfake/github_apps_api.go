@@ -216,11 +216,10 @@ func (g *GitHub) createInstallationToken(c *Call, app int64) {
 	}
 	appBot := g.ext.apps[app].bot()
 	g.tokens[token] = appBot
-	if g.ext.expiry == nil {
-		g.ext.expiry = make(map[string]time.Time)
+	if g.ext.tokenInstall == nil {
 		g.ext.tokenInstall = make(map[string]int64)
 	}
-	g.ext.expiry[token] = expires
+	g.expiry[token] = expires
 	g.ext.tokenInstall[token] = in.id
 	rank, _ := permRank(role)
 	out := wireInstallationToken{Token: token, ExpiresAt: wireTime(expires), Permissions: perms, RepositorySelection: "all"}

@@ -1,6 +1,11 @@
 package ghfake
 
-import "net/http"
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
 
 // The extension point: a double of another part of GitHub built on this one
 // (the Apps side: apps, installations, their tokens and OAuth flows) adds
@@ -21,6 +26,9 @@ func (c *Call) Body() []byte { return c.c.body }
 
 // Login is the user the request's token authenticated, if any.
 func (c *Call) Login() string { return c.c.login }
+
+// Token is the token of the request's Authorization header, if any.
+func (c *Call) Token() string { return tokenFrom(c.c.r.Header.Get("Authorization")) }
 
 // JSON answers status with v as JSON.
 func (c *Call) JSON(status int, v any) { c.c.json(status, v) }
@@ -74,6 +82,64 @@ func (g *GitHub) NextID() int64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.nextID()
+}
+
+// Record adds a request an extension's web page served to the log that
+// Requests returns.
+func (g *GitHub) Record(req Request) { g.record(req) }
+
+// User is login as GitHub's API sends a user.
+func (g *GitHub) User(login string) WireUser { return g.wireUser(login) }
+
+// SeesAccount reports whether login is account or has a role on one of
+// its repositories.
+func (g *GitHub) SeesAccount(login, account string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.seesAccountLocked(login, account)
+}
+
+// ReposOf lists owner's repositories, by name.
+func (g *GitHub) ReposOf(owner string) []*Repo {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []*Repo
+	for _, r := range g.repos {
+		if strings.EqualFold(r.owner, owner) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Repo) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// Name is the repository's name, without its owner.
+func (r *Repo) Name() string { return r.name }
+
+// ID is the repository's database id.
+func (r *Repo) ID() int64 { return r.id }
+
+// RaiseRole gives login role on the repository unless login already has
+// that role or a higher one.
+func (r *Repo) RaiseRole(login, role string) error {
+	rank, ok := permRank(role)
+	if !ok {
+		return fmt.Errorf("raise the role of %s on %s: unknown role %q", login, r.FullName(), role)
+	}
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	if r.rankLocked(login) < rank {
+		r.perms[strings.ToLower(login)] = role
+	}
+	return nil
+}
+
+// Wire is the repository as GitHub sends it to a viewer with no role, in
+// the lists of an installation's repositories.
+func (r *Repo) Wire() any {
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	return r.wireLocked("", false)
 }
 
 func extRoute(pattern string, h func(*Call)) apiRoute {

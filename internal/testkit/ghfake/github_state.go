@@ -250,7 +250,6 @@ type extState struct {
 	variables map[*Repo]map[string]*variableState // upper-cased name
 	apps      map[int64]*appState
 	installs  map[int64]*installState
-	expiry    map[string]time.Time // installation token -> expires_at
 	// tokenInstall maps an installation token to its installation.
 	tokenInstall map[string]int64
 	// userTokens maps a user-to-server token to the app it was made for.
@@ -272,11 +271,4 @@ type extState struct {
 type pullKey struct {
 	repo *Repo
 	pull int
-}
-
-// expiredLocked reports whether token is an installation token past its
-// expires_at. Callers hold g.mu.
-func (e *extState) expiredLocked(token string) bool {
-	exp, ok := e.expiry[token]
-	return ok && !time.Now().Before(exp)
 }

@@ -60,10 +60,40 @@ func (g *GitHub) tokenKind(header string) (install, userApp int64) {
 	return g.ext.tokenInstall[token], g.ext.userTokens[token]
 }
 
-// GET /user answers the token's user; installation tokens are refused, as
-// GitHub does.
+// AddExpiringToken makes token authenticate login until expires, as an
+// installation token does: GET /user refuses it, and past expires (or
+// once ExpireToken ends it) it is refused with 401 Bad credentials.
+func (g *GitHub) AddExpiringToken(token, login string, expires time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.tokens[token] = login
+	g.expiry[token] = expires
+}
+
+// ExpireToken makes an installation token expire now, as it would an hour
+// after it was made: from then on it is refused with 401 Bad credentials.
+func (g *GitHub) ExpireToken(token string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.expiry[token]; ok {
+		g.expiry[token] = time.Now()
+	}
+}
+
+// expiredLocked reports whether token is a token that expires (an
+// installation token) past its expiry. Callers hold g.mu.
+func (g *GitHub) expiredLocked(token string) bool {
+	exp, ok := g.expiry[token]
+	return ok && !time.Now().Before(exp)
+}
+
+// GET /user answers the token's user; installation tokens (the tokens
+// that expire) are refused, as GitHub does.
 func (g *GitHub) getUser(c *apiCall) {
-	if install, _ := g.tokenKind(c.r.Header.Get("Authorization")); install != 0 {
+	g.mu.Lock()
+	_, expires := g.expiry[tokenFrom(c.r.Header.Get("Authorization"))]
+	g.mu.Unlock()
+	if expires {
 		c.forbid()
 		return
 	}
@@ -153,11 +183,10 @@ func (g *GitHub) InstallationToken(id int64) (string, error) {
 	token := "ghs_" + rand.Text()
 	bot := g.ext.apps[in.app].bot()
 	g.tokens[token] = bot
-	if g.ext.expiry == nil {
-		g.ext.expiry = make(map[string]time.Time)
+	if g.ext.tokenInstall == nil {
 		g.ext.tokenInstall = make(map[string]int64)
 	}
-	g.ext.expiry[token] = time.Now().Add(time.Hour)
+	g.expiry[token] = time.Now().Add(time.Hour)
 	g.ext.tokenInstall[token] = in.id
 	for _, r := range g.reposLocked(in) {
 		if r.rankLocked(bot) < permWrite {
