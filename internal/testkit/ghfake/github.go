@@ -32,6 +32,7 @@ type GitHub struct {
 	stop      func()
 	closeOnce sync.Once
 	gitLog    LockedBuffer // http-backend's stderr and CGI errors
+	apps      *Apps        // the App side (github_apps.go), under its own lock
 
 	mu sync.Mutex
 	// routes are the API endpoints for authenticated requests, the
@@ -48,7 +49,7 @@ type GitHub struct {
 	lastID   int64
 	apiCalls int
 	outage   outage   // what FailAPI set
-	ext      extState // checks, review threads, variables, apps
+	ext      extState // checks, review threads, variables
 }
 
 // Request is one recorded API or git request.
@@ -154,7 +155,7 @@ func newGitHub(root, gitPath string) (*GitHub, error) {
 		repos:  make(map[string]*Repo),
 	}
 	g.routes = g.apiRoutes()
-	g.addAppSide()
+	g.apps = newApps(g)
 	return g, nil
 }
 

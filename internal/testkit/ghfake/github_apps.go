@@ -12,10 +12,39 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v4"
 )
+
+// Apps is the App side of one double: its apps, their installations and
+// tokens, and the OAuth flows. Its state is its own, under its own lock;
+// it reaches the double only through the double's exported API, which it
+// may call holding mu (the double never calls it holding its own lock).
+type Apps struct {
+	gh *GitHub
+
+	mu       sync.Mutex
+	apps     map[int64]*appState
+	installs map[int64]*installState
+	// tokenInstall maps an installation token to its installation.
+	tokenInstall map[string]int64
+	// userTokens maps a user-to-server token to the app it was made for.
+	userTokens map[string]int64
+	// oauthCodes are the web flow's codes not yet exchanged; browserLogin
+	// is the user signed in to the double's web pages.
+	oauthCodes   map[string]oauthCode
+	browserLogin string
+	// devices are the device flow's codes, oldest first.
+	devices    []*deviceState
+	deviceFlow DeviceFlow
+
+	// keyOnce guards the app key, which every app shares.
+	keyOnce sync.Once
+	key     *rsa.PrivateKey
+	keyErr  error
+}
 
 // AppSlug is the slug of an app of the double unless SetAppSlug renames
 // it; its installation tokens act as AppSlug + "[bot]".
@@ -42,100 +71,99 @@ type installState struct {
 // AddApp registers a GitHub App and returns its private key, PEM-encoded
 // (PKCS #1, as GitHub hands it out). Every app of one double shares one
 // 2048-bit key, generated on first use.
-func (g *GitHub) AddApp(appID int64) (privateKeyPEM []byte, err error) {
+func (a *Apps) AddApp(appID int64) (privateKeyPEM []byte, err error) {
 	if appID <= 0 {
 		return nil, fmt.Errorf("add app %d: an app id is positive", appID)
 	}
-	key, err := g.appKey()
+	key, err := a.appKey()
 	if err != nil {
 		return nil, fmt.Errorf("add app %d: %w", appID, err)
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.ext.apps[appID] != nil {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.apps[appID] != nil {
 		return nil, fmt.Errorf("add app %d: it already exists", appID)
 	}
-	if g.ext.apps == nil {
-		g.ext.apps = make(map[int64]*appState)
+	if a.apps == nil {
+		a.apps = make(map[int64]*appState)
 	}
-	g.ext.apps[appID] = &appState{
+	a.apps[appID] = &appState{
 		id: appID, slug: AppSlug, created: ghNow(),
 		clientID: fmt.Sprintf("Iv1.%012x", appID), clientSecret: rand.Text() + rand.Text(),
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), nil
 }
 
-func (g *GitHub) appKey() (*rsa.PrivateKey, error) {
-	g.ext.keyOnce.Do(func() {
-		g.ext.key, g.ext.keyErr = rsa.GenerateKey(rand.Reader, 2048)
+func (a *Apps) appKey() (*rsa.PrivateKey, error) {
+	a.keyOnce.Do(func() {
+		a.key, a.keyErr = rsa.GenerateKey(rand.Reader, 2048)
 	})
-	if g.ext.keyErr != nil {
-		return nil, fmt.Errorf("generate the app key: %w", g.ext.keyErr)
+	if a.keyErr != nil {
+		return nil, fmt.Errorf("generate the app key: %w", a.keyErr)
 	}
-	return g.ext.key, nil
+	return a.key, nil
 }
 
 // SetAppSlug renames app appID: its installation tokens act as slug[bot]
 // from then on. Two apps with different slugs tell their tokens apart.
-func (g *GitHub) SetAppSlug(appID int64, slug string) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	a := g.ext.apps[appID]
-	if a == nil {
+func (a *Apps) SetAppSlug(appID int64, slug string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	app := a.apps[appID]
+	if app == nil {
 		return fmt.Errorf("rename app %d: no such app (see AddApp)", appID)
 	}
-	a.slug = slug
+	app.slug = slug
 	return nil
 }
 
 // AddInstallation installs app appID on owner's account, for repos (names
 // under owner) or, when there are none, for all of owner's repositories,
 // including those added later.
-func (g *GitHub) AddInstallation(appID, installationID int64, owner string, repos ...string) error {
+func (a *Apps) AddInstallation(appID, installationID int64, owner string, repos ...string) error {
 	for _, name := range repos {
-		if g.repo(owner, name) == nil {
+		if a.gh.Repo(owner, name) == nil {
 			return fmt.Errorf("install app %d on %s: no repository %s/%s", appID, owner, owner, name)
 		}
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	switch {
-	case g.ext.apps[appID] == nil:
+	case a.apps[appID] == nil:
 		return fmt.Errorf("install app %d on %s: no such app (see AddApp)", appID, owner)
-	case installationID <= 0 || g.ext.installs[installationID] != nil:
+	case installationID <= 0 || a.installs[installationID] != nil:
 		return fmt.Errorf("install app %d on %s: installation id %d is taken or not positive", appID, owner, installationID)
 	}
-	if g.ext.installs == nil {
-		g.ext.installs = make(map[int64]*installState)
+	if a.installs == nil {
+		a.installs = make(map[int64]*installState)
 	}
-	g.ext.installs[installationID] = &installState{
+	a.installs[installationID] = &installState{
 		id: installationID, app: appID, owner: owner, repos: slices.Clone(repos), created: ghNow(),
 	}
 	return nil
 }
 
-// reposLocked lists the repositories an installation covers, by name.
-// Callers hold g.mu.
-func (g *GitHub) reposLocked(in *installState) []*Repo {
+// reposOf lists the repositories an installation covers, by name.
+func (a *Apps) reposOf(in *installState) []*Repo {
 	var out []*Repo
-	for _, r := range g.repos {
-		if strings.EqualFold(r.owner, in.owner) && (in.repos == nil || slices.ContainsFunc(in.repos, func(n string) bool {
-			return strings.EqualFold(n, r.name)
-		})) {
+	for _, r := range a.gh.ReposOf(in.owner) {
+		if in.repos == nil || slices.ContainsFunc(in.repos, func(n string) bool {
+			return strings.EqualFold(n, r.Name())
+		}) {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b *Repo) int { return strings.Compare(a.name, b.name) })
 	return out
 }
 
-// addAppSide adds the App side's endpoints and pages to the double: the
+// newApps adds the App side's endpoints and pages to the double gh: the
 // endpoints an app calls as itself, with a JWT, and those of its tokens;
 // the OAuth flows' pages.
-func (g *GitHub) addAppSide() {
+func newApps(gh *GitHub) *Apps {
+	a := &Apps{gh: gh}
 	as := func(h func(c *Call, app int64)) func(c *Call) {
 		return func(c *Call) {
-			app, msg := g.appFromJWT(c.Request().Header.Get("Authorization"))
+			app, msg := a.appFromJWT(c.Request().Header.Get("Authorization"))
 			if msg != "" {
 				c.Fail(http.StatusUnauthorized, msg)
 				return
@@ -143,14 +171,15 @@ func (g *GitHub) addAppSide() {
 			h(c, app)
 		}
 	}
-	g.HandleOwnAuthAPI("GET /app", as(g.getApp))
-	g.HandleOwnAuthAPI("GET /app/installations", as(g.listInstallations))
-	g.HandleOwnAuthAPI("GET /app/installations/{id}", as(g.getInstallation))
-	g.HandleOwnAuthAPI("POST /app/installations/{id}/access_tokens", as(g.createInstallationToken))
-	g.HandleOwnAuthAPI("GET /repos/{owner}/{repo}/installation", as(g.getRepoInstallation))
-	g.HandleAPI("GET /user/installations", g.listUserInstallations)
-	g.HandleAPI("GET /installation/repositories", g.listInstallationRepos)
-	g.HandleWeb(g.serveOAuthPages)
+	gh.HandleOwnAuthAPI("GET /app", as(a.getApp))
+	gh.HandleOwnAuthAPI("GET /app/installations", as(a.listInstallations))
+	gh.HandleOwnAuthAPI("GET /app/installations/{id}", as(a.getInstallation))
+	gh.HandleOwnAuthAPI("POST /app/installations/{id}/access_tokens", as(a.createInstallationToken))
+	gh.HandleOwnAuthAPI("GET /repos/{owner}/{repo}/installation", as(a.getRepoInstallation))
+	gh.HandleAPI("GET /user/installations", a.listUserInstallations)
+	gh.HandleAPI("GET /installation/repositories", a.listInstallationRepos)
+	gh.HandleWeb(a.serveOAuthPages)
+	return a
 }
 
 // GitHub's answers to a JWT it refuses.
@@ -165,7 +194,7 @@ const (
 // the app id as a string or number, iat not in the future, exp in the
 // future and at most ten minutes away) and returns the app id, or GitHub's
 // message refusing it.
-func (g *GitHub) appFromJWT(header string) (app int64, refusal string) {
+func (a *Apps) appFromJWT(header string) (app int64, refusal string) {
 	scheme, raw, _ := strings.Cut(strings.TrimSpace(header), " ")
 	if !strings.EqualFold(scheme, "bearer") {
 		return 0, jwtUndecodable
@@ -174,14 +203,14 @@ func (g *GitHub) appFromJWT(header string) (app int64, refusal string) {
 	parser := jwt.NewParser(jwt.WithValidMethods([]string{"RS256"}), jwt.WithJSONNumber(), jwt.WithoutClaimsValidation())
 	_, err := parser.ParseWithClaims(strings.TrimSpace(raw), claims, func(*jwt.Token) (any, error) {
 		id, ok := numericClaim(claims["iss"])
-		g.mu.Lock()
-		known := ok && g.ext.apps[int64(id)] != nil
-		g.mu.Unlock()
-		if !known || g.ext.key == nil {
+		a.mu.Lock()
+		known := ok && a.apps[int64(id)] != nil
+		a.mu.Unlock()
+		if !known || a.key == nil {
 			return nil, errors.New("unknown issuer")
 		}
 		app = int64(id)
-		return &g.ext.key.PublicKey, nil
+		return &a.key.PublicKey, nil
 	})
 	if err != nil {
 		return 0, jwtUndecodable

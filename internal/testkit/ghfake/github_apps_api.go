@@ -60,7 +60,7 @@ type wireInstallationToken struct {
 	ExpiresAt           string            `json:"expires_at"`
 	Permissions         map[string]string `json:"permissions"`
 	RepositorySelection string            `json:"repository_selection"`
-	Repositories        []*wireRepo       `json:"repositories,omitempty"`
+	Repositories        []any             `json:"repositories,omitempty"`
 }
 
 func appEvents() []string {
@@ -68,33 +68,33 @@ func appEvents() []string {
 }
 
 // GET /app
-func (g *GitHub) getApp(c *Call, app int64) {
-	g.mu.Lock()
-	a := g.ext.apps[app]
-	created, slug := wireTime(a.created), a.slug
-	g.mu.Unlock()
+func (a *Apps) getApp(c *Call, app int64) {
+	a.mu.Lock()
+	st := a.apps[app]
+	created, slug := wireTime(st.created), st.slug
+	a.mu.Unlock()
 	c.JSON(http.StatusOK, wireApp{
-		ID: app, Slug: slug, NodeID: nodeID("A", app), Name: slug, ClientID: a.clientID,
-		ExternalURL: g.URL, HTMLURL: g.URL + "/apps/" + slug, CreatedAt: created, UpdatedAt: created,
+		ID: app, Slug: slug, NodeID: nodeID("A", app), Name: slug, ClientID: st.clientID,
+		ExternalURL: a.gh.URL, HTMLURL: a.gh.URL + "/apps/" + slug, CreatedAt: created, UpdatedAt: created,
 		Permissions: appPermissions(), Events: appEvents(),
 	})
 }
 
-func (g *GitHub) wireInstallation(in *installState) wireInstallation {
+func (a *Apps) wireInstallation(in *installState) wireInstallation {
 	id := strconv.FormatInt(in.id, 10)
 	selection := "all"
 	if in.repos != nil {
 		selection = "selected"
 	}
-	acct := g.wireUser(in.owner)
-	g.mu.Lock()
-	slug := g.ext.apps[in.app].slug
-	g.mu.Unlock()
+	acct := a.gh.User(in.owner)
+	a.mu.Lock()
+	slug := a.apps[in.app].slug
+	a.mu.Unlock()
 	return wireInstallation{
 		ID: in.id, Account: acct, RepositorySelection: selection,
-		AccessTokensURL: g.APIURL() + "/app/installations/" + id + "/access_tokens",
-		RepositoriesURL: g.APIURL() + "/installation/repositories",
-		HTMLURL:         g.URL + "/settings/installations/" + id,
+		AccessTokensURL: a.gh.APIURL() + "/app/installations/" + id + "/access_tokens",
+		RepositoriesURL: a.gh.APIURL() + "/installation/repositories",
+		HTMLURL:         a.gh.URL + "/settings/installations/" + id,
 		AppID:           in.app, AppSlug: slug, TargetID: acct.ID, TargetType: acct.Type,
 		Permissions: appPermissions(), Events: appEvents(),
 		CreatedAt: wireTime(in.created), UpdatedAt: wireTime(in.created),
@@ -102,29 +102,29 @@ func (g *GitHub) wireInstallation(in *installState) wireInstallation {
 }
 
 // GET /app/installations, paginated.
-func (g *GitHub) listInstallations(c *Call, app int64) {
-	g.mu.Lock()
+func (a *Apps) listInstallations(c *Call, app int64) {
+	a.mu.Lock()
 	var list []*installState
-	for _, id := range slices.Sorted(maps.Keys(g.ext.installs)) {
-		if in := g.ext.installs[id]; in.app == app {
+	for _, id := range slices.Sorted(maps.Keys(a.installs)) {
+		if in := a.installs[id]; in.app == app {
 			list = append(list, in)
 		}
 	}
-	g.mu.Unlock()
+	a.mu.Unlock()
 	out := []wireInstallation{}
 	for _, in := range Paginate(c, list) {
-		out = append(out, g.wireInstallation(in))
+		out = append(out, a.wireInstallation(in))
 	}
 	c.JSON(http.StatusOK, out)
 }
 
 // installation finds installation {id} of app, answering 404 when there is
 // none.
-func (g *GitHub) installation(c *Call, app int64) *installState {
+func (a *Apps) installation(c *Call, app int64) *installState {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	g.mu.Lock()
-	in := g.ext.installs[id]
-	g.mu.Unlock()
+	a.mu.Lock()
+	in := a.installs[id]
+	a.mu.Unlock()
 	if err != nil || in == nil || in.app != app {
 		c.Fail(http.StatusNotFound, "Not Found")
 		return nil
@@ -133,38 +133,38 @@ func (g *GitHub) installation(c *Call, app int64) *installState {
 }
 
 // GET /app/installations/{id}
-func (g *GitHub) getInstallation(c *Call, app int64) {
-	if in := g.installation(c, app); in != nil {
-		c.JSON(http.StatusOK, g.wireInstallation(in))
+func (a *Apps) getInstallation(c *Call, app int64) {
+	if in := a.installation(c, app); in != nil {
+		c.JSON(http.StatusOK, a.wireInstallation(in))
 	}
 }
 
 // GET /repos/{owner}/{repo}/installation: the app's installation covering
 // the repository, 404 when there is none.
-func (g *GitHub) getRepoInstallation(c *Call, app int64) {
-	r := g.repo(c.Param("owner"), c.Param("repo"))
-	g.mu.Lock()
+func (a *Apps) getRepoInstallation(c *Call, app int64) {
+	r := a.gh.Repo(c.Param("owner"), c.Param("repo"))
+	a.mu.Lock()
 	var found *installState
-	for _, in := range g.ext.installs {
-		if in.app == app && r != nil && slices.Contains(g.reposLocked(in), r) {
+	for _, in := range a.installs {
+		if in.app == app && r != nil && slices.Contains(a.reposOf(in), r) {
 			found = in
 			break
 		}
 	}
-	g.mu.Unlock()
+	a.mu.Unlock()
 	if found == nil {
 		c.Fail(http.StatusNotFound, "Not Found")
 		return
 	}
-	c.JSON(http.StatusOK, g.wireInstallation(found))
+	c.JSON(http.StatusOK, a.wireInstallation(found))
 }
 
 // POST /app/installations/{id}/access_tokens makes a token that acts as
 // the app's slug[bot] for an hour, with write permission on the installation's
 // repositories (read when only read permissions are asked for). The body
 // may narrow the repositories (by name or id) and the permissions.
-func (g *GitHub) createInstallationToken(c *Call, app int64) {
-	in := g.installation(c, app)
+func (a *Apps) createInstallationToken(c *Call, app int64) {
+	in := a.installation(c, app)
 	if in == nil {
 		return
 	}
@@ -193,16 +193,16 @@ func (g *GitHub) createInstallationToken(c *Call, app int64) {
 	}
 	token := "ghs_" + rand.Text()
 	expires := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	repos := g.reposLocked(in)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	repos := a.reposOf(in)
 	narrowed := len(req.Repositories) > 0 || len(req.RepositoryIDs) > 0
 	if narrowed {
 		covers := func(match func(r *Repo) bool) bool { return slices.ContainsFunc(repos, match) }
 		ok := !slices.ContainsFunc(req.Repositories, func(n string) bool {
-			return !covers(func(r *Repo) bool { return strings.EqualFold(r.name, n) })
+			return !covers(func(r *Repo) bool { return strings.EqualFold(r.Name(), n) })
 		}) && !slices.ContainsFunc(req.RepositoryIDs, func(id int64) bool {
-			return !covers(func(r *Repo) bool { return r.id == id })
+			return !covers(func(r *Repo) bool { return r.ID() == id })
 		})
 		if !ok {
 			c.Invalid("InstallationToken", "repositories", "invalid",
@@ -210,28 +210,24 @@ func (g *GitHub) createInstallationToken(c *Call, app int64) {
 			return
 		}
 		repos = slices.DeleteFunc(repos, func(r *Repo) bool {
-			return !slices.ContainsFunc(req.Repositories, func(n string) bool { return strings.EqualFold(n, r.name) }) &&
-				!slices.Contains(req.RepositoryIDs, r.id)
+			return !slices.ContainsFunc(req.Repositories, func(n string) bool { return strings.EqualFold(n, r.Name()) }) &&
+				!slices.Contains(req.RepositoryIDs, r.ID())
 		})
 	}
-	appBot := g.ext.apps[app].bot()
-	g.tokens[token] = appBot
-	if g.ext.tokenInstall == nil {
-		g.ext.tokenInstall = make(map[string]int64)
+	appBot := a.apps[app].bot()
+	a.gh.AddExpiringToken(token, appBot, expires)
+	if a.tokenInstall == nil {
+		a.tokenInstall = make(map[string]int64)
 	}
-	g.expiry[token] = expires
-	g.ext.tokenInstall[token] = in.id
-	rank, _ := permRank(role)
+	a.tokenInstall[token] = in.id
 	out := wireInstallationToken{Token: token, ExpiresAt: wireTime(expires), Permissions: perms, RepositorySelection: "all"}
 	for _, r := range repos {
-		if r.rankLocked(appBot) < rank {
-			r.perms[strings.ToLower(appBot)] = role
-		}
+		_ = r.RaiseRole(appBot, role) // read or write, both roles
 	}
 	if narrowed || in.repos != nil {
 		out.RepositorySelection = "selected"
 		for _, r := range repos {
-			out.Repositories = append(out.Repositories, r.wireLocked("", false))
+			out.Repositories = append(out.Repositories, r.Wire())
 		}
 	}
 	c.JSON(http.StatusCreated, out)

@@ -50,18 +50,18 @@ type deviceState struct {
 
 // SetDeviceFlow sets the device flow's behaviour for the codes handed out
 // from now on.
-func (g *GitHub) SetDeviceFlow(f DeviceFlow) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.ext.deviceFlow = f
+func (a *Apps) SetDeviceFlow(f DeviceFlow) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.deviceFlow = f
 }
 
 // DeviceCodes returns the user codes handed out so far, oldest first.
-func (g *GitHub) DeviceCodes() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+func (a *Apps) DeviceCodes() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	var out []string
-	for _, d := range g.ext.devices {
+	for _, d := range a.devices {
 		out = append(out, d.userCode)
 	}
 	return out
@@ -69,24 +69,24 @@ func (g *GitHub) DeviceCodes() []string {
 
 // ApproveDevice authorises userCode as login, as the user does on the
 // verification page.
-func (g *GitHub) ApproveDevice(userCode, login string) error {
-	return g.device(userCode, func(d *deviceState) { d.login = login })
+func (a *Apps) ApproveDevice(userCode, login string) error {
+	return a.device(userCode, func(d *deviceState) { d.login = login })
 }
 
 // DenyDevice refuses userCode, as the user's "Cancel" does.
-func (g *GitHub) DenyDevice(userCode string) error {
-	return g.device(userCode, func(d *deviceState) { d.denied = true })
+func (a *Apps) DenyDevice(userCode string) error {
+	return a.device(userCode, func(d *deviceState) { d.denied = true })
 }
 
 // SlowDownDevice makes the next poll of userCode answer slow_down.
-func (g *GitHub) SlowDownDevice(userCode string) error {
-	return g.device(userCode, func(d *deviceState) { d.slowDown = true })
+func (a *Apps) SlowDownDevice(userCode string) error {
+	return a.device(userCode, func(d *deviceState) { d.slowDown = true })
 }
 
-func (g *GitHub) device(userCode string, f func(*deviceState)) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, d := range g.ext.devices {
+func (a *Apps) device(userCode string, f func(*deviceState)) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, d := range a.devices {
 		if d.userCode == userCode {
 			f(d)
 			return nil
@@ -103,17 +103,17 @@ func (f DeviceFlow) now() time.Time {
 }
 
 // POST /login/device/code with client_id (and scope).
-func (g *GitHub) deviceCode(w http.ResponseWriter, r *http.Request) {
+func (a *Apps) deviceCode(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
-	g.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Status: http.StatusOK})
-	g.mu.Lock()
-	app := g.appByClientLocked(r.Form.Get("client_id"))
+	a.gh.Record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Status: http.StatusOK})
+	a.mu.Lock()
+	app := a.appByClientLocked(r.Form.Get("client_id"))
 	if app == nil {
-		g.mu.Unlock()
+		a.mu.Unlock()
 		writeOAuth(w, r, oauthError("incorrect_client_credentials", "The client_id passed is incorrect."))
 		return
 	}
-	f := g.ext.deviceFlow
+	f := a.deviceFlow
 	interval, expires := f.Interval, f.ExpiresIn
 	if expires == 0 {
 		expires = 900
@@ -124,34 +124,34 @@ func (g *GitHub) deviceCode(w http.ResponseWriter, r *http.Request) {
 		userCode: code[:4] + "-" + code[4:8], interval: interval,
 		expires: f.now().Add(time.Duration(expires) * time.Second), login: f.AutoApprove,
 	}
-	g.ext.devices = append(g.ext.devices, d)
-	g.mu.Unlock()
+	a.devices = append(a.devices, d)
+	a.mu.Unlock()
 	writeOAuth(w, r, map[string]any{
 		"device_code": d.deviceCode, "user_code": d.userCode,
-		"verification_uri": g.URL + "/login/device", "expires_in": expires, "interval": interval,
+		"verification_uri": a.gh.URL + "/login/device", "expires_in": expires, "interval": interval,
 	})
 }
 
 // deviceToken answers a poll of the device flow. Callers hold no lock.
-func (g *GitHub) deviceToken(w http.ResponseWriter, r *http.Request) {
-	g.mu.Lock()
-	answer := g.deviceTokenLocked(r.Form.Get("client_id"), r.Form.Get("device_code"))
-	g.mu.Unlock()
+func (a *Apps) deviceToken(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	answer := a.deviceTokenLocked(r.Form.Get("client_id"), r.Form.Get("device_code"))
+	a.mu.Unlock()
 	writeOAuth(w, r, answer)
 }
 
-func (g *GitHub) deviceTokenLocked(clientID, deviceCode string) map[string]any {
-	app := g.appByClientLocked(clientID)
+func (a *Apps) deviceTokenLocked(clientID, deviceCode string) map[string]any {
+	app := a.appByClientLocked(clientID)
 	if app == nil {
 		return oauthError("incorrect_client_credentials", "The client_id passed is incorrect.")
 	}
 	var d *deviceState
-	for _, x := range g.ext.devices {
+	for _, x := range a.devices {
 		if x.deviceCode == deviceCode && x.app == app.id {
 			d = x
 		}
 	}
-	f := g.ext.deviceFlow
+	f := a.deviceFlow
 	now := f.now()
 	switch {
 	case d == nil || d.used:
@@ -173,7 +173,7 @@ func (g *GitHub) deviceTokenLocked(clientID, deviceCode string) map[string]any {
 		return oauthError("authorization_pending", "The authorization request is still pending.")
 	}
 	d.used = true
-	answer := map[string]any{"access_token": g.userTokenLocked(app.id, d.login), "token_type": "bearer", "scope": ""}
+	answer := map[string]any{"access_token": a.userTokenLocked(app.id, d.login), "token_type": "bearer", "scope": ""}
 	if f.Expiring {
 		answer["expires_in"] = 28800
 		answer["refresh_token"] = "ghr_" + rand.Text()

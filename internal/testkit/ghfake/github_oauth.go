@@ -25,22 +25,22 @@ type oauthCode struct {
 
 // SignIn makes login the user signed in to the double's web pages: the
 // authorize page approves as that user. An empty login signs out.
-func (g *GitHub) SignIn(login string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.ext.browserLogin = login
+func (a *Apps) SignIn(login string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.browserLogin = login
 }
 
 // serveOAuthPages serves the OAuth web flow's pages, and reports whether the request was
 // for one of them.
-func (g *GitHub) serveOAuthPages(w http.ResponseWriter, r *http.Request) bool {
+func (a *Apps) serveOAuthPages(w http.ResponseWriter, r *http.Request) bool {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/login/oauth/authorize":
-		g.authorize(w, r)
+		a.authorize(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/login/device/code":
-		g.deviceCode(w, r)
+		a.deviceCode(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/login/oauth/access_token":
-		g.accessToken(w, r)
+		a.accessToken(w, r)
 	default:
 		return false
 	}
@@ -48,13 +48,13 @@ func (g *GitHub) serveOAuthPages(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // GET /login/oauth/authorize?client_id=&redirect_uri=&state=
-func (g *GitHub) authorize(w http.ResponseWriter, r *http.Request) {
+func (a *Apps) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	g.mu.Lock()
-	app := g.appByClientLocked(q.Get("client_id"))
-	login := g.ext.browserLogin
-	g.mu.Unlock()
-	g.record(Request{Method: r.Method, Path: r.URL.Path, Query: q, Header: r.Header.Clone(), Login: login, Status: http.StatusFound})
+	a.mu.Lock()
+	app := a.appByClientLocked(q.Get("client_id"))
+	login := a.browserLogin
+	a.mu.Unlock()
+	a.gh.Record(Request{Method: r.Method, Path: r.URL.Path, Query: q, Header: r.Header.Clone(), Login: login, Status: http.StatusFound})
 	redirect, err := url.Parse(q.Get("redirect_uri"))
 	switch {
 	case app == nil:
@@ -69,12 +69,12 @@ func (g *GitHub) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := rand.Text()[:20]
-	g.mu.Lock()
-	if g.ext.oauthCodes == nil {
-		g.ext.oauthCodes = make(map[string]oauthCode)
+	a.mu.Lock()
+	if a.oauthCodes == nil {
+		a.oauthCodes = make(map[string]oauthCode)
 	}
-	g.ext.oauthCodes[code] = oauthCode{app: app.id, login: login, redirectURI: q.Get("redirect_uri")}
-	g.mu.Unlock()
+	a.oauthCodes[code] = oauthCode{app: app.id, login: login, redirectURI: q.Get("redirect_uri")}
+	a.mu.Unlock()
 	back := redirect.Query()
 	back.Set("code", code)
 	if s := q.Get("state"); s != "" {
@@ -84,10 +84,10 @@ func (g *GitHub) authorize(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, redirect.String(), http.StatusFound)
 }
 
-func (g *GitHub) appByClientLocked(clientID string) *appState {
-	for _, a := range g.ext.apps {
-		if clientID != "" && a.clientID == clientID {
-			return a
+func (a *Apps) appByClientLocked(clientID string) *appState {
+	for _, app := range a.apps {
+		if clientID != "" && app.clientID == clientID {
+			return app
 		}
 	}
 	return nil
@@ -96,18 +96,18 @@ func (g *GitHub) appByClientLocked(clientID string) *appState {
 // POST /login/oauth/access_token with client_id, client_secret, code (and
 // redirect_uri) as a form or query. GitHub answers 200 even for a refusal,
 // with an error field; JSON when the request accepts it, else a form.
-func (g *GitHub) accessToken(w http.ResponseWriter, r *http.Request) {
+func (a *Apps) accessToken(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	f := r.Form
-	g.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Status: http.StatusOK})
+	a.gh.Record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Status: http.StatusOK})
 	if f.Get("grant_type") == deviceGrant {
-		g.deviceToken(w, r)
+		a.deviceToken(w, r)
 		return
 	}
 	answer := url.Values{}
-	g.mu.Lock()
-	app := g.appByClientLocked(f.Get("client_id"))
-	code, ok := g.ext.oauthCodes[f.Get("code")]
+	a.mu.Lock()
+	app := a.appByClientLocked(f.Get("client_id"))
+	code, ok := a.oauthCodes[f.Get("code")]
 	switch {
 	case app == nil || f.Get("client_secret") != app.clientSecret:
 		answer.Set("error", "incorrect_client_credentials")
@@ -116,12 +116,12 @@ func (g *GitHub) accessToken(w http.ResponseWriter, r *http.Request) {
 		answer.Set("error", "bad_verification_code")
 		answer.Set("error_description", "The code passed is incorrect or expired.")
 	default:
-		delete(g.ext.oauthCodes, f.Get("code"))
-		answer.Set("access_token", g.userTokenLocked(app.id, code.login))
+		delete(a.oauthCodes, f.Get("code"))
+		answer.Set("access_token", a.userTokenLocked(app.id, code.login))
 		answer.Set("token_type", "bearer")
 		answer.Set("scope", "")
 	}
-	g.mu.Unlock()
+	a.mu.Unlock()
 	if e := answer.Get("error"); e != "" {
 		answer.Set("error_uri", "https://docs.github.com/apps/managing-oauth-apps/troubleshooting-oauth-app-access-token-request-errors/#"+strings.ReplaceAll(e, "_", "-"))
 	}

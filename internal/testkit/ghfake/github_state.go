@@ -2,11 +2,9 @@ package ghfake
 
 import (
 	"cmp"
-	"crypto/rsa"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -239,32 +237,14 @@ func (is *issueState) pullSnapshot() Pull {
 	}
 }
 
-// extState is what the checks, review, variables and apps endpoints keep
-// (github_checks.go, github_reviews.go, github_variables.go,
-// github_apps.go). Its zero value is ready: maps are made on first write.
-// Guarded by g.mu, except the app key, which keyOnce guards.
+// extState is what the checks, review and variables endpoints keep
+// (github_checks.go, github_reviews.go, github_variables.go). Its zero
+// value is ready: maps are made on first write. Guarded by g.mu.
 type extState struct {
 	checkRuns map[int64]*checkRunState
 	threads   map[pullKey][]*threadState
 	reviews   map[pullKey][]Review
 	variables map[*Repo]map[string]*variableState // upper-cased name
-	apps      map[int64]*appState
-	installs  map[int64]*installState
-	// tokenInstall maps an installation token to its installation.
-	tokenInstall map[string]int64
-	// userTokens maps a user-to-server token to the app it was made for.
-	userTokens map[string]int64
-	// oauthCodes are the web flow's codes not yet exchanged; browserLogin
-	// is the user signed in to the double's web pages.
-	oauthCodes   map[string]oauthCode
-	browserLogin string
-	// devices are the device flow's codes, oldest first.
-	devices    []*deviceState
-	deviceFlow DeviceFlow
-
-	keyOnce sync.Once
-	key     *rsa.PrivateKey
-	keyErr  error
 }
 
 // pullKey names a pull request of a repository.
