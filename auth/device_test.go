@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/auth"
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
@@ -44,62 +45,63 @@ func (c *fakeClock) Wait(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-func newGitHub(t *testing.T) (*ghfake.GitHub, string) {
+func newGitHub(t *testing.T) (*ghfake.GitHub, *ghapps.Apps, string) {
 	t.Helper()
 	g := ghfake.NewGitHub(t)
-	_, err := g.AddApp(appID)
+	apps := ghapps.New(g)
+	_, err := apps.AddApp(appID)
 	require.NoError(t, err)
-	id, _, err := g.AppOAuth(appID)
+	id, _, err := apps.AppOAuth(appID)
 	require.NoError(t, err)
-	return g, id
+	return g, apps, id
 }
 
 func TestLogin(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		user     func(g *ghfake.GitHub, code string, n int) error // before poll n
+		user     func(apps *ghapps.Apps, code string, n int) error // before poll n
 		expiring bool
 		waits    []time.Duration
 		err      error
 	}{
-		{name: "approved on the third poll", user: func(g *ghfake.GitHub, code string, n int) error {
+		{name: "approved on the third poll", user: func(apps *ghapps.Apps, code string, n int) error {
 			if n == 3 {
-				return g.ApproveDevice(code, "octo")
+				return apps.ApproveDevice(code, "octo")
 			}
 			return nil
 		}, waits: []time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second}},
-		{name: "slow_down adds five seconds", user: func(g *ghfake.GitHub, code string, n int) error {
+		{name: "slow_down adds five seconds", user: func(apps *ghapps.Apps, code string, n int) error {
 			switch n {
 			case 1:
-				return g.SlowDownDevice(code)
+				return apps.SlowDownDevice(code)
 			case 3:
-				return g.ApproveDevice(code, "octo")
+				return apps.ApproveDevice(code, "octo")
 			}
 			return nil
 		}, waits: []time.Duration{5 * time.Second, 10 * time.Second, 10 * time.Second}},
-		{name: "denied", user: func(g *ghfake.GitHub, code string, n int) error {
+		{name: "denied", user: func(apps *ghapps.Apps, code string, n int) error {
 			if n == 2 {
-				return g.DenyDevice(code)
+				return apps.DenyDevice(code)
 			}
 			return nil
 		}, waits: []time.Duration{5 * time.Second, 5 * time.Second}, err: auth.ErrDenied},
-		{name: "expired", user: func(*ghfake.GitHub, string, int) error { return nil },
+		{name: "expired", user: func(*ghapps.Apps, string, int) error { return nil },
 			waits: make([]time.Duration, 180), err: auth.ErrExpired},
-		{name: "expiring tokens carry a refresh token", expiring: true, user: func(g *ghfake.GitHub, code string, n int) error {
-			return g.ApproveDevice(code, "octo")
+		{name: "expiring tokens carry a refresh token", expiring: true, user: func(apps *ghapps.Apps, code string, n int) error {
+			return apps.ApproveDevice(code, "octo")
 		}, waits: []time.Duration{5 * time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			g, id := newGitHub(t)
+			g, apps, id := newGitHub(t)
 			clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
-			g.SetDeviceFlow(ghfake.DeviceFlow{Interval: 5, Now: clock.Now, Expiring: tt.expiring})
+			apps.SetDeviceFlow(ghapps.DeviceFlow{Interval: 5, Now: clock.Now, Expiring: tt.expiring})
 			var userErr error
 			clock.onWait = func(n int) {
-				codes := g.DeviceCodes()
-				if err := tt.user(g, codes[len(codes)-1], n); err != nil {
+				codes := apps.DeviceCodes()
+				if err := tt.user(apps, codes[len(codes)-1], n); err != nil {
 					userErr = err
 				}
 			}
@@ -110,7 +112,7 @@ func TestLogin(t *testing.T) {
 			tok, err := f.Login(t.Context(), &out)
 			require.NoError(t, userErr)
 			assert.Equal(t, []string{g.URL + "/login/device"}, opened)
-			assert.Contains(t, out.String(), g.DeviceCodes()[0])
+			assert.Contains(t, out.String(), apps.DeviceCodes()[0])
 			if tt.err != nil {
 				require.ErrorIs(t, err, tt.err)
 				if tt.err == auth.ErrExpired {
@@ -136,7 +138,7 @@ func TestLogin(t *testing.T) {
 
 func TestLoginRefusals(t *testing.T) {
 	t.Parallel()
-	g, _ := newGitHub(t)
+	g, _, _ := newGitHub(t)
 	f := &auth.Flow{WebURL: g.URL, ClientID: "Iv1.nope"}
 	_, err := f.Request(t.Context())
 	var oe *auth.OAuthError
@@ -148,7 +150,7 @@ func TestLoginRefusals(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, id := newGitHub(t)
+	_, _, id := newGitHub(t)
 	_, err = (&auth.Flow{WebURL: g.URL, ClientID: id}).Poll(ctx, auth.Code{DeviceCode: "x", Interval: 5})
 	assert.ErrorIs(t, err, context.Canceled, "a cancelled poll stops waiting")
 }

@@ -21,7 +21,7 @@ func TestConsoleShowsTheBotsRuns(t *testing.T) {
 	store, err := console.Open(t.Context(), filepath.Join(f.dataDir, "console.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
-	clientID, secret, err := f.g.AppOAuth(testAppID)
+	clientID, secret, err := f.apps.AppOAuth(testAppID)
 	require.NoError(t, err)
 	assert.ErrorContains(t, f.bot.MountConsole(ConsoleConfig{Org: "octo"}, store), "CORE_BOT_CLIENT_ID")
 	require.NoError(t, f.bot.MountConsole(ConsoleConfig{Org: "octo", ClientID: clientID, ClientSecret: secret, WebURL: f.g.URL}, store))
@@ -30,7 +30,7 @@ func TestConsoleShowsTheBotsRuns(t *testing.T) {
 	_, _, err = f.store.CreateRun(t.Context(), &Run{ID: "r-bot-1", Repo: "octo/hello", Number: 3, Kind: KindFix,
 		Instruction: "fix", Actor: "alice", State: StateRunning, CreatedAt: now, UpdatedAt: now})
 	require.NoError(t, err)
-	token, err := f.g.AddUserToken(testAppID, "alice")
+	token, err := f.apps.AddUserToken(testAppID, "alice")
 	require.NoError(t, err)
 
 	call := func(method, path, body string) (int, string) {

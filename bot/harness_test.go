@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/session"
 )
@@ -36,6 +37,7 @@ const (
 // fixture is a bot against the testkit GitHub, with octo/hello installed.
 type fixture struct {
 	g       *ghfake.GitHub
+	apps    *ghapps.Apps
 	repo    *ghfake.Repo
 	cfg     *Config
 	bot     *Bot
@@ -58,16 +60,17 @@ var handledEvents = map[string]bool{"issue_comment": true, "issues": true, "pull
 func newFixture(t testing.TB, edit func(*Config), options func(context.Context) (session.Options, error)) *fixture {
 	t.Helper()
 	g := ghfake.NewGitHub(t)
-	pem, err := g.AddApp(testAppID)
+	apps := ghapps.New(g)
+	pem, err := apps.AddApp(testAppID)
 	require.NoError(t, err)
 	repo := g.MustAddRepo(t, "octo", "hello", map[string]string{
 		"hello.txt":                  "hello\n",
 		".github/workflows/core.yml": "on:\n  workflow_dispatch:\n",
 	})
-	require.NoError(t, g.AddInstallation(testAppID, testInstallationID, "octo"))
+	require.NoError(t, apps.AddInstallation(testAppID, testInstallationID, "octo"))
 	require.NoError(t, g.SetPermission("octo", "hello", "alice", "write"))
 	require.NoError(t, g.SetPermission("octo", "hello", "rita", "read"))
-	f := &fixture{g: g, repo: repo, dataDir: t.TempDir(), options: options, handled: make(chan struct{}, 1<<16)}
+	f := &fixture{g: g, apps: apps, repo: repo, dataDir: t.TempDir(), options: options, handled: make(chan struct{}, 1<<16)}
 	f.cfg = &Config{AppID: testAppID, PrivateKey: pem, WebhookSecret: testSecret, APIURL: g.APIURL(), DataDir: f.dataDir, Workers: 2, Queue: 50}
 	if edit != nil {
 		edit(f.cfg)

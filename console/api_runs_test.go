@@ -126,7 +126,7 @@ func TestListRunsFilters(t *testing.T) {
 func TestReportOwner(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, sqliteStore(t))
-	install2, err := h.g.InstallationToken(7)
+	install2, err := h.apps.InstallationToken(7)
 	require.NoError(t, err)
 	status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("mine", "succeeded", `,"contract":{"verdict":"broken"}`))
 	require.Equal(t, http.StatusCreated, status, string(body))

@@ -26,7 +26,7 @@ func TestBrowserLiveRun(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, string(body))
 
 	ctx := browser.New(t, 90*time.Second)
-	h.g.SignIn("alice")
+	h.apps.SignIn("alice")
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(h.srv.URL+"/login"),
 		chromedp.WaitVisible(chromedp.ID("runs")),

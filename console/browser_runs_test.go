@@ -26,7 +26,7 @@ func TestBrowserRunPages(t *testing.T) {
 		require.Equal(t, http.StatusCreated, status, string(body))
 	}
 	ctx := browser.New(t, 90*time.Second)
-	h.g.SignIn("bob")
+	h.apps.SignIn("bob")
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(h.srv.URL+"/login"),
 		chromedp.WaitVisible(chromedp.ID("runs")),

@@ -19,7 +19,7 @@ func TestBrowser(t *testing.T) {
 	ctx := browser.New(t, 90*time.Second)
 	status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("cli-run-1", "succeeded", heldContract))
 	require.Equal(t, http.StatusCreated, status, string(body))
-	h.g.SignIn("alice")
+	h.apps.SignIn("alice")
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(h.srv.URL+"/login"),

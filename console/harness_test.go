@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
@@ -66,6 +67,7 @@ func (l *lockedBuffer) String() string {
 // mallory has no role in acme.
 type harness struct {
 	g       *ghfake.GitHub
+	apps    *ghapps.Apps
 	console *Console
 	srv     *httptest.Server
 	store   *SQL
@@ -91,22 +93,23 @@ func newHarness(t *testing.T, store *SQL, opts ...harnessOption) *harness {
 		require.NoError(t, g.SetPermission(org, "app", u, "write"))
 	}
 	require.NoError(t, g.SetPermission(org, "lib", "bob", "read"))
-	pemKey, err := g.AddApp(appID)
+	apps := ghapps.New(g)
+	pemKey, err := apps.AddApp(appID)
 	require.NoError(t, err)
-	_, err = g.AddApp(foreignID)
+	_, err = apps.AddApp(foreignID)
 	require.NoError(t, err)
-	require.NoError(t, g.SetAppSlug(foreignID, "other-app"))
-	require.NoError(t, g.AddInstallation(appID, 7, org))
-	require.NoError(t, g.AddInstallation(foreignID, 8, org))
-	require.NoError(t, g.AddInstallation(appID, 9, "elsewhere"))
-	h := &harness{g: g, store: store, clock: &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, log: &lockedBuffer{}}
+	require.NoError(t, apps.SetAppSlug(foreignID, "other-app"))
+	require.NoError(t, apps.AddInstallation(appID, 7, org))
+	require.NoError(t, apps.AddInstallation(foreignID, 8, org))
+	require.NoError(t, apps.AddInstallation(appID, 9, "elsewhere"))
+	h := &harness{g: g, apps: apps, store: store, clock: &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}, log: &lockedBuffer{}}
 	mint := func(id int64) string {
-		tok, err := g.InstallationToken(id)
+		tok, err := apps.InstallationToken(id)
 		require.NoError(t, err)
 		return tok
 	}
 	user := func(app int64, login string) string {
-		tok, err := g.AddUserToken(app, login)
+		tok, err := apps.AddUserToken(app, login)
 		require.NoError(t, err)
 		return tok
 	}
@@ -116,7 +119,7 @@ func newHarness(t *testing.T, store *SQL, opts ...harnessOption) *harness {
 	h.pat = "ghp_alicepersonal"
 	g.AddToken(h.pat, "alice")
 
-	clientID, secret, err := g.AppOAuth(appID)
+	clientID, secret, err := apps.AppOAuth(appID)
 	require.NoError(t, err)
 	api := g.APIURL()
 	cc := githubapp.NewClientCreator(api+"/", g.URL+"/api/graphql", appID, pemKey)

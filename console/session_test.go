@@ -26,7 +26,7 @@ func (h *harness) signIn(t *testing.T, login string) (*visitor, *http.Response) 
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	b := &visitor{h: h, client: &http.Client{Jar: jar}}
-	h.g.SignIn(login)
+	h.apps.SignIn(login)
 	resp, body := b.get(t, "/login")
 	if m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(body); m != nil {
 		b.csrf = m[1]

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/console"
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/remote"
 )
@@ -28,15 +29,16 @@ func newConsole(t *testing.T, opts ...func(*console.Config)) (*remote.Client, *c
 	g := ghfake.NewGitHub(t)
 	g.MustAddRepo(t, "acme", "app", map[string]string{"README.md": "# app\n"}, ghfake.Private(true))
 	require.NoError(t, g.SetPermission("acme", "app", "octo", "write"))
-	pem, err := g.AddApp(appID)
+	apps := ghapps.New(g)
+	pem, err := apps.AddApp(appID)
 	require.NoError(t, err)
-	require.NoError(t, g.AddInstallation(appID, 7, "acme"))
-	tok, err := g.AddUserToken(appID, "octo")
+	require.NoError(t, apps.AddInstallation(appID, 7, "acme"))
+	tok, err := apps.AddUserToken(appID, "octo")
 	require.NoError(t, err)
 	store, err := console.Open(t.Context(), filepath.Join(t.TempDir(), "console.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
-	id, secret, err := g.AppOAuth(appID)
+	id, secret, err := apps.AppOAuth(appID)
 	require.NoError(t, err)
 	cc := githubapp.NewClientCreator(g.APIURL()+"/", g.URL+"/api/graphql", appID, pem)
 	cfg := console.Config{Store: store, Org: "acme", AppID: appID, ClientID: id, ClientSecret: secret,

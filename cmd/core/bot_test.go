@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
@@ -47,7 +48,7 @@ func (l *logLines) Write(p []byte) (int, error) {
 func TestBotServesUntilCancelled(t *testing.T) {
 	t.Parallel()
 	g := ghfake.NewGitHub(t)
-	pem, err := g.AddApp(99)
+	pem, err := ghapps.New(g).AddApp(99)
 	require.NoError(t, err)
 	keyFile := filepath.Join(t.TempDir(), "app.pem")
 	require.NoError(t, os.WriteFile(keyFile, pem, 0o600))

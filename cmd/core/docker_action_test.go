@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"gopkg.in/yaml.v3"
 
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 )
@@ -79,6 +80,8 @@ func dockerActionParams(t *testing.T, dir string, env map[string]string) testscr
 			e.Values[modelServerKey{}] = &[]*llm.ModelServer{}
 			var g *ghfake.GitHub
 			e.Values[githubKey{}] = &g
+			var apps *ghapps.Apps
+			e.Values[appsKey{}] = &apps
 			e.Values[registryKey{}] = &registryState{t: e.T().(testing.TB)}
 			return nil
 		},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
@@ -79,6 +80,8 @@ func runScripts(t *testing.T, dir string, env map[string]string) {
 			e.Values[modelServerKey{}] = &[]*llm.ModelServer{}
 			var g *ghfake.GitHub
 			e.Values[githubKey{}] = &g
+			var apps *ghapps.Apps
+			e.Values[appsKey{}] = &apps
 			e.Values[consoleKey{}] = &scriptConsole{}
 			e.Values[modelGateKey{}] = modelGates{}
 			return nil

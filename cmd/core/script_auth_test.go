@@ -5,9 +5,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // scriptAppID is the App the scripts sign in to.
@@ -20,11 +19,11 @@ func cmdGitHubApp(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: github-app")
 	}
-	g := githubOf(ts)
-	pem, err := g.AddApp(scriptAppID)
+	g, apps := githubOf(ts), appsOf(ts)
+	pem, err := apps.AddApp(scriptAppID)
 	ts.Check(err)
 	consoleOf(ts).pem = pem
-	id, _, err := g.AppOAuth(scriptAppID)
+	id, _, err := apps.AppOAuth(scriptAppID)
 	ts.Check(err)
 	ts.Setenv("GITHUB_SERVER_URL", g.URL)
 	ts.Setenv("CLIENT_ID", id)
@@ -38,7 +37,7 @@ func cmdGitHubDevice(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 || (len(args) == 2 && args[1] != "expiring") {
 		ts.Fatalf("usage: github-device LOGIN [expiring]")
 	}
-	githubOf(ts).SetDeviceFlow(ghfake.DeviceFlow{AutoApprove: args[0], Expiring: len(args) == 2})
+	appsOf(ts).SetDeviceFlow(ghapps.DeviceFlow{AutoApprove: args[0], Expiring: len(args) == 2})
 }
 
 // perms-file FILE MODE: FILE has MODE (octal).

@@ -47,12 +47,13 @@ func cmdConsoleServe(ts *testscript.TestScript, neg bool, args []string) {
 	if sc.pem == nil {
 		ts.Fatalf("console-serve: run github-app first")
 	}
-	ts.Check(g.AddInstallation(scriptAppID, 7, args[0]))
-	tok, err := g.InstallationToken(7)
+	apps := appsOf(ts)
+	ts.Check(apps.AddInstallation(scriptAppID, 7, args[0]))
+	tok, err := apps.InstallationToken(7)
 	ts.Check(err)
 	store, err := console.Open(context.Background(), filepath.Join(ts.MkAbs("console"), "console.db"))
 	ts.Check(err)
-	id, secret, err := g.AppOAuth(scriptAppID)
+	id, secret, err := apps.AppOAuth(scriptAppID)
 	ts.Check(err)
 	api := g.APIURL()
 	cc := githubapp.NewClientCreator(api+"/", g.URL+"/api/graphql", scriptAppID, sc.pem)

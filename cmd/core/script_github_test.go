@@ -9,10 +9,14 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 type githubKey struct{}
+
+// appsKey holds the App side (ghapps) of the testkit GitHub.
+type appsKey struct{}
 
 // scriptToken is the token scripts authenticate with; scripts check that
 // it appears nowhere.
@@ -26,8 +30,17 @@ func githubOf(ts *testscript.TestScript) *ghfake.GitHub {
 	return *p
 }
 
-// github-serve: start the testkit GitHub, with the token for core-bot, and
-// point GITHUB_API_URL and GITHUB_TOKEN at it; TOKEN holds the token.
+func appsOf(ts *testscript.TestScript) *ghapps.Apps {
+	p, _ := ts.Value(appsKey{}).(**ghapps.Apps)
+	if p == nil || *p == nil {
+		ts.Fatalf("no GitHub: run github-serve first")
+	}
+	return *p
+}
+
+// github-serve: start the testkit GitHub, with its App side and the token
+// for core-bot, and point GITHUB_API_URL and GITHUB_TOKEN at it; TOKEN
+// holds the token.
 func cmdGitHubServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: github-serve")
@@ -42,6 +55,9 @@ func cmdGitHubServe(ts *testscript.TestScript, neg bool, args []string) {
 	g.AddToken(scriptToken, "core-bot")
 	p, _ := ts.Value(githubKey{}).(**ghfake.GitHub)
 	*p = g
+	if a, _ := ts.Value(appsKey{}).(**ghapps.Apps); a != nil {
+		*a = ghapps.New(g)
+	}
 	ts.Setenv("GITHUB_API_URL", g.APIURL())
 	ts.Setenv("GITHUB_TOKEN", scriptToken)
 	ts.Setenv("TOKEN", scriptToken)

@@ -62,7 +62,7 @@ func cmdConsoleSend(ts *testscript.TestScript, neg bool, args []string) {
 	jar, err := cookiejar.New(nil)
 	ts.Check(err)
 	hc := &http.Client{Jar: jar, Timeout: testkit.Patience}
-	githubOf(ts).SignIn(login)
+	appsOf(ts).SignIn(login)
 	page := fetch(ts, hc, base+"/login")
 	if !strings.Contains(page, login) {
 		ts.Fatalf("console-send: %s is not signed in after /login", login)

@@ -162,7 +162,7 @@ func (g *Apps) createAppFromManifest(w http.ResponseWriter, r *http.Request) {
 		p.manifest.Name = name
 	}
 	id := g.gh.NextID()
-	pemKey, err := g.gh.AddApp(id)
+	pemKey, err := g.AddApp(id)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -1,8 +1,12 @@
 // Package ghfake is the GitHub double of the tests: an in-memory GitHub
-// speaking GitHub's REST and GraphQL APIs, the Apps, OAuth and device
-// flows, and git over HTTP against real bare repositories. The App
-// manifest flow is added by internal/testkit/ghapps, through the extension
-// point (HandleAPI, HandleOwnAuthAPI, HandleWeb).
+// speaking GitHub's REST and GraphQL APIs and git over HTTP against real
+// bare repositories. The App side (apps, installations and their tokens,
+// the OAuth web and device flows, the manifest flow) is added by
+// internal/testkit/ghapps through the extension point (HandleAPI,
+// HandleOwnAuthAPI, HandleWeb), which reaches the double through its
+// exported API: tokens that expire ([GitHub.AddExpiringToken]; GET /user
+// refuses them, as GitHub does installation tokens), [GitHub.ReposOf],
+// [Repo.RaiseRole], [Repo.Wire], [GitHub.SeesAccount], [GitHub.Record].
 //
 // [NewGitHub] (for Go tests) and [ServeGitHub] (for scripts) start an
 // in-memory GitHub. Its REST API answers under [GitHub.APIURL] (URL +

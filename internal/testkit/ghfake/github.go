@@ -32,7 +32,6 @@ type GitHub struct {
 	stop      func()
 	closeOnce sync.Once
 	gitLog    LockedBuffer // http-backend's stderr and CGI errors
-	apps      *Apps        // the App side (github_apps.go), under its own lock
 
 	mu sync.Mutex
 	// routes are the API endpoints for authenticated requests, the
@@ -155,7 +154,6 @@ func newGitHub(root, gitPath string) (*GitHub, error) {
 		repos:  make(map[string]*Repo),
 	}
 	g.routes = g.apiRoutes()
-	g.apps = newApps(g)
 	return g, nil
 }
 

@@ -29,8 +29,25 @@ type wireCheckRun struct {
 	Output       wireCheckOutput   `json:"output"`
 	Name         string            `json:"name"`
 	CheckSuite   wireCheckSuiteRef `json:"check_suite"`
-	App          wireApp           `json:"app"`
+	App          WireApp           `json:"app"`
 	PullRequests []wirePull        `json:"pull_requests"`
+}
+
+// WireApp is a GitHub App as GitHub sends it.
+type WireApp struct {
+	ID          int64             `json:"id"`
+	Slug        string            `json:"slug"`
+	NodeID      string            `json:"node_id"`
+	Owner       *WireUser         `json:"owner"`
+	Name        string            `json:"name"`
+	ClientID    string            `json:"client_id"`
+	Description *string           `json:"description"`
+	ExternalURL string            `json:"external_url"`
+	HTMLURL     string            `json:"html_url"`
+	CreatedAt   string            `json:"created_at"`
+	UpdatedAt   string            `json:"updated_at"`
+	Permissions map[string]string `json:"permissions"`
+	Events      []string          `json:"events"`
 }
 
 type wireAnnotation struct {
@@ -71,7 +88,7 @@ func (r *Repo) wireCheckRun(cr *checkRunState) wireCheckRun {
 		},
 		Name:       cr.Name,
 		CheckSuite: wireCheckSuiteRef{ID: cr.suite},
-		App: wireApp{
+		App: WireApp{
 			ID: actionsAppID, Slug: "github-actions", NodeID: nodeID("A", actionsAppID),
 			Name: "GitHub Actions", HTMLURL: r.g.URL + "/apps/github-actions",
 			Owner: ptr(r.g.wireUser("github")), CreatedAt: created, UpdatedAt: created,

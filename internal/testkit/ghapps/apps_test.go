@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"crypto/rand"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/golang-jwt/jwt/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,12 +18,12 @@ const testAppID = 4242
 // newAppGitHub starts a GitHub with app testAppID installed (installation
 // 7) on all of owner's repositories: repo (public) and secret (private),
 // and installed (installation 8) on stranger/only of stranger's two.
-func newAppGitHub(t *testing.T) (*GitHub, *rsa.PrivateKey) {
+func newAppGitHub(t *testing.T) (*double, *rsa.PrivateKey) {
 	t.Helper()
 	g, _ := newTestGitHub(t, nil)
-	g.MustAddRepo(t, "owner", "secret", nil, Private(true))
-	g.MustAddRepo(t, "stranger", "only", nil, Private(true))
-	g.MustAddRepo(t, "stranger", "other", nil, Private(true))
+	g.MustAddRepo(t, "owner", "secret", nil, ghfake.Private(true))
+	g.MustAddRepo(t, "stranger", "only", nil, ghfake.Private(true))
+	g.MustAddRepo(t, "stranger", "other", nil, ghfake.Private(true))
 	pemKey, err := g.AddApp(testAppID)
 	require.NoError(t, err)
 	key, err := jwt.ParseRSAPrivateKeyFromPEM(pemKey)

@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"crypto/rand"
@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // The web flow of a GitHub App's user authorisation, on the web host (URL,
@@ -54,7 +56,7 @@ func (a *Apps) authorize(w http.ResponseWriter, r *http.Request) {
 	app := a.appByClientLocked(q.Get("client_id"))
 	login := a.browserLogin
 	a.mu.Unlock()
-	a.gh.Record(Request{Method: r.Method, Path: r.URL.Path, Query: q, Header: r.Header.Clone(), Login: login, Status: http.StatusFound})
+	a.gh.Record(ghfake.Request{Method: r.Method, Path: r.URL.Path, Query: q, Header: r.Header.Clone(), Login: login, Status: http.StatusFound})
 	redirect, err := url.Parse(q.Get("redirect_uri"))
 	switch {
 	case app == nil:
@@ -99,7 +101,7 @@ func (a *Apps) appByClientLocked(clientID string) *appState {
 func (a *Apps) accessToken(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
 	f := r.Form
-	a.gh.Record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Status: http.StatusOK})
+	a.gh.Record(ghfake.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Status: http.StatusOK})
 	if f.Get("grant_type") == deviceGrant {
 		a.deviceToken(w, r)
 		return

@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"net/http"

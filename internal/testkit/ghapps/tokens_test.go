@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func getWith(t *testing.T, g *GitHub, path, token string) (int, map[string]any) {
+func getWith(t *testing.T, g *double, path, token string) (int, map[string]any) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, g.APIURL()+path, nil)
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"crypto/rand"
@@ -16,14 +16,17 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v4"
+
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // Apps is the App side of one double: its apps, their installations and
-// tokens, and the OAuth flows. Its state is its own, under its own lock;
+// tokens, the OAuth flows and the manifest flow. Its state is its own,
+// under its own lock;
 // it reaches the double only through the double's exported API, which it
 // may call holding mu (the double never calls it holding its own lock).
 type Apps struct {
-	gh *GitHub
+	gh *ghfake.GitHub
 
 	mu       sync.Mutex
 	apps     map[int64]*appState
@@ -39,6 +42,8 @@ type Apps struct {
 	// devices are the device flow's codes, oldest first.
 	devices    []*deviceState
 	deviceFlow DeviceFlow
+	// manifests is the App manifest flow's state.
+	manifests manifestState
 
 	// keyOnce guards the app key, which every app shares.
 	keyOnce sync.Once
@@ -144,8 +149,8 @@ func (a *Apps) AddInstallation(appID, installationID int64, owner string, repos 
 }
 
 // reposOf lists the repositories an installation covers, by name.
-func (a *Apps) reposOf(in *installState) []*Repo {
-	var out []*Repo
+func (a *Apps) reposOf(in *installState) []*ghfake.Repo {
+	var out []*ghfake.Repo
 	for _, r := range a.gh.ReposOf(in.owner) {
 		if in.repos == nil || slices.ContainsFunc(in.repos, func(n string) bool {
 			return strings.EqualFold(n, r.Name())
@@ -156,13 +161,13 @@ func (a *Apps) reposOf(in *installState) []*Repo {
 	return out
 }
 
-// newApps adds the App side's endpoints and pages to the double gh: the
+// addAppAPI adds the App side's endpoints and pages to the double: the
 // endpoints an app calls as itself, with a JWT, and those of its tokens;
 // the OAuth flows' pages.
-func newApps(gh *GitHub) *Apps {
-	a := &Apps{gh: gh}
-	as := func(h func(c *Call, app int64)) func(c *Call) {
-		return func(c *Call) {
+func (a *Apps) addAppAPI() {
+	gh := a.gh
+	as := func(h func(c *ghfake.Call, app int64)) func(c *ghfake.Call) {
+		return func(c *ghfake.Call) {
 			app, msg := a.appFromJWT(c.Request().Header.Get("Authorization"))
 			if msg != "" {
 				c.Fail(http.StatusUnauthorized, msg)
@@ -179,7 +184,6 @@ func newApps(gh *GitHub) *Apps {
 	gh.HandleAPI("GET /user/installations", a.listUserInstallations)
 	gh.HandleAPI("GET /installation/repositories", a.listInstallationRepos)
 	gh.HandleWeb(a.serveOAuthPages)
-	return a
 }
 
 // GitHub's answers to a JWT it refuses.

@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"crypto/rand"
@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // GitHub tells three kinds of token apart, as github.com does:
@@ -52,7 +54,7 @@ func (a *Apps) AppOAuth(appID int64) (clientID, clientSecret string, err error) 
 
 // tokenKind classifies a request's token: the installation it belongs
 // to, or the app a user token was made for.
-func (a *Apps) tokenKind(c *Call) (install, userApp int64) {
+func (a *Apps) tokenKind(c *ghfake.Call) (install, userApp int64) {
 	token := c.Token()
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -62,7 +64,7 @@ func (a *Apps) tokenKind(c *Call) (install, userApp int64) {
 // GET /user/installations: the installations of the token's app that its
 // user can see (the account is the user, or the user has a role on one of
 // the account's repositories). Only user-to-server tokens may ask.
-func (a *Apps) listUserInstallations(c *Call) {
+func (a *Apps) listUserInstallations(c *ghfake.Call) {
 	_, app := a.tokenKind(c)
 	if app == 0 {
 		c.Fail(http.StatusForbidden, "You must authenticate with an access token authorized to a GitHub App in order to list installations")
@@ -76,7 +78,7 @@ func (a *Apps) listUserInstallations(c *Call) {
 		}
 	}
 	a.mu.Unlock()
-	page := Paginate(c, list)
+	page := ghfake.Paginate(c, list)
 	out := struct {
 		TotalCount    int                `json:"total_count"`
 		Installations []wireInstallation `json:"installations"`
@@ -89,7 +91,7 @@ func (a *Apps) listUserInstallations(c *Call) {
 
 // GET /installation/repositories: what an installation token covers. Other
 // tokens are refused.
-func (a *Apps) listInstallationRepos(c *Call) {
+func (a *Apps) listInstallationRepos(c *ghfake.Call) {
 	id, _ := a.tokenKind(c)
 	a.mu.Lock()
 	in := a.installs[id]
@@ -112,7 +114,7 @@ func (a *Apps) listInstallationRepos(c *Call) {
 		TotalCount          int    `json:"total_count"`
 		RepositorySelection string `json:"repository_selection"`
 		Repositories        []any  `json:"repositories"`
-	}{len(wire), selection, Paginate(c, wire)})
+	}{len(wire), selection, ghfake.Paginate(c, wire)})
 }
 
 // InstallationToken makes an installation token of installation id, as

@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"crypto/rand"
@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // The OAuth device flow of a GitHub App, on the web host, in GitHub's wire
@@ -105,7 +107,7 @@ func (f DeviceFlow) now() time.Time {
 // POST /login/device/code with client_id (and scope).
 func (a *Apps) deviceCode(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
-	a.gh.Record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Status: http.StatusOK})
+	a.gh.Record(ghfake.Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Status: http.StatusOK})
 	a.mu.Lock()
 	app := a.appByClientLocked(r.Form.Get("client_id"))
 	if app == nil {

@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 
 func TestGitHubDeviceFlow(t *testing.T) {
 	t.Parallel()
-	post := func(t *testing.T, g *GitHub, path string, form url.Values, accept string) (string, []byte) {
+	post := func(t *testing.T, g *double, path string, form url.Values, accept string) (string, []byte) {
 		t.Helper()
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, g.URL+path, strings.NewReader(form.Encode()))
 		require.NoError(t, err)
@@ -30,7 +30,7 @@ func TestGitHubDeviceFlow(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.Header.Get("Content-Type"), b
 	}
-	start := func(t *testing.T, g *GitHub, id string) map[string]any {
+	start := func(t *testing.T, g *double, id string) map[string]any {
 		_, b := post(t, g, "/login/device/code", url.Values{"client_id": {id}}, "application/json")
 		var out map[string]any
 		require.NoError(t, json.Unmarshal(b, &out), string(b))
@@ -38,15 +38,15 @@ func TestGitHubDeviceFlow(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		act   func(g *GitHub, userCode string, clock *time.Time) error
+		act   func(g *double, userCode string, clock *time.Time) error
 		error string
 		login string
 	}{
-		{name: "pending", act: func(*GitHub, string, *time.Time) error { return nil }, error: "authorization_pending"},
-		{name: "approved", act: func(g *GitHub, c string, _ *time.Time) error { return g.ApproveDevice(c, "owner") }, login: "owner"},
-		{name: "denied", act: func(g *GitHub, c string, _ *time.Time) error { return g.DenyDevice(c) }, error: "access_denied"},
-		{name: "expired", act: func(_ *GitHub, _ string, clock *time.Time) error { *clock = clock.Add(901 * time.Second); return nil }, error: "expired_token"},
-		{name: "slow down", act: func(g *GitHub, c string, _ *time.Time) error { return g.SlowDownDevice(c) }, error: "slow_down"},
+		{name: "pending", act: func(*double, string, *time.Time) error { return nil }, error: "authorization_pending"},
+		{name: "approved", act: func(g *double, c string, _ *time.Time) error { return g.ApproveDevice(c, "owner") }, login: "owner"},
+		{name: "denied", act: func(g *double, c string, _ *time.Time) error { return g.DenyDevice(c) }, error: "access_denied"},
+		{name: "expired", act: func(_ *double, _ string, clock *time.Time) error { *clock = clock.Add(901 * time.Second); return nil }, error: "expired_token"},
+		{name: "slow down", act: func(g *double, c string, _ *time.Time) error { return g.SlowDownDevice(c) }, error: "slow_down"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

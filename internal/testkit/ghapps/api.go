@@ -1,4 +1,4 @@
-package ghfake
+package ghapps
 
 import (
 	"crypto/rand"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // appPermissions are what every app of the double may do on the
@@ -19,25 +21,9 @@ func appPermissions() map[string]string {
 	}
 }
 
-type wireApp struct {
-	ID          int64             `json:"id"`
-	Slug        string            `json:"slug"`
-	NodeID      string            `json:"node_id"`
-	Owner       *WireUser         `json:"owner"`
-	Name        string            `json:"name"`
-	ClientID    string            `json:"client_id"`
-	Description *string           `json:"description"`
-	ExternalURL string            `json:"external_url"`
-	HTMLURL     string            `json:"html_url"`
-	CreatedAt   string            `json:"created_at"`
-	UpdatedAt   string            `json:"updated_at"`
-	Permissions map[string]string `json:"permissions"`
-	Events      []string          `json:"events"`
-}
-
 type wireInstallation struct {
 	ID                  int64             `json:"id"`
-	Account             WireUser          `json:"account"`
+	Account             ghfake.WireUser   `json:"account"`
 	RepositorySelection string            `json:"repository_selection"`
 	AccessTokensURL     string            `json:"access_tokens_url"`
 	RepositoriesURL     string            `json:"repositories_url"`
@@ -51,7 +37,7 @@ type wireInstallation struct {
 	CreatedAt           string            `json:"created_at"`
 	UpdatedAt           string            `json:"updated_at"`
 	SingleFileName      *string           `json:"single_file_name"`
-	SuspendedBy         *WireUser         `json:"suspended_by"`
+	SuspendedBy         *ghfake.WireUser  `json:"suspended_by"`
 	SuspendedAt         *string           `json:"suspended_at"`
 }
 
@@ -68,12 +54,12 @@ func appEvents() []string {
 }
 
 // GET /app
-func (a *Apps) getApp(c *Call, app int64) {
+func (a *Apps) getApp(c *ghfake.Call, app int64) {
 	a.mu.Lock()
 	st := a.apps[app]
 	created, slug := wireTime(st.created), st.slug
 	a.mu.Unlock()
-	c.JSON(http.StatusOK, wireApp{
+	c.JSON(http.StatusOK, ghfake.WireApp{
 		ID: app, Slug: slug, NodeID: nodeID("A", app), Name: slug, ClientID: st.clientID,
 		ExternalURL: a.gh.URL, HTMLURL: a.gh.URL + "/apps/" + slug, CreatedAt: created, UpdatedAt: created,
 		Permissions: appPermissions(), Events: appEvents(),
@@ -102,7 +88,7 @@ func (a *Apps) wireInstallation(in *installState) wireInstallation {
 }
 
 // GET /app/installations, paginated.
-func (a *Apps) listInstallations(c *Call, app int64) {
+func (a *Apps) listInstallations(c *ghfake.Call, app int64) {
 	a.mu.Lock()
 	var list []*installState
 	for _, id := range slices.Sorted(maps.Keys(a.installs)) {
@@ -112,7 +98,7 @@ func (a *Apps) listInstallations(c *Call, app int64) {
 	}
 	a.mu.Unlock()
 	out := []wireInstallation{}
-	for _, in := range Paginate(c, list) {
+	for _, in := range ghfake.Paginate(c, list) {
 		out = append(out, a.wireInstallation(in))
 	}
 	c.JSON(http.StatusOK, out)
@@ -120,7 +106,7 @@ func (a *Apps) listInstallations(c *Call, app int64) {
 
 // installation finds installation {id} of app, answering 404 when there is
 // none.
-func (a *Apps) installation(c *Call, app int64) *installState {
+func (a *Apps) installation(c *ghfake.Call, app int64) *installState {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	a.mu.Lock()
 	in := a.installs[id]
@@ -133,7 +119,7 @@ func (a *Apps) installation(c *Call, app int64) *installState {
 }
 
 // GET /app/installations/{id}
-func (a *Apps) getInstallation(c *Call, app int64) {
+func (a *Apps) getInstallation(c *ghfake.Call, app int64) {
 	if in := a.installation(c, app); in != nil {
 		c.JSON(http.StatusOK, a.wireInstallation(in))
 	}
@@ -141,7 +127,7 @@ func (a *Apps) getInstallation(c *Call, app int64) {
 
 // GET /repos/{owner}/{repo}/installation: the app's installation covering
 // the repository, 404 when there is none.
-func (a *Apps) getRepoInstallation(c *Call, app int64) {
+func (a *Apps) getRepoInstallation(c *ghfake.Call, app int64) {
 	r := a.gh.Repo(c.Param("owner"), c.Param("repo"))
 	a.mu.Lock()
 	var found *installState
@@ -163,7 +149,7 @@ func (a *Apps) getRepoInstallation(c *Call, app int64) {
 // the app's slug[bot] for an hour, with write permission on the installation's
 // repositories (read when only read permissions are asked for). The body
 // may narrow the repositories (by name or id) and the permissions.
-func (a *Apps) createInstallationToken(c *Call, app int64) {
+func (a *Apps) createInstallationToken(c *ghfake.Call, app int64) {
 	in := a.installation(c, app)
 	if in == nil {
 		return
@@ -198,18 +184,18 @@ func (a *Apps) createInstallationToken(c *Call, app int64) {
 	repos := a.reposOf(in)
 	narrowed := len(req.Repositories) > 0 || len(req.RepositoryIDs) > 0
 	if narrowed {
-		covers := func(match func(r *Repo) bool) bool { return slices.ContainsFunc(repos, match) }
+		covers := func(match func(r *ghfake.Repo) bool) bool { return slices.ContainsFunc(repos, match) }
 		ok := !slices.ContainsFunc(req.Repositories, func(n string) bool {
-			return !covers(func(r *Repo) bool { return strings.EqualFold(r.Name(), n) })
+			return !covers(func(r *ghfake.Repo) bool { return strings.EqualFold(r.Name(), n) })
 		}) && !slices.ContainsFunc(req.RepositoryIDs, func(id int64) bool {
-			return !covers(func(r *Repo) bool { return r.ID() == id })
+			return !covers(func(r *ghfake.Repo) bool { return r.ID() == id })
 		})
 		if !ok {
 			c.Invalid("InstallationToken", "repositories", "invalid",
 				"There is at least one repository that does not exist or is not accessible to the parent installation.")
 			return
 		}
-		repos = slices.DeleteFunc(repos, func(r *Repo) bool {
+		repos = slices.DeleteFunc(repos, func(r *ghfake.Repo) bool {
 			return !slices.ContainsFunc(req.Repositories, func(n string) bool { return strings.EqualFold(n, r.Name()) }) &&
 				!slices.Contains(req.RepositoryIDs, r.ID())
 		})
