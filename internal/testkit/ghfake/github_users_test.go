@@ -1,0 +1,40 @@
+package ghfake
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGitHubExpiringToken(t *testing.T) {
+	t.Parallel()
+	g, r := newTestGitHub(t, nil)
+	require.NoError(t, r.RaiseRole("app[bot]", "write"))
+	g.AddExpiringToken("ghs_app", "app[bot]", time.Now().Add(time.Hour))
+	ctx := t.Context()
+	client := ghClient(t, g, "ghs_app")
+	_, resp, err := client.Users.Get(ctx, "")
+	require.Error(t, err, "GET /user refuses a token that expires, as GitHub does installation tokens")
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	repo, _, err := client.Repositories.Get(ctx, "owner", "repo")
+	require.NoError(t, err)
+	assert.True(t, repo.GetPermissions()["push"])
+
+	g.ExpireToken("ghs_app")
+	_, resp, err = client.Repositories.Get(ctx, "owner", "repo")
+	require.Error(t, err)
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.Equal(t, "Bad credentials", errorResponse(t, err).Message)
+
+	g.AddExpiringToken("ghs_old", "app[bot]", time.Now().Add(-time.Second))
+	_, resp, err = ghClient(t, g, "ghs_old").Repositories.Get(ctx, "owner", "repo")
+	require.Error(t, err)
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a token past its expiry")
+
+	g.ExpireToken(ownerToken)
+	_, _, err = ghClient(t, g, ownerToken).Users.Get(ctx, "")
+	require.NoError(t, err, "ExpireToken leaves a token that does not expire alone")
+}
