@@ -117,20 +117,20 @@ func TestCommandEnv(t *testing.T) {
 	flat, withSrc, linked := t.TempDir(), t.TempDir(), t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(withSrc, "src"), 0o755))
 	require.NoError(t, os.Symlink("/etc", filepath.Join(linked, "src")))
-	deps := depsView{env: []string{"PYTHONPATH=" + depsInside + "/python", "X=1"}}
+	deps := View{Env: []string{"PYTHONPATH=" + Inside + "/python", "X=1"}}
 	tests := []struct {
 		name, tool, ws string
 		mountAt        string
-		deps           depsView
+		deps           View
 		want           string
 	}{
 		{name: "flat", tool: "pytest", ws: flat, want: "PYTHONPATH=" + flat},
 		{name: "a checkout seen at the workspace's path", tool: "python3", ws: withSrc, mountAt: "/work/ws", deps: deps,
-			want: "PYTHONPATH=/work/ws:/work/ws/src:" + depsInside + "/python"},
+			want: "PYTHONPATH=/work/ws:/work/ws/src:" + Inside + "/python"},
 		{name: "src layout and dependencies", tool: "python3", ws: withSrc, deps: deps,
-			want: "PYTHONPATH=" + withSrc + ":" + withSrc + "/src:" + depsInside + "/python"},
+			want: "PYTHONPATH=" + withSrc + ":" + withSrc + "/src:" + Inside + "/python"},
 		{name: "a link named src", tool: "pytest", ws: linked, want: "PYTHONPATH=" + linked},
-		{name: "not python", tool: "npm", ws: flat, deps: depsView{env: []string{"X=1"}}, want: "X=1"},
+		{name: "not python", tool: "npm", ws: flat, deps: View{Env: []string{"X=1"}}, want: "X=1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -373,7 +373,7 @@ func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 		p.toolRoots = appendNew(p.toolRoots, q.toolRoots...)
 		p.modKeep = appendNew(p.modKeep, q.modKeep...)
 		for _, d := range q.depBinds {
-			p.depBinds = slices.DeleteFunc(p.depBinds, func(o bind) bool { return o.inside == d.inside })
+			p.depBinds = slices.DeleteFunc(p.depBinds, func(o Bind) bool { return o.Inside == d.Inside })
 			p.depBinds = append(p.depBinds, d)
 		}
 		p.depWritable = appendNew(p.depWritable, q.depWritable...)

@@ -220,9 +220,9 @@ func (s *Sandbox) commandProfile(argv []string, opts RunOptions) (profile, error
 	}
 	p.workspace, p.mountAt = opts.Workspace, opts.MountAt
 	p.extraEnv = commandEnv(argv[0], opts)
-	p.depBinds = opts.deps.binds
-	p.depWritable = opts.deps.writable
-	p.path = append(append([]string(nil), opts.deps.path...), p.path...)
+	p.depBinds = opts.deps.Binds
+	p.depWritable = opts.deps.Writable
+	p.path = append(append([]string(nil), opts.deps.Path...), p.path...)
 	if err := s.withRunLayer(&p); err != nil {
 		return profile{}, err
 	}

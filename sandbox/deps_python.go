@@ -41,10 +41,10 @@ const defaultPipIndex = "https://pypi.org/simple"
 // that are not all pinned (==) are resolved first (lockless.go): the plan
 // resolves, and planned again with the versions resolved (pins), it
 // installs exactly those.
-func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string, pins []byte) (depsPlan, string, bool, error) {
+func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string, pins []byte) (Plan, string, bool, error) {
 	files, err := read("requirements.txt", "pyproject.toml")
 	if err != nil {
-		return depsPlan{}, "", false, err
+		return Plan{}, "", false, err
 	}
 	var sources []string
 	note := ""
@@ -64,7 +64,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 		}
 		reqs, dropped, err := manifest.PipRequirements("requirements.txt", readOne)
 		if err != nil {
-			return depsPlan{}, "", false, err
+			return Plan{}, "", false, err
 		}
 		note = manifest.PipDroppedNote("requirements.txt", dropped)
 		pinned = manifest.PythonPinned(reqs)
@@ -90,19 +90,19 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 		out[runnersRequirementsFile] = []byte(strings.Join(runners, "\n") + "\n")
 	}
 	if len(sources) == 0 {
-		return depsPlan{}, note, false, nil
+		return Plan{}, note, false, nil
 	}
 	resolves := ""
 	switch {
 	case pins != nil && len(pins) == 0:
-		return depsPlan{}, note, false, nil // resolved to nothing
+		return Plan{}, note, false, nil // resolved to nothing
 	case pins != nil:
 		// What the run resolved, and nothing else.
 		sources, out = []string{pinnedRequirementsFile}, map[string][]byte{pinnedRequirementsFile: pins}
 	case !pinned:
 		resolves = pipReportFile
 	}
-	where := []string{"--target", scratchDir + "/site"}
+	where := []string{"--target", ScratchDir + "/site"}
 	if resolves != "" {
 		// pip resolves, downloads wheels only, installs nothing.
 		where = []string{"--dry-run", "--ignore-installed", "--report", pipReportFile}
@@ -112,17 +112,17 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 	for _, src := range sources {
 		argv = append(argv, "-r", src)
 	}
-	return depsPlan{
-		eco: "python", tool: "python3", files: out, hosts: pipHosts(argv),
-		resolves: resolves, resolved: manifest.PipReportPins,
-		argv: argv,
-		env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
-		view: func(dir, _ string) depsView {
-			inside := depsInside + "/python"
+	return Plan{
+		Eco: "python", Tool: "python3", Files: out, Hosts: pipHosts(argv),
+		Resolves: resolves, Resolved: manifest.PipReportPins,
+		Argv: argv,
+		Env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
+		View: func(dir, _ string) View {
+			inside := Inside + "/python"
 			// Its bin holds the scripts of what it installed (pytest).
-			return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}, path: []string{inside + "/bin"}, note: note}
+			return View{Binds: []Bind{{Host: filepath.Join(dir, "site"), Inside: inside}}, Env: []string{"PYTHONPATH=" + inside}, Path: []string{inside + "/bin"}, Note: note}
 		},
-		failed: func(out string) string {
+		Failed: func(out string) string {
 			var what []string
 			for _, src := range sources {
 				switch src {
@@ -142,7 +142,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 }
 
 // pipIndexArgs are pip's options for the host's index settings
-// (depsHostEnvNames): its index, or PyPI's.
+// (HostEnvNames): its index, or PyPI's.
 func pipIndexArgs(hostEnv []string) []string {
 	index := defaultPipIndex
 	var more []string
@@ -194,7 +194,7 @@ func PythonFetches(ws, name string) bool {
 	if err != nil || !ok {
 		return false
 	}
-	for _, body := range plan.files {
+	for _, body := range plan.Files {
 		for _, line := range strings.Split(string(body), "\n") {
 			if manifest.NormalizePythonName(manifest.RequirementName(strings.TrimSpace(line))) == name {
 				return true

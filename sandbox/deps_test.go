@@ -193,7 +193,7 @@ func TestDependencyStepRust(t *testing.T) {
 	require.True(t, p.Usable)
 	v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, []string{"cargo", "test"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
-	require.Empty(t, v.note)
+	require.Empty(t, v.Note)
 	assert.Contains(t, reg.Requests(), "/cargo/crates/greet/1.0.0/download")
 	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "rust-*"))
 	require.NoError(t, err)
@@ -257,7 +257,7 @@ func TestCargoIndexes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			sb := New(Config{Home: t.TempDir(), HostEnv: tt.hostEnv, CargoIndex: cfg.CargoIndex})
-			assert.Equal(t, tt.want, sb.cargoIndexes([]byte(tt.manifest)))
+			assert.Equal(t, tt.want, sb.depsHost().cargoIndexes([]byte(tt.manifest)))
 		})
 	}
 }
@@ -298,20 +298,20 @@ func TestPlanPythonRunners(t *testing.T) {
 				return
 			}
 			var sources []string
-			for i, a := range plan.argv {
+			for i, a := range plan.Argv {
 				if a == "-r" {
-					sources = append(sources, plan.argv[i+1])
+					sources = append(sources, plan.Argv[i+1])
 				}
 			}
 			assert.Equal(t, tt.sources, sources)
-			assert.Contains(t, plan.argv, "--only-binary")
-			assert.Contains(t, plan.argv, "--isolated", "no configuration file or variable changes pip's options")
-			for name := range plan.files {
+			assert.Contains(t, plan.Argv, "--only-binary")
+			assert.Contains(t, plan.Argv, "--isolated", "no configuration file or variable changes pip's options")
+			for name := range plan.Files {
 				assert.True(t, strings.HasPrefix(name, "core-"), "only core's own files reach pip, got %s", name)
 			}
 			if len(tt.runners) > 0 {
-				assert.Equal(t, "pytest\n", string(plan.files[runnersRequirementsFile]))
-				assert.Contains(t, plan.failed(""), "pytest (which the toolchain lacks)")
+				assert.Equal(t, "pytest\n", string(plan.Files[runnersRequirementsFile]))
+				assert.Contains(t, plan.Failed(""), "pytest (which the toolchain lacks)")
 			}
 		})
 	}

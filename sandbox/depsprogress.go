@@ -15,9 +15,9 @@ import (
 // command's progress writer (RunOptions.Progress); never a line per
 // package.
 
-// lockPackages counts the packages a lockfile of eco fetches: npm's
+// LockPackages counts the packages a lockfile of eco fetches: npm's
 // entries under node_modules, cargo's with a source, Python's pins.
-func lockPackages(eco string, lock []byte) int {
+func LockPackages(eco string, lock []byte) int {
 	n := 0
 	switch eco {
 	case "node":
@@ -59,9 +59,9 @@ func npmLockCount(lock []byte) int {
 	return n
 }
 
-// packagesWord is "3 Node.js packages".
-func packagesWord(eco string, n int) string {
-	return manifest.Entries(n, ecoName(eco)+" package", ecoName(eco)+" packages")
+// PackagesWord is "3 Node.js packages".
+func PackagesWord(eco string, n int) string {
+	return manifest.Entries(n, EcoName(eco)+" package", EcoName(eco)+" packages")
 }
 
 // roundDuration rounds d for people.
@@ -79,9 +79,9 @@ func progressf(opts RunOptions, format string, args ...any) {
 	}
 }
 
-// goSumModules counts the modules the go.sum files among files name (a
+// GoSumModules counts the modules the go.sum files among files name (a
 // module's zip, not its go.mod alone).
-func goSumModules(files map[string][]byte) int {
+func GoSumModules(files map[string][]byte) int {
 	seen := map[string]bool{}
 	for name, body := range files {
 		if name != "go.sum" && !strings.HasSuffix(name, "/go.sum") && name != "go.work.sum" {

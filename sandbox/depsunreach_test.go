@@ -47,24 +47,24 @@ func TestUnreachableEvidence(t *testing.T) {
 // back to the proxy's error.
 func TestDepsUnreachableFromLog(t *testing.T) {
 	t.Parallel()
-	assert.Nil(t, depsUnreachable("python", &egress.Log{}, []string{"127.0.0.1:9"}, "ERROR: connection refused\n"), "the proxy reached every host, and no line names one: not an outage")
-	assert.Nil(t, depsUnreachable("python", nil, nil, "ERROR: connection refused\n"))
+	assert.Nil(t, FindUnreachable("python", &egress.Log{}, []string{"127.0.0.1:9"}, "ERROR: connection refused\n"), "the proxy reached every host, and no line names one: not an outage")
+	assert.Nil(t, FindUnreachable("python", nil, nil, "ERROR: connection refused\n"))
 	// No proxy (the step's own network): the output's line naming a host.
 	line := "WARNING: Retrying after connection broken by 'NewConnectionError(\"Failed to establish a new connection: [Errno 111] Connection refused\")': http://127.0.0.1:9/simple/greet/"
-	assert.Equal(t, &DepsUnreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "the connection failed", Evidence: line},
-		depsUnreachable("python", nil, []string{"pypi.org:443", "127.0.0.1:9"}, "Looking in indexes: http://127.0.0.1:9/simple/\n"+line+"\nERROR: No matching distribution\n"))
+	assert.Equal(t, &Unreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "the connection failed", Evidence: line},
+		FindUnreachable("python", nil, []string{"pypi.org:443", "127.0.0.1:9"}, "Looking in indexes: http://127.0.0.1:9/simple/\n"+line+"\nERROR: No matching distribution\n"))
 	log := &egress.Log{}
 	log.Record("127.0.0.1:9", errors.New("dial tcp 127.0.0.1:9: connect: connection refused"))
-	u := depsUnreachable("python", log, nil, "ERROR: Could not find a version that satisfies the requirement greet\n")
+	u := FindUnreachable("python", log, nil, "ERROR: Could not find a version that satisfies the requirement greet\n")
 	require.NotNil(t, u)
-	assert.Equal(t, &DepsUnreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "connection refused",
+	assert.Equal(t, &Unreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "connection refused",
 		Evidence: "core's proxy: dial tcp 127.0.0.1:9: connect: connection refused"}, u)
 	assert.Contains(t, u.Error(), "the Python package index registry 127.0.0.1:9 could not be reached (connection refused)")
 }
 
 // TestDependencyStepIndexUnreachable: pip whose index refuses connections
 // is reported as an unreachable index, with the evidence, as a
-// *DepsUnreachable in Result.Deps; not as a package without a wheel.
+// *Unreachable in Result.Deps; not as a package without a wheel.
 func TestDependencyStepIndexUnreachable(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
@@ -80,7 +80,7 @@ func TestDependencyStepIndexUnreachable(t *testing.T) {
 	r, err := sb.Run(t.Context(), []string{"python3", "-c", "import greet"}, RunOptions{Workspace: ws, NoBox: true, Timeout: 5 * time.Minute})
 	require.NoError(t, err)
 	assert.NotEqual(t, 0, r.ExitCode)
-	var u *DepsUnreachable
+	var u *Unreachable
 	require.ErrorAs(t, r.Deps, &u, r.Output)
 	assert.Equal(t, "python", u.Eco)
 	assert.Equal(t, closed, u.Host)

@@ -97,8 +97,8 @@ func TestDockerDependencyStepSeesNothing(t *testing.T) {
 	scratch, err := sb.scratch(map[string][]byte{"requirements.txt": []byte("greet\n")})
 	require.NoError(t, err)
 	defer os.RemoveAll(scratch)
-	script := "ls -a " + scratchDir + "; for p in " + ws + " " + home + " /var/run/docker.sock; do test -e $p && echo SEEN $p; done; env; cat /proc/net/dev; echo x > " + scratchDir + "/written"
-	r, err := d.fetch(t.Context(), depsPlan{tool: "python3", argv: []string{"sh", "-c", script}}, scratch, sb.depsHostEnv("python"))
+	script := "ls -a " + ScratchDir + "; for p in " + ws + " " + home + " /var/run/docker.sock; do test -e $p && echo SEEN $p; done; env; cat /proc/net/dev; echo x > " + ScratchDir + "/written"
+	r, err := d.fetch(t.Context(), Plan{Tool: "python3", Argv: []string{"sh", "-c", script}}, scratch, sb.depsHost().RegistryEnv("python"))
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, r.Output, "requirements.txt")
@@ -227,7 +227,7 @@ func TestDockerDepsEgress(t *testing.T) {
 	scratch, err := sb.scratch(map[string][]byte{"core-requirements.txt": []byte("greet\n")})
 	require.NoError(t, err)
 	defer os.RemoveAll(scratch)
-	plan := depsPlan{tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, strings.TrimPrefix(reg.URL, "http://")}, hosts: egress.Hosts(reg.URL)}
+	plan := Plan{Tool: "python3", Argv: []string{"python3", "-c", egressProbe, wire.Addr, strings.TrimPrefix(reg.URL, "http://")}, Hosts: egress.Hosts(reg.URL)}
 	r, err := d.fetch(t.Context(), plan, scratch, nil)
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)

@@ -96,7 +96,7 @@ func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOpt
 		r.Output = "core did not download the module dependencies: " + err.Error() + "\n"
 		return r, false, nil
 	}
-	key := filesKey(files)
+	key := FilesKey(files)
 	waited, mine, err := s.claimDownload(ctx, opts.Workspace, key, opts.Progress)
 	if err != nil {
 		return Result{ExitCode: -1, Waited: waited}, false, err
@@ -179,7 +179,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		s.mu.Unlock()
 		return Result{}, true, nil
 	}
-	if n := goSumModules(files); n > 0 {
+	if n := GoSumModules(files); n > 0 {
 		start := time.Now()
 		progressf(opts, "Downloading %s for the command (go mod download) …", manifest.Entries(n, "Go module", "Go modules"))
 		defer func() {
@@ -317,7 +317,7 @@ func (s *Sandbox) scratch(files map[string][]byte) (string, error) {
 	return dir, nil
 }
 
-func filesKey(files map[string][]byte) string {
+func FilesKey(files map[string][]byte) string {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)

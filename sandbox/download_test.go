@@ -42,8 +42,8 @@ func TestDownloadProfile(t *testing.T) {
 	assert.Contains(t, joined, "--new-session")
 	assert.Contains(t, joined, "--seccomp 3")
 	assert.Contains(t, joined, "--bind "+modCache+" "+modCache)
-	assert.Contains(t, joined, "--bind /scratch/core-mod-1 "+scratchDir)
-	assert.Contains(t, joined, "--chdir "+scratchDir+" --")
+	assert.Contains(t, joined, "--bind /scratch/core-mod-1 "+ScratchDir)
+	assert.Contains(t, joined, "--chdir "+ScratchDir+" --")
 	assert.NotContains(t, joined, "go-build")
 	assert.NotContains(t, joined, "/home/u")
 	var env []string

@@ -124,7 +124,7 @@ func TestDependencyStepWithoutLockfile(t *testing.T) {
 				// lockfile (cargo does), the step never.
 				v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, app.argv, RunOptions{Workspace: dir, MountAt: ws, NoBox: true, Progress: &progress})
 				require.NoError(t, err)
-				require.Empty(t, v.note)
+				require.Empty(t, v.Note)
 				assert.NoFileExists(t, filepath.Join(dir, app.lockName), "the resolved lockfile is the run's, not the workspace's")
 				r, err := sb.Run(t.Context(), app.argv, RunOptions{Workspace: dir, MountAt: ws, NoBox: true, Timeout: 5 * time.Minute})
 				require.NoError(t, err)
@@ -136,7 +136,7 @@ func TestDependencyStepWithoutLockfile(t *testing.T) {
 			writeFiles(t, base, app.files(false))
 			side(base, "greet@1.0.0")
 
-			eco := ecoName(map[string]string{"npm": "node", "pip": "python", "cargo": "rust"}[app.name])
+			eco := EcoName(map[string]string{"npm": "node", "pip": "python", "cargo": "rust"}[app.name])
 			assert.Contains(t, progress.String(), "Resolving the "+eco+" dependencies: there is no lockfile", "the step says what it waits for")
 			assert.Regexp(t, `Resolved 1 `+eco+` package in [0-9.]+m?s, kept for this run's checks on both sides.\n`, progress.String())
 			assert.Regexp(t, `Fetching 1 `+eco+` package for the command \(`, progress.String())

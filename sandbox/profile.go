@@ -35,7 +35,7 @@ const cacheProgPath = "/run/core/core"
 type profile struct {
 	workspace   string   // absolute path, writable inside except its .git
 	mountAt     string   // where the workspace is seen inside, when not at its own path (RunOptions.MountAt)
-	scratch     string   // download profile: host directory bound at scratchDir
+	scratch     string   // download profile: host directory bound at ScratchDir
 	network     bool     // keep the host's network
 	home        string   // $CORE_HOME, invisible inside but for the caches
 	modCache    string   // Go module cache, read-only inside unless modCacheRW
@@ -54,7 +54,7 @@ type profile struct {
 	masks       []string // bwrap arguments hiding what root alone may read
 	hostEnv     []string // NAME=value pairs for the network profiles (proxy settings)
 	extraEnv    []string // NAME=value pairs of the command's ecosystem (ecosystemEnv)
-	depBinds    []bind   // the dependencies fetched for it, read-only (deps.go)
+	depBinds    []Bind   // the dependencies fetched for it, read-only (deps.go)
 	depWritable []string // directories of depBinds writable per sandbox, a tmpfs each (writable.go)
 	tmpSize     int64    // size of /tmp; 0 leaves it unbounded
 	seccomp     bool     // load the filter from seccompFD
@@ -66,8 +66,8 @@ type profile struct {
 	goTelemetry string     // a host file bound at goTelemetryMode (off), or ""
 }
 
-// scratchDir is where the download profile sees its scratch directory.
-const scratchDir = "/tmp/module"
+// ScratchDir is where the download profile sees its scratch directory.
+const ScratchDir = "/tmp/module"
 
 // args returns bwrap's arguments to run argv under the profile.
 func (p profile) args(argv []string) []string {
@@ -157,8 +157,8 @@ func (p profile) args(argv []string) []string {
 	}
 	dir := p.inside()
 	if p.scratch != "" {
-		a = append(a, "--bind", p.scratch, scratchDir)
-		dir = scratchDir
+		a = append(a, "--bind", p.scratch, ScratchDir)
+		dir = ScratchDir
 	}
 	if p.workspace != "" {
 		a = append(a, "--bind", p.workspace, p.inside())
@@ -170,7 +170,7 @@ func (p profile) args(argv []string) []string {
 		}
 	}
 	for _, b := range p.depBinds {
-		a = append(a, "--ro-bind", b.host, b.inside)
+		a = append(a, "--ro-bind", b.Host, b.Inside)
 	}
 	a = append(a, writableArgs(p.depWritable, p.tmpSize)...)
 	a = append(a, "--clearenv")

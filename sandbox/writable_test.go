@@ -78,7 +78,7 @@ func TestWritableDirs(t *testing.T) {
 // both).
 func TestWritableLayerInProfiles(t *testing.T) {
 	t.Parallel()
-	p := profile{tmpSize: 1 << 20, depBinds: []bind{{host: "/deps/node_modules", inside: "/ws/node_modules"}},
+	p := profile{tmpSize: 1 << 20, depBinds: []Bind{{Host: "/deps/node_modules", Inside: "/ws/node_modules"}},
 		depWritable: []string{"/ws/node_modules/.cache"}}
 	args := p.args([]string{"npm", "test"})
 	ro, tmpfs := -1, -1
@@ -104,8 +104,8 @@ func TestWritableLayerInProfiles(t *testing.T) {
 	d := &dockerBackend{s: sb, image: "sha256:abc", path: []string{"/usr/bin"}}
 	img := &image{ref: d.image, path: d.path}
 	deps := t.TempDir()
-	opts := RunOptions{Workspace: ws, deps: depsView{binds: []bind{{host: deps, inside: filepath.Join(ws, "node_modules")}},
-		writable: []string{filepath.Join(ws, "node_modules", ".cache")}}}
+	opts := RunOptions{Workspace: ws, deps: View{Binds: []Bind{{Host: deps, Inside: filepath.Join(ws, "node_modules")}},
+		Writable: []string{filepath.Join(ws, "node_modules", ".cache")}}}
 	first, err := d.siblingFor(img, []string{"npm", "test"}, opts)
 	require.NoError(t, err)
 	second, err := d.siblingFor(img, []string{"npm", "test"}, opts)

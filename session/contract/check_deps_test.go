@@ -15,7 +15,7 @@ import (
 // passed anyway, or that the sandbox could not run, says nothing of it.
 func TestCheckResultOfAnUnreachableRegistry(t *testing.T) {
 	t.Parallel()
-	unreachable := &sandbox.DepsUnreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "connection refused",
+	unreachable := &sandbox.Unreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "connection refused",
 		Evidence: "WARNING: Retrying ... Failed to establish a new connection: [Errno 111] Connection refused"}
 	tests := []struct {
 		name          string
