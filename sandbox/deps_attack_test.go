@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/registry"
+	"github.com/coreagent/core/sandbox/deps"
 )
 
 // The attacks on the dependency step (issue #34): a repository whose
@@ -18,7 +19,7 @@ import (
 // asserts on what a place nothing may reach recorded.
 
 // fetchFor runs the dependency step of argv for the workspace ws.
-func fetchFor(t *testing.T, sb *Sandbox, ws string, argv ...string) View {
+func fetchFor(t *testing.T, sb *Sandbox, ws string, argv ...string) deps.View {
 	t.Helper()
 	p := sb.Probe(t.Context())
 	require.True(t, p.Usable)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/moby/moby/api/types/mount"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/egress"
 )
 
@@ -25,7 +26,7 @@ import (
 // core's (npm ci --ignore-scripts, pip wheels only, cargo vendor).
 
 // fetch runs plan's step in a sibling, in scratch.
-func (d *dockerBackend) fetch(ctx context.Context, plan Plan, scratch string, hostEnv []string) (Result, error) {
+func (d *dockerBackend) fetch(ctx context.Context, plan deps.Plan, scratch string, hostEnv []string) (Result, error) {
 	img, err := d.imageFor(ctx, plan.Tool)
 	if err != nil {
 		return Result{}, err
@@ -41,8 +42,8 @@ func (d *dockerBackend) fetch(ctx context.Context, plan Plan, scratch string, ho
 	p := profile{scratch: scratch, lang: d.s.cfg.Lang, path: img.path, extraEnv: plan.Env, hostEnv: hostEnv}
 	sb := sibling{
 		argv:    plan.Argv,
-		dir:     ScratchDir,
-		mounts:  []mount.Mount{{Type: mount.TypeBind, Source: host, Target: ScratchDir}},
+		dir:     deps.ScratchDir,
+		mounts:  []mount.Mount{{Type: mount.TypeBind, Source: host, Target: deps.ScratchDir}},
 		network: d.network(),
 	}
 	if agent := d.s.agentExe(); agent != "" {
@@ -53,7 +54,7 @@ func (d *dockerBackend) fetch(ctx context.Context, plan Plan, scratch string, ho
 		defer cleanup()
 		defer proxy.Close()
 		p.extraEnv = append(slices.Clone(plan.Env), egress.Env...)
-		sb.argv = egressCommand(boxAgentPath, WithPipProxy(plan.Argv))
+		sb.argv = egressCommand(boxAgentPath, deps.WithPipProxy(plan.Argv))
 		sb.mounts = append(sb.mounts, binds...)
 		sb.network = ""
 	}
@@ -64,7 +65,7 @@ func (d *dockerBackend) fetch(ctx context.Context, plan Plan, scratch string, ho
 
 // egress serves plan's proxy in a directory the engine sees, and returns
 // it with the binds of its socket and core's executable (the box's).
-func (d *dockerBackend) egress(plan Plan, agent string) (*egress.Proxy, []mount.Mount, func(), error) {
+func (d *dockerBackend) egress(plan deps.Plan, agent string) (*egress.Proxy, []mount.Mount, func(), error) {
 	base := os.TempDir()
 	if d.s.cfg.Home != "" {
 		base = filepath.Join(d.s.cfg.Home, "tmp") // under a mount of core's container, as the box's

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -10,13 +9,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
@@ -96,7 +95,7 @@ func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOpt
 		r.Output = "core did not download the module dependencies: " + err.Error() + "\n"
 		return r, false, nil
 	}
-	key := FilesKey(files)
+	key := deps.FilesKey(files)
 	waited, mine, err := s.claimDownload(ctx, opts.Workspace, key, opts.Progress)
 	if err != nil {
 		return Result{ExitCode: -1, Waited: waited}, false, err
@@ -179,7 +178,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		s.mu.Unlock()
 		return Result{}, true, nil
 	}
-	if n := GoSumModules(files); n > 0 {
+	if n := deps.GoSumModules(files); n > 0 {
 		start := time.Now()
 		progressf(opts, "Downloading %s for the command (go mod download) …", manifest.Entries(n, "Go module", "Go modules"))
 		defer func() {
@@ -315,18 +314,4 @@ func (s *Sandbox) scratch(files map[string][]byte) (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-func FilesKey(files map[string][]byte) string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	h := sha256.New()
-	for _, n := range names {
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(files[n]))
-		h.Write(files[n])
-	}
-	return fmt.Sprintf("%x", h.Sum(nil))
 }

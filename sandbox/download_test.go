@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -42,8 +43,8 @@ func TestDownloadProfile(t *testing.T) {
 	assert.Contains(t, joined, "--new-session")
 	assert.Contains(t, joined, "--seccomp 3")
 	assert.Contains(t, joined, "--bind "+modCache+" "+modCache)
-	assert.Contains(t, joined, "--bind /scratch/core-mod-1 "+ScratchDir)
-	assert.Contains(t, joined, "--chdir "+ScratchDir+" --")
+	assert.Contains(t, joined, "--bind /scratch/core-mod-1 "+deps.ScratchDir)
+	assert.Contains(t, joined, "--chdir "+deps.ScratchDir+" --")
 	assert.NotContains(t, joined, "go-build")
 	assert.NotContains(t, joined, "/home/u")
 	var env []string

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/manifest"
 )
@@ -19,7 +19,7 @@ import (
 // of the manifest only, confined, the network only through core's proxy to
 // the registries), in a form that runs no code of anyone's: npm install
 // --package-lock-only --ignore-scripts, cargo generate-lockfile, pip
-// install --dry-run --report wheels only (pipreport.go). What it resolved
+// install --dry-run --report wheels only (sandbox/manifest/pipreport.go). What it resolved
 // then goes through the same checks and the same fetch as a lockfile the
 // repository committed.
 //
@@ -43,82 +43,44 @@ type resolvedLock struct {
 // maxResolvedLockSize bounds what core reads of a lockfile a step wrote.
 const maxResolvedLockSize = 64 << 20
 
-// ResolveKey keys what plan resolves for the workspace seen at inside.
-func ResolveKey(plan Plan, inside string) string {
-	return FilesKey(map[string][]byte{"lineage": []byte(ResolveLineage(plan, inside)), "files": []byte(FilesKey(plan.Files))})
-}
-
-// ResolveLineage keys a run's resolutions of one ecosystem, whatever its
-// manifest says: the last one seeds the next.
-func ResolveLineage(plan Plan, inside string) string {
-	return FilesKey(map[string][]byte{
-		"eco": []byte(plan.Eco), "inside": []byte(inside),
-		"argv": []byte(strings.Join(plan.Argv, "\x00")), "env": []byte(strings.Join(plan.Env, "\x00")),
-		"hosts": []byte(strings.Join(plan.Hosts, "\x00")),
-	})
-}
-
-// seeded is plan resolving from lock, what the run resolved last for
-// another manifest: npm's and cargo's lockfile beside the manifest (cargo
-// update --workspace then changes only what the manifest's change needs),
-// pip's pins as constraints.
-func Seeded(plan Plan, lock []byte) Plan {
-	files := make(map[string][]byte, len(plan.Files)+1)
-	for k, v := range plan.Files {
-		files[k] = v
-	}
-	plan.Files = files
-	switch plan.Eco {
-	case "node":
-		files["package-lock.json"] = lock
-	case "rust":
-		files["Cargo.lock"] = lock
-		plan.Argv = []string{"cargo", "update", "--workspace"}
-	case "python":
-		files[constraintsFile] = lock
-		plan.Argv = append(slices.Clone(plan.Argv), "-c", constraintsFile)
-	}
-	return plan
-}
-
 // resolveLock runs plan, a resolving step, once per run and manifest,
 // and returns the lockfile it resolved; or nil with what to tell when it
 // failed.
-func (s *Sandbox) resolveLock(ctx context.Context, b backend, bwrap string, plan Plan, opts RunOptions) ([]byte, View, error) {
-	key := ResolveKey(plan, opts.inside())
+func (s *Sandbox) resolveLock(ctx context.Context, b backend, bwrap string, plan deps.Plan, opts RunOptions) ([]byte, deps.View, error) {
+	key := deps.ResolveKey(plan, opts.inside())
 	got, _ := s.resolved.LoadOrStore(key, &resolvedLock{turn: make(chan struct{}, 1)})
 	rl := got.(*resolvedLock)
 	select {
 	case rl.turn <- struct{}{}:
 	case <-ctx.Done():
-		return nil, View{}, fmt.Errorf("wait for the resolution of the %s dependencies under way: %w", EcoName(plan.Eco), ctx.Err())
+		return nil, deps.View{}, fmt.Errorf("wait for the resolution of the %s dependencies under way: %w", deps.EcoName(plan.Eco), ctx.Err())
 	}
 	defer func() { <-rl.turn }()
 	if rl.lock != nil {
-		return rl.lock, View{}, nil
+		return rl.lock, deps.View{}, nil
 	}
 	if failed, ok := s.depsFailed.Load(key); ok {
-		return nil, failed.(View), nil // this process tried: once is enough
+		return nil, failed.(deps.View), nil // this process tried: once is enough
 	}
-	lineage := ResolveLineage(plan, opts.inside())
+	lineage := deps.ResolveLineage(plan, opts.inside())
 	plan.Egress = &egress.Log{}
 	start := time.Now()
-	progressf(opts, "Resolving the %s dependencies: there is no lockfile (%s) …", EcoName(plan.Eco), strings.Join(plan.Argv, " "))
+	progressf(opts, "Resolving the %s dependencies: there is no lockfile (%s) …", deps.EcoName(plan.Eco), strings.Join(plan.Argv, " "))
 	var raw []byte
 	var r Result
 	var err error
 	if last, ok := s.lastResolved.Load(lineage); ok {
 		// The manifest changed since the run resolved it: the versions it
 		// resolved then stay where the change allows.
-		raw, r, err = s.resolveIn(ctx, b, bwrap, Seeded(plan, last.([]byte)))
-		if err == nil && r.ExitCode != 0 && FindUnreachable(plan.Eco, plan.Egress, plan.Hosts, r.Output) == nil {
+		raw, r, err = s.resolveIn(ctx, b, bwrap, deps.Seeded(plan, last.([]byte)))
+		if err == nil && r.ExitCode != 0 && deps.FindUnreachable(plan.Eco, plan.Egress, plan.Hosts, r.Output) == nil {
 			raw, r, err = s.resolveIn(ctx, b, bwrap, plan)
 		}
 	} else {
 		raw, r, err = s.resolveIn(ctx, b, bwrap, plan)
 	}
 	if err != nil {
-		return nil, View{}, err
+		return nil, deps.View{}, err
 	}
 	if r.ExitCode != 0 {
 		return nil, s.stepFailed(ctx, key, plan, r.Output), nil
@@ -128,20 +90,20 @@ func (s *Sandbox) resolveLock(ctx context.Context, b backend, bwrap string, plan
 		lock, err = plan.Resolved(raw)
 	}
 	if err != nil {
-		v := View{Note: plan.Failed(fmt.Sprintf("core could not read the %s the step resolved: %v", plan.Resolves, err))}
+		v := deps.View{Note: plan.Failed(fmt.Sprintf("core could not read the %s the step resolved: %v", plan.Resolves, err))}
 		s.depsFailed.Store(key, v)
 		return nil, v, nil
 	}
 	rl.lock = lock
 	s.lastResolved.Store(lineage, lock)
-	progressf(opts, "Resolved %s in %s, kept for this run's checks on both sides.", PackagesWord(plan.Eco, LockPackages(plan.Eco, lock)), roundDuration(time.Since(start)))
-	return lock, View{}, nil
+	progressf(opts, "Resolved %s in %s, kept for this run's checks on both sides.", deps.PackagesWord(plan.Eco, deps.LockPackages(plan.Eco, lock)), roundDuration(time.Since(start)))
+	return lock, deps.View{}, nil
 }
 
 // resolveIn runs the resolving step plan in a scratch directory of its
 // own and returns what it wrote at plan.Resolves (nil when the step
 // failed: Result says how).
-func (s *Sandbox) resolveIn(ctx context.Context, b backend, bwrap string, plan Plan) ([]byte, Result, error) {
+func (s *Sandbox) resolveIn(ctx context.Context, b backend, bwrap string, plan deps.Plan) ([]byte, Result, error) {
 	scratch, err := s.scratch(plan.Files)
 	if err != nil {
 		return nil, Result{}, err
@@ -164,35 +126,15 @@ func (s *Sandbox) resolveIn(ctx context.Context, b backend, bwrap string, plan P
 }
 
 // stepFailed is what a failed step of plan says, kept by key unless ctx
-// ended it: an unreachable registry named as such (depsunreach.go), else
+// ended it: an unreachable registry named as such (sandbox/deps/unreach.go), else
 // the step's own words.
-func (s *Sandbox) stepFailed(ctx context.Context, key string, plan Plan, output string) View {
-	v := View{Note: plan.Failed(output)}
-	if u := FindUnreachable(plan.Eco, plan.Egress, plan.Hosts, output); u != nil {
-		v = View{Note: UnreachableNote(u, output), Err: u}
+func (s *Sandbox) stepFailed(ctx context.Context, key string, plan deps.Plan, output string) deps.View {
+	v := deps.View{Note: plan.Failed(output)}
+	if u := deps.FindUnreachable(plan.Eco, plan.Egress, plan.Hosts, output); u != nil {
+		v = deps.View{Note: deps.UnreachableNote(u, output), Err: u}
 	}
 	if ctx.Err() == nil {
 		s.depsFailed.Store(key, v)
 	}
 	return v
-}
-
-// planCargoResolve is the step that resolves Cargo.lock from Cargo.toml
-// alone: cargo generate-lockfile reads the registries' indexes and builds
-// nothing (no build script runs). A git source or an index named by URL
-// refuses it before anything is fetched, as it refuses a committed
-// Cargo.lock.
-func planCargoResolve(named []string, cargoToml []byte) (Plan, string, bool, error) {
-	if problems := manifest.CargoLockProblems(cargoToml, nil, manifest.CargoSources(named)); len(problems) > 0 {
-		return Plan{}, manifest.CargoProblemsNote(problems), false, nil
-	}
-	return Plan{
-		Eco: "rust", Tool: "cargo", Resolves: "Cargo.lock",
-		Files: map[string][]byte{"Cargo.toml": cargoToml, "src/lib.rs": {}, "src/main.rs": []byte("fn main() {}\n")},
-		Argv:  []string{"cargo", "generate-lockfile"},
-		Env:   append([]string{"CARGO_HOME=/tmp/cargo", "CARGO_TERM_COLOR=never"}, named...),
-		Failed: func(out string) string {
-			return "core fetched no dependencies: there is no Cargo.lock, and cargo generate-lockfile (run by core, confined, with the network) could not resolve one from Cargo.toml; the command runs without the dependencies:\n" + out
-		},
-	}, "", true, nil
 }

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
@@ -108,7 +109,7 @@ const DefaultDownloadTimeout = 10 * time.Minute
 func hostEnvNames() []string {
 	names := []string{"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOVCS"}
 	for _, eco := range []string{"node", "python", "rust"} {
-		names = append(names, HostEnvNames(eco)...)
+		names = append(names, deps.HostEnvNames(eco)...)
 	}
 	return names
 }
@@ -168,7 +169,7 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	}
 	// An index is where to fetch from, never a credential (those are
 	// CARGO_REGISTRIES_<NAME>_TOKEN, never read).
-	cfg.CargoIndex = func(name string) string { return getenv(CargoIndexVar(name)) }
+	cfg.CargoIndex = func(name string) string { return getenv(deps.CargoIndexVar(name)) }
 	return cfg, nil
 }
 
@@ -348,7 +349,7 @@ type RunOptions struct {
 	MountAt string
 
 	// deps is what the command sees of the dependencies fetched for it.
-	deps View
+	deps deps.View
 }
 
 // Result is what running a command produced. A non-zero exit is a result,
@@ -509,7 +510,7 @@ func (s *Sandbox) Verify(ctx context.Context, tier lang.Tier, argv []string, opt
 		return Result{}, err
 	}
 	var p *lang.Project
-	if found, err := lang.Detect(ws, PythonFetches); err == nil {
+	if found, err := lang.Detect(ws, deps.PythonFetches); err == nil {
 		p = &found
 	}
 	d := lang.CheckProject(tier, argv, p)

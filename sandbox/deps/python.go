@@ -1,4 +1,4 @@
-package sandbox
+package deps
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 )
 
 // The files core writes into Python's scratch directory: its own form of
-// requirements.txt (pipreqs.go), of pyproject.toml's requirements, and the
+// requirements.txt (sandbox/manifest/pipreqs.go), of pyproject.toml's requirements, and the
 // runners the toolchain lacks. Nothing of the repository's files reaches
 // pip as it is.
 const (
@@ -20,9 +20,9 @@ const (
 	pyprojectRequirementsFile = "core-pyproject-requirements.txt"
 	runnersRequirementsFile   = "core-runners-requirements.txt"
 	// pinnedRequirementsFile holds the versions the run resolved
-	// (lockless.go), name==version each, for both sides of the contract.
+	// (sandbox/lockless.go), name==version each, for both sides of the contract.
 	pinnedRequirementsFile = "core-pinned-requirements.txt"
-	// pipReportFile is what pip's resolution writes (pipreport.go).
+	// pipReportFile is what pip's resolution writes (sandbox/manifest/pipreport.go).
 	pipReportFile = "core-pip-report.json"
 	// constraintsFile holds what the run resolved before, as constraints
 	// of a resolution of a changed manifest (lockless.go).
@@ -34,11 +34,11 @@ const defaultPipIndex = "https://pypi.org/simple"
 
 // planPythonDeps is Python's step: wheels only, of what core re-emits of
 // requirements.txt (and the files it includes), or else of pyproject.toml's
-// dependencies and test extras (pyproject.go), and of the runners the
+// dependencies and test extras (sandbox/manifest/pyproject.go), and of the runners the
 // toolchain lacks (pytest), installed into a directory of their own. pip
 // runs isolated (no configuration file, no PIP_ variable of anyone's),
 // with the host's index settings (hostEnv) as its options. Requirements
-// that are not all pinned (==) are resolved first (lockless.go): the plan
+// that are not all pinned (==) are resolved first (sandbox/lockless.go): the plan
 // resolves, and planned again with the versions resolved (pins), it
 // installs exactly those.
 func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string, pins []byte) (Plan, string, bool, error) {

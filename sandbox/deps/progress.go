@@ -1,10 +1,8 @@
-package sandbox
+package deps
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/coreagent/core/sandbox/manifest"
 )
@@ -62,21 +60,6 @@ func npmLockCount(lock []byte) int {
 // PackagesWord is "3 Node.js packages".
 func PackagesWord(eco string, n int) string {
 	return manifest.Entries(n, EcoName(eco)+" package", EcoName(eco)+" packages")
-}
-
-// roundDuration rounds d for people.
-func roundDuration(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(100 * time.Millisecond)
-}
-
-// progressf writes one line on the command's progress writer, if any.
-func progressf(opts RunOptions, format string, args ...any) {
-	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, format+"\n", args...)
-	}
 }
 
 // GoSumModules counts the modules the go.sum files among files name (a

@@ -1,4 +1,4 @@
-package sandbox
+package deps
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // A dependency step whose registry cannot be reached fails for the
 // environment, not for the code: pip then says only that no version
 // satisfies a requirement, which reads like a package without a wheel.
-// The step's proxy (egress.go) sees every connection it makes for the
+// The step's proxy (sandbox/egress) sees every connection it makes for the
 // step, so it records the allowed hosts it could not reach; a failed step
 // with such a record is a *Unreachable, with the line of the step's
 // output that shows it.
