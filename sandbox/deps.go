@@ -43,7 +43,7 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	if !ok {
 		return deps.View{Note: note}, nil
 	}
-	d, viaDocker := b.(*dockerBackend)
+	_, viaDocker := b.(*dockerBackend)
 	if bwrap == "" && !viaDocker {
 		return deps.View{Note: fmt.Sprintf("core fetched no %s dependencies: the dependency step needs bwrap's network profile or the Docker backend\n", plan.Eco)}, nil
 	}
@@ -63,15 +63,9 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 			return deps.View{Note: note}, nil
 		}
 	}
-	key := deps.FilesKey(plan.Files)
-	if viaDocker {
-		// What one image fetched is that image's: a wheel or a
-		// node_modules is for one interpreter.
-		img, err := d.imageFor(ctx, tool)
-		if err != nil {
-			return deps.View{}, err
-		}
-		key = deps.FilesKey(map[string][]byte{"files": []byte(key), "image": []byte(img.ref)})
+	key, err := depsKey(ctx, b, tool, plan)
+	if err != nil {
+		return deps.View{}, err
 	}
 	dir := filepath.Join(s.cfg.Home, "cache", "deps", plan.Eco+"-"+key[:24])
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
@@ -80,6 +74,30 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	if v, ok := s.depsFailed.Load(key); ok {
 		return v.(deps.View), nil // this process tried: once is enough
 	}
+	return s.fetchInto(ctx, b, bwrap, plan, key, dir, opts)
+}
+
+// depsKey keys what plan fetches: the hash of its files, and under the
+// Docker backend the image the step runs in.
+func depsKey(ctx context.Context, b backend, tool string, plan deps.Plan) (string, error) {
+	key := deps.FilesKey(plan.Files)
+	if d, viaDocker := b.(*dockerBackend); viaDocker {
+		// What one image fetched is that image's: a wheel or a
+		// node_modules is for one interpreter.
+		img, err := d.imageFor(ctx, tool)
+		if err != nil {
+			return "", err
+		}
+		key = deps.FilesKey(map[string][]byte{"files": []byte(key), "image": []byte(img.ref)})
+	}
+	return key, nil
+}
+
+// fetchInto runs plan's step in a scratch directory of its own and keeps
+// what it fetched at dir, the dependencies of key; a failure is kept by
+// key (stepFailed).
+func (s *Sandbox) fetchInto(ctx context.Context, b backend, bwrap string, plan deps.Plan, key, dir string, opts RunOptions) (deps.View, error) {
+	_, viaDocker := b.(*dockerBackend)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return deps.View{}, fmt.Errorf("make the dependency cache: %w", err)
 	}

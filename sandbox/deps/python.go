@@ -46,6 +46,48 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 	if err != nil {
 		return Plan{}, "", false, err
 	}
+	sources, out, note, pinned, err := pythonRequirements(read, files)
+	if err != nil {
+		return Plan{}, "", false, err
+	}
+	if len(runners) > 0 {
+		sources = append(sources, runnersRequirementsFile)
+		out[runnersRequirementsFile] = []byte(strings.Join(runners, "\n") + "\n")
+	}
+	if len(sources) == 0 {
+		return Plan{}, note, false, nil
+	}
+	resolves := ""
+	switch {
+	case pins != nil && len(pins) == 0:
+		return Plan{}, note, false, nil // resolved to nothing
+	case pins != nil:
+		// What the run resolved, and nothing else.
+		sources, out = []string{pinnedRequirementsFile}, map[string][]byte{pinnedRequirementsFile: pins}
+	case !pinned:
+		resolves = pipReportFile
+	}
+	argv := pipArgv(resolves, sources, hostEnv)
+	return Plan{
+		Eco: "python", Tool: "python3", Files: out, Hosts: pipHosts(argv),
+		Resolves: resolves, Resolved: manifest.PipReportPins,
+		Argv: argv,
+		Env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
+		View: func(dir, _ string) View {
+			inside := Inside + "/python"
+			// Its bin holds the scripts of what it installed (pytest).
+			return View{Binds: []Bind{{Host: filepath.Join(dir, "site"), Inside: inside}}, Env: []string{"PYTHONPATH=" + inside}, Path: []string{inside + "/bin"}, Note: note}
+		},
+		Failed: pipFailed(sources, runners, note),
+	}, "", true, nil
+}
+
+// pythonRequirements are the requirements Python's step installs of the
+// workspace's requirements.txt (and the files it includes), or else of
+// its pyproject.toml: the files core writes of them (out) and their names
+// (sources), what it dropped (note), and whether every requirement names
+// its version (pinned).
+func pythonRequirements(read func(...string) (map[string][]byte, error), files map[string][]byte) ([]string, map[string][]byte, string, bool, error) {
 	var sources []string
 	note := ""
 	out := map[string][]byte{}
@@ -64,7 +106,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 		}
 		reqs, dropped, err := manifest.PipRequirements("requirements.txt", readOne)
 		if err != nil {
-			return Plan{}, "", false, err
+			return nil, nil, "", false, err
 		}
 		note = manifest.PipDroppedNote("requirements.txt", dropped)
 		pinned = manifest.PythonPinned(reqs)
@@ -85,23 +127,13 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 			out[pyprojectRequirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
 		}
 	}
-	if len(runners) > 0 {
-		sources = append(sources, runnersRequirementsFile)
-		out[runnersRequirementsFile] = []byte(strings.Join(runners, "\n") + "\n")
-	}
-	if len(sources) == 0 {
-		return Plan{}, note, false, nil
-	}
-	resolves := ""
-	switch {
-	case pins != nil && len(pins) == 0:
-		return Plan{}, note, false, nil // resolved to nothing
-	case pins != nil:
-		// What the run resolved, and nothing else.
-		sources, out = []string{pinnedRequirementsFile}, map[string][]byte{pinnedRequirementsFile: pins}
-	case !pinned:
-		resolves = pipReportFile
-	}
+	return sources, out, note, pinned, nil
+}
+
+// pipArgv is pip's command line of Python's step: installing the
+// requirements of sources into the scratch directory's site, or, when
+// the step resolves, writing what it would install to its report.
+func pipArgv(resolves string, sources, hostEnv []string) []string {
 	where := []string{"--target", ScratchDir + "/site"}
 	if resolves != "" {
 		// pip resolves, downloads wheels only, installs nothing.
@@ -112,33 +144,27 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 	for _, src := range sources {
 		argv = append(argv, "-r", src)
 	}
-	return Plan{
-		Eco: "python", Tool: "python3", Files: out, Hosts: pipHosts(argv),
-		Resolves: resolves, Resolved: manifest.PipReportPins,
-		Argv: argv,
-		Env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
-		View: func(dir, _ string) View {
-			inside := Inside + "/python"
-			// Its bin holds the scripts of what it installed (pytest).
-			return View{Binds: []Bind{{Host: filepath.Join(dir, "site"), Inside: inside}}, Env: []string{"PYTHONPATH=" + inside}, Path: []string{inside + "/bin"}, Note: note}
-		},
-		Failed: func(out string) string {
-			var what []string
-			for _, src := range sources {
-				switch src {
-				case requirementsFile:
-					what = append(what, "of requirements.txt")
-				case pyprojectRequirementsFile:
-					what = append(what, "of the requirements of pyproject.toml")
-				case runnersRequirementsFile:
-					what = append(what, strings.Join(runners, ", ")+" (which the toolchain lacks)")
-				case pinnedRequirementsFile:
-					what = append(what, "of the versions resolved for this run")
-				}
+	return argv
+}
+
+// pipFailed words a failure of Python's step that installs sources.
+func pipFailed(sources, runners []string, note string) func(out string) string {
+	return func(out string) string {
+		var what []string
+		for _, src := range sources {
+			switch src {
+			case requirementsFile:
+				what = append(what, "of requirements.txt")
+			case pyprojectRequirementsFile:
+				what = append(what, "of the requirements of pyproject.toml")
+			case runnersRequirementsFile:
+				what = append(what, strings.Join(runners, ", ")+" (which the toolchain lacks)")
+			case pinnedRequirementsFile:
+				what = append(what, "of the versions resolved for this run")
 			}
-			return "core fetched no Python dependencies: pip install --only-binary :all: " + strings.Join(what, ", ") + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
-		},
-	}, "", true, nil
+		}
+		return "core fetched no Python dependencies: pip install --only-binary :all: " + strings.Join(what, ", ") + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
+	}
 }
 
 // pipIndexArgs are pip's options for the host's index settings
