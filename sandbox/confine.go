@@ -422,7 +422,7 @@ func networkFiles(hostEnv []string) []string {
 // download runs from validated copies in a scratch directory.
 func (s *Sandbox) runHostVerify(ctx context.Context, argv []string, opts RunOptions, network bool) (Result, error) {
 	if argv[0] == "go" {
-		if _, err := moduleFiles(opts.Workspace); err != nil && !isNoModule(err) {
+		if _, err := GoModuleFiles(opts.Workspace); err != nil && !IsNoModule(err) {
 			return refusedModules(argv, err), nil
 		}
 		if !network {

@@ -19,16 +19,17 @@ import (
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
-// errNoModule says that the workspace holds neither go.mod nor go.work.
-var errNoModule = errors.New("the workspace holds no go.mod or go.work")
+// ErrNoModule says that the workspace holds neither go.mod nor go.work.
+var ErrNoModule = errors.New("the workspace holds no go.mod or go.work")
 
-func isNoModule(err error) bool { return errors.Is(err, errNoModule) }
+// IsNoModule reports whether err is, or wraps, ErrNoModule.
+func IsNoModule(err error) bool { return errors.Is(err, ErrNoModule) }
 
-// moduleFiles reads, with manifest.ReadWorkspaceFile, the files the module download
+// GoModuleFiles reads, with manifest.ReadWorkspaceFile, the files the module download
 // needs: go.mod and go.sum, or go.work, go.work.sum and the go.mod and go.sum
 // of every module the go.work uses. Keys are slash-separated paths relative
 // to the workspace.
-func moduleFiles(ws string) (map[string][]byte, error) {
+func GoModuleFiles(ws string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	read := func(name string, required bool) error {
 		b, err := manifest.ReadWorkspaceFile(ws, name, manifest.MaxModFileSize)
@@ -46,7 +47,7 @@ func moduleFiles(ws string) (map[string][]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := read("go.mod", true); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, errNoModule
+				return nil, ErrNoModule
 			}
 			return nil, err
 		}
@@ -85,8 +86,8 @@ func moduleFiles(ws string) (map[string][]byte, error) {
 // files changed. ok is false when the download failed; the result then says
 // why.
 func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOptions) (r Result, ok bool, err error) {
-	files, err := moduleFiles(opts.Workspace)
-	if isNoModule(err) {
+	files, err := GoModuleFiles(opts.Workspace)
+	if IsNoModule(err) {
 		return Result{}, true, nil
 	}
 	argv := []string{"go", "mod", "download"}
@@ -170,7 +171,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 	if !ok {
 		return tr, false, nil
 	}
-	if mod, err := s.modCache(); err == nil && mod != "" && modulesCached(files, mod) {
+	if mod, err := s.modCache(); err == nil && mod != "" && GoModulesCached(files, mod) {
 		// Everything go.sum names is in the module cache already: go mod
 		// download would do nothing.
 		s.mu.Lock()
@@ -223,14 +224,14 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 	return Result{}, true, nil
 }
 
-// modulesCached reports whether the module cache holds, complete, every
+// GoModulesCached reports whether the module cache holds, complete, every
 // module the module files need: each requirement of each go.mod must have
 // its line in a sum file, and for every line of the sum files the cache
 // must hold the go.mod (a "/go.mod" line) or the go.mod and the extracted
 // tree, with no ".partial" marker of an interrupted extraction (any other
 // line). The module cache is the host's own; the module files are the
 // validated copies.
-func modulesCached(files map[string][]byte, modCache string) bool {
+func GoModulesCached(files map[string][]byte, modCache string) bool {
 	summed := map[string]bool{}
 	for name, b := range files {
 		if path.Base(name) != "go.sum" && path.Base(name) != "go.work.sum" {

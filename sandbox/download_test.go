@@ -74,7 +74,7 @@ func TestGoWorkDownload(t *testing.T) {
 	require.NoError(t, os.Rename(mod, filepath.Join(ws, "app")))
 	require.NoError(t, os.RemoveAll(filepath.Join(ws, "app", ".git")))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.work"), []byte("go 1.21\n\nuse ./app\n"), 0o644))
-	files, err := moduleFiles(ws)
+	files, err := GoModuleFiles(ws)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"go.work", "app/go.mod", "app/go.sum"}, keys(files))
 
@@ -195,18 +195,18 @@ func TestModulesCached(t *testing.T) {
 	gomod := []byte("module example.com/app\n\ngo 1.21\n\nrequire example.com/Greet v1.0.0\n")
 	sum := []byte("example.com/Greet v1.0.0 h1:abc=\nexample.com/Greet v1.0.0/go.mod h1:def=\nexample.com/other v0.1.0/go.mod h1:ghi=\n")
 	files := map[string][]byte{"go.mod": gomod, "go.sum": sum}
-	assert.True(t, modulesCached(files, cache))
+	assert.True(t, GoModulesCached(files, cache))
 
-	assert.True(t, modulesCached(map[string][]byte{"go.mod": []byte("module x\n")}, cache), "nothing required")
-	assert.False(t, modulesCached(map[string][]byte{"go.mod": gomod}, cache), "a requirement without its go.sum line")
-	assert.False(t, modulesCached(map[string][]byte{"go.mod": gomod, "go.sum": []byte("example.com/Greet v1.0.0\n")}, cache), "a malformed line")
-	assert.False(t, modulesCached(map[string][]byte{"go.mod": gomod, "go.sum": append(sum, "example.com/gone v1.0.0 h1:x=\n"...)}, cache), "a module not in the cache")
+	assert.True(t, GoModulesCached(map[string][]byte{"go.mod": []byte("module x\n")}, cache), "nothing required")
+	assert.False(t, GoModulesCached(map[string][]byte{"go.mod": gomod}, cache), "a requirement without its go.sum line")
+	assert.False(t, GoModulesCached(map[string][]byte{"go.mod": gomod, "go.sum": []byte("example.com/Greet v1.0.0\n")}, cache), "a malformed line")
+	assert.False(t, GoModulesCached(map[string][]byte{"go.mod": gomod, "go.sum": append(sum, "example.com/gone v1.0.0 h1:x=\n"...)}, cache), "a module not in the cache")
 
 	put("example.com/!greet@v1.0.0.partial", false)
-	assert.False(t, modulesCached(files, cache), "an interrupted extraction")
+	assert.False(t, GoModulesCached(files, cache), "an interrupted extraction")
 	require.NoError(t, os.Remove(filepath.Join(cache, "example.com/!greet@v1.0.0.partial")))
 	require.NoError(t, os.Remove(filepath.Join(cache, "example.com/!greet@v1.0.0")))
-	assert.False(t, modulesCached(files, cache), "not extracted")
+	assert.False(t, GoModulesCached(files, cache), "not extracted")
 }
 
 func TestDownloadSkippedWhenTheCacheHoldsEverything(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // exists. A workspace without module files, or whose module files do not
 // read, gets an empty view.
 func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
-	files, err := moduleFiles(ws)
+	files, err := GoModuleFiles(ws)
 	if err != nil {
 		files = nil // fail closed: nothing of the cache
 	}

@@ -108,7 +108,7 @@ func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
 	if err != nil {
 		return nil
 	}
-	files, err := moduleFiles(ws)
+	files, err := GoModuleFiles(ws)
 	if err != nil {
 		return nil // not a module; a bad one the next command reports
 	}
