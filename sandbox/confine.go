@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
 )
@@ -422,7 +423,7 @@ func networkFiles(hostEnv []string) []string {
 // download runs from validated copies in a scratch directory.
 func (s *Sandbox) runHostVerify(ctx context.Context, argv []string, opts RunOptions, network bool) (Result, error) {
 	if argv[0] == "go" {
-		if _, err := GoModuleFiles(opts.Workspace); err != nil && !IsNoModule(err) {
+		if _, err := deps.GoModuleFiles(opts.Workspace); err != nil && !deps.IsNoModule(err) {
 			return refusedModules(argv, err), nil
 		}
 		if !network {

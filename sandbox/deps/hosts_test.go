@@ -3,8 +3,9 @@ package deps
 import (
 	"testing"
 
-	"github.com/coreagent/core/sandbox/egress"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 func TestDepsHosts(t *testing.T) {

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coreagent/core/sandbox/egress"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/sandbox/egress"
 )
 
 // TestUnreachableEvidence: the evidence is the line that says a
