@@ -19,7 +19,7 @@ import (
 // $CORE_HOME/cache/deps and what the step failed with remembered
 // (Sandbox.depsFailed).
 
-// planDeps is PlanFor with the host's settings of this Sandbox.
+// planDeps is deps.PlanFor with the host's settings of this Sandbox.
 func (s *Sandbox) planDeps(tool, ws string, runners []string, resolved []byte) (deps.Plan, string, bool, error) {
 	return deps.PlanFor(tool, ws, runners, s.depsHost(), resolved)
 }

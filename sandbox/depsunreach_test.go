@@ -15,7 +15,7 @@ import (
 
 // TestDependencyStepIndexUnreachable: pip whose index refuses connections
 // is reported as an unreachable index, with the evidence, as a
-// *Unreachable in Result.Deps; not as a package without a wheel.
+// *deps.Unreachable in Result.Deps; not as a package without a wheel.
 func TestDependencyStepIndexUnreachable(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()

@@ -14,14 +14,14 @@ import (
 
 // Dependencies without a lockfile (a library's package.json with
 // package-lock=false, a Cargo.toml without Cargo.lock, a pyproject.toml's
-// ranges): core resolves the lockfile from the manifest first, in a step
-// of its own like the fetch (deps.go: a scratch directory holding copies
-// of the manifest only, confined, the network only through core's proxy to
-// the registries), in a form that runs no code of anyone's: npm install
+// ranges): core resolves the lockfile from the manifest first, in a step of
+// its own like the fetch (deps.go: a scratch directory holding copies of
+// the manifest only, confined, the network only through core's proxy to the
+// registries), in a form that runs no code of anyone's: npm install
 // --package-lock-only --ignore-scripts, cargo generate-lockfile, pip
-// install --dry-run --report wheels only (sandbox/manifest/pipreport.go). What it resolved
-// then goes through the same checks and the same fetch as a lockfile the
-// repository committed.
+// install --dry-run --report wheels only (sandbox/manifest/pipreport.go).
+// What it resolved then goes through the same checks and the same fetch as
+// a lockfile the repository committed.
 //
 // The resolved lockfile is the run's: kept by this Sandbox, never written
 // into the workspace (it is not in the diff), by the manifest and where the

@@ -36,7 +36,7 @@ const cacheProgPath = "/run/core/core"
 type profile struct {
 	workspace   string      // absolute path, writable inside except its .git
 	mountAt     string      // where the workspace is seen inside, when not at its own path (RunOptions.MountAt)
-	scratch     string      // download profile: host directory bound at ScratchDir
+	scratch     string      // download profile: host directory bound at deps.ScratchDir
 	network     bool        // keep the host's network
 	home        string      // $CORE_HOME, invisible inside but for the caches
 	modCache    string      // Go module cache, read-only inside unless modCacheRW

@@ -212,10 +212,10 @@ type Sandbox struct {
 	// steps that failed (deps.go): said again, not run again.
 	depsFailed sync.Map
 	// resolved holds the lockfiles the run resolved for repositories
-	// without one (lockless.go), by ResolveKey: each a *resolvedLock.
+	// without one (lockless.go), by deps.ResolveKey: each a *resolvedLock.
 	resolved sync.Map
 	// lastResolved is the lockfile the run resolved last, by
-	// ResolveLineage: the seed of the next resolution (lockless.go).
+	// deps.ResolveLineage: the seed of the next resolution (lockless.go).
 	lastResolved sync.Map
 
 	mu         sync.Mutex
@@ -385,7 +385,7 @@ type Result struct {
 	// download); Output says which.
 	Setup bool
 	// Deps, when set, is why the dependency step fetched nothing for a
-	// reason of the environment's, not the code's: a *Unreachable
+	// reason of the environment's, not the code's: a *deps.Unreachable
 	// when a registry could not be reached. The command ran without its
 	// dependencies; Output begins with the step's note.
 	Deps error

@@ -9,14 +9,15 @@ import (
 // What the dependency step installed stays as it was: every confined
 // command sees it read-only (deps.go). But a repository's tools write their
 // caches into it (nyc, ava, babel-loader and the rest of find-cache-dir's
-// users under node_modules/.cache, Vite and Vitest under node_modules/.vite),
-// and a read-only install fails them with EROFS on both sides of the
-// contract. So each such directory of the install is an empty directory of
-// the pristine install, made by core on the host (sandbox/deps/writable.go),
-// over which every sandbox gets a fresh tmpfs of its own: writable, seen
-// by no other sandbox, gone with it, read by nothing of the host. A box's lives as long as the box
-// (the run's commands see their own caches); the contract's checks, each
-// in a sandbox of its own (NoBox), start from the pristine install.
+// users under node_modules/.cache, Vite and Vitest under
+// node_modules/.vite), and a read-only install fails them with EROFS on
+// both sides of the contract. So each such directory of the install is an
+// empty directory of the pristine install, made by core on the host
+// (sandbox/deps/writable.go), over which every sandbox gets a fresh tmpfs
+// of its own: writable, seen by no other sandbox, gone with it, read by
+// nothing of the host. A box's lives as long as the box (the run's commands
+// see their own caches); the contract's checks, each in a sandbox of its
+// own (NoBox), start from the pristine install.
 //
 // bwrap 0.8 has no overlay (--overlay came in 0.9), and a per-run copy of
 // node_modules costs its size on every check (hard links would share the

@@ -58,7 +58,7 @@ type View struct {
 	// Note says what the step could not do; it heads the command's output.
 	Note string
 	// Err is why the step fetched nothing when it is the environment's
-	// (a *Unreachable); Result.Deps.
+	// (a *Unreachable); sandbox.Result.Deps.
 	Err error
 }
 
@@ -106,8 +106,8 @@ func HostEnvNames(eco string) []string {
 }
 
 // Host is what the host sets for the dependency steps: its environment
-// (Config.HostEnv), of which a step gets the registry settings, and the
-// index of a cargo registry by name (Config.CargoIndex), nil when none.
+// (sandbox.Config.HostEnv), of which a step gets the registry settings, and the
+// index of a cargo registry by name (sandbox.Config.CargoIndex), nil when none.
 type Host struct {
 	Env        []string
 	CargoIndex func(name string) string

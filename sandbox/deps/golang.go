@@ -25,10 +25,10 @@ var ErrNoModule = errors.New("the workspace holds no go.mod or go.work")
 // IsNoModule reports whether err is, or wraps, ErrNoModule.
 func IsNoModule(err error) bool { return errors.Is(err, ErrNoModule) }
 
-// GoModuleFiles reads, with manifest.ReadWorkspaceFile, the files the module download
-// needs: go.mod and go.sum, or go.work, go.work.sum and the go.mod and go.sum
-// of every module the go.work uses. Keys are slash-separated paths relative
-// to the workspace.
+// GoModuleFiles reads, with manifest.ReadWorkspaceFile, the files the
+// module download needs: go.mod and go.sum, or go.work, go.work.sum and the
+// go.mod and go.sum of every module the go.work uses. Keys are
+// slash-separated paths relative to the workspace.
 func GoModuleFiles(ws string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	read := func(name string, required bool) error {

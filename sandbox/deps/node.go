@@ -8,14 +8,15 @@ import (
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
-// planNodeDeps is Node's step: npm ci --ignore-scripts of what the
-// lockfile names, from the configured registry only (sandbox/manifest/npmlock.go), with
-// npm's configuration core's own: the registry the host names (hostEnv) or
-// npm's, no user configuration, and the scratch directory holds no .npmrc
-// (only package.json and the lockfile are copied). Without a lockfile the
-// plan resolves one from package.json (npm install --package-lock-only
-// --ignore-scripts, sandbox/lockless.go); planned again with what it resolved
-// (resolved), it is npm ci of that, checked as a committed lockfile is.
+// planNodeDeps is Node's step: npm ci --ignore-scripts of what the lockfile
+// names, from the configured registry only (sandbox/manifest/npmlock.go),
+// with npm's configuration core's own: the registry the host names
+// (hostEnv) or npm's, no user configuration, and the scratch directory
+// holds no .npmrc (only package.json and the lockfile are copied). Without
+// a lockfile the plan resolves one from package.json (npm install
+// --package-lock-only --ignore-scripts, sandbox/lockless.go); planned again
+// with what it resolved (resolved), it is npm ci of that, checked as a
+// committed lockfile is.
 func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []string, resolved []byte) (Plan, string, bool, error) {
 	files, err := read("package.json", "package-lock.json", "npm-shrinkwrap.json")
 	if err != nil || files["package.json"] == nil {

@@ -10,7 +10,7 @@ import (
 // What the dependency steps say while they work: each phase (resolving a
 // lockfile, fetching, Go's module download) one line when it starts, with
 // how many packages, and one when it ends, with how long, on the
-// command's progress writer (RunOptions.Progress); never a line per
+// command's progress writer (sandbox.RunOptions.Progress); never a line per
 // package.
 
 // LockPackages counts the packages a lockfile of eco fetches: npm's

@@ -12,9 +12,9 @@ import (
 )
 
 // The files core writes into Python's scratch directory: its own form of
-// requirements.txt (sandbox/manifest/pipreqs.go), of pyproject.toml's requirements, and the
-// runners the toolchain lacks. Nothing of the repository's files reaches
-// pip as it is.
+// requirements.txt (sandbox/manifest/pipreqs.go), of pyproject.toml's
+// requirements, and the runners the toolchain lacks. Nothing of the
+// repository's files reaches pip as it is.
 const (
 	requirementsFile          = "core-requirements.txt"
 	pyprojectRequirementsFile = "core-pyproject-requirements.txt"
@@ -34,13 +34,13 @@ const defaultPipIndex = "https://pypi.org/simple"
 
 // planPythonDeps is Python's step: wheels only, of what core re-emits of
 // requirements.txt (and the files it includes), or else of pyproject.toml's
-// dependencies and test extras (sandbox/manifest/pyproject.go), and of the runners the
-// toolchain lacks (pytest), installed into a directory of their own. pip
-// runs isolated (no configuration file, no PIP_ variable of anyone's),
-// with the host's index settings (hostEnv) as its options. Requirements
-// that are not all pinned (==) are resolved first (sandbox/lockless.go): the plan
-// resolves, and planned again with the versions resolved (pins), it
-// installs exactly those.
+// dependencies and test extras (sandbox/manifest/pyproject.go), and of the
+// runners the toolchain lacks (pytest), installed into a directory of their
+// own. pip runs isolated (no configuration file, no PIP_ variable of
+// anyone's), with the host's index settings (hostEnv) as its options.
+// Requirements that are not all pinned (==) are resolved first
+// (sandbox/lockless.go): the plan resolves, and planned again with the
+// versions resolved (pins), it installs exactly those.
 func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string, pins []byte) (Plan, string, bool, error) {
 	files, err := read("requirements.txt", "pyproject.toml")
 	if err != nil {

@@ -17,7 +17,7 @@ func TestCargoIndexes(t *testing.T) {
 		"CARGO_REGISTRIES_MY_REG_TOKEN": "secret",
 		"CARGO_REGISTRIES_OTHER_INDEX":  "http://127.0.0.1:9/other/",
 	}
-	// As sandbox.ConfigFromEnv sets Config.CargoIndex.
+	// As sandbox.ConfigFromEnv sets sandbox.Config.CargoIndex.
 	cargoIndex := func(name string) string { return env[CargoIndexVar(name)] }
 	tests := []struct {
 		name     string

@@ -18,7 +18,7 @@ import (
 
 // Unreachable is a dependency step that failed because a registry it
 // may reach could not be reached (refused, timed out, no such host): an
-// outage of the environment, not the code's. Result.Deps holds it; the
+// outage of the environment, not the code's. sandbox.Result.Deps holds it; the
 // command ran without its dependencies.
 type Unreachable struct {
 	// Eco is the ecosystem: node, python or rust.
