@@ -27,10 +27,10 @@ import (
 // goVersionLine matches a release in go.mod's go and toolchain lines.
 var goVersionLine = regexp.MustCompile(`^(go|toolchain)\s+(go)?([0-9]+\.[0-9]+(?:\.[0-9]+|rc[0-9]+)?)\s*(?://.*)?$`)
 
-// wantedToolchain returns the toolchain go.mod asks for ("go1.27.1"), or ""
+// WantedToolchain returns the toolchain go.mod asks for ("go1.27.1"), or ""
 // when it asks for nothing newer than local (a go version string such as
 // "go1.26.8").
-func wantedToolchain(gomod []byte, local string) string {
+func WantedToolchain(gomod []byte, local string) string {
 	var goLine, toolchainLine string
 	sc := bufio.NewScanner(bytes.NewReader(gomod))
 	for sc.Scan() {
@@ -59,8 +59,8 @@ func wantedToolchain(gomod []byte, local string) string {
 	return want
 }
 
-// toolchainBin is the bin directory of a toolchain in the module cache.
-func toolchainBin(modCache, toolchain string) string {
+// ToolchainBin is the bin directory of a toolchain in the module cache.
+func ToolchainBin(modCache, toolchain string) string {
 	return filepath.Join(modCache, "golang.org", "toolchain@v0.0.1-"+toolchain+"."+runtime.GOOS+"-"+runtime.GOARCH, "bin")
 }
 
@@ -77,7 +77,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 	if err != nil {
 		return "", Result{}, true // no go here: the command will say so
 	}
-	want := wantedToolchain(gomod, local)
+	want := WantedToolchain(gomod, local)
 	if want == "" {
 		return "", Result{}, true
 	}
@@ -85,7 +85,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 	if err != nil {
 		return "", Result{ExitCode: 1, Output: err.Error()}, false
 	}
-	bin := toolchainBin(modCache, want)
+	bin := ToolchainBin(modCache, want)
 	if limit.IsExecutable(filepath.Join(bin, "go")) {
 		return bin, Result{}, true
 	}
@@ -149,7 +149,7 @@ func (s *Sandbox) fetchedToolchain(ws string) string {
 	if err != nil {
 		return ""
 	}
-	want := wantedToolchain(gomod, "go1")
+	want := WantedToolchain(gomod, "go1")
 	if want == "" {
 		return ""
 	}
@@ -157,7 +157,7 @@ func (s *Sandbox) fetchedToolchain(ws string) string {
 	if err != nil {
 		return ""
 	}
-	bin := toolchainBin(modCache, want)
+	bin := ToolchainBin(modCache, want)
 	if !limit.IsExecutable(filepath.Join(bin, "go")) {
 		return ""
 	}

@@ -30,7 +30,7 @@ func TestWantedToolchain(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, wantedToolchain([]byte(tt.gomod), "go1.26.8"))
+			assert.Equal(t, tt.want, WantedToolchain([]byte(tt.gomod), "go1.26.8"))
 		})
 	}
 }
@@ -84,7 +84,7 @@ func TestTargetToolchain(t *testing.T) {
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.True(t, r.Sandboxed)
 	assert.Equal(t, "go version go1.99.0 fake: version\n", r.Output)
-	assert.FileExists(t, filepath.Join(toolchainBin(filepath.Join(home, "cache", "gomod"), "go1.99.0"), "go"))
+	assert.FileExists(t, filepath.Join(ToolchainBin(filepath.Join(home, "cache", "gomod"), "go1.99.0"), "go"))
 
 	// Host commands (go mod) run it too.
 	r, err = sb.RunHost(t.Context(), []string{"go", "mod", "tidy"}, RunOptions{Workspace: ws})
