@@ -1,12 +1,12 @@
 // Package deps plans and judges the dependency steps of the ecosystems
-// beside Go: for each ecosystem, one file with its plan, the checks of
-// what it passes on, the hosts its proxy may reach and how it resolves a
+// beside Go: for each ecosystem, one file with its plan, the checks of what
+// it passes on, the hosts its proxy may reach and how it resolves a
 // lockfile the repository lacks; what a failed step says, and whether its
-// registry was out of reach (unreach.go). Go's step is the module
-// download (sandbox/download.go): what it reads of the workspace and
-// whether the module cache holds it already are here too (golang.go). It
-// runs nothing: package sandbox runs a Plan, confined, and mounts the
-// View it returns.
+// registry was out of reach (unreach.go). Go's step is the module download
+// (sandbox/download.go): what it reads of the workspace and whether the
+// module cache holds it already, and the toolchain its go.mod asks for, are
+// here too (golang.go). It runs nothing: package sandbox runs a Plan,
+// confined, and mounts the View it returns.
 //
 // A step never runs in the workspace: it writes what core passes on of
 // the manifest and lockfile into a scratch directory (pip's requirements

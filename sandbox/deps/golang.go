@@ -1,12 +1,17 @@
 package deps
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"go/version"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -141,4 +146,47 @@ func GoModulesCached(files map[string][]byte, modCache string) bool {
 func isFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// Which Go the target needs: the toolchain its go.mod asks for when it
+// is newer than the one on PATH, fetched by sandbox (sandbox/toolchain.go).
+
+// goVersionLine matches a release in go.mod's go and toolchain lines.
+var goVersionLine = regexp.MustCompile(`^(go|toolchain)\s+(go)?([0-9]+\.[0-9]+(?:\.[0-9]+|rc[0-9]+)?)\s*(?://.*)?$`)
+
+// WantedToolchain returns the toolchain go.mod asks for ("go1.27.1"), or ""
+// when it asks for nothing newer than local (a go version string such as
+// "go1.26.8").
+func WantedToolchain(gomod []byte, local string) string {
+	var goLine, toolchainLine string
+	sc := bufio.NewScanner(bytes.NewReader(gomod))
+	for sc.Scan() {
+		m := goVersionLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+		if m == nil {
+			continue
+		}
+		v := "go" + m[3]
+		if m[1] == "go" {
+			goLine = v
+		} else {
+			toolchainLine = v
+		}
+	}
+	want := goLine
+	if version.Compare(toolchainLine, want) > 0 {
+		want = toolchainLine
+	}
+	if want == "" || !version.IsValid(want) || version.Compare(want, local) <= 0 {
+		return ""
+	}
+	// "go 1.27" is the language: its first release is go1.27.0.
+	if strings.Count(want, ".") == 1 && !strings.Contains(want, "rc") {
+		want += ".0"
+	}
+	return want
+}
+
+// ToolchainBin is the bin directory of a toolchain in the module cache.
+func ToolchainBin(modCache, toolchain string) string {
+	return filepath.Join(modCache, "golang.org", "toolchain@v0.0.1-"+toolchain+"."+runtime.GOOS+"-"+runtime.GOARCH, "bin")
 }

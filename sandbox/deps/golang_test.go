@@ -39,3 +39,27 @@ func TestModulesCached(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(cache, "example.com/!greet@v1.0.0")))
 	assert.False(t, GoModulesCached(files, cache), "not extracted")
 }
+
+func TestWantedToolchain(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, gomod, want string
+	}{
+		{name: "older go line", gomod: "module m\n\ngo 1.21\n", want: ""},
+		{name: "same release", gomod: "module m\n\ngo 1.26.8\n", want: ""},
+		{name: "newer patch", gomod: "module m\n\ngo 1.26.9\n", want: "go1.26.9"},
+		{name: "newer language is its first release", gomod: "module m\n\ngo 1.27\n", want: "go1.27.0"},
+		{name: "toolchain line wins when newer", gomod: "module m\n\ngo 1.27.0\ntoolchain go1.27.3\n", want: "go1.27.3"},
+		{name: "toolchain line older than go line", gomod: "module m\n\ngo 1.28.1\ntoolchain go1.27.3\n", want: "go1.28.1"},
+		{name: "release candidate", gomod: "module m\n\ngo 1.27rc2\n", want: "go1.27rc2"},
+		{name: "comment", gomod: "module m\n\ngo 1.27.2 // for iterators\n", want: "go1.27.2"},
+		{name: "no go line", gomod: "module m\n", want: ""},
+		{name: "garbage", gomod: "module m\n\ngo banana\n", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, WantedToolchain([]byte(tt.gomod), "go1.26.8"))
+		})
+	}
+}
