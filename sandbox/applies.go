@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -20,7 +21,7 @@ func (s *Sandbox) Applies(ctx context.Context, ws string, argv []string) error {
 	if !ok {
 		return nil
 	}
-	p, err := lang.Detect(ws, PythonFetches)
+	p, err := lang.Detect(ws, deps.PythonFetches)
 	if err != nil {
 		return err
 	}

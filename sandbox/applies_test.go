@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -62,7 +63,7 @@ func TestHostToolchainMissing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			sb := New(Config{Home: t.TempDir(), Path: programsDir(t, tt.programs...)})
-			p, err := lang.Detect(ws, PythonFetches)
+			p, err := lang.Detect(ws, deps.PythonFetches)
 			require.NoError(t, err)
 			assert.Equal(t, tt.missing, sb.Missing(t.Context(), p))
 			for _, check := range []string{"pytest", "python3 -m pytest", "python3 -m unittest"} {
@@ -117,20 +118,20 @@ func TestCommandEnv(t *testing.T) {
 	flat, withSrc, linked := t.TempDir(), t.TempDir(), t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(withSrc, "src"), 0o755))
 	require.NoError(t, os.Symlink("/etc", filepath.Join(linked, "src")))
-	deps := depsView{env: []string{"PYTHONPATH=" + depsInside + "/python", "X=1"}}
+	view := deps.View{Env: []string{"PYTHONPATH=" + deps.Inside + "/python", "X=1"}}
 	tests := []struct {
 		name, tool, ws string
 		mountAt        string
-		deps           depsView
+		deps           deps.View
 		want           string
 	}{
 		{name: "flat", tool: "pytest", ws: flat, want: "PYTHONPATH=" + flat},
-		{name: "a checkout seen at the workspace's path", tool: "python3", ws: withSrc, mountAt: "/work/ws", deps: deps,
-			want: "PYTHONPATH=/work/ws:/work/ws/src:" + depsInside + "/python"},
-		{name: "src layout and dependencies", tool: "python3", ws: withSrc, deps: deps,
-			want: "PYTHONPATH=" + withSrc + ":" + withSrc + "/src:" + depsInside + "/python"},
+		{name: "a checkout seen at the workspace's path", tool: "python3", ws: withSrc, mountAt: "/work/ws", deps: view,
+			want: "PYTHONPATH=/work/ws:/work/ws/src:" + deps.Inside + "/python"},
+		{name: "src layout and dependencies", tool: "python3", ws: withSrc, deps: view,
+			want: "PYTHONPATH=" + withSrc + ":" + withSrc + "/src:" + deps.Inside + "/python"},
 		{name: "a link named src", tool: "pytest", ws: linked, want: "PYTHONPATH=" + linked},
-		{name: "not python", tool: "npm", ws: flat, deps: depsView{env: []string{"X=1"}}, want: "X=1"},
+		{name: "not python", tool: "npm", ws: flat, deps: deps.View{Env: []string{"X=1"}}, want: "X=1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

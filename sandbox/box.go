@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
@@ -355,7 +356,7 @@ func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 		return profile{}, err
 	}
 	var tools []string
-	if project, err := lang.Detect(ws, PythonFetches); err == nil {
+	if project, err := lang.Detect(ws, deps.PythonFetches); err == nil {
 		for _, e := range lang.Ecosystems() {
 			if project.Has(e.Name) {
 				tools = append(tools, e.Tools...)
@@ -373,7 +374,7 @@ func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 		p.toolRoots = appendNew(p.toolRoots, q.toolRoots...)
 		p.modKeep = appendNew(p.modKeep, q.modKeep...)
 		for _, d := range q.depBinds {
-			p.depBinds = slices.DeleteFunc(p.depBinds, func(o bind) bool { return o.inside == d.inside })
+			p.depBinds = slices.DeleteFunc(p.depBinds, func(o deps.Bind) bool { return o.Inside == d.Inside })
 			p.depBinds = append(p.depBinds, d)
 		}
 		p.depWritable = appendNew(p.depWritable, q.depWritable...)

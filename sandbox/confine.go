@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
 )
@@ -220,9 +221,9 @@ func (s *Sandbox) commandProfile(argv []string, opts RunOptions) (profile, error
 	}
 	p.workspace, p.mountAt = opts.Workspace, opts.MountAt
 	p.extraEnv = commandEnv(argv[0], opts)
-	p.depBinds = opts.deps.binds
-	p.depWritable = opts.deps.writable
-	p.path = append(append([]string(nil), opts.deps.path...), p.path...)
+	p.depBinds = opts.deps.Binds
+	p.depWritable = opts.deps.Writable
+	p.path = append(append([]string(nil), opts.deps.Path...), p.path...)
 	if err := s.withRunLayer(&p); err != nil {
 		return profile{}, err
 	}
@@ -422,7 +423,7 @@ func networkFiles(hostEnv []string) []string {
 // download runs from validated copies in a scratch directory.
 func (s *Sandbox) runHostVerify(ctx context.Context, argv []string, opts RunOptions, network bool) (Result, error) {
 	if argv[0] == "go" {
-		if _, err := moduleFiles(opts.Workspace); err != nil && !isNoModule(err) {
+		if _, err := deps.GoModuleFiles(opts.Workspace); err != nil && !deps.IsNoModule(err) {
 			return refusedModules(argv, err), nil
 		}
 		if !network {

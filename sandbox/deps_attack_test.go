@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/registry"
+	"github.com/coreagent/core/sandbox/deps"
 )
 
 // The attacks on the dependency step (issue #34): a repository whose
@@ -18,7 +19,7 @@ import (
 // asserts on what a place nothing may reach recorded.
 
 // fetchFor runs the dependency step of argv for the workspace ws.
-func fetchFor(t *testing.T, sb *Sandbox, ws string, argv ...string) depsView {
+func fetchFor(t *testing.T, sb *Sandbox, ws string, argv ...string) deps.View {
 	t.Helper()
 	p := sb.Probe(t.Context())
 	require.True(t, p.Usable)
@@ -65,8 +66,8 @@ func TestDepsPipBuildsNothing(t *testing.T) {
 			})
 			v := fetchFor(t, sb, ws, "python3", "-m", "pytest")
 			assert.Empty(t, wire.Hits(), "the sdist's build ran while the network was on")
-			assert.Contains(t, v.note, tt.note)
-			assert.True(t, strings.HasPrefix(v.note, "core "), "the note heads what the command sees:\n%s", v.note)
+			assert.Contains(t, v.Note, tt.note)
+			assert.True(t, strings.HasPrefix(v.Note, "core "), "the note heads what the command sees:\n%s", v.Note)
 		})
 	}
 }
@@ -94,9 +95,9 @@ func TestDepsNpmOtherHost(t *testing.T) {
 	v := fetchFor(t, sb, ws, "npm", "test")
 	assert.Empty(t, other.Requests(), "the step fetched from a host that is not the configured registry")
 	assert.Empty(t, reg.Requests())
-	assert.Contains(t, v.note, `core fetched no dependencies: package-lock.json names 1 package not a tarball of the configured registry`)
-	assert.Contains(t, v.note, `node_modules/greet (resolved "`+tarball+`" is not on the configured registry `+reg.NpmURL()+`)`)
-	assert.Empty(t, v.binds)
+	assert.Contains(t, v.Note, `core fetched no dependencies: package-lock.json names 1 package not a tarball of the configured registry`)
+	assert.Contains(t, v.Note, `node_modules/greet (resolved "`+tarball+`" is not on the configured registry `+reg.NpmURL()+`)`)
+	assert.Empty(t, v.Binds)
 }
 
 // TestDepsCargoGitSource: a git dependency in Cargo.lock (and Cargo.toml)
@@ -120,6 +121,6 @@ func TestDepsCargoGitSource(t *testing.T) {
 	})
 	v := fetchFor(t, sb, ws, "cargo", "test")
 	assert.Empty(t, other.Requests(), "the step fetched a git source")
-	assert.Contains(t, v.note, "core fetched no dependencies: cargo vendor fetches only from crates.io and the registries core is configured with")
-	assert.Contains(t, v.note, `Cargo.lock line 13: a git source "git+`+git)
+	assert.Contains(t, v.Note, "core fetched no dependencies: cargo vendor fetches only from crates.io and the registries core is configured with")
+	assert.Contains(t, v.Note, `Cargo.lock line 13: a git source "git+`+git)
 }

@@ -193,7 +193,7 @@ func TestDependencyStepRust(t *testing.T) {
 	require.True(t, p.Usable)
 	v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, []string{"cargo", "test"}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
-	require.Empty(t, v.note)
+	require.Empty(t, v.Note)
 	assert.Contains(t, reg.Requests(), "/cargo/crates/greet/1.0.0/download")
 	deps, err := filepath.Glob(filepath.Join(home, "cache", "deps", "rust-*"))
 	require.NoError(t, err)
@@ -221,98 +221,5 @@ func rustApp(reg *registry.Registry) map[string]string {
 			"[[package]]\nname = \"greet\"\nversion = \"1.0.0\"\nsource = \"registry+" + reg.CargoGitIndex() + "\"\nchecksum = \"" + cksum + "\"\n",
 		"build.rs":   "fn main() {\n    std::fs::write(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/build-marker\"), \"ran\").unwrap();\n}\n",
 		"src/lib.rs": "#[cfg(test)]\nmod tests {\n    #[test]\n    fn greets() {\n        assert_eq!(greet::hello(\"world\"), \"hello, world\");\n    }\n}\n",
-	}
-}
-
-// TestCargoIndexes: the index of each registry Cargo.toml names comes
-// from the host's CARGO_REGISTRIES_<NAME>_INDEX, looked up by name (it
-// cannot be listed ahead); HostEnv's own are kept, and nothing else is
-// read.
-func TestCargoIndexes(t *testing.T) {
-	t.Parallel()
-	env := map[string]string{
-		"CARGO_REGISTRIES_MY_REG_INDEX": "http://127.0.0.1:9/my-reg/",
-		"CARGO_REGISTRIES_MY_REG_TOKEN": "secret",
-		"CARGO_REGISTRIES_OTHER_INDEX":  "http://127.0.0.1:9/other/",
-	}
-	cfg, err := ConfigFromEnv(t.TempDir(), func(k string) string { return env[k] })
-	require.NoError(t, err)
-	tests := []struct {
-		name     string
-		hostEnv  []string
-		manifest string
-		want     []string
-	}{
-		{name: "inline table", manifest: "[dependencies]\ngreet = { version = \"1\", registry = \"my-reg\" }\n",
-			want: []string{"CARGO_REGISTRIES_MY_REG_INDEX=http://127.0.0.1:9/my-reg/"}},
-		{name: "dependency table", manifest: "[dependencies.greet]\nversion = \"1\"\nregistry = \"my-reg\"\n",
-			want: []string{"CARGO_REGISTRIES_MY_REG_INDEX=http://127.0.0.1:9/my-reg/"}},
-		{name: "a name the host does not set", manifest: "[dependencies]\ngreet = { version = \"1\", registry = \"unset\" }\n"},
-		{name: "crates.io", manifest: "[dependencies]\ngreet = \"1\"\n"},
-		{name: "HostEnv's own first", hostEnv: []string{"CARGO_REGISTRIES_MY_REG_INDEX=http://127.0.0.1:9/given/"},
-			manifest: "[dependencies]\ngreet = { version = \"1\", registry = \"my-reg\" }\n",
-			want:     []string{"CARGO_REGISTRIES_MY_REG_INDEX=http://127.0.0.1:9/given/"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			sb := New(Config{Home: t.TempDir(), HostEnv: tt.hostEnv, CargoIndex: cfg.CargoIndex})
-			assert.Equal(t, tt.want, sb.cargoIndexes([]byte(tt.manifest)))
-		})
-	}
-}
-
-// TestPlanPythonRunners: a runner the toolchain lacks joins what the step
-// fetches, beside the repository's own requirements or alone.
-func TestPlanPythonRunners(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		files   map[string]string
-		runners []string
-		sources []string // the step's -r files
-	}{
-		{name: "requirements.txt", files: map[string]string{"requirements.txt": "greet\n"}, runners: []string{"pytest"},
-			sources: []string{requirementsFile, runnersRequirementsFile}},
-		{name: "pyproject.toml", files: map[string]string{"pyproject.toml": "[project]\nname = \"app\"\ndependencies = [\"greet\"]\n"}, runners: []string{"pytest"},
-			sources: []string{pyprojectRequirementsFile, runnersRequirementsFile}},
-		{name: "nothing else", files: map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"}, runners: []string{"pytest"},
-			sources: []string{runnersRequirementsFile}},
-		{name: "no runner", files: map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			plan, _, ok, err := planPythonDeps(func(names ...string) (map[string][]byte, error) {
-				files := map[string][]byte{}
-				for _, n := range names {
-					if b, ok := tt.files[n]; ok {
-						files[n] = []byte(b)
-					}
-				}
-				return files, nil
-			}, tt.runners, nil, nil)
-			require.NoError(t, err)
-			require.Equal(t, tt.sources != nil, ok)
-			if !ok {
-				return
-			}
-			var sources []string
-			for i, a := range plan.argv {
-				if a == "-r" {
-					sources = append(sources, plan.argv[i+1])
-				}
-			}
-			assert.Equal(t, tt.sources, sources)
-			assert.Contains(t, plan.argv, "--only-binary")
-			assert.Contains(t, plan.argv, "--isolated", "no configuration file or variable changes pip's options")
-			for name := range plan.files {
-				assert.True(t, strings.HasPrefix(name, "core-"), "only core's own files reach pip, got %s", name)
-			}
-			if len(tt.runners) > 0 {
-				assert.Equal(t, "pytest\n", string(plan.files[runnersRequirementsFile]))
-				assert.Contains(t, plan.failed(""), "pytest (which the toolchain lacks)")
-			}
-		})
 	}
 }

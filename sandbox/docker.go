@@ -190,7 +190,7 @@ func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (
 		return nil
 	}
 	bind := func(path string, readOnly bool) error { return bindAt(path, path, readOnly) }
-	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: append(append([]string(nil), opts.deps.path...), img.path...),
+	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: append(append([]string(nil), opts.deps.Path...), img.path...),
 		extraEnv: commandEnv(argv[0], opts)}
 	bin := ""
 	if img.ref == d.image {
@@ -249,12 +249,12 @@ func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (
 	}
 	// The dependencies fetched for it (deps.go), read-only, but the
 	// directories tools write: a tmpfs each (writable.go).
-	for _, b := range opts.deps.binds {
-		if err := bindAt(b.host, b.inside, true); err != nil {
+	for _, b := range opts.deps.Binds {
+		if err := bindAt(b.Host, b.Inside, true); err != nil {
 			return sibling{}, err
 		}
 	}
-	binds = append(binds, writableMounts(opts.deps.writable)...)
+	binds = append(binds, writableMounts(opts.deps.Writable)...)
 	return sibling{argv: argv, dir: inside, env: p.env(), mounts: binds, background: opts.Background}, nil
 }
 

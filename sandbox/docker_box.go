@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -159,7 +160,7 @@ func (d *dockerBackend) boxNeed(ctx context.Context, ws string, need *dockerNeed
 		n = dockerNeed{img: need.img, mounts: slices.Clone(need.mounts)}
 	} else {
 		tool := "sh"
-		if project, err := lang.Detect(ws, PythonFetches); err == nil {
+		if project, err := lang.Detect(ws, deps.PythonFetches); err == nil {
 			for _, e := range lang.Ecosystems() {
 				if project.Has(e.Name) {
 					tool = e.Tools[0]

@@ -9,6 +9,7 @@ import (
 
 	"github.com/moby/moby/api/types/mount"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/egress"
 )
 
@@ -25,8 +26,8 @@ import (
 // core's (npm ci --ignore-scripts, pip wheels only, cargo vendor).
 
 // fetch runs plan's step in a sibling, in scratch.
-func (d *dockerBackend) fetch(ctx context.Context, plan depsPlan, scratch string, hostEnv []string) (Result, error) {
-	img, err := d.imageFor(ctx, plan.tool)
+func (d *dockerBackend) fetch(ctx context.Context, plan deps.Plan, scratch string, hostEnv []string) (Result, error) {
+	img, err := d.imageFor(ctx, plan.Tool)
 	if err != nil {
 		return Result{}, err
 	}
@@ -38,11 +39,11 @@ func (d *dockerBackend) fetch(ctx context.Context, plan depsPlan, scratch string
 	if err := shareWorkspace(scratch); err != nil {
 		return Result{}, err
 	}
-	p := profile{scratch: scratch, lang: d.s.cfg.Lang, path: img.path, extraEnv: plan.env, hostEnv: hostEnv}
+	p := profile{scratch: scratch, lang: d.s.cfg.Lang, path: img.path, extraEnv: plan.Env, hostEnv: hostEnv}
 	sb := sibling{
-		argv:    plan.argv,
-		dir:     scratchDir,
-		mounts:  []mount.Mount{{Type: mount.TypeBind, Source: host, Target: scratchDir}},
+		argv:    plan.Argv,
+		dir:     deps.ScratchDir,
+		mounts:  []mount.Mount{{Type: mount.TypeBind, Source: host, Target: deps.ScratchDir}},
 		network: d.network(),
 	}
 	if agent := d.s.agentExe(); agent != "" {
@@ -52,8 +53,8 @@ func (d *dockerBackend) fetch(ctx context.Context, plan depsPlan, scratch string
 		}
 		defer cleanup()
 		defer proxy.Close()
-		p.extraEnv = append(slices.Clone(plan.env), egress.Env...)
-		sb.argv = egressCommand(boxAgentPath, withPipProxy(plan.argv))
+		p.extraEnv = append(slices.Clone(plan.Env), egress.Env...)
+		sb.argv = egressCommand(boxAgentPath, deps.WithPipProxy(plan.Argv))
 		sb.mounts = append(sb.mounts, binds...)
 		sb.network = ""
 	}
@@ -64,7 +65,7 @@ func (d *dockerBackend) fetch(ctx context.Context, plan depsPlan, scratch string
 
 // egress serves plan's proxy in a directory the engine sees, and returns
 // it with the binds of its socket and core's executable (the box's).
-func (d *dockerBackend) egress(plan depsPlan, agent string) (*egress.Proxy, []mount.Mount, func(), error) {
+func (d *dockerBackend) egress(plan deps.Plan, agent string) (*egress.Proxy, []mount.Mount, func(), error) {
 	base := os.TempDir()
 	if d.s.cfg.Home != "" {
 		base = filepath.Join(d.s.cfg.Home, "tmp") // under a mount of core's container, as the box's
@@ -82,7 +83,7 @@ func (d *dockerBackend) egress(plan depsPlan, agent string) (*egress.Proxy, []mo
 		cleanup()
 		return nil, nil, nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
-	proxy, err := egress.ServeIn(filepath.Join(dir, "s"), plan.hosts, plan.egress)
+	proxy, err := egress.ServeIn(filepath.Join(dir, "s"), plan.Hosts, plan.Egress)
 	if err != nil {
 		cleanup()
 		return nil, nil, nil, err

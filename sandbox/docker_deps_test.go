@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/registry"
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/lang"
 )
@@ -97,8 +98,8 @@ func TestDockerDependencyStepSeesNothing(t *testing.T) {
 	scratch, err := sb.scratch(map[string][]byte{"requirements.txt": []byte("greet\n")})
 	require.NoError(t, err)
 	defer os.RemoveAll(scratch)
-	script := "ls -a " + scratchDir + "; for p in " + ws + " " + home + " /var/run/docker.sock; do test -e $p && echo SEEN $p; done; env; cat /proc/net/dev; echo x > " + scratchDir + "/written"
-	r, err := d.fetch(t.Context(), depsPlan{tool: "python3", argv: []string{"sh", "-c", script}}, scratch, sb.depsHostEnv("python"))
+	script := "ls -a " + deps.ScratchDir + "; for p in " + ws + " " + home + " /var/run/docker.sock; do test -e $p && echo SEEN $p; done; env; cat /proc/net/dev; echo x > " + deps.ScratchDir + "/written"
+	r, err := d.fetch(t.Context(), deps.Plan{Tool: "python3", Argv: []string{"sh", "-c", script}}, scratch, sb.depsHost().RegistryEnv("python"))
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.Contains(t, r.Output, "requirements.txt")
@@ -126,7 +127,7 @@ func TestDockerToolchainMissing(t *testing.T) {
 	// dependency step: python3 alone is missing.
 	ws := newWorkspace(t)
 	writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n[project.optional-dependencies]\ntest = [\"pytest>=7\"]\n"})
-	p, err := lang.Detect(ws, PythonFetches)
+	p, err := lang.Detect(ws, deps.PythonFetches)
 	require.NoError(t, err)
 	got = sb.Missing(t.Context(), p)
 	require.Len(t, got, 1, got)
@@ -146,7 +147,7 @@ func TestDockerToolchainMissing(t *testing.T) {
 		sb := requireDockerWith(t, Config{Home: t.TempDir(), ToolchainImages: map[string]string{"python": requireToolchainImage(t, "node")}})
 		ws := newWorkspace(t)
 		writeFiles(t, ws, map[string]string{"pyproject.toml": "[project]\nname = \"app\"\n"})
-		p, err := lang.Detect(ws, PythonFetches)
+		p, err := lang.Detect(ws, deps.PythonFetches)
 		require.NoError(t, err)
 		got := sb.Missing(t.Context(), p)
 		require.Len(t, got, 1, got)
@@ -227,7 +228,7 @@ func TestDockerDepsEgress(t *testing.T) {
 	scratch, err := sb.scratch(map[string][]byte{"core-requirements.txt": []byte("greet\n")})
 	require.NoError(t, err)
 	defer os.RemoveAll(scratch)
-	plan := depsPlan{tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, strings.TrimPrefix(reg.URL, "http://")}, hosts: egress.Hosts(reg.URL)}
+	plan := deps.Plan{Tool: "python3", Argv: []string{"python3", "-c", egressProbe, wire.Addr, strings.TrimPrefix(reg.URL, "http://")}, Hosts: egress.Hosts(reg.URL)}
 	r, err := d.fetch(t.Context(), plan, scratch, nil)
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)

@@ -2,81 +2,15 @@ package sandbox
 
 import (
 	"context"
-	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
-	"golang.org/x/mod/modfile"
-	"golang.org/x/mod/module"
-
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/manifest"
 )
-
-// errNoModule says that the workspace holds neither go.mod nor go.work.
-var errNoModule = errors.New("the workspace holds no go.mod or go.work")
-
-func isNoModule(err error) bool { return errors.Is(err, errNoModule) }
-
-// moduleFiles reads, with manifest.ReadWorkspaceFile, the files the module download
-// needs: go.mod and go.sum, or go.work, go.work.sum and the go.mod and go.sum
-// of every module the go.work uses. Keys are slash-separated paths relative
-// to the workspace.
-func moduleFiles(ws string) (map[string][]byte, error) {
-	files := map[string][]byte{}
-	read := func(name string, required bool) error {
-		b, err := manifest.ReadWorkspaceFile(ws, name, manifest.MaxModFileSize)
-		switch {
-		case err == nil:
-			files[name] = b
-			return nil
-		case errors.Is(err, fs.ErrNotExist) && !required:
-			return nil
-		}
-		return err
-	}
-	work, err := manifest.ReadWorkspaceFile(ws, "go.work", manifest.MaxModFileSize)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := read("go.mod", true); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, errNoModule
-			}
-			return nil, err
-		}
-		return files, read("go.sum", false)
-	case err != nil:
-		return nil, err
-	}
-	files["go.work"] = work
-	wf, err := modfile.ParseWork("go.work", work, nil)
-	if err != nil {
-		return nil, fmt.Errorf("go.work in the workspace: %w", err)
-	}
-	if err := read("go.work.sum", false); err != nil {
-		return nil, err
-	}
-	for _, u := range wf.Use {
-		dir := path.Clean(filepath.ToSlash(u.Path))
-		if path.IsAbs(dir) || manifest.Escapes(dir) {
-			return nil, fmt.Errorf("go.work uses %s, which lies outside the workspace: core downloads modules only for modules inside it", u.Path)
-		}
-		if err := read(path.Join(dir, "go.mod"), true); err != nil {
-			return nil, err
-		}
-		if err := read(path.Join(dir, "go.sum"), false); err != nil {
-			return nil, err
-		}
-	}
-	return files, nil
-}
 
 // downloadModules fetches the workspace's module dependencies so that Go
 // works inside the sandbox without a network. It never runs in the
@@ -86,8 +20,8 @@ func moduleFiles(ws string) (map[string][]byte, error) {
 // files changed. ok is false when the download failed; the result then says
 // why.
 func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOptions) (r Result, ok bool, err error) {
-	files, err := moduleFiles(opts.Workspace)
-	if isNoModule(err) {
+	files, err := deps.GoModuleFiles(opts.Workspace)
+	if deps.IsNoModule(err) {
 		return Result{}, true, nil
 	}
 	argv := []string{"go", "mod", "download"}
@@ -96,7 +30,7 @@ func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOpt
 		r.Output = "core did not download the module dependencies: " + err.Error() + "\n"
 		return r, false, nil
 	}
-	key := filesKey(files)
+	key := deps.FilesKey(files)
 	waited, mine, err := s.claimDownload(ctx, opts.Workspace, key, opts.Progress)
 	if err != nil {
 		return Result{ExitCode: -1, Waited: waited}, false, err
@@ -171,7 +105,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 	if !ok {
 		return tr, false, nil
 	}
-	if mod, err := s.modCache(); err == nil && mod != "" && modulesCached(files, mod) {
+	if mod, err := s.modCache(); err == nil && mod != "" && deps.GoModulesCached(files, mod) {
 		// Everything go.sum names is in the module cache already: go mod
 		// download would do nothing.
 		s.mu.Lock()
@@ -179,7 +113,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		s.mu.Unlock()
 		return Result{}, true, nil
 	}
-	if n := goSumModules(files); n > 0 {
+	if n := deps.GoSumModules(files); n > 0 {
 		start := time.Now()
 		progressf(opts, "Downloading %s for the command (go mod download) …", manifest.Entries(n, "Go module", "Go modules"))
 		defer func() {
@@ -224,71 +158,6 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 	return Result{}, true, nil
 }
 
-// modulesCached reports whether the module cache holds, complete, every
-// module the module files need: each requirement of each go.mod must have
-// its line in a sum file, and for every line of the sum files the cache
-// must hold the go.mod (a "/go.mod" line) or the go.mod and the extracted
-// tree, with no ".partial" marker of an interrupted extraction (any other
-// line). The module cache is the host's own; the module files are the
-// validated copies.
-func modulesCached(files map[string][]byte, modCache string) bool {
-	summed := map[string]bool{}
-	for name, b := range files {
-		if path.Base(name) != "go.sum" && path.Base(name) != "go.work.sum" {
-			continue
-		}
-		for line := range strings.Lines(string(b)) {
-			f := strings.Fields(line)
-			if len(f) == 0 {
-				continue
-			}
-			if len(f) != 3 {
-				return false
-			}
-			ver, goMod := strings.CutSuffix(f[1], "/go.mod")
-			p, err1 := module.EscapePath(f[0])
-			v, err2 := module.EscapeVersion(ver)
-			if err1 != nil || err2 != nil {
-				return false
-			}
-			if !isFile(filepath.Join(modCache, "cache", "download", p, "@v", v+".mod")) {
-				return false
-			}
-			if goMod {
-				continue
-			}
-			dir := filepath.Join(modCache, p+"@"+v)
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return false
-			}
-			if _, err := os.Stat(dir + ".partial"); err == nil {
-				return false
-			}
-			summed[f[0]+"@"+ver] = true
-		}
-	}
-	for name, b := range files {
-		if path.Base(name) != "go.mod" {
-			continue
-		}
-		mf, err := modfile.ParseLax(name, b, nil)
-		if err != nil {
-			return false
-		}
-		for _, r := range mf.Require {
-			if !summed[r.Mod.Path+"@"+r.Mod.Version] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
-
 // scratch writes the module files into a fresh directory under
 // $CORE_HOME/tmp (or the system's temporary directory).
 func (s *Sandbox) scratch(files map[string][]byte) (string, error) {
@@ -315,18 +184,4 @@ func (s *Sandbox) scratch(files map[string][]byte) (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-func filesKey(files map[string][]byte) string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	h := sha256.New()
-	for _, n := range names {
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(files[n]))
-		h.Write(files[n])
-	}
-	return fmt.Sprintf("%x", h.Sum(nil))
 }

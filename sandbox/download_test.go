@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -42,8 +43,8 @@ func TestDownloadProfile(t *testing.T) {
 	assert.Contains(t, joined, "--new-session")
 	assert.Contains(t, joined, "--seccomp 3")
 	assert.Contains(t, joined, "--bind "+modCache+" "+modCache)
-	assert.Contains(t, joined, "--bind /scratch/core-mod-1 "+scratchDir)
-	assert.Contains(t, joined, "--chdir "+scratchDir+" --")
+	assert.Contains(t, joined, "--bind /scratch/core-mod-1 "+deps.ScratchDir)
+	assert.Contains(t, joined, "--chdir "+deps.ScratchDir+" --")
 	assert.NotContains(t, joined, "go-build")
 	assert.NotContains(t, joined, "/home/u")
 	var env []string
@@ -73,7 +74,7 @@ func TestGoWorkDownload(t *testing.T) {
 	require.NoError(t, os.Rename(mod, filepath.Join(ws, "app")))
 	require.NoError(t, os.RemoveAll(filepath.Join(ws, "app", ".git")))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "go.work"), []byte("go 1.21\n\nuse ./app\n"), 0o644))
-	files, err := moduleFiles(ws)
+	files, err := deps.GoModuleFiles(ws)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"go.work", "app/go.mod", "app/go.sum"}, keys(files))
 
@@ -175,37 +176,6 @@ func TestDownloadHasItsOwnTimeoutAndCancels(t *testing.T) {
 		_, err := sb.Run(ctx, []string{"go", "vet", "./..."}, RunOptions{Workspace: ws})
 		assert.ErrorIs(t, err, context.Canceled)
 	})
-}
-
-func TestModulesCached(t *testing.T) {
-	cache := t.TempDir()
-	put := func(p string, dir bool) {
-		full := filepath.Join(cache, p)
-		if dir {
-			require.NoError(t, os.MkdirAll(full, 0o755))
-			return
-		}
-		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
-		require.NoError(t, os.WriteFile(full, []byte("x"), 0o644))
-	}
-	put("cache/download/example.com/!greet/@v/v1.0.0.mod", false)
-	put("example.com/!greet@v1.0.0", true)
-	put("cache/download/example.com/other/@v/v0.1.0.mod", false)
-	gomod := []byte("module example.com/app\n\ngo 1.21\n\nrequire example.com/Greet v1.0.0\n")
-	sum := []byte("example.com/Greet v1.0.0 h1:abc=\nexample.com/Greet v1.0.0/go.mod h1:def=\nexample.com/other v0.1.0/go.mod h1:ghi=\n")
-	files := map[string][]byte{"go.mod": gomod, "go.sum": sum}
-	assert.True(t, modulesCached(files, cache))
-
-	assert.True(t, modulesCached(map[string][]byte{"go.mod": []byte("module x\n")}, cache), "nothing required")
-	assert.False(t, modulesCached(map[string][]byte{"go.mod": gomod}, cache), "a requirement without its go.sum line")
-	assert.False(t, modulesCached(map[string][]byte{"go.mod": gomod, "go.sum": []byte("example.com/Greet v1.0.0\n")}, cache), "a malformed line")
-	assert.False(t, modulesCached(map[string][]byte{"go.mod": gomod, "go.sum": append(sum, "example.com/gone v1.0.0 h1:x=\n"...)}, cache), "a module not in the cache")
-
-	put("example.com/!greet@v1.0.0.partial", false)
-	assert.False(t, modulesCached(files, cache), "an interrupted extraction")
-	require.NoError(t, os.Remove(filepath.Join(cache, "example.com/!greet@v1.0.0.partial")))
-	require.NoError(t, os.Remove(filepath.Join(cache, "example.com/!greet@v1.0.0")))
-	assert.False(t, modulesCached(files, cache), "not extracted")
 }
 
 func TestDownloadSkippedWhenTheCacheHoldsEverything(t *testing.T) {

@@ -9,19 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/registry"
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/egress"
 )
-
-func TestDepsHosts(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, []string{"pypi.org:443", "files.pythonhosted.org:443"}, pipHosts(append([]string{"pip"}, pipIndexArgs(nil)...)))
-	assert.Equal(t, []string{"127.0.0.1:9", "mirror:443"},
-		pipHosts(append([]string{"pip"}, pipIndexArgs([]string{"PIP_INDEX_URL=http://127.0.0.1:9/simple/", "PIP_EXTRA_INDEX_URL=https://mirror/simple", "PIP_FIND_LINKS=/srv/wheels"})...)))
-	assert.Equal(t, append(append([]string(nil), cratesIOHosts...), "127.0.0.1:9"),
-		cargoHosts([]string{"CARGO_HOME=/tmp/cargo", "CARGO_REGISTRIES_LOCAL_INDEX=sparse+http://127.0.0.1:9/cargo/"}))
-	assert.Equal(t, []string{"python3", "-m", "pip", "install", "--proxy", egress.ProxyURL, "-r", "x"}, withPipProxy([]string{"python3", "-m", "pip", "install", "-r", "x"}))
-	assert.Equal(t, []string{"npm", "ci"}, withPipProxy([]string{"npm", "ci"}))
-}
 
 // egressProbe is Python that tries, from inside a step, a direct
 // connection to the tripwire, the proxy to the tripwire, and the proxy to
@@ -76,7 +66,7 @@ func TestDepsEgress(t *testing.T) {
 	p := sb.Probe(t.Context())
 	require.True(t, p.Usable)
 	regAddr := strings.TrimPrefix(reg.URL, "http://")
-	plan := depsPlan{eco: "python", tool: "python3", argv: []string{"python3", "-c", egressProbe, wire.Addr, regAddr}, hosts: egress.Hosts(reg.URL)}
+	plan := deps.Plan{Eco: "python", Tool: "python3", Argv: []string{"python3", "-c", egressProbe, wire.Addr, regAddr}, Hosts: egress.Hosts(reg.URL)}
 	r, err := sb.fetchConfined(t.Context(), p.Bwrap, plan, t.TempDir())
 	require.NoError(t, err)
 	require.Equal(t, 0, r.ExitCode, r.Output)

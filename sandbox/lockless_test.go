@@ -11,6 +11,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/registry"
+	"github.com/coreagent/core/sandbox/deps"
 )
 
 // locklessApp is one ecosystem's repository without a lockfile, for
@@ -56,7 +57,7 @@ func locklessApps() []locklessApp {
 			argv: []string{"npm", "test"},
 		},
 		{
-			name: "pip", tool: "python3", lockName: pipReportFile,
+			name: "pip", tool: "python3", lockName: "core-pip-report.json", // deps.pipReportFile
 			hostEnv: func(reg *registry.Registry) []string { return []string{"PIP_INDEX_URL=" + reg.SimpleURL()} },
 			publish: func(reg *registry.Registry, version string) {
 				reg.AddWheel("greet", version, map[string]string{"greet/__init__.py": "SAYS = 'greet@" + version + "'\n"})
@@ -124,7 +125,7 @@ func TestDependencyStepWithoutLockfile(t *testing.T) {
 				// lockfile (cargo does), the step never.
 				v, err := sb.fetchDeps(t.Context(), p.chosen(), p.Bwrap, app.argv, RunOptions{Workspace: dir, MountAt: ws, NoBox: true, Progress: &progress})
 				require.NoError(t, err)
-				require.Empty(t, v.note)
+				require.Empty(t, v.Note)
 				assert.NoFileExists(t, filepath.Join(dir, app.lockName), "the resolved lockfile is the run's, not the workspace's")
 				r, err := sb.Run(t.Context(), app.argv, RunOptions{Workspace: dir, MountAt: ws, NoBox: true, Timeout: 5 * time.Minute})
 				require.NoError(t, err)
@@ -136,7 +137,7 @@ func TestDependencyStepWithoutLockfile(t *testing.T) {
 			writeFiles(t, base, app.files(false))
 			side(base, "greet@1.0.0")
 
-			eco := ecoName(map[string]string{"npm": "node", "pip": "python", "cargo": "rust"}[app.name])
+			eco := deps.EcoName(map[string]string{"npm": "node", "pip": "python", "cargo": "rust"}[app.name])
 			assert.Contains(t, progress.String(), "Resolving the "+eco+" dependencies: there is no lockfile", "the step says what it waits for")
 			assert.Regexp(t, `Resolved 1 `+eco+` package in [0-9.]+m?s, kept for this run's checks on both sides.\n`, progress.String())
 			assert.Regexp(t, `Fetching 1 `+eco+` package for the command \(`, progress.String())

@@ -61,3 +61,20 @@ func TestConfigFromEnv(t *testing.T) {
 	_, err = ConfigFromEnv("/state", func(k string) string { return env[k] })
 	assert.ErrorContains(t, err, "CORE_SESSION_SANDBOX must be auto, bwrap, docker or off")
 }
+
+// TestConfigFromEnvCargoIndex: the index of a cargo registry is the
+// host's CARGO_REGISTRIES_<NAME>_INDEX, looked up by the registry's name
+// (dashes as underscores), and nothing else of the registry (its token)
+// is read; deps.Host's cargo indexes are built on it.
+func TestConfigFromEnvCargoIndex(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"CARGO_REGISTRIES_MY_REG_INDEX": "http://127.0.0.1:9/my-reg/",
+		"CARGO_REGISTRIES_MY_REG_TOKEN": "secret",
+	}
+	cfg, err := ConfigFromEnv(t.TempDir(), func(k string) string { return env[k] })
+	require.NoError(t, err)
+	assert.Equal(t, "http://127.0.0.1:9/my-reg/", cfg.CargoIndex("my-reg"))
+	assert.Empty(t, cfg.CargoIndex("unset"))
+	assert.NotContains(t, cfg.HostEnv, "CARGO_REGISTRIES_MY_REG_TOKEN=secret")
+}

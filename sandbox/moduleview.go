@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/gocache"
 )
 
@@ -12,7 +13,7 @@ import (
 // exists. A workspace without module files, or whose module files do not
 // read, gets an empty view.
 func (s *Sandbox) moduleView(ws, modCache string) (string, error) {
-	files, err := moduleFiles(ws)
+	files, err := deps.GoModuleFiles(ws)
 	if err != nil {
 		files = nil // fail closed: nothing of the cache
 	}

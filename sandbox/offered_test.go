@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -39,7 +40,7 @@ func TestOfferedCommandsAreTheToolchains(t *testing.T) {
 			t.Run(tt.name+"/"+map[string]string{manifest: "manifest", plain: "plain"}[ws], func(t *testing.T) {
 				t.Parallel()
 				sb := New(Config{Home: t.TempDir(), Path: programsDir(t, tt.programs...)})
-				p, err := lang.Detect(ws, PythonFetches)
+				p, err := lang.Detect(ws, deps.PythonFetches)
 				require.NoError(t, err)
 				sb.Locate(t.Context(), &p)
 				var got []string

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/gocache"
 )
 
@@ -33,31 +34,31 @@ const cacheProgPath = "/run/core/core"
 // network, no workspace, only a scratch directory of validated copies) and
 // the network one for go mod (the network and the workspace).
 type profile struct {
-	workspace   string   // absolute path, writable inside except its .git
-	mountAt     string   // where the workspace is seen inside, when not at its own path (RunOptions.MountAt)
-	scratch     string   // download profile: host directory bound at scratchDir
-	network     bool     // keep the host's network
-	home        string   // $CORE_HOME, invisible inside but for the caches
-	modCache    string   // Go module cache, read-only inside unless modCacheRW
-	modCacheRW  bool     // the download and go mod fill the module cache
-	modView     string   // host directory bound read-only at modCache instead of it (gocache/modview.go)
-	modKeep     []string // directories of the module cache bound over the view: the target's toolchain
-	buildCache  string   // the run's layer of the Go build cache, writable (gocache/layers.go)
-	cacheShared string   // host directory of the repository's shared layer, read-only, or ""
-	userMods    bool     // modCache is the user's: leave its modes as go keeps them
-	cacheProg   string   // core's executable, serving GOCACHEPROG inside
-	cacheSock   string   // host socket of the user's build cache (gocache/gocache.go)
-	cacheStage  string   // host directory of the linked view, or ""
-	path        []string // PATH inside
-	toolRoots   []string // toolchain directories outside systemRoots, read-only
-	extraRO     []string // more host paths visible read-only (file:// proxies, resolv.conf)
-	masks       []string // bwrap arguments hiding what root alone may read
-	hostEnv     []string // NAME=value pairs for the network profiles (proxy settings)
-	extraEnv    []string // NAME=value pairs of the command's ecosystem (ecosystemEnv)
-	depBinds    []bind   // the dependencies fetched for it, read-only (deps.go)
-	depWritable []string // directories of depBinds writable per sandbox, a tmpfs each (writable.go)
-	tmpSize     int64    // size of /tmp; 0 leaves it unbounded
-	seccomp     bool     // load the filter from seccompFD
+	workspace   string      // absolute path, writable inside except its .git
+	mountAt     string      // where the workspace is seen inside, when not at its own path (RunOptions.MountAt)
+	scratch     string      // download profile: host directory bound at deps.ScratchDir
+	network     bool        // keep the host's network
+	home        string      // $CORE_HOME, invisible inside but for the caches
+	modCache    string      // Go module cache, read-only inside unless modCacheRW
+	modCacheRW  bool        // the download and go mod fill the module cache
+	modView     string      // host directory bound read-only at modCache instead of it (gocache/modview.go)
+	modKeep     []string    // directories of the module cache bound over the view: the target's toolchain
+	buildCache  string      // the run's layer of the Go build cache, writable (gocache/layers.go)
+	cacheShared string      // host directory of the repository's shared layer, read-only, or ""
+	userMods    bool        // modCache is the user's: leave its modes as go keeps them
+	cacheProg   string      // core's executable, serving GOCACHEPROG inside
+	cacheSock   string      // host socket of the user's build cache (gocache/gocache.go)
+	cacheStage  string      // host directory of the linked view, or ""
+	path        []string    // PATH inside
+	toolRoots   []string    // toolchain directories outside systemRoots, read-only
+	extraRO     []string    // more host paths visible read-only (file:// proxies, resolv.conf)
+	masks       []string    // bwrap arguments hiding what root alone may read
+	hostEnv     []string    // NAME=value pairs for the network profiles (proxy settings)
+	extraEnv    []string    // NAME=value pairs of the command's ecosystem (ecosystemEnv)
+	depBinds    []deps.Bind // the dependencies fetched for it, read-only (deps.go)
+	depWritable []string    // directories of depBinds writable per sandbox, a tmpfs each (writable.go)
+	tmpSize     int64       // size of /tmp; 0 leaves it unbounded
+	seccomp     bool        // load the filter from seccompFD
 	lang        string
 	maskScans   []rootOnly // what masks was made of, to make it again (launch's retry)
 	agent       string     // a box: core's executable, bound at cacheProgPath to run the agent
@@ -65,9 +66,6 @@ type profile struct {
 	hosts       string     // a host file bound at /etc/hosts (localhost), or ""
 	goTelemetry string     // a host file bound at goTelemetryMode (off), or ""
 }
-
-// scratchDir is where the download profile sees its scratch directory.
-const scratchDir = "/tmp/module"
 
 // args returns bwrap's arguments to run argv under the profile.
 func (p profile) args(argv []string) []string {
@@ -157,8 +155,8 @@ func (p profile) args(argv []string) []string {
 	}
 	dir := p.inside()
 	if p.scratch != "" {
-		a = append(a, "--bind", p.scratch, scratchDir)
-		dir = scratchDir
+		a = append(a, "--bind", p.scratch, deps.ScratchDir)
+		dir = deps.ScratchDir
 	}
 	if p.workspace != "" {
 		a = append(a, "--bind", p.workspace, p.inside())
@@ -170,7 +168,7 @@ func (p profile) args(argv []string) []string {
 		}
 	}
 	for _, b := range p.depBinds {
-		a = append(a, "--ro-bind", b.host, b.inside)
+		a = append(a, "--ro-bind", b.Host, b.Inside)
 	}
 	a = append(a, writableArgs(p.depWritable, p.tmpSize)...)
 	a = append(a, "--clearenv")

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -147,7 +148,7 @@ func (s *Sandbox) lackedRunners(ctx context.Context, argv []string, ws string) [
 	if r == "" || !ok {
 		return nil
 	}
-	p, err := lang.Detect(ws, PythonFetches)
+	p, err := lang.Detect(ws, deps.PythonFetches)
 	if err != nil {
 		return nil
 	}

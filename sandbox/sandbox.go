@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
@@ -108,7 +109,7 @@ const DefaultDownloadTimeout = 10 * time.Minute
 func hostEnvNames() []string {
 	names := []string{"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOVCS"}
 	for _, eco := range []string{"node", "python", "rust"} {
-		names = append(names, depsHostEnvNames(eco)...)
+		names = append(names, deps.HostEnvNames(eco)...)
 	}
 	return names
 }
@@ -168,7 +169,7 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	}
 	// An index is where to fetch from, never a credential (those are
 	// CARGO_REGISTRIES_<NAME>_TOKEN, never read).
-	cfg.CargoIndex = func(name string) string { return getenv(cargoIndexVar(name)) }
+	cfg.CargoIndex = func(name string) string { return getenv(deps.CargoIndexVar(name)) }
 	return cfg, nil
 }
 
@@ -211,10 +212,10 @@ type Sandbox struct {
 	// steps that failed (deps.go): said again, not run again.
 	depsFailed sync.Map
 	// resolved holds the lockfiles the run resolved for repositories
-	// without one (lockless.go), by resolveKey: each a *resolvedLock.
+	// without one (lockless.go), by deps.ResolveKey: each a *resolvedLock.
 	resolved sync.Map
 	// lastResolved is the lockfile the run resolved last, by
-	// resolveLineage: the seed of the next resolution (lockless.go).
+	// deps.ResolveLineage: the seed of the next resolution (lockless.go).
 	lastResolved sync.Map
 
 	mu         sync.Mutex
@@ -348,7 +349,7 @@ type RunOptions struct {
 	MountAt string
 
 	// deps is what the command sees of the dependencies fetched for it.
-	deps depsView
+	deps deps.View
 }
 
 // Result is what running a command produced. A non-zero exit is a result,
@@ -384,7 +385,7 @@ type Result struct {
 	// download); Output says which.
 	Setup bool
 	// Deps, when set, is why the dependency step fetched nothing for a
-	// reason of the environment's, not the code's: a *DepsUnreachable
+	// reason of the environment's, not the code's: a *deps.Unreachable
 	// when a registry could not be reached. The command ran without its
 	// dependencies; Output begins with the step's note.
 	Deps error
@@ -487,10 +488,10 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 		opts.deps = deps
 	}
 	r, err := p.chosen().run(ctx, argv, opts)
-	if opts.deps.note != "" {
-		r.Output = opts.deps.note + r.Output
+	if opts.deps.Note != "" {
+		r.Output = opts.deps.Note + r.Output
 	}
-	r.Deps = opts.deps.err
+	r.Deps = opts.deps.Err
 	r.Waited = waited
 	return r, err
 }
@@ -509,7 +510,7 @@ func (s *Sandbox) Verify(ctx context.Context, tier lang.Tier, argv []string, opt
 		return Result{}, err
 	}
 	var p *lang.Project
-	if found, err := lang.Detect(ws, PythonFetches); err == nil {
+	if found, err := lang.Detect(ws, deps.PythonFetches); err == nil {
 		p = &found
 	}
 	d := lang.CheckProject(tier, argv, p)

@@ -1,17 +1,14 @@
 package sandbox
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"go/version"
 	"os"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/limit"
 	"github.com/coreagent/core/sandbox/manifest"
 )
@@ -23,46 +20,6 @@ import (
 // read-only. Commands then run that toolchain's go: on the host by its path,
 // confined with its bin first on PATH, with GOTOOLCHAIN=local as always, so
 // no confined command ever needs the network to switch.
-
-// goVersionLine matches a release in go.mod's go and toolchain lines.
-var goVersionLine = regexp.MustCompile(`^(go|toolchain)\s+(go)?([0-9]+\.[0-9]+(?:\.[0-9]+|rc[0-9]+)?)\s*(?://.*)?$`)
-
-// wantedToolchain returns the toolchain go.mod asks for ("go1.27.1"), or ""
-// when it asks for nothing newer than local (a go version string such as
-// "go1.26.8").
-func wantedToolchain(gomod []byte, local string) string {
-	var goLine, toolchainLine string
-	sc := bufio.NewScanner(bytes.NewReader(gomod))
-	for sc.Scan() {
-		m := goVersionLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
-		if m == nil {
-			continue
-		}
-		v := "go" + m[3]
-		if m[1] == "go" {
-			goLine = v
-		} else {
-			toolchainLine = v
-		}
-	}
-	want := goLine
-	if version.Compare(toolchainLine, want) > 0 {
-		want = toolchainLine
-	}
-	if want == "" || !version.IsValid(want) || version.Compare(want, local) <= 0 {
-		return ""
-	}
-	// "go 1.27" is the language: its first release is go1.27.0.
-	if strings.Count(want, ".") == 1 && !strings.Contains(want, "rc") {
-		want += ".0"
-	}
-	return want
-}
-
-// toolchainBin is the bin directory of a toolchain in the module cache.
-func toolchainBin(modCache, toolchain string) string {
-	return filepath.Join(modCache, "golang.org", "toolchain@v0.0.1-"+toolchain+"."+runtime.GOOS+"-"+runtime.GOARCH, "bin")
-}
 
 // fetchToolchain makes sure the toolchain the workspace's go.mod asks for is
 // in the module cache, fetching it on the host when it is not, and returns
@@ -77,7 +34,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 	if err != nil {
 		return "", Result{}, true // no go here: the command will say so
 	}
-	want := wantedToolchain(gomod, local)
+	want := deps.WantedToolchain(gomod, local)
 	if want == "" {
 		return "", Result{}, true
 	}
@@ -85,7 +42,7 @@ func (s *Sandbox) fetchToolchain(ctx context.Context, ws string) (string, Result
 	if err != nil {
 		return "", Result{ExitCode: 1, Output: err.Error()}, false
 	}
-	bin := toolchainBin(modCache, want)
+	bin := deps.ToolchainBin(modCache, want)
 	if limit.IsExecutable(filepath.Join(bin, "go")) {
 		return bin, Result{}, true
 	}
@@ -149,7 +106,7 @@ func (s *Sandbox) fetchedToolchain(ws string) string {
 	if err != nil {
 		return ""
 	}
-	want := wantedToolchain(gomod, "go1")
+	want := deps.WantedToolchain(gomod, "go1")
 	if want == "" {
 		return ""
 	}
@@ -157,7 +114,7 @@ func (s *Sandbox) fetchedToolchain(ws string) string {
 	if err != nil {
 		return ""
 	}
-	bin := toolchainBin(modCache, want)
+	bin := deps.ToolchainBin(modCache, want)
 	if !limit.IsExecutable(filepath.Join(bin, "go")) {
 		return ""
 	}

@@ -9,31 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-func TestWantedToolchain(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, gomod, want string
-	}{
-		{name: "older go line", gomod: "module m\n\ngo 1.21\n", want: ""},
-		{name: "same release", gomod: "module m\n\ngo 1.26.8\n", want: ""},
-		{name: "newer patch", gomod: "module m\n\ngo 1.26.9\n", want: "go1.26.9"},
-		{name: "newer language is its first release", gomod: "module m\n\ngo 1.27\n", want: "go1.27.0"},
-		{name: "toolchain line wins when newer", gomod: "module m\n\ngo 1.27.0\ntoolchain go1.27.3\n", want: "go1.27.3"},
-		{name: "toolchain line older than go line", gomod: "module m\n\ngo 1.28.1\ntoolchain go1.27.3\n", want: "go1.28.1"},
-		{name: "release candidate", gomod: "module m\n\ngo 1.27rc2\n", want: "go1.27rc2"},
-		{name: "comment", gomod: "module m\n\ngo 1.27.2 // for iterators\n", want: "go1.27.2"},
-		{name: "no go line", gomod: "module m\n", want: ""},
-		{name: "garbage", gomod: "module m\n\ngo banana\n", want: ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, wantedToolchain([]byte(tt.gomod), "go1.26.8"))
-		})
-	}
-}
+	"github.com/coreagent/core/sandbox/deps"
+)
 
 // fakeToolchainProxy writes a file:// module proxy serving one toolchain,
 // golang.org/toolchain@v0.0.1-<toolchain>.<os>-<arch>, whose bin/go prints
@@ -84,7 +62,7 @@ func TestTargetToolchain(t *testing.T) {
 	require.Equal(t, 0, r.ExitCode, r.Output)
 	assert.True(t, r.Sandboxed)
 	assert.Equal(t, "go version go1.99.0 fake: version\n", r.Output)
-	assert.FileExists(t, filepath.Join(toolchainBin(filepath.Join(home, "cache", "gomod"), "go1.99.0"), "go"))
+	assert.FileExists(t, filepath.Join(deps.ToolchainBin(filepath.Join(home, "cache", "gomod"), "go1.99.0"), "go"))
 
 	// Host commands (go mod) run it too.
 	r, err = sb.RunHost(t.Context(), []string{"go", "mod", "tidy"}, RunOptions{Workspace: ws})

@@ -90,7 +90,7 @@ func commandEnv(tool string, opts RunOptions) []string {
 	env := ecosystemEnv(tool)
 	e, _ := lang.EcosystemOf(tool)
 	if e.Name != "python" || opts.Workspace == "" {
-		return append(env, opts.deps.env...)
+		return append(env, opts.deps.Env...)
 	}
 	// The paths the command sees: a checkout mounted at the workspace's
 	// path (MountAt) is there, not at its own.
@@ -98,7 +98,7 @@ func commandEnv(tool string, opts RunOptions) []string {
 	if fi, err := os.Lstat(filepath.Join(opts.Workspace, "src")); err == nil && fi.IsDir() {
 		paths = append(paths, filepath.Join(opts.inside(), "src"))
 	}
-	for _, kv := range opts.deps.env {
+	for _, kv := range opts.deps.Env {
 		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
 			paths = append(paths, v)
 			continue

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"time"
 )
 
 // Waits is what a RunOptions.Progress writer may also do (a heartbeat):
@@ -26,4 +27,19 @@ func waitingFor(progress io.Writer, what string) func() {
 		fmt.Fprintf(progress, "waiting for %s\n", what)
 	}
 	return func() {}
+}
+
+// roundDuration rounds d for people.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
+// progressf writes one line on the command's progress writer, if any.
+func progressf(opts RunOptions, format string, args ...any) {
+	if opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, format+"\n", args...)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"time"
+
+	"github.com/coreagent/core/sandbox/deps"
 )
 
 // DefaultWarmTimeout bounds the warm-up's compile when the caller sets no
@@ -108,7 +110,7 @@ func (s *Sandbox) Warm(ctx context.Context, workspace string) *Warmup {
 	if err != nil {
 		return nil
 	}
-	files, err := moduleFiles(ws)
+	files, err := deps.GoModuleFiles(ws)
 	if err != nil {
 		return nil // not a module; a bad one the next command reports
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
 )
@@ -36,7 +36,7 @@ type Languages struct {
 // the prompt and the report. A workspace core cannot read says nothing of
 // itself: the prompt then names every ecosystem's commands.
 func (s *run) detectLanguages(ctx context.Context) {
-	p, err := lang.Detect(s.rec.Workspace, sandbox.PythonFetches)
+	p, err := lang.Detect(s.rec.Workspace, deps.PythonFetches)
 	if err != nil {
 		fmt.Fprintf(s.opts.Live.Progress, "languages: not known (%v)\n", err)
 		return

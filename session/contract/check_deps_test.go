@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/deps"
 )
 
 // TestCheckResultOfAnUnreachableRegistry: a check whose dependency step
@@ -15,7 +16,7 @@ import (
 // passed anyway, or that the sandbox could not run, says nothing of it.
 func TestCheckResultOfAnUnreachableRegistry(t *testing.T) {
 	t.Parallel()
-	unreachable := &sandbox.DepsUnreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "connection refused",
+	unreachable := &deps.Unreachable{Eco: "python", Host: "127.0.0.1:9", Cause: "connection refused",
 		Evidence: "WARNING: Retrying ... Failed to establish a new connection: [Errno 111] Connection refused"}
 	tests := []struct {
 		name          string

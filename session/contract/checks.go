@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/tools"
 )
@@ -66,7 +67,7 @@ func CheckResultOf(r sandbox.Result, err error, isLocal func(string) bool) Check
 	}
 	res.Passed = res.Error == "" && !res.TimedOut && res.Exit == 0
 	res.Cause, res.Evidence = environmentCause(res, r.Output, r.Setup, isLocal)
-	var unreachable *sandbox.DepsUnreachable
+	var unreachable *deps.Unreachable
 	if !res.Passed && errors.As(r.Deps, &unreachable) {
 		// The dependency step said so itself: the command ran without
 		// its dependencies because a registry could not be reached.

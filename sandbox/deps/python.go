@@ -1,4 +1,4 @@
-package sandbox
+package deps
 
 import (
 	"fmt"
@@ -12,17 +12,17 @@ import (
 )
 
 // The files core writes into Python's scratch directory: its own form of
-// requirements.txt (pipreqs.go), of pyproject.toml's requirements, and the
-// runners the toolchain lacks. Nothing of the repository's files reaches
-// pip as it is.
+// requirements.txt (sandbox/manifest/pipreqs.go), of pyproject.toml's
+// requirements, and the runners the toolchain lacks. Nothing of the
+// repository's files reaches pip as it is.
 const (
 	requirementsFile          = "core-requirements.txt"
 	pyprojectRequirementsFile = "core-pyproject-requirements.txt"
 	runnersRequirementsFile   = "core-runners-requirements.txt"
 	// pinnedRequirementsFile holds the versions the run resolved
-	// (lockless.go), name==version each, for both sides of the contract.
+	// (sandbox/lockless.go), name==version each, for both sides of the contract.
 	pinnedRequirementsFile = "core-pinned-requirements.txt"
-	// pipReportFile is what pip's resolution writes (pipreport.go).
+	// pipReportFile is what pip's resolution writes (sandbox/manifest/pipreport.go).
 	pipReportFile = "core-pip-report.json"
 	// constraintsFile holds what the run resolved before, as constraints
 	// of a resolution of a changed manifest (lockless.go).
@@ -34,18 +34,60 @@ const defaultPipIndex = "https://pypi.org/simple"
 
 // planPythonDeps is Python's step: wheels only, of what core re-emits of
 // requirements.txt (and the files it includes), or else of pyproject.toml's
-// dependencies and test extras (pyproject.go), and of the runners the
-// toolchain lacks (pytest), installed into a directory of their own. pip
-// runs isolated (no configuration file, no PIP_ variable of anyone's),
-// with the host's index settings (hostEnv) as its options. Requirements
-// that are not all pinned (==) are resolved first (lockless.go): the plan
-// resolves, and planned again with the versions resolved (pins), it
-// installs exactly those.
-func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string, pins []byte) (depsPlan, string, bool, error) {
+// dependencies and test extras (sandbox/manifest/pyproject.go), and of the
+// runners the toolchain lacks (pytest), installed into a directory of their
+// own. pip runs isolated (no configuration file, no PIP_ variable of
+// anyone's), with the host's index settings (hostEnv) as its options.
+// Requirements that are not all pinned (==) are resolved first
+// (sandbox/lockless.go): the plan resolves, and planned again with the
+// versions resolved (pins), it installs exactly those.
+func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string, pins []byte) (Plan, string, bool, error) {
 	files, err := read("requirements.txt", "pyproject.toml")
 	if err != nil {
-		return depsPlan{}, "", false, err
+		return Plan{}, "", false, err
 	}
+	sources, out, note, pinned, err := pythonRequirements(read, files)
+	if err != nil {
+		return Plan{}, "", false, err
+	}
+	if len(runners) > 0 {
+		sources = append(sources, runnersRequirementsFile)
+		out[runnersRequirementsFile] = []byte(strings.Join(runners, "\n") + "\n")
+	}
+	if len(sources) == 0 {
+		return Plan{}, note, false, nil
+	}
+	resolves := ""
+	switch {
+	case pins != nil && len(pins) == 0:
+		return Plan{}, note, false, nil // resolved to nothing
+	case pins != nil:
+		// What the run resolved, and nothing else.
+		sources, out = []string{pinnedRequirementsFile}, map[string][]byte{pinnedRequirementsFile: pins}
+	case !pinned:
+		resolves = pipReportFile
+	}
+	argv := pipArgv(resolves, sources, hostEnv)
+	return Plan{
+		Eco: "python", Tool: "python3", Files: out, Hosts: pipHosts(argv),
+		Resolves: resolves, Resolved: manifest.PipReportPins,
+		Argv: argv,
+		Env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
+		View: func(dir, _ string) View {
+			inside := Inside + "/python"
+			// Its bin holds the scripts of what it installed (pytest).
+			return View{Binds: []Bind{{Host: filepath.Join(dir, "site"), Inside: inside}}, Env: []string{"PYTHONPATH=" + inside}, Path: []string{inside + "/bin"}, Note: note}
+		},
+		Failed: pipFailed(sources, runners, note),
+	}, "", true, nil
+}
+
+// pythonRequirements are the requirements Python's step installs of the
+// workspace's requirements.txt (and the files it includes), or else of
+// its pyproject.toml: the files core writes of them (out) and their names
+// (sources), what it dropped (note), and whether every requirement names
+// its version (pinned).
+func pythonRequirements(read func(...string) (map[string][]byte, error), files map[string][]byte) ([]string, map[string][]byte, string, bool, error) {
 	var sources []string
 	note := ""
 	out := map[string][]byte{}
@@ -64,7 +106,7 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 		}
 		reqs, dropped, err := manifest.PipRequirements("requirements.txt", readOne)
 		if err != nil {
-			return depsPlan{}, "", false, err
+			return nil, nil, "", false, err
 		}
 		note = manifest.PipDroppedNote("requirements.txt", dropped)
 		pinned = manifest.PythonPinned(reqs)
@@ -85,24 +127,14 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 			out[pyprojectRequirementsFile] = []byte(strings.Join(reqs, "\n") + "\n")
 		}
 	}
-	if len(runners) > 0 {
-		sources = append(sources, runnersRequirementsFile)
-		out[runnersRequirementsFile] = []byte(strings.Join(runners, "\n") + "\n")
-	}
-	if len(sources) == 0 {
-		return depsPlan{}, note, false, nil
-	}
-	resolves := ""
-	switch {
-	case pins != nil && len(pins) == 0:
-		return depsPlan{}, note, false, nil // resolved to nothing
-	case pins != nil:
-		// What the run resolved, and nothing else.
-		sources, out = []string{pinnedRequirementsFile}, map[string][]byte{pinnedRequirementsFile: pins}
-	case !pinned:
-		resolves = pipReportFile
-	}
-	where := []string{"--target", scratchDir + "/site"}
+	return sources, out, note, pinned, nil
+}
+
+// pipArgv is pip's command line of Python's step: installing the
+// requirements of sources into the scratch directory's site, or, when
+// the step resolves, writing what it would install to its report.
+func pipArgv(resolves string, sources, hostEnv []string) []string {
+	where := []string{"--target", ScratchDir + "/site"}
 	if resolves != "" {
 		// pip resolves, downloads wheels only, installs nothing.
 		where = []string{"--dry-run", "--ignore-installed", "--report", pipReportFile}
@@ -112,37 +144,31 @@ func planPythonDeps(read func(...string) (map[string][]byte, error), runners []s
 	for _, src := range sources {
 		argv = append(argv, "-r", src)
 	}
-	return depsPlan{
-		eco: "python", tool: "python3", files: out, hosts: pipHosts(argv),
-		resolves: resolves, resolved: manifest.PipReportPins,
-		argv: argv,
-		env:  []string{"PIP_CONFIG_FILE=/dev/null", "PIP_ROOT_USER_ACTION=ignore", "PYTHONDONTWRITEBYTECODE=1"},
-		view: func(dir, _ string) depsView {
-			inside := depsInside + "/python"
-			// Its bin holds the scripts of what it installed (pytest).
-			return depsView{binds: []bind{{host: filepath.Join(dir, "site"), inside: inside}}, env: []string{"PYTHONPATH=" + inside}, path: []string{inside + "/bin"}, note: note}
-		},
-		failed: func(out string) string {
-			var what []string
-			for _, src := range sources {
-				switch src {
-				case requirementsFile:
-					what = append(what, "of requirements.txt")
-				case pyprojectRequirementsFile:
-					what = append(what, "of the requirements of pyproject.toml")
-				case runnersRequirementsFile:
-					what = append(what, strings.Join(runners, ", ")+" (which the toolchain lacks)")
-				case pinnedRequirementsFile:
-					what = append(what, "of the versions resolved for this run")
-				}
+	return argv
+}
+
+// pipFailed words a failure of Python's step that installs sources.
+func pipFailed(sources, runners []string, note string) func(out string) string {
+	return func(out string) string {
+		var what []string
+		for _, src := range sources {
+			switch src {
+			case requirementsFile:
+				what = append(what, "of requirements.txt")
+			case pyprojectRequirementsFile:
+				what = append(what, "of the requirements of pyproject.toml")
+			case runnersRequirementsFile:
+				what = append(what, strings.Join(runners, ", ")+" (which the toolchain lacks)")
+			case pinnedRequirementsFile:
+				what = append(what, "of the versions resolved for this run")
 			}
-			return "core fetched no Python dependencies: pip install --only-binary :all: " + strings.Join(what, ", ") + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
-		},
-	}, "", true, nil
+		}
+		return "core fetched no Python dependencies: pip install --only-binary :all: " + strings.Join(what, ", ") + " failed, and core builds nothing from source while the network is on (a package without a wheel needs a source build); the command runs without them:\n" + note + out
+	}
 }
 
 // pipIndexArgs are pip's options for the host's index settings
-// (depsHostEnvNames): its index, or PyPI's.
+// (HostEnvNames): its index, or PyPI's.
 func pipIndexArgs(hostEnv []string) []string {
 	index := defaultPipIndex
 	var more []string
@@ -194,7 +220,7 @@ func PythonFetches(ws, name string) bool {
 	if err != nil || !ok {
 		return false
 	}
-	for _, body := range plan.files {
+	for _, body := range plan.Files {
 		for _, line := range strings.Split(string(body), "\n") {
 			if manifest.NormalizePythonName(manifest.RequirementName(strings.TrimSpace(line))) == name {
 				return true

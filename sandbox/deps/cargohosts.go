@@ -1,4 +1,4 @@
-package sandbox
+package deps
 
 import (
 	"slices"

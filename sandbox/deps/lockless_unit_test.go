@@ -1,4 +1,4 @@
-package sandbox
+package deps
 
 import (
 	"testing"
@@ -10,12 +10,12 @@ import (
 // progress lines.
 func TestLockPackages(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, 2, lockPackages("node", []byte(`{"lockfileVersion":3,"packages":{"":{},"node_modules/a":{},"node_modules/a/node_modules/b":{},"lib":{}}}`)))
-	assert.Equal(t, 1, lockPackages("node", []byte(`{"lockfileVersion":1,"dependencies":{"a":{}}}`)))
-	assert.Equal(t, 0, lockPackages("node", []byte(`not json`)))
-	assert.Equal(t, 1, lockPackages("rust", []byte("[[package]]\nname = \"app\"\n\n[[package]]\nname = \"greet\"\nsource = \"registry+x\"\n")))
-	assert.Equal(t, 2, lockPackages("python", []byte("# pins\na==1\n\nb==2\n-c other.txt\n")))
-	assert.Equal(t, "1 Node.js package", packagesWord("node", 1))
+	assert.Equal(t, 2, LockPackages("node", []byte(`{"lockfileVersion":3,"packages":{"":{},"node_modules/a":{},"node_modules/a/node_modules/b":{},"lib":{}}}`)))
+	assert.Equal(t, 1, LockPackages("node", []byte(`{"lockfileVersion":1,"dependencies":{"a":{}}}`)))
+	assert.Equal(t, 0, LockPackages("node", []byte(`not json`)))
+	assert.Equal(t, 1, LockPackages("rust", []byte("[[package]]\nname = \"app\"\n\n[[package]]\nname = \"greet\"\nsource = \"registry+x\"\n")))
+	assert.Equal(t, 2, LockPackages("python", []byte("# pins\na==1\n\nb==2\n-c other.txt\n")))
+	assert.Equal(t, "1 Node.js package", PackagesWord("node", 1))
 }
 
 // TestSeeded: a changed manifest resolves from what the run resolved:
@@ -35,12 +35,12 @@ func TestSeeded(t *testing.T) {
 			want: []string{"python3", "-m", "pip", "install", "-r", requirementsFile, "-c", constraintsFile}},
 	}
 	for _, tt := range tests {
-		plan := depsPlan{eco: tt.eco, argv: tt.argv, files: map[string][]byte{"manifest": []byte("m")}}
-		got := seeded(plan, lock)
-		assert.Equal(t, tt.want, got.argv, tt.eco)
-		assert.Equal(t, lock, got.files[tt.file], tt.eco)
-		assert.Len(t, plan.files, 1, "%s: the unseeded plan keeps its files", tt.eco)
-		assert.Equal(t, tt.argv, plan.argv, tt.eco)
+		plan := Plan{Eco: tt.eco, Argv: tt.argv, Files: map[string][]byte{"manifest": []byte("m")}}
+		got := Seeded(plan, lock)
+		assert.Equal(t, tt.want, got.Argv, tt.eco)
+		assert.Equal(t, lock, got.Files[tt.file], tt.eco)
+		assert.Len(t, plan.Files, 1, "%s: the unseeded plan keeps its files", tt.eco)
+		assert.Equal(t, tt.argv, plan.Argv, tt.eco)
 	}
 }
 
@@ -53,6 +53,6 @@ func TestGoSumModules(t *testing.T) {
 		"go.sum":     []byte("example.com/a v1.0.0 h1:x=\nexample.com/a v1.0.0/go.mod h1:y=\nexample.com/b v1.2.0/go.mod h1:z=\n"),
 		"sub/go.sum": []byte("example.com/a v1.0.0 h1:x=\nexample.com/c v0.1.0 h1:w=\n\n"),
 	}
-	assert.Equal(t, 2, goSumModules(files), "a and c: b's go.mod alone is no download")
-	assert.Equal(t, 0, goSumModules(map[string][]byte{"go.mod": []byte("module m\n")}))
+	assert.Equal(t, 2, GoSumModules(files), "a and c: b's go.mod alone is no download")
+	assert.Equal(t, 0, GoSumModules(map[string][]byte{"go.mod": []byte("module m\n")}))
 }

@@ -1,4 +1,4 @@
-package sandbox
+package deps
 
 import (
 	"path/filepath"
@@ -8,18 +8,19 @@ import (
 	"github.com/coreagent/core/sandbox/manifest"
 )
 
-// planNodeDeps is Node's step: npm ci --ignore-scripts of what the
-// lockfile names, from the configured registry only (npmlock.go), with
-// npm's configuration core's own: the registry the host names (hostEnv) or
-// npm's, no user configuration, and the scratch directory holds no .npmrc
-// (only package.json and the lockfile are copied). Without a lockfile the
-// plan resolves one from package.json (npm install --package-lock-only
-// --ignore-scripts, lockless.go); planned again with what it resolved
-// (resolved), it is npm ci of that, checked as a committed lockfile is.
-func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []string, resolved []byte) (depsPlan, string, bool, error) {
+// planNodeDeps is Node's step: npm ci --ignore-scripts of what the lockfile
+// names, from the configured registry only (sandbox/manifest/npmlock.go),
+// with npm's configuration core's own: the registry the host names
+// (hostEnv) or npm's, no user configuration, and the scratch directory
+// holds no .npmrc (only package.json and the lockfile are copied). Without
+// a lockfile the plan resolves one from package.json (npm install
+// --package-lock-only --ignore-scripts, sandbox/lockless.go); planned again
+// with what it resolved (resolved), it is npm ci of that, checked as a
+// committed lockfile is.
+func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []string, resolved []byte) (Plan, string, bool, error) {
 	files, err := read("package.json", "package-lock.json", "npm-shrinkwrap.json")
 	if err != nil || files["package.json"] == nil {
-		return depsPlan{}, "", false, err
+		return Plan{}, "", false, err
 	}
 	lockName := "npm-shrinkwrap.json" // npm ci prefers it
 	lock := files[lockName]
@@ -33,29 +34,29 @@ func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []str
 	}
 	if lock == nil {
 		if !hasNodeDependencies(files["package.json"]) {
-			return depsPlan{}, "", false, nil
+			return Plan{}, "", false, nil
 		}
 		return planNpmResolve(files["package.json"], registry)
 	}
 	problems, err := manifest.NpmLockProblems(files["package.json"], lock, registry)
 	if err != nil {
-		return depsPlan{}, "core fetched no dependencies: " + err.Error() + "\n", false, nil
+		return Plan{}, "core fetched no dependencies: " + err.Error() + "\n", false, nil
 	}
 	if len(problems) > 0 {
-		return depsPlan{}, manifest.NpmProblemsNote(lockName, problems), false, nil
+		return Plan{}, manifest.NpmProblemsNote(lockName, problems), false, nil
 	}
-	return depsPlan{
-		eco: "node", tool: "npm", files: files, hosts: egress.Hosts(registry),
-		argv: []string{"npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
-		env:  npmStepEnv(registry),
-		view: func(dir, ws string) depsView {
+	return Plan{
+		Eco: "node", Tool: "npm", Files: files, Hosts: egress.Hosts(registry),
+		Argv: []string{"npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
+		Env:  npmStepEnv(registry),
+		View: func(dir, ws string) View {
 			if !emptyOrAbsent(filepath.Join(ws, "node_modules")) {
-				return depsView{} // the workspace's own
+				return View{} // the workspace's own
 			}
 			host, inside := filepath.Join(dir, "node_modules"), filepath.Join(ws, "node_modules")
-			return depsView{binds: []bind{{host: host, inside: inside}}, writable: writableDirs(host, inside, nodeWritable)}
+			return View{Binds: []Bind{{Host: host, Inside: inside}}, Writable: writableDirs(host, inside, nodeWritable)}
 		},
-		failed: func(out string) string {
+		Failed: func(out string) string {
 			return "npm ci --ignore-scripts (run by core, confined, with the network) failed; the command runs without the dependencies:\n" + out
 		},
 	}, "", true, nil
@@ -76,20 +77,20 @@ func npmStepEnv(registry string) []string {
 // --ignore-scripts). A dependency that is not a version range of the
 // registry (git, a URL, a path) refuses it before anything is fetched,
 // as it refuses a committed lockfile.
-func planNpmResolve(pkg []byte, registry string) (depsPlan, string, bool, error) {
+func planNpmResolve(pkg []byte, registry string) (Plan, string, bool, error) {
 	problems, err := manifest.NpmLockProblems(pkg, []byte("{}"), registry)
 	if err != nil {
-		return depsPlan{}, "core fetched no dependencies: " + err.Error() + "\n", false, nil
+		return Plan{}, "core fetched no dependencies: " + err.Error() + "\n", false, nil
 	}
 	if len(problems) > 0 {
-		return depsPlan{}, manifest.NpmProblemsNote("package.json", problems), false, nil
+		return Plan{}, manifest.NpmProblemsNote("package.json", problems), false, nil
 	}
-	return depsPlan{
-		eco: "node", tool: "npm", files: map[string][]byte{"package.json": pkg}, hosts: egress.Hosts(registry),
-		resolves: "package-lock.json",
-		argv:     []string{"npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
-		env:      append(npmStepEnv(registry), "npm_config_package_lock=true"),
-		failed: func(out string) string {
+	return Plan{
+		Eco: "node", Tool: "npm", Files: map[string][]byte{"package.json": pkg}, Hosts: egress.Hosts(registry),
+		Resolves: "package-lock.json",
+		Argv:     []string{"npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"},
+		Env:      append(npmStepEnv(registry), "npm_config_package_lock=true"),
+		Failed: func(out string) string {
 			return "core fetched no dependencies: there is no package-lock.json, and npm install --package-lock-only --ignore-scripts (run by core, confined, with the network) could not resolve one from package.json; the command runs without the dependencies:\n" + out
 		},
 	}, "", true, nil

@@ -1,4 +1,4 @@
-package sandbox
+package deps
 
 import (
 	"fmt"
@@ -11,16 +11,16 @@ import (
 // A dependency step whose registry cannot be reached fails for the
 // environment, not for the code: pip then says only that no version
 // satisfies a requirement, which reads like a package without a wheel.
-// The step's proxy (egress.go) sees every connection it makes for the
+// The step's proxy (sandbox/egress) sees every connection it makes for the
 // step, so it records the allowed hosts it could not reach; a failed step
-// with such a record is a *DepsUnreachable, with the line of the step's
+// with such a record is a *Unreachable, with the line of the step's
 // output that shows it.
 
-// DepsUnreachable is a dependency step that failed because a registry it
+// Unreachable is a dependency step that failed because a registry it
 // may reach could not be reached (refused, timed out, no such host): an
-// outage of the environment, not the code's. Result.Deps holds it; the
+// outage of the environment, not the code's. sandbox.Result.Deps holds it; the
 // command ran without its dependencies.
-type DepsUnreachable struct {
+type Unreachable struct {
 	// Eco is the ecosystem: node, python or rust.
 	Eco string
 	// Host is the registry's host:port.
@@ -32,7 +32,7 @@ type DepsUnreachable struct {
 	Cause string
 }
 
-func (e *DepsUnreachable) Error() string {
+func (e *Unreachable) Error() string {
 	return fmt.Sprintf("the %s registry %s could not be reached (%s): %s", ecoWords(e.Eco), e.Host, e.Cause, e.Evidence)
 }
 
@@ -109,17 +109,17 @@ func evidenceLine(output, host string) (string, bool, bool) {
 	return fallback, false, fallback != ""
 }
 
-// depsUnreachable is the outage behind a failed step of eco with output,
+// FindUnreachable is the outage behind a failed step of eco with output,
 // from the proxy's record; nil when the proxy reached every host it was
 // asked for. Without a record (a step with the network of its own, no
 // proxy), a line of the output that says a connection to one of hosts
 // failed is the evidence.
-func depsUnreachable(eco string, log *egress.Log, hosts []string, output string) *DepsUnreachable {
+func FindUnreachable(eco string, log *egress.Log, hosts []string, output string) *Unreachable {
 	f, ok := log.First()
 	if !ok {
 		for _, h := range hosts {
 			if line, named := unreachableNamed(output, h); named {
-				return &DepsUnreachable{Eco: eco, Host: h, Evidence: line, Cause: "the connection failed"}
+				return &Unreachable{Eco: eco, Host: h, Evidence: line, Cause: "the connection failed"}
 			}
 		}
 		return nil
@@ -128,7 +128,7 @@ func depsUnreachable(eco string, log *egress.Log, hosts []string, output string)
 	if !found {
 		evidence = "core's proxy: " + f.Err
 	}
-	return &DepsUnreachable{Eco: eco, Host: f.Target, Evidence: evidence, Cause: dialCause(f.Err)}
+	return &Unreachable{Eco: eco, Host: f.Target, Evidence: evidence, Cause: dialCause(f.Err)}
 }
 
 // dialCause is the short cause of a dial error ("connection refused").
@@ -139,15 +139,15 @@ func dialCause(err string) string {
 	return err
 }
 
-// unreachableNote is the note of a step that could not reach its
+// UnreachableNote is the note of a step that could not reach its
 // registry, with the step's output.
-func unreachableNote(e *DepsUnreachable, output string) string {
+func UnreachableNote(e *Unreachable, output string) string {
 	return fmt.Sprintf("core fetched no %s dependencies: %s could not be reached (%s), an outage of the environment, not a problem of the code; the command runs without them. The evidence: %s\n%s",
-		ecoName(e.Eco), e.Host, e.Cause, e.Evidence, output)
+		EcoName(e.Eco), e.Host, e.Cause, e.Evidence, output)
 }
 
-// ecoName is an ecosystem's name in a sentence.
-func ecoName(eco string) string {
+// EcoName is an ecosystem's name in a sentence.
+func EcoName(eco string) string {
 	switch eco {
 	case "node":
 		return "Node.js"

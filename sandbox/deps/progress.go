@@ -1,10 +1,8 @@
-package sandbox
+package deps
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/coreagent/core/sandbox/manifest"
 )
@@ -12,12 +10,12 @@ import (
 // What the dependency steps say while they work: each phase (resolving a
 // lockfile, fetching, Go's module download) one line when it starts, with
 // how many packages, and one when it ends, with how long, on the
-// command's progress writer (RunOptions.Progress); never a line per
+// command's progress writer (sandbox.RunOptions.Progress); never a line per
 // package.
 
-// lockPackages counts the packages a lockfile of eco fetches: npm's
+// LockPackages counts the packages a lockfile of eco fetches: npm's
 // entries under node_modules, cargo's with a source, Python's pins.
-func lockPackages(eco string, lock []byte) int {
+func LockPackages(eco string, lock []byte) int {
 	n := 0
 	switch eco {
 	case "node":
@@ -59,29 +57,14 @@ func npmLockCount(lock []byte) int {
 	return n
 }
 
-// packagesWord is "3 Node.js packages".
-func packagesWord(eco string, n int) string {
-	return manifest.Entries(n, ecoName(eco)+" package", ecoName(eco)+" packages")
+// PackagesWord is "3 Node.js packages".
+func PackagesWord(eco string, n int) string {
+	return manifest.Entries(n, EcoName(eco)+" package", EcoName(eco)+" packages")
 }
 
-// roundDuration rounds d for people.
-func roundDuration(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(100 * time.Millisecond)
-}
-
-// progressf writes one line on the command's progress writer, if any.
-func progressf(opts RunOptions, format string, args ...any) {
-	if opts.Progress != nil {
-		fmt.Fprintf(opts.Progress, format+"\n", args...)
-	}
-}
-
-// goSumModules counts the modules the go.sum files among files name (a
+// GoSumModules counts the modules the go.sum files among files name (a
 // module's zip, not its go.mod alone).
-func goSumModules(files map[string][]byte) int {
+func GoSumModules(files map[string][]byte) int {
 	seen := map[string]bool{}
 	for name, body := range files {
 		if name != "go.sum" && !strings.HasSuffix(name, "/go.sum") && name != "go.work.sum" {
