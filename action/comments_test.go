@@ -12,6 +12,7 @@ import (
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/status"
 )
 
@@ -52,7 +53,7 @@ func TestListenerRefusesOthers(t *testing.T) {
 	}, replies)
 	assert.Contains(t, out.String(), "::warning::core: refused a message from @bob on #1")
 	assert.Contains(t, out.String(), "::warning::core: refused an interrupt from @bob on #1")
-	assert.Equal(t, session.StatusPending, ctl.Status())
+	assert.Equal(t, state.Pending, ctl.Status())
 	assert.Empty(t, g.CommentReactions("octo", "hello", trigger), "the comment that started the run is not read again")
 }
 

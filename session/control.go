@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/state"
 )
 
 // errInterrupted and errStopped are the causes a person's interrupt and
@@ -26,7 +27,7 @@ var (
 // given.
 type Control struct {
 	mu     sync.Mutex
-	status Status
+	status state.Status
 	inbox  []live.Message
 	wake   chan struct{}
 	// turn cancels the current turn; pending is an interrupt that came
@@ -41,11 +42,11 @@ type Control struct {
 
 // NewControl returns a control for one run.
 func NewControl() *Control {
-	return &Control{status: StatusPending, wake: make(chan struct{}, 1)}
+	return &Control{status: state.Pending, wake: make(chan struct{}, 1)}
 }
 
 // Status is the run's state as its loop last set it.
-func (c *Control) Status() Status {
+func (c *Control) Status() state.Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.status
@@ -68,7 +69,7 @@ func (c *Control) Send(m live.Message) (string, error) {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	if c.status == StatusIdle {
+	if c.status == state.Idle {
 		return "received: the idle run continues with it now", nil
 	}
 	return "received: the run reads it before its next turn", nil
@@ -79,7 +80,7 @@ func (c *Control) Send(m live.Message) (string, error) {
 func (c *Control) Interrupt(from string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.status != StatusActive && c.status != StatusStarting {
+	if c.status != state.Active && c.status != state.Starting {
 		return "", fmt.Errorf("the run is %s: only an active run can be interrupted", c.status)
 	}
 	c.by = from
@@ -116,7 +117,7 @@ func (c *Control) attach(stop context.CancelCauseFunc) {
 	c.stop = stop
 }
 
-func (c *Control) setStatus(s Status) {
+func (c *Control) setStatus(s state.Status) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = s

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 )
 
 // EventsFile is the run's event log, beside its transcript: one Event a
@@ -34,17 +35,17 @@ const outputChunk = 4096
 
 // Event is one line of events.jsonl.
 type Event struct {
-	Time        time.Time   `json:"time"`
-	Kind        EventKind   `json:"kind"`
-	Status      Status      `json:"status,omitempty"`
-	FailureKind FailureKind `json:"failure_kind,omitempty"`
-	Turn        int         `json:"turn,omitempty"`
-	Tool        string      `json:"tool,omitempty"`
-	Target      string      `json:"target,omitempty"`
-	Check       string      `json:"check,omitempty"`
-	Verdict     string      `json:"verdict,omitempty"`
-	From        string      `json:"from,omitempty"`
-	Text        string      `json:"text,omitempty"`
+	Time        time.Time         `json:"time"`
+	Kind        EventKind         `json:"kind"`
+	Status      state.Status      `json:"status,omitempty"`
+	FailureKind state.FailureKind `json:"failure_kind,omitempty"`
+	Turn        int               `json:"turn,omitempty"`
+	Tool        string            `json:"tool,omitempty"`
+	Target      string            `json:"target,omitempty"`
+	Check       string            `json:"check,omitempty"`
+	Verdict     string            `json:"verdict,omitempty"`
+	From        string            `json:"from,omitempty"`
+	Text        string            `json:"text,omitempty"`
 }
 
 // String is the event as watch prints it for people: one line, or more

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestOutputEvents: a command's output becomes events of whole lines, at
@@ -69,8 +70,8 @@ func TestOutputEvents(t *testing.T) {
 // and completed still load.
 func TestOldStatusNamesLoad(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ old, now Status }{{"running", StatusActive}, {"done", StatusCompleted}, {"partial", StatusPartial}} {
-		var r struct{ Status Status }
+	for _, tt := range []struct{ old, now state.Status }{{"running", state.Active}, {"done", state.Completed}, {"partial", state.Partial}} {
+		var r struct{ Status state.Status }
 		require.NoError(t, json.Unmarshal([]byte(`{"Status":"`+string(tt.old)+`"}`), &r))
 		assert.Equal(t, tt.now, r.Status, tt.old)
 	}

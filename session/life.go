@@ -13,6 +13,7 @@ import (
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
+	"github.com/coreagent/core/session/state"
 )
 
 // The idle timeouts: how long a landed run waits for the next message. A
@@ -57,7 +58,7 @@ type Live struct {
 	// that is not its end (starting, active, idle), with the pull request
 	// it landed on so far (the Action keeps its status comment's headline
 	// current from it).
-	OnState func(status Status, prURL string)
+	OnState func(status state.Status, prURL string)
 	// OnStep, when set, is called after every turn with the turn and the
 	// turn limit (the Action edits its status comment from it).
 	OnStep func(step Step, maxTurns int)
@@ -92,7 +93,7 @@ func (l Live) withDefaults() Live {
 
 // moveTo moves the run to a state that is not its end: the record is
 // saved durably, the event log and the control told.
-func (s *run) moveTo(to Status) error {
+func (s *run) moveTo(to state.Status) error {
 	if err := s.rec.transition(to, s.opts.Services.Now()); err != nil {
 		return err
 	}
@@ -251,7 +252,7 @@ func (s *run) interruptedBy(from string) outcome {
 	s.events.add(Event{Kind: EventInterrupt, From: from})
 	fmt.Fprintf(s.opts.Live.Progress, "interrupted by %s: the work stays in %s\n", from, s.rec.Workspace)
 	s.unlanded = true
-	return outcome{status: StatusIdle, interrupted: true}
+	return outcome{status: state.Idle, interrupted: true}
 }
 
 // endIdle ends a run whose idle wait is over: completed, or partial when
@@ -259,12 +260,12 @@ func (s *run) interruptedBy(from string) outcome {
 // stopped.
 func (s *run) endIdle(ctx context.Context) *Report {
 	if ctx.Err() != nil {
-		return s.end(StatusCancelled, "", s.cancelReason(ctx))
+		return s.end(state.Cancelled, "", s.cancelReason(ctx))
 	}
 	if s.unlanded {
-		return s.end(StatusPartial, "", fmt.Errorf("interrupted: the work stays in the workspace, not landed (core session resume %s continues it)", s.rec.ID))
+		return s.end(state.Partial, "", fmt.Errorf("interrupted: the work stays in the workspace, not landed (core session resume %s continues it)", s.rec.ID))
 	}
-	return s.end(StatusCompleted, "", nil)
+	return s.end(state.Completed, "", nil)
 }
 
 // cancelReason says why ctx ended: a person's stop, or the caller's.
@@ -278,11 +279,11 @@ func (s *run) cancelReason(ctx context.Context) error {
 // conclude ends a run that will not wait for a message: one that would go
 // idle goes idle and completes at once.
 func (s *run) conclude(out outcome) *Report {
-	if out.status != StatusIdle {
+	if out.status != state.Idle {
 		return s.end(out.status, out.kind, out.err)
 	}
-	if err := s.moveTo(StatusIdle); err != nil {
-		return s.end(StatusFailed, FailError, err)
+	if err := s.moveTo(state.Idle); err != nil {
+		return s.end(state.Failed, state.FailError, err)
 	}
-	return s.end(StatusCompleted, "", nil)
+	return s.end(state.Completed, "", nil)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestOwnFailingRunNamed: a model whose own last go vet failed, and which
@@ -25,7 +26,7 @@ func TestOwnFailingRunNamed(t *testing.T) {
 	opts.Live.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	assert.Equal(t, state.Completed, rep.Status, rep.Error)
 	_, noChange := rep.Finding(FindingNoChange)
 	assert.True(t, noChange, "nothing changed")
 	f, ok := rep.Finding(FindingOwnRunFailed)

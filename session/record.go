@@ -7,7 +7,6 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -16,103 +15,8 @@ import (
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
-
-// Status is where a session is in its life.
-type Status string
-
-// The states: pending → starting → active ⇄ idle → completed; or partial,
-// failed or cancelled. Resume takes a session that has ended back to
-// starting. DESIGN.md's "The session" is the plan.
-const (
-	StatusPending   Status = "pending"   // queued for capacity
-	StatusStarting  Status = "starting"  // clone, sandbox, model check
-	StatusActive    Status = "active"    // the model is working
-	StatusIdle      Status = "idle"      // landed, waiting for the next message
-	StatusCompleted Status = "completed" // ended cleanly
-	StatusPartial   Status = "partial"   // a limit was hit; the work is kept
-	StatusFailed    Status = "failed"    // see FailureKind
-	StatusCancelled Status = "cancelled" // stopped by the user
-	// StatusBudgetExhausted: the next request would have passed the run's
-	// budget (--budget-usd, --budget-tokens), so it was never sent; the
-	// work landed as a draft. Not a failure: resume with a top-up goes on.
-	StatusBudgetExhausted Status = "budget_exhausted"
-)
-
-// legacyStatus maps the names records written before the run's life had
-// idle and completed used: running was a process driving the session (the
-// model working), done its clean end.
-var legacyStatus = map[Status]Status{"running": StatusActive, "done": StatusCompleted}
-
-// UnmarshalJSON reads a status, old names included.
-func (s *Status) UnmarshalJSON(b []byte) error {
-	var name string
-	if err := json.Unmarshal(b, &name); err != nil {
-		return fmt.Errorf("a session status is a string: %w", err)
-	}
-	*s = Status(name)
-	if now, ok := legacyStatus[*s]; ok {
-		*s = now
-	}
-	return nil
-}
-
-// Terminal reports whether the session has ended.
-func (s Status) Terminal() bool {
-	switch s {
-	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
-		return true
-	}
-	return false
-}
-
-// Live reports whether a process drives the session: starting, active or
-// idle. A live status on disk with no process holding the lock is an
-// orphan (Store.Load).
-func (s Status) Live() bool {
-	switch s {
-	case StatusStarting, StatusActive, StatusIdle:
-		return true
-	}
-	return false
-}
-
-// Succeeded reports whether the run ended the way a person asked: the
-// model called done and its work landed (or there was none), and the run
-// completed or was still idle when its caller stopped waiting.
-func (s Status) Succeeded() bool { return s == StatusCompleted || s == StatusIdle }
-
-// next lists the states a session in state s may move to.
-func (s Status) next() []Status {
-	switch s {
-	case StatusPending:
-		return []Status{StatusStarting, StatusFailed, StatusCancelled}
-	case StatusStarting:
-		return []Status{StatusActive, StatusFailed, StatusCancelled}
-	case StatusActive:
-		return []Status{StatusIdle, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
-	case StatusIdle:
-		// partial: an interrupt left work that never landed.
-		return []Status{StatusActive, StatusCompleted, StatusPartial, StatusFailed, StatusCancelled}
-	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
-		return []Status{StatusStarting} // resume (after budget_exhausted: a top-up)
-	}
-	return nil
-}
-
-// FailureKind says, for machines, why a session failed.
-type FailureKind string
-
-// The failure kinds.
-const (
-	FailConfiguration  FailureKind = "configuration"  // bad options, no model server, bad repository
-	FailAuthRequired   FailureKind = "auth_required"  // a credential is missing or refused
-	FailInfrastructure FailureKind = "infrastructure" // the model endpoint, git, the disk, a dead process
-	FailStalled        FailureKind = "stalled"        // the model kept replying with no valid action
-	FailError          FailureKind = "error"          // anything else
-)
-
-// A budget that would be passed is not a failure: see StatusBudgetExhausted.
 
 // Usage counts the tokens a session spent.
 type Usage struct {
@@ -141,17 +45,17 @@ type Record struct {
 	// work (StartCommit is then a snapshot of it, kept under
 	// refs/core/inputs/<id>), is the commit that work sat on; Uncommitted
 	// counts its changed paths.
-	LandOnto     string      `json:"land_onto,omitempty"`
-	Uncommitted  int         `json:"uncommitted,omitempty"`
-	Prompt       string      `json:"prompt,omitempty"`
-	Goal         string      `json:"goal,omitempty"` // the report's: see Report.Goal
-	Status       Status      `json:"status"`
-	FailureKind  FailureKind `json:"failure_kind,omitempty"`
-	Error        string      `json:"error,omitempty"`
-	Turns        int         `json:"turns"`
-	Model        string      `json:"model"`
-	InferenceURL string      `json:"inference_url,omitempty"`
-	Verify       lang.Tier   `json:"verify"`
+	LandOnto     string            `json:"land_onto,omitempty"`
+	Uncommitted  int               `json:"uncommitted,omitempty"`
+	Prompt       string            `json:"prompt,omitempty"`
+	Goal         string            `json:"goal,omitempty"` // the report's: see Report.Goal
+	Status       state.Status      `json:"status"`
+	FailureKind  state.FailureKind `json:"failure_kind,omitempty"`
+	Error        string            `json:"error,omitempty"`
+	Turns        int               `json:"turns"`
+	Model        string            `json:"model"`
+	InferenceURL string            `json:"inference_url,omitempty"`
+	Verify       lang.Tier         `json:"verify"`
 	// ToolCalls is how actions travel (text or native), auto resolved at
 	// the start; resume keeps it.
 	ToolCalls string `json:"tool_calls,omitempty"`
@@ -211,8 +115,8 @@ func browserRecord(b BrowserOptions) *BrowserRecord {
 
 // transition moves the record to status to, or returns an error when the
 // state machine does not allow it: an illegal transition is a bug.
-func (r *Record) transition(to Status, now time.Time) error {
-	if !slices.Contains(r.Status.next(), to) {
+func (r *Record) transition(to state.Status, now time.Time) error {
+	if !slices.Contains(r.Status.Next(), to) {
 		return fmt.Errorf("session %s: illegal transition %s → %s", r.ID, r.Status, to)
 	}
 	r.Status = to

@@ -11,6 +11,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/land"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestGitHubForkReview lands on a fork's pull request asked for by number:
@@ -43,7 +44,7 @@ func TestGitHubForkReview(t *testing.T) {
 			}
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			assert.True(t, rep.Landed)
 
 			reviews := f.g.Reviews("octo", "hello", num)

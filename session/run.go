@@ -17,6 +17,7 @@ import (
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -128,7 +129,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		Goal:         goalOf(opts.Goal.Prompt, instruction),
 		LandOnto:     t.onto,
 		Uncommitted:  t.uncommitted,
-		Status:       StatusPending,
+		Status:       state.Pending,
 		Model:        opts.Inference.Model,
 		InferenceURL: opts.Inference.InferenceURL,
 		Verify:       opts.Verification.Verify,
@@ -154,9 +155,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if err := org.clone(ctx, rec.Workspace, t); err != nil {
 		if ctx.Err() != nil {
-			return s.end(StatusCancelled, "", s.cancelReason(ctx)), nil
+			return s.end(state.Cancelled, "", s.cancelReason(ctx)), nil
 		}
-		return s.end(StatusFailed, FailInfrastructure, err), nil
+		return s.end(state.Failed, state.FailInfrastructure, err), nil
 	}
 	return s.drive(ctx, instruction, true)
 }
@@ -292,7 +293,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	}
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Services.Now(), DryRun: opts.Landing.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
 		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
-	s.startSpend(rec.Status != StatusPending)
+	s.startSpend(rec.Status != state.Pending)
 	dir := opts.Services.Store.Dir(rec.ID)
 	if s.events, err = openEvents(filepath.Join(dir, EventsFile), sc, opts.Services.Now); err != nil {
 		unlock()
@@ -316,13 +317,13 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		s.events.close()
 		unlock()
 	}
-	if err := s.moveTo(StatusStarting); err != nil {
+	if err := s.moveTo(state.Starting); err != nil {
 		s.unlock()
 		return nil, ctx, err
 	}
 	tr, err := openTranscript(filepath.Join(dir, TranscriptFile), sc)
 	if err != nil {
-		s.end(StatusFailed, FailInfrastructure, err)
+		s.end(state.Failed, state.FailInfrastructure, err)
 		s.unlock()
 		return nil, ctx, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestSocketRefusesAnotherUser: the session directory's 0700 keeps other
@@ -27,7 +28,7 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	require.NoError(t, os.Mkdir(dir, 0o700)) // as the store makes it
 	ctl := NewControl()
-	ctl.setStatus(StatusIdle)
+	ctl.setStatus(state.Idle)
 	closeSocket, err := live.Serve(t.Context(), dir, ctl)
 	require.NoError(t, err)
 	defer closeSocket()
@@ -82,7 +83,7 @@ func TestSocketInADeepDirectory(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60)))
 	require.NoError(t, err)
-	rec := &Record{ID: "20261202-120000-abcdef", Status: StatusIdle, Checks: []contract.Check{}}
+	rec := &Record{ID: "20261202-120000-abcdef", Status: state.Idle, Checks: []contract.Check{}}
 	require.NoError(t, st.create(rec, nil))
 	dir := st.Dir(rec.ID)
 	require.Greater(t, len(filepath.Join(dir, live.SocketFile)), 108, "longer than a socket address may be")
@@ -90,7 +91,7 @@ func TestSocketInADeepDirectory(t *testing.T) {
 	require.NoError(t, err)
 	defer unlock()
 	ctl := NewControl()
-	ctl.setStatus(StatusIdle)
+	ctl.setStatus(state.Idle)
 	closeSocket, err := live.Serve(t.Context(), dir, ctl)
 	require.NoError(t, err)
 	defer closeSocket()

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/coreagent/core/session/state"
 )
 
 // watchEvery is how often Watch looks for more events while the run lives.
@@ -38,7 +40,7 @@ func (s *Store) Watch(ctx context.Context, id string, fn func(Event) error) erro
 		}
 		switch {
 		case s.follows(id, rec): // a run opening its log
-		case rec.Status == StatusPending:
+		case rec.Status == state.Pending:
 			return fmt.Errorf("session %s has not started yet: watch it once it has", id)
 		default:
 			return fmt.Errorf("session %s has no event log: it ran before core kept one", id)
@@ -96,5 +98,5 @@ func (s *Store) Watch(ctx context.Context, id string, fn func(Event) error) erro
 // so a pending record beside an event log is not a run that ended). A
 // pending run with no process never started.
 func (s *Store) follows(id string, rec *Record) bool {
-	return rec.Status.Live() || rec.Status == StatusPending && s.locked(id)
+	return rec.Status.Live() || rec.Status == state.Pending && s.locked(id)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 )
 
 // pendingSession writes the record of a session that has not said it
@@ -17,7 +18,7 @@ import (
 func pendingSession(t *testing.T, st *Store) *Record {
 	t.Helper()
 	now := time.Now()
-	rec := &Record{ID: NewID(now), Repo: "acme/app", Status: StatusPending, CreatedAt: now, UpdatedAt: now}
+	rec := &Record{ID: NewID(now), Repo: "acme/app", Status: state.Pending, CreatedAt: now, UpdatedAt: now}
 	require.NoError(t, st.create(rec, scrub.New()))
 	return rec
 }
@@ -70,7 +71,7 @@ func TestWatchFollowsARunSeenPending(t *testing.T) {
 		t.Fatal("waited too long for watch to hand over the first event")
 	}
 	// Watch has read the log while the record said pending.
-	for _, to := range []Status{StatusStarting, StatusCancelled} {
+	for _, to := range []state.Status{state.Starting, state.Cancelled} {
 		require.NoError(t, rec.transition(to, time.Now()))
 		require.NoError(t, st.save(rec, scrub.New()))
 		log.add(Event{Kind: EventState, Status: to})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/state"
 )
 
 // session-wait STATE N: wait (testkit.Patience at most) until the newest
@@ -29,7 +30,7 @@ func cmdSessionWait(ts *testscript.TestScript, neg bool, args []string) {
 	defer tick.Stop()
 	seen := 0
 	for {
-		if seen = stateEvents(ts, session.Status(args[0])); seen >= n {
+		if seen = stateEvents(ts, state.Status(args[0])); seen >= n {
 			return
 		}
 		select {
@@ -41,7 +42,7 @@ func cmdSessionWait(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // stateEvents counts the moves to status in the newest session's log.
-func stateEvents(ts *testscript.TestScript, status session.Status) int {
+func stateEvents(ts *testscript.TestScript, status state.Status) int {
 	home := ts.Getenv("CORE_HOME")
 	entries, err := os.ReadDir(filepath.Join(home, "sessions"))
 	if err != nil || len(entries) == 0 {
