@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/session/scrub"
-	"github.com/coreagent/core/session/state"
 )
 
 // TestOutputEvents: a command's output becomes events of whole lines, at
@@ -63,16 +62,5 @@ func TestOutputEvents(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 		})
-	}
-}
-
-// TestOldStatusNamesLoad: records written before the run's life had idle
-// and completed still load.
-func TestOldStatusNamesLoad(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ old, now state.Status }{{"running", state.Active}, {"done", state.Completed}, {"partial", state.Partial}} {
-		var r struct{ Status state.Status }
-		require.NoError(t, json.Unmarshal([]byte(`{"Status":"`+string(tt.old)+`"}`), &r))
-		assert.Equal(t, tt.now, r.Status, tt.old)
 	}
 }
