@@ -35,15 +35,15 @@ func TestOutputEvents(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), EventsFile)
-			log, err := openEvents(path, scrub.New(secret), time.Now)
+			log, err := OpenEvents(path, scrub.New(secret), time.Now)
 			require.NoError(t, err)
-			out := log.output(3)
+			out := log.Output(3)
 			for _, w := range tt.writes {
 				_, err := out.Write([]byte(w))
 				require.NoError(t, err)
 			}
-			out.flush()
-			log.close()
+			out.Flush()
+			log.Close()
 			f, err := os.Open(path)
 			require.NoError(t, err)
 			defer f.Close()

@@ -307,11 +307,11 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 	// A command may take long: say at once what runs, and let its
 	// output feed the heartbeat and the event log.
 	t.hb.relabel(actionLabel(s.rec.Turns, s.opts.Limits.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
-	output := s.events.output(s.rec.Turns)
+	output := s.events.Output(s.rec.Turns)
 	s.env.Progress = beatOutput{Writer: io.MultiWriter(t.hb, output), hb: t.hb}
 	res, err := s.tools.Run(t.turnCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
 	s.env.Progress = nil
-	output.flush()
+	output.Flush()
 	t.hb.end()
 	s.warmEnded(false)
 	t.step.Tool, t.step.Target = action.Tool, res.Target
@@ -451,7 +451,7 @@ func (s *run) step(st Step) {
 	if s.opts.Live.OnStep != nil {
 		s.opts.Live.OnStep(st, s.opts.Limits.MaxTurns)
 	}
-	s.events.add(Event{Kind: EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
+	s.events.Add(Event{Kind: EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
 	target := st.Target
 	if target != "" {
 		target = " " + oneLine(target, 60)

@@ -57,10 +57,10 @@ func TestWatchFollowsARunSeenPending(t *testing.T) {
 	rec := pendingSession(t, st)
 	unlock, err := st.lock(rec.ID)
 	require.NoError(t, err)
-	log, err := openEvents(filepath.Join(st.Dir(rec.ID), EventsFile), scrub.New(), time.Now)
+	log, err := OpenEvents(filepath.Join(st.Dir(rec.ID), EventsFile), scrub.New(), time.Now)
 	require.NoError(t, err)
-	defer log.close()
-	log.add(Event{Kind: EventOutput, Text: "cloning"})
+	defer log.Close()
+	log.Add(Event{Kind: EventOutput, Text: "cloning"})
 	seen, ended := watchAsync(t, st, rec.ID)
 	select {
 	case got := <-seen:
@@ -74,7 +74,7 @@ func TestWatchFollowsARunSeenPending(t *testing.T) {
 	for _, to := range []state.Status{state.Starting, state.Cancelled} {
 		require.NoError(t, rec.transition(to, time.Now()))
 		require.NoError(t, st.save(rec, scrub.New()))
-		log.add(Event{Kind: EventState, Status: to})
+		log.Add(Event{Kind: EventState, Status: to})
 	}
 	unlock()
 	require.NoError(t, testkit.Receive(t, ended, "watch to end with the run"))
@@ -102,10 +102,10 @@ func TestWatchOfAPendingRunWithNoProcess(t *testing.T) {
 			require.NoError(t, err)
 			rec := pendingSession(t, st)
 			if tt.log {
-				log, err := openEvents(filepath.Join(st.Dir(rec.ID), EventsFile), scrub.New(), time.Now)
+				log, err := OpenEvents(filepath.Join(st.Dir(rec.ID), EventsFile), scrub.New(), time.Now)
 				require.NoError(t, err)
-				log.add(Event{Kind: EventOutput, Text: "cloning"})
-				log.close()
+				log.Add(Event{Kind: EventOutput, Text: "cloning"})
+				log.Close()
 			}
 			seen, ended := watchAsync(t, st, rec.ID)
 			err = testkit.Receive(t, ended, "watch to end, not follow a run no process drives")
