@@ -20,6 +20,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/remote"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 )
 
 // endedSession writes the record of an ended session and its event log
@@ -36,7 +37,7 @@ func endedSession(t *testing.T, store *session.Store, id string, n int) {
 		fmt.Fprintf(&log, `{"time":"2026-12-01T09:00:00Z","kind":"turn","turn":%d,"tool":"read_file","target":"f%d.go"}`+"\n", i+1, i)
 	}
 	log.WriteString(`{"time":"2026-12-01T09:01:00Z","kind":"state","status":"completed"}` + "\n")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, session.EventsFile), log.Bytes(), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, live.EventsFile), log.Bytes(), 0o600))
 }
 
 func openStore(t *testing.T) *session.Store {

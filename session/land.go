@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -60,7 +61,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 		return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 	}
 	for _, c := range s.report.Contract.Checks {
-		s.events.Add(Event{Kind: EventCheck, Check: c.String(), Verdict: string(c.Verdict)})
+		s.events.Add(live.Event{Kind: live.EventCheck, Check: c.String(), Verdict: string(c.Verdict)})
 	}
 	return s.landOrShow(ctx, s.contractEnding())
 }
@@ -231,7 +232,7 @@ func (s *run) end(status state.Status, kind state.FailureKind, err error) *Repor
 	}
 	r.Unverified = r.Contract.None()
 	r.EndedAt = now
-	s.events.Add(Event{Kind: EventState, Status: r.Status, FailureKind: kind, Text: r.Error})
+	s.events.Add(live.Event{Kind: live.EventState, Status: r.Status, FailureKind: kind, Text: r.Error})
 	if serr := s.opts.Services.Store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
 		r.Error = serr.Error()
 	}

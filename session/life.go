@@ -104,7 +104,7 @@ func (s *run) moveTo(to state.Status) error {
 	if s.opts.Live.OnState != nil {
 		s.opts.Live.OnState(to, s.rec.PRURL)
 	}
-	s.events.Add(Event{Kind: EventState, Status: to})
+	s.events.Add(live.Event{Kind: live.EventState, Status: to})
 	return err
 }
 
@@ -113,7 +113,7 @@ func (s *run) moveTo(to state.Status) error {
 func (s *run) readMessages(entries *[]budget.Entry) (bool, error) {
 	ms := s.ctl.take()
 	for _, m := range ms {
-		s.events.Add(Event{Kind: EventMessage, From: m.From, Text: m.Text})
+		s.events.Add(live.Event{Kind: live.EventMessage, From: m.From, Text: m.Text})
 		fmt.Fprintf(s.opts.Live.Progress, "message from %s: %s\n", m.From, oneLine(s.scrub(m.Text), 100))
 		text := fmt.Sprintf("Message from %s:\n%s", m.From, strings.TrimSpace(m.Text))
 		if !s.opts.Inference.Think {
@@ -249,7 +249,7 @@ func (s *run) stopLines() {
 // interrupted ends a turn a person interrupted: the work stays in the
 // workspace, unlanded, and the run goes idle.
 func (s *run) interruptedBy(from string) outcome {
-	s.events.Add(Event{Kind: EventInterrupt, From: from})
+	s.events.Add(live.Event{Kind: live.EventInterrupt, From: from})
 	fmt.Fprintf(s.opts.Live.Progress, "interrupted by %s: the work stays in %s\n", from, s.rec.Workspace)
 	s.unlanded = true
 	return outcome{status: state.Idle, interrupted: true}

@@ -63,8 +63,8 @@ func waitRequests(t *testing.T, srv *llm.ModelServer, n int) {
 func states(t *testing.T, st *Store, id string) []state.Status {
 	t.Helper()
 	var got []state.Status
-	require.NoError(t, st.Watch(t.Context(), id, func(e Event) error {
-		if e.Kind == EventState {
+	require.NoError(t, st.Watch(t.Context(), id, func(e live.Event) error {
+		if e.Kind == live.EventState {
 			got = append(got, e.Status)
 		}
 		return nil
@@ -216,7 +216,7 @@ func TestWatchReplaysARun(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	var got []string
-	require.NoError(t, opts.Services.Store.Watch(t.Context(), rep.ID, func(e Event) error {
+	require.NoError(t, opts.Services.Store.Watch(t.Context(), rep.ID, func(e live.Event) error {
 		assert.False(t, e.Time.IsZero(), "every event has its time")
 		got = append(got, string(e.Kind)+" "+string(e.Status)+e.Tool+" "+e.Target+strings.TrimSpace(e.Text))
 		return nil
@@ -231,7 +231,7 @@ func TestWatchReplaysARun(t *testing.T) {
 		"state idle ",
 		"state completed ",
 	}, got)
-	fi, err := os.Stat(filepath.Join(opts.Services.Store.Dir(rep.ID), EventsFile))
+	fi, err := os.Stat(filepath.Join(opts.Services.Store.Dir(rep.ID), live.EventsFile))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
@@ -327,8 +327,8 @@ func TestWatchFollowsALiveRun(t *testing.T) {
 	seen := make(chan state.Status, 16)
 	watched := make(chan error, 1)
 	go func() {
-		watched <- opts.Services.Store.Watch(t.Context(), readID(t, opts.Services.Store), func(e Event) error {
-			if e.Kind == EventState {
+		watched <- opts.Services.Store.Watch(t.Context(), readID(t, opts.Services.Store), func(e live.Event) error {
+			if e.Kind == live.EventState {
 				seen <- e.Status
 			}
 			return nil

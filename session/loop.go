@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/state"
@@ -451,7 +452,7 @@ func (s *run) step(st Step) {
 	if s.opts.Live.OnStep != nil {
 		s.opts.Live.OnStep(st, s.opts.Limits.MaxTurns)
 	}
-	s.events.Add(Event{Kind: EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
+	s.events.Add(live.Event{Kind: live.EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
 	target := st.Target
 	if target != "" {
 		target = " " + oneLine(target, 60)

@@ -247,7 +247,7 @@ type run struct {
 	// core: nil when there are none.
 	scrubber *scrub.Scrubber
 	// events is the run's event log; ctl how people reach the run.
-	events *EventLog
+	events *live.EventLog
 	ctl    *Control
 	// unlanded is set when an interrupt left work that has not landed.
 	unlanded bool
@@ -295,7 +295,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
 	s.startSpend(rec.Status != state.Pending)
 	dir := opts.Services.Store.Dir(rec.ID)
-	if s.events, err = OpenEvents(filepath.Join(dir, EventsFile), sc, opts.Services.Now); err != nil {
+	if s.events, err = live.OpenEvents(filepath.Join(dir, live.EventsFile), sc, opts.Services.Now); err != nil {
 		unlock()
 		return nil, ctx, err
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -22,10 +23,10 @@ const watchEvery = 200 * time.Millisecond
 // Watch hands each event of session id's log to fn, in order: the whole
 // log of an ended run, and, while the run lives, each event as it is
 // written, until the run ends (like tail -f) or ctx does.
-func (s *Store) Watch(ctx context.Context, id string, fn func(Event) error) error {
+func (s *Store) Watch(ctx context.Context, id string, fn func(live.Event) error) error {
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
-	path := filepath.Join(s.Dir(id), EventsFile)
+	path := filepath.Join(s.Dir(id), live.EventsFile)
 	var f *os.File
 	for {
 		rec, err := s.Load(id)
@@ -66,9 +67,9 @@ func (s *Store) Watch(ctx context.Context, id string, fn func(Event) error) erro
 			if len(line) > 0 && line[len(line)-1] == '\n' {
 				line = append(partial, line...)
 				partial = nil
-				var e Event
+				var e live.Event
 				if jerr := json.Unmarshal(bytes.TrimSpace(line), &e); jerr != nil {
-					return fmt.Errorf("watch session %s: %s holds a damaged line: %w", id, EventsFile, jerr)
+					return fmt.Errorf("watch session %s: %s holds a damaged line: %w", id, live.EventsFile, jerr)
 				}
 				if ferr := fn(e); ferr != nil {
 					return ferr

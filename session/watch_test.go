@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/state"
 )
@@ -28,7 +29,7 @@ func pendingSession(t *testing.T, st *Store) *Record {
 func watchAsync(t *testing.T, st *Store, id string) (seen chan string, ended chan error) {
 	seen, ended = make(chan string, 16), make(chan error, 1)
 	go func() {
-		ended <- st.Watch(t.Context(), id, func(e Event) error {
+		ended <- st.Watch(t.Context(), id, func(e live.Event) error {
 			seen <- string(e.Kind) + " " + string(e.Status) + e.Text
 			return nil
 		})
@@ -57,10 +58,10 @@ func TestWatchFollowsARunSeenPending(t *testing.T) {
 	rec := pendingSession(t, st)
 	unlock, err := st.lock(rec.ID)
 	require.NoError(t, err)
-	log, err := OpenEvents(filepath.Join(st.Dir(rec.ID), EventsFile), scrub.New(), time.Now)
+	log, err := live.OpenEvents(filepath.Join(st.Dir(rec.ID), live.EventsFile), scrub.New(), time.Now)
 	require.NoError(t, err)
 	defer log.Close()
-	log.Add(Event{Kind: EventOutput, Text: "cloning"})
+	log.Add(live.Event{Kind: live.EventOutput, Text: "cloning"})
 	seen, ended := watchAsync(t, st, rec.ID)
 	select {
 	case got := <-seen:
@@ -74,7 +75,7 @@ func TestWatchFollowsARunSeenPending(t *testing.T) {
 	for _, to := range []state.Status{state.Starting, state.Cancelled} {
 		require.NoError(t, rec.transition(to, time.Now()))
 		require.NoError(t, st.save(rec, scrub.New()))
-		log.Add(Event{Kind: EventState, Status: to})
+		log.Add(live.Event{Kind: live.EventState, Status: to})
 	}
 	unlock()
 	require.NoError(t, testkit.Receive(t, ended, "watch to end with the run"))
@@ -102,9 +103,9 @@ func TestWatchOfAPendingRunWithNoProcess(t *testing.T) {
 			require.NoError(t, err)
 			rec := pendingSession(t, st)
 			if tt.log {
-				log, err := OpenEvents(filepath.Join(st.Dir(rec.ID), EventsFile), scrub.New(), time.Now)
+				log, err := live.OpenEvents(filepath.Join(st.Dir(rec.ID), live.EventsFile), scrub.New(), time.Now)
 				require.NoError(t, err)
-				log.Add(Event{Kind: EventOutput, Text: "cloning"})
+				log.Add(live.Event{Kind: live.EventOutput, Text: "cloning"})
 				log.Close()
 			}
 			seen, ended := watchAsync(t, st, rec.ID)

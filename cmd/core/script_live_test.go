@@ -12,7 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/coreagent/core/internal/testkit"
-	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -48,7 +48,7 @@ func stateEvents(ts *testscript.TestScript, status state.Status) int {
 	if err != nil || len(entries) == 0 {
 		return 0
 	}
-	f, err := os.Open(filepath.Join(home, "sessions", entries[len(entries)-1].Name(), session.EventsFile))
+	f, err := os.Open(filepath.Join(home, "sessions", entries[len(entries)-1].Name(), live.EventsFile))
 	if err != nil {
 		return 0
 	}
@@ -56,8 +56,8 @@ func stateEvents(ts *testscript.TestScript, status state.Status) int {
 	count := 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var e session.Event
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Kind == session.EventState && e.Status == status {
+		var e live.Event
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Kind == live.EventState && e.Status == status {
 			count++
 		}
 	}

@@ -1,10 +1,11 @@
-package session
+package live
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -186,4 +187,13 @@ func (o *OutputEvents) Flush() {
 		o.log.Add(Event{Kind: EventOutput, Turn: o.turn, Text: string(o.buf)})
 		o.buf = nil
 	}
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
