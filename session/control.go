@@ -108,24 +108,26 @@ func (c *Control) Stop(from string) (string, error) {
 	return "stopping: the run ends now and keeps its work", nil
 }
 
-// The loop's side.
+// The loop's side: the run that owns the control calls these; an entry
+// point only makes it and hands it in.
 
-// attach gives the control the run's stop.
-func (c *Control) attach(stop context.CancelCauseFunc) {
+// Attach gives the control the run's stop.
+func (c *Control) Attach(stop context.CancelCauseFunc) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stop = stop
 }
 
-func (c *Control) setStatus(s state.Status) {
+// SetStatus records the run's state as its loop moves it.
+func (c *Control) SetStatus(s state.Status) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = s
 }
 
-// startTurn makes the context of one turn, which Interrupt cancels; done
+// StartTurn makes the context of one turn, which Interrupt cancels; done
 // must be called when the turn ends.
-func (c *Control) startTurn(ctx context.Context) (context.Context, func()) {
+func (c *Control) StartTurn(ctx context.Context) (context.Context, func()) {
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -142,8 +144,8 @@ func (c *Control) startTurn(ctx context.Context) (context.Context, func()) {
 	}
 }
 
-// interrupted reports whether a person interrupted the turn ctx is, and who.
-func (c *Control) interrupted(ctx context.Context) (string, bool) {
+// Interrupted reports whether a person interrupted the turn ctx is, and who.
+func (c *Control) Interrupted(ctx context.Context) (string, bool) {
 	if !errors.Is(context.Cause(ctx), errInterrupted) {
 		return "", false
 	}
@@ -152,8 +154,8 @@ func (c *Control) interrupted(ctx context.Context) (string, bool) {
 	return c.by, true
 }
 
-// stoppedBy says who stopped the run, when someone did.
-func (c *Control) stoppedBy(ctx context.Context) (string, bool) {
+// StoppedBy says who stopped the run, when someone did.
+func (c *Control) StoppedBy(ctx context.Context) (string, bool) {
 	if !errors.Is(context.Cause(ctx), errStopped) {
 		return "", false
 	}
@@ -162,8 +164,8 @@ func (c *Control) stoppedBy(ctx context.Context) (string, bool) {
 	return c.by, true
 }
 
-// take returns the queued messages and empties the queue.
-func (c *Control) take() []live.Message {
+// Take returns the queued messages and empties the queue.
+func (c *Control) Take() []live.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ms := c.inbox
@@ -171,15 +173,15 @@ func (c *Control) take() []live.Message {
 	return ms
 }
 
-// peek returns the queued messages, leaving them queued.
-func (c *Control) peek() []live.Message {
+// Peek returns the queued messages, leaving them queued.
+func (c *Control) Peek() []live.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.inbox
 }
 
-// heardFromPerson reports whether a person has sent the run a message.
-func (c *Control) heardFromPerson() bool {
+// HeardFromPerson reports whether a person has sent the run a message.
+func (c *Control) HeardFromPerson() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.heard

@@ -202,7 +202,7 @@ func (s *run) end(status state.Status, kind state.FailureKind, err error) *Repor
 	s.closeBrowser()
 	s.stopLines()
 	now := s.opts.Services.Now()
-	s.ctl.setStatus(status)
+	s.ctl.SetStatus(status)
 	if terr := s.rec.transition(status, now); terr != nil {
 		// An illegal transition is a bug; say so rather than lose the ending.
 		status, kind, err = state.Failed, state.FailError, fmt.Errorf("%v (while ending: %v)", terr, err)

@@ -100,7 +100,7 @@ func (s *run) moveTo(to state.Status) error {
 	err := s.opts.Services.Store.save(s.rec, s.scrubber)
 	// The record first, then the control and the caller, then the event
 	// log: who sees the new state in one finds it in those before.
-	s.ctl.setStatus(to)
+	s.ctl.SetStatus(to)
 	if s.opts.Live.OnState != nil {
 		s.opts.Live.OnState(to, s.rec.PRURL)
 	}
@@ -111,7 +111,7 @@ func (s *run) moveTo(to state.Status) error {
 // readMessages moves the messages people sent into the transcript, each
 // with who sent it, and reports whether there were any.
 func (s *run) readMessages(entries *[]budget.Entry) (bool, error) {
-	ms := s.ctl.take()
+	ms := s.ctl.Take()
 	for _, m := range ms {
 		s.events.Add(live.Event{Kind: live.EventMessage, From: m.From, Text: m.Text})
 		fmt.Fprintf(s.opts.Live.Progress, "message from %s: %s\n", m.From, oneLine(s.scrub(m.Text), 100))
@@ -128,7 +128,7 @@ func (s *run) readMessages(entries *[]budget.Entry) (bool, error) {
 
 // idleTimeout is how long the idle run waits now.
 func (s *run) idleTimeout() time.Duration {
-	if s.opts.Live.IdleAfterMessage > s.opts.Live.IdleTimeout && s.ctl.heardFromPerson() {
+	if s.opts.Live.IdleAfterMessage > s.opts.Live.IdleTimeout && s.ctl.HeardFromPerson() {
 		return s.opts.Live.IdleAfterMessage
 	}
 	return s.opts.Live.IdleTimeout
@@ -140,7 +140,7 @@ func (s *run) idleTimeout() time.Duration {
 // timeout passed, the terminal's input ended or said /exit, or ctx ended.
 // Queued messages are taken before anything waits, even with no timeout.
 func (s *run) idle(ctx context.Context) bool {
-	if len(s.ctl.peek()) > 0 {
+	if len(s.ctl.Peek()) > 0 {
 		return true
 	}
 	timeout := s.idleTimeout()
@@ -182,7 +182,7 @@ func (s *run) idle(ctx context.Context) bool {
 			}
 			return true
 		case <-s.ctl.wake:
-			if len(s.ctl.peek()) > 0 {
+			if len(s.ctl.Peek()) > 0 {
 				return true
 			}
 		case <-poll.C:
@@ -270,7 +270,7 @@ func (s *run) endIdle(ctx context.Context) *Report {
 
 // cancelReason says why ctx ended: a person's stop, or the caller's.
 func (s *run) cancelReason(ctx context.Context) error {
-	if by, ok := s.ctl.stoppedBy(ctx); ok && by != "" {
+	if by, ok := s.ctl.StoppedBy(ctx); ok && by != "" {
 		return fmt.Errorf("stopped by %s", by)
 	}
 	return errors.New("cancelled")

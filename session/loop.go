@@ -217,7 +217,7 @@ func (s *run) turns(ctx context.Context, entries *[]budget.Entry) outcome {
 // interrupt cancels the turn's context: the work stays and the run goes
 // idle.
 func (s *run) turn(ctx, runCtx context.Context, entries *[]budget.Entry, names []string, malformed *int) (outcome, bool) {
-	turnCtx, done := s.ctl.startTurn(runCtx)
+	turnCtx, done := s.ctl.StartTurn(runCtx)
 	defer done()
 	t := &turnRun{ctx: ctx, runCtx: runCtx, turnCtx: turnCtx}
 	s.warmEnded(false)
@@ -258,7 +258,7 @@ type turnRun struct {
 // interruptedTurn ends the turn when someone interrupted it (and neither
 // the session nor the run is over).
 func (s *run) interruptedTurn(t *turnRun) (outcome, bool) {
-	if by, ok := s.ctl.interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
+	if by, ok := s.ctl.Interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
 		return s.interruptedBy(by), true
 	}
 	return outcome{}, false
@@ -321,7 +321,7 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 	if res.Note != "" {
 		fmt.Fprintln(s.opts.Live.Progress, s.scrub(res.Note))
 	}
-	if by, ok := s.ctl.interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
+	if by, ok := s.ctl.Interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
 		// Every call is answered, so the next request is one the server
 		// accepts; the model hears what happened.
 		note := fmt.Sprintf("Interrupted by %s: %s was stopped. Wait for the next message.", by, action.Tool)

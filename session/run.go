@@ -300,7 +300,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		return nil, ctx, err
 	}
 	ctx, stop := context.WithCancelCause(ctx)
-	s.ctl.attach(stop)
+	s.ctl.Attach(stop)
 	closeSocket, err := live.Serve(ctx, dir, s.ctl)
 	if err != nil {
 		stop(nil)

@@ -28,7 +28,7 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	require.NoError(t, os.Mkdir(dir, 0o700)) // as the store makes it
 	ctl := NewControl()
-	ctl.setStatus(state.Idle)
+	ctl.SetStatus(state.Idle)
 	closeSocket, err := live.Serve(t.Context(), dir, ctl)
 	require.NoError(t, err)
 	defer closeSocket()
@@ -74,7 +74,7 @@ print(s.makefile().readline())`
 	require.NoError(t, os.Chmod(sock, 0o666))
 	out := child()
 	assert.Contains(t, out, "refused: only the user who started the run (uid 0) may reach it, not uid 65534", out)
-	assert.Empty(t, ctl.peek(), "the refused message was not queued")
+	assert.Empty(t, ctl.Peek(), "the refused message was not queued")
 }
 
 // TestSocketInADeepDirectory: a session directory too deep for a socket
@@ -91,15 +91,15 @@ func TestSocketInADeepDirectory(t *testing.T) {
 	require.NoError(t, err)
 	defer unlock()
 	ctl := NewControl()
-	ctl.setStatus(state.Idle)
+	ctl.SetStatus(state.Idle)
 	closeSocket, err := live.Serve(t.Context(), dir, ctl)
 	require.NoError(t, err)
 	defer closeSocket()
 	ack, err := st.Control(t.Context(), rec.ID, live.OpSend, "hello from afar")
 	require.NoError(t, err)
 	assert.Equal(t, "received: the idle run continues with it now", ack)
-	require.Len(t, ctl.peek(), 1)
-	assert.Equal(t, "hello from afar", ctl.peek()[0].Text)
+	require.Len(t, ctl.Peek(), 1)
+	assert.Equal(t, "hello from afar", ctl.Peek()[0].Text)
 	fi, err := os.Lstat(filepath.Join(dir, live.SocketFile))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
