@@ -18,6 +18,7 @@ import (
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
@@ -333,7 +334,7 @@ func (r *runner) listen(ctx context.Context, o *session.Options) {
 		// attended timeout.
 		o.Live.IdleAfterMessage = session.IdleAttended
 	}
-	o.Live.Control = session.NewControl()
+	o.Live.Control = live.NewControl()
 	since := r.listenSince(ctx)
 	if r.in.StatusCommentID != 0 {
 		// What came after the bot took the run is a message, not part of

@@ -38,7 +38,7 @@ type localRun struct {
 	cancel context.CancelFunc
 	// ctl hands the run the messages and interrupts of the person who
 	// started it.
-	ctl *session.Control
+	ctl *live.Control
 	// why says who ended it early: "stop" (/core stop) or "shutdown".
 	why string
 }
@@ -61,7 +61,7 @@ func (l *LocalRunner) Start(ctx context.Context, client *gh.Client, run *Run, _ 
 		cancel()
 		return l.base.setStatus(ctx, client, run, StateFailed, "failed: the bot is shutting down; ask again shortly.")
 	}
-	lr := &localRun{cancel: cancel, ctl: session.NewControl()}
+	lr := &localRun{cancel: cancel, ctl: live.NewControl()}
 	l.runs[run.ID] = lr
 	l.wg.Add(1)
 	l.mu.Unlock()
@@ -115,7 +115,7 @@ func (l *LocalRunner) Interrupt(runID, from string) (reply string, here bool, er
 	return reply, true, err
 }
 
-func (l *LocalRunner) control(runID string) *session.Control {
+func (l *LocalRunner) control(runID string) *live.Control {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if r, ok := l.runs[runID]; ok {
@@ -261,7 +261,7 @@ func reportOutcome(run *Run, rep *session.Report, err error, report func(state, 
 // client (whose transport refreshes its token), git with a token source
 // that mints a fresh token when the last one is about to expire, so a
 // session longer than a token's hour still pushes.
-func (l *LocalRunner) session(ctx context.Context, run *Run, ctl *session.Control, onState func(state.Status, string, time.Duration)) (*session.Report, error) {
+func (l *LocalRunner) session(ctx context.Context, run *Run, ctl *live.Control, onState func(state.Status, string, time.Duration)) (*session.Report, error) {
 	opts, err := l.options(ctx)
 	if err != nil {
 		return nil, err

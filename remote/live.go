@@ -89,7 +89,7 @@ type Live struct {
 	ID      string
 	// Repo is the run's repository as the console knows it (owner/name).
 	Repo    string
-	Control *session.Control
+	Control *live.Control
 	Out     io.Writer
 	// PollWait is how long each long-poll for controls waits (default
 	// 25s); Every how often a batch of events goes (default 1s).

@@ -34,7 +34,7 @@ type Live struct {
 	// interrupts and stops (the bot, the Action); the run makes its own
 	// otherwise. Either way the command line reaches it through the
 	// session's socket.
-	Control *Control
+	Control *live.Control
 	// Poll, when set, is called before each turn and, while the run is
 	// idle, every PollEvery: the Action reads new comments in it and hands
 	// them to Control.
@@ -80,7 +80,7 @@ func (l Live) withDefaults() Live {
 		l.PollEvery = DefaultPollEvery
 	}
 	if l.Control == nil {
-		l.Control = NewControl()
+		l.Control = live.NewControl()
 	}
 	if l.Progress == nil {
 		l.Progress = io.Discard
@@ -181,7 +181,7 @@ func (s *run) idle(ctx context.Context) bool {
 				return false
 			}
 			return true
-		case <-s.ctl.wake:
+		case <-s.ctl.Wake():
 			if len(s.ctl.Peek()) > 0 {
 				return true
 			}

@@ -45,7 +45,7 @@ func runAsync(t *testing.T, opts Options) func() *Report {
 }
 
 // waitStatus waits (testkit.Patience at most) until the control says status.
-func waitStatus(t *testing.T, c *Control, status state.Status) {
+func waitStatus(t *testing.T, c *live.Control, status state.Status) {
 	t.Helper()
 	require.Eventually(t, func() bool { return c.Status() == status }, testkit.Patience, 5*time.Millisecond,
 		"waited for the run to be %s; it is %s", status, c.Status())
@@ -83,7 +83,7 @@ func TestMessageMidRunIsActedOn(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a and b"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	wait := runAsync(t, opts)
 	waitRequests(t, srv, 2) // the second turn is with the model
 	ack, err := opts.Live.Control.Send(live.Message{From: "alice", Text: "also write b.txt"})
@@ -120,7 +120,7 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a and c"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Hour
 	asked := gateApprover{asked: make(chan string, 1)}
 	opts.Services.Approver = asked
@@ -186,7 +186,7 @@ func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: never read").Until(gate),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Millisecond
 	wait := runAsync(t, opts)
 	waitRequests(t, srv, 2)
@@ -246,7 +246,7 @@ func TestSocketSendInterruptStop(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote b"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
 	waitStatus(t, opts.Live.Control, state.Idle)
@@ -320,7 +320,7 @@ func TestWatchFollowsALiveRun(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
 	waitStatus(t, opts.Live.Control, state.Idle)

@@ -248,7 +248,7 @@ type run struct {
 	scrubber *scrub.Scrubber
 	// events is the run's event log; ctl how people reach the run.
 	events *live.EventLog
-	ctl    *Control
+	ctl    *live.Control
 	// unlanded is set when an interrupt left work that has not landed.
 	unlanded bool
 	// input is the terminal's lines, once the run reads them (lines);
@@ -289,7 +289,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	opts.Services.Approver = scrubbingApprover{a: opts.Services.Approver, scrub: sc}
 	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.Services.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc, ctl: opts.Live.Control}
 	if s.ctl == nil {
-		s.ctl = NewControl()
+		s.ctl = live.NewControl()
 	}
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Services.Now(), DryRun: opts.Landing.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
 		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}

@@ -427,7 +427,7 @@ func TestResumedRunStartsANewBox(t *testing.T) {
 	opts := testOptions(t, srv, repo)
 	opts.Services.Sandbox = boxSandbox(t, t.TempDir())
 	opts.Verification.Verify = lang.TierTest
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
 	waitStatus(t, opts.Live.Control, state.Idle)

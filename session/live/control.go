@@ -1,4 +1,4 @@
-package session
+package live
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -22,13 +21,13 @@ var (
 // an interrupt of the current turn, a stop. Entry points that hand
 // messages to the run themselves (the bot's local mode, the Action reading
 // comments) make one with NewControl and pass it in Options.Live.Control; the
-// command line reaches it through the session's socket (live.Serve).
+// command line reaches it through the session's socket (Serve).
 // Authorising the sender is the caller's job: Control takes what it is
 // given.
 type Control struct {
 	mu     sync.Mutex
 	status state.Status
-	inbox  []live.Message
+	inbox  []Message
 	wake   chan struct{}
 	// turn cancels the current turn; pending is an interrupt that came
 	// between two turns, for the next one.
@@ -54,7 +53,7 @@ func (c *Control) Status() state.Status {
 
 // Send queues a message for the run and returns the acknowledgement to
 // show its sender.
-func (c *Control) Send(m live.Message) (string, error) {
+func (c *Control) Send(m Message) (string, error) {
 	if strings.TrimSpace(m.Text) == "" {
 		return "", errors.New("the message is empty: say what the run should do")
 	}
@@ -165,7 +164,7 @@ func (c *Control) StoppedBy(ctx context.Context) (string, bool) {
 }
 
 // Take returns the queued messages and empties the queue.
-func (c *Control) Take() []live.Message {
+func (c *Control) Take() []Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ms := c.inbox
@@ -174,11 +173,14 @@ func (c *Control) Take() []live.Message {
 }
 
 // Peek returns the queued messages, leaving them queued.
-func (c *Control) Peek() []live.Message {
+func (c *Control) Peek() []Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.inbox
 }
+
+// Wake is signalled when a message is queued, for a run waiting idle.
+func (c *Control) Wake() <-chan struct{} { return c.wake }
 
 // HeardFromPerson reports whether a person has sent the run a message.
 func (c *Control) HeardFromPerson() bool {
