@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
@@ -68,23 +69,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, configError(err)
 	}
-	if strings.TrimSpace(opts.Goal.Prompt) == "" && opts.Goal.Issue == 0 {
-		return nil, &ConfigError{Option: "prompt", Err: errors.New("a goal is required: give a prompt or an issue")}
-	}
-	if err := checkBudgetPrice(opts, nil); err != nil {
-		return nil, err
-	}
-	if err := CheckBrowserBox(ctx, opts.Browser, opts.Services.Sandbox); err != nil {
-		return nil, err
-	}
-	// Pre-flight: a tier the sandbox cannot honour fails before a record
-	// or a clone exists.
-	if err := opts.Services.Sandbox.Require(ctx, opts.Verification.Verify); err != nil {
-		return nil, configError(err)
-	}
-	checks, err := contract.UserChecks(opts.Verification.Checks, opts.Verification.Verify)
+	checks, err := preflight(ctx, opts)
 	if err != nil {
-		return nil, configError(err)
+		return nil, err
 	}
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
@@ -101,16 +88,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, StartError(err)
 	}
-	instruction := strings.TrimSpace(opts.Goal.Prompt)
-	if opts.Goal.Issue != 0 {
-		text, err := org.issue(ctx, opts.Goal.Issue, cmp.Or(opts.Goal.IssueBefore, now))
-		if err != nil {
-			return nil, StartError(err)
-		}
-		if instruction != "" {
-			instruction += "\n\n"
-		}
-		instruction += text
+	instruction, err := instructionOf(ctx, opts, org, now)
+	if err != nil {
+		return nil, err
 	}
 	mode, err := resolveToolCalls(ctx, opts)
 	if err != nil {
@@ -160,6 +140,48 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		return s.end(state.Failed, state.FailInfrastructure, err), nil
 	}
 	return s.drive(ctx, instruction, true)
+}
+
+// preflight checks what a new run is asked before a record or a clone
+// exists: a goal, the budget's price, the browser's box, a tier the
+// sandbox can honour; and returns the user's checks.
+func preflight(ctx context.Context, opts Options) ([]contract.Check, error) {
+	if strings.TrimSpace(opts.Goal.Prompt) == "" && opts.Goal.Issue == 0 {
+		return nil, &ConfigError{Option: "prompt", Err: errors.New("a goal is required: give a prompt or an issue")}
+	}
+	if err := checkBudgetPrice(opts, nil); err != nil {
+		return nil, err
+	}
+	if err := CheckBrowserBox(ctx, opts.Browser, opts.Services.Sandbox); err != nil {
+		return nil, err
+	}
+	// Pre-flight: a tier the sandbox cannot honour fails before a record
+	// or a clone exists.
+	if err := opts.Services.Sandbox.Require(ctx, opts.Verification.Verify); err != nil {
+		return nil, configError(err)
+	}
+	checks, err := contract.UserChecks(opts.Verification.Checks, opts.Verification.Verify)
+	if err != nil {
+		return nil, configError(err)
+	}
+	return checks, nil
+}
+
+// instructionOf is what a new run is asked to do: the prompt, then the
+// issue's text as it stood at opts.Goal.IssueBefore (or now).
+func instructionOf(ctx context.Context, opts Options, org origin, now time.Time) (string, error) {
+	instruction := strings.TrimSpace(opts.Goal.Prompt)
+	if opts.Goal.Issue != 0 {
+		text, err := org.issue(ctx, opts.Goal.Issue, cmp.Or(opts.Goal.IssueBefore, now))
+		if err != nil {
+			return "", StartError(err)
+		}
+		if instruction != "" {
+			instruction += "\n\n"
+		}
+		instruction += text
+	}
+	return instruction, nil
 }
 
 // Resume continues a persisted session with a new instruction: the
