@@ -245,29 +245,61 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	return s.drive(ctx, instruction, false)
 }
 
-// run is one live run of a session.
+// run is one live run of a session: the session it drives and what it
+// keeps by concern, each group embedded so its fields read as the run's.
 type run struct {
 	opts   Options
 	rec    *Record
 	origin origin
 	git    gitRunner
-	tools  *tools.Set
-	env    *tools.Env
-	tr     *transcript
-	checks *checker
 	unlock func()
 	report *Report
+	// scrubber removes the run's secrets from everything that leaves
+	// core: nil when there are none.
+	scrubber *scrub.Scrubber
+	runModel
+	runWorkspace
+	runResult
+	runLive
+}
+
+// runModel is the run's conversation with the model.
+type runModel struct {
+	tr *transcript
 	// window builds each request within the context budget.
 	window *budget.ContextWindow
 	// spend is what the run knows of its spending (spend_run.go).
 	spend spend
+}
+
+// runWorkspace is what acts in the run's workspace.
+type runWorkspace struct {
+	tools *tools.Set
+	env   *tools.Env
 	// warmup is the build's background warm-up until its end is told;
 	// warmCancel stops it.
 	warmup     *sandbox.Warmup
 	warmCancel context.CancelFunc
-	// scrubber removes the run's secrets from everything that leaves
-	// core: nil when there are none.
-	scrubber *scrub.Scrubber
+	// project is what the run found at the workspace's top (languages.go);
+	// nil when it could not look.
+	project *lang.Project
+	// browser is the run's browser (--browser), closed when the run ends.
+	browser *browser.Browser
+}
+
+// runResult is what the run's result is held to.
+type runResult struct {
+	checks *checker
+	// tree is the workspace's tree frozen at done: what the result checks
+	// ran on and what lands (tree.go).
+	tree string
+	// ownRuns are the model's last run of each verification command
+	// (contract/own_run.go).
+	ownRuns contract.OwnRuns
+}
+
+// runLive is how people see and reach the run while it lives.
+type runLive struct {
 	// events is the run's event log; ctl how people reach the run.
 	events *live.EventLog
 	ctl    *live.Control
@@ -279,17 +311,6 @@ type run struct {
 	input     <-chan string
 	inputDone chan struct{}
 	inputGone chan struct{}
-	// project is what the run found at the workspace's top (languages.go);
-	// nil when it could not look.
-	project *lang.Project
-	// browser is the run's browser (--browser), closed when the run ends.
-	browser *browser.Browser
-	// tree is the workspace's tree frozen at done: what the result checks
-	// ran on and what lands (tree.go).
-	tree string
-	// ownRuns are the model's last run of each verification command
-	// (contract/own_run.go).
-	ownRuns contract.OwnRuns
 }
 
 // scrub removes every secret core knows of from text.
@@ -309,7 +330,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	// model's, a command's or a page's: shown, not obeyed.
 	opts.Live.Progress, opts.Services.Output = scrub.TerminalWriter(sc.Writer(opts.Live.Progress)), scrub.TerminalWriter(sc.Writer(opts.Services.Output))
 	opts.Services.Approver = scrubbingApprover{a: opts.Services.Approver, scrub: sc}
-	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.Services.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc, ctl: opts.Live.Control}
+	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.Services.GitEnv, scrub: sc}, unlock: unlock, runWorkspace: runWorkspace{tools: tools.Default()}, scrubber: sc, runLive: runLive{ctl: opts.Live.Control}}
 	if s.ctl == nil {
 		s.ctl = live.NewControl()
 	}
