@@ -257,10 +257,10 @@ func newTestCheckerIn(t *testing.T, files map[string]string, home string) (*chec
 	require.NoError(t, os.RemoveAll(ws))
 	gitOut(t, home, "clone", "-q", repo, ws)
 	return &checker{
-		sb:   sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-		tier: lang.TierBuild, timeout: time.Minute, git: gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}},
-		workspace: ws, baseDir: ws + ".base", resultDir: ws + ".result", startCommit: gitOut(t, ws, "rev-parse", "HEAD"),
-		base: map[string]*baseRun{},
+		checkRunner: checkRunner{sb: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+			tier: lang.TierBuild, timeout: time.Minute, git: gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}}},
+		checkDirs: checkDirs{workspace: ws, baseDir: ws + ".base", resultDir: ws + ".result", startCommit: gitOut(t, ws, "rev-parse", "HEAD")},
+		base:      map[string]*baseRun{},
 	}, ws
 }
 
