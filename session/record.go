@@ -32,55 +32,17 @@ func (u *Usage) add(m model.Usage) {
 	u.TotalTokens = model.SaturatingAdd(u.TotalTokens, m.TotalTokens)
 }
 
-// Record is the durable state of a session: session.json.
+// Record is the durable state of a session: session.json. Its fields are
+// grouped by concern in embedded structs, which marshal flat: the file's
+// shape is one object, as it always was.
 type Record struct {
-	ID          string `json:"id"`
-	Repo        string `json:"repo"`
-	Base        string `json:"base"`
-	StartCommit string `json:"start_commit"`
-	Branch      string `json:"branch"`
-	Issue       int    `json:"issue,omitempty"`
-	PullRequest int    `json:"pull_request,omitempty"`
-	// LandOnto, for a session that started from the user's uncommitted
-	// work (StartCommit is then a snapshot of it, kept under
-	// refs/core/inputs/<id>), is the commit that work sat on; Uncommitted
-	// counts its changed paths.
-	LandOnto     string            `json:"land_onto,omitempty"`
-	Uncommitted  int               `json:"uncommitted,omitempty"`
-	Prompt       string            `json:"prompt,omitempty"`
-	Goal         string            `json:"goal,omitempty"` // the report's: see Report.Goal
-	Status       state.Status      `json:"status"`
-	FailureKind  state.FailureKind `json:"failure_kind,omitempty"`
-	Error        string            `json:"error,omitempty"`
-	Turns        int               `json:"turns"`
-	Model        string            `json:"model"`
-	InferenceURL string            `json:"inference_url,omitempty"`
-	Verify       lang.Tier         `json:"verify"`
-	// ToolCalls is how actions travel (text or native), auto resolved at
-	// the start; resume keeps it.
-	ToolCalls string `json:"tool_calls,omitempty"`
-	// Instructions are the repository instruction files the system prompt
-	// carries (AGENTS.md and the like).
-	Instructions []string `json:"instructions,omitempty"`
-	Sandboxed    bool     `json:"sandboxed"`
-	// Checks are what the session's contract holds its result to: the
-	// user's, then the verification commands the model ran.
-	Checks []contract.Check `json:"checks"`
-	Usage  Usage            `json:"usage"`
-	// Price is what the session's tokens cost (nil: no price set); Budget
-	// the caps on its spend, topped up by resume; CostUSD what its turns
-	// cost so far, every run included (nil while no price is known).
-	Price     *budget.Price  `json:"price,omitempty"`
-	Budget    *budget.Budget `json:"budget,omitempty"`
-	CostUSD   *float64       `json:"cost_usd,omitempty"`
-	Workspace string         `json:"workspace"`
-	Summary   string         `json:"summary,omitempty"`
-	Commit    string         `json:"commit,omitempty"`
-	PRURL     string         `json:"pr_url,omitempty"`
-	Landed    bool           `json:"landed"`
-	CreatedAt time.Time      `json:"created_at"`
-	UpdatedAt time.Time      `json:"updated_at"`
-	EndedAt   *time.Time     `json:"ended_at,omitempty"`
+	ID string `json:"id"`
+	RecordTask
+	RecordLife
+	RecordSetup
+	RecordSpend
+	RecordOutcome
+	RecordTimes
 	// ReportPending is set when the report could not be delivered to the
 	// console; core session sync sends it again.
 	ReportPending bool `json:"report_pending,omitempty"`
@@ -93,6 +55,80 @@ type Record struct {
 	// its options); nil for none. core session resume gives it again
 	// unless told otherwise.
 	Browser *BrowserRecord `json:"browser,omitempty"`
+}
+
+// RecordTask is what a session was asked to do and where: the repository,
+// the commit it started from, the branch it lands on, the issue or pull
+// request, the prompt.
+type RecordTask struct {
+	Repo        string `json:"repo"`
+	Base        string `json:"base"`
+	StartCommit string `json:"start_commit"`
+	Branch      string `json:"branch"`
+	Issue       int    `json:"issue,omitempty"`
+	PullRequest int    `json:"pull_request,omitempty"`
+	// LandOnto, for a session that started from the user's uncommitted
+	// work (StartCommit is then a snapshot of it, kept under
+	// refs/core/inputs/<id>), is the commit that work sat on; Uncommitted
+	// counts its changed paths.
+	LandOnto    string `json:"land_onto,omitempty"`
+	Uncommitted int    `json:"uncommitted,omitempty"`
+	Prompt      string `json:"prompt,omitempty"`
+	Goal        string `json:"goal,omitempty"` // the report's: see Report.Goal
+}
+
+// RecordLife is where the session is in its life (see session/state) and
+// how many turns it took.
+type RecordLife struct {
+	Status      state.Status      `json:"status"`
+	FailureKind state.FailureKind `json:"failure_kind,omitempty"`
+	Error       string            `json:"error,omitempty"`
+	Turns       int               `json:"turns"`
+}
+
+// RecordSetup is how the session's runs are set up: the model and how it
+// is spoken to, the tier, the sandbox, the checks its contract holds.
+type RecordSetup struct {
+	Model        string    `json:"model"`
+	InferenceURL string    `json:"inference_url,omitempty"`
+	Verify       lang.Tier `json:"verify"`
+	// ToolCalls is how actions travel (text or native), auto resolved at
+	// the start; resume keeps it.
+	ToolCalls string `json:"tool_calls,omitempty"`
+	// Instructions are the repository instruction files the system prompt
+	// carries (AGENTS.md and the like).
+	Instructions []string `json:"instructions,omitempty"`
+	Sandboxed    bool     `json:"sandboxed"`
+	// Checks are what the session's contract holds its result to: the
+	// user's, then the verification commands the model ran.
+	Checks []contract.Check `json:"checks"`
+}
+
+// RecordSpend is what the session spent and may spend.
+type RecordSpend struct {
+	Usage Usage `json:"usage"`
+	// Price is what the session's tokens cost (nil: no price set); Budget
+	// the caps on its spend, topped up by resume; CostUSD what its turns
+	// cost so far, every run included (nil while no price is known).
+	Price   *budget.Price  `json:"price,omitempty"`
+	Budget  *budget.Budget `json:"budget,omitempty"`
+	CostUSD *float64       `json:"cost_usd,omitempty"`
+}
+
+// RecordOutcome is where the work is and what became of it.
+type RecordOutcome struct {
+	Workspace string `json:"workspace"`
+	Summary   string `json:"summary,omitempty"`
+	Commit    string `json:"commit,omitempty"`
+	PRURL     string `json:"pr_url,omitempty"`
+	Landed    bool   `json:"landed"`
+}
+
+// RecordTimes is when the session was created, last moved and ended.
+type RecordTimes struct {
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
 }
 
 // BrowserRecord is what a session keeps of its browser options: not

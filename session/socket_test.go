@@ -20,7 +20,7 @@ func TestSocketInADeepDirectory(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(filepath.Join(t.TempDir(), strings.Repeat("d", 60), strings.Repeat("e", 60)))
 	require.NoError(t, err)
-	rec := &Record{ID: "20261202-120000-abcdef", Status: state.Idle, Checks: []contract.Check{}}
+	rec := &Record{ID: "20261202-120000-abcdef", RecordLife: RecordLife{Status: state.Idle}, RecordSetup: RecordSetup{Checks: []contract.Check{}}}
 	require.NoError(t, st.create(rec, nil))
 	dir := st.Dir(rec.ID)
 	require.Greater(t, len(filepath.Join(dir, live.SocketFile)), 108, "longer than a socket address may be")

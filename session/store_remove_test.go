@@ -26,7 +26,7 @@ func storeWith(t *testing.T, ended map[state.Status]time.Time) (*Store, map[stat
 	for status, at := range ended {
 		i++
 		at := at
-		r := &Record{ID: NewID(at.Add(time.Duration(i) * time.Second)), Status: status, CreatedAt: at, UpdatedAt: at}
+		r := &Record{ID: NewID(at.Add(time.Duration(i) * time.Second)), RecordLife: RecordLife{Status: status}, RecordTimes: RecordTimes{CreatedAt: at, UpdatedAt: at}}
 		if status.Terminal() {
 			r.EndedAt = &at
 		}

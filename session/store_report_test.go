@@ -16,7 +16,7 @@ func TestMarkReport(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261201-120000-bbbbbb", Status: state.Completed, Checks: []contract.Check{}}
+	r := &Record{ID: "20261201-120000-bbbbbb", RecordLife: RecordLife{Status: state.Completed}, RecordSetup: RecordSetup{Checks: []contract.Check{}}}
 	require.NoError(t, st.create(r, nil))
 	require.NoError(t, st.writeReport(r.ID, &Report{ID: r.ID, Status: state.Completed}, nil))
 

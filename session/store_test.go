@@ -32,7 +32,7 @@ func TestTransitions(t *testing.T) {
 		for _, to := range all {
 			t.Run(string(from)+"→"+string(to), func(t *testing.T) {
 				t.Parallel()
-				r := &Record{ID: "x", Status: from, FailureKind: state.FailStalled, Error: "old"}
+				r := &Record{ID: "x", RecordLife: RecordLife{Status: from, FailureKind: state.FailStalled, Error: "old"}}
 				err := r.transition(to, now)
 				if !legal[[2]state.Status{from, to}] {
 					require.Error(t, err)
@@ -60,7 +60,7 @@ func TestStoreSaveLoadList(t *testing.T) {
 	require.NoError(t, err)
 	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for i, status := range []state.Status{state.Completed, state.Failed, state.Partial} {
-		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []contract.Check{}}
+		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), RecordLife: RecordLife{Status: status}, RecordSetup: RecordSetup{Checks: []contract.Check{}}, RecordTimes: RecordTimes{CreatedAt: base.Add(time.Duration(i) * time.Minute)}}
 		require.NoError(t, st.create(r, nil))
 	}
 	recs, err := st.List()
@@ -96,7 +96,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-aaaaaa", Status: state.Active, Checks: []contract.Check{}}
+	r := &Record{ID: "20261130-120000-aaaaaa", RecordLife: RecordLife{Status: state.Active}, RecordSetup: RecordSetup{Checks: []contract.Check{}}}
 	require.NoError(t, st.create(r, nil))
 
 	// While a process holds the lock, it is running.
@@ -166,7 +166,7 @@ func TestLockWait(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-bbbbbb", Status: state.Completed, Checks: []contract.Check{}}
+	r := &Record{ID: "20261130-120000-bbbbbb", RecordLife: RecordLife{Status: state.Completed}, RecordSetup: RecordSetup{Checks: []contract.Check{}}}
 	require.NoError(t, st.create(r, nil))
 	unlock, err := st.lock(r.ID)
 	require.NoError(t, err)

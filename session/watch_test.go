@@ -19,7 +19,7 @@ import (
 func pendingSession(t *testing.T, st *Store) *Record {
 	t.Helper()
 	now := time.Now()
-	rec := &Record{ID: NewID(now), Repo: "acme/app", Status: state.Pending, CreatedAt: now, UpdatedAt: now}
+	rec := &Record{ID: NewID(now), RecordTask: RecordTask{Repo: "acme/app"}, RecordLife: RecordLife{Status: state.Pending}, RecordTimes: RecordTimes{CreatedAt: now, UpdatedAt: now}}
 	require.NoError(t, st.create(rec, scrub.New()))
 	return rec
 }
