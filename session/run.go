@@ -392,18 +392,16 @@ func (s *run) prepare(ctx context.Context) error {
 		return err
 	}
 	s.env = &tools.Env{
-		Workspace:    ws,
-		Tier:         s.rec.Verify,
-		Runner:       s.opts.Services.Sandbox,
-		Approver:     s.opts.Services.Approver,
-		ShellTimeout: s.opts.Verification.ShellTimeout,
-		BuildCeiling: s.opts.Verification.BuildCeiling,
-		OutputLimit:  budget.ObservationLimit(s.opts.Inference.ContextTokens),
-		Echo:         s.opts.Live.Progress,
-		Scrubber:     s.scrubber,
+		Workspace: ws,
+		Tier:      s.rec.Verify,
+		Runner:    s.opts.Services.Sandbox,
+		Approver:  s.opts.Services.Approver,
+		Commands: tools.Commands{ShellTimeout: s.opts.Verification.ShellTimeout, BuildCeiling: s.opts.Verification.BuildCeiling,
+			Echo: s.opts.Live.Progress},
+		Observations: tools.Observations{OutputLimit: budget.ObservationLimit(s.opts.Inference.ContextTokens), Scrubber: s.scrubber},
 		// The tools refuse to write workflows unless the user allowed it;
 		// landing checks what other commands wrote (checkLanding).
-		AllowWorkflowChanges: s.rec.AllowWorkflowChanges,
+		Workflows: tools.Workflows{AllowWorkflowChanges: s.rec.AllowWorkflowChanges},
 	}
 	s.window = budget.NewContextWindow(s.opts.Inference.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {
