@@ -18,7 +18,9 @@ import (
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
 )
@@ -185,19 +187,19 @@ func (r *runner) progress(ctx context.Context, id string) func(session.Step, int
 
 // headline keeps the status comment's headline current as the run goes
 // idle (it landed and waits for its starter) and wakes again.
-func (r *runner) headline(ctx context.Context, id string, idle time.Duration) func(session.Status, string) {
-	return func(st session.Status, prURL string) {
+func (r *runner) headline(ctx context.Context, id string, idle time.Duration) func(state.Status, string) {
+	return func(st state.Status, prURL string) {
 		if idle <= 0 {
 			return // it ends at done: the result is the headline
 		}
 		var text string
 		starter := r.starter()
 		switch {
-		case st == session.StatusIdle && prURL != "":
+		case st == state.Idle && prURL != "":
 			text = fmt.Sprintf("core landed its work: %s. It waits %s for more: @%s can comment `/core <message>` (session `%s`).", prURL, idle, starter, id)
-		case st == session.StatusIdle:
+		case st == state.Idle:
 			text = fmt.Sprintf("core is idle: @%s can comment `/core <message>` within %s (session `%s`).", starter, idle, id)
-		case st == session.StatusActive && prURL != "":
+		case st == state.Active && prURL != "":
 			text = fmt.Sprintf("core is on it again: %s session `%s`, for @%s's message.", r.t.mode, id, starter)
 		default:
 			return
@@ -332,7 +334,7 @@ func (r *runner) listen(ctx context.Context, o *session.Options) {
 		// attended timeout.
 		o.Live.IdleAfterMessage = session.IdleAttended
 	}
-	o.Live.Control = session.NewControl()
+	o.Live.Control = live.NewControl()
 	since := r.listenSince(ctx)
 	if r.in.StatusCommentID != 0 {
 		// What came after the bot took the run is a message, not part of
@@ -375,7 +377,7 @@ func (r *runner) starter() string {
 func (r *runner) fail(ctx context.Context, err error) error {
 	kind := session.FailureKindOf(err)
 	err = setup.Word(err, setup.InputWording)
-	r.a.SetOutput("status", string(session.StatusFailed))
+	r.a.SetOutput("status", string(state.Failed))
 	r.a.Errorf("core failed (%s): %v", kind, err)
 	if r.status != nil {
 		if perr := r.status.post(ctx, fmt.Sprintf("core could not do it (%s): %v", kind, err)); perr != nil {
@@ -411,15 +413,15 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 		}
 	}
 	switch rep.Status {
-	case session.StatusCompleted, session.StatusIdle:
+	case state.Completed, state.Idle:
 		if rep.Contract.Unjudged() {
 			r.a.Warningf("core: %s, for a cause of the environment's, not the code's; the work is UNVERIFIED there", rep.Contract.Line())
 		}
 		return nil
-	case session.StatusCancelled:
+	case state.Cancelled:
 		r.a.Noticef("core: the run was %s", rep.Error)
 		return nil
-	case session.StatusPartial:
+	case state.Partial:
 		if _, review := rep.Finding(session.FindingReview); review && rep.Contract.Broken() {
 			r.a.Warningf("core: %s; the review says so", rep.Contract.Line())
 			return nil
@@ -430,7 +432,7 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 		}
 		r.a.Warningf("core stopped before it was done (partial): %s", rep.Error)
 		return nil
-	case session.StatusBudgetExhausted:
+	case state.BudgetExhausted:
 		r.a.Warningf("core stopped at its budget (budget_exhausted): %s", rep.Error)
 		return nil
 	}
@@ -463,24 +465,24 @@ func statusHeadline(rep *session.Report) string {
 		return fmt.Sprintf("core posted its work as %s, but %s: %s (%d turns).\n\n%s", review.Detail, rep.Contract.Line(), rep.PRURL, rep.Turns, rep.Contract.Markdown())
 	case isReview:
 		return fmt.Sprintf("core is done: %s: %s (%s; %d turns).", review.Detail, rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
-	case rep.Status == session.StatusBudgetExhausted && rep.Landed:
+	case rep.Status == state.BudgetExhausted && rep.Landed:
 		return fmt.Sprintf("core stopped at its budget and landed its unfinished work as a draft marked [budget exhausted]: %s (%d turns). %s", orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.Turns, rep.Error)
-	case rep.Status == session.StatusBudgetExhausted:
+	case rep.Status == state.BudgetExhausted:
 		return fmt.Sprintf("core stopped at its budget with nothing to land (session `%s`): %s", rep.ID, rep.Error)
 	case rep.Status.Succeeded() && rep.PRURL != "":
 		return fmt.Sprintf("core is done: %s (%s; %d turns).", rep.PRURL, rep.Contract.StatusLine(), rep.Turns)
-	case rep.Status == session.StatusPartial && rep.Contract.Broken():
+	case rep.Status == state.Partial && rep.Contract.Broken():
 		return fmt.Sprintf("core landed its work as a draft, but %s: %s (%d turns).\n\n%s", rep.Contract.Line(), orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.Turns, rep.Contract.Markdown())
 	case rep.Status.Succeeded():
 		if f, ok := rep.Finding(session.FindingNoChange); ok {
 			return fmt.Sprintf("core is done, with no change to land (session `%s`): %s", rep.ID, f.Detail)
 		}
 		return fmt.Sprintf("core is done, with nothing to land (session `%s`).", rep.ID)
-	case rep.Status == session.StatusPartial:
+	case rep.Status == state.Partial:
 		return fmt.Sprintf("core stopped before it was done: %s. The work is not landed (session `%s`).", rep.Error, rep.ID)
-	case rep.Status == session.StatusCancelled && rep.Landed:
+	case rep.Status == state.Cancelled && rep.Landed:
 		return fmt.Sprintf("core was %s; what it landed stays: %s (session `%s`).", rep.Error, orDefault(rep.PRURL, "branch `"+rep.Branch+"`"), rep.ID)
-	case rep.Status == session.StatusCancelled:
+	case rep.Status == state.Cancelled:
 		return fmt.Sprintf("core was %s before it landed anything (session `%s`).", rep.Error, rep.ID)
 	}
 	return fmt.Sprintf("core failed (%s): %s (session `%s`).", rep.FailureKind, rep.Error, rep.ID)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/status"
 )
@@ -42,7 +41,7 @@ type listener struct {
 	owner, repo string
 	number      int
 	starter     string
-	ctl         *session.Control
+	ctl         *live.Control
 	// since is where the next read starts (GitHub's since: updated at or
 	// after); seen the comments already handled, the one that started
 	// the run among them.
@@ -54,7 +53,7 @@ type listener struct {
 	noticed map[int64]bool
 }
 
-func newListener(client commentReader, log actionLog, owner, repo string, number int, starter string, trigger int64, since time.Time, ctl *session.Control) *listener {
+func newListener(client commentReader, log actionLog, owner, repo string, number int, starter string, trigger int64, since time.Time, ctl *live.Control) *listener {
 	return &listener{client: client, log: log, owner: owner, repo: repo, number: number, starter: starter, ctl: ctl,
 		since: since, seen: map[int64]bool{trigger: true}, started: since, noticed: map[int64]bool{}}
 }

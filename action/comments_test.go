@@ -11,7 +11,8 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit/ghfake"
-	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/status"
 )
 
@@ -21,7 +22,7 @@ import (
 // reaches the run. Nothing else is asked of the run.
 func TestListenerRefusesOthers(t *testing.T) {
 	t.Parallel()
-	ctl := session.NewControl() // pending: a stop reaches it, and says it has not started
+	ctl := live.NewControl() // pending: a stop reaches it, and says it has not started
 	g, l, out, n, trigger := newTestListener(t, map[string]string{"bob": "write", "ada": "admin"}, ctl)
 
 	for _, c := range []ghfake.Comment{
@@ -52,14 +53,14 @@ func TestListenerRefusesOthers(t *testing.T) {
 	}, replies)
 	assert.Contains(t, out.String(), "::warning::core: refused a message from @bob on #1")
 	assert.Contains(t, out.String(), "::warning::core: refused an interrupt from @bob on #1")
-	assert.Equal(t, session.StatusPending, ctl.Status())
+	assert.Equal(t, state.Pending, ctl.Status())
 	assert.Empty(t, g.CommentReactions("octo", "hello", trigger), "the comment that started the run is not read again")
 }
 
 // newTestListener is the listener of a run alice started with /core fix
 // (trigger) on issue n of octo/hello, where perms are the permissions of
 // others; out is the job's log.
-func newTestListener(t *testing.T, perms map[string]string, ctl *session.Control) (g *ghfake.GitHub, l *listener, out *strings.Builder, n int, trigger int64) {
+func newTestListener(t *testing.T, perms map[string]string, ctl *live.Control) (g *ghfake.GitHub, l *listener, out *strings.Builder, n int, trigger int64) {
 	t.Helper()
 	g = ghfake.NewGitHub(t)
 	g.AddToken("ghs_listen", "core-bot")
@@ -85,7 +86,7 @@ func newTestListener(t *testing.T, perms map[string]string, ctl *session.Control
 // or a triager who did not start it does not (only an admin would).
 func TestListenerAsksMayAct(t *testing.T) {
 	t.Parallel()
-	g, l, _, n, _ := newTestListener(t, map[string]string{"mo": "maintain", "tri": "triage"}, session.NewControl())
+	g, l, _, n, _ := newTestListener(t, map[string]string{"mo": "maintain", "tri": "triage"}, live.NewControl())
 	for _, c := range []ghfake.Comment{
 		{User: "mo", Body: "/core stop"},
 		{User: "tri", Body: "/core stop"},
@@ -148,14 +149,14 @@ func TestListenerIgnoresEditedComments(t *testing.T) {
 
 	var out strings.Builder
 	log := githubactions.New(githubactions.WithGetenv(func(string) string { return "" }), githubactions.WithWriter(&out))
-	ctl := session.NewControl()
+	ctl := live.NewControl()
 	l := newListener(client, log, "octo", "hello", n, "alice", trigger, start, ctl)
 	l.poll(t.Context())
 	require.NoError(t, bob.EditComment(t.Context(), "octo", "hello", after, "/core and again"))
 	l.poll(t.Context()) // edited again: no second notice
 	// A later run's listener, which starts after all that, meets the
 	// comment edited once more: the notice is there already.
-	later := newListener(client, log, "octo", "hello", n, "alice", trigger, time.Now().Add(-time.Second), session.NewControl())
+	later := newListener(client, log, "octo", "hello", n, "alice", trigger, time.Now().Add(-time.Second), live.NewControl())
 	require.NoError(t, bob.EditComment(t.Context(), "octo", "hello", after, "/core and once more"))
 	later.poll(t.Context())
 	require.True(t, later.noticed[after], "the later run read the edited comment")

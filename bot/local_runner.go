@@ -12,6 +12,7 @@ import (
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/setup"
 )
 
@@ -37,7 +38,7 @@ type localRun struct {
 	cancel context.CancelFunc
 	// ctl hands the run the messages and interrupts of the person who
 	// started it.
-	ctl *session.Control
+	ctl *live.Control
 	// why says who ended it early: "stop" (/core stop) or "shutdown".
 	why string
 }
@@ -60,7 +61,7 @@ func (l *LocalRunner) Start(ctx context.Context, client *gh.Client, run *Run, _ 
 		cancel()
 		return l.base.setStatus(ctx, client, run, StateFailed, "failed: the bot is shutting down; ask again shortly.")
 	}
-	lr := &localRun{cancel: cancel, ctl: session.NewControl()}
+	lr := &localRun{cancel: cancel, ctl: live.NewControl()}
 	l.runs[run.ID] = lr
 	l.wg.Add(1)
 	l.mu.Unlock()
@@ -114,7 +115,7 @@ func (l *LocalRunner) Interrupt(runID, from string) (reply string, here bool, er
 	return reply, true, err
 }
 
-func (l *LocalRunner) control(runID string) *session.Control {
+func (l *LocalRunner) control(runID string) *live.Control {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if r, ok := l.runs[runID]; ok {
@@ -192,7 +193,7 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 		return // stopped or expired meanwhile
 	}
 	report(StateRunning, "running.")
-	rep, err := l.session(ctx, run, lr.ctl, func(st session.Status, prURL string, idle time.Duration) {
+	rep, err := l.session(ctx, run, lr.ctl, func(st state.Status, prURL string, idle time.Duration) {
 		// The headline follows the run's life: landed and waiting for
 		// its starter, or at work again on a message; a stopped run's
 		// headline is the stop's.
@@ -200,13 +201,13 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 			return
 		}
 		switch {
-		case st == session.StatusIdle && idle > 0:
+		case st == state.Idle && idle > 0:
 			landed := "its work"
 			if prURL != "" {
 				landed = prURL
 			}
 			report(StateRunning, fmt.Sprintf("landed %s; waiting %s for more: @%s can comment `/core <message>`.", landed, idle, run.Actor))
-		case st == session.StatusActive && prURL != "":
+		case st == state.Active && prURL != "":
 			report(StateRunning, fmt.Sprintf("running again, on @%s's message.", run.Actor))
 		}
 	})
@@ -239,7 +240,7 @@ func reportOutcome(run *Run, rep *session.Report, err error, report func(state, 
 			text += " (" + rep.Contract.StatusLine() + ")"
 		}
 		report(StateDone, text+". "+costText(rep))
-	case rep.Status == session.StatusBudgetExhausted:
+	case rep.Status == state.BudgetExhausted:
 		// Not a failure: the budget stopped it, and what it did landed.
 		run.SessionID, run.Branch, run.PRURL, run.Error = rep.ID, rep.Branch, rep.PRURL, rep.Error
 		text := "stopped at its budget with nothing to land"
@@ -247,7 +248,7 @@ func reportOutcome(run *Run, rep *session.Report, err error, report func(state, 
 			text = "stopped at its budget and landed its unfinished work as a draft marked [budget exhausted]: " + orRef(rep.PRURL, rep.Branch)
 		}
 		report(StateDone, fmt.Sprintf("%s. %s %s", text, rep.Error, costText(rep)))
-	case rep.Status == session.StatusPartial && rep.Contract.Broken():
+	case rep.Status == state.Partial && rep.Contract.Broken():
 		run.SessionID, run.Branch, run.PRURL, run.Error = rep.ID, rep.Branch, rep.PRURL, rep.Error
 		report(StateFailed, fmt.Sprintf("landed as a draft, but %s: %s. %s", rep.Contract.Line(), rep.PRURL, costText(rep)))
 	default:
@@ -260,14 +261,14 @@ func reportOutcome(run *Run, rep *session.Report, err error, report func(state, 
 // client (whose transport refreshes its token), git with a token source
 // that mints a fresh token when the last one is about to expire, so a
 // session longer than a token's hour still pushes.
-func (l *LocalRunner) session(ctx context.Context, run *Run, ctl *session.Control, onState func(session.Status, string, time.Duration)) (*session.Report, error) {
+func (l *LocalRunner) session(ctx context.Context, run *Run, ctl *live.Control, onState func(state.Status, string, time.Duration)) (*session.Report, error) {
 	opts, err := l.options(ctx)
 	if err != nil {
 		return nil, err
 	}
 	opts.Live.Control = ctl
 	idle := opts.Live.IdleTimeout
-	opts.Live.OnState = func(st session.Status, prURL string) { onState(st, prURL, idle) }
+	opts.Live.OnState = func(st state.Status, prURL string) { onState(st, prURL, idle) }
 	inst, err := l.base.NewInstallationClient(run.InstallationID)
 	if err != nil {
 		return nil, fmt.Errorf("client for installation %d: %w", run.InstallationID, err)

@@ -320,7 +320,7 @@ func (c *Console) ackControl(w http.ResponseWriter, r *http.Request) {
 
 // eventLine is an event as the run page shows it, one line (or, for a
 // command's output, the lines as they came): the console's own reading of
-// session.Event's fields, like core session watch prints them.
+// session/live's Event fields, like core session watch prints them.
 func eventLine(raw json.RawMessage) string {
 	var e struct {
 		Time        time.Time `json:"time"`

@@ -135,7 +135,7 @@ type AuditEntry struct {
 	Reason string    `json:"reason"`
 }
 
-// RunEvent is one event of a live run's log (session.Event, as the run
+// RunEvent is one event of a live run's log (session/live's Event, as the run
 // wrote it to events.jsonl), at its position in the log.
 type RunEvent struct {
 	Seq   int64           `json:"seq"`

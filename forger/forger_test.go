@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
 
 const token = "ghs_ForgerTestToken123"
@@ -85,7 +86,7 @@ func TestTwoRunsAtOnceClaimDifferentBriefs(t *testing.T) {
 	for i := range 2 {
 		require.NoError(t, errs[i])
 		require.NotNil(t, results[i].Report, results[i].Reason)
-		assert.Equal(t, session.StatusCompleted, results[i].Report.Status, results[i].Report.Error)
+		assert.Equal(t, state.Completed, results[i].Report.Status, results[i].Report.Error)
 	}
 	assert.NotEqual(t, results[0].Issue, results[1].Issue, "two runs worked the same brief")
 	assert.ElementsMatch(t, []int{1, 2}, []int{results[0].Issue, results[1].Issue})
@@ -101,7 +102,7 @@ func TestFailureReleasesTheClaim(t *testing.T) {
 	res, err := Run(t.Context(), f.config("run-x"), fixed(f.options(t, srv)))
 	require.NoError(t, err)
 	require.NotNil(t, res.Report)
-	assert.Equal(t, session.StatusFailed, res.Report.Status)
+	assert.Equal(t, state.Failed, res.Report.Status)
 	is, ok := f.g.Issue("octo", "hello", 1)
 	require.True(t, ok)
 	assert.NotContains(t, is.Labels, ClaimLabel, "the claim is removed")
@@ -119,7 +120,7 @@ func TestFailureReleasesTheClaim(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Report, res.Reason)
 	assert.Equal(t, 1, res.Issue)
-	assert.Equal(t, session.StatusCompleted, res.Report.Status, res.Report.Error)
+	assert.Equal(t, state.Completed, res.Report.Status, res.Report.Error)
 }
 
 func TestBriefSelection(t *testing.T) {

@@ -89,7 +89,7 @@ type Live struct {
 	ID      string
 	// Repo is the run's repository as the console knows it (owner/name).
 	Repo    string
-	Control *session.Control
+	Control *live.Control
 	Out     io.Writer
 	// PollWait is how long each long-poll for controls waits (default
 	// 25s); Every how often a batch of events goes (default 1s).
@@ -133,7 +133,7 @@ func (l *Live) Start(ctx context.Context) (finish func()) {
 	}()
 	go l.controls(ctx)
 	return func() {
-		if _, err := os.Stat(filepath.Join(l.Store.Dir(l.ID), session.EventsFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(l.Store.Dir(l.ID), live.EventsFile)); err != nil {
 			cancel() // the run never started: there is nothing to send
 			return
 		}
@@ -148,11 +148,11 @@ func (l *Live) Start(ctx context.Context) (finish func()) {
 			case <-sent:
 				return
 			case <-limit.C:
-				fmt.Fprintf(l.Out, "live: the run's last events did not reach the console within %s: they stay in its %s\n", flushWait, session.EventsFile)
+				fmt.Fprintf(l.Out, "live: the run's last events did not reach the console within %s: they stay in its %s\n", flushWait, live.EventsFile)
 				return
 			case <-look.C:
 				if err := l.failure(); err != nil && time.Since(begun) >= downWait {
-					fmt.Fprintf(l.Out, "live: the console does not answer (%v): the run's last events stay in its %s\n", err, session.EventsFile)
+					fmt.Fprintf(l.Out, "live: the console does not answer (%v): the run's last events stay in its %s\n", err, live.EventsFile)
 					return
 				}
 			}
@@ -187,7 +187,7 @@ func (l *Live) failure() error {
 // process has not started, for all Watch can tell. The log is opened
 // once the run holds its lock.
 func (l *Live) follow(ctx context.Context) {
-	log := filepath.Join(l.Store.Dir(l.ID), session.EventsFile)
+	log := filepath.Join(l.Store.Dir(l.ID), live.EventsFile)
 	for {
 		if _, err := os.Stat(log); err == nil {
 			break
@@ -198,7 +198,7 @@ func (l *Live) follow(ctx context.Context) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	err := l.Store.Watch(ctx, l.ID, func(e session.Event) error {
+	err := l.Store.Watch(ctx, l.ID, func(e live.Event) error {
 		raw, err := json.Marshal(e)
 		if err != nil {
 			return err
@@ -277,7 +277,7 @@ func (l *Live) send(ctx context.Context, watched <-chan struct{}) {
 			full := len(l.pending) == 0 && l.sent >= maxPending
 			l.mu.Unlock()
 			if full {
-				fmt.Fprintf(l.Out, "live: the run wrote more than %d events: the rest stay in its %s\n", maxPending, session.EventsFile)
+				fmt.Fprintf(l.Out, "live: the run wrote more than %d events: the rest stay in its %s\n", maxPending, live.EventsFile)
 				return
 			}
 		}

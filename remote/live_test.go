@@ -20,6 +20,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/remote"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 )
 
 // endedSession writes the record of an ended session and its event log
@@ -36,7 +37,7 @@ func endedSession(t *testing.T, store *session.Store, id string, n int) {
 		fmt.Fprintf(&log, `{"time":"2026-12-01T09:00:00Z","kind":"turn","turn":%d,"tool":"read_file","target":"f%d.go"}`+"\n", i+1, i)
 	}
 	log.WriteString(`{"time":"2026-12-01T09:01:00Z","kind":"state","status":"completed"}` + "\n")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, session.EventsFile), log.Bytes(), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, live.EventsFile), log.Bytes(), 0o600))
 }
 
 func openStore(t *testing.T) *session.Store {
@@ -54,7 +55,7 @@ func TestLiveSendsTheWholeLog(t *testing.T) {
 	store := openStore(t)
 	endedSession(t, store, "s-long", 1203)
 	var out bytes.Buffer
-	l := &remote.Live{Console: client, Store: store, ID: "s-long", Repo: "acme/app", Control: session.NewControl(), Out: &out, Every: 10 * time.Millisecond}
+	l := &remote.Live{Console: client, Store: store, ID: "s-long", Repo: "acme/app", Control: live.NewControl(), Out: &out, Every: 10 * time.Millisecond}
 	l.Start(t.Context())()
 	evs, err := cstore.Events(t.Context(), "s-long", -1, 5000)
 	require.NoError(t, err)
@@ -80,7 +81,7 @@ func TestLiveGivesUpWhenRefused(t *testing.T) {
 	store := openStore(t)
 	endedSession(t, store, "s-taken", 3)
 	var out bytes.Buffer
-	l := &remote.Live{Console: client, Store: store, ID: "s-taken", Repo: "acme/app", Control: session.NewControl(), Out: &out, Every: 10 * time.Millisecond}
+	l := &remote.Live{Console: client, Store: store, ID: "s-taken", Repo: "acme/app", Control: live.NewControl(), Out: &out, Every: 10 * time.Millisecond}
 	l.Start(t.Context())()
 	assert.Contains(t, out.String(), "live: the console refused the run's events")
 	assert.Contains(t, out.String(), "only the identity that reports a run may send its events")
@@ -96,7 +97,7 @@ func TestLiveOfARunThatNeverStarted(t *testing.T) {
 	t.Parallel()
 	client, cstore := newConsole(t)
 	var out bytes.Buffer
-	l := &remote.Live{Console: client, Store: openStore(t), ID: "s-never", Repo: "acme/app", Control: session.NewControl(), Out: &out}
+	l := &remote.Live{Console: client, Store: openStore(t), ID: "s-never", Repo: "acme/app", Control: live.NewControl(), Out: &out}
 	l.Start(t.Context())()
 	_, err := cstore.GetRun(t.Context(), "s-never")
 	assert.ErrorIs(t, err, console.ErrNotFound)
@@ -111,7 +112,7 @@ func TestLiveOfADownConsole(t *testing.T) {
 	endedSession(t, store, "s-down", 3)
 	var out ghfake.LockedBuffer
 	l := &remote.Live{Console: &remote.Client{URL: "http://127.0.0.1:9", Token: "t"}, Store: store, ID: "s-down", Repo: "acme/app",
-		Control: session.NewControl(), Out: &out, Every: 10 * time.Millisecond}
+		Control: live.NewControl(), Out: &out, Every: 10 * time.Millisecond}
 	l.Start(t.Context())()
 	assert.Contains(t, out.String(), "live: the console does not answer (")
 	assert.Contains(t, out.String(), "the run's last events stay in its events.jsonl")
@@ -138,7 +139,7 @@ func TestLiveOfAConsoleThatNeverAnswers(t *testing.T) {
 	endedSession(t, store, "s-mute", 3)
 	var out ghfake.LockedBuffer
 	l := &remote.Live{Console: &remote.Client{URL: srv.URL, Token: "t"}, Store: store, ID: "s-mute", Repo: "acme/app",
-		Control: session.NewControl(), Out: &out, Every: 10 * time.Millisecond}
+		Control: live.NewControl(), Out: &out, Every: 10 * time.Millisecond}
 	l.Start(t.Context())()
 	assert.Positive(t, asked.Load(), "the run's events were sent")
 	assert.Contains(t, out.String(), "live: the console does not answer (")

@@ -17,6 +17,7 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
 
 const token = "ghs_ResolverTestToken1"
@@ -48,7 +49,7 @@ func TestResolve(t *testing.T) {
 	opts := options(t, client, srv)
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num, Instruction: "keep the name Add"}, opts)
 	require.NoError(t, err)
-	require.Equal(t, session.StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Equal(t, "feature", rep.Branch)
 	fetched := 0
 	for _, r := range g.Requests() {
@@ -111,7 +112,7 @@ func TestResolveForkReviews(t *testing.T) {
 	opts := options(t, client, srv)
 	rep, err := Run(t.Context(), Request{Client: client, Owner: "octo", Repo: "hello", Number: num}, opts)
 	require.NoError(t, err)
-	require.Equal(t, session.StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Contains(t, srv.Requests()[0].Messages[1].Content, "comes from a fork, so your change is offered to its author as suggested changes")
 
 	reviews := g.Reviews("octo", "hello", num)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/state"
 )
 
 // BenchmarkTurn measures the engine's own cost per turn beside a bare
@@ -52,7 +53,7 @@ func BenchmarkTurn(b *testing.B) {
 			}
 		}
 		rep, err := Run(b.Context(), opts)
-		if err != nil || rep.Status != StatusCompleted {
+		if err != nil || rep.Status != state.Completed {
 			b.Fatalf("session: %v %+v", err, rep)
 		}
 		srv.Close()
@@ -146,7 +147,7 @@ func readingSession(tb testing.TB, contextTokens int) readingFigures {
 	opts.Limits.MaxTurns = len(replies)
 	opts.Inference.ContextTokens = contextTokens
 	rep, err := Run(tb.Context(), opts)
-	if err != nil || rep.Status != StatusCompleted {
+	if err != nil || rep.Status != state.Completed {
 		tb.Fatalf("reading session: %v %+v", err, rep)
 	}
 	f := readingFigures{promptTokens: rep.Usage.PromptTokens}

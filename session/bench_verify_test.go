@@ -13,6 +13,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/state"
 )
 
 // The verify benchmarks set a session's timing beside a person's, each
@@ -103,7 +104,7 @@ func BenchmarkVerifySession(b *testing.B) {
 		}
 		rep, err := Run(b.Context(), opts)
 		t := took{wall: time.Since(start), toDone: toDone}
-		if err != nil || rep.Status != StatusCompleted || rep.Contract == nil || !rep.Contract.Held() || toDone == 0 {
+		if err != nil || rep.Status != state.Completed || rep.Contract == nil || !rep.Contract.Held() || toDone == 0 {
 			b.Fatalf("session: %v %+v", err, rep)
 		}
 		srv.Close()
@@ -214,7 +215,7 @@ func BenchmarkNarrowTestAtStart(b *testing.B) {
 			}
 		}
 		rep, err := Run(b.Context(), opts)
-		if err != nil || rep.Status != StatusCompleted || first == 0 {
+		if err != nil || rep.Status != state.Completed || first == 0 {
 			b.Fatalf("session: %v %+v", err, rep)
 		}
 		srv.Close()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
 
 // InfraError is a failure met before a session could start that is no
@@ -59,14 +60,14 @@ func Outage(err error) bool {
 // session had a report: a remote service or the machine
 // (FailInfrastructure), the user (FailConfiguration), or core itself
 // (FailError).
-func FailureKindOf(err error) FailureKind {
+func FailureKindOf(err error) state.FailureKind {
 	var ie *InfraError
 	var ce *ConfigError
 	switch {
 	case errors.As(err, &ie):
-		return FailInfrastructure
+		return state.FailInfrastructure
 	case errors.As(err, &ce):
-		return FailConfiguration
+		return state.FailConfiguration
 	}
-	return FailError
+	return state.FailError
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestBrowserSessionDocker is an unattended run with the browser under the
@@ -52,7 +53,7 @@ func TestBrowserSessionDocker(t *testing.T) {
 	opts.Browser = BrowserOptions{On: true, Exec: exe, Env: []string{marker}}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	obs := observations(srv)
 	require.Len(t, obs, 2+len(replies))
 	require.Contains(t, obs[1], "started p1 in the background: cd site && python3 server.py 8000")

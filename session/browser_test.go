@@ -14,6 +14,7 @@ import (
 	testbrowser "github.com/coreagent/core/internal/testkit/browser"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -117,7 +118,7 @@ func browserRun(t *testing.T, repo string, replies ...llm.Reply) (*Report, Optio
 	survivors := withBrowser(t, &opts)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	obs := observations(srv)
 	require.Len(t, obs, 2+len(replies))
 	require.Contains(t, obs[1], "started p1 in the background: cd site && python3 server.py 8000")

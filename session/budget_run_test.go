@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestSessionHoldsTheBudget runs a session at the smallest budgets with
@@ -42,7 +43,7 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 			opts.Goal.Prompt = strings.Repeat("Read the big files and tell me what they hold. ", 40) // ~1,900 bytes
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
 
 			reqs := srv.Requests()
 			require.Len(t, reqs, len(replies))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestContractEnvironment runs a session whose check fails on both sides
@@ -27,7 +28,7 @@ func TestContractEnvironment(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, rep.Contract)
 	assert.Equal(t, contract.ContractUnjudged, rep.Contract.Verdict, rep.Contract.Line())
-	assert.Equal(t, StatusCompleted, rep.Status, "never partial: the code broke nothing it could be judged on: %s", rep.Error)
+	assert.Equal(t, state.Completed, rep.Status, "never partial: the code broke nothing it could be judged on: %s", rep.Error)
 	require.Len(t, rep.Contract.Checks, 1)
 	r := rep.Contract.Checks[0]
 	assert.Equal(t, contract.VerdictEnvironment, r.Verdict)
@@ -56,6 +57,6 @@ func TestContractManifestRemoved(t *testing.T) {
 	require.NotNil(t, rep.Contract)
 	assert.Equal(t, contract.ContractBroken, rep.Contract.Verdict, rep.Contract.Line())
 	assert.Equal(t, []contract.CheckVerdict{contract.VerdictRegressed}, checkVerdicts(rep.Contract))
-	assert.Equal(t, StatusPartial, rep.Status)
+	assert.Equal(t, state.Partial, rep.Status)
 	assert.Contains(t, rep.Error, "the result broke its contract")
 }

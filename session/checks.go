@@ -73,28 +73,48 @@ func (v Verification) check() error {
 // check sees another's files. A baseline runs once a run, however many
 // times the contract is asked for.
 type checker struct {
-	sb          *sandbox.Sandbox
-	tier        lang.Tier
-	timeout     time.Duration
-	ceiling     time.Duration // Verification.BuildCeiling
-	git         gitRunner
+	checkRunner
+	checkDirs
+	checkBackground
+	checkBasePrep
+
+	mu   sync.Mutex
+	base map[string]*baseRun // by the check's argv
+}
+
+// checkRunner is how a check runs: in which sandbox, at which tier, for
+// how long.
+type checkRunner struct {
+	sb      *sandbox.Sandbox
+	tier    lang.Tier
+	timeout time.Duration
+	ceiling time.Duration // Verification.BuildCeiling
+	git     gitRunner
+}
+
+// checkDirs is where the checks run: the workspace and the checkouts
+// beside it.
+type checkDirs struct {
 	workspace   string
 	seenAt      string // the workspace resolved, where the warm-up's go saw it
 	baseDir     string
 	resultDir   string // the checkout of the tree the result checks run on
 	startCommit string
+}
 
+// checkBackground is the life of the background baselines.
+type checkBackground struct {
 	wg     sync.WaitGroup
 	ctx    context.Context // the background baselines'; nil before background
 	cancel context.CancelFunc
+}
 
+// checkBasePrep is the base checkout, made once, and its turns.
+type checkBasePrep struct {
 	prep     sync.Mutex // held while the base checkout is made
 	running  sync.Mutex // held while a baseline runs: one at a time in the base checkout
 	prepared bool
 	prepErr  error
-
-	mu   sync.Mutex
-	base map[string]*baseRun // by the check's argv
 }
 
 // baseRun is one check's baseline, started once.
@@ -109,10 +129,10 @@ func newChecker(s *run) *checker {
 	if real, err := filepath.EvalSymlinks(seenAt); err == nil {
 		seenAt = real
 	}
-	return &checker{seenAt: seenAt,
-		sb: s.opts.Services.Sandbox, tier: s.rec.Verify, timeout: s.opts.Verification.ShellTimeout, ceiling: s.opts.Verification.BuildCeiling, git: s.git,
-		workspace: s.rec.Workspace, baseDir: s.rec.Workspace + ".base", resultDir: s.rec.Workspace + ".result", startCommit: s.rec.StartCommit,
-		base: map[string]*baseRun{},
+	return &checker{
+		checkRunner: checkRunner{sb: s.opts.Services.Sandbox, tier: s.rec.Verify, timeout: s.opts.Verification.ShellTimeout, ceiling: s.opts.Verification.BuildCeiling, git: s.git},
+		checkDirs:   checkDirs{seenAt: seenAt, workspace: s.rec.Workspace, baseDir: s.rec.Workspace + ".base", resultDir: s.rec.Workspace + ".result", startCommit: s.rec.StartCommit},
+		base:        map[string]*baseRun{},
 	}
 }
 

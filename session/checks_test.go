@@ -17,6 +17,7 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
 )
 
 // goModule is a Go module whose package builds, or not, as calc.go says.
@@ -76,7 +77,7 @@ func TestContract(t *testing.T) {
 		replies  []string
 		checks   []string
 		timeout  time.Duration
-		status   Status
+		status   state.Status
 		verdict  contract.ContractVerdict
 		verdicts []contract.CheckVerdict
 		sources  []contract.CheckSource
@@ -84,12 +85,12 @@ func TestContract(t *testing.T) {
 		{
 			name: "a real fix", base: broken,
 			replies: []string{write("calc.go", "package calc\n\n"+builds+"\n"), "tool: run_shell\ncommand: go vet ./...", "tool: done\nsummary: fixed it"},
-			status:  StatusCompleted, verdict: contract.ContractHeld, verdicts: []contract.CheckVerdict{contract.VerdictFixed}, sources: []contract.CheckSource{contract.SourceModel},
+			status:  state.Completed, verdict: contract.ContractHeld, verdicts: []contract.CheckVerdict{contract.VerdictFixed}, sources: []contract.CheckSource{contract.SourceModel},
 		},
 		{
 			name: "a user check the model never ran catches a regression", base: builds, checks: []string{"go build ./..."},
 			replies: []string{write("calc.go", "package calc\n\n"+broken+"\n"), "tool: done\nsummary: done, trust me"},
-			status:  StatusPartial, verdict: contract.ContractBroken, verdicts: []contract.CheckVerdict{contract.VerdictRegressed}, sources: []contract.CheckSource{contract.SourceUser},
+			status:  state.Partial, verdict: contract.ContractBroken, verdicts: []contract.CheckVerdict{contract.VerdictRegressed}, sources: []contract.CheckSource{contract.SourceUser},
 		},
 		{
 			name: "the harness's final run catches the last edit", base: builds,
@@ -97,25 +98,25 @@ func TestContract(t *testing.T) {
 				write("extra.go", "package calc\n"), "tool: run_shell\ncommand: go vet ./...",
 				write("calc.go", "package calc\n\n"+broken+"\n"), "tool: done\nsummary: vet passed",
 			},
-			status: StatusPartial, verdict: contract.ContractBroken, verdicts: []contract.CheckVerdict{contract.VerdictRegressed}, sources: []contract.CheckSource{contract.SourceModel},
+			status: state.Partial, verdict: contract.ContractBroken, verdicts: []contract.CheckVerdict{contract.VerdictRegressed}, sources: []contract.CheckSource{contract.SourceModel},
 		},
 		{
 			// Killed on both sides, it could not judge the code: the
 			// environment's, never broken.
 			name: "a check that times out on both sides", base: builds, checks: []string{"go vet ./..."}, timeout: time.Millisecond,
 			replies: []string{write("extra.go", "package calc\n"), "tool: done\nsummary: added a file"},
-			status:  StatusCompleted, verdict: contract.ContractUnjudged, verdicts: []contract.CheckVerdict{contract.VerdictEnvironment}, sources: []contract.CheckSource{contract.SourceUser},
+			status:  state.Completed, verdict: contract.ContractUnjudged, verdicts: []contract.CheckVerdict{contract.VerdictEnvironment}, sources: []contract.CheckSource{contract.SourceUser},
 		},
 		{
 			name: "go checks in a Python repository do not apply", checks: []string{"go build ./..."},
 			files:   map[string]string{"pyproject.toml": "[project]\nname = \"calc\"\n", "calc.py": "def add(a, b):\n    return a - b\n"},
 			replies: []string{write("calc.py", "def add(a, b):\n    return a + b\n"), "tool: run_shell\ncommand: go vet ./...", "tool: done\nsummary: fixed add"},
-			status:  StatusCompleted, verdict: contract.ContractNone, verdicts: []contract.CheckVerdict{contract.VerdictError, contract.VerdictError}, sources: []contract.CheckSource{contract.SourceUser, contract.SourceModel},
+			status:  state.Completed, verdict: contract.ContractNone, verdicts: []contract.CheckVerdict{contract.VerdictError, contract.VerdictError}, sources: []contract.CheckSource{contract.SourceUser, contract.SourceModel},
 		},
 		{
 			name: "no checks", base: builds,
 			replies: []string{write("extra.go", "package calc\n"), "tool: done\nsummary: added a file"},
-			status:  StatusCompleted, verdict: contract.ContractNone,
+			status:  state.Completed, verdict: contract.ContractNone,
 		},
 	}
 	for _, tt := range tests {
@@ -170,7 +171,7 @@ func TestContractNoChange(t *testing.T) {
 	opts := buildOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rep.Status)
+	assert.Equal(t, state.Completed, rep.Status)
 	assert.False(t, rep.Landed)
 	f, ok := rep.Finding(FindingNoChange)
 	require.True(t, ok)
@@ -195,14 +196,14 @@ func TestContractResumeAfterBroken(t *testing.T) {
 	opts.Verification.Checks = []string{"go build ./..."}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusPartial, rep.Status)
+	require.Equal(t, state.Partial, rep.Status)
 	require.Equal(t, contract.ContractBroken, rep.Contract.Verdict)
 
 	resumed := buildOptions(t, srv, repo)
 	resumed.Services.Store = opts.Services.Store
 	rep, err = Resume(t.Context(), rep.ID, "the build is broken: fix it", resumed)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	assert.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.NotNil(t, rep.Contract)
 	assert.Equal(t, contract.ContractHeld, rep.Contract.Verdict, "resume runs the contract again, with the user's check")
 	assert.Equal(t, []contract.CheckVerdict{contract.VerdictPassing}, checkVerdicts(rep.Contract))
@@ -256,10 +257,10 @@ func newTestCheckerIn(t *testing.T, files map[string]string, home string) (*chec
 	require.NoError(t, os.RemoveAll(ws))
 	gitOut(t, home, "clone", "-q", repo, ws)
 	return &checker{
-		sb:   sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
-		tier: lang.TierBuild, timeout: time.Minute, git: gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}},
-		workspace: ws, baseDir: ws + ".base", resultDir: ws + ".result", startCommit: gitOut(t, ws, "rev-parse", "HEAD"),
-		base: map[string]*baseRun{},
+		checkRunner: checkRunner{sb: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
+			tier: lang.TierBuild, timeout: time.Minute, git: gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}}},
+		checkDirs: checkDirs{workspace: ws, baseDir: ws + ".base", resultDir: ws + ".result", startCommit: gitOut(t, ws, "rev-parse", "HEAD")},
+		base:      map[string]*baseRun{},
 	}, ws
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
 
 // fixtureRepo makes a git repository with one commit on main.
@@ -84,7 +85,7 @@ func TestInteractive(t *testing.T) {
 	opts.Services.Output = &out
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	assert.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.True(t, rep.Landed)
 	assert.Contains(t, out.String(), "next instruction (/exit to stop)> ")
 	assert.Contains(t, out.String(), "commit and land branch "+rep.Branch+" in "+repo+"? [y/N] ", "a local repository is not pushed and gets no pull request")
@@ -110,7 +111,7 @@ func TestInteractiveDeclinesLanding(t *testing.T) {
 	opts.Services.Input = strings.NewReader("/exit\n") // then EOF: no
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rep.Status)
+	assert.Equal(t, state.Completed, rep.Status)
 	assert.False(t, rep.Landed)
 	cmd := exec.Command("git", "rev-parse", "--verify", "--quiet", rep.Branch)
 	cmd.Dir = repo
@@ -126,7 +127,7 @@ func TestTurnTimeoutIsPartial(t *testing.T) {
 	opts.Limits.TurnTimeout = 200 * time.Millisecond
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusPartial, rep.Status)
+	assert.Equal(t, state.Partial, rep.Status)
 	assert.Contains(t, rep.Error, "ran past its 200ms limit (--turn-timeout)")
 }
 
@@ -146,8 +147,8 @@ func TestEndpointOutageIsInfrastructure(t *testing.T) {
 		Backoff: model.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond}})
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, rep.Status)
-	assert.Equal(t, FailInfrastructure, rep.FailureKind)
+	assert.Equal(t, state.Failed, rep.Status)
+	assert.Equal(t, state.FailInfrastructure, rep.FailureKind)
 	assert.Contains(t, rep.Error, "503")
 	assert.Greater(t, len(srv.Requests()), 1, "transient failures are retried")
 }
@@ -184,7 +185,7 @@ func TestTransientFailureRetriedWithinTheTurn(t *testing.T) {
 	)
 	rep, err := Run(t.Context(), testOptions(t, srv, repo))
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	assert.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Equal(t, 1, rep.Turns)
 }
 
@@ -201,10 +202,10 @@ func TestCancelled(t *testing.T) {
 	opts.Services.Client = cancelOnCall{Completer: opts.Services.Client, cancel: cancel}
 	rep, err := Run(ctx, opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCancelled, rep.Status, rep.Error)
+	assert.Equal(t, state.Cancelled, rep.Status, rep.Error)
 	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCancelled, rec.Status, "the ending is saved even after ctx ended")
+	assert.Equal(t, state.Cancelled, rec.Status, "the ending is saved even after ctx ended")
 	_, err = opts.Services.Store.LoadReport(rep.ID)
 	assert.NoError(t, err)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestGitScrubsWhatItIsGiven: a commit message holding a secret is
@@ -52,7 +53,7 @@ func TestDryRunDiffIsScrubbed(t *testing.T) {
 	opts.Services.Output = &out
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Contains(t, out.String(), "+token=[redacted]")
 	assert.NotContains(t, out.String(), "sekrit-value")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
 
 const testToken = "ghs_SeededTokenValue1234567890"
@@ -66,7 +67,7 @@ func TestGitHubOpensDraftPullRequest(t *testing.T) {
 	opts.Goal.Prompt = "greet the world"
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 
 	pulls := f.g.Pulls("octo", "hello")
 	require.Len(t, pulls, 1)
@@ -123,7 +124,7 @@ func TestGitHubIssueGoalAndNoDuplicatePR(t *testing.T) {
 	opts.Goal.Issue = n
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 
 	instruction := srv.Requests()[0].Messages[1].Content
 	assert.True(t, strings.HasPrefix(instruction, "Please fix this.\n\nIssue #1: Shout the greeting\n\nThe greeting should be upper case."), instruction)
@@ -148,7 +149,7 @@ func TestGitHubIssueGoalAndNoDuplicatePR(t *testing.T) {
 	opts2.Goal.Prompt, opts2.Goal.Issue = "", n
 	rep2, err := Run(t.Context(), opts2)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep2.Status, rep2.Error)
+	require.Equal(t, state.Completed, rep2.Status, rep2.Error)
 	assert.Equal(t, "Issue #1: Shout the greeting", rep2.Goal, "no prompt: the issue's title is the goal")
 	assert.Equal(t, n, rep2.Issue)
 	assert.Equal(t, &DiffStat{Files: 1, Insertions: 1}, rep2.DiffStat, "bye.txt, from the draft's head")
@@ -220,8 +221,8 @@ func TestGitHubLandsOnOpenPullRequest(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, f.g.Pulls("octo", "hello"), 1, "no new pull request")
 			if tt.wantErr != "" {
-				assert.Equal(t, StatusFailed, rep.Status)
-				assert.Equal(t, FailConfiguration, rep.FailureKind, "someone else's push is not an outage")
+				assert.Equal(t, state.Failed, rep.Status)
+				assert.Equal(t, state.FailConfiguration, rep.FailureKind, "someone else's push is not an outage")
 				assert.Contains(t, rep.Error, tt.wantErr)
 				assert.Contains(t, rep.Error, "nothing was pushed")
 				assert.Empty(t, f.g.Comments("octo", "hello", num))
@@ -230,7 +231,7 @@ func TestGitHubLandsOnOpenPullRequest(t *testing.T) {
 				assert.Equal(t, "a push by alice", gitOut(t, f.repo.Dir(), "log", "-1", "--format=%s", head), "the branch holds alice's push, nothing of core's")
 				return
 			}
-			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			assert.Equal(t, "feature", rep.Branch)
 			assert.Equal(t, num, rep.PullRequest)
 			sha, _, err := f.repo.Head(t.Context(), "feature")
@@ -285,7 +286,7 @@ func TestGitHubErrors(t *testing.T) {
 			_, err := Run(t.Context(), opts)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
-			assert.Equal(t, FailConfiguration, FailureKindOf(err), "what the user set is the user's to fix")
+			assert.Equal(t, state.FailConfiguration, FailureKindOf(err), "what the user set is the user's to fix")
 		})
 	}
 	bad, err := gh.New(gh.Credentials{Token: "ghs_wrong", APIURL: f.g.APIURL()}, nil)
@@ -294,7 +295,7 @@ func TestGitHubErrors(t *testing.T) {
 	opts.Services.GitHub = bad
 	_, err = Run(t.Context(), opts)
 	assert.ErrorContains(t, err, "the token was refused")
-	assert.Equal(t, FailConfiguration, FailureKindOf(err))
+	assert.Equal(t, state.FailConfiguration, FailureKindOf(err))
 }
 
 // TestGitHubOutageIsInfrastructure: GitHub answering 5xx, or not at all,
@@ -359,7 +360,7 @@ func TestGitHubOutageIsInfrastructure(t *testing.T) {
 				assert.ErrorAs(t, err, &ie, goal.name)
 				var ce *ConfigError
 				assert.False(t, errors.As(err, &ce), "%s: an outage is not the user's configuration: %v", goal.name, err)
-				assert.Equal(t, FailInfrastructure, FailureKindOf(err), goal.name)
+				assert.Equal(t, state.FailInfrastructure, FailureKindOf(err), goal.name)
 				if tt.orWant == "" || !strings.Contains(err.Error(), tt.orWant) {
 					assert.Contains(t, err.Error(), tt.want, goal.name)
 				}
@@ -423,7 +424,7 @@ func TestGitHubBaseCommitNotFound(t *testing.T) {
 	opts.Goal.Base = "0123456789abcdef0123456789abcdef01234567"
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, rep.Status)
+	assert.Equal(t, state.Failed, rep.Status)
 	assert.Equal(t, "base: 0123456789abcdef0123456789abcdef01234567: commit 0123456789ab not found in octo/hello", rep.Error)
 	assert.Empty(t, srv.Requests(), "no turn ran")
 }
@@ -466,7 +467,7 @@ func TestGitHubContractEndings(t *testing.T) {
 	opts.Verification.Verify, opts.Verification.Checks, opts.Landing.Ready = lang.TierBuild, []string{"go vet ./..."}, true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusPartial, rep.Status, "a broken contract ends partial")
+	require.Equal(t, state.Partial, rep.Status, "a broken contract ends partial")
 	require.True(t, rep.Landed, "and still lands, for a person to look at")
 	pulls := f.g.Pulls("octo", "calc")
 	require.Len(t, pulls, 1)
@@ -480,7 +481,7 @@ func TestGitHubContractEndings(t *testing.T) {
 	resumed.Services.Store, resumed.Landing.Ready = opts.Services.Store, true // the repository comes from the record
 	rep, err = Resume(t.Context(), rep.ID, "go vet fails: fix it", resumed)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	pulls = f.g.Pulls("octo", "calc")
 	require.Len(t, pulls, 1, "the same pull request")
 	pr = pulls[0]
@@ -495,7 +496,7 @@ func TestGitHubContractEndings(t *testing.T) {
 	// Broken again: a draft again, marked again.
 	rep, err = Resume(t.Context(), rep.ID, "one more change", resumed)
 	require.NoError(t, err)
-	require.Equal(t, StatusPartial, rep.Status)
+	require.Equal(t, state.Partial, rep.Status)
 	pr = f.g.Pulls("octo", "calc")[0]
 	assert.True(t, pr.Draft, "ready for review once, broken now: a draft again")
 	assert.Equal(t, "[checks failing] Add calc again", pr.Title)
@@ -513,7 +514,7 @@ func TestGitHubHeldStaysDraftWithoutReady(t *testing.T) {
 	opts.Verification.Verify = lang.TierBuild
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.True(t, rep.Contract.Held())
 	pr := f.g.Pulls("octo", "hello")[0]
 	assert.True(t, pr.Draft, "without --ready it stays a draft")
@@ -537,7 +538,7 @@ func TestGitHubBrokenContractOnAnotherOnesPullRequest(t *testing.T) {
 	opts.Goal.Repo, opts.Goal.Base, opts.Verification.Verify, opts.Verification.Checks = "octo/calc", "feature", lang.TierBuild, []string{"go vet ./..."}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusPartial, rep.Status)
+	require.Equal(t, state.Partial, rep.Status)
 	pulls := f.g.Pulls("octo", "calc")
 	require.Len(t, pulls, 1)
 	assert.Equal(t, "A feature", pulls[0].Title, "another's title is left alone")

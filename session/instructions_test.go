@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/state"
 )
 
 // commitFixture commits every change in repo.
@@ -34,7 +35,7 @@ func systemPromptOf(t *testing.T, repo string) (string, *Report) {
 	opts.Landing.DryRun = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	return srv.Requests()[0].Messages[0].Content, rep
 }
 
@@ -144,7 +145,7 @@ func TestInstructionsFromStartCommit(t *testing.T) {
 	opts.Landing.DryRun = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status)
+	require.Equal(t, state.Completed, rep.Status)
 	// The workspace file is replaced, then read again for the report: the
 	// recorded prompt still holds the committed text.
 	rec, err := opts.Services.Store.Load(rep.ID)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/state"
 )
 
 // Landing is how a run's work lands.
@@ -34,12 +36,12 @@ type Landing struct {
 // contract holds work the model called done), as a draft marked
 // [budget exhausted], and ends budget_exhausted.
 func (s *run) finish(ctx context.Context, out outcome) outcome {
-	if out.status == StatusBudgetExhausted {
+	if out.status == state.BudgetExhausted {
 		return s.finishSpent(ctx, out)
 	}
 	changed, err := s.freezeTree(ctx)
 	if err != nil {
-		return failed(FailInfrastructure, err)
+		return failed(state.FailInfrastructure, err)
 	}
 	if !changed {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingNoChange, Detail: s.scrub(s.rec.Summary)})
@@ -56,17 +58,17 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	s.report.Contract = s.checks.contract(ctx, s.rec.Checks, s.tree)
 	if ctx.Err() != nil {
 		s.report.Contract = nil // not run to the end: no verdict
-		return outcome{status: StatusCancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
+		return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 	}
 	for _, c := range s.report.Contract.Checks {
-		s.events.add(Event{Kind: EventCheck, Check: c.String(), Verdict: string(c.Verdict)})
+		s.events.Add(live.Event{Kind: live.EventCheck, Check: c.String(), Verdict: string(c.Verdict)})
 	}
 	return s.landOrShow(ctx, s.contractEnding())
 }
 
 // failed is a failed outcome.
-func failed(kind FailureKind, err error) outcome {
-	return outcome{status: StatusFailed, kind: kind, err: err}
+func failed(kind state.FailureKind, err error) outcome {
+	return outcome{status: state.Failed, kind: kind, err: err}
 }
 
 // finishSpent ends a run its budget stopped, landing what it changed.
@@ -75,7 +77,7 @@ func (s *run) finishSpent(ctx context.Context, out outcome) outcome {
 	fmt.Fprintf(s.opts.Live.Progress, "budget exhausted: %v\n", out.err)
 	changed, err := s.freezeTree(ctx)
 	if err != nil {
-		return failed(FailInfrastructure, err)
+		return failed(state.FailInfrastructure, err)
 	}
 	if !changed {
 		return out
@@ -89,7 +91,7 @@ func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
 	if s.opts.Landing.DryRun {
 		diff, err := diffTree(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, s.tree)
 		if err != nil {
-			return failed(FailInfrastructure, err)
+			return failed(state.FailInfrastructure, err)
 		}
 		fmt.Fprintf(s.opts.Services.Output, "%s\n", diff)
 		return ending
@@ -118,7 +120,7 @@ func (s *run) land(ctx context.Context, ending outcome) outcome {
 	// an earlier run landed lands again.
 	sha, err := commitTree(ctx, s.git, s.rec.Workspace, s.tree, commitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
 	if err != nil {
-		return failed(FailInfrastructure, err)
+		return failed(state.FailInfrastructure, err)
 	}
 	s.rec.Commit = sha
 	if err := s.origin.land(ctx, s); err != nil {
@@ -171,9 +173,9 @@ func (s *run) setTree(ctx context.Context, tree string) (bool, error) {
 // contract: idle, or partial when the result broke it.
 func (s *run) contractEnding() outcome {
 	if c := s.report.Contract; c.Broken() {
-		return outcome{status: StatusPartial, err: fmt.Errorf("the result broke its contract (%s): core session resume %s continues the work", c.Line(), s.rec.ID)}
+		return outcome{status: state.Partial, err: fmt.Errorf("the result broke its contract (%s): core session resume %s continues the work", c.Line(), s.rec.ID)}
 	}
-	return outcome{status: StatusIdle}
+	return outcome{status: state.Idle}
 }
 
 // landQuestion asks what landing will really do here.
@@ -195,16 +197,16 @@ func (s *run) landQuestion() string {
 // end moves the session to its terminal state, saves the record and writes
 // the report. It runs whatever the ending, even after the run's context was
 // cancelled: it does no I/O that a context could stop.
-func (s *run) end(status Status, kind FailureKind, err error) *Report {
+func (s *run) end(status state.Status, kind state.FailureKind, err error) *Report {
 	s.stopWarm() // of no use any more; the report says how it ended
 	s.closeBrowser()
 	s.stopLines()
 	now := s.opts.Services.Now()
-	s.ctl.setStatus(status)
+	s.ctl.SetStatus(status)
 	if terr := s.rec.transition(status, now); terr != nil {
 		// An illegal transition is a bug; say so rather than lose the ending.
-		status, kind, err = StatusFailed, FailError, fmt.Errorf("%v (while ending: %v)", terr, err)
-		s.rec.Status = StatusFailed
+		status, kind, err = state.Failed, state.FailError, fmt.Errorf("%v (while ending: %v)", terr, err)
+		s.rec.Status = state.Failed
 		s.rec.EndedAt = &now
 	}
 	s.rec.FailureKind = kind
@@ -230,7 +232,7 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 	}
 	r.Unverified = r.Contract.None()
 	r.EndedAt = now
-	s.events.add(Event{Kind: EventState, Status: r.Status, FailureKind: kind, Text: r.Error})
+	s.events.Add(live.Event{Kind: live.EventState, Status: r.Status, FailureKind: kind, Text: r.Error})
 	if serr := s.opts.Services.Store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
 		r.Error = serr.Error()
 	}
@@ -245,15 +247,15 @@ func (s *run) end(status Status, kind FailureKind, err error) *Report {
 // the user's state to sort out (configuration); a commit that does not
 // hold the checked tree is core's own fault; anything else is git or the
 // remote failing.
-func landFailure(err error) FailureKind {
+func landFailure(err error) state.FailureKind {
 	var oe *overlapError
 	var me *movedError
 	var te *TreeChangedError
 	switch {
 	case errors.As(err, &oe) || errors.As(err, &me):
-		return FailConfiguration
+		return state.FailConfiguration
 	case errors.As(err, &te):
-		return FailError
+		return state.FailError
 	}
-	return FailInfrastructure
+	return state.FailInfrastructure
 }

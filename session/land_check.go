@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -13,7 +14,7 @@ import (
 // is: it changes a workflow without --allow-workflow-changes, or adds a
 // secret core knows of. The options were fine and the work is kept in the
 // workspace; the error says what to do.
-const FailLandingRefused FailureKind = "landing_refused"
+const FailLandingRefused state.FailureKind = "landing_refused"
 
 // maxNamed is how many files a landing refusal names.
 const maxNamed = 20
@@ -159,10 +160,10 @@ func (e *LandingError) Error() string {
 
 // landingFailure classifies a failed landing check: a refusal, or git
 // failing.
-func landingFailure(err error) FailureKind {
+func landingFailure(err error) state.FailureKind {
 	var le *LandingError
 	if errors.As(err, &le) {
 		return FailLandingRefused
 	}
-	return FailInfrastructure
+	return state.FailInfrastructure
 }

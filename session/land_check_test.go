@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
 
 // plantBefore is a model client that, before its nth request, writes files
@@ -74,7 +75,7 @@ func TestToolRefusesWorkflowInASession(t *testing.T) {
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	assert.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.False(t, rep.Landed)
 	obs := srv.Requests()[1].Messages
 	last := obs[len(obs)-1].Content
@@ -118,7 +119,7 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 			opts.Services.Client = &plantBefore{Completer: opts.Services.Client, n: 2, dir: workspaceOf(t, opts), files: tt.files}
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			assert.Equal(t, StatusFailed, rep.Status)
+			assert.Equal(t, state.Failed, rep.Status)
 			assert.Equal(t, FailLandingRefused, rep.FailureKind)
 			for name := range tt.files {
 				assert.Contains(t, rep.Error, name)
@@ -139,7 +140,7 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 			assert.False(t, branchExists(t, repo, rep.Branch))
 			rep, err = Resume(t.Context(), rep.ID, "land it", testResumeOptions(opts, true))
 			require.NoError(t, err)
-			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			assert.True(t, rep.Landed)
 			for name, body := range tt.files {
 				assert.Equal(t, strings.TrimSpace(body), gitOut(t, repo, "show", rep.Branch+":"+name))
@@ -171,14 +172,14 @@ func TestAllowWorkflowChangesIsKeptByResume(t *testing.T) {
 	opts.Landing.AllowWorkflowChanges = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Equal(t, "on: push", gitOut(t, repo, "show", rep.Branch+":.github/workflows/ci.yml"))
 
 	require.NoError(t, os.WriteFile(filepath.Join(rep.workspace(opts), ".github", "workflows", "lint.yml"), []byte("on: pull_request\n"), 0o644))
 	opts.Landing.AllowWorkflowChanges = false
 	rep, err = Resume(t.Context(), rep.ID, "add lint", opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Equal(t, "on: pull_request", gitOut(t, repo, "show", rep.Branch+":.github/workflows/lint.yml"))
 }
 
@@ -195,7 +196,7 @@ func TestGitHubLandingRefusesPlantedWorkflow(t *testing.T) {
 	opts.Services.Client = &plantBefore{Completer: opts.Services.Client, n: 2, dir: workspaceOf(t, opts), files: map[string]string{".github/workflows/evil.yml": evilWorkflow}}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, rep.Status)
+	assert.Equal(t, state.Failed, rep.Status)
 	assert.Equal(t, FailLandingRefused, rep.FailureKind)
 	assert.Contains(t, rep.Error, ".github/workflows/evil.yml")
 	_, ok, err := f.repo.Head(t.Context(), rep.Branch)
@@ -253,11 +254,11 @@ func TestLandingRefusesPlantedAction(t *testing.T) {
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 			if tt.wantWhat == "" {
-				require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+				require.Equal(t, state.Completed, rep.Status, rep.Error)
 				assert.True(t, rep.Landed)
 				return
 			}
-			assert.Equal(t, StatusFailed, rep.Status)
+			assert.Equal(t, state.Failed, rep.Status)
 			assert.Equal(t, FailLandingRefused, rep.FailureKind)
 			assert.Contains(t, rep.Error, "not landed: the work "+tt.wantWhat)
 			for name := range tt.files {

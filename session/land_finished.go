@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -81,16 +82,16 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 	}
 	defer s.unlock()
 	s.report.Contract = recorded.Contract
-	if err := s.moveTo(StatusActive); err != nil {
-		return s.end(StatusFailed, FailError, err), nil
+	if err := s.moveTo(state.Active); err != nil {
+		return s.end(state.Failed, state.FailError, err), nil
 	}
 	changed, err := s.setTree(ctx, recorded.Tree)
 	if err != nil {
-		return s.end(StatusFailed, FailInfrastructure, err), nil
+		return s.end(state.Failed, state.FailInfrastructure, err), nil
 	}
 	if !changed {
 		fmt.Fprintln(s.opts.Live.Progress, "nothing to land: the session changed no file")
-		return s.conclude(outcome{status: StatusIdle}), nil
+		return s.conclude(outcome{status: state.Idle}), nil
 	}
 	return s.conclude(s.land(ctx, s.contractEnding())), nil
 }

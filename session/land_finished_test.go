@@ -12,6 +12,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestCommitMessageDoesNotRepeatAClaimAsFact: the landing commit of a
@@ -52,7 +53,7 @@ func TestLandRefusesUnfinishedWork(t *testing.T) {
 	opts.Limits.MaxTurns = 1
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusPartial, rep.Status)
+	require.Equal(t, state.Partial, rep.Status)
 
 	_, err = Land(t.Context(), rep.ID, opts)
 	assert.ErrorContains(t, err, "has no finished work to land: its model never called done (core session resume "+rep.ID)
@@ -60,7 +61,7 @@ func TestLandRefusesUnfinishedWork(t *testing.T) {
 	assert.ErrorContains(t, err, "no session 20200101-000000-abcdef")
 	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
-	assert.Equal(t, StatusPartial, rec.Status, "a refusal leaves the record as it was")
+	assert.Equal(t, state.Partial, rec.Status, "a refusal leaves the record as it was")
 }
 
 // TestBrokenContractLandsMarkedLocally: a local landing of work that broke

@@ -13,6 +13,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestPythonWithoutManifest: a repository of a module and its test_*.py,
@@ -41,7 +42,7 @@ func TestPythonWithoutManifest(t *testing.T) {
 	opts.Live.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 
 	require.NotNil(t, rep.Languages)
 	assert.Equal(t, []string{"python"}, rep.Languages.Found)

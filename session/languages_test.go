@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
 )
 
 func TestLanguagesLine(t *testing.T) {
@@ -77,7 +78,7 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 			opts.Live.Progress = w
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
 
 			require.NotNil(t, rep.Languages)
 			assert.Equal(t, []string{lang.Ecosystem}, rep.Languages.Found)

@@ -13,6 +13,7 @@ import (
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
+	"github.com/coreagent/core/session/state"
 )
 
 // The idle timeouts: how long a landed run waits for the next message. A
@@ -33,7 +34,7 @@ type Live struct {
 	// interrupts and stops (the bot, the Action); the run makes its own
 	// otherwise. Either way the command line reaches it through the
 	// session's socket.
-	Control *Control
+	Control *live.Control
 	// Poll, when set, is called before each turn and, while the run is
 	// idle, every PollEvery: the Action reads new comments in it and hands
 	// them to Control.
@@ -57,7 +58,7 @@ type Live struct {
 	// that is not its end (starting, active, idle), with the pull request
 	// it landed on so far (the Action keeps its status comment's headline
 	// current from it).
-	OnState func(status Status, prURL string)
+	OnState func(status state.Status, prURL string)
 	// OnStep, when set, is called after every turn with the turn and the
 	// turn limit (the Action edits its status comment from it).
 	OnStep func(step Step, maxTurns int)
@@ -79,7 +80,7 @@ func (l Live) withDefaults() Live {
 		l.PollEvery = DefaultPollEvery
 	}
 	if l.Control == nil {
-		l.Control = NewControl()
+		l.Control = live.NewControl()
 	}
 	if l.Progress == nil {
 		l.Progress = io.Discard
@@ -92,27 +93,27 @@ func (l Live) withDefaults() Live {
 
 // moveTo moves the run to a state that is not its end: the record is
 // saved durably, the event log and the control told.
-func (s *run) moveTo(to Status) error {
+func (s *run) moveTo(to state.Status) error {
 	if err := s.rec.transition(to, s.opts.Services.Now()); err != nil {
 		return err
 	}
 	err := s.opts.Services.Store.save(s.rec, s.scrubber)
 	// The record first, then the control and the caller, then the event
 	// log: who sees the new state in one finds it in those before.
-	s.ctl.setStatus(to)
+	s.ctl.SetStatus(to)
 	if s.opts.Live.OnState != nil {
 		s.opts.Live.OnState(to, s.rec.PRURL)
 	}
-	s.events.add(Event{Kind: EventState, Status: to})
+	s.events.Add(live.Event{Kind: live.EventState, Status: to})
 	return err
 }
 
 // readMessages moves the messages people sent into the transcript, each
 // with who sent it, and reports whether there were any.
 func (s *run) readMessages(entries *[]budget.Entry) (bool, error) {
-	ms := s.ctl.take()
+	ms := s.ctl.Take()
 	for _, m := range ms {
-		s.events.add(Event{Kind: EventMessage, From: m.From, Text: m.Text})
+		s.events.Add(live.Event{Kind: live.EventMessage, From: m.From, Text: m.Text})
 		fmt.Fprintf(s.opts.Live.Progress, "message from %s: %s\n", m.From, oneLine(s.scrub(m.Text), 100))
 		text := fmt.Sprintf("Message from %s:\n%s", m.From, strings.TrimSpace(m.Text))
 		if !s.opts.Inference.Think {
@@ -127,7 +128,7 @@ func (s *run) readMessages(entries *[]budget.Entry) (bool, error) {
 
 // idleTimeout is how long the idle run waits now.
 func (s *run) idleTimeout() time.Duration {
-	if s.opts.Live.IdleAfterMessage > s.opts.Live.IdleTimeout && s.ctl.heardFromPerson() {
+	if s.opts.Live.IdleAfterMessage > s.opts.Live.IdleTimeout && s.ctl.HeardFromPerson() {
 		return s.opts.Live.IdleAfterMessage
 	}
 	return s.opts.Live.IdleTimeout
@@ -139,7 +140,7 @@ func (s *run) idleTimeout() time.Duration {
 // timeout passed, the terminal's input ended or said /exit, or ctx ended.
 // Queued messages are taken before anything waits, even with no timeout.
 func (s *run) idle(ctx context.Context) bool {
-	if len(s.ctl.peek()) > 0 {
+	if len(s.ctl.Peek()) > 0 {
 		return true
 	}
 	timeout := s.idleTimeout()
@@ -180,8 +181,8 @@ func (s *run) idle(ctx context.Context) bool {
 				return false
 			}
 			return true
-		case <-s.ctl.wake:
-			if len(s.ctl.peek()) > 0 {
+		case <-s.ctl.Wake():
+			if len(s.ctl.Peek()) > 0 {
 				return true
 			}
 		case <-poll.C:
@@ -248,10 +249,10 @@ func (s *run) stopLines() {
 // interrupted ends a turn a person interrupted: the work stays in the
 // workspace, unlanded, and the run goes idle.
 func (s *run) interruptedBy(from string) outcome {
-	s.events.add(Event{Kind: EventInterrupt, From: from})
+	s.events.Add(live.Event{Kind: live.EventInterrupt, From: from})
 	fmt.Fprintf(s.opts.Live.Progress, "interrupted by %s: the work stays in %s\n", from, s.rec.Workspace)
 	s.unlanded = true
-	return outcome{status: StatusIdle, interrupted: true}
+	return outcome{status: state.Idle, interrupted: true}
 }
 
 // endIdle ends a run whose idle wait is over: completed, or partial when
@@ -259,17 +260,17 @@ func (s *run) interruptedBy(from string) outcome {
 // stopped.
 func (s *run) endIdle(ctx context.Context) *Report {
 	if ctx.Err() != nil {
-		return s.end(StatusCancelled, "", s.cancelReason(ctx))
+		return s.end(state.Cancelled, "", s.cancelReason(ctx))
 	}
 	if s.unlanded {
-		return s.end(StatusPartial, "", fmt.Errorf("interrupted: the work stays in the workspace, not landed (core session resume %s continues it)", s.rec.ID))
+		return s.end(state.Partial, "", fmt.Errorf("interrupted: the work stays in the workspace, not landed (core session resume %s continues it)", s.rec.ID))
 	}
-	return s.end(StatusCompleted, "", nil)
+	return s.end(state.Completed, "", nil)
 }
 
 // cancelReason says why ctx ended: a person's stop, or the caller's.
 func (s *run) cancelReason(ctx context.Context) error {
-	if by, ok := s.ctl.stoppedBy(ctx); ok && by != "" {
+	if by, ok := s.ctl.StoppedBy(ctx); ok && by != "" {
 		return fmt.Errorf("stopped by %s", by)
 	}
 	return errors.New("cancelled")
@@ -278,11 +279,11 @@ func (s *run) cancelReason(ctx context.Context) error {
 // conclude ends a run that will not wait for a message: one that would go
 // idle goes idle and completes at once.
 func (s *run) conclude(out outcome) *Report {
-	if out.status != StatusIdle {
+	if out.status != state.Idle {
 		return s.end(out.status, out.kind, out.err)
 	}
-	if err := s.moveTo(StatusIdle); err != nil {
-		return s.end(StatusFailed, FailError, err)
+	if err := s.moveTo(state.Idle); err != nil {
+		return s.end(state.Failed, state.FailError, err)
 	}
-	return s.end(StatusCompleted, "", nil)
+	return s.end(state.Completed, "", nil)
 }

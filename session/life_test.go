@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/state"
 )
 
 // runAsync starts Run in the background; the returned function waits for
@@ -44,7 +45,7 @@ func runAsync(t *testing.T, opts Options) func() *Report {
 }
 
 // waitStatus waits (testkit.Patience at most) until the control says status.
-func waitStatus(t *testing.T, c *Control, status Status) {
+func waitStatus(t *testing.T, c *live.Control, status state.Status) {
 	t.Helper()
 	require.Eventually(t, func() bool { return c.Status() == status }, testkit.Patience, 5*time.Millisecond,
 		"waited for the run to be %s; it is %s", status, c.Status())
@@ -59,11 +60,11 @@ func waitRequests(t *testing.T, srv *llm.ModelServer, n int) {
 }
 
 // states are the state events of a session's log, in order.
-func states(t *testing.T, st *Store, id string) []Status {
+func states(t *testing.T, st *Store, id string) []state.Status {
 	t.Helper()
-	var got []Status
-	require.NoError(t, st.Watch(t.Context(), id, func(e Event) error {
-		if e.Kind == EventState {
+	var got []state.Status
+	require.NoError(t, st.Watch(t.Context(), id, func(e live.Event) error {
+		if e.Kind == live.EventState {
 			got = append(got, e.Status)
 		}
 		return nil
@@ -82,7 +83,7 @@ func TestMessageMidRunIsActedOn(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a and b"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	wait := runAsync(t, opts)
 	waitRequests(t, srv, 2) // the second turn is with the model
 	ack, err := opts.Live.Control.Send(live.Message{From: "alice", Text: "also write b.txt"})
@@ -90,13 +91,13 @@ func TestMessageMidRunIsActedOn(t *testing.T) {
 	assert.Contains(t, ack, "before its next turn")
 	close(gate)
 	rep := wait()
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 4)
 	third := reqs[2].Messages
 	assert.Equal(t, "Message from alice:\nalso write b.txt\n\n/no_think", third[len(third)-1].Content, "the message is the last thing the model reads")
 	assert.Equal(t, "b", gitOut(t, repo, "show", rep.Branch+":b.txt"))
-	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusCompleted}, states(t, opts.Services.Store, rep.ID))
+	assert.Equal(t, []state.Status{state.Starting, state.Active, state.Idle, state.Completed}, states(t, opts.Services.Store, rep.ID))
 	_, err = opts.Live.Control.Send(live.Message{From: "alice", Text: "more"})
 	assert.ErrorContains(t, err, "only while it is active or idle", "an ended run takes no message")
 }
@@ -119,7 +120,7 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a and c"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Hour
 	asked := gateApprover{asked: make(chan string, 1)}
 	opts.Services.Approver = asked
@@ -132,10 +133,10 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 	}
 	_, err := opts.Live.Control.Interrupt("alice")
 	require.NoError(t, err)
-	waitStatus(t, opts.Live.Control, StatusIdle)
+	waitStatus(t, opts.Live.Control, state.Idle)
 	rec, err := opts.Services.Store.Load(readID(t, opts.Services.Store))
 	require.NoError(t, err)
-	assert.Equal(t, StatusIdle, rec.Status, "the record says idle too")
+	assert.Equal(t, state.Idle, rec.Status, "the record says idle too")
 	assert.Equal(t, "a", readWS(t, rec.Workspace, "a.txt"), "the work stays")
 	assert.False(t, rec.Landed, "an interrupt lands nothing")
 	_, err = opts.Live.Control.Interrupt("alice")
@@ -144,17 +145,17 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 	_, err = opts.Live.Control.Send(live.Message{From: "alice", Text: "write c.txt instead"})
 	require.NoError(t, err)
 	waitRequests(t, srv, 4)
-	waitStatus(t, opts.Live.Control, StatusIdle)
+	waitStatus(t, opts.Live.Control, state.Idle)
 	_, err = opts.Live.Control.Stop("alice")
 	require.NoError(t, err)
 	rep := wait()
-	assert.Equal(t, StatusCancelled, rep.Status)
+	assert.Equal(t, state.Cancelled, rep.Status)
 	assert.Equal(t, "stopped by alice", rep.Error)
 	assert.True(t, rep.Landed, "the work done after the message landed")
 	assert.Equal(t, "c", gitOut(t, repo, "show", rep.Branch+":c.txt"))
 	third := srv.Requests()[2].Messages
 	assert.Contains(t, third[len(third)-2].Content, "Interrupted by alice: run_shell was stopped")
-	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusActive, StatusIdle, StatusCancelled}, states(t, opts.Services.Store, rep.ID))
+	assert.Equal(t, []state.Status{state.Starting, state.Active, state.Idle, state.Active, state.Idle, state.Cancelled}, states(t, opts.Services.Store, rep.ID))
 }
 
 func TestIdleRunCompletesAtItsTimeout(t *testing.T) {
@@ -170,10 +171,10 @@ func TestIdleRunCompletesAtItsTimeout(t *testing.T) {
 	opts.Live.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	assert.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.True(t, rep.Landed)
 	assert.Contains(t, progress.String(), "idle for 1ms: the run completes")
-	assert.Equal(t, []Status{StatusStarting, StatusActive, StatusIdle, StatusCompleted}, states(t, opts.Services.Store, rep.ID))
+	assert.Equal(t, []state.Status{state.Starting, state.Active, state.Idle, state.Completed}, states(t, opts.Services.Store, rep.ID))
 }
 
 func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
@@ -185,7 +186,7 @@ func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: never read").Until(gate),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Millisecond
 	wait := runAsync(t, opts)
 	waitRequests(t, srv, 2)
@@ -193,7 +194,7 @@ func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
 	require.NoError(t, err)
 	rep := wait()
 	close(gate)
-	assert.Equal(t, StatusPartial, rep.Status)
+	assert.Equal(t, state.Partial, rep.Status)
 	assert.Contains(t, rep.Error, "interrupted: the work stays in the workspace, not landed")
 	assert.False(t, rep.Landed)
 }
@@ -213,9 +214,9 @@ func TestWatchReplaysARun(t *testing.T) {
 	opts.Services.Approver = gateApprover{asked: make(chan string, 1)}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	var got []string
-	require.NoError(t, opts.Services.Store.Watch(t.Context(), rep.ID, func(e Event) error {
+	require.NoError(t, opts.Services.Store.Watch(t.Context(), rep.ID, func(e live.Event) error {
 		assert.False(t, e.Time.IsZero(), "every event has its time")
 		got = append(got, string(e.Kind)+" "+string(e.Status)+e.Tool+" "+e.Target+strings.TrimSpace(e.Text))
 		return nil
@@ -230,7 +231,7 @@ func TestWatchReplaysARun(t *testing.T) {
 		"state idle ",
 		"state completed ",
 	}, got)
-	fi, err := os.Stat(filepath.Join(opts.Services.Store.Dir(rep.ID), EventsFile))
+	fi, err := os.Stat(filepath.Join(opts.Services.Store.Dir(rep.ID), live.EventsFile))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 }
@@ -245,10 +246,10 @@ func TestSocketSendInterruptStop(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote b"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
-	waitStatus(t, opts.Live.Control, StatusIdle)
+	waitStatus(t, opts.Live.Control, state.Idle)
 	id := readID(t, opts.Services.Store)
 	ctx := t.Context()
 	_, err := opts.Services.Store.Control(ctx, id, live.OpInterrupt, "")
@@ -259,11 +260,11 @@ func TestSocketSendInterruptStop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "received: the idle run continues with it now", ack)
 	waitRequests(t, srv, 4)
-	waitStatus(t, opts.Live.Control, StatusIdle)
+	waitStatus(t, opts.Live.Control, state.Idle)
 	_, err = opts.Services.Store.Control(ctx, id, live.OpStop, "")
 	require.NoError(t, err)
 	rep := wait()
-	assert.Equal(t, StatusCancelled, rep.Status)
+	assert.Equal(t, state.Cancelled, rep.Status)
 	assert.Equal(t, "b", gitOut(t, repo, "show", rep.Branch+":b.txt"), "the second instruction landed on the same branch")
 	assert.Equal(t, "a", gitOut(t, repo, "show", rep.Branch+":a.txt"))
 	assert.Equal(t, "wrote b\nwrote a", gitOut(t, repo, "log", "--format=%s", "-2", rep.Branch), "a second commit on the branch")
@@ -319,21 +320,21 @@ func TestWatchFollowsALiveRun(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: wrote a"),
 	)
 	opts := testOptions(t, srv, repo)
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
-	waitStatus(t, opts.Live.Control, StatusIdle)
-	seen := make(chan Status, 16)
+	waitStatus(t, opts.Live.Control, state.Idle)
+	seen := make(chan state.Status, 16)
 	watched := make(chan error, 1)
 	go func() {
-		watched <- opts.Services.Store.Watch(t.Context(), readID(t, opts.Services.Store), func(e Event) error {
-			if e.Kind == EventState {
+		watched <- opts.Services.Store.Watch(t.Context(), readID(t, opts.Services.Store), func(e live.Event) error {
+			if e.Kind == live.EventState {
 				seen <- e.Status
 			}
 			return nil
 		})
 	}()
-	for _, want := range []Status{StatusStarting, StatusActive, StatusIdle} {
+	for _, want := range []state.Status{state.Starting, state.Active, state.Idle} {
 		select {
 		case got := <-seen:
 			assert.Equal(t, want, got)
@@ -355,5 +356,5 @@ func TestWatchFollowsALiveRun(t *testing.T) {
 	case <-time.After(testkit.Patience):
 		t.Fatal("waited too long for watch to end with the run")
 	}
-	assert.Equal(t, StatusCancelled, <-seen, "the last event is the run's end")
+	assert.Equal(t, state.Cancelled, <-seen, "the last event is the run's end")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/state"
 )
 
 // The terminal's reader ends with its run: a run that read its input (an
@@ -41,7 +42,7 @@ func TestTheInputReaderEndsWithItsRun(t *testing.T) {
 	opts.Services.Output = &out
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.True(t, rep.Landed)
 	assert.Zero(t, inputReaders(), "a goroutine still reads the ended run's input")
 

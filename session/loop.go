@@ -10,8 +10,10 @@ import (
 
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -87,8 +89,8 @@ func (l Limits) checkSpend() error {
 // called done (interrupted when a person stopped the turn instead), or the
 // run's end.
 type outcome struct {
-	status      Status
-	kind        FailureKind
+	status      state.Status
+	kind        state.FailureKind
 	err         error
 	interrupted bool
 	// end, on an idle outcome, ends the run at once: the person at the
@@ -101,20 +103,20 @@ type outcome struct {
 // the next message until its idle timeout; then it ends.
 func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Report, error) {
 	if err := s.prepare(ctx); err != nil {
-		return s.end(StatusFailed, FailConfiguration, err), nil
+		return s.end(state.Failed, state.FailConfiguration, err), nil
 	}
 	if !s.rec.AllowWorkflowChanges {
 		// The tools refuse the actions the start commit's workflows use
 		// even after a workflow stops naming them.
 		guard, err := s.guardAt(ctx, s.rec.StartCommit)
 		if err != nil {
-			return s.end(StatusFailed, FailInfrastructure, err), nil
+			return s.end(state.Failed, state.FailInfrastructure, err), nil
 		}
 		s.env.Guard = guard
 	}
 	entries, err := readTranscript(s.tr.f.Name())
 	if err != nil {
-		return s.end(StatusFailed, FailInfrastructure, err), nil
+		return s.end(state.Failed, state.FailInfrastructure, err), nil
 	}
 	// The build warms, and the baselines of the checks known now run,
 	// while the model works, in the background: neither delays the
@@ -128,48 +130,48 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 		prompt, err := s.systemPrompt(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return s.end(StatusCancelled, "", s.cancelReason(ctx)), nil
+				return s.end(state.Cancelled, "", s.cancelReason(ctx)), nil
 			}
-			return s.end(StatusFailed, FailInfrastructure, err), nil
+			return s.end(state.Failed, state.FailInfrastructure, err), nil
 		}
 		sys := budget.Entry{Role: model.RoleSystem, Content: prompt, Kind: budget.KindSystem}
 		if err := s.append(&entries, sys); err != nil {
-			return s.end(StatusFailed, FailInfrastructure, err), nil
+			return s.end(state.Failed, state.FailInfrastructure, err), nil
 		}
 	}
-	if err := s.moveTo(StatusActive); err != nil {
-		return s.end(StatusFailed, FailError, err), nil
+	if err := s.moveTo(state.Active); err != nil {
+		return s.end(state.Failed, state.FailError, err), nil
 	}
 	if !s.opts.Inference.Think {
 		instruction = strings.TrimRight(instruction, "\n") + "\n\n" + protocol.NoThink
 	}
 	if err := s.append(&entries, budget.Entry{Role: model.RoleUser, Content: instruction, Kind: budget.KindInstruction}); err != nil {
-		return s.end(StatusFailed, FailInfrastructure, err), nil
+		return s.end(state.Failed, state.FailInfrastructure, err), nil
 	}
 	for {
 		out := s.turns(ctx, &entries)
-		if (out.status == StatusIdle && !out.interrupted) || out.status == StatusBudgetExhausted {
+		if (out.status == state.Idle && !out.interrupted) || out.status == state.BudgetExhausted {
 			out = s.finish(ctx, out)
 		}
-		if out.status != StatusIdle {
+		if out.status != state.Idle {
 			return s.end(out.status, out.kind, out.err), nil
 		}
-		if err := s.moveTo(StatusIdle); err != nil {
-			return s.end(StatusFailed, FailError, err), nil
+		if err := s.moveTo(state.Idle); err != nil {
+			return s.end(state.Failed, state.FailError, err), nil
 		}
 		if out.end || !s.idle(ctx) {
 			return s.endIdle(ctx), nil
 		}
-		if err := s.moveTo(StatusActive); err != nil {
-			return s.end(StatusFailed, FailError, err), nil
+		if err := s.moveTo(state.Active); err != nil {
+			return s.end(state.Failed, state.FailError, err), nil
 		}
 		// done froze the box (tree.go): the next command starts a new
 		// one, and the browser starts again on first use.
 		if err := s.reopen(ctx); err != nil {
-			return s.end(StatusFailed, FailConfiguration, err), nil
+			return s.end(state.Failed, state.FailConfiguration, err), nil
 		}
 		if _, err := s.readMessages(&entries); err != nil {
-			return s.end(StatusFailed, FailInfrastructure, err), nil
+			return s.end(state.Failed, state.FailInfrastructure, err), nil
 		}
 	}
 }
@@ -184,7 +186,7 @@ func (s *run) turns(ctx context.Context, entries *[]budget.Entry) outcome {
 	saved := time.Now()
 	for turn := 1; ; turn++ {
 		if turn > s.opts.Limits.MaxTurns {
-			return outcome{status: StatusPartial, err: fmt.Errorf("reached the limit of %d turns (--max-turns)", s.opts.Limits.MaxTurns)}
+			return outcome{status: state.Partial, err: fmt.Errorf("reached the limit of %d turns (--max-turns)", s.opts.Limits.MaxTurns)}
 		}
 		if runCtx.Err() != nil {
 			return s.stopped(ctx, runCtx, nil)
@@ -193,7 +195,7 @@ func (s *run) turns(ctx context.Context, entries *[]budget.Entry) outcome {
 			s.opts.Live.Poll(runCtx)
 		}
 		if _, err := s.readMessages(entries); err != nil {
-			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+			return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}
 		}
 		out, ok := s.turn(ctx, runCtx, entries, names, &malformed)
 		if ok {
@@ -203,7 +205,7 @@ func (s *run) turns(ctx context.Context, entries *[]budget.Entry) outcome {
 			// The transcript has every turn; the record catches up now and
 			// then, so that list shows a running session's progress.
 			if err := s.opts.Services.Store.saveQuick(s.rec, s.scrubber); err != nil {
-				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+				return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}
 			}
 			saved = time.Now()
 		}
@@ -215,7 +217,7 @@ func (s *run) turns(ctx context.Context, entries *[]budget.Entry) outcome {
 // interrupt cancels the turn's context: the work stays and the run goes
 // idle.
 func (s *run) turn(ctx, runCtx context.Context, entries *[]budget.Entry, names []string, malformed *int) (outcome, bool) {
-	turnCtx, done := s.ctl.startTurn(runCtx)
+	turnCtx, done := s.ctl.StartTurn(runCtx)
 	defer done()
 	t := &turnRun{ctx: ctx, runCtx: runCtx, turnCtx: turnCtx}
 	s.warmEnded(false)
@@ -233,10 +235,10 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]budget.Entry, names [
 		t.step.Duration = s.opts.Services.Now().Sub(t.started)
 		s.step(t.step)
 		if *malformed >= maxMalformed {
-			return outcome{status: StatusFailed, kind: FailStalled, err: errors.New("consecutive malformed replies, giving up")}, true
+			return outcome{status: state.Failed, kind: state.FailStalled, err: errors.New("consecutive malformed replies, giving up")}, true
 		}
 		if err := s.appendAll(entries, answers(entry, budget.KindCorrection, protocol.Correction(perr), s.rec.Turns)); err != nil {
-			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+			return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}, true
 		}
 		return s.interruptedTurn(t)
 	}
@@ -256,7 +258,7 @@ type turnRun struct {
 // interruptedTurn ends the turn when someone interrupted it (and neither
 // the session nor the run is over).
 func (s *run) interruptedTurn(t *turnRun) (outcome, bool) {
-	if by, ok := s.ctl.interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
+	if by, ok := s.ctl.Interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
 		return s.interruptedBy(by), true
 	}
 	return outcome{}, false
@@ -269,7 +271,7 @@ func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry,
 	msgs := s.window.Build(*entries)
 	if berr := s.overBudget(s.window.LastEstimate()); berr != nil {
 		t.hb.end()
-		return budget.Entry{}, outcome{status: StatusBudgetExhausted, err: berr}, true
+		return budget.Entry{}, outcome{status: state.BudgetExhausted, err: berr}, true
 	}
 	reply, err := s.complete(t.turnCtx, msgs)
 	// The model's text is scrubbed as it arrives: no tool, file,
@@ -293,7 +295,7 @@ func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry,
 	entry = s.replyEntry(reply)
 	if err := s.append(entries, entry); err != nil {
 		t.hb.end()
-		return budget.Entry{}, outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+		return budget.Entry{}, outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}, true
 	}
 	return entry, outcome{}, false
 }
@@ -306,11 +308,11 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 	// A command may take long: say at once what runs, and let its
 	// output feed the heartbeat and the event log.
 	t.hb.relabel(actionLabel(s.rec.Turns, s.opts.Limits.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
-	output := s.events.output(s.rec.Turns)
+	output := s.events.Output(s.rec.Turns)
 	s.env.Progress = beatOutput{Writer: io.MultiWriter(t.hb, output), hb: t.hb}
 	res, err := s.tools.Run(t.turnCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
 	s.env.Progress = nil
-	output.flush()
+	output.Flush()
 	t.hb.end()
 	s.warmEnded(false)
 	t.step.Tool, t.step.Target = action.Tool, res.Target
@@ -319,12 +321,12 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 	if res.Note != "" {
 		fmt.Fprintln(s.opts.Live.Progress, s.scrub(res.Note))
 	}
-	if by, ok := s.ctl.interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
+	if by, ok := s.ctl.Interrupted(t.turnCtx); ok && t.ctx.Err() == nil && t.runCtx.Err() == nil {
 		// Every call is answered, so the next request is one the server
 		// accepts; the model hears what happened.
 		note := fmt.Sprintf("Interrupted by %s: %s was stopped. Wait for the next message.", by, action.Tool)
 		if err := s.appendAll(entries, answers(entry, budget.KindObservation, note, s.rec.Turns)); err != nil {
-			return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+			return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}, true
 		}
 		return s.interruptedBy(by), true
 	}
@@ -332,7 +334,7 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 		if t.runCtx.Err() != nil {
 			return s.stopped(t.ctx, t.runCtx, err), true
 		}
-		return outcome{status: StatusFailed, kind: FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}, true
+		return outcome{status: state.Failed, kind: state.FailInfrastructure, err: fmt.Errorf("%s: %w", action.Tool, err)}, true
 	}
 	if v := res.Verification; v != nil {
 		s.ownRuns = s.ownRuns.Add(*v)
@@ -342,7 +344,7 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 			s.rec.Checks = contract.AddCheck(s.rec.Checks, c)
 			s.checks.start(c.Command) // its baseline, now, beside the turns
 			if err := s.opts.Services.Store.saveQuick(s.rec, s.scrubber); err != nil {
-				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+				return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}, true
 			}
 		}
 	}
@@ -357,13 +359,13 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 			// Every native call is answered, so a resumed transcript is
 			// one the server accepts.
 			if err := s.appendAll(entries, answers(entry, budget.KindObservation, obs, s.rec.Turns)); err != nil {
-				return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+				return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}, true
 			}
 		}
-		return outcome{status: StatusIdle}, true
+		return outcome{status: state.Idle}, true
 	}
 	if err := s.appendAll(entries, answers(entry, budget.KindObservation, obs, s.rec.Turns)); err != nil {
-		return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}, true
+		return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}, true
 	}
 	return outcome{}, false
 }
@@ -390,27 +392,27 @@ func (s *run) modelFailure(ctx, runCtx context.Context, err error) outcome {
 	if errors.As(err, &me) {
 		switch {
 		case me.Kind == model.KindCanceled && me.Attempts <= 1:
-			return outcome{status: StatusPartial, err: fmt.Errorf("a turn ran past its %s limit (--turn-timeout): %w", s.opts.Limits.TurnTimeout, err)}
+			return outcome{status: state.Partial, err: fmt.Errorf("a turn ran past its %s limit (--turn-timeout): %w", s.opts.Limits.TurnTimeout, err)}
 		case me.Status == 401 || me.Status == 403:
-			return outcome{status: StatusFailed, kind: FailAuthRequired, err: err}
+			return outcome{status: state.Failed, kind: state.FailAuthRequired, err: err}
 		case me.Status == 404:
-			return outcome{status: StatusFailed, kind: FailConfiguration, err: err}
+			return outcome{status: state.Failed, kind: state.FailConfiguration, err: err}
 		}
 	}
-	return outcome{status: StatusFailed, kind: FailInfrastructure, err: err}
+	return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}
 }
 
 // stopped says why the run stopped early: the user cancelled, or the
 // run's wall-clock limit came.
 func (s *run) stopped(ctx, runCtx context.Context, cause error) outcome {
 	if ctx.Err() != nil {
-		return outcome{status: StatusCancelled, err: s.cancelReason(ctx)}
+		return outcome{status: state.Cancelled, err: s.cancelReason(ctx)}
 	}
 	err := fmt.Errorf("reached the run's time limit of %s (--timeout)", s.opts.Limits.Timeout)
 	if cause != nil {
 		err = fmt.Errorf("%w: %v", err, cause)
 	}
-	return outcome{status: StatusPartial, err: err}
+	return outcome{status: state.Partial, err: err}
 }
 
 // append adds an entry to the transcript on disk and to the list in memory.
@@ -450,7 +452,7 @@ func (s *run) step(st Step) {
 	if s.opts.Live.OnStep != nil {
 		s.opts.Live.OnStep(st, s.opts.Limits.MaxTurns)
 	}
-	s.events.add(Event{Kind: EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
+	s.events.Add(live.Event{Kind: live.EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
 	target := st.Target
 	if target != "" {
 		target = " " + oneLine(target, 60)

@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
 )
@@ -57,7 +58,7 @@ func TestOptionGroupDefaults(t *testing.T) {
 func TestOptionGroupDefaultsKeepWhatIsSet(t *testing.T) {
 	t.Parallel()
 	in := bareOptions()
-	control := NewControl()
+	control := live.NewControl()
 	in.Limits = Limits{MaxTurns: 3, Timeout: time.Minute, TurnTimeout: time.Second}
 	in.Verification = Verification{Verify: lang.TierBuild, ShellTimeout: time.Minute}
 	in.Inference = Inference{Model: "m", ToolCalls: ToolCallsNative, ContextTokens: 2048}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestOwnFailingRunNamed: a model whose own last go vet failed, and which
@@ -25,7 +26,7 @@ func TestOwnFailingRunNamed(t *testing.T) {
 	opts.Live.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	assert.Equal(t, state.Completed, rep.Status, rep.Error)
 	_, noChange := rep.Finding(FindingNoChange)
 	assert.True(t, noChange, "nothing changed")
 	f, ok := rep.Finding(FindingOwnRunFailed)
@@ -45,7 +46,7 @@ func TestOwnFailingRunNamed(t *testing.T) {
 // right under the model's summary, that its own last run failed.
 func TestPullBodyNamesTheModelsOwnFailingRun(t *testing.T) {
 	t.Parallel()
-	s := &run{rec: &Record{ID: "s1", Summary: "Fixed add; the tests pass."},
+	s := &run{rec: &Record{ID: "s1", RecordOutcome: RecordOutcome{Summary: "Fixed add; the tests pass."}},
 		report: &Report{Findings: []Finding{{Kind: FindingOwnRunFailed, Detail: "the model said \"the tests pass\"; its own last run of `pytest` exited 1"}}}}
 	assert.Contains(t, s.pullBody(), "Fixed add; the tests pass.\n\n> [!WARNING]\n> But the model said \"the tests pass\"; its own last run of `pytest` exited 1.\n\n### Checks")
 	s.report.Findings = nil

@@ -36,14 +36,20 @@ type beat struct {
 	partial []byte    // output after the last newline
 	waits   []wait    // what the command waits for now (sandbox.Waits)
 	waitIDs int       // the last wait's id
-	stop    chan struct{}
-	done    chan struct{}
+	beatLoop
+}
+
+// beatLoop is the life of a beat's goroutine: stop ends it, done is
+// closed once it has ended.
+type beatLoop struct {
+	stop chan struct{}
+	done chan struct{}
 }
 
 // startBeat starts the heartbeat of a turn, labelled label (the turn and
 // what it waits for).
 func (s *run) startBeat(label string) *beat {
-	b := &beat{w: s.opts.Live.Progress, every: s.opts.Live.Heartbeat, now: s.opts.Services.Now, label: label, since: s.opts.Services.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	b := &beat{w: s.opts.Live.Progress, every: s.opts.Live.Heartbeat, now: s.opts.Services.Now, label: label, since: s.opts.Services.Now(), beatLoop: beatLoop{stop: make(chan struct{}), done: make(chan struct{})}}
 	go b.loop()
 	return b
 }

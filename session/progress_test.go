@@ -16,6 +16,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/state"
 )
 
 // watcher is a progress writer that runs a hook once when what it has
@@ -95,7 +96,7 @@ func TestProgressWhileATurnTakesLong(t *testing.T) {
 	opts.Live.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 
 	out := w.String()
 	assert.Contains(t, out, "turn 1/40  waiting for the model  (", "a slow model gets a heartbeat")

@@ -7,7 +7,6 @@
 package session
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -16,103 +15,8 @@ import (
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
-
-// Status is where a session is in its life.
-type Status string
-
-// The states: pending → starting → active ⇄ idle → completed; or partial,
-// failed or cancelled. Resume takes a session that has ended back to
-// starting. DESIGN.md's "The session" is the plan.
-const (
-	StatusPending   Status = "pending"   // queued for capacity
-	StatusStarting  Status = "starting"  // clone, sandbox, model check
-	StatusActive    Status = "active"    // the model is working
-	StatusIdle      Status = "idle"      // landed, waiting for the next message
-	StatusCompleted Status = "completed" // ended cleanly
-	StatusPartial   Status = "partial"   // a limit was hit; the work is kept
-	StatusFailed    Status = "failed"    // see FailureKind
-	StatusCancelled Status = "cancelled" // stopped by the user
-	// StatusBudgetExhausted: the next request would have passed the run's
-	// budget (--budget-usd, --budget-tokens), so it was never sent; the
-	// work landed as a draft. Not a failure: resume with a top-up goes on.
-	StatusBudgetExhausted Status = "budget_exhausted"
-)
-
-// legacyStatus maps the names records written before the run's life had
-// idle and completed used: running was a process driving the session (the
-// model working), done its clean end.
-var legacyStatus = map[Status]Status{"running": StatusActive, "done": StatusCompleted}
-
-// UnmarshalJSON reads a status, old names included.
-func (s *Status) UnmarshalJSON(b []byte) error {
-	var name string
-	if err := json.Unmarshal(b, &name); err != nil {
-		return fmt.Errorf("a session status is a string: %w", err)
-	}
-	*s = Status(name)
-	if now, ok := legacyStatus[*s]; ok {
-		*s = now
-	}
-	return nil
-}
-
-// Terminal reports whether the session has ended.
-func (s Status) Terminal() bool {
-	switch s {
-	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
-		return true
-	}
-	return false
-}
-
-// Live reports whether a process drives the session: starting, active or
-// idle. A live status on disk with no process holding the lock is an
-// orphan (Store.Load).
-func (s Status) Live() bool {
-	switch s {
-	case StatusStarting, StatusActive, StatusIdle:
-		return true
-	}
-	return false
-}
-
-// Succeeded reports whether the run ended the way a person asked: the
-// model called done and its work landed (or there was none), and the run
-// completed or was still idle when its caller stopped waiting.
-func (s Status) Succeeded() bool { return s == StatusCompleted || s == StatusIdle }
-
-// next lists the states a session in state s may move to.
-func (s Status) next() []Status {
-	switch s {
-	case StatusPending:
-		return []Status{StatusStarting, StatusFailed, StatusCancelled}
-	case StatusStarting:
-		return []Status{StatusActive, StatusFailed, StatusCancelled}
-	case StatusActive:
-		return []Status{StatusIdle, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
-	case StatusIdle:
-		// partial: an interrupt left work that never landed.
-		return []Status{StatusActive, StatusCompleted, StatusPartial, StatusFailed, StatusCancelled}
-	case StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted:
-		return []Status{StatusStarting} // resume (after budget_exhausted: a top-up)
-	}
-	return nil
-}
-
-// FailureKind says, for machines, why a session failed.
-type FailureKind string
-
-// The failure kinds.
-const (
-	FailConfiguration  FailureKind = "configuration"  // bad options, no model server, bad repository
-	FailAuthRequired   FailureKind = "auth_required"  // a credential is missing or refused
-	FailInfrastructure FailureKind = "infrastructure" // the model endpoint, git, the disk, a dead process
-	FailStalled        FailureKind = "stalled"        // the model kept replying with no valid action
-	FailError          FailureKind = "error"          // anything else
-)
-
-// A budget that would be passed is not a failure: see StatusBudgetExhausted.
 
 // Usage counts the tokens a session spent.
 type Usage struct {
@@ -128,55 +32,17 @@ func (u *Usage) add(m model.Usage) {
 	u.TotalTokens = model.SaturatingAdd(u.TotalTokens, m.TotalTokens)
 }
 
-// Record is the durable state of a session: session.json.
+// Record is the durable state of a session: session.json. Its fields are
+// grouped by concern in embedded structs, which marshal flat: the file's
+// shape is one object, as it always was.
 type Record struct {
-	ID          string `json:"id"`
-	Repo        string `json:"repo"`
-	Base        string `json:"base"`
-	StartCommit string `json:"start_commit"`
-	Branch      string `json:"branch"`
-	Issue       int    `json:"issue,omitempty"`
-	PullRequest int    `json:"pull_request,omitempty"`
-	// LandOnto, for a session that started from the user's uncommitted
-	// work (StartCommit is then a snapshot of it, kept under
-	// refs/core/inputs/<id>), is the commit that work sat on; Uncommitted
-	// counts its changed paths.
-	LandOnto     string      `json:"land_onto,omitempty"`
-	Uncommitted  int         `json:"uncommitted,omitempty"`
-	Prompt       string      `json:"prompt,omitempty"`
-	Goal         string      `json:"goal,omitempty"` // the report's: see Report.Goal
-	Status       Status      `json:"status"`
-	FailureKind  FailureKind `json:"failure_kind,omitempty"`
-	Error        string      `json:"error,omitempty"`
-	Turns        int         `json:"turns"`
-	Model        string      `json:"model"`
-	InferenceURL string      `json:"inference_url,omitempty"`
-	Verify       lang.Tier   `json:"verify"`
-	// ToolCalls is how actions travel (text or native), auto resolved at
-	// the start; resume keeps it.
-	ToolCalls string `json:"tool_calls,omitempty"`
-	// Instructions are the repository instruction files the system prompt
-	// carries (AGENTS.md and the like).
-	Instructions []string `json:"instructions,omitempty"`
-	Sandboxed    bool     `json:"sandboxed"`
-	// Checks are what the session's contract holds its result to: the
-	// user's, then the verification commands the model ran.
-	Checks []contract.Check `json:"checks"`
-	Usage  Usage            `json:"usage"`
-	// Price is what the session's tokens cost (nil: no price set); Budget
-	// the caps on its spend, topped up by resume; CostUSD what its turns
-	// cost so far, every run included (nil while no price is known).
-	Price     *budget.Price  `json:"price,omitempty"`
-	Budget    *budget.Budget `json:"budget,omitempty"`
-	CostUSD   *float64       `json:"cost_usd,omitempty"`
-	Workspace string         `json:"workspace"`
-	Summary   string         `json:"summary,omitempty"`
-	Commit    string         `json:"commit,omitempty"`
-	PRURL     string         `json:"pr_url,omitempty"`
-	Landed    bool           `json:"landed"`
-	CreatedAt time.Time      `json:"created_at"`
-	UpdatedAt time.Time      `json:"updated_at"`
-	EndedAt   *time.Time     `json:"ended_at,omitempty"`
+	ID string `json:"id"`
+	RecordTask
+	RecordLife
+	RecordSetup
+	RecordSpend
+	RecordOutcome
+	RecordTimes
 	// ReportPending is set when the report could not be delivered to the
 	// console; core session sync sends it again.
 	ReportPending bool `json:"report_pending,omitempty"`
@@ -189,6 +55,80 @@ type Record struct {
 	// its options); nil for none. core session resume gives it again
 	// unless told otherwise.
 	Browser *BrowserRecord `json:"browser,omitempty"`
+}
+
+// RecordTask is what a session was asked to do and where: the repository,
+// the commit it started from, the branch it lands on, the issue or pull
+// request, the prompt.
+type RecordTask struct {
+	Repo        string `json:"repo"`
+	Base        string `json:"base"`
+	StartCommit string `json:"start_commit"`
+	Branch      string `json:"branch"`
+	Issue       int    `json:"issue,omitempty"`
+	PullRequest int    `json:"pull_request,omitempty"`
+	// LandOnto, for a session that started from the user's uncommitted
+	// work (StartCommit is then a snapshot of it, kept under
+	// refs/core/inputs/<id>), is the commit that work sat on; Uncommitted
+	// counts its changed paths.
+	LandOnto    string `json:"land_onto,omitempty"`
+	Uncommitted int    `json:"uncommitted,omitempty"`
+	Prompt      string `json:"prompt,omitempty"`
+	Goal        string `json:"goal,omitempty"` // the report's: see Report.Goal
+}
+
+// RecordLife is where the session is in its life (see session/state) and
+// how many turns it took.
+type RecordLife struct {
+	Status      state.Status      `json:"status"`
+	FailureKind state.FailureKind `json:"failure_kind,omitempty"`
+	Error       string            `json:"error,omitempty"`
+	Turns       int               `json:"turns"`
+}
+
+// RecordSetup is how the session's runs are set up: the model and how it
+// is spoken to, the tier, the sandbox, the checks its contract holds.
+type RecordSetup struct {
+	Model        string    `json:"model"`
+	InferenceURL string    `json:"inference_url,omitempty"`
+	Verify       lang.Tier `json:"verify"`
+	// ToolCalls is how actions travel (text or native), auto resolved at
+	// the start; resume keeps it.
+	ToolCalls string `json:"tool_calls,omitempty"`
+	// Instructions are the repository instruction files the system prompt
+	// carries (AGENTS.md and the like).
+	Instructions []string `json:"instructions,omitempty"`
+	Sandboxed    bool     `json:"sandboxed"`
+	// Checks are what the session's contract holds its result to: the
+	// user's, then the verification commands the model ran.
+	Checks []contract.Check `json:"checks"`
+}
+
+// RecordSpend is what the session spent and may spend.
+type RecordSpend struct {
+	Usage Usage `json:"usage"`
+	// Price is what the session's tokens cost (nil: no price set); Budget
+	// the caps on its spend, topped up by resume; CostUSD what its turns
+	// cost so far, every run included (nil while no price is known).
+	Price   *budget.Price  `json:"price,omitempty"`
+	Budget  *budget.Budget `json:"budget,omitempty"`
+	CostUSD *float64       `json:"cost_usd,omitempty"`
+}
+
+// RecordOutcome is where the work is and what became of it.
+type RecordOutcome struct {
+	Workspace string `json:"workspace"`
+	Summary   string `json:"summary,omitempty"`
+	Commit    string `json:"commit,omitempty"`
+	PRURL     string `json:"pr_url,omitempty"`
+	Landed    bool   `json:"landed"`
+}
+
+// RecordTimes is when the session was created, last moved and ended.
+type RecordTimes struct {
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
 }
 
 // BrowserRecord is what a session keeps of its browser options: not
@@ -211,8 +151,8 @@ func browserRecord(b BrowserOptions) *BrowserRecord {
 
 // transition moves the record to status to, or returns an error when the
 // state machine does not allow it: an illegal transition is a bug.
-func (r *Record) transition(to Status, now time.Time) error {
-	if !slices.Contains(r.Status.next(), to) {
+func (r *Record) transition(to state.Status, now time.Time) error {
+	if !slices.Contains(r.Status.Next(), to) {
 		return fmt.Errorf("session %s: illegal transition %s → %s", r.ID, r.Status, to)
 	}
 	r.Status = to

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -62,7 +63,7 @@ func corpusForms(t *testing.T) map[string][]string {
 // assertCorpusWork checks what the corpus's session leaves on its branch.
 func assertCorpusWork(t *testing.T, repo string, rep *Report) {
 	t.Helper()
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Equal(t, "Wrote pkg/greet.go and notes/#1.md.", rep.Summary)
 	assert.Equal(t, strings.TrimSuffix(corpusGreet, "\n"), gitOut(t, repo, "show", rep.Branch+":pkg/greet.go"))
 	assert.Equal(t, strings.TrimSuffix(corpusNotes, "\n"), gitOut(t, repo, "show", rep.Branch+":notes/#1.md"))
@@ -159,7 +160,7 @@ func TestNativeToolCalls(t *testing.T) {
 	resumeOpts.Inference.ToolCalls = ""
 	rep2, err := Resume(t.Context(), rep.ID, "now read the README", resumeOpts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep2.Status, rep2.Error)
+	require.Equal(t, state.Completed, rep2.Status, rep2.Error)
 	reqs = srv.Requests()
 	require.Len(t, reqs, 13)
 	assert.NotEmpty(t, reqs[11].Tools)
@@ -191,7 +192,7 @@ func TestNativeSeveralCalls(t *testing.T) {
 	opts.Inference.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Equal(t, "a", gitOut(t, repo, "show", rep.Branch+":a.txt"))
 	msgs := srv.Requests()[1].Messages
 	first, second := msgs[len(msgs)-2], msgs[len(msgs)-1]
@@ -212,7 +213,7 @@ func TestNativeMalformedCall(t *testing.T) {
 	opts.Inference.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.True(t, rep.Steps[0].Malformed)
 	msgs := srv.Requests()[1].Messages
 	last := msgs[len(msgs)-1]
@@ -269,7 +270,7 @@ func TestAutoToolCalls(t *testing.T) {
 			opts.Live.Progress = &progress
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			rec, err := opts.Services.Store.Load(rep.ID)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, rec.ToolCalls)
@@ -307,7 +308,7 @@ func TestNativeCallWithoutID(t *testing.T) {
 	opts.Inference.ToolCalls = ToolCallsNative
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	msgs := srv.Requests()[1].Messages
 	call, answer := msgs[len(msgs)-2], msgs[len(msgs)-1]
 	require.Len(t, call.ToolCalls, 1)
@@ -368,7 +369,7 @@ func TestNativeCallsScrubbed(t *testing.T) {
 	opts.Services.Secrets = []string{"sekrit-value"}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	data, err := os.ReadFile(filepath.Join(opts.Services.Store.Dir(rep.ID), TranscriptFile))
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), "sekrit-value")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
 )
 
 // Step is one turn of a run, for the report's table of turns.
@@ -24,21 +25,21 @@ type Step struct {
 // Report is what a run did: report.json, written when a run ends, whatever
 // the ending.
 type Report struct {
-	ID          string      `json:"id"`
-	Repo        string      `json:"repo"`
-	Status      Status      `json:"status"`
-	FailureKind FailureKind `json:"failure_kind,omitempty"`
-	Error       string      `json:"error,omitempty"`
-	Summary     string      `json:"summary,omitempty"`
-	Base        string      `json:"base"`
-	StartCommit string      `json:"start_commit"`
-	Branch      string      `json:"branch"`
-	Commit      string      `json:"commit,omitempty"`
-	PRURL       string      `json:"pr_url,omitempty"`
-	PullRequest int         `json:"pull_request,omitempty"`
-	Landed      bool        `json:"landed"`
-	DryRun      bool        `json:"dry_run,omitempty"`
-	Turns       int         `json:"turns"`
+	ID          string            `json:"id"`
+	Repo        string            `json:"repo"`
+	Status      state.Status      `json:"status"`
+	FailureKind state.FailureKind `json:"failure_kind,omitempty"`
+	Error       string            `json:"error,omitempty"`
+	Summary     string            `json:"summary,omitempty"`
+	Base        string            `json:"base"`
+	StartCommit string            `json:"start_commit"`
+	Branch      string            `json:"branch"`
+	Commit      string            `json:"commit,omitempty"`
+	PRURL       string            `json:"pr_url,omitempty"`
+	PullRequest int               `json:"pull_request,omitempty"`
+	Landed      bool              `json:"landed"`
+	DryRun      bool              `json:"dry_run,omitempty"`
+	Turns       int               `json:"turns"`
 	// TotalTurns counts the turns of every run of the session, resumes
 	// included; Turns only this run's.
 	TotalTurns int   `json:"total_turns"`

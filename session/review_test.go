@@ -11,6 +11,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/land"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestGitHubForkReview lands on a fork's pull request asked for by number:
@@ -43,7 +44,7 @@ func TestGitHubForkReview(t *testing.T) {
 			}
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			assert.True(t, rep.Landed)
 
 			reviews := f.g.Reviews("octo", "hello", num)
@@ -79,11 +80,11 @@ func TestLandQuestion(t *testing.T) {
 		rec    Record
 		want   string
 	}{
-		{name: "a fork's pull request", origin: &githubRepo{owner: "octo", repoNm: "hello", pull: fork}, rec: Record{PullRequest: 3, Branch: "patch-1"},
+		{name: "a fork's pull request", origin: &githubRepo{owner: "octo", repoNm: "hello", pull: fork}, rec: Record{RecordTask: RecordTask{PullRequest: 3, Branch: "patch-1"}},
 			want: "post the work as a review with suggested changes on pull request #3 (from the fork mallory/hello: nothing is pushed)? [y/N] "},
-		{name: "a pull request of the repository", origin: &githubRepo{owner: "octo", repoNm: "hello", pull: same}, rec: Record{PullRequest: 4, Branch: "feature"},
+		{name: "a pull request of the repository", origin: &githubRepo{owner: "octo", repoNm: "hello", pull: same}, rec: Record{RecordTask: RecordTask{PullRequest: 4, Branch: "feature"}},
 			want: "commit and push onto pull request #4 (feature)? [y/N] "},
-		{name: "new work", origin: &githubRepo{owner: "octo", repoNm: "hello"}, rec: Record{Branch: "core-session/x"},
+		{name: "new work", origin: &githubRepo{owner: "octo", repoNm: "hello"}, rec: Record{RecordTask: RecordTask{Branch: "core-session/x"}},
 			want: "commit, push core-session/x and open a draft pull request? [y/N] "},
 	}
 	for _, tt := range tests {
@@ -99,7 +100,7 @@ func TestLandQuestion(t *testing.T) {
 // patch that does not fit is named, not sent.
 func TestReviewBodyCutsLongPatches(t *testing.T) {
 	t.Parallel()
-	s := &run{rec: &Record{ID: "s1", StartCommit: "abc"}, report: &Report{}}
+	s := &run{rec: &Record{ID: "s1", RecordTask: RecordTask{StartCommit: "abc"}}, report: &Report{}}
 	pr := &gh.PullRequest{Number: 2, HeadRepo: "m/x", HeadSHA: "abc"}
 	small := "diff --git a/a b/a\n@@ -1 +1 @@\n-a\n+b\n"
 	huge := "diff --git a/big b/big\n@@ -0,0 +1,5000 @@\n" + strings.Repeat("+0123456789abcdef\n", 5000)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
@@ -17,6 +18,7 @@ import (
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -67,23 +69,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, configError(err)
 	}
-	if strings.TrimSpace(opts.Goal.Prompt) == "" && opts.Goal.Issue == 0 {
-		return nil, &ConfigError{Option: "prompt", Err: errors.New("a goal is required: give a prompt or an issue")}
-	}
-	if err := checkBudgetPrice(opts, nil); err != nil {
-		return nil, err
-	}
-	if err := CheckBrowserBox(ctx, opts.Browser, opts.Services.Sandbox); err != nil {
-		return nil, err
-	}
-	// Pre-flight: a tier the sandbox cannot honour fails before a record
-	// or a clone exists.
-	if err := opts.Services.Sandbox.Require(ctx, opts.Verification.Verify); err != nil {
-		return nil, configError(err)
-	}
-	checks, err := contract.UserChecks(opts.Verification.Checks, opts.Verification.Verify)
+	checks, err := preflight(ctx, opts)
 	if err != nil {
-		return nil, configError(err)
+		return nil, err
 	}
 	org, err := openOrigin(ctx, opts)
 	if err != nil {
@@ -100,41 +88,32 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, StartError(err)
 	}
-	instruction := strings.TrimSpace(opts.Goal.Prompt)
-	if opts.Goal.Issue != 0 {
-		text, err := org.issue(ctx, opts.Goal.Issue, cmp.Or(opts.Goal.IssueBefore, now))
-		if err != nil {
-			return nil, StartError(err)
-		}
-		if instruction != "" {
-			instruction += "\n\n"
-		}
-		instruction += text
+	instruction, err := instructionOf(ctx, opts, org, now)
+	if err != nil {
+		return nil, err
 	}
 	mode, err := resolveToolCalls(ctx, opts)
 	if err != nil {
 		return nil, configError(err)
 	}
 	rec := &Record{
-		ToolCalls:    mode,
-		ID:           id,
-		Repo:         org.name(),
-		Base:         t.base,
-		StartCommit:  t.sha,
-		Branch:       t.branch,
-		PullRequest:  t.pull,
-		Issue:        opts.Goal.Issue,
-		Prompt:       opts.Goal.Prompt,
-		Goal:         goalOf(opts.Goal.Prompt, instruction),
-		LandOnto:     t.onto,
-		Uncommitted:  t.uncommitted,
-		Status:       StatusPending,
-		Model:        opts.Inference.Model,
-		InferenceURL: opts.Inference.InferenceURL,
-		Verify:       opts.Verification.Verify,
-		Checks:       checks,
-		CreatedAt:    now,
-		UpdatedAt:    now,
+		ID: id,
+		RecordTask: RecordTask{
+			Repo:        org.name(),
+			Base:        t.base,
+			StartCommit: t.sha,
+			Branch:      t.branch,
+			PullRequest: t.pull,
+			Issue:       opts.Goal.Issue,
+			Prompt:      opts.Goal.Prompt,
+			Goal:        goalOf(opts.Goal.Prompt, instruction),
+			LandOnto:    t.onto,
+			Uncommitted: t.uncommitted,
+		},
+		RecordLife: RecordLife{Status: state.Pending},
+		RecordSetup: RecordSetup{ToolCalls: mode, Model: opts.Inference.Model, InferenceURL: opts.Inference.InferenceURL,
+			Verify: opts.Verification.Verify, Checks: checks},
+		RecordTimes: RecordTimes{CreatedAt: now, UpdatedAt: now},
 
 		AllowWorkflowChanges: opts.Landing.AllowWorkflowChanges,
 		Browser:              browserRecord(opts.Browser),
@@ -154,11 +133,53 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if err := org.clone(ctx, rec.Workspace, t); err != nil {
 		if ctx.Err() != nil {
-			return s.end(StatusCancelled, "", s.cancelReason(ctx)), nil
+			return s.end(state.Cancelled, "", s.cancelReason(ctx)), nil
 		}
-		return s.end(StatusFailed, FailInfrastructure, err), nil
+		return s.end(state.Failed, state.FailInfrastructure, err), nil
 	}
 	return s.drive(ctx, instruction, true)
+}
+
+// preflight checks what a new run is asked before a record or a clone
+// exists: a goal, the budget's price, the browser's box, a tier the
+// sandbox can honour; and returns the user's checks.
+func preflight(ctx context.Context, opts Options) ([]contract.Check, error) {
+	if strings.TrimSpace(opts.Goal.Prompt) == "" && opts.Goal.Issue == 0 {
+		return nil, &ConfigError{Option: "prompt", Err: errors.New("a goal is required: give a prompt or an issue")}
+	}
+	if err := checkBudgetPrice(opts, nil); err != nil {
+		return nil, err
+	}
+	if err := CheckBrowserBox(ctx, opts.Browser, opts.Services.Sandbox); err != nil {
+		return nil, err
+	}
+	// Pre-flight: a tier the sandbox cannot honour fails before a record
+	// or a clone exists.
+	if err := opts.Services.Sandbox.Require(ctx, opts.Verification.Verify); err != nil {
+		return nil, configError(err)
+	}
+	checks, err := contract.UserChecks(opts.Verification.Checks, opts.Verification.Verify)
+	if err != nil {
+		return nil, configError(err)
+	}
+	return checks, nil
+}
+
+// instructionOf is what a new run is asked to do: the prompt, then the
+// issue's text as it stood at opts.Goal.IssueBefore (or now).
+func instructionOf(ctx context.Context, opts Options, org origin, now time.Time) (string, error) {
+	instruction := strings.TrimSpace(opts.Goal.Prompt)
+	if opts.Goal.Issue != 0 {
+		text, err := org.issue(ctx, opts.Goal.Issue, cmp.Or(opts.Goal.IssueBefore, now))
+		if err != nil {
+			return "", StartError(err)
+		}
+		if instruction != "" {
+			instruction += "\n\n"
+		}
+		instruction += text
+	}
+	return instruction, nil
 }
 
 // Resume continues a persisted session with a new instruction: the
@@ -222,32 +243,64 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	return s.drive(ctx, instruction, false)
 }
 
-// run is one live run of a session.
+// run is one live run of a session: the session it drives and what it
+// keeps by concern, each group embedded so its fields read as the run's.
 type run struct {
 	opts   Options
 	rec    *Record
 	origin origin
 	git    gitRunner
-	tools  *tools.Set
-	env    *tools.Env
-	tr     *transcript
-	checks *checker
 	unlock func()
 	report *Report
+	// scrubber removes the run's secrets from everything that leaves
+	// core: nil when there are none.
+	scrubber *scrub.Scrubber
+	runModel
+	runWorkspace
+	runResult
+	runLive
+}
+
+// runModel is the run's conversation with the model.
+type runModel struct {
+	tr *transcript
 	// window builds each request within the context budget.
 	window *budget.ContextWindow
 	// spend is what the run knows of its spending (spend_run.go).
 	spend spend
+}
+
+// runWorkspace is what acts in the run's workspace.
+type runWorkspace struct {
+	tools *tools.Set
+	env   *tools.Env
 	// warmup is the build's background warm-up until its end is told;
 	// warmCancel stops it.
 	warmup     *sandbox.Warmup
 	warmCancel context.CancelFunc
-	// scrubber removes the run's secrets from everything that leaves
-	// core: nil when there are none.
-	scrubber *scrub.Scrubber
+	// project is what the run found at the workspace's top (languages.go);
+	// nil when it could not look.
+	project *lang.Project
+	// browser is the run's browser (--browser), closed when the run ends.
+	browser *browser.Browser
+}
+
+// runResult is what the run's result is held to.
+type runResult struct {
+	checks *checker
+	// tree is the workspace's tree frozen at done: what the result checks
+	// ran on and what lands (tree.go).
+	tree string
+	// ownRuns are the model's last run of each verification command
+	// (contract/own_run.go).
+	ownRuns contract.OwnRuns
+}
+
+// runLive is how people see and reach the run while it lives.
+type runLive struct {
 	// events is the run's event log; ctl how people reach the run.
-	events *eventLog
-	ctl    *Control
+	events *live.EventLog
+	ctl    *live.Control
 	// unlanded is set when an interrupt left work that has not landed.
 	unlanded bool
 	// input is the terminal's lines, once the run reads them (lines);
@@ -256,17 +309,6 @@ type run struct {
 	input     <-chan string
 	inputDone chan struct{}
 	inputGone chan struct{}
-	// project is what the run found at the workspace's top (languages.go);
-	// nil when it could not look.
-	project *lang.Project
-	// browser is the run's browser (--browser), closed when the run ends.
-	browser *browser.Browser
-	// tree is the workspace's tree frozen at done: what the result checks
-	// ran on and what lands (tree.go).
-	tree string
-	// ownRuns are the model's last run of each verification command
-	// (contract/own_run.go).
-	ownRuns contract.OwnRuns
 }
 
 // scrub removes every secret core knows of from text.
@@ -286,24 +328,24 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	// model's, a command's or a page's: shown, not obeyed.
 	opts.Live.Progress, opts.Services.Output = scrub.TerminalWriter(sc.Writer(opts.Live.Progress)), scrub.TerminalWriter(sc.Writer(opts.Services.Output))
 	opts.Services.Approver = scrubbingApprover{a: opts.Services.Approver, scrub: sc}
-	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.Services.GitEnv, scrub: sc}, unlock: unlock, tools: tools.Default(), scrubber: sc, ctl: opts.Live.Control}
+	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.Services.GitEnv, scrub: sc}, unlock: unlock, runWorkspace: runWorkspace{tools: tools.Default()}, scrubber: sc, runLive: runLive{ctl: opts.Live.Control}}
 	if s.ctl == nil {
-		s.ctl = NewControl()
+		s.ctl = live.NewControl()
 	}
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Services.Now(), DryRun: opts.Landing.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
 		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
-	s.startSpend(rec.Status != StatusPending)
+	s.startSpend(rec.Status != state.Pending)
 	dir := opts.Services.Store.Dir(rec.ID)
-	if s.events, err = openEvents(filepath.Join(dir, EventsFile), sc, opts.Services.Now); err != nil {
+	if s.events, err = live.OpenEvents(filepath.Join(dir, live.EventsFile), sc, opts.Services.Now); err != nil {
 		unlock()
 		return nil, ctx, err
 	}
 	ctx, stop := context.WithCancelCause(ctx)
-	s.ctl.attach(stop)
+	s.ctl.Attach(stop)
 	closeSocket, err := live.Serve(ctx, dir, s.ctl)
 	if err != nil {
 		stop(nil)
-		s.events.close()
+		s.events.Close()
 		unlock()
 		return nil, ctx, err
 	}
@@ -313,16 +355,16 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		_ = opts.Services.Sandbox.Close()
 		closeSocket()
 		stop(nil)
-		s.events.close()
+		s.events.Close()
 		unlock()
 	}
-	if err := s.moveTo(StatusStarting); err != nil {
+	if err := s.moveTo(state.Starting); err != nil {
 		s.unlock()
 		return nil, ctx, err
 	}
 	tr, err := openTranscript(filepath.Join(dir, TranscriptFile), sc)
 	if err != nil {
-		s.end(StatusFailed, FailInfrastructure, err)
+		s.end(state.Failed, state.FailInfrastructure, err)
 		s.unlock()
 		return nil, ctx, err
 	}
@@ -350,18 +392,16 @@ func (s *run) prepare(ctx context.Context) error {
 		return err
 	}
 	s.env = &tools.Env{
-		Workspace:    ws,
-		Tier:         s.rec.Verify,
-		Runner:       s.opts.Services.Sandbox,
-		Approver:     s.opts.Services.Approver,
-		ShellTimeout: s.opts.Verification.ShellTimeout,
-		BuildCeiling: s.opts.Verification.BuildCeiling,
-		OutputLimit:  budget.ObservationLimit(s.opts.Inference.ContextTokens),
-		Echo:         s.opts.Live.Progress,
-		Scrubber:     s.scrubber,
+		Workspace: ws,
+		Tier:      s.rec.Verify,
+		Runner:    s.opts.Services.Sandbox,
+		Approver:  s.opts.Services.Approver,
+		Commands: tools.Commands{ShellTimeout: s.opts.Verification.ShellTimeout, BuildCeiling: s.opts.Verification.BuildCeiling,
+			Echo: s.opts.Live.Progress},
+		Observations: tools.Observations{OutputLimit: budget.ObservationLimit(s.opts.Inference.ContextTokens), Scrubber: s.scrubber},
 		// The tools refuse to write workflows unless the user allowed it;
 		// landing checks what other commands wrote (checkLanding).
-		AllowWorkflowChanges: s.rec.AllowWorkflowChanges,
+		Workflows: tools.Workflows{AllowWorkflowChanges: s.rec.AllowWorkflowChanges},
 	}
 	s.window = budget.NewContextWindow(s.opts.Inference.ContextTokens)
 	if f, ok := s.origin.(tools.IssueFiler); ok {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestRecordThatCannotBeSavedEndsTheRun: when the session's record can no
@@ -37,8 +38,8 @@ func TestRecordThatCannotBeSavedEndsTheRun(t *testing.T) {
 	}}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, rep.Status)
-	assert.Equal(t, FailInfrastructure, rep.FailureKind)
+	assert.Equal(t, state.Failed, rep.Status)
+	assert.Equal(t, state.FailInfrastructure, rep.FailureKind)
 	assert.Contains(t, rep.Error, RecordFile)
 	assert.Len(t, srv.Requests(), 1, "no turn after the record could not be saved")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -47,7 +48,7 @@ func TestSecretsInTheModelsTextGoNowhere(t *testing.T) {
 	opts.Services.Approver = &tools.TerminalApprover{In: strings.NewReader("n\ny\n"), Out: &terminal, Terminal: true}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.True(t, rep.Landed)
 
 	// The work went on with the secrets redacted.
@@ -134,7 +135,7 @@ func TestLandingRefusesAPlantedSecret(t *testing.T) {
 	opts.Services.Client = &plantBefore{Completer: opts.Services.Client, n: 2, dir: workspaceOf(t, opts), files: map[string]string{"config/hosts.yml": "github.com:\n  oauth_token: " + testToken + "\n"}}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, rep.Status)
+	assert.Equal(t, state.Failed, rep.Status)
 	assert.Equal(t, FailLandingRefused, rep.FailureKind)
 	assert.Contains(t, rep.Error, "adds a secret core holds")
 	assert.Contains(t, rep.Error, "config/hosts.yml")

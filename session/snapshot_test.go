@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/state"
 )
 
 // dirtyRepo is a repository with a changed tracked file, a new untracked
@@ -44,7 +45,7 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	opts.Live.Progress = &progress
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.True(t, rep.Landed)
 
 	// The model worked on the working tree as the user left it.
@@ -105,7 +106,7 @@ func TestCleanStartsFromHEAD(t *testing.T) {
 	opts.Goal.Clean = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Equal(t, head, rep.StartCommit)
 	obs := srv.Requests()[1].Messages
 	assert.NotContains(t, obs[len(obs)-1].Content, "soon")
@@ -143,8 +144,8 @@ func TestChangesThatNeedTheUncommittedWorkDoNotLand(t *testing.T) {
 			opts := testOptions(t, srv, repo)
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			assert.Equal(t, StatusFailed, rep.Status)
-			assert.Equal(t, FailConfiguration, rep.FailureKind, "the user's state, not a broken machine")
+			assert.Equal(t, state.Failed, rep.Status)
+			assert.Equal(t, state.FailConfiguration, rep.FailureKind, "the user's state, not a broken machine")
 			assert.False(t, rep.Landed)
 			assert.Contains(t, rep.Error, "overlap the uncommitted work it started from")
 			assert.Contains(t, rep.Error, "commit that work in "+repo+" (on main), then land the session with core session land "+rep.ID)
@@ -158,7 +159,7 @@ func TestChangesThatNeedTheUncommittedWorkDoNotLand(t *testing.T) {
 			mine := gitOut(t, repo, "rev-parse", "HEAD")
 			rep, err = tt.again(t, opts, rep.ID)
 			require.NoError(t, err)
-			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			assert.True(t, rep.Landed)
 			assert.Equal(t, mine, gitOut(t, repo, "rev-parse", rep.Branch+"^"), "the change sits on the user's commit")
 			assert.Contains(t, gitOut(t, repo, "show", rep.Branch+":calc.go"), "// Add adds.\n")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestBudgetHoldsAgainstTheServersUsage: a model server that reports
@@ -59,7 +60,7 @@ func TestBudgetHoldsAgainstTheServersUsage(t *testing.T) {
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
 
-			require.Equal(t, StatusBudgetExhausted, rep.Status, "the budget stops the run: %s", rep.Error)
+			require.Equal(t, state.BudgetExhausted, rep.Status, "the budget stops the run: %s", rep.Error)
 			require.NotEmpty(t, rep.Spend)
 			first := rep.Spend[0].PromptTokens + rep.Spend[0].CompletionTokens
 			assert.Greater(t, first, 1000, "the first request counts at least core's estimate of it")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
 
 // spend is what a run knows of its spending between requests.
@@ -163,7 +164,7 @@ func (s *run) budgetReport() *budget.BudgetReport {
 		c := *s.rec.CostUSD
 		r.SpentUSD = &c
 	}
-	if s.rec.Status == StatusBudgetExhausted {
+	if s.rec.Status == state.BudgetExhausted {
 		r.Exhausted, r.NextTokens, r.NextUSD = true, s.spend.nextTokens, s.spend.nextUSD
 	}
 	return r

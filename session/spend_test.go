@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/state"
 )
 
 // A price of $1000 per million tokens: a token costs a tenth of a cent, so
@@ -41,7 +42,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 
-	require.Equal(t, StatusBudgetExhausted, rep.Status, rep.Error)
+	require.Equal(t, state.BudgetExhausted, rep.Status, rep.Error)
 	assert.Empty(t, rep.FailureKind, "a budget is not a failure")
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2, "the request that would pass the budget is never sent")
@@ -96,7 +97,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	opts.Limits.Price = nil // the record keeps it
 	rep, err = Resume(t.Context(), rep.ID, "go on", opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Len(t, srv.Requests(), 3)
 	assert.Contains(t, progress.String(), "budget topped up: $5.2000 of $20.0000 (--budget-usd)")
 	require.NotNil(t, rep.CostUSD)
@@ -120,7 +121,7 @@ func TestBudgetTokens(t *testing.T) {
 	opts.Limits.Budget = budget.Budget{Tokens: budget.CompletionAllowance}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	assert.Equal(t, StatusBudgetExhausted, rep.Status)
+	assert.Equal(t, state.BudgetExhausted, rep.Status)
 	assert.Empty(t, srv.Requests())
 	assert.False(t, rep.Landed)
 	assert.Contains(t, rep.Error, "the budget of 4096 tokens (--budget-tokens) would be passed: 0 spent")
@@ -138,7 +139,7 @@ func TestNoPriceIsUnknown(t *testing.T) {
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Nil(t, rep.CostUSD)
 	assert.Nil(t, rep.Price)
 	assert.Nil(t, rep.Budget)

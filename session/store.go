@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 )
 
 // The files of one session, under $CORE_HOME/sessions/<id>/ (Store.Dir).
@@ -151,8 +152,8 @@ func (s *Store) Load(id string) (*Record, error) {
 		return nil, fmt.Errorf("read session %s: %s is damaged: %w", id, RecordFile, err)
 	}
 	if rec.Status.Live() && !s.locked(id) {
-		rec.Status = StatusFailed
-		rec.FailureKind = FailInfrastructure
+		rec.Status = state.Failed
+		rec.FailureKind = state.FailInfrastructure
 		rec.Error = "orphaned: the process running this session is gone"
 	}
 	return &rec, nil

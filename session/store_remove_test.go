@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/session/state"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,19 +14,19 @@ import (
 // storeWith makes a store holding one session per status, ended at the
 // times given, each with a workspace holding a file, a read-only directory
 // and a link out of the workspace.
-func storeWith(t *testing.T, ended map[Status]time.Time) (*Store, map[Status]string, string) {
+func storeWith(t *testing.T, ended map[state.Status]time.Time) (*Store, map[state.Status]string, string) {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "home")
 	st, err := OpenStore(home)
 	require.NoError(t, err)
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	require.NoError(t, os.WriteFile(outside, []byte("not the session's"), 0o600))
-	ids := map[Status]string{}
+	ids := map[state.Status]string{}
 	i := 0
 	for status, at := range ended {
 		i++
 		at := at
-		r := &Record{ID: NewID(at.Add(time.Duration(i) * time.Second)), Status: status, CreatedAt: at, UpdatedAt: at}
+		r := &Record{ID: NewID(at.Add(time.Duration(i) * time.Second)), RecordLife: RecordLife{Status: status}, RecordTimes: RecordTimes{CreatedAt: at, UpdatedAt: at}}
 		if status.Terminal() {
 			r.EndedAt = &at
 		}
@@ -44,8 +45,8 @@ func storeWith(t *testing.T, ended map[Status]time.Time) (*Store, map[Status]str
 func TestStoreRemove(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	st, ids, outside := storeWith(t, map[Status]time.Time{StatusCompleted: now})
-	id := ids[StatusCompleted]
+	st, ids, outside := storeWith(t, map[state.Status]time.Time{state.Completed: now})
+	id := ids[state.Completed]
 
 	r, err := st.Remove(t.Context(), id)
 	require.NoError(t, err)
@@ -63,8 +64,8 @@ func TestStoreRemove(t *testing.T) {
 func TestStoreRemoveRefusesRunning(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	st, ids, _ := storeWith(t, map[Status]time.Time{StatusActive: now})
-	id := ids[StatusActive]
+	st, ids, _ := storeWith(t, map[state.Status]time.Time{state.Active: now})
+	id := ids[state.Active]
 	unlock, err := st.lock(id) // a live process runs it
 	require.NoError(t, err)
 	defer unlock()
@@ -80,14 +81,14 @@ func TestStorePrune(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	old := now.Add(-10 * 24 * time.Hour)
-	st, ids, _ := storeWith(t, map[Status]time.Time{
-		StatusCompleted: old,
-		StatusFailed:    old,
-		StatusPartial:   now.Add(-time.Hour),
-		StatusCancelled: old,
-		StatusActive:    old,
+	st, ids, _ := storeWith(t, map[state.Status]time.Time{
+		state.Completed: old,
+		state.Failed:    old,
+		state.Partial:   now.Add(-time.Hour),
+		state.Cancelled: old,
+		state.Active:    old,
 	})
-	unlock, err := st.lock(ids[StatusActive])
+	unlock, err := st.lock(ids[state.Active])
 	require.NoError(t, err)
 	defer unlock()
 
@@ -97,9 +98,9 @@ func TestStorePrune(t *testing.T) {
 	for _, r := range removed {
 		got = append(got, r.ID)
 	}
-	assert.ElementsMatch(t, []string{ids[StatusCompleted], ids[StatusFailed], ids[StatusCancelled]}, got)
-	assert.DirExists(t, st.Dir(ids[StatusPartial]), "a session that ended after the cutoff stays")
-	assert.DirExists(t, st.Dir(ids[StatusActive]), "a running session stays")
+	assert.ElementsMatch(t, []string{ids[state.Completed], ids[state.Failed], ids[state.Cancelled]}, got)
+	assert.DirExists(t, st.Dir(ids[state.Partial]), "a session that ended after the cutoff stays")
+	assert.DirExists(t, st.Dir(ids[state.Active]), "a running session stays")
 }
 
 func TestLookStoreCreatesNothing(t *testing.T) {

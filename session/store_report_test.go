@@ -9,15 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
 )
 
 func TestMarkReport(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261201-120000-bbbbbb", Status: StatusCompleted, Checks: []contract.Check{}}
+	r := &Record{ID: "20261201-120000-bbbbbb", RecordLife: RecordLife{Status: state.Completed}, RecordSetup: RecordSetup{Checks: []contract.Check{}}}
 	require.NoError(t, st.create(r, nil))
-	require.NoError(t, st.writeReport(r.ID, &Report{ID: r.ID, Status: StatusCompleted}, nil))
+	require.NoError(t, st.writeReport(r.ID, &Report{ID: r.ID, Status: state.Completed}, nil))
 
 	raw, err := st.ReportJSON(r.ID)
 	require.NoError(t, err)
@@ -29,7 +30,7 @@ func TestMarkReport(t *testing.T) {
 	got, err := st.Load(r.ID)
 	require.NoError(t, err)
 	assert.True(t, got.ReportPending)
-	assert.Equal(t, StatusCompleted, got.Status, "only the mark changes")
+	assert.Equal(t, state.Completed, got.Status, "only the mark changes")
 	require.NoError(t, st.MarkReport(t.Context(), r.ID, false))
 	got, err = st.Load(r.ID)
 	require.NoError(t, err)

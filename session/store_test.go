@@ -13,27 +13,28 @@ import (
 
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
 )
 
 func TestTransitions(t *testing.T) {
 	t.Parallel()
-	all := []Status{StatusPending, StatusStarting, StatusActive, StatusIdle, StatusCompleted, StatusPartial, StatusFailed, StatusCancelled, StatusBudgetExhausted}
-	legal := map[[2]Status]bool{
-		{StatusPending, StatusStarting}: true, {StatusPending, StatusFailed}: true, {StatusPending, StatusCancelled}: true,
-		{StatusStarting, StatusActive}: true, {StatusStarting, StatusFailed}: true, {StatusStarting, StatusCancelled}: true,
-		{StatusActive, StatusIdle}: true, {StatusActive, StatusPartial}: true, {StatusActive, StatusFailed}: true, {StatusActive, StatusCancelled}: true,
-		{StatusIdle, StatusActive}: true, {StatusIdle, StatusCompleted}: true, {StatusIdle, StatusPartial}: true, {StatusIdle, StatusFailed}: true, {StatusIdle, StatusCancelled}: true,
-		{StatusCompleted, StatusStarting}: true, {StatusPartial, StatusStarting}: true, {StatusFailed, StatusStarting}: true, {StatusCancelled, StatusStarting}: true,
-		{StatusActive, StatusBudgetExhausted}: true, {StatusBudgetExhausted, StatusStarting}: true, // a top-up
+	all := []state.Status{state.Pending, state.Starting, state.Active, state.Idle, state.Completed, state.Partial, state.Failed, state.Cancelled, state.BudgetExhausted}
+	legal := map[[2]state.Status]bool{
+		{state.Pending, state.Starting}: true, {state.Pending, state.Failed}: true, {state.Pending, state.Cancelled}: true,
+		{state.Starting, state.Active}: true, {state.Starting, state.Failed}: true, {state.Starting, state.Cancelled}: true,
+		{state.Active, state.Idle}: true, {state.Active, state.Partial}: true, {state.Active, state.Failed}: true, {state.Active, state.Cancelled}: true,
+		{state.Idle, state.Active}: true, {state.Idle, state.Completed}: true, {state.Idle, state.Partial}: true, {state.Idle, state.Failed}: true, {state.Idle, state.Cancelled}: true,
+		{state.Completed, state.Starting}: true, {state.Partial, state.Starting}: true, {state.Failed, state.Starting}: true, {state.Cancelled, state.Starting}: true,
+		{state.Active, state.BudgetExhausted}: true, {state.BudgetExhausted, state.Starting}: true, // a top-up
 	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, from := range all {
 		for _, to := range all {
 			t.Run(string(from)+"→"+string(to), func(t *testing.T) {
 				t.Parallel()
-				r := &Record{ID: "x", Status: from, FailureKind: FailStalled, Error: "old"}
+				r := &Record{ID: "x", RecordLife: RecordLife{Status: from, FailureKind: state.FailStalled, Error: "old"}}
 				err := r.transition(to, now)
-				if !legal[[2]Status{from, to}] {
+				if !legal[[2]state.Status{from, to}] {
 					require.Error(t, err)
 					assert.Contains(t, err.Error(), "illegal transition")
 					assert.Equal(t, from, r.Status, "an illegal transition changes nothing")
@@ -58,15 +59,15 @@ func TestStoreSaveLoadList(t *testing.T) {
 	st, err := OpenStore(home)
 	require.NoError(t, err)
 	base := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	for i, status := range []Status{StatusCompleted, StatusFailed, StatusPartial} {
-		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), Status: status, CreatedAt: base.Add(time.Duration(i) * time.Minute), Checks: []contract.Check{}}
+	for i, status := range []state.Status{state.Completed, state.Failed, state.Partial} {
+		r := &Record{ID: NewID(base.Add(time.Duration(i) * time.Minute)), RecordLife: RecordLife{Status: status}, RecordSetup: RecordSetup{Checks: []contract.Check{}}, RecordTimes: RecordTimes{CreatedAt: base.Add(time.Duration(i) * time.Minute)}}
 		require.NoError(t, st.create(r, nil))
 	}
 	recs, err := st.List()
 	require.NoError(t, err)
 	require.Len(t, recs, 3)
-	assert.Equal(t, StatusPartial, recs[0].Status, "newest first")
-	assert.Equal(t, StatusCompleted, recs[2].Status)
+	assert.Equal(t, state.Partial, recs[0].Status, "newest first")
+	assert.Equal(t, state.Completed, recs[2].Status)
 
 	fi, err := os.Stat(filepath.Join(st.Dir(recs[0].ID), RecordFile))
 	require.NoError(t, err)
@@ -95,7 +96,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-aaaaaa", Status: StatusActive, Checks: []contract.Check{}}
+	r := &Record{ID: "20261130-120000-aaaaaa", RecordLife: RecordLife{Status: state.Active}, RecordSetup: RecordSetup{Checks: []contract.Check{}}}
 	require.NoError(t, st.create(r, nil))
 
 	// While a process holds the lock, it is running.
@@ -103,7 +104,7 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	require.NoError(t, err)
 	got, err := st.Load(r.ID)
 	require.NoError(t, err)
-	assert.Equal(t, StatusActive, got.Status)
+	assert.Equal(t, state.Active, got.Status)
 	_, err = st.lock(r.ID)
 	assert.ErrorContains(t, err, "running in another process")
 
@@ -111,8 +112,8 @@ func TestOrphanedSessionIsFailed(t *testing.T) {
 	unlock()
 	got, err = st.Load(r.ID)
 	require.NoError(t, err)
-	assert.Equal(t, StatusFailed, got.Status)
-	assert.Equal(t, FailInfrastructure, got.FailureKind)
+	assert.Equal(t, state.Failed, got.Status)
+	assert.Equal(t, state.FailInfrastructure, got.FailureKind)
 	assert.Contains(t, got.Error, "orphaned")
 }
 
@@ -165,7 +166,7 @@ func TestLockWait(t *testing.T) {
 	t.Parallel()
 	st, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	r := &Record{ID: "20261130-120000-bbbbbb", Status: StatusCompleted, Checks: []contract.Check{}}
+	r := &Record{ID: "20261130-120000-bbbbbb", RecordLife: RecordLife{Status: state.Completed}, RecordSetup: RecordSetup{Checks: []contract.Check{}}}
 	require.NoError(t, st.create(r, nil))
 	unlock, err := st.lock(r.ID)
 	require.NoError(t, err)

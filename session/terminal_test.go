@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -34,7 +35,7 @@ command: printf '\033]52;c;cm0gLXJmIH4=\007\033]0;pwned\007\033[2J\233H\n'`),
 	opts.Services.Approver = &tools.TerminalApprover{In: strings.NewReader("y\n"), Out: &asked, Terminal: true}
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.Contains(t, progress.String(), `\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;pwned\x07\x1b[2J`, "the command's output is shown, escaped")
 	for name, text := range map[string]string{"progress": progress.String(), "output": output.String(), "the approval prompt": asked.String()} {
 		for _, raw := range []string{"\x1b", "\x07", "\u009b", "\x9b"} {

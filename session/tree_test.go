@@ -18,6 +18,7 @@ import (
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/state"
 )
 
 func TestSameTree(t *testing.T) {
@@ -302,7 +303,7 @@ func testLeftoverCannotChangeTheCheckedFile(t *testing.T, sandboxes func(*testin
 			opts := leftoverOptions(testOptions(t, srv, repo), sandboxes(t))
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
-			require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			require.True(t, rep.Landed)
 			assert.Equal(t, []contract.CheckVerdict{contract.VerdictFixed}, checkVerdicts(rep.Contract))
 			landed := gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}")
@@ -329,7 +330,7 @@ func testLeftoverCannotLandAWorkflow(t *testing.T, sb *sandbox.Sandbox) {
 	opts := leftoverOptions(testOptions(t, srv, repo), sb)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.True(t, rep.Landed)
 	files := gitOut(t, repo, "ls-tree", "-r", "--name-only", rep.Branch)
 	assert.NotContains(t, files, ".github", "no workflow lands")
@@ -357,7 +358,7 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 	opts.Goal.Repo, opts.Goal.PullRequest = "octo/calc", num
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Equal(t, []contract.CheckVerdict{contract.VerdictFixed}, checkVerdicts(rep.Contract))
 	reviews := f.g.Reviews("octo", "calc", num)
 	require.Len(t, reviews, 1)
@@ -384,7 +385,7 @@ func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 	opts.Landing.DryRun = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.NotEmpty(t, rep.Tree) // tree
 	ws := opts.Services.Store.WorkspaceDir(rep.ID)
 	head := gitOut(t, ws, "rev-parse", "HEAD")
@@ -400,7 +401,7 @@ func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 	assert.Equal(t, head, gitOut(t, ws, "rev-parse", "HEAD"), "nothing was committed")
 	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
-	assert.Equal(t, StatusCompleted, rec.Status, "a refusal leaves the record as it was")
+	assert.Equal(t, state.Completed, rec.Status, "a refusal leaves the record as it was")
 
 	require.NoError(t, os.Remove(planted))
 	landed, err := Land(t.Context(), rep.ID, opts)
@@ -426,18 +427,18 @@ func TestResumedRunStartsANewBox(t *testing.T) {
 	opts := testOptions(t, srv, repo)
 	opts.Services.Sandbox = boxSandbox(t, t.TempDir())
 	opts.Verification.Verify = lang.TierTest
-	opts.Live.Control = NewControl()
+	opts.Live.Control = live.NewControl()
 	opts.Live.IdleTimeout = time.Hour
 	wait := runAsync(t, opts)
-	waitStatus(t, opts.Live.Control, StatusIdle)
+	waitStatus(t, opts.Live.Control, state.Idle)
 	_, err := opts.Live.Control.Send(live.Message{From: "alice", Text: "is it still running?"})
 	require.NoError(t, err)
 	waitRequests(t, srv, 5)
-	waitStatus(t, opts.Live.Control, StatusIdle)
+	waitStatus(t, opts.Live.Control, state.Idle)
 	_, err = opts.Live.Control.Stop("alice")
 	require.NoError(t, err)
 	rep := wait()
-	assert.Equal(t, StatusCancelled, rep.Status, rep.Error)
+	assert.Equal(t, state.Cancelled, rep.Status, rep.Error)
 	obs := observations(srv)
 	require.Len(t, obs, 5)
 	assert.Contains(t, obs[1], "started p1 in the background")
@@ -450,12 +451,12 @@ func TestLandFailure(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want FailureKind
+		want state.FailureKind
 	}{
-		{name: "the branch moved", err: fmt.Errorf("push: %w", &movedError{branch: "b"}), want: FailConfiguration},
-		{name: "the work needs the uncommitted work", err: &overlapError{}, want: FailConfiguration},
-		{name: "a commit without the checked tree", err: &TreeChangedError{Checked: "a", Landing: "b"}, want: FailError},
-		{name: "git failed", err: errors.New("git push: connection reset"), want: FailInfrastructure},
+		{name: "the branch moved", err: fmt.Errorf("push: %w", &movedError{branch: "b"}), want: state.FailConfiguration},
+		{name: "the work needs the uncommitted work", err: &overlapError{}, want: state.FailConfiguration},
+		{name: "a commit without the checked tree", err: &TreeChangedError{Checked: "a", Landing: "b"}, want: state.FailError},
+		{name: "git failed", err: errors.New("git push: connection reset"), want: state.FailInfrastructure},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
 )
 
 // requireBwrap skips a test that needs a working sandbox when there is
@@ -99,7 +100,7 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 	assert.Equal(t, []contract.CheckVerdict{contract.VerdictEnvironment}, checkVerdicts(rep.Contract))
 	assert.False(t, rep.Contract.Held(), "a killed check verifies nothing")
 	assert.Equal(t, contract.ContractUnjudged, rep.Contract.Verdict)
-	assert.Equal(t, StatusCompleted, rep.Status)
+	assert.Equal(t, state.Completed, rep.Status)
 	var summary strings.Builder
 	rep.WriteSummary(&summary)
 	assert.Contains(t, summary.String(), "core killed a check that ran past the shell timeout of 3s")
@@ -119,7 +120,7 @@ func TestSessionWarmsNothingUnconfined(t *testing.T) {
 	opts.Live.Progress = w
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
-	require.Equal(t, StatusCompleted, rep.Status, rep.Error)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.NotContains(t, w.String(), "warm")
 	assert.Nil(t, rep.Warmup)
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 )
 
 // pendingSession writes the record of a session that has not said it
@@ -17,7 +19,7 @@ import (
 func pendingSession(t *testing.T, st *Store) *Record {
 	t.Helper()
 	now := time.Now()
-	rec := &Record{ID: NewID(now), Repo: "acme/app", Status: StatusPending, CreatedAt: now, UpdatedAt: now}
+	rec := &Record{ID: NewID(now), RecordTask: RecordTask{Repo: "acme/app"}, RecordLife: RecordLife{Status: state.Pending}, RecordTimes: RecordTimes{CreatedAt: now, UpdatedAt: now}}
 	require.NoError(t, st.create(rec, scrub.New()))
 	return rec
 }
@@ -27,7 +29,7 @@ func pendingSession(t *testing.T, st *Store) *Record {
 func watchAsync(t *testing.T, st *Store, id string) (seen chan string, ended chan error) {
 	seen, ended = make(chan string, 16), make(chan error, 1)
 	go func() {
-		ended <- st.Watch(t.Context(), id, func(e Event) error {
+		ended <- st.Watch(t.Context(), id, func(e live.Event) error {
 			seen <- string(e.Kind) + " " + string(e.Status) + e.Text
 			return nil
 		})
@@ -56,10 +58,10 @@ func TestWatchFollowsARunSeenPending(t *testing.T) {
 	rec := pendingSession(t, st)
 	unlock, err := st.lock(rec.ID)
 	require.NoError(t, err)
-	log, err := openEvents(filepath.Join(st.Dir(rec.ID), EventsFile), scrub.New(), time.Now)
+	log, err := live.OpenEvents(filepath.Join(st.Dir(rec.ID), live.EventsFile), scrub.New(), time.Now)
 	require.NoError(t, err)
-	defer log.close()
-	log.add(Event{Kind: EventOutput, Text: "cloning"})
+	defer log.Close()
+	log.Add(live.Event{Kind: live.EventOutput, Text: "cloning"})
 	seen, ended := watchAsync(t, st, rec.ID)
 	select {
 	case got := <-seen:
@@ -70,10 +72,10 @@ func TestWatchFollowsARunSeenPending(t *testing.T) {
 		t.Fatal("waited too long for watch to hand over the first event")
 	}
 	// Watch has read the log while the record said pending.
-	for _, to := range []Status{StatusStarting, StatusCancelled} {
+	for _, to := range []state.Status{state.Starting, state.Cancelled} {
 		require.NoError(t, rec.transition(to, time.Now()))
 		require.NoError(t, st.save(rec, scrub.New()))
-		log.add(Event{Kind: EventState, Status: to})
+		log.Add(live.Event{Kind: live.EventState, Status: to})
 	}
 	unlock()
 	require.NoError(t, testkit.Receive(t, ended, "watch to end with the run"))
@@ -101,10 +103,10 @@ func TestWatchOfAPendingRunWithNoProcess(t *testing.T) {
 			require.NoError(t, err)
 			rec := pendingSession(t, st)
 			if tt.log {
-				log, err := openEvents(filepath.Join(st.Dir(rec.ID), EventsFile), scrub.New(), time.Now)
+				log, err := live.OpenEvents(filepath.Join(st.Dir(rec.ID), live.EventsFile), scrub.New(), time.Now)
 				require.NoError(t, err)
-				log.add(Event{Kind: EventOutput, Text: "cloning"})
-				log.close()
+				log.Add(live.Event{Kind: live.EventOutput, Text: "cloning"})
+				log.Close()
 			}
 			seen, ended := watchAsync(t, st, rec.ID)
 			err = testkit.Receive(t, ended, "watch to end, not follow a run no process drives")

@@ -18,6 +18,7 @@ import (
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -161,7 +162,7 @@ func TestOptionsErrorsNameTheSetting(t *testing.T) {
 			assert.ErrorContains(t, Word(err, InputWording), tt.input)
 			assert.ErrorContains(t, Word(err, EnvWording), tt.bot)
 			assert.True(t, errors.As(Word(err, FlagWording), &ce), "a worded error is still a ConfigError")
-			assert.Equal(t, session.FailConfiguration, session.FailureKindOf(Word(err, InputWording)))
+			assert.Equal(t, state.FailConfiguration, session.FailureKindOf(Word(err, InputWording)))
 		})
 	}
 }
@@ -187,7 +188,7 @@ func TestDeadModelServerIsInfrastructure(t *testing.T) {
 	require.ErrorAs(t, err, &ie)
 	var ce *session.ConfigError
 	assert.False(t, errors.As(err, &ce), "a dead server is not a bad setting: %v", err)
-	assert.Equal(t, session.FailInfrastructure, session.FailureKindOf(Word(err, InputWording)))
+	assert.Equal(t, state.FailInfrastructure, session.FailureKindOf(Word(err, InputWording)))
 	assert.ErrorContains(t, err, "no OpenAI-compatible model server answers at "+dead.URL)
 
 	_, err = Options(t.Context(), env(loading.URL), Values{})

@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/remote"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/setup"
 )
 
@@ -104,7 +105,7 @@ func (e *env) live(ctx context.Context, consoleURL string, o *session.Options, r
 		o.Goal.ID = session.NewID(time.Now())
 	}
 	if o.Live.Control == nil {
-		o.Live.Control = session.NewControl()
+		o.Live.Control = live.NewControl()
 	}
 	l := &remote.Live{Console: &remote.Client{URL: u, Token: e.credential(repo)}, Store: o.Services.Store, ID: o.Goal.ID, Repo: name, Control: o.Live.Control, Out: e.stderr}
 	return l.Start(ctx)

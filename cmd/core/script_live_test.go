@@ -12,7 +12,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/coreagent/core/internal/testkit"
-	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/state"
 )
 
 // session-wait STATE N: wait (testkit.Patience at most) until the newest
@@ -29,7 +30,7 @@ func cmdSessionWait(ts *testscript.TestScript, neg bool, args []string) {
 	defer tick.Stop()
 	seen := 0
 	for {
-		if seen = stateEvents(ts, session.Status(args[0])); seen >= n {
+		if seen = stateEvents(ts, state.Status(args[0])); seen >= n {
 			return
 		}
 		select {
@@ -41,13 +42,13 @@ func cmdSessionWait(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // stateEvents counts the moves to status in the newest session's log.
-func stateEvents(ts *testscript.TestScript, status session.Status) int {
+func stateEvents(ts *testscript.TestScript, status state.Status) int {
 	home := ts.Getenv("CORE_HOME")
 	entries, err := os.ReadDir(filepath.Join(home, "sessions"))
 	if err != nil || len(entries) == 0 {
 		return 0
 	}
-	f, err := os.Open(filepath.Join(home, "sessions", entries[len(entries)-1].Name(), session.EventsFile))
+	f, err := os.Open(filepath.Join(home, "sessions", entries[len(entries)-1].Name(), live.EventsFile))
 	if err != nil {
 		return 0
 	}
@@ -55,8 +56,8 @@ func stateEvents(ts *testscript.TestScript, status session.Status) int {
 	count := 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var e session.Event
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Kind == session.EventState && e.Status == status {
+		var e live.Event
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Kind == live.EventState && e.Status == status {
 			count++
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/remote"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
 )
@@ -211,7 +212,7 @@ func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags,
 	o.Goal.Repo, o.Goal.Prompt = c.Repo, c.Instruction
 	// The run is followed and steered from its page on the console: its
 	// events go up as they happen, its starter's messages come down.
-	o.Goal.ID, o.Live.Control = session.NewID(time.Now()), session.NewControl()
+	o.Goal.ID, o.Live.Control = session.NewID(time.Now()), live.NewControl()
 	live := &remote.Live{Console: client, Store: o.Services.Store, ID: o.Goal.ID, Repo: c.Repo, Control: o.Live.Control, Out: e.stderr}
 	finish := live.Start(ctx)
 	rep, err := session.Run(ctx, o)

@@ -20,6 +20,7 @@ import (
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
 	"github.com/coreagent/core/status"
@@ -355,9 +356,9 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 	}
 	rep.WriteSummary(e.stderr)
 	switch rep.Status {
-	case session.StatusPartial, session.StatusCancelled:
+	case state.Partial, state.Cancelled:
 		fmt.Fprintf(e.stderr, "to continue: core session resume %s %q\n", rep.ID, "carry on where you stopped")
-	case session.StatusBudgetExhausted:
+	case state.BudgetExhausted:
 		fmt.Fprintf(e.stderr, "to continue with more budget: core session resume %s %q --budget-usd N (or --budget-tokens N)\n", rep.ID, "carry on where you stopped")
 	}
 	if asJSON {
@@ -377,16 +378,16 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 // budget_exhausted, 130 cancelled, 1 failed.
 func exitStatus(rep *session.Report) int {
 	switch rep.Status {
-	case session.StatusCompleted, session.StatusIdle:
+	case state.Completed, state.Idle:
 		if rep.Contract.Unjudged() {
 			return 4
 		}
 		return 0
-	case session.StatusPartial:
+	case state.Partial:
 		return 2
-	case session.StatusBudgetExhausted:
+	case state.BudgetExhausted:
 		return 3
-	case session.StatusCancelled:
+	case state.Cancelled:
 		return 130
 	}
 	return 1

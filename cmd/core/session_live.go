@@ -48,7 +48,7 @@ tail -f and ends when the run ends; for an ended run it replays the log.
 			}
 			enc := json.NewEncoder(e.rawStdout)
 			enc.SetEscapeHTML(false)
-			return store.Watch(cmd.Context(), args[0], func(ev session.Event) error {
+			return store.Watch(cmd.Context(), args[0], func(ev live.Event) error {
 				if asJSON {
 					return enc.Encode(ev)
 				}

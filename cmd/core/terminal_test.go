@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/state"
 )
 
 // TestSummaryEscapesAHostileURL: a pull request URL and a branch as GitHub
@@ -20,7 +21,7 @@ func TestSummaryEscapesAHostileURL(t *testing.T) {
 	var stdout, stderr strings.Builder
 	e := newEnv(strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
 	url := "https://github.test/o/r/pull/1\x1b]8;;http://evil.test/\x07"
-	rep := &session.Report{ID: "s1", Status: session.StatusPartial, PRURL: url, Branch: "core-session/s1\x1b]0;t\x07",
+	rep := &session.Report{ID: "s1", Status: state.Partial, PRURL: url, Branch: "core-session/s1\x1b]0;t\x07",
 		Summary: "fixed\x1b[2J\u009b2J it"}
 	err := e.finish(rep, nil, true)
 	require.Error(t, err, "partial is exit status 2")

@@ -93,7 +93,7 @@ func TestKilledAfterCompiling(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := shellResult(tt.command, tt.result, &Env{ShellTimeout: 2 * time.Minute}, true)
+			got := shellResult(tt.command, tt.result, &Env{Commands: Commands{ShellTimeout: 2 * time.Minute}}, true)
 			for _, w := range tt.want {
 				assert.Contains(t, got.Output, w)
 			}
@@ -103,8 +103,8 @@ func TestKilledAfterCompiling(t *testing.T) {
 			assert.Contains(t, got.Note, "core killed")
 		})
 	}
-	r := shellResult("go test .", sandbox.Result{TimedOut: true, Built: 110 * s, Duration: 230 * s}, &Env{ShellTimeout: 2 * time.Minute}, true)
+	r := shellResult("go test .", sandbox.Result{TimedOut: true, Built: 110 * s, Duration: 230 * s}, &Env{Commands: Commands{ShellTimeout: 2 * time.Minute}}, true)
 	assert.Contains(t, r.Note, "after compiling for 1m50s (not counted)")
-	r = shellResult("go test .", sandbox.Result{TimedOut: true, AtCeiling: true, Built: 470 * s, Duration: 480 * s}, &Env{ShellTimeout: 2 * time.Minute}, true)
+	r = shellResult("go test .", sandbox.Result{TimedOut: true, AtCeiling: true, Built: 470 * s, Duration: 480 * s}, &Env{Commands: Commands{ShellTimeout: 2 * time.Minute}}, true)
 	assert.Contains(t, r.Note, "still compiling at the build ceiling of 8m0s (--build-ceiling)")
 }

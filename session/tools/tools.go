@@ -39,26 +39,39 @@ type Runner interface {
 
 var _ Runner = (*sandbox.Sandbox)(nil)
 
-// Env is what the tools act on and through.
+// Env is what the tools act on and through, its settings grouped by
+// concern in embedded structs.
 type Env struct {
-	Workspace    *Workspace
-	Tier         lang.Tier
-	Runner       Runner
-	Approver     Approver
+	Workspace *Workspace
+	Tier      lang.Tier
+	Runner    Runner
+	Approver  Approver
+	// Issues files issues for file_issue; nil when the repository is not
+	// on GitHub.
+	Issues IssueFiler
+	Commands
+	Observations
+	Workflows
+	Browsing
+}
+
+// Commands is how a command the model runs is bounded and shown.
+type Commands struct {
 	ShellTimeout time.Duration // per run_shell command
 	// BuildCeiling bounds a run_shell command that compiles beyond
 	// ShellTimeout (sandbox.RunOptions.BuildCeiling); zero means
 	// boxagent.BuildCeiling(ShellTimeout).
 	BuildCeiling time.Duration
-	// Issues files issues for file_issue; nil when the repository is not
-	// on GitHub.
-	Issues IssueFiler
 	// Progress, when set, receives the output of the command that runs, as
 	// it comes (the session's heartbeat shows its last line).
 	Progress io.Writer
 	// Echo, when set, receives the output of commands a person approved,
 	// as it comes: they see what they allowed.
 	Echo io.Writer
+}
+
+// Observations is what an observation may hold.
+type Observations struct {
 	// OutputLimit is the most bytes of one observation; 0 means
 	// DefaultOutputLimit. Longer output keeps its head and tail and states
 	// the cut.
@@ -67,6 +80,10 @@ type Env struct {
 	// to the limit (a cut must not leave half a secret); nil scrubs
 	// nothing.
 	Scrubber *scrub.Scrubber
+}
+
+// Workflows is what the tools may write of the repository's workflows.
+type Workflows struct {
 	// AllowWorkflowChanges lets write_file and edit_file write workflows
 	// and the actions they run; by default they refuse (see WorkflowDir,
 	// Guard).
@@ -75,6 +92,10 @@ type Env struct {
 	// actions of its start commit); the tools also refuse what the
 	// workspace's workflows use now. nil: only the latter.
 	Guard *Guard
+}
+
+// Browsing is the run's browser and whom it asks.
+type Browsing struct {
 	// Browser is the run's browser (--browser); nil without one.
 	Browser *browser.Browser
 	// Attended is set when a person answers the approver: every browser

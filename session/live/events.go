@@ -1,14 +1,16 @@
-package session
+package live
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/session/state"
 )
 
 // EventsFile is the run's event log, beside its transcript: one Event a
@@ -34,17 +36,17 @@ const outputChunk = 4096
 
 // Event is one line of events.jsonl.
 type Event struct {
-	Time        time.Time   `json:"time"`
-	Kind        EventKind   `json:"kind"`
-	Status      Status      `json:"status,omitempty"`
-	FailureKind FailureKind `json:"failure_kind,omitempty"`
-	Turn        int         `json:"turn,omitempty"`
-	Tool        string      `json:"tool,omitempty"`
-	Target      string      `json:"target,omitempty"`
-	Check       string      `json:"check,omitempty"`
-	Verdict     string      `json:"verdict,omitempty"`
-	From        string      `json:"from,omitempty"`
-	Text        string      `json:"text,omitempty"`
+	Time        time.Time         `json:"time"`
+	Kind        EventKind         `json:"kind"`
+	Status      state.Status      `json:"status,omitempty"`
+	FailureKind state.FailureKind `json:"failure_kind,omitempty"`
+	Turn        int               `json:"turn,omitempty"`
+	Tool        string            `json:"tool,omitempty"`
+	Target      string            `json:"target,omitempty"`
+	Check       string            `json:"check,omitempty"`
+	Verdict     string            `json:"verdict,omitempty"`
+	From        string            `json:"from,omitempty"`
+	Text        string            `json:"text,omitempty"`
 }
 
 // String is the event as watch prints it for people: one line, or more
@@ -79,18 +81,18 @@ func (e Event) String() string {
 	return fmt.Sprintf("%s  %s %s", at, e.Kind, e.Text)
 }
 
-// eventLog appends events to events.jsonl, scrubbed, each line written in
+// EventLog appends events to events.jsonl, scrubbed, each line written in
 // one call to a file opened for appending. Safe for concurrent use: a
 // command's output arrives from its own goroutine.
-type eventLog struct {
+type EventLog struct {
 	mu    sync.Mutex
 	f     *os.File
 	scrub *scrub.Scrubber
 	now   func() time.Time
 }
 
-// openEvents opens the event log of a session for appending, 0600.
-func openEvents(path string, sc *scrub.Scrubber, now func() time.Time) (*eventLog, error) {
+// OpenEvents opens the event log of a session for appending, 0600.
+func OpenEvents(path string, sc *scrub.Scrubber, now func() time.Time) (*EventLog, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the event log: %w", err)
@@ -99,12 +101,12 @@ func openEvents(path string, sc *scrub.Scrubber, now func() time.Time) (*eventLo
 		f.Close()
 		return nil, fmt.Errorf("open the event log: %w", err)
 	}
-	return &eventLog{f: f, scrub: sc, now: now}, nil
+	return &EventLog{f: f, scrub: sc, now: now}, nil
 }
 
-// add appends e, stamped now. The log is a view of the run, not its
+// Add appends e, stamped now. The log is a view of the run, not its
 // record: a failed write loses the event, never the run.
-func (l *eventLog) add(e Event) {
+func (l *EventLog) Add(e Event) {
 	if l == nil {
 		return
 	}
@@ -124,7 +126,8 @@ func (l *eventLog) add(e Event) {
 	_, _ = l.f.Write(append(b, '\n'))
 }
 
-func (l *eventLog) close() {
+// Close closes the log: what is added after is dropped.
+func (l *EventLog) Close() {
 	if l == nil {
 		return
 	}
@@ -136,21 +139,22 @@ func (l *eventLog) close() {
 	}
 }
 
-// output returns a writer that turns a command's output into output
+// Output returns a writer that turns a command's output into output
 // events of whole lines (a line longer than outputChunk is cut), so that a
-// secret never straddles two events; flush writes what is left.
-func (l *eventLog) output(turn int) *outputEvents {
-	return &outputEvents{log: l, turn: turn}
+// secret never straddles two events; Flush writes what is left.
+func (l *EventLog) Output(turn int) *OutputEvents {
+	return &OutputEvents{log: l, turn: turn}
 }
 
-type outputEvents struct {
+// OutputEvents is a command's output becoming events (EventLog.Output).
+type OutputEvents struct {
 	mu   sync.Mutex
-	log  *eventLog
+	log  *EventLog
 	turn int
 	buf  []byte
 }
 
-func (o *outputEvents) Write(p []byte) (int, error) {
+func (o *OutputEvents) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.buf = append(o.buf, p...)
@@ -170,17 +174,26 @@ func (o *outputEvents) Write(p []byte) (int, error) {
 				cut = outputChunk
 			}
 		}
-		o.log.add(Event{Kind: EventOutput, Turn: o.turn, Text: string(o.buf[:cut])})
+		o.log.Add(Event{Kind: EventOutput, Turn: o.turn, Text: string(o.buf[:cut])})
 		o.buf = o.buf[cut:]
 	}
 }
 
-// flush writes the output's unfinished last line.
-func (o *outputEvents) flush() {
+// Flush writes the output's unfinished last line.
+func (o *OutputEvents) Flush() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.buf) > 0 {
-		o.log.add(Event{Kind: EventOutput, Turn: o.turn, Text: string(o.buf)})
+		o.log.Add(Event{Kind: EventOutput, Turn: o.turn, Text: string(o.buf)})
 		o.buf = nil
 	}
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package session
+package live
 
 import (
 	"bufio"
@@ -35,15 +35,15 @@ func TestOutputEvents(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), EventsFile)
-			log, err := openEvents(path, scrub.New(secret), time.Now)
+			log, err := OpenEvents(path, scrub.New(secret), time.Now)
 			require.NoError(t, err)
-			out := log.output(3)
+			out := log.Output(3)
 			for _, w := range tt.writes {
 				_, err := out.Write([]byte(w))
 				require.NoError(t, err)
 			}
-			out.flush()
-			log.close()
+			out.Flush()
+			log.Close()
 			f, err := os.Open(path)
 			require.NoError(t, err)
 			defer f.Close()
@@ -62,16 +62,5 @@ func TestOutputEvents(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 		})
-	}
-}
-
-// TestOldStatusNamesLoad: records written before the run's life had idle
-// and completed still load.
-func TestOldStatusNamesLoad(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ old, now Status }{{"running", StatusActive}, {"done", StatusCompleted}, {"partial", StatusPartial}} {
-		var r struct{ Status Status }
-		require.NoError(t, json.Unmarshal([]byte(`{"Status":"`+string(tt.old)+`"}`), &r))
-		assert.Equal(t, tt.now, r.Status, tt.old)
 	}
 }

@@ -1,4 +1,4 @@
-package session
+package live
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/state"
 )
 
 // errInterrupted and errStopped are the causes a person's interrupt and
@@ -21,13 +21,13 @@ var (
 // an interrupt of the current turn, a stop. Entry points that hand
 // messages to the run themselves (the bot's local mode, the Action reading
 // comments) make one with NewControl and pass it in Options.Live.Control; the
-// command line reaches it through the session's socket (live.Serve).
+// command line reaches it through the session's socket (Serve).
 // Authorising the sender is the caller's job: Control takes what it is
 // given.
 type Control struct {
 	mu     sync.Mutex
-	status Status
-	inbox  []live.Message
+	status state.Status
+	inbox  []Message
 	wake   chan struct{}
 	// turn cancels the current turn; pending is an interrupt that came
 	// between two turns, for the next one.
@@ -41,11 +41,11 @@ type Control struct {
 
 // NewControl returns a control for one run.
 func NewControl() *Control {
-	return &Control{status: StatusPending, wake: make(chan struct{}, 1)}
+	return &Control{status: state.Pending, wake: make(chan struct{}, 1)}
 }
 
 // Status is the run's state as its loop last set it.
-func (c *Control) Status() Status {
+func (c *Control) Status() state.Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.status
@@ -53,7 +53,7 @@ func (c *Control) Status() Status {
 
 // Send queues a message for the run and returns the acknowledgement to
 // show its sender.
-func (c *Control) Send(m live.Message) (string, error) {
+func (c *Control) Send(m Message) (string, error) {
 	if strings.TrimSpace(m.Text) == "" {
 		return "", errors.New("the message is empty: say what the run should do")
 	}
@@ -68,7 +68,7 @@ func (c *Control) Send(m live.Message) (string, error) {
 	case c.wake <- struct{}{}:
 	default:
 	}
-	if c.status == StatusIdle {
+	if c.status == state.Idle {
 		return "received: the idle run continues with it now", nil
 	}
 	return "received: the run reads it before its next turn", nil
@@ -79,7 +79,7 @@ func (c *Control) Send(m live.Message) (string, error) {
 func (c *Control) Interrupt(from string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.status != StatusActive && c.status != StatusStarting {
+	if c.status != state.Active && c.status != state.Starting {
 		return "", fmt.Errorf("the run is %s: only an active run can be interrupted", c.status)
 	}
 	c.by = from
@@ -107,24 +107,26 @@ func (c *Control) Stop(from string) (string, error) {
 	return "stopping: the run ends now and keeps its work", nil
 }
 
-// The loop's side.
+// The loop's side: the run that owns the control calls these; an entry
+// point only makes it and hands it in.
 
-// attach gives the control the run's stop.
-func (c *Control) attach(stop context.CancelCauseFunc) {
+// Attach gives the control the run's stop.
+func (c *Control) Attach(stop context.CancelCauseFunc) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stop = stop
 }
 
-func (c *Control) setStatus(s Status) {
+// SetStatus records the run's state as its loop moves it.
+func (c *Control) SetStatus(s state.Status) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = s
 }
 
-// startTurn makes the context of one turn, which Interrupt cancels; done
+// StartTurn makes the context of one turn, which Interrupt cancels; done
 // must be called when the turn ends.
-func (c *Control) startTurn(ctx context.Context) (context.Context, func()) {
+func (c *Control) StartTurn(ctx context.Context) (context.Context, func()) {
 	turnCtx, cancel := context.WithCancelCause(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -141,8 +143,8 @@ func (c *Control) startTurn(ctx context.Context) (context.Context, func()) {
 	}
 }
 
-// interrupted reports whether a person interrupted the turn ctx is, and who.
-func (c *Control) interrupted(ctx context.Context) (string, bool) {
+// Interrupted reports whether a person interrupted the turn ctx is, and who.
+func (c *Control) Interrupted(ctx context.Context) (string, bool) {
 	if !errors.Is(context.Cause(ctx), errInterrupted) {
 		return "", false
 	}
@@ -151,8 +153,8 @@ func (c *Control) interrupted(ctx context.Context) (string, bool) {
 	return c.by, true
 }
 
-// stoppedBy says who stopped the run, when someone did.
-func (c *Control) stoppedBy(ctx context.Context) (string, bool) {
+// StoppedBy says who stopped the run, when someone did.
+func (c *Control) StoppedBy(ctx context.Context) (string, bool) {
 	if !errors.Is(context.Cause(ctx), errStopped) {
 		return "", false
 	}
@@ -161,8 +163,8 @@ func (c *Control) stoppedBy(ctx context.Context) (string, bool) {
 	return c.by, true
 }
 
-// take returns the queued messages and empties the queue.
-func (c *Control) take() []live.Message {
+// Take returns the queued messages and empties the queue.
+func (c *Control) Take() []Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ms := c.inbox
@@ -170,15 +172,18 @@ func (c *Control) take() []live.Message {
 	return ms
 }
 
-// peek returns the queued messages, leaving them queued.
-func (c *Control) peek() []live.Message {
+// Peek returns the queued messages, leaving them queued.
+func (c *Control) Peek() []Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.inbox
 }
 
-// heardFromPerson reports whether a person has sent the run a message.
-func (c *Control) heardFromPerson() bool {
+// Wake is signalled when a message is queued, for a run waiting idle.
+func (c *Control) Wake() <-chan struct{} { return c.wake }
+
+// HeardFromPerson reports whether a person has sent the run a message.
+func (c *Control) HeardFromPerson() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.heard

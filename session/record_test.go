@@ -1,0 +1,57 @@
+package session
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/state"
+)
+
+// TestRecordJSONShape: session.json is one flat object whose keys come in
+// the order they always did, however Record groups its fields, and it
+// reads back to the same record.
+func TestRecordJSONShape(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 5, 1, 2, 3, 0, time.UTC)
+	cost := 0.25
+	rec := &Record{ID: "20261205-010203-abcdef",
+		RecordTask: RecordTask{Repo: "acme/app", Base: "main", StartCommit: "abc", Branch: "core-session/x", Issue: 7, PullRequest: 8,
+			LandOnto: "def", Uncommitted: 2, Prompt: "fix it", Goal: "fix it"},
+		RecordLife:    RecordLife{Status: state.Failed, FailureKind: state.FailStalled, Error: "stuck", Turns: 3},
+		RecordSetup:   RecordSetup{Model: "m", InferenceURL: "http://x", Verify: "build", ToolCalls: "text", Instructions: []string{"AGENTS.md"}, Sandboxed: true, Checks: []contract.Check{}},
+		RecordSpend:   RecordSpend{Usage: Usage{TotalTokens: 9}, Price: &budget.Price{}, Budget: &budget.Budget{}, CostUSD: &cost},
+		RecordOutcome: RecordOutcome{Workspace: "/w", Summary: "done", Commit: "123", PRURL: "https://x/pull/8", Landed: true},
+		RecordTimes:   RecordTimes{CreatedAt: now, UpdatedAt: now, EndedAt: &now},
+		ReportPending: true, AllowWorkflowChanges: true, Browser: &BrowserRecord{Exec: "chromium"},
+	}
+	b, err := json.Marshal(rec)
+	require.NoError(t, err)
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	_, err = dec.Token() // {
+	require.NoError(t, err)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	assert.Equal(t, strings.Fields(`id repo base start_commit branch issue pull_request land_onto uncommitted prompt goal
+		status failure_kind error turns model inference_url verify tool_calls instructions sandboxed checks
+		usage price budget cost_usd workspace summary commit pr_url landed created_at updated_at ended_at
+		report_pending allow_workflow_changes browser`), keys)
+	var back Record
+	require.NoError(t, json.Unmarshal(b, &back))
+	again, err := json.Marshal(&back)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(b), string(again))
+	assert.Equal(t, string(b), string(again))
+}
