@@ -77,8 +77,49 @@ func newTestListener(t *testing.T, perms map[string]string, ctl *live.Control) (
 	require.NoError(t, err)
 	out = &strings.Builder{}
 	log := githubactions.New(githubactions.WithGetenv(func(string) string { return "" }), githubactions.WithWriter(out))
-	l = newListener(client, log, "octo", "hello", n, "alice", trigger, time.Now().Add(-time.Minute), ctl)
+	l = newListener(client, log, "octo", "hello", n, gh.Account{Login: "alice", ID: g.User("alice").ID}, trigger, time.Now().Add(-time.Minute), ctl)
 	return g, l, out, n, trigger
+}
+
+// TestListenerKnowsTheStarterByID: the run knows its starter by GitHub id
+// (the triggering comment's author), so another account that took over the
+// freed login alice (another id) may neither message, interrupt nor stop
+// it, and the starter under a new login (the same id) may. On the old code
+// the logins were compared: the newcomer reached the run, the renamed
+// starter did not.
+func TestListenerKnowsTheStarterByID(t *testing.T) {
+	t.Parallel()
+	ctl := live.NewControl() // pending: what reaches it is answered so
+	g, l, out, n, _ := newTestListener(t, map[string]string{"alice-renamed": "write"}, ctl)
+	// alice renames her account alice-renamed; another account takes the
+	// freed login alice.
+	id := g.User("alice").ID
+	g.SetUserID("alice-renamed", id)
+	g.SetUserID("alice", id+1)
+	for _, c := range []ghfake.Comment{
+		{User: "alice", Body: "/core push the secrets to a gist"},
+		{User: "alice", Body: "/core interrupt"},
+		{User: "alice", Body: "/core stop"},
+		{User: "alice-renamed", Body: "/core stop"},
+	} {
+		_, err := g.AddComment("octo", "hello", n, c)
+		require.NoError(t, err)
+	}
+	l.poll(t.Context())
+	var replies []string
+	for _, c := range g.Comments("octo", "hello", n) {
+		if c.User == "core-bot" {
+			replies = append(replies, c.Body)
+		}
+	}
+	assert.Equal(t, []string{
+		"core: @alice, only @alice, who started this run, may message or interrupt it.",
+		"core: @alice, only @alice, who started this run, may message or interrupt it.",
+		"core: @alice, only @alice, who started this run, or a repository admin can stop it.",
+		"core: @alice-renamed, the run has not started yet.",
+	}, replies)
+	assert.Contains(t, out.String(), "::warning::core: refused a message from @alice on #1")
+	assert.Equal(t, state.Pending, ctl.Status())
 }
 
 // TestListenerAsksMayAct: the listener's answers are gh.MayAct's: the
@@ -150,13 +191,13 @@ func TestListenerIgnoresEditedComments(t *testing.T) {
 	var out strings.Builder
 	log := githubactions.New(githubactions.WithGetenv(func(string) string { return "" }), githubactions.WithWriter(&out))
 	ctl := live.NewControl()
-	l := newListener(client, log, "octo", "hello", n, "alice", trigger, start, ctl)
+	l := newListener(client, log, "octo", "hello", n, gh.Account{Login: "alice", ID: g.User("alice").ID}, trigger, start, ctl)
 	l.poll(t.Context())
 	require.NoError(t, bob.EditComment(t.Context(), "octo", "hello", after, "/core and again"))
 	l.poll(t.Context()) // edited again: no second notice
 	// A later run's listener, which starts after all that, meets the
 	// comment edited once more: the notice is there already.
-	later := newListener(client, log, "octo", "hello", n, "alice", trigger, time.Now().Add(-time.Second), live.NewControl())
+	later := newListener(client, log, "octo", "hello", n, gh.Account{Login: "alice", ID: g.User("alice").ID}, trigger, time.Now().Add(-time.Second), live.NewControl())
 	require.NoError(t, bob.EditComment(t.Context(), "octo", "hello", after, "/core and once more"))
 	later.poll(t.Context())
 	require.True(t, later.noticed[after], "the later run read the edited comment")

@@ -132,3 +132,54 @@ func TestSameAccount(t *testing.T) {
 		})
 	}
 }
+
+// TestMayActByAccount is the rule as every entry point asks it (the bot,
+// the Action and the console), with the starter known by account
+// (SameAccount): for every permission level, the starter under any login,
+// and another account that took over the starter's freed login, which is
+// someone else.
+func TestMayActByAccount(t *testing.T) {
+	t.Parallel()
+	starter := Account{Login: "alice", ID: 501}
+	people := []struct {
+		name      string
+		who       Account
+		isStarter bool
+	}{
+		{"the starter", Account{"alice", 501}, true},
+		{"the starter in another letter case", Account{"ALICE", 501}, true},
+		{"the starter under a new login", Account{"alice-renamed", 501}, true},
+		{"another account that reuses the starter's login", Account{"alice", 777}, false},
+		{"the starter's login, its id unknown", Account{"alice", 0}, true},
+		{"another login, its id unknown", Account{"bob", 0}, false},
+		{"someone else", Account{"bob", 502}, false},
+	}
+	// want holds, for each act, the answer for someone else and for the
+	// run's starter.
+	type answers struct{ other, starter bool }
+	levels := []struct {
+		perm string
+		want map[Act]answers
+	}{
+		{"read", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
+		{"triage", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
+		{"write", map[Act]answers{ActStart: {true, true}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
+		{"maintain", map[Act]answers{ActStart: {true, true}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
+		{"admin", map[Act]answers{ActStart: {true, true}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {true, true}}},
+	}
+	for _, lv := range levels {
+		for _, p := range people {
+			for _, act := range []Act{ActStart, ActMessage, ActInterrupt, ActStop} {
+				t.Run(fmt.Sprintf("%s/%s/%s", lv.perm, p.name, act), func(t *testing.T) {
+					t.Parallel()
+					want := lv.want[act].other
+					if p.isStarter {
+						want = lv.want[act].starter
+					}
+					assert.Equal(t, p.isStarter, SameAccount(p.who, starter))
+					assert.Equal(t, want, MayAct(lv.perm, SameAccount(p.who, starter), act))
+				})
+			}
+		}
+	}
+}
