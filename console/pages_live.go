@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
 )
 
 // maxMessage bounds a message to a live run; pageEvents is how many of
@@ -82,7 +83,7 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, http.StatusInternalServerError, ws.Login, "the "+kind+" could not be queued just now; send it again")
 		return
 	}
-	if err := c.audit(r.Context(), ws.Login, kind, sid, "sent from the run's page: "+oneLine(firstOf(text, kind), 200)); err != nil {
+	if err := c.audit(r.Context(), ws.Login, kind, sid, "sent from the run's page: "+clip.Line(firstOf(text, kind), 200)); err != nil {
 		refuse(w, r, http.StatusInternalServerError, ws.Login, "the "+kind+" is queued but could not be audited")
 		return
 	}
