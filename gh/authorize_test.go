@@ -7,15 +7,20 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestMayAct(t *testing.T) {
-	t.Parallel()
-	// want holds, for each act, the answer for someone else and for the
-	// run's starter.
-	type answers struct{ other, starter bool }
-	tests := []struct {
-		perm string
-		want map[Act]answers
-	}{
+// answers are MayAct's for an act: for someone else and for the run's
+// starter.
+type answers struct{ other, starter bool }
+
+// mayActCase is MayAct's answers for one permission.
+type mayActCase struct {
+	perm string
+	want map[Act]answers
+}
+
+// mayActTable is the rule, for every permission level GitHub gives (none,
+// read, triage, write, maintain, admin) and what it does not.
+func mayActTable() []mayActCase {
+	return []mayActCase{
 		{"none", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
 		{"read", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
 		{"triage", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
@@ -27,6 +32,11 @@ func TestMayAct(t *testing.T) {
 		{"ADMIN", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
 		{"push", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
 	}
+}
+
+func TestMayAct(t *testing.T) {
+	t.Parallel()
+	tests := mayActTable()
 	for _, tt := range tests {
 		for _, act := range []Act{ActStart, ActMessage, ActInterrupt, ActStop} {
 			for _, starter := range []bool{false, true} {
@@ -154,19 +164,7 @@ func TestMayActByAccount(t *testing.T) {
 		{"another login, its id unknown", Account{"bob", 0}, false},
 		{"someone else", Account{"bob", 502}, false},
 	}
-	// want holds, for each act, the answer for someone else and for the
-	// run's starter.
-	type answers struct{ other, starter bool }
-	levels := []struct {
-		perm string
-		want map[Act]answers
-	}{
-		{"read", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
-		{"triage", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
-		{"write", map[Act]answers{ActStart: {true, true}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
-		{"maintain", map[Act]answers{ActStart: {true, true}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
-		{"admin", map[Act]answers{ActStart: {true, true}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {true, true}}},
-	}
+	levels := mayActTable()
 	for _, lv := range levels {
 		for _, p := range people {
 			for _, act := range []Act{ActStart, ActMessage, ActInterrupt, ActStop} {
