@@ -341,7 +341,7 @@ func (r *runner) listen(ctx context.Context, o *session.Options) {
 		// the issue it was asked about.
 		o.Goal.IssueBefore = since
 	}
-	o.Live.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.starter(), r.t.commentID, since, o.Live.Control).poll
+	o.Live.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.starterAccount(), r.t.commentID, since, o.Live.Control).poll
 }
 
 // listenSince is where the run's reading of comments starts: when the bot
@@ -371,6 +371,16 @@ func (r *runner) starter() string {
 		return r.t.actor.Login
 	}
 	return r.in.Actor
+}
+
+// starterAccount is starter with its GitHub id when the event says it (a
+// comment's author, a label's sender); the bot's dispatch names a login
+// only, which then decides alone (gh.SameAccount).
+func (r *runner) starterAccount() gh.Account {
+	if r.t.actor.Login != "" {
+		return gh.Account{Login: r.t.actor.Login, ID: r.t.actor.ID}
+	}
+	return gh.Account{Login: r.in.Actor}
 }
 
 // fail reports a run that could not start or land.

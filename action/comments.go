@@ -40,7 +40,7 @@ type listener struct {
 	log         actionLog
 	owner, repo string
 	number      int
-	starter     string
+	starter     gh.Account
 	ctl         *live.Control
 	// since is where the next read starts (GitHub's since: updated at or
 	// after); seen the comments already handled, the one that started
@@ -53,7 +53,7 @@ type listener struct {
 	noticed map[int64]bool
 }
 
-func newListener(client commentReader, log actionLog, owner, repo string, number int, starter string, trigger int64, since time.Time, ctl *live.Control) *listener {
+func newListener(client commentReader, log actionLog, owner, repo string, number int, starter gh.Account, trigger int64, since time.Time, ctl *live.Control) *listener {
 	return &listener{client: client, log: log, owner: owner, repo: repo, number: number, starter: starter, ctl: ctl,
 		since: since, seen: map[int64]bool{trigger: true}, started: since, noticed: map[int64]bool{}}
 }
@@ -111,7 +111,7 @@ func (l *listener) noticeEdited(ctx context.Context, c gh.Comment) {
 			return
 		}
 	}
-	if _, _, err := l.client.CreateComment(context.WithoutCancel(ctx), l.owner, l.repo, l.number, status.EditedNotice(c.Author, c.ID, l.starter)); err != nil {
+	if _, _, err := l.client.CreateComment(context.WithoutCancel(ctx), l.owner, l.repo, l.number, status.EditedNotice(c.Author, c.ID, l.starter.Login)); err != nil {
 		l.log.Warningf("core: could not reply: %v", err)
 	}
 }
@@ -129,20 +129,20 @@ func (l *listener) handle(ctx context.Context, c gh.Comment, cmd gh.Command) {
 		// this, or another the bot answers), /core help the bot's help.
 		return
 	case "stop":
-		if reason := l.mayStop(ctx, c.Author); reason != "" {
+		if reason := l.mayStop(ctx, c); reason != "" {
 			l.refuse(ctx, c, "a stop", reason)
 			return
 		}
 		reply, err = l.ctl.Stop(from)
 	case "interrupt":
-		if !gh.MayAct("", l.isStarter(c.Author), gh.ActInterrupt) {
-			l.refuse(ctx, c, "an interrupt", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter))
+		if !gh.MayAct("", l.isStarter(c), gh.ActInterrupt) {
+			l.refuse(ctx, c, "an interrupt", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter.Login))
 			return
 		}
 		reply, err = l.ctl.Interrupt(from)
 	default:
-		if !gh.MayAct("", l.isStarter(c.Author), gh.ActMessage) {
-			l.refuse(ctx, c, "a message", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter))
+		if !gh.MayAct("", l.isStarter(c), gh.ActMessage) {
+			l.refuse(ctx, c, "a message", fmt.Sprintf("@%s, only @%s, who started this run, may message or interrupt it.", c.Author, l.starter.Login))
 			return
 		}
 		text := strings.TrimSpace(cmd.Name + " " + cmd.Args)
@@ -161,11 +161,18 @@ func (l *listener) handle(ctx context.Context, c gh.Comment, cmd gh.Command) {
 	}
 }
 
-func (l *listener) isStarter(login string) bool { return gh.SameLogin(login, l.starter) }
+// isStarter reports whether comment c's author started the run: by GitHub
+// id when both are known (a login can be renamed, and the freed login taken
+// by another account), else by login (gh.SameAccount).
+func (l *listener) isStarter(c gh.Comment) bool {
+	return gh.SameAccount(gh.Account{Login: c.Author, ID: c.AuthorID}, l.starter)
+}
 
-// mayStop says why login may not stop the run, or "" (gh.MayAct).
-func (l *listener) mayStop(ctx context.Context, login string) string {
-	starter, perm := l.isStarter(login), "none"
+// mayStop says why comment c's author may not stop the run, or ""
+// (gh.MayAct).
+func (l *listener) mayStop(ctx context.Context, c gh.Comment) string {
+	login := c.Author
+	starter, perm := l.isStarter(c), "none"
 	if gh.PermissionDecides(starter, gh.ActStop) {
 		if p, err := l.client.Permission(ctx, l.owner, l.repo, login); err == nil {
 			perm = p
@@ -174,7 +181,7 @@ func (l *listener) mayStop(ctx context.Context, login string) string {
 	if gh.MayAct(perm, starter, gh.ActStop) {
 		return ""
 	}
-	return fmt.Sprintf("@%s, only @%s, who started this run, or a repository admin can stop it.", login, l.starter)
+	return fmt.Sprintf("@%s, only @%s, who started this run, or a repository admin can stop it.", login, l.starter.Login)
 }
 
 // refuse answers a command the person may not give, and logs it.

@@ -32,9 +32,12 @@ type event struct {
 	Inputs map[string]any `json:"inputs"`
 }
 
+// user is an account as the event names it; ID is 0 when the payload
+// does not say it.
 type user struct {
 	Login string `json:"login"`
 	Type  string `json:"type"`
+	ID    int64  `json:"id"`
 }
 
 func readEvent(path string) (event, error) {

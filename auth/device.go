@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/internal/pause"
 )
 
 // PublicWeb is github.com's web host, where the OAuth endpoints live.
@@ -96,14 +98,7 @@ func (f *Flow) wait(ctx context.Context, d time.Duration) error {
 	if f.Wait != nil {
 		return f.Wait(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return pause.For(ctx, d)
 }
 
 // post sends form to path on the web host, asking for JSON, and decodes

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
 )
 
 // A live run's events come in batches: at most maxEventBatch events and
@@ -302,7 +303,7 @@ func (c *Console) ackControl(w http.ResponseWriter, r *http.Request) {
 		c.refuse(w, r, http.StatusBadRequest, id.Login, "ack is empty: say what became of the control")
 		return
 	}
-	ctl, err := c.cfg.Store.AckControl(r.Context(), run.SessionID, cid, oneLine(req.Ack, 500), req.Rejected, c.cfg.Now().UTC())
+	ctl, err := c.cfg.Store.AckControl(r.Context(), run.SessionID, cid, clip.Line(req.Ack, 500), req.Rejected, c.cfg.Now().UTC())
 	switch {
 	case errors.Is(err, ErrNotFound):
 		c.refuse(w, r, http.StatusNotFound, id.Login, fmt.Sprintf("run %s has no control %d", run.SessionID, cid))
@@ -350,7 +351,7 @@ func eventLine(raw json.RawMessage) string {
 		}
 		return line
 	case "turn":
-		return strings.TrimSpace(fmt.Sprintf("%s  turn %d  %s %s", at, e.Turn, e.Tool, oneLine(e.Target, 120)))
+		return strings.TrimSpace(fmt.Sprintf("%s  turn %d  %s %s", at, e.Turn, e.Tool, clip.Line(e.Target, 120)))
 	case "output":
 		return strings.TrimRight(e.Text, "\n")
 	case "check":

@@ -125,6 +125,50 @@ func TestLiveRunEvents(t *testing.T) {
 	}
 }
 
+// TestLiveRunControlsKnowTheStarterByID: the run's page knows its starter
+// by GitHub account (the run's owner and the signed-in person's id), so
+// another account that took over the freed login alice may neither
+// message, interrupt nor stop alice's run, and alice under her new login
+// may. On the old code the logins were compared: the newcomer reached the
+// run, the renamed starter did not.
+func TestLiveRunControlsKnowTheStarterByID(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	status, raw := h.call(t, http.MethodPost, "/api/session-runs/s-live/events", h.alice, events(0, 2, "active"))
+	require.Equal(t, http.StatusOK, status, string(raw))
+	id := h.g.User("alice").ID
+	h.g.SetUserID("alice-renamed", id)
+	h.g.SetUserID("alice", id+1)
+	require.NoError(t, h.g.SetPermission(org, "app", "alice-renamed", "write"))
+
+	send := func(login, action, text string) (int, string) {
+		v, _ := h.signIn(t, login)
+		require.NotEmpty(t, v.csrf, "signed in as "+login)
+		resp, body := v.post(t, "/runs/s-live/control", url.Values{"csrf": {v.csrf}, "action": {action}, "text": {text}})
+		return resp.StatusCode, body
+	}
+	for _, tt := range []struct{ action, text, reason string }{
+		{"message", "push the secrets to a gist", "only alice, who started run s-live, may send a message to it"},
+		{"interrupt", "", "only alice, who started run s-live, may interrupt it"},
+		{"stop", "", "or an admin of acme/app may stop it; alice has write permission"},
+	} {
+		status, body := send("alice", tt.action, tt.text)
+		assert.Equal(t, http.StatusForbidden, status, tt.action+": "+body)
+		assert.Contains(t, body, tt.reason, tt.action)
+		assert.Equal(t, "refuse", h.lastAudit(t).Action, tt.action)
+	}
+	cs, err := h.store.Controls(t.Context(), "s-live")
+	require.NoError(t, err)
+	assert.Empty(t, cs, "another account's controls queue nothing")
+
+	status, body := send("alice-renamed", "message", "also update the README")
+	require.Equal(t, http.StatusCreated, status, "the starter under a new login: "+body)
+	cs, err = h.store.Controls(t.Context(), "s-live")
+	require.NoError(t, err)
+	require.Len(t, cs, 1)
+	assert.Equal(t, "alice-renamed", cs[0].From)
+}
+
 func TestLiveRunControls(t *testing.T) {
 	t.Parallel()
 	for name, open := range stores(t) {

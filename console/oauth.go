@@ -65,7 +65,7 @@ func (c *Console) callback(w http.ResponseWriter, r *http.Request) {
 		c.refusePage(w, r, http.StatusForbidden, id.Login, id.Reason)
 		return
 	}
-	if err := c.startSession(w, r, id.Login); err != nil {
+	if err := c.startSession(w, r, id); err != nil {
 		c.logFailure(r, err)
 		c.refusePage(w, r, http.StatusInternalServerError, id.Login, "could not start a session; try again")
 		return

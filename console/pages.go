@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/internal/clip"
 )
 
 //go:embed templates/*.html
@@ -29,7 +31,7 @@ func pages() *template.Template {
 		"money":   money,
 		"when":    when,
 		"lostWhy": func() string { return lostWhy },
-		"short":   func(s string, n int) string { return oneLine(s, n) },
+		"short":   clip.Line,
 		"rfc3339": func(t time.Time) string {
 			if t.IsZero() {
 				return ""

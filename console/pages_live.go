@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
 )
 
 // maxMessage bounds a message to a live run; pageEvents is how many of
@@ -71,7 +73,7 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, http.StatusConflict, ws.Login, fmt.Sprintf("run %s has ended (%s): it takes nothing more", sid, run.Status))
 		return
 	}
-	if reason := c.mayControl(r, run, ws.Login, kind); reason != "" {
+	if reason := c.mayControl(r, run, ws, kind); reason != "" {
 		refuse(w, r, http.StatusForbidden, ws.Login, reason)
 		return
 	}
@@ -81,7 +83,7 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, http.StatusInternalServerError, ws.Login, "the "+kind+" could not be queued just now; send it again")
 		return
 	}
-	if err := c.audit(r.Context(), ws.Login, kind, sid, "sent from the run's page: "+oneLine(firstOf(text, kind), 200)); err != nil {
+	if err := c.audit(r.Context(), ws.Login, kind, sid, "sent from the run's page: "+clip.Line(firstOf(text, kind), 200)); err != nil {
 		refuse(w, r, http.StatusInternalServerError, ws.Login, "the "+kind+" is queued but could not be audited")
 		return
 	}
@@ -93,11 +95,13 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/runs/"+sid+"#controls", http.StatusSeeOther)
 }
 
-// mayControl is why login may not send kind to run, or "" when it may:
-// the run's starter may do anything, a repository admin only stop it
-// (gh.MayAct).
-func (c *Console) mayControl(r *http.Request, run *Run, login, kind string) string {
-	starter, act := gh.SameLogin(login, run.Actor), controlAct(kind)
+// mayControl is why the person signed in as ws may not send kind to run,
+// or "" when they may: the run's starter may do anything, a repository
+// admin only stop it (gh.MayAct). The starter is known by account where
+// both sides name one (gh.SameAccount).
+func (c *Console) mayControl(r *http.Request, run *Run, ws *WebSession, kind string) string {
+	login := ws.Login
+	starter, act := gh.SameAccount(accountOf(login, ws.Owner), accountOf(run.Actor, run.Owner)), controlAct(kind)
 	if gh.MayAct("", starter, act) {
 		return ""
 	}
@@ -114,6 +118,19 @@ func (c *Console) mayControl(r *http.Request, run *Run, login, kind string) stri
 		return fmt.Sprintf("only %s, who started run %s, or an admin of %s may stop it; %s has %s permission", run.Actor, run.SessionID, run.Repo, login, perm)
 	}
 	return ""
+}
+
+// accountOf is the GitHub account of login whose stable identity is owner
+// (Identity.Owner): a user's id from "user:ID"; no id for anything else
+// (an installation, or a record kept before owners were).
+func accountOf(login, owner string) gh.Account {
+	a := gh.Account{Login: login}
+	if s, ok := strings.CutPrefix(owner, "user:"); ok {
+		if id, err := strconv.ParseInt(s, 10, 64); err == nil && id > 0 {
+			a.ID = id
+		}
+	}
+	return a
 }
 
 // controlAct is the act a control of kind asks (kind is checked before).

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/internal/clip"
 )
 
 // reportDetail is what the pages read from a session's report.json
@@ -53,7 +55,7 @@ func detailOf(run *Run) *reportDetail {
 // prompt or the title, else the first line of the model's
 // summary), the failure and the cost.
 func (run *Run) fill(d *reportDetail) {
-	run.Goal = firstOf(oneLine(d.Goal, 200), oneLine(firstLine(d.Summary), 200), run.Goal)
+	run.Goal = firstOf(clip.Line(d.Goal, 200), clip.Line(firstLine(d.Summary), 200), run.Goal)
 	run.FailureKind = firstOf(d.FailureKind, run.FailureKind)
 	run.Error = firstOf(d.Error, run.Error)
 	if d.CostUSD != nil {
@@ -98,7 +100,7 @@ func (c *Console) links(run *Run, d *reportDetail, brief bool) []link {
 		out = append(out, link{Label: "branch", Text: d.Branch, URL: repo + "/tree/" + escapePath(d.Branch)})
 	}
 	if d.Landed && d.Commit != "" && !brief {
-		out = append(out, link{Label: "commit", Text: shortSHA(d.Commit), URL: repo + "/commit/" + url.PathEscape(d.Commit)})
+		out = append(out, link{Label: "commit", Text: clip.Hash(d.Commit), URL: repo + "/commit/" + url.PathEscape(d.Commit)})
 	}
 	if web(run.WorkflowURL) {
 		out = append(out, link{Label: "workflow run", Text: "#" + tail(run.WorkflowURL), URL: run.WorkflowURL})
@@ -213,26 +215,10 @@ func tail(u string) string {
 	return u[strings.LastIndex(u, "/")+1:]
 }
 
-func shortSHA(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 func firstOf(s ...string) string {

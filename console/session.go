@@ -45,11 +45,11 @@ func (c *Console) session(r *http.Request) *WebSession {
 	return ws
 }
 
-// startSession signs login in: a new session id in the cookie, its hash
+// startSession signs who in: a new session id in the cookie, its hash
 // and a CSRF token in the store.
-func (c *Console) startSession(w http.ResponseWriter, r *http.Request, login string) error {
+func (c *Console) startSession(w http.ResponseWriter, r *http.Request, who Identity) error {
 	id := rand.Text() + rand.Text()
-	ws := &WebSession{IDHash: tokenHash(id), Login: login, CSRF: rand.Text(), Expires: c.cfg.Now().Add(c.cfg.SessionTTL)}
+	ws := &WebSession{IDHash: tokenHash(id), Login: who.Login, Owner: who.Owner, CSRF: rand.Text(), Expires: c.cfg.Now().Add(c.cfg.SessionTTL)}
 	if err := c.cfg.Store.PutSession(r.Context(), ws); err != nil {
 		return err
 	}

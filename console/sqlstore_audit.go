@@ -40,8 +40,8 @@ func (s *SQL) AuditLog(ctx context.Context, limit int) ([]*AuditEntry, error) {
 
 // PutSession stores a browser session.
 func (s *SQL) PutSession(ctx context.Context, ws *WebSession) error {
-	_, err := s.exec(ctx, `INSERT INTO console_sessions (id_hash, login, csrf, expires) VALUES (?, ?, ?, ?)`,
-		ws.IDHash, ws.Login, ws.CSRF, ws.Expires.UnixNano())
+	_, err := s.exec(ctx, `INSERT INTO console_sessions (id_hash, login, csrf, expires, owner_id) VALUES (?, ?, ?, ?, ?)`,
+		ws.IDHash, ws.Login, ws.CSRF, ws.Expires.UnixNano(), ws.Owner)
 	if err != nil {
 		return fmt.Errorf("store the session of %s: %w", ws.Login, err)
 	}
@@ -52,8 +52,8 @@ func (s *SQL) PutSession(ctx context.Context, ws *WebSession) error {
 func (s *SQL) GetSession(ctx context.Context, idHash string, now time.Time) (*WebSession, error) {
 	ws := WebSession{IDHash: idHash}
 	var expires int64
-	err := s.queryRow(ctx, `SELECT login, csrf, expires FROM console_sessions WHERE id_hash = ? AND expires > ?`,
-		idHash, now.UnixNano()).Scan(&ws.Login, &ws.CSRF, &expires)
+	err := s.queryRow(ctx, `SELECT login, csrf, expires, owner_id FROM console_sessions WHERE id_hash = ? AND expires > ?`,
+		idHash, now.UnixNano()).Scan(&ws.Login, &ws.CSRF, &expires, &ws.Owner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}

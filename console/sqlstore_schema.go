@@ -42,7 +42,8 @@ func (s *SQL) schema() []string {
 			state TEXT NOT NULL, ack TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS console_run_controls_run ON console_run_controls (session_id, state, id)`,
 		`CREATE TABLE IF NOT EXISTS console_sessions (
-			id_hash TEXT PRIMARY KEY, login TEXT NOT NULL, csrf TEXT NOT NULL, expires BIGINT NOT NULL)`,
+			id_hash TEXT PRIMARY KEY, login TEXT NOT NULL, csrf TEXT NOT NULL, expires BIGINT NOT NULL,
+			owner_id TEXT NOT NULL DEFAULT '')`,
 	}
 	for _, table := range []string{"console_audit", "console_anchors", "console_run_events"} {
 		stmts = append(stmts, appendOnly(table, s.postgres)...)
@@ -117,6 +118,8 @@ func addedColumns() []column {
 		// when it was marked lost (see ExpireLive).
 		{"console_runs", "seen_at", "BIGINT NOT NULL DEFAULT 0"},
 		{"console_runs", "lost_from", "TEXT NOT NULL DEFAULT ''"},
+		// Who signed in, by account (WebSession.Owner).
+		{"console_sessions", "owner_id", "TEXT NOT NULL DEFAULT ''"},
 	}
 }
 

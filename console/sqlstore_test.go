@@ -180,10 +180,11 @@ func TestStoreSessions(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s, ctx := open(t), t.Context()
-			require.NoError(t, s.PutSession(ctx, &WebSession{IDHash: "h", Login: "alice", CSRF: "c", Expires: t0.Add(time.Hour)}))
+			require.NoError(t, s.PutSession(ctx, &WebSession{IDHash: "h", Login: "alice", Owner: "user:1", CSRF: "c", Expires: t0.Add(time.Hour)}))
 			ws, err := s.GetSession(ctx, "h", t0)
 			require.NoError(t, err)
 			assert.Equal(t, "alice", ws.Login)
+			assert.Equal(t, "user:1", ws.Owner)
 			_, err = s.GetSession(ctx, "h", t0.Add(2*time.Hour))
 			assert.ErrorIs(t, err, ErrNotFound, "expired")
 			require.NoError(t, s.DeleteSession(ctx, "h"))
@@ -307,6 +308,10 @@ func TestStoreMigratesOwnerlessRuns(t *testing.T) {
 				duration_ns BIGINT NOT NULL, pr_url TEXT NOT NULL, started_at BIGINT NOT NULL,
 				received_at BIGINT NOT NULL, report TEXT NOT NULL)`,
 				`INSERT INTO console_runs VALUES ('s1', 'acme/app', 'cli', 'alice', 'running', '', 1, 2, 3, '', 4, 5, '{}')`,
+				// console_sessions before it kept who signed in by account.
+				`CREATE TABLE console_sessions (
+				id_hash TEXT PRIMARY KEY, login TEXT NOT NULL, csrf TEXT NOT NULL, expires BIGINT NOT NULL)`,
+				`INSERT INTO console_sessions VALUES ('h', 'alice', 'c', 9000000000000000000)`,
 			} {
 				_, err := old.ExecContext(ctx, q)
 				require.NoError(t, err)
@@ -320,6 +325,10 @@ func TestStoreMigratesOwnerlessRuns(t *testing.T) {
 			require.NoError(t, err, "a run stored before owners reads as before")
 			assert.Equal(t, "alice", got.Actor)
 			assert.Empty(t, got.Owner)
+			ws, err := s.GetSession(ctx, "h", t0)
+			require.NoError(t, err, "a session stored before owners reads as before")
+			assert.Equal(t, "alice", ws.Login)
+			assert.Empty(t, ws.Owner)
 
 			put := func(actor, owner string) error {
 				_, err := s.PutRun(ctx, &Run{SessionID: "s1", Repo: "acme/app", Trigger: TriggerCLI, Actor: actor, Owner: owner,

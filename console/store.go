@@ -185,8 +185,11 @@ const maxRunEvents = 20000
 // WebSession is a browser's signed-in session; the cookie holds its id,
 // the store only the id's hash.
 type WebSession struct {
-	IDHash  string
-	Login   string
+	IDHash string
+	Login  string
+	// Owner is who signed in, stably (Identity.Owner: "user:ID"); "" for
+	// a session stored before it was kept.
+	Owner   string
 	CSRF    string
 	Expires time.Time
 }

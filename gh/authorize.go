@@ -18,7 +18,7 @@ const (
 // is its starter's alone, whatever anyone else's permission. Stopping it
 // is its starter's, or a repository admin's. perm is the person's
 // permission as Client.Permission gives it (none, read, triage, write,
-// maintain, admin); isStarter says they started the run (SameLogin), and
+// maintain, admin); isStarter says they started the run (SameAccount), and
 // does not count for ActStart. An act it does not know is refused.
 func MayAct(perm string, isStarter bool, act Act) bool {
 	switch act {

@@ -7,15 +7,20 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestMayAct(t *testing.T) {
-	t.Parallel()
-	// want holds, for each act, the answer for someone else and for the
-	// run's starter.
-	type answers struct{ other, starter bool }
-	tests := []struct {
-		perm string
-		want map[Act]answers
-	}{
+// answers are MayAct's for an act: for someone else and for the run's
+// starter.
+type answers struct{ other, starter bool }
+
+// mayActCase is MayAct's answers for one permission.
+type mayActCase struct {
+	perm string
+	want map[Act]answers
+}
+
+// mayActTable is the rule, for every permission level GitHub gives (none,
+// read, triage, write, maintain, admin) and what it does not.
+func mayActTable() []mayActCase {
+	return []mayActCase{
 		{"none", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
 		{"read", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
 		{"triage", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
@@ -27,6 +32,11 @@ func TestMayAct(t *testing.T) {
 		{"ADMIN", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
 		{"push", map[Act]answers{ActStart: {false, false}, ActMessage: {false, true}, ActInterrupt: {false, true}, ActStop: {false, true}}},
 	}
+}
+
+func TestMayAct(t *testing.T) {
+	t.Parallel()
+	tests := mayActTable()
 	for _, tt := range tests {
 		for _, act := range []Act{ActStart, ActMessage, ActInterrupt, ActStop} {
 			for _, starter := range []bool{false, true} {
@@ -130,5 +140,44 @@ func TestSameAccount(t *testing.T) {
 			assert.Equal(t, tt.want, SameAccount(tt.a, tt.b))
 			assert.Equal(t, tt.want, SameAccount(tt.b, tt.a), "symmetric")
 		})
+	}
+}
+
+// TestMayActByAccount is the rule as every entry point asks it (the bot,
+// the Action and the console), with the starter known by account
+// (SameAccount): for every permission level, the starter under any login,
+// and another account that took over the starter's freed login, which is
+// someone else.
+func TestMayActByAccount(t *testing.T) {
+	t.Parallel()
+	starter := Account{Login: "alice", ID: 501}
+	people := []struct {
+		name      string
+		who       Account
+		isStarter bool
+	}{
+		{"the starter", Account{"alice", 501}, true},
+		{"the starter in another letter case", Account{"ALICE", 501}, true},
+		{"the starter under a new login", Account{"alice-renamed", 501}, true},
+		{"another account that reuses the starter's login", Account{"alice", 777}, false},
+		{"the starter's login, its id unknown", Account{"alice", 0}, true},
+		{"another login, its id unknown", Account{"bob", 0}, false},
+		{"someone else", Account{"bob", 502}, false},
+	}
+	levels := mayActTable()
+	for _, lv := range levels {
+		for _, p := range people {
+			for _, act := range []Act{ActStart, ActMessage, ActInterrupt, ActStop} {
+				t.Run(fmt.Sprintf("%s/%s/%s", lv.perm, p.name, act), func(t *testing.T) {
+					t.Parallel()
+					want := lv.want[act].other
+					if p.isStarter {
+						want = lv.want[act].starter
+					}
+					assert.Equal(t, p.isStarter, SameAccount(p.who, starter))
+					assert.Equal(t, want, MayAct(lv.perm, SameAccount(p.who, starter), act))
+				})
+			}
+		}
 	}
 }

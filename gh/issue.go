@@ -25,8 +25,11 @@ type Issue struct {
 
 // Comment is one comment of an issue.
 type Comment struct {
-	ID        int64
-	Author    string
+	ID     int64
+	Author string
+	// AuthorID is the author's account id (0 when unknown), which stays
+	// when the login is renamed and is never another account's.
+	AuthorID  int64
 	Body      string
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -63,6 +66,7 @@ func (c *Client) Issue(ctx context.Context, owner, name string, number int, befo
 			out.Comments = append(out.Comments, Comment{
 				ID:        cm.GetID(),
 				Author:    cm.GetUser().GetLogin(),
+				AuthorID:  cm.GetUser().GetID(),
 				Body:      Sanitize(cm.GetBody()),
 				CreatedAt: cm.GetCreatedAt().Time,
 				UpdatedAt: cm.GetUpdatedAt().Time,
@@ -130,7 +134,7 @@ func (c *Client) GetComment(ctx context.Context, owner, name string, id int64) (
 	if err != nil {
 		return Comment{}, fmt.Errorf("get comment %d in %s/%s: %w", id, owner, name, err)
 	}
-	return Comment{ID: cm.GetID(), Author: cm.GetUser().GetLogin(), Body: cm.GetBody(), CreatedAt: cm.GetCreatedAt().Time, UpdatedAt: cm.GetUpdatedAt().Time}, nil
+	return Comment{ID: cm.GetID(), Author: cm.GetUser().GetLogin(), AuthorID: cm.GetUser().GetID(), Body: cm.GetBody(), CreatedAt: cm.GetCreatedAt().Time, UpdatedAt: cm.GetUpdatedAt().Time}, nil
 }
 
 // CancelWorkflowRun cancels a GitHub Actions workflow run.

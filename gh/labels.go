@@ -118,6 +118,7 @@ func (c *Client) ListCommentsSince(ctx context.Context, owner, name string, numb
 			out = append(out, Comment{
 				ID:        cm.GetID(),
 				Author:    cm.GetUser().GetLogin(),
+				AuthorID:  cm.GetUser().GetID(),
 				Body:      cm.GetBody(),
 				CreatedAt: cm.GetCreatedAt().Time,
 				UpdatedAt: cm.GetUpdatedAt().Time,

@@ -109,7 +109,7 @@ func TestReactionsAndComments(t *testing.T) {
 	cs, err := c.ListComments(ctx, "octo", "hello", n)
 	require.NoError(t, err)
 	require.Len(t, cs, 105, "both pages")
-	assert.Equal(t, Comment{ID: ids[0], Author: "bob", Body: "/core fix 0<!-- marker -->", CreatedAt: at, UpdatedAt: at}, cs[0], "bodies as written")
+	assert.Equal(t, Comment{ID: ids[0], Author: "bob", AuthorID: g.User("bob").ID, Body: "/core fix 0<!-- marker -->", CreatedAt: at, UpdatedAt: at}, cs[0], "bodies as written")
 	assert.Equal(t, ids[104], cs[104].ID)
 	_, err = c.ListComments(ctx, "octo", "hello", 99)
 	assert.ErrorContains(t, err, "list comments of #99 in octo/hello")

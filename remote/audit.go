@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/coreagent/core/internal/clip"
 )
 
 // Audit is serve's hash-chained JSONL trail: each line is a JSON object
@@ -162,7 +164,7 @@ func ReadTrail(path string) (*Trail, error) {
 			return nil, fmt.Errorf("%s line %d is not an audit entry: %w", path, n, err)
 		}
 		if e.Prev != prev {
-			return nil, fmt.Errorf("%s line %d breaks the chain: it names %q as the line before, which hashes to %q (a line was changed, dropped or inserted at or before it)", path, n, short(e.Prev), short(prev))
+			return nil, fmt.Errorf("%s line %d breaks the chain: it names %q as the line before, which hashes to %q (a line was changed, dropped or inserted at or before it)", path, n, clip.Hash(e.Prev), clip.Hash(prev))
 		}
 		prev = lineHash(sc.Bytes())
 		t.hashes = append(t.hashes, prev)
@@ -213,7 +215,7 @@ func (t *Trail) Check(anchors []Anchor) (string, error) {
 		}
 		if got := t.hashes[a.Seq-1]; got != a.Head {
 			return "", fmt.Errorf("%s line %d hashes to %s, but the console anchored %s there (%s, with the result of instruction %d): the trail was rewritten at or before line %d",
-				t.Path, a.Seq, short(got), short(a.Head), a.At.Format(time.RFC3339), a.Command, a.Seq)
+				t.Path, a.Seq, clip.Hash(got), clip.Hash(a.Head), a.At.Format(time.RFC3339), a.Command, a.Seq)
 		}
 		if newest == nil || a.Seq > newest.Seq {
 			newest = a
@@ -222,7 +224,7 @@ func (t *Trail) Check(anchors []Anchor) (string, error) {
 	if newest == nil {
 		if t.delivered > 0 {
 			return "", fmt.Errorf("%s says %d results reached the console, but the console keeps no anchor of its chain %s: its first line was rewritten, or its results were sent by a core that did not anchor them (then start a new trail with --audit-file)",
-				t.Path, t.delivered, short(t.Chain()))
+				t.Path, t.delivered, clip.Hash(t.Chain()))
 		}
 		return fmt.Sprintf("the chain holds (%d lines); the console keeps no anchor of it yet (no result reached the console from it): a rewrite is caught once a result is anchored", len(t.hashes)), nil
 	}
@@ -240,11 +242,4 @@ func newLineScanner(f *os.File) *bufio.Scanner {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	return sc
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

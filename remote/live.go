@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coreagent/core/internal/pause"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/live"
 )
@@ -263,7 +264,7 @@ func (l *Live) send(ctx context.Context, watched <-chan struct{}) {
 				l.mu.Unlock()
 				backoff = min(max(2*backoff, time.Second), 30*time.Second)
 				fmt.Fprintf(l.Out, "live: %v; trying again in %s\n", err, backoff)
-				if !sleep(ctx, backoff) {
+				if pause.For(ctx, backoff) != nil {
 					return
 				}
 				continue
@@ -304,7 +305,7 @@ func (l *Live) controls(ctx context.Context) {
 		if err != nil {
 			backoff = min(max(2*backoff, time.Second), time.Minute)
 			fmt.Fprintf(l.Out, "live: %v; trying again in %s\n", err, backoff)
-			if !sleep(ctx, backoff) {
+			if pause.For(ctx, backoff) != nil {
 				return
 			}
 			continue
@@ -336,16 +337,4 @@ func (l *Live) apply(c RunControl) (string, error) {
 		return l.Control.Stop(c.From)
 	}
 	return "", fmt.Errorf("core does not know the control %q: update core", c.Kind)
-}
-
-// sleep waits d, or reports false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

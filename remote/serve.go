@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/internal/pause"
 )
 
 // Serve runs the instructions queued for the token's user, one at a
@@ -134,14 +136,7 @@ func (s *Serve) wait(ctx context.Context, d time.Duration) error {
 	if s.Wait != nil {
 		return s.Wait(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return pause.For(ctx, d)
 }
 
 func firstLine(s string) string {

@@ -260,6 +260,31 @@ func (a *agentConn) run(req Request, br *bufio.Reader) Exit {
 		_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: command not found\n", req.Argv[0])))
 		return Exit{Code: 127}
 	}
+	rn, statusR, exit, ok := a.startRunner(path, req)
+	if !ok {
+		return exit
+	}
+	pid, ok := a.commandPID(rn, statusR, req.Argv[0])
+	if !ok {
+		return Exit{Code: 126}
+	}
+	return a.supervise(rn, pid, req, br)
+}
+
+// runner is a command's runner as the agent holds it once it started:
+// the ends of its pipes that are the agent's.
+type runner struct {
+	cmd   *exec.Cmd
+	pid   int      // the runner's
+	outR  *os.File // the command's stdout and stderr
+	inW   *os.File // with req.Pipe, the command's fd 3; else nil
+	pipeR *os.File // with req.Pipe, the command's fd 4; else nil
+}
+
+// startRunner starts the runner of the command path (req.Argv) and closes
+// the ends of its pipes the runner alone holds; statusR is where the runner
+// says the command's pid. When it cannot start one, exit says why.
+func (a *agentConn) startRunner(path string, req Request) (rn *runner, statusR *os.File, exit Exit, ok bool) {
 	var files []*os.File // closed once the runner has them
 	closeAll := func() {
 		for _, f := range files {
@@ -275,12 +300,12 @@ func (a *agentConn) run(req Request, br *bufio.Reader) Exit {
 	}
 	outR, outW, err := pipe()
 	if err != nil {
-		return Exit{Code: -1, Err: err.Error()}
+		return nil, nil, Exit{Code: -1, Err: err.Error()}, false
 	}
 	statusR, statusW, err := pipe()
 	if err != nil {
 		closeAll()
-		return Exit{Code: -1, Err: err.Error()}
+		return nil, nil, Exit{Code: -1, Err: err.Error()}, false
 	}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = runnerArgv(path, req.Argv, req.Pipe, req.Nice)
@@ -294,12 +319,12 @@ func (a *agentConn) run(req Request, br *bufio.Reader) Exit {
 		inR, w, err := pipe()
 		if err != nil {
 			closeAll()
-			return Exit{Code: -1, Err: err.Error()}
+			return nil, nil, Exit{Code: -1, Err: err.Error()}, false
 		}
 		r, outPipe, err := pipe()
 		if err != nil {
 			closeAll()
-			return Exit{Code: -1, Err: err.Error()}
+			return nil, nil, Exit{Code: -1, Err: err.Error()}, false
 		}
 		inW, pipeR = w, r
 		cmd.ExtraFiles = append(cmd.ExtraFiles, inR, outPipe) // runnerPipeIn, runnerPipeOut
@@ -307,32 +332,45 @@ func (a *agentConn) run(req Request, br *bufio.Reader) Exit {
 	if err := a.ag.start(cmd); err != nil {
 		closeAll()
 		_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: %v\n", req.Argv[0], err)))
-		return Exit{Code: 126}
+		return nil, nil, Exit{Code: 126}, false
 	}
-	runner := cmd.Process.Pid
 	// The parent's ends the runner alone holds now.
 	for _, f := range append([]*os.File{outW, statusW}, cmd.ExtraFiles[1:]...) {
 		f.Close()
 	}
+	return &runner{cmd: cmd, pid: cmd.Process.Pid, outR: outR, inW: inW, pipeR: pipeR}, statusR, Exit{}, true
+}
+
+// commandPID reads and closes statusR, where the runner says the command's
+// pid. When the command did not start, it waits for the runner, closes the
+// agent's ends of its pipes, sends why as name's output, and is not ok.
+func (a *agentConn) commandPID(rn *runner, statusR *os.File, name string) (int, bool) {
 	said, _ := io.ReadAll(io.LimitReader(statusR, MaxExitErr))
 	statusR.Close()
 	pid, err := strconv.Atoi(strings.TrimSpace(string(said)))
-	if err != nil || pid <= 0 {
-		// The command did not start: the runner said why, or died.
-		_ = cmd.Wait()
-		a.ag.done(runner)
-		outR.Close()
-		if inW != nil {
-			inW.Close()
-			pipeR.Close()
-		}
-		why := strings.TrimSpace(strings.TrimPrefix(string(said), "error: "))
-		if why == "" {
-			why = "its runner ended before it started"
-		}
-		_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: %s\n", req.Argv[0], why)))
-		return Exit{Code: 126}
+	if err == nil && pid > 0 {
+		return pid, true
 	}
+	// The command did not start: the runner said why, or died.
+	_ = rn.cmd.Wait()
+	a.ag.done(rn.pid)
+	rn.outR.Close()
+	if rn.inW != nil {
+		rn.inW.Close()
+		rn.pipeR.Close()
+	}
+	why := strings.TrimSpace(strings.TrimPrefix(string(said), "error: "))
+	if why == "" {
+		why = "its runner ended before it started"
+	}
+	_ = a.send(FrameOutput, []byte(fmt.Sprintf("%s: %s\n", name, why)))
+	return 0, false
+}
+
+// supervise streams the output of the command pid under rn until rn ends,
+// kills it at its timeout or when the host asks or leaves, and says how it
+// ended.
+func (a *agentConn) supervise(rn *runner, pid int, req Request, br *bufio.Reader) Exit {
 	var before limit.CgroupEvents
 	if a.ownCgroup {
 		before = containerEvents()
@@ -344,121 +382,157 @@ func (a *agentConn) run(req Request, br *bufio.Reader) Exit {
 
 	var pumps sync.WaitGroup
 	pumps.Add(1)
-	go func() { defer pumps.Done(); a.pump(outR, FrameOutput, 0) }()
-	if pipeR != nil {
+	go func() { defer pumps.Done(); a.pump(rn.outR, FrameOutput, 0) }()
+	if rn.pipeR != nil {
 		pumps.Add(1)
-		go func() { defer pumps.Done(); a.pump(pipeR, FramePipe, FramePipeEnd) }()
+		go func() { defer pumps.Done(); a.pump(rn.pipeR, FramePipe, FramePipeEnd) }()
 	}
 
-	// A kill goes to the command's group and to its runner, which passes
-	// it on to every process under it: SIGTERM as it is, SIGKILL as
-	// SIGUSR1. A runner the command stopped is continued first; one that
-	// still runs limit.WaitDelay after a SIGKILL is killed, and the agent ends
-	// what it leaves (boxAgent.sweep).
-	var mu sync.Mutex
-	timedOut, exited := false, false
-	kill := func(sig syscall.Signal) {
-		_ = syscall.Kill(-pid, sig)
-		mu.Lock()
-		defer mu.Unlock()
-		if exited {
-			return // its pid may be another process's by now
-		}
-		_ = syscall.Kill(runner, syscall.SIGCONT)
-		if sig == syscall.SIGKILL {
-			_ = syscall.Kill(runner, syscall.SIGUSR1)
-			time.AfterFunc(limit.WaitDelay, func() {
-				mu.Lock()
-				defer mu.Unlock()
-				if !exited {
-					_ = syscall.Kill(runner, syscall.SIGKILL)
-				}
-			})
-			return
-		}
-		_ = syscall.Kill(runner, sig)
-	}
-	clk := StartClock(runner, "/proc", time.Duration(req.TimeoutMS)*time.Millisecond, time.Duration(req.CeilingMS)*time.Millisecond, func() {
-		mu.Lock()
-		timedOut = true
-		mu.Unlock()
-		kill(syscall.SIGKILL)
-	})
+	k := &killer{pid: pid, runner: rn.pid}
+	clk := StartClock(rn.pid, "/proc", time.Duration(req.TimeoutMS)*time.Millisecond, time.Duration(req.CeilingMS)*time.Millisecond, k.timeout)
 	defer clk.Stop()
-	// The host's side: input for the pipe, a stop, or the end of the
-	// connection, which kills the command.
 	ended := make(chan struct{})
-	go func() {
-		for {
-			kind, payload, err := readFrame(br, []byte{FrameInput, FrameInputEnd, FrameStop})
-			if err != nil {
-				kill(syscall.SIGKILL)
-				return
-			}
-			switch kind {
-			case FrameInput:
-				if inW != nil {
-					_, _ = inW.Write(payload)
-				}
-			case FrameInputEnd:
-				if inW != nil {
-					inW.Close()
-				}
-			case FrameStop:
-				kill(syscall.SIGTERM)
-				go func() {
-					select {
-					case <-ended:
-					case <-time.After(StopGrace):
-					}
-					kill(syscall.SIGKILL)
-				}()
-			}
-		}
-	}()
+	go a.serveHost(br, rn.inW, k, ended)
 	// The runner ends once nothing is left under it.
-	_ = cmd.Wait()
+	_ = rn.cmd.Wait()
 	timing := clk.Stop()
-	mu.Lock()
-	exited = true
-	mu.Unlock()
+	k.markExited()
 	close(ended)
-	a.ag.done(runner)
-	if inW != nil {
-		inW.Close()
+	a.ag.done(rn.pid)
+	if rn.inW != nil {
+		rn.inW.Close()
 	}
-	// Everything that held the output is gone; a bounded wait all the
-	// same, for the pumps.
-	drained := make(chan struct{})
-	go func() { pumps.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(limit.WaitDelay):
-		outR.Close()
-		if pipeR != nil {
-			pipeR.Close()
-		}
-		<-drained
-	}
-	outR.Close()
-	if pipeR != nil {
-		pipeR.Close()
-	}
-	exit := Exit{Code: cmd.ProcessState.ExitCode()}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		exit.Code = 128 + int(ws.Signal())
-	}
-	if exit.Code < 0 || exit.Code > 255 {
-		exit.Code = -1
-	}
-	mu.Lock()
-	exit.TimedOut = timedOut
-	mu.Unlock()
+	rn.drain(&pumps)
+	exit := Exit{Code: exitCode(rn.cmd.ProcessState)}
+	exit.TimedOut = k.hasTimedOut()
 	exit.AtCeiling, exit.BuiltMS = timing.AtCeiling, timing.Built.Milliseconds()
 	if a.ownCgroup {
 		exit.Limit = containerEvents().Since(before)
 	}
 	return exit
+}
+
+// killer kills a command. A kill goes to the command's group and to its
+// runner, which passes it on to every process under it: SIGTERM as it is,
+// SIGKILL as SIGUSR1. A runner the command stopped is continued first; one
+// that still runs limit.WaitDelay after a SIGKILL is killed, and the agent
+// ends what it leaves (boxAgent.sweep).
+type killer struct {
+	pid, runner int // the command's and its runner's
+
+	mu       sync.Mutex
+	timedOut bool // its timeout ran out
+	exited   bool // its runner was waited for
+}
+
+func (k *killer) kill(sig syscall.Signal) {
+	_ = syscall.Kill(-k.pid, sig)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.exited {
+		return // its pid may be another process's by now
+	}
+	_ = syscall.Kill(k.runner, syscall.SIGCONT)
+	if sig == syscall.SIGKILL {
+		_ = syscall.Kill(k.runner, syscall.SIGUSR1)
+		time.AfterFunc(limit.WaitDelay, func() {
+			k.mu.Lock()
+			defer k.mu.Unlock()
+			if !k.exited {
+				_ = syscall.Kill(k.runner, syscall.SIGKILL)
+			}
+		})
+		return
+	}
+	_ = syscall.Kill(k.runner, sig)
+}
+
+// timeout notes that the command's timeout ran out and kills it.
+func (k *killer) timeout() {
+	k.mu.Lock()
+	k.timedOut = true
+	k.mu.Unlock()
+	k.kill(syscall.SIGKILL)
+}
+
+// markExited notes that the runner was waited for: its pid is no longer
+// its own to signal.
+func (k *killer) markExited() {
+	k.mu.Lock()
+	k.exited = true
+	k.mu.Unlock()
+}
+
+func (k *killer) hasTimedOut() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.timedOut
+}
+
+// serveHost reads the host's side of the connection: input for the pipe
+// (inW, nil without one), a stop, or the end of the connection, which kills
+// the command. ended closes when the runner was waited for.
+func (a *agentConn) serveHost(br *bufio.Reader, inW *os.File, k *killer, ended <-chan struct{}) {
+	for {
+		kind, payload, err := readFrame(br, []byte{FrameInput, FrameInputEnd, FrameStop})
+		if err != nil {
+			k.kill(syscall.SIGKILL)
+			return
+		}
+		switch kind {
+		case FrameInput:
+			if inW != nil {
+				_, _ = inW.Write(payload)
+			}
+		case FrameInputEnd:
+			if inW != nil {
+				inW.Close()
+			}
+		case FrameStop:
+			k.kill(syscall.SIGTERM)
+			go func() {
+				select {
+				case <-ended:
+				case <-time.After(StopGrace):
+				}
+				k.kill(syscall.SIGKILL)
+			}()
+		}
+	}
+}
+
+// drain waits for the pumps of the runner that ended and closes its
+// output's ends. Everything that held the output is gone; a bounded wait
+// all the same.
+func (rn *runner) drain(pumps *sync.WaitGroup) {
+	drained := make(chan struct{})
+	go func() { pumps.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(limit.WaitDelay):
+		rn.outR.Close()
+		if rn.pipeR != nil {
+			rn.pipeR.Close()
+		}
+		<-drained
+	}
+	rn.outR.Close()
+	if rn.pipeR != nil {
+		rn.pipeR.Close()
+	}
+}
+
+// exitCode is a waited-for runner's status as Exit.Code says it: its exit
+// status, 128 and the signal's number, or -1 for none in 0..255.
+func exitCode(ps *os.ProcessState) int {
+	code := ps.ExitCode()
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		code = 128 + int(ws.Signal())
+	}
+	if code < 0 || code > 255 {
+		code = -1
+	}
+	return code
 }
 
 // containerEvents reads the counts of a box container's own cgroup (v2 or

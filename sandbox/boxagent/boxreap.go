@@ -100,18 +100,7 @@ func RunCommandReaper(args []string) int {
 	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGUSR1)
-	files := []uintptr{0, 1, 2}
-	syscall.CloseOnExec(runnerStatusFD)
-	if args[0] == "pipe" {
-		syscall.CloseOnExec(runnerPipeIn)
-		syscall.CloseOnExec(runnerPipeOut)
-		files = append(files, runnerPipeIn, runnerPipeOut)
-	}
-	pid, err := syscall.ForkExec(args[1], args[2:], &syscall.ProcAttr{
-		Env:   os.Environ(),
-		Files: files,
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
+	pid, err := forkCommand(args[0] == "pipe", args[1], args[2:])
 	if err != nil {
 		return fail(err)
 	}
@@ -122,15 +111,44 @@ func RunCommandReaper(args []string) int {
 		syscall.Close(runnerPipeOut)
 	}
 	self := os.Getpid()
-	go func() {
-		for s := range sigs {
-			if s == syscall.SIGUSR1 {
-				signalTree(self, syscall.SIGKILL)
-			} else {
-				signalTree(self, syscall.SIGTERM)
-			}
+	go passOn(sigs, self)
+	return reapAll(self, pid)
+}
+
+// forkCommand starts the command path, argv in a process group of its own,
+// with the runner's fds 0, 1 and 2, and with pipe the runner's fds 4 and 5
+// as its 3 and 4; the status fd (and the pipe's) are closed on exec.
+func forkCommand(pipe bool, path string, argv []string) (int, error) {
+	files := []uintptr{0, 1, 2}
+	syscall.CloseOnExec(runnerStatusFD)
+	if pipe {
+		syscall.CloseOnExec(runnerPipeIn)
+		syscall.CloseOnExec(runnerPipeOut)
+		files = append(files, runnerPipeIn, runnerPipeOut)
+	}
+	return syscall.ForkExec(path, argv, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: files,
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+}
+
+// passOn passes the signals the agent sends the runner on to every process
+// under self: SIGTERM as it is, SIGUSR1 as SIGKILL.
+func passOn(sigs <-chan os.Signal, self int) {
+	for s := range sigs {
+		if s == syscall.SIGUSR1 {
+			signalTree(self, syscall.SIGKILL)
+		} else {
+			signalTree(self, syscall.SIGTERM)
 		}
-	}()
+	}
+}
+
+// reapAll reaps the runner's children until none is left; once the command
+// (pid) ended, it kills what is left under self after each round. It returns
+// the command's status (statusCode), 125 if it was never reaped.
+func reapAll(self, pid int) int {
 	code, ended := 125, false
 	for {
 		var ws syscall.WaitStatus
@@ -150,18 +168,25 @@ func RunCommandReaper(args []string) int {
 		// The command ended: whatever it left, each round's orphans too.
 		// Reap what already ended before looking again, so that a round
 		// costs one walk of /proc however many it killed.
-		for {
-			wpid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
-			if err == syscall.EINTR {
-				continue
-			}
-			if err != nil || wpid <= 0 {
-				break
-			}
-		}
+		reapEnded()
 		signalTree(self, syscall.SIGKILL)
 	}
 	return code
+}
+
+// reapEnded reaps, without waiting, every child of the runner that already
+// ended.
+func reapEnded() {
+	for {
+		var ws syscall.WaitStatus
+		wpid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || wpid <= 0 {
+			break
+		}
+	}
 }
 
 // statusCode is a wait status as the agent reports it: the exit status, or

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
 )
@@ -312,7 +313,7 @@ func maskNote(e Entry) string {
 	switch e.Kind {
 	case KindReply:
 		first, _, _ := strings.Cut(e.Content, "\n")
-		return fmt.Sprintf("[turn %d: a reply of %d characters, elided to save context; it began: %s]", e.Turn, len(e.Content), oneLine(first, 80))
+		return fmt.Sprintf("[turn %d: a reply of %d characters, elided to save context; it began: %s]", e.Turn, len(e.Content), clip.Line(first, 80))
 	case KindCorrection:
 		return fmt.Sprintf("[turn %d: a correction, elided to save context]", e.Turn)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/coreagent/core/internal/clip"
 )
 
 // The causes of an environment's outcome, as the contract says them.
@@ -127,12 +129,12 @@ func environmentCause(r CheckResult, output string, setup bool, isLocal func(str
 			if name != "" {
 				cause += ": " + name
 			}
-			return cause, oneLine(line, maxEvidence)
+			return cause, clip.Line(line, maxEvidence)
 		}
 	}
 	if r.Exit == 127 {
 		// The shell's own status for a command not found, whatever it said.
-		return causeToolMissing + " (exit 127: command not found)", oneLine(lastLine(output), maxEvidence)
+		return causeToolMissing + " (exit 127: command not found)", clip.Line(lastLine(output), maxEvidence)
 	}
 	return "", ""
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -47,7 +48,7 @@ func TestEnvironmentCause(t *testing.T) {
 		{name: "pip cannot reach its index", res: red,
 			output: "WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection refused')': /simple/eseries/\n" +
 				"ERROR: Could not find a version that satisfies the requirement eseries (from versions: none)\nERROR: No matching distribution found for eseries\n",
-			cause: causeUnreachable, evidence: oneLine("WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection refused')': /simple/eseries/", maxEvidence)},
+			cause: causeUnreachable, evidence: clip.Line("WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection refused')': /simple/eseries/", maxEvidence)},
 		{name: "pip finds no version", res: red,
 			output: "ERROR: Could not find a version that satisfies the requirement parfit (from versions: none)\n",
 			cause:  causeUnreachable, evidence: "ERROR: Could not find a version that satisfies the requirement parfit (from versions: none)"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/lang"
@@ -72,7 +73,7 @@ func CheckResultOf(r sandbox.Result, err error, isLocal func(string) bool) Check
 		// The dependency step said so itself: the command ran without
 		// its dependencies because a registry could not be reached.
 		res.Cause = causeUnreachable + ": " + unreachable.Host
-		res.Evidence = oneLine(unreachable.Evidence, maxEvidence)
+		res.Evidence = clip.Line(unreachable.Evidence, maxEvidence)
 	}
 	return res
 }

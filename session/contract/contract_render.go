@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/coreagent/core/internal/clip"
 )
 
 // UnverifiedWarning is what a run says when no check held its result to
@@ -160,7 +162,7 @@ func (c *Contract) treeWords(q string) string {
 	if c == nil || c.Tree == "" {
 		return ""
 	}
-	return ", tree " + q + short(c.Tree) + q
+	return ", tree " + q + clip.Hash(c.Tree) + q
 }
 
 // StatusLine is the contract in a few words for a status comment.
@@ -188,5 +190,5 @@ func (c *Contract) cell(r CheckResult) string {
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "`", "'")
-	return oneLine(s, 200)
+	return clip.Line(s, 200)
 }

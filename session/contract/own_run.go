@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/tools"
 )
@@ -60,7 +61,7 @@ func successClaim(summary string) string {
 		}
 		for _, loc := range claimWords.FindAllStringIndex(sentence, -1) {
 			if !negation.MatchString(sentence[:loc[0]]) {
-				return oneLine(strings.TrimSpace(sentence), 120)
+				return clip.Line(strings.TrimSpace(sentence), 120)
 			}
 		}
 	}
@@ -101,5 +102,5 @@ func OwnRunContradicts(summary string, runs OwnRuns, checks []Check) string {
 	if bad.ExitCode < 0 {
 		how = "did not finish (killed, or it could not start)"
 	}
-	return fmt.Sprintf("the model said %q; its own last run of `%s` %s", claim, oneLine(bad.Command, 120), how)
+	return fmt.Sprintf("the model said %q; its own last run of `%s` %s", claim, clip.Line(bad.Command, 120), how)
 }

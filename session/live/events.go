@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/state"
 )
@@ -66,7 +66,7 @@ func (e Event) String() string {
 	case EventTurn:
 		line := fmt.Sprintf("%s  turn %d  %s", at, e.Turn, e.Tool)
 		if e.Target != "" {
-			line += " " + oneLine(e.Target, 80)
+			line += " " + clip.Line(e.Target, 80)
 		}
 		return line
 	case EventOutput:
@@ -187,13 +187,4 @@ func (o *OutputEvents) Flush() {
 		o.log.Add(Event{Kind: EventOutput, Turn: o.turn, Text: string(o.buf)})
 		o.buf = nil
 	}
-}
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

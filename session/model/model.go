@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/internal/pause"
 	"github.com/rs/zerolog"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -302,7 +303,7 @@ func (c *Client) CompleteTools(ctx context.Context, msgs []Message, tools []Tool
 		if c.onRetry != nil {
 			c.onRetry(Retry{Attempt: attempt, MaxAttempts: c.maxAttempts, Wait: wait, Status: f.status, Err: f.err})
 		}
-		if err := waitFor(ctx, wait); err != nil {
+		if err := pause.For(ctx, wait); err != nil {
 			return Reply{}, c.stopped(ctx, attempt, last)
 		}
 	}

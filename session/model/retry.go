@@ -41,18 +41,6 @@ func (b Backoff) delay(n int, retryAfter time.Duration) time.Duration {
 	return max(d, min(retryAfter, maxRetryAfter))
 }
 
-// waitFor waits d or until ctx ends, returning ctx's error then.
-func waitFor(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // responseMeta carries what go-openai does not expose from an error
 // response: the Retry-After header.
 type responseMeta struct {

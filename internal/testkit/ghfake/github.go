@@ -49,6 +49,11 @@ type GitHub struct {
 	apiCalls int
 	outage   outage   // what FailAPI set
 	ext      extState // checks, review threads, variables
+
+	// userIDs are the account ids SetUserID gave logins; idMu guards it
+	// alone, as wireUser runs with and without mu held.
+	idMu    sync.Mutex
+	userIDs map[string]int64 // lower-cased login -> id
 }
 
 // Request is one recorded API or git request.

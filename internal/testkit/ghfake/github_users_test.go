@@ -38,3 +38,27 @@ func TestGitHubExpiringToken(t *testing.T) {
 	_, _, err = ghClient(t, g, ownerToken).Users.Get(ctx, "")
 	require.NoError(t, err, "ExpireToken leaves a token that does not expire alone")
 }
+
+// TestGitHubSetUserID: an id SetUserID gives a login is the one the double
+// names it by from then on, for GET /user and a comment's author alike,
+// whatever the login's letter case; other logins keep their derived ids.
+func TestGitHubSetUserID(t *testing.T) {
+	t.Parallel()
+	g, _ := newTestGitHub(t, nil)
+	ctx := t.Context()
+	derived := g.User("owner").ID
+	n, err := g.AddIssue("owner", "repo", Issue{Title: "t"})
+	require.NoError(t, err)
+	_, err = g.AddComment("owner", "repo", n, Comment{User: "owner", Body: "hi"})
+	require.NoError(t, err)
+
+	g.SetUserID("Owner", derived+1)
+	me, _, err := ghClient(t, g, ownerToken).Users.Get(ctx, "")
+	require.NoError(t, err)
+	assert.Equal(t, derived+1, me.GetID())
+	cs, _, err := ghClient(t, g, ownerToken).Issues.ListComments(ctx, "owner", "repo", n, nil)
+	require.NoError(t, err)
+	require.Len(t, cs, 1)
+	assert.Equal(t, derived+1, cs[0].GetUser().GetID(), "the comment's author is the account that holds the login now")
+	assert.Equal(t, userID("reader"), g.User("reader").ID)
+}

@@ -226,6 +226,29 @@ func nodeID(kind string, id int64) string {
 	return kind + "_" + base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d", id))
 }
 
+// SetUserID makes id the account id of login from now on, wherever the
+// double names login (a comment's author, GET /user, a collaborator):
+// another account that took over login once its owner renamed theirs and
+// freed it, or that owner under a new login (the id they always had).
+func (g *GitHub) SetUserID(login string, id int64) {
+	g.idMu.Lock()
+	defer g.idMu.Unlock()
+	if g.userIDs == nil {
+		g.userIDs = map[string]int64{}
+	}
+	g.userIDs[strings.ToLower(login)] = id
+}
+
+// accountID is the account id of login: SetUserID's, else userID's.
+func (g *GitHub) accountID(login string) int64 {
+	g.idMu.Lock()
+	defer g.idMu.Unlock()
+	if id, ok := g.userIDs[strings.ToLower(login)]; ok {
+		return id
+	}
+	return userID(login)
+}
+
 // userID derives a stable database id from a login.
 func userID(login string) int64 {
 	h := fnv.New32a()
@@ -238,7 +261,7 @@ func (g *GitHub) wireUser(login string) WireUser {
 	if strings.HasSuffix(login, "[bot]") {
 		typ = "Bot"
 	}
-	id := userID(login)
+	id := g.accountID(login)
 	return WireUser{
 		Login: login, ID: id, NodeID: nodeID("U", id), Type: typ,
 		URL: g.APIURL() + "/users/" + login, HTMLURL: g.URL + "/" + login,
