@@ -1,0 +1,122 @@
+package land
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/status"
+)
+
+// Land pushes the session's commit (the checked tree) to its branch and
+// opens a draft pull request, or, for a session on an open pull request,
+// pushes onto its head and comments. Pushes only fast-forward: when the
+// branch moved since the session started, nothing lands (a rebase would
+// push a tree no check ran on).
+func (r *Repo) Land(ctx context.Context, s *Work) error {
+	rec := s
+	if rec.PullRequest != 0 {
+		if r.pull == nil || r.pull.Number != rec.PullRequest { // a resumed session
+			pr, err := r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest)
+			if err != nil {
+				return err
+			}
+			r.pull = pr
+		}
+		if r.pull.Fork(r.owner, r.repoNm) {
+			return r.review(ctx, s, r.pull)
+		}
+	}
+	if err := s.CheckCommitTree(ctx); err != nil {
+		return err
+	}
+	if err := r.push(ctx, rec.Workspace, rec.Branch, rec.Commit); err != nil {
+		return err
+	}
+	if rec.PullRequest != 0 {
+		pr := r.pull
+		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.Scrub(s.Comment())); err != nil {
+			return err
+		}
+		rec.PRURL = pr.HTMLURL
+		if !strings.Contains(pr.Body, status.SessionMarker(rec.ID)) {
+			return nil // another's pull request: the comment says it all
+		}
+		// This session's own pull request (a resume): its title and body
+		// show the contract of this run.
+		if err := r.client.EditPullRequest(ctx, r.owner, r.repoNm, pr.Number, s.Scrub(s.Title()), s.Scrub(s.Body())); err != nil {
+			return err
+		}
+		if (s.Broken || s.Exhausted) && !pr.Draft {
+			// Ready for review once, broken or unfinished now: a draft again.
+			if err := r.client.ConvertToDraft(ctx, pr.NodeID); err != nil {
+				return fmt.Errorf("make pull request #%d a draft again: %w", pr.Number, err)
+			}
+		}
+		return r.markReady(ctx, s, pr)
+	}
+	base := rec.Base
+	if shaLike.MatchString(base) {
+		if _, err := r.client.BranchSHA(ctx, r.owner, r.repoNm, base); err != nil {
+			base = r.repo.DefaultBranch
+		}
+	}
+	body := s.Scrub(s.Body())
+	pr, err := r.client.CreatePullRequest(ctx, r.owner, r.repoNm, gh.NewPullRequest{
+		Title: s.Scrub(s.Title()), Body: body, Head: rec.Branch, Base: base, Draft: true,
+	})
+	if err != nil {
+		return err
+	}
+	rec.PRURL, rec.PullRequest = pr.HTMLURL, pr.Number
+	return r.markReady(ctx, s, pr)
+}
+
+// markReady marks a draft pull request of core's ready for review when the
+// contract held and the user asked for it (--ready). Every other pull
+// request stays a draft.
+func (r *Repo) markReady(ctx context.Context, s *Work, pr *gh.PullRequest) error {
+	if !pr.Draft || !s.Ready || !s.Held || s.Exhausted {
+		return nil
+	}
+	if err := r.client.MarkReadyForReview(ctx, pr.NodeID); err != nil {
+		return fmt.Errorf("mark pull request #%d ready for review: %w", pr.Number, err)
+	}
+	return nil
+}
+
+// push pushes commit sha to branch without force. A rejected push (the
+// branch moved) lands nothing: rebasing the work onto the branch's new
+// head would push a tree the checks never ran on.
+func (r *Repo) push(ctx context.Context, ws, branch, sha string) error {
+	g, err := r.authed(ctx)
+	if err != nil {
+		return fmt.Errorf("push %s to %s: %w", branch, r.Name(), err)
+	}
+	_, err = g.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", sha+":refs/heads/"+branch)
+	if err == nil {
+		return nil
+	}
+	if !rejected(err) {
+		return fmt.Errorf("push %s to %s: %w", branch, r.Name(), err)
+	}
+	return &MovedError{branch: branch, commit: sha, workspace: ws}
+}
+
+// MovedError is a push refused because the branch moved since the
+// session started: someone else's commits, the user's to sort out
+// (FailConfiguration).
+type MovedError struct {
+	branch, commit, workspace string
+}
+
+func (e *MovedError) Error() string {
+	return fmt.Sprintf("not landed: the branch %s moved since the session started (someone pushed to it), and core pushes only the tree its checks ran on, which a rebase would change: nothing was pushed. The checked commit %s stays on the branch %s of the workspace %s: merge the branch's new commits into it and push it yourself, or start a new session from the branch's new head",
+		e.branch, short(e.commit), e.branch, e.workspace)
+}
+
+func rejected(err error) bool {
+	m := err.Error()
+	return strings.Contains(m, "[rejected]") || strings.Contains(m, "non-fast-forward") || strings.Contains(m, "fetch first")
+}
