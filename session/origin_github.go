@@ -72,12 +72,19 @@ func (r githubRepo) land(ctx context.Context, s *run) error {
 		line = s.report.Contract.Line()
 	}
 	w := &land.Work{
-		ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
-		StartCommit: rec.StartCommit, Commit: rec.Commit, PullRequest: rec.PullRequest, PRURL: rec.PRURL,
-		Ready: s.opts.Landing.Ready, Held: s.report.Contract.Held(), Broken: s.report.Contract.Broken(), Exhausted: s.spend.exhausted,
-		ContractLine: line, Title: s.pullTitle, Body: s.pullBody, Comment: s.pullComment,
-		Summary: rec.Summary, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(),
-		Turns: rec.Turns, Tokens: rec.Usage.TotalTokens,
+		Record: land.Record{
+			ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
+			StartCommit: rec.StartCommit, Commit: rec.Commit, PullRequest: rec.PullRequest, PRURL: rec.PRURL,
+		},
+		Verdict: land.Verdict{
+			Ready: s.opts.Landing.Ready, Held: s.report.Contract.Held(), Broken: s.report.Contract.Broken(), Exhausted: s.spend.exhausted,
+			ContractLine: line,
+		},
+		Texts: land.Texts{
+			Title: s.pullTitle, Body: s.pullBody, Comment: s.pullComment,
+			Summary: rec.Summary, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(),
+			Turns: rec.Turns, Tokens: rec.Usage.TotalTokens,
+		},
 		Scrub: s.scrub, CheckCommitTree: s.checkCommitTree,
 	}
 	err := r.Land(ctx, w)

@@ -39,7 +39,7 @@ func TestQuestion(t *testing.T) {
 // patch that does not fit is named, not sent.
 func TestReviewBodyCutsLongPatches(t *testing.T) {
 	t.Parallel()
-	s := &Work{ID: "s1", StartCommit: "abc"}
+	s := &Work{Record: Record{ID: "s1", StartCommit: "abc"}}
 	pr := &gh.PullRequest{Number: 2, HeadRepo: "m/x", HeadSHA: "abc"}
 	small := "diff --git a/a b/a\n@@ -1 +1 @@\n-a\n+b\n"
 	huge := "diff --git a/big b/big\n@@ -0,0 +1,5000 @@\n" + strings.Repeat("+0123456789abcdef\n", 5000)

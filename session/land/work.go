@@ -28,16 +28,37 @@ type Goal struct {
 // in PRURL and PullRequest, and, for a review on a fork's pull request,
 // what the review holds in Review.
 type Work struct {
+	Record
+	Verdict
+	Texts
+	// Scrub removes the run's secrets from what is posted.
+	Scrub func(string) string
+	// CheckCommitTree refuses a commit whose tree is not the checked one.
+	CheckCommitTree func(context.Context) error
+	// Review says what the review posted on a fork's pull request holds.
+	Review string
+}
+
+// Record is the session's record as landing reads and writes it.
+type Record struct {
 	ID, Workspace       string
 	Base, Branch        string
 	StartCommit, Commit string
 	PullRequest         int
 	PRURL               string
+}
+
+// Verdict is what the run's contract and budget concluded.
+type Verdict struct {
 	// Ready marks a draft ready for review when the contract Held and the
 	// budget is not Exhausted (--ready).
 	Ready, Held, Broken, Exhausted bool
 	// ContractLine is the contract's verdict in a line.
 	ContractLine string
+}
+
+// Texts is what the pull request, its comment and a review say.
+type Texts struct {
 	// Title, Body and Comment are the pull request's title and body, and
 	// the comment on an open pull request the work was pushed onto.
 	Title, Body, Comment func() string
@@ -45,12 +66,6 @@ type Work struct {
 	// runs), Turns and Tokens are what a review's body says.
 	Summary, Verification string
 	Turns, Tokens         int
-	// Scrub removes the run's secrets from what is posted.
-	Scrub func(string) string
-	// CheckCommitTree refuses a commit whose tree is not the checked one.
-	CheckCommitTree func(context.Context) error
-	// Review says what the review posted on a fork's pull request holds.
-	Review string
 }
 
 // Target is where a session on GitHub starts and lands.
