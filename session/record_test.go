@@ -63,16 +63,18 @@ func TestReportJSONShape(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 5, 1, 2, 3, 0, time.UTC)
 	cost := 0.25
-	rep := &Report{ID: "20261205-010203-abcdef", Repo: "acme/app",
-		Status: state.Partial, FailureKind: state.FailStalled, Error: "stuck", Summary: "done",
-		Base: "main", StartCommit: "abc", Branch: "core-session/x", Commit: "123", PRURL: "https://x/pull/8", PullRequest: 8, Landed: true, DryRun: true,
-		Turns: 3, TotalTurns: 5, Usage: Usage{TotalTokens: 9}, CostUSD: &cost, Price: &budget.Price{}, Budget: &budget.BudgetReport{},
-		Spend: []budget.TurnSpend{{Turn: 1}}, SpendByTool: []budget.ToolSpend{{Tool: "done"}}, Context: budget.ContextStats{Budget: 1},
-		Verify: "build", Sandboxed: true, Languages: &Languages{Found: []string{"go"}}, Contract: &contract.Contract{Verdict: contract.ContractHeld},
-		Tree: "t1", StartTree: "t0", LandedTree: "t1", Unverified: true,
-		Findings: []Finding{{Kind: FindingNoChange}}, Steps: []Step{{Turn: 1, Tool: "done"}}, Instructions: []string{"AGENTS.md"},
-		StartedAt: now, EndedAt: now, Warmup: &WarmupReport{Seconds: 1}, Goal: "fix it", Issue: 7,
-		DiffStat: &DiffStat{Files: 1}, Files: []string{"browser/console.log"},
+	rep := &Report{
+		ID:                 "20261205-010203-abcdef",
+		Repo:               "acme/app",
+		Warmup:             &WarmupReport{Seconds: 1},
+		DiffStat:           &DiffStat{Files: 1},
+		Files:              []string{"browser/console.log"},
+		ReportOutcome:      ReportOutcome{Status: state.Partial, FailureKind: state.FailStalled, Error: "stuck", Summary: "done"},
+		ReportLanding:      ReportLanding{Base: "main", StartCommit: "abc", Branch: "core-session/x", Commit: "123", PRURL: "https://x/pull/8", PullRequest: 8, Landed: true, DryRun: true},
+		ReportSpend:        ReportSpend{Turns: 3, TotalTurns: 5, Usage: Usage{TotalTokens: 9}, CostUSD: &cost, Price: &budget.Price{}, Budget: &budget.BudgetReport{}, Spend: []budget.TurnSpend{{Turn: 1}}, SpendByTool: []budget.ToolSpend{{Tool: "done"}}, Context: budget.ContextStats{Budget: 1}},
+		ReportVerification: ReportVerification{Verify: "build", Sandboxed: true, Languages: &Languages{Found: []string{"go"}}, Contract: &contract.Contract{Verdict: contract.ContractHeld}, Tree: "t1", StartTree: "t0", LandedTree: "t1", Unverified: true},
+		ReportRun:          ReportRun{Findings: []Finding{{Kind: FindingNoChange}}, Steps: []Step{{Turn: 1, Tool: "done"}}, Instructions: []string{"AGENTS.md"}, StartedAt: now, EndedAt: now},
+		ReportGoal:         ReportGoal{Goal: "fix it", Issue: 7},
 	}
 	b, err := json.Marshal(rep)
 	require.NoError(t, err)

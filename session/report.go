@@ -24,23 +24,55 @@ type Step struct {
 }
 
 // Report is what a run did: report.json, written when a run ends, whatever
-// the ending.
+// the ending. Its fields are grouped by concern in embedded structs, each a
+// run of the fields in their old order, so report.json stays one flat
+// object with its keys in the order they always had.
 type Report struct {
-	ID          string            `json:"id"`
-	Repo        string            `json:"repo"`
+	ID   string `json:"id"`
+	Repo string `json:"repo"`
+	ReportOutcome
+	ReportLanding
+	ReportSpend
+	ReportVerification
+	ReportRun
+
+	// Warmup is how the build's background warm-up ended; nil when none
+	// ran.
+	Warmup *WarmupReport `json:"warmup,omitempty"`
+
+	ReportGoal
+	// DiffStat is how much the landed commit changed since the start
+	// commit; nil when nothing landed.
+	DiffStat *DiffStat `json:"diff_stat,omitempty"`
+	// Files are the files the run kept beside its record, as paths in the
+	// session's directory: the browser's screenshots and console log
+	// (browser/screenshot-1.png, browser/console.log).
+	Files []string `json:"files,omitempty"`
+}
+
+// ReportOutcome is how the run ended and what the model said it did.
+type ReportOutcome struct {
 	Status      state.Status      `json:"status"`
 	FailureKind state.FailureKind `json:"failure_kind,omitempty"`
 	Error       string            `json:"error,omitempty"`
 	Summary     string            `json:"summary,omitempty"`
-	Base        string            `json:"base"`
-	StartCommit string            `json:"start_commit"`
-	Branch      string            `json:"branch"`
-	Commit      string            `json:"commit,omitempty"`
-	PRURL       string            `json:"pr_url,omitempty"`
-	PullRequest int               `json:"pull_request,omitempty"`
-	Landed      bool              `json:"landed"`
-	DryRun      bool              `json:"dry_run,omitempty"`
-	Turns       int               `json:"turns"`
+}
+
+// ReportLanding is where the run started and where its work landed.
+type ReportLanding struct {
+	Base        string `json:"base"`
+	StartCommit string `json:"start_commit"`
+	Branch      string `json:"branch"`
+	Commit      string `json:"commit,omitempty"`
+	PRURL       string `json:"pr_url,omitempty"`
+	PullRequest int    `json:"pull_request,omitempty"`
+	Landed      bool   `json:"landed"`
+	DryRun      bool   `json:"dry_run,omitempty"`
+}
+
+// ReportSpend is the run's turns and what they spent.
+type ReportSpend struct {
+	Turns int `json:"turns"`
 	// TotalTurns counts the turns of every run of the session, resumes
 	// included; Turns only this run's.
 	TotalTurns int   `json:"total_turns"`
@@ -56,8 +88,13 @@ type Report struct {
 	Spend       []budget.TurnSpend  `json:"spend,omitempty"`
 	SpendByTool []budget.ToolSpend  `json:"spend_by_tool,omitempty"`
 	Context     budget.ContextStats `json:"context"`
-	Verify      string              `json:"verify"`
-	Sandboxed   bool                `json:"sandboxed"`
+}
+
+// ReportVerification is how the result was checked: the tier, the
+// sandbox, the languages, the contract and the trees it held.
+type ReportVerification struct {
+	Verify    string `json:"verify"`
+	Sandboxed bool   `json:"sandboxed"`
 	// Languages are the ecosystems the run found and what the tier ran
 	// unattended there; nil when it could not look.
 	Languages *Languages `json:"languages,omitempty"`
@@ -73,30 +110,26 @@ type Report struct {
 	StartTree  string `json:"start_tree,omitempty"`
 	LandedTree string `json:"landed_tree,omitempty"`
 	// Unverified is set when no contract held the result to anything.
-	Unverified bool      `json:"unverified"`
-	Findings   []Finding `json:"findings,omitempty"`
-	Steps      []Step    `json:"steps"`
+	Unverified bool `json:"unverified"`
+}
+
+// ReportRun is what the run found, its turns step by step, the
+// instructions it was given, and when it started and ended.
+type ReportRun struct {
+	Findings []Finding `json:"findings,omitempty"`
+	Steps    []Step    `json:"steps"`
 	// Instructions are the repository instruction files the model was
 	// given, e.g. ["AGENTS.md", "pkg/AGENTS.md"].
 	Instructions []string  `json:"instructions,omitempty"`
 	StartedAt    time.Time `json:"started_at"`
 	EndedAt      time.Time `json:"ended_at"`
+}
 
-	// Warmup is how the build's background warm-up ended; nil when none
-	// ran.
-	Warmup *WarmupReport `json:"warmup,omitempty"`
-
-	// Goal is what the session was asked to do, in a line: the prompt, or
-	// else the issue's title. Issue is that issue.
+// ReportGoal is what the session was asked to do, in a line: the prompt,
+// or else the issue's title. Issue is that issue.
+type ReportGoal struct {
 	Goal  string `json:"goal,omitempty"`
 	Issue int    `json:"issue,omitempty"`
-	// DiffStat is how much the landed commit changed since the start
-	// commit; nil when nothing landed.
-	DiffStat *DiffStat `json:"diff_stat,omitempty"`
-	// Files are the files the run kept beside its record, as paths in the
-	// session's directory: the browser's screenshots and console log
-	// (browser/screenshot-1.png, browser/console.log).
-	Files []string `json:"files,omitempty"`
 }
 
 // FindingKind names something a run found worth telling.

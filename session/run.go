@@ -332,8 +332,11 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	if s.ctl == nil {
 		s.ctl = live.NewControl()
 	}
-	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Services.Now(), DryRun: opts.Landing.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
-		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
+	s.report = &Report{ID: rec.ID, Repo: rec.Repo,
+		ReportLanding:      ReportLanding{DryRun: opts.Landing.DryRun},
+		ReportVerification: ReportVerification{Verify: string(rec.Verify)},
+		ReportRun:          ReportRun{StartedAt: opts.Services.Now(), Steps: []Step{}, Instructions: rec.Instructions},
+		ReportGoal:         ReportGoal{Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}}
 	s.startSpend(rec.Status != state.Pending)
 	dir := opts.Services.Store.Dir(rec.ID)
 	if s.events, err = live.OpenEvents(filepath.Join(dir, live.EventsFile), sc, opts.Services.Now); err != nil {
