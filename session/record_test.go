@@ -33,17 +33,7 @@ func TestRecordJSONShape(t *testing.T) {
 	}
 	b, err := json.Marshal(rec)
 	require.NoError(t, err)
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	_, err = dec.Token() // {
-	require.NoError(t, err)
-	var keys []string
-	for dec.More() {
-		k, err := dec.Token()
-		require.NoError(t, err)
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		require.NoError(t, dec.Decode(&skip))
-	}
+	keys := jsonKeys(t, b)
 	assert.Equal(t, strings.Fields(`id repo base start_commit branch issue pull_request land_onto uncommitted prompt goal
 		status failure_kind error turns model inference_url verify tool_calls instructions sandboxed checks
 		usage price budget cost_usd workspace summary commit pr_url landed created_at updated_at ended_at
@@ -78,17 +68,7 @@ func TestReportJSONShape(t *testing.T) {
 	}
 	b, err := json.Marshal(rep)
 	require.NoError(t, err)
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	_, err = dec.Token() // {
-	require.NoError(t, err)
-	var keys []string
-	for dec.More() {
-		k, err := dec.Token()
-		require.NoError(t, err)
-		keys = append(keys, k.(string))
-		var skip json.RawMessage
-		require.NoError(t, dec.Decode(&skip))
-	}
+	keys := jsonKeys(t, b)
 	assert.Equal(t, strings.Fields(`id repo status failure_kind error summary base start_commit branch commit pr_url
 		pull_request landed dry_run turns total_turns usage cost_usd price budget spend spend_by_tool context
 		verify sandboxed languages contract tree start_tree landed_tree unverified findings steps instructions
@@ -98,4 +78,21 @@ func TestReportJSONShape(t *testing.T) {
 	again, err := json.Marshal(&back)
 	require.NoError(t, err)
 	assert.Equal(t, string(b), string(again))
+}
+
+// jsonKeys is the keys of the JSON object b, in their order.
+func jsonKeys(t *testing.T, b []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	_, err := dec.Token() // {
+	require.NoError(t, err)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
 }
