@@ -3,15 +3,10 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/session/budget"
-	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/land"
-	"github.com/coreagent/core/status"
 )
 
 // FindingReview: the work went to a fork's pull request as a review with
@@ -67,11 +62,26 @@ func (r githubRepo) clone(ctx context.Context, dest string, t target) error {
 // land hands the run's work to land.Repo.Land and records where it went.
 func (r githubRepo) land(ctx context.Context, s *run) error {
 	rec := s.rec
-	line := ""
+	w := s.landWork()
+	err := r.Land(ctx, w)
+	rec.PRURL, rec.PullRequest = w.PRURL, w.PullRequest
+	if w.Review != "" {
+		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: w.Review})
+	}
+	return err
+}
+
+// landWork is what landing needs of the run.
+func (s *run) landWork() *land.Work {
+	rec := s.rec
+	line, spent := "", ""
 	if s.report.Contract.Broken() {
 		line = s.report.Contract.Line()
 	}
-	w := &land.Work{
+	if s.spend.exhausted {
+		spent = s.budgetReport().Line()
+	}
+	return &land.Work{
 		Record: land.Record{
 			ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
 			StartCommit: rec.StartCommit, Commit: rec.Commit, PullRequest: rec.PullRequest, PRURL: rec.PRURL,
@@ -81,18 +91,13 @@ func (r githubRepo) land(ctx context.Context, s *run) error {
 			ContractLine: line,
 		},
 		Texts: land.Texts{
-			Title: s.pullTitle, Body: s.pullBody, Comment: s.pullComment,
-			Summary: rec.Summary, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(),
-			Turns: rec.Turns, Tokens: rec.Usage.TotalTokens,
+			// Beside the model's summary, above, when its own last run denies it.
+			Summary: rec.Summary, Prompt: rec.Prompt, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(), BudgetLine: spent,
+			Model: rec.Model, Verify: string(rec.Verify), Issue: rec.Issue, Turns: rec.Turns,
+			Tokens: rec.Usage.TotalTokens, PromptTokens: rec.Usage.PromptTokens, CompletionTokens: rec.Usage.CompletionTokens, CostUSD: rec.CostUSD,
 		},
 		Scrub: s.scrub, CheckCommitTree: s.checkCommitTree,
 	}
-	err := r.Land(ctx, w)
-	rec.PRURL, rec.PullRequest = w.PRURL, w.PullRequest
-	if w.Review != "" {
-		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: w.Review})
-	}
-	return err
 }
 
 // LandablePull refuses a pull request core cannot land on: a closed one
@@ -108,85 +113,4 @@ func fromLand(err error) error {
 		return &ConfigError{Option: oe.Option, Err: oe.Err}
 	}
 	return err
-}
-
-// pullTitle is the title of the session's pull request, marked when the
-// budget stopped the run or the contract broke.
-func (s *run) pullTitle() string {
-	title := pullTitle(s.rec)
-	if s.spend.exhausted {
-		return BudgetTitlePrefix + title
-	}
-	if s.report.Contract.Broken() {
-		return contract.FailingTitlePrefix + title
-	}
-	return title
-}
-
-// pullTitle is the first line of the done summary, or the prompt.
-func pullTitle(rec *Record) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(rec.Summary), "\n")
-	if first == "" {
-		first = strings.TrimSpace(rec.Prompt)
-	}
-	if first == "" && rec.Issue != 0 {
-		first = fmt.Sprintf("Fix #%d", rec.Issue)
-	}
-	return oneLine(first, 100)
-}
-
-// pullBody is the body of the draft pull request a session opens: what was
-// done, the contract's table and verdict (or the UNVERIFIED warning), the
-// turns and tokens, the session, and the markers.
-func (s *run) pullBody() string {
-	rec := s.rec
-	var b strings.Builder
-	s.writeSpent(&b)
-	if sum := strings.TrimSpace(rec.Summary); sum != "" {
-		b.WriteString(sum + "\n\n")
-	}
-	s.writeVerification(&b)
-	fmt.Fprintf(&b, "\n### Session\n\n- session: `%s`\n- turns: %d, tokens: %d (prompt %d, completion %d)\n- model: `%s`, verify tier: `%s`\n",
-		rec.ID, rec.Turns, rec.Usage.TotalTokens, rec.Usage.PromptTokens, rec.Usage.CompletionTokens, rec.Model, rec.Verify)
-	fmt.Fprintf(&b, "- cost: %s\n", budget.CostText(rec.CostUSD))
-	if rec.Issue != 0 {
-		fmt.Fprintf(&b, "\nCloses #%d\n", rec.Issue)
-	}
-	b.WriteString("\n" + status.SessionMarker(rec.ID) + "\n")
-	if rec.Issue != 0 {
-		b.WriteString(status.IssueMarker(rec.Issue) + "\n")
-	}
-	return b.String()
-}
-
-// pullComment reports a session that landed on an open pull request.
-func (s *run) pullComment() string {
-	rec := s.rec
-	var b strings.Builder
-	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", short(rec.Commit), rec.ID)
-	s.writeSpent(&b)
-	if s.report.Contract.Broken() {
-		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
-	}
-	if sum := strings.TrimSpace(rec.Summary); sum != "" {
-		b.WriteString(sum + "\n\n")
-	}
-	s.writeVerification(&b)
-	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Usage.TotalTokens, status.SessionMarker(rec.ID))
-	return b.String()
-}
-
-// writeSpent says, when the budget stopped the run, that the work is
-// unfinished and how much was spent of what.
-func (s *run) writeSpent(b *strings.Builder) {
-	if s.spend.exhausted {
-		fmt.Fprintf(b, "**%s** The run stopped before its next request: %s. The work is unfinished and unchecked; `core session resume %s --budget-usd N` (or `--budget-tokens N`) continues it.\n\n",
-			strings.TrimSpace(BudgetTitlePrefix), s.budgetReport().Line(), s.rec.ID)
-	}
-}
-
-func (s *run) writeVerification(b *strings.Builder) {
-	// Beside the model's summary, above, when its own last run denies it.
-	b.WriteString(s.report.OwnRunMarkdown())
-	b.WriteString(s.report.Contract.Markdown())
 }

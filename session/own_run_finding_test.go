@@ -50,7 +50,7 @@ func TestPullBodyNamesTheModelsOwnFailingRun(t *testing.T) {
 		report: &Report{
 			ReportRun: ReportRun{Findings: []Finding{{Kind: FindingOwnRunFailed, Detail: "the model said \"the tests pass\"; its own last run of `pytest` exited 1"}}},
 		}}
-	assert.Contains(t, s.pullBody(), "Fixed add; the tests pass.\n\n> [!WARNING]\n> But the model said \"the tests pass\"; its own last run of `pytest` exited 1.\n\n### Checks")
+	assert.Contains(t, s.landWork().PullBody(), "Fixed add; the tests pass.\n\n> [!WARNING]\n> But the model said \"the tests pass\"; its own last run of `pytest` exited 1.\n\n### Checks")
 	s.report.Findings = nil
-	assert.NotContains(t, s.pullBody(), "[!WARNING]\n> But")
+	assert.NotContains(t, s.landWork().PullBody(), "[!WARNING]\n> But")
 }

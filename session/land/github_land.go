@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/status"
 )
 
@@ -36,7 +38,7 @@ func (r *Repo) Land(ctx context.Context, s *Work) error {
 	}
 	if rec.PullRequest != 0 {
 		pr := r.pull
-		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.Scrub(s.Comment())); err != nil {
+		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.Scrub(s.PullComment())); err != nil {
 			return err
 		}
 		rec.PRURL = pr.HTMLURL
@@ -45,7 +47,7 @@ func (r *Repo) Land(ctx context.Context, s *Work) error {
 		}
 		// This session's own pull request (a resume): its title and body
 		// show the contract of this run.
-		if err := r.client.EditPullRequest(ctx, r.owner, r.repoNm, pr.Number, s.Scrub(s.Title()), s.Scrub(s.Body())); err != nil {
+		if err := r.client.EditPullRequest(ctx, r.owner, r.repoNm, pr.Number, s.Scrub(s.PullTitle()), s.Scrub(s.PullBody())); err != nil {
 			return err
 		}
 		if (s.Broken || s.Exhausted) && !pr.Draft {
@@ -62,9 +64,9 @@ func (r *Repo) Land(ctx context.Context, s *Work) error {
 			base = r.repo.DefaultBranch
 		}
 	}
-	body := s.Scrub(s.Body())
+	body := s.Scrub(s.PullBody())
 	pr, err := r.client.CreatePullRequest(ctx, r.owner, r.repoNm, gh.NewPullRequest{
-		Title: s.Scrub(s.Title()), Body: body, Head: rec.Branch, Base: base, Draft: true,
+		Title: s.Scrub(s.PullTitle()), Body: body, Head: rec.Branch, Base: base, Draft: true,
 	})
 	if err != nil {
 		return err
@@ -119,4 +121,83 @@ func (e *MovedError) Error() string {
 func rejected(err error) bool {
 	m := err.Error()
 	return strings.Contains(m, "[rejected]") || strings.Contains(m, "non-fast-forward") || strings.Contains(m, "fetch first")
+}
+
+// PullTitle is the title of the session's pull request, marked when the
+// budget stopped the run or the contract broke.
+func (s *Work) PullTitle() string {
+	title := pullTitle(s)
+	if s.Exhausted {
+		return BudgetTitlePrefix + title
+	}
+	if s.Broken {
+		return contract.FailingTitlePrefix + title
+	}
+	return title
+}
+
+// pullTitle is the first line of the done summary, or the prompt.
+func pullTitle(rec *Work) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(rec.Summary), "\n")
+	if first == "" {
+		first = strings.TrimSpace(rec.Prompt)
+	}
+	if first == "" && rec.Issue != 0 {
+		first = fmt.Sprintf("Fix #%d", rec.Issue)
+	}
+	return oneLine(first, 100)
+}
+
+// PullBody is the body of the draft pull request a session opens: what was
+// done, the contract's table and verdict (or the UNVERIFIED warning), the
+// turns and tokens, the session, and the markers.
+func (s *Work) PullBody() string {
+	rec := s
+	var b strings.Builder
+	s.writeSpent(&b)
+	if sum := strings.TrimSpace(rec.Summary); sum != "" {
+		b.WriteString(sum + "\n\n")
+	}
+	s.writeVerification(&b)
+	fmt.Fprintf(&b, "\n### Session\n\n- session: `%s`\n- turns: %d, tokens: %d (prompt %d, completion %d)\n- model: `%s`, verify tier: `%s`\n",
+		rec.ID, rec.Turns, rec.Tokens, rec.PromptTokens, rec.CompletionTokens, rec.Model, rec.Verify)
+	fmt.Fprintf(&b, "- cost: %s\n", budget.CostText(rec.CostUSD))
+	if rec.Issue != 0 {
+		fmt.Fprintf(&b, "\nCloses #%d\n", rec.Issue)
+	}
+	b.WriteString("\n" + status.SessionMarker(rec.ID) + "\n")
+	if rec.Issue != 0 {
+		b.WriteString(status.IssueMarker(rec.Issue) + "\n")
+	}
+	return b.String()
+}
+
+// PullComment reports a session that landed on an open pull request.
+func (s *Work) PullComment() string {
+	rec := s
+	var b strings.Builder
+	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", short(rec.Commit), rec.ID)
+	s.writeSpent(&b)
+	if s.Broken {
+		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.ContractLine + ".\n\n")
+	}
+	if sum := strings.TrimSpace(rec.Summary); sum != "" {
+		b.WriteString(sum + "\n\n")
+	}
+	s.writeVerification(&b)
+	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Tokens, status.SessionMarker(rec.ID))
+	return b.String()
+}
+
+// writeSpent says, when the budget stopped the run, that the work is
+// unfinished and how much was spent of what.
+func (s *Work) writeSpent(b *strings.Builder) {
+	if s.Exhausted {
+		fmt.Fprintf(b, "**%s** The run stopped before its next request: %s. The work is unfinished and unchecked; `core session resume %s --budget-usd N` (or `--budget-tokens N`) continues it.\n\n",
+			strings.TrimSpace(BudgetTitlePrefix), s.BudgetLine, s.ID)
+	}
+}
+
+func (s *Work) writeVerification(b *strings.Builder) {
+	b.WriteString(s.Verification)
 }

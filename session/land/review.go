@@ -103,7 +103,7 @@ func (s *Work) reviewBody(pr *gh.PullRequest, sug Suggestions) string {
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
 		b.WriteString(sum + "\n\n")
 	}
-	b.WriteString(s.Verification)
+	s.writeVerification(&b)
 	switch {
 	case len(sug.Rest) == 0:
 	case pr.HeadSHA != rec.StartCommit:

@@ -7,6 +7,10 @@ import (
 	"github.com/coreagent/core/gh"
 )
 
+// BudgetTitlePrefix starts the title of a pull request whose run its
+// budget stopped.
+const BudgetTitlePrefix = "[budget exhausted] "
+
 // Goal is what a session asks of the repository it starts on: a base, a
 // branch, an issue or a pull request (the session's Options.Goal), and
 // how a branch name is checked.
@@ -57,15 +61,17 @@ type Verdict struct {
 	ContractLine string
 }
 
-// Texts is what the pull request, its comment and a review say.
+// Texts is what the pull request, its comment and a review say: the
+// model's summary (or the prompt, or the issue, for a title), the
+// contract's table with the model's own runs (Verification), what the
+// budget allowed when it stopped the run (BudgetLine), and the session's
+// model, tier, turns, tokens and cost.
 type Texts struct {
-	// Title, Body and Comment are the pull request's title and body, and
-	// the comment on an open pull request the work was pushed onto.
-	Title, Body, Comment func() string
-	// Summary, Verification (the contract's table and the model's own
-	// runs), Turns and Tokens are what a review's body says.
-	Summary, Verification string
-	Turns, Tokens         int
+	Summary, Prompt, Verification, BudgetLine string
+	Model, Verify                             string
+	Issue, Turns                              int
+	Tokens, PromptTokens, CompletionTokens    int
+	CostUSD                                   *float64
 }
 
 // Target is where a session on GitHub starts and lands.
