@@ -14,6 +14,7 @@ import (
 	testbrowser "github.com/coreagent/core/internal/testkit/browser"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/heartbeat"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
@@ -296,5 +297,5 @@ func TestBrowserToolSpecs(t *testing.T) {
 	assert.JSONEq(t, `{"type":"object","properties":{"selector":{"type":"string"}}}`, specs["browser_read"])
 	assert.JSONEq(t, `{"type":"object","properties":{}}`, specs["browser_screenshot"])
 	assert.JSONEq(t, `{"type":"object","properties":{}}`, specs["browser_console"])
-	assert.Equal(t, "turn 2/40  browser_click #go", actionLabel(2, 40, "browser_click", tools.Args{"selector": "#go"}))
+	assert.Equal(t, "turn 2/40  browser_click #go", heartbeat.ActionLabel(2, 40, "browser_click", tools.Args{"selector": "#go"}))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/state"
 )
@@ -181,17 +182,11 @@ func (s *run) contractEnding() outcome {
 // landQuestion asks what landing will really do here.
 func (s *run) landQuestion() string {
 	rec := s.rec
-	gr, ok := s.origin.(*githubRepo)
+	gr, ok := s.origin.(githubRepo)
 	if !ok {
 		return fmt.Sprintf("commit and land branch %s in %s? [y/N] ", rec.Branch, rec.Repo)
 	}
-	if gr.pull != nil && gr.pull.Number == rec.PullRequest && gr.pull.Fork(gr.owner, gr.repoNm) {
-		return fmt.Sprintf("post the work as a review with suggested changes on pull request #%d (from the fork %s: nothing is pushed)? [y/N] ", rec.PullRequest, gr.pull.HeadRepo)
-	}
-	if rec.PullRequest != 0 {
-		return fmt.Sprintf("commit and push onto pull request #%d (%s)? [y/N] ", rec.PullRequest, rec.Branch)
-	}
-	return fmt.Sprintf("commit, push %s and open a draft pull request? [y/N] ", rec.Branch)
+	return gr.Question(rec.PullRequest, rec.Branch)
 }
 
 // end moves the session to its terminal state, saves the record and writes
@@ -249,7 +244,7 @@ func (s *run) end(status state.Status, kind state.FailureKind, err error) *Repor
 // remote failing.
 func landFailure(err error) state.FailureKind {
 	var oe *overlapError
-	var me *movedError
+	var me *land.MovedError
 	var te *TreeChangedError
 	switch {
 	case errors.As(err, &oe) || errors.As(err, &me):

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/heartbeat"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
@@ -63,7 +64,7 @@ type Live struct {
 	// turn limit (the Action edits its status comment from it).
 	OnStep func(step Step, maxTurns int)
 	// Heartbeat is how often a long turn says it still runs; zero means
-	// DefaultHeartbeat.
+	// heartbeat.Default.
 	Heartbeat time.Duration
 	// Progress receives one line per turn, a turn's line when a command
 	// starts, a heartbeat every Heartbeat while a turn takes long, and the
@@ -86,7 +87,7 @@ func (l Live) withDefaults() Live {
 		l.Progress = io.Discard
 	}
 	if l.Heartbeat <= 0 {
-		l.Heartbeat = DefaultHeartbeat
+		l.Heartbeat = heartbeat.Default
 	}
 	return l
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/heartbeat"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/protocol"
@@ -222,14 +223,14 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]budget.Entry, names [
 	t := &turnRun{ctx: ctx, runCtx: runCtx, turnCtx: turnCtx}
 	s.warmEnded(false)
 	t.started = s.opts.Services.Now()
-	t.hb = s.startBeat(fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.Limits.MaxTurns))
+	t.hb = heartbeat.Start(s.opts.Live.Progress, s.opts.Live.Heartbeat, s.opts.Services.Now, fmt.Sprintf("turn %d/%d  waiting for the model", s.report.Turns+1, s.opts.Limits.MaxTurns))
 	entry, out, end := s.askModel(t, entries)
 	if end {
 		return out, true
 	}
 	action, perr := parseReply(entry, names)
 	if perr != nil {
-		t.hb.end()
+		t.hb.End()
 		*malformed++
 		t.step.Tool, t.step.Malformed = "(malformed)", true
 		t.step.Duration = s.opts.Services.Now().Sub(t.started)
@@ -251,7 +252,7 @@ func (s *run) turn(ctx, runCtx context.Context, entries *[]budget.Entry, names [
 type turnRun struct {
 	ctx, runCtx, turnCtx context.Context
 	started              time.Time
-	hb                   *beat
+	hb                   *heartbeat.Beat
 	step                 Step
 }
 
@@ -270,7 +271,7 @@ func (s *run) interruptedTurn(t *turnRun) (outcome, bool) {
 func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry, out outcome, end bool) {
 	msgs := s.window.Build(*entries)
 	if berr := s.overBudget(s.window.LastEstimate()); berr != nil {
-		t.hb.end()
+		t.hb.End()
 		return budget.Entry{}, outcome{status: state.BudgetExhausted, err: berr}, true
 	}
 	reply, err := s.complete(t.turnCtx, msgs)
@@ -283,7 +284,7 @@ func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry,
 	t.step = Step{Turn: s.rec.Turns, Tokens: counted.TotalTokens}
 	var me *model.Error
 	if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
-		t.hb.end()
+		t.hb.End()
 		t.step.Tool = "(no reply)"
 		t.step.Duration = s.opts.Services.Now().Sub(t.started)
 		s.step(t.step)
@@ -294,7 +295,7 @@ func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry,
 	}
 	entry = s.replyEntry(reply)
 	if err := s.append(entries, entry); err != nil {
-		t.hb.end()
+		t.hb.End()
 		return budget.Entry{}, outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}, true
 	}
 	return entry, outcome{}, false
@@ -307,13 +308,13 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 	scrubArgs(action.Args, s.scrub)
 	// A command may take long: say at once what runs, and let its
 	// output feed the heartbeat and the event log.
-	t.hb.relabel(actionLabel(s.rec.Turns, s.opts.Limits.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
+	t.hb.Relabel(heartbeat.ActionLabel(s.rec.Turns, s.opts.Limits.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
 	output := s.events.Output(s.rec.Turns)
-	s.env.Progress = beatOutput{Writer: io.MultiWriter(t.hb, output), hb: t.hb}
+	s.env.Progress = heartbeat.Output{Writer: io.MultiWriter(t.hb, output), Beat: t.hb}
 	res, err := s.tools.Run(t.turnCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
 	s.env.Progress = nil
 	output.Flush()
-	t.hb.end()
+	t.hb.End()
 	s.warmEnded(false)
 	t.step.Tool, t.step.Target = action.Tool, res.Target
 	t.step.Duration = s.opts.Services.Now().Sub(t.started)

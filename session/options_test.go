@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/heartbeat"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
@@ -43,7 +44,7 @@ func TestOptionGroupDefaults(t *testing.T) {
 	assert.Equal(t, Goal{}, o.Goal, "the goal has no defaults")
 	assert.Equal(t, Landing{}, o.Landing, "landing has no defaults")
 	assert.Equal(t, DefaultPollEvery, o.Live.PollEvery)
-	assert.Equal(t, DefaultHeartbeat, o.Live.Heartbeat)
+	assert.Equal(t, heartbeat.Default, o.Live.Heartbeat)
 	assert.NotNil(t, o.Live.Control, "the run makes its own control")
 	assert.Equal(t, io.Discard, o.Live.Progress)
 	assert.False(t, o.Live.AskNext)

@@ -47,8 +47,10 @@ func TestOwnFailingRunNamed(t *testing.T) {
 func TestPullBodyNamesTheModelsOwnFailingRun(t *testing.T) {
 	t.Parallel()
 	s := &run{rec: &Record{ID: "s1", RecordOutcome: RecordOutcome{Summary: "Fixed add; the tests pass."}},
-		report: &Report{Findings: []Finding{{Kind: FindingOwnRunFailed, Detail: "the model said \"the tests pass\"; its own last run of `pytest` exited 1"}}}}
-	assert.Contains(t, s.pullBody(), "Fixed add; the tests pass.\n\n> [!WARNING]\n> But the model said \"the tests pass\"; its own last run of `pytest` exited 1.\n\n### Checks")
+		report: &Report{
+			ReportRun: ReportRun{Findings: []Finding{{Kind: FindingOwnRunFailed, Detail: "the model said \"the tests pass\"; its own last run of `pytest` exited 1"}}},
+		}}
+	assert.Contains(t, s.landWork().PullBody(), "Fixed add; the tests pass.\n\n> [!WARNING]\n> But the model said \"the tests pass\"; its own last run of `pytest` exited 1.\n\n### Checks")
 	s.report.Findings = nil
-	assert.NotContains(t, s.pullBody(), "[!WARNING]\n> But")
+	assert.NotContains(t, s.landWork().PullBody(), "[!WARNING]\n> But")
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,23 +24,55 @@ type Step struct {
 }
 
 // Report is what a run did: report.json, written when a run ends, whatever
-// the ending.
+// the ending. Its fields are grouped by concern in embedded structs, each a
+// run of the fields in their old order, so report.json stays one flat
+// object with its keys in the order they always had.
 type Report struct {
-	ID          string            `json:"id"`
-	Repo        string            `json:"repo"`
+	ID   string `json:"id"`
+	Repo string `json:"repo"`
+	ReportOutcome
+	ReportLanding
+	ReportSpend
+	ReportVerification
+	ReportRun
+
+	// Warmup is how the build's background warm-up ended; nil when none
+	// ran.
+	Warmup *WarmupReport `json:"warmup,omitempty"`
+
+	ReportGoal
+	// DiffStat is how much the landed commit changed since the start
+	// commit; nil when nothing landed.
+	DiffStat *DiffStat `json:"diff_stat,omitempty"`
+	// Files are the files the run kept beside its record, as paths in the
+	// session's directory: the browser's screenshots and console log
+	// (browser/screenshot-1.png, browser/console.log).
+	Files []string `json:"files,omitempty"`
+}
+
+// ReportOutcome is how the run ended and what the model said it did.
+type ReportOutcome struct {
 	Status      state.Status      `json:"status"`
 	FailureKind state.FailureKind `json:"failure_kind,omitempty"`
 	Error       string            `json:"error,omitempty"`
 	Summary     string            `json:"summary,omitempty"`
-	Base        string            `json:"base"`
-	StartCommit string            `json:"start_commit"`
-	Branch      string            `json:"branch"`
-	Commit      string            `json:"commit,omitempty"`
-	PRURL       string            `json:"pr_url,omitempty"`
-	PullRequest int               `json:"pull_request,omitempty"`
-	Landed      bool              `json:"landed"`
-	DryRun      bool              `json:"dry_run,omitempty"`
-	Turns       int               `json:"turns"`
+}
+
+// ReportLanding is where the run started and where its work landed.
+type ReportLanding struct {
+	Base        string `json:"base"`
+	StartCommit string `json:"start_commit"`
+	Branch      string `json:"branch"`
+	Commit      string `json:"commit,omitempty"`
+	PRURL       string `json:"pr_url,omitempty"`
+	PullRequest int    `json:"pull_request,omitempty"`
+	Landed      bool   `json:"landed"`
+	DryRun      bool   `json:"dry_run,omitempty"`
+}
+
+// ReportSpend is the run's turns and what they spent.
+type ReportSpend struct {
+	Turns int `json:"turns"`
 	// TotalTurns counts the turns of every run of the session, resumes
 	// included; Turns only this run's.
 	TotalTurns int   `json:"total_turns"`
@@ -55,8 +88,13 @@ type Report struct {
 	Spend       []budget.TurnSpend  `json:"spend,omitempty"`
 	SpendByTool []budget.ToolSpend  `json:"spend_by_tool,omitempty"`
 	Context     budget.ContextStats `json:"context"`
-	Verify      string              `json:"verify"`
-	Sandboxed   bool                `json:"sandboxed"`
+}
+
+// ReportVerification is how the result was checked: the tier, the
+// sandbox, the languages, the contract and the trees it held.
+type ReportVerification struct {
+	Verify    string `json:"verify"`
+	Sandboxed bool   `json:"sandboxed"`
 	// Languages are the ecosystems the run found and what the tier ran
 	// unattended there; nil when it could not look.
 	Languages *Languages `json:"languages,omitempty"`
@@ -72,30 +110,26 @@ type Report struct {
 	StartTree  string `json:"start_tree,omitempty"`
 	LandedTree string `json:"landed_tree,omitempty"`
 	// Unverified is set when no contract held the result to anything.
-	Unverified bool      `json:"unverified"`
-	Findings   []Finding `json:"findings,omitempty"`
-	Steps      []Step    `json:"steps"`
+	Unverified bool `json:"unverified"`
+}
+
+// ReportRun is what the run found, its turns step by step, the
+// instructions it was given, and when it started and ended.
+type ReportRun struct {
+	Findings []Finding `json:"findings,omitempty"`
+	Steps    []Step    `json:"steps"`
 	// Instructions are the repository instruction files the model was
 	// given, e.g. ["AGENTS.md", "pkg/AGENTS.md"].
 	Instructions []string  `json:"instructions,omitempty"`
 	StartedAt    time.Time `json:"started_at"`
 	EndedAt      time.Time `json:"ended_at"`
+}
 
-	// Warmup is how the build's background warm-up ended; nil when none
-	// ran.
-	Warmup *WarmupReport `json:"warmup,omitempty"`
-
-	// Goal is what the session was asked to do, in a line: the prompt, or
-	// else the issue's title. Issue is that issue.
+// ReportGoal is what the session was asked to do, in a line: the prompt,
+// or else the issue's title. Issue is that issue.
+type ReportGoal struct {
 	Goal  string `json:"goal,omitempty"`
 	Issue int    `json:"issue,omitempty"`
-	// DiffStat is how much the landed commit changed since the start
-	// commit; nil when nothing landed.
-	DiffStat *DiffStat `json:"diff_stat,omitempty"`
-	// Files are the files the run kept beside its record, as paths in the
-	// session's directory: the browser's screenshots and console log
-	// (browser/screenshot-1.png, browser/console.log).
-	Files []string `json:"files,omitempty"`
 }
 
 // FindingKind names something a run found worth telling.
@@ -218,4 +252,40 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// FindingOwnRunFailed: the model's done summary claims that the tests (or
+// the build, the checks) pass, but its own last run of such a command
+// failed; Detail says which and how.
+const FindingOwnRunFailed FindingKind = "own_run_failed"
+
+// noteOwnRun records, at done, whether the model's summary claims a
+// success its own last run denies, replacing what an earlier done of the
+// run recorded.
+func (s *run) noteOwnRun(summary string) {
+	s.report.Findings = slices.DeleteFunc(s.report.Findings, func(f Finding) bool { return f.Kind == FindingOwnRunFailed })
+	if d := contract.OwnRunContradicts(summary, s.ownRuns, s.rec.Checks); d != "" {
+		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingOwnRunFailed, Detail: s.scrub(d)})
+		fmt.Fprintf(s.opts.Live.Progress, "warning: %s\n", s.scrub(d))
+	}
+}
+
+// OwnRunWarning is the warning to print beside the model's summary when
+// its own last run denies what it claims: "" when none does.
+func (r *Report) OwnRunWarning() string {
+	if f, ok := r.Finding(FindingOwnRunFailed); ok {
+		return "but " + f.Detail
+	}
+	return ""
+}
+
+// OwnRunMarkdown is the same warning as a Markdown alert, for a pull
+// request's body, a comment or a step summary, beside the model's
+// summary: "" when there is none.
+func (r *Report) OwnRunMarkdown() string {
+	warn := r.OwnRunWarning()
+	if warn == "" {
+		return ""
+	}
+	return "> [!WARNING]\n> " + strings.ToUpper(warn[:1]) + warn[1:] + ".\n\n"
 }

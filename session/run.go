@@ -332,8 +332,11 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	if s.ctl == nil {
 		s.ctl = live.NewControl()
 	}
-	s.report = &Report{ID: rec.ID, Repo: rec.Repo, StartedAt: opts.Services.Now(), DryRun: opts.Landing.DryRun, Verify: string(rec.Verify), Steps: []Step{}, Instructions: rec.Instructions,
-		Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}
+	s.report = &Report{ID: rec.ID, Repo: rec.Repo,
+		ReportLanding:      ReportLanding{DryRun: opts.Landing.DryRun},
+		ReportVerification: ReportVerification{Verify: string(rec.Verify)},
+		ReportRun:          ReportRun{StartedAt: opts.Services.Now(), Steps: []Step{}, Instructions: rec.Instructions},
+		ReportGoal:         ReportGoal{Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}}
 	s.startSpend(rec.Status != state.Pending)
 	dir := opts.Services.Store.Dir(rec.ID)
 	if s.events, err = live.OpenEvents(filepath.Join(dir, live.EventsFile), sc, opts.Services.Now); err != nil {
@@ -487,4 +490,40 @@ func newScrubber(opts Options) *scrub.Scrubber {
 		return scrub.Dynamic(opts.Services.GitHub.Secrets, opts.Services.Secrets...)
 	}
 	return scrub.New(opts.Services.Secrets...)
+}
+
+// scrubbingApprover shows the human the gated action with every secret
+// removed: the terminal is an edge too.
+type scrubbingApprover struct {
+	a     tools.Approver
+	scrub *scrub.Scrubber
+}
+
+func (sa scrubbingApprover) Approve(ctx context.Context, action string) (bool, error) {
+	return sa.a.Approve(ctx, sa.scrub.String(action))
+}
+
+// Attended passes on whether the wrapped approver asks a person.
+func (sa scrubbingApprover) Attended() bool { return tools.Attended(sa.a) }
+
+// scrubArgs scrubs every string in a parsed action's arguments, in place:
+// a secret the reply spelled in escapes (JSON's \u0067) decodes only here.
+func scrubArgs(args map[string]any, scrub func(string) string) {
+	for k, v := range args {
+		args[k] = scrubValue(v, scrub)
+	}
+}
+
+func scrubValue(v any, scrub func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return scrub(v)
+	case map[string]any:
+		scrubArgs(v, scrub)
+	case []any:
+		for i := range v {
+			v[i] = scrubValue(v[i], scrub)
+		}
+	}
+	return v
 }

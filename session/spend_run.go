@@ -24,10 +24,6 @@ type spend struct {
 	refusedNoted bool
 }
 
-// BudgetTitlePrefix starts the title of a pull request whose run its
-// budget stopped.
-const BudgetTitlePrefix = "[budget exhausted] "
-
 // startSpend prices the session, applies a top-up and readies the run's
 // spending. A price given now prices the session's earlier turns too
 // (they had none); a budget given to a session that ran before adds to

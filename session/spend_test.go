@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -76,7 +77,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	pulls := f.g.Pulls("octo", "hello")
 	require.Len(t, pulls, 1)
 	assert.True(t, pulls[0].Draft)
-	assert.Equal(t, BudgetTitlePrefix+"greet the world", pulls[0].Title)
+	assert.Equal(t, land.BudgetTitlePrefix+"greet the world", pulls[0].Title)
 	assert.Contains(t, pulls[0].Body, "**[budget exhausted]** The run stopped before its next request: $5.2000 of $10.0000 (--budget-usd)")
 	assert.Contains(t, pulls[0].Body, "- cost: $5.2000")
 

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/state"
 )
@@ -334,4 +335,56 @@ func probeWritable(dir string) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
+}
+
+// Control sends one operation to the live session id through its socket
+// (live.Call) and returns the run's acknowledgement. A session with no
+// live run says so.
+func (s *Store) Control(ctx context.Context, id, op, text string) (string, error) {
+	rec, err := s.Load(id)
+	if err != nil {
+		return "", err
+	}
+	if !rec.Status.Live() {
+		return "", fmt.Errorf("session %s is %s: only a live run (starting, active or idle) takes %s", id, rec.Status, op)
+	}
+	return live.Call(ctx, s.Dir(id), id, op, text)
+}
+
+// ReportJSON returns session id's report.json as written, for delivery to
+// the console: what is sent is exactly what is on disk.
+func (s *Store) ReportJSON(id string) ([]byte, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("%q is not a session id", id)
+	}
+	b, err := os.ReadFile(filepath.Join(s.Dir(id), ReportFile))
+	if err != nil {
+		return nil, fmt.Errorf("read report of session %s: %w", id, err)
+	}
+	return b, nil
+}
+
+// MarkReport records whether session id's report still waits for
+// delivery to the console. A session a live process runs is refused.
+func (s *Store) MarkReport(ctx context.Context, id string, pending bool) error {
+	if !validID(id) {
+		return fmt.Errorf("%q is not a session id", id)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir(id), RecordFile)); err != nil {
+		return fmt.Errorf("mark the report: no session %s in %s", id, s.home)
+	}
+	unlock, err := s.lockWait(ctx, id)
+	if err != nil {
+		return fmt.Errorf("mark the report of session %s: %w", id, err)
+	}
+	defer unlock()
+	rec, err := s.Load(id)
+	if err != nil {
+		return fmt.Errorf("mark the report of session %s: %w", id, err)
+	}
+	if rec.ReportPending == pending {
+		return nil
+	}
+	rec.ReportPending = pending
+	return s.save(rec, nil)
 }

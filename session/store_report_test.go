@@ -18,7 +18,7 @@ func TestMarkReport(t *testing.T) {
 	require.NoError(t, err)
 	r := &Record{ID: "20261201-120000-bbbbbb", RecordLife: RecordLife{Status: state.Completed}, RecordSetup: RecordSetup{Checks: []contract.Check{}}}
 	require.NoError(t, st.create(r, nil))
-	require.NoError(t, st.writeReport(r.ID, &Report{ID: r.ID, Status: state.Completed}, nil))
+	require.NoError(t, st.writeReport(r.ID, &Report{ID: r.ID, ReportOutcome: ReportOutcome{Status: state.Completed}}, nil))
 
 	raw, err := st.ReportJSON(r.ID)
 	require.NoError(t, err)

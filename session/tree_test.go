@@ -17,6 +17,7 @@ import (
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/state"
 )
@@ -453,7 +454,7 @@ func TestLandFailure(t *testing.T) {
 		err  error
 		want state.FailureKind
 	}{
-		{name: "the branch moved", err: fmt.Errorf("push: %w", &movedError{branch: "b"}), want: state.FailConfiguration},
+		{name: "the branch moved", err: fmt.Errorf("push: %w", &land.MovedError{}), want: state.FailConfiguration},
 		{name: "the work needs the uncommitted work", err: &overlapError{}, want: state.FailConfiguration},
 		{name: "a commit without the checked tree", err: &TreeChangedError{Checked: "a", Landing: "b"}, want: state.FailError},
 		{name: "git failed", err: errors.New("git push: connection reset"), want: state.FailInfrastructure},

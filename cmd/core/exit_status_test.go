@@ -21,14 +21,26 @@ func TestExitStatus(t *testing.T) {
 		rep  session.Report
 		want int
 	}{
-		{name: "completed", rep: session.Report{Status: state.Completed}, want: 0},
-		{name: "completed, held", rep: session.Report{Status: state.Completed, Contract: &contract.Contract{Verdict: contract.ContractHeld}}, want: 0},
-		{name: "completed, unjudged", rep: session.Report{Status: state.Completed, Contract: unjudged}, want: 4},
-		{name: "idle, unjudged", rep: session.Report{Status: state.Idle, Contract: unjudged}, want: 4},
-		{name: "partial", rep: session.Report{Status: state.Partial, Contract: &contract.Contract{Verdict: contract.ContractBroken}}, want: 2},
-		{name: "budget exhausted", rep: session.Report{Status: state.BudgetExhausted}, want: 3},
-		{name: "cancelled", rep: session.Report{Status: state.Cancelled}, want: 130},
-		{name: "failed", rep: session.Report{Status: state.Failed}, want: 1},
+		{name: "completed", rep: session.Report{ReportOutcome: session.ReportOutcome{Status: state.Completed}}, want: 0},
+		{name: "completed, held", rep: session.Report{
+			ReportOutcome:      session.ReportOutcome{Status: state.Completed},
+			ReportVerification: session.ReportVerification{Contract: &contract.Contract{Verdict: contract.ContractHeld}},
+		}, want: 0},
+		{name: "completed, unjudged", rep: session.Report{
+			ReportOutcome:      session.ReportOutcome{Status: state.Completed},
+			ReportVerification: session.ReportVerification{Contract: unjudged},
+		}, want: 4},
+		{name: "idle, unjudged", rep: session.Report{
+			ReportOutcome:      session.ReportOutcome{Status: state.Idle},
+			ReportVerification: session.ReportVerification{Contract: unjudged},
+		}, want: 4},
+		{name: "partial", rep: session.Report{
+			ReportOutcome:      session.ReportOutcome{Status: state.Partial},
+			ReportVerification: session.ReportVerification{Contract: &contract.Contract{Verdict: contract.ContractBroken}},
+		}, want: 2},
+		{name: "budget exhausted", rep: session.Report{ReportOutcome: session.ReportOutcome{Status: state.BudgetExhausted}}, want: 3},
+		{name: "cancelled", rep: session.Report{ReportOutcome: session.ReportOutcome{Status: state.Cancelled}}, want: 130},
+		{name: "failed", rep: session.Report{ReportOutcome: session.ReportOutcome{Status: state.Failed}}, want: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

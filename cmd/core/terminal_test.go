@@ -21,8 +21,11 @@ func TestSummaryEscapesAHostileURL(t *testing.T) {
 	var stdout, stderr strings.Builder
 	e := newEnv(strings.NewReader(""), &stdout, &stderr, func(string) string { return "" })
 	url := "https://github.test/o/r/pull/1\x1b]8;;http://evil.test/\x07"
-	rep := &session.Report{ID: "s1", Status: state.Partial, PRURL: url, Branch: "core-session/s1\x1b]0;t\x07",
-		Summary: "fixed\x1b[2J\u009b2J it"}
+	rep := &session.Report{
+		ID:            "s1",
+		ReportOutcome: session.ReportOutcome{Status: state.Partial, Summary: "fixed\x1b[2J\u009b2J it"},
+		ReportLanding: session.ReportLanding{PRURL: url, Branch: "core-session/s1\x1b]0;t\x07"},
+	}
 	err := e.finish(rep, nil, true)
 	require.Error(t, err, "partial is exit status 2")
 	assert.NotContains(t, stderr.String(), "\x1b")

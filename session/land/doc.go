@@ -1,4 +1,9 @@
-// Package land is what landing needs of a session's work that does not
-// hang on the run: the suggested changes a review on a fork's pull request
-// carries, made from the session's diff against the pull request's head.
+// Package land is how a session's work lands on GitHub: where a session on
+// a GitHub repository starts (a new branch, the draft core already opened
+// for the issue, or an open pull request), and how its checked commit is
+// answered there: pushed to a branch with a draft pull request, pushed
+// onto an open pull request with a comment, or, for a fork's pull request,
+// posted as a review with suggested changes made from the session's diff
+// against the pull request's head. The session hands it what it needs
+// (Goal, Work, a Git runner); it never reads a run.
 package land

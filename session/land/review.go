@@ -1,4 +1,4 @@
-package session
+package land
 
 import (
 	"context"
@@ -7,14 +7,8 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session/contract"
-	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/status"
 )
-
-// FindingReview: the work went to a fork's pull request as a review with
-// suggested changes (the report's PRURL is the review); Detail says what
-// it holds.
-const FindingReview FindingKind = "review"
 
 // maxReviewBody keeps a review's body under GitHub's 65,536 characters.
 const maxReviewBody = 60000
@@ -27,9 +21,9 @@ const maxReviewBody = 60000
 // and binary files, hunks outside the diff). The fork's head is only
 // fetched, from this repository's refs/pull/N/head; nothing is written to
 // the fork.
-func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) error {
-	rec := s.rec
-	if err := s.checkCommitTree(ctx); err != nil {
+func (r *Repo) review(ctx context.Context, s *Work, pr *gh.PullRequest) error {
+	rec := s
+	if err := s.CheckCommitTree(ctx); err != nil {
 		return err
 	}
 	// Suggestions sit on the lines of the head the session started from;
@@ -65,32 +59,32 @@ func (r *githubRepo) review(ctx context.Context, s *run, pr *gh.PullRequest) err
 		}
 		return strings.Split(strings.TrimSuffix(out, "\n"), "\n"), nil
 	}
-	sug, err := land.Suggest(land.ParseDiff(diff), files, head)
+	sug, err := Suggest(ParseDiff(diff), files, head)
 	if err != nil {
 		return err
 	}
 	for i := range sug.Comments {
-		sug.Comments[i].Body = s.scrub(sug.Comments[i].Body)
+		sug.Comments[i].Body = s.Scrub(sug.Comments[i].Body)
 	}
 	url, err := r.client.CreateReview(ctx, r.owner, r.repoNm, pr.Number, gh.NewReview{
-		CommitID: rec.StartCommit, Body: s.scrub(s.reviewBody(cur, sug)), Comments: sug.Comments,
+		CommitID: rec.StartCommit, Body: s.Scrub(s.reviewBody(cur, sug)), Comments: sug.Comments,
 	})
 	if err != nil {
 		return err
 	}
 	rec.PRURL = url
-	s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: fmt.Sprintf(
+	s.Review = fmt.Sprintf(
 		"a review with %d %s and %d %s on pull request #%d, from the fork %s: nothing was pushed",
 		len(sug.Comments), plural(len(sug.Comments), "suggested change", "suggested changes"),
-		len(sug.Rest), plural(len(sug.Rest), "patch", "patches"), pr.Number, pr.HeadRepo)})
+		len(sug.Rest), plural(len(sug.Rest), "patch", "patches"), pr.Number, pr.HeadRepo)
 	return nil
 }
 
 // reviewBody is the body of the review on a fork's pull request (pr as it
 // is now): what core did and did not do, the summary, the contract, the patches no suggestion
 // could carry, and the session's marker.
-func (s *run) reviewBody(pr *gh.PullRequest, sug land.Suggestions) string {
-	rec := s.rec
+func (s *Work) reviewBody(pr *gh.PullRequest, sug Suggestions) string {
+	rec := s
 	var b strings.Builder
 	fmt.Fprintf(&b, "core worked on this pull request (session `%s`). It comes from the fork %s, so core pushed nothing to it: ", rec.ID, pr.HeadRepo)
 	switch n := len(sug.Comments); {
@@ -103,8 +97,8 @@ func (s *run) reviewBody(pr *gh.PullRequest, sug land.Suggestions) string {
 	default:
 		fmt.Fprintf(&b, "the change is in %d suggestions below; commit them (in one batch from the Files changed tab) if you agree.\n\n", n)
 	}
-	if s.report.Contract.Broken() {
-		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
+	if s.Broken {
+		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.ContractLine + ".\n\n")
 	}
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
 		b.WriteString(sum + "\n\n")
@@ -120,7 +114,7 @@ func (s *run) reviewBody(pr *gh.PullRequest, sug land.Suggestions) string {
 	if len(sug.Rest) > 0 {
 		room := maxReviewBody - b.Len() - 1000
 		for _, p := range sug.Rest {
-			fence := strings.Repeat("`", max(3, land.LongestRun(p, '`')+1))
+			fence := strings.Repeat("`", max(3, LongestRun(p, '`')+1))
 			block := fence + "diff\n" + p
 			if !strings.HasSuffix(p, "\n") {
 				block += "\n"
@@ -134,6 +128,6 @@ func (s *run) reviewBody(pr *gh.PullRequest, sug land.Suggestions) string {
 			b.WriteString(block)
 		}
 	}
-	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Usage.TotalTokens, status.SessionMarker(rec.ID))
+	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Tokens, status.SessionMarker(rec.ID))
 	return b.String()
 }

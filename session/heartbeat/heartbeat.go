@@ -1,4 +1,7 @@
-package session
+// Package heartbeat is what a person sees while a turn takes long: every
+// beat, a line saying how long the model or a command has taken so far,
+// with the command's last line of output or what it waits for.
+package heartbeat
 
 import (
 	"bytes"
@@ -12,10 +15,10 @@ import (
 	"github.com/coreagent/core/session/tools"
 )
 
-// DefaultHeartbeat is how often a turn that takes long says it still runs.
-const DefaultHeartbeat = 10 * time.Second
+// Default is how often a turn that takes long says it still runs.
+const Default = 10 * time.Second
 
-// beat reports one turn while it runs: every Live.Heartbeat, how long
+// Beat reports one turn while it runs: every Live.Heartbeat, how long
 // what it waits for (the model, a command) has taken so far and, while a
 // command runs, the command's last line of output, with how long ago it
 // came when that is more than a beat: a line that says how long something
@@ -23,7 +26,7 @@ const DefaultHeartbeat = 10 * time.Second
 // read from the clock at each beat. It is an io.Writer for that output.
 // Lines are plain text, no colour and no control characters, so a log or a
 // pipe reads them as a terminal does.
-type beat struct {
+type Beat struct {
 	w     io.Writer
 	every time.Duration
 	now   func() time.Time
@@ -46,15 +49,15 @@ type beatLoop struct {
 	done chan struct{}
 }
 
-// startBeat starts the heartbeat of a turn, labelled label (the turn and
-// what it waits for).
-func (s *run) startBeat(label string) *beat {
-	b := &beat{w: s.opts.Live.Progress, every: s.opts.Live.Heartbeat, now: s.opts.Services.Now, label: label, since: s.opts.Services.Now(), beatLoop: beatLoop{stop: make(chan struct{}), done: make(chan struct{})}}
+// Start starts the heartbeat of a turn, labelled label (the turn and
+// what it waits for): a line to w every beat, read from the clock now.
+func Start(w io.Writer, every time.Duration, now func() time.Time, label string) *Beat {
+	b := &Beat{w: w, every: every, now: now, label: label, since: now(), beatLoop: beatLoop{stop: make(chan struct{}), done: make(chan struct{})}}
 	go b.loop()
 	return b
 }
 
-func (b *beat) loop() {
+func (b *Beat) loop() {
 	defer close(b.done)
 	t := time.NewTicker(b.every)
 	defer t.Stop()
@@ -69,7 +72,7 @@ func (b *beat) loop() {
 }
 
 // line is the heartbeat's line at now.
-func (b *beat) line(now time.Time) string {
+func (b *Beat) line(now time.Time) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	line := fmt.Sprintf("%s  (%s)", b.label, now.Sub(b.since).Round(time.Second))
@@ -86,9 +89,9 @@ func (b *beat) line(now time.Time) string {
 	return line
 }
 
-// relabel says the turn moved on (the model answered, a command started):
+// Relabel says the turn moved on (the model answered, a command started):
 // the time counts from now; announce prints the new label at once.
-func (b *beat) relabel(label string, announce bool) {
+func (b *Beat) Relabel(label string, announce bool) {
 	b.mu.Lock()
 	b.label, b.last, b.partial, b.since, b.waits = label, "", nil, b.now(), nil
 	b.mu.Unlock()
@@ -107,7 +110,7 @@ type wait struct {
 // Waiting shows what the running command waits for (sandbox.Waits) in
 // each beat, in place of its last line of output, until the wait ends:
 // a wait that has ended is never shown again.
-func (b *beat) Waiting(what string) func() {
+func (b *Beat) Waiting(what string) func() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.waitIDs++
@@ -120,17 +123,17 @@ func (b *beat) Waiting(what string) func() {
 	}
 }
 
-// beatOutput is a command's progress as a turn gives it: its output to
+// Output is a command's progress as a turn gives it: its output to
 // the heartbeat and to the event log, its waits to the heartbeat.
-type beatOutput struct {
+type Output struct {
 	io.Writer
-	hb *beat
+	Beat *Beat
 }
 
-func (o beatOutput) Waiting(what string) func() { return o.hb.Waiting(what) }
+func (o Output) Waiting(what string) func() { return o.Beat.Waiting(what) }
 
 // Write takes a running command's output and keeps its last line.
-func (b *beat) Write(p []byte) (int, error) {
+func (b *Beat) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.partial = append(b.partial, p...)
@@ -154,22 +157,22 @@ func (b *beat) Write(p []byte) (int, error) {
 }
 
 // lastLine is the line a heartbeat shows; callers hold b.mu.
-func (b *beat) lastLine() string {
+func (b *Beat) lastLine() string {
 	if s := strings.TrimSpace(string(b.partial)); s != "" {
 		return s
 	}
 	return b.last
 }
 
-// end stops the heartbeat; nothing is printed after it returns.
-func (b *beat) end() {
+// End stops the heartbeat; nothing is printed after it returns.
+func (b *Beat) End() {
 	close(b.stop)
 	<-b.done
 }
 
-// actionLabel names what a turn is doing for its progress lines:
+// ActionLabel names what a turn is doing for its progress lines:
 // "turn 3/40  run_shell go test ./...".
-func actionLabel(turn, maxTurns int, tool string, args tools.Args) string {
+func ActionLabel(turn, maxTurns int, tool string, args tools.Args) string {
 	label := fmt.Sprintf("turn %d/%d  %s", turn, maxTurns, tool)
 	for _, key := range []string{"command", "path", "pattern", "title", "url", "selector"} {
 		if v, ok := args[key].(string); ok && v != "" {
@@ -177,4 +180,13 @@ func actionLabel(turn, maxTurns int, tool string, args tools.Args) string {
 		}
 	}
 	return label
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package session
+package land
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"github.com/coreagent/core/status"
 )
 
-// land pushes the session's commit (the checked tree) to its branch and
+// Land pushes the session's commit (the checked tree) to its branch and
 // opens a draft pull request, or, for a session on an open pull request,
 // pushes onto its head and comments. Pushes only fast-forward: when the
 // branch moved since the session started, nothing lands (a rebase would
 // push a tree no check ran on).
-func (r *githubRepo) land(ctx context.Context, s *run) error {
-	rec := s.rec
+func (r *Repo) Land(ctx context.Context, s *Work) error {
+	rec := s
 	if rec.PullRequest != 0 {
 		if r.pull == nil || r.pull.Number != rec.PullRequest { // a resumed session
 			pr, err := r.client.PullRequest(ctx, r.owner, r.repoNm, rec.PullRequest)
@@ -30,7 +30,7 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 			return r.review(ctx, s, r.pull)
 		}
 	}
-	if err := s.checkCommitTree(ctx); err != nil {
+	if err := s.CheckCommitTree(ctx); err != nil {
 		return err
 	}
 	if err := r.push(ctx, rec.Workspace, rec.Branch, rec.Commit); err != nil {
@@ -38,7 +38,7 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 	}
 	if rec.PullRequest != 0 {
 		pr := r.pull
-		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullComment())); err != nil {
+		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.Scrub(s.PullComment())); err != nil {
 			return err
 		}
 		rec.PRURL = pr.HTMLURL
@@ -47,10 +47,10 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 		}
 		// This session's own pull request (a resume): its title and body
 		// show the contract of this run.
-		if err := r.client.EditPullRequest(ctx, r.owner, r.repoNm, pr.Number, s.scrub(s.pullTitle()), s.scrub(s.pullBody())); err != nil {
+		if err := r.client.EditPullRequest(ctx, r.owner, r.repoNm, pr.Number, s.Scrub(s.PullTitle()), s.Scrub(s.PullBody())); err != nil {
 			return err
 		}
-		if (s.report.Contract.Broken() || s.spend.exhausted) && !pr.Draft {
+		if (s.Broken || s.Exhausted) && !pr.Draft {
 			// Ready for review once, broken or unfinished now: a draft again.
 			if err := r.client.ConvertToDraft(ctx, pr.NodeID); err != nil {
 				return fmt.Errorf("make pull request #%d a draft again: %w", pr.Number, err)
@@ -64,9 +64,9 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 			base = r.repo.DefaultBranch
 		}
 	}
-	body := s.scrub(s.pullBody())
+	body := s.Scrub(s.PullBody())
 	pr, err := r.client.CreatePullRequest(ctx, r.owner, r.repoNm, gh.NewPullRequest{
-		Title: s.scrub(s.pullTitle()), Body: body, Head: rec.Branch, Base: base, Draft: true,
+		Title: s.Scrub(s.PullTitle()), Body: body, Head: rec.Branch, Base: base, Draft: true,
 	})
 	if err != nil {
 		return err
@@ -78,8 +78,8 @@ func (r *githubRepo) land(ctx context.Context, s *run) error {
 // markReady marks a draft pull request of core's ready for review when the
 // contract held and the user asked for it (--ready). Every other pull
 // request stays a draft.
-func (r *githubRepo) markReady(ctx context.Context, s *run, pr *gh.PullRequest) error {
-	if !pr.Draft || !s.opts.Landing.Ready || !s.report.Contract.Held() || s.spend.exhausted {
+func (r *Repo) markReady(ctx context.Context, s *Work, pr *gh.PullRequest) error {
+	if !pr.Draft || !s.Ready || !s.Held || s.Exhausted {
 		return nil
 	}
 	if err := r.client.MarkReadyForReview(ctx, pr.NodeID); err != nil {
@@ -91,29 +91,29 @@ func (r *githubRepo) markReady(ctx context.Context, s *run, pr *gh.PullRequest) 
 // push pushes commit sha to branch without force. A rejected push (the
 // branch moved) lands nothing: rebasing the work onto the branch's new
 // head would push a tree the checks never ran on.
-func (r *githubRepo) push(ctx context.Context, ws, branch, sha string) error {
+func (r *Repo) push(ctx context.Context, ws, branch, sha string) error {
 	g, err := r.authed(ctx)
 	if err != nil {
-		return fmt.Errorf("push %s to %s: %w", branch, r.name(), err)
+		return fmt.Errorf("push %s to %s: %w", branch, r.Name(), err)
 	}
 	_, err = g.run(ctx, ws, "push", "--quiet", "--no-verify", "origin", sha+":refs/heads/"+branch)
 	if err == nil {
 		return nil
 	}
 	if !rejected(err) {
-		return fmt.Errorf("push %s to %s: %w", branch, r.name(), err)
+		return fmt.Errorf("push %s to %s: %w", branch, r.Name(), err)
 	}
-	return &movedError{branch: branch, commit: sha, workspace: ws}
+	return &MovedError{branch: branch, commit: sha, workspace: ws}
 }
 
-// movedError is a push refused because the branch moved since the
+// MovedError is a push refused because the branch moved since the
 // session started: someone else's commits, the user's to sort out
 // (FailConfiguration).
-type movedError struct {
+type MovedError struct {
 	branch, commit, workspace string
 }
 
-func (e *movedError) Error() string {
+func (e *MovedError) Error() string {
 	return fmt.Sprintf("not landed: the branch %s moved since the session started (someone pushed to it), and core pushes only the tree its checks ran on, which a rebase would change: nothing was pushed. The checked commit %s stays on the branch %s of the workspace %s: merge the branch's new commits into it and push it yourself, or start a new session from the branch's new head",
 		e.branch, short(e.commit), e.branch, e.workspace)
 }
@@ -123,21 +123,21 @@ func rejected(err error) bool {
 	return strings.Contains(m, "[rejected]") || strings.Contains(m, "non-fast-forward") || strings.Contains(m, "fetch first")
 }
 
-// pullTitle is the title of the session's pull request, marked when the
+// PullTitle is the title of the session's pull request, marked when the
 // budget stopped the run or the contract broke.
-func (s *run) pullTitle() string {
-	title := pullTitle(s.rec)
-	if s.spend.exhausted {
+func (s *Work) PullTitle() string {
+	title := pullTitle(s)
+	if s.Exhausted {
 		return BudgetTitlePrefix + title
 	}
-	if s.report.Contract.Broken() {
+	if s.Broken {
 		return contract.FailingTitlePrefix + title
 	}
 	return title
 }
 
 // pullTitle is the first line of the done summary, or the prompt.
-func pullTitle(rec *Record) string {
+func pullTitle(rec *Work) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(rec.Summary), "\n")
 	if first == "" {
 		first = strings.TrimSpace(rec.Prompt)
@@ -148,11 +148,11 @@ func pullTitle(rec *Record) string {
 	return oneLine(first, 100)
 }
 
-// pullBody is the body of the draft pull request a session opens: what was
+// PullBody is the body of the draft pull request a session opens: what was
 // done, the contract's table and verdict (or the UNVERIFIED warning), the
 // turns and tokens, the session, and the markers.
-func (s *run) pullBody() string {
-	rec := s.rec
+func (s *Work) PullBody() string {
+	rec := s
 	var b strings.Builder
 	s.writeSpent(&b)
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
@@ -160,7 +160,7 @@ func (s *run) pullBody() string {
 	}
 	s.writeVerification(&b)
 	fmt.Fprintf(&b, "\n### Session\n\n- session: `%s`\n- turns: %d, tokens: %d (prompt %d, completion %d)\n- model: `%s`, verify tier: `%s`\n",
-		rec.ID, rec.Turns, rec.Usage.TotalTokens, rec.Usage.PromptTokens, rec.Usage.CompletionTokens, rec.Model, rec.Verify)
+		rec.ID, rec.Turns, rec.Tokens, rec.PromptTokens, rec.CompletionTokens, rec.Model, rec.Verify)
 	fmt.Fprintf(&b, "- cost: %s\n", budget.CostText(rec.CostUSD))
 	if rec.Issue != 0 {
 		fmt.Fprintf(&b, "\nCloses #%d\n", rec.Issue)
@@ -172,34 +172,32 @@ func (s *run) pullBody() string {
 	return b.String()
 }
 
-// pullComment reports a session that landed on an open pull request.
-func (s *run) pullComment() string {
-	rec := s.rec
+// PullComment reports a session that landed on an open pull request.
+func (s *Work) PullComment() string {
+	rec := s
 	var b strings.Builder
 	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", short(rec.Commit), rec.ID)
 	s.writeSpent(&b)
-	if s.report.Contract.Broken() {
-		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.report.Contract.Line() + ".\n\n")
+	if s.Broken {
+		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.ContractLine + ".\n\n")
 	}
 	if sum := strings.TrimSpace(rec.Summary); sum != "" {
 		b.WriteString(sum + "\n\n")
 	}
 	s.writeVerification(&b)
-	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Usage.TotalTokens, status.SessionMarker(rec.ID))
+	fmt.Fprintf(&b, "\nTurns: %d, tokens: %d.\n\n%s\n", rec.Turns, rec.Tokens, status.SessionMarker(rec.ID))
 	return b.String()
 }
 
 // writeSpent says, when the budget stopped the run, that the work is
 // unfinished and how much was spent of what.
-func (s *run) writeSpent(b *strings.Builder) {
-	if s.spend.exhausted {
+func (s *Work) writeSpent(b *strings.Builder) {
+	if s.Exhausted {
 		fmt.Fprintf(b, "**%s** The run stopped before its next request: %s. The work is unfinished and unchecked; `core session resume %s --budget-usd N` (or `--budget-tokens N`) continues it.\n\n",
-			strings.TrimSpace(BudgetTitlePrefix), s.budgetReport().Line(), s.rec.ID)
+			strings.TrimSpace(BudgetTitlePrefix), s.BudgetLine, s.ID)
 	}
 }
 
-func (s *run) writeVerification(b *strings.Builder) {
-	// Beside the model's summary, above, when its own last run denies it.
-	b.WriteString(s.report.OwnRunMarkdown())
-	b.WriteString(s.report.Contract.Markdown())
+func (s *Work) writeVerification(b *strings.Builder) {
+	b.WriteString(s.Verification)
 }

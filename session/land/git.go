@@ -1,0 +1,51 @@
+package land
+
+import (
+	"context"
+	"strings"
+)
+
+// Git runs git in dir, the variables env added to the session's own
+// environment for git, stdin its input, and returns its standard output as
+// it came. A failure carries git's own words.
+type Git func(ctx context.Context, env []string, dir, stdin string, args ...string) (string, error)
+
+// gitRunner is Git with the authentication of a token (see Repo.authed).
+type gitRunner struct {
+	git Git
+	env []string
+}
+
+// run runs git in dir and returns its trimmed standard output.
+func (g gitRunner) run(ctx context.Context, dir string, args ...string) (string, error) {
+	out, err := g.git(ctx, g.env, dir, "", args...)
+	return strings.TrimSpace(out), err
+}
+
+// raw is run with stdin and git's standard output as it came.
+func (g gitRunner) raw(ctx context.Context, dir, stdin string, args ...string) (string, error) {
+	return g.git(ctx, g.env, dir, stdin, args...)
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// oneLine flattens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,116 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/land"
+)
+
+// FindingReview: the work went to a fork's pull request as a review with
+// suggested changes (the report's PRURL is the review); Detail says what
+// it holds.
+const FindingReview FindingKind = "review"
+
+// githubRepo is the origin of a session on GitHub: a land.Repo, handed
+// what it needs of the session (the goal, the git runner, the run's work
+// as a land.Work), so session/land never reads a run.
+type githubRepo struct {
+	*land.Repo
+	git gitRunner // without authentication: see clone
+}
+
+func openGitHubRepo(ctx context.Context, g gitRunner, client *gh.Client, full string) (githubRepo, error) {
+	r, err := land.Open(ctx, func(ctx context.Context, env []string, dir, stdin string, args ...string) (string, error) {
+		return g.with(env...).raw(ctx, dir, stdin, args...)
+	}, client, full)
+	if err != nil {
+		return githubRepo{}, err
+	}
+	return githubRepo{Repo: r, git: g}, nil
+}
+
+func (r githubRepo) name() string { return r.Name() }
+
+func (r githubRepo) target(ctx context.Context, opts Options, id string) (target, error) {
+	t, err := r.Target(ctx, land.Goal{
+		Base: opts.Goal.Base, Branch: opts.Goal.Branch, Issue: opts.Goal.Issue, PullRequest: opts.Goal.PullRequest, Pull: opts.Goal.Pull,
+		ValidBranch: func(ctx context.Context, branch string) error { return checkBranchName(ctx, r.git, branch) },
+	}, id)
+	if err != nil {
+		return target{}, fromLand(err)
+	}
+	return target{base: t.Base, sha: t.SHA, branch: t.Branch, pull: t.Pull, fetch: t.Fetch}, nil
+}
+
+func (r githubRepo) issue(ctx context.Context, number int, before time.Time) (string, error) {
+	return r.Issue(ctx, number, before)
+}
+
+// clone makes a partial clone (blobs fetched as needed) of the repository
+// from the clone URL the API reported.
+func (r githubRepo) clone(ctx context.Context, dest string, t target) error {
+	auth, err := r.AuthEnv(ctx)
+	if err != nil {
+		return err
+	}
+	return cloneAt(ctx, r.git.with(auth...), r.CloneURL(), r.name(), dest, t, "--filter=blob:none")
+}
+
+// land hands the run's work to land.Repo.Land and records where it went.
+func (r githubRepo) land(ctx context.Context, s *run) error {
+	rec := s.rec
+	w := s.landWork()
+	err := r.Land(ctx, w)
+	rec.PRURL, rec.PullRequest = w.PRURL, w.PullRequest
+	if w.Review != "" {
+		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: w.Review})
+	}
+	return err
+}
+
+// landWork is what landing needs of the run.
+func (s *run) landWork() *land.Work {
+	rec := s.rec
+	line, spent := "", ""
+	if s.report.Contract.Broken() {
+		line = s.report.Contract.Line()
+	}
+	if s.spend.exhausted {
+		spent = s.budgetReport().Line()
+	}
+	return &land.Work{
+		Record: land.Record{
+			ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
+			StartCommit: rec.StartCommit, Commit: rec.Commit, PullRequest: rec.PullRequest, PRURL: rec.PRURL,
+		},
+		Verdict: land.Verdict{
+			Ready: s.opts.Landing.Ready, Held: s.report.Contract.Held(), Broken: s.report.Contract.Broken(), Exhausted: s.spend.exhausted,
+			ContractLine: line,
+		},
+		Texts: land.Texts{
+			// Beside the model's summary, above, when its own last run denies it.
+			Summary: rec.Summary, Prompt: rec.Prompt, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(), BudgetLine: spent,
+			Model: rec.Model, Verify: string(rec.Verify), Issue: rec.Issue, Turns: rec.Turns,
+			Tokens: rec.Usage.TotalTokens, PromptTokens: rec.Usage.PromptTokens, CompletionTokens: rec.Usage.CompletionTokens, CostUSD: rec.CostUSD,
+		},
+		Scrub: s.scrub, CheckCommitTree: s.checkCommitTree,
+	}
+}
+
+// LandablePull refuses a pull request core cannot land on: a closed one
+// (land.LandablePull, its error a ConfigError).
+func LandablePull(p *gh.PullRequest, owner, repo string) error {
+	return fromLand(land.LandablePull(p, owner, repo))
+}
+
+// fromLand makes a land.OptionError the ConfigError it is.
+func fromLand(err error) error {
+	var oe *land.OptionError
+	if errors.As(err, &oe) && err == error(oe) {
+		return &ConfigError{Option: oe.Option, Err: oe.Err}
+	}
+	return err
+}
