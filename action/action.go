@@ -341,7 +341,7 @@ func (r *runner) listen(ctx context.Context, o *session.Options) {
 		// the issue it was asked about.
 		o.Goal.IssueBefore = since
 	}
-	o.Live.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.starterAccount(), r.t.commentID, since, o.Live.Control).poll
+	o.Live.Poll = newListener(r.client, r.a, r.owner, r.repo, r.t.number, r.starterAccount(ctx), r.t.commentID, since, o.Live.Control).poll
 }
 
 // listenSince is where the run's reading of comments starts: when the bot
@@ -373,14 +373,26 @@ func (r *runner) starter() string {
 	return r.in.Actor
 }
 
-// starterAccount is starter with its GitHub id when the event says it (a
-// comment's author, a label's sender); the bot's dispatch names a login
-// only, which then decides alone (gh.SameAccount).
-func (r *runner) starterAccount() gh.Account {
+// starterAccount is starter with its GitHub id: the event's (a comment's
+// author, a label's sender), else, for a run the bot dispatched, which
+// names a login only (the actor input), the id of the account that holds
+// that login when the run starts, looked up once. From then on the account
+// decides (gh.SameAccount): a login renamed and taken by another account
+// while the run works does not reach it. Where the lookup fails, the login
+// decides alone, and the job's log says so.
+func (r *runner) starterAccount(ctx context.Context) gh.Account {
 	if r.t.actor.Login != "" {
 		return gh.Account{Login: r.t.actor.Login, ID: r.t.actor.ID}
 	}
-	return gh.Account{Login: r.in.Actor}
+	a, err := r.client.AccountOf(ctx, r.in.Actor)
+	if err == nil && !gh.SameLogin(a.Login, r.in.Actor) {
+		err = fmt.Errorf("GitHub answered @%s", a.Login)
+	}
+	if err != nil {
+		r.a.Warningf("core: @%s, who started the run, is known by login alone: %v", r.in.Actor, err)
+		return gh.Account{Login: r.in.Actor}
+	}
+	return a
 }
 
 // fail reports a run that could not start or land.

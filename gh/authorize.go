@@ -1,5 +1,10 @@
 package gh
 
+import (
+	"context"
+	"fmt"
+)
+
 // Act is what a person asks of core on a repository: to start a run, or
 // to message, interrupt or stop one that runs.
 type Act string
@@ -45,6 +50,17 @@ func PermissionDecides(isStarter bool, act Act) bool {
 type Account struct {
 	Login string
 	ID    int64
+}
+
+// AccountOf looks up the account that holds login now, with its id, for
+// a caller that was given a login alone: from then on the account decides
+// (SameAccount), whatever becomes of the login.
+func (c *Client) AccountOf(ctx context.Context, login string) (Account, error) {
+	u, _, err := c.gh.Users.Get(ctx, login)
+	if err != nil {
+		return Account{}, fmt.Errorf("look up the account of @%s: %w", login, err)
+	}
+	return Account{Login: u.GetLogin(), ID: u.GetID()}, nil
 }
 
 // SameAccount reports whether a and b are one account: by id when both

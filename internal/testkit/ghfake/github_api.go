@@ -45,6 +45,7 @@ func (g *GitHub) apiRoutes() []apiRoute {
 	const r = "/repos/{owner}/{repo}"
 	return []apiRoute{
 		newAPIRoute("GET /user", g.getUser),
+		newAPIRoute("GET /users/{login}", g.getUserByLogin),
 		newAPIRoute("GET "+r, g.getRepo),
 		newAPIRoute("GET "+r+"/branches/{branch...}", g.getBranch),
 		newAPIRoute("GET "+r+"/collaborators/{user}/permission", g.getPermission),

@@ -46,6 +46,13 @@ func (g *GitHub) getUser(c *apiCall) {
 	c.json(http.StatusOK, g.wireUser(c.login))
 }
 
+// GET /users/{login} answers the account that holds login now (its id as
+// SetUserID last gave it). Every login is someone's here: the double keeps
+// no list of accounts.
+func (g *GitHub) getUserByLogin(c *apiCall) {
+	c.json(http.StatusOK, g.wireUser(c.params["login"]))
+}
+
 // seesAccountLocked reports whether login is account or has a role on one
 // of its repositories. Callers hold g.mu.
 func (g *GitHub) seesAccountLocked(login, account string) bool {
