@@ -68,7 +68,7 @@ type Box struct {
 	s      *Sandbox
 	ws     string
 	bwrap  string
-	docker *dockerBackend // the Docker backend's box: a sibling container (docker_box.go)
+	docker *dockerBackend // the Docker backend's box: a sibling container (dockerbox.go, docker_box.go)
 
 	mu       sync.Mutex
 	inst     *boxInst
@@ -88,7 +88,7 @@ type Box struct {
 // more of the host than its box binds and nothing runs in it.
 type boxInst struct {
 	p      profile       // what the box binds (bwrap)
-	ctr    *boxContainer // the box's sibling container (Docker)
+	ctr    *BoxContainer // the box's sibling container (Docker)
 	dir    string        // host directory holding the socket's directory and hosts
 	dirFD  int           // the socket's directory, opened without following links
 	cmd    *exec.Cmd

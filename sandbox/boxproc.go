@@ -65,7 +65,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		return nil, err
 	}
 	defer inst.active.Add(-1)
-	env = mergeEnv(env, opts.Env)
+	env = MergeEnv(env, opts.Env)
 	c, err := inst.dial()
 	if err != nil {
 		return nil, err

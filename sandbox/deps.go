@@ -84,11 +84,11 @@ func depsKey(ctx context.Context, b backend, tool string, plan deps.Plan) (strin
 	if d, viaDocker := b.(*dockerBackend); viaDocker {
 		// What one image fetched is that image's: a wheel or a
 		// node_modules is for one interpreter.
-		img, err := d.imageFor(ctx, tool)
+		img, err := d.ImageFor(ctx, tool)
 		if err != nil {
 			return "", err
 		}
-		key = deps.FilesKey(map[string][]byte{"files": []byte(key), "image": []byte(img.ref)})
+		key = deps.FilesKey(map[string][]byte{"files": []byte(key), "image": []byte(img.Ref)})
 	}
 	return key, nil
 }

@@ -35,7 +35,7 @@ func dockerBoxContainer(t *testing.T, sb *Sandbox, ws string) string {
 	t.Helper()
 	inst := runningBox(t, sb, ws)
 	require.NotNil(t, inst.ctr, "the box is not a container")
-	return inst.ctr.id
+	return inst.ctr.ID()
 }
 
 // gone reports whether the engine no longer has the container.

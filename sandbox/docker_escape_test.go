@@ -81,7 +81,7 @@ func dockerClient(t *testing.T) *client.Client {
 	t.Helper()
 	host := os.Getenv("DOCKER_HOST")
 	if host == "" {
-		host = defaultDockerHost
+		host = DefaultHost
 	}
 	cli, err := client.New(client.WithHost(host))
 	require.NoError(t, err)
@@ -93,7 +93,7 @@ func dockerClient(t *testing.T) *client.Client {
 func siblings(t *testing.T, cli *client.Client, parent string) []string {
 	t.Helper()
 	list, err := cli.ContainerList(t.Context(), client.ContainerListOptions{All: true,
-		Filters: make(client.Filters).Add("label", labelParent+"="+parent)})
+		Filters: make(client.Filters).Add("label", LabelParent+"="+parent)})
 	require.NoError(t, err)
 	var ids []string
 	for _, c := range list.Items {
@@ -220,7 +220,7 @@ func TestDockerTimeoutRemovesTheContainer(t *testing.T) {
 	// Run returns once the engine removed the container.
 	cli := dockerClient(t)
 	list, err := cli.ContainerList(t.Context(), client.ContainerListOptions{All: true,
-		Filters: make(client.Filters).Add("label", labelParent+"="+fmt.Sprintf("pid-%d", os.Getpid()))})
+		Filters: make(client.Filters).Add("label", LabelParent+"="+fmt.Sprintf("pid-%d", os.Getpid()))})
 	require.NoError(t, err)
 	for _, c := range list.Items {
 		assert.NotContains(t, c.Command, "sleep 599", "the timed-out sandbox container is still there")
@@ -297,7 +297,7 @@ func outliveParent(t *testing.T, box string) {
 	assert.NotContains(t, string(raw), token)
 	assert.NotContains(t, string(raw), "docker.sock")
 	assert.NotContains(t, string(raw), "GITHUB_")
-	assert.Equal(t, sandboxUser, c.Container.Config.User)
+	assert.Equal(t, SandboxUser, c.Container.Config.User)
 	assert.Equal(t, "none", string(c.Container.HostConfig.NetworkMode))
 	assert.True(t, c.Container.HostConfig.ReadonlyRootfs)
 
@@ -350,7 +350,7 @@ func TestDockerProbeRemovesStaleSiblings(t *testing.T) {
 	create := func(parent string) string {
 		c, err := cli.ContainerCreate(t.Context(), client.ContainerCreateOptions{
 			Config: &container.Config{Image: os.Getenv("CORE_SANDBOX_IMAGE"), Entrypoint: []string{"true"},
-				Labels: map[string]string{labelSandbox: "1", labelParent: parent}},
+				Labels: map[string]string{LabelSandbox: "1", LabelParent: parent}},
 			HostConfig: &container.HostConfig{NetworkMode: "none"},
 		})
 		require.NoError(t, err)

@@ -70,7 +70,7 @@ func TestSelfCandidates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, selfCandidates(tt.mountinfo, tt.cgroup, tt.hostname))
+			assert.Equal(t, tt.want, SelfCandidates(tt.mountinfo, tt.cgroup, tt.hostname))
 		})
 	}
 }
@@ -87,7 +87,7 @@ func TestShareWorkspace(t *testing.T) {
 	gitBefore, err := os.Stat(filepath.Join(ws, ".git", "config"))
 	require.NoError(t, err)
 
-	require.NoError(t, shareWorkspace(ws))
+	require.NoError(t, ShareWorkspace(ws))
 	mode := func(p string) os.FileMode {
 		fi, err := os.Lstat(p)
 		require.NoError(t, err)
@@ -162,15 +162,16 @@ func TestDockerContainerConfig(t *testing.T) {
 	home := t.TempDir()
 	ws := newWorkspace(t)
 	sb := New(Config{Home: home, Mode: ModeDocker, Lang: "C.UTF-8"})
-	d := &dockerBackend{s: sb, image: "sha256:abc", path: []string{"/usr/local/go/bin", "/usr/bin"}, parent: "core-id"}
-	c, err := d.containerFor(&image{ref: d.image, path: d.path}, []string{"go", "test", "./..."}, RunOptions{Workspace: ws})
+	path := []string{"/usr/local/go/bin", "/usr/bin"}
+	d := &dockerBackend{Backend: Offline(sb.dockerSettings(), "sha256:abc", path, "core-id"), s: sb}
+	c, err := d.containerFor(&Image{Ref: d.Image(), Path: path}, []string{"go", "test", "./..."}, RunOptions{Workspace: ws})
 	require.NoError(t, err)
 	cfg, host := c.Config, c.HostConfig
-	assert.Equal(t, sandboxUser, cfg.User)
+	assert.Equal(t, SandboxUser, cfg.User)
 	assert.Equal(t, []string{"go", "test", "./..."}, []string(cfg.Cmd))
 	assert.Equal(t, ws, cfg.WorkingDir)
 	assert.True(t, cfg.OpenStdin && cfg.StdinOnce && cfg.AttachStdin, "the sibling's lifetime hangs on core's attached stdin")
-	assert.Equal(t, "core-id", cfg.Labels[labelParent])
+	assert.Equal(t, "core-id", cfg.Labels[LabelParent])
 	assert.Contains(t, cfg.Env, "PATH=/usr/local/go/bin:/usr/bin")
 	assert.Contains(t, cfg.Env, "GOPROXY=off")
 	assert.Equal(t, container.NetworkMode("none"), host.NetworkMode)
@@ -187,9 +188,9 @@ func TestDockerContainerConfig(t *testing.T) {
 	for _, u := range host.Ulimits {
 		ulimits[u.Name] = u.Soft
 	}
-	assert.Equal(t, map[string]int64{"nofile": dockerNoFile, "cpu": int64(limits.CPUTime.Seconds()), "fsize": limits.FileSize}, ulimits)
+	assert.Equal(t, map[string]int64{"nofile": NoFile, "cpu": int64(limits.CPUTime.Seconds()), "fsize": limits.FileSize}, ulimits)
 	assert.Contains(t, host.Tmpfs, "/tmp")
-	assert.Contains(t, host.Tmpfs, dockerConfig, "a configuration directory every user may write")
+	assert.Contains(t, host.Tmpfs, sandboxHome+"/.config", "a configuration directory every user may write")
 	targets := map[string]bool{}
 	for _, m := range host.Mounts {
 		targets[m.Target] = m.ReadOnly

@@ -40,5 +40,5 @@ func inContainer() bool {
 	}
 	mountinfo, _ := os.ReadFile("/proc/self/mountinfo")
 	cgroup, _ := os.ReadFile("/proc/self/cgroup")
-	return len(selfCandidates(string(mountinfo), string(cgroup), "")) > 0
+	return len(SelfCandidates(string(mountinfo), string(cgroup), "")) > 0
 }

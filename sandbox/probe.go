@@ -42,7 +42,7 @@ type ProbeResult struct {
 	// BackendDocker.
 	Backend string
 	// Docker is what the Docker backend's probe found, when it was tried.
-	Docker *DockerProbe
+	Docker *Probe
 
 	backend backend
 	// Seccomp is true when the probe saw the seccomp filter loaded inside
@@ -67,7 +67,7 @@ func (p ProbeResult) Err() error {
 		msg += "\nbwrap said: " + p.Output
 	}
 	if p.Docker != nil {
-		msg += "\n" + p.Docker.describe()
+		msg += "\n" + p.Docker.Describe()
 	}
 	return errors.New(msg)
 }

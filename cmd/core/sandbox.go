@@ -256,7 +256,7 @@ func printBwrapProbe(out io.Writer, p sandbox.ProbeResult) {
 }
 
 // printDockerProbe says what the Docker backend's probe found.
-func printDockerProbe(out io.Writer, d sandbox.DockerProbe) {
+func printDockerProbe(out io.Writer, d sandbox.Probe) {
 	if d.Usable {
 		fmt.Fprintf(out, "backend: docker (engine %s at %s)\n", d.Version, d.Host)
 		if d.Container != "" {
