@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/docker"
 )
 
 // Backend names, as the probe reports them.
@@ -78,7 +80,7 @@ func (p ProbeResult) Summary() string {
 		return fmt.Sprintf("bwrap (%s)", orDefault(p.Version, "version unknown"))
 	case BackendDocker:
 		return fmt.Sprintf("a sibling container of %s through the Docker engine at %s (bwrap: %s)",
-			ShortID(p.Docker.Image), p.Docker.Host, firstLine(p.Cause))
+			docker.ShortID(p.Docker.Image), p.Docker.Host, firstLine(p.Cause))
 	}
 	s := firstLine(p.Cause)
 	if p.Docker != nil {

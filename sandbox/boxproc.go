@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/docker"
 )
 
 // Process is a background process in a box: its output is kept (head and
@@ -65,7 +66,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		return nil, err
 	}
 	defer inst.active.Add(-1)
-	env = MergeEnv(env, opts.Env)
+	env = docker.MergeEnv(env, opts.Env)
 	c, err := inst.dial()
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 )
 
-// The Docker backend's box (docker_box.go), against a real engine: the
+// The Docker backend's box (sandbox/docker/box.go), against a real engine: the
 // tests of box_test.go for a box that is a sibling container. The agent is
 // this test binary (TestMain), bound into the container read-only.
 

@@ -13,18 +13,19 @@ import (
 
 	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
 // The Docker backend's box (box.go) as the sandbox drives it: which
 // image and binds a command needs of the workspace's sibling container
-// (docker_box.go), whether the running one holds them, and its
+// (sandbox/docker/box.go), whether the running one holds them, and its
 // start with the box's host directory and socket.
 
 // runBoxed runs a command through the workspace's Docker box when there is
 // one to use: ok is false when the command must get a container of its own
 // (no box here, NoBox, a box that cannot start or hold it).
-func (d *dockerBackend) runBoxed(ctx context.Context, img *Image, argv []string, opts RunOptions) (Result, bool, error) {
+func (d *dockerBackend) runBoxed(ctx context.Context, img *docker.Image, argv []string, opts RunOptions) (Result, bool, error) {
 	if opts.NoBox || opts.Workspace == "" {
 		return Result{}, false, nil
 	}
@@ -43,11 +44,11 @@ func (d *dockerBackend) runBoxed(ctx context.Context, img *Image, argv []string,
 	if err != nil {
 		return Result{}, false, nil
 	}
-	env := MergeEnv(img.Env, sb.Env)
+	env := docker.MergeEnv(img.Env, sb.Env)
 	if requestSize(argv, env) > boxagent.MaxArgBytes {
 		return Result{}, false, nil // too long for a frame: a container of its own
 	}
-	inst, err := b.acquireDocker(ctx, &Need{Image: img, Mounts: sb.Mounts})
+	inst, err := b.acquireDocker(ctx, &docker.Need{Image: img, Mounts: sb.Mounts})
 	if err != nil {
 		return Result{}, false, nil
 	}
@@ -71,15 +72,15 @@ func (d *dockerBackend) prepareBoxed(ctx context.Context, b *Box, argv []string)
 	if err != nil {
 		return nil, nil, err
 	}
-	inst, err := b.acquireDocker(ctx, &Need{Image: img, Mounts: sb.Mounts})
+	inst, err := b.acquireDocker(ctx, &docker.Need{Image: img, Mounts: sb.Mounts})
 	if err != nil {
 		return nil, nil, err
 	}
-	return inst, MergeEnv(img.Env, sb.Env), nil
+	return inst, docker.MergeEnv(img.Env, sb.Env), nil
 }
 
 // dockerImage is the image of the running Docker box, or nil.
-func (b *Box) dockerImage() *Image {
+func (b *Box) dockerImage() *docker.Image {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.inst == nil || b.inst.ctr == nil || !b.inst.alive() {
@@ -90,7 +91,7 @@ func (b *Box) dockerImage() *Image {
 
 // acquireDocker is acquire for a Docker box: need nil is the box as it
 // starts.
-func (b *Box) acquireDocker(ctx context.Context, need *Need) (*boxInst, error) {
+func (b *Box) acquireDocker(ctx context.Context, need *docker.Need) (*boxInst, error) {
 	fits := func(inst *boxInst) bool { return need == nil || holds(inst.ctr, need) }
 	return b.acquireWith(ctx, fits, func(ctx context.Context, prev *boxInst) (*boxInst, error) {
 		n, err := b.docker.boxNeed(ctx, b.ws, need, prev)
@@ -102,7 +103,7 @@ func (b *Box) acquireDocker(ctx context.Context, need *Need) (*boxInst, error) {
 }
 
 // holds reports whether the box c runs need's image and binds all it binds.
-func holds(c *BoxContainer, need *Need) bool {
+func holds(c *docker.BoxContainer, need *docker.Need) bool {
 	if need.Image.Ref != c.Image.Ref {
 		return false
 	}
@@ -118,10 +119,10 @@ func holds(c *BoxContainer, need *Need) bool {
 // what the box before it (prev) bound and need does not replace; without
 // need, the image of the workspace's first ecosystem and the binds every
 // command has.
-func (d *dockerBackend) boxNeed(ctx context.Context, ws string, need *Need, prev *boxInst) (Need, error) {
-	var n Need
+func (d *dockerBackend) boxNeed(ctx context.Context, ws string, need *docker.Need, prev *boxInst) (docker.Need, error) {
+	var n docker.Need
 	if need != nil {
-		n = Need{Image: need.Image, Mounts: slices.Clone(need.Mounts)}
+		n = docker.Need{Image: need.Image, Mounts: slices.Clone(need.Mounts)}
 	} else {
 		tool := "sh"
 		if project, err := lang.Detect(ws, deps.PythonFetches); err == nil {
@@ -134,13 +135,13 @@ func (d *dockerBackend) boxNeed(ctx context.Context, ws string, need *Need, prev
 		}
 		img, err := d.ImageFor(ctx, tool)
 		if err != nil {
-			return Need{}, err
+			return docker.Need{}, err
 		}
 		sb, err := d.siblingFor(img, []string{tool}, RunOptions{Workspace: ws})
 		if err != nil {
-			return Need{}, err
+			return docker.Need{}, err
 		}
-		n = Need{Image: img, Mounts: sb.Mounts}
+		n = docker.Need{Image: img, Mounts: sb.Mounts}
 	}
 	if prev != nil && prev.ctr != nil {
 		for _, m := range prev.ctr.Mounts {
@@ -154,7 +155,7 @@ func (d *dockerBackend) boxNeed(ctx context.Context, ws string, need *Need, prev
 
 // startBox starts a Docker box for the workspace ws and waits for its
 // agent to listen.
-func (d *dockerBackend) startBox(ctx context.Context, ws string, n Need) (*boxInst, error) {
+func (d *dockerBackend) startBox(ctx context.Context, ws string, n docker.Need) (*boxInst, error) {
 	agent := d.s.agentExe()
 	if agent == "" {
 		return nil, fmt.Errorf("%w: core's executable, which runs the box's agent, is not known", ErrNoBox)

@@ -12,10 +12,11 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
-// The Docker backend (docker.go and its docker_*.go) as the sandbox drives it: the
+// The Docker backend (sandbox/docker) as the sandbox drives it: the
 // policy of what a command sees (its binds and environment, from its
 // profile) is the sandbox's, and the backend turns it into a sibling
 // container.
@@ -23,26 +24,26 @@ import (
 // dockerBackend confines commands in sibling containers of core's own
 // image: the sandbox's policy over the docker package's backend.
 type dockerBackend struct {
-	*Backend
+	*docker.Backend
 	s *Sandbox
 }
 
 // dockerSettings is what the sandbox's configuration says of the Docker
 // backend.
-func (s *Sandbox) dockerSettings() Settings {
-	return Settings{Host: s.cfg.DockerHost, Image: s.cfg.DockerImage, Home: s.cfg.Home, Limits: s.cfg.Limits,
+func (s *Sandbox) dockerSettings() docker.Settings {
+	return docker.Settings{Host: s.cfg.DockerHost, Image: s.cfg.DockerImage, Home: s.cfg.Home, Limits: s.cfg.Limits,
 		ToolchainImages: s.cfg.ToolchainImages, ProbeTimeout: probeTimeout, ConfigDir: sandboxHome + "/.config",
 		AgentPath: cacheProgPath, BoxDir: boxDirPath, Socket: boxSocket, Hosts: boxHosts,
-		NewOutput: func(limit int) Output { return newCapped(limit) }}
+		NewOutput: func(limit int) docker.Output { return newCapped(limit) }}
 }
 
 // probeDocker connects to the engine, finds core's own container and its
 // mounts, removes siblings a dead core left behind, and runs the probe
 // script in a sibling container with its scratch workspace under dir.
-func (s *Sandbox) probeDocker(ctx context.Context, dir string) (*dockerBackend, Probe) {
+func (s *Sandbox) probeDocker(ctx context.Context, dir string) (*dockerBackend, docker.Probe) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	b, res := Connect(ctx, s.dockerSettings())
+	b, res := docker.Connect(ctx, s.dockerSettings())
 	if b == nil {
 		return nil, res
 	}
@@ -111,18 +112,18 @@ func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions)
 // start creates the sibling, runs it and waits for it.
 func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreateOptions, opts RunOptions) (Result, error) {
 	defer runtime.KeepAlive(d.s) // its run layer goes with it (gocache/layers.go)
-	o, err := d.Start(ctx, create, Bounds{Timeout: opts.Timeout, OutputLimit: opts.OutputLimit})
+	o, err := d.Start(ctx, create, docker.Bounds{Timeout: opts.Timeout, OutputLimit: opts.OutputLimit})
 	return fromOutcome(o), err
 }
 
 // fromOutcome is the Result of a sibling's outcome.
-func fromOutcome(o Outcome) Result {
+func fromOutcome(o docker.Outcome) Result {
 	return Result{Argv: o.Argv, ExitCode: o.ExitCode, Output: o.Output, Cut: o.Cut, Duration: o.Duration, Sandboxed: o.Sandboxed, TimedOut: o.TimedOut}
 }
 
 // containerFor builds the sibling's configuration: the profile's guarantees
 // expressed as container options.
-func (d *dockerBackend) containerFor(img *Image, argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
+func (d *dockerBackend) containerFor(img *docker.Image, argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
 	sb, err := d.siblingFor(img, argv, opts)
 	if err != nil {
 		return client.ContainerCreateOptions{}, err
@@ -132,7 +133,7 @@ func (d *dockerBackend) containerFor(img *Image, argv []string, opts RunOptions)
 
 // siblingFor is what a command of argv gets in a sibling container of
 // img, or in the box (dockerbox.go): its binds and its environment.
-func (d *dockerBackend) siblingFor(img *Image, argv []string, opts RunOptions) (Sibling, error) {
+func (d *dockerBackend) siblingFor(img *docker.Image, argv []string, opts RunOptions) (docker.Sibling, error) {
 	var binds []mount.Mount
 	bindAt := func(path, target string, readOnly bool) error {
 		host, err := d.HostPath(path)
@@ -155,73 +156,73 @@ func (d *dockerBackend) siblingFor(img *Image, argv []string, opts RunOptions) (
 	if d.s.cfg.Home != "" {
 		var err error
 		if p.modCache, err = d.s.modCache(); err != nil {
-			return Sibling{}, err
+			return docker.Sibling{}, err
 		}
 		// The run's layer alone: a sibling has no cache program, so
 		// nothing it builds is shared with another run (gocache/layers.go).
 		if p.buildCache, err = d.s.runs.Run(opts.Workspace); err != nil {
-			return Sibling{}, err
+			return docker.Sibling{}, err
 		}
-		if err := ShareCaches(p.modCache, p.buildCache); err != nil {
-			return Sibling{}, err
+		if err := docker.ShareCaches(p.modCache, p.buildCache); err != nil {
+			return docker.Sibling{}, err
 		}
 		// Only the modules the workspace names (gocache/modview.go).
 		if err := d.s.withModView(&p, bin); err != nil {
-			return Sibling{}, err
+			return docker.Sibling{}, err
 		}
 		if err := bindAt(p.modView, p.modCache, true); err != nil {
-			return Sibling{}, err
+			return docker.Sibling{}, err
 		}
 		for _, k := range p.modKeep {
 			if err := bind(k, true); err != nil {
-				return Sibling{}, err
+				return docker.Sibling{}, err
 			}
 		}
 		if err := bind(p.buildCache, false); err != nil {
-			return Sibling{}, err
+			return docker.Sibling{}, err
 		}
 	}
-	if err := ShareWorkspace(opts.Workspace); err != nil {
-		return Sibling{}, err
+	if err := docker.ShareWorkspace(opts.Workspace); err != nil {
+		return docker.Sibling{}, err
 	}
 	inside := opts.inside()
 	if err := bindAt(opts.Workspace, inside, false); err != nil {
-		return Sibling{}, err
+		return docker.Sibling{}, err
 	}
 	if _, err := os.Lstat(filepath.Join(opts.Workspace, ".git")); err == nil {
 		if err := bindAt(filepath.Join(opts.Workspace, ".git"), filepath.Join(inside, ".git"), true); err != nil {
-			return Sibling{}, err
+			return docker.Sibling{}, err
 		}
 	}
 	// The go command's telemetry off, as under bwrap (confine.go): go
 	// would start a telemetry process of its own beside every command.
 	if f := d.s.telemetryFile(); f != "" {
 		if err := bindAt(f, goTelemetryMode, true); err != nil {
-			return Sibling{}, err
+			return docker.Sibling{}, err
 		}
 	}
 	// The dependencies fetched for it (deps.go), read-only, but the
 	// directories tools write: a tmpfs each (writable.go).
 	for _, b := range opts.deps.Binds {
 		if err := bindAt(b.Host, b.Inside, true); err != nil {
-			return Sibling{}, err
+			return docker.Sibling{}, err
 		}
 	}
 	binds = append(binds, writableMounts(opts.deps.Writable)...)
-	return Sibling{Argv: argv, Dir: inside, Env: p.env(), Mounts: binds, Background: opts.Background}, nil
+	return docker.Sibling{Argv: argv, Dir: inside, Env: p.env(), Mounts: binds, Background: opts.Background}, nil
 }
 
 // has reports which of e's programs (toolchainPrograms) the image of e's
-// commands has (Backend.Has).
+// commands has (docker.Backend.Has).
 func (d *dockerBackend) has(ctx context.Context, e lang.Ecosystem) (string, map[string]bool, error) {
 	env := func(path []string) []string { return profile{lang: d.s.cfg.Lang, path: path}.env() }
 	return d.Has(ctx, e, toolchainPrograms(e), env, probeTimeout)
 }
 
-// fetch runs plan's step in a sibling, in scratch (Backend.Fetch):
+// fetch runs plan's step in a sibling, in scratch (docker.Backend.Fetch):
 // its environment is a profile's of the scratch directory and hostEnv.
 func (d *dockerBackend) fetch(ctx context.Context, plan deps.Plan, scratch string, hostEnv []string) (Result, error) {
-	step := Step{Agent: d.s.agentExe(), EgressArgv: egressCommand(cacheProgPath, deps.WithPipProxy(plan.Argv)), Timeout: d.s.cfg.DownloadTimeout,
+	step := docker.Step{Agent: d.s.agentExe(), EgressArgv: egressCommand(cacheProgPath, deps.WithPipProxy(plan.Argv)), Timeout: d.s.cfg.DownloadTimeout,
 		Env: func(path, extra []string) []string {
 			return profile{scratch: scratch, lang: d.s.cfg.Lang, path: path, extraEnv: extra, hostEnv: hostEnv}.env()
 		}}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/registry"
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -45,8 +46,8 @@ func TestWritableLayerInProfiles(t *testing.T) {
 
 	ws := newWorkspace(t)
 	sb := New(Config{Mode: ModeDocker})
-	d := &dockerBackend{Backend: Offline(sb.dockerSettings(), "sha256:abc", []string{"/usr/bin"}, ""), s: sb}
-	img := &Image{Ref: d.Image(), Path: []string{"/usr/bin"}}
+	d := &dockerBackend{Backend: docker.Offline(sb.dockerSettings(), "sha256:abc", []string{"/usr/bin"}, ""), s: sb}
+	img := &docker.Image{Ref: d.Image(), Path: []string{"/usr/bin"}}
 	installed := t.TempDir()
 	opts := RunOptions{Workspace: ws, deps: deps.View{Binds: []deps.Bind{{Host: installed, Inside: filepath.Join(ws, "node_modules")}},
 		Writable: []string{filepath.Join(ws, "node_modules", ".cache")}}}
@@ -65,9 +66,9 @@ func TestWritableLayerInProfiles(t *testing.T) {
 	assert.False(t, layer.ReadOnly)
 	require.NotNil(t, layer.TmpfsOptions)
 	assert.Equal(t, int64(dockerTmpfsSize), layer.TmpfsOptions.SizeBytes)
-	c := &BoxContainer{Image: img, Mounts: first.Mounts}
-	assert.True(t, holds(c, &Need{Image: img, Mounts: second.Mounts}), "a Docker box holds the next command's layer")
-	assert.False(t, holds(&BoxContainer{Image: img}, &Need{Image: img, Mounts: second.Mounts}))
+	c := &docker.BoxContainer{Image: img, Mounts: first.Mounts}
+	assert.True(t, holds(c, &docker.Need{Image: img, Mounts: second.Mounts}), "a Docker box holds the next command's layer")
+	assert.False(t, holds(&docker.BoxContainer{Image: img}, &docker.Need{Image: img, Mounts: second.Mounts}))
 }
 
 // TestNodeCacheWritablePerRun: a test runner that writes its cache under

@@ -1,4 +1,11 @@
-package sandbox
+// Package docker is the sandbox's Docker backend: it confines commands in
+// sibling containers of core's own image (or an ecosystem's toolchain
+// image) through the Docker engine, with the hardening and limits every
+// sibling has, runs the workspace's box as a sibling, and runs the
+// dependency step's sibling. What a command may see (its binds and its
+// environment) is the sandbox's policy: the sandbox builds a Sibling and
+// this package turns it into a container.
+package docker
 
 import (
 	"context"
@@ -443,4 +450,10 @@ func cpuShares(background bool) int64 {
 		return 2
 	}
 	return 0
+}
+
+// within reports whether path is dir or lies under it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
