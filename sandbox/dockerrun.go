@@ -215,6 +215,7 @@ func (d *dockerBackend) siblingFor(img *docker.Image, argv []string, opts RunOpt
 // has reports which of e's programs (toolchainPrograms) the image of e's
 // commands has (docker.Backend.Has).
 func (d *dockerBackend) has(ctx context.Context, e lang.Ecosystem) (string, map[string]bool, error) {
+	defer runtime.KeepAlive(d.s) // as start's
 	env := func(path []string) []string { return profile{lang: d.s.cfg.Lang, path: path}.env() }
 	return d.Has(ctx, e, toolchainPrograms(e), env, probeTimeout)
 }
@@ -222,6 +223,7 @@ func (d *dockerBackend) has(ctx context.Context, e lang.Ecosystem) (string, map[
 // fetch runs plan's step in a sibling, in scratch (docker.Backend.Fetch):
 // its environment is a profile's of the scratch directory and hostEnv.
 func (d *dockerBackend) fetch(ctx context.Context, plan deps.Plan, scratch string, hostEnv []string) (Result, error) {
+	defer runtime.KeepAlive(d.s) // as start's
 	step := docker.Step{Agent: d.s.agentExe(), EgressArgv: egressCommand(cacheProgPath, deps.WithPipProxy(plan.Argv)), Timeout: d.s.cfg.DownloadTimeout,
 		Env: func(path, extra []string) []string {
 			return profile{scratch: scratch, lang: d.s.cfg.Lang, path: path, extraEnv: extra, hostEnv: hostEnv}.env()
