@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/setup"
 )
 
@@ -25,7 +26,7 @@ func TestSetupEnv(t *testing.T) {
 	}{
 		{name: "core's own image", env: map[string]string{}},
 		{name: "a toolchain image", env: map[string]string{"INPUT_TOOLCHAIN_IMAGES": " python=ghcr.io/o/py:1, rust=none "},
-			toolchains: map[string]string{"python": "ghcr.io/o/py:1", "node": sandbox.DefaultToolchainImages()["node"], "rust": ""}},
+			toolchains: map[string]string{"python": "ghcr.io/o/py:1", "node": docker.DefaultToolchainImages()["node"], "rust": ""}},
 		{name: "the input", env: map[string]string{"INPUT_SANDBOX_IMAGE": " ghcr.io/o/core-python:1 "}, image: "ghcr.io/o/core-python:1"},
 		{name: "the workflow's environment wins", env: map[string]string{"INPUT_SANDBOX_IMAGE": "a", "CORE_SANDBOX_IMAGE": "b"}, image: "b"},
 	}
@@ -38,7 +39,7 @@ func TestSetupEnv(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.image, cfg.DockerImage)
 			if tt.toolchains == nil {
-				tt.toolchains = sandbox.DefaultToolchainImages()
+				tt.toolchains = docker.DefaultToolchainImages()
 			}
 			assert.Equal(t, tt.toolchains, cfg.ToolchainImages)
 			assert.False(t, cfg.UserCaches)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/docker"
 )
 
 // Backend names, as the probe reports them.
@@ -78,7 +80,7 @@ func (p ProbeResult) Summary() string {
 		return fmt.Sprintf("bwrap (%s)", orDefault(p.Version, "version unknown"))
 	case BackendDocker:
 		return fmt.Sprintf("a sibling container of %s through the Docker engine at %s (bwrap: %s)",
-			shortID(p.Docker.Image), p.Docker.Host, firstLine(p.Cause))
+			docker.ShortID(p.Docker.Image), p.Docker.Host, firstLine(p.Cause))
 	}
 	s := firstLine(p.Cause)
 	if p.Docker != nil {
@@ -90,12 +92,4 @@ func (p ProbeResult) Summary() string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-func shortID(id string) string {
-	id = strings.TrimPrefix(id, "sha256:")
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
@@ -68,7 +69,7 @@ type Box struct {
 	s      *Sandbox
 	ws     string
 	bwrap  string
-	docker *dockerBackend // the Docker backend's box: a sibling container (docker_box.go)
+	docker *dockerBackend // the Docker backend's box: a sibling container (dockerbox.go, sandbox/docker/box.go)
 
 	mu       sync.Mutex
 	inst     *boxInst
@@ -87,10 +88,10 @@ type Box struct {
 // boxInst is one running box: a Box starts another when a command needs
 // more of the host than its box binds and nothing runs in it.
 type boxInst struct {
-	p      profile       // what the box binds (bwrap)
-	ctr    *boxContainer // the box's sibling container (Docker)
-	dir    string        // host directory holding the socket's directory and hosts
-	dirFD  int           // the socket's directory, opened without following links
+	p      profile              // what the box binds (bwrap)
+	ctr    *docker.BoxContainer // the box's sibling container (Docker)
+	dir    string               // host directory holding the socket's directory and hosts
+	dirFD  int                  // the socket's directory, opened without following links
 	cmd    *exec.Cmd
 	l      *launch
 	cache  *gocache.UserServer

@@ -209,7 +209,7 @@ func (inst *boxInst) alive() bool {
 // the box had on the host.
 func (inst *boxInst) stop() {
 	if inst.ctr != nil {
-		inst.ctr.stop()
+		inst.ctr.Stop()
 	}
 	if inst.cmd != nil && inst.cmd.Process != nil {
 		_ = syscall.Kill(-inst.cmd.Process.Pid, syscall.SIGKILL)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/docker"
 )
 
 // Process is a background process in a box: its output is kept (head and
@@ -47,25 +48,16 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	if len(argv) == 0 {
 		return nil, errors.New("no command to start")
 	}
-	dir := b.ws
-	if opts.Dir != "" && opts.Dir != "." {
-		if !filepath.IsLocal(opts.Dir) {
-			return nil, fmt.Errorf("the directory %q must be relative to the workspace and inside it", opts.Dir)
-		}
-		dir = filepath.Join(b.ws, opts.Dir)
-	}
-	for _, kv := range opts.Env {
-		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || strings.ContainsAny(name, " \t\n\x00") {
-			return nil, fmt.Errorf("the environment entry %q is not NAME=value", kv)
-		}
+	dir, err := b.startDir(opts)
+	if err != nil {
+		return nil, err
 	}
 	inst, env, err := b.prepare(ctx, argv)
 	if err != nil {
 		return nil, err
 	}
 	defer inst.active.Add(-1)
-	env = mergeEnv(env, opts.Env)
+	env = docker.MergeEnv(env, opts.Env)
 	c, err := inst.dial()
 	if err != nil {
 		return nil, err
@@ -82,17 +74,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		onPipe = pr.pipe.deliver
 	}
 	br := bufio.NewReaderSize(c, 64<<10)
-	// The first frame says whether it started: within boxStartTimeout,
-	// or ctx, whichever ends first.
-	deadline := time.Now().Add(boxStartTimeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	_ = c.SetReadDeadline(deadline)
-	stopWatch := context.AfterFunc(ctx, func() { _ = c.SetReadDeadline(time.Now()) })
-	rep, err := boxagent.ReadReply(br)
-	stopWatch()
-	_ = c.SetReadDeadline(time.Time{})
+	rep, err := firstReply(ctx, c, br)
 	if err != nil || rep.Kind == boxagent.FramePipe || rep.Kind == boxagent.FramePipeEnd {
 		c.Close()
 		return nil, fmt.Errorf("the box's agent: %v", orFrameErr(err))
@@ -129,6 +111,41 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 		close(pr.done)
 	}()
 	return pr, nil
+}
+
+// startDir is the working directory opts asks for, in the workspace,
+// once opts.Env is NAME=value pairs.
+func (b *Box) startDir(opts StartOptions) (string, error) {
+	dir := b.ws
+	if opts.Dir != "" && opts.Dir != "." {
+		if !filepath.IsLocal(opts.Dir) {
+			return "", fmt.Errorf("the directory %q must be relative to the workspace and inside it", opts.Dir)
+		}
+		dir = filepath.Join(b.ws, opts.Dir)
+	}
+	for _, kv := range opts.Env {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || strings.ContainsAny(name, " \t\n\x00") {
+			return "", fmt.Errorf("the environment entry %q is not NAME=value", kv)
+		}
+	}
+	return dir, nil
+}
+
+// firstReply reads the agent's first frame for a started process, which
+// says whether it started: within boxStartTimeout, or ctx, whichever
+// ends first.
+func firstReply(ctx context.Context, c net.Conn, br *bufio.Reader) (boxagent.Reply, error) {
+	deadline := time.Now().Add(boxStartTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = c.SetReadDeadline(deadline)
+	stopWatch := context.AfterFunc(ctx, func() { _ = c.SetReadDeadline(time.Now()) })
+	rep, err := boxagent.ReadReply(br)
+	stopWatch()
+	_ = c.SetReadDeadline(time.Time{})
+	return rep, err
 }
 
 // prepare acquires a box that holds what argv needs and says the

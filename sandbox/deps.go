@@ -32,7 +32,7 @@ func (s *Sandbox) depsHost() deps.Host {
 // fetchDeps runs the dependency step for the command argv in the
 // workspace, once per lockfile, and returns what the command sees of it.
 // The step runs in bwrap's network profile, or in a sibling container of
-// the ecosystem's image with the network on (docker_deps.go).
+// the ecosystem's image with the network on (sandbox/docker/deps.go).
 func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv []string, opts RunOptions) (deps.View, error) {
 	tool := argv[0]
 	runners := s.lackedRunners(ctx, argv, opts.Workspace)
@@ -84,11 +84,11 @@ func depsKey(ctx context.Context, b backend, tool string, plan deps.Plan) (strin
 	if d, viaDocker := b.(*dockerBackend); viaDocker {
 		// What one image fetched is that image's: a wheel or a
 		// node_modules is for one interpreter.
-		img, err := d.imageFor(ctx, tool)
+		img, err := d.ImageFor(ctx, tool)
 		if err != nil {
 			return "", err
 		}
-		key = deps.FilesKey(map[string][]byte{"files": []byte(key), "image": []byte(img.ref)})
+		key = deps.FilesKey(map[string][]byte{"files": []byte(key), "image": []byte(img.Ref)})
 	}
 	return key, nil
 }
@@ -141,7 +141,7 @@ func (s *Sandbox) fetchInto(ctx context.Context, b backend, bwrap string, plan d
 }
 
 // depsStep runs plan's step in scratch: in bwrap's network profile, or in
-// a sibling container of the ecosystem's image (docker_deps.go).
+// a sibling container of the ecosystem's image (sandbox/docker/deps.go).
 func (s *Sandbox) depsStep(ctx context.Context, b backend, bwrap string, plan deps.Plan, scratch string) (Result, error) {
 	if d, ok := b.(*dockerBackend); ok {
 		return d.fetch(ctx, plan, scratch, plan.HostEnv)

@@ -13,7 +13,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 )
 
-// The Docker backend's box (docker_box.go), against a real engine: the
+// The Docker backend's box (sandbox/docker/box.go), against a real engine: the
 // tests of box_test.go for a box that is a sibling container. The agent is
 // this test binary (TestMain), bound into the container read-only.
 
@@ -35,7 +35,7 @@ func dockerBoxContainer(t *testing.T, sb *Sandbox, ws string) string {
 	t.Helper()
 	inst := runningBox(t, sb, ws)
 	require.NotNil(t, inst.ctr, "the box is not a container")
-	return inst.ctr.id
+	return inst.ctr.ID()
 }
 
 // gone reports whether the engine no longer has the container.

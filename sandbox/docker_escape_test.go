@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -81,7 +82,7 @@ func dockerClient(t *testing.T) *client.Client {
 	t.Helper()
 	host := os.Getenv("DOCKER_HOST")
 	if host == "" {
-		host = defaultDockerHost
+		host = docker.DefaultHost
 	}
 	cli, err := client.New(client.WithHost(host))
 	require.NoError(t, err)
@@ -93,7 +94,7 @@ func dockerClient(t *testing.T) *client.Client {
 func siblings(t *testing.T, cli *client.Client, parent string) []string {
 	t.Helper()
 	list, err := cli.ContainerList(t.Context(), client.ContainerListOptions{All: true,
-		Filters: make(client.Filters).Add("label", labelParent+"="+parent)})
+		Filters: make(client.Filters).Add("label", docker.LabelParent+"="+parent)})
 	require.NoError(t, err)
 	var ids []string
 	for _, c := range list.Items {
@@ -220,7 +221,7 @@ func TestDockerTimeoutRemovesTheContainer(t *testing.T) {
 	// Run returns once the engine removed the container.
 	cli := dockerClient(t)
 	list, err := cli.ContainerList(t.Context(), client.ContainerListOptions{All: true,
-		Filters: make(client.Filters).Add("label", labelParent+"="+fmt.Sprintf("pid-%d", os.Getpid()))})
+		Filters: make(client.Filters).Add("label", docker.LabelParent+"="+fmt.Sprintf("pid-%d", os.Getpid()))})
 	require.NoError(t, err)
 	for _, c := range list.Items {
 		assert.NotContains(t, c.Command, "sleep 599", "the timed-out sandbox container is still there")
@@ -297,7 +298,7 @@ func outliveParent(t *testing.T, box string) {
 	assert.NotContains(t, string(raw), token)
 	assert.NotContains(t, string(raw), "docker.sock")
 	assert.NotContains(t, string(raw), "GITHUB_")
-	assert.Equal(t, sandboxUser, c.Container.Config.User)
+	assert.Equal(t, docker.SandboxUser, c.Container.Config.User)
 	assert.Equal(t, "none", string(c.Container.HostConfig.NetworkMode))
 	assert.True(t, c.Container.HostConfig.ReadonlyRootfs)
 
@@ -350,7 +351,7 @@ func TestDockerProbeRemovesStaleSiblings(t *testing.T) {
 	create := func(parent string) string {
 		c, err := cli.ContainerCreate(t.Context(), client.ContainerCreateOptions{
 			Config: &container.Config{Image: os.Getenv("CORE_SANDBOX_IMAGE"), Entrypoint: []string{"true"},
-				Labels: map[string]string{labelSandbox: "1", labelParent: parent}},
+				Labels: map[string]string{docker.LabelSandbox: "1", docker.LabelParent: parent}},
 			HostConfig: &container.HostConfig{NetworkMode: "none"},
 		})
 		require.NoError(t, err)

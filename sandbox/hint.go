@@ -3,6 +3,8 @@ package sandbox
 import (
 	"os"
 	"strings"
+
+	"github.com/coreagent/core/sandbox/docker"
 )
 
 // hint names what is really wrong when bwrap failed, from its words and
@@ -40,5 +42,5 @@ func inContainer() bool {
 	}
 	mountinfo, _ := os.ReadFile("/proc/self/mountinfo")
 	cgroup, _ := os.ReadFile("/proc/self/cgroup")
-	return len(selfCandidates(string(mountinfo), string(cgroup), "")) > 0
+	return len(docker.SelfCandidates(string(mountinfo), string(cgroup), "")) > 0
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"testing"
 
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/limit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,7 +40,7 @@ func TestConfigFromEnv(t *testing.T) {
 		Home: "/state", Mode: ModeBwrap, Path: "/usr/bin", HostHome: "/home/u", Lang: "de_DE.UTF-8",
 		HostEnv:    []string{"GOPROXY=https://proxy.example", "GOPRIVATE=example.com/*"},
 		UserCaches: true, GoEnv: []string{"GOMODCACHE=/cache/mod", "XDG_CACHE_HOME=/cache"},
-		Limits: limit.DefaultLimits(), ToolchainImages: DefaultToolchainImages(),
+		Limits: limit.DefaultLimits(), ToolchainImages: docker.DefaultToolchainImages(),
 	}, cfg, "the proxy settings pass, nothing else of the environment does")
 	env["CORE_SESSION_SANDBOX"] = "docker"
 	env["DOCKER_HOST"] = "tcp://127.0.0.1:2375"

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/limit"
 	"github.com/coreagent/core/sandbox/manifest"
 )
@@ -42,7 +43,7 @@ type ProbeResult struct {
 	// BackendDocker.
 	Backend string
 	// Docker is what the Docker backend's probe found, when it was tried.
-	Docker *DockerProbe
+	Docker *docker.Probe
 
 	backend backend
 	// Seccomp is true when the probe saw the seccomp filter loaded inside
@@ -67,7 +68,7 @@ func (p ProbeResult) Err() error {
 		msg += "\nbwrap said: " + p.Output
 	}
 	if p.Docker != nil {
-		msg += "\n" + p.Docker.describe()
+		msg += "\n" + p.Docker.Describe()
 	}
 	return errors.New(msg)
 }

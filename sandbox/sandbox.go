@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
@@ -133,7 +134,7 @@ func ConfigFromEnv(home string, getenv func(string) string) (Config, error) {
 	}
 	cfg := Config{Home: home, Mode: mode, Path: getenv("PATH"), HostHome: getenv("HOME"), Lang: getenv("LANG"), Limits: limits,
 		DockerHost: getenv("DOCKER_HOST"), DockerImage: getenv("CORE_SANDBOX_IMAGE")}
-	if cfg.ToolchainImages, err = ParseToolchainImages(getenv("CORE_SANDBOX_TOOLCHAIN_IMAGES")); err != nil {
+	if cfg.ToolchainImages, err = docker.ParseToolchainImages(getenv("CORE_SANDBOX_TOOLCHAIN_IMAGES")); err != nil {
 		return Config{}, fmt.Errorf("CORE_SANDBOX_TOOLCHAIN_IMAGES: %w", err)
 	}
 	if v := getenv("CORE_SANDBOX_DOWNLOAD_TIMEOUT"); v != "" {

@@ -1,12 +1,10 @@
 package sandbox
 
 import (
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -114,34 +112,6 @@ func TestUserCachesOff(t *testing.T) {
 	u := New(cfg).userCaches()
 	assert.Empty(t, u.Mod)
 	assert.Contains(t, u.Why, "which the sandbox must not see")
-}
-
-func TestOwnTreeGivesARestoredCacheToTheSandboxUser(t *testing.T) {
-	requireRoot(t, "chown needs root")
-	dir := t.TempDir()
-	// As actions/cache restores it: everything the runner's user's.
-	for _, p := range []string{"00", "00/x-d", "ab", "ab/y-a"} {
-		full := filepath.Join(dir, p)
-		if strings.HasSuffix(p, "-d") || strings.HasSuffix(p, "-a") {
-			require.NoError(t, os.WriteFile(full, []byte("x"), 0o644))
-		} else {
-			require.NoError(t, os.Mkdir(full, 0o755))
-		}
-		require.NoError(t, os.Lchown(full, 1001, 1001))
-	}
-	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "ab", "link")))
-	require.NoError(t, os.Lchown(dir, 65534, 65534))
-	require.NoError(t, ownTree(dir, 65534))
-	require.NoError(t, filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		require.NoError(t, err)
-		fi, err := e.Info()
-		require.NoError(t, err)
-		assert.Equal(t, 65534, fileOwner(fi), p)
-		return nil
-	}))
-	fi, err := os.Stat("/etc/passwd")
-	require.NoError(t, err)
-	assert.Equal(t, 0, fileOwner(fi), "a link was followed")
 }
 
 // poisonTest tries every way to change a linked output of the user's.

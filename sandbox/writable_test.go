@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/registry"
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/lang"
 )
 
@@ -45,8 +46,8 @@ func TestWritableLayerInProfiles(t *testing.T) {
 
 	ws := newWorkspace(t)
 	sb := New(Config{Mode: ModeDocker})
-	d := &dockerBackend{s: sb, image: "sha256:abc", path: []string{"/usr/bin"}}
-	img := &image{ref: d.image, path: d.path}
+	d := &dockerBackend{Backend: docker.Offline(sb.dockerSettings(), "sha256:abc", []string{"/usr/bin"}, ""), s: sb}
+	img := &docker.Image{Ref: d.Image(), Path: []string{"/usr/bin"}}
 	installed := t.TempDir()
 	opts := RunOptions{Workspace: ws, deps: deps.View{Binds: []deps.Bind{{Host: installed, Inside: filepath.Join(ws, "node_modules")}},
 		Writable: []string{filepath.Join(ws, "node_modules", ".cache")}}}
@@ -55,19 +56,19 @@ func TestWritableLayerInProfiles(t *testing.T) {
 	second, err := d.siblingFor(img, []string{"npm", "test"}, opts)
 	require.NoError(t, err)
 	var layer *mount.Mount
-	for i, m := range first.mounts {
+	for i, m := range first.Mounts {
 		if m.Target == filepath.Join(ws, "node_modules", ".cache") {
-			layer = &first.mounts[i]
+			layer = &first.Mounts[i]
 		}
 	}
-	require.NotNil(t, layer, "a mount at the writable directory: %+v", first.mounts)
+	require.NotNil(t, layer, "a mount at the writable directory: %+v", first.Mounts)
 	assert.Equal(t, mount.TypeTmpfs, layer.Type)
 	assert.False(t, layer.ReadOnly)
 	require.NotNil(t, layer.TmpfsOptions)
 	assert.Equal(t, int64(dockerTmpfsSize), layer.TmpfsOptions.SizeBytes)
-	c := &boxContainer{img: img, mounts: first.mounts}
-	assert.True(t, c.holds(&dockerNeed{img: img, mounts: second.mounts}), "a Docker box holds the next command's layer")
-	assert.False(t, (&boxContainer{img: img}).holds(&dockerNeed{img: img, mounts: second.mounts}))
+	c := &docker.BoxContainer{Image: img, Mounts: first.Mounts}
+	assert.True(t, holds(c, &docker.Need{Image: img, Mounts: second.Mounts}), "a Docker box holds the next command's layer")
+	assert.False(t, holds(&docker.BoxContainer{Image: img}, &docker.Need{Image: img, Mounts: second.Mounts}))
 }
 
 // TestNodeCacheWritablePerRun: a test runner that writes its cache under

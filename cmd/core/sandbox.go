@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/spf13/cobra"
 
@@ -256,7 +257,7 @@ func printBwrapProbe(out io.Writer, p sandbox.ProbeResult) {
 }
 
 // printDockerProbe says what the Docker backend's probe found.
-func printDockerProbe(out io.Writer, d sandbox.DockerProbe) {
+func printDockerProbe(out io.Writer, d docker.Probe) {
 	if d.Usable {
 		fmt.Fprintf(out, "backend: docker (engine %s at %s)\n", d.Version, d.Host)
 		if d.Container != "" {

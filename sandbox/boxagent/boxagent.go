@@ -63,7 +63,7 @@ func RunBoxAgent(socket string, ready io.Writer) error {
 }
 
 // RunContainerAgent is `core sandbox agent --lifeline`, the agent of the
-// Docker backend's box (sandbox/docker_box.go), its container's first process
+// Docker backend's box (sandbox/docker/box.go), its container's first process
 // (args are its os.Args). As pid 1 it starts itself again as its child and
 // reaps the box's orphans until that child ends, which ends the container.
 // The child is RunBoxAgent with a socket the host's user may connect to,

@@ -1,10 +1,11 @@
-package sandbox
+package docker
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
@@ -49,25 +50,25 @@ func ParseToolchainImages(s string) (map[string]string, error) {
 	return out, nil
 }
 
-// image is what core knows of a sibling image.
-type image struct {
-	ref  string
-	path []string // PATH inside
-	env  []string // the image's other variables (RUSTUP_HOME, ...)
+// Image is what core knows of a sibling image.
+type Image struct {
+	Ref  string
+	Path []string // PATH inside
+	Env  []string // the image's other variables (RUSTUP_HOME, ...)
 	// has are the programs found on its PATH, of those its ecosystem
 	// needs (toolchainPrograms); nil until asked.
 	has map[string]bool
 }
 
-// imageFor returns the image a command of tool runs in, inspected (and
+// ImageFor returns the image a command of tool runs in, inspected (and
 // pulled, the first time, when the engine has not got it).
-func (d *dockerBackend) imageFor(ctx context.Context, tool string) (*image, error) {
+func (d *Backend) ImageFor(ctx context.Context, tool string) (*Image, error) {
 	ref := d.image
-	if e, ok := lang.EcosystemOf(tool); ok && d.s.cfg.ToolchainImages[e.Name] != "" {
-		ref = d.s.cfg.ToolchainImages[e.Name]
+	if e, ok := lang.EcosystemOf(tool); ok && d.st.ToolchainImages[e.Name] != "" {
+		ref = d.st.ToolchainImages[e.Name]
 	}
 	if ref == d.image {
-		return &image{ref: d.image, path: d.path}, nil
+		return &Image{Ref: d.image, Path: d.path}, nil
 	}
 	d.imu.Lock()
 	defer d.imu.Unlock()
@@ -84,25 +85,25 @@ func (d *dockerBackend) imageFor(ctx context.Context, tool string) (*image, erro
 	if err != nil {
 		return nil, fmt.Errorf("inspect the toolchain image %s: %w", ref, err)
 	}
-	img := &image{ref: ref, path: []string{"/usr/local/bin", "/usr/bin", "/bin"}}
+	img := &Image{Ref: ref, Path: []string{"/usr/local/bin", "/usr/bin", "/bin"}}
 	if got.Config != nil {
 		for _, kv := range got.Config.Env {
 			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-				img.path = filepath.SplitList(v)
+				img.Path = filepath.SplitList(v)
 			} else {
-				img.env = append(img.env, kv)
+				img.Env = append(img.Env, kv)
 			}
 		}
 	}
 	if d.images == nil {
-		d.images = map[string]*image{}
+		d.images = map[string]*Image{}
 	}
 	d.images[ref] = img
 	return img, nil
 }
 
 // pull fetches an image the engine has not got.
-func (d *dockerBackend) pull(ctx context.Context, ref string) error {
+func (d *Backend) pull(ctx context.Context, ref string) error {
 	resp, err := d.cli.ImagePull(ctx, ref, client.ImagePullOptions{})
 	if err != nil {
 		return fmt.Errorf("pull the toolchain image %s: %w", ref, err)
@@ -114,11 +115,12 @@ func (d *dockerBackend) pull(ctx context.Context, ref string) error {
 	return nil
 }
 
-// has reports which of e's programs (toolchainPrograms) the image of e's
-// commands has: a sibling without the network looks for each on its
-// PATH, once per image.
-func (d *dockerBackend) has(ctx context.Context, e lang.Ecosystem) (string, map[string]bool, error) {
-	img, err := d.imageFor(ctx, e.Tools[0])
+// Has reports which of programs (e's, toolchainPrograms) the image of e's
+// commands has: a sibling without the network, its environment env of the
+// image's PATH, looks for each on its PATH, once per image, within
+// timeout.
+func (d *Backend) Has(ctx context.Context, e lang.Ecosystem, programs []string, env func(path []string) []string, timeout time.Duration) (string, map[string]bool, error) {
+	img, err := d.ImageFor(ctx, e.Tools[0])
 	if err != nil {
 		return "", nil, err
 	}
@@ -126,15 +128,14 @@ func (d *dockerBackend) has(ctx context.Context, e lang.Ecosystem) (string, map[
 	has := img.has
 	d.imu.Unlock()
 	if has != nil {
-		return img.ref, has, nil
+		return img.Ref, has, nil
 	}
 	// Core's own script; the names are the table's, not the workspace's.
-	programs := toolchainPrograms(e)
 	script := "for t in " + strings.Join(programs, " ") + "; do command -v \"$t\" >/dev/null && echo \"$t\"; done; true"
-	create := d.config(img, sibling{argv: []string{"sh", "-c", script}, dir: "/tmp", env: profile{lang: d.s.cfg.Lang, path: img.path}.env()})
-	r, err := d.start(ctx, create, RunOptions{Timeout: probeTimeout, OutputLimit: 4 << 10})
+	create := d.Config(img, Sibling{Argv: []string{"sh", "-c", script}, Dir: "/tmp", Env: env(img.Path)})
+	r, err := d.Start(ctx, create, Bounds{Timeout: timeout, OutputLimit: 4 << 10})
 	if err != nil {
-		return "", nil, fmt.Errorf("look for %s in the toolchain image %s: %w", strings.Join(programs, ", "), img.ref, err)
+		return "", nil, fmt.Errorf("look for %s in the toolchain image %s: %w", strings.Join(programs, ", "), img.Ref, err)
 	}
 	has = map[string]bool{}
 	for _, line := range strings.Fields(r.Output) {
@@ -143,5 +144,5 @@ func (d *dockerBackend) has(ctx context.Context, e lang.Ecosystem) (string, map[
 	d.imu.Lock()
 	img.has = has
 	d.imu.Unlock()
-	return img.ref, has, nil
+	return img.Ref, has, nil
 }

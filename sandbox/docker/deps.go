@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/moby/moby/api/types/mount"
 
@@ -13,7 +14,7 @@ import (
 	"github.com/coreagent/core/sandbox/egress"
 )
 
-// The dependency step under the Docker backend (deps.go): the same step as
+// The dependency step under the Docker backend (sandbox/deps.go): the same step as
 // in bwrap, in a sibling container of the ecosystem's image. It sees the
 // scratch directory of validated copies and nothing else of the host: no
 // workspace, nothing of $CORE_HOME, no Docker socket. Its network is none
@@ -25,50 +26,65 @@ import (
 // before. Nothing of the workspace runs while it is on: the step's argv is
 // core's (npm ci --ignore-scripts, pip wheels only, cargo vendor).
 
-// fetch runs plan's step in a sibling, in scratch.
-func (d *dockerBackend) fetch(ctx context.Context, plan deps.Plan, scratch string, hostEnv []string) (Result, error) {
-	img, err := d.imageFor(ctx, plan.Tool)
+// Step is how the sandbox runs a dependency step.
+type Step struct {
+	// Agent is core's executable on the host, or empty: the step then
+	// has core's own network.
+	Agent string
+	// EgressArgv is the step's argv behind core's forwarder to the proxy
+	// (core's executable at Settings.AgentPath).
+	EgressArgv []string
+	// Env is the step's environment of the image's PATH and extra, the
+	// step's own variables.
+	Env func(path, extra []string) []string
+	// Timeout bounds the step.
+	Timeout time.Duration
+}
+
+// Fetch runs plan's step in a sibling, in scratch.
+func (d *Backend) Fetch(ctx context.Context, plan deps.Plan, scratch string, step Step) (Outcome, error) {
+	img, err := d.ImageFor(ctx, plan.Tool)
 	if err != nil {
-		return Result{}, err
+		return Outcome{}, err
 	}
-	host, err := d.hostPath(scratch)
+	host, err := d.HostPath(scratch)
 	if err != nil {
-		return Result{}, err
+		return Outcome{}, err
 	}
 	// The sandbox user writes the fetched files into it.
-	if err := shareWorkspace(scratch); err != nil {
-		return Result{}, err
+	if err := ShareWorkspace(scratch); err != nil {
+		return Outcome{}, err
 	}
-	p := profile{scratch: scratch, lang: d.s.cfg.Lang, path: img.path, extraEnv: plan.Env, hostEnv: hostEnv}
-	sb := sibling{
-		argv:    plan.Argv,
-		dir:     deps.ScratchDir,
-		mounts:  []mount.Mount{{Type: mount.TypeBind, Source: host, Target: deps.ScratchDir}},
-		network: d.network(),
+	extra := plan.Env
+	sb := Sibling{
+		Argv:    plan.Argv,
+		Dir:     deps.ScratchDir,
+		Mounts:  []mount.Mount{{Type: mount.TypeBind, Source: host, Target: deps.ScratchDir}},
+		Network: d.network(),
 	}
-	if agent := d.s.agentExe(); agent != "" {
+	if agent := step.Agent; agent != "" {
 		proxy, binds, cleanup, err := d.egress(plan, agent)
 		if err != nil {
-			return Result{}, err
+			return Outcome{}, err
 		}
 		defer cleanup()
 		defer proxy.Close()
-		p.extraEnv = append(slices.Clone(plan.Env), egress.Env...)
-		sb.argv = egressCommand(boxAgentPath, deps.WithPipProxy(plan.Argv))
-		sb.mounts = append(sb.mounts, binds...)
-		sb.network = ""
+		extra = append(slices.Clone(plan.Env), egress.Env...)
+		sb.Argv = step.EgressArgv
+		sb.Mounts = append(sb.Mounts, binds...)
+		sb.Network = ""
 	}
-	sb.env = p.env()
-	create := d.config(img, sb)
-	return d.start(ctx, create, RunOptions{Workspace: scratch, Timeout: d.s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
+	sb.Env = step.Env(img.Path, extra)
+	create := d.Config(img, sb)
+	return d.Start(ctx, create, Bounds{Timeout: step.Timeout, OutputLimit: 4 << 10})
 }
 
 // egress serves plan's proxy in a directory the engine sees, and returns
 // it with the binds of its socket and core's executable (the box's).
-func (d *dockerBackend) egress(plan deps.Plan, agent string) (*egress.Proxy, []mount.Mount, func(), error) {
+func (d *Backend) egress(plan deps.Plan, agent string) (*egress.Proxy, []mount.Mount, func(), error) {
 	base := os.TempDir()
-	if d.s.cfg.Home != "" {
-		base = filepath.Join(d.s.cfg.Home, "tmp") // under a mount of core's container, as the box's
+	if d.st.Home != "" {
+		base = filepath.Join(d.st.Home, "tmp") // under a mount of core's container, as the box's
 	}
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return nil, nil, nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
@@ -78,7 +94,7 @@ func (d *dockerBackend) egress(plan deps.Plan, agent string) (*egress.Proxy, []m
 		return nil, nil, nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
 	}
 	cleanup := func() { os.RemoveAll(dir) }
-	binds, err := d.boxBinds(dir, agent)
+	binds, err := d.BoxBinds(dir, agent)
 	if err != nil {
 		cleanup()
 		return nil, nil, nil, fmt.Errorf("serve the dependency step's proxy: %w", err)
@@ -93,7 +109,7 @@ func (d *dockerBackend) egress(plan deps.Plan, agent string) (*egress.Proxy, []m
 
 // network is the network mode of a dependency step without core's
 // executable: core's own.
-func (d *dockerBackend) network() string {
+func (d *Backend) network() string {
 	if d.self != "" {
 		return "container:" + d.self
 	}

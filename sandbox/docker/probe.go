@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"github.com/moby/moby/client"
 )
 
-// defaultDockerHost is where the runner mounts the engine's socket.
-const defaultDockerHost = "unix:///var/run/docker.sock"
+// DefaultHost is where the runner mounts the engine's socket.
+const DefaultHost = "unix:///var/run/docker.sock"
 
-// DockerProbe is what the probe of the Docker backend found.
-type DockerProbe struct {
+// Probe is what the probe of the Docker backend found.
+type Probe struct {
 	// Usable is true when a command ran in a sibling container, wrote into
 	// its workspace, could not write its .git, and saw no network.
 	Usable bool
@@ -34,10 +34,10 @@ type DockerProbe struct {
 	Cause string
 }
 
-// describe says in words what the Docker probe found.
-func (d DockerProbe) describe() string {
+// Describe says in words what the Docker probe found.
+func (d Probe) Describe() string {
 	if d.Usable {
-		return fmt.Sprintf("the Docker backend is usable (engine %s at %s, image %s)", d.Version, d.Host, shortID(d.Image))
+		return fmt.Sprintf("the Docker backend is usable (engine %s at %s, image %s)", d.Version, d.Host, ShortID(d.Image))
 	}
 	msg := "the Docker backend is not usable: " + d.Cause
 	if d.Output != "" {
@@ -46,12 +46,16 @@ func (d DockerProbe) describe() string {
 	return msg
 }
 
-// probeDocker connects to the engine, finds core's own container and its
-// mounts, removes siblings a dead core left behind, and runs the probe
-// script in a sibling container with its scratch workspace under dir.
-func (s *Sandbox) probeDocker(ctx context.Context, dir string) (*dockerBackend, DockerProbe) {
-	res := DockerProbe{Host: orDefault(s.cfg.DockerHost, defaultDockerHost)}
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+// Connect connects to the engine, finds core's own container and its
+// mounts and removes siblings a dead core left behind. The backend it
+// returns is not yet Usable: the sandbox runs its probe script in a
+// sibling (SelfTest) first.
+func Connect(ctx context.Context, s Settings) (*Backend, Probe) {
+	res := Probe{Host: s.Host}
+	if res.Host == "" {
+		res.Host = DefaultHost
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.ProbeTimeout)
 	defer cancel()
 	if strings.HasPrefix(res.Host, "unix://") {
 		sock := strings.TrimPrefix(res.Host, "unix://")
@@ -72,7 +76,7 @@ func (s *Sandbox) probeDocker(ctx context.Context, dir string) (*dockerBackend, 
 		return nil, res
 	}
 	res.Version = v.Version
-	d := &dockerBackend{s: s, cli: cli, host: res.Host}
+	d := &Backend{st: s, cli: cli, host: res.Host}
 	self, err := findSelf(ctx, cli)
 	if err != nil {
 		res.Cause = err.Error()
@@ -80,8 +84,8 @@ func (s *Sandbox) probeDocker(ctx context.Context, dir string) (*dockerBackend, 
 	}
 	res.Container = self.ID
 	switch {
-	case s.cfg.DockerImage != "":
-		res.Image = s.cfg.DockerImage
+	case s.Image != "":
+		res.Image = s.Image
 	case self.ID != "":
 		res.Image = self.Image
 	default:
@@ -110,67 +114,26 @@ func (s *Sandbox) probeDocker(ctx context.Context, dir string) (*dockerBackend, 
 			}
 		}
 	}
-	if s.cfg.Home != "" {
-		if _, err := d.hostPath(s.cfg.Home); err != nil {
-			res.Cause = fmt.Sprintf("$CORE_HOME %s is %v", s.cfg.Home, strings.TrimPrefix(err.Error(), s.cfg.Home+" is "))
+	if s.Home != "" {
+		if _, err := d.HostPath(s.Home); err != nil {
+			res.Cause = fmt.Sprintf("$CORE_HOME %s is %v", s.Home, strings.TrimPrefix(err.Error(), s.Home+" is "))
 			return nil, res
 		}
 	}
 	removeStale(ctx, cli, d.parent)
-	if out, cause := d.selfTest(ctx, dir); cause != "" {
-		res.Cause, res.Output = cause, out
-		return nil, res
-	}
-	res.Usable = true
 	return d, res
-}
-
-// selfTest runs the probe script in a sibling container, in a scratch
-// workspace under dir, and says what is wrong, if anything.
-func (d *dockerBackend) selfTest(ctx context.Context, dir string) (output, cause string) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Sprintf("cannot make a scratch workspace under %s: %v", dir, err)
-	}
-	ws, err := os.MkdirTemp(dir, "core-probe-")
-	if err != nil {
-		return "", fmt.Sprintf("cannot make a scratch workspace under %s: %v", dir, err)
-	}
-	defer os.RemoveAll(ws)
-	if ws, err = filepath.EvalSymlinks(ws); err != nil {
-		return "", fmt.Sprintf("cannot resolve the scratch workspace: %v", err)
-	}
-	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
-		return "", fmt.Sprintf("cannot make a scratch workspace: %v", err)
-	}
-	r, err := d.run(ctx, []string{"sh", "-c", probeScript}, RunOptions{Workspace: ws, OutputLimit: 8 << 10, NoBox: true})
-	out := strings.TrimSpace(r.Output)
-	switch {
-	case err != nil:
-		return err.Error(), "the engine refused the sandbox container"
-	case r.ExitCode != 0:
-		return out, fmt.Sprintf("the probe command failed in the sandbox container (exit %d)", r.ExitCode)
-	case !fileHolds(ws, ".core-probe", "ok\n"):
-		return out, "a sandboxed command could not write into its workspace (is the workspace on a path the engine's host sees?)"
-	}
-	if ifs := interfaces(out); len(ifs) != 1 || ifs[0] != "lo" {
-		return out, fmt.Sprintf("the network is visible inside the sandbox container (interfaces %s)", strings.Join(ifs, ", "))
-	}
-	return "", ""
 }
 
 // removeStale removes sibling containers whose core is gone: those of a
 // parent container that no longer runs and, on a host, those of a process
 // that is gone. Best effort: a failure here only leaves what was left.
 func removeStale(ctx context.Context, cli *client.Client, parent string) {
-	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", labelSandbox)})
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", LabelSandbox)})
 	if err != nil {
 		return
 	}
 	for _, c := range list.Items {
-		owner := c.Labels[labelParent]
+		owner := c.Labels[LabelParent]
 		if !staleParent(ctx, cli, owner, parent) {
 			continue
 		}
@@ -195,4 +158,13 @@ func staleParent(ctx context.Context, cli *client.Client, owner, self string) bo
 		return cerrdefs.IsNotFound(err)
 	}
 	return c.Container.State == nil || !c.Container.State.Running
+}
+
+// ShortID is an image's or a container's id as people read it.
+func ShortID(id string) string {
+	id = strings.TrimPrefix(id, "sha256:")
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }

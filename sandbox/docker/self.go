@@ -1,4 +1,4 @@
-package sandbox
+package docker
 
 import (
 	"context"
@@ -23,11 +23,11 @@ type self struct {
 // docker-<id>.scope).
 var containerID = regexp.MustCompile(`(?:containers/|docker[/-])([0-9a-f]{64})\b`)
 
-// selfCandidates lists the ids core's container may have, most telling
+// SelfCandidates lists the ids core's container may have, most telling
 // first: from mountinfo, from the cgroup, then the hostname (which the
 // engine sets to the short id unless the container shares the host's
 // network or names its own host).
-func selfCandidates(mountinfo, cgroup, hostname string) []string {
+func SelfCandidates(mountinfo, cgroup, hostname string) []string {
 	var ids []string
 	seen := map[string]bool{}
 	add := func(id string) {
@@ -51,7 +51,7 @@ func findSelf(ctx context.Context, cli *client.Client) (self, error) {
 	mountinfo, _ := os.ReadFile("/proc/self/mountinfo")
 	cgroup, _ := os.ReadFile("/proc/self/cgroup")
 	hostname, _ := os.Hostname()
-	for _, id := range selfCandidates(string(mountinfo), string(cgroup), hostname) {
+	for _, id := range SelfCandidates(string(mountinfo), string(cgroup), hostname) {
 		c, err := cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 		if err != nil {
 			if cerrdefs.IsNotFound(err) {

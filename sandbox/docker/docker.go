@@ -1,9 +1,17 @@
-package sandbox
+// Package docker is the sandbox's Docker backend: it confines commands in
+// sibling containers of core's own image (or an ecosystem's toolchain
+// image) through the Docker engine, with the hardening and limits every
+// sibling has, runs the workspace's box as a sibling, and runs the
+// dependency step's sibling. What a command may see (its binds and its
+// environment) is the sandbox's policy: the sandbox builds a Sibling and
+// this package turns it into a container.
+package docker
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,35 +20,35 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/coreagent/core/sandbox/limit"
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
+
+	"github.com/coreagent/core/sandbox/limit"
 )
 
 // Labels on every sibling container: what it is and whose it is, so that a
 // probe can remove the ones a dead core left behind.
 const (
-	labelSandbox = "core.sandbox"
-	labelParent  = "core.sandbox.parent"
+	LabelSandbox = "core.sandbox"
+	LabelParent  = "core.sandbox.parent"
 )
 
-// sandboxUser is who confined commands run as inside a sibling container:
+// SandboxUser is who confined commands run as inside a sibling container:
 // nobody, never root.
-const sandboxUser = "65534:65534"
+const SandboxUser = "65534:65534"
 
 // The limits of one sibling container beyond Config.Limits: a container
 // (the box, above all, with the run's background servers beside its
 // command) holds twice the processes and the memory of one command.
 const (
-	dockerNoFile = 4096
-	dockerTmpfs  = "rw,exec,nosuid,nodev,size=2g,mode=1777" // go test runs its binaries from /tmp
-	// dockerConfig is the configuration directory inside ($HOME/.config),
-	// a tmpfs of its own that every user may write: the engine makes the
+	NoFile      = 4096
+	dockerTmpfs = "rw,exec,nosuid,nodev,size=2g,mode=1777" // go test runs its binaries from /tmp
+	// The configuration directory inside (Settings.ConfigDir) is a tmpfs
+	// of its own that every user may write: the engine makes the
 	// directories above a bind's target as root, and the go command's
 	// telemetry mode is bound read-only below it (goTelemetryMode).
-	dockerConfig      = sandboxHome + "/.config"
 	dockerConfigTmpfs = "rw,nosuid,nodev,size=64m,mode=1777"
 	dockerStopWait    = 10 * time.Second
 )
@@ -58,9 +66,9 @@ c=$!
 exec 3<&-
 wait "$c"`
 
-// dockerBackend confines commands in sibling containers of core's own image.
-type dockerBackend struct {
-	s      *Sandbox
+// Backend confines commands in sibling containers of core's own image.
+type Backend struct {
+	st     Settings
 	cli    *client.Client
 	host   string
 	image  string
@@ -70,30 +78,76 @@ type dockerBackend struct {
 	mounts mounts   // core's container path → host path; nil on a host
 
 	imu    sync.Mutex
-	images map[string]*image // the toolchain images, by reference
+	images map[string]*Image // the toolchain images, by reference
 }
 
-// run runs argv in the workspace's box (docker_box.go), or else in a fresh
-// sibling container of its ecosystem's image, and waits for it.
-func (d *dockerBackend) run(ctx context.Context, argv []string, opts RunOptions) (Result, error) {
-	img, err := d.imageFor(ctx, argv[0])
-	if err != nil {
-		return Result{Argv: argv, ExitCode: -1, Sandboxed: true}, err
-	}
-	if r, ok, err := d.runBoxed(ctx, img, argv, opts); ok {
-		return r, err
-	}
-	sb, err := d.siblingFor(img, argv, opts)
-	if err != nil {
-		return Result{Argv: argv, ExitCode: -1, Sandboxed: true}, err
-	}
-	return d.start(ctx, d.config(img, sb), opts)
+// Settings is what the sandbox's configuration says of the backend, and
+// where things are inside a sibling (the sandbox's layout).
+type Settings struct {
+	// Host is the engine's address; empty is the default socket.
+	Host string
+	// Image overrides the image siblings run (CORE_SANDBOX_IMAGE).
+	Image string
+	// Home is $CORE_HOME, or empty.
+	Home string
+	// Limits are a command's; a sibling holds twice its processes and
+	// memory.
+	Limits limit.Limits
+	// ToolchainImages are the images of each ecosystem's commands.
+	ToolchainImages map[string]string
+	// ProbeTimeout bounds the probe's questions to the engine.
+	ProbeTimeout time.Duration
+	// ConfigDir is the configuration directory inside ($HOME/.config).
+	ConfigDir string
+	// AgentPath is where a box (and a dependency step) sees core's
+	// executable.
+	AgentPath string
+	// BoxDir is where a box sees the host directory of its agent's
+	// socket, and Socket the socket's name in it.
+	BoxDir, Socket string
+	// Hosts is a box's own /etc/hosts.
+	Hosts string
+	// NewOutput keeps at most limit bytes of a command's output.
+	NewOutput func(limit int) Output
 }
 
-// start creates the sibling, runs it and waits for it.
-func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreateOptions, opts RunOptions) (Result, error) {
-	defer runtime.KeepAlive(d.s) // its run layer goes with it (gocache/layers.go)
-	r := Result{Argv: create.Config.Cmd, Sandboxed: true}
+// Output keeps a command's output: its head and tail, and how many bytes
+// of the middle it cut.
+type Output interface {
+	io.Writer
+	String() (string, int64)
+}
+
+// Bounds are how long a sibling may run and how much of its output is
+// kept.
+type Bounds struct {
+	Timeout     time.Duration
+	OutputLimit int
+}
+
+// Outcome is how a sibling's command ended.
+type Outcome struct {
+	Argv      []string
+	ExitCode  int
+	Output    string
+	Cut       int64
+	Duration  time.Duration
+	Sandboxed bool
+	TimedOut  bool
+}
+
+// Offline is a backend of image (whose PATH is path) for parent without
+// an engine: what builds a sibling's configuration.
+func Offline(st Settings, image string, path []string, parent string) *Backend {
+	return &Backend{st: st, image: image, path: path, parent: parent}
+}
+
+// Image is the image siblings run by default: core's own.
+func (d *Backend) Image() string { return d.image }
+
+// Start creates the sibling, runs it and waits for it.
+func (d *Backend) Start(ctx context.Context, create client.ContainerCreateOptions, opts Bounds) (Outcome, error) {
+	r := Outcome{Argv: create.Config.Cmd, Sandboxed: true}
 	created, err := d.cli.ContainerCreate(ctx, create)
 	if err != nil {
 		r.ExitCode = -1
@@ -118,7 +172,7 @@ func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreate
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 	}
 	defer cancel()
-	out := newCapped(opts.OutputLimit)
+	out := d.st.NewOutput(opts.OutputLimit)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -167,133 +221,42 @@ func (d *dockerBackend) start(ctx context.Context, create client.ContainerCreate
 	return r, nil
 }
 
-// containerFor builds the sibling's configuration: the profile's guarantees
-// expressed as container options.
-func (d *dockerBackend) containerFor(img *image, argv []string, opts RunOptions) (client.ContainerCreateOptions, error) {
-	sb, err := d.siblingFor(img, argv, opts)
-	if err != nil {
-		return client.ContainerCreateOptions{}, err
-	}
-	return d.config(img, sb), nil
-}
-
-// siblingFor is what a command of argv gets in a sibling container of
-// img, or in the box (docker_box.go): its binds and its environment.
-func (d *dockerBackend) siblingFor(img *image, argv []string, opts RunOptions) (sibling, error) {
-	var binds []mount.Mount
-	bindAt := func(path, target string, readOnly bool) error {
-		host, err := d.hostPath(path)
-		if err != nil {
-			return err
-		}
-		binds = append(binds, mount.Mount{Type: mount.TypeBind, Source: host, Target: target, ReadOnly: readOnly})
-		return nil
-	}
-	bind := func(path string, readOnly bool) error { return bindAt(path, path, readOnly) }
-	p := profile{workspace: opts.Workspace, lang: d.s.cfg.Lang, path: append(append([]string(nil), opts.deps.Path...), img.path...),
-		extraEnv: commandEnv(argv[0], opts)}
-	bin := ""
-	if img.ref == d.image {
-		bin = d.s.fetchedToolchain(opts.Workspace)
-	}
-	if bin != "" {
-		p.path = append([]string{bin}, p.path...) // the target's Go (toolchain.go)
-	}
-	if d.s.cfg.Home != "" {
-		var err error
-		if p.modCache, err = d.s.modCache(); err != nil {
-			return sibling{}, err
-		}
-		// The run's layer alone: a sibling has no cache program, so
-		// nothing it builds is shared with another run (gocache/layers.go).
-		if p.buildCache, err = d.s.runs.Run(opts.Workspace); err != nil {
-			return sibling{}, err
-		}
-		if err := shareCaches(p.modCache, p.buildCache); err != nil {
-			return sibling{}, err
-		}
-		// Only the modules the workspace names (gocache/modview.go).
-		if err := d.s.withModView(&p, bin); err != nil {
-			return sibling{}, err
-		}
-		if err := bindAt(p.modView, p.modCache, true); err != nil {
-			return sibling{}, err
-		}
-		for _, k := range p.modKeep {
-			if err := bind(k, true); err != nil {
-				return sibling{}, err
-			}
-		}
-		if err := bind(p.buildCache, false); err != nil {
-			return sibling{}, err
-		}
-	}
-	if err := shareWorkspace(opts.Workspace); err != nil {
-		return sibling{}, err
-	}
-	inside := opts.inside()
-	if err := bindAt(opts.Workspace, inside, false); err != nil {
-		return sibling{}, err
-	}
-	if _, err := os.Lstat(filepath.Join(opts.Workspace, ".git")); err == nil {
-		if err := bindAt(filepath.Join(opts.Workspace, ".git"), filepath.Join(inside, ".git"), true); err != nil {
-			return sibling{}, err
-		}
-	}
-	// The go command's telemetry off, as under bwrap (confine.go): go
-	// would start a telemetry process of its own beside every command.
-	if f := d.s.telemetryFile(); f != "" {
-		if err := bindAt(f, goTelemetryMode, true); err != nil {
-			return sibling{}, err
-		}
-	}
-	// The dependencies fetched for it (deps.go), read-only, but the
-	// directories tools write: a tmpfs each (writable.go).
-	for _, b := range opts.deps.Binds {
-		if err := bindAt(b.Host, b.Inside, true); err != nil {
-			return sibling{}, err
-		}
-	}
-	binds = append(binds, writableMounts(opts.deps.Writable)...)
-	return sibling{argv: argv, dir: inside, env: p.env(), mounts: binds, background: opts.Background}, nil
-}
-
-// sibling is what one sibling container gets beyond the hardening every
+// Sibling is what one sibling container gets beyond the hardening every
 // one has.
-type sibling struct {
-	argv   []string
-	dir    string // working directory inside
-	env    []string
-	mounts []mount.Mount
-	// network is the network mode of a dependency step ("host", or
+type Sibling struct {
+	Argv   []string
+	Dir    string // working directory inside
+	Env    []string
+	Mounts []mount.Mount
+	// Network is the network mode of a dependency step ("host", or
 	// "container:<core's>": core's own network); empty is none.
-	network string
-	// background gives it the fewest CPU shares (RunOptions.Background).
-	background bool
+	Network string
+	// Background gives it the fewest CPU shares (RunOptions.Background).
+	Background bool
 }
 
-// config is a sibling's configuration: nobody, no capabilities, a
+// Config is a sibling's configuration: nobody, no capabilities, a
 // read-only root, its own /tmp, the limits, and no network unless it is a
 // dependency step's.
-func (d *dockerBackend) config(img *image, sb sibling) client.ContainerCreateOptions {
-	limits := d.s.cfg.Limits
+func (d *Backend) Config(img *Image, sb Sibling) client.ContainerCreateOptions {
+	limits := d.st.Limits
 	pids := 2 * int64(limits.Processes)
 	cpu := int64(limits.CPUTime.Seconds())
 	cfg := &container.Config{
-		Image:           img.ref,
+		Image:           img.Ref,
 		Entrypoint:      []string{"/bin/sh", "-c", wrapper, "core-sandbox"},
-		Cmd:             sb.argv,
-		WorkingDir:      sb.dir,
-		User:            sandboxUser,
-		Env:             mergeEnv(img.env, sb.env),
+		Cmd:             sb.Argv,
+		WorkingDir:      sb.Dir,
+		User:            SandboxUser,
+		Env:             MergeEnv(img.Env, sb.Env),
 		Hostname:        "core-sandbox",
-		Labels:          map[string]string{labelSandbox: "1", labelParent: d.parent},
+		Labels:          map[string]string{LabelSandbox: "1", LabelParent: d.parent},
 		AttachStdin:     true,
 		AttachStdout:    true,
 		AttachStderr:    true,
 		OpenStdin:       true,
 		StdinOnce:       true,
-		NetworkDisabled: sb.network == "",
+		NetworkDisabled: sb.Network == "",
 	}
 	host := &container.HostConfig{
 		NetworkMode:    "none",
@@ -303,31 +266,31 @@ func (d *dockerBackend) config(img *image, sb sibling) client.ContainerCreateOpt
 		AutoRemove:     true,
 		IpcMode:        container.IPCModePrivate,
 		CgroupnsMode:   container.CgroupnsModePrivate,
-		Mounts:         sb.mounts,
-		Tmpfs:          map[string]string{"/tmp": dockerTmpfs, dockerConfig: dockerConfigTmpfs},
+		Mounts:         sb.Mounts,
+		Tmpfs:          map[string]string{"/tmp": dockerTmpfs, d.st.ConfigDir: dockerConfigTmpfs},
 		Resources: container.Resources{
 			PidsLimit:  &pids,
 			Memory:     2 * limits.Memory,
 			MemorySwap: 2 * limits.Memory,
 			NanoCPUs:   int64(runtime.NumCPU()) * 1e9,
-			CPUShares:  cpuShares(sb.background),
+			CPUShares:  cpuShares(sb.Background),
 			Ulimits: []*container.Ulimit{
-				{Name: "nofile", Soft: dockerNoFile, Hard: dockerNoFile},
+				{Name: "nofile", Soft: NoFile, Hard: NoFile},
 				{Name: "cpu", Soft: cpu, Hard: cpu + 5}, // as launch.go's
 				{Name: "fsize", Soft: limits.FileSize, Hard: limits.FileSize},
 			},
 		},
 	}
-	if sb.network != "" {
-		host.NetworkMode = container.NetworkMode(sb.network)
+	if sb.Network != "" {
+		host.NetworkMode = container.NetworkMode(sb.Network)
 		cfg.Hostname = "" // the network's own: the engine refuses both
 	}
 	return client.ContainerCreateOptions{Config: cfg, HostConfig: host}
 }
 
-// mergeEnv is base (an image's environment, a profile's) with own's
+// MergeEnv is base (an image's environment, a profile's) with own's
 // NAME=value pairs over it: a name own sets is own's alone.
-func mergeEnv(base, own []string) []string {
+func MergeEnv(base, own []string) []string {
 	set := map[string]bool{}
 	for _, kv := range own {
 		name, _, _ := strings.Cut(kv, "=")
@@ -342,18 +305,18 @@ func mergeEnv(base, own []string) []string {
 	return append(out, own...)
 }
 
-// hostPath translates a path as core sees it into the path the engine must
+// HostPath translates a path as core sees it into the path the engine must
 // bind: the same path on a host, the host side of core's mount otherwise.
-func (d *dockerBackend) hostPath(path string) (string, error) {
+func (d *Backend) HostPath(path string) (string, error) {
 	if d.mounts == nil {
 		return path, nil
 	}
 	return d.mounts.host(path)
 }
 
-// shareCaches lets the sandbox user read the module cache and own its own
+// ShareCaches lets the sandbox user read the module cache and own its own
 // build cache. Both live under $CORE_HOME, which stays 0700 on the host.
-func shareCaches(modCache, buildCache string) error {
+func ShareCaches(modCache, buildCache string) error {
 	if err := os.Chmod(modCache, 0o755); err != nil {
 		return fmt.Errorf("share the module cache with the sandbox: %w", err)
 	}
@@ -407,10 +370,10 @@ func fileOwner(fi os.FileInfo) int {
 	return -1
 }
 
-// shareWorkspace makes the workspace (not its .git) writable for the
+// ShareWorkspace makes the workspace (not its .git) writable for the
 // sandbox user: directories a+rwx, files a+rw, execute bits untouched (git
 // records only those). Links are not followed.
-func shareWorkspace(ws string) error {
+func ShareWorkspace(ws string) error {
 	return filepath.WalkDir(ws, func(p string, e os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -487,4 +450,10 @@ func cpuShares(background bool) int64 {
 		return 2
 	}
 	return 0
+}
+
+// within reports whether path is dir or lies under it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
