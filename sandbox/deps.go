@@ -3,10 +3,11 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coreagent/core/sandbox/deps"
@@ -14,48 +15,89 @@ import (
 )
 
 // Running the dependency steps that sandbox/deps plans: each once per
-// lockfile, in bwrap's network profile or a sibling container, through
-// core's proxy to the plan's hosts, the fetched directory kept under
-// $CORE_HOME/cache/deps and what the step failed with remembered
-// (Sandbox.depsFailed).
+// lockfile, by a Runner (bwrap's network profile or a sibling container),
+// through core's proxy to the plan's hosts, the fetched directory kept under
+// the Request's Cache and what the step failed with remembered.
 
-// planDeps is deps.PlanFor with the host's settings of this Sandbox.
-func (s *Sandbox) planDeps(tool, ws string, runners []string, resolved []byte) (deps.Plan, string, bool, error) {
-	return deps.PlanFor(tool, ws, runners, s.depsHost(), resolved)
+// Steps drives the dependency steps of one Sandbox. Its zero value is
+// ready; it is not copied once used.
+type Steps struct {
+	// failed remembers, by the hash of the copied files, the dependency
+	// steps that failed: said again, not run again.
+	failed sync.Map
+	// resolved holds the lockfiles the run resolved for repositories
+	// without one (lockless.go), by deps.ResolveKey: each a *resolvedLock.
+	resolved sync.Map
+	// lastResolved is the lockfile the run resolved last, by
+	// deps.ResolveLineage: the seed of the next resolution (lockless.go).
+	lastResolved sync.Map
 }
 
-// depsHost is what the host sets for the dependency steps.
-func (s *Sandbox) depsHost() deps.Host {
-	return deps.Host{Env: s.cfg.HostEnv, CargoIndex: s.cfg.CargoIndex}
+// Runner runs one step of a plan: the backend's part. A Runner whose
+// steps run in a container image also has Image(ctx, tool) (string,
+// error), the image's reference, which keys what it fetched; one whose
+// fetched directory must be made read-only for everyone also has
+// Keep(dir string) error.
+type Runner interface {
+	// Scratch writes files into a fresh directory of the step's own.
+	Scratch(files map[string][]byte) (string, error)
+	// Step runs plan's step in scratch, confined, and returns its exit
+	// code and output; an error is the backend's, not the step's.
+	Step(ctx context.Context, plan deps.Plan, scratch string) (exit int, output string, err error)
 }
 
-// fetchDeps runs the dependency step for the command argv in the
-// workspace, once per lockfile, and returns what the command sees of it.
-// The step runs in bwrap's network profile, or in a sibling container of
-// the ecosystem's image with the network on (docker_deps.go).
-func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv []string, opts RunOptions) (deps.View, error) {
-	tool := argv[0]
-	runners := s.lackedRunners(ctx, argv, opts.Workspace)
-	plan, note, ok, err := s.planDeps(tool, opts.Workspace, runners, nil)
+// imaged is a Runner whose steps run in a container image.
+type imaged interface {
+	Image(ctx context.Context, tool string) (string, error)
+}
+
+// keeper is a Runner whose fetched directory must be made read-only for
+// everyone before the commands see it.
+type keeper interface {
+	Keep(dir string) error
+}
+
+// Request is the command a dependency step is for.
+type Request struct {
+	Tool      string   // the command's program
+	Workspace string   // the workspace on the host
+	Inside    string   // where the command sees the workspace
+	Runners   []string // the runners the command lacks (deps.PlanFor)
+	Host      deps.Host
+	// Cache is where the fetched dependencies are kept, a directory per
+	// lockfile ($CORE_HOME/cache/deps); "" keeps nothing and fetches
+	// nothing.
+	Cache string
+	// Progress, if not nil, is told what the step does; Waiting says that
+	// the command waits for it and returns the function that says the wait
+	// ended.
+	Progress io.Writer
+	Waiting  func(what string) (ended func())
+}
+
+// Fetch runs the dependency step for req's command, once per lockfile, by
+// r, and returns what the command sees of it. A nil r is no backend that
+// can run it.
+func (st *Steps) Fetch(ctx context.Context, r Runner, req Request) (deps.View, error) {
+	plan, note, ok, err := deps.PlanFor(req.Tool, req.Workspace, req.Runners, req.Host, nil)
 	if err != nil {
 		return deps.View{Note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
 	}
 	if !ok {
 		return deps.View{Note: note}, nil
 	}
-	_, viaDocker := b.(*dockerBackend)
-	if bwrap == "" && !viaDocker {
+	if r == nil {
 		return deps.View{Note: fmt.Sprintf("core fetched no %s dependencies: the dependency step needs bwrap's network profile or the Docker backend\n", plan.Eco)}, nil
 	}
-	if s.cfg.Home == "" {
+	if req.Cache == "" {
 		return deps.View{Note: "core fetched no dependencies: no state directory ($CORE_HOME) to keep them in\n"}, nil
 	}
 	if plan.Resolves != "" {
-		lock, v, err := s.resolveLock(ctx, b, bwrap, plan, opts)
+		lock, v, err := st.resolveLock(ctx, r, plan, req)
 		if err != nil || lock == nil {
 			return v, err
 		}
-		plan, note, ok, err = s.planDeps(tool, opts.Workspace, runners, lock)
+		plan, note, ok, err = deps.PlanFor(req.Tool, req.Workspace, req.Runners, req.Host, lock)
 		if err != nil {
 			return deps.View{Note: "core fetched no dependencies: " + err.Error() + "\n"}, nil
 		}
@@ -63,32 +105,32 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 			return deps.View{Note: note}, nil
 		}
 	}
-	key, err := depsKey(ctx, b, tool, plan)
+	key, err := depsKey(ctx, r, req.Tool, plan)
 	if err != nil {
 		return deps.View{}, err
 	}
-	dir := filepath.Join(s.cfg.Home, "cache", "deps", plan.Eco+"-"+key[:24])
+	dir := filepath.Join(req.Cache, plan.Eco+"-"+key[:24])
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-		return plan.View(dir, opts.inside()), nil
+		return plan.View(dir, req.Inside), nil
 	}
-	if v, ok := s.depsFailed.Load(key); ok {
+	if v, ok := st.failed.Load(key); ok {
 		return v.(deps.View), nil // this process tried: once is enough
 	}
-	return s.fetchInto(ctx, b, bwrap, plan, key, dir, opts)
+	return st.fetchInto(ctx, r, plan, key, dir, req)
 }
 
-// depsKey keys what plan fetches: the hash of its files, and under the
-// Docker backend the image the step runs in.
-func depsKey(ctx context.Context, b backend, tool string, plan deps.Plan) (string, error) {
+// depsKey keys what plan fetches: the hash of its files, and when r runs
+// the step in an image, that image.
+func depsKey(ctx context.Context, r Runner, tool string, plan deps.Plan) (string, error) {
 	key := deps.FilesKey(plan.Files)
-	if d, viaDocker := b.(*dockerBackend); viaDocker {
+	if d, ok := r.(imaged); ok {
 		// What one image fetched is that image's: a wheel or a
 		// node_modules is for one interpreter.
-		img, err := d.imageFor(ctx, tool)
+		img, err := d.Image(ctx, tool)
 		if err != nil {
 			return "", err
 		}
-		key = deps.FilesKey(map[string][]byte{"files": []byte(key), "image": []byte(img.ref)})
+		key = deps.FilesKey(map[string][]byte{"files": []byte(key), "image": []byte(img)})
 	}
 	return key, nil
 }
@@ -96,12 +138,11 @@ func depsKey(ctx context.Context, b backend, tool string, plan deps.Plan) (strin
 // fetchInto runs plan's step in a scratch directory of its own and keeps
 // what it fetched at dir, the dependencies of key; a failure is kept by
 // key (stepFailed).
-func (s *Sandbox) fetchInto(ctx context.Context, b backend, bwrap string, plan deps.Plan, key, dir string, opts RunOptions) (deps.View, error) {
-	_, viaDocker := b.(*dockerBackend)
+func (st *Steps) fetchInto(ctx context.Context, r Runner, plan deps.Plan, key, dir string, req Request) (deps.View, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return deps.View{}, fmt.Errorf("make the dependency cache: %w", err)
 	}
-	scratch, err := s.scratch(plan.Files)
+	scratch, err := r.Scratch(plan.Files)
 	if err != nil {
 		return deps.View{}, err
 	}
@@ -109,76 +150,49 @@ func (s *Sandbox) fetchInto(ctx context.Context, b backend, bwrap string, plan d
 	plan.Egress = &egress.Log{}
 	start := time.Now()
 	count := deps.PackagesWord(plan.Eco, deps.Packages(plan))
-	progressf(opts, "Fetching %s for the command (%s) …", count, strings.Join(plan.Argv, " "))
-	ended := waitingFor(opts.Progress, fmt.Sprintf("the dependency step: %s (the network on, no workspace code; not counted against the timeout)", strings.Join(plan.Argv, " ")))
-	r, err := s.depsStep(ctx, b, bwrap, plan, scratch)
+	req.progressf("Fetching %s for the command (%s) …", count, strings.Join(plan.Argv, " "))
+	ended := req.waiting(fmt.Sprintf("the dependency step: %s (the network on, no workspace code; not counted against the timeout)", strings.Join(plan.Argv, " ")))
+	exit, output, err := r.Step(ctx, plan, scratch)
 	ended()
 	if err != nil {
 		return deps.View{}, fmt.Errorf("%s: %w", strings.Join(plan.Argv, " "), err)
 	}
-	if r.ExitCode != 0 {
-		return s.stepFailed(ctx, key, plan, r.Output), nil
+	if exit != 0 {
+		return st.stepFailed(ctx, key, plan, output), nil
 	}
 	if plan.After != nil {
 		if err := plan.After(scratch); err != nil {
 			return deps.View{Note: plan.Failed(err.Error())}, nil
 		}
 	}
-	if viaDocker {
+	if k, ok := r.(keeper); ok {
 		// Read-only for everyone from now on, as bwrap's binds are.
-		if err := os.Chmod(scratch, 0o755); err != nil {
+		if err := k.Keep(scratch); err != nil {
 			return deps.View{}, fmt.Errorf("keep the dependencies: %w", err)
 		}
 	}
 	if err := os.Rename(scratch, dir); err != nil {
 		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
-			return plan.View(dir, opts.inside()), nil // another command's step got there first
+			return plan.View(dir, req.Inside), nil // another command's step got there first
 		}
 		return deps.View{}, fmt.Errorf("keep the dependencies: %w", err)
 	}
-	progressf(opts, "Fetched %s in %s.", count, roundDuration(time.Since(start)))
-	return plan.View(dir, opts.inside()), nil
+	req.progressf("Fetched %s in %s.", count, deps.RoundDuration(time.Since(start)))
+	return plan.View(dir, req.Inside), nil
 }
 
-// depsStep runs plan's step in scratch: in bwrap's network profile, or in
-// a sibling container of the ecosystem's image (docker_deps.go).
-func (s *Sandbox) depsStep(ctx context.Context, b backend, bwrap string, plan deps.Plan, scratch string) (Result, error) {
-	if d, ok := b.(*dockerBackend); ok {
-		return d.fetch(ctx, plan, scratch, plan.HostEnv)
+// progressf writes one line on req's progress writer, if any.
+func (req Request) progressf(format string, args ...any) {
+	if req.Progress != nil {
+		fmt.Fprintf(req.Progress, format+"\n", args...)
 	}
-	return s.fetchConfined(ctx, bwrap, plan, scratch)
 }
 
-// fetchConfined runs the step in bwrap's network profile: the scratch
-// directory and nothing of $CORE_HOME. Its network is the proxy to the
-// plan's hosts (egress.go), behind core's executable inside; without
-// that executable (a test's Config), the host's network, as before.
-func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan deps.Plan, scratch string) (Result, error) {
-	p, err := s.profileFor(plan.Tool)
-	if err != nil {
-		return Result{}, err
+// waiting says that req's command waits for what, through req.Waiting
+// when it is set.
+func (req Request) waiting(what string) (ended func()) {
+	if req.Waiting == nil {
+		return func() {}
 	}
-	p.scratch = scratch
-	p.modCache, p.buildCache = "", "" // nothing of $CORE_HOME
-	p.hostEnv = plan.HostEnv
-	p.extraEnv = plan.Env
-	argv := plan.Argv
-	if exe := s.agentExe(); exe != "" {
-		proxy, err := egress.Serve(plan.Hosts, plan.Egress)
-		if err != nil {
-			return Result{}, err
-		}
-		defer proxy.Close()
-		// No network of its own: core's executable, at the box agent's
-		// place, and the proxy's socket, at the box's directory.
-		p.network, p.cacheProg = false, ""
-		p.agent, p.boxDir = exe, proxy.Dir()
-		p.extraEnv = append(slices.Clone(plan.Env), egress.Env...)
-		argv = egressCommand(cacheProgPath, deps.WithPipProxy(plan.Argv))
-	} else {
-		s.networked(&p)
-		p.modCacheRW = false
-		p.hostEnv = plan.HostEnv
-	}
-	return s.launch(ctx, bwrap, p, argv, RunOptions{Workspace: scratch, Timeout: s.cfg.DownloadTimeout, OutputLimit: 4 << 10})
+	return req.Waiting(what)
 }

@@ -118,7 +118,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		progressf(opts, "Downloading %s for the command (go mod download) …", manifest.Entries(n, "Go module", "Go modules"))
 		defer func() {
 			if ok && err == nil {
-				progressf(opts, "Downloaded %s in %s.", manifest.Entries(n, "Go module", "Go modules"), roundDuration(time.Since(start)))
+				progressf(opts, "Downloaded %s in %s.", manifest.Entries(n, "Go module", "Go modules"), deps.RoundDuration(time.Since(start)))
 			}
 		}()
 	}

@@ -208,15 +208,9 @@ type Sandbox struct {
 	// foreground command runs (yield.go).
 	yield limit.Yielder
 
-	// depsFailed remembers, by the hash of the copied files, the dependency
-	// steps that failed (deps.go): said again, not run again.
-	depsFailed sync.Map
-	// resolved holds the lockfiles the run resolved for repositories
-	// without one (lockless.go), by deps.ResolveKey: each a *resolvedLock.
-	resolved sync.Map
-	// lastResolved is the lockfile the run resolved last, by
-	// deps.ResolveLineage: the seed of the next resolution (lockless.go).
-	lastResolved sync.Map
+	// steps drives the dependency steps (depsrun.go): what they
+	// resolved, fetched and failed with, once per lockfile.
+	steps Steps
 
 	mu         sync.Mutex
 	downloaded map[string]string        // workspace → hash of the module files last downloaded
