@@ -10,7 +10,7 @@ import (
 	"github.com/coreagent/core/sandbox/egress"
 )
 
-// The dependency step's wiring: Steps drives it, once per lockfile; the
+// The dependency step's wiring: deps.Steps drives it, once per lockfile; the
 // backend runs it, in bwrap's network profile (bwrapSteps) or in a sibling
 // container of the ecosystem's image with the network on (dockerSteps,
 // docker_deps.go), behind core's proxy to the plan's hosts.
@@ -18,7 +18,7 @@ import (
 // fetchDeps runs the dependency step for the command argv in the
 // workspace, once per lockfile, and returns what the command sees of it.
 func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv []string, opts RunOptions) (deps.View, error) {
-	req := Request{
+	req := deps.Request{
 		Tool:      argv[0],
 		Workspace: opts.Workspace,
 		Inside:    opts.inside(),
@@ -30,7 +30,7 @@ func (s *Sandbox) fetchDeps(ctx context.Context, b backend, bwrap string, argv [
 	if s.cfg.Home != "" {
 		req.Cache = filepath.Join(s.cfg.Home, "cache", "deps")
 	}
-	var r Runner
+	var r deps.Runner
 	if d, viaDocker := b.(*dockerBackend); viaDocker {
 		r = dockerSteps{d}
 	} else if bwrap != "" {

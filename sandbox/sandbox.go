@@ -210,7 +210,7 @@ type Sandbox struct {
 
 	// steps drives the dependency steps (depsrun.go): what they
 	// resolved, fetched and failed with, once per lockfile.
-	steps Steps
+	steps deps.Steps
 
 	mu         sync.Mutex
 	downloaded map[string]string        // workspace → hash of the module files last downloaded
@@ -473,7 +473,7 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 		}
 		waited = r.Waited
 	} else {
-		// The other ecosystems' dependency step (deps.go); what it could
+		// The other ecosystems' dependency step (depsrun.go); what it could
 		// not fetch heads the command's output.
 		deps, err := s.fetchDeps(ctx, p.chosen(), bwrap, argv, opts)
 		if err != nil {

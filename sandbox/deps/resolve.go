@@ -1,4 +1,4 @@
-package sandbox
+package deps
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/egress"
 	"github.com/coreagent/core/sandbox/manifest"
 )
@@ -46,41 +45,41 @@ const maxResolvedLockSize = 64 << 20
 // resolveLock runs plan, a resolving step, once per run and manifest,
 // and returns the lockfile it resolved; or nil with what to tell when it
 // failed.
-func (st *Steps) resolveLock(ctx context.Context, r Runner, plan deps.Plan, req Request) ([]byte, deps.View, error) {
-	key := deps.ResolveKey(plan, req.Inside)
+func (st *Steps) resolveLock(ctx context.Context, r Runner, plan Plan, req Request) ([]byte, View, error) {
+	key := ResolveKey(plan, req.Inside)
 	got, _ := st.resolved.LoadOrStore(key, &resolvedLock{turn: make(chan struct{}, 1)})
 	rl := got.(*resolvedLock)
 	select {
 	case rl.turn <- struct{}{}:
 	case <-ctx.Done():
-		return nil, deps.View{}, fmt.Errorf("wait for the resolution of the %s dependencies under way: %w", deps.EcoName(plan.Eco), ctx.Err())
+		return nil, View{}, fmt.Errorf("wait for the resolution of the %s dependencies under way: %w", EcoName(plan.Eco), ctx.Err())
 	}
 	defer func() { <-rl.turn }()
 	if rl.lock != nil {
-		return rl.lock, deps.View{}, nil
+		return rl.lock, View{}, nil
 	}
 	if failed, ok := st.failed.Load(key); ok {
-		return nil, failed.(deps.View), nil // this process tried: once is enough
+		return nil, failed.(View), nil // this process tried: once is enough
 	}
-	lineage := deps.ResolveLineage(plan, req.Inside)
+	lineage := ResolveLineage(plan, req.Inside)
 	plan.Egress = &egress.Log{}
 	start := time.Now()
-	req.progressf("Resolving the %s dependencies: there is no lockfile (%s) …", deps.EcoName(plan.Eco), strings.Join(plan.Argv, " "))
+	req.progressf("Resolving the %s dependencies: there is no lockfile (%s) …", EcoName(plan.Eco), strings.Join(plan.Argv, " "))
 	var raw []byte
 	var res stepResult
 	var err error
 	if last, ok := st.lastResolved.Load(lineage); ok {
 		// The manifest changed since the run resolved it: the versions it
 		// resolved then stay where the change allows.
-		raw, res, err = resolveIn(ctx, r, deps.Seeded(plan, last.([]byte)))
-		if err == nil && res.exit != 0 && deps.FindUnreachable(plan.Eco, plan.Egress, plan.Hosts, res.output) == nil {
+		raw, res, err = resolveIn(ctx, r, Seeded(plan, last.([]byte)))
+		if err == nil && res.exit != 0 && FindUnreachable(plan.Eco, plan.Egress, plan.Hosts, res.output) == nil {
 			raw, res, err = resolveIn(ctx, r, plan)
 		}
 	} else {
 		raw, res, err = resolveIn(ctx, r, plan)
 	}
 	if err != nil {
-		return nil, deps.View{}, err
+		return nil, View{}, err
 	}
 	if res.exit != 0 {
 		return nil, st.stepFailed(ctx, key, plan, res.output), nil
@@ -90,14 +89,14 @@ func (st *Steps) resolveLock(ctx context.Context, r Runner, plan deps.Plan, req 
 		lock, err = plan.Resolved(raw)
 	}
 	if err != nil {
-		v := deps.View{Note: plan.Failed(fmt.Sprintf("core could not read the %s the step resolved: %v", plan.Resolves, err))}
+		v := View{Note: plan.Failed(fmt.Sprintf("core could not read the %s the step resolved: %v", plan.Resolves, err))}
 		st.failed.Store(key, v)
 		return nil, v, nil
 	}
 	rl.lock = lock
 	st.lastResolved.Store(lineage, lock)
-	req.progressf("Resolved %s in %s, kept for this run's checks on both sides.", deps.PackagesWord(plan.Eco, deps.LockPackages(plan.Eco, lock)), deps.RoundDuration(time.Since(start)))
-	return lock, deps.View{}, nil
+	req.progressf("Resolved %s in %s, kept for this run's checks on both sides.", PackagesWord(plan.Eco, LockPackages(plan.Eco, lock)), RoundDuration(time.Since(start)))
+	return lock, View{}, nil
 }
 
 // stepResult is how a step ended: its exit code and output.
@@ -109,7 +108,7 @@ type stepResult struct {
 // resolveIn runs the resolving step plan in a scratch directory of its
 // own and returns what it wrote at plan.Resolves (nil when the step
 // failed: stepResult says how).
-func resolveIn(ctx context.Context, r Runner, plan deps.Plan) ([]byte, stepResult, error) {
+func resolveIn(ctx context.Context, r Runner, plan Plan) ([]byte, stepResult, error) {
 	scratch, err := r.Scratch(plan.Files)
 	if err != nil {
 		return nil, stepResult{}, err
@@ -133,12 +132,12 @@ func resolveIn(ctx context.Context, r Runner, plan deps.Plan) ([]byte, stepResul
 }
 
 // stepFailed is what a failed step of plan says, kept by key unless ctx
-// ended it: an unreachable registry named as such (sandbox/deps/unreach.go), else
+// ended it: an unreachable registry named as such (unreach.go), else
 // the step's own words.
-func (st *Steps) stepFailed(ctx context.Context, key string, plan deps.Plan, output string) deps.View {
-	v := deps.View{Note: plan.Failed(output)}
-	if u := deps.FindUnreachable(plan.Eco, plan.Egress, plan.Hosts, output); u != nil {
-		v = deps.View{Note: deps.UnreachableNote(u, output), Err: u}
+func (st *Steps) stepFailed(ctx context.Context, key string, plan Plan, output string) View {
+	v := View{Note: plan.Failed(output)}
+	if u := FindUnreachable(plan.Eco, plan.Egress, plan.Hosts, output); u != nil {
+		v = View{Note: UnreachableNote(u, output), Err: u}
 	}
 	if ctx.Err() == nil {
 		st.failed.Store(key, v)
