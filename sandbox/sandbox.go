@@ -211,14 +211,15 @@ type Sandbox struct {
 	// steps drives the dependency steps (depsrun.go): what they
 	// resolved, fetched and failed with, once per lockfile.
 	steps deps.Steps
+	// downloads is which workspaces have their Go modules downloaded,
+	// and the download under way of each (download.go).
+	downloads deps.Downloads
 
-	mu         sync.Mutex
-	downloaded map[string]string        // workspace → hash of the module files last downloaded
-	fetching   map[string]chan struct{} // workspace → closed when its download under way ends (download.go)
-	views      map[string]toolView      // tool → what its commands see of the host
-	warming    map[string]*Warmup       // workspace → its warm-up while it runs (warm.go)
-	boxes      map[string]*Box          // workspace → its box (box.go)
-	boxSweep   sync.Once                // the box directories of killed cores (box.go)
+	mu       sync.Mutex
+	views    map[string]toolView // tool → what its commands see of the host
+	warming  map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
+	boxes    map[string]*Box     // workspace → its box (box.go)
+	boxSweep sync.Once           // the box directories of killed cores (box.go)
 
 	hostsOnce sync.Once
 	hosts     string // the sandbox's /etc/hosts (hostsFile)
@@ -236,7 +237,7 @@ func New(cfg Config) *Sandbox {
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
-	s := &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}}
+	s := &Sandbox{cfg: cfg, scans: hostScans, views: map[string]toolView{}}
 	s.runs = gocache.NewLayers(s, cfg.Home)
 	return s
 }

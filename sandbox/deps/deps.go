@@ -6,7 +6,8 @@
 // whether its registry was out of reach (unreach.go). Go's step is the
 // module download (sandbox/download.go): what it reads of the workspace and
 // whether the module cache holds it already, and the toolchain its go.mod
-// asks for, are here too (golang.go). It runs no process itself: a Runner
+// asks for, are here too (golang.go), and which workspaces have it done
+// (downloads.go). It runs no process itself: a Runner
 // of package sandbox runs each step, confined, and sandbox mounts the View
 // Steps returns.
 //
