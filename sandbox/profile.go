@@ -82,21 +82,7 @@ func (p profile) args(argv []string) []string {
 	if p.seccomp {
 		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
 	}
-	for _, root := range systemRoots {
-		fi, err := os.Lstat(root)
-		switch {
-		case err != nil:
-			continue
-		case fi.Mode()&os.ModeSymlink != 0:
-			target, err := os.Readlink(root)
-			if err != nil {
-				continue
-			}
-			a = append(a, "--symlink", target, root)
-		case fi.IsDir():
-			a = append(a, "--ro-bind", root, root)
-		}
-	}
+	a = append(a, systemRootArgs()...)
 	a = append(a, p.masks...)
 	if p.hosts != "" && !p.network { // a network command keeps the host's names
 		if fi, err := os.Lstat("/etc/hosts"); err == nil && fi.Mode().IsRegular() {
@@ -121,6 +107,60 @@ func (p profile) args(argv []string) []string {
 		// $CORE_HOME lies under a directory the sandbox sees: hide it.
 		a = append(a, "--tmpfs", p.home)
 	}
+	a = append(a, p.cacheArgs()...)
+	dir := p.inside()
+	if p.scratch != "" {
+		a = append(a, "--bind", p.scratch, deps.ScratchDir)
+		dir = deps.ScratchDir
+	}
+	if p.workspace != "" {
+		a = append(a, "--bind", p.workspace, p.inside())
+		// Only a real .git (a directory, or a worktree's gitfile) is bound:
+		// a link planted in its place would bind what it points to.
+		git := filepath.Join(p.workspace, ".git")
+		if fi, err := os.Lstat(git); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
+			a = append(a, "--ro-bind", git, filepath.Join(p.inside(), ".git"))
+		}
+	}
+	for _, b := range p.depBinds {
+		a = append(a, "--ro-bind", b.Host, b.Inside)
+	}
+	a = append(a, writableArgs(p.depWritable, p.tmpSize)...)
+	a = append(a, "--clearenv")
+	for _, kv := range p.env() {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
+	a = append(a, "--chdir", dir, "--")
+	return append(a, argv...)
+}
+
+// systemRootArgs binds the host's system directories read-only, and those
+// that are links (a merged /usr's /bin) as the same links.
+func systemRootArgs() []string {
+	var a []string
+	for _, root := range systemRoots {
+		fi, err := os.Lstat(root)
+		switch {
+		case err != nil:
+			continue
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(root)
+			if err != nil {
+				continue
+			}
+			a = append(a, "--symlink", target, root)
+		case fi.IsDir():
+			a = append(a, "--ro-bind", root, root)
+		}
+	}
+	return a
+}
+
+// cacheArgs binds the Go caches the command uses (the module cache, or its
+// view; the build cache), core's executable and the box's directory.
+func (p profile) cacheArgs() []string {
+	var a []string
 	if p.modCache != "" {
 		bind := "--ro-bind"
 		if p.modCacheRW {
@@ -153,31 +193,7 @@ func (p profile) args(argv []string) []string {
 			a = append(a, "--ro-bind", p.cacheShared, gocache.SharedPath)
 		}
 	}
-	dir := p.inside()
-	if p.scratch != "" {
-		a = append(a, "--bind", p.scratch, deps.ScratchDir)
-		dir = deps.ScratchDir
-	}
-	if p.workspace != "" {
-		a = append(a, "--bind", p.workspace, p.inside())
-		// Only a real .git (a directory, or a worktree's gitfile) is bound:
-		// a link planted in its place would bind what it points to.
-		git := filepath.Join(p.workspace, ".git")
-		if fi, err := os.Lstat(git); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
-			a = append(a, "--ro-bind", git, filepath.Join(p.inside(), ".git"))
-		}
-	}
-	for _, b := range p.depBinds {
-		a = append(a, "--ro-bind", b.Host, b.Inside)
-	}
-	a = append(a, writableArgs(p.depWritable, p.tmpSize)...)
-	a = append(a, "--clearenv")
-	for _, kv := range p.env() {
-		k, v, _ := strings.Cut(kv, "=")
-		a = append(a, "--setenv", k, v)
-	}
-	a = append(a, "--chdir", dir, "--")
-	return append(a, argv...)
+	return a
 }
 
 // inside is where the sandbox sees the workspace.
