@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/mask"
 )
 
 // A box is one long-lived bwrap sandbox per workspace, with the profile,
@@ -389,7 +390,7 @@ func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 		}
 	}
 	p.maskScans = scans
-	p.masks = maskArgs(scans...)
+	p.masks = mask.Args(scans...)
 	return p, nil
 }
 

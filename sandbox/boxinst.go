@@ -18,6 +18,7 @@ import (
 	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/mask"
 	"golang.org/x/sys/unix"
 )
 
@@ -67,7 +68,7 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 		}
 		// A masked path went between the profile and bwrap: the masks
 		// again, once.
-		inst.p.masks = maskArgs(inst.p.maskScans...)
+		inst.p.masks = mask.Args(inst.p.maskScans...)
 		inst.stderr = newCapped(4 << 10)
 		inst.done = make(chan struct{})
 	}

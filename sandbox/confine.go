@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/mask"
 )
 
 // profileFor is the production profile for a command whose program is tool:
@@ -30,7 +31,7 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 	p.toolRoots = slices.Clone(v.toolRoots)
 	p.path = slices.Clone(v.path)
 	p.maskScans = slices.Clone(v.scans)
-	p.masks = maskArgs(v.scans...)
+	p.masks = mask.Args(v.scans...)
 	p.hosts = s.hostsFile()
 	p.goTelemetry = s.telemetryFile()
 	return p, nil
@@ -95,7 +96,7 @@ func (s *Sandbox) fixedFile(name, body string) string {
 type toolView struct {
 	toolRoots []string
 	path      []string
-	scans     []rootOnly
+	scans     []mask.RootOnly
 }
 
 // toolView computes a tool's view once per Sandbox: the host's PATH and
@@ -118,7 +119,7 @@ func (s *Sandbox) toolView(tool string) toolView {
 		}
 	}
 	v.path = append(toolDirs, sandboxPath(s.cfg.Path, v.toolRoots)...)
-	v.scans = []rootOnly{s.rootOnly(realRoots(systemRoots))}
+	v.scans = []mask.RootOnly{s.rootOnly(mask.RealRoots(systemRoots))}
 	for _, r := range v.toolRoots {
 		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
 			v.scans = append(v.scans, s.rootOnly([]string{r}))
@@ -139,13 +140,13 @@ func (s *Sandbox) toolView(tool string) toolView {
 // modes keep from that user on the host, root's files among them; what
 // remains readable is what the user reads anyway, which the sandbox does
 // not set out to hide in the system directories (no more than it hides
-// /etc/passwd). As root, the walk is needed: see mask.go.
-func (s *Sandbox) rootOnly(roots []string) rootOnly {
-	c := currentCred()
-	if c.uid != 0 {
-		return rootOnly{}
+// /etc/passwd). As root, the walk is needed: see sandbox/mask.
+func (s *Sandbox) rootOnly(roots []string) mask.RootOnly {
+	c := mask.CurrentCred()
+	if !c.Root() {
+		return mask.RootOnly{}
 	}
-	return s.scans.scan(s.scanDir(), roots, c)
+	return s.scans.Scan(s.scanDir(), roots, c)
 }
 
 // scanDir is where the walks are kept on disk: with the user's caches, in
@@ -364,7 +365,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 			// profile was made (another process removed it): the masks
 			// again, from the host as it is now, once.
 			l.finish(&r, "")
-			p.masks = maskArgs(p.maskScans...)
+			p.masks = mask.Args(p.maskScans...)
 			continue
 		}
 		l.finish(&r, p.workspace)

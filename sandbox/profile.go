@@ -9,17 +9,12 @@ import (
 
 	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/gocache"
+	"github.com/coreagent/core/sandbox/mask"
 )
 
 // systemRoots are the host directories the sandbox sees, read-only. Home
 // directories, /root, /srv, /var and the rest of the host stay invisible.
 var systemRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
-
-// maskedFiles hold secrets of the host; inside they read as empty.
-var maskedFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers"}
-
-// maskedDirs hold secrets of the host; inside they are empty.
-var maskedDirs = []string{"/etc/ssh", "/etc/sudoers.d"}
 
 // sandboxHome is HOME inside the sandbox: the fresh tmpfs.
 const sandboxHome = "/tmp"
@@ -60,11 +55,11 @@ type profile struct {
 	tmpSize     int64       // size of /tmp; 0 leaves it unbounded
 	seccomp     bool        // load the filter from seccompFD
 	lang        string
-	maskScans   []rootOnly // what masks was made of, to make it again (launch's retry)
-	agent       string     // a box: core's executable, bound at cacheProgPath to run the agent
-	boxDir      string     // a box: the host directory of the agent's socket, bound at boxDirPath
-	hosts       string     // a host file bound at /etc/hosts (localhost), or ""
-	goTelemetry string     // a host file bound at goTelemetryMode (off), or ""
+	maskScans   []mask.RootOnly // what masks was made of, to make it again (launch's retry)
+	agent       string          // a box: core's executable, bound at cacheProgPath to run the agent
+	boxDir      string          // a box: the host directory of the agent's socket, bound at boxDirPath
+	hosts       string          // a host file bound at /etc/hosts (localhost), or ""
+	goTelemetry string          // a host file bound at goTelemetryMode (off), or ""
 }
 
 // args returns bwrap's arguments to run argv under the profile.

@@ -24,6 +24,7 @@ import (
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/mask"
 )
 
 // Config is what a Sandbox needs from its caller, read at the edge.
@@ -185,7 +186,7 @@ type Sandbox struct {
 	seccompProg [2][]byte
 	seccompErr  [2]error
 
-	scans *scanCache // the walks behind the masks: the process's own
+	scans *mask.Cache // the walks behind the masks: the process's own
 
 	cgOnce    sync.Once
 	cgParents limit.CgroupParents
@@ -237,7 +238,7 @@ func New(cfg Config) *Sandbox {
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
-	s := &Sandbox{cfg: cfg, scans: hostScans, views: map[string]toolView{}}
+	s := &Sandbox{cfg: cfg, scans: mask.Host(), views: map[string]toolView{}}
 	s.runs = gocache.NewLayers(s, cfg.Home)
 	return s
 }
