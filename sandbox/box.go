@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
@@ -93,7 +94,7 @@ type boxInst struct {
 	dir    string        // host directory holding the socket's directory and hosts
 	dirFD  int           // the socket's directory, opened without following links
 	cmd    *exec.Cmd
-	l      *launch
+	l      *gate.Launch
 	cache  *gocache.UserServer
 	done   chan struct{} // bwrap exited
 	active atomic.Int32  // commands running through it

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
 	"github.com/coreagent/core/sandbox/mask"
@@ -355,7 +356,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 		if opts.Background {
 			y = &s.yield
 		}
-		l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "", y)
+		l, err := gate.New(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "", y)
 		if err != nil {
 			return Result{}, err
 		}
@@ -364,14 +365,27 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 			// bwrap could not mount over a path that went after the
 			// profile was made (another process removed it): the masks
 			// again, from the host as it is now, once.
-			l.finish(&r, "")
+			r.hit(l.Finish("", r.ExitCode, r.Output), s.cfg.Limits)
 			p.masks = mask.Args(p.maskScans...)
 			continue
 		}
-		l.finish(&r, p.workspace)
+		r.hit(l.Finish(p.workspace, r.ExitCode, r.Output), s.cfg.Limits)
 		r.Argv = argv
 		r.Sandboxed = true
 		return r, err
+	}
+}
+
+// hit records that the command hit the limit name ("" for none): the note
+// that says how to raise it, and an exit code that is not success.
+func (r *Result) hit(name string, limits limit.Limits) {
+	if name == "" {
+		return
+	}
+	r.Limit = name
+	r.Output += limit.LimitNote(name, limits)
+	if r.ExitCode == 0 {
+		r.ExitCode = 1
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/mask"
 )
@@ -75,7 +76,7 @@ func (p profile) args(argv []string) []string {
 		a = append(a, "--share-net")
 	}
 	if p.seccomp {
-		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
+		a = append(a, "--seccomp", strconv.Itoa(gate.SeccompFD))
 	}
 	a = append(a, systemRootArgs()...)
 	a = append(a, p.masks...)
