@@ -286,7 +286,7 @@ func TestVanishedMask(t *testing.T) {
 // package's planted directory, in CI) costs one retry, not the command.
 func TestLaunchRetriesAVanishedMask(t *testing.T) {
 	requireBwrap(t)
-	requireRoot(t, "a mask under /etc, where only root plants one")
+	testkit.RequireRoot(t, "a mask under /etc, where only root plants one")
 	t.Parallel()
 	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH")})
 	gone := fmt.Sprintf("/etc/core-vanished-%d.d", os.Getpid())

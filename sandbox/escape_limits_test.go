@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox/limit"
 	"github.com/coreagent/core/sandbox/mask"
 	"github.com/stretchr/testify/assert"
@@ -21,7 +22,7 @@ import (
 // kernel, so only the masks stand between the code and the files.
 func TestEscapeRootOnlyFiles(t *testing.T) {
 	requireBwrap(t)
-	requireRoot(t, "the kernel itself keeps root's files from the confined code of a core that is not root")
+	testkit.RequireRoot(t, "the kernel itself keeps root's files from the confined code of a core that is not root")
 	require.NotEmpty(t, rootOnlyFile, "TestMain could not plant a root-only file under /etc")
 	t.Parallel()
 	t.Run("walked", func(t *testing.T) {

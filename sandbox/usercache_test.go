@@ -117,7 +117,7 @@ func TestUserCachesOff(t *testing.T) {
 }
 
 func TestOwnTreeGivesARestoredCacheToTheSandboxUser(t *testing.T) {
-	requireRoot(t, "chown needs root")
+	testkit.RequireRoot(t, "chown needs root")
 	dir := t.TempDir()
 	// As actions/cache restores it: everything the runner's user's.
 	for _, p := range []string{"00", "00/x-d", "ab", "ab/y-a"} {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -64,7 +65,7 @@ func TestScanCache(t *testing.T) {
 			require.NoError(t, writeScan(file, sf))
 		}},
 		{name: "another user's", walks: 1, spoil: func(t *testing.T, _, file string) {
-			requireRoot(t, "giving a file away needs root")
+			testkit.RequireRoot(t, "giving a file away needs root")
 			require.NoError(t, os.Chown(file, 65534, 65534))
 		}},
 	}

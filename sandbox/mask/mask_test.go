@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,7 +40,7 @@ func TestScanRootOnly(t *testing.T) {
 // What the file modes keep from core's own uid and groups needs no mask:
 // the kernel keeps it from confined code too.
 func TestScanRootOnlyOthersFiles(t *testing.T) {
-	requireRoot(t, "making files of another user needs root")
+	testkit.RequireRoot(t, "making files of another user needs root")
 	t.Parallel()
 	root := t.TempDir()
 	for _, d := range []struct {
@@ -62,17 +63,4 @@ func TestScanRootOnlyOthersFiles(t *testing.T) {
 	ro := scanRootOnly([]string{root}, Cred{uid: 0, groups: []uint32{0}})
 	assert.Equal(t, []string{filepath.Join(root, "mine")}, ro.Files)
 	assert.Empty(t, ro.Dirs)
-}
-
-// requireRoot skips a test that needs root, or fails it when
-// CORE_REQUIRE_ROOT=1 (as the sandbox's tests do).
-func requireRoot(t *testing.T, why string) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("CORE_REQUIRE_ROOT") == "1" {
-		t.Fatalf("CORE_REQUIRE_ROOT=1 but the tests run as uid %d: %s", os.Geteuid(), why)
-	}
-	t.Skipf("not root (uid %d): %s; set CORE_REQUIRE_ROOT=1 to make this a failure", os.Geteuid(), why)
 }
