@@ -172,13 +172,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	if name == "" {
 		name = gate.LimitFromOutput(r.ExitCode, r.Output, ws)
 	}
-	if name != "" {
-		r.Limit = name
-		r.Output += limit.LimitNote(name, limits)
-		if r.ExitCode == 0 {
-			r.ExitCode = 1
-		}
-	}
+	r.hit(name, limits)
 	return r, nil
 }
 
