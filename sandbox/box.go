@@ -13,9 +13,11 @@ import (
 
 	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/docker"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/mask"
 )
 
 // A box is one long-lived bwrap sandbox per workspace, with the profile,
@@ -93,7 +95,7 @@ type boxInst struct {
 	dir    string               // host directory holding the socket's directory and hosts
 	dirFD  int                  // the socket's directory, opened without following links
 	cmd    *exec.Cmd
-	l      *launch
+	l      *gate.Launch
 	cache  *gocache.UserServer
 	done   chan struct{} // bwrap exited
 	active atomic.Int32  // commands running through it
@@ -390,7 +392,7 @@ func (s *Sandbox) boxProfile(ws string, need, prev *profile) (profile, error) {
 		}
 	}
 	p.maskScans = scans
-	p.masks = maskArgs(scans...)
+	p.masks = mask.Args(scans...)
 	return p, nil
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/mask"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -285,14 +286,14 @@ func TestVanishedMask(t *testing.T) {
 // package's planted directory, in CI) costs one retry, not the command.
 func TestLaunchRetriesAVanishedMask(t *testing.T) {
 	requireBwrap(t)
-	requireRoot(t, "a mask under /etc, where only root plants one")
+	testkit.RequireRoot(t, "a mask under /etc, where only root plants one")
 	t.Parallel()
 	sb := New(Config{Home: t.TempDir(), Mode: ModeBwrap, Path: os.Getenv("PATH")})
 	gone := fmt.Sprintf("/etc/core-vanished-%d.d", os.Getpid())
 	p, err := sb.profileFor("true")
 	require.NoError(t, err)
 	p.workspace = newWorkspace(t)
-	p.maskScans = append(p.maskScans, rootOnly{Dirs: []string{gone}})
+	p.maskScans = append(p.maskScans, mask.RootOnly{Dirs: []string{gone}})
 	p.masks = append(p.masks, "--perms", "0000", "--tmpfs", gone) // as made while it was there
 	r, err := sb.launch(t.Context(), sb.Probe(t.Context()).Bwrap, p, []string{"echo", "ran"}, RunOptions{Workspace: p.workspace, Timeout: time.Minute})
 	require.NoError(t, err)

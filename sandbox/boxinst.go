@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/mask"
 	"golang.org/x/sys/unix"
 )
 
@@ -67,7 +69,7 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 		}
 		// A masked path went between the profile and bwrap: the masks
 		// again, once.
-		inst.p.masks = maskArgs(inst.p.maskScans...)
+		inst.p.masks = mask.Args(inst.p.maskScans...)
 		inst.stderr = newCapped(4 << 10)
 		inst.done = make(chan struct{})
 	}
@@ -79,29 +81,29 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 
 // launch starts bwrap for the box and waits for its agent's first line.
 func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limits limit.Limits, parents limit.CgroupParents) error {
-	l, err := newLaunch(prog, limits, parents, false, nil)
+	l, err := gate.New(prog, limits, parents, false, nil)
 	if err != nil {
 		return err
 	}
 	argv := []string{cacheProgPath, "sandbox", "agent", "--socket", boxDirPath + "/" + boxSocket}
-	path, args := l.gate(bwrap, inst.p.args(argv))
+	path, args := l.Gate(bwrap, inst.p.args(argv))
 	c := exec.Command(path, args...)
 	c.Env = []string{}
 	c.Dir = inst.p.workspace
 	c.Stderr = inst.stderr
 	stdout, err := c.StdoutPipe()
 	if err != nil {
-		l.close()
+		l.Close()
 		return err
 	}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	c.ExtraFiles = l.files
+	c.ExtraFiles = l.Files()
 	if err := c.Start(); err != nil {
-		l.close()
+		l.Close()
 		return err
 	}
 	inst.cmd, inst.l = c, l
-	if _, err := l.release(ctx, c.Process.Pid, ""); err != nil {
+	if _, err := l.Release(ctx, c.Process.Pid, ""); err != nil {
 		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 		_ = c.Wait()
 		close(inst.done)
@@ -131,7 +133,7 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 	}
 	_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 	<-done
-	l.cg.Remove()
+	l.Cgroup().Remove()
 	inst.l = nil
 	if out := strings.TrimSpace(inst.stderr.text()); out != "" {
 		werr = fmt.Errorf("%w: %s", werr, out)
@@ -215,8 +217,8 @@ func (inst *boxInst) stop() {
 		_ = syscall.Kill(-inst.cmd.Process.Pid, syscall.SIGKILL)
 		<-inst.done
 	}
-	if inst.l != nil && inst.l.cg != nil {
-		inst.l.cg.Remove() // kills what is left in its cgroups
+	if inst.l != nil && inst.l.Cgroup() != nil {
+		inst.l.Cgroup().Remove() // kills what is left in its cgroups
 	}
 	if inst.cache != nil {
 		inst.cache.Close()
@@ -234,7 +236,7 @@ func (inst *boxInst) cgroup() *limit.Cgroup {
 	if inst.l == nil {
 		return nil
 	}
-	return inst.l.cg
+	return inst.l.Cgroup()
 }
 
 // dial connects to the agent without following a link the box may have

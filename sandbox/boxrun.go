@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
 )
@@ -117,7 +118,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	}
 	defer cancel()
 	var grew atomic.Bool
-	watch := &launch{limits: limits}
+	watch := gate.Watch(limits)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -131,7 +132,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	}()
 	go func() {
 		defer wg.Done()
-		watch.watchWorkspace(runCtx, done, func() { grew.Store(true); c.Close() }, ws)
+		watch.WatchWorkspace(runCtx, done, func() { grew.Store(true); c.Close() }, ws)
 	}()
 	out := newCapped(opts.OutputLimit)
 	var w io.Writer = out
@@ -164,19 +165,14 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 	if name == "" {
 		name = exit.Limit
 	}
-	if name == "" && (grew.Load() || (watch.based && treeSize(ws)-watch.baseline > limits.WorkspaceGrowth)) {
+	baseline, measured := watch.Baseline()
+	if name == "" && (grew.Load() || (measured && gate.TreeSize(ws)-baseline > limits.WorkspaceGrowth)) {
 		name = limit.LimitWorkspace
 	}
 	if name == "" {
-		name = limitFromOutput(&r, ws)
+		name = gate.LimitFromOutput(r.ExitCode, r.Output, ws)
 	}
-	if name != "" {
-		r.Limit = name
-		r.Output += limit.LimitNote(name, limits)
-		if r.ExitCode == 0 {
-			r.ExitCode = 1
-		}
-	}
+	r.hit(name, limits)
 	return r, nil
 }
 

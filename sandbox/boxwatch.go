@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/limit"
 )
 
@@ -33,9 +34,10 @@ const watchPoll = 250 * time.Millisecond
 // box's cgroups had counted when it started.
 func (b *Box) watch(pr *Process, inst *boxInst, before limit.CgroupEvents) {
 	limits := b.s.cfg.Limits
-	l := &launch{limits: limits}
-	go l.watchWorkspace(context.Background(), pr.done, func() {
-		grew := treeSize(b.ws) - l.baseline
+	l := gate.Watch(limits)
+	go l.WatchWorkspace(context.Background(), pr.done, func() {
+		baseline, _ := l.Baseline()
+		grew := gate.TreeSize(b.ws) - baseline
 		pr.breach(limit.LimitWorkspace, fmt.Sprintf("\n[core stopped this background command: the workspace grew by %s while it ran, past the limit of %s]", sizeText(grew), limit.FormatSize(limits.WorkspaceGrowth))+limit.LimitNote(limit.LimitWorkspace, limits))
 	}, b.ws)
 	cg := inst.cgroup()

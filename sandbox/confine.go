@@ -12,8 +12,10 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/mask"
 )
 
 // profileFor is the production profile for a command whose program is tool:
@@ -30,7 +32,7 @@ func (s *Sandbox) profileFor(tool string) (profile, error) {
 	p.toolRoots = slices.Clone(v.toolRoots)
 	p.path = slices.Clone(v.path)
 	p.maskScans = slices.Clone(v.scans)
-	p.masks = maskArgs(v.scans...)
+	p.masks = mask.Args(v.scans...)
 	p.hosts = s.hostsFile()
 	p.goTelemetry = s.telemetryFile()
 	return p, nil
@@ -95,7 +97,7 @@ func (s *Sandbox) fixedFile(name, body string) string {
 type toolView struct {
 	toolRoots []string
 	path      []string
-	scans     []rootOnly
+	scans     []mask.RootOnly
 }
 
 // toolView computes a tool's view once per Sandbox: the host's PATH and
@@ -118,7 +120,7 @@ func (s *Sandbox) toolView(tool string) toolView {
 		}
 	}
 	v.path = append(toolDirs, sandboxPath(s.cfg.Path, v.toolRoots)...)
-	v.scans = []rootOnly{s.rootOnly(realRoots(systemRoots))}
+	v.scans = []mask.RootOnly{s.rootOnly(mask.RealRoots(systemRoots))}
 	for _, r := range v.toolRoots {
 		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
 			v.scans = append(v.scans, s.rootOnly([]string{r}))
@@ -139,13 +141,13 @@ func (s *Sandbox) toolView(tool string) toolView {
 // modes keep from that user on the host, root's files among them; what
 // remains readable is what the user reads anyway, which the sandbox does
 // not set out to hide in the system directories (no more than it hides
-// /etc/passwd). As root, the walk is needed: see mask.go.
-func (s *Sandbox) rootOnly(roots []string) rootOnly {
-	c := currentCred()
-	if c.uid != 0 {
-		return rootOnly{}
+// /etc/passwd). As root, the walk is needed: see sandbox/mask.
+func (s *Sandbox) rootOnly(roots []string) mask.RootOnly {
+	c := mask.CurrentCred()
+	if !c.Root() {
+		return mask.RootOnly{}
 	}
-	return s.scans.scan(s.scanDir(), roots, c)
+	return s.scans.Scan(s.scanDir(), roots, c)
 }
 
 // scanDir is where the walks are kept on disk: with the user's caches, in
@@ -354,7 +356,7 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 		if opts.Background {
 			y = &s.yield
 		}
-		l, err := newLaunch(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "", y)
+		l, err := gate.New(prog, s.cfg.Limits, s.cgroupParents(), p.workspace != "", y)
 		if err != nil {
 			return Result{}, err
 		}
@@ -363,14 +365,27 @@ func (s *Sandbox) launch(ctx context.Context, bwrap string, p profile, argv []st
 			// bwrap could not mount over a path that went after the
 			// profile was made (another process removed it): the masks
 			// again, from the host as it is now, once.
-			l.finish(&r, "")
-			p.masks = maskArgs(p.maskScans...)
+			r.hit(l.Finish("", r.ExitCode, r.Output), s.cfg.Limits)
+			p.masks = mask.Args(p.maskScans...)
 			continue
 		}
-		l.finish(&r, p.workspace)
+		r.hit(l.Finish(p.workspace, r.ExitCode, r.Output), s.cfg.Limits)
 		r.Argv = argv
 		r.Sandboxed = true
 		return r, err
+	}
+}
+
+// hit records that the command hit the limit name ("" for none): the note
+// that says how to raise it, and an exit code that is not success.
+func (r *Result) hit(name string, limits limit.Limits) {
+	if name == "" {
+		return
+	}
+	r.Limit = name
+	r.Output += limit.LimitNote(name, limits)
+	if r.ExitCode == 0 {
+		r.ExitCode = 1
 	}
 }
 

@@ -201,7 +201,7 @@ func (d *dockerBackend) siblingFor(img *docker.Image, argv []string, opts RunOpt
 			return docker.Sibling{}, err
 		}
 	}
-	// The dependencies fetched for it (deps.go), read-only, but the
+	// The dependencies fetched for it (sandbox/deps), read-only, but the
 	// directories tools write: a tmpfs each (writable.go).
 	for _, b := range opts.deps.Binds {
 		if err := bindAt(b.Host, b.Inside, true); err != nil {

@@ -44,55 +44,9 @@ func (s *Sandbox) downloadModules(ctx context.Context, bwrap string, opts RunOpt
 	return r, ok, err
 }
 
-// claimDownload makes this command the one that downloads the workspace's
-// modules for key: it returns the function that ends the claim, or nil
-// when they are downloaded already. While another command (the warm-up)
-// downloads them, it waits for that one, and returns how long; a command
-// needs its modules, so this is the one wait a go command has.
+// claimDownload is deps.Downloads.Claim with the waits told to progress.
 func (s *Sandbox) claimDownload(ctx context.Context, ws, key string, progress io.Writer) (time.Duration, func(), error) {
-	var start time.Time
-	ended := func() {}
-	defer func() { ended() }()
-	for {
-		s.mu.Lock()
-		if s.downloaded[ws] == key {
-			s.mu.Unlock()
-			return since(start), nil, nil
-		}
-		busy, ok := s.fetching[ws]
-		if !ok {
-			mine := make(chan struct{})
-			if s.fetching == nil {
-				s.fetching = map[string]chan struct{}{}
-			}
-			s.fetching[ws] = mine
-			s.mu.Unlock()
-			return since(start), func() {
-				s.mu.Lock()
-				delete(s.fetching, ws)
-				s.mu.Unlock()
-				close(mine)
-			}, nil
-		}
-		s.mu.Unlock()
-		if start.IsZero() {
-			start = time.Now()
-			ended = waitingFor(progress, "the module download under way (core's warm-up started it; not counted against the timeout)")
-		}
-		select {
-		case <-busy:
-		case <-ctx.Done():
-			return since(start), nil, ctx.Err()
-		}
-	}
-}
-
-// since is the time since start, or zero for a zero start.
-func since(start time.Time) time.Duration {
-	if start.IsZero() {
-		return 0
-	}
-	return time.Since(start)
+	return s.downloads.Claim(ctx, ws, key, func(what string) func() { return waitingFor(progress, what) })
 }
 
 // download is downloadModules once this command holds the claim.
@@ -108,9 +62,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 	if mod, err := s.modCache(); err == nil && mod != "" && deps.GoModulesCached(files, mod) {
 		// Everything go.sum names is in the module cache already: go mod
 		// download would do nothing.
-		s.mu.Lock()
-		s.downloaded[opts.Workspace] = key
-		s.mu.Unlock()
+		s.downloads.Done(opts.Workspace, key)
 		return Result{}, true, nil
 	}
 	if n := deps.GoSumModules(files); n > 0 {
@@ -118,7 +70,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		progressf(opts, "Downloading %s for the command (go mod download) …", manifest.Entries(n, "Go module", "Go modules"))
 		defer func() {
 			if ok && err == nil {
-				progressf(opts, "Downloaded %s in %s.", manifest.Entries(n, "Go module", "Go modules"), roundDuration(time.Since(start)))
+				progressf(opts, "Downloaded %s in %s.", manifest.Entries(n, "Go module", "Go modules"), deps.RoundDuration(time.Since(start)))
 			}
 		}()
 	}
@@ -152,9 +104,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		r.Output = fmt.Sprintf("go mod download (run by core %s, so that Go works offline in the sandbox) failed:\n%s", where, r.Output)
 		return r, false, nil
 	}
-	s.mu.Lock()
-	s.downloaded[opts.Workspace] = key
-	s.mu.Unlock()
+	s.downloads.Done(opts.Workspace, key)
 	return Result{}, true, nil
 }
 

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/mask"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +22,7 @@ import (
 // kernel, so only the masks stand between the code and the files.
 func TestEscapeRootOnlyFiles(t *testing.T) {
 	requireBwrap(t)
-	requireRoot(t, "the kernel itself keeps root's files from the confined code of a core that is not root")
+	testkit.RequireRoot(t, "the kernel itself keeps root's files from the confined code of a core that is not root")
 	require.NotEmpty(t, rootOnlyFile, "TestMain could not plant a root-only file under /etc")
 	t.Parallel()
 	t.Run("walked", func(t *testing.T) {
@@ -34,15 +36,15 @@ func TestEscapeRootOnlyFiles(t *testing.T) {
 		home := t.TempDir()
 		fresh := func() *Sandbox {
 			sb := New(Config{Home: home, Mode: ModeBwrap, Path: os.Getenv("PATH")})
-			sb.scans = newScanCache() // as in a new process
+			sb.scans = mask.NewCache() // as in a new process
 			return sb
 		}
 		first := fresh()
 		runIn(t, first, newWorkspace(t), "true")
-		require.Equal(t, 1, first.scans.walks)
+		require.Equal(t, 1, first.scans.Walks())
 		second := fresh()
 		assertRootOnlyHidden(t, second)
-		assert.Equal(t, 0, second.scans.walks, "the second sandbox read the walk from the cache")
+		assert.Equal(t, 0, second.scans.Walks(), "the second sandbox read the walk from the cache")
 	})
 }
 
@@ -61,61 +63,6 @@ func assertRootOnlyHidden(t *testing.T, sb *Sandbox) {
 	assert.NotContains(t, r.Output, "\nreadable\n", "the root-only directory is listed")
 	assert.NotContains(t, r.Output, hostSecret)
 	assert.NotContains(t, r.Output, "PRIVATE KEY")
-}
-
-func TestScanRootOnly(t *testing.T) {
-	t.Parallel()
-	root := t.TempDir()
-	mk := func(p string, mode os.FileMode) {
-		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte("x"), 0o600))
-		require.NoError(t, os.Chmod(filepath.Join(root, p), mode))
-	}
-	for _, d := range []string{"open/deeper", "secrets/inner"} {
-		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
-	}
-	require.NoError(t, os.Mkdir(filepath.Join(root, "closed"), 0o700))
-	require.NoError(t, os.Mkdir(filepath.Join(root, "listless"), 0o711))
-	mk("open/public", 0o644)
-	mk("open/deeper/key", 0o600)
-	mk("open/deeper/public", 0o644)
-	mk("open/group-only", 0o640)
-	mk("closed/public", 0o644)
-	mk("listless/key", 0o400)
-	mk("secrets/a", 0o600)
-	mk("secrets/inner/b", 0o600)
-	require.NoError(t, os.Symlink("/etc/shadow", filepath.Join(root, "open", "link")))
-	ro := scanRootOnly([]string{root}, currentCred())
-	assert.ElementsMatch(t, []string{filepath.Join(root, "open/deeper/key"), filepath.Join(root, "open/group-only")}, ro.Files)
-	assert.ElementsMatch(t, []string{filepath.Join(root, "closed"), filepath.Join(root, "listless"), filepath.Join(root, "secrets")}, ro.Dirs,
-		"a directory of nothing but secrets is masked whole, nested ones too")
-}
-
-// What the file modes keep from core's own uid and groups needs no mask:
-// the kernel keeps it from confined code too.
-func TestScanRootOnlyOthersFiles(t *testing.T) {
-	requireRoot(t, "making files of another user needs root")
-	t.Parallel()
-	root := t.TempDir()
-	for _, d := range []struct {
-		path string
-		mode os.FileMode
-		dir  bool
-	}{
-		{"theirs.conf", 0o640, false}, {"theirs.d", 0o700, true}, {"theirs.d/key", 0o600, false}, {"mine", 0o600, false}, {"pub", 0o644, false},
-	} {
-		p := filepath.Join(root, d.path)
-		if d.dir {
-			require.NoError(t, os.Mkdir(p, d.mode))
-		} else {
-			require.NoError(t, os.WriteFile(p, []byte("x"), d.mode))
-		}
-		if d.path != "mine" && d.path != "pub" {
-			require.NoError(t, os.Chown(p, 65534, 65534))
-		}
-	}
-	ro := scanRootOnly([]string{root}, cred{uid: 0, groups: []uint32{0}})
-	assert.Equal(t, []string{filepath.Join(root, "mine")}, ro.Files)
-	assert.Empty(t, ro.Dirs)
 }
 
 // limited returns a sandbox whose limits are lowered to what a test can hit

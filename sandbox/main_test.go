@@ -133,20 +133,6 @@ func requireCgroup(t *testing.T, name string) {
 	t.Skipf("%s (run as root on a host with writable cgroups; set CORE_REQUIRE_CGROUP=1 to make this a failure)", why)
 }
 
-// requireRoot skips a test that only root can set up or that only matters
-// for root (core runs as root in CI and in the Action), saying why, unless
-// CORE_REQUIRE_ROOT=1 (as in CI), which makes it a failure.
-func requireRoot(t *testing.T, why string) {
-	t.Helper()
-	if os.Geteuid() == 0 {
-		return
-	}
-	if os.Getenv("CORE_REQUIRE_ROOT") == "1" {
-		t.Fatalf("CORE_REQUIRE_ROOT=1 but the tests run as uid %d: %s", os.Geteuid(), why)
-	}
-	t.Skipf("not root (uid %d): %s; set CORE_REQUIRE_ROOT=1 to make this a failure", os.Geteuid(), why)
-}
-
 // cgroupWhere says what the process's cgroups are, for a skip or a failure.
 func cgroupWhere() string {
 	b, err := os.ReadFile("/proc/self/cgroup")

@@ -8,18 +8,14 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/sandbox/deps"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/gocache"
+	"github.com/coreagent/core/sandbox/mask"
 )
 
 // systemRoots are the host directories the sandbox sees, read-only. Home
 // directories, /root, /srv, /var and the rest of the host stay invisible.
 var systemRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
-
-// maskedFiles hold secrets of the host; inside they read as empty.
-var maskedFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers"}
-
-// maskedDirs hold secrets of the host; inside they are empty.
-var maskedDirs = []string{"/etc/ssh", "/etc/sudoers.d"}
 
 // sandboxHome is HOME inside the sandbox: the fresh tmpfs.
 const sandboxHome = "/tmp"
@@ -55,16 +51,16 @@ type profile struct {
 	masks       []string    // bwrap arguments hiding what root alone may read
 	hostEnv     []string    // NAME=value pairs for the network profiles (proxy settings)
 	extraEnv    []string    // NAME=value pairs of the command's ecosystem (ecosystemEnv)
-	depBinds    []deps.Bind // the dependencies fetched for it, read-only (deps.go)
+	depBinds    []deps.Bind // the dependencies fetched for it, read-only (sandbox/deps)
 	depWritable []string    // directories of depBinds writable per sandbox, a tmpfs each (writable.go)
 	tmpSize     int64       // size of /tmp; 0 leaves it unbounded
 	seccomp     bool        // load the filter from seccompFD
 	lang        string
-	maskScans   []rootOnly // what masks was made of, to make it again (launch's retry)
-	agent       string     // a box: core's executable, bound at cacheProgPath to run the agent
-	boxDir      string     // a box: the host directory of the agent's socket, bound at boxDirPath
-	hosts       string     // a host file bound at /etc/hosts (localhost), or ""
-	goTelemetry string     // a host file bound at goTelemetryMode (off), or ""
+	maskScans   []mask.RootOnly // what masks was made of, to make it again (launch's retry)
+	agent       string          // a box: core's executable, bound at cacheProgPath to run the agent
+	boxDir      string          // a box: the host directory of the agent's socket, bound at boxDirPath
+	hosts       string          // a host file bound at /etc/hosts (localhost), or ""
+	goTelemetry string          // a host file bound at goTelemetryMode (off), or ""
 }
 
 // args returns bwrap's arguments to run argv under the profile.
@@ -80,23 +76,9 @@ func (p profile) args(argv []string) []string {
 		a = append(a, "--share-net")
 	}
 	if p.seccomp {
-		a = append(a, "--seccomp", strconv.Itoa(seccompFD))
+		a = append(a, "--seccomp", strconv.Itoa(gate.SeccompFD))
 	}
-	for _, root := range systemRoots {
-		fi, err := os.Lstat(root)
-		switch {
-		case err != nil:
-			continue
-		case fi.Mode()&os.ModeSymlink != 0:
-			target, err := os.Readlink(root)
-			if err != nil {
-				continue
-			}
-			a = append(a, "--symlink", target, root)
-		case fi.IsDir():
-			a = append(a, "--ro-bind", root, root)
-		}
-	}
+	a = append(a, systemRootArgs()...)
 	a = append(a, p.masks...)
 	if p.hosts != "" && !p.network { // a network command keeps the host's names
 		if fi, err := os.Lstat("/etc/hosts"); err == nil && fi.Mode().IsRegular() {
@@ -121,6 +103,60 @@ func (p profile) args(argv []string) []string {
 		// $CORE_HOME lies under a directory the sandbox sees: hide it.
 		a = append(a, "--tmpfs", p.home)
 	}
+	a = append(a, p.cacheArgs()...)
+	dir := p.inside()
+	if p.scratch != "" {
+		a = append(a, "--bind", p.scratch, deps.ScratchDir)
+		dir = deps.ScratchDir
+	}
+	if p.workspace != "" {
+		a = append(a, "--bind", p.workspace, p.inside())
+		// Only a real .git (a directory, or a worktree's gitfile) is bound:
+		// a link planted in its place would bind what it points to.
+		git := filepath.Join(p.workspace, ".git")
+		if fi, err := os.Lstat(git); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
+			a = append(a, "--ro-bind", git, filepath.Join(p.inside(), ".git"))
+		}
+	}
+	for _, b := range p.depBinds {
+		a = append(a, "--ro-bind", b.Host, b.Inside)
+	}
+	a = append(a, writableArgs(p.depWritable, p.tmpSize)...)
+	a = append(a, "--clearenv")
+	for _, kv := range p.env() {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
+	a = append(a, "--chdir", dir, "--")
+	return append(a, argv...)
+}
+
+// systemRootArgs binds the host's system directories read-only, and those
+// that are links (a merged /usr's /bin) as the same links.
+func systemRootArgs() []string {
+	var a []string
+	for _, root := range systemRoots {
+		fi, err := os.Lstat(root)
+		switch {
+		case err != nil:
+			continue
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(root)
+			if err != nil {
+				continue
+			}
+			a = append(a, "--symlink", target, root)
+		case fi.IsDir():
+			a = append(a, "--ro-bind", root, root)
+		}
+	}
+	return a
+}
+
+// cacheArgs binds the Go caches the command uses (the module cache, or its
+// view; the build cache), core's executable and the box's directory.
+func (p profile) cacheArgs() []string {
+	var a []string
 	if p.modCache != "" {
 		bind := "--ro-bind"
 		if p.modCacheRW {
@@ -153,31 +189,7 @@ func (p profile) args(argv []string) []string {
 			a = append(a, "--ro-bind", p.cacheShared, gocache.SharedPath)
 		}
 	}
-	dir := p.inside()
-	if p.scratch != "" {
-		a = append(a, "--bind", p.scratch, deps.ScratchDir)
-		dir = deps.ScratchDir
-	}
-	if p.workspace != "" {
-		a = append(a, "--bind", p.workspace, p.inside())
-		// Only a real .git (a directory, or a worktree's gitfile) is bound:
-		// a link planted in its place would bind what it points to.
-		git := filepath.Join(p.workspace, ".git")
-		if fi, err := os.Lstat(git); err == nil && (fi.IsDir() || fi.Mode().IsRegular()) {
-			a = append(a, "--ro-bind", git, filepath.Join(p.inside(), ".git"))
-		}
-	}
-	for _, b := range p.depBinds {
-		a = append(a, "--ro-bind", b.Host, b.Inside)
-	}
-	a = append(a, writableArgs(p.depWritable, p.tmpSize)...)
-	a = append(a, "--clearenv")
-	for _, kv := range p.env() {
-		k, v, _ := strings.Cut(kv, "=")
-		a = append(a, "--setenv", k, v)
-	}
-	a = append(a, "--chdir", dir, "--")
-	return append(a, argv...)
+	return a
 }
 
 // inside is where the sandbox sees the workspace.

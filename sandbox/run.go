@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/sandbox/boxagent"
+	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/limit"
 )
 
@@ -72,12 +73,12 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 // A launch, when given, holds the command at a gate after it started: its
 // hold runs (cgroups, rlimits) before the command proceeds, and its watch
 // runs alongside, able to stop the command.
-func execute(ctx context.Context, path string, args, env []string, opts RunOptions, l *launch) (Result, error) {
+func execute(ctx context.Context, path string, args, env []string, opts RunOptions, l *gate.Launch) (Result, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out := newCapped(opts.OutputLimit)
 	if l != nil {
-		path, args = l.gate(path, args)
+		path, args = l.Gate(path, args)
 	}
 	c := exec.CommandContext(runCtx, path, args...)
 	c.Env = env
@@ -91,12 +92,12 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	c.WaitDelay = limit.WaitDelay
 	if l != nil {
-		c.ExtraFiles = l.files
+		c.ExtraFiles = l.Files()
 	}
 	start := time.Now()
 	if err := c.Start(); err != nil {
 		if l != nil {
-			l.close()
+			l.Close()
 		}
 		return Result{ExitCode: -1}, fmt.Errorf("start %s: %w", path, err)
 	}
@@ -104,7 +105,7 @@ func execute(ctx context.Context, path string, args, env []string, opts RunOptio
 	var stop func()
 	if l != nil {
 		var err error
-		if stop, err = l.release(runCtx, c.Process.Pid, opts.Workspace); err != nil {
+		if stop, err = l.Release(runCtx, c.Process.Pid, opts.Workspace); err != nil {
 			_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 			_ = c.Wait()
 			clk.Stop()

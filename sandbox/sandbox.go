@@ -25,6 +25,7 @@ import (
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/mask"
 )
 
 // Config is what a Sandbox needs from its caller, read at the edge.
@@ -186,7 +187,7 @@ type Sandbox struct {
 	seccompProg [2][]byte
 	seccompErr  [2]error
 
-	scans *scanCache // the walks behind the masks: the process's own
+	scans *mask.Cache // the walks behind the masks: the process's own
 
 	cgOnce    sync.Once
 	cgParents limit.CgroupParents
@@ -209,23 +210,18 @@ type Sandbox struct {
 	// foreground command runs (yield.go).
 	yield limit.Yielder
 
-	// depsFailed remembers, by the hash of the copied files, the dependency
-	// steps that failed (deps.go): said again, not run again.
-	depsFailed sync.Map
-	// resolved holds the lockfiles the run resolved for repositories
-	// without one (lockless.go), by deps.ResolveKey: each a *resolvedLock.
-	resolved sync.Map
-	// lastResolved is the lockfile the run resolved last, by
-	// deps.ResolveLineage: the seed of the next resolution (lockless.go).
-	lastResolved sync.Map
+	// steps drives the dependency steps (depsrun.go): what they
+	// resolved, fetched and failed with, once per lockfile.
+	steps deps.Steps
+	// downloads is which workspaces have their Go modules downloaded,
+	// and the download under way of each (download.go).
+	downloads deps.Downloads
 
-	mu         sync.Mutex
-	downloaded map[string]string        // workspace → hash of the module files last downloaded
-	fetching   map[string]chan struct{} // workspace → closed when its download under way ends (download.go)
-	views      map[string]toolView      // tool → what its commands see of the host
-	warming    map[string]*Warmup       // workspace → its warm-up while it runs (warm.go)
-	boxes      map[string]*Box          // workspace → its box (box.go)
-	boxSweep   sync.Once                // the box directories of killed cores (box.go)
+	mu       sync.Mutex
+	views    map[string]toolView // tool → what its commands see of the host
+	warming  map[string]*Warmup  // workspace → its warm-up while it runs (warm.go)
+	boxes    map[string]*Box     // workspace → its box (box.go)
+	boxSweep sync.Once           // the box directories of killed cores (box.go)
 
 	hostsOnce sync.Once
 	hosts     string // the sandbox's /etc/hosts (hostsFile)
@@ -243,7 +239,7 @@ func New(cfg Config) *Sandbox {
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
-	s := &Sandbox{cfg: cfg, scans: hostScans, downloaded: map[string]string{}, views: map[string]toolView{}}
+	s := &Sandbox{cfg: cfg, scans: mask.Host(), views: map[string]toolView{}}
 	s.runs = gocache.NewLayers(s, cfg.Home)
 	return s
 }
@@ -480,7 +476,7 @@ func (s *Sandbox) run(ctx context.Context, argv []string, opts RunOptions) (Resu
 		}
 		waited = r.Waited
 	} else {
-		// The other ecosystems' dependency step (deps.go); what it could
+		// The other ecosystems' dependency step (depsrun.go); what it could
 		// not fetch heads the command's output.
 		deps, err := s.fetchDeps(ctx, p.chosen(), bwrap, argv, opts)
 		if err != nil {

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"fmt"
 	"io"
-	"time"
 )
 
 // Waits is what a RunOptions.Progress writer may also do (a heartbeat):
@@ -27,14 +26,6 @@ func waitingFor(progress io.Writer, what string) func() {
 		fmt.Fprintf(progress, "waiting for %s\n", what)
 	}
 	return func() {}
-}
-
-// roundDuration rounds d for people.
-func roundDuration(d time.Duration) time.Duration {
-	if d < time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(100 * time.Millisecond)
 }
 
 // progressf writes one line on the command's progress writer, if any.

@@ -7,7 +7,7 @@ import (
 )
 
 // What the dependency step installed stays as it was: every confined
-// command sees it read-only (deps.go). But a repository's tools write their
+// command sees it read-only (sandbox/deps). But a repository's tools write their
 // caches into it (nyc, ava, babel-loader and the rest of find-cache-dir's
 // users under node_modules/.cache, Vite and Vitest under
 // node_modules/.vite), and a read-only install fails them with EROFS on

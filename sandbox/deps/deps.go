@@ -1,12 +1,15 @@
-// Package deps plans and judges the dependency steps of the ecosystems
-// beside Go: for each ecosystem, one file with its plan, the checks of what
-// it passes on, the hosts its proxy may reach and how it resolves a
-// lockfile the repository lacks; what a failed step says, and whether its
-// registry was out of reach (unreach.go). Go's step is the module download
-// (sandbox/download.go): what it reads of the workspace and whether the
-// module cache holds it already, and the toolchain its go.mod asks for, are
-// here too (golang.go). It runs nothing: package sandbox runs a Plan,
-// confined, and mounts the View it returns.
+// Package deps plans, drives and judges the dependency steps of the
+// ecosystems beside Go: for each ecosystem, one file with its plan, the
+// checks of what it passes on, the hosts its proxy may reach and how it
+// resolves a lockfile the repository lacks; Steps drives them, once per
+// lockfile (steps.go, resolve.go), and says what a failed step says, and
+// whether its registry was out of reach (unreach.go). Go's step is the
+// module download (sandbox/download.go): what it reads of the workspace and
+// whether the module cache holds it already, and the toolchain its go.mod
+// asks for, are here too (golang.go), and which workspaces have it done
+// (downloads.go). It runs no process itself: a Runner
+// of package sandbox runs each step, confined, and sandbox mounts the View
+// Steps returns.
 //
 // A step never runs in the workspace: it writes what core passes on of
 // the manifest and lockfile into a scratch directory (pip's requirements
@@ -17,7 +20,7 @@
 // registries (sandbox/egress), in a form that runs no code of the packages
 // it fetches (npm ci --ignore-scripts, pip wheels only, cargo vendor). A
 // repository without a lockfile gets one resolved first, by a step of the
-// same kind, and kept for the run (sandbox/lockless.go). The scratch
+// same kind, and kept for the run (resolve.go). The scratch
 // directory becomes the dependencies, kept under $CORE_HOME/cache/deps by
 // the hash of the copied files: a layer written only by steps in which no
 // workspace code ran, so every run may read it; confined commands see it
@@ -82,7 +85,7 @@ type Plan struct {
 	After func(dir string) error
 	// Resolves, when set, is the lockfile the step writes in the scratch
 	// directory from the manifest alone, fetching no package: the
-	// repository has none (lockless.go). Resolved, when set, turns what it
+	// repository has none (resolve.go). Resolved, when set, turns what it
 	// wrote into the lockfile the plan is made again with.
 	Resolves string
 	Resolved func(raw []byte) ([]byte, error)
@@ -118,7 +121,7 @@ type Host struct {
 // toolchain lacks (sandbox/runners.go); false when there is nothing to fetch. A
 // note without a plan says why nothing is fetched. Without a lockfile,
 // the step resolves one (its resolves is set), unless resolved holds what
-// the run resolved already (sandbox/lockless.go).
+// the run resolved already (resolve.go).
 func PlanFor(tool, ws string, runners []string, host Host, resolved []byte) (Plan, string, bool, error) {
 	e, ok := lang.EcosystemOf(tool)
 	if !ok {

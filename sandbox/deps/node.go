@@ -14,7 +14,7 @@ import (
 // (hostEnv) or npm's, no user configuration, and the scratch directory
 // holds no .npmrc (only package.json and the lockfile are copied). Without
 // a lockfile the plan resolves one from package.json (npm install
-// --package-lock-only --ignore-scripts, sandbox/lockless.go); planned again
+// --package-lock-only --ignore-scripts, resolve.go); planned again
 // with what it resolved (resolved), it is npm ci of that, checked as a
 // committed lockfile is.
 func planNodeDeps(read func(...string) (map[string][]byte, error), hostEnv []string, resolved []byte) (Plan, string, bool, error) {

@@ -3,6 +3,7 @@ package deps
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/coreagent/core/sandbox/manifest"
 )
@@ -78,4 +79,12 @@ func GoSumModules(files map[string][]byte) int {
 		}
 	}
 	return len(seen)
+}
+
+// RoundDuration rounds d for people.
+func RoundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }

@@ -20,7 +20,7 @@ const (
 	pyprojectRequirementsFile = "core-pyproject-requirements.txt"
 	runnersRequirementsFile   = "core-runners-requirements.txt"
 	// pinnedRequirementsFile holds the versions the run resolved
-	// (sandbox/lockless.go), name==version each, for both sides of the contract.
+	// (resolve.go), name==version each, for both sides of the contract.
 	pinnedRequirementsFile = "core-pinned-requirements.txt"
 	// pipReportFile is what pip's resolution writes (sandbox/manifest/pipreport.go).
 	pipReportFile = "core-pip-report.json"
@@ -39,7 +39,7 @@ const defaultPipIndex = "https://pypi.org/simple"
 // own. pip runs isolated (no configuration file, no PIP_ variable of
 // anyone's), with the host's index settings (hostEnv) as its options.
 // Requirements that are not all pinned (==) are resolved first
-// (sandbox/lockless.go): the plan resolves, and planned again with the
+// (resolve.go): the plan resolves, and planned again with the
 // versions resolved (pins), it installs exactly those.
 func planPythonDeps(read func(...string) (map[string][]byte, error), runners []string, hostEnv []string, pins []byte) (Plan, string, bool, error) {
 	files, err := read("requirements.txt", "pyproject.toml")

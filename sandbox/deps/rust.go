@@ -18,7 +18,7 @@ import (
 // CARGO_REGISTRIES_<NAME>_INDEX settings of the registries a Cargo.toml
 // names (cargoIndexes), which the step and the commands both need.
 // Without a Cargo.lock the plan resolves one (cargo generate-lockfile,
-// sandbox/lockless.go); planned again with what it resolved (resolved), it is
+// resolve.go); planned again with what it resolved (resolved), it is
 // cargo vendor of that, checked as a committed Cargo.lock is.
 func planRustDeps(indexes func(manifest []byte) []string, read func(...string) (map[string][]byte, error), resolved []byte) (Plan, string, bool, error) {
 	files, err := read("Cargo.toml", "Cargo.lock")

@@ -14,7 +14,7 @@ import (
 	"github.com/coreagent/core/sandbox/egress"
 )
 
-// The dependency step under the Docker backend (sandbox/deps.go): the same step as
+// The dependency step under the Docker backend (sandbox/deps): the same step as
 // in bwrap, in a sibling container of the ecosystem's image. It sees the
 // scratch directory of validated copies and nothing else of the host: no
 // workspace, nothing of $CORE_HOME, no Docker socket. Its network is none

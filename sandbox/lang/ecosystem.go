@@ -15,7 +15,7 @@ import (
 // commands start with, what each tier lets them do (checked on argv lists,
 // like every verification command), the files at the workspace's top that
 // say a repository is in it, and where its toolchain comes from; the step
-// that fetches its dependencies is planDeps' (deps.go; Go's, the module
+// that fetches its dependencies is deps.PlanFor's (sandbox/deps; Go's, the module
 // download). Go is the first one, not a special case.
 type Ecosystem struct {
 	// Name is how people and reports name it: go, flutter, python, node,

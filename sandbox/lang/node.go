@@ -9,7 +9,7 @@ import (
 // nodeEcosystem is Node.js: npm test, the scripts package.json names, node
 // --test and the test runners a script names, all at the test tier (a
 // script is the workspace's own shell text); dependencies through npm ci
-// --ignore-scripts (deps.go).
+// --ignore-scripts (sandbox/deps).
 func nodeEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "node", Tools: []string{"npm", "node", "npx"}, Required: []string{"node", "npm"}, Manifests: []string{"package.json"},

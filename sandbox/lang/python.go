@@ -7,7 +7,7 @@ import (
 
 // pythonEcosystem is Python: pytest and unittest, at the test tier only
 // (collecting tests imports the workspace's code), with the host's python3
-// and the packages it has; dependencies come as wheels only (deps.go).
+// and the packages it has; dependencies come as wheels only (sandbox/deps).
 func pythonEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "python", Tools: []string{"python3", "python", "pytest"}, Required: []string{"python3", "pytest"},

@@ -8,7 +8,7 @@ import (
 
 // rustEcosystem is Rust: everything cargo compiles may run workspace code
 // (a build.rs, a procedural macro), so every cargo command is at the test
-// tier and runs only confined; dependencies through cargo fetch (deps.go).
+// tier and runs only confined; dependencies through cargo fetch (sandbox/deps).
 func rustEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "rust", Tools: []string{"cargo"}, Required: []string{"cargo"}, Manifests: []string{"Cargo.toml"},

@@ -26,7 +26,7 @@ import (
 //     its timeout).
 //
 // Without such a cgroup, a background command runs at nice 10, and so does
-// its session (sandbox/launch.go).
+// its session (sandbox/gate).
 
 // BackgroundShares is nice 10's weight for a cgroup v1 cpu.shares.
 const BackgroundShares = 110

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Python's resolution (lockless.go) is pip install --dry-run --report:
+// Python's resolution (sandbox/deps/resolve.go) is pip install --dry-run --report:
 // pip resolves the requirements against the index, wheels only, installs
 // nothing, and writes what it would install as JSON. Core reads only each
 // package's name and version from it, checks both, and writes them as

@@ -1,4 +1,4 @@
-package sandbox
+package mask
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +26,7 @@ func secretTree(t *testing.T) (root, secret string) {
 
 func TestScanCache(t *testing.T) {
 	t.Parallel()
-	c := currentCred()
+	c := CurrentCred()
 	tests := []struct {
 		name string
 		// spoil changes the host or the cache file after the first scan.
@@ -64,7 +65,7 @@ func TestScanCache(t *testing.T) {
 			require.NoError(t, writeScan(file, sf))
 		}},
 		{name: "another user's", walks: 1, spoil: func(t *testing.T, _, file string) {
-			requireRoot(t, "giving a file away needs root")
+			testkit.RequireRoot(t, "giving a file away needs root")
 			require.NoError(t, os.Chown(file, 65534, 65534))
 		}},
 	}
@@ -73,11 +74,11 @@ func TestScanCache(t *testing.T) {
 			t.Parallel()
 			root, secret := secretTree(t)
 			dir := filepath.Join(t.TempDir(), "rootonly")
-			first := newScanCache()
-			ro := first.scan(dir, []string{root}, c)
+			first := NewCache()
+			ro := first.Scan(dir, []string{root}, c)
 			require.Equal(t, []string{secret}, ro.Files)
 			require.Equal(t, 1, first.walks)
-			assert.Equal(t, ro, first.scan(dir, []string{root}, c), "the same cache answers from memory")
+			assert.Equal(t, ro, first.Scan(dir, []string{root}, c), "the same cache answers from memory")
 			assert.Equal(t, 1, first.walks)
 			file := filepath.Join(dir, scanName([]string{root}))
 			fi, err := os.Lstat(file)
@@ -86,13 +87,13 @@ func TestScanCache(t *testing.T) {
 			if tt.spoil != nil {
 				tt.spoil(t, root, file)
 			}
-			second := newScanCache()
-			got := second.scan(dir, []string{root}, c)
+			second := NewCache()
+			got := second.Scan(dir, []string{root}, c)
 			assert.Equal(t, tt.walks, second.walks)
 			assert.Contains(t, got.Files, secret, "the secret is masked, from the cache or a new walk")
 			if tt.walks == 1 {
-				again := newScanCache()
-				again.scan(dir, []string{root}, c)
+				again := NewCache()
+				again.Scan(dir, []string{root}, c)
 				assert.Equal(t, 0, again.walks, "the new walk was stored")
 			}
 		})
@@ -105,13 +106,13 @@ func TestScanKey(t *testing.T) {
 	t.Parallel()
 	a, _ := secretTree(t)
 	b, _ := secretTree(t)
-	c := currentCred()
+	c := CurrentCred()
 	ka, err := scanKey([]string{a}, c)
 	require.NoError(t, err)
 	kb, err := scanKey([]string{b}, c)
 	require.NoError(t, err)
 	assert.NotEqual(t, ka, kb)
-	other, err := scanKey([]string{a}, cred{uid: c.uid + 1, groups: c.groups})
+	other, err := scanKey([]string{a}, Cred{uid: c.uid + 1, groups: c.groups})
 	require.NoError(t, err)
 	assert.NotEqual(t, ka, other)
 	again, err := scanKey([]string{a}, c)
@@ -128,14 +129,14 @@ func TestScanCacheConcurrentWriters(t *testing.T) {
 	t.Parallel()
 	root, secret := secretTree(t)
 	dir := filepath.Join(t.TempDir(), "rootonly")
-	c := currentCred()
-	results := make([]rootOnly, 8)
+	c := CurrentCred()
+	results := make([]RootOnly, 8)
 	var wg sync.WaitGroup
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = newScanCache().scan(dir, []string{root}, c)
+			results[i] = NewCache().Scan(dir, []string{root}, c)
 		}()
 	}
 	wg.Wait()
@@ -156,7 +157,7 @@ func TestScanCacheConcurrentWriters(t *testing.T) {
 func TestScanCacheNoDir(t *testing.T) {
 	t.Parallel()
 	root, secret := secretTree(t)
-	sc := newScanCache()
-	assert.Equal(t, []string{secret}, sc.scan("", []string{root}, currentCred()).Files)
+	sc := NewCache()
+	assert.Equal(t, []string{secret}, sc.Scan("", []string{root}, CurrentCred()).Files)
 	assert.Equal(t, 1, sc.walks)
 }

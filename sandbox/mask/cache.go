@@ -1,4 +1,4 @@
-package sandbox
+package mask
 
 import (
 	"crypto/sha256"
@@ -43,12 +43,12 @@ var packageDBs = []string{
 type scanFile struct {
 	Version int    `json:"version"`
 	Key     string `json:"key"`
-	rootOnly
+	RootOnly
 }
 
-// scanCache remembers walks, in memory and on disk. Safe for concurrent
+// Cache remembers walks, in memory and on disk. Safe for concurrent
 // use; each key is walked at most once per cache.
-type scanCache struct {
+type Cache struct {
 	mu   sync.Mutex
 	keys map[string]*scanEntry
 	// walks counts the walks made, for the tests.
@@ -57,19 +57,29 @@ type scanCache struct {
 
 type scanEntry struct {
 	once sync.Once
-	ro   rootOnly
+	ro   RootOnly
 }
 
-func newScanCache() *scanCache { return &scanCache{keys: map[string]*scanEntry{}} }
+func NewCache() *Cache { return &Cache{keys: map[string]*scanEntry{}} }
 
 // hostScans is the process's scan cache. Like the walk it replaces, it holds
 // facts about the host, not state: an entry is a pure function of its key.
-var hostScans = newScanCache()
+var hostScans = NewCache()
 
-// scan returns what confined code, as c, could read under roots that others
+// Host returns the process's scan cache.
+func Host() *Cache { return hostScans }
+
+// Walks returns how many walks the cache made, for the tests.
+func (sc *Cache) Walks() int {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.walks
+}
+
+// Scan returns what confined code, as c, could read under roots that others
 // may not: from memory, else from the file in dir (when dir is set), else
 // by a walk whose answer it stores in both.
-func (sc *scanCache) scan(dir string, roots []string, c cred) rootOnly {
+func (sc *Cache) Scan(dir string, roots []string, c Cred) RootOnly {
 	key, err := scanKey(roots, c)
 	if err != nil {
 		key = "" // no key: walk, and store nothing on disk
@@ -97,7 +107,7 @@ func (sc *scanCache) scan(dir string, roots []string, c cred) rootOnly {
 		sc.mu.Unlock()
 		e.ro = scanRootOnly(roots, c)
 		if file != "" {
-			_ = writeScan(file, scanFile{Version: scanVersion, Key: key, rootOnly: e.ro})
+			_ = writeScan(file, scanFile{Version: scanVersion, Key: key, RootOnly: e.ro})
 		}
 	})
 	return e.ro
@@ -114,7 +124,7 @@ func scanName(roots []string) string {
 
 // scanKey digests what a walk of roots depends on. It fails when the mount
 // table or the roots cannot be read: then nothing is cached.
-func scanKey(roots []string, c cred) (string, error) {
+func scanKey(roots []string, c Cred) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "core rootonly %d\nuid %d groups %v\n", scanVersion, c.uid, c.groups)
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
@@ -168,33 +178,33 @@ func stamp(h hash.Hash, p string) error {
 // key. Anything odd is a miss: a link, not a regular file, owned by another
 // user, readable or writable by others, too large, not JSON, another
 // version or key, or a path outside what the key's roots could name.
-func readScan(file, key string) (rootOnly, bool) {
+func readScan(file, key string) (RootOnly, bool) {
 	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return rootOnly{}, false
+		return RootOnly{}, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 || fi.Size() > maxScanFile {
-		return rootOnly{}, false
+		return RootOnly{}, false
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
-		return rootOnly{}, false
+		return RootOnly{}, false
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxScanFile+1))
 	if err != nil || len(b) > maxScanFile {
-		return rootOnly{}, false
+		return RootOnly{}, false
 	}
 	var sf scanFile
 	if json.Unmarshal(b, &sf) != nil || sf.Version != scanVersion || sf.Key != key {
-		return rootOnly{}, false
+		return RootOnly{}, false
 	}
 	for _, p := range slices.Concat(sf.Files, sf.Dirs) {
 		if !filepath.IsAbs(p) || filepath.Clean(p) != p || p == "/" {
-			return rootOnly{}, false
+			return RootOnly{}, false
 		}
 	}
-	return sf.rootOnly, true
+	return sf.RootOnly, true
 }
 
 // writeScan writes a cache file atomically: a temporary file of mode 0600

@@ -1,4 +1,7 @@
-package sandbox
+// Package mask works out what confined code may not read of the host when
+// core runs as root, and the bwrap arguments that hide it (Args); the walk
+// behind the masks is kept in memory and on disk (Cache).
+package mask
 
 import (
 	"errors"
@@ -27,21 +30,21 @@ import (
 // ACL may grant more than the mode shows, so a file that has one is masked
 // whenever others may not read it.
 
-// rootOnly lists the paths under the visible roots that confined code could
+// RootOnly lists the paths under the visible roots that confined code could
 // read only through core's own uid and groups.
-type rootOnly struct {
+type RootOnly struct {
 	Files []string `json:"files"`
 	Dirs  []string `json:"dirs"`
 }
 
-// cred is who confined code is to the kernel: core's uid and groups.
-type cred struct {
+// Cred is who confined code is to the kernel: core's uid and groups.
+type Cred struct {
 	uid    uint32
 	groups []uint32 // the effective gid and the supplementary groups
 }
 
-func currentCred() cred {
-	c := cred{uid: uint32(os.Geteuid()), groups: []uint32{uint32(os.Getegid())}}
+func CurrentCred() Cred {
+	c := Cred{uid: uint32(os.Geteuid()), groups: []uint32{uint32(os.Getegid())}}
 	if gs, err := os.Getgroups(); err == nil {
 		for _, g := range gs {
 			if !slices.Contains(c.groups, uint32(g)) {
@@ -52,9 +55,13 @@ func currentCred() cred {
 	return c
 }
 
+// Root reports whether c is root's: only then do the masks hide anything
+// (see the sandbox's rootOnly).
+func (c Cred) Root() bool { return c.uid == 0 }
+
 // needsMask reports whether confined code, as c, may do by the file modes
 // what others may not: read a file (bit 4) or enter a directory (bit 1).
-func (c cred) needsMask(p string, fi fs.FileInfo, bit fs.FileMode) bool {
+func (c Cred) needsMask(p string, fi fs.FileInfo, bit fs.FileMode) bool {
 	perm := fi.Mode().Perm()
 	if perm&bit != 0 {
 		return false // others may: nothing to hide
@@ -79,9 +86,9 @@ func hasACL(p string) bool {
 	return !errors.Is(err, unix.ENODATA) && !errors.Is(err, unix.ENOTSUP)
 }
 
-// realRoots keeps the roots that are real directories; /bin, /lib and the
+// RealRoots keeps the roots that are real directories; /bin, /lib and the
 // rest are links into /usr on merged-/usr systems.
-func realRoots(roots []string) []string {
+func RealRoots(roots []string) []string {
 	var out []string
 	for _, r := range roots {
 		if fi, err := os.Lstat(r); err == nil && fi.IsDir() {
@@ -94,8 +101,8 @@ func realRoots(roots []string) []string {
 // scanRootOnly walks roots and returns what c may read there and others may
 // not. A directory that holds nothing but such entries is masked whole: one
 // mount instead of one per file, and nothing readable is lost.
-func scanRootOnly(roots []string, c cred) rootOnly {
-	var ro rootOnly
+func scanRootOnly(roots []string, c Cred) RootOnly {
+	var ro RootOnly
 	for _, root := range roots {
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -136,7 +143,7 @@ func scanRootOnly(roots []string, c cred) rootOnly {
 // collapse replaces the masked entries of a directory by the directory
 // itself when they are all it holds, deepest directories first, so that a
 // tree of secrets takes one mount.
-func collapse(ro rootOnly, roots []string) rootOnly {
+func collapse(ro RootOnly, roots []string) RootOnly {
 	masked := map[string]bool{}
 	for _, p := range slices.Concat(ro.Files, ro.Dirs) {
 		masked[p] = true
@@ -166,7 +173,7 @@ func collapse(ro rootOnly, roots []string) rootOnly {
 			changed = true
 		}
 	}
-	var out rootOnly
+	var out RootOnly
 	for p := range masked {
 		if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
 			out.Dirs = append(out.Dirs, p)
@@ -179,11 +186,11 @@ func collapse(ro rootOnly, roots []string) rootOnly {
 	return out
 }
 
-// maskArgs returns bwrap's arguments that hide the secrets of the host: the
+// Args returns bwrap's arguments that hide the secrets of the host: the
 // fixed lists and what the scans found, under the system roots and the tool
 // roots. Each mask is checked against the host as it is now: a file removed
 // since the scan is left out (bwrap would fail on it).
-func maskArgs(scans ...rootOnly) []string {
+func Args(scans ...RootOnly) []string {
 	files, dirs := maskedFiles, maskedDirs
 	for _, s := range scans {
 		files = slices.Concat(files, s.Files)

@@ -1,4 +1,4 @@
-package sandbox
+package gate
 
 import (
 	"context"
@@ -65,15 +65,15 @@ func group(line []byte) string {
 // it (and bwrap's own monitor) in its cgroups and sets its rlimits; then it
 // opens the gate. Nothing the command forks can escape the limits.
 const (
-	seccompFD = 3
+	SeccompFD = 3
 	blockFD   = 4
 	infoFD    = 5
 )
 
-// launch is what runs around one confined command: the seccomp program, the
+// Launch is what runs around one confined command: the seccomp program, the
 // gate, the cgroups, the rlimits and the workspace watch; afterwards it
 // names the limit the command hit.
-type launch struct {
+type Launch struct {
 	limits limit.Limits
 	files  []*os.File // [seccomp, gate read end, info write end]
 	gateW  *os.File
@@ -94,12 +94,12 @@ type launch struct {
 	baseline int64
 }
 
-// newLaunch prepares a launch; program is the seccomp filter. The cgroups
+// New prepares a launch; program is the seccomp filter. The cgroups
 // are made under parents alongside, while bwrap builds the sandbox, so that
 // the command waits at the gate only for being moved into them. A
 // background command's yield to the foreground commands of y (nil for
 // none).
-func newLaunch(program []byte, l limit.Limits, parents limit.CgroupParents, watch bool, y *limit.Yielder) (*launch, error) {
+func New(program []byte, l limit.Limits, parents limit.CgroupParents, watch bool, y *limit.Yielder) (*Launch, error) {
 	sec, err := limit.SeccompFile(program)
 	if err != nil {
 		return nil, err
@@ -118,16 +118,16 @@ func newLaunch(program []byte, l limit.Limits, parents limit.CgroupParents, watc
 	}
 	made := make(chan *limit.Cgroup, 1)
 	go func() { made <- limit.NewCgroup(l, parents, y != nil) }()
-	return &launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, made: made, watch: watch,
+	return &Launch{limits: l, files: []*os.File{sec, r, iw}, gateW: w, infoR: ir, made: made, watch: watch,
 		yield: y, unyield: func() {}}, nil
 }
 
 // gate puts bwrap's gate options in front of its arguments.
-func (l *launch) gate(path string, args []string) (string, []string) {
+func (l *Launch) Gate(path string, args []string) (string, []string) {
 	return path, append([]string{"--block-fd", strconv.Itoa(blockFD), "--info-fd", strconv.Itoa(infoFD)}, args...)
 }
 
-func (l *launch) close() {
+func (l *Launch) Close() {
 	for _, f := range l.files {
 		f.Close()
 	}
@@ -137,9 +137,12 @@ func (l *launch) close() {
 	l.unyield()
 }
 
+// Cgroup is the command's cgroup once Release put it there, else nil.
+func (l *Launch) Cgroup() *limit.Cgroup { return l.cg }
+
 // held returns the host pids to limit: bwrap's and its sandboxed child's,
 // as bwrap's --info-fd tells it; only bwrap's when bwrap died first.
-func (l *launch) held(pid int) []int {
+func (l *Launch) held(pid int) []int {
 	defer l.infoR.Close()
 	var info struct {
 		ChildPid int `json:"child-pid"`
@@ -152,7 +155,7 @@ func (l *launch) held(pid int) []int {
 
 // release puts the gated process in its cgroups, sets its rlimits, opens the
 // gate and starts the workspace watch; stop ends the watch.
-func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), err error) {
+func (l *Launch) Release(ctx context.Context, pid int, ws string) (stop func(), err error) {
 	for _, f := range l.files {
 		f.Close()
 	}
@@ -228,7 +231,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		l.watchWorkspace(ctx, done, func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }, ws)
+		l.WatchWorkspace(ctx, done, func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }, ws)
 	}()
 	return func() { close(done); wg.Wait() }, nil
 }
@@ -237,7 +240,7 @@ func (l *launch) release(ctx context.Context, pid int, ws string) (stop func(), 
 // workspace: most commands are over by then, and walk nothing.
 const watchGrace = 100 * time.Millisecond
 
-// watchWorkspace measures the workspace now and then and stops the command
+// WatchWorkspace measures the workspace now and then and stops the command
 // once it grew past its limit. The pause between two walks is ten times
 // what a walk took, and at least a quarter of a second, so the watch costs
 // little however big the workspace.
@@ -246,7 +249,7 @@ const watchGrace = 100 * time.Millisecond
 // watchGrace, so that short commands walk nothing and a big workspace
 // delays none; what the command writes before and during it counts as
 // already there.
-func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, kill func(), ws string) {
+func (l *Launch) WatchWorkspace(ctx context.Context, done <-chan struct{}, kill func(), ws string) {
 	grace := time.NewTimer(watchGrace)
 	select {
 	case <-done:
@@ -257,7 +260,7 @@ func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, kill 
 		return
 	case <-grace.C:
 	}
-	l.baseline = treeSize(ws)
+	l.baseline = TreeSize(ws)
 	l.based = true
 	pause := 250 * time.Millisecond
 	for {
@@ -272,7 +275,7 @@ func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, kill 
 		case <-t.C:
 		}
 		start := time.Now()
-		if treeSize(ws)-l.baseline > l.limits.WorkspaceGrowth {
+		if TreeSize(ws)-l.baseline > l.limits.WorkspaceGrowth {
 			l.grew.Store(true)
 			kill()
 			return
@@ -281,12 +284,13 @@ func (l *launch) watchWorkspace(ctx context.Context, done <-chan struct{}, kill 
 	}
 }
 
-// finish names the limit the command hit, if any, appends the note that
-// says how to raise it, and removes the cgroups.
-func (l *launch) finish(r *Result, ws string) {
+// Finish names the limit the command hit, if any ("" for none), from its
+// exit code and output, and removes the cgroups. The caller appends the
+// note that says how to raise it.
+func (l *Launch) Finish(ws string, exitCode int, output string) string {
 	defer l.unyield()
 	if l.cg == nil {
-		return
+		return ""
 	}
 	defer l.cg.Remove()
 	name := l.cg.Hit()
@@ -294,31 +298,24 @@ func (l *launch) finish(r *Result, ws string) {
 	case name != "":
 	case l.grew.Load():
 		name = limit.LimitWorkspace
-	case l.based && treeSize(ws)-l.baseline > l.limits.WorkspaceGrowth:
+	case l.based && TreeSize(ws)-l.baseline > l.limits.WorkspaceGrowth:
 		name = limit.LimitWorkspace
 	default:
-		name = limitFromOutput(r, ws)
+		name = LimitFromOutput(exitCode, output, ws)
 	}
-	if name == "" {
-		return
-	}
-	r.Limit = name
-	r.Output += limit.LimitNote(name, l.limits)
-	if r.ExitCode == 0 {
-		r.ExitCode = 1
-	}
+	return name
 }
 
-// limitFromOutput recognises the limits the kernel enforces by a signal or an
+// LimitFromOutput recognises the limits the kernel enforces by a signal or an
 // error: CPU time (SIGXCPU), file size (SIGXFSZ, or EFBIG where the signal is
 // ignored, as Go programs do), the size of /tmp (ENOSPC while the
 // workspace's file system has room), and the per-user process limit.
-func limitFromOutput(r *Result, ws string) string {
-	out := strings.ToLower(r.Output)
+func LimitFromOutput(exitCode int, output, ws string) string {
+	out := strings.ToLower(output)
 	switch {
-	case r.ExitCode == 128+int(syscall.SIGXCPU) || strings.Contains(out, "cpu time limit exceeded"):
+	case exitCode == 128+int(syscall.SIGXCPU) || strings.Contains(out, "cpu time limit exceeded"):
 		return limit.LimitCPUTime
-	case r.ExitCode == 128+int(syscall.SIGXFSZ) || strings.Contains(out, "file size limit exceeded") || strings.Contains(out, "file too large"):
+	case exitCode == 128+int(syscall.SIGXFSZ) || strings.Contains(out, "file size limit exceeded") || strings.Contains(out, "file too large"):
 		return limit.LimitFileSize
 	case strings.Contains(out, "no space left on device") && hasRoom(ws):
 		return limit.LimitTmp
@@ -337,9 +334,9 @@ func hasRoom(dir string) bool {
 	return int64(st.Bavail)*int64(st.Bsize) > 64<<20
 }
 
-// treeSize is the disk space the files under dir take, .git aside. It
+// TreeSize is the disk space the files under dir take, .git aside. It
 // follows no link and tolerates files vanishing under it.
-func treeSize(dir string) int64 {
+func TreeSize(dir string) int64 {
 	var total int64
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
