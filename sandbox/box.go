@@ -18,6 +18,7 @@ import (
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/limit"
 	"github.com/coreagent/core/sandbox/mask"
+	"github.com/coreagent/core/sandbox/output"
 )
 
 // A box is one long-lived bwrap sandbox per workspace, with the profile,
@@ -59,7 +60,7 @@ type StartOptions struct {
 	// the workspace.
 	Dir string
 	// OutputLimit is how many bytes of output to keep (head and tail);
-	// zero means DefaultOutputLimit.
+	// zero means output.DefaultLimit.
 	OutputLimit int
 	// Pipe gives the process fd 3 (it reads) and fd 4 (it writes), joined
 	// to Process.Pipe: what Chromium's --remote-debugging-pipe needs.
@@ -99,7 +100,7 @@ type boxInst struct {
 	cache  *gocache.UserServer
 	done   chan struct{} // bwrap exited
 	active atomic.Int32  // commands running through it
-	stderr *capped
+	stderr *output.Capped
 }
 
 // Box returns the workspace's box, started on first use: a bwrap sandbox,

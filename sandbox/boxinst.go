@@ -20,6 +20,7 @@ import (
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
 	"github.com/coreagent/core/sandbox/mask"
+	"github.com/coreagent/core/sandbox/output"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,7 +34,7 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 	if err != nil {
 		return nil, fmt.Errorf("start the box: %w", err)
 	}
-	inst := &boxInst{dir: dir, dirFD: -1, done: make(chan struct{}), stderr: newCapped(4 << 10)}
+	inst := &boxInst{dir: dir, dirFD: -1, done: make(chan struct{}), stderr: output.NewCapped(4 << 10)}
 	fail := func(err error) (*boxInst, error) {
 		inst.stop()
 		return nil, fmt.Errorf("start the box: %w", err)
@@ -64,13 +65,13 @@ func (s *Sandbox) startBox(ctx context.Context, bwrap string, p profile) (*boxIn
 	}
 	for attempt := 0; ; attempt++ {
 		err = inst.launch(ctx, bwrap, prog, s.cfg.Limits, s.cgroupParents())
-		if err == nil || attempt > 0 || !vanishedMask(inst.stderr.text()) {
+		if err == nil || attempt > 0 || !vanishedMask(inst.stderr.Text()) {
 			break
 		}
 		// A masked path went between the profile and bwrap: the masks
 		// again, once.
 		inst.p.masks = mask.Args(inst.p.maskScans...)
-		inst.stderr = newCapped(4 << 10)
+		inst.stderr = output.NewCapped(4 << 10)
 		inst.done = make(chan struct{})
 	}
 	if err != nil {
@@ -135,7 +136,7 @@ func (inst *boxInst) launch(ctx context.Context, bwrap string, prog []byte, limi
 	<-done
 	l.Cgroup().Remove()
 	inst.l = nil
-	if out := strings.TrimSpace(inst.stderr.text()); out != "" {
+	if out := strings.TrimSpace(inst.stderr.Text()); out != "" {
 		werr = fmt.Errorf("%w: %s", werr, out)
 	}
 	return werr

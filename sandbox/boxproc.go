@@ -17,6 +17,7 @@ import (
 
 	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/docker"
+	"github.com/coreagent/core/sandbox/output"
 )
 
 // Process is a background process in a box: its output is kept (head and
@@ -29,7 +30,7 @@ type Process struct {
 	conn net.Conn
 	wmu  sync.Mutex // one frame at a time to the agent
 
-	out     *capped
+	out     *output.Capped
 	mu      sync.Mutex
 	running bool
 	code    int
@@ -62,7 +63,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 	if err != nil {
 		return nil, err
 	}
-	pr := &Process{argv: argv, conn: c, out: newCapped(opts.OutputLimit), running: true, code: -1, done: make(chan struct{})}
+	pr := &Process{argv: argv, conn: c, out: output.NewCapped(opts.OutputLimit), running: true, code: -1, done: make(chan struct{})}
 	before := inst.cgroup().Events()
 	if err := sendRequest(c, boxagent.Request{Argv: argv, Env: env, Dir: dir, Pipe: opts.Pipe}); err != nil {
 		c.Close()
@@ -85,7 +86,7 @@ func (b *Box) Start(ctx context.Context, argv []string, opts StartOptions) (*Pro
 			pr.out.Write(rep.Data)
 			exit, _ := readUntilExit(br, pr.out, onPipe)
 			c.Close()
-			return nil, fmt.Errorf("%s did not start (exit status %d): %s", argv[0], exit.Code, strings.TrimSpace(pr.out.text()))
+			return nil, fmt.Errorf("%s did not start (exit status %d): %s", argv[0], exit.Code, strings.TrimSpace(pr.out.Text()))
 		}
 		c.Close()
 		return nil, fmt.Errorf("%s did not start: %s", argv[0], rep.Exit.Err)
@@ -227,7 +228,7 @@ func (p *Process) Output() (out string, running bool, exitCode int) {
 	if !running && code > 128 {
 		code = -1
 	}
-	return p.out.text(), running, code
+	return p.out.Text(), running, code
 }
 
 // Done is closed once the process ended.

@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/output"
 )
 
 // A command in a box (box.go): the request to its agent and the output and
@@ -134,7 +135,7 @@ func (inst *boxInst) run(ctx context.Context, argv, env []string, ws string, lim
 		defer wg.Done()
 		watch.WatchWorkspace(runCtx, done, func() { grew.Store(true); c.Close() }, ws)
 	}()
-	out := newCapped(opts.OutputLimit)
+	out := output.NewCapped(opts.OutputLimit)
 	var w io.Writer = out
 	if opts.Progress != nil {
 		w = io.MultiWriter(out, opts.Progress)

@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/output"
 )
 
 // The Docker backend's box (box.go) as the sandbox drives it: which
@@ -173,7 +174,7 @@ func (d *dockerBackend) startBox(ctx context.Context, ws string, n docker.Need) 
 		return nil, fmt.Errorf("start the box: %w", err)
 	}
 	done := make(chan struct{})
-	inst := &boxInst{dir: dir, dirFD: -1, done: done, stderr: newCapped(4 << 10)}
+	inst := &boxInst{dir: dir, dirFD: -1, done: done, stderr: output.NewCapped(4 << 10)}
 	fail := func(err error) (*boxInst, error) {
 		inst.stop()
 		return nil, fmt.Errorf("start the box's container: %w", err)
@@ -196,7 +197,7 @@ func (d *dockerBackend) startBox(ctx context.Context, ws string, n docker.Need) 
 	if werr == nil {
 		return inst, nil
 	}
-	if out := strings.TrimSpace(inst.stderr.text()); out != "" {
+	if out := strings.TrimSpace(inst.stderr.Text()); out != "" {
 		werr = fmt.Errorf("%w: %s", werr, out)
 	}
 	return fail(werr)

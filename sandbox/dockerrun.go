@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/sandbox/deps"
 	"github.com/coreagent/core/sandbox/docker"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/output"
 )
 
 // The Docker backend (sandbox/docker) as the sandbox drives it: the
@@ -34,7 +35,7 @@ func (s *Sandbox) dockerSettings() docker.Settings {
 	return docker.Settings{Host: s.cfg.DockerHost, Image: s.cfg.DockerImage, Home: s.cfg.Home, Limits: s.cfg.Limits,
 		ToolchainImages: s.cfg.ToolchainImages, ProbeTimeout: probeTimeout, ConfigDir: sandboxHome + "/.config",
 		AgentPath: cacheProgPath, BoxDir: boxDirPath, Socket: boxSocket, Hosts: boxHosts,
-		NewOutput: func(limit int) docker.Output { return newCapped(limit) }}
+		NewOutput: func(limit int) docker.Output { return output.NewCapped(limit) }}
 }
 
 // probeDocker connects to the engine, finds core's own container and its

@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/gate"
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/sandbox/output"
 )
 
 // RunHost runs argv on the host, unconfined, with a scrubbed environment:
@@ -76,7 +77,7 @@ func (s *Sandbox) RunHost(ctx context.Context, argv []string, opts RunOptions) (
 func execute(ctx context.Context, path string, args, env []string, opts RunOptions, l *gate.Launch) (Result, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	out := newCapped(opts.OutputLimit)
+	out := output.NewCapped(opts.OutputLimit)
 	if l != nil {
 		path, args = l.Gate(path, args)
 	}

@@ -317,7 +317,7 @@ type RunOptions struct {
 	// moment against Timeout.
 	BuildCeiling time.Duration
 	// OutputLimit is how many bytes of combined output to keep (head and
-	// tail); zero means DefaultOutputLimit.
+	// tail); zero means output.DefaultLimit.
 	OutputLimit int
 	// Progress, when set, also receives the output as it comes, uncapped
 	// (a heartbeat shows its last line; a person sees what they approved).

@@ -1,4 +1,4 @@
-package sandbox
+package output
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ func TestCapped(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := newCapped(tt.limit)
+			c := NewCapped(tt.limit)
 			for _, w := range tt.writes {
 				n, err := c.Write([]byte(w))
 				assert.NoError(t, err)

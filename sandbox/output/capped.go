@@ -1,4 +1,7 @@
-package sandbox
+// Package output keeps what a confined command prints within a bound: its
+// head and its tail, with a line that says how much of the middle was cut
+// (Capped).
+package output
 
 import (
 	"fmt"
@@ -6,14 +9,14 @@ import (
 	"sync"
 )
 
-// DefaultOutputLimit is how much of a command's combined output Run keeps
+// DefaultLimit is how much of a command's combined output sandbox's Run keeps
 // when the caller sets no limit.
-const DefaultOutputLimit = 64 << 10
+const DefaultLimit = 64 << 10
 
-// capped keeps the head and the tail of everything written to it and counts
+// Capped keeps the head and the tail of everything written to it and counts
 // what it left out of the middle. Writes never fail, so nothing a command
 // prints can make the caller fail.
-type capped struct {
+type Capped struct {
 	mu    sync.Mutex
 	limit int    // head and tail get half each
 	head  []byte // the first limit/2 bytes
@@ -22,17 +25,19 @@ type capped struct {
 	total int64  // bytes written
 }
 
-func newCapped(limit int) *capped {
+// NewCapped keeps limit bytes of what is written to it, DefaultLimit when
+// limit is 0 or less.
+func NewCapped(limit int) *Capped {
 	if limit <= 0 {
-		limit = DefaultOutputLimit
+		limit = DefaultLimit
 	}
 	if limit < 2 {
 		limit = 2
 	}
-	return &capped{limit: limit}
+	return &Capped{limit: limit}
 }
 
-func (c *capped) Write(p []byte) (int, error) {
+func (c *Capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := len(p)
@@ -65,7 +70,7 @@ func (c *capped) Write(p []byte) (int, error) {
 
 // String returns the kept output as valid UTF-8 and the number of bytes cut
 // from the middle. When something was cut, a line in the middle says so.
-func (c *capped) String() (string, int64) {
+func (c *Capped) String() (string, int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	tail := append(append([]byte(nil), c.tail[c.next:]...), c.tail[:c.next]...)
@@ -79,8 +84,8 @@ func (c *capped) String() (string, int64) {
 	return strings.ToValidUTF8(b.String(), "\uFFFD"), cut
 }
 
-// text is what was kept, with the line that says what was cut.
-func (c *capped) text() string {
+// Text is what was kept, with the line that says what was cut.
+func (c *Capped) Text() string {
 	s, _ := c.String()
 	return s
 }
