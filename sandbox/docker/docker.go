@@ -276,7 +276,7 @@ func (d *Backend) Config(img *Image, sb Sibling) client.ContainerCreateOptions {
 			CPUShares:  cpuShares(sb.Background),
 			Ulimits: []*container.Ulimit{
 				{Name: "nofile", Soft: NoFile, Hard: NoFile},
-				{Name: "cpu", Soft: cpu, Hard: cpu + 5}, // as launch.go's
+				{Name: "cpu", Soft: cpu, Hard: cpu + 5}, // as sandbox/gate's
 				{Name: "fsize", Soft: limits.FileSize, Hard: limits.FileSize},
 			},
 		},

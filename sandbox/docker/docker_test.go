@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coreagent/core/internal/testkit"
+
 	"github.com/moby/moby/api/types/mount"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,7 +113,7 @@ func newWorkspace(t *testing.T) string {
 }
 
 func TestOwnTreeGivesARestoredCacheToTheSandboxUser(t *testing.T) {
-	requireRoot(t, "chown needs root")
+	testkit.RequireRoot(t, "chown needs root")
 	dir := t.TempDir()
 	// As actions/cache restores it: everything the runner's user's.
 	for _, p := range []string{"00", "00/x-d", "ab", "ab/y-a"} {
@@ -136,17 +138,4 @@ func TestOwnTreeGivesARestoredCacheToTheSandboxUser(t *testing.T) {
 	fi, err := os.Stat("/etc/passwd")
 	require.NoError(t, err)
 	assert.Equal(t, 0, fileOwner(fi), "a link was followed")
-}
-
-// requireRoot skips the test unless it runs as root (CORE_REQUIRE_ROOT=1
-// makes that a failure), as the sandbox's tests do.
-func requireRoot(t *testing.T, why string) {
-	t.Helper()
-	switch {
-	case os.Geteuid() == 0:
-	case os.Getenv("CORE_REQUIRE_ROOT") == "1":
-		t.Fatalf("CORE_REQUIRE_ROOT=1 but the tests run as uid %d: %s", os.Geteuid(), why)
-	default:
-		t.Skipf("not root (uid %d): %s; set CORE_REQUIRE_ROOT=1 to make this a failure", os.Geteuid(), why)
-	}
 }
