@@ -1,6 +1,6 @@
 # The test command (README): installs bubblewrap when it is missing and we are
 # root, fetches the external fixtures, then vets and runs every test with -race.
-.PHONY: test test-stress test-docker docker-images build fixtures bwrap vet staticcheck bench measures
+.PHONY: test test-stress test-docker docker-images build fixtures bwrap vet staticcheck bench measures mutation
 
 GO ?= go
 
@@ -91,3 +91,11 @@ MEASURES_FLAGS ?= --write
 
 measures:
 	GO=$(GO) ./scripts/measures.sh $(MEASURES_FLAGS)
+
+# The mutation sample of the security rules (#36, scripts/mutation.sh):
+# a tool, not part of `test`. MUTATION_FLAGS=--held measures the held-out
+# half.
+MUTATION_FLAGS ?=
+
+mutation:
+	GO=$(GO) ./scripts/mutation.sh $(MUTATION_FLAGS)
