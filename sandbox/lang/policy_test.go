@@ -149,6 +149,8 @@ func TestSplitCommand(t *testing.T) {
 		{name: "tilde", text: "gofmt -l ~/x", wantErr: `metacharacter "~"`},
 		{name: "newline", text: "go vet\nrm x", wantErr: "metacharacter"},
 		{name: "backslash", text: `go test .\x`, wantErr: "metacharacter"},
+		{name: "a metacharacter first", text: "$GOPATH/bin/tool ./...", wantErr: `metacharacter "$"`},
+		{name: "a redirect first", text: ">out go test", wantErr: `metacharacter ">"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
