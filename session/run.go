@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/instructions"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
@@ -469,7 +470,7 @@ func contractRule(tier lang.Tier, checks []contract.Check) string {
 // systemPrompt builds the session's system prompt, with the repository's
 // instructions for agents from the start commit.
 func (s *run) systemPrompt(ctx context.Context) (string, error) {
-	text, used, err := repoInstructions(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
+	text, used, err := instructions.Read(ctx, s.git.run, s.git.env, s.rec.Workspace, s.rec.StartCommit)
 	if err != nil {
 		return "", err
 	}
