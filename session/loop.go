@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/session/transcript"
 )
 
 // maxMalformed is how many malformed replies in a row fail a run.
@@ -115,7 +116,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 		}
 		s.env.Guard = guard
 	}
-	entries, err := readTranscript(s.tr.f.Name())
+	entries, err := transcript.Read(s.tr.Name())
 	if err != nil {
 		return s.end(state.Failed, state.FailInfrastructure, err), nil
 	}
@@ -428,7 +429,7 @@ func (s *run) append(entries *[]budget.Entry, e budget.Entry) error {
 		}
 		e.ToolCalls = calls
 	}
-	if err := s.tr.append(e); err != nil {
+	if err := s.tr.Append(e); err != nil {
 		return err
 	}
 	*entries = append(*entries, e)

@@ -21,6 +21,7 @@ import (
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/session/transcript"
 )
 
 // ConfigError is a problem with the options, found before or while a
@@ -264,7 +265,7 @@ type run struct {
 
 // runModel is the run's conversation with the model.
 type runModel struct {
-	tr *transcript
+	tr *transcript.File
 	// window builds each request within the context budget.
 	window *budget.ContextWindow
 	// spend is what the run knows of its spending (spend_run.go).
@@ -366,7 +367,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		s.unlock()
 		return nil, ctx, err
 	}
-	tr, err := openTranscript(filepath.Join(dir, TranscriptFile), sc)
+	tr, err := transcript.Open(filepath.Join(dir, TranscriptFile), sc)
 	if err != nil {
 		s.end(state.Failed, state.FailInfrastructure, err)
 		s.unlock()
@@ -374,7 +375,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	}
 	s.tr = tr
 	prev := s.unlock
-	s.unlock = func() { tr.close(); prev() }
+	s.unlock = func() { tr.Close(); prev() }
 	return s, ctx, nil
 }
 
