@@ -16,6 +16,7 @@ import (
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/instructions"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
@@ -102,15 +103,15 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		ID: id,
 		RecordTask: RecordTask{
 			Repo:        org.name(),
-			Base:        t.base,
-			StartCommit: t.sha,
-			Branch:      t.branch,
-			PullRequest: t.pull,
+			Base:        t.Base,
+			StartCommit: t.SHA,
+			Branch:      t.Branch,
+			PullRequest: t.Pull,
 			Issue:       opts.Goal.Issue,
 			Prompt:      opts.Goal.Prompt,
 			Goal:        goalOf(opts.Goal.Prompt, instruction),
-			LandOnto:    t.onto,
-			Uncommitted: t.uncommitted,
+			LandOnto:    t.Onto,
+			Uncommitted: t.Uncommitted,
 		},
 		RecordLife: RecordLife{Status: state.Pending},
 		RecordSetup: RecordSetup{ToolCalls: mode, Model: opts.Inference.Model, InferenceURL: opts.Inference.InferenceURL,
@@ -129,9 +130,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer s.unlock()
-	if t.onto != "" {
+	if t.Onto != "" {
 		fmt.Fprintf(opts.Live.Progress, "starting from HEAD %s plus %d uncommitted %s (kept as %s; --clean leaves them out)\n",
-			short(t.onto), t.uncommitted, plural(t.uncommitted, "change", "changes"), inputsRef(id))
+			short(t.Onto), t.Uncommitted, plural(t.Uncommitted, "change", "changes"), land.InputsRef(id))
 	}
 	if err := org.clone(ctx, rec.Workspace, t); err != nil {
 		if ctx.Err() != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -61,7 +62,7 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	assert.Contains(t, progress.String(), "starting from HEAD "+head[:12]+" plus 2 uncommitted changes")
 
 	// It is kept under a private ref, without the ignored file.
-	snap := gitOut(t, repo, "rev-parse", inputsRef(rep.ID))
+	snap := gitOut(t, repo, "rev-parse", land.InputsRef(rep.ID))
 	assert.Equal(t, rep.StartCommit, snap)
 	assert.Equal(t, head, gitOut(t, repo, "rev-parse", snap+"^"))
 	assert.Equal(t, "my draft", gitOut(t, repo, "show", snap+":draft.md"))
@@ -110,7 +111,7 @@ func TestCleanStartsFromHEAD(t *testing.T) {
 	assert.Equal(t, head, rep.StartCommit)
 	obs := srv.Requests()[1].Messages
 	assert.NotContains(t, obs[len(obs)-1].Content, "soon")
-	_, err = gitRun(repo, "rev-parse", "--verify", "--quiet", inputsRef(rep.ID))
+	_, err = gitRun(repo, "rev-parse", "--verify", "--quiet", land.InputsRef(rep.ID))
 	assert.Error(t, err, "no snapshot is kept with --clean")
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/coreagent/core/session/land"
 )
 
 // One tree, from check to landing: at done the run's box is frozen (every
@@ -121,7 +123,7 @@ func commitTree(ctx context.Context, g gitRunner, ws, tree, message string) (str
 	} else if now == tree {
 		return head, nil
 	}
-	args := append(gitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
+	args := append(land.GitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
 	sha, err := g.runInput(ctx, ws, message, args...)
 	if err != nil {
 		return "", fmt.Errorf("commit the checked tree %s: %w", short(tree), err)
@@ -248,4 +250,14 @@ func diffStat(ctx context.Context, g gitRunner, ws, from, to string) (*DiffStat,
 		ds.Deletions += d
 	}
 	return &ds, nil
+}
+
+// diffTree returns every change from commit from to tree, new files
+// included.
+func diffTree(ctx context.Context, g gitRunner, ws, from, tree string) (string, error) {
+	out, err := g.run(ctx, ws, "diff", "--no-color", "--no-ext-diff", from, tree)
+	if err != nil {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	return out, nil
 }
