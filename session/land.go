@@ -56,7 +56,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	default:
 		fmt.Fprintf(s.opts.Live.Progress, "checking: the harness runs %d checks on the start commit and on the result\n", n)
 	}
-	s.report.Contract = s.checks.contract(ctx, s.rec.Checks, s.tree)
+	s.report.Contract = s.checks.Contract(ctx, s.rec.Checks, s.tree)
 	if ctx.Err() != nil {
 		s.report.Contract = nil // not run to the end: no verdict
 		return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}

@@ -125,9 +125,9 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	// model's commands.
 	s.startWarm(ctx)
 	defer s.stopWarm()
-	s.checks = newChecker(s)
-	s.checks.background(ctx, s.rec.Checks)
-	defer s.checks.close()
+	s.checks = contract.NewChecker(s.opts.Services.Sandbox, s.rec.Verify, s.opts.Verification.ShellTimeout, s.opts.Verification.BuildCeiling, s.git.run, s.rec.Workspace, s.rec.StartCommit)
+	s.checks.Background(ctx, s.rec.Checks)
+	defer s.checks.Close()
 	if fresh || len(entries) == 0 {
 		prompt, err := s.systemPrompt(ctx)
 		if err != nil {
@@ -344,7 +344,7 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 		// with; the exit code it saw proves nothing about the end.
 		if c, ok := contract.ModelCheck(v, s.rec.Verify); ok {
 			s.rec.Checks = contract.AddCheck(s.rec.Checks, c)
-			s.checks.start(c.Command) // its baseline, now, beside the turns
+			s.checks.Start(c.Command) // its baseline, now, beside the turns
 			if err := s.opts.Services.Store.saveQuick(s.rec, s.scrubber); err != nil {
 				return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}, true
 			}

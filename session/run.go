@@ -290,7 +290,7 @@ type runWorkspace struct {
 
 // runResult is what the run's result is held to.
 type runResult struct {
-	checks *checker
+	checks *contract.Checker
 	// tree is the workspace's tree frozen at done: what the result checks
 	// ran on and what lands (tree.go).
 	tree string
