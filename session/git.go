@@ -7,13 +7,9 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/scrub"
 )
-
-// gitIdentity returns the options that make core the author of its commits.
-func gitIdentity() []string {
-	return []string{"-c", "user.name=core", "-c", "user.email=core@users.noreply.github.com"}
-}
 
 // gitRunner runs git with an environment core chose: nothing of core's own
 // environment (no GIT_DIR, no token) leaks into it, and hooks never run in a
@@ -23,6 +19,17 @@ type gitRunner struct {
 	// scrub cleans what git is given on stdin (a commit message) and the
 	// words of its failures; nil scrubs nothing.
 	scrub *scrub.Scrubber
+}
+
+// landGit is g as session/land runs git. A call given variables runs
+// g.with(them), which, as ever, scrubs nothing; one given none is g's own.
+func (g gitRunner) landGit() land.Git {
+	return func(ctx context.Context, env []string, dir, stdin string, args ...string) (string, error) {
+		if len(env) > 0 {
+			return g.with(env...).raw(ctx, dir, stdin, args...)
+		}
+		return g.raw(ctx, dir, stdin, args...)
+	}
 }
 
 // with returns a runner that also sets the variables given (NAME=value).

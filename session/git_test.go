@@ -11,6 +11,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/state"
 )
@@ -25,7 +26,7 @@ func TestGitScrubsWhatItIsGiven(t *testing.T) {
 	g := gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, scrub: scrub.New("sekrit-value")}
 	tree, err := workTree(t.Context(), g, ws)
 	require.NoError(t, err)
-	sha, err := commitTree(t.Context(), g, ws, tree, commitMessage("Use sekrit-value\n\nbody sekrit-value", "s1", &contract.Contract{Verdict: contract.ContractHeld}))
+	sha, err := commitTree(t.Context(), g, ws, tree, land.CommitMessage("Use sekrit-value\n\nbody sekrit-value", "s1", &contract.Contract{Verdict: contract.ContractHeld}))
 	require.NoError(t, err)
 	require.NotEmpty(t, sha)
 	assert.Equal(t, "Use [redacted]\n\nbody [redacted]\n\nSession: s1", gitOut(t, ws, "log", "-1", "--format=%B"))

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
@@ -161,7 +162,7 @@ func TestGitHubIssueGoalAndNoDuplicatePR(t *testing.T) {
 	assert.Equal(t, rep2.Commit, sha)
 	comments := f.g.Comments("octo", "hello", pulls[0].Number)
 	require.NotEmpty(t, comments)
-	assert.Contains(t, comments[len(comments)-1].Body, "core pushed "+short(rep2.Commit)+" onto this pull request")
+	assert.Contains(t, comments[len(comments)-1].Body, "core pushed "+clip.Hash(rep2.Commit)+" onto this pull request")
 }
 
 // moveHead is a model client that commits to a branch of the repository

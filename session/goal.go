@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
 )
 
 // Goal is what a run is to do, and on which repository.
@@ -47,8 +48,8 @@ const goalLength = 200
 // first line of its instruction, which for an issue is "Issue #N: title".
 func goalOf(prompt, instruction string) string {
 	if p := strings.TrimSpace(prompt); p != "" {
-		return oneLine(p, goalLength)
+		return clip.Line(p, goalLength)
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(instruction), "\n")
-	return oneLine(line, goalLength)
+	return clip.Line(line, goalLength)
 }

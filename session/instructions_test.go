@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/instructions"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -100,7 +101,7 @@ func TestRepositoryInstructions(t *testing.T) {
 		},
 		{
 			name:  "capped",
-			files: map[string]string{"AGENTS.md": strings.Repeat("a", maxInstructions+100), "z/AGENTS.md": "never shown"},
+			files: map[string]string{"AGENTS.md": strings.Repeat("a", instructions.Max+100), "z/AGENTS.md": "never shown"},
 			want:  []string{"AGENTS.md"},
 			contains: []string{
 				"[cut: AGENTS.md is 32868 bytes; only the first 32768 are shown. Read the rest with read_file.]",
@@ -151,7 +152,8 @@ func TestInstructionsFromStartCommit(t *testing.T) {
 	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(rec.Workspace, "AGENTS.md"), []byte("workspace rules"), 0o644))
-	text, used, err := repoInstructions(t.Context(), gitRunner{env: opts.Services.GitEnv}, rec.Workspace, rec.StartCommit)
+	g := gitRunner{env: opts.Services.GitEnv}
+	text, used, err := instructions.Read(t.Context(), g.run, g.env, rec.Workspace, rec.StartCommit)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"AGENTS.md"}, used)
 	assert.Contains(t, text, "committed rules")

@@ -56,7 +56,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	default:
 		fmt.Fprintf(s.opts.Live.Progress, "checking: the harness runs %d checks on the start commit and on the result\n", n)
 	}
-	s.report.Contract = s.checks.contract(ctx, s.rec.Checks, s.tree)
+	s.report.Contract = s.checks.Contract(ctx, s.rec.Checks, s.tree)
 	if ctx.Err() != nil {
 		s.report.Contract = nil // not run to the end: no verdict
 		return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
@@ -119,7 +119,7 @@ func (s *run) land(ctx context.Context, ending outcome) outcome {
 	}
 	// The tree frozen at done, never the workspace as it is now; a tree
 	// an earlier run landed lands again.
-	sha, err := commitTree(ctx, s.git, s.rec.Workspace, s.tree, commitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
+	sha, err := commitTree(ctx, s.git, s.rec.Workspace, s.tree, land.CommitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
 	if err != nil {
 		return failed(state.FailInfrastructure, err)
 	}
@@ -243,7 +243,7 @@ func (s *run) end(status state.Status, kind state.FailureKind, err error) *Repor
 // hold the checked tree is core's own fault; anything else is git or the
 // remote failing.
 func landFailure(err error) state.FailureKind {
-	var oe *overlapError
+	var oe *land.OverlapError
 	var me *land.MovedError
 	var te *TreeChangedError
 	switch {

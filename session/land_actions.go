@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -29,7 +30,7 @@ type entry struct {
 func (t gitTree) list(ctx context.Context, path string) ([]entry, error) {
 	out, err := t.git.raw(ctx, t.ws, "", "--literal-pathspecs", "ls-tree", "-l", "-z", "--full-tree", t.tree, "--", path)
 	if err != nil {
-		return nil, fmt.Errorf("list %s in %s: %w", path, short(t.tree), err)
+		return nil, fmt.Errorf("list %s in %s: %w", path, clip.Hash(t.tree), err)
 	}
 	var entries []entry
 	for _, line := range strings.Split(out, "\x00") {
@@ -74,18 +75,18 @@ func (t gitTree) Read(ctx context.Context, rel string) ([]byte, error) {
 		}
 		out, err := t.git.raw(ctx, t.ws, "", "cat-file", "blob", e.sha)
 		if err != nil {
-			return nil, fmt.Errorf("read %s in %s: %w", rel, short(t.tree), err)
+			return nil, fmt.Errorf("read %s in %s: %w", rel, clip.Hash(t.tree), err)
 		}
 		return []byte(out), nil
 	}
-	return nil, fmt.Errorf("%s in %s: %w", rel, short(t.tree), fs.ErrNotExist)
+	return nil, fmt.Errorf("%s in %s: %w", rel, clip.Hash(t.tree), fs.ErrNotExist)
 }
 
 // guardAt reads what the workflows of tree (a commit or a tree) run.
 func (s *run) guardAt(ctx context.Context, tree string) (*tools.Guard, error) {
 	g, err := tools.ReadGuard(ctx, gitTree{git: s.git, ws: s.rec.Workspace, tree: tree})
 	if err != nil {
-		return nil, fmt.Errorf("read the workflows of %s: %w", short(tree), err)
+		return nil, fmt.Errorf("read the workflows of %s: %w", clip.Hash(tree), err)
 	}
 	return g, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/heartbeat"
 	"github.com/coreagent/core/session/live"
@@ -115,7 +116,7 @@ func (s *run) readMessages(entries *[]budget.Entry) (bool, error) {
 	ms := s.ctl.Take()
 	for _, m := range ms {
 		s.events.Add(live.Event{Kind: live.EventMessage, From: m.From, Text: m.Text})
-		fmt.Fprintf(s.opts.Live.Progress, "message from %s: %s\n", m.From, oneLine(s.scrub(m.Text), 100))
+		fmt.Fprintf(s.opts.Live.Progress, "message from %s: %s\n", m.From, clip.Line(s.scrub(m.Text), 100))
 		text := fmt.Sprintf("Message from %s:\n%s", m.From, strings.TrimSpace(m.Text))
 		if !s.opts.Inference.Think {
 			text += "\n\n" + protocol.NoThink

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/heartbeat"
@@ -16,6 +17,7 @@ import (
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/session/transcript"
 )
 
 // maxMalformed is how many malformed replies in a row fail a run.
@@ -115,7 +117,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 		}
 		s.env.Guard = guard
 	}
-	entries, err := readTranscript(s.tr.f.Name())
+	entries, err := transcript.Read(s.tr.Name())
 	if err != nil {
 		return s.end(state.Failed, state.FailInfrastructure, err), nil
 	}
@@ -124,9 +126,9 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	// model's commands.
 	s.startWarm(ctx)
 	defer s.stopWarm()
-	s.checks = newChecker(s)
-	s.checks.background(ctx, s.rec.Checks)
-	defer s.checks.close()
+	s.checks = contract.NewChecker(s.opts.Services.Sandbox, s.rec.Verify, s.opts.Verification.ShellTimeout, s.opts.Verification.BuildCeiling, s.git.run, s.rec.Workspace, s.rec.StartCommit)
+	s.checks.Background(ctx, s.rec.Checks)
+	defer s.checks.Close()
 	if fresh || len(entries) == 0 {
 		prompt, err := s.systemPrompt(ctx)
 		if err != nil {
@@ -343,7 +345,7 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 		// with; the exit code it saw proves nothing about the end.
 		if c, ok := contract.ModelCheck(v, s.rec.Verify); ok {
 			s.rec.Checks = contract.AddCheck(s.rec.Checks, c)
-			s.checks.start(c.Command) // its baseline, now, beside the turns
+			s.checks.Start(c.Command) // its baseline, now, beside the turns
 			if err := s.opts.Services.Store.saveQuick(s.rec, s.scrubber); err != nil {
 				return outcome{status: state.Failed, kind: state.FailInfrastructure, err: err}, true
 			}
@@ -428,7 +430,7 @@ func (s *run) append(entries *[]budget.Entry, e budget.Entry) error {
 		}
 		e.ToolCalls = calls
 	}
-	if err := s.tr.append(e); err != nil {
+	if err := s.tr.Append(e); err != nil {
 		return err
 	}
 	*entries = append(*entries, e)
@@ -456,7 +458,7 @@ func (s *run) step(st Step) {
 	s.events.Add(live.Event{Kind: live.EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
 	target := st.Target
 	if target != "" {
-		target = " " + oneLine(target, 60)
+		target = " " + clip.Line(target, 60)
 	}
 	fmt.Fprintf(s.opts.Live.Progress, "turn %d/%d  %s%s  %s  %d tokens\n",
 		s.report.Turns, s.opts.Limits.MaxTurns, st.Tool, target, st.Duration.Round(time.Millisecond), st.Tokens)

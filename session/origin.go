@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/land"
 )
 
 // origin is where a session's repository comes from and where its work
@@ -15,34 +16,15 @@ type origin interface {
 	// name is the repository as the record shows it: a path or owner/name.
 	name() string
 	// target resolves where the session starts and where it lands.
-	target(ctx context.Context, opts Options, id string) (target, error)
+	target(ctx context.Context, opts Options, id string) (land.Target, error)
 	// issue renders issue number as a goal, leaving out what changed after
 	// before.
 	issue(ctx context.Context, number int, before time.Time) (string, error)
 	// clone makes the workspace at dest, on t.branch at t.sha.
-	clone(ctx context.Context, dest string, t target) error
+	clone(ctx context.Context, dest string, t land.Target) error
 	// land puts the committed work of a session that ended done where it
 	// belongs, and records where (the PR URL, for GitHub).
 	land(ctx context.Context, s *run) error
-}
-
-// target is where a session starts and lands.
-type target struct {
-	base   string // the branch or commit asked for, by name
-	sha    string // the commit the session starts from
-	branch string // the branch the work lands on
-	pull   int    // an open pull request the work lands on; 0 opens a new one
-	// fetch, for a pull request from a fork, is the ref of the base
-	// repository its head is fetched by (refs/pull/N/head): core clones
-	// only the base repository, never the fork.
-	fetch string
-	// onto, for a session that starts from the user's uncommitted work (a
-	// snapshot commit in sha), is the commit that work sits on: landing
-	// rebuilds the session's changes onto it. uncommitted counts the paths.
-	onto        string
-	uncommitted int
-	// keep is the ref the snapshot is kept under, made with the clone.
-	keep string
 }
 
 // openOrigin picks the origin for opts.Repo: a directory on this machine,

@@ -19,44 +19,29 @@ const FindingReview FindingKind = "review"
 // as a land.Work), so session/land never reads a run.
 type githubRepo struct {
 	*land.Repo
-	git gitRunner // without authentication: see clone
 }
 
 func openGitHubRepo(ctx context.Context, g gitRunner, client *gh.Client, full string) (githubRepo, error) {
-	r, err := land.Open(ctx, func(ctx context.Context, env []string, dir, stdin string, args ...string) (string, error) {
-		return g.with(env...).raw(ctx, dir, stdin, args...)
-	}, client, full)
+	r, err := land.Open(ctx, g.landGit(), client, full)
 	if err != nil {
 		return githubRepo{}, err
 	}
-	return githubRepo{Repo: r, git: g}, nil
+	return githubRepo{Repo: r}, nil
 }
 
 func (r githubRepo) name() string { return r.Name() }
 
-func (r githubRepo) target(ctx context.Context, opts Options, id string) (target, error) {
-	t, err := r.Target(ctx, land.Goal{
-		Base: opts.Goal.Base, Branch: opts.Goal.Branch, Issue: opts.Goal.Issue, PullRequest: opts.Goal.PullRequest, Pull: opts.Goal.Pull,
-		ValidBranch: func(ctx context.Context, branch string) error { return checkBranchName(ctx, r.git, branch) },
-	}, id)
-	if err != nil {
-		return target{}, fromLand(err)
-	}
-	return target{base: t.Base, sha: t.SHA, branch: t.Branch, pull: t.Pull, fetch: t.Fetch}, nil
+func (r githubRepo) target(ctx context.Context, opts Options, id string) (land.Target, error) {
+	t, err := r.Target(ctx, landGoal(opts), id)
+	return t, fromLand(err)
 }
 
 func (r githubRepo) issue(ctx context.Context, number int, before time.Time) (string, error) {
 	return r.Issue(ctx, number, before)
 }
 
-// clone makes a partial clone (blobs fetched as needed) of the repository
-// from the clone URL the API reported.
-func (r githubRepo) clone(ctx context.Context, dest string, t target) error {
-	auth, err := r.AuthEnv(ctx)
-	if err != nil {
-		return err
-	}
-	return cloneAt(ctx, r.git.with(auth...), r.CloneURL(), r.name(), dest, t, "--filter=blob:none")
+func (r githubRepo) clone(ctx context.Context, dest string, t land.Target) error {
+	return fromLand(r.Clone(ctx, dest, t))
 }
 
 // land hands the run's work to land.Repo.Land and records where it went.
@@ -85,10 +70,11 @@ func (s *run) landWork() *land.Work {
 		Record: land.Record{
 			ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
 			StartCommit: rec.StartCommit, Commit: rec.Commit, PullRequest: rec.PullRequest, PRURL: rec.PRURL,
+			LandOnto: rec.LandOnto, Uncommitted: rec.Uncommitted,
 		},
 		Verdict: land.Verdict{
 			Ready: s.opts.Landing.Ready, Held: s.report.Contract.Held(), Broken: s.report.Contract.Broken(), Exhausted: s.spend.exhausted,
-			ContractLine: line,
+			ContractLine: line, Tree: s.tree,
 		},
 		Texts: land.Texts{
 			// Beside the model's summary, above, when its own last run denies it.
@@ -96,7 +82,7 @@ func (s *run) landWork() *land.Work {
 			Model: rec.Model, Verify: string(rec.Verify), Issue: rec.Issue, Turns: rec.Turns,
 			Tokens: rec.Usage.TotalTokens, PromptTokens: rec.Usage.PromptTokens, CompletionTokens: rec.Usage.CompletionTokens, CostUSD: rec.CostUSD,
 		},
-		Scrub: s.scrub, CheckCommitTree: s.checkCommitTree,
+		Git: s.git.landGit(), Scrub: s.scrub, CheckCommitTree: s.checkCommitTree,
 	}
 }
 

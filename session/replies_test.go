@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/session/transcript"
 )
 
 // corpusDir is the reply corpus of the protocol package: the same work
@@ -148,7 +149,7 @@ func TestNativeToolCalls(t *testing.T) {
 	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, ToolCallsNative, rec.ToolCalls, "session.json keeps the mode")
-	entries, err := readTranscript(filepath.Join(opts.Services.Store.Dir(rep.ID), TranscriptFile))
+	entries, err := transcript.Read(filepath.Join(opts.Services.Store.Dir(rep.ID), TranscriptFile))
 	require.NoError(t, err)
 	last := entries[len(entries)-1]
 	assert.Equal(t, model.RoleTool, last.Role, "done's call is answered too")

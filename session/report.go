@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/state"
@@ -174,7 +175,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "error: %s\n", r.Error)
 	}
 	if r.Summary != "" {
-		fmt.Fprintf(w, "summary: %s\n", oneLine(r.Summary, 300))
+		fmt.Fprintf(w, "summary: %s\n", clip.Line(r.Summary, 300))
 	}
 	if warn := r.OwnRunWarning(); warn != "" {
 		fmt.Fprintf(w, "  %s\n", warn)
@@ -205,14 +206,14 @@ func (r *Report) WriteSummary(w io.Writer) {
 			c.Requests, c.SentTokensEstimated, c.LargestRequestEstimated, c.Budget, c.PrefixReuseMedian)
 	}
 	if f, ok := r.Finding(FindingNoChange); ok {
-		fmt.Fprintf(w, "no change: the model called done without changing anything, so nothing landed and nothing was checked (its reason: %s)\n", oneLine(orNone(f.Detail), 300))
+		fmt.Fprintf(w, "no change: the model called done without changing anything, so nothing landed and nothing was checked (its reason: %s)\n", clip.Line(orNone(f.Detail), 300))
 		return
 	}
 	switch {
 	case r.PRURL != "":
 		fmt.Fprintf(w, "pull request: %s\n", r.PRURL)
 	case r.Landed:
-		fmt.Fprintf(w, "branch: %s (commit %s)\n", r.Branch, short(r.Commit))
+		fmt.Fprintf(w, "branch: %s (commit %s)\n", r.Branch, clip.Hash(r.Commit))
 	case r.DryRun:
 		fmt.Fprintf(w, "branch: none (dry run: nothing landed)\n")
 	default:
@@ -227,22 +228,6 @@ func (r *Report) WriteSummary(w io.Writer) {
 func orNone(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return "none given"
-	}
-	return s
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
 	}
 	return s
 }

@@ -10,16 +10,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/instructions"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/session/transcript"
 )
 
 // ConfigError is a problem with the options, found before or while a
@@ -100,15 +104,15 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		ID: id,
 		RecordTask: RecordTask{
 			Repo:        org.name(),
-			Base:        t.base,
-			StartCommit: t.sha,
-			Branch:      t.branch,
-			PullRequest: t.pull,
+			Base:        t.Base,
+			StartCommit: t.SHA,
+			Branch:      t.Branch,
+			PullRequest: t.Pull,
 			Issue:       opts.Goal.Issue,
 			Prompt:      opts.Goal.Prompt,
 			Goal:        goalOf(opts.Goal.Prompt, instruction),
-			LandOnto:    t.onto,
-			Uncommitted: t.uncommitted,
+			LandOnto:    t.Onto,
+			Uncommitted: t.Uncommitted,
 		},
 		RecordLife: RecordLife{Status: state.Pending},
 		RecordSetup: RecordSetup{ToolCalls: mode, Model: opts.Inference.Model, InferenceURL: opts.Inference.InferenceURL,
@@ -127,9 +131,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer s.unlock()
-	if t.onto != "" {
+	if t.Onto != "" {
 		fmt.Fprintf(opts.Live.Progress, "starting from HEAD %s plus %d uncommitted %s (kept as %s; --clean leaves them out)\n",
-			short(t.onto), t.uncommitted, plural(t.uncommitted, "change", "changes"), inputsRef(id))
+			clip.Hash(t.Onto), t.Uncommitted, plural(t.Uncommitted, "change", "changes"), land.InputsRef(id))
 	}
 	if err := org.clone(ctx, rec.Workspace, t); err != nil {
 		if ctx.Err() != nil {
@@ -263,7 +267,7 @@ type run struct {
 
 // runModel is the run's conversation with the model.
 type runModel struct {
-	tr *transcript
+	tr *transcript.File
 	// window builds each request within the context budget.
 	window *budget.ContextWindow
 	// spend is what the run knows of its spending (spend_run.go).
@@ -287,7 +291,7 @@ type runWorkspace struct {
 
 // runResult is what the run's result is held to.
 type runResult struct {
-	checks *checker
+	checks *contract.Checker
 	// tree is the workspace's tree frozen at done: what the result checks
 	// ran on and what lands (tree.go).
 	tree string
@@ -365,7 +369,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		s.unlock()
 		return nil, ctx, err
 	}
-	tr, err := openTranscript(filepath.Join(dir, TranscriptFile), sc)
+	tr, err := transcript.Open(filepath.Join(dir, TranscriptFile), sc)
 	if err != nil {
 		s.end(state.Failed, state.FailInfrastructure, err)
 		s.unlock()
@@ -373,7 +377,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	}
 	s.tr = tr
 	prev := s.unlock
-	s.unlock = func() { tr.close(); prev() }
+	s.unlock = func() { tr.Close(); prev() }
 	return s, ctx, nil
 }
 
@@ -469,7 +473,7 @@ func contractRule(tier lang.Tier, checks []contract.Check) string {
 // systemPrompt builds the session's system prompt, with the repository's
 // instructions for agents from the start commit.
 func (s *run) systemPrompt(ctx context.Context) (string, error) {
-	text, used, err := repoInstructions(ctx, s.git, s.rec.Workspace, s.rec.StartCommit)
+	text, used, err := instructions.Read(ctx, s.git.run, s.git.env, s.rec.Workspace, s.rec.StartCommit)
 	if err != nil {
 		return "", err
 	}

@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -61,7 +63,7 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	assert.Contains(t, progress.String(), "starting from HEAD "+head[:12]+" plus 2 uncommitted changes")
 
 	// It is kept under a private ref, without the ignored file.
-	snap := gitOut(t, repo, "rev-parse", inputsRef(rep.ID))
+	snap := gitOut(t, repo, "rev-parse", land.InputsRef(rep.ID))
 	assert.Equal(t, rep.StartCommit, snap)
 	assert.Equal(t, head, gitOut(t, repo, "rev-parse", snap+"^"))
 	assert.Equal(t, "my draft", gitOut(t, repo, "show", snap+":draft.md"))
@@ -82,7 +84,7 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	assert.NotEqual(t, rep.Tree, rep.LandedTree, "the landed tree is not the one frozen at done")
 	f, ok := rep.Finding(FindingLeftOut)
 	require.True(t, ok, "a finding says the landed tree was not checked")
-	assert.Contains(t, f.Detail, "the checks ran on tree "+rep.Tree[:12]+", which holds the 2 uncommitted changes the session started from; the landed commit "+short(rep.Commit)+" leaves them out")
+	assert.Contains(t, f.Detail, "the checks ran on tree "+rep.Tree[:12]+", which holds the 2 uncommitted changes the session started from; the landed commit "+clip.Hash(rep.Commit)+" leaves them out")
 	var summary strings.Builder
 	rep.WriteSummary(&summary)
 	assert.Contains(t, summary.String(), "landed without your uncommitted work: the checks ran on tree "+rep.Tree[:12])
@@ -110,7 +112,7 @@ func TestCleanStartsFromHEAD(t *testing.T) {
 	assert.Equal(t, head, rep.StartCommit)
 	obs := srv.Requests()[1].Messages
 	assert.NotContains(t, obs[len(obs)-1].Content, "soon")
-	_, err = gitRun(repo, "rev-parse", "--verify", "--quiet", inputsRef(rep.ID))
+	_, err = gitRun(repo, "rev-parse", "--verify", "--quiet", land.InputsRef(rep.ID))
 	assert.Error(t, err, "no snapshot is kept with --clean")
 }
 

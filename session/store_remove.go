@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/coreagent/core/session/land"
 )
 
 // ErrNoStore says that the state directory does not exist yet: there are no
@@ -102,7 +104,7 @@ func removeInputs(ctx context.Context, rec *Record) error {
 		return nil
 	}
 	var g gitRunner
-	ref := inputsRef(rec.ID)
+	ref := land.InputsRef(rec.ID)
 	if sha, err := g.run(ctx, rec.Repo, "rev-parse", "--verify", "--quiet", ref); err != nil || sha != rec.StartCommit {
 		return nil
 	}

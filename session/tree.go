@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/coreagent/core/internal/clip"
+	"github.com/coreagent/core/session/land"
 )
 
 // One tree, from check to landing: at done the run's box is frozen (every
@@ -76,7 +79,7 @@ func filesTree(ctx context.Context, g gitRunner, dir, base string) (string, erro
 func treeOf(ctx context.Context, g gitRunner, ws, commit string) (string, error) {
 	tree, err := g.run(ctx, ws, "rev-parse", "--verify", "--quiet", "--end-of-options", commit+"^{tree}")
 	if err != nil || tree == "" {
-		return "", fmt.Errorf("read the tree of %s: %v", short(commit), err)
+		return "", fmt.Errorf("read the tree of %s: %v", clip.Hash(commit), err)
 	}
 	return tree, nil
 }
@@ -92,7 +95,7 @@ func (e *TreeChangedError) Error() string {
 	if e.Checked == "" {
 		return fmt.Sprintf("not landed: no tree checked at done is recorded for this work: %s. Nothing was committed or pushed.", e.Why)
 	}
-	return fmt.Sprintf("not landed: the tree to land (%s) is not the tree the checks ran on (%s): %s. Nothing was committed or pushed.", short(e.Landing), short(e.Checked), e.Why)
+	return fmt.Sprintf("not landed: the tree to land (%s) is not the tree the checks ran on (%s): %s. Nothing was committed or pushed.", clip.Hash(e.Landing), clip.Hash(e.Checked), e.Why)
 }
 
 // sameTree says whether the tree about to land is the checked one; the
@@ -121,10 +124,10 @@ func commitTree(ctx context.Context, g gitRunner, ws, tree, message string) (str
 	} else if now == tree {
 		return head, nil
 	}
-	args := append(gitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
+	args := append(land.GitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
 	sha, err := g.runInput(ctx, ws, message, args...)
 	if err != nil {
-		return "", fmt.Errorf("commit the checked tree %s: %w", short(tree), err)
+		return "", fmt.Errorf("commit the checked tree %s: %w", clip.Hash(tree), err)
 	}
 	subject, _, _ := strings.Cut(strings.TrimSpace(message), "\n")
 	if _, err := g.run(ctx, ws, "update-ref", "-m", g.scrub.String("commit: "+subject), "HEAD", sha, head); err != nil {
@@ -158,13 +161,13 @@ func parseLsTree(out string) ([]treeEntry, error) {
 		meta, path, ok := strings.Cut(rec, "\t")
 		fields := strings.Fields(meta)
 		if !ok || len(fields) != 4 || path == "" {
-			return nil, fmt.Errorf("read the tree's files: unexpected entry %q", oneLine(rec, 100))
+			return nil, fmt.Errorf("read the tree's files: unexpected entry %q", clip.Line(rec, 100))
 		}
 		size := int64(-1)
 		if fields[3] != "-" {
 			n, err := strconv.ParseInt(fields[3], 10, 64)
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("read the tree's files: bad size in %q", oneLine(rec, 100))
+				return nil, fmt.Errorf("read the tree's files: bad size in %q", clip.Line(rec, 100))
 			}
 			size = n
 		}
@@ -215,7 +218,7 @@ func (s *run) checkCommitTree(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return sameTree(s.tree, tree, fmt.Sprintf("the commit %s does not hold the checked tree; resume the session to check it again (core session resume %s)", short(s.rec.Commit), s.rec.ID))
+	return sameTree(s.tree, tree, fmt.Sprintf("the commit %s does not hold the checked tree; resume the session to check it again (core session resume %s)", clip.Hash(s.rec.Commit), s.rec.ID))
 }
 
 // DiffStat is how much a change changed: files, lines added and removed
@@ -248,4 +251,14 @@ func diffStat(ctx context.Context, g gitRunner, ws, from, to string) (*DiffStat,
 		ds.Deletions += d
 	}
 	return &ds, nil
+}
+
+// diffTree returns every change from commit from to tree, new files
+// included.
+func diffTree(ctx context.Context, g gitRunner, ws, from, tree string) (string, error) {
+	out, err := g.run(ctx, ws, "diff", "--no-color", "--no-ext-diff", from, tree)
+	if err != nil {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	return out, nil
 }

@@ -455,7 +455,7 @@ func TestLandFailure(t *testing.T) {
 		want state.FailureKind
 	}{
 		{name: "the branch moved", err: fmt.Errorf("push: %w", &land.MovedError{}), want: state.FailConfiguration},
-		{name: "the work needs the uncommitted work", err: &overlapError{}, want: state.FailConfiguration},
+		{name: "the work needs the uncommitted work", err: &land.OverlapError{}, want: state.FailConfiguration},
 		{name: "a commit without the checked tree", err: &TreeChangedError{Checked: "a", Landing: "b"}, want: state.FailError},
 		{name: "git failed", err: errors.New("git push: connection reset"), want: state.FailInfrastructure},
 	}

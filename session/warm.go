@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 )
@@ -91,7 +92,7 @@ func warmLine(r sandbox.WarmResult, stopped bool) string {
 	case r.Err != nil && (errors.Is(r.Err, context.Canceled) || stopped && strings.Contains(r.Err.Error(), context.Canceled.Error())):
 		return ""
 	case r.Err != nil:
-		return fmt.Sprintf("warming the build cache stopped after %s: %s", took, oneLine(r.Err.Error(), 200))
+		return fmt.Sprintf("warming the build cache stopped after %s: %s", took, clip.Line(r.Err.Error(), 200))
 	case r.TimedOut:
 		return fmt.Sprintf("warming the build cache ran past its timeout (CORE_SANDBOX_WARM_TIMEOUT) and was stopped after %s; go commands build what they need themselves", took)
 	case r.ExitCode != 0:

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -78,10 +79,10 @@ func (b *Beat) line(now time.Time) string {
 	line := fmt.Sprintf("%s  (%s)", b.label, now.Sub(b.since).Round(time.Second))
 	if n := len(b.waits); n > 0 {
 		w := b.waits[n-1]
-		return line + fmt.Sprintf(": waiting for %s  [%s so far]", oneLine(w.what, 140), now.Sub(w.since).Round(time.Second))
+		return line + fmt.Sprintf(": waiting for %s  [%s so far]", clip.Line(w.what, 140), now.Sub(w.since).Round(time.Second))
 	}
 	if last := b.lastLine(); last != "" {
-		line += ": " + oneLine(last, 100)
+		line += ": " + clip.Line(last, 100)
 		if age := now.Sub(b.lastAt); age >= max(b.every, time.Second) {
 			line += fmt.Sprintf("  [%s ago]", age.Round(time.Second))
 		}
@@ -176,17 +177,8 @@ func ActionLabel(turn, maxTurns int, tool string, args tools.Args) string {
 	label := fmt.Sprintf("turn %d/%d  %s", turn, maxTurns, tool)
 	for _, key := range []string{"command", "path", "pattern", "title", "url", "selector"} {
 		if v, ok := args[key].(string); ok && v != "" {
-			return label + " " + oneLine(v, 60)
+			return label + " " + clip.Line(v, 60)
 		}
 	}
 	return label
-}
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -10,6 +10,11 @@ import (
 // it came. A failure carries git's own words.
 type Git func(ctx context.Context, env []string, dir, stdin string, args ...string) (string, error)
 
+// GitIdentity returns the options that make core the author of its commits.
+func GitIdentity() []string {
+	return []string{"-c", "user.name=core", "-c", "user.email=core@users.noreply.github.com"}
+}
+
 // gitRunner is Git with the authentication of a token (see Repo.authed).
 type gitRunner struct {
 	git Git
@@ -22,16 +27,20 @@ func (g gitRunner) run(ctx context.Context, dir string, args ...string) (string,
 	return strings.TrimSpace(out), err
 }
 
+// runInput is run with stdin.
+func (g gitRunner) runInput(ctx context.Context, dir, stdin string, args ...string) (string, error) {
+	out, err := g.raw(ctx, dir, stdin, args...)
+	return strings.TrimSpace(out), err
+}
+
 // raw is run with stdin and git's standard output as it came.
 func (g gitRunner) raw(ctx context.Context, dir, stdin string, args ...string) (string, error) {
 	return g.git(ctx, g.env, dir, stdin, args...)
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
+// with returns a runner that also sets the variables given (NAME=value).
+func (g gitRunner) with(env ...string) gitRunner {
+	return gitRunner{git: g.git, env: append(append([]string{}, g.env...), env...)}
 }
 
 func plural(n int, one, many string) string {
@@ -39,13 +48,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -113,7 +113,7 @@ func (r *Repo) Target(ctx context.Context, opts Goal, id string) (Target, error)
 	if branch == "" {
 		branch = status.SessionBranch(id)
 	}
-	if err := opts.ValidBranch(ctx, branch); err != nil {
+	if err := checkBranchName(ctx, gitRunner{git: r.git}, branch); err != nil {
 		return Target{}, err
 	}
 	if branch == r.repo.DefaultBranch || branch == base {
@@ -193,9 +193,15 @@ func (r *Repo) Issue(ctx context.Context, number int, before time.Time) (string,
 	return is.Instruction(), nil
 }
 
-// CloneURL is the URL the API reported the repository's clone at: a
-// partial clone (blobs fetched as needed) is made from it, with AuthEnv.
-func (r *Repo) CloneURL() string { return r.repo.CloneURL }
+// Clone makes a partial clone (blobs fetched as needed) of the repository
+// from the clone URL the API reported.
+func (r *Repo) Clone(ctx context.Context, dest string, t Target) error {
+	g, err := r.authed(ctx)
+	if err != nil {
+		return err
+	}
+	return cloneAt(ctx, g, r.repo.CloneURL, r.Name(), dest, t, "--filter=blob:none")
+}
 
 // FileIssue files an issue in the repository, for the file_issue tool.
 func (r *Repo) FileIssue(ctx context.Context, title, body string) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/status"
@@ -115,7 +116,7 @@ type MovedError struct {
 
 func (e *MovedError) Error() string {
 	return fmt.Sprintf("not landed: the branch %s moved since the session started (someone pushed to it), and core pushes only the tree its checks ran on, which a rebase would change: nothing was pushed. The checked commit %s stays on the branch %s of the workspace %s: merge the branch's new commits into it and push it yourself, or start a new session from the branch's new head",
-		e.branch, short(e.commit), e.branch, e.workspace)
+		e.branch, clip.Hash(e.commit), e.branch, e.workspace)
 }
 
 func rejected(err error) bool {
@@ -145,7 +146,7 @@ func pullTitle(rec *Work) string {
 	if first == "" && rec.Issue != 0 {
 		first = fmt.Sprintf("Fix #%d", rec.Issue)
 	}
-	return oneLine(first, 100)
+	return clip.Line(first, 100)
 }
 
 // PullBody is the body of the draft pull request a session opens: what was
@@ -176,7 +177,7 @@ func (s *Work) PullBody() string {
 func (s *Work) PullComment() string {
 	rec := s
 	var b strings.Builder
-	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", short(rec.Commit), rec.ID)
+	fmt.Fprintf(&b, "core pushed %s onto this pull request (session `%s`).\n\n", clip.Hash(rec.Commit), rec.ID)
 	s.writeSpent(&b)
 	if s.Broken {
 		b.WriteString("**" + strings.TrimSpace(contract.FailingTitlePrefix) + "** " + s.ContractLine + ".\n\n")

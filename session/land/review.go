@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/status"
 )
@@ -89,7 +90,7 @@ func (s *Work) reviewBody(pr *gh.PullRequest, sug Suggestions) string {
 	fmt.Fprintf(&b, "core worked on this pull request (session `%s`). It comes from the fork %s, so core pushed nothing to it: ", rec.ID, pr.HeadRepo)
 	switch n := len(sug.Comments); {
 	case pr.HeadSHA != rec.StartCommit:
-		fmt.Fprintf(&b, "its head moved from %s to %s while core worked, so the change is below, as a patch against %s.\n\n", short(rec.StartCommit), short(pr.HeadSHA), short(rec.StartCommit))
+		fmt.Fprintf(&b, "its head moved from %s to %s while core worked, so the change is below, as a patch against %s.\n\n", clip.Hash(rec.StartCommit), clip.Hash(pr.HeadSHA), clip.Hash(rec.StartCommit))
 	case n == 0:
 		b.WriteString("the change is below.\n\n")
 	case n == 1:
@@ -107,7 +108,7 @@ func (s *Work) reviewBody(pr *gh.PullRequest, sug Suggestions) string {
 	switch {
 	case len(sug.Rest) == 0:
 	case pr.HeadSHA != rec.StartCommit:
-		fmt.Fprintf(&b, "\n### The change\n\nApply it with `git apply` on %s:\n\n", short(rec.StartCommit))
+		fmt.Fprintf(&b, "\n### The change\n\nApply it with `git apply` on %s:\n\n", clip.Hash(rec.StartCommit))
 	default:
 		b.WriteString("\n### Changes a suggestion cannot carry\n\nNew or removed files, and lines this pull request does not change, cannot be suggested; apply them with `git apply`:\n\n")
 	}

@@ -12,8 +12,7 @@ import (
 const BudgetTitlePrefix = "[budget exhausted] "
 
 // Goal is what a session asks of the repository it starts on: a base, a
-// branch, an issue or a pull request (the session's Options.Goal), and
-// how a branch name is checked.
+// branch, an issue or a pull request (the session's Options.Goal).
 type Goal struct {
 	Base, Branch string
 	Issue        int
@@ -21,20 +20,26 @@ type Goal struct {
 	// Pull is the pull request PullRequest names, when the caller already
 	// fetched and checked it (LandablePull): it is not fetched again.
 	Pull *gh.PullRequest
-	// ValidBranch refuses a branch name git would refuse; its error is
-	// returned as it is.
-	ValidBranch func(ctx context.Context, branch string) error
+	// Clean leaves a local repository's uncommitted work out of the start.
+	Clean bool
 }
 
 // Work is what landing needs of the session whose work lands: its
 // record's fields, what its contract and budget concluded, the texts it
 // posts, and how its commit is checked. Land records where the work went
 // in PRURL and PullRequest, and, for a review on a fork's pull request,
-// what the review holds in Review.
+// what the review holds in Review; a local repository's Land records the
+// commit it made in Commit and LandOnto, and what it left out in LeftOut.
 type Work struct {
 	Record
 	Verdict
 	Texts
+	// Git runs git in the workspace as the run does (its secrets scrubbed
+	// from what git is given and from its failures).
+	Git Git
+	// LeftOut says the landed commit leaves out the uncommitted work the
+	// session started from.
+	LeftOut string
 	// Scrub removes the run's secrets from what is posted.
 	Scrub func(string) string
 	// CheckCommitTree refuses a commit whose tree is not the checked one.
@@ -50,6 +55,9 @@ type Record struct {
 	StartCommit, Commit string
 	PullRequest         int
 	PRURL               string
+	// LandOnto and Uncommitted: see Target.Onto.
+	LandOnto    string
+	Uncommitted int
 }
 
 // Verdict is what the run's contract and budget concluded.
@@ -59,6 +67,8 @@ type Verdict struct {
 	Ready, Held, Broken, Exhausted bool
 	// ContractLine is the contract's verdict in a line.
 	ContractLine string
+	// Tree is the tree the checks ran on.
+	Tree string
 }
 
 // Texts is what the pull request, its comment and a review say: the
@@ -74,15 +84,23 @@ type Texts struct {
 	CostUSD                                   *float64
 }
 
-// Target is where a session on GitHub starts and lands.
+// Target is where a session starts and lands.
 type Target struct {
 	Base   string // the branch or commit asked for, by name
 	SHA    string // the commit the session starts from
 	Branch string // the branch the work lands on
 	Pull   int    // an open pull request the work lands on; 0 opens a new one
 	// Fetch, for a pull request from a fork, is the ref of the base
-	// repository its head is fetched by (refs/pull/N/head).
+	// repository its head is fetched by (refs/pull/N/head): core clones
+	// only the base repository, never the fork.
 	Fetch string
+	// Onto, for a session that starts from the user's uncommitted work (a
+	// snapshot commit in SHA), is the commit that work sits on: landing
+	// rebuilds the session's changes onto it. Uncommitted counts the paths.
+	Onto        string
+	Uncommitted int
+	// Keep is the ref the snapshot is kept under, made with the clone.
+	Keep string
 }
 
 // OptionError is a user's mistake about one option (none for Option ""):

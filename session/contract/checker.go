@@ -1,4 +1,4 @@
-package session
+package contract
 
 import (
 	"context"
@@ -10,59 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/sandbox"
-	"github.com/coreagent/core/sandbox/boxagent"
 	"github.com/coreagent/core/sandbox/lang"
-	"github.com/coreagent/core/session/contract"
 )
 
-// DefaultShellTimeout is how long one run_shell command may take.
-const DefaultShellTimeout = 2 * time.Minute
-
-// Verification is what the contract holds a run's result to, and how
-// long its commands may take.
-type Verification struct {
-	Verify lang.Tier
-	// Checks are the user's checks (--check): commands, split on blanks,
-	// that the tier lets run unattended. The contract holds the result to
-	// them and to every verification command the model runs.
-	Checks []string
-	// ChecksFromCI adds the checks the repository's own CI runs: the
-	// commands of its workflows' run: steps that the tier can run
-	// confined (lang.ChecksFromCI).
-	ChecksFromCI bool
-	ShellTimeout time.Duration // one run_shell command
-	// BuildCeiling is what a command (run_shell's, a check's) may run in
-	// all while it compiles: the time a compiler runs among its processes
-	// does not count against ShellTimeout, up to this ceiling. Zero means
-	// boxagent.BuildCeiling(ShellTimeout).
-	BuildCeiling time.Duration
-}
-
-// withDefaults fills the zero values.
-func (v Verification) withDefaults() Verification {
-	if v.ShellTimeout == 0 {
-		v.ShellTimeout = DefaultShellTimeout
-	}
-	if v.BuildCeiling == 0 {
-		v.BuildCeiling = boxagent.BuildCeiling(v.ShellTimeout)
-	}
-	if v.Verify == "" {
-		v.Verify = lang.TierOff
-	}
-	return v
-}
-
-// check refuses a negative build ceiling (ShellTimeout's sign is
-// Options.checkTimeouts's).
-func (v Verification) check() error {
-	if v.BuildCeiling < 0 {
-		return optionError("build-ceiling", "must be a positive duration, such as 8m, got %s", v.BuildCeiling)
-	}
-	return nil
-}
-
-// checker runs a session's checks for its contract: baselines in a clean
+// Checker runs a session's checks for its contract: baselines in a clean
 // checkout of the start commit, results in a checkout of the tree frozen
 // at done (each its own directory, seen at the workspace's path, so that
 // the workspace is never disturbed and never read). Each baseline starts as
@@ -72,7 +25,7 @@ func (v Verification) check() error {
 // or under way; the baselines take turns in the base checkout, so that no
 // check sees another's files. A baseline runs once a run, however many
 // times the contract is asked for.
-type checker struct {
+type Checker struct {
 	checkRunner
 	checkDirs
 	checkBackground
@@ -89,8 +42,12 @@ type checkRunner struct {
 	tier    lang.Tier
 	timeout time.Duration
 	ceiling time.Duration // Verification.BuildCeiling
-	git     gitRunner
+	git     Git
 }
+
+// Git runs git in dir and returns its trimmed standard output; a failure
+// carries git's own words.
+type Git func(ctx context.Context, dir string, args ...string) (string, error)
 
 // checkDirs is where the checks run: the workspace and the checkouts
 // beside it.
@@ -120,40 +77,43 @@ type checkBasePrep struct {
 // baseRun is one check's baseline, started once.
 type baseRun struct {
 	done   chan struct{} // closed when res is set
-	res    contract.CheckResult
+	res    CheckResult
 	failed bool // stopped by its context: run again when wanted
 }
 
-func newChecker(s *run) *checker {
-	seenAt := s.rec.Workspace
+// NewChecker is the checker of the session whose workspace is a clone at
+// startCommit: its checks run in sb at tier, each for timeout (and, while
+// it compiles, up to ceiling), and git runs git for it.
+func NewChecker(sb *sandbox.Sandbox, tier lang.Tier, timeout, ceiling time.Duration, git Git, workspace, startCommit string) *Checker {
+	seenAt := workspace
 	if real, err := filepath.EvalSymlinks(seenAt); err == nil {
 		seenAt = real
 	}
-	return &checker{
-		checkRunner: checkRunner{sb: s.opts.Services.Sandbox, tier: s.rec.Verify, timeout: s.opts.Verification.ShellTimeout, ceiling: s.opts.Verification.BuildCeiling, git: s.git},
-		checkDirs:   checkDirs{seenAt: seenAt, workspace: s.rec.Workspace, baseDir: s.rec.Workspace + ".base", resultDir: s.rec.Workspace + ".result", startCommit: s.rec.StartCommit},
+	return &Checker{
+		checkRunner: checkRunner{sb: sb, tier: tier, timeout: timeout, ceiling: ceiling, git: git},
+		checkDirs:   checkDirs{seenAt: seenAt, workspace: workspace, baseDir: workspace + ".base", resultDir: workspace + ".result", startCommit: startCommit},
 		base:        map[string]*baseRun{},
 	}
 }
 
-// background starts the baselines of the checks known now, each in the
-// background; start starts those of checks found later the same way.
-// close stops them.
-func (c *checker) background(ctx context.Context, checks []contract.Check) {
+// Background starts the baselines of the checks known now, each in the
+// background; Start starts those of checks found later the same way.
+// Close stops them.
+func (c *Checker) Background(ctx context.Context, checks []Check) {
 	c.mu.Lock()
 	if c.ctx == nil {
 		c.ctx, c.cancel = context.WithCancel(ctx)
 	}
 	c.mu.Unlock()
 	for _, ch := range checks {
-		c.start(ch.Command)
+		c.Start(ch.Command)
 	}
 }
 
-// start starts the baseline of a check in the background, unless it is
+// Start starts the baseline of a check in the background, unless it is
 // known or under way, or the checker has no background (before
 // background, after close).
-func (c *checker) start(argv []string) {
+func (c *Checker) Start(argv []string) {
 	if c == nil {
 		return
 	}
@@ -176,7 +136,7 @@ func (c *checker) start(argv []string) {
 
 // claim returns the check's baseline, and true when the caller is to run
 // it: none was started, or the last one was stopped.
-func (c *checker) claim(argv []string) (*baseRun, bool) {
+func (c *Checker) claim(argv []string) (*baseRun, bool) {
 	key := strings.Join(argv, "\x00")
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -196,10 +156,10 @@ func (c *checker) claim(argv []string) (*baseRun, bool) {
 }
 
 // runBase runs a claimed baseline and publishes its result.
-func (c *checker) runBase(ctx context.Context, b *baseRun, argv []string) {
-	var r contract.CheckResult
+func (c *Checker) runBase(ctx context.Context, b *baseRun, argv []string) {
+	var r CheckResult
 	if err := c.prepare(ctx); err != nil {
-		r = contract.CheckResult{Exit: -1, Error: err.Error()}
+		r = CheckResult{Exit: -1, Error: err.Error()}
 	} else {
 		c.running.Lock()
 		r = c.run(ctx, c.baseDir, argv)
@@ -212,9 +172,9 @@ func (c *checker) runBase(ctx context.Context, b *baseRun, argv []string) {
 	close(b.done)
 }
 
-// close stops the background baselines, waits for them and removes the
+// Close stops the background baselines, waits for them and removes the
 // base checkout (and the result's, left by a cancelled contract).
-func (c *checker) close() {
+func (c *Checker) Close() {
 	c.mu.Lock()
 	if c.cancel != nil {
 		c.cancel()
@@ -225,33 +185,33 @@ func (c *checker) close() {
 	_ = os.RemoveAll(c.resultDir)
 }
 
-// contract runs every check on tree, the workspace's tree frozen at done,
+// Contract runs every check on tree, the workspace's tree frozen at done,
 // checked out in a directory of its own, and compares it with its
 // baseline. The baselines not yet known start at once, beside the results;
 // those under way in the background are waited for, never run twice.
-func (c *checker) contract(ctx context.Context, checks []contract.Check, tree string) *contract.Contract {
-	bases := make([]func() contract.CheckResult, len(checks))
+func (c *Checker) Contract(ctx context.Context, checks []Check, tree string) *Contract {
+	bases := make([]func() CheckResult, len(checks))
 	for i, ch := range checks {
 		bases[i] = c.wanted(ctx, ch.Command)
 	}
-	runs := make([]contract.CheckRun, 0, len(checks))
+	runs := make([]CheckRun, 0, len(checks))
 	if len(checks) > 0 {
 		err := c.checkoutTree(ctx, tree)
 		for _, ch := range checks {
-			result := contract.CheckResult{Exit: -1}
+			result := CheckResult{Exit: -1}
 			if err != nil {
 				result.Error = err.Error()
 			} else {
 				result = c.run(ctx, c.resultDir, ch.Command)
 			}
-			runs = append(runs, contract.CheckRun{Command: ch.Command, Source: ch.Source, Result: result})
+			runs = append(runs, CheckRun{Command: ch.Command, Source: ch.Source, Result: result})
 		}
 		_ = os.RemoveAll(c.resultDir)
 	}
 	for i := range runs {
 		runs[i].Baseline = bases[i]()
 	}
-	k := contract.NewContract(runs, c.timeout)
+	k := NewContract(runs, c.timeout)
 	k.BuildCeilingSeconds = c.ceiling.Seconds()
 	k.Tree = tree
 	return k
@@ -261,22 +221,22 @@ func (c *checker) contract(ctx context.Context, checks []contract.Check, tree st
 // alone (never a copy of its files), into the result's directory: a clone
 // of the workspace (objects hard-linked) whose index and files are set to
 // the tree.
-func (c *checker) checkoutTree(ctx context.Context, tree string) error {
+func (c *Checker) checkoutTree(ctx context.Context, tree string) error {
 	if err := os.RemoveAll(c.resultDir); err != nil {
-		return fmt.Errorf("check out the tree %s: %w", short(tree), err)
+		return fmt.Errorf("check out the tree %s: %w", clip.Hash(tree), err)
 	}
-	if _, err := c.git.run(ctx, "", "clone", "--quiet", "--no-checkout", "--", c.workspace, c.resultDir); err != nil {
-		return fmt.Errorf("check out the tree %s: %w", short(tree), err)
+	if _, err := c.git(ctx, "", "clone", "--quiet", "--no-checkout", "--", c.workspace, c.resultDir); err != nil {
+		return fmt.Errorf("check out the tree %s: %w", clip.Hash(tree), err)
 	}
-	if _, err := c.git.run(ctx, c.resultDir, "read-tree", "--reset", "-u", tree); err != nil {
-		return fmt.Errorf("check out the tree %s: %w", short(tree), err)
+	if _, err := c.git(ctx, c.resultDir, "read-tree", "--reset", "-u", tree); err != nil {
+		return fmt.Errorf("check out the tree %s: %w", clip.Hash(tree), err)
 	}
 	return nil
 }
 
 // wanted returns the function that waits for the check's baseline: the one
 // known or under way, or one it starts now, in the foreground.
-func (c *checker) wanted(ctx context.Context, argv []string) func() contract.CheckResult {
+func (c *Checker) wanted(ctx context.Context, argv []string) func() CheckResult {
 	b, mine := c.claim(argv)
 	if mine {
 		c.wg.Add(1)
@@ -285,11 +245,11 @@ func (c *checker) wanted(ctx context.Context, argv []string) func() contract.Che
 			c.runBase(ctx, b, argv)
 		}()
 	}
-	return func() contract.CheckResult {
+	return func() CheckResult {
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			return contract.CheckResult{Exit: -1, Error: "stopped: " + ctx.Err().Error()}
+			return CheckResult{Exit: -1, Error: "stopped: " + ctx.Err().Error()}
 		}
 		if b.failed && ctx.Err() == nil {
 			// Stopped with the background (a resumed checker's close): run
@@ -302,7 +262,7 @@ func (c *checker) wanted(ctx context.Context, argv []string) func() contract.Che
 
 // prepare makes the base checkout once: a clone of the workspace (objects
 // hard-linked, the model's changes left behind) at the start commit.
-func (c *checker) prepare(ctx context.Context) error {
+func (c *Checker) prepare(ctx context.Context) error {
 	c.prep.Lock()
 	defer c.prep.Unlock()
 	if c.prepared {
@@ -313,15 +273,15 @@ func (c *checker) prepare(ctx context.Context) error {
 	return c.prepErr
 }
 
-func (c *checker) checkout(ctx context.Context) error {
+func (c *Checker) checkout(ctx context.Context) error {
 	if err := os.RemoveAll(c.baseDir); err != nil {
 		return fmt.Errorf("check out the start commit: %w", err)
 	}
-	if _, err := c.git.run(ctx, "", "clone", "--quiet", "--no-checkout", "--", c.workspace, c.baseDir); err != nil {
+	if _, err := c.git(ctx, "", "clone", "--quiet", "--no-checkout", "--", c.workspace, c.baseDir); err != nil {
 		return fmt.Errorf("check out the start commit: %w", err)
 	}
-	if _, err := c.git.run(ctx, c.baseDir, "checkout", "--quiet", "--detach", c.startCommit); err != nil {
-		return fmt.Errorf("check out the start commit %s: %w", short(c.startCommit), err)
+	if _, err := c.git(ctx, c.baseDir, "checkout", "--quiet", "--detach", c.startCommit); err != nil {
+		return fmt.Errorf("check out the start commit %s: %w", clip.Hash(c.startCommit), err)
 	}
 	return nil
 }
@@ -335,7 +295,7 @@ func (c *checker) checkout(ctx context.Context) error {
 // A check whose ecosystem's manifest is not in dir, or whose toolchain is
 // not on this machine, does not run: it could not apply, which is neither
 // a pass nor a failure (NotApplicable).
-func (c *checker) run(ctx context.Context, dir string, argv []string) contract.CheckResult {
+func (c *Checker) run(ctx context.Context, dir string, argv []string) CheckResult {
 	// The start commit's checkout, and the result's, are seen where the
 	// workspace is: their go commands then key each package's compile as
 	// the warm-up's did, and find what the warm-up compiled in the
@@ -347,11 +307,11 @@ func (c *checker) run(ctx context.Context, dir string, argv []string) contract.C
 	}
 	var na *lang.NotApplicable
 	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
-		return contract.CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
+		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
 	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.timeout, BuildCeiling: c.ceiling, OutputLimit: 4 << 10, NoBox: true})
 	if err == nil && ctx.Err() != nil {
-		err = contract.CheckStopped{Err: ctx.Err()}
+		err = CheckStopped{Err: ctx.Err()}
 	}
-	return contract.CheckResultOf(r, err, contract.RepoModule(dir))
+	return CheckResultOf(r, err, RepoModule(dir))
 }

@@ -1,4 +1,7 @@
-package session
+// Package transcript keeps a run's transcript file (transcript.jsonl, one
+// budget.Entry a line, scrubbed and written through on every append): a
+// torn last line cut off on open, and the entries read back for a resume.
+package transcript
 
 import (
 	"bufio"
@@ -14,18 +17,18 @@ import (
 	"github.com/coreagent/core/session/scrub"
 )
 
-// transcript appends entries to transcript.jsonl, one JSON object per line,
+// File appends entries to transcript.jsonl, one JSON object per line,
 // written through to the file on every append.
-type transcript struct {
+type File struct {
 	f     *os.File
 	scrub *scrub.Scrubber
 }
 
-// openTranscript opens path for appending. Files with looser permissions
+// Open opens path for appending. Files with looser permissions
 // are tightened to 0600, and a torn last line (a crash mid-write) is cut off
 // so the next entry starts on a line of its own. Every line is scrubbed of
 // sc's secrets before it is written.
-func openTranscript(path string, sc *scrub.Scrubber) (*transcript, error) {
+func Open(path string, sc *scrub.Scrubber) (*File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open transcript: %w", err)
@@ -49,7 +52,7 @@ func openTranscript(path string, sc *scrub.Scrubber) (*transcript, error) {
 		f.Close()
 		return nil, fmt.Errorf("open transcript: %w", err)
 	}
-	return &transcript{f: f, scrub: sc}, nil
+	return &File{f: f, scrub: sc}, nil
 }
 
 // cutTornTail truncates the file after its last newline.
@@ -76,8 +79,8 @@ func cutTornTail(f *os.File, size int64) error {
 	return f.Truncate(0)
 }
 
-// append writes one entry as one line.
-func (t *transcript) append(e budget.Entry) error {
+// Append writes one entry as one line.
+func (t *File) Append(e budget.Entry) error {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("encode transcript entry: %w", err)
@@ -88,11 +91,15 @@ func (t *transcript) append(e budget.Entry) error {
 	return nil
 }
 
-func (t *transcript) close() error { return t.f.Close() }
+// Close closes the file.
+func (t *File) Close() error { return t.f.Close() }
 
-// readTranscript reads every entry of a transcript. A torn last line is
+// Name is the file's path.
+func (t *File) Name() string { return t.f.Name() }
+
+// Read reads every entry of a transcript. A torn last line is
 // ignored; a damaged line anywhere else is an error naming it.
-func readTranscript(path string) ([]budget.Entry, error) {
+func Read(path string) ([]budget.Entry, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -1,4 +1,7 @@
-package session
+// Package instructions reads a repository's instructions for agents
+// (AGENTS.md, its fallbacks and nested AGENTS.md files) from a commit's
+// tree through git, bounded, as the system prompt's section.
+package instructions
 
 import (
 	"bytes"
@@ -15,9 +18,13 @@ import (
 	"github.com/coreagent/core/gh"
 )
 
-// maxInstructions bounds the repository instructions the system prompt
-// carries, all files together.
-const maxInstructions = 32 << 10
+// Max bounds the repository instructions the system prompt carries, all
+// files together.
+const Max = 32 << 10
+
+// Git runs git in dir and returns its trimmed standard output; a failure
+// carries git's own words.
+type Git func(ctx context.Context, dir string, args ...string) (string, error)
 
 // instructionFallbacks are read, in order, when the repository has no
 // AGENTS.md at its root.
@@ -39,29 +46,30 @@ func (f instructionFile) dir() string {
 	return ""
 }
 
-// repoInstructions reads the repository's instructions for agents from
+// Read reads the repository's instructions for agents from
 // the start commit's tree (never from the workspace's files, which the
 // model and the repository's own content control): AGENTS.md at the root,
 // else CLAUDE.md, else .github/copilot-instructions.md, and every nested
 // AGENTS.md, which applies to its directory. Only regular files count (a
 // symlink is a blob of mode 120000 and is skipped). The text is scrubbed of
-// hidden content as issues are and capped at maxInstructions in all; the
+// hidden content as issues are and capped at Max in all; the
 // files left out are named so the model can read them. It returns the
-// prompt section and the files used.
-func repoInstructions(ctx context.Context, g gitRunner, dir, commit string) (string, []string, error) {
-	files, err := instructionFiles(ctx, g, dir, commit)
+// prompt section and the files used. git lists the tree; env is the
+// environment git runs with when a blob is read.
+func Read(ctx context.Context, git Git, env []string, dir, commit string) (string, []string, error) {
+	files, err := instructionFiles(ctx, git, dir, commit)
 	if err != nil || len(files) == 0 {
 		return "", nil, err
 	}
 	var b strings.Builder
 	var used, left []string
-	budget := maxInstructions
+	budget := Max
 	for _, f := range files {
 		if budget <= 0 {
 			left = append(left, f.path)
 			continue
 		}
-		data, err := readBlob(ctx, g, dir, f.oid, budget)
+		data, err := readBlob(ctx, env, dir, f.oid, budget)
 		if err != nil {
 			return "", nil, err
 		}
@@ -85,8 +93,8 @@ func repoInstructions(ctx context.Context, g gitRunner, dir, commit string) (str
 
 // instructionFiles lists the instruction files of commit's tree, the root
 // one first, then the nested AGENTS.md files by path.
-func instructionFiles(ctx context.Context, g gitRunner, dir, commit string) ([]instructionFile, error) {
-	out, err := g.run(ctx, dir, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
+func instructionFiles(ctx context.Context, git Git, dir, commit string) ([]instructionFile, error) {
+	out, err := git(ctx, dir, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
 	if err != nil {
 		return nil, fmt.Errorf("list the repository instructions at %s: %w", commit, err)
 	}
@@ -124,12 +132,12 @@ func instructionFiles(ctx context.Context, g gitRunner, dir, commit string) ([]i
 
 // readBlob reads at most limit bytes of a blob; git is stopped once they
 // are read.
-func readBlob(ctx context.Context, g gitRunner, dir, oid string, limit int) ([]byte, error) {
+func readBlob(ctx context.Context, env []string, dir, oid string, limit int) ([]byte, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", "-c", "core.hooksPath=/dev/null", "cat-file", "blob", oid)
 	cmd.Dir = dir
-	cmd.Env = append(append([]string{}, g.env...), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+	cmd.Env = append(append([]string{}, env...), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", oid, err)

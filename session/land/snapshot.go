@@ -1,4 +1,4 @@
-package session
+package land
 
 import (
 	"context"
@@ -8,18 +8,18 @@ import (
 	"strings"
 )
 
-// inputsRef is the private ref that keeps the user's uncommitted work a
+// InputsRef is the private ref that keeps the user's uncommitted work a
 // session started from, in the user's own repository.
-func inputsRef(id string) string { return "refs/core/inputs/" + id }
+func InputsRef(id string) string { return "refs/core/inputs/" + id }
 
 // snapshot records the working tree of a local repository, tracked changes
 // and untracked files that are not ignored, as a commit on top of head; the
-// clone keeps it under inputsRef(id) (keepSnapshot), so that a session
+// clone keeps it under InputsRef(id) (keepSnapshot), so that a session
 // refused before it starts leaves no ref behind. The user's index, working
 // tree and HEAD are not touched: the tree is built in an index of its own.
 // It returns the commit and how many paths differ from head; "" and 0 when
 // the working tree is clean.
-func (r *localRepo) snapshot(ctx context.Context, id, head string) (sha string, changes int, err error) {
+func (r *Local) snapshot(ctx context.Context, id, head string) (sha string, changes int, err error) {
 	status, err := r.git.run(ctx, r.path, "status", "--porcelain", "--untracked-files=all")
 	if err != nil {
 		return "", 0, fmt.Errorf("read the working tree of %s: %w", r.path, err)
@@ -28,12 +28,12 @@ func (r *localRepo) snapshot(ctx context.Context, id, head string) (sha string, 
 		return "", 0, nil
 	}
 	changes = len(strings.Split(status, "\n"))
-	tree, err := filesTree(ctx, r.git, r.path, head)
+	tree, err := r.filesTree(ctx, r.path, head)
 	if err != nil {
 		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
 	}
 	msg := fmt.Sprintf("core: uncommitted work in %s when session %s started\n", r.path, id)
-	args := append(gitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
+	args := append(GitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
 	if sha, err = r.git.runInput(ctx, r.path, msg, args...); err != nil {
 		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
 	}
@@ -42,7 +42,7 @@ func (r *localRepo) snapshot(ctx context.Context, id, head string) (sha string, 
 
 // keepSnapshot keeps the snapshot a session starts from under ref in the
 // repository, once the session exists.
-func (r *localRepo) keepSnapshot(ctx context.Context, ref, sha string) error {
+func (r *Local) keepSnapshot(ctx context.Context, ref, sha string) error {
 	if _, err := r.git.run(ctx, r.path, "update-ref", ref, sha); err != nil {
 		return fmt.Errorf("keep the snapshot of the working tree: %w", err)
 	}
@@ -75,7 +75,7 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 	}
 	if diff != "" {
 		if _, err := gi.runInput(ctx, ws, diff, "apply", "--cached", "--binary", "--whitespace=nowarn"); err != nil {
-			return "", &overlapError{detail: err.Error()}
+			return "", &OverlapError{detail: err.Error()}
 		}
 	}
 	tree, err := gi.run(ctx, ws, "write-tree")
@@ -85,7 +85,7 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 	// The message is the checked commit's, whose Checked-tree names a
 	// tree with the uncommitted work: this one says it leaves that out.
 	msg += "\nUncommitted-work: left out (the session started from it; the checked tree holds it, this commit's tree was not checked)\n"
-	args := append(gitIdentity(), "commit-tree", tree, "-p", parent, "-F", "-")
+	args := append(GitIdentity(), "commit-tree", tree, "-p", parent, "-F", "-")
 	sha, err := g.runInput(ctx, ws, msg, args...)
 	if err != nil {
 		return "", fmt.Errorf("land without the uncommitted work: %w", err)
@@ -96,15 +96,15 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 	return sha, nil
 }
 
-// overlapError is a session's change that does not apply without the
+// OverlapError is a session's change that does not apply without the
 // user's uncommitted work it started from: the user's state, not a broken
 // machine (FailConfiguration). land says what to do.
-type overlapError struct {
+type OverlapError struct {
 	detail string // git apply's words
 	advice string
 }
 
-func (e *overlapError) Error() string {
+func (e *OverlapError) Error() string {
 	msg := "not landed: the session's changes overlap the uncommitted work it started from and do not apply without it"
 	if e.advice != "" {
 		msg += ": " + e.advice

@@ -1,0 +1,131 @@
+package contract
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/gocache"
+)
+
+// The checker's tests run real git, real go and, at the test tier, real
+// bwrap, with the build cache of session's own tests: this binary is the
+// sandbox's GOCACHEPROG, as core is.
+func TestMain(m *testing.M) {
+	gocache.ServeIfAsked(os.Args)
+	os.Exit(m.Run())
+}
+
+// warmBuilds makes c keep builds as core does: the user's caches, with
+// this binary as the cache program.
+func warmBuilds(t *testing.T, c sandbox.Config) sandbox.Config {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	c.UserCaches, c.CacheProg, c.HostHome = true, self, home
+	if c.ModCache == "" {
+		c.ModCache = filepath.Join(c.Home, "cache", "gomod")
+	}
+	return c
+}
+
+// requireBwrap skips a test that needs a working sandbox when there is
+// none, unless CORE_REQUIRE_BWRAP=1 (as in CI), which makes it a failure.
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	_, err := exec.LookPath("bwrap")
+	if err == nil {
+		p := sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}).Probe(t.Context())
+		if p.Usable {
+			return
+		}
+		err = p.Err()
+	}
+	if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %v", err)
+	}
+	t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
+}
+
+// goModule is a Go module whose package builds, or not, as calc.go says.
+func goModule(calc string) map[string]string {
+	return map[string]string{
+		"go.mod":  "module example.com/calc\n\ngo 1.21\n",
+		"calc.go": "package calc\n\n" + calc + "\n",
+	}
+}
+
+const (
+	builds = "func Add(a, b int) int { return a + b }"
+	broken = "func Add(a, b int) int { return a + }"
+)
+
+func checkVerdicts(c *Contract) []CheckVerdict {
+	var out []CheckVerdict
+	for _, r := range c.Checks {
+		out = append(out, r.Verdict)
+	}
+	return out
+}
+
+// fixtureRepo makes a git repository with one commit on main.
+func fixtureRepo(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	gitOut(t, dir, "init", "-q", "-b", "main")
+	gitOut(t, dir, "add", "-A")
+	gitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial")
+	return dir
+}
+
+func gitOut(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	return strings.TrimSpace(string(out))
+}
+
+// testGit runs git with env alone, as session's runner does.
+func testGit(env []string) Git {
+	return func(ctx context.Context, dir string, args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.hooksPath=/dev/null"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(append([]string{}, env...), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+}
+
+// workTree writes the workspace's files as one tree object, as done takes
+// it, in an index of its own: the workspace's index and HEAD stay as they
+// are.
+func workTree(t *testing.T, ws string) string {
+	t.Helper()
+	index := "GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")
+	for _, a := range [][]string{{"read-tree", "HEAD"}, {"add", "--all", "--", "."}} {
+		cmd := exec.Command("git", a...)
+		cmd.Dir, cmd.Env = ws, append(os.Environ(), index)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	cmd := exec.Command("git", "write-tree")
+	cmd.Dir, cmd.Env = ws, append(os.Environ(), index)
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	return strings.TrimSpace(string(out))
+}
