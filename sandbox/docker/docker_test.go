@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coreagent/core/internal/testkit"
-
 	"github.com/moby/moby/api/types/mount"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 // runnerMounts are the mounts the runner gives a Docker action.
