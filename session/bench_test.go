@@ -11,6 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/state"
@@ -28,7 +29,7 @@ import (
 // a busy machine's pauses out of both.
 func BenchmarkTurn(b *testing.B) {
 	const turns = 40
-	repo := fixtureRepo(b, map[string]string{"small.go": strings.Repeat("// a line of a small Go file\n", 30)})
+	repo := testkit.GitRepo(b, map[string]string{"small.go": strings.Repeat("// a line of a small Go file\n", 30)})
 	script := func() []llm.Reply {
 		replies := make([]llm.Reply, 0, turns+1)
 		for range turns {
@@ -132,7 +133,7 @@ type readingFigures struct {
 func readingSession(tb testing.TB, contextTokens int) readingFigures {
 	tb.Helper()
 	files := readingFiles()
-	repo := fixtureRepo(tb, files)
+	repo := testkit.GitRepo(tb, files)
 	var replies []llm.Reply
 	for i := range 20 {
 		p := fmt.Sprintf("pkg/file%02d.go", i)

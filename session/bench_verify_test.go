@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
@@ -83,7 +84,7 @@ func fixModule() (files map[string]string, fixed string) {
 // before the contract's checks and the landing.
 func BenchmarkVerifySession(b *testing.B) {
 	files, fixed := fixModule()
-	repo := fixtureRepo(b, files)
+	repo := testkit.GitRepo(b, files)
 	home := b.TempDir()
 	sb := benchSandbox(b, home, repo)
 	type took struct{ wall, toDone time.Duration }
@@ -198,7 +199,7 @@ func joinCalls(calls []string) string {
 // command.
 func BenchmarkNarrowTestAtStart(b *testing.B) {
 	const pkg = "./p004/"
-	repo := fixtureRepo(b, manyPackages(60))
+	repo := testkit.GitRepo(b, manyPackages(60))
 	home := b.TempDir()
 	sb := benchSandbox(b, home, repo)
 	session := func() time.Duration {
@@ -247,7 +248,7 @@ func BenchmarkNarrowTestAtStart(b *testing.B) {
 func BenchmarkWarmGoTest(b *testing.B) {
 	files, fixed := fixModule()
 	files["store/store.go"] = fixed
-	repo := fixtureRepo(b, files)
+	repo := testkit.GitRepo(b, files)
 	sb := benchSandbox(b, b.TempDir(), repo)
 	argv := []string{"go", "test", "-count=1", "./..."} // warm build cache, tests rerun
 	opts := sandbox.RunOptions{Workspace: repo, Timeout: 5 * time.Minute}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	testbrowser "github.com/coreagent/core/internal/testkit/browser"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
@@ -69,7 +70,7 @@ s.serve_forever()
 // greeterRepo is a repository with a page that has a form, and one that
 // fetches from another host.
 func greeterRepo(t *testing.T) string {
-	return fixtureRepo(t, map[string]string{
+	return testkit.GitRepo(t, map[string]string{
 		"site/server.py": devServer,
 		"site/wait.py":   waitScript,
 		"site/index.html": `<!doctype html><title>Greeter</title><form onsubmit="return false"><input id="name"><button id="go">Go</button></form><p id="out"></p>
@@ -183,7 +184,7 @@ func TestBrowserGateInSession(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+			repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 			srv := llm.NewModelServer(t,
 				llm.ContentReply("tool: browser_navigate\nurl: http://localhost:9/"),
 				llm.ContentReply("tool: done\nsummary: could not look"),
@@ -209,7 +210,7 @@ func TestBrowserGateInSession(t *testing.T) {
 	for _, attended := range []bool{true, false} {
 		t.Run(fmt.Sprintf("no box, attended %v", attended), func(t *testing.T) {
 			srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: never asked"))
-			opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"})) // the sandbox is off
+			opts := testOptions(t, srv, testkit.GitRepo(t, map[string]string{"README": "hi\n"})) // the sandbox is off
 			// Refused before any browser starts: no Chromium is needed.
 			opts.Browser = BrowserOptions{On: true, Exec: "/nonexistent/chromium"}
 			var asked strings.Builder
@@ -229,7 +230,7 @@ func TestBrowserGateInSession(t *testing.T) {
 	}
 	t.Run("headed, unattended", func(t *testing.T) {
 		srv := llm.NewModelServer(t)
-		opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
+		opts := testOptions(t, srv, testkit.GitRepo(t, map[string]string{"README": "hi\n"}))
 		withBrowser(t, &opts)
 		opts.Browser.Headed = true
 		_, err := Run(t.Context(), opts)
@@ -246,7 +247,7 @@ func TestBrowserGateInSession(t *testing.T) {
 // checks the page again and lands, with its screenshot among the
 // session's files.
 func TestBrowserFixesAPage(t *testing.T) {
-	repo := fixtureRepo(t, map[string]string{
+	repo := testkit.GitRepo(t, map[string]string{
 		"site/server.py": devServer,
 		"site/wait.py":   waitScript,
 		"site/index.html": `<!doctype html><title>Adder</title><input id="a"> + <input id="b"> <button id="add">=</button> <span id="sum"></span>
@@ -277,7 +278,7 @@ func TestBrowserFixesAPage(t *testing.T) {
 	assert.True(t, strings.HasSuffix(obs[5], "\n-1"), "the page shows the bug: %q", obs[5])
 	assert.True(t, strings.HasSuffix(obs[11], "\n5"), "the fixed page adds: %q", obs[11])
 	assert.True(t, rep.Landed)
-	assert.Contains(t, gitOut(t, repo, "show", rep.Branch+":site/app.js"), "String(a + b)")
+	assert.Contains(t, testkit.Git(t, repo, "show", rep.Branch+":site/app.js"), "String(a + b)")
 	assert.Contains(t, rep.Files, "browser/screenshot-1.png")
 	_, err := os.Stat(filepath.Join(opts.Services.Store.Dir(rep.ID), "browser", "screenshot-1.png"))
 	assert.NoError(t, err)

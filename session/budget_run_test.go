@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/model"
@@ -29,7 +30,7 @@ func TestSessionHoldsTheBudget(t *testing.T) {
 			for i := range 6 {
 				files[fmt.Sprintf("big%d.go", i)] = strings.Repeat(fmt.Sprintf("// line of big file %d, long enough to matter <&>\n", i), 400) // 20 KB
 			}
-			repo := fixtureRepo(t, files)
+			repo := testkit.GitRepo(t, files)
 			var replies []llm.Reply
 			for turn := range 30 {
 				replies = append(replies, llm.ContentReply(fmt.Sprintf("tool: read_file\npath: big%d.go\nstart_line: %d", turn%6, 1+turn*7)))

@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/sandboxtest"
 	"github.com/coreagent/core/session/contract"
 )
 
@@ -43,9 +44,9 @@ func coldModule(n int) map[string]string {
 // harness's checks: the contract holds. Before, the command and both
 // checks were killed at the timeout, and the contract broke.
 func TestColdCompileOutlastsTheShellTimeout(t *testing.T) {
-	requireBwrap(t)
+	sandboxtest.RequireBwrap(t)
 	t.Parallel()
-	repo := fixtureRepo(t, coldModule(2000))
+	repo := testkit.GitRepo(t, coldModule(2000))
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: run_shell\ncommand: go build ."),
 		llm.ContentReply(write("notes.txt", "cold\n")),

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/state"
@@ -18,7 +19,7 @@ func TestContractEnvironment(t *testing.T) {
 	t.Parallel()
 	files := goModule(builds)
 	files["dep.go"] = "package calc\n\nimport _ \"example.com/dep\"\n"
-	repo := fixtureRepo(t, files)
+	repo := testkit.GitRepo(t, files)
 	srv := llm.NewModelServer(t,
 		llm.ContentReply(write("extra.go", "package calc\n")),
 		llm.ContentReply("tool: done\nsummary: added a file"))
@@ -45,7 +46,7 @@ func TestContractEnvironment(t *testing.T) {
 // doing, a regression, never a check that did not apply.
 func TestContractManifestRemoved(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, goModule(builds))
+	repo := testkit.GitRepo(t, goModule(builds))
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: run_shell\ncommand: rm go.mod"),
 		llm.ContentReply("tool: done\nsummary: simplified the build"))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/contract"
@@ -123,7 +124,7 @@ func TestContract(t *testing.T) {
 			if files == nil {
 				files = goModule(tt.base)
 			}
-			repo := fixtureRepo(t, files)
+			repo := testkit.GitRepo(t, files)
 			var replies []llm.Reply
 			for _, r := range tt.replies {
 				replies = append(replies, llm.ContentReply(r))
@@ -161,7 +162,7 @@ func TestContract(t *testing.T) {
 
 func TestContractNoChange(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, goModule(builds))
+	repo := testkit.GitRepo(t, goModule(builds))
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: run_shell\ncommand: go vet ./..."),
 		llm.ContentReply("tool: done\nsummary: it already adds; nothing to change"))
@@ -182,7 +183,7 @@ func TestContractNoChange(t *testing.T) {
 
 func TestContractResumeAfterBroken(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, goModule(builds))
+	repo := testkit.GitRepo(t, goModule(builds))
 	srv := llm.NewModelServer(t,
 		llm.ContentReply(write("calc.go", "package calc\n\n"+broken+"\n")),
 		llm.ContentReply("tool: done\nsummary: changed Add"),
@@ -205,7 +206,7 @@ func TestContractResumeAfterBroken(t *testing.T) {
 	assert.Equal(t, contract.ContractHeld, rep.Contract.Verdict, "resume runs the contract again, with the user's check")
 	assert.Equal(t, []contract.CheckVerdict{contract.VerdictPassing}, checkVerdicts(rep.Contract))
 	assert.Equal(t, "package calc\n\n"+builds+"\n// Sum adds.\nfunc Sum(a, b int) int { return Add(a, b) }\n",
-		gitOut(t, repo, "show", rep.Branch+":calc.go")+"\n")
+		testkit.Git(t, repo, "show", rep.Branch+":calc.go")+"\n")
 }
 
 func TestUserChecksRefused(t *testing.T) {
@@ -226,7 +227,7 @@ func TestUserChecksRefused(t *testing.T) {
 			t.Parallel()
 			srv := llm.NewModelServer(t)
 			srv.AllowExhaustion()
-			opts := testOptions(t, srv, fixtureRepo(t, goModule(builds)))
+			opts := testOptions(t, srv, testkit.GitRepo(t, goModule(builds)))
 			opts.Verification.Verify, opts.Verification.Checks = tt.tier, []string{tt.check}
 			_, err := Run(t.Context(), opts)
 			var ce *ConfigError

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,33 +11,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/state"
 )
-
-// fixtureRepo makes a git repository with one commit on main.
-func fixtureRepo(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-	for _, a := range [][]string{
-		{"init", "-q", "-b", "main"}, {"add", "-A"},
-		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial"},
-	} {
-		cmd := exec.Command("git", a...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, string(out))
-	}
-	return dir
-}
 
 // testOptions returns Options for a run against srv, with the sandbox off.
 func testOptions(t testing.TB, srv *llm.ModelServer, repo string) Options {
@@ -58,18 +37,9 @@ func testOptions(t testing.TB, srv *llm.ModelServer, repo string) Options {
 	}
 }
 
-func gitOut(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-	return strings.TrimSpace(string(out))
-}
-
 func TestInteractive(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		llm.ContentReply("tool: done\nsummary: wrote a"),
@@ -90,8 +60,8 @@ func TestInteractive(t *testing.T) {
 	assert.Contains(t, out.String(), "next instruction (/exit to stop)> ")
 	assert.Contains(t, out.String(), "commit and land branch "+rep.Branch+" in "+repo+"? [y/N] ", "a local repository is not pushed and gets no pull request")
 	assert.NotContains(t, out.String(), "pull request")
-	assert.Equal(t, "b", gitOut(t, repo, "show", rep.Branch+":b.txt"))
-	assert.Equal(t, "a", gitOut(t, repo, "show", rep.Branch+":a.txt"))
+	assert.Equal(t, "b", testkit.Git(t, repo, "show", rep.Branch+":b.txt"))
+	assert.Equal(t, "a", testkit.Git(t, repo, "show", rep.Branch+":a.txt"))
 	reqs := srv.Requests()
 	require.Len(t, reqs, 4)
 	last := reqs[3].Messages
@@ -101,7 +71,7 @@ func TestInteractive(t *testing.T) {
 
 func TestInteractiveDeclinesLanding(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		llm.ContentReply("tool: done\nsummary: wrote a"),
@@ -120,7 +90,7 @@ func TestInteractiveDeclinesLanding(t *testing.T) {
 
 func TestTurnTimeoutIsPartial(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: late").After(time.Hour))
 	srv.AllowExhaustion()
 	opts := testOptions(t, srv, repo)
@@ -133,7 +103,7 @@ func TestTurnTimeoutIsPartial(t *testing.T) {
 
 func TestEndpointOutageIsInfrastructure(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	var replies []llm.Reply
 	for range 200 {
 		replies = append(replies, llm.ErrorReply(503, "loading model"))
@@ -155,7 +125,7 @@ func TestEndpointOutageIsInfrastructure(t *testing.T) {
 
 func TestOnStepSeesEveryTurnScrubbed(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: read_file\npath: sekrit-value.txt"),
 		llm.ContentReply("tool: done\nsummary: ok"))
@@ -177,7 +147,7 @@ func TestOnStepSeesEveryTurnScrubbed(t *testing.T) {
 
 func TestTransientFailureRetriedWithinTheTurn(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ErrorReply(503, "loading"),
 		llm.ErrorReply(429, "slow down"),
@@ -191,7 +161,7 @@ func TestTransientFailureRetriedWithinTheTurn(t *testing.T) {
 
 func TestCancelled(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	never := make(chan struct{})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: late").Until(never))
 	srv.AllowExhaustion()
@@ -224,7 +194,7 @@ func (c cancelOnCall) Complete(ctx context.Context, msgs []model.Message) (model
 
 func TestRunRefusesBadOptions(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t)
 	tests := []struct {
 		name string

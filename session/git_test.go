@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/land"
@@ -21,7 +22,7 @@ import (
 // an error are scrubbed.
 func TestGitScrubsWhatItIsGiven(t *testing.T) {
 	t.Parallel()
-	ws := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	ws := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644))
 	g := gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, scrub: scrub.New("sekrit-value")}
 	tree, err := workTree(t.Context(), g, ws)
@@ -29,7 +30,7 @@ func TestGitScrubsWhatItIsGiven(t *testing.T) {
 	sha, err := commitTree(t.Context(), g, ws, tree, land.CommitMessage("Use sekrit-value\n\nbody sekrit-value", "s1", &contract.Contract{Verdict: contract.ContractHeld}))
 	require.NoError(t, err)
 	require.NotEmpty(t, sha)
-	assert.Equal(t, "Use [redacted]\n\nbody [redacted]\n\nSession: s1", gitOut(t, ws, "log", "-1", "--format=%B"))
+	assert.Equal(t, "Use [redacted]\n\nbody [redacted]\n\nSession: s1", testkit.Git(t, ws, "log", "-1", "--format=%B"))
 	reflog, err := os.ReadFile(filepath.Join(ws, ".git", "logs", "HEAD"))
 	require.NoError(t, err)
 	assert.NotContains(t, string(reflog), "sekrit-value")
@@ -44,7 +45,7 @@ func TestGitScrubsWhatItIsGiven(t *testing.T) {
 // a secret, shows it redacted.
 func TestDryRunDiffIsScrubbed(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: look"))
 	opts := testOptions(t, srv, repo)
 	opts.Landing.DryRun = true

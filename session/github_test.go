@@ -19,6 +19,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/clip"
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
@@ -229,7 +230,7 @@ func TestGitHubLandsOnOpenPullRequest(t *testing.T) {
 				assert.Empty(t, f.g.Comments("octo", "hello", num))
 				head, _, err := f.repo.Head(t.Context(), "feature")
 				require.NoError(t, err)
-				assert.Equal(t, "a push by alice", gitOut(t, f.repo.Dir(), "log", "-1", "--format=%s", head), "the branch holds alice's push, nothing of core's")
+				assert.Equal(t, "a push by alice", testkit.Git(t, f.repo.Dir(), "log", "-1", "--format=%s", head), "the branch holds alice's push, nothing of core's")
 				return
 			}
 			require.Equal(t, state.Completed, rep.Status, rep.Error)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/instructions"
 	"github.com/coreagent/core/session/state"
@@ -113,7 +114,7 @@ func TestRepositoryInstructions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			repo := fixtureRepo(t, tt.files)
+			repo := testkit.GitRepo(t, tt.files)
 			if tt.setup != nil {
 				tt.setup(t, repo)
 			}
@@ -140,7 +141,7 @@ func TestRepositoryInstructions(t *testing.T) {
 // the start commit is.
 func TestInstructionsFromStartCommit(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"AGENTS.md": "committed rules"})
+	repo := testkit.GitRepo(t, map[string]string{"AGENTS.md": "committed rules"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x"))
 	opts := testOptions(t, srv, repo)
 	opts.Landing.DryRun = true

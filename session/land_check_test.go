@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/state"
@@ -67,7 +68,7 @@ const evilWorkflow = "on: push\njobs:\n  steal:\n    runs-on: ubuntu-latest\n   
 // workflow. It is told why not and how the user allows it; nothing lands.
 func TestToolRefusesWorkflowInASession(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: ./.github//workflows/evil.yml\ncontent: \"on: push\\n\""),
 		llm.ContentReply("tool: done\nsummary: tried"),
@@ -106,7 +107,7 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			repo := fixtureRepo(t, map[string]string{"README": "hi\n", ".github/workflows/ci.yml": "on: push\n"})
+			repo := testkit.GitRepo(t, map[string]string{"README": "hi\n", ".github/workflows/ci.yml": "on: push\n"})
 			srv := llm.NewModelServer(t,
 				llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 				llm.ContentReply("tool: done\nsummary: wrote a"),
@@ -128,7 +129,7 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 			assert.Contains(t, rep.Error, "Nothing was committed or pushed")
 			assert.False(t, rep.Landed)
 			assert.False(t, branchExists(t, repo, rep.Branch), "nothing landed")
-			assert.Equal(t, gitOut(t, rep.workspace(opts), "rev-parse", "HEAD"), rep.StartCommit, "nothing committed")
+			assert.Equal(t, testkit.Git(t, rep.workspace(opts), "rev-parse", "HEAD"), rep.StartCommit, "nothing committed")
 			rec, err := opts.Services.Store.Load(rep.ID)
 			require.NoError(t, err)
 			assert.Equal(t, FailLandingRefused, rec.FailureKind)
@@ -143,7 +144,7 @@ func TestLandingRefusesPlantedWorkflow(t *testing.T) {
 			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			assert.True(t, rep.Landed)
 			for name, body := range tt.files {
-				assert.Equal(t, strings.TrimSpace(body), gitOut(t, repo, "show", rep.Branch+":"+name))
+				assert.Equal(t, strings.TrimSpace(body), testkit.Git(t, repo, "show", rep.Branch+":"+name))
 			}
 			rec, err = opts.Services.Store.Load(rep.ID)
 			require.NoError(t, err)
@@ -162,7 +163,7 @@ func testResumeOptions(opts Options, allow bool) Options {
 // flag still does: the choice is the session's. Not parallel, for the
 // reason TestLandingRefusesPlantedWorkflow gives.
 func TestAllowWorkflowChangesIsKeptByResume(t *testing.T) {
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: .github/workflows/ci.yml\ncontent: \"on: push\\n\""),
 		llm.ContentReply("tool: done\nsummary: add CI"),
@@ -173,14 +174,14 @@ func TestAllowWorkflowChangesIsKeptByResume(t *testing.T) {
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, state.Completed, rep.Status, rep.Error)
-	assert.Equal(t, "on: push", gitOut(t, repo, "show", rep.Branch+":.github/workflows/ci.yml"))
+	assert.Equal(t, "on: push", testkit.Git(t, repo, "show", rep.Branch+":.github/workflows/ci.yml"))
 
 	require.NoError(t, os.WriteFile(filepath.Join(rep.workspace(opts), ".github", "workflows", "lint.yml"), []byte("on: pull_request\n"), 0o644))
 	opts.Landing.AllowWorkflowChanges = false
 	rep, err = Resume(t.Context(), rep.ID, "add lint", opts)
 	require.NoError(t, err)
 	require.Equal(t, state.Completed, rep.Status, rep.Error)
-	assert.Equal(t, "on: pull_request", gitOut(t, repo, "show", rep.Branch+":.github/workflows/lint.yml"))
+	assert.Equal(t, "on: pull_request", testkit.Git(t, repo, "show", rep.Branch+":.github/workflows/lint.yml"))
 }
 
 // TestGitHubLandingRefusesPlantedWorkflow: on GitHub, a refused landing
@@ -244,7 +245,7 @@ func TestLandingRefusesPlantedAction(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			repo := fixtureRepo(t, start)
+			repo := testkit.GitRepo(t, start)
 			srv := llm.NewModelServer(t,
 				llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 				llm.ContentReply("tool: done\nsummary: wrote a"),

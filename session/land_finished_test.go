@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/state"
@@ -17,7 +18,7 @@ import (
 // and refuses a session that does not exist; neither changes anything.
 func TestLandRefusesUnfinishedWork(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"))
 	opts := testOptions(t, srv, repo)
 	opts.Limits.MaxTurns = 1
@@ -42,7 +43,7 @@ func TestBrokenContractLandsMarkedLocally(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH")
 	}
-	repo := fixtureRepo(t, map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n"})
+	repo := testkit.GitRepo(t, map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: edit_file\npath: calc.go\nold_text: \"a + b\"\nnew_text: \"a +\""),
 		llm.ContentReply("tool: done\nsummary: Fix Add; go build passes"),
@@ -55,7 +56,7 @@ func TestBrokenContractLandsMarkedLocally(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, rep.Contract.Broken(), "contract: %s", rep.Contract.Line())
 	require.True(t, rep.Landed, rep.Error)
-	msg := gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch)
+	msg := testkit.Git(t, repo, "log", "-1", "--format=%B", rep.Branch)
 	assert.True(t, strings.HasPrefix(msg, "[checks failing] Fix Add; go build passes\n"), msg)
 	assert.Contains(t, msg, "The harness's checks: contract broken: 1 regressed. What follows is the model's summary, which they contradict.")
 }

@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/sandboxtest"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/state"
 )
@@ -23,7 +25,7 @@ import (
 // The model is offered python -m pytest only where the sandbox finds a
 // python (Debian has only python3).
 func TestPythonWithoutManifest(t *testing.T) {
-	requireBwrap(t)
+	sandboxtest.RequireBwrap(t)
 	t.Parallel()
 	sb := toolchainSandbox(t, "python")
 	files := map[string]string{
@@ -36,7 +38,7 @@ func TestPythonWithoutManifest(t *testing.T) {
 		llm.ContentReply(write("calc.py", "def add(a, b):\n    return a + b\n")),
 		llm.ContentReply("tool: run_shell\ncommand: "+command),
 		llm.ContentReply("tool: done\nsummary: add adds"))
-	opts := testOptions(t, srv, fixtureRepo(t, files))
+	opts := testOptions(t, srv, testkit.GitRepo(t, files))
 	opts.Verification.Verify, opts.Services.Sandbox, opts.Verification.ShellTimeout = lang.TierTest, sb, 5*time.Minute
 	w := &watcher{}
 	opts.Live.Progress = w

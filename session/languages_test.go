@@ -10,10 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/internal/testkit/registry"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/sandboxtest"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/state"
 )
@@ -51,7 +53,7 @@ func TestLanguagesLine(t *testing.T) {
 // the contract says fixed, with both the base's and the result's runs
 // sandboxed.
 func TestLanguagesFixedInTheSandbox(t *testing.T) {
-	requireBwrap(t)
+	sandboxtest.RequireBwrap(t)
 	tierTest := lang.TierTest // the loop's lang is a language's repository
 	for _, lang := range registry.LanguageRepos() {
 		t.Run(lang.Ecosystem, func(t *testing.T) {
@@ -72,7 +74,7 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 			for name, body := range lang.Files {
 				files[name] = body
 			}
-			opts := testOptions(t, srv, fixtureRepo(t, files))
+			opts := testOptions(t, srv, testkit.GitRepo(t, files))
 			opts.Verification.Verify, opts.Services.Sandbox, opts.Verification.ShellTimeout, opts.Verification.ChecksFromCI = tierTest, sb, 5*time.Minute, true
 			w := &watcher{}
 			opts.Live.Progress = w
@@ -117,7 +119,7 @@ func TestLanguagesFixedInTheSandbox(t *testing.T) {
 // the report (its checks are errors that say so: TestAppliesSaysWhyNot).
 func TestLanguagesMissingToolchain(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n", "src/lib.rs": "\n"})
+	repo := testkit.GitRepo(t, map[string]string{"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n", "src/lib.rs": "\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply(write("src/lib.rs", "pub fn add() {}\n")), llm.ContentReply("tool: done\nsummary: added add"))
 	opts := testOptions(t, srv, repo)
 	opts.Services.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff, Path: t.TempDir()})

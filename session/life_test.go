@@ -74,7 +74,7 @@ func states(t *testing.T, st *Store, id string) []state.Status {
 
 func TestMessageMidRunIsActedOn(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	gate := make(chan struct{})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
@@ -96,7 +96,7 @@ func TestMessageMidRunIsActedOn(t *testing.T) {
 	require.Len(t, reqs, 4)
 	third := reqs[2].Messages
 	assert.Equal(t, "Message from alice:\nalso write b.txt\n\n/no_think", third[len(third)-1].Content, "the message is the last thing the model reads")
-	assert.Equal(t, "b", gitOut(t, repo, "show", rep.Branch+":b.txt"))
+	assert.Equal(t, "b", testkit.Git(t, repo, "show", rep.Branch+":b.txt"))
 	assert.Equal(t, []state.Status{state.Starting, state.Active, state.Idle, state.Completed}, states(t, opts.Services.Store, rep.ID))
 	_, err = opts.Live.Control.Send(live.Message{From: "alice", Text: "more"})
 	assert.ErrorContains(t, err, "only while it is active or idle", "an ended run takes no message")
@@ -112,7 +112,7 @@ func (a gateApprover) Approve(_ context.Context, action string) (bool, error) {
 
 func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		llm.ContentReply("tool: run_shell\ncommand: sleep 600"),
@@ -152,7 +152,7 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 	assert.Equal(t, state.Cancelled, rep.Status)
 	assert.Equal(t, "stopped by alice", rep.Error)
 	assert.True(t, rep.Landed, "the work done after the message landed")
-	assert.Equal(t, "c", gitOut(t, repo, "show", rep.Branch+":c.txt"))
+	assert.Equal(t, "c", testkit.Git(t, repo, "show", rep.Branch+":c.txt"))
 	third := srv.Requests()[2].Messages
 	assert.Contains(t, third[len(third)-2].Content, "Interrupted by alice: run_shell was stopped")
 	assert.Equal(t, []state.Status{state.Starting, state.Active, state.Idle, state.Active, state.Idle, state.Cancelled}, states(t, opts.Services.Store, rep.ID))
@@ -160,7 +160,7 @@ func TestInterruptKillsTheCommandAndIdles(t *testing.T) {
 
 func TestIdleRunCompletesAtItsTimeout(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		llm.ContentReply("tool: done\nsummary: wrote a"),
@@ -179,7 +179,7 @@ func TestIdleRunCompletesAtItsTimeout(t *testing.T) {
 
 func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	gate := make(chan struct{})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
@@ -204,7 +204,7 @@ func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
 // output, each check's verdict.
 func TestWatchReplaysARun(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		llm.ContentReply("tool: run_shell\ncommand: echo hello"),
@@ -238,7 +238,7 @@ func TestWatchReplaysARun(t *testing.T) {
 
 func TestSocketSendInterruptStop(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		llm.ContentReply("tool: done\nsummary: wrote a"),
@@ -265,9 +265,9 @@ func TestSocketSendInterruptStop(t *testing.T) {
 	require.NoError(t, err)
 	rep := wait()
 	assert.Equal(t, state.Cancelled, rep.Status)
-	assert.Equal(t, "b", gitOut(t, repo, "show", rep.Branch+":b.txt"), "the second instruction landed on the same branch")
-	assert.Equal(t, "a", gitOut(t, repo, "show", rep.Branch+":a.txt"))
-	assert.Equal(t, "wrote b\nwrote a", gitOut(t, repo, "log", "--format=%s", "-2", rep.Branch), "a second commit on the branch")
+	assert.Equal(t, "b", testkit.Git(t, repo, "show", rep.Branch+":b.txt"), "the second instruction landed on the same branch")
+	assert.Equal(t, "a", testkit.Git(t, repo, "show", rep.Branch+":a.txt"))
+	assert.Equal(t, "wrote b\nwrote a", testkit.Git(t, repo, "log", "--format=%s", "-2", rep.Branch), "a second commit on the branch")
 	third := srv.Requests()[2].Messages
 	assert.Contains(t, third[len(third)-1].Content, "Message from local user ")
 	_, err = opts.Services.Store.Control(ctx, id, live.OpSend, "too late")
@@ -314,7 +314,7 @@ func (s *syncBuilder) String() string {
 // them and returns when the run ends.
 func TestWatchFollowsALiveRun(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		llm.ContentReply("tool: done\nsummary: wrote a"),

@@ -22,7 +22,7 @@ import (
 // Not parallel: it counts the process's goroutines reading a run's input,
 // which parallel tests' runs would add to.
 func TestTheInputReaderEndsWithItsRun(t *testing.T) {
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		llm.ContentReply("tool: done\nsummary: wrote a"),

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/state"
 )
@@ -17,7 +18,7 @@ import (
 // failed.
 func TestOwnFailingRunNamed(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, goModule(broken))
+	repo := testkit.GitRepo(t, goModule(broken))
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: run_shell\ncommand: go vet ./..."),
 		llm.ContentReply("tool: done\nsummary: Nothing to change: go vet passes and the tests pass."))

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/state"
 )
@@ -68,7 +69,7 @@ func (approveAll) Approve(context.Context, string) (bool, error) { return true, 
 // heartbeat that must come first, so nothing depends on timing.
 func TestProgressWhileATurnTakesLong(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	fifo := filepath.Join(t.TempDir(), "go-on")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	modelGate := make(chan struct{})

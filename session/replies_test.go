@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/state"
@@ -66,8 +67,8 @@ func assertCorpusWork(t *testing.T, repo string, rep *Report) {
 	t.Helper()
 	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	assert.Equal(t, "Wrote pkg/greet.go and notes/#1.md.", rep.Summary)
-	assert.Equal(t, strings.TrimSuffix(corpusGreet, "\n"), gitOut(t, repo, "show", rep.Branch+":pkg/greet.go"))
-	assert.Equal(t, strings.TrimSuffix(corpusNotes, "\n"), gitOut(t, repo, "show", rep.Branch+":notes/#1.md"))
+	assert.Equal(t, strings.TrimSuffix(corpusGreet, "\n"), testkit.Git(t, repo, "show", rep.Branch+":pkg/greet.go"))
+	assert.Equal(t, strings.TrimSuffix(corpusNotes, "\n"), testkit.Git(t, repo, "show", rep.Branch+":notes/#1.md"))
 	var tools []string
 	for _, st := range rep.Steps {
 		tools = append(tools, st.Tool)
@@ -83,7 +84,7 @@ func TestReplyForms(t *testing.T) {
 	for form, replies := range corpusForms(t) {
 		t.Run(form, func(t *testing.T) {
 			t.Parallel()
-			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+			repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 			script := make([]llm.Reply, len(replies))
 			for i, r := range replies {
 				script[i] = llm.ContentReply(r)
@@ -116,7 +117,7 @@ func nativeScript(t *testing.T) []llm.Reply {
 
 func TestNativeToolCalls(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	script := append(nativeScript(t),
 		// resume: one more call, then done
 		llm.ToolCallReply("read_file", `{"path":"README"}`),
@@ -181,7 +182,7 @@ func TestNativeToolCalls(t *testing.T) {
 
 func TestNativeSeveralCalls(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.Reply{ToolCalls: []llm.ToolCall{
 			{ID: "a", Name: "write_file", Arguments: `{"path":"a.txt","content":"a"}`},
@@ -194,7 +195,7 @@ func TestNativeSeveralCalls(t *testing.T) {
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, state.Completed, rep.Status, rep.Error)
-	assert.Equal(t, "a", gitOut(t, repo, "show", rep.Branch+":a.txt"))
+	assert.Equal(t, "a", testkit.Git(t, repo, "show", rep.Branch+":a.txt"))
 	msgs := srv.Requests()[1].Messages
 	first, second := msgs[len(msgs)-2], msgs[len(msgs)-1]
 	assert.Equal(t, "a", first.ToolCallID)
@@ -205,7 +206,7 @@ func TestNativeSeveralCalls(t *testing.T) {
 
 func TestNativeMalformedCall(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.Reply{ToolCalls: []llm.ToolCall{{ID: "bad", Name: "write_file", Arguments: `{"path":`}}},
 		llm.ToolCallReply("done", `{"summary":"x"}`),
@@ -228,7 +229,7 @@ func TestNativeMalformedCall(t *testing.T) {
 // text.
 func TestTextModeToolCalls(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, nativeScript(t)...)
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
@@ -256,7 +257,7 @@ func TestAutoToolCalls(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+			repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 			done := llm.ContentReply("tool: done\nsummary: x")
 			if tt.want == ToolCallsNative {
 				done = llm.ToolCallReply("done", `{"summary":"x"}`)
@@ -286,7 +287,7 @@ func TestAutoToolCalls(t *testing.T) {
 func TestToolCallsOptionChecked(t *testing.T) {
 	t.Parallel()
 	srv := llm.NewModelServer(t)
-	opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
+	opts := testOptions(t, srv, testkit.GitRepo(t, map[string]string{"README": "hi\n"}))
 	opts.Inference.ToolCalls = "xml"
 	_, err := Run(t.Context(), opts)
 	var ce *ConfigError
@@ -298,7 +299,7 @@ func TestToolCallsOptionChecked(t *testing.T) {
 // gets them answered by ids core makes.
 func TestNativeCallWithoutID(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.RawReply(200, `{"id":"x","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,`+
 			`"message":{"role":"assistant","content":null,"tool_calls":[{"type":"function","function":{"name":"git_diff","arguments":"{}"}}]},`+
@@ -363,7 +364,7 @@ func TestNativeToolSchemas(t *testing.T) {
 // written to the transcript.
 func TestNativeCallsScrubbed(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ToolCallReply("done", `{"summary":"the key is sekrit-value"}`))
 	opts := testOptions(t, srv, repo)
 	opts.Inference.ToolCalls = ToolCallsNative

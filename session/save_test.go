@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/state"
 )
@@ -19,7 +20,7 @@ import (
 // with a record that no longer says what the run did.
 func TestRecordThatCannotBeSavedEndsTheRun(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{
+	repo := testkit.GitRepo(t, map[string]string{
 		"go.mod":  "module example.com/m\n\ngo 1.21\n",
 		"main.go": "package main\n\nfunc main() {}\n",
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
@@ -58,9 +59,9 @@ func TestSecretsInTheModelsTextGoNowhere(t *testing.T) {
 	require.True(t, ok, "the issue was filed")
 	assert.Equal(t, "Leaked [redacted]", issue.Title)
 	ws := rep.workspace(opts)
-	assert.Equal(t, "token [redacted]", gitOut(t, ws, "show", "HEAD:notes.txt"))
-	assert.Equal(t, "[redacted]", gitOut(t, ws, "show", "HEAD:escaped.txt"))
-	assert.Contains(t, gitOut(t, ws, "log", "-1", "--format=%B"), "Note the token [redacted]")
+	assert.Equal(t, "token [redacted]", testkit.Git(t, ws, "show", "HEAD:notes.txt"))
+	assert.Equal(t, "[redacted]", testkit.Git(t, ws, "show", "HEAD:escaped.txt"))
+	assert.Contains(t, testkit.Git(t, ws, "log", "-1", "--format=%B"), "Note the token [redacted]")
 	assert.Contains(t, progress.String(), "read_file [redacted].txt")
 	pulls := f.g.Pulls("octo", "hello")
 	require.Len(t, pulls, 1)

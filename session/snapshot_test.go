@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/clip"
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/state"
@@ -20,7 +21,7 @@ import (
 // file and an ignored one, none of them committed.
 func dirtyRepo(t *testing.T) string {
 	t.Helper()
-	repo := fixtureRepo(t, map[string]string{
+	repo := testkit.GitRepo(t, map[string]string{
 		"calc.go":    "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
 		"notes.txt":  "one\ntwo\nthree\n",
 		".gitignore": "secret.env\n",
@@ -34,8 +35,8 @@ func dirtyRepo(t *testing.T) string {
 func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	t.Parallel()
 	repo := dirtyRepo(t)
-	head := gitOut(t, repo, "rev-parse", "HEAD")
-	statusBefore := gitOut(t, repo, "status", "--porcelain")
+	head := testkit.Git(t, repo, "rev-parse", "HEAD")
+	statusBefore := testkit.Git(t, repo, "status", "--porcelain")
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: read_file\npath: calc.go"),
 		llm.ContentReply("tool: read_file\npath: draft.md"),
@@ -63,23 +64,23 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	assert.Contains(t, progress.String(), "starting from HEAD "+head[:12]+" plus 2 uncommitted changes")
 
 	// It is kept under a private ref, without the ignored file.
-	snap := gitOut(t, repo, "rev-parse", land.InputsRef(rep.ID))
+	snap := testkit.Git(t, repo, "rev-parse", land.InputsRef(rep.ID))
 	assert.Equal(t, rep.StartCommit, snap)
-	assert.Equal(t, head, gitOut(t, repo, "rev-parse", snap+"^"))
-	assert.Equal(t, "my draft", gitOut(t, repo, "show", snap+":draft.md"))
-	files := gitOut(t, repo, "ls-tree", "--name-only", snap)
+	assert.Equal(t, head, testkit.Git(t, repo, "rev-parse", snap+"^"))
+	assert.Equal(t, "my draft", testkit.Git(t, repo, "show", snap+":draft.md"))
+	files := testkit.Git(t, repo, "ls-tree", "--name-only", snap)
 	assert.NotContains(t, files, "secret.env", "ignored files stay out")
 
 	// What landed is the session's change on HEAD, without the user's work.
-	assert.Equal(t, head, gitOut(t, repo, "rev-parse", rep.Branch+"^"))
-	assert.Equal(t, "one\nTWO\nthree", gitOut(t, repo, "show", rep.Branch+":notes.txt"))
-	assert.NotContains(t, gitOut(t, repo, "show", rep.Branch+":calc.go"), "soon", "the uncommitted change is not published")
-	assert.NotContains(t, gitOut(t, repo, "ls-tree", "--name-only", rep.Branch), "draft.md")
-	assert.Equal(t, "Shout two", strings.SplitN(gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch), "\n", 2)[0])
+	assert.Equal(t, head, testkit.Git(t, repo, "rev-parse", rep.Branch+"^"))
+	assert.Equal(t, "one\nTWO\nthree", testkit.Git(t, repo, "show", rep.Branch+":notes.txt"))
+	assert.NotContains(t, testkit.Git(t, repo, "show", rep.Branch+":calc.go"), "soon", "the uncommitted change is not published")
+	assert.NotContains(t, testkit.Git(t, repo, "ls-tree", "--name-only", rep.Branch), "draft.md")
+	assert.Equal(t, "Shout two", strings.SplitN(testkit.Git(t, repo, "log", "-1", "--format=%B", rep.Branch), "\n", 2)[0])
 
 	// The checks ran on the tree with the user's work; what landed leaves
 	// it out, and the report, the summary and the commit say so.
-	landed := gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}")
+	landed := testkit.Git(t, repo, "rev-parse", rep.Branch+"^{tree}")
 	assert.Equal(t, landed, rep.LandedTree)
 	assert.NotEqual(t, rep.Tree, rep.LandedTree, "the landed tree is not the one frozen at done")
 	f, ok := rep.Finding(FindingLeftOut)
@@ -88,18 +89,18 @@ func TestUncommittedWorkIsIncludedNotPublished(t *testing.T) {
 	var summary strings.Builder
 	rep.WriteSummary(&summary)
 	assert.Contains(t, summary.String(), "landed without your uncommitted work: the checks ran on tree "+rep.Tree[:12])
-	assert.Contains(t, gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch), "Uncommitted-work: left out")
+	assert.Contains(t, testkit.Git(t, repo, "log", "-1", "--format=%B", rep.Branch), "Uncommitted-work: left out")
 
 	// The user's working tree, index and HEAD did not move.
-	assert.Equal(t, statusBefore, gitOut(t, repo, "status", "--porcelain"))
-	assert.Equal(t, head, gitOut(t, repo, "rev-parse", "HEAD"))
-	assert.Equal(t, "main", gitOut(t, repo, "rev-parse", "--abbrev-ref", "HEAD"))
+	assert.Equal(t, statusBefore, testkit.Git(t, repo, "status", "--porcelain"))
+	assert.Equal(t, head, testkit.Git(t, repo, "rev-parse", "HEAD"))
+	assert.Equal(t, "main", testkit.Git(t, repo, "rev-parse", "--abbrev-ref", "HEAD"))
 }
 
 func TestCleanStartsFromHEAD(t *testing.T) {
 	t.Parallel()
 	repo := dirtyRepo(t)
-	head := gitOut(t, repo, "rev-parse", "HEAD")
+	head := testkit.Git(t, repo, "rev-parse", "HEAD")
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: read_file\npath: calc.go"),
 		llm.ContentReply("tool: done\nsummary: looked"),
@@ -156,16 +157,16 @@ func TestChangesThatNeedTheUncommittedWorkDoNotLand(t *testing.T) {
 			assert.Error(t, err, "nothing landed")
 
 			// Doing what it said: commit the work, then land again.
-			gitOut(t, repo, "add", "calc.go", "draft.md")
-			gitOut(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "my work")
-			mine := gitOut(t, repo, "rev-parse", "HEAD")
+			testkit.Git(t, repo, "add", "calc.go", "draft.md")
+			testkit.Git(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "my work")
+			mine := testkit.Git(t, repo, "rev-parse", "HEAD")
 			rep, err = tt.again(t, opts, rep.ID)
 			require.NoError(t, err)
 			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			assert.True(t, rep.Landed)
-			assert.Equal(t, mine, gitOut(t, repo, "rev-parse", rep.Branch+"^"), "the change sits on the user's commit")
-			assert.Contains(t, gitOut(t, repo, "show", rep.Branch+":calc.go"), "// Add adds.\n")
-			assert.Equal(t, "calc.go", gitOut(t, repo, "diff", "--name-only", mine, rep.Branch), "only the session's change")
+			assert.Equal(t, mine, testkit.Git(t, repo, "rev-parse", rep.Branch+"^"), "the change sits on the user's commit")
+			assert.Contains(t, testkit.Git(t, repo, "show", rep.Branch+":calc.go"), "// Add adds.\n")
+			assert.Equal(t, "calc.go", testkit.Git(t, repo, "diff", "--name-only", mine, rep.Branch), "only the session's change")
 		})
 	}
 }

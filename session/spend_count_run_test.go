@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/state"
@@ -40,7 +41,7 @@ func TestBudgetHoldsAgainstTheServersUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+			repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 			script := make([]llm.Reply, replies, replies+1)
 			for i := range script {
 				script[i] = llm.ContentReply("tool: read_file\npath: README").WithUsage(tt.prompt, tt.completion)

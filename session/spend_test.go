@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/land"
@@ -116,7 +117,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 // nothing, and needs no price.
 func TestBudgetTokens(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x"))
 	opts := testOptions(t, srv, repo)
 	opts.Limits.Budget = budget.Budget{Tokens: budget.CompletionAllowance}
@@ -135,7 +136,7 @@ func TestBudgetTokens(t *testing.T) {
 
 func TestNoPriceIsUnknown(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: x").WithUsage(2000, 50))
 	opts := testOptions(t, srv, repo)
 	rep, err := Run(t.Context(), opts)
@@ -169,7 +170,7 @@ func TestBudgetOptionErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := llm.NewModelServer(t)
-			opts := testOptions(t, srv, fixtureRepo(t, map[string]string{"README": "hi\n"}))
+			opts := testOptions(t, srv, testkit.GitRepo(t, map[string]string{"README": "hi\n"}))
 			opts.Limits.Price, opts.Limits.Budget = tt.price, tt.budget
 			_, err := Run(t.Context(), opts)
 			var ce *ConfigError

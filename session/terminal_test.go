@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
@@ -21,7 +22,7 @@ import (
 func TestTerminalSeesNoEscapes(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply(`tool: run_shell
 command: printf '\033]52;c;cm0gLXJmIH4=\007\033]0;pwned\007\033[2J\233H\n'`),

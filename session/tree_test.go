@@ -12,10 +12,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/sandboxtest"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
@@ -220,9 +222,9 @@ func leftoverRepo(calc string) map[string]string {
 func leftoverSandboxes(t *testing.T) func(t *testing.T) *sandbox.Sandbox {
 	t.Helper()
 	boxSandbox(t, t.TempDir()) // skips, or fails with CORE_REQUIRE_BWRAP=1, where there is no box
-	cfg := warmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0], Repo: "leftover-attacks"})
+	cfg := sandboxtest.WarmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0], Repo: "leftover-attacks"})
 	ws := filepath.Join(t.TempDir(), "warm")
-	gitOut(t, t.TempDir(), "clone", "-q", fixtureRepo(t, leftoverRepo(leftoverBroken)), ws)
+	testkit.Git(t, t.TempDir(), "clone", "-q", testkit.GitRepo(t, leftoverRepo(leftoverBroken)), ws)
 	warm := sandbox.New(cfg)
 	defer warm.Close()
 	if w := warm.Warm(t.Context(), ws); w != nil {
@@ -295,7 +297,7 @@ func testLeftoverCannotChangeTheCheckedFile(t *testing.T, sandboxes func(*testin
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			repo := fixtureRepo(t, leftoverRepo(leftoverBroken))
+			repo := testkit.GitRepo(t, leftoverRepo(leftoverBroken))
 			var replies []llm.Reply
 			for _, r := range tt.replies {
 				replies = append(replies, llm.ContentReply(r))
@@ -307,13 +309,13 @@ func testLeftoverCannotChangeTheCheckedFile(t *testing.T, sandboxes func(*testin
 			require.Equal(t, state.Completed, rep.Status, rep.Error)
 			require.True(t, rep.Landed)
 			assert.Equal(t, []contract.CheckVerdict{contract.VerdictFixed}, checkVerdicts(rep.Contract))
-			landed := gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}")
-			assert.Equal(t, leftoverFixed, gitOut(t, repo, "show", rep.Branch+":calc.go")+"\n", "the landed file is the checked one")
-			assert.NotContains(t, gitOut(t, repo, "ls-tree", "--name-only", rep.Branch), "checking", "nothing the check wrote lands")
+			landed := testkit.Git(t, repo, "rev-parse", rep.Branch+"^{tree}")
+			assert.Equal(t, leftoverFixed, testkit.Git(t, repo, "show", rep.Branch+":calc.go")+"\n", "the landed file is the checked one")
+			assert.NotContains(t, testkit.Git(t, repo, "ls-tree", "--name-only", rep.Branch), "checking", "nothing the check wrote lands")
 			assert.Equal(t, rep.Tree, landed, "the report names the landed tree")
 			assert.Equal(t, rep.Contract.Tree, landed, "the checks ran on the landed tree")
 			assert.Equal(t, rep.LandedTree, landed)
-			assert.Contains(t, gitOut(t, repo, "log", "-1", "--format=%B", rep.Branch), "Checked-tree: "+landed)
+			assert.Contains(t, testkit.Git(t, repo, "log", "-1", "--format=%B", rep.Branch), "Checked-tree: "+landed)
 		})
 	}
 }
@@ -322,7 +324,7 @@ func testLeftoverCannotChangeTheCheckedFile(t *testing.T, sandboxes func(*testin
 // guard's git add and then writes a workflow. Nothing of it lands, and the
 // run is not refused for a file that is not in the checked tree.
 func testLeftoverCannotLandAWorkflow(t *testing.T, sb *sandbox.Sandbox) {
-	repo := fixtureRepo(t, leftoverRepo(leftoverBroken))
+	repo := testkit.GitRepo(t, leftoverRepo(leftoverBroken))
 	srv := llm.NewModelServer(t,
 		llm.ContentReply(write("calc.go", leftoverFixed)),
 		llm.ContentReply("tool: run_shell\ncommand: /usr/bin/python3 leftover.py workflow\nbackground: true"),
@@ -333,9 +335,9 @@ func testLeftoverCannotLandAWorkflow(t *testing.T, sb *sandbox.Sandbox) {
 	require.NoError(t, err)
 	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.True(t, rep.Landed)
-	files := gitOut(t, repo, "ls-tree", "-r", "--name-only", rep.Branch)
+	files := testkit.Git(t, repo, "ls-tree", "-r", "--name-only", rep.Branch)
 	assert.NotContains(t, files, ".github", "no workflow lands")
-	assert.Equal(t, rep.Tree, gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}"))
+	assert.Equal(t, rep.Tree, testkit.Git(t, repo, "rev-parse", rep.Branch+"^{tree}"))
 }
 
 // testForkReviewIsTheCheckedTree: on a fork's pull request, the leftover
@@ -369,7 +371,7 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 		"the review suggests the checked change")
 	assert.NotContains(t, rv.Body, "a * 0")
 	ws := opts.Services.Store.WorkspaceDir(rep.ID)
-	assert.Equal(t, rep.Tree, gitOut(t, ws, "rev-parse", rep.Commit+"^{tree}"), "the reviewed commit holds the checked tree")
+	assert.Equal(t, rep.Tree, testkit.Git(t, ws, "rev-parse", rep.Commit+"^{tree}"), "the reviewed commit holds the checked tree")
 }
 
 // TestLandRefusesAWorkspaceChangedSinceItsChecks: core session land lands
@@ -377,7 +379,7 @@ func testForkReviewIsTheCheckedTree(t *testing.T, sb *sandbox.Sandbox) {
 // since is refused, nothing committed; put back, the checked tree lands.
 func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),
 		llm.ContentReply("tool: done\nsummary: Add a"),
@@ -389,7 +391,7 @@ func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 	require.Equal(t, state.Completed, rep.Status, rep.Error)
 	require.NotEmpty(t, rep.Tree) // tree
 	ws := opts.Services.Store.WorkspaceDir(rep.ID)
-	head := gitOut(t, ws, "rev-parse", "HEAD")
+	head := testkit.Git(t, ws, "rev-parse", "HEAD")
 	planted := filepath.Join(ws, "planted.txt")
 	require.NoError(t, os.WriteFile(planted, []byte("after the checks\n"), 0o644))
 
@@ -399,7 +401,7 @@ func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 	assert.ErrorContains(t, err, "the workspace changed since its checks: resume the session to check it again (core session resume "+rep.ID)
 	assert.ErrorContains(t, err, "Nothing was committed or pushed")
 	assert.False(t, branchExists(t, repo, rep.Branch), "nothing landed")
-	assert.Equal(t, head, gitOut(t, ws, "rev-parse", "HEAD"), "nothing was committed")
+	assert.Equal(t, head, testkit.Git(t, ws, "rev-parse", "HEAD"), "nothing was committed")
 	rec, err := opts.Services.Store.Load(rep.ID)
 	require.NoError(t, err)
 	assert.Equal(t, state.Completed, rec.Status, "a refusal leaves the record as it was")
@@ -408,7 +410,7 @@ func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 	landed, err := Land(t.Context(), rep.ID, opts)
 	require.NoError(t, err)
 	require.True(t, landed.Landed, landed.Error)
-	assert.Equal(t, rep.Tree, gitOut(t, repo, "rev-parse", rep.Branch+"^{tree}"), "the checked tree lands") // tree
+	assert.Equal(t, rep.Tree, testkit.Git(t, repo, "rev-parse", rep.Branch+"^{tree}"), "the checked tree lands") // tree
 }
 
 // TestResumedRunStartsANewBox: done ends every process of the run's box
@@ -417,7 +419,7 @@ func TestLandRefusesAWorkspaceChangedSinceItsChecks(t *testing.T) {
 // left.
 func TestResumedRunStartsANewBox(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{"README": "hi\n"})
+	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: run_shell\ncommand: sleep 600.5\nbackground: true"),
 		llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"),

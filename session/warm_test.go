@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -13,30 +12,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/sandboxtest"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/state"
 )
-
-// requireBwrap skips a test that needs a working sandbox when there is
-// none, unless CORE_REQUIRE_BWRAP=1 (as in CI), which makes it a failure.
-func requireBwrap(t *testing.T) {
-	t.Helper()
-	_, err := exec.LookPath("bwrap")
-	if err == nil {
-		p := sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}).Probe(t.Context())
-		if p.Usable {
-			return
-		}
-		err = p.Err()
-	}
-	if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
-		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %v", err)
-	}
-	t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
-}
 
 // TestSessionWarmsTheBuild: a session at the test tier warms the build in
 // the background and says so; the model's first go test runs beside it and
@@ -44,9 +27,9 @@ func requireBwrap(t *testing.T) {
 // so in words; the contract does not count the killed check as verified:
 // killed on both sides, it could not judge the code.
 func TestSessionWarmsTheBuild(t *testing.T) {
-	requireBwrap(t)
+	sandboxtest.RequireBwrap(t)
 	t.Parallel()
-	repo := fixtureRepo(t, map[string]string{
+	repo := testkit.GitRepo(t, map[string]string{
 		"go.mod":       "module example.com/slow\n\ngo 1.21\n",
 		"slow.go":      "// Package slow is slow to test.\npackage slow\n",
 		"slow_test.go": "package slow\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestSlow(t *testing.T) { time.Sleep(time.Hour) }\n",
@@ -110,7 +93,7 @@ func TestSessionWarmsTheBuild(t *testing.T) {
 // Without a usable sandbox nothing warms: go commands run on the host.
 func TestSessionWarmsNothingUnconfined(t *testing.T) {
 	t.Parallel()
-	repo := fixtureRepo(t, goModule(builds))
+	repo := testkit.GitRepo(t, goModule(builds))
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: run_shell\ncommand: go vet ./..."),
 		llm.ContentReply("tool: done\nsummary: checked"),

@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/sandboxtest"
 )
 
 // newTestChecker is a checker on a workspace cloned from a fixture
@@ -27,14 +28,14 @@ func newTestChecker(t *testing.T, files map[string]string) (*Checker, string) {
 // under home.
 func newTestCheckerIn(t *testing.T, files map[string]string, home string) (*Checker, string) {
 	t.Helper()
-	repo := fixtureRepo(t, files)
+	repo := testkit.GitRepo(t, files)
 	ws := filepath.Join(home, "workspaces", "s1")
 	require.NoError(t, os.RemoveAll(ws))
-	gitOut(t, home, "clone", "-q", repo, ws)
+	testkit.Git(t, home, "clone", "-q", repo, ws)
 	return &Checker{
 		checkRunner: checkRunner{sb: sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")}),
 			tier: lang.TierBuild, timeout: time.Minute, git: testGit([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home})},
-		checkDirs: checkDirs{workspace: ws, baseDir: ws + ".base", resultDir: ws + ".result", startCommit: gitOut(t, ws, "rev-parse", "HEAD")},
+		checkDirs: checkDirs{workspace: ws, baseDir: ws + ".base", resultDir: ws + ".result", startCommit: testkit.Git(t, ws, "rev-parse", "HEAD")},
 		base:      map[string]*baseRun{},
 	}, ws
 }
@@ -61,7 +62,7 @@ func TestCheckerBaselineInItsOwnCheckout(t *testing.T) {
 	b, err := os.ReadFile(calc)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), broken, "the workspace is not disturbed")
-	assert.Contains(t, gitOut(t, ws, "status", "--porcelain"), "calc.go", "the change is still uncommitted in the workspace")
+	assert.Contains(t, testkit.Git(t, ws, "status", "--porcelain"), "calc.go", "the change is still uncommitted in the workspace")
 }
 
 func TestCheckerCloseStopsTheBackground(t *testing.T) {
@@ -128,7 +129,7 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.tier == lang.TierTest {
-				requireBwrap(t)
+				sandboxtest.RequireBwrap(t)
 			}
 			t.Parallel()
 			checks := []Check{{Command: tt.argv, Source: SourceUser}}
@@ -137,7 +138,7 @@ func TestCheckerBaselineEarlyEqualsLate(t *testing.T) {
 			// keyed by the sandbox and the directory), so that it does not
 			// compile the standard library again.
 			home := t.TempDir()
-			sb := sandbox.New(warmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}}))
+			sb := sandbox.New(sandboxtest.WarmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}}))
 			var results [2]CheckResult
 			var verdicts [2][]CheckVerdict
 			for i, early := range []bool{true, false} {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/gocache"
 )
 
@@ -20,39 +19,6 @@ import (
 func TestMain(m *testing.M) {
 	gocache.ServeIfAsked(os.Args)
 	os.Exit(m.Run())
-}
-
-// warmBuilds makes c keep builds as core does: the user's caches, with
-// this binary as the cache program.
-func warmBuilds(t *testing.T, c sandbox.Config) sandbox.Config {
-	t.Helper()
-	self, err := os.Executable()
-	require.NoError(t, err)
-	home, err := os.UserHomeDir()
-	require.NoError(t, err)
-	c.UserCaches, c.CacheProg, c.HostHome = true, self, home
-	if c.ModCache == "" {
-		c.ModCache = filepath.Join(c.Home, "cache", "gomod")
-	}
-	return c
-}
-
-// requireBwrap skips a test that needs a working sandbox when there is
-// none, unless CORE_REQUIRE_BWRAP=1 (as in CI), which makes it a failure.
-func requireBwrap(t *testing.T) {
-	t.Helper()
-	_, err := exec.LookPath("bwrap")
-	if err == nil {
-		p := sandbox.New(sandbox.Config{Home: t.TempDir(), Path: os.Getenv("PATH")}).Probe(t.Context())
-		if p.Usable {
-			return
-		}
-		err = p.Err()
-	}
-	if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
-		t.Fatalf("CORE_REQUIRE_BWRAP=1 but the sandbox is not usable: %v", err)
-	}
-	t.Skipf("sandbox not usable here (set CORE_REQUIRE_BWRAP=1 to make this a failure): %v", err)
 }
 
 // goModule is a Go module whose package builds, or not, as calc.go says.
@@ -74,30 +40,6 @@ func checkVerdicts(c *Contract) []CheckVerdict {
 		out = append(out, r.Verdict)
 	}
 	return out
-}
-
-// fixtureRepo makes a git repository with one commit on main.
-func fixtureRepo(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-	gitOut(t, dir, "init", "-q", "-b", "main")
-	gitOut(t, dir, "add", "-A")
-	gitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial")
-	return dir
-}
-
-func gitOut(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
-	return strings.TrimSpace(string(out))
 }
 
 // testGit runs git with env alone, as session's runner does.

@@ -1,0 +1,32 @@
+package testkit
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// GitRepo makes a git repository in a new temporary directory holding
+// files in one commit on main, and returns its path.
+func GitRepo(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	WriteFiles(t, dir, files)
+	Git(t, dir, "init", "-q", "-b", "main")
+	Git(t, dir, "add", "-A")
+	Git(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial")
+	return dir
+}
+
+// Git runs git with args in dir and returns its output, trimmed; a
+// failure fails the test with what git said.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	return strings.TrimSpace(string(out))
+}
