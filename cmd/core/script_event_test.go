@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 // webhookExamples are the real payloads of @octokit/webhooks-examples,
@@ -69,9 +71,35 @@ func cmdGHEvent(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		setPath(payload, strings.Split(path, "."), typed(value), false)
 	}
+	accountIDs(ts, payload, args[3:])
 	b, err := json.MarshalIndent(payload, "", "  ")
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[2]), b, 0o644))
+}
+
+// accountIDs gives each account an edit names by login (PATH.login=LOGIN)
+// the id the script's GitHub knows it by, as GitHub's own payload would,
+// unless an edit sets that id too (PATH.id=N) or no GitHub is served: an
+// example's id is another account's (the payload's Codertocat), and core
+// knows a run's starter by id.
+func accountIDs(ts *testscript.TestScript, payload map[string]any, edits []string) {
+	p, _ := ts.Value(githubKey{}).(**ghfake.GitHub)
+	if p == nil || *p == nil {
+		return
+	}
+	set := map[string]bool{}
+	for _, edit := range edits {
+		path, _, _ := strings.Cut(edit, "=")
+		set[path] = true
+	}
+	for _, edit := range edits {
+		path, login, ok := strings.Cut(edit, "=")
+		account, isLogin := strings.CutSuffix(path, ".login")
+		if !ok || !isLogin || set[account+".id"] {
+			continue
+		}
+		setPath(payload, strings.Split(account+".id", "."), (*p).User(login).ID, false)
+	}
 }
 
 func typed(v string) any {
