@@ -28,7 +28,7 @@ func TestGitHubFindRepositoryInstallation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			client := ghClient(t, g, signJWT(t, key, appClaims("4242", -time.Minute, 5*time.Minute)))
+			client := g.Client(t, signJWT(t, key, appClaims("4242", -time.Minute, 5*time.Minute)))
 			in, resp, err := client.Apps.FindRepositoryInstallation(t.Context(), tt.owner, tt.repo)
 			if tt.wantID == 0 {
 				require.Error(t, err)
@@ -41,7 +41,7 @@ func TestGitHubFindRepositoryInstallation(t *testing.T) {
 			assert.Equal(t, tt.owner, in.GetAccount().GetLogin())
 		})
 	}
-	client := ghClient(t, g, signJWT(t, key, appClaims("4242", -time.Minute, 5*time.Minute)))
+	client := g.Client(t, signJWT(t, key, appClaims("4242", -time.Minute, 5*time.Minute)))
 	in, _, err := client.Apps.GetInstallation(t.Context(), 8)
 	require.NoError(t, err)
 	assert.Equal(t, "selected", in.GetRepositorySelection())
@@ -54,7 +54,7 @@ func TestGitHubCreateInstallationToken(t *testing.T) {
 	t.Parallel()
 	g, key := newAppGitHub(t)
 	ctx := t.Context()
-	app := ghClient(t, g, signJWT(t, key, appClaims("4242", -time.Minute, 5*time.Minute)))
+	app := g.Client(t, signJWT(t, key, appClaims("4242", -time.Minute, 5*time.Minute)))
 	tok, resp, err := app.Apps.CreateInstallationToken(ctx, 7, nil)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusCreated, resp.StatusCode)
@@ -62,7 +62,7 @@ func TestGitHubCreateInstallationToken(t *testing.T) {
 	assert.WithinDuration(t, time.Now().Add(time.Hour), tok.GetExpiresAt().Time, time.Minute)
 	assert.Equal(t, "write", tok.GetPermissions().GetContents())
 
-	bot := ghClient(t, g, tok.GetToken())
+	bot := g.Client(t, tok.GetToken())
 	_, resp, err = bot.Users.Get(ctx, "")
 	require.Error(t, err, "GET /user refuses installation tokens, as GitHub does")
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
@@ -85,7 +85,7 @@ func TestGitHubCreateInstallationToken(t *testing.T) {
 	_, resp, err = app.Apps.CreateInstallationToken(ctx, 99, nil)
 	require.Error(t, err)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
-	_, resp, err = ghClient(t, g, tok.GetToken()).Apps.CreateInstallationToken(ctx, 7, nil)
+	_, resp, err = g.Client(t, tok.GetToken()).Apps.CreateInstallationToken(ctx, 7, nil)
 	require.Error(t, err)
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "an installation token cannot make tokens")
 

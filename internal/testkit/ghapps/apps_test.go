@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/golang-jwt/jwt/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit/ghfake"
 )
 
 const testAppID = 4242
@@ -84,7 +85,7 @@ func TestGitHubAppJWT(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			app, resp, err := ghClient(t, g, tt.token).Apps.Get(t.Context(), "")
+			app, resp, err := g.Client(t, tt.token).Apps.Get(t.Context(), "")
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)

@@ -32,19 +32,6 @@ func newTestGitHub(t *testing.T, files map[string]string) (*double, *ghfake.Repo
 	return d, g.MustAddRepo(t, "owner", "repo", files)
 }
 
-// ghClient is the real go-github client the way core builds it for an
-// Enterprise Server: requests go to g.URL + "/api/v3/...".
-func ghClient(t *testing.T, g *double, token string) *github.Client {
-	t.Helper()
-	c := github.NewClient(nil)
-	if token != "" {
-		c = c.WithAuthToken(token)
-	}
-	c, err := c.WithEnterpriseURLs(g.URL+"/", g.URL+"/")
-	require.NoError(t, err)
-	return c
-}
-
 // errorResponse unwraps go-github's error for a GitHub error body.
 func errorResponse(t *testing.T, err error) *github.ErrorResponse {
 	t.Helper()

@@ -90,7 +90,7 @@ func TestGitHubPaginationLinks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cs, resp, err := ghClient(t, g, readerToken).Issues.ListComments(t.Context(), "owner", "repo", n,
+			cs, resp, err := g.Client(t, readerToken).Issues.ListComments(t.Context(), "owner", "repo", n,
 				&github.IssueListCommentsOptions{ListOptions: github.ListOptions{Page: tt.page, PerPage: 2}})
 			require.NoError(t, err)
 			require.Equal(t, http.StatusOK, resp.StatusCode)

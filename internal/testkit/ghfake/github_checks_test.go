@@ -87,7 +87,7 @@ func TestGitHubListCheckRunsForRef(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, _, err := ghClient(t, g, readerToken).Checks.ListCheckRunsForRef(t.Context(), "owner", "repo", tt.ref, &tt.opts)
+			res, _, err := g.Client(t, readerToken).Checks.ListCheckRunsForRef(t.Context(), "owner", "repo", tt.ref, &tt.opts)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantTotal, res.GetTotal())
 			var names []string
@@ -98,12 +98,12 @@ func TestGitHubListCheckRunsForRef(t *testing.T) {
 		})
 	}
 
-	res, _, err := ghClient(t, g, readerToken).Checks.ListCheckRunsForRef(ctx, "owner", "repo", "feature/x", &github.ListCheckRunsOptions{CheckName: github.String("test")})
+	res, _, err := g.Client(t, readerToken).Checks.ListCheckRunsForRef(ctx, "owner", "repo", "feature/x", &github.ListCheckRunsOptions{CheckName: github.String("test")})
 	require.NoError(t, err)
 	require.Len(t, res.CheckRuns, 1)
 	assert.Equal(t, rerun, res.CheckRuns[0].GetID(), "the latest run of a name wins")
 
-	cr, _, err := ghClient(t, g, readerToken).Checks.GetCheckRun(ctx, "owner", "repo", lint)
+	cr, _, err := g.Client(t, readerToken).Checks.GetCheckRun(ctx, "owner", "repo", lint)
 	require.NoError(t, err)
 	assert.Equal(t, "completed", cr.GetStatus())
 	assert.Equal(t, "failure", cr.GetConclusion())
@@ -113,13 +113,13 @@ func TestGitHubListCheckRunsForRef(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("%s/owner/repo/runs/%d", g.URL, lint), cr.GetHTMLURL())
 	assert.Equal(t, "github-actions", cr.GetApp().GetSlug())
 
-	_, resp, err := ghClient(t, g, readerToken).Checks.ListCheckRunsForRef(ctx, "owner", "repo", "no-such-branch", nil)
+	_, resp, err := g.Client(t, readerToken).Checks.ListCheckRunsForRef(ctx, "owner", "repo", "no-such-branch", nil)
 	require.Error(t, err)
 	assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
 	assert.Equal(t, "No commit found for SHA: no-such-branch", errorResponse(t, err).Message)
 
 	g.MustAddRepo(t, "owner", "other", nil)
-	_, resp, err = ghClient(t, g, readerToken).Checks.GetCheckRun(ctx, "owner", "other", lint)
+	_, resp, err = g.Client(t, readerToken).Checks.GetCheckRun(ctx, "owner", "other", lint)
 	require.Error(t, err)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "a run is only found in its own repository")
 }
@@ -138,7 +138,7 @@ func TestGitHubListCheckRunAnnotations(t *testing.T) {
 	}
 	id, err := g.AddCheckRun("owner", "repo", CheckRun{HeadSHA: sha, Name: "vet", Conclusion: "failure", Annotations: notes})
 	require.NoError(t, err)
-	client := ghClient(t, g, readerToken)
+	client := g.Client(t, readerToken)
 	cr, _, err := client.Checks.GetCheckRun(t.Context(), "owner", "repo", id)
 	require.NoError(t, err)
 	assert.Equal(t, 75, cr.GetOutput().GetAnnotationsCount())

@@ -39,7 +39,7 @@ func TestGitHubListCommentsPaginates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cs, resp, err := ghClient(t, g, readerToken).Issues.ListComments(t.Context(), "owner", "repo", n, &tt.opts)
+			cs, resp, err := g.Client(t, readerToken).Issues.ListComments(t.Context(), "owner", "repo", n, &tt.opts)
 			require.NoError(t, err)
 			require.Len(t, cs, tt.wantLen)
 			assert.Equal(t, fmt.Sprintf("comment %d", tt.wantFirst), cs[0].GetBody())
@@ -51,7 +51,7 @@ func TestGitHubListCommentsPaginates(t *testing.T) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	var all []*github.IssueComment
 	for {
-		cs, resp, err := ghClient(t, g, readerToken).Issues.ListComments(t.Context(), "owner", "repo", n, opts)
+		cs, resp, err := g.Client(t, readerToken).Issues.ListComments(t.Context(), "owner", "repo", n, opts)
 		require.NoError(t, err)
 		all = append(all, cs...)
 		if resp.NextPage == 0 {
@@ -69,7 +69,7 @@ func TestGitHubCreateAndEditComment(t *testing.T) {
 	n, err := g.AddIssue("owner", "repo", Issue{Title: "t", User: "alice"})
 	require.NoError(t, err)
 	ctx := t.Context()
-	bot := ghClient(t, g, writerToken)
+	bot := g.Client(t, writerToken)
 	c, resp, err := bot.Issues.CreateComment(ctx, "owner", "repo", n, &github.IssueComment{Body: github.String("<!-- core:status:1 -->\nworking")})
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusCreated, resp.StatusCode)
@@ -92,7 +92,7 @@ func TestGitHubCreateAndEditComment(t *testing.T) {
 	}
 	for _, tt := range tests { // sequential: they edit one comment
 		t.Run(tt.name, func(t *testing.T) {
-			_, resp, err := ghClient(t, g, tt.token).Issues.EditComment(ctx, "owner", "repo", c.GetID(), &github.IssueComment{Body: &tt.body})
+			_, resp, err := g.Client(t, tt.token).Issues.EditComment(ctx, "owner", "repo", c.GetID(), &github.IssueComment{Body: &tt.body})
 			require.Equal(t, tt.wantStatus, resp.StatusCode, "err: %v", err)
 			want := "<!-- core:status:1 -->\nworking"
 			if tt.wantStatus == http.StatusOK {
@@ -118,11 +118,11 @@ func TestGitHubDeleteComment(t *testing.T) {
 	require.NoError(t, err)
 	id, err := g.AddComment("owner", "repo", n, Comment{User: "alice", Body: "x"})
 	require.NoError(t, err)
-	resp, err := ghClient(t, g, readerToken).Issues.DeleteComment(t.Context(), "owner", "repo", id)
+	resp, err := g.Client(t, readerToken).Issues.DeleteComment(t.Context(), "owner", "repo", id)
 	require.Error(t, err)
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 	require.Len(t, g.Comments("owner", "repo", n), 1)
-	_, err = ghClient(t, g, ownerToken).Issues.DeleteComment(t.Context(), "owner", "repo", id)
+	_, err = g.Client(t, ownerToken).Issues.DeleteComment(t.Context(), "owner", "repo", id)
 	require.NoError(t, err)
 	assert.Empty(t, g.Comments("owner", "repo", n))
 }
@@ -135,7 +135,7 @@ func TestGitHubReactions(t *testing.T) {
 	id, err := g.AddComment("owner", "repo", n, Comment{User: "alice", Body: "/core fix"})
 	require.NoError(t, err)
 	ctx := t.Context()
-	bot := ghClient(t, g, writerToken)
+	bot := g.Client(t, writerToken)
 	tests := []struct {
 		name       string
 		react      func(content string) (*github.Reaction, *github.Response, error)
@@ -202,12 +202,12 @@ func TestGitHubSetCommentTime(t *testing.T) {
 	require.NoError(t, err)
 	at := time.Date(2024, 1, 1, 9, 0, 0, 700, time.UTC)
 	require.NoError(t, g.SetCommentTime("owner", "repo", id, at))
-	c, _, err := ghClient(t, g, readerToken).Issues.GetComment(t.Context(), "owner", "repo", id)
+	c, _, err := g.Client(t, readerToken).Issues.GetComment(t.Context(), "owner", "repo", id)
 	require.NoError(t, err)
 	assert.Equal(t, at.Truncate(time.Second), c.GetCreatedAt().Time)
 	assert.Equal(t, at.Truncate(time.Second), c.GetUpdatedAt().Time)
 	since := at.Add(time.Minute)
-	cs, _, err := ghClient(t, g, readerToken).Issues.ListComments(t.Context(), "owner", "repo", n, &github.IssueListCommentsOptions{Since: &since})
+	cs, _, err := g.Client(t, readerToken).Issues.ListComments(t.Context(), "owner", "repo", n, &github.IssueListCommentsOptions{Since: &since})
 	require.NoError(t, err)
 	assert.Empty(t, cs, "older than since")
 	assert.ErrorContains(t, g.SetCommentTime("owner", "repo", id+100, at), "no such comment")

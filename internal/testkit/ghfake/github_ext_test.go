@@ -35,7 +35,7 @@ func TestGitHubExtensionReads(t *testing.T) {
 	assert.ErrorContains(t, r.RaiseRole("reader", "boss"), `unknown role "boss"`)
 
 	g.HandleAPI("GET /ext/token", func(c *Call) { c.JSON(http.StatusOK, map[string]string{"token": c.Token()}) })
-	client := ghClient(t, g, ownerToken) // it sends "Bearer TOKEN"
+	client := g.Client(t, ownerToken) // it sends "Bearer TOKEN"
 	req, err := client.NewRequest(http.MethodGet, "ext/token", nil)
 	require.NoError(t, err)
 	var got map[string]string

@@ -82,7 +82,7 @@ func TestGitHubGraphQLErrors(t *testing.T) {
 	g, n := newPullWithThreads(t)
 	g.MustAddRepo(t, "owner", "secret", nil, Private(true))
 	q := gh.ReviewThreadsQuery
-	pr, _, err := ghClient(t, g, ownerToken).PullRequests.Get(t.Context(), "owner", "repo", n)
+	pr, _, err := g.Client(t, ownerToken).PullRequests.Get(t.Context(), "owner", "repo", n)
 	require.NoError(t, err)
 	ready := func(id string) map[string]any {
 		return map[string]any{"query": gh.MarkReadyQuery, "variables": map[string]any{"id": id}}

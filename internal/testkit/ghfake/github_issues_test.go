@@ -38,7 +38,7 @@ func TestGitHubGetIssue(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _, err := ghClient(t, g, readerToken).Issues.Get(t.Context(), "owner", "repo", tt.number)
+			got, _, err := g.Client(t, readerToken).Issues.Get(t.Context(), "owner", "repo", tt.number)
 			require.NoError(t, err)
 			assert.Equal(t, tt.number, got.GetNumber())
 			assert.Equal(t, tt.wantUser, got.GetUser().GetLogin())
@@ -48,13 +48,13 @@ func TestGitHubGetIssue(t *testing.T) {
 			assert.Equal(t, tt.wantHTML, got.GetHTMLURL())
 		})
 	}
-	got, _, err := ghClient(t, g, readerToken).Issues.Get(t.Context(), "owner", "repo", issue)
+	got, _, err := g.Client(t, readerToken).Issues.Get(t.Context(), "owner", "repo", issue)
 	require.NoError(t, err)
 	assert.Equal(t, "It crashes.", got.GetBody())
 	assert.Equal(t, created, got.GetCreatedAt().Time)
 	assert.Equal(t, created, got.GetUpdatedAt().Time)
 	assert.Equal(t, []string{"bug", "core"}, labelNames(got.Labels))
-	_, resp, err := ghClient(t, g, readerToken).Issues.Get(t.Context(), "owner", "repo", 99)
+	_, resp, err := g.Client(t, readerToken).Issues.Get(t.Context(), "owner", "repo", 99)
 	require.Error(t, err)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 }
@@ -98,7 +98,7 @@ func TestGitHubListIssues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			issues, _, err := ghClient(t, g, readerToken).Issues.ListByRepo(t.Context(), "owner", "repo", &tt.opts)
+			issues, _, err := g.Client(t, readerToken).Issues.ListByRepo(t.Context(), "owner", "repo", &tt.opts)
 			require.NoError(t, err)
 			var got []int
 			for _, is := range issues {
@@ -124,7 +124,7 @@ func TestGitHubCreateIssue(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			is, resp, err := ghClient(t, g, tt.token).Issues.Create(t.Context(), "owner", "repo",
+			is, resp, err := g.Client(t, tt.token).Issues.Create(t.Context(), "owner", "repo",
 				&github.IssueRequest{Title: &tt.title, Body: github.String("details"), Labels: &[]string{"bug"}})
 			require.Equal(t, tt.wantStatus, resp.StatusCode, "err: %v", err)
 			if tt.wantStatus != http.StatusCreated {
@@ -155,7 +155,7 @@ func TestGitHubEditIssue(t *testing.T) {
 	}
 	for _, tt := range tests { // sequential: the second edit changes the issue
 		t.Run(tt.name, func(t *testing.T) {
-			_, resp, err := ghClient(t, g, tt.token).Issues.Edit(t.Context(), "owner", "repo", n,
+			_, resp, err := g.Client(t, tt.token).Issues.Edit(t.Context(), "owner", "repo", n,
 				&github.IssueRequest{State: github.String("closed"), Title: github.String("t2")})
 			require.Equal(t, tt.wantStatus, resp.StatusCode, "err: %v", err)
 			is, _ := g.Issue("owner", "repo", n)
@@ -176,7 +176,7 @@ func TestGitHubLabels(t *testing.T) {
 	n, err := g.AddIssue("owner", "repo", Issue{Title: "t", Labels: []string{"core"}})
 	require.NoError(t, err)
 	ctx := t.Context()
-	writer := ghClient(t, g, writerToken)
+	writer := g.Client(t, writerToken)
 	labels, _, err := writer.Issues.AddLabelsToIssue(ctx, "owner", "repo", n, []string{"core:claimed", "core"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"core", "core:claimed"}, labelNames(labels))
@@ -195,10 +195,10 @@ func TestGitHubLabels(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 	assert.Equal(t, "Label does not exist", errorResponse(t, err).Message)
 
-	_, resp, err = ghClient(t, g, readerToken).Issues.AddLabelsToIssue(ctx, "owner", "repo", n, []string{"x"})
+	_, resp, err = g.Client(t, readerToken).Issues.AddLabelsToIssue(ctx, "owner", "repo", n, []string{"x"})
 	require.Error(t, err)
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
-	resp, err = ghClient(t, g, readerToken).Issues.RemoveLabelForIssue(ctx, "owner", "repo", n, "core:claimed")
+	resp, err = g.Client(t, readerToken).Issues.RemoveLabelForIssue(ctx, "owner", "repo", n, "core:claimed")
 	require.Error(t, err)
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 	is, _ = g.Issue("owner", "repo", n)

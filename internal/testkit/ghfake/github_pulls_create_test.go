@@ -22,7 +22,7 @@ func TestGitHubDraftPullFromPushedBranch(t *testing.T) {
 	t.Parallel()
 	g, r := newTestGitHub(t, nil)
 	sha := newGitClient(t, headerEnv("http.extraHeader", writerToken)...).cloneAndPush(r, "core/fix-1")
-	client := ghClient(t, g, writerToken)
+	client := g.Client(t, writerToken)
 
 	// The wire body, as any client sees it, says draft: true.
 	req, err := client.NewRequest(http.MethodPost, "repos/owner/repo/pulls", newPull("core/fix-1", "main", true))
@@ -90,7 +90,7 @@ func TestGitHubCreatePullErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, resp, err := ghClient(t, g, writerToken).PullRequests.Create(t.Context(), "owner", "repo", tt.pull)
+			_, resp, err := g.Client(t, writerToken).PullRequests.Create(t.Context(), "owner", "repo", tt.pull)
 			require.Error(t, err)
 			assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
 			er := errorResponse(t, err)
@@ -111,7 +111,7 @@ func TestGitHubForkPull(t *testing.T) {
 	g.AddToken("ghp_forker", "forker")
 	fork := g.MustAddRepo(t, "forker", "repo", nil, ForkOf("owner/repo"))
 	sha := newGitClient(t, headerEnv("http.extraHeader", "ghp_forker")...).cloneAndPush(fork, "patch")
-	p, _, err := ghClient(t, g, "ghp_forker").PullRequests.Create(t.Context(), "owner", "repo", newPull("forker:patch", "main", false))
+	p, _, err := g.Client(t, "ghp_forker").PullRequests.Create(t.Context(), "owner", "repo", newPull("forker:patch", "main", false))
 	require.NoError(t, err)
 	assert.False(t, p.GetDraft())
 	assert.Equal(t, "forker:patch", p.GetHead().GetLabel())
@@ -123,6 +123,6 @@ func TestGitHubForkPull(t *testing.T) {
 	assert.NotEqual(t, p.GetHead().GetRepo().GetFullName(), p.GetBase().GetRepo().GetFullName())
 
 	// The same branch name in the base repository is another head.
-	_, _, err = ghClient(t, g, "ghp_forker").PullRequests.Create(t.Context(), "owner", "repo", newPull("forker:patch", "main", false))
+	_, _, err = g.Client(t, "ghp_forker").PullRequests.Create(t.Context(), "owner", "repo", newPull("forker:patch", "main", false))
 	assert.ErrorContains(t, err, "A pull request already exists for forker:patch.")
 }

@@ -44,7 +44,7 @@ func TestGitHubListPulls(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ps, _, err := ghClient(t, g, readerToken).PullRequests.List(t.Context(), "owner", "repo", &tt.opts)
+			ps, _, err := g.Client(t, readerToken).PullRequests.List(t.Context(), "owner", "repo", &tt.opts)
 			require.NoError(t, err)
 			var got []int
 			for _, p := range ps {
@@ -75,7 +75,7 @@ func TestGitHubEditPull(t *testing.T) {
 	}
 	for _, tt := range tests { // sequential: each edit builds on the last
 		t.Run(tt.name, func(t *testing.T) {
-			_, resp, err := ghClient(t, g, tt.token).PullRequests.Edit(t.Context(), "owner", "repo", n, &tt.edit)
+			_, resp, err := g.Client(t, tt.token).PullRequests.Edit(t.Context(), "owner", "repo", n, &tt.edit)
 			require.Equal(t, tt.wantStatus, resp.StatusCode, "err: %v", err)
 			ps := g.Pulls("owner", "repo")
 			require.Len(t, ps, 1)
@@ -84,7 +84,7 @@ func TestGitHubEditPull(t *testing.T) {
 			assert.True(t, ps[0].Draft)
 		})
 	}
-	_, resp, err := ghClient(t, g, ownerToken).PullRequests.Get(t.Context(), "owner", "repo", 99)
+	_, resp, err := g.Client(t, ownerToken).PullRequests.Get(t.Context(), "owner", "repo", 99)
 	require.Error(t, err)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 }

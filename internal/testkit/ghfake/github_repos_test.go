@@ -32,7 +32,7 @@ func TestGitHubGetRepo(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, resp, err := ghClient(t, g, tt.token).Repositories.Get(t.Context(), tt.owner, tt.repo)
+			got, resp, err := g.Client(t, tt.token).Repositories.Get(t.Context(), tt.owner, tt.repo)
 			require.Equal(t, tt.wantStatus, resp.StatusCode, "err: %v", err)
 			if tt.wantStatus != http.StatusOK {
 				require.Error(t, err)
@@ -80,7 +80,7 @@ func TestGitHubGetBranch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, resp, err := ghClient(t, g, readerToken).Repositories.GetBranch(t.Context(), "owner", "repo", tt.branch, 0)
+			b, resp, err := g.Client(t, readerToken).Repositories.GetBranch(t.Context(), "owner", "repo", tt.branch, 0)
 			if tt.wantSHA == "" {
 				require.Error(t, err)
 				// go-github v62's GetBranch does not decode error bodies:
@@ -119,7 +119,7 @@ func TestGitHubPermissionLevel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.user, func(t *testing.T) {
 			t.Parallel()
-			p, _, err := ghClient(t, g, readerToken).Repositories.GetPermissionLevel(t.Context(), "owner", "repo", tt.user)
+			p, _, err := g.Client(t, readerToken).Repositories.GetPermissionLevel(t.Context(), "owner", "repo", tt.user)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantPermission, p.GetPermission())
 			assert.Equal(t, tt.wantRole, p.GetUser().GetRoleName())
@@ -148,7 +148,7 @@ func TestGitHubWorkflowDispatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			resp, err := ghClient(t, g, tt.token).Actions.CreateWorkflowDispatchEventByFileName(t.Context(), "owner", "repo", tt.workflow,
+			resp, err := g.Client(t, tt.token).Actions.CreateWorkflowDispatchEventByFileName(t.Context(), "owner", "repo", tt.workflow,
 				github.CreateWorkflowDispatchEventRequest{Ref: tt.ref, Inputs: map[string]any{"run_id": tt.name}})
 			require.Equal(t, tt.wantStatus, resp.StatusCode, "err: %v", err)
 			var found bool
@@ -169,7 +169,7 @@ func TestGitHubWorkflowDispatch(t *testing.T) {
 func TestGitHubDispatchRecord(t *testing.T) {
 	t.Parallel()
 	g, _ := newTestGitHub(t, map[string]string{".github/workflows/core.yml": "on: workflow_dispatch\n"})
-	_, err := ghClient(t, g, writerToken).Actions.CreateWorkflowDispatchEventByFileName(t.Context(), "owner", "repo", "core.yml",
+	_, err := g.Client(t, writerToken).Actions.CreateWorkflowDispatchEventByFileName(t.Context(), "owner", "repo", "core.yml",
 		github.CreateWorkflowDispatchEventRequest{Ref: "main", Inputs: map[string]any{"issue": "7"}})
 	require.NoError(t, err)
 	assert.Equal(t, []Dispatch{{Workflow: "core.yml", Ref: "main", Inputs: map[string]any{"issue": "7"}, User: "core[bot]"}},

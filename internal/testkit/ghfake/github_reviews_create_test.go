@@ -34,7 +34,7 @@ func TestForkPullHeadInBase(t *testing.T) {
 	out, err := exec.CommandContext(t.Context(), "git", "-C", g.Repo("owner", "repo").Dir(), "rev-parse", "refs/pull/1/head").Output()
 	require.NoError(t, err, "the base repository holds the fork's head, as on GitHub")
 	assert.Equal(t, head+"\n", string(out))
-	c := ghClient(t, g, writerToken)
+	c := g.Client(t, writerToken)
 	pr, _, err := c.PullRequests.Get(t.Context(), "owner", "repo", n)
 	require.NoError(t, err)
 	assert.Equal(t, "mallory/repo", pr.GetHead().GetRepo().GetFullName())
@@ -44,7 +44,7 @@ func TestForkPullHeadInBase(t *testing.T) {
 func TestListPullFiles(t *testing.T) {
 	t.Parallel()
 	g, n, _ := newForkPull(t)
-	files, _, err := ghClient(t, g, writerToken).PullRequests.ListFiles(t.Context(), "owner", "repo", n, nil)
+	files, _, err := g.Client(t, writerToken).PullRequests.ListFiles(t.Context(), "owner", "repo", n, nil)
 	require.NoError(t, err)
 	require.Len(t, files, 2)
 	assert.Equal(t, "a.txt", files[0].GetFilename())
@@ -86,7 +86,7 @@ func TestCreateReview(t *testing.T) {
 			if tt.comments != nil {
 				body = "the contract"
 			}
-			rv, resp, err := ghClient(t, g, writerToken).PullRequests.CreateReview(t.Context(), "owner", "repo", n, &github.PullRequestReviewRequest{
+			rv, resp, err := g.Client(t, writerToken).PullRequests.CreateReview(t.Context(), "owner", "repo", n, &github.PullRequestReviewRequest{
 				Body: &body, Event: &tt.event, Comments: tt.comments,
 			})
 			if tt.want != "" {

@@ -70,7 +70,7 @@ func TestAddReviewThreadValidates(t *testing.T) {
 func TestGitHubListReviewComments(t *testing.T) {
 	t.Parallel()
 	g, n := newPullWithThreads(t)
-	client := ghClient(t, g, readerToken)
+	client := g.Client(t, readerToken)
 	cs, _, err := client.PullRequests.ListComments(t.Context(), "owner", "repo", n, nil)
 	require.NoError(t, err)
 	require.Len(t, cs, 4)

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coreagent/core/internal/testkit"
-
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
 )
 
 const (
@@ -36,19 +36,6 @@ func newTestGitHub(t *testing.T, files map[string]string) (*GitHub, *Repo) {
 	r := g.MustAddRepo(t, "owner", "repo", files)
 	require.NoError(t, g.SetPermission("owner", "repo", "core[bot]", "write"))
 	return g, r
-}
-
-// ghClient is the real go-github client the way core builds it for an
-// Enterprise Server: requests go to g.URL + "/api/v3/...".
-func ghClient(t *testing.T, g *GitHub, token string) *github.Client {
-	t.Helper()
-	c := github.NewClient(nil)
-	if token != "" {
-		c = c.WithAuthToken(token)
-	}
-	c, err := c.WithEnterpriseURLs(g.URL+"/", g.URL+"/")
-	require.NoError(t, err)
-	return c
 }
 
 // errorResponse unwraps go-github's error for a GitHub error body.
@@ -77,7 +64,7 @@ func TestGitHubAuthentication(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			client := ghClient(t, g, tt.token)
+			client := g.Client(t, tt.token)
 			if tt.bare {
 				client.BaseURL.Path = "/"
 			}
@@ -102,13 +89,13 @@ func TestGitHubAuthentication(t *testing.T) {
 func TestGitHubResponseHeaders(t *testing.T) {
 	t.Parallel()
 	g, _ := newTestGitHub(t, nil)
-	_, resp, err := ghClient(t, g, ownerToken).Repositories.Get(t.Context(), "owner", "repo")
+	_, resp, err := g.Client(t, ownerToken).Repositories.Get(t.Context(), "owner", "repo")
 	require.NoError(t, err)
 	assert.Equal(t, 5000, resp.Rate.Limit)
 	assert.Positive(t, resp.Rate.Remaining)
 	assert.True(t, resp.Rate.Reset.After(time.Now()), "reset %v is not in the future", resp.Rate.Reset)
 	assert.NotEmpty(t, resp.Header.Get("X-GitHub-Request-Id"))
-	_, resp2, err := ghClient(t, g, ownerToken).Repositories.Get(t.Context(), "owner", "repo")
+	_, resp2, err := g.Client(t, ownerToken).Repositories.Get(t.Context(), "owner", "repo")
 	require.NoError(t, err)
 	assert.NotEqual(t, resp.Header.Get("X-GitHub-Request-Id"), resp2.Header.Get("X-GitHub-Request-Id"))
 }
@@ -116,7 +103,7 @@ func TestGitHubResponseHeaders(t *testing.T) {
 func TestGitHubUnknownEndpoint(t *testing.T) {
 	t.Parallel()
 	g, _ := newTestGitHub(t, nil)
-	client := ghClient(t, g, ownerToken)
+	client := g.Client(t, ownerToken)
 	tests := []struct {
 		name   string
 		method string
@@ -155,7 +142,7 @@ func TestGitHubRecordsRequests(t *testing.T) {
 	g, _ := newTestGitHub(t, nil)
 	n, err := g.AddIssue("owner", "repo", Issue{Title: "bug"})
 	require.NoError(t, err)
-	_, _, err = ghClient(t, g, writerToken).Issues.CreateComment(t.Context(), "owner", "repo", n,
+	_, _, err = g.Client(t, writerToken).Issues.CreateComment(t.Context(), "owner", "repo", n,
 		&github.IssueComment{Body: github.String("on it")})
 	require.NoError(t, err)
 	reqs := g.Requests()
@@ -178,7 +165,7 @@ func TestServeGitHub(t *testing.T) {
 	g.AddToken(ownerToken, "owner")
 	r, err := g.AddRepo(ctx, "owner", "repo", map[string]string{"a.txt": "a\n"})
 	require.NoError(t, err)
-	repo, _, err := ghClient(t, g, ownerToken).Repositories.Get(t.Context(), "owner", "repo")
+	repo, _, err := g.Client(t, ownerToken).Repositories.Get(t.Context(), "owner", "repo")
 	require.NoError(t, err)
 	assert.Equal(t, r.CloneURL(), repo.GetCloneURL())
 	dir := r.Dir()
@@ -198,7 +185,7 @@ func TestServeGitHub(t *testing.T) {
 func TestGitHubOutage(t *testing.T) {
 	t.Parallel()
 	g, _ := newTestGitHub(t, nil)
-	client := ghClient(t, g, ownerToken)
+	client := g.Client(t, ownerToken)
 	g.FailAPI(http.StatusBadGateway)
 	_, resp, err := client.Repositories.Get(t.Context(), "owner", "repo")
 	require.Error(t, err)

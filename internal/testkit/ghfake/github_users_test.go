@@ -15,7 +15,7 @@ func TestGitHubExpiringToken(t *testing.T) {
 	require.NoError(t, r.RaiseRole("app[bot]", "write"))
 	g.AddExpiringToken("ghs_app", "app[bot]", time.Now().Add(time.Hour))
 	ctx := t.Context()
-	client := ghClient(t, g, "ghs_app")
+	client := g.Client(t, "ghs_app")
 	_, resp, err := client.Users.Get(ctx, "")
 	require.Error(t, err, "GET /user refuses a token that expires, as GitHub does installation tokens")
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
@@ -30,12 +30,12 @@ func TestGitHubExpiringToken(t *testing.T) {
 	assert.Equal(t, "Bad credentials", errorResponse(t, err).Message)
 
 	g.AddExpiringToken("ghs_old", "app[bot]", time.Now().Add(-time.Second))
-	_, resp, err = ghClient(t, g, "ghs_old").Repositories.Get(ctx, "owner", "repo")
+	_, resp, err = g.Client(t, "ghs_old").Repositories.Get(ctx, "owner", "repo")
 	require.Error(t, err)
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a token past its expiry")
 
 	g.ExpireToken(ownerToken)
-	_, _, err = ghClient(t, g, ownerToken).Users.Get(ctx, "")
+	_, _, err = g.Client(t, ownerToken).Users.Get(ctx, "")
 	require.NoError(t, err, "ExpireToken leaves a token that does not expire alone")
 }
 
@@ -53,10 +53,10 @@ func TestGitHubSetUserID(t *testing.T) {
 	require.NoError(t, err)
 
 	g.SetUserID("Owner", derived+1)
-	me, _, err := ghClient(t, g, ownerToken).Users.Get(ctx, "")
+	me, _, err := g.Client(t, ownerToken).Users.Get(ctx, "")
 	require.NoError(t, err)
 	assert.Equal(t, derived+1, me.GetID())
-	cs, _, err := ghClient(t, g, ownerToken).Issues.ListComments(ctx, "owner", "repo", n, nil)
+	cs, _, err := g.Client(t, ownerToken).Issues.ListComments(ctx, "owner", "repo", n, nil)
 	require.NoError(t, err)
 	require.Len(t, cs, 1)
 	assert.Equal(t, derived+1, cs[0].GetUser().GetID(), "the comment's author is the account that holds the login now")

@@ -53,7 +53,7 @@ func TestGitHubGetRepoVariable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			v, resp, err := ghClient(t, g, tt.token).Actions.GetRepoVariable(t.Context(), "owner", "repo", tt.variable)
+			v, resp, err := g.Client(t, tt.token).Actions.GetRepoVariable(t.Context(), "owner", "repo", tt.variable)
 			require.Equal(t, tt.wantStatus, resp.StatusCode)
 			if tt.wantStatus != http.StatusOK {
 				require.Error(t, err)
@@ -71,7 +71,7 @@ func TestGitHubWriteRepoVariables(t *testing.T) {
 	t.Parallel()
 	g, _ := newTestGitHub(t, nil)
 	ctx := t.Context()
-	writer := ghClient(t, g, writerToken)
+	writer := g.Client(t, writerToken)
 
 	resp, err := writer.Actions.CreateRepoVariable(ctx, "owner", "repo", &github.ActionsVariable{Name: "armed", Value: "true"})
 	require.NoError(t, err)
@@ -82,7 +82,7 @@ func TestGitHubWriteRepoVariables(t *testing.T) {
 	resp, err = writer.Actions.CreateRepoVariable(ctx, "owner", "repo", &github.ActionsVariable{Name: "GITHUB_SHA", Value: "x"})
 	require.Error(t, err)
 	assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
-	resp, err = ghClient(t, g, readerToken).Actions.CreateRepoVariable(ctx, "owner", "repo", &github.ActionsVariable{Name: "SNEAKY", Value: "x"})
+	resp, err = g.Client(t, readerToken).Actions.CreateRepoVariable(ctx, "owner", "repo", &github.ActionsVariable{Name: "SNEAKY", Value: "x"})
 	require.Error(t, err)
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 
@@ -95,7 +95,7 @@ func TestGitHubWriteRepoVariables(t *testing.T) {
 	assert.Equal(t, map[string]string{"ARMED": "false"}, g.Variables("owner", "repo"), "the refused writes changed nothing")
 
 	require.NoError(t, g.SetVariable("owner", "repo", "B_SECOND", "2"))
-	list, _, err := ghClient(t, g, readerToken).Actions.ListRepoVariables(ctx, "owner", "repo", &github.ListOptions{PerPage: 1})
+	list, _, err := g.Client(t, readerToken).Actions.ListRepoVariables(ctx, "owner", "repo", &github.ListOptions{PerPage: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 2, list.TotalCount)
 	require.Len(t, list.Variables, 1)
