@@ -25,8 +25,8 @@ import (
 // limits and filter of a confined command, started on the workspace's
 // first confined command (or Sandbox.Box). Inside runs core's agent
 // (sandbox/boxagent), which runs each command the host sends over its socket
-// (boxproto.go) under a runner of its own, which ends everything the
-// command started when it ends (boxreap.go). A command costs a
+// (sandbox/boxagent/boxproto.go) under a runner of its own, which ends everything the
+// command started when it ends (sandbox/boxagent/boxreap.go). A command costs a
 // connection instead of a new sandbox, /tmp and loopback live as long as
 // the box, and a background process (Start) stays up for later commands
 // to reach on 127.0.0.1 or localhost. The box's cgroups hold everything in

@@ -235,7 +235,7 @@ func (p *Process) Output() (out string, running bool, exitCode int) {
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Stop ends the process: SIGTERM to every process under its runner
-// (boxreap.go), SIGKILL a second later; when ctx ends first, its
+// (sandbox/boxagent/boxreap.go), SIGKILL a second later; when ctx ends first, its
 // connection is cut, which kills it at once. It waits for the end, which
 // comes once nothing it started is left.
 func (p *Process) Stop(ctx context.Context) error {

@@ -82,7 +82,7 @@ func (r dockerSteps) Keep(dir string) error { return os.Chmod(dir, 0o755) }
 
 // fetchConfined runs the step in bwrap's network profile: the scratch
 // directory and nothing of $CORE_HOME. Its network is the proxy to the
-// plan's hosts (egress.go), behind core's executable inside; without
+// plan's hosts (sandbox/egress), behind core's executable inside; without
 // that executable (a test's Config), the host's network, as before.
 func (s *Sandbox) fetchConfined(ctx context.Context, bwrap string, plan deps.Plan, scratch string) (Result, error) {
 	p, err := s.profileFor(plan.Tool)

@@ -59,7 +59,7 @@ type Sandbox struct {
 	foregroundWarm bool
 
 	// yield makes the background commands' cpu cgroups idle while a
-	// foreground command runs (yield.go).
+	// foreground command runs (sandbox/limit/yield.go).
 	yield limit.Yielder
 
 	// steps drives the dependency steps (depsrun.go): what they
@@ -179,7 +179,7 @@ type RunOptions struct {
 	// yields the CPUs to the commands someone waits for and takes them
 	// when idle. Under bwrap it runs in a cpu cgroup of its own where core
 	// may make one, idle while a foreground command of the Sandbox runs
-	// (yield.go), else at nice 10 with its session; in a container with
+	// (sandbox/limit/yield.go), else at nice 10 with its session; in a container with
 	// the fewest CPU shares. The contract's baselines are not background:
 	// done waits for them.
 	Background bool

@@ -25,7 +25,7 @@ type Completer interface {
 type Options struct {
 	Goal         Goal           // what to do, on which repository (goal.go)
 	Inference    Inference      // the model and how to talk to it (toolcalls.go)
-	Verification Verification   // the checks and their tier (checks.go)
+	Verification Verification   // the checks and their tier (verification.go)
 	Landing      Landing        // how the work lands (land.go)
 	Limits       Limits         // turns, time and money (loop.go)
 	Live         Live           // control, idling and reporting (life.go)

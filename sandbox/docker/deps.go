@@ -18,7 +18,7 @@ import (
 // in bwrap, in a sibling container of the ecosystem's image. It sees the
 // scratch directory of validated copies and nothing else of the host: no
 // workspace, nothing of $CORE_HOME, no Docker socket. Its network is none
-// (--network none), and its one way out is core's proxy (egress.go), as
+// (--network none), and its one way out is core's proxy (sandbox/egress), as
 // under bwrap: core's executable, bound where the box's agent is, runs the
 // step's command behind the forwarder, and the proxy's socket is bound at
 // the box's directory. Without core's executable, the step has core's own

@@ -49,7 +49,7 @@ type Ecosystem struct {
 	Packages string
 	// Runners are the test runners of Required that the dependency step
 	// fetches when the toolchain lacks them, each with the program that
-	// fetches it (runners.go): pytest, with pip3.
+	// fetches it (sandbox/runners.go): pytest, with pip3.
 	Runners map[string]string
 
 	check   func(tier Tier, argv []string, p *Project) Decision
@@ -73,8 +73,8 @@ func EcosystemOf(tool string) (Ecosystem, bool) {
 }
 
 // goEcosystem is Go: the policy is policy.go's, the dependency step the
-// module download (download.go), the toolchain the host's or the one go.mod
-// asks for (toolchain.go).
+// module download (sandbox/download.go), the toolchain the host's or the one go.mod
+// asks for (sandbox/toolchain.go).
 func goEcosystem() Ecosystem {
 	return Ecosystem{
 		Name: "go", Tools: []string{"go", "gofmt"}, Required: []string{"go"}, Standalone: []string{"gofmt"}, Manifests: []string{"go.mod", "go.work"},
