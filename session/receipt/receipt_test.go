@@ -17,8 +17,8 @@ func sample() *Receipt {
 		Verdict: "held",
 		Checks: []Check{{
 			Argv: []string{"go", "test", "./..."}, Dir: ".", Env: []string{"HOME", "PATH"}, Source: "user", TimeoutSeconds: 120,
-			Start:  Run{Exit: 1, Seconds: 1.5, Output: Hash([]byte("FAIL <x> & y"))},
-			Result: Run{Exit: 0, Passed: true, Seconds: 1.2, Output: Hash([]byte("ok"))},
+			Start:   Run{Exit: 1, Seconds: 1.5, Output: Hash([]byte("FAIL <x> & y"))},
+			Result:  Run{Exit: 0, Passed: true, Seconds: 1.2, Output: Hash([]byte("ok"))},
 			Verdict: "fixed",
 		}},
 	}
