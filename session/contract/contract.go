@@ -100,6 +100,10 @@ type CheckResult struct {
 	// its output that shows it (environmentCause).
 	Cause    string `json:"cause,omitempty"`
 	Evidence string `json:"evidence,omitempty"`
+	// Output is what the sandbox kept of the check's output (its head and
+	// tail, within the checker's bound): its hash goes in the receipt, its
+	// end in the check run's annotation. Never in report.json.
+	Output string `json:"-"`
 }
 
 // ran reports whether the check ran on this tree, whatever its exit.
