@@ -46,6 +46,14 @@ type Work struct {
 	CheckCommitTree func(context.Context) error
 	// Review says what the review posted on a fork's pull request holds.
 	Review string
+	// Receipt makes the receipt of the session's contract (its canonical
+	// JSON and its hash, session/receipt) for the commit that landed; nil
+	// when the session has none. Land calls it once the commit is on
+	// GitHub, and keeps what it made in ReceiptJSON and ReceiptHash for
+	// the pull request's body and the check run.
+	Receipt     func(ctx context.Context, commit string) (data []byte, hash string, err error)
+	ReceiptJSON []byte
+	ReceiptHash string
 }
 
 // Record is the session's record as landing reads and writes it.
