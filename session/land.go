@@ -64,7 +64,9 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	for _, c := range s.report.Contract.Checks {
 		s.events.Add(live.Event{Kind: live.EventCheck, Check: c.String(), Verdict: string(c.Verdict)})
 	}
-	return s.landOrShow(ctx, s.contractEnding())
+	next := s.landOrShow(ctx, s.contractEnding())
+	s.keepReceipt(ctx)
+	return next
 }
 
 // failed is a failed outcome.
@@ -230,6 +232,9 @@ func (s *run) end(status state.Status, kind state.FailureKind, err error) *Repor
 	s.events.Add(live.Event{Kind: live.EventState, Status: r.Status, FailureKind: kind, Text: r.Error})
 	if serr := s.opts.Services.Store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
 		r.Error = serr.Error()
+	}
+	if werr := s.opts.Services.Store.writeReceipt(s.rec.ID, r, s.receipt, s.receiptHash); werr != nil && r.Error == "" {
+		r.Error = werr.Error()
 	}
 	if werr := s.opts.Services.Store.writeReport(s.rec.ID, r, s.scrubber); werr != nil && r.Error == "" {
 		r.Error = werr.Error()

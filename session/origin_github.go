@@ -66,7 +66,7 @@ func (s *run) landWork() *land.Work {
 	if s.spend.exhausted {
 		spent = s.budgetReport().Line()
 	}
-	return &land.Work{
+	w := &land.Work{
 		Record: land.Record{
 			ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
 			StartCommit: rec.StartCommit, Commit: rec.Commit, PullRequest: rec.PullRequest, PRURL: rec.PRURL,
@@ -84,6 +84,10 @@ func (s *run) landWork() *land.Work {
 		},
 		Git: s.git.landGit(), Scrub: s.scrub, CheckCommitTree: s.checkCommitTree,
 	}
+	if s.report.Contract != nil {
+		w.Receipt = s.landedReceipt
+	}
+	return w
 }
 
 // LandablePull refuses a pull request core cannot land on: a closed one

@@ -112,6 +112,9 @@ type ReportVerification struct {
 	LandedTree string `json:"landed_tree,omitempty"`
 	// Unverified is set when no contract held the result to anything.
 	Unverified bool `json:"unverified"`
+	// Receipt names the contract's receipt (receipt.json); nil when the
+	// run had no contract.
+	Receipt *ReportReceipt `json:"receipt,omitempty"`
 }
 
 // ReportRun is what the run found, its turns step by step, the

@@ -298,6 +298,10 @@ type runResult struct {
 	// ownRuns are the model's last run of each verification command
 	// (contract/own_run.go).
 	ownRuns contract.OwnRuns
+	// receipt is the contract's receipt and its hash, once made
+	// (receipt.go); end writes it.
+	receipt     []byte
+	receiptHash string
 }
 
 // runLive is how people see and reach the run while it lives.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -355,6 +356,13 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		return err
 	}
 	rep.WriteSummary(e.stderr)
+	if r := rep.Receipt; r != nil {
+		file := r.File
+		if home, err := setup.Home(e.getenv, ""); err == nil {
+			file = filepath.Join(home, "sessions", rep.ID, r.File)
+		}
+		fmt.Fprintf(e.stderr, "Receipt: %s (%s)\n", r.Hash, file)
+	}
 	switch rep.Status {
 	case state.Partial, state.Cancelled:
 		fmt.Fprintf(e.stderr, "to continue: core session resume %s %q\n", rep.ID, "carry on where you stopped")

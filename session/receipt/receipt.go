@@ -31,10 +31,16 @@ type Receipt struct {
 	// the checks ran on and the commit that holds it (what landed).
 	Start  Side `json:"start"`
 	Result Side `json:"result"`
+	// Branch is the branch the result landed on, when it landed on one: a
+	// verifier compares its head's tree with Result's.
+	Branch string `json:"branch,omitempty"`
 	// Sandbox is how the checks were confined.
 	Sandbox Sandbox `json:"sandbox"`
 	// Verdict is the contract's verdict (held, broken, none, unjudged).
 	Verdict string `json:"verdict"`
+	// BuildCeilingSeconds bounds each check that compiled beyond its
+	// timeout (0: no ceiling).
+	BuildCeilingSeconds float64 `json:"build_ceiling_seconds,omitempty"`
 	// Checks are the contract's checks, in the contract's order.
 	Checks []Check `json:"checks"`
 }

@@ -11,10 +11,12 @@ import (
 func sample() *Receipt {
 	return &Receipt{
 		Format: Format, Core: "core (devel)", Repository: "acme/widget",
-		Start:   Side{Commit: strings.Repeat("a", 40), Tree: strings.Repeat("b", 40)},
-		Result:  Side{Commit: strings.Repeat("c", 40), Tree: strings.Repeat("d", 40)},
-		Sandbox: Sandbox{Backend: "bwrap", Tier: "test", Profile: Hash([]byte("profile"))},
-		Verdict: "held",
+		Start:               Side{Commit: strings.Repeat("a", 40), Tree: strings.Repeat("b", 40)},
+		Result:              Side{Commit: strings.Repeat("c", 40), Tree: strings.Repeat("d", 40)},
+		Branch:              "core-session/x",
+		Sandbox:             Sandbox{Backend: "bwrap", Tier: "test", Profile: Hash([]byte("profile"))},
+		Verdict:             "held",
+		BuildCeilingSeconds: 480,
 		Checks: []Check{{
 			Argv: []string{"go", "test", "./..."}, Dir: ".", Env: []string{"HOME", "PATH"}, Source: "user", TimeoutSeconds: 120,
 			Start:   Run{Exit: 1, Seconds: 1.5, Output: Hash([]byte("FAIL <x> & y"))},
@@ -83,5 +85,8 @@ func FuzzParse(f *testing.F) {
 		out, err := r.Marshal()
 		require.NoError(t, err)
 		assert.Equal(t, in, out, "a receipt that parses is its canonical bytes")
+		carried, err := FromCheckText("summary\n" + CheckText(in) + "after")
+		require.NoError(t, err)
+		assert.Equal(t, in, carried, "a check run's text carries the receipt's bytes unchanged")
 	})
 }

@@ -1,0 +1,22 @@
+package sandbox
+
+import (
+	"context"
+
+	"github.com/coreagent/core/sandbox/fingerprint"
+	"github.com/coreagent/core/sandbox/lang"
+)
+
+// Fingerprint is the profile a check runs under at tier with this backend
+// (BackendBwrap or BackendDocker), in words two machines compare, and the
+// versions of the toolchains the checks use on this machine.
+func (s *Sandbox) Fingerprint(ctx context.Context, backend string, tier lang.Tier, checks [][]string) (fingerprint.Profile, map[string]string) {
+	return fingerprint.Describe(backend, string(tier), systemRoots, s.cfg.Limits), fingerprint.Toolchains(ctx, s.cfg.Path, checks)
+}
+
+// CheckEnvNames are the names of the environment a confined check whose
+// program is tool runs with, never their values.
+func CheckEnvNames(tool string) []string {
+	p := profile{path: []string{"/usr/bin"}, modCache: "-", buildCache: "-", extraEnv: commandEnv(tool, RunOptions{Workspace: "/"})}
+	return fingerprint.Names(p.env())
+}

@@ -1,0 +1,64 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/receipt"
+	"github.com/coreagent/core/session/state"
+)
+
+// A session on a local repository with a check writes receipt.json
+// beside report.json: the report names it by its hash, and it holds the
+// contract's checks, the start commit and the tree the checks ran on,
+// committed on the branch the work landed on.
+func TestReceiptWritten(t *testing.T) {
+	t.Parallel()
+	repo := testkit.GitRepo(t, goModule(broken))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply(write("calc.go", "package calc\n\n"+builds+"\n")),
+		llm.ContentReply("tool: done\nsummary: fixed it"))
+	opts := buildOptions(t, srv, repo)
+	opts.Verification.Checks = []string{"gofmt -l ."}
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
+	require.NotNil(t, rep.Contract)
+	require.NotNil(t, rep.Receipt, "the report names the receipt")
+	assert.Equal(t, ReceiptFile, rep.Receipt.File)
+
+	data, err := os.ReadFile(filepath.Join(opts.Services.Store.Dir(rep.ID), ReceiptFile))
+	require.NoError(t, err)
+	assert.Equal(t, receipt.Hash(data), rep.Receipt.Hash, "report.json's hash is the file's")
+	saved, err := opts.Services.Store.LoadReport(rep.ID)
+	require.NoError(t, err)
+	assert.Equal(t, rep.Receipt, saved.Receipt)
+
+	r, err := receipt.Parse(data)
+	require.NoError(t, err)
+	assert.Equal(t, rep.Contract.Tree, r.Result.Tree, "the result tree is the contract's")
+	assert.Equal(t, rep.Commit, r.Result.Commit)
+	assert.Equal(t, rep.StartCommit, r.Start.Commit)
+	assert.Equal(t, rep.StartTree, r.Start.Tree)
+	assert.Equal(t, rep.Branch, r.Branch)
+	assert.Equal(t, rep.Repo, r.Repository)
+	assert.Equal(t, "build", r.Sandbox.Tier)
+	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, r.Sandbox.Profile)
+	assert.Equal(t, string(rep.Contract.Verdict), r.Verdict)
+	require.Len(t, r.Checks, 1)
+	ch := r.Checks[0]
+	assert.Equal(t, []string{"gofmt", "-l", "."}, ch.Argv)
+	assert.Equal(t, ".", ch.Dir)
+	assert.Contains(t, ch.Env, "PATH")
+	assert.Equal(t, string(rep.Contract.Checks[0].Verdict), ch.Verdict)
+	assert.Equal(t, rep.Contract.Checks[0].Baseline.Exit, ch.Start.Exit)
+	assert.Equal(t, rep.Contract.Checks[0].Result.Exit, ch.Result.Exit)
+	tree := testkit.Git(t, repo, "rev-parse", r.Result.Commit+"^{tree}")
+	assert.Equal(t, r.Result.Tree, tree, "the result commit holds the checked tree")
+}
