@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/receipt"
+	"github.com/coreagent/core/verify"
+)
+
+// verifyFlags are core verify's options.
+type verifyFlags struct {
+	repo, hash, pr string
+}
+
+func newVerifyCmd(e *env) *cobra.Command {
+	var f verifyFlags
+	cmd := &cobra.Command{
+		Use:   "verify [RECEIPT] [--repo DIR|URL] [--hash sha256:...] | verify --pr owner/name#N",
+		Short: "Re-run a contract's receipt on this machine and say, check by check, whether the same verdicts come out",
+		Long: `core verify re-runs the checks of a receipt (receipt.json, written beside a
+session's report, and carried by the core/contract check run on GitHub) on
+both of its commits, confined in the sandbox profile core runs checks in, and
+prints for each check: same, different (with both verdicts and exits), or
+could not run (with why). It exits 0 only when every check came out the same.
+
+Before anything runs it refuses, with a message and a non-zero exit: a receipt
+made by a newer core, bytes that are not a receipt or were edited after core
+wrote them, a check the receipt's tier would not run unattended, a check whose
+program is not on this machine's PATH, and a repository that lacks either
+commit or whose commits do not hold the receipt's trees.
+
+The repository is cloned into a temporary workspace (never the one you work
+in): --repo, else the receipt's own (a local path, or owner/name cloned from
+GitHub with GITHUB_TOKEN or GH_TOKEN as core session start does). When the
+receipt names the branch its result landed on and that branch now holds
+another tree (force-pushed), it says so and runs the checks there too.
+
+Notes say where this machine's sandbox profile or toolchains differ from the
+receipt's: a different verdict may then be the machine's.`,
+		Example: `  core verify ~/.core/sessions/20261205-064500-1a2b3c/receipt.json
+  core verify receipt.json --repo ~/src/widget
+  core verify receipt.json --hash sha256:4f1c...   # the hash in the pull request's body
+  core verify --pr acme/widget#12                   # the receipt of the core/contract check run`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.verify(cmd, args, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.repo, "repo", "", "the repository that holds the receipt's commits: a local directory or a git URL (default: the receipt's)")
+	cmd.Flags().StringVar(&f.hash, "hash", "", "the receipt's hash as published (sha256:..., from the pull request's body or the check run): a receipt with another hash was edited")
+	cmd.Flags().StringVar(&f.pr, "pr", "", "verify the receipt of the core/contract check run on this pull request's head (owner/name#N)")
+	return cmd
+}
+
+// verify runs core verify.
+func (e *env) verify(cmd *cobra.Command, args []string, f verifyFlags) error {
+	ctx := cmd.Context()
+	if (len(args) == 1) == (f.pr != "") {
+		return errors.New("give a receipt file or --pr owner/name#N, one of the two\nusage: " + cmd.UseLine())
+	}
+	o := verify.Options{Hash: f.hash, HashFrom: "--hash", Repo: f.repo, Out: e.stdout, Path: e.getenv("PATH"), GitEnv: session.GitEnv(e.getenv)}
+	if f.pr != "" {
+		return errors.New("--pr: not available in this build")
+	}
+	data, err := readReceipt(args[0])
+	if err != nil {
+		return err
+	}
+	o.Receipt = data
+	sb, err := e.sandbox()
+	if err != nil {
+		return err
+	}
+	defer sb.Close()
+	o.Sandbox = sb
+	return verify.Run(ctx, o)
+}
+
+// readReceipt reads a receipt file, no larger than a receipt may be.
+func readReceipt(path string) ([]byte, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("read the receipt: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read the receipt: %s is not a regular file", path)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the receipt: %w", err)
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, receipt.MaxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the receipt: %w", err)
+	}
+	if len(data) > receipt.MaxSize {
+		return nil, fmt.Errorf("read the receipt: %s holds more than the %d bytes a receipt may hold: it is not a receipt", path, receipt.MaxSize)
+	}
+	return data, nil
+}

@@ -1,0 +1,125 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/receipt"
+)
+
+// gitIn runs git with env alone (no token, no GIT_DIR), its hooks and
+// the system's configuration off.
+func gitIn(env []string) contract.Git {
+	return func(ctx context.Context, dir string, args ...string) (string, error) {
+		full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
+		cmd := exec.CommandContext(ctx, "git", full...)
+		cmd.Dir = dir
+		cmd.Env = append(append([]string{}, env...), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			msg := strings.TrimSpace(stderr.String())
+			if msg == "" {
+				msg = err.Error()
+			}
+			return "", fmt.Errorf("git %s: %s", args[0], msg)
+		}
+		return strings.TrimSpace(stdout.String()), nil
+	}
+}
+
+// clone clones the repository the receipt names (or --repo) into ws: a
+// local directory or a git URL with git, "owner/name" with o.Clone. The
+// user's repository itself is never where the checks run.
+func clone(ctx context.Context, o Options, r *receipt.Receipt, g contract.Git, ws string) error {
+	src := orWords(o.Repo, r.Repository)
+	if strings.HasPrefix(src, "-") || src == "" {
+		return refuse("the repository %q is not a directory, a git URL or owner/name", src)
+	}
+	local := filepath.IsAbs(src) || strings.HasPrefix(src, ".")
+	if fi, err := os.Stat(src); err == nil && fi.IsDir() {
+		local = true
+	}
+	switch {
+	case local:
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return refuse("the repository %s: %w", src, err)
+		}
+		if _, err := g(ctx, "", "clone", "--quiet", "--no-checkout", "--", abs, ws); err != nil {
+			return refuse("the repository %s could not be cloned: %w (give the repository with --repo DIR|URL)", src, err)
+		}
+	case strings.Contains(src, "://"):
+		if _, err := g(ctx, "", "clone", "--quiet", "--no-checkout", "--", src, ws); err != nil {
+			return refuse("the repository %s could not be cloned: %w", src, err)
+		}
+	case o.Clone != nil && strings.Count(src, "/") == 1:
+		if err := o.Clone(ctx, src, ws); err != nil {
+			return refuse("the repository %s could not be cloned: %w", src, err)
+		}
+	default:
+		return refuse("the repository %q is not a directory, a git URL or owner/name (give it with --repo DIR|URL)", src)
+	}
+	return nil
+}
+
+// haveCommits checks that both commits are in the clone and hold the
+// receipt's trees.
+func haveCommits(ctx context.Context, g contract.Git, ws string, r *receipt.Receipt) error {
+	for _, side := range []struct {
+		name string
+		receipt.Side
+	}{{"start", r.Start}, {"result", r.Result}} {
+		tree, err := g(ctx, ws, "rev-parse", "--verify", "--quiet", side.Commit+"^{tree}")
+		if err != nil || tree == "" {
+			return refuse("the receipt's %s commit %s is not in the repository: fetch it, or give the repository that has it with --repo", side.name, side.Commit)
+		}
+		if tree != side.Tree {
+			return refuse("the receipt's %s commit %s holds tree %s, not the receipt's tree %s", side.name, side.Commit, tree, side.Tree)
+		}
+	}
+	return nil
+}
+
+// branchMoved returns the tree the receipt's branch now holds when it is
+// not the checked one ("" when it is, or when there is no such branch).
+func branchMoved(ctx context.Context, o Options, r *receipt.Receipt, g contract.Git, ws string) (string, error) {
+	if r.Branch == "" {
+		return "", nil
+	}
+	if _, err := g(ctx, ws, "check-ref-format", "--branch", r.Branch); err != nil || strings.HasPrefix(r.Branch, "-") {
+		fmt.Fprintf(o.Out, "note: the receipt's branch %q is not a branch name: not looked at\n", r.Branch)
+		return "", nil
+	}
+	tree, err := g(ctx, ws, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/"+r.Branch+"^{tree}")
+	if err != nil || tree == "" {
+		fmt.Fprintf(o.Out, "note: the branch %s is no longer in the repository\n", r.Branch)
+		return "", nil
+	}
+	if tree == r.Result.Tree {
+		return "", nil
+	}
+	return tree, nil
+}
+
+// lookPath finds name on path, as the sandbox does: absolute directories
+// only.
+func lookPath(path, name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return "", errors.New("a check's program is a name, not a path")
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if p := filepath.Join(dir, name); filepath.IsAbs(dir) && limit.IsExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no %s on PATH", name)
+}
