@@ -30,12 +30,10 @@ import (
 type Options struct {
 	// Receipt is the receipt's bytes, as written.
 	Receipt []byte
-	// Hash, when set, is the hash the receipt must have (a check run's
+	// Published are the hashes the receipt must have (a check run's
 	// summary, a pull request's body, --hash): a receipt edited after it
 	// was made has another.
-	Hash string
-	// HashFrom says where Hash was read, for the message.
-	HashFrom string
+	Published []Published
 	// Repo is where the commits are (a local directory or a git URL);
 	// empty means the receipt's repository.
 	Repo string
@@ -52,6 +50,11 @@ type Options struct {
 	GitEnv []string
 	// Out is where the verdicts are printed.
 	Out io.Writer
+}
+
+// Published is a receipt's hash as it was published, and where.
+type Published struct {
+	Hash, From string
 }
 
 // ErrDifferent is the error of a verification whose checks did not all
@@ -104,8 +107,10 @@ var hexName = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 // read parses and checks the receipt, and every check's tool, before
 // anything runs.
 func read(o Options) (*receipt.Receipt, lang.Tier, error) {
-	if o.Hash != "" && receipt.Hash(o.Receipt) != o.Hash {
-		return nil, "", refuse("the receipt was edited after it was made: its hash is %s, and %s names %s", receipt.Hash(o.Receipt), orWords(o.HashFrom, "--hash"), o.Hash)
+	for _, p := range o.Published {
+		if h := receipt.Hash(o.Receipt); h != p.Hash {
+			return nil, "", refuse("the receipt was edited after it was made: its hash is %s, and %s names %s", h, p.From, p.Hash)
+		}
 	}
 	r, err := receipt.Parse(o.Receipt)
 	if err != nil {

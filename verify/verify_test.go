@@ -46,7 +46,7 @@ func TestReadRefuses(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{name: "another hash", o: Options{Receipt: good, Hash: "sha256:00", HashFrom: "the check run's summary"}, want: "the receipt was edited after it was made: its hash is " + receipt.Hash(good) + ", and the check run's summary names sha256:00"},
+		{name: "another hash", o: Options{Receipt: good, Published: []Published{{Hash: receipt.Hash(good), From: "--hash"}, {Hash: "sha256:00", From: "the check run's summary"}}}, want: "the receipt was edited after it was made: its hash is " + receipt.Hash(good) + ", and the check run's summary names sha256:00"},
 		{name: "not a receipt", o: Options{Receipt: []byte("hello")}, want: "not a receipt"},
 		{name: "no commit", o: Options{Receipt: bytesOf(t, func() *receipt.Receipt { r := sample("gofmt", "-l", "."); r.Result.Commit = ""; return r }())}, want: "a receipt of work that never landed"},
 		{name: "an option for a commit", o: Options{Receipt: bytesOf(t, func() *receipt.Receipt { r := sample("gofmt", "-l", "."); r.Start.Commit = "--upload-pack=x"; return r }())}, want: "names no commit"},
@@ -70,7 +70,7 @@ func TestReadRefuses(t *testing.T) {
 			assert.Contains(t, err.Error(), "(nothing was run)")
 		})
 	}
-	r, tier, err := read(Options{Receipt: good, Hash: receipt.Hash(good), Path: "relative:" + bin})
+	r, tier, err := read(Options{Receipt: good, Published: []Published{{Hash: receipt.Hash(good), From: "--hash"}}, Path: "relative:" + bin})
 	require.NoError(t, err)
 	assert.Equal(t, "build", string(tier))
 	assert.Equal(t, []string{"gofmt", "-l", "."}, r.Checks[0].Argv)

@@ -41,6 +41,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"github-requests":      cmdGitHubRequests,
 		"github-app":           cmdGitHubApp,
 		"github-device":        cmdGitHubDevice,
+		"github-contract-run":  cmdGitHubContractRun,
 		"perms-file":           cmdPermsFile,
 		"console-serve":        cmdConsoleServe,
 		"console-runs":         cmdConsoleRuns,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/receipt"
 	"github.com/coreagent/core/verify"
@@ -64,15 +66,13 @@ func (e *env) verify(cmd *cobra.Command, args []string, f verifyFlags) error {
 	if (len(args) == 1) == (f.pr != "") {
 		return errors.New("give a receipt file or --pr owner/name#N, one of the two\nusage: " + cmd.UseLine())
 	}
-	o := verify.Options{Hash: f.hash, HashFrom: "--hash", Repo: f.repo, Out: e.stdout, Path: e.getenv("PATH"), GitEnv: session.GitEnv(e.getenv)}
-	if f.pr != "" {
-		return errors.New("--pr: not available in this build")
+	o := verify.Options{Repo: f.repo, Out: e.stdout, Path: e.getenv("PATH"), GitEnv: session.GitEnv(e.getenv)}
+	if f.hash != "" {
+		o.Published = append(o.Published, verify.Published{Hash: f.hash, From: "--hash"})
 	}
-	data, err := readReceipt(args[0])
-	if err != nil {
+	if err := e.verifyInput(ctx, args, f, &o); err != nil {
 		return err
 	}
-	o.Receipt = data
 	sb, err := e.sandbox()
 	if err != nil {
 		return err
@@ -80,6 +80,56 @@ func (e *env) verify(cmd *cobra.Command, args []string, f verifyFlags) error {
 	defer sb.Close()
 	o.Sandbox = sb
 	return verify.Run(ctx, o)
+}
+
+// verifyInput reads the receipt: the file given, or the one the
+// core/contract check run on the pull request's head carries. A receipt of
+// a GitHub repository is cloned with the token, and its hash compared with
+// the one its check run names, when there is one to read.
+func (e *env) verifyInput(ctx context.Context, args []string, f verifyFlags, o *verify.Options) error {
+	if f.pr != "" {
+		full, n, err := verify.ParsePR(f.pr)
+		if err != nil {
+			return err
+		}
+		client, err := e.githubClient()
+		if err != nil {
+			return err
+		}
+		o.Clone = verify.GitHubClone(client, o.GitEnv)
+		return verify.FromPR(ctx, client, full, n, o)
+	}
+	data, err := readReceipt(args[0])
+	if err != nil {
+		return err
+	}
+	o.Receipt = data
+	r, err := receipt.Parse(data)
+	if err != nil || !gh.IsRepoName(r.Repository) {
+		return nil // a local repository's, or not a receipt: Run says so
+	}
+	client, err := e.githubClient()
+	if err != nil {
+		if f.repo == "" {
+			return fmt.Errorf("the receipt's repository %s is on GitHub: %w (or give a clone of it with --repo)", r.Repository, err)
+		}
+		return nil
+	}
+	o.Clone = verify.GitHubClone(client, o.GitEnv)
+	if p, ok := verify.PublishedOn(ctx, client, r.Repository, r.Result.Commit); ok {
+		o.Published = append(o.Published, p)
+	}
+	return nil
+}
+
+// githubClient is the GitHub client of GITHUB_TOKEN or GH_TOKEN, at
+// GITHUB_API_URL.
+func (e *env) githubClient() (*gh.Client, error) {
+	creds, err := gh.CredentialsFromEnv(e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	return gh.New(creds, nil)
 }
 
 // readReceipt reads a receipt file, no larger than a receipt may be.
