@@ -425,6 +425,9 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	r.a.SetOutput("contract", string(rep.Contract.VerdictOrNone()))
 	r.a.SetOutput("checks_passed", strconv.Itoa(passed))
 	r.a.SetOutput("checks_failed", strconv.Itoa(failed))
+	if rep.Receipt != nil {
+		r.a.SetOutput("receipt_hash", rep.Receipt.Hash)
+	}
 	r.a.AddStepSummary(stepSummary(r.t.mode, rep))
 	r.saveArtifacts(rep.ID, rep.Files)
 	if r.status != nil {

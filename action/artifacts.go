@@ -59,7 +59,7 @@ func (r *runner) copyArtifacts(ws, id string, files ...string) error {
 		return err
 	}
 	defer src.Close()
-	for _, name := range append([]string{session.RecordFile, session.ReportFile, session.TranscriptFile}, files...) {
+	for _, name := range append([]string{session.RecordFile, session.ReportFile, session.TranscriptFile, session.ReceiptFile}, files...) {
 		data, err := readCapped(src, name, 256<<20)
 		if os.IsNotExist(err) {
 			continue

@@ -18,7 +18,7 @@ func storeWithSession(t *testing.T, id, token string) *session.Store {
 	st, err := session.OpenStore(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(st.Dir(id), 0o700))
-	for _, name := range []string{session.RecordFile, session.ReportFile, session.TranscriptFile} {
+	for _, name := range []string{session.RecordFile, session.ReportFile, session.TranscriptFile, session.ReceiptFile} {
 		require.NoError(t, os.WriteFile(filepath.Join(st.Dir(id), name), []byte(`{"said":"`+token+`"}`+"\n"), 0o600))
 	}
 	return st
@@ -32,7 +32,7 @@ func TestArtifactsAreCopiedScrubbed(t *testing.T) {
 		return map[string]string{"GITHUB_WORKSPACE": ws}[k]
 	}}, in: Inputs{GitHubToken: token}, store: storeWithSession(t, id, token)}
 	require.NoError(t, r.copyArtifacts(ws, id))
-	for _, name := range []string{session.RecordFile, session.ReportFile, session.TranscriptFile} {
+	for _, name := range []string{session.RecordFile, session.ReportFile, session.TranscriptFile, session.ReceiptFile} {
 		b, err := os.ReadFile(filepath.Join(ws, artifactsDir, id, name))
 		require.NoError(t, err, name)
 		assert.NotContains(t, string(b), token)
