@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 
 	"github.com/spf13/cobra"
 
@@ -35,7 +36,10 @@ Before anything runs it refuses, with a message and a non-zero exit: a receipt
 made by a newer core, bytes that are not a receipt or were edited after core
 wrote them, a check the receipt's tier would not run unattended, a check whose
 program is not on this machine's PATH, and a repository that lacks either
-commit or whose commits do not hold the receipt's trees.
+commit or whose commits do not hold the receipt's trees. A receipt whose hash
+is not the one published is refused too: --hash (the hash in the pull
+request's body) and, for a receipt of a GitHub repository, the hash the
+core/contract check run on its result commit names.
 
 The repository is cloned into a temporary workspace (never the one you work
 in): --repo, else the receipt's own (a local path, or owner/name cloned from
@@ -60,6 +64,9 @@ receipt's: a different verdict may then be the machine's.`,
 	return cmd
 }
 
+// receiptHash is a receipt's hash as core writes it.
+var receiptHash = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
 // verify runs core verify.
 func (e *env) verify(cmd *cobra.Command, args []string, f verifyFlags) error {
 	ctx := cmd.Context()
@@ -67,6 +74,9 @@ func (e *env) verify(cmd *cobra.Command, args []string, f verifyFlags) error {
 		return errors.New("give a receipt file or --pr owner/name#N, one of the two\nusage: " + cmd.UseLine())
 	}
 	o := verify.Options{Repo: f.repo, Out: e.stdout, Path: e.getenv("PATH"), GitEnv: session.GitEnv(e.getenv)}
+	if f.hash != "" && !receiptHash.MatchString(f.hash) {
+		return fmt.Errorf("--hash must be sha256: and 64 hex digits, as the pull request's body names it, got %q", f.hash)
+	}
 	if f.hash != "" {
 		o.Published = append(o.Published, verify.Published{Hash: f.hash, From: "--hash"})
 	}
