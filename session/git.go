@@ -80,3 +80,9 @@ func GitEnv(getenv func(string) string) []string {
 	}
 	return env
 }
+
+// Git is git as a session runs it, with env alone (GitEnv), its hooks
+// off: for a contract.Checker outside a session (core verify).
+func Git(env []string) func(ctx context.Context, dir string, args ...string) (string, error) {
+	return gitRunner{env: env}.run
+}

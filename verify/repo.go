@@ -1,40 +1,22 @@
 package verify
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/coreagent/core/sandbox/limit"
+	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/receipt"
 )
 
-// gitIn runs git with env alone (no token, no GIT_DIR), its hooks and
-// the system's configuration off.
-func gitIn(env []string) contract.Git {
-	return func(ctx context.Context, dir string, args ...string) (string, error) {
-		full := append([]string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
-		cmd := exec.CommandContext(ctx, "git", full...)
-		cmd.Dir = dir
-		cmd.Env = append(append([]string{}, env...), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			msg := strings.TrimSpace(stderr.String())
-			if msg == "" {
-				msg = err.Error()
-			}
-			return "", fmt.Errorf("git %s: %s", args[0], msg)
-		}
-		return strings.TrimSpace(stdout.String()), nil
-	}
-}
+// gitIn runs git with env alone (no token, no GIT_DIR), its hooks off,
+// as a session runs it.
+func gitIn(env []string) contract.Git { return session.Git(env) }
 
 // clone clones the repository the receipt names (or --repo) into ws: a
 // local directory or a git URL with git, "owner/name" with o.Clone. The
