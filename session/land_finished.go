@@ -82,6 +82,7 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 	}
 	defer s.unlock()
 	s.report.Contract = recorded.Contract
+	s.priorReceipt = opts.Services.Store.loadReceipt(id)
 	if err := s.moveTo(state.Active); err != nil {
 		return s.end(state.Failed, state.FailError, err), nil
 	}
@@ -93,7 +94,9 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 		fmt.Fprintln(s.opts.Live.Progress, "nothing to land: the session changed no file")
 		return s.conclude(outcome{status: state.Idle}), nil
 	}
-	return s.conclude(s.land(ctx, s.contractEnding())), nil
+	next := s.land(ctx, s.contractEnding())
+	s.keepReceipt(ctx)
+	return s.conclude(next), nil
 }
 
 // landedReport is what core session land reads of the report of the

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/coreagent/core/internal/buildinfo"
@@ -36,6 +37,13 @@ func (s *run) makeReceipt(ctx context.Context, commit, branch string) ([]byte, s
 	if c == nil {
 		return nil, "", nil
 	}
+	if p := s.priorReceipt; p != nil {
+		// core session land: the receipt its run made, now of the
+		// commit that landed (the outputs it hashed are gone).
+		r := *p
+		r.Result.Commit, r.Branch = commit, branch
+		return s.keep(r.Marshal())
+	}
 	sb := s.opts.Services.Sandbox
 	argvs := make([][]string, 0, len(c.Checks))
 	for _, ch := range c.Checks {
@@ -57,6 +65,29 @@ func (s *run) makeReceipt(ctx context.Context, commit, branch string) ([]byte, s
 	}
 	s.receipt, s.receiptHash = data, hash
 	return data, hash, nil
+}
+
+// keep keeps a receipt's bytes, made elsewhere.
+func (s *run) keep(data []byte, err error) ([]byte, string, error) {
+	if err != nil {
+		return nil, "", fmt.Errorf("make the receipt of the contract: %w", err)
+	}
+	s.receipt, s.receiptHash = data, receipt.Hash(data)
+	return s.receipt, s.receiptHash, nil
+}
+
+// loadReceipt reads the receipt session id's last run wrote; nil when it
+// wrote none, or one this core cannot read.
+func (s *Store) loadReceipt(id string) *receipt.Receipt {
+	data, err := os.ReadFile(filepath.Join(s.Dir(id), ReceiptFile))
+	if err != nil {
+		return nil
+	}
+	r, err := receipt.Parse(data)
+	if err != nil {
+		return nil
+	}
+	return r
 }
 
 // keepReceipt makes the receipt of a contract that landing did not ask

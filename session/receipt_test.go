@@ -62,3 +62,43 @@ func TestReceiptWritten(t *testing.T) {
 	tree := testkit.Git(t, repo, "rev-parse", r.Result.Commit+"^{tree}")
 	assert.Equal(t, r.Result.Tree, tree, "the result commit holds the checked tree")
 }
+
+// A dry run keeps a receipt of no commit; core session land lands it,
+// and the receipt becomes the landed commit's, the rest as the run made
+// it.
+func TestReceiptOnLand(t *testing.T) {
+	t.Parallel()
+	repo := testkit.GitRepo(t, goModule(broken))
+	srv := llm.NewModelServer(t,
+		llm.ContentReply(write("calc.go", "package calc\n\n"+builds+"\n")),
+		llm.ContentReply("tool: done\nsummary: fixed it"))
+	opts := buildOptions(t, srv, repo)
+	opts.Verification.Checks = []string{"gofmt -l ."}
+	opts.Landing.DryRun = true
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.False(t, rep.Landed)
+	require.NotNil(t, rep.Receipt, "a contract not landed has its receipt")
+	dry := readReceipt(t, opts.Services.Store, rep.ID)
+	assert.Empty(t, dry.Result.Commit)
+	assert.Empty(t, dry.Branch)
+
+	landed, err := Land(t.Context(), rep.ID, opts)
+	require.NoError(t, err)
+	require.True(t, landed.Landed, landed.Error)
+	require.NotNil(t, landed.Receipt)
+	r := readReceipt(t, opts.Services.Store, rep.ID)
+	assert.Equal(t, landed.Commit, r.Result.Commit)
+	assert.Equal(t, landed.Branch, r.Branch)
+	assert.Equal(t, dry.Checks, r.Checks, "the checks as the run ran them, outputs' hashes included")
+	assert.Equal(t, dry.Result.Tree, r.Result.Tree)
+}
+
+func readReceipt(t *testing.T, st *Store, id string) *receipt.Receipt {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(st.Dir(id), ReceiptFile))
+	require.NoError(t, err)
+	r, err := receipt.Parse(data)
+	require.NoError(t, err)
+	return r
+}

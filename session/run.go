@@ -20,6 +20,7 @@ import (
 	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/protocol"
+	"github.com/coreagent/core/session/receipt"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
@@ -302,6 +303,9 @@ type runResult struct {
 	// (receipt.go); end writes it.
 	receipt     []byte
 	receiptHash string
+	// priorReceipt is, for core session land, the receipt of the run
+	// whose contract lands.
+	priorReceipt *receipt.Receipt
 }
 
 // runLive is how people see and reach the run while it lives.
