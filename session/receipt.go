@@ -51,7 +51,7 @@ func (s *run) makeReceipt(ctx context.Context, commit, branch string) ([]byte, s
 	}
 	backend := sb.Probe(ctx).Backend
 	profile, toolchains := sb.Fingerprint(ctx, backend, s.rec.Verify, argvs)
-	data, hash, err := receipt.Make(c, receipt.Made{
+	return s.keep(receipt.Build(c, receipt.Made{
 		Core: buildinfo.Version(), Repository: s.rec.Repo,
 		Start:  receipt.Side{Commit: s.rec.StartCommit, Tree: s.report.StartTree},
 		Result: receipt.Side{Commit: commit, Tree: c.Tree}, Branch: branch,
@@ -59,15 +59,10 @@ func (s *run) makeReceipt(ctx context.Context, commit, branch string) ([]byte, s
 			Backend: backend, Tier: string(s.rec.Verify), Profile: profile.Hash(), Toolchains: toolchains,
 		},
 		Env: sandbox.CheckEnvNames, Scrub: s.scrub,
-	})
-	if err != nil {
-		return nil, "", fmt.Errorf("make the receipt of the contract: %w", err)
-	}
-	s.receipt, s.receiptHash = data, hash
-	return data, hash, nil
+	}).Marshal())
 }
 
-// keep keeps a receipt's bytes, made elsewhere.
+// keep keeps a receipt's bytes.
 func (s *run) keep(data []byte, err error) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("make the receipt of the contract: %w", err)
@@ -97,11 +92,16 @@ func (s *run) keepReceipt(ctx context.Context) {
 	if s.report.Contract == nil || s.receipt != nil {
 		return
 	}
-	branch := ""
+	commit, branch := s.rec.Commit, ""
 	if s.rec.Landed {
 		branch = s.rec.Branch
 	}
-	if _, _, err := s.makeReceipt(ctx, s.rec.Commit, branch); err != nil {
+	if t := s.report.LandedTree; t != "" && t != s.report.Contract.Tree {
+		// A local landing left out the uncommitted work the session
+		// started from: no commit holds the checked tree.
+		commit, branch = "", ""
+	}
+	if _, _, err := s.makeReceipt(ctx, commit, branch); err != nil {
 		fmt.Fprintf(s.opts.Live.Progress, "warning: %v\n", err)
 	}
 }

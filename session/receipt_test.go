@@ -102,3 +102,24 @@ func readReceipt(t *testing.T, st *Store, id string) *receipt.Receipt {
 	require.NoError(t, err)
 	return r
 }
+
+// A local landing that leaves out the uncommitted work the session
+// started from commits another tree than the checked one: the receipt
+// names no commit for the result rather than one that does not hold it.
+func TestReceiptLeftOutNamesNoCommit(t *testing.T) {
+	t.Parallel()
+	repo := dirtyRepo(t)
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: edit_file\npath: notes.txt\nold_text: two\nnew_text: TWO"),
+		llm.ContentReply("tool: done\nsummary: Shout two"))
+	opts := buildOptions(t, srv, repo)
+	opts.Verification.Checks = []string{"gofmt -l ."}
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.True(t, rep.Landed, rep.Error)
+	require.NotEqual(t, rep.Tree, rep.LandedTree)
+	r := readReceipt(t, opts.Services.Store, rep.ID)
+	assert.Equal(t, rep.Tree, r.Result.Tree, "the checked tree")
+	assert.Empty(t, r.Result.Commit, "no commit holds it")
+	assert.Empty(t, r.Branch)
+}
