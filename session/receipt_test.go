@@ -14,18 +14,26 @@ import (
 	"github.com/coreagent/core/session/state"
 )
 
-// A session on a local repository with a check writes receipt.json
-// beside report.json: the report names it by its hash, and it holds the
-// contract's checks, the start commit and the tree the checks ran on,
-// committed on the branch the work landed on.
-func TestReceiptWritten(t *testing.T) {
-	t.Parallel()
+// gofmtFix is a repository whose calc.go does not parse, and the options
+// of a session whose model fixes it, held to gofmt -l . at the build tier.
+func gofmtFix(t *testing.T) (string, Options) {
+	t.Helper()
 	repo := testkit.GitRepo(t, goModule(broken))
 	srv := llm.NewModelServer(t,
 		llm.ContentReply(write("calc.go", "package calc\n\n"+builds+"\n")),
 		llm.ContentReply("tool: done\nsummary: fixed it"))
 	opts := buildOptions(t, srv, repo)
 	opts.Verification.Checks = []string{"gofmt -l ."}
+	return repo, opts
+}
+
+// A session on a local repository with a check writes receipt.json
+// beside report.json: the report names it by its hash, and it holds the
+// contract's checks, the start commit and the tree the checks ran on,
+// committed on the branch the work landed on.
+func TestReceiptWritten(t *testing.T) {
+	t.Parallel()
+	repo, opts := gofmtFix(t)
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
 	require.Equal(t, state.Completed, rep.Status, rep.Error)
@@ -68,12 +76,7 @@ func TestReceiptWritten(t *testing.T) {
 // it.
 func TestReceiptOnLand(t *testing.T) {
 	t.Parallel()
-	repo := testkit.GitRepo(t, goModule(broken))
-	srv := llm.NewModelServer(t,
-		llm.ContentReply(write("calc.go", "package calc\n\n"+builds+"\n")),
-		llm.ContentReply("tool: done\nsummary: fixed it"))
-	opts := buildOptions(t, srv, repo)
-	opts.Verification.Checks = []string{"gofmt -l ."}
+	_, opts := gofmtFix(t)
 	opts.Landing.DryRun = true
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)
