@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/receipt"
 )
@@ -102,4 +103,24 @@ func TestCompare(t *testing.T) {
 			assert.Equal(t, tt.line, b.String())
 		})
 	}
+}
+
+// A machine whose profile or toolchains are not the receipt's says so.
+func TestNoteMachine(t *testing.T) {
+	t.Parallel()
+	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff, Path: os.Getenv("PATH")})
+	r := sample("go", "vet", "./...")
+	r.Sandbox.Toolchains = map[string]string{"go": "go version go0.1 plan9/386"}
+	var b strings.Builder
+	noteMachine(t.Context(), Options{Sandbox: sb, Out: &b}, r, "build", [][]string{{"go", "vet", "./..."}})
+	assert.Contains(t, b.String(), "note: this machine's sandbox profile differs from the receipt's")
+	assert.Contains(t, b.String(), "in the receipt)")
+	assert.Contains(t, b.String(), `note: the go toolchain differs: "go version go1.`)
+	assert.Contains(t, b.String(), `here, "go version go0.1 plan9/386" in the receipt`)
+
+	profile, tools := sb.Fingerprint(t.Context(), sb.Probe(t.Context()).Backend, "build", [][]string{{"go", "vet", "./..."}})
+	r.Sandbox.Backend, r.Sandbox.Profile, r.Sandbox.Toolchains = sb.Probe(t.Context()).Backend, profile.Hash(), tools
+	b.Reset()
+	noteMachine(t.Context(), Options{Sandbox: sb, Out: &b}, r, "build", [][]string{{"go", "vet", "./..."}})
+	assert.Empty(t, b.String(), "the same machine says nothing")
 }
