@@ -50,8 +50,14 @@ func checkRunError(what, owner, name string, err error) error {
 	return fmt.Errorf("%s in %s/%s: %w", what, owner, name, err)
 }
 
-// CreateCheckRun makes check run r on owner/name and returns its id.
-func (c *Client) CreateCheckRun(ctx context.Context, owner, name string, r CheckRunReport) (int64, error) {
+// CheckRunRef names a check run: its id and its page.
+type CheckRunRef struct {
+	ID      int64
+	HTMLURL string
+}
+
+// CreateCheckRun makes check run r on owner/name.
+func (c *Client) CreateCheckRun(ctx context.Context, owner, name string, r CheckRunReport) (CheckRunRef, error) {
 	opts := github.CreateCheckRunOptions{
 		Name: r.Name, HeadSHA: r.HeadSHA, Status: optional(r.Status), Conclusion: optional(r.Conclusion),
 		DetailsURL: optional(r.DetailsURL), ExternalID: optional(r.ExternalID), Output: r.output(),
@@ -63,9 +69,9 @@ func (c *Client) CreateCheckRun(ctx context.Context, owner, name string, r Check
 	}
 	run, _, err := c.gh.Checks.CreateCheckRun(ctx, owner, name, opts)
 	if err != nil {
-		return 0, checkRunError(fmt.Sprintf("create check run %s on %s", r.Name, r.HeadSHA), owner, name, err)
+		return CheckRunRef{}, checkRunError(fmt.Sprintf("create check run %s on %s", r.Name, r.HeadSHA), owner, name, err)
 	}
-	return run.GetID(), nil
+	return CheckRunRef{ID: run.GetID(), HTMLURL: run.GetHTMLURL()}, nil
 }
 
 // UpdateCheckRun updates check run id of owner/name to r. Annotations add
@@ -84,18 +90,18 @@ func (c *Client) UpdateCheckRun(ctx context.Context, owner, name string, id int6
 	return nil
 }
 
-// FindCheckRun returns the id of the latest check run named checkName on
-// commit sha of owner/name, or 0 when there is none.
-func (c *Client) FindCheckRun(ctx context.Context, owner, name, sha, checkName string) (int64, error) {
+// FindCheckRun returns the latest check run named checkName on commit sha
+// of owner/name; its ID is 0 when there is none.
+func (c *Client) FindCheckRun(ctx context.Context, owner, name, sha, checkName string) (CheckRunRef, error) {
 	opts := &github.ListCheckRunsOptions{CheckName: &checkName, ListOptions: github.ListOptions{PerPage: 1}}
 	res, _, err := c.gh.Checks.ListCheckRunsForRef(ctx, owner, name, sha, opts)
 	if err != nil {
-		return 0, fmt.Errorf("find check run %s on %s in %s/%s: %w", checkName, sha, owner, name, err)
+		return CheckRunRef{}, fmt.Errorf("find check run %s on %s in %s/%s: %w", checkName, sha, owner, name, err)
 	}
 	if len(res.CheckRuns) == 0 {
-		return 0, nil
+		return CheckRunRef{}, nil
 	}
-	return res.CheckRuns[0].GetID(), nil
+	return CheckRunRef{ID: res.CheckRuns[0].GetID(), HTMLURL: res.CheckRuns[0].GetHTMLURL()}, nil
 }
 
 // output is the run's output, nil when it has no title.

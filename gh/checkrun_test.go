@@ -23,17 +23,19 @@ func TestCheckRunCreateFindUpdate(t *testing.T) {
 	require.NoError(t, g.SetPermission("octo", "hello", "core[bot]", "write"))
 	app, err := New(Credentials{Token: "ghs_app", APIURL: g.APIURL()}, nil)
 	require.NoError(t, err)
-	id, err := app.FindCheckRun(ctx, "octo", "hello", sha, "core/contract")
+	none, err := app.FindCheckRun(ctx, "octo", "hello", sha, "core/contract")
 	require.NoError(t, err)
-	assert.Zero(t, id, "no run yet")
+	assert.Zero(t, none.ID, "no run yet")
 
-	id, err = app.CreateCheckRun(ctx, "octo", "hello", CheckRunReport{
+	ref, err := app.CreateCheckRun(ctx, "octo", "hello", CheckRunReport{
 		Name: "core/contract", HeadSHA: sha, Status: "in_progress", ExternalID: "s-1", Title: "Running the contract", Summary: "running",
 	})
 	require.NoError(t, err)
+	assert.Contains(t, ref.HTMLURL, "/octo/hello/runs/")
 	found, err := app.FindCheckRun(ctx, "octo", "hello", sha, "core/contract")
 	require.NoError(t, err)
-	assert.Equal(t, id, found)
+	assert.Equal(t, ref, found)
+	id := ref.ID
 
 	err = app.UpdateCheckRun(ctx, "octo", "hello", id, CheckRunReport{
 		Name: "core/contract", Status: "completed", Conclusion: "failure", DetailsURL: "https://example.com/r",

@@ -48,8 +48,10 @@ func (r githubRepo) clone(ctx context.Context, dest string, t land.Target) error
 func (r githubRepo) land(ctx context.Context, s *run) error {
 	rec := s.rec
 	w := s.landWork()
+	w.Failures = s.failures(ctx)
 	err := r.Land(ctx, w)
 	rec.PRURL, rec.PullRequest = w.PRURL, w.PullRequest
+	s.report.CheckRun = w.CheckRun
 	if w.Review != "" {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: w.Review})
 	}
@@ -66,6 +68,8 @@ func (s *run) landWork() *land.Work {
 	if s.spend.exhausted {
 		spent = s.budgetReport().Line()
 	}
+	passed, failing := s.report.Contract.Counts()
+	checked := passed + failing
 	return &land.Work{
 		Record: land.Record{
 			ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
@@ -75,10 +79,12 @@ func (s *run) landWork() *land.Work {
 		Verdict: land.Verdict{
 			Ready: s.opts.Landing.Ready, Held: s.report.Contract.Held(), Broken: s.report.Contract.Broken(), Exhausted: s.spend.exhausted,
 			ContractLine: line, Tree: s.tree,
+			Contract: string(s.report.Contract.VerdictOrNone()), Checks: checked,
 		},
 		Texts: land.Texts{
 			// Beside the model's summary, above, when its own last run denies it.
 			Summary: rec.Summary, Prompt: rec.Prompt, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(), BudgetLine: spent,
+			ContractTable: s.report.Contract.Markdown(), RunURL: s.opts.Landing.RunURL,
 			Model: rec.Model, Verify: string(rec.Verify), Issue: rec.Issue, Turns: rec.Turns,
 			Tokens: rec.Usage.TotalTokens, PromptTokens: rec.Usage.PromptTokens, CompletionTokens: rec.Usage.CompletionTokens, CostUSD: rec.CostUSD,
 		},
