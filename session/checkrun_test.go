@@ -10,6 +10,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/internal/testkit/openapi"
 	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/state"
 )
@@ -46,6 +47,10 @@ func requireCheckRun(t *testing.T, g *ghfake.GitHub, repo string, rep *Report, c
 	require.NotEmpty(t, states)
 	assert.Equal(t, "PATCH completed", states[len(states)-1], "%v", states)
 	assert.Contains(t, []string{"POST in_progress", "PATCH in_progress"}, states[len(states)-2], "%v", states)
+	t.Run("requests valid against GitHub's description", func(t *testing.T) {
+		n := openapi.RequireValid(t, openapi.GitHub(t), g)
+		assert.Positive(t, n)
+	})
 	return cr
 }
 
