@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/coreagent/core/session/receipt"
 )
 
 func TestConclusion(t *testing.T) {
@@ -64,4 +66,24 @@ func TestAnnotationsQuoteTheEndOfTheOutput(t *testing.T) {
 	assert.NotContains(t, notes[0].Message, "SECRET")
 	assert.LessOrEqual(t, len(notes[1].Message), maxFailureOutput)
 	assert.True(t, strings.HasPrefix(notes[1].Message, "é"), "cut on a character's start")
+}
+
+func TestReceiptLines(t *testing.T) {
+	t.Parallel()
+	hash := "sha256:" + strings.Repeat("ab", 32)
+	w := &Work{
+		Record: Record{ID: "s-1", Commit: strings.Repeat("c", 40)},
+		Texts:  Texts{Verification: "### Checks\n\n| check |\n", ContractTable: "### Checks\n\n| check |\n", RunURL: "https://example.com/run/1"},
+		Scrub:  func(s string) string { return s },
+	}
+	assert.NotContains(t, w.PullBody(), "Receipt:", "no receipt, no line")
+	w.ReceiptHash = hash
+	line := receipt.SummaryLine(hash)
+	for name, text := range map[string]string{"body": w.PullBody(), "comment": w.PullComment(), "summary": w.checkSummary()} {
+		assert.Contains(t, text, line, name)
+		got, ok := receipt.HashIn(text)
+		assert.True(t, ok, name)
+		assert.Equal(t, hash, got, name)
+	}
+	assert.Contains(t, w.checkSummary(), "Session `s-1`: [the run](https://example.com/run/1).")
 }
