@@ -14,6 +14,10 @@ import (
 // it holds.
 const FindingReview FindingKind = "review"
 
+// FindingNoReceipt: the receipt of the landed commit could not be made;
+// the work landed without it, and Detail says why.
+const FindingNoReceipt FindingKind = "no_receipt"
+
 // githubRepo is the origin of a session on GitHub: a land.Repo, handed
 // what it needs of the session (the goal, the git runner, the run's work
 // as a land.Work), so session/land never reads a run.
@@ -52,6 +56,9 @@ func (r githubRepo) land(ctx context.Context, s *run) error {
 	err := r.Land(ctx, w)
 	rec.PRURL, rec.PullRequest = w.PRURL, w.PullRequest
 	s.report.CheckRun = w.CheckRun
+	if w.ReceiptNote != "" {
+		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingNoReceipt, Detail: w.ReceiptNote})
+	}
 	if w.Review != "" {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: w.Review})
 	}

@@ -94,7 +94,7 @@ func (r *Repo) finishCheckRun(ctx context.Context, s *Work, cr *checkRun) {
 	conclusion, title := Conclusion(ctx.Err(), s.Verdict)
 	report := gh.CheckRunReport{
 		Name: CheckRunName, Status: "completed", Conclusion: conclusion, DetailsURL: s.RunURL, ExternalID: s.ID,
-		Title: title, Summary: s.checkSummary(), Annotations: s.annotations(),
+		Title: s.Scrub(title), Summary: s.checkSummary(), Annotations: s.annotations(),
 	}
 	if s.ReceiptJSON != nil {
 		report.Text = receipt.CheckText(s.ReceiptJSON)
@@ -165,7 +165,7 @@ func (s *Work) annotations() []gh.Annotation {
 		}
 		out = append(out, gh.Annotation{
 			Path: f.Path, StartLine: 1, EndLine: 1, Level: "failure",
-			Title: clip.Line(fmt.Sprintf("%s: %s", f.Check, f.Verdict), 200), Message: msg,
+			Title: clip.Line(s.Scrub(fmt.Sprintf("%s: %s", f.Check, f.Verdict)), 200), Message: msg,
 		})
 	}
 	return out

@@ -135,8 +135,9 @@ func (c *apiCall) applyCheckRun(st *checkRunState, in *checkRunInput) bool {
 	if t, ok := parseTime(in.StartedAt); ok {
 		st.started = t
 	}
-	if in.Status != nil {
-		st.Status = *in.Status
+	if in.Status != nil && *in.Status != "completed" {
+		// In progress again (a re-run): no conclusion until it completes.
+		st.Status, st.Conclusion, st.completed = *in.Status, "", time.Time{}
 	}
 	if in.Conclusion != nil {
 		st.Status, st.Conclusion = "completed", *in.Conclusion
