@@ -307,6 +307,7 @@ func (r *runner) options(ctx context.Context, id string) (session.Options, error
 		fmt.Fprintf(r.env.Stderr, "core: verification commands run confined: %s\n", o.Services.Sandbox.Probe(ctx).Summary())
 	}
 	o.Goal.ID, o.Goal.Repo = id, r.owner+"/"+r.repo
+	o.Landing.RunURL = r.runURL() // the core/contract check run links to the job
 	setup.AddGitHub(&o, r.client)
 	r.secrets = o.Services.Secrets
 	o.Services.Approver = tools.DenyApprover{}

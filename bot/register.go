@@ -62,6 +62,7 @@ func Manifest(name, botURL, redirectURL string) map[string]any {
 		"default_permissions": map[string]string{
 			"issues":        "write",
 			"pull_requests": "write",
+			"checks":        "write", // the core/contract check run
 			"contents":      "read",
 			"actions":       "write",
 			"variables":     "write",

@@ -90,7 +90,7 @@ func TestRegisterInChromium(t *testing.T) {
 	assert.Equal(t, c.ID, res.app.AppID)
 	assert.Equal(t, "octo-org", res.app.Owner)
 	assert.Equal(t, g.URL+"/apps/core-test/installations/new", installHref)
-	assert.Equal(t, map[string]string{"issues": "write", "pull_requests": "write", "contents": "read", "actions": "write", "variables": "write", "metadata": "read"}, c.Manifest.Permissions)
+	assert.Equal(t, map[string]string{"issues": "write", "pull_requests": "write", "checks": "write", "contents": "read", "actions": "write", "variables": "write", "metadata": "read"}, c.Manifest.Permissions)
 	assert.ElementsMatch(t, []string{"issue_comment", "issues", "pull_request", "workflow_run"}, c.Manifest.Events)
 	assert.True(t, strings.HasPrefix(c.Manifest.RedirectURL, url), "GitHub sends the browser back to this setup")
 

@@ -4,6 +4,8 @@
 #   .fixtures/webhooks/       npm @octokit/webhooks-examples (real webhook payloads)
 #   .fixtures/toon-ref/       npm @toon-format/toon (the reference TypeScript
 #                             implementation; toon's interop test runs it with node)
+#   .fixtures/openapi/        npm @octokit/openapi (GitHub's REST API description;
+#                             testkit/openapi checks the requests tests made)
 # Safe to run again: a fixture already present at the pinned version is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,3 +34,4 @@ fetch() { # fetch NAME@VERSION DIR
 fetch @toon-format/spec@3.3.2 toon-spec
 fetch @octokit/webhooks-examples@7.6.1 webhooks
 fetch @toon-format/toon@4.4.0 toon-ref
+fetch @octokit/openapi@23.0.2 openapi

@@ -34,18 +34,33 @@ const testToken = "ghs_SeededTokenValue1234567890"
 type githubFixture struct {
 	g    *ghfake.GitHub
 	repo *ghfake.Repo
+	// login is the token's account: a user's ("core-bot"), which may not
+	// make check runs, or a GitHub App's bot (newAppFixture).
+	login string
 }
 
 func newGitHubFixture(t *testing.T) *githubFixture {
 	t.Helper()
+	return newFixtureAs(t, "core-bot")
+}
+
+// newAppFixture is a fixture whose token is a GitHub App's, which makes
+// check runs.
+func newAppFixture(t *testing.T) *githubFixture {
+	t.Helper()
+	return newFixtureAs(t, "core[bot]")
+}
+
+func newFixtureAs(t *testing.T, login string) *githubFixture {
+	t.Helper()
 	g := ghfake.NewGitHub(t)
-	g.AddToken(testToken, "core-bot")
+	g.AddToken(testToken, login)
 	repo := g.MustAddRepo(t, "octo", "hello", map[string]string{
 		"hello.txt": "hello\n",
 		"go.mod":    "module example.com/hello\n\ngo 1.21\n",
 	})
-	require.NoError(t, g.SetPermission("octo", "hello", "core-bot", "write"))
-	return &githubFixture{g: g, repo: repo}
+	require.NoError(t, g.SetPermission("octo", "hello", login, "write"))
+	return &githubFixture{g: g, repo: repo, login: login}
 }
 
 func (f *githubFixture) options(t *testing.T, srv *llm.ModelServer) Options {
@@ -101,6 +116,12 @@ func TestGitHubOpensDraftPullRequest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, rep.PRURL, rec.PRURL)
 	assert.Equal(t, "octo/hello", rec.Repo)
+	assert.Equal(t, "no check run: You must authenticate via a GitHub App. (only a GitHub App's token, or the Action's GITHUB_TOKEN, may make check runs)", rep.CheckRun,
+		"a user's token lands without a check run, and says why")
+	assert.Empty(t, f.g.CheckRuns("octo", "hello"))
+	var sum strings.Builder
+	rep.WriteSummary(&sum)
+	assert.Contains(t, sum.String(), "\nno check run: You must authenticate via a GitHub App.")
 	assertNoToken(t, opts, f, srv)
 }
 
@@ -453,17 +474,18 @@ func TestGitHubInteractiveAsksWhatLandingDoes(t *testing.T) {
 
 func TestGitHubContractEndings(t *testing.T) {
 	t.Parallel()
-	f := newGitHubFixture(t)
+	f := newAppFixture(t)
 	srv := llm.NewModelServer(t,
 		llm.ContentReply(write("calc.go", "package hello\n\n"+broken+"\n")),
 		llm.ContentReply("tool: done\nsummary: Add calc"),
+		llm.ContentReply("tool: done\nsummary: Add calc"), // a re-run on the same commit
 		llm.ContentReply(write("calc.go", "package hello\n\n"+builds+"\n")),
 		llm.ContentReply("tool: done\nsummary: Add calc, building"),
 		llm.ContentReply(write("calc.go", "package hello\n\n"+broken+"\n")),
 		llm.ContentReply("tool: done\nsummary: Add calc again"),
 	)
 	f.g.MustAddRepo(t, "octo", "calc", goModule(builds))
-	require.NoError(t, f.g.SetPermission("octo", "calc", "core-bot", "write"))
+	require.NoError(t, f.g.SetPermission("octo", "calc", f.login, "write"))
 	opts := f.options(t, srv)
 	opts.Goal.Repo = "octo/calc"
 	opts.Verification.Verify, opts.Verification.Checks, opts.Landing.Ready = lang.TierBuild, []string{"go vet ./..."}, true
@@ -478,9 +500,22 @@ func TestGitHubContractEndings(t *testing.T) {
 	assert.Equal(t, "[checks failing] Add calc", pr.Title)
 	assert.Contains(t, pr.Body, "| `go vet ./...` | **regressed** | exit 0 ")
 	assert.Contains(t, pr.Body, "**Contract broken: 1 regressed.**")
+	broke := requireCheckRun(t, f.g, "octo/calc", rep, "failure", "Contract broken: 1 regressed")
+	assert.Contains(t, broke.Summary, "| `go vet ./...` | **regressed** |", "the summary holds the contract's table")
+	require.Len(t, broke.Annotations, 1, "one annotation per failing check")
+	assert.Equal(t, "go.mod", broke.Annotations[0].Path, "on the check's manifest")
+	assert.Equal(t, "failure", broke.Annotations[0].AnnotationLevel)
+	assert.Contains(t, broke.Annotations[0].Message, "calc.go", "the end of go vet's output")
+	assert.Equal(t, broke.HTMLURL, rep.CheckRun)
 
 	resumed := f.options(t, srv)
 	resumed.Services.Store, resumed.Landing.Ready = opts.Services.Store, true // the repository comes from the record
+	again, err := Resume(t.Context(), rep.ID, "look again", resumed)
+	require.NoError(t, err)
+	require.Equal(t, rep.Commit, again.Commit, "no change: the same commit lands again")
+	rerun := requireCheckRun(t, f.g, "octo/calc", again, "failure", "Contract broken: 1 regressed")
+	assert.Equal(t, broke.ID, rerun.ID, "a re-run on the same commit updates its check run")
+	assert.Len(t, rerun.Annotations, 2, "annotations add up, as GitHub's do")
 	rep, err = Resume(t.Context(), rep.ID, "go vet fails: fix it", resumed)
 	require.NoError(t, err)
 	require.Equal(t, state.Completed, rep.Status, rep.Error)
@@ -491,9 +526,11 @@ func TestGitHubContractEndings(t *testing.T) {
 	assert.False(t, pr.Draft, "held and --ready: ready for review")
 	assert.Contains(t, pr.Body, "| `go vet ./...` | passing | exit 0 ")
 	assert.Contains(t, pr.Body, "**Contract held")
+	held := requireCheckRun(t, f.g, "octo/calc", rep, "success", "Contract held: 1 check")
+	assert.Empty(t, held.Annotations)
 	comments := f.g.Comments("octo", "calc", pr.Number)
-	require.Len(t, comments, 1)
-	assert.Contains(t, comments[0].Body, "| `go vet ./...` | passing |")
+	require.Len(t, comments, 2)
+	assert.Contains(t, comments[1].Body, "| `go vet ./...` | passing |")
 
 	// Broken again: a draft again, marked again.
 	rep, err = Resume(t.Context(), rep.ID, "one more change", resumed)

@@ -23,6 +23,9 @@ type Landing struct {
 	// the next push, so by default the tools refuse to write one and
 	// landing refuses work that changes one. Recorded; resume keeps it.
 	AllowWorkflowChanges bool
+	// RunURL is the page of the run (the Action's run page, the
+	// console's): the core/contract check run links to it.
+	RunURL string
 }
 
 // finish lands the work of a run whose model called done, step by step:

@@ -14,6 +14,10 @@ import (
 // it holds.
 const FindingReview FindingKind = "review"
 
+// FindingNoReceipt: the receipt of the landed commit could not be made;
+// the work landed without it, and Detail says why.
+const FindingNoReceipt FindingKind = "no_receipt"
+
 // githubRepo is the origin of a session on GitHub: a land.Repo, handed
 // what it needs of the session (the goal, the git runner, the run's work
 // as a land.Work), so session/land never reads a run.
@@ -48,8 +52,13 @@ func (r githubRepo) clone(ctx context.Context, dest string, t land.Target) error
 func (r githubRepo) land(ctx context.Context, s *run) error {
 	rec := s.rec
 	w := s.landWork()
+	w.Failures = s.failures(ctx)
 	err := r.Land(ctx, w)
 	rec.PRURL, rec.PullRequest = w.PRURL, w.PullRequest
+	s.report.CheckRun = w.CheckRun
+	if w.ReceiptNote != "" {
+		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingNoReceipt, Detail: w.ReceiptNote})
+	}
 	if w.Review != "" {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: w.Review})
 	}
@@ -66,6 +75,8 @@ func (s *run) landWork() *land.Work {
 	if s.spend.exhausted {
 		spent = s.budgetReport().Line()
 	}
+	passed, failing := s.report.Contract.Counts()
+	checked := passed + failing
 	w := &land.Work{
 		Record: land.Record{
 			ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
@@ -75,10 +86,12 @@ func (s *run) landWork() *land.Work {
 		Verdict: land.Verdict{
 			Ready: s.opts.Landing.Ready, Held: s.report.Contract.Held(), Broken: s.report.Contract.Broken(), Exhausted: s.spend.exhausted,
 			ContractLine: line, Tree: s.tree,
+			Contract: string(s.report.Contract.VerdictOrNone()), Checks: checked,
 		},
 		Texts: land.Texts{
 			// Beside the model's summary, above, when its own last run denies it.
 			Summary: rec.Summary, Prompt: rec.Prompt, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(), BudgetLine: spent,
+			ContractTable: s.report.Contract.Markdown(), RunURL: s.opts.Landing.RunURL,
 			Model: rec.Model, Verify: string(rec.Verify), Issue: rec.Issue, Turns: rec.Turns,
 			Tokens: rec.Usage.TotalTokens, PromptTokens: rec.Usage.PromptTokens, CompletionTokens: rec.Usage.CompletionTokens, CostUSD: rec.CostUSD,
 		},

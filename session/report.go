@@ -10,6 +10,7 @@ import (
 	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -69,6 +70,10 @@ type ReportLanding struct {
 	PullRequest int    `json:"pull_request,omitempty"`
 	Landed      bool   `json:"landed"`
 	DryRun      bool   `json:"dry_run,omitempty"`
+	// CheckRun is the page of the core/contract check run on the landed
+	// commit, or why there is none ("no check run: " and GitHub's words,
+	// for a token that may not make one).
+	CheckRun string `json:"check_run,omitempty"`
 }
 
 // ReportSpend is the run's turns and what they spent.
@@ -224,6 +229,12 @@ func (r *Report) WriteSummary(w io.Writer) {
 	}
 	if f, ok := r.Finding(FindingLeftOut); ok {
 		fmt.Fprintf(w, "landed without your uncommitted work: %s\n", f.Detail)
+	}
+	switch {
+	case strings.HasPrefix(r.CheckRun, "no check run") || strings.HasPrefix(r.CheckRun, "check run not"):
+		fmt.Fprintf(w, "%s\n", r.CheckRun)
+	case r.CheckRun != "":
+		fmt.Fprintf(w, "check run %s: %s\n", land.CheckRunName, r.CheckRun)
 	}
 	r.Contract.WriteText(w)
 }

@@ -30,7 +30,7 @@ var testPrice = &budget.Price{InputPerMtok: 1000, OutputPerMtok: 1000, Source: b
 // $10 top-up sends it and finishes.
 func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	t.Parallel()
-	f := newGitHubFixture(t)
+	f := newAppFixture(t)
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: \"hello, world\\n\"").WithUsage(2000, 100),
 		llm.ContentReply("tool: read_file\npath: hello.txt").WithUsage(3000, 100),
@@ -81,6 +81,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	assert.Equal(t, land.BudgetTitlePrefix+"greet the world", pulls[0].Title)
 	assert.Contains(t, pulls[0].Body, "**[budget exhausted]** The run stopped before its next request: $5.2000 of $10.0000 (--budget-usd)")
 	assert.Contains(t, pulls[0].Body, "- cost: $5.2000")
+	requireCheckRun(t, f.g, "octo/hello", rep, "neutral", "Budget exhausted: the work is unfinished and unchecked")
 
 	var sum strings.Builder
 	rep.WriteSummary(&sum)

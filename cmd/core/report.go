@@ -107,6 +107,7 @@ func (e *env) live(ctx context.Context, consoleURL string, o *session.Options, r
 	if o.Live.Control == nil {
 		o.Live.Control = live.NewControl()
 	}
+	o.Landing.RunURL = consoleRunURL(u, o.Goal.ID)
 	l := &remote.Live{Console: &remote.Client{URL: u, Token: e.credential(repo)}, Store: o.Services.Store, ID: o.Goal.ID, Repo: name, Control: o.Live.Control, Out: e.stderr}
 	return l.Start(ctx)
 }
@@ -175,4 +176,10 @@ func repoFromRemote(remote, host string) (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// consoleRunURL is the page of session id on the console at base, where
+// the core/contract check run links.
+func consoleRunURL(base, id string) string {
+	return strings.TrimRight(base, "/") + "/runs/" + url.PathEscape(id)
 }

@@ -28,3 +28,15 @@ func TestRepoFromRemote(t *testing.T) {
 		})
 	}
 }
+
+func TestConsoleRunURL(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ base, id, want string }{
+		{"https://console.example/", "20261205-010203-abcdef", "https://console.example/runs/20261205-010203-abcdef"},
+		{"http://127.0.0.1:8080", "a/b", "http://127.0.0.1:8080/runs/a%2Fb"},
+	} {
+		if got := consoleRunURL(tt.base, tt.id); got != tt.want {
+			t.Errorf("consoleRunURL(%q, %q) = %q, want %q", tt.base, tt.id, got, tt.want)
+		}
+	}
+}

@@ -39,6 +39,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"github-issues":        cmdGitHubIssues,
 		"github-reviews":       cmdGitHubReviews,
 		"github-requests":      cmdGitHubRequests,
+		"github-token":         cmdGitHubToken,
+		"github-checks":        cmdGitHubChecks,
 		"github-app":           cmdGitHubApp,
 		"github-device":        cmdGitHubDevice,
 		"github-contract-run":  cmdGitHubContractRun,

@@ -213,6 +213,7 @@ func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags,
 	// The run is followed and steered from its page on the console: its
 	// events go up as they happen, its starter's messages come down.
 	o.Goal.ID, o.Live.Control = session.NewID(time.Now()), live.NewControl()
+	o.Landing.RunURL = consoleRunURL(client.URL, o.Goal.ID)
 	live := &remote.Live{Console: client, Store: o.Services.Store, ID: o.Goal.ID, Repo: c.Repo, Control: o.Live.Control, Out: e.stderr}
 	finish := live.Start(ctx)
 	rep, err := session.Run(ctx, o)

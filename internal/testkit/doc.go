@@ -3,7 +3,9 @@
 // map ([WriteFiles]), the skip of a test that needs root ([RequireRoot]) and
 // a Postgres database when one is configured. The doubles that speak real
 // protocols over real HTTP live below it, one job each: the model server in [github.com/coreagent/core/internal/testkit/llm],
-// the in-memory GitHub in [github.com/coreagent/core/internal/testkit/ghfake],
+// the in-memory GitHub in [github.com/coreagent/core/internal/testkit/ghfake]
+// (and GitHub's REST API description its requests are checked against, in
+// [github.com/coreagent/core/internal/testkit/openapi]),
 // the package registries, the tripwire and the language repositories in
 // [github.com/coreagent/core/internal/testkit/registry].
 package testkit

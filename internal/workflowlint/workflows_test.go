@@ -32,14 +32,14 @@ func TestWorkflowsLint(t *testing.T) {
 }
 
 // TestWorkflowPermissions checks that each core workflow asks for exactly
-// contents, pull-requests and issues: write, and nothing else.
+// contents, pull-requests, issues and checks: write, and nothing else.
 func TestWorkflowPermissions(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"core-fix.yml", "core-agent-resolver.yml", "core-forge-run.yml"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", name))
 		require.NoError(t, err, name)
 		s := string(b)
-		assert.Regexp(t, `(?m)^permissions:\n  contents: write\n  pull-requests: write\n  issues: write\n[a-z]`, s, name)
+		assert.Regexp(t, `(?m)^permissions:\n  contents: write\n  pull-requests: write\n  issues: write\n  checks: write\n[a-z]`, s, name)
 		assert.Equal(t, 1, strings.Count(s, "permissions:"), "%s: one permissions block, at the top", name)
 	}
 }

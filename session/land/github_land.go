@@ -9,6 +9,7 @@ import (
 	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/receipt"
 	"github.com/coreagent/core/status"
 )
 
@@ -37,6 +38,16 @@ func (r *Repo) Land(ctx context.Context, s *Work) error {
 	if err := r.push(ctx, rec.Workspace, rec.Branch, rec.Commit); err != nil {
 		return err
 	}
+	cr := r.startCheckRun(ctx, s)
+	err := r.open(ctx, s)
+	r.finishCheckRun(ctx, s, cr)
+	return err
+}
+
+// open opens the draft pull request of a pushed commit, or, on an open
+// pull request, comments on it and updates the session's own.
+func (r *Repo) open(ctx context.Context, s *Work) error {
+	rec := s
 	if rec.PullRequest != 0 {
 		pr := r.pull
 		if _, _, err := r.client.CreateComment(ctx, r.owner, r.repoNm, pr.Number, s.Scrub(s.PullComment())); err != nil {
@@ -199,6 +210,11 @@ func (s *Work) writeSpent(b *strings.Builder) {
 	}
 }
 
+// writeVerification writes the contract's table, and the line naming
+// the receipt when there is one.
 func (s *Work) writeVerification(b *strings.Builder) {
 	b.WriteString(s.Verification)
+	if s.ReceiptHash != "" {
+		b.WriteString("\n" + receipt.SummaryLine(s.ReceiptHash) + "\n")
+	}
 }

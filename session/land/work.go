@@ -54,6 +54,12 @@ type Work struct {
 	Receipt     func(ctx context.Context, commit string) (data []byte, hash string, err error)
 	ReceiptJSON []byte
 	ReceiptHash string
+	// ReceiptNote says why there is no receipt when making it failed.
+	ReceiptNote string
+	// CheckRun is, once Land pushed, the page of the core/contract check
+	// run on the landed commit, or why there is none ("no check run: "
+	// and GitHub's words).
+	CheckRun string
 }
 
 // Record is the session's record as landing reads and writes it.
@@ -75,6 +81,12 @@ type Verdict struct {
 	Ready, Held, Broken, Exhausted bool
 	// ContractLine is the contract's verdict in a line.
 	ContractLine string
+	// Contract is the contract's verdict (contract.ContractVerdict; ""
+	// when no contract ran), Checks how many checks it held, and Failures
+	// the checks that failed on the result.
+	Contract string
+	Checks   int
+	Failures []Failure
 	// Tree is the tree the checks ran on.
 	Tree string
 }
@@ -86,10 +98,14 @@ type Verdict struct {
 // model, tier, turns, tokens and cost.
 type Texts struct {
 	Summary, Prompt, Verification, BudgetLine string
-	Model, Verify                             string
-	Issue, Turns                              int
-	Tokens, PromptTokens, CompletionTokens    int
-	CostUSD                                   *float64
+	// ContractTable is the contract's Markdown table alone (the check
+	// run's summary); RunURL the page of the run (the Action's run, the
+	// console's), where the check run links.
+	ContractTable, RunURL                  string
+	Model, Verify                          string
+	Issue, Turns                           int
+	Tokens, PromptTokens, CompletionTokens int
+	CostUSD                                *float64
 }
 
 // Target is where a session starts and lands.

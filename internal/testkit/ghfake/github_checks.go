@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -29,6 +30,14 @@ type CheckRun struct {
 	Annotations          []Annotation
 	// HTMLURL defaults to the run's page under the repository.
 	HTMLURL string
+	// DetailsURL defaults to HTMLURL; ExternalID is the reporter's own id.
+	DetailsURL, ExternalID string
+	// App is the bot login of the App that created the run through the
+	// API; "" (AddCheckRun's) is GitHub Actions. CheckRuns sets ID, and
+	// Started and Completed (zero while the run is not completed).
+	App                string
+	ID                 int64
+	Started, Completed time.Time
 }
 
 // Annotation is a check run's note on lines of a file.
@@ -231,4 +240,24 @@ func (g *GitHub) listAnnotations(c *apiCall) {
 		})
 	}
 	c.json(http.StatusOK, out)
+}
+
+// CheckRuns returns the check runs of owner/repo, oldest first.
+func (g *GitHub) CheckRuns(owner, repo string) []CheckRun {
+	r := g.repo(owner, repo)
+	if r == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []CheckRun
+	for _, id := range slices.Sorted(maps.Keys(g.ext.checkRuns)) {
+		if cr := g.ext.checkRuns[id]; cr.repo == r {
+			run := cr.CheckRun
+			run.Annotations = slices.Clone(run.Annotations)
+			run.ID, run.Started, run.Completed = cr.id, cr.started, cr.completed
+			out = append(out, run)
+		}
+	}
+	return out
 }

@@ -1,6 +1,10 @@
 package ghfake
 
-import "strconv"
+import (
+	"cmp"
+	"strconv"
+	"strings"
+)
 
 type wireCheckOutput struct {
 	Title            *string `json:"title"`
@@ -68,7 +72,7 @@ type wireAnnotation struct {
 const actionsAppID = 15368
 
 // wireCheckRun is a check run as GitHub sends it; its app is GitHub
-// Actions. Callers hold g.mu.
+// Actions, or the App that created it. Callers hold g.mu.
 func (r *Repo) wireCheckRun(cr *checkRunState) wireCheckRun {
 	id := strconv.FormatInt(cr.id, 10)
 	url := r.apiURL() + "/check-runs/" + id
@@ -78,24 +82,35 @@ func (r *Repo) wireCheckRun(cr *checkRunState) wireCheckRun {
 	}
 	created := wireTime(cr.started)
 	return wireCheckRun{
-		ID: cr.id, NodeID: nodeID("CR", cr.id), HeadSHA: cr.HeadSHA, ExternalID: "",
-		URL: url, HTMLURL: cr.HTMLURL, DetailsURL: cr.HTMLURL,
+		ID: cr.id, NodeID: nodeID("CR", cr.id), HeadSHA: cr.HeadSHA, ExternalID: cr.ExternalID,
+		URL: url, HTMLURL: cr.HTMLURL, DetailsURL: cmp.Or(cr.DetailsURL, cr.HTMLURL),
 		Status: cr.Status, Conclusion: conclusion,
 		StartedAt: created, CompletedAt: wireTimePtr(cr.completed),
 		Output: wireCheckOutput{
 			Title: wireText(cr.Title), Summary: wireText(cr.Summary), Text: wireText(cr.Text),
 			AnnotationsCount: len(cr.Annotations), AnnotationsURL: url + "/annotations",
 		},
-		Name:       cr.Name,
-		CheckSuite: wireCheckSuiteRef{ID: cr.suite},
-		App: WireApp{
-			ID: actionsAppID, Slug: "github-actions", NodeID: nodeID("A", actionsAppID),
-			Name: "GitHub Actions", HTMLURL: r.g.URL + "/apps/github-actions",
-			Owner: ptr(r.g.wireUser("github")), CreatedAt: created, UpdatedAt: created,
-			Permissions: map[string]string{"checks": "write", "contents": "write", "metadata": "read"},
-			Events:      []string{},
-		},
+		Name:         cr.Name,
+		CheckSuite:   wireCheckSuiteRef{ID: cr.suite},
+		App:          r.wireCheckApp(cr.App, created),
 		PullRequests: []wirePull{},
+	}
+}
+
+// wireCheckApp is the App that reports a check run: GitHub Actions, or
+// the App whose bot login made it.
+func (r *Repo) wireCheckApp(login, created string) WireApp {
+	id, slug, name := int64(actionsAppID), "github-actions", "GitHub Actions"
+	if login != "" && login != "github-actions[bot]" {
+		slug = strings.TrimSuffix(login, "[bot]")
+		id, name = r.g.accountID(login), slug
+	}
+	return WireApp{
+		ID: id, Slug: slug, NodeID: nodeID("A", id),
+		Name: name, HTMLURL: r.g.URL + "/apps/" + slug,
+		Owner: ptr(r.g.wireUser("github")), CreatedAt: created, UpdatedAt: created,
+		Permissions: map[string]string{"checks": "write", "contents": "write", "metadata": "read"},
+		Events:      []string{},
 	}
 }
 
