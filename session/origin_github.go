@@ -50,6 +50,9 @@ func (r githubRepo) land(ctx context.Context, s *run) error {
 	w := s.landWork()
 	err := r.Land(ctx, w)
 	rec.PRURL, rec.PullRequest = w.PRURL, w.PullRequest
+	// The commit GitHub made through the API (signed for an App) is the
+	// one that landed.
+	rec.Commit, s.report.Signature = w.Commit, w.Signature
 	if w.Review != "" {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: w.Review})
 	}

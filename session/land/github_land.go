@@ -34,7 +34,7 @@ func (r *Repo) Land(ctx context.Context, s *Work) error {
 	if err := s.CheckCommitTree(ctx); err != nil {
 		return err
 	}
-	if err := r.push(ctx, rec.Workspace, rec.Branch, rec.Commit); err != nil {
+	if err := r.push(ctx, s); err != nil {
 		return err
 	}
 	if rec.PullRequest != 0 {
@@ -89,10 +89,16 @@ func (r *Repo) markReady(ctx context.Context, s *Work, pr *gh.PullRequest) error
 	return nil
 }
 
-// push pushes commit sha to branch without force. A rejected push (the
-// branch moved) lands nothing: rebasing the work onto the branch's new
-// head would push a tree the checks never ran on.
-func (r *Repo) push(ctx context.Context, ws, branch, sha string) error {
+// push lands the session's commit on its branch without force, through
+// the Git Data API (gitdata.go), so that GitHub signs it for an App. A
+// branch that moved lands nothing: rebasing the work onto the branch's
+// new head would push a tree the checks never ran on.
+func (r *Repo) push(ctx context.Context, s *Work) error {
+	return r.pushAPI(ctx, s)
+}
+
+// pushGit pushes commit sha to branch with git, without force.
+func (r *Repo) pushGit(ctx context.Context, ws, branch, sha string) error {
 	g, err := r.authed(ctx)
 	if err != nil {
 		return fmt.Errorf("push %s to %s: %w", branch, r.Name(), err)
@@ -201,4 +207,7 @@ func (s *Work) writeSpent(b *strings.Builder) {
 
 func (s *Work) writeVerification(b *strings.Builder) {
 	b.WriteString(s.Verification)
+	if s.Signature != "" {
+		fmt.Fprintf(b, "\nCommit %s signature: %s.\n", clip.Hash(s.Commit), s.Signature)
+	}
 }

@@ -54,6 +54,10 @@ type Work struct {
 	Receipt     func(ctx context.Context, commit string) (data []byte, hash string, err error)
 	ReceiptJSON []byte
 	ReceiptHash string
+	// Signature is what GitHub concluded of the landed commit's signature
+	// ("verified (signed by GitHub for the App)", "unverified: <reason>");
+	// Land sets it once the commit is on GitHub.
+	Signature string
 }
 
 // Record is the session's record as landing reads and writes it.

@@ -1,0 +1,78 @@
+package session
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
+	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/state"
+)
+
+// TestGitHubLandsThroughGitDataAPI: the session's commit lands through
+// the Git Data API, never a git push; the commit on the branch holds the
+// tree the checks ran on, and GitHub's verification of it is in the
+// report and the pull request: verified for an App's installation token,
+// unsigned for a user's token.
+func TestGitHubLandsThroughGitDataAPI(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, token, login, signature string
+		signed                        bool
+	}{
+		{name: "app token", token: "ghs_AppInstallationToken123", login: "core-app[bot]", signature: "verified (signed by GitHub for the App)", signed: true},
+		{name: "personal token", token: testToken, login: "core-bot", signature: "unverified: unsigned"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newGitHubFixture(t)
+			f.g.AddExpiringToken("ghs_AppInstallationToken123", "core-app[bot]", time.Now().Add(time.Hour))
+			require.NoError(t, f.g.SetPermission("octo", "hello", "core-app[bot]", "write"))
+			srv := llm.NewModelServer(t,
+				llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: \"hello, world\\n\""),
+				llm.ContentReply("tool: write_file\npath: sub/new.bin\ncontent: \"new\\n\""),
+				llm.ContentReply("tool: done\nsummary: Greet the world"),
+			)
+			opts := f.options(t, srv)
+			client, err := gh.New(gh.Credentials{Token: tt.token, APIURL: f.g.APIURL()}, nil)
+			require.NoError(t, err)
+			opts.Services.GitHub, opts.Services.Secrets = client, client.Secrets()
+			opts.Goal.Prompt = "greet the world"
+			rep, err := Run(t.Context(), opts)
+			require.NoError(t, err)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
+
+			head, ok, err := f.repo.Head(t.Context(), rep.Branch)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.NotEmpty(t, rep.Tree)
+			assert.Equal(t, head, rep.Commit, "the report names the commit GitHub made")
+			assert.Equal(t, rep.Tree, testkit.Git(t, f.repo.Dir(), "rev-parse", head+"^{tree}"), "the landed tree is the checked tree")
+			assert.Equal(t, rep.Tree, rep.LandedTree)
+			assert.Equal(t, "core", testkit.Git(t, f.repo.Dir(), "log", "-1", "--format=%an", head))
+			raw := testkit.Git(t, f.repo.Dir(), "cat-file", "commit", head)
+			assert.Equal(t, tt.signed, strings.Contains(raw, "\ngpgsig "), "GitHub signs for an App only")
+			assert.True(t, strings.HasPrefix(rep.Signature, tt.signature), rep.Signature)
+			pulls := f.g.Pulls("octo", "hello")
+			require.Len(t, pulls, 1)
+			assert.Contains(t, pulls[0].Body, "signature: "+tt.signature)
+			var api bool
+			for _, req := range f.g.Requests() {
+				assert.NotContains(t, req.Path+req.Query.Get("service"), "receive-pack", "nothing is pushed with git")
+				api = api || (req.Method == "POST" && req.Path == "/repos/octo/hello/git/commits")
+			}
+			assert.True(t, api, "the commit is made through the Git Data API")
+			var sum strings.Builder
+			rep.WriteSummary(&sum)
+			assert.Contains(t, sum.String(), "commit "+clip.Hash(head)+" signature: "+tt.signature, "the CLI's end summary says it")
+			ws := testkit.Git(t, rep.workspace(opts), "rev-parse", "refs/heads/"+rep.Branch)
+			assert.Equal(t, head, ws, "the workspace's branch is the landed commit")
+		})
+	}
+}
