@@ -1,6 +1,9 @@
 package session
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -75,4 +79,73 @@ func TestGitHubLandsThroughGitDataAPI(t *testing.T) {
 			assert.Equal(t, head, ws, "the workspace's branch is the landed commit")
 		})
 	}
+}
+
+// sshKeyPair makes an SSH key (passphrase "" for none) with ssh-keygen.
+func sshKeyPair(t *testing.T, passphrase string) (private, public string) {
+	t.Helper()
+	key := filepath.Join(t.TempDir(), "id")
+	out, err := exec.CommandContext(t.Context(), "ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", "core", "-f", key).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	priv, err := os.ReadFile(key)
+	require.NoError(t, err)
+	pub, err := os.ReadFile(key + ".pub")
+	require.NoError(t, err)
+	return string(priv), strings.TrimSpace(string(pub))
+}
+
+// TestGitHubSigningKeySignsAndPushes: with a signing key, the commit is
+// signed here and pushed with git as it is: git verify-commit accepts it
+// with the key in an allowed-signers file, and GitHub's word on it (a key
+// the double does not know) is in the report.
+func TestGitHubSigningKeySignsAndPushes(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	priv, pub := sshKeyPair(t, "")
+	key, err := land.ParseSigningKey(priv)
+	require.NoError(t, err)
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: hello.txt\ncontent: \"hello, world\\n\""),
+		llm.ContentReply("tool: done\nsummary: Greet the world"),
+	)
+	opts := f.options(t, srv)
+	opts.Goal.Prompt = "greet the world"
+	opts.Landing.SigningKey = key
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Equal(t, state.Completed, rep.Status, rep.Error)
+	head, _, err := f.repo.Head(t.Context(), rep.Branch)
+	require.NoError(t, err)
+	assert.Equal(t, rep.Commit, head)
+	allowed := filepath.Join(t.TempDir(), "allowed")
+	require.NoError(t, os.WriteFile(allowed, []byte("core@users.noreply.github.com "+pub+"\n"), 0o600))
+	testkit.Git(t, f.repo.Dir(), "-c", "gpg.ssh.allowedSignersFile="+allowed, "verify-commit", head)
+	assert.Equal(t, "unverified: unknown_key", rep.Signature)
+	var pushed bool
+	for _, req := range f.g.Requests() {
+		pushed = pushed || strings.HasSuffix(req.Path, "/git-receive-pack")
+		assert.NotEqual(t, "/repos/octo/hello/git/commits", req.Path, "not through the API, which would drop the signature")
+	}
+	assert.True(t, pushed)
+}
+
+// TestGitHubSigningKeyThatCannotSign: a passphrase-protected key is a
+// configuration error before the model runs, and nothing lands.
+func TestGitHubSigningKeyThatCannotSign(t *testing.T) {
+	t.Parallel()
+	f := newGitHubFixture(t)
+	priv, _ := sshKeyPair(t, "a passphrase")
+	key, err := land.ParseSigningKey(priv)
+	require.NoError(t, err)
+	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: nothing"))
+	opts := f.options(t, srv)
+	opts.Goal.Prompt = "greet the world"
+	opts.Landing.SigningKey = key
+	_, err = Run(t.Context(), opts)
+	var ce *ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "signing-key", ce.Option)
+	assert.ErrorContains(t, err, "passphrase-protected key is not supported")
+	assert.Empty(t, srv.Requests(), "the model never ran")
+	assert.Empty(t, f.g.Pulls("octo", "hello"))
 }

@@ -73,7 +73,7 @@ func (s *run) landWork() *land.Work {
 		Record: land.Record{
 			ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
 			StartCommit: rec.StartCommit, Commit: rec.Commit, PullRequest: rec.PullRequest, PRURL: rec.PRURL,
-			LandOnto: rec.LandOnto, Uncommitted: rec.Uncommitted,
+			LandOnto: rec.LandOnto, Uncommitted: rec.Uncommitted, Signed: s.opts.Landing.SigningKey.Set(),
 		},
 		Verdict: land.Verdict{
 			Ready: s.opts.Landing.Ready, Held: s.report.Contract.Held(), Broken: s.report.Contract.Broken(), Exhausted: s.spend.exhausted,

@@ -90,11 +90,21 @@ func (r *Repo) markReady(ctx context.Context, s *Work, pr *gh.PullRequest) error
 }
 
 // push lands the session's commit on its branch without force, through
-// the Git Data API (gitdata.go), so that GitHub signs it for an App. A
+// the Git Data API (gitdata.go), so that GitHub signs it for an App, or,
+// signed with the user's key (Record.Signed), with git. A
 // branch that moved lands nothing: rebasing the work onto the branch's
 // new head would push a tree the checks never ran on.
 func (r *Repo) push(ctx context.Context, s *Work) error {
-	return r.pushAPI(ctx, s)
+	if !s.Signed {
+		return r.pushAPI(ctx, s)
+	}
+	// Signed with the user's key: the API would make another commit,
+	// without that signature.
+	if err := r.pushGit(ctx, s.Workspace, s.Branch, s.Commit); err != nil {
+		return err
+	}
+	s.Signature = r.signature(ctx, s.Commit)
+	return nil
 }
 
 // pushGit pushes commit sha to branch with git, without force.

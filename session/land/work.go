@@ -70,6 +70,9 @@ type Record struct {
 	// LandOnto and Uncommitted: see Target.Onto.
 	LandOnto    string
 	Uncommitted int
+	// Signed says Commit is signed with the user's key (SigningKey): it
+	// lands with git push, as it is.
+	Signed bool
 }
 
 // Verdict is what the run's contract and budget concluded.
