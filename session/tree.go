@@ -128,7 +128,10 @@ func commitTree(ctx context.Context, g gitRunner, key land.SigningKey, ws, tree,
 	if key.Set() {
 		sha, err = key.CommitTree(ctx, g.landGit(), ws, tree, head, message)
 	} else {
-		args := append(land.GitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
+		// Never signed in the workspace, whose configuration the session
+		// could change: a local repository asking for signatures gets its
+		// commit signed there (land.Local), GitHub signs what the API makes.
+		args := append(land.GitIdentity(), "commit-tree", "--no-gpg-sign", tree, "-p", head, "-F", "-")
 		sha, err = g.runInput(ctx, ws, message, args...)
 	}
 	if err != nil {
