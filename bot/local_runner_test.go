@@ -55,6 +55,7 @@ func TestLocalRunLinksTheDraftPR(t *testing.T) {
 	require.Len(t, pulls, 1)
 	assert.True(t, pulls[0].Draft)
 	assert.Contains(t, pulls[0].Body, "Closes #1")
+	assert.Contains(t, pulls[0].Body, "signature: verified (signed by GitHub for the App)", "made through the Git Data API with the installation's token, GitHub signs it")
 	st := statusOf(f, n)
 	assert.Contains(t, st, "/octo/hello/pull/")
 	assert.Contains(t, st, "(**UNVERIFIED**: the harness ran no checks)", "the status says what the contract says")

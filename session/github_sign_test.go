@@ -1,6 +1,7 @@
 package session
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,7 @@ func TestGitHubLandsThroughGitDataAPI(t *testing.T) {
 			assert.Contains(t, sum.String(), "commit "+clip.Hash(head)+" signature: "+tt.signature, "the CLI's end summary says it")
 			ws := testkit.Git(t, rep.workspace(opts), "rev-parse", "refs/heads/"+rep.Branch)
 			assert.Equal(t, head, ws, "the workspace's branch is the landed commit")
+			assertNoToken(t, opts, f, srv)
 		})
 	}
 }
@@ -127,6 +129,21 @@ func TestGitHubSigningKeySignsAndPushes(t *testing.T) {
 		assert.NotEqual(t, "/repos/octo/hello/git/commits", req.Path, "not through the API, which would drop the signature")
 	}
 	assert.True(t, pushed)
+	secret := strings.Split(strings.TrimSpace(priv), "\n")[1]
+	err = filepath.WalkDir(opts.Services.Store.Home(), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		assert.NotContains(t, string(b), secret, "the key is in %s", p)
+		return err
+	})
+	require.NoError(t, err)
+	for _, req := range srv.Requests() {
+		for _, m := range req.Messages {
+			assert.NotContains(t, m.Content, secret, "the key never reaches the model")
+		}
+	}
 }
 
 // TestGitHubSigningKeyThatCannotSign: a passphrase-protected key is a
