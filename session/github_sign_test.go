@@ -3,7 +3,6 @@ package session
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,19 +82,6 @@ func TestGitHubLandsThroughGitDataAPI(t *testing.T) {
 	}
 }
 
-// sshKeyPair makes an SSH key (passphrase "" for none) with ssh-keygen.
-func sshKeyPair(t *testing.T, passphrase string) (private, public string) {
-	t.Helper()
-	key := filepath.Join(t.TempDir(), "id")
-	out, err := exec.CommandContext(t.Context(), "ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", "core", "-f", key).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	priv, err := os.ReadFile(key)
-	require.NoError(t, err)
-	pub, err := os.ReadFile(key + ".pub")
-	require.NoError(t, err)
-	return string(priv), strings.TrimSpace(string(pub))
-}
-
 // TestGitHubSigningKeySignsAndPushes: with a signing key, the commit is
 // signed here and pushed with git as it is: git verify-commit accepts it
 // with the key in an allowed-signers file, and GitHub's word on it (a key
@@ -103,7 +89,7 @@ func sshKeyPair(t *testing.T, passphrase string) (private, public string) {
 func TestGitHubSigningKeySignsAndPushes(t *testing.T) {
 	t.Parallel()
 	f := newGitHubFixture(t)
-	priv, pub := sshKeyPair(t, "")
+	priv, pub := testkit.SSHKey(t, "")
 	key, err := land.ParseSigningKey(priv)
 	require.NoError(t, err)
 	srv := llm.NewModelServer(t,
@@ -151,7 +137,7 @@ func TestGitHubSigningKeySignsAndPushes(t *testing.T) {
 func TestGitHubSigningKeyThatCannotSign(t *testing.T) {
 	t.Parallel()
 	f := newGitHubFixture(t)
-	priv, _ := sshKeyPair(t, "a passphrase")
+	priv, _ := testkit.SSHKey(t, "a passphrase")
 	key, err := land.ParseSigningKey(priv)
 	require.NoError(t, err)
 	srv := llm.NewModelServer(t, llm.ContentReply("tool: done\nsummary: nothing"))

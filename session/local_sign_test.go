@@ -32,7 +32,7 @@ func TestLocalLandingSignsAsGitConfigAsks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
-			priv, pub := sshKeyPair(t, "")
+			priv, pub := testkit.SSHKey(t, "")
 			key := filepath.Join(t.TempDir(), "id")
 			require.NoError(t, os.WriteFile(key, []byte(priv), 0o600))
 			if tt.badKey {
@@ -78,7 +78,7 @@ func TestLocalLandingSignsTheRebuiltCommit(t *testing.T) {
 	t.Parallel()
 	repo := dirtyRepo(t)
 	head := testkit.Git(t, repo, "rev-parse", "HEAD")
-	priv, pub := sshKeyPair(t, "")
+	priv, pub := testkit.SSHKey(t, "")
 	key := filepath.Join(t.TempDir(), "id")
 	require.NoError(t, os.WriteFile(key, []byte(priv), 0o600))
 	testkit.Git(t, repo, "config", "commit.gpgsign", "true")

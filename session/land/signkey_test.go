@@ -9,24 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// sshKey makes an SSH key pair with ssh-keygen (passphrase "" for none)
-// and returns the private key's text and the public key.
-func sshKey(t *testing.T, passphrase string) (private, public string) {
-	t.Helper()
-	if _, err := exec.LookPath("ssh-keygen"); err != nil {
-		t.Skip("ssh-keygen is not installed")
-	}
-	key := filepath.Join(t.TempDir(), "id")
-	out, err := exec.CommandContext(t.Context(), "ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", "core", "-f", key).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	priv, err := os.ReadFile(key)
-	require.NoError(t, err)
-	pub, err := os.ReadFile(key + ".pub")
-	require.NoError(t, err)
-	return string(priv), strings.TrimSpace(string(pub))
-}
+	"github.com/coreagent/core/internal/testkit"
+)
 
 // pgpKey makes an OpenPGP key without a passphrase in a GNUPGHOME of its
 // own and returns it armored.
@@ -82,7 +67,7 @@ func TestParseSigningKey(t *testing.T) {
 // key's file is gone afterwards.
 func TestSSHSigningKeySignsACommitGitVerifies(t *testing.T) {
 	t.Parallel()
-	priv, pub := sshKey(t, "")
+	priv, pub := testkit.SSHKey(t, "")
 	k, err := ParseSigningKey(priv)
 	require.NoError(t, err)
 	require.NoError(t, k.Check(t.Context()))
@@ -135,7 +120,7 @@ func TestPGPSigningKeySigns(t *testing.T) {
 // that is not one, fails the check with what is wrong.
 func TestSigningKeyThatCannotSign(t *testing.T) {
 	t.Parallel()
-	priv, _ := sshKey(t, "secret passphrase")
+	priv, _ := testkit.SSHKey(t, "secret passphrase")
 	k, err := ParseSigningKey(priv)
 	require.NoError(t, err)
 	err = k.Check(t.Context())
