@@ -34,7 +34,8 @@ func (r *Repo) pushAPI(ctx context.Context, s *Work) error {
 		return fmt.Errorf("land %s on %s: %w", s.Branch, r.Name(), err)
 	}
 	ws := s.Workspace
-	list, err := g.run(ctx, ws, "rev-list", "--reverse", "--topo-order", s.Commit, "--not", s.StartCommit, "--")
+	// What the clone saw on GitHub, and what core landed since, is there.
+	list, err := g.run(ctx, ws, "rev-list", "--reverse", "--topo-order", s.Commit, "--not", s.StartCommit, "--remotes=origin", "--")
 	if err != nil {
 		return fmt.Errorf("list the commits to land: %w", err)
 	}
@@ -117,15 +118,17 @@ func (r *Repo) checkLandedTree(ctx context.Context, g gitRunner, s *Work, head s
 }
 
 // fetchLanded fetches the landed commit into the workspace and points the
-// workspace's branch at it.
+// workspace's branch, and its remote-tracking branch, at it.
 func fetchLanded(ctx context.Context, g gitRunner, ws, branch, sha string) error {
 	if _, err := g.run(ctx, ws, "fetch", "--quiet", "--no-tags", "origin", sha); err != nil {
 		if _, err2 := g.run(ctx, ws, "fetch", "--quiet", "--no-tags", "origin", "refs/heads/"+branch); err2 != nil {
 			return fmt.Errorf("landed %s on %s, but fetching it into the workspace failed: %w", clip.Hash(sha), branch, err)
 		}
 	}
-	if _, err := g.run(ctx, ws, "update-ref", "-m", "core: landed through the API", "refs/heads/"+branch, sha); err != nil {
-		return fmt.Errorf("landed %s on %s, but pointing the workspace's branch at it failed: %w", clip.Hash(sha), branch, err)
+	for _, ref := range []string{"refs/remotes/origin/" + branch, "refs/heads/" + branch} {
+		if _, err := g.run(ctx, ws, "update-ref", "-m", "core: landed through the API", ref, sha); err != nil {
+			return fmt.Errorf("landed %s on %s, but pointing the workspace's %s at it failed: %w", clip.Hash(sha), branch, ref, err)
+		}
 	}
 	return nil
 }

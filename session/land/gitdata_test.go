@@ -182,3 +182,29 @@ func TestPushAPIRefusesAnUncheckedTree(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok, "no branch was made")
 }
+
+// TestPushAPILandsAgainOnWhatLanded: a second landing (a resumed
+// session's) on the commit the first one landed makes only its own
+// commit: the landed one, signed by GitHub, is not made again.
+func TestPushAPILandsAgainOnWhatLanded(t *testing.T) {
+	t.Parallel()
+	repo, r, w := apiLanding(t)
+	require.NoError(t, r.pushAPI(t.Context(), w))
+	first := w.Commit
+	run := func(args ...string) string {
+		out, err := testGit(t.Context(), nil, w.Workspace, "", args...)
+		require.NoError(t, err)
+		return strings.TrimSpace(out)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(w.Workspace, "hello.txt"), []byte("hi again\n"), 0o644))
+	run("add", "-A")
+	run(append(GitIdentity(), "commit", "--quiet", "-m", "Again")...)
+	w.Commit, w.Verdict.Tree = run("rev-parse", "HEAD"), run("rev-parse", "HEAD^{tree}")
+	require.NoError(t, r.pushAPI(t.Context(), w))
+	head, _, err := repo.Head(t.Context(), "topic")
+	require.NoError(t, err)
+	assert.Equal(t, head, w.Commit)
+	out, err := testGit(t.Context(), nil, repo.Dir(), "", "rev-parse", head+"^")
+	require.NoError(t, err)
+	assert.Equal(t, first, strings.TrimSpace(out), "on the first landed commit")
+}

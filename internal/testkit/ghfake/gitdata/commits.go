@@ -2,6 +2,7 @@ package gitdata
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,9 +12,14 @@ import (
 // zeroSHA is the old value git's update-ref takes for "must not exist".
 const zeroSHA = "0000000000000000000000000000000000000000"
 
-// fakeSignature is the signature the double puts on the commits it signs,
-// as GitHub signs those made through the API with an App's token.
-const fakeSignature = "-----BEGIN PGP SIGNATURE-----\n\nwsBcBAABCAAQBQJnZmFrZQkQ0ZmFrZWtleQAAdHIIAHRlc3RraXQ=\n=core\n-----END PGP SIGNATURE-----"
+// signature is the signature the double puts on the nth commit it signs,
+// as GitHub signs those made through the API with an App's token: each
+// different, as GitHub's (they hold the time of signing), so a commit
+// made again is another commit.
+func signature(n int) string {
+	body := base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "testkit signature %d", n))
+	return "-----BEGIN PGP SIGNATURE-----\n\n" + body + "\n=core\n-----END PGP SIGNATURE-----"
+}
 
 // POST /repos/{owner}/{repo}/git/commits makes a commit object with the
 // given tree, parents, author and committer (dates kept to the second,
@@ -67,8 +73,12 @@ func (s *Server) createCommit(c Call, r Repo) {
 		return
 	}
 	v := Verification{Reason: "unsigned"}
+	unsigned := raw.String() + "\n" + *in.Message
 	if r.Signs {
-		sig := fakeSignature
+		s.mu.Lock()
+		s.signed++
+		sig := signature(s.signed)
+		s.mu.Unlock()
 		fmt.Fprintf(&raw, "gpgsig %s\n", strings.ReplaceAll(sig, "\n", "\n "))
 		at := wireTime(now)
 		v = Verification{Verified: true, Reason: "valid", Signature: &sig, VerifiedAt: &at}
@@ -81,8 +91,7 @@ func (s *Server) createCommit(c Call, r Repo) {
 	}
 	sha := strings.TrimSpace(out)
 	if v.Verified {
-		payload := strings.Replace(raw.String(), "gpgsig "+strings.ReplaceAll(fakeSignature, "\n", "\n ")+"\n", "", 1)
-		v.Payload = &payload
+		v.Payload = &unsigned
 	}
 	s.mu.Lock()
 	s.verifications[dir+"\x00"+sha] = v

@@ -58,6 +58,7 @@ type Server struct {
 	// verifications are what GitHub concluded of the signatures of the
 	// commits made through the API, by repository directory and SHA.
 	verifications map[string]Verification
+	signed        int // the commits signed so far
 }
 
 // New returns a Server running git (with the environment env gives)
