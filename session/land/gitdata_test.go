@@ -208,3 +208,29 @@ func TestPushAPILandsAgainOnWhatLanded(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, first, strings.TrimSpace(out), "on the first landed commit")
 }
+
+// TestPushAPIRefusesAFileOverGitHubsLimit: a file over 100 MB is named,
+// nothing is sent of it, and nothing lands.
+func TestPushAPIRefusesAFileOverGitHubsLimit(t *testing.T) {
+	t.Parallel()
+	repo, r, w := apiLanding(t)
+	f, err := os.Create(filepath.Join(w.Workspace, "big.bin"))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(gh.MaxBlob+1))
+	require.NoError(t, f.Close())
+	run := func(args ...string) string {
+		out, err := testGit(t.Context(), nil, w.Workspace, "", args...)
+		require.NoError(t, err)
+		return strings.TrimSpace(out)
+	}
+	run("add", "big.bin")
+	run(append(GitIdentity(), "commit", "--quiet", "-m", "Big")...)
+	w.Commit, w.Verdict.Tree = run("rev-parse", "HEAD"), run("rev-parse", "HEAD^{tree}")
+	err = r.pushAPI(t.Context(), w)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "big.bin is 104857601 bytes, over GitHub's limit")
+	assert.Contains(t, err.Error(), "nothing was pushed")
+	_, ok, err := repo.Head(t.Context(), "topic")
+	require.NoError(t, err)
+	assert.False(t, ok, "no branch was made")
+}
