@@ -55,7 +55,12 @@ func Run(ctx context.Context, env Env) error {
 	}
 	for _, s := range setup.Settings() {
 		if v := setup.Value(setupEnv(env), in.Settings, s.Name); s.Secret && v != "" {
-			a.AddMask(v)
+			// A key is many lines: the runner masks one line per mask.
+			for _, line := range strings.Split(v, "\n") {
+				if line = strings.TrimSpace(line); line != "" {
+					a.AddMask(line)
+				}
+			}
 		}
 	}
 	ghctx, err := a.Context()

@@ -62,6 +62,7 @@ func TestLocalRunLinksTheDraftPR(t *testing.T) {
 	assert.Equal(t, "neutral", runs[0].Conclusion)
 	assert.Equal(t, "UNVERIFIED: no checks ran", runs[0].Title)
 	assert.Contains(t, runs[0].Summary, "### Checks\n\n> [!WARNING]\n> The harness ran no checks on the result", "the summary holds the contract's section")
+	assert.Contains(t, pulls[0].Body, "signature: verified (signed by GitHub for the App)", "made through the Git Data API with the installation's token, GitHub signs it")
 	st := statusOf(f, n)
 	assert.Contains(t, st, "/octo/hello/pull/")
 	assert.Contains(t, st, "(**UNVERIFIED**: the harness ran no checks)", "the status says what the contract says")

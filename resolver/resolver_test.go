@@ -145,6 +145,7 @@ func TestResolveForkReviews(t *testing.T) {
 
 	for _, r := range g.Requests() {
 		assert.NotContains(t, r.Path, "git-receive-pack", "nothing is pushed: %s %s", r.Method, r.Path)
+		assert.NotContains(t, r.Path, "/git/refs", "no branch is moved through the API: %s %s", r.Method, r.Path)
 		assert.NotContains(t, r.Path, "mallory", "core never talks to the fork: %s %s", r.Method, r.Path)
 	}
 	assert.Equal(t, forkRefs, refs(t, fork.Dir()), "the fork's branches are as they were")

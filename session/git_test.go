@@ -27,7 +27,7 @@ func TestGitScrubsWhatItIsGiven(t *testing.T) {
 	g := gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, scrub: scrub.New("sekrit-value")}
 	tree, err := workTree(t.Context(), g, ws)
 	require.NoError(t, err)
-	sha, err := commitTree(t.Context(), g, ws, tree, land.CommitMessage("Use sekrit-value\n\nbody sekrit-value", "s1", &contract.Contract{Verdict: contract.ContractHeld}))
+	sha, err := commitTree(t.Context(), g, land.SigningKey{}, ws, tree, land.CommitMessage("Use sekrit-value\n\nbody sekrit-value", "s1", &contract.Contract{Verdict: contract.ContractHeld}))
 	require.NoError(t, err)
 	require.NotEmpty(t, sha)
 	assert.Equal(t, "Use [redacted]\n\nbody [redacted]\n\nSession: s1", testkit.Git(t, ws, "log", "-1", "--format=%B"))

@@ -26,6 +26,10 @@ type Landing struct {
 	// RunURL is the page of the run (the Action's run page, the
 	// console's): the core/contract check run links to it.
 	RunURL string
+	// SigningKey, when set, signs the commit core lands (--signing-key),
+	// which is then pushed with git rather than made through the Git Data
+	// API. Never recorded: a resume is given it again.
+	SigningKey land.SigningKey
 }
 
 // finish lands the work of a run whose model called done, step by step:
@@ -124,7 +128,7 @@ func (s *run) land(ctx context.Context, ending outcome) outcome {
 	}
 	// The tree frozen at done, never the workspace as it is now; a tree
 	// an earlier run landed lands again.
-	sha, err := commitTree(ctx, s.git, s.rec.Workspace, s.tree, land.CommitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
+	sha, err := commitTree(ctx, s.git, s.opts.Landing.SigningKey, s.rec.Workspace, s.tree, land.CommitMessage(s.scrub(s.rec.Summary), s.rec.ID, s.report.Contract))
 	if err != nil {
 		return failed(state.FailInfrastructure, err)
 	}

@@ -206,6 +206,7 @@ func TestGitHubLandingRefusesPlantedWorkflow(t *testing.T) {
 	assert.Empty(t, f.g.Pulls("octo", "hello"))
 	for _, r := range f.g.Requests() {
 		assert.NotContains(t, r.Path, "git-receive-pack", "no push was even tried")
+		assert.NotContains(t, r.Path, "/git/blobs", "no landing through the API was even tried")
 	}
 }
 

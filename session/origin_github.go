@@ -59,6 +59,9 @@ func (r githubRepo) land(ctx context.Context, s *run) error {
 	if w.ReceiptNote != "" {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingNoReceipt, Detail: w.ReceiptNote})
 	}
+	// The commit GitHub made through the API (signed for an App) is the
+	// one that landed.
+	rec.Commit, s.report.Signature = w.Commit, w.Signature
 	if w.Review != "" {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReview, Detail: w.Review})
 	}
@@ -81,7 +84,7 @@ func (s *run) landWork() *land.Work {
 		Record: land.Record{
 			ID: rec.ID, Workspace: rec.Workspace, Base: rec.Base, Branch: rec.Branch,
 			StartCommit: rec.StartCommit, Commit: rec.Commit, PullRequest: rec.PullRequest, PRURL: rec.PRURL,
-			LandOnto: rec.LandOnto, Uncommitted: rec.Uncommitted,
+			LandOnto: rec.LandOnto, Uncommitted: rec.Uncommitted, Signed: s.opts.Landing.SigningKey.Set(),
 		},
 		Verdict: land.Verdict{
 			Ready: s.opts.Landing.Ready, Held: s.report.Contract.Held(), Broken: s.report.Contract.Broken(), Exhausted: s.spend.exhausted,

@@ -74,6 +74,10 @@ type ReportLanding struct {
 	// commit, or why there is none ("no check run: " and GitHub's words,
 	// for a token that may not make one).
 	CheckRun string `json:"check_run,omitempty"`
+	// Signature is what GitHub concluded of the landed commit's signature
+	// ("verified (signed by GitHub for the App)", "unverified: <reason>");
+	// empty when nothing landed on GitHub.
+	Signature string `json:"signature,omitempty"`
 }
 
 // ReportSpend is the run's turns and what they spent.
@@ -226,6 +230,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "branch: none (dry run: nothing landed)\n")
 	default:
 		fmt.Fprintf(w, "branch: %s (not landed)\n", r.Branch)
+	}
+	if r.Signature != "" {
+		fmt.Fprintf(w, "commit %s signature: %s\n", clip.Hash(r.Commit), r.Signature)
 	}
 	if f, ok := r.Finding(FindingLeftOut); ok {
 		fmt.Fprintf(w, "landed without your uncommitted work: %s\n", f.Detail)

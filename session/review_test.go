@@ -60,6 +60,7 @@ func TestGitHubForkReview(t *testing.T) {
 			}
 			for _, r := range f.g.Requests() {
 				assert.NotContains(t, r.Path, "git-receive-pack", "nothing is pushed")
+				assert.NotContains(t, r.Path, "/git/commits", "no commit is made through the API")
 				assert.NotContains(t, r.Path, "mallory", "core never talks to the fork")
 			}
 			assertNoToken(t, opts, f, srv)

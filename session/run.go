@@ -167,6 +167,12 @@ func preflight(ctx context.Context, opts Options) ([]contract.Check, error) {
 	if err != nil {
 		return nil, configError(err)
 	}
+	if k := opts.Landing.SigningKey; k.Set() {
+		// A key that cannot sign is said now, not when the work lands.
+		if err := k.Check(ctx); err != nil {
+			return nil, &ConfigError{Option: "signing-key", Err: err}
+		}
+	}
 	return checks, nil
 }
 

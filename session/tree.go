@@ -114,7 +114,7 @@ func sameTree(checked, landing, why string) error {
 // run sees what differs from the checked tree, if anything, as new work.
 // When HEAD already holds tree (an earlier run landed it), HEAD is the
 // commit.
-func commitTree(ctx context.Context, g gitRunner, ws, tree, message string) (string, error) {
+func commitTree(ctx context.Context, g gitRunner, key land.SigningKey, ws, tree, message string) (string, error) {
 	head, err := g.run(ctx, ws, "rev-parse", "--verify", "HEAD^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("commit: read the workspace's HEAD: %w", err)
@@ -124,8 +124,16 @@ func commitTree(ctx context.Context, g gitRunner, ws, tree, message string) (str
 	} else if now == tree {
 		return head, nil
 	}
-	args := append(land.GitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
-	sha, err := g.runInput(ctx, ws, message, args...)
+	var sha string
+	if key.Set() {
+		sha, err = key.CommitTree(ctx, g.landGit(), ws, tree, head, message)
+	} else {
+		// Never signed in the workspace, whose configuration the session
+		// could change: a local repository asking for signatures gets its
+		// commit signed there (land.Local), GitHub signs what the API makes.
+		args := append(land.GitIdentity(), "commit-tree", "--no-gpg-sign", tree, "-p", head, "-F", "-")
+		sha, err = g.runInput(ctx, ws, message, args...)
+	}
 	if err != nil {
 		return "", fmt.Errorf("commit the checked tree %s: %w", clip.Hash(tree), err)
 	}

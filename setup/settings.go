@@ -9,6 +9,7 @@ package setup
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -93,6 +95,7 @@ const (
 	BrowserTime   = "browser-timeout"
 	Headed        = "headed"
 	BrowserRemote = "browser-allow-remote"
+	SigningKey    = "signing-key"
 )
 
 // Settings lists every option of a run, in the order the CLI shows them.
@@ -250,7 +253,26 @@ func landingSettings() []Setting {
 	return []Setting{
 		{Name: AllowWorkflow, Flag: true, Input: true, Bool: true, Usage: "let the session write and land workflows, files under .github/actions, and the action.yml of any action a workflow uses locally (they run with the repository's secrets and the workflow's token on the next push); recorded, so resume keeps it",
 			apply: boolSetting(func(o *session.Options, b bool) { o.Landing.AllowWorkflowChanges = b })},
+		{Name: SigningKey, Flag: true, Input: true, Secret: true, Usage: "sign core's commits with this SSH or OpenPGP private key (the flag takes its file; the Action's input, a secret, its text) and push them with git; without it they are made through GitHub's Git Data API, which signs them for an App's or the Action's token. A key with a passphrase is refused: the key is checked by signing before the run starts",
+			apply: func(r *resolved, v string) error {
+				k, err := signingKey(v)
+				r.opts.Landing.SigningKey = k
+				return err
+			}},
 	}
+}
+
+// signingKey reads --signing-key: the key's text, or the file holding it.
+func signingKey(v string) (land.SigningKey, error) {
+	text := v
+	if !strings.HasPrefix(strings.TrimSpace(v), "-----BEGIN") {
+		b, err := os.ReadFile(strings.TrimSpace(v))
+		if err != nil {
+			return land.SigningKey{}, fmt.Errorf("read the signing key: %w", err)
+		}
+		text = string(b)
+	}
+	return land.ParseSigningKey(text)
 }
 
 // Lookup finds a setting by name.

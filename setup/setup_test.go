@@ -141,6 +141,10 @@ func TestOptionsErrorsNameTheSetting(t *testing.T) {
 		{name: "browser without a box, attended or not", env: map[string]string{"PATH": bin}, vals: Values{Browser: "true"}, option: Browser,
 			flag:  "--browser: the browser runs only inside the run's box, and this run can have none (CORE_SESSION_SANDBOX=off): run where the sandbox works",
 			input: "the browser input: the browser runs only inside the run's box", bot: "CORE_SESSION_BROWSER: the browser runs only inside the run's box"},
+		{name: "signing key missing", vals: Values{SigningKey: "/nonexistent/id_ed25519"}, option: SigningKey,
+			flag: "--signing-key: read the signing key: open /nonexistent/id_ed25519", input: "the signing_key input: read the signing key", bot: "CORE_SESSION_SIGNING_KEY: read the signing key"},
+		{name: "signing key not a private key", vals: Values{SigningKey: "-----BEGIN PUBLIC KEY-----\nx\n"}, option: SigningKey,
+			flag: "--signing-key: not a private key core can sign with", input: "the signing_key input: not a private key", bot: "CORE_SESSION_SIGNING_KEY: not a private key"},
 		{name: "no model server", env: map[string]string{"CORE_SESSION_INFERENCE_URL": "", "CORE_SESSION_DISCOVER": "http://127.0.0.1:9"}, option: InferenceURL,
 			flag: "--inference-url: no OpenAI-compatible model server found", input: "the inference_url input: no OpenAI", bot: "CORE_SESSION_INFERENCE_URL: no OpenAI"},
 	}
@@ -376,4 +380,20 @@ func TestBrowserSettings(t *testing.T) {
 	ready, err = Options(t.Context(), env, Values{})
 	require.NoError(t, err)
 	assert.False(t, ready.Options.Browser.On, "off unless asked for")
+}
+
+// TestSigningKeySetting: --signing-key takes a file, the input the key's
+// text; either is the key the run signs with.
+func TestSigningKeySetting(t *testing.T) {
+	t.Parallel()
+	srv := llm.NewModelServer(t)
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n"
+	file := filepath.Join(t.TempDir(), "id")
+	require.NoError(t, os.WriteFile(file, []byte(key), 0o600))
+	for _, v := range []string{file, key} {
+		env := Env{Getenv: envOf(map[string]string{"CORE_HOME": t.TempDir(), "CORE_SESSION_SANDBOX": "off", "CORE_SESSION_INFERENCE_URL": srv.URL})}
+		ready, err := Options(t.Context(), env, Values{SigningKey: v})
+		require.NoError(t, err)
+		assert.True(t, ready.Options.Landing.SigningKey.Set())
+	}
 }

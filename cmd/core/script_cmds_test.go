@@ -25,6 +25,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"model-serve":          cmdModelServe,
 		"model-requests":       cmdModelRequests,
 		"gitrepo":              cmdGitRepo,
+		"env-file":             cmdEnvFile,
 		"session-id":           cmdSessionID,
 		"perms":                cmdPerms,
 		"github-serve":         cmdGitHubServe,
@@ -172,6 +173,15 @@ func cmdGitRepo(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("git %s: %v\n%s", a[0], err, out)
 		}
 	}
+}
+
+// env-file VAR FILE: set VAR to the content of FILE (a key's text, as an
+// Action input holding a secret would).
+func cmdEnvFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: env-file VAR FILE")
+	}
+	ts.Setenv(args[0], ts.ReadFile(args[1]))
 }
 
 // session-id VAR: set VAR to the id of the newest session.

@@ -1,7 +1,9 @@
 package testkit
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,4 +31,21 @@ func Git(t testing.TB, dir string, args ...string) string {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
 	return strings.TrimSpace(string(out))
+}
+
+// SSHKey makes an ed25519 key pair with ssh-keygen (passphrase "" for
+// none) and returns the private key's text and the public key's line.
+func SSHKey(t testing.TB, passphrase string) (private, public string) {
+	t.Helper()
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("ssh-keygen is not installed")
+	}
+	key := filepath.Join(t.TempDir(), "id")
+	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", "core", "-f", key).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	priv, err := os.ReadFile(key)
+	require.NoError(t, err)
+	pub, err := os.ReadFile(key + ".pub")
+	require.NoError(t, err)
+	return string(priv), strings.TrimSpace(string(pub))
 }

@@ -35,7 +35,7 @@ func (r *Repo) Land(ctx context.Context, s *Work) error {
 	if err := s.CheckCommitTree(ctx); err != nil {
 		return err
 	}
-	if err := r.push(ctx, rec.Workspace, rec.Branch, rec.Commit); err != nil {
+	if err := r.push(ctx, s); err != nil {
 		return err
 	}
 	cr := r.startCheckRun(ctx, s)
@@ -100,10 +100,26 @@ func (r *Repo) markReady(ctx context.Context, s *Work, pr *gh.PullRequest) error
 	return nil
 }
 
-// push pushes commit sha to branch without force. A rejected push (the
-// branch moved) lands nothing: rebasing the work onto the branch's new
-// head would push a tree the checks never ran on.
-func (r *Repo) push(ctx context.Context, ws, branch, sha string) error {
+// push lands the session's commit on its branch without force, through
+// the Git Data API (gitdata.go), so that GitHub signs it for an App, or,
+// signed with the user's key (Record.Signed), with git. A
+// branch that moved lands nothing: rebasing the work onto the branch's
+// new head would push a tree the checks never ran on.
+func (r *Repo) push(ctx context.Context, s *Work) error {
+	if !s.Signed {
+		return r.pushAPI(ctx, s)
+	}
+	// Signed with the user's key: the API would make another commit,
+	// without that signature.
+	if err := r.pushGit(ctx, s.Workspace, s.Branch, s.Commit); err != nil {
+		return err
+	}
+	s.Signature = r.signature(ctx, s.Commit)
+	return nil
+}
+
+// pushGit pushes commit sha to branch with git, without force.
+func (r *Repo) pushGit(ctx context.Context, ws, branch, sha string) error {
 	g, err := r.authed(ctx)
 	if err != nil {
 		return fmt.Errorf("push %s to %s: %w", branch, r.Name(), err)
@@ -216,5 +232,8 @@ func (s *Work) writeVerification(b *strings.Builder) {
 	b.WriteString(s.Verification)
 	if s.ReceiptHash != "" {
 		b.WriteString("\n" + receipt.SummaryLine(s.ReceiptHash) + "\n")
+	}
+	if s.Signature != "" {
+		fmt.Fprintf(b, "\nCommit %s signature: %s.\n", clip.Hash(s.Commit), s.Signature)
 	}
 }

@@ -188,6 +188,16 @@ func (r *Local) Land(ctx context.Context, s *Work) error {
 			"the checks ran on tree %s, which holds the %d uncommitted %s the session started from; the landed commit %s leaves %s out, and its own tree was not checked",
 			clip.Hash(s.Tree), s.Uncommitted, plural(s.Uncommitted, "change", "changes"), clip.Hash(sha), plural(s.Uncommitted, "it", "them"))
 	}
+	if r.signs(ctx) {
+		sha, err := r.landSigned(ctx, s, src, branch)
+		if err != nil {
+			return err
+		}
+		// The finding names the commit that landed: the signed one.
+		s.LeftOut = strings.Replace(s.LeftOut, clip.Hash(s.Commit), clip.Hash(sha), 1)
+		s.Commit = sha
+		return nil
+	}
 	if _, err := r.git.run(ctx, r.path, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", ws, src+":"+ref); err != nil {
 		return fmt.Errorf("land branch %s in %s: %w", branch, r.path, err)
 	}

@@ -33,7 +33,7 @@ func (r *Local) snapshot(ctx context.Context, id, head string) (sha string, chan
 		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
 	}
 	msg := fmt.Sprintf("core: uncommitted work in %s when session %s started\n", r.path, id)
-	args := append(GitIdentity(), "commit-tree", tree, "-p", head, "-F", "-")
+	args := append(GitIdentity(), "commit-tree", "--no-gpg-sign", tree, "-p", head, "-F", "-")
 	if sha, err = r.git.runInput(ctx, r.path, msg, args...); err != nil {
 		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
 	}
@@ -85,7 +85,7 @@ func rebuild(ctx context.Context, g gitRunner, ws, snapshot, onto, parent, ref s
 	// The message is the checked commit's, whose Checked-tree names a
 	// tree with the uncommitted work: this one says it leaves that out.
 	msg += "\nUncommitted-work: left out (the session started from it; the checked tree holds it, this commit's tree was not checked)\n"
-	args := append(GitIdentity(), "commit-tree", tree, "-p", parent, "-F", "-")
+	args := append(GitIdentity(), "commit-tree", "--no-gpg-sign", tree, "-p", parent, "-F", "-")
 	sha, err := g.runInput(ctx, ws, msg, args...)
 	if err != nil {
 		return "", fmt.Errorf("land without the uncommitted work: %w", err)

@@ -60,6 +60,10 @@ type Work struct {
 	// run on the landed commit, or why there is none ("no check run: "
 	// and GitHub's words).
 	CheckRun string
+	// Signature is what GitHub concluded of the landed commit's signature
+	// ("verified (signed by GitHub for the App)", "unverified: <reason>");
+	// Land sets it once the commit is on GitHub.
+	Signature string
 }
 
 // Record is the session's record as landing reads and writes it.
@@ -72,6 +76,9 @@ type Record struct {
 	// LandOnto and Uncommitted: see Target.Onto.
 	LandOnto    string
 	Uncommitted int
+	// Signed says Commit is signed with the user's key (SigningKey): it
+	// lands with git push, as it is.
+	Signed bool
 }
 
 // Verdict is what the run's contract and budget concluded.

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coreagent/core/internal/testkit/ghfake/gitdata"
 )
 
 // GitHub is an in-memory GitHub: a REST API speaking GitHub's wire protocol
@@ -49,6 +51,7 @@ type GitHub struct {
 	apiCalls int
 	outage   outage   // what FailAPI set
 	ext      extState // checks, review threads, variables
+	gitData  *gitdata.Server
 
 	// userIDs are the account ids SetUserID gave logins; idMu guards it
 	// alone, as wireUser runs with and without mu held.
@@ -158,7 +161,8 @@ func newGitHub(root, gitPath string) (*GitHub, error) {
 		expiry: make(map[string]time.Time),
 		repos:  make(map[string]*Repo),
 	}
-	g.routes = g.apiRoutes()
+	g.gitData = gitdata.New(gitPath, filepath.Join(root, "home"), g.gitEnv)
+	g.routes = append(g.apiRoutes(), g.gitDataRoutes()...)
 	return g, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/coreagent/core/internal/testkit/ghfake/gitdata"
 )
 
 // The extension point: a double of another part of GitHub built on this one
@@ -173,4 +175,28 @@ func (g *GitHub) serveWeb(w http.ResponseWriter, r *http.Request) bool {
 		}
 	}
 	return false
+}
+
+// gitDataRoutes are the Git Data API and GET commits/{ref}, served by
+// package gitdata on the repository a request names.
+func (g *GitHub) gitDataRoutes() []apiRoute {
+	var out []apiRoute
+	for _, rt := range g.gitData.Routes() {
+		out = append(out, newAPIRoute(rt.Pattern, func(c *apiCall) { rt.Handle(&Call{c: c}, g.gitDataRepo(c)) }))
+	}
+	return out
+}
+
+// gitDataRepo is the request's repository as package gitdata needs it.
+// GitHub signs the commits an App makes through the API: with an
+// installation token (a token that expires) or as a bot (the Action's
+// github-actions[bot]), not a user's personal token's.
+func (g *GitHub) gitDataRepo(c *apiCall) gitdata.Repo {
+	g.mu.Lock()
+	_, expires := g.expiry[tokenFrom(c.r.Header.Get("Authorization"))]
+	g.mu.Unlock()
+	return gitdata.Repo{
+		Dir: c.repo.dir, APIURL: c.repo.apiURL(), HTMLURL: c.repo.HTMLURL(), Login: c.login,
+		Write: c.repo.can(c.login, permWrite), Signs: expires || strings.HasSuffix(c.login, "[bot]"),
+	}
 }
