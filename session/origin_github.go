@@ -94,11 +94,11 @@ func (s *run) landWork() *land.Work {
 		Texts: land.Texts{
 			// Beside the model's summary, above, when its own last run denies it.
 			Summary: rec.Summary, Prompt: rec.Prompt, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(), BudgetLine: spent,
-			ContractTable: s.report.Contract.Markdown(), RunURL: s.opts.Landing.RunURL,
 			Model: rec.Model, Verify: string(rec.Verify), Issue: rec.Issue, Turns: rec.Turns,
 			Tokens: rec.Usage.TotalTokens, PromptTokens: rec.Usage.PromptTokens, CompletionTokens: rec.Usage.CompletionTokens, CostUSD: rec.CostUSD,
 		},
 		Git: s.git.landGit(), Scrub: s.scrub, CheckCommitTree: s.checkCommitTree,
+		Proof: land.Proof{ContractTable: s.report.Contract.Markdown(), RunURL: s.opts.Landing.RunURL},
 	}
 	if s.report.Contract != nil {
 		w.Receipt = s.landedReceipt

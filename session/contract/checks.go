@@ -58,7 +58,7 @@ func (e CheckStopped) Error() string { return "stopped: " + e.Err.Error() }
 // said (r, err); isLocal names the repository's own modules (RepoModule).
 func CheckResultOf(r sandbox.Result, err error, isLocal func(string) bool) CheckResult {
 	res := CheckResult{Exit: r.ExitCode, TimedOut: r.TimedOut, Seconds: r.Duration.Seconds(), Sandboxed: r.Sandboxed,
-		WaitedSeconds: r.Waited.Seconds(), BuiltSeconds: r.Built.Seconds(), AtCeiling: r.AtCeiling, Output: r.Output}
+		Uncounted: Uncounted{WaitedSeconds: r.Waited.Seconds(), BuiltSeconds: r.Built.Seconds(), AtCeiling: r.AtCeiling}, Output: r.Output}
 	var refused *sandbox.RefusedError
 	switch {
 	case errors.As(err, &refused):

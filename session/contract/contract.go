@@ -71,14 +71,8 @@ func AddCheck(checks []Check, c Check) []Check {
 	return append(checks, c)
 }
 
-// CheckResult is how one run of a check ended.
-type CheckResult struct {
-	Exit     int     `json:"exit"`
-	Passed   bool    `json:"passed"`
-	TimedOut bool    `json:"timed_out"`
-	Seconds  float64 `json:"seconds"`
-	// Sandboxed is set when the check ran confined.
-	Sandboxed bool `json:"sandboxed"`
+// Uncounted is the time of a check's run its timeout did not count.
+type Uncounted struct {
 	// WaitedSeconds is how long the check waited, before it started, for
 	// the module download the warm-up had under way; its timeout counted
 	// only after.
@@ -88,6 +82,17 @@ type CheckResult struct {
 	// the build ceiling stopped it (sandbox.RunOptions.BuildCeiling).
 	BuiltSeconds float64 `json:"built_seconds,omitempty"`
 	AtCeiling    bool    `json:"at_ceiling,omitempty"`
+}
+
+// CheckResult is how one run of a check ended.
+type CheckResult struct {
+	Exit     int     `json:"exit"`
+	Passed   bool    `json:"passed"`
+	TimedOut bool    `json:"timed_out"`
+	Seconds  float64 `json:"seconds"`
+	// Sandboxed is set when the check ran confined.
+	Sandboxed bool `json:"sandboxed"`
+	Uncounted
 	// Error says why the check could not run at all.
 	Error string `json:"error,omitempty"`
 	// Inapplicable is set when the check could not apply to the tree: its

@@ -13,8 +13,8 @@ import (
 // one (issue #35: "go test ." was told to run one package).
 func TestKilledCheckNote(t *testing.T) {
 	t.Parallel()
-	compiled := CheckResult{Exit: -1, TimedOut: true, Seconds: 230, BuiltSeconds: 110, Sandboxed: true}
-	ceiling := CheckResult{Exit: -1, TimedOut: true, Seconds: 480, BuiltSeconds: 470, AtCeiling: true, Sandboxed: true}
+	compiled := CheckResult{Exit: -1, TimedOut: true, Seconds: 230, Uncounted: Uncounted{BuiltSeconds: 110}, Sandboxed: true}
+	ceiling := CheckResult{Exit: -1, TimedOut: true, Seconds: 480, Uncounted: Uncounted{BuiltSeconds: 470, AtCeiling: true}, Sandboxed: true}
 	tests := []struct {
 		name    string
 		check   CheckRun

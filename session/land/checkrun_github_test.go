@@ -36,7 +36,7 @@ func checkRunWork(sha string) *Work {
 	return &Work{
 		Record:  Record{ID: "s-1", Commit: sha},
 		Verdict: Verdict{Held: true, Contract: "held", Checks: 1},
-		Texts:   Texts{ContractTable: "### Checks\n\n| check | verdict |\n|---|---|\n| `go vet ./...` | passing |\n"},
+		Proof:   Proof{ContractTable: "### Checks\n\n| check | verdict |\n|---|---|\n| `go vet ./...` | passing |\n"},
 		Scrub:   func(s string) string { return strings.ReplaceAll(s, "ghs_land", "***") },
 	}
 }

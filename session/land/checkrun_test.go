@@ -73,7 +73,8 @@ func TestReceiptLines(t *testing.T) {
 	hash := "sha256:" + strings.Repeat("ab", 32)
 	w := &Work{
 		Record: Record{ID: "s-1", Commit: strings.Repeat("c", 40)},
-		Texts:  Texts{Verification: "### Checks\n\n| check |\n", ContractTable: "### Checks\n\n| check |\n", RunURL: "https://example.com/run/1"},
+		Texts:  Texts{Verification: "### Checks\n\n| check |\n"},
+		Proof:  Proof{ContractTable: "### Checks\n\n| check |\n", RunURL: "https://example.com/run/1"},
 		Scrub:  func(s string) string { return s },
 	}
 	assert.NotContains(t, w.PullBody(), "Receipt:", "no receipt, no line")

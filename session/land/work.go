@@ -46,6 +46,14 @@ type Work struct {
 	CheckCommitTree func(context.Context) error
 	// Review says what the review posted on a fork's pull request holds.
 	Review string
+	Proof
+}
+
+// Proof is what lets others check the work that landed on GitHub: the
+// receipt of its contract, the core/contract check run on its commit and
+// GitHub's verification of its signature. Receipt, ContractTable and
+// RunURL are given; Land fills in the rest.
+type Proof struct {
 	// Receipt makes the receipt of the session's contract (its canonical
 	// JSON and its hash, session/receipt) for the commit that landed; nil
 	// when the session has none. Land calls it once the commit is on
@@ -64,6 +72,10 @@ type Work struct {
 	// ("verified (signed by GitHub for the App)", "unverified: <reason>");
 	// Land sets it once the commit is on GitHub.
 	Signature string
+	// ContractTable is the contract's Markdown table alone (the check
+	// run's summary); RunURL the page of the run (the Action's run, the
+	// console's), where the check run links.
+	ContractTable, RunURL string
 }
 
 // Record is the session's record as landing reads and writes it.
@@ -105,14 +117,10 @@ type Verdict struct {
 // model, tier, turns, tokens and cost.
 type Texts struct {
 	Summary, Prompt, Verification, BudgetLine string
-	// ContractTable is the contract's Markdown table alone (the check
-	// run's summary); RunURL the page of the run (the Action's run, the
-	// console's), where the check run links.
-	ContractTable, RunURL                  string
-	Model, Verify                          string
-	Issue, Turns                           int
-	Tokens, PromptTokens, CompletionTokens int
-	CostUSD                                *float64
+	Model, Verify                             string
+	Issue, Turns                              int
+	Tokens, PromptTokens, CompletionTokens    int
+	CostUSD                                   *float64
 }
 
 // Target is where a session starts and lands.
