@@ -58,7 +58,7 @@ func (s *run) makeReceipt(ctx context.Context, commit, branch string) ([]byte, s
 		Sandbox: receipt.Sandbox{
 			Backend: backend, Tier: string(s.rec.Verify), Profile: profile.Hash(), Toolchains: toolchains,
 		},
-		Env: sandbox.CheckEnvNames, Scrub: s.scrub,
+		Env: sandbox.CheckEnvNames, Scrub: s.scrub, OutputsNotKept: s.outputsGone,
 	}).Marshal())
 }
 

@@ -97,6 +97,29 @@ func TestReceiptOnLand(t *testing.T) {
 	assert.Equal(t, dry.Result.Tree, r.Result.Tree)
 }
 
+// core session land of a run that kept no receipt (a run from before
+// receipts) makes one from report.json's contract, whose outputs are gone:
+// the receipt says they were not kept and names no output's hash.
+func TestReceiptOnLandOfARunWithoutOne(t *testing.T) {
+	t.Parallel()
+	_, opts := gofmtFix(t)
+	opts.Landing.DryRun = true
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(opts.Services.Store.Dir(rep.ID), ReceiptFile)))
+
+	landed, err := Land(t.Context(), rep.ID, opts)
+	require.NoError(t, err)
+	require.True(t, landed.Landed, landed.Error)
+	r := readReceipt(t, opts.Services.Store, rep.ID)
+	assert.Equal(t, landed.Commit, r.Result.Commit)
+	assert.True(t, r.OutputsNotKept, "the receipt says the outputs were not kept")
+	require.Len(t, r.Checks, 1)
+	assert.Empty(t, r.Checks[0].Start.Output, "no hash of the empty output")
+	assert.Empty(t, r.Checks[0].Result.Output)
+	assert.Equal(t, string(rep.Contract.Checks[0].Verdict), r.Checks[0].Verdict)
+}
+
 func readReceipt(t *testing.T, st *Store, id string) *receipt.Receipt {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(st.Dir(id), ReceiptFile))
