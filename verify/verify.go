@@ -200,6 +200,12 @@ func noteMachine(ctx context.Context, o Options, r *receipt.Receipt, tier lang.T
 			fmt.Fprintf(o.Out, "note: the %s toolchain differs: %q here, %q in the receipt\n", name, orWords(tools[name], "none"), v)
 		}
 	}
+	images := o.Sandbox.Images(ctx, argvs)
+	for ref, digest := range r.Sandbox.Images {
+		if images[ref] != digest {
+			fmt.Fprintf(o.Out, "note: the image %s differs: %s here, %s in the receipt\n", ref, orWords(images[ref], "none"), digest)
+		}
+	}
 }
 
 func short(sha string) string { return sha[:min(12, len(sha))] }
