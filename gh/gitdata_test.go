@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/internal/testkit/openapi"
 )
 
 // TestGitDataMakesACommitAndMovesTheBranch: a blob, a tree, a commit
@@ -14,7 +16,7 @@ import (
 // ErrNotFastForward and leaves the branch as it was.
 func TestGitDataMakesACommitAndMovesTheBranch(t *testing.T) {
 	t.Parallel()
-	c, _, repo := newTestClient(t)
+	c, g, repo := newTestClient(t)
 	ctx := t.Context()
 	start, _, err := repo.Head(ctx, "main")
 	require.NoError(t, err)
@@ -46,6 +48,10 @@ func TestGitDataMakesACommitAndMovesTheBranch(t *testing.T) {
 	assert.Equal(t, Verification{Reason: "unsigned"}, v, "a user's token's commits are not signed")
 	_, err = c.CommitVerification(ctx, "octo", "hello", "0123456789012345678901234567890123456789")
 	assert.Error(t, err)
+	t.Run("requests valid against GitHub's description", func(t *testing.T) {
+		n := openapi.RequireValid(t, openapi.GitHub(t), g, "/repos/octo/hello/git/")
+		assert.Equal(t, 7, n, "a blob, a tree, two commits, a new ref and two moves (one refused)")
+	})
 }
 
 func TestCreateBlobRefusesOverTheLimit(t *testing.T) {

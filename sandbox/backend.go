@@ -41,7 +41,7 @@ func (s *Sandbox) choose(ctx context.Context, dir, dockerDir string) ProbeResult
 		p.Cause = "not tried (CORE_SESSION_SANDBOX=docker)"
 	} else {
 		p = s.probe(ctx, dir)
-		if h := hint(p.Output, inContainer()); h != "" {
+		if h := hint(p.Output, docker.InContainer()); h != "" {
 			p.Cause = h
 		}
 		if p.Usable {

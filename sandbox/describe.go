@@ -14,6 +14,16 @@ func (s *Sandbox) Fingerprint(ctx context.Context, backend string, tier lang.Tie
 	return fingerprint.Describe(backend, string(tier), systemRoots, s.cfg.Limits), fingerprint.Toolchains(ctx, s.cfg.Path, checks)
 }
 
+// Images are the digests of the images checks (their argvs) ran in under
+// the Docker backend (image → digest, docker.Backend.Digests); nil under
+// any other.
+func (s *Sandbox) Images(ctx context.Context, checks [][]string) map[string]string {
+	if d := s.docker(ctx); d != nil {
+		return d.Digests(ctx, checks)
+	}
+	return nil
+}
+
 // CheckEnvNames are the names of the environment a confined check whose
 // program is tool runs with, never their values.
 func CheckEnvNames(tool string) []string {

@@ -1,11 +1,6 @@
 package sandbox
 
-import (
-	"os"
-	"strings"
-
-	"github.com/coreagent/core/sandbox/docker"
-)
+import "strings"
 
 // hint names what is really wrong when bwrap failed, from its words and
 // from where core runs, more precisely than the profile's own diagnosis:
@@ -33,14 +28,4 @@ func hint(out string, inContainer bool) string {
 			"(sysctl kernel.unprivileged_userns_clone=1 on Debian kernels; user.max_user_namespaces must be above 0)"
 	}
 	return ""
-}
-
-// inContainer reports whether core runs in a container.
-func inContainer() bool {
-	if _, err := os.Stat("/.dockerenv"); err == nil {
-		return true
-	}
-	mountinfo, _ := os.ReadFile("/proc/self/mountinfo")
-	cgroup, _ := os.ReadFile("/proc/self/cgroup")
-	return len(docker.SelfCandidates(string(mountinfo), string(cgroup), "")) > 0
 }

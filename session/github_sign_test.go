@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/internal/testkit/openapi"
 	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/state"
 )
@@ -72,6 +73,7 @@ func TestGitHubLandsThroughGitDataAPI(t *testing.T) {
 				api = api || (req.Method == "POST" && req.Path == "/repos/octo/hello/git/commits")
 			}
 			assert.True(t, api, "the commit is made through the Git Data API")
+			assert.Positive(t, openapi.RequireValid(t, openapi.GitHub(t), f.g, "/repos/octo/hello/git/"), "the Git Data API's requests are checked")
 			var sum strings.Builder
 			rep.WriteSummary(&sum)
 			assert.Contains(t, sum.String(), "commit "+clip.Hash(head)+" signature: "+tt.signature, "the CLI's end summary says it")

@@ -81,7 +81,7 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 		return nil, err
 	}
 	defer s.unlock()
-	s.report.Contract = recorded.Contract
+	s.report.Contract, s.outputsGone = recorded.Contract, true
 	s.priorReceipt = opts.Services.Store.loadReceipt(id)
 	if err := s.moveTo(state.Active); err != nil {
 		return s.end(state.Failed, state.FailError, err), nil

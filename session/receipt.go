@@ -57,8 +57,9 @@ func (s *run) makeReceipt(ctx context.Context, commit, branch string) ([]byte, s
 		Result: receipt.Side{Commit: commit, Tree: c.Tree}, Branch: branch,
 		Sandbox: receipt.Sandbox{
 			Backend: backend, Tier: string(s.rec.Verify), Profile: profile.Hash(), Toolchains: toolchains,
+			Images: sb.Images(ctx, argvs),
 		},
-		Env: sandbox.CheckEnvNames, Scrub: s.scrub,
+		Env: sandbox.CheckEnvNames, Scrub: s.scrub, OutputsNotKept: s.outputsGone,
 	}).Marshal())
 }
 

@@ -76,10 +76,7 @@ func TestReceiptWritten(t *testing.T) {
 // it.
 func TestReceiptOnLand(t *testing.T) {
 	t.Parallel()
-	_, opts := gofmtFix(t)
-	opts.Landing.DryRun = true
-	rep, err := Run(t.Context(), opts)
-	require.NoError(t, err)
+	rep, opts := gofmtDryRun(t)
 	require.False(t, rep.Landed)
 	require.NotNil(t, rep.Receipt, "a contract not landed has its receipt")
 	dry := readReceipt(t, opts.Services.Store, rep.ID)
@@ -95,6 +92,37 @@ func TestReceiptOnLand(t *testing.T) {
 	assert.Equal(t, landed.Branch, r.Branch)
 	assert.Equal(t, dry.Checks, r.Checks, "the checks as the run ran them, outputs' hashes included")
 	assert.Equal(t, dry.Result.Tree, r.Result.Tree)
+}
+
+// core session land of a run that kept no receipt (a run from before
+// receipts) makes one from report.json's contract, whose outputs are gone:
+// the receipt says they were not kept and names no output's hash.
+func TestReceiptOnLandOfARunWithoutOne(t *testing.T) {
+	t.Parallel()
+	rep, opts := gofmtDryRun(t)
+	require.NoError(t, os.Remove(filepath.Join(opts.Services.Store.Dir(rep.ID), ReceiptFile)))
+
+	landed, err := Land(t.Context(), rep.ID, opts)
+	require.NoError(t, err)
+	require.True(t, landed.Landed, landed.Error)
+	r := readReceipt(t, opts.Services.Store, rep.ID)
+	assert.Equal(t, landed.Commit, r.Result.Commit)
+	assert.True(t, r.OutputsNotKept, "the receipt says the outputs were not kept")
+	require.Len(t, r.Checks, 1)
+	assert.Empty(t, r.Checks[0].Start.Output, "no hash of the empty output")
+	assert.Empty(t, r.Checks[0].Result.Output)
+	assert.Equal(t, string(rep.Contract.Checks[0].Verdict), r.Checks[0].Verdict)
+}
+
+// gofmtDryRun is gofmtFix's session run as a dry run: its report and
+// options, to land it with.
+func gofmtDryRun(t *testing.T) (*Report, Options) {
+	t.Helper()
+	_, opts := gofmtFix(t)
+	opts.Landing.DryRun = true
+	rep, err := Run(t.Context(), opts)
+	require.NoError(t, err)
+	return rep, opts
 }
 
 func readReceipt(t *testing.T, st *Store, id string) *receipt.Receipt {

@@ -310,8 +310,10 @@ type runResult struct {
 	receipt     []byte
 	receiptHash string
 	// priorReceipt is, for core session land, the receipt of the run
-	// whose contract lands.
+	// whose contract lands; outputsGone says that contract was read back
+	// from report.json, which holds none of its checks' outputs.
 	priorReceipt *receipt.Receipt
+	outputsGone  bool
 }
 
 // runLive is how people see and reach the run while it lives.

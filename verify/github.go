@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/receipt"
 )
 
@@ -83,19 +84,42 @@ func PublishedOn(ctx context.Context, c *gh.Client, full, commit string) (Publis
 // is made.
 func GitHubClone(c *gh.Client, gitEnv []string) func(ctx context.Context, full, dest string) error {
 	return func(ctx context.Context, full, dest string) error {
-		owner, name, err := gh.ParseRepo(full)
+		g, url, err := githubGit(ctx, c, gitEnv, full)
 		if err != nil {
 			return err
 		}
-		repo, err := c.Repo(ctx, owner, name)
-		if err != nil {
-			return err
-		}
-		auth, err := c.GitEnv(ctx, repo.CloneURL)
-		if err != nil {
-			return err
-		}
-		_, err = gitIn(append(append([]string{}, gitEnv...), auth...))(ctx, "", "clone", "--quiet", "--no-checkout", "--", repo.CloneURL, dest)
+		_, err = g(ctx, "", "clone", "--quiet", "--no-checkout", "--", url, dest)
 		return err
 	}
+}
+
+// GitHubFetch fetches one commit by its hash into ws, a clone of
+// owner/name, with c's token: GitHub serves a commit no branch holds while
+// a ref (a pull request's head, refs/pull/N/head) still reaches it.
+func GitHubFetch(c *gh.Client, gitEnv []string) func(ctx context.Context, full, ws, commit string) error {
+	return func(ctx context.Context, full, ws, commit string) error {
+		g, url, err := githubGit(ctx, c, gitEnv, full)
+		if err != nil {
+			return err
+		}
+		_, err = g(ctx, ws, "fetch", "--quiet", "--no-tags", url, commit)
+		return err
+	}
+}
+
+// githubGit is git with c's token for owner/name, and its clone URL.
+func githubGit(ctx context.Context, c *gh.Client, gitEnv []string, full string) (contract.Git, string, error) {
+	owner, name, err := gh.ParseRepo(full)
+	if err != nil {
+		return nil, "", err
+	}
+	repo, err := c.Repo(ctx, owner, name)
+	if err != nil {
+		return nil, "", err
+	}
+	auth, err := c.GitEnv(ctx, repo.CloneURL)
+	if err != nil {
+		return nil, "", err
+	}
+	return gitIn(append(append([]string{}, gitEnv...), auth...)), repo.CloneURL, nil
 }

@@ -26,12 +26,8 @@ func clone(ctx context.Context, o Options, r *receipt.Receipt, g contract.Git, w
 	if strings.HasPrefix(src, "-") || src == "" {
 		return refuse("the repository %q is not a directory, a git URL or owner/name", src)
 	}
-	local := filepath.IsAbs(src) || strings.HasPrefix(src, ".")
-	if fi, err := os.Stat(src); err == nil && fi.IsDir() {
-		local = true
-	}
 	switch {
-	case local:
+	case isLocal(src):
 		abs, err := filepath.Abs(src)
 		if err != nil {
 			return refuse("the repository %s: %w", src, err)
@@ -43,7 +39,7 @@ func clone(ctx context.Context, o Options, r *receipt.Receipt, g contract.Git, w
 		if _, err := g(ctx, "", "clone", "--quiet", "--no-checkout", "--", src, ws); err != nil {
 			return refuse("the repository %s could not be cloned: %w", src, err)
 		}
-	case o.Clone != nil && strings.Count(src, "/") == 1:
+	case o.Clone != nil && isGitHub(src):
 		if err := o.Clone(ctx, src, ws); err != nil {
 			return refuse("the repository %s could not be cloned: %w", src, err)
 		}
@@ -53,22 +49,59 @@ func clone(ctx context.Context, o Options, r *receipt.Receipt, g contract.Git, w
 	return nil
 }
 
+// isLocal says src names a directory on this machine.
+func isLocal(src string) bool {
+	if filepath.IsAbs(src) || strings.HasPrefix(src, ".") {
+		return true
+	}
+	fi, err := os.Stat(src)
+	return err == nil && fi.IsDir()
+}
+
+// isGitHub says src is owner/name, cloned from GitHub with Options.Clone.
+func isGitHub(src string) bool {
+	return !isLocal(src) && !strings.Contains(src, "://") && strings.Count(src, "/") == 1
+}
+
 // haveCommits checks that both commits are in the clone and hold the
-// receipt's trees.
-func haveCommits(ctx context.Context, g contract.Git, ws string, r *receipt.Receipt) error {
+// receipt's trees. A commit no branch holds (force-pushed away) is fetched
+// by its hash: a server that still reaches it from a ref serves it.
+func haveCommits(ctx context.Context, o Options, g contract.Git, ws string, r *receipt.Receipt) error {
 	for _, side := range []struct {
 		name string
 		receipt.Side
 	}{{"start", r.Start}, {"result", r.Result}} {
 		tree, err := g(ctx, ws, "rev-parse", "--verify", "--quiet", side.Commit+"^{tree}")
 		if err != nil || tree == "" {
-			return refuse("the receipt's %s commit %s is not in the repository: fetch it, or give the repository that has it with --repo", side.name, side.Commit)
+			if tree, err = fetchCommit(ctx, o, r, g, ws, side.Commit); err != nil {
+				return refuse("the receipt's %s commit %s is not in the repository, nor served by its hash: give the repository that has it with --repo", side.name, side.Commit)
+			}
+			fmt.Fprintf(o.Out, "note: the receipt's %s commit %s is on no branch of the repository: fetched by its hash\n", side.name, short(side.Commit))
 		}
 		if tree != side.Tree {
 			return refuse("the receipt's %s commit %s holds tree %s, not the receipt's tree %s", side.name, side.Commit, tree, side.Tree)
 		}
 	}
 	return nil
+}
+
+// fetchCommit fetches commit (a hash read checked) into the clone ws by
+// its hash and returns its tree.
+func fetchCommit(ctx context.Context, o Options, r *receipt.Receipt, g contract.Git, ws, commit string) (string, error) {
+	var err error
+	if src := orWords(o.Repo, r.Repository); o.Fetch != nil && isGitHub(src) {
+		err = o.Fetch(ctx, src, ws, commit)
+	} else {
+		_, err = g(ctx, ws, "fetch", "--quiet", "--no-tags", "origin", commit)
+	}
+	if err != nil {
+		return "", err
+	}
+	tree, err := g(ctx, ws, "rev-parse", "--verify", "--quiet", commit+"^{tree}")
+	if err != nil || tree == "" {
+		return "", fmt.Errorf("the server sent no commit %s", commit)
+	}
+	return tree, nil
 }
 
 // branchMoved returns the tree the receipt's branch now holds when it is

@@ -40,6 +40,9 @@ type Options struct {
 	// Clone clones a GitHub repository ("owner/name") into dest, the way
 	// a session clones it (its token); nil refuses one.
 	Clone func(ctx context.Context, full, dest string) error
+	// Fetch fetches a commit by its hash into ws, the clone Clone made of
+	// full; nil fetches it from the clone's origin with git.
+	Fetch func(ctx context.Context, full, ws, commit string) error
 	// Sandbox confines the checks; Path is this machine's PATH, where the
 	// checks' tools are looked for; Dir is where the workspace is made
 	// (empty: the system's temporary directory).
@@ -92,7 +95,7 @@ func Run(ctx context.Context, o Options) error {
 	if err := clone(ctx, o, r, g, ws); err != nil {
 		return err
 	}
-	if err := haveCommits(ctx, g, ws, r); err != nil {
+	if err := haveCommits(ctx, o, g, ws, r); err != nil {
 		return err
 	}
 	if _, err := g(ctx, ws, "checkout", "--quiet", "--detach", r.Start.Commit); err != nil {
@@ -195,6 +198,12 @@ func noteMachine(ctx context.Context, o Options, r *receipt.Receipt, tier lang.T
 	for name, v := range r.Sandbox.Toolchains {
 		if tools[name] != v {
 			fmt.Fprintf(o.Out, "note: the %s toolchain differs: %q here, %q in the receipt\n", name, orWords(tools[name], "none"), v)
+		}
+	}
+	images := o.Sandbox.Images(ctx, argvs)
+	for ref, digest := range r.Sandbox.Images {
+		if images[ref] != digest {
+			fmt.Fprintf(o.Out, "note: the image %s differs: %s here, %s in the receipt\n", ref, orWords(images[ref], "none"), digest)
 		}
 	}
 }

@@ -111,15 +111,18 @@ func TestNoteMachine(t *testing.T) {
 	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff, Path: os.Getenv("PATH")})
 	r := sample("go", "vet", "./...")
 	r.Sandbox.Toolchains = map[string]string{"go": "go version go0.1 plan9/386"}
+	r.Sandbox.Images = map[string]string{"python:3.13-slim": "python@sha256:aaaa"}
 	var b strings.Builder
 	noteMachine(t.Context(), Options{Sandbox: sb, Out: &b}, r, "build", [][]string{{"go", "vet", "./..."}})
 	assert.Contains(t, b.String(), "note: this machine's sandbox profile differs from the receipt's")
 	assert.Contains(t, b.String(), "in the receipt)")
 	assert.Contains(t, b.String(), `note: the go toolchain differs: "go version go1.`)
 	assert.Contains(t, b.String(), `here, "go version go0.1 plan9/386" in the receipt`)
+	assert.Contains(t, b.String(), "note: the image python:3.13-slim differs: none here, python@sha256:aaaa in the receipt", "no Docker here")
 
 	profile, tools := sb.Fingerprint(t.Context(), sb.Probe(t.Context()).Backend, "build", [][]string{{"go", "vet", "./..."}})
 	r.Sandbox.Backend, r.Sandbox.Profile, r.Sandbox.Toolchains = sb.Probe(t.Context()).Backend, profile.Hash(), tools
+	r.Sandbox.Images = nil
 	b.Reset()
 	noteMachine(t.Context(), Options{Sandbox: sb, Out: &b}, r, "build", [][]string{{"go", "vet", "./..."}})
 	assert.Empty(t, b.String(), "the same machine says nothing")

@@ -45,6 +45,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"github-app":           cmdGitHubApp,
 		"github-device":        cmdGitHubDevice,
 		"github-contract-run":  cmdGitHubContractRun,
+		"github-force-push":    cmdGitHubForcePush,
 		"perms-file":           cmdPermsFile,
 		"console-serve":        cmdConsoleServe,
 		"console-runs":         cmdConsoleRuns,

@@ -225,6 +225,7 @@ func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags,
 		return remote.Result{Status: remote.Failed, Error: fmt.Sprint(err)}
 	}
 	rep.WriteSummary(e.stderr)
+	writeReceiptLine(e.stderr, rep, o.Services.Store.Dir(rep.ID))
 	workspace := "the session's workspace"
 	d, derr := e.delivery(client.URL)
 	if derr == nil {

@@ -348,6 +348,21 @@ func (e *env) loadSession(id string) (*session.Record, error) {
 	return store.Load(id)
 }
 
+// writeReceiptLine prints the line naming a run's receipt, its hash and
+// its file (in dir, the session's folder, when that is known), after the
+// run's summary; a run without a receipt prints nothing.
+func writeReceiptLine(w io.Writer, rep *session.Report, dir string) {
+	r := rep.Receipt
+	if r == nil {
+		return
+	}
+	file := r.File
+	if dir != "" {
+		file = filepath.Join(dir, r.File)
+	}
+	fmt.Fprintf(w, "Receipt: %s (%s)\n", r.Hash, file)
+}
+
 // finish prints a run's summary (and, with asJSON, its report on stdout)
 // and turns its status into the exit status. A run that stopped before it
 // was done says how to continue it.
@@ -356,13 +371,11 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		return err
 	}
 	rep.WriteSummary(e.stderr)
-	if r := rep.Receipt; r != nil {
-		file := r.File
-		if home, err := setup.Home(e.getenv, ""); err == nil {
-			file = filepath.Join(home, "sessions", rep.ID, r.File)
-		}
-		fmt.Fprintf(e.stderr, "Receipt: %s (%s)\n", r.Hash, file)
+	dir := ""
+	if home, err := setup.Home(e.getenv, ""); err == nil {
+		dir = filepath.Join(home, "sessions", rep.ID)
 	}
+	writeReceiptLine(e.stderr, rep, dir)
 	switch rep.Status {
 	case state.Partial, state.Cancelled:
 		fmt.Fprintf(e.stderr, "to continue: core session resume %s %q\n", rep.ID, "carry on where you stopped")

@@ -106,7 +106,7 @@ func (e *env) verifyInput(ctx context.Context, args []string, f verifyFlags, o *
 		if err != nil {
 			return err
 		}
-		o.Clone = verify.GitHubClone(client, o.GitEnv)
+		o.Clone, o.Fetch = verify.GitHubClone(client, o.GitEnv), verify.GitHubFetch(client, o.GitEnv)
 		return verify.FromPR(ctx, client, full, n, o)
 	}
 	data, err := readReceipt(args[0])
@@ -125,7 +125,7 @@ func (e *env) verifyInput(ctx context.Context, args []string, f verifyFlags, o *
 		}
 		return nil
 	}
-	o.Clone = verify.GitHubClone(client, o.GitEnv)
+	o.Clone, o.Fetch = verify.GitHubClone(client, o.GitEnv), verify.GitHubFetch(client, o.GitEnv)
 	if p, ok := verify.PublishedOn(ctx, client, r.Repository, r.Result.Commit); ok {
 		o.Published = append(o.Published, p)
 	}

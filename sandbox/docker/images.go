@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/image"
 	"github.com/moby/moby/client"
 
 	"github.com/coreagent/core/sandbox/lang"
@@ -63,10 +64,7 @@ type Image struct {
 // ImageFor returns the image a command of tool runs in, inspected (and
 // pulled, the first time, when the engine has not got it).
 func (d *Backend) ImageFor(ctx context.Context, tool string) (*Image, error) {
-	ref := d.image
-	if e, ok := lang.EcosystemOf(tool); ok && d.st.ToolchainImages[e.Name] != "" {
-		ref = d.st.ToolchainImages[e.Name]
-	}
+	ref := d.refFor(tool)
 	if ref == d.image {
 		return &Image{Ref: d.image, Path: d.path}, nil
 	}
@@ -100,6 +98,46 @@ func (d *Backend) ImageFor(ctx context.Context, tool string) (*Image, error) {
 	}
 	d.images[ref] = img
 	return img, nil
+}
+
+// refFor is the image a command of tool runs in: its ecosystem's
+// toolchain image, or core's own.
+func (d *Backend) refFor(tool string) string {
+	if e, ok := lang.EcosystemOf(tool); ok && d.st.ToolchainImages[e.Name] != "" {
+		return d.st.ToolchainImages[e.Name]
+	}
+	return d.image
+}
+
+// Digests are the digests of the images the commands argvs ran in (image
+// → digest), core's own image's included: the repository digest the
+// engine reports (name@sha256:..., the same on every machine that pulled
+// it), or the image's ID when it came from no registry. Nothing is pulled:
+// an image the engine has not got is left out.
+func (d *Backend) Digests(ctx context.Context, argvs [][]string) map[string]string {
+	out := map[string]string{}
+	for _, argv := range argvs {
+		if len(argv) == 0 || d.cli == nil {
+			continue
+		}
+		ref := d.refFor(argv[0])
+		if _, done := out[ref]; done || ref == "" {
+			continue
+		}
+		if got, err := d.cli.ImageInspect(ctx, ref); err == nil {
+			out[ref] = digestOf(got.InspectResponse)
+		}
+	}
+	return out
+}
+
+// digestOf is an inspected image's digest: its first repository digest,
+// else its ID.
+func digestOf(img image.InspectResponse) string {
+	if len(img.RepoDigests) > 0 {
+		return img.RepoDigests[0]
+	}
+	return img.ID
 }
 
 // pull fetches an image the engine has not got.

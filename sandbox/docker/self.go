@@ -23,6 +23,16 @@ type self struct {
 // docker-<id>.scope).
 var containerID = regexp.MustCompile(`(?:containers/|docker[/-])([0-9a-f]{64})\b`)
 
+// InContainer reports whether core runs in a container.
+func InContainer() bool {
+	if _, err := os.Stat("/.dockerenv"); err == nil {
+		return true
+	}
+	mountinfo, _ := os.ReadFile("/proc/self/mountinfo")
+	cgroup, _ := os.ReadFile("/proc/self/cgroup")
+	return len(SelfCandidates(string(mountinfo), string(cgroup), "")) > 0
+}
+
 // SelfCandidates lists the ids core's container may have, most telling
 // first: from mountinfo, from the cgroup, then the hostname (which the
 // engine sets to the short id unless the container shares the host's

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/openapi"
 )
 
 func TestParseRawDiff(t *testing.T) {
@@ -101,11 +102,11 @@ type gitError struct {
 
 func (e *gitError) Error() string { return "git " + e.args[0] + ": " + e.msg }
 
-// apiLanding is octo/hello on the testkit GitHub, a workspace cloned from
+// apiLanding is octo/hello on the testkit GitHub (and the double), a workspace cloned from
 // it on the branch topic with a commit of core's that changes a file,
 // deletes one, adds a binary, an executable and a symbolic link, and the
 // Work that lands it with an installation token.
-func apiLanding(t *testing.T) (*ghfake.Repo, *Repo, *Work) {
+func apiLanding(t *testing.T) (*ghfake.GitHub, *ghfake.Repo, *Repo, *Work) {
 	t.Helper()
 	ctx := t.Context()
 	g := ghfake.NewGitHub(t)
@@ -138,7 +139,7 @@ func apiLanding(t *testing.T) (*ghfake.Repo, *Repo, *Work) {
 		Record:  Record{ID: "s1", Workspace: ws, Branch: "topic", StartCommit: start, Commit: commit},
 		Verdict: Verdict{Tree: run("rev-parse", "HEAD^{tree}")},
 	}
-	return repo, r, w
+	return g, repo, r, w
 }
 
 // TestPushAPILandsTheCheckedTree: every kind of change lands through the
@@ -146,7 +147,7 @@ func apiLanding(t *testing.T) (*ghfake.Repo, *Repo, *Work) {
 // GitHub for the App; the workspace's branch is the landed commit.
 func TestPushAPILandsTheCheckedTree(t *testing.T) {
 	t.Parallel()
-	repo, r, w := apiLanding(t)
+	g, repo, r, w := apiLanding(t)
 	local := w.Commit
 	require.NoError(t, r.pushAPI(t.Context(), w))
 	head, ok, err := repo.Head(t.Context(), "topic")
@@ -165,13 +166,16 @@ func TestPushAPILandsTheCheckedTree(t *testing.T) {
 	out, err := testGit(t.Context(), nil, w.Workspace, "", "rev-parse", "refs/heads/topic")
 	require.NoError(t, err)
 	assert.Equal(t, head, strings.TrimSpace(out))
+	t.Run("requests valid against GitHub's description", func(t *testing.T) {
+		assert.Positive(t, openapi.RequireValid(t, openapi.GitHub(t), g, "/repos/octo/hello/git/"))
+	})
 }
 
 // TestPushAPIRefusesAnUncheckedTree: a commit whose tree is not the one
 // the checks ran on lands nothing, and the error names both trees.
 func TestPushAPIRefusesAnUncheckedTree(t *testing.T) {
 	t.Parallel()
-	repo, r, w := apiLanding(t)
+	_, repo, r, w := apiLanding(t)
 	checked := strings.Repeat("c", 40)
 	w.Verdict.Tree = checked
 	err := r.pushAPI(t.Context(), w)
@@ -188,7 +192,7 @@ func TestPushAPIRefusesAnUncheckedTree(t *testing.T) {
 // commit: the landed one, signed by GitHub, is not made again.
 func TestPushAPILandsAgainOnWhatLanded(t *testing.T) {
 	t.Parallel()
-	repo, r, w := apiLanding(t)
+	_, repo, r, w := apiLanding(t)
 	require.NoError(t, r.pushAPI(t.Context(), w))
 	first := w.Commit
 	run := func(args ...string) string {
@@ -213,7 +217,7 @@ func TestPushAPILandsAgainOnWhatLanded(t *testing.T) {
 // nothing is sent of it, and nothing lands.
 func TestPushAPIRefusesAFileOverGitHubsLimit(t *testing.T) {
 	t.Parallel()
-	repo, r, w := apiLanding(t)
+	_, repo, r, w := apiLanding(t)
 	f, err := os.Create(filepath.Join(w.Workspace, "big.bin"))
 	require.NoError(t, err)
 	require.NoError(t, f.Truncate(gh.MaxBlob+1))

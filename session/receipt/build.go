@@ -28,6 +28,9 @@ type Made struct {
 	// Scrub removes the run's secrets from what a check said when it
 	// could not run; nil keeps it.
 	Scrub func(string) string
+	// OutputsNotKept says the contract's outputs are gone (a contract
+	// read back from report.json, which holds none): no output is hashed.
+	OutputsNotKept bool
 }
 
 // Dir is where every contract check runs: the repository's root.
@@ -40,7 +43,7 @@ func Build(c *contract.Contract, m Made) *Receipt {
 		Format: Format, Core: m.Core, Repository: m.Repository,
 		Start: m.Start, Result: m.Result, Branch: m.Branch, Sandbox: m.Sandbox,
 		Verdict: string(c.Verdict), BuildCeilingSeconds: c.BuildCeilingSeconds,
-		Checks: []Check{},
+		Checks: []Check{}, OutputsNotKept: m.OutputsNotKept,
 	}
 	if r.Result.Tree == "" {
 		r.Result.Tree = c.Tree
@@ -53,23 +56,25 @@ func Build(c *contract.Contract, m Made) *Receipt {
 		r.Checks = append(r.Checks, Check{
 			Argv: append([]string{}, ch.Command...), Dir: Dir, Env: env, Source: string(ch.Source),
 			TimeoutSeconds: c.TimeoutSeconds,
-			Start:          runOf(ch.Baseline, m.Scrub), Result: runOf(ch.Result, m.Scrub),
+			Start:          runOf(ch.Baseline, m), Result: runOf(ch.Result, m),
 			Verdict: string(ch.Verdict),
 		})
 	}
 	return r
 }
 
-// runOf is how one run of a check ended, its output named by its hash.
-func runOf(r contract.CheckResult, scrub func(string) string) Run {
-	sum := sha256.Sum256([]byte(r.Output))
-	if scrub != nil {
-		r.Error = scrub(r.Error)
+// runOf is how one run of a check ended, its output named by its hash
+// (none when the outputs were not kept).
+func runOf(r contract.CheckResult, m Made) Run {
+	if m.Scrub != nil {
+		r.Error = m.Scrub(r.Error)
 	}
-	return Run{
-		Exit: r.Exit, Passed: r.Passed, TimedOut: r.TimedOut, Seconds: r.Seconds,
-		Output: "sha256:" + hex.EncodeToString(sum[:]), Error: r.Error,
+	run := Run{Exit: r.Exit, Passed: r.Passed, TimedOut: r.TimedOut, Seconds: r.Seconds, Error: r.Error}
+	if !m.OutputsNotKept {
+		sum := sha256.Sum256([]byte(r.Output))
+		run.Output = "sha256:" + hex.EncodeToString(sum[:])
 	}
+	return run
 }
 
 // Make builds the receipt of c and returns its canonical bytes and hash.

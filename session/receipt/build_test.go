@@ -56,3 +56,32 @@ func TestBuild(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, data, again, "the same contract gives the same bytes")
 }
+
+// A contract whose outputs are gone (read back from report.json) gives a
+// receipt that says so and names no output's hash, not the hash of
+// nothing.
+func TestBuildOutputsNotKept(t *testing.T) {
+	c := &contract.Contract{
+		Verdict: contract.ContractHeld, Tree: strings.Repeat("e", 40),
+		Checks: []contract.CheckRun{{
+			Command: []string{"go", "test"}, Verdict: contract.VerdictFixed,
+			Baseline: contract.CheckResult{Exit: 1}, Result: contract.CheckResult{Passed: true},
+		}},
+	}
+	m := Made{Result: Side{Commit: strings.Repeat("c", 40)}}
+	kept, _, err := Make(c, m)
+	require.NoError(t, err)
+	assert.NotContains(t, string(kept), "outputs_not_kept")
+	assert.Contains(t, string(kept), `"output":"sha256:`)
+
+	m.OutputsNotKept = true
+	data, _, err := Make(c, m)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"outputs_not_kept":true`)
+	assert.NotContains(t, string(data), `"output"`, "no output's hash, not even of empty output")
+	r, err := Parse(data)
+	require.NoError(t, err)
+	assert.True(t, r.OutputsNotKept)
+	assert.Empty(t, r.Checks[0].Start.Output)
+	assert.Empty(t, r.Checks[0].Result.Output)
+}

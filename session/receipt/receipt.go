@@ -43,6 +43,10 @@ type Receipt struct {
 	BuildCeilingSeconds float64 `json:"build_ceiling_seconds,omitempty"`
 	// Checks are the contract's checks, in the contract's order.
 	Checks []Check `json:"checks"`
+	// OutputsNotKept says the checks' outputs were gone when the receipt
+	// was made (core session land of a run from before receipts): no
+	// check names an output's hash, rather than the hash of nothing.
+	OutputsNotKept bool `json:"outputs_not_kept,omitempty"`
 }
 
 // Side is a commit and its tree.
@@ -87,8 +91,9 @@ type Run struct {
 	Passed   bool    `json:"passed"`
 	TimedOut bool    `json:"timed_out,omitempty"`
 	Seconds  float64 `json:"seconds"`
-	// Output is the SHA-256 of the output core kept of it.
-	Output string `json:"output"`
+	// Output is the SHA-256 of the output core kept of it; empty when
+	// the outputs were not kept (Receipt.OutputsNotKept).
+	Output string `json:"output,omitempty"`
 	// Error says why it could not run.
 	Error string `json:"error,omitempty"`
 }

@@ -156,7 +156,9 @@ func (r *Repo) initGit(ctx context.Context, files map[string]string) error {
 		{"symbolic-ref", "HEAD", "refs/heads/" + r.defaultBranch},
 		{"config", "http.receivepack", "true"},
 		{"config", "uploadpack.allowFilter", "true"},
-		{"config", "uploadpack.allowAnySHA1InWant", "true"},
+		// GitHub serves a commit by its hash while any ref reaches it
+		// (a branch, a tag, a pull request's refs/pull/N/head).
+		{"config", "uploadpack.allowReachableSHA1InWant", "true"},
 	}
 	if r.parent != nil {
 		steps = append(steps, []string{"fetch", "--quiet", "--no-tags", r.parent.dir, "+refs/heads/*:refs/heads/*"})

@@ -42,29 +42,47 @@ func Parse(data []byte) (*Description, error) {
 	return d, nil
 }
 
+// spanning are the parameters that GitHub takes with their slashes as
+// they are when they end a path: a Git reference ("heads/topic" in
+// /git/refs/{ref}) and a file's path (/contents/{path}).
+var spanning = map[string]bool{"{ref}": true, "{path}": true}
+
 // Template is the description's path template that path matches (the
-// one with the most literal segments), or "".
+// one with the most literal segments, then one whose segments are path's
+// one for one), or "".
 func (d *Description) Template(path string) string {
 	segs := strings.Split(strings.Trim(path, "/"), "/")
 	best, bestScore := "", -1
 	for _, t := range d.paths {
-		if len(t.segs) != len(segs) {
-			continue
-		}
-		score := 0
-		for i, s := range t.segs {
-			if s == segs[i] {
-				score++
-			} else if !strings.HasPrefix(s, "{") || !strings.HasSuffix(s, "}") {
-				score = -1
-				break
-			}
-		}
-		if score > bestScore {
+		if score := t.match(segs); score > bestScore {
 			best, bestScore = t.raw, score
 		}
 	}
 	return best
+}
+
+// match scores how well segs match t: twice its literal segments, and one
+// more when each parameter takes one segment; -1 when they do not match.
+// A spanning parameter that ends t takes the rest of segs.
+func (t pathTemplate) match(segs []string) int {
+	last := len(t.segs) - 1
+	exact := len(t.segs) == len(segs)
+	if !exact && (len(segs) < len(t.segs) || !spanning[t.segs[last]]) {
+		return -1
+	}
+	score := 0
+	for i, s := range t.segs {
+		switch {
+		case s == segs[i]:
+			score += 2
+		case !strings.HasPrefix(s, "{") || !strings.HasSuffix(s, "}"):
+			return -1
+		}
+	}
+	if exact {
+		score++
+	}
+	return score
 }
 
 // BodySchema is the JSON schema of the request body of method on path,

@@ -20,6 +20,10 @@ func TestTemplate(t *testing.T) {
 	assert.Equal(t, "/repos/{owner}/{repo}/check-runs/{check_run_id}", d.Template("/repos/octo/hello/check-runs/42"))
 	assert.Equal(t, "/repos/{owner}/{repo}/pulls/comments", d.Template("/repos/octo/hello/pulls/comments"), "a literal segment wins")
 	assert.Empty(t, d.Template("/no/such/thing/at/all/here"))
+	assert.Equal(t, "/repos/{owner}/{repo}/git/refs/{ref}", d.Template("/repos/octo/hello/git/refs/heads/core-session/1"), "a reference keeps its slashes")
+	assert.Equal(t, "/repos/{owner}/{repo}/git/refs/{ref}", d.Template("/repos/octo/hello/git/refs/heads"))
+	assert.Equal(t, "/repos/{owner}/{repo}/contents/{path}", d.Template("/repos/octo/hello/contents/a/b/c.go"))
+	assert.Empty(t, d.Template("/repos/octo/hello/check-runs/42/no/such"), "only a reference or a path spans segments")
 }
 
 func TestValidateCheckRuns(t *testing.T) {
