@@ -22,6 +22,7 @@ const (
 	TimedOut    Class = "timed_out"     // killed on the head by its timeout
 	NotTesting  Class = "not_testing"   // green on both: it does not test the change
 	NewNoBase   Class = "new_no_base"   // new, green on the head, and it cannot run on the base
+	HeadOnly    Class = "head_only"     // green on the head; its tests cannot run on the base's code (a Rust source file's)
 	CouldNotRun Class = "could_not_run" // the environment kept it from saying anything
 	Refused     Class = "refused"       // not run: a link, a submodule, too big, not inside the repository
 )
@@ -143,12 +144,22 @@ func classifyOne(ctx context.Context, o Options, f testFile, d runDirs) (Classif
 	}
 	c.Commands = cmds
 	c.Head = sideOf(runAll(ctx, o.Confinement, d.head, d.mountAt, cmds))
-	if err := overlay(ctx, o, f, d.base, d.baseCommit); err != nil {
-		c.Base = Side{Exit: -1, Error: err.Error()}
+	if f.ecosystem == Rust && strings.HasPrefix(f.path, "src/") {
+		// A Rust source file's tests are in the code they test: the
+		// head's version of it in the base would bring the change along.
+		c.Base = Side{Exit: -1, Error: "not run: its tests are in the code they test, so the head's tests cannot run on the base's code"}
+		c.Class, c.Reason = classOf(c.Base, c.Head, false)
+		if c.Head.Passed {
+			c.Class, c.Reason = HeadOnly, "it passes on the head; on the base: "+c.Base.Error
+		}
 	} else {
-		c.Base = sideOf(runAll(ctx, o.Confinement, d.base, d.mountAt, cmds))
+		if err := overlay(ctx, o, f, d.base, d.baseCommit); err != nil {
+			c.Base = Side{Exit: -1, Error: err.Error()}
+		} else {
+			c.Base = sideOf(runAll(ctx, o.Confinement, d.base, d.mountAt, cmds))
+		}
+		c.Class, c.Reason = classOf(c.Base, c.Head, f.new)
 	}
-	c.Class, c.Reason = classOf(c.Base, c.Head, f.new)
 	if note != "" {
 		c.Reason += "; " + note
 	}

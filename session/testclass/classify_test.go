@@ -154,3 +154,31 @@ func TestClassifyNode(t *testing.T) {
 	assert.Equal(t, TestsChange, f.Class, "%+v", f)
 	assert.True(t, f.New)
 }
+
+// TestClassifyRust: a new integration test runs alone with cargo test
+// --test; a source file's own tests run with the crate's, on the head
+// only: they are in the code they test.
+func TestClassifyRust(t *testing.T) {
+	t.Parallel()
+	pr := newPullRequest(t, map[string]string{
+		"Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+		"src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn zero() {\n        assert_eq!(super::add(0, 0), 0);\n    }\n}\n",
+	}, map[string]string{
+		"src/lib.rs":   "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn zero() {\n        assert_eq!(super::add(0, 0), 0);\n    }\n\n    #[test]\n    fn two() {\n        assert_eq!(super::add(1, 1), 2);\n    }\n}\n",
+		"tests/add.rs": "#[test]\nfn adds() {\n    assert_eq!(calc::add(2, 3), 5, \"add is wrong\");\n}\n",
+	})
+	o := testOptions(t, pr, "rust")
+	c, err := Classify(t.Context(), o, pr.base, pr.head, pr.changed)
+	require.NoError(t, err)
+	got := byPath(c)
+	require.Len(t, got, 2, "%+v", c.Files)
+	it := got["tests/add.rs"]
+	assert.Equal(t, [][]string{{"cargo", "test", "--test", "add"}}, it.Commands)
+	assert.Equal(t, TestsChange, it.Class, "%+v", it)
+	assert.Contains(t, it.Base.Output, "add is wrong")
+	lib := got["src/lib.rs"]
+	assert.Equal(t, [][]string{{"cargo", "test"}}, lib.Commands)
+	assert.Equal(t, HeadOnly, lib.Class, "%+v", lib)
+	assert.Contains(t, lib.Reason, "its tests are in the code they test")
+	assert.Contains(t, lib.Reason, "the crate's tests ran, all of them")
+}

@@ -181,3 +181,21 @@ func hasTestModule(ctx context.Context, git contract.Git, dir, blob string) (boo
 	}
 	return strings.Contains(text, "#[cfg(test)]") || strings.Contains(text, "#[test]"), nil
 }
+
+// Changed are the paths that differ between base and head in the clone
+// at dir and are there in head (added, changed, or a rename's new name),
+// as git diff names them: what Classify takes when no list of a pull
+// request's files is at hand (a local review).
+func Changed(ctx context.Context, git contract.Git, dir, base, head string) ([]string, error) {
+	out, err := git(ctx, dir, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=d", base, head, "--")
+	if err != nil {
+		return nil, fmt.Errorf("list the paths changed between %s and %s: %w", base, head, err)
+	}
+	var paths []string
+	for p := range strings.SplitSeq(out, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}

@@ -92,3 +92,14 @@ func TestFindIsBounded(t *testing.T) {
 	assert.Len(t, files, MaxFiles)
 	assert.Equal(t, 2000-MaxFiles, leftOut, "each left out once, however often it is named")
 }
+
+func TestChanged(t *testing.T) {
+	t.Parallel()
+	pr := newPullRequest(t, map[string]string{"a.go": "package a\n", "gone_test.go": "package a\n", "same.go": "package a\n"},
+		map[string]string{"a.go": "package a\n\nvar X = 1\n", "gone_test.go": "", "dir/new test_x.go": "package dir\n"})
+	got, err := Changed(t.Context(), testGit(gitEnv(t)), pr.clone, pr.base, pr.head)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.go", "dir/new test_x.go"}, got, "a deleted path has nothing to run; a name with a space is whole")
+	_, err = Changed(t.Context(), testGit(gitEnv(t)), pr.clone, pr.base, "no-such-commit")
+	assert.ErrorContains(t, err, "list the paths changed between")
+}

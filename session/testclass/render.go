@@ -14,6 +14,7 @@ var classWords = map[Class]string{
 	TimedOut:    "**timed out on the head**",
 	NotTesting:  "does not test the change",
 	NewNoBase:   "new: cannot run on the base",
+	HeadOnly:    "passes on the head only",
 	CouldNotRun: "could not run",
 	Refused:     "not run",
 }
