@@ -1,9 +1,7 @@
 package testclass
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,15 +22,7 @@ func TestMain(m *testing.M) {
 }
 
 // testGit runs git with env alone, as session's runner does.
-func testGit(env []string) contract.Git {
-	return func(ctx context.Context, dir string, args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.hooksPath=/dev/null"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(append([]string{}, env...), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
-		out, err := cmd.Output()
-		return strings.TrimSpace(string(out)), err
-	}
-}
+func testGit(env []string) contract.Git { return testkit.GitRunner(env) }
 
 // pullRequest is a clone of a repository whose main holds base, with a
 // second commit that writes head's files over it (a file mapped to ""
