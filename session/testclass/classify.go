@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/coreagent/core/session/contract"
@@ -37,6 +39,23 @@ type Options struct {
 	// files are never read: the checkouts are made beside it, from its
 	// objects alone (contract.CheckoutTree).
 	Clone string
+}
+
+// commitID is a commit's full name, SHA-1 or SHA-256.
+var commitID = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// check says what is missing from o, or which commit is not named by its
+// full SHA.
+func (o Options) check(base, head string) error {
+	switch {
+	case o.Git == nil || o.Confinement.Sandbox == nil || o.Clone == "":
+		return errors.New("classify the tests: the options need a Git runner, a sandbox and a clone")
+	case !commitID.MatchString(base):
+		return fmt.Errorf("classify the tests: the base must be a commit's full SHA, got %q", base)
+	case !commitID.MatchString(head):
+		return fmt.Errorf("classify the tests: the head must be a commit's full SHA, got %q", head)
+	}
+	return nil
 }
 
 // Side is how a test file's tests ended on one side.
@@ -91,6 +110,9 @@ type Classification struct {
 // the machine's (git failed, a checkout could not be made); what a file's
 // tests did is in its Classified.
 func Classify(ctx context.Context, o Options, base, head string, changed []string) (Classification, error) {
+	if err := o.check(base, head); err != nil {
+		return Classification{}, err
+	}
 	files, leftOut, err := find(ctx, o.Git, o.Clone, base, head, changed)
 	if err != nil {
 		return Classification{}, err

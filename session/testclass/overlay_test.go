@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/contract"
 )
 
 // TestOverlayNeverFollowsTheBasesLinks: where the base has a link to a
@@ -40,4 +42,30 @@ func TestOverlayNeverFollowsTheBasesLinks(t *testing.T) {
 	entries, readErr := os.ReadDir(outside)
 	require.NoError(t, readErr)
 	assert.Empty(t, entries, "nothing was written through the link")
+}
+
+// TestClassifyRefusesBadInput: a commit not named by its full SHA (an
+// option git would read, a branch name) or missing options are refused
+// before anything runs, and nothing is checked out.
+func TestClassifyRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	pr := newPullRequest(t, map[string]string{"go.mod": "module m\n"}, map[string]string{"a_test.go": "package m\n"})
+	o := Options{Git: testGit(gitEnv(t)), Clone: pr.clone, Confinement: contract.Confinement{Sandbox: sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeOff})}}
+	tests := []struct {
+		name       string
+		o          Options
+		base, head string
+		err        string
+	}{
+		{name: "an option for a base", o: o, base: "--output=/tmp/x", head: pr.head, err: `the base must be a commit's full SHA, got "--output=/tmp/x"`},
+		{name: "a branch for a head", o: o, base: pr.base, head: "main", err: `the head must be a commit's full SHA, got "main"`},
+		{name: "no clone", o: Options{Git: o.Git, Confinement: o.Confinement}, base: pr.base, head: pr.head, err: "the options need a Git runner, a sandbox and a clone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Classify(t.Context(), tt.o, tt.base, tt.head, pr.changed)
+			assert.ErrorContains(t, err, tt.err)
+			assert.NoDirExists(t, pr.clone+".tests-head")
+		})
+	}
 }
