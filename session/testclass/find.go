@@ -41,9 +41,20 @@ type testFile struct {
 	refused   string // why it is not run, when it is not
 }
 
-// ecosystemOf says whose test file path is, by its name alone, or "".
+// notTestFolders hold files no runner takes as the repository's tests:
+// fixtures and other people's code.
+var notTestFolders = []string{"testdata", "vendor", "node_modules", "fixtures"}
+
+// ecosystemOf says whose test file path is, by its name alone, or "". A
+// file in a fixtures' or dependencies' folder, or in a hidden one, is
+// none (a path outside the repository is left to badPath).
 func ecosystemOf(p string) Ecosystem {
 	dir, name := path.Split(p)
+	if slices.ContainsFunc(strings.Split(strings.Trim(dir, "/"), "/"), func(d string) bool {
+		return slices.Contains(notTestFolders, d) || strings.HasPrefix(d, ".") && d != "." && d != ".."
+	}) {
+		return ""
+	}
 	ext := path.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	switch ext {

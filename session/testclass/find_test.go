@@ -21,7 +21,7 @@ func TestEcosystemOf(t *testing.T) {
 		"test_calc.py": Python, "pkg/calc_test.py": Python, "test_.py": "", "calc.py": "",
 		"a.test.js": Node, "src/a.spec.ts": Node, "test/a.mjs": Node, "x/__tests__/a.cjs": Node, "src/a.js": "",
 		"tests/api.rs": Rust, "src/lib.rs": Rust, "tests/common/mod.rs": "", "benches/b.rs": "",
-		"README.md": "",
+		"README.md": "", "testdata/x_test.go": "", "a/vendor/b/x_test.go": "", "node_modules/p/a.test.js": "", ".github/test_x.py": "", "test/fixtures/a.js": "",
 	}
 	for p, want := range tests {
 		assert.Equal(t, want, ecosystemOf(p), p)
