@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,4 +49,18 @@ func SSHKey(t testing.TB, passphrase string) (private, public string) {
 	pub, err := os.ReadFile(key + ".pub")
 	require.NoError(t, err)
 	return string(priv), strings.TrimSpace(string(pub))
+}
+
+// GitRunner runs git with env alone, as session's runner does (no
+// system configuration, no hooks), and returns its trimmed standard
+// output: what a contract.Git is in the tests of the packages that take
+// one.
+func GitRunner(env []string) func(ctx context.Context, dir string, args ...string) (string, error) {
+	return func(ctx context.Context, dir string, args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.hooksPath=/dev/null"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(append([]string{}, env...), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
 }

@@ -126,3 +126,12 @@ func orNone(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// Runners are the test runners package.json's scripts name as their
+// program (or through npx): vitest, jest, mocha, ava, tap, in that order.
+func (p *Project) Runners() []string {
+	if p == nil {
+		return nil
+	}
+	return p.runners()
+}

@@ -40,9 +40,9 @@ func (c *Contract) writeEnvironment(b *strings.Builder) {
 			b.WriteString("\n")
 			first = false
 		}
-		fmt.Fprintf(b, "- `%s` is UNVERIFIED: %s", mdCell(r.String()), mdCell("the environment's, not the code's: "+r.Cause))
+		fmt.Fprintf(b, "- `%s` is UNVERIFIED: %s", MarkdownCell(r.String()), MarkdownCell("the environment's, not the code's: "+r.Cause))
 		if r.Evidence != "" {
-			fmt.Fprintf(b, ": `%s`", mdCell(r.Evidence))
+			fmt.Fprintf(b, ": `%s`", MarkdownCell(r.Evidence))
 		}
 		b.WriteString("\n")
 	}

@@ -222,16 +222,26 @@ func (c *Checker) Contract(ctx context.Context, checks []Check, tree string) *Co
 // of the workspace (objects hard-linked) whose index and files are set to
 // the tree.
 func (c *Checker) checkoutTree(ctx context.Context, tree string) error {
-	if err := os.RemoveAll(c.resultDir); err != nil {
-		return fmt.Errorf("check out the tree %s: %w", clip.Hash(tree), err)
-	}
-	if _, err := c.git(ctx, "", "clone", "--quiet", "--no-checkout", "--", c.workspace, c.resultDir); err != nil {
-		return fmt.Errorf("check out the tree %s: %w", clip.Hash(tree), err)
-	}
-	if _, err := c.git(ctx, c.resultDir, "read-tree", "--reset", "-u", tree); err != nil {
+	if err := CheckoutTree(ctx, c.git, c.workspace, c.resultDir, tree); err != nil {
 		return fmt.Errorf("check out the tree %s: %w", clip.Hash(tree), err)
 	}
 	return nil
+}
+
+// CheckoutTree makes dir a checkout of exactly treeish (a tree or a
+// commit) from the git objects of the clone at from alone, never a copy of
+// its files: a clone of it (objects hard-linked, nothing checked out)
+// whose index and files are set to the tree. What was at dir is removed
+// first.
+func CheckoutTree(ctx context.Context, git Git, from, dir, treeish string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if _, err := git(ctx, "", "clone", "--quiet", "--no-checkout", "--", from, dir); err != nil {
+		return err
+	}
+	_, err := git(ctx, dir, "read-tree", "--reset", "-u", treeish)
+	return err
 }
 
 // wanted returns the function that waits for the check's baseline: the one
@@ -286,15 +296,10 @@ func (c *Checker) checkout(ctx context.Context) error {
 	return nil
 }
 
-// run runs one check, confined, in dir, in a sandbox of its own (NoBox:
-// nothing the session started is there). It never waits for the build's
-// warm-up. A baseline runs at the priority of the model's commands, not
-// in the background: done waits for it, and a command at the least
-// priority on a busy machine may get no CPU time at all.
-//
-// A check whose ecosystem's manifest is not in dir, or whose toolchain is
-// not on this machine, does not run: it could not apply, which is neither
-// a pass nor a failure (NotApplicable).
+// run runs one check through the checker's Confinement in dir. A
+// baseline runs at the priority of the model's commands, not in the
+// background: done waits for it, and a command at the least priority on a
+// busy machine may get no CPU time at all.
 func (c *Checker) run(ctx context.Context, dir string, argv []string) CheckResult {
 	// The start commit's checkout, and the result's, are seen where the
 	// workspace is: their go commands then key each package's compile as
@@ -305,11 +310,29 @@ func (c *Checker) run(ctx context.Context, dir string, argv []string) CheckResul
 	if dir != c.workspace {
 		mountAt = c.seenAt
 	}
+	return Confinement{Sandbox: c.sb, Tier: c.tier, Timeout: c.timeout, Ceiling: c.ceiling}.Run(ctx, dir, mountAt, argv)
+}
+
+// Confinement is how the harness runs a check: in which sandbox, at which
+// tier, for how long (and, while it compiles, up to Ceiling).
+type Confinement struct {
+	Sandbox *sandbox.Sandbox
+	Tier    lang.Tier
+	Timeout time.Duration
+	Ceiling time.Duration
+}
+
+// Run runs argv confined in dir, seen at mountAt when set, in a sandbox of
+// its own (NoBox: nothing a session started is there). It never waits for
+// the build's warm-up. A check whose ecosystem's manifest is not in dir,
+// or whose toolchain is not on this machine, does not run: it could not
+// apply, which is neither a pass nor a failure (Inapplicable).
+func (c Confinement) Run(ctx context.Context, dir, mountAt string, argv []string) CheckResult {
 	var na *lang.NotApplicable
-	if err := c.sb.Applies(ctx, dir, argv); errors.As(err, &na) {
+	if err := c.Sandbox.Applies(ctx, dir, argv); errors.As(err, &na) {
 		return CheckResult{Exit: -1, Error: na.Reason, Inapplicable: true}
 	}
-	r, err := c.sb.Verify(ctx, c.tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.timeout, BuildCeiling: c.ceiling, OutputLimit: 4 << 10, NoBox: true})
+	r, err := c.Sandbox.Verify(ctx, c.Tier, argv, sandbox.RunOptions{Workspace: dir, MountAt: mountAt, Timeout: c.Timeout, BuildCeiling: c.Ceiling, OutputLimit: 4 << 10, NoBox: true})
 	if err == nil && ctx.Err() != nil {
 		err = CheckStopped{Err: ctx.Err()}
 	}

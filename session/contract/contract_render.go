@@ -136,11 +136,11 @@ func (c *Contract) Markdown() string {
 		verdict := verdictWords[r.Verdict]
 		switch {
 		case r.Verdict == VerdictEnvironment:
-			verdict = "**UNVERIFIED**: " + mdCell(verdict+": "+r.Cause)
+			verdict = "**UNVERIFIED**: " + MarkdownCell(verdict+": "+r.Cause)
 		case !r.Verdict.holds():
 			verdict = "**" + verdict + "**"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", mdCell(r.String()), verdict, mdCell(c.cell(r.Baseline)), mdCell(c.cell(r.Result)))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", MarkdownCell(r.String()), verdict, MarkdownCell(c.cell(r.Baseline)), MarkdownCell(c.cell(r.Result)))
 	}
 	if note := c.killedNote(); note != "" {
 		fmt.Fprintf(&b, "\n%s%s.\n", strings.ToUpper(note[:1]), note[1:])
@@ -186,8 +186,9 @@ func (c *Contract) cell(r CheckResult) string {
 	return c.outcome(r) + " " + detail(r)
 }
 
-// mdCell makes text safe inside a Markdown table cell.
-func mdCell(s string) string {
+// MarkdownCell makes text safe inside a Markdown table cell: a pipe
+// escaped, a backquote made a quote, one line of at most 200 characters.
+func MarkdownCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "`", "'")
 	return clip.Line(s, 200)

@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox/gocache"
 )
 
@@ -43,15 +43,7 @@ func checkVerdicts(c *Contract) []CheckVerdict {
 }
 
 // testGit runs git with env alone, as session's runner does.
-func testGit(env []string) Git {
-	return func(ctx context.Context, dir string, args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.hooksPath=/dev/null"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(append([]string{}, env...), "GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
-		out, err := cmd.Output()
-		return strings.TrimSpace(string(out)), err
-	}
-}
+func testGit(env []string) Git { return testkit.GitRunner(env) }
 
 // workTree writes the workspace's files as one tree object, as done takes
 // it, in an index of its own: the workspace's index and HEAD stay as they
