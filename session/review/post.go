@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/status"
 )
 
@@ -40,4 +41,12 @@ func Post(ctx context.Context, c Poster, owner, name string, number int, head, b
 	}
 	url, err = c.CreateReview(ctx, owner, name, number, gh.NewReview{CommitID: head, Body: body})
 	return url, false, err
+}
+
+// Where says in a few words where Post put the review.
+func Where(url, head string, updated bool) string {
+	if updated {
+		return "updated the review of " + clip.Hash(head) + ": " + url
+	}
+	return "posted a review of " + clip.Hash(head) + ": " + url
 }

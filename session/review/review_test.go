@@ -57,3 +57,12 @@ func TestBody(t *testing.T) {
 	assert.Contains(t, long, "(cut: the review was too long for GitHub)")
 	assert.Contains(t, long, status.ReviewMarker(head), "a cut review keeps its marker")
 }
+
+func TestRules(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, Rules(""), "a run that changes code keeps its own rules")
+	rules := strings.Join(Rules(Kind), "\n")
+	assert.Contains(t, rules, "you change no file")
+	assert.NotContains(t, rules, "write_file")
+	assert.NotContains(t, rules, "run_shell")
+}

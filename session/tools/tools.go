@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -225,6 +226,17 @@ func (s *Set) Names() []string {
 	for i, t := range s.tools {
 		names[i] = t.Name()
 	}
+	return names
+}
+
+// Callable is the names a call may name: the tools offered (Names), then
+// those withheld (Without), whose calls are answered with why.
+func (s *Set) Callable() []string {
+	names := s.Names()
+	for n := range s.refused {
+		names = append(names, n)
+	}
+	slices.Sort(names[len(s.tools):])
 	return names
 }
 

@@ -24,4 +24,5 @@ func TestWithout(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "write_file: not here", r.Output, "Without keeps what was withheld before")
 	assert.Len(t, Default().Names(), 9, "Without leaves the set it came from alone")
+	assert.Equal(t, []string{"read_file", "list_dir", "search", "git_diff", "file_issue", "done", "edit_file", "run_shell", "write_file"}, again.Callable())
 }
