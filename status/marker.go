@@ -115,7 +115,7 @@ func WorkflowRunIn(body string) int64 {
 // so the bot recognises the workflow_run that ends a run it dispatched.
 const RunNameTemplate = "core ${{ inputs.mode }} ${{ inputs.run_id }}"
 
-var runNameRe = regexp.MustCompile(`^core (fix|resolve) ([0-9a-z-]+)$`)
+var runNameRe = regexp.MustCompile(`^core (fix|resolve|review) ([0-9a-z-]+)$`)
 
 // RunName is what RunNameTemplate expands to.
 func RunName(mode, runID string) string { return "core " + mode + " " + runID }
