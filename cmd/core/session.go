@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -445,14 +446,15 @@ and by tool (spend, spend_by_tool).`,
 				return nil
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tREPO\tSTATUS\tTURNS\tCOST\tBRANCH\tAGE")
+			fmt.Fprintln(tw, "ID\tREPO\tKIND\tSTATUS\tTURNS\tCOST\tBRANCH\tAGE")
 			now := time.Now()
 			for _, r := range recs {
 				status := string(r.Status)
 				if r.FailureKind != "" {
 					status += " (" + string(r.FailureKind) + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, budget.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
+				kind := cmp.Or(r.Kind, "change")
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, kind, status, r.Turns, budget.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
 			}
 			return tw.Flush()
 		},
