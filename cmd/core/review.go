@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coreagent/core/gh"
-	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/setup"
 )
 
@@ -47,11 +46,8 @@ reproduce them. Exit status as for core session start.`,
 			if err := checkReviewFlags(repo, base, pr); err != nil {
 				return err
 			}
-			o, err := e.options(cmd, &f, nil)
+			o, err := e.newOptions(cmd, &f, repo)
 			if err != nil {
-				return err
-			}
-			if err := e.github(&o, repo); err != nil {
 				return err
 			}
 			if pr != 0 {
@@ -62,11 +58,7 @@ reproduce them. Exit status as for core session start.`,
 			} else {
 				setup.ReviewLocal(repo, base, request, &o)
 			}
-			finish := e.live(cmd.Context(), f.consoleURL, &o, repo)
-			rep, err := session.Run(cmd.Context(), o)
-			finish()
-			e.report(cmd.Context(), f.consoleURL, rep, repo)
-			return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
+			return e.runNew(cmd, &f, o, repo)
 		},
 	}
 	f.register(cmd, true)
