@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit/ghfake"
+	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/status"
 )
 
@@ -75,4 +76,40 @@ func TestReviewLabel(t *testing.T) {
 	ds := f.g.Dispatches("octo", "hello")
 	require.Len(t, ds, 1)
 	assert.Equal(t, "review", ds[0].Inputs["mode"])
+}
+
+// TestLocalReviewPostsOneReview runs /core review in the bot's own process
+// with the scripted model: the review is posted on the pull request's
+// head, its status comment says where, and nothing is pushed.
+func TestLocalReviewPostsOneReview(t *testing.T) {
+	t.Parallel()
+	srv := llm.NewModelServer(t,
+		llm.ContentReply("tool: write_file\npath: topic.txt\ncontent: changed"),
+		llm.ContentReply("tool: done\nsummary: topic.txt needs a test."))
+	f := newFixture(t, func(c *Config) { c.Dispatch = DispatchLocal }, nil)
+	f.env = localEnv(t, srv)
+	n := f.addPull(t, "open")
+	cid := f.addComment(t, n, "alice", "/core review")
+	assert.Equal(t, http.StatusOK, f.deliver(t, "issue_comment", "local-review", commentPayload(t, "alice", "User", n, cid, "/core review", true)))
+	waitFor(t, "the review run ends", func() bool {
+		run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
+		return err == nil && run == nil && len(f.g.Reviews("octo", "hello", n)) == 1
+	})
+	require.NoError(t, f.bot.Shutdown(t.Context()))
+	rv := f.g.Reviews("octo", "hello", n)
+	require.Len(t, rv, 1)
+	assert.Equal(t, "COMMENTED", rv[0].State)
+	assert.Contains(t, rv[0].Body, "topic.txt needs a test.")
+	assert.Contains(t, rv[0].Body, status.ReviewMarker(rv[0].CommitID))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	last := reqs[1].Messages[len(reqs[1].Messages)-1].Content
+	assert.Contains(t, last, "write_file: this is a review: it changes no code", "the write tool was refused")
+	for _, r := range f.g.Requests() {
+		assert.NotContains(t, r.Path, "git-receive-pack", "a review pushes nothing")
+		assert.NotContains(t, r.Path, "/git/refs", "a review moves no ref")
+		assert.False(t, r.Method == http.MethodPost && r.Path == "/repos/octo/hello/pulls", "a review opens no pull request")
+	}
+	assert.Len(t, f.g.Pulls("octo", "hello"), 1)
+	assert.Contains(t, statusOf(f, n), "#pullrequestreview-", "the status comment links the review")
 }
