@@ -83,6 +83,8 @@ func detect(eventName string, ev event, in Inputs) (trigger, error) {
 		return trigger{nothing: fmt.Sprintf("the event asks for %s, and this step runs only mode %s", t.mode, in.Mode)}, nil
 	case t.mode == "" && !askedByPerson(eventName):
 		return explicit(eventName, ev, in) // e.g. a push: the mode input decides
+	case t.mode == "" && in.Mode == ModeReview && ev.PullRequest != nil:
+		return explicit(eventName, ev, in) // a review of each push: no one need ask
 	}
 	return t, nil
 }
@@ -102,6 +104,9 @@ func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {
 		if ev.Comment == nil || ev.Issue == nil {
 			return trigger{}, fmt.Errorf("the issue_comment event has no comment or issue")
 		}
+		if cmd, ok := gh.FindCommandFor(ev.Comment.Body, in.trigger(), "review"); ok {
+			return reviewComment(ev, cmd), nil
+		}
 		cmd, ok := gh.FindCommandFor(ev.Comment.Body, in.trigger(), "fix")
 		if !ok {
 			return trigger{nothing: noCommand(ev.Comment.Body, in.trigger())}, nil
@@ -112,6 +117,9 @@ func fromEvent(eventName string, ev event, in Inputs) (trigger, error) {
 		}
 		return t, nil
 	case "issues", "pull_request", "pull_request_target":
+		if t, ok := reviewEvent(eventName, ev, in); ok {
+			return t, nil
+		}
 		if ev.Action != "labeled" || ev.Label == nil || ev.Label.Name != in.label() {
 			return trigger{nothing: otherLabel(eventName, ev, in.label())}, nil
 		}
@@ -196,7 +204,7 @@ func explicit(eventName string, ev event, in Inputs) (trigger, error) {
 		if t.number == 0 && t.instruction == "" {
 			return t, fmt.Errorf("mode fix needs the issue input (or an issue event), or a prompt")
 		}
-	case ModeResolve:
+	case ModeResolve, ModeReview:
 		t.number = in.PullRequest
 		if t.number == 0 && ev.PullRequest != nil {
 			t.number = ev.PullRequest.Number
@@ -205,10 +213,10 @@ func explicit(eventName string, ev event, in Inputs) (trigger, error) {
 			t.number = ev.Issue.Number
 		}
 		if t.number == 0 {
-			return t, fmt.Errorf("mode resolve needs the pull_request input (or a pull request event)")
+			return t, fmt.Errorf("mode %s needs the pull_request input (or a pull request event)", in.Mode)
 		}
 	default:
-		return t, fmt.Errorf("mode must be auto, fix, resolve or forge, got %q", in.Mode)
+		return t, fmt.Errorf("mode must be auto, fix, resolve, review or forge, got %q", in.Mode)
 	}
 	return t, nil
 }

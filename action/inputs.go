@@ -22,6 +22,7 @@ const (
 	ModeAuto    = "auto"
 	ModeFix     = setup.KindFix
 	ModeResolve = setup.KindResolve
+	ModeReview  = setup.KindReview
 	ModeForge   = "forge"
 )
 
@@ -37,6 +38,10 @@ type Inputs struct {
 	// fix); Label asks for a fix when added (default core:fix).
 	TriggerPhrase string
 	Label         string
+	// ReviewOnOpen, with mode auto, reviews a pull request when it is
+	// opened, reopened or pushed to (the example workflows pass the
+	// repository variable CORE_REVIEW_ON_OPEN).
+	ReviewOnOpen bool
 	// AllowedBots are the bot accounts whose comments and labels count, by
 	// login (dependabot or dependabot[bot]); none by default.
 	AllowedBots []string
@@ -92,11 +97,14 @@ func readInputs(a *githubactions.Action) (Inputs, error) {
 		in.GitHubToken = strings.TrimSpace(a.Getenv("GITHUB_TOKEN"))
 	}
 	switch in.Mode {
-	case ModeAuto, ModeFix, ModeResolve, ModeForge:
+	case ModeAuto, ModeFix, ModeResolve, ModeReview, ModeForge:
 	default:
-		return in, fmt.Errorf("input mode must be auto, fix, resolve or forge, got %q", in.Mode)
+		return in, fmt.Errorf("input mode must be auto, fix, resolve, review or forge, got %q", in.Mode)
 	}
 	var err error
+	if in.ReviewOnOpen, err = boolInput(a, "review_on_open"); err != nil {
+		return in, err
+	}
 	if in.Issue, err = intInput(a, "issue"); err != nil {
 		return in, err
 	}
@@ -129,6 +137,19 @@ func intInput(a *githubactions.Action, name string) (int, error) {
 		return 0, fmt.Errorf("input %s must be a positive number, got %q", name, s)
 	}
 	return n, nil
+}
+
+// boolInput reads a true/false input; empty is false.
+func boolInput(a *githubactions.Action, name string) (bool, error) {
+	s := strings.TrimSpace(a.GetInput(name))
+	if s == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("input %s must be true or false, got %q", name, s)
+	}
+	return b, nil
 }
 
 func orDefault(s, def string) string {

@@ -65,7 +65,7 @@ func TestReadInputs(t *testing.T) {
 			check: func(t *testing.T, in Inputs) {
 				assert.Equal(t, setup.Values{"budget-usd": "2.5", "budget-tokens": "90000", "price-per-mtok": "1"}, in.Settings)
 			}},
-		{name: "bad mode", env: map[string]string{"INPUT_MODE": "party"}, wantErr: `input mode must be auto, fix, resolve or forge, got "party"`},
+		{name: "bad mode", env: map[string]string{"INPUT_MODE": "party"}, wantErr: `input mode must be auto, fix, resolve, review or forge, got "party"`},
 		{name: "bad verify", env: map[string]string{"INPUT_VERIFY": "all"}, wantErr: `the verify input: must be auto, off, build or test, got "all"`},
 		{name: "bad issue", env: map[string]string{"INPUT_ISSUE": "twelve"}, wantErr: `input issue must be a positive number, got "twelve"`},
 		{name: "bad timeout", env: map[string]string{"INPUT_TIMEOUT": "soon"}, wantErr: `the timeout input: must be a duration`},

@@ -37,7 +37,7 @@ func (a *ActionsRunner) Start(ctx context.Context, client *gh.Client, run *Run, 
 		// everyone else's) while it works and while it waits, idle.
 		"actor": run.Actor,
 	}
-	if run.Kind == KindResolve {
+	if run.Kind == KindResolve || run.Kind == KindReview {
 		inputs["pull_request"] = number
 	} else {
 		inputs["issue"] = number

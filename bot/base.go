@@ -79,6 +79,9 @@ type request struct {
 	deliveryID     string
 	installationID int64
 	defaultBranch  string
+	// kind is the run asked for when the command says (review); empty:
+	// a fix on an issue, a resolve on a pull request.
+	kind string
 }
 
 func (r *request) fullName() string { return r.owner + "/" + r.repo }
@@ -140,7 +143,10 @@ func (b *Base) start(ctx context.Context, req *request) error {
 		return nil
 	}
 	kind := KindFix
-	if req.isPull {
+	switch {
+	case req.kind != "":
+		kind = req.kind
+	case req.isPull:
 		kind = KindResolve
 	}
 	now := b.Now()

@@ -15,7 +15,7 @@ import (
 )
 
 // IssueComment handles comments on issues and pull requests: /core fix,
-// /core stop and /core help. Only new comments count: an edited one does
+// /core review, /core stop and /core help. Only new comments count: an edited one does
 // nothing but a notice to its author (edited), a deleted one nothing.
 type IssueComment struct {
 	*Base
@@ -75,7 +75,9 @@ type command interface {
 	run(ctx context.Context, b *Base, req *request) error
 }
 
-func commands() []command { return []command{fixCommand{}, stopCommand{}, helpCommand{}} }
+func commands() []command {
+	return []command{fixCommand{}, reviewCommand{}, stopCommand{}, helpCommand{}}
+}
 
 // mentionsCore reports whether a payload holds "/core" in any case: a
 // comment without it holds no command.

@@ -14,7 +14,7 @@ import (
 )
 
 // PullRequest handles the core:fix label on a pull request (a resolve
-// run), and a pull request opened from a core-session/ branch
+// run), the core:review label (a review run), and a pull request opened from a core-session/ branch
 // (status.BranchPrefix): the link back to the run that asked for it.
 type PullRequest struct {
 	*Base
@@ -38,6 +38,12 @@ func (h *PullRequest) Handle(ctx context.Context, eventType, deliveryID string, 
 			return err
 		}
 		return h.start(ctx, req)
+	case ev.GetAction() == "labeled" && ev.GetLabel().GetName() == status.ReviewLabel:
+		req, ok, err := h.newRequest(ctx, deliveryID, &ev, ev.GetRepo(), ev.GetNumber(), true, ev.GetSender())
+		if !ok {
+			return err
+		}
+		return reviewCommand{}.run(ctx, h.Base, req)
 	case ev.GetAction() == "opened" && strings.HasPrefix(ev.GetPullRequest().GetHead().GetRef(), status.BranchPrefix):
 		return h.linkBack(ctx, &ev)
 	}

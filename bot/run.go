@@ -20,6 +20,7 @@ const (
 const (
 	KindFix     = setup.KindFix     // an issue → a draft pull request
 	KindResolve = setup.KindResolve // a pull request → commits on its head
+	KindReview  = setup.KindReview  // a pull request → one review of its head
 )
 
 // Run is one run the bot decided on: who asked for what, and how it went.

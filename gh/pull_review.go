@@ -2,7 +2,9 @@ package gh
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -70,6 +72,53 @@ func (c *Client) CreateReview(ctx context.Context, owner, name string, number in
 	rv, _, err := c.gh.PullRequests.CreateReview(ctx, owner, name, number, req)
 	if err != nil {
 		return "", fmt.Errorf("post a review on pull request #%d of %s/%s: %w", number, owner, name, err)
+	}
+	return rv.GetHTMLURL(), nil
+}
+
+// Review is a submitted review of a pull request, as core reads it back.
+type Review struct {
+	ID       int64
+	User     string
+	CommitID string
+	Body     string
+	State    string // COMMENTED, APPROVED, CHANGES_REQUESTED, …
+}
+
+// Reviews lists the reviews of pull request number, oldest first, all
+// pages.
+func (c *Client) Reviews(ctx context.Context, owner, name string, number int) ([]Review, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var out []Review
+	for {
+		rs, resp, err := c.gh.PullRequests.ListReviews(ctx, owner, name, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the reviews of pull request #%d of %s/%s: %w", number, owner, name, err)
+		}
+		for _, r := range rs {
+			out = append(out, Review{ID: r.GetID(), User: r.GetUser().GetLogin(), CommitID: r.GetCommitID(), Body: r.GetBody(), State: r.GetState()})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// ErrReviewNotEditable: the review cannot be edited with this token (it
+// is someone else's, or gone).
+var ErrReviewNotEditable = errors.New("the review is not core's to edit, or is gone")
+
+// UpdateReview replaces the body of review id of pull request number and
+// returns its address. A review this token may not edit, or that is gone,
+// is ErrReviewNotEditable.
+func (c *Client) UpdateReview(ctx context.Context, owner, name string, number int, id int64, body string) (string, error) {
+	rv, _, err := c.gh.PullRequests.UpdateReview(ctx, owner, name, number, id, body)
+	if s := httpStatus(err); s == http.StatusForbidden || s == http.StatusNotFound {
+		err = fmt.Errorf("%w: %w", ErrReviewNotEditable, err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("update review %d on pull request #%d of %s/%s: %w", id, number, owner, name, err)
 	}
 	return rv.GetHTMLURL(), nil
 }

@@ -40,3 +40,31 @@ func TestPullFilesAndCreateReview(t *testing.T) {
 	assert.Contains(t, err.Error(), "post a review on pull request #1 of octo/hello")
 	assert.Contains(t, err.Error(), "Line could not be resolved")
 }
+
+func TestReviewsAndUpdateReview(t *testing.T) {
+	t.Parallel()
+	c, g, repo := newTestClient(t)
+	head, err := repo.Commit(t.Context(), "fix", "fix", map[string]string{"a.txt": "b\n"})
+	require.NoError(t, err)
+	n, err := g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "fix", Head: "fix", User: "alice"})
+	require.NoError(t, err)
+	_, err = c.CreateReview(t.Context(), "octo", "hello", n, NewReview{CommitID: head, Body: "first"})
+	require.NoError(t, err)
+	list, err := c.Reviews(t.Context(), "octo", "hello", n)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, Review{ID: list[0].ID, User: "core-bot", CommitID: head, Body: "first", State: "COMMENTED"}, list[0])
+
+	url, err := c.UpdateReview(t.Context(), "octo", "hello", n, list[0].ID, "second")
+	require.NoError(t, err)
+	assert.Contains(t, url, "#pullrequestreview-")
+	assert.Equal(t, "second", g.Reviews("octo", "hello", n)[0].Body)
+
+	_, err = c.UpdateReview(t.Context(), "octo", "hello", n, list[0].ID+1000, "third")
+	require.ErrorIs(t, err, ErrReviewNotEditable)
+	assert.Contains(t, err.Error(), "update review")
+	_, err = c.UpdateReview(t.Context(), "octo", "hello", n, list[0].ID, "")
+	require.Error(t, err, "a blank body is refused")
+	assert.NotErrorIs(t, err, ErrReviewNotEditable)
+	assert.Equal(t, "second", g.Reviews("octo", "hello", n)[0].Body)
+}

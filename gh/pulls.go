@@ -19,6 +19,7 @@ type PullRequest struct {
 	HTMLURL      string
 	Draft        bool
 	State        string
+	Merged       bool
 	Author       string
 	HeadRef      string
 	HeadSHA      string
@@ -42,6 +43,7 @@ func pullFrom(p *github.PullRequest) *PullRequest {
 		HTMLURL:      p.GetHTMLURL(),
 		Draft:        p.GetDraft(),
 		State:        p.GetState(),
+		Merged:       p.GetMerged(),
 		Author:       p.GetUser().GetLogin(),
 		HeadRef:      p.GetHead().GetRef(),
 		HeadSHA:      p.GetHead().GetSHA(),

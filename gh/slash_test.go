@@ -14,6 +14,8 @@ func TestParseCommands(t *testing.T) {
 		want []Command
 	}{
 		{name: "bare", body: "/core fix", want: []Command{{Name: "fix"}}},
+		{name: "review", body: "LGTM?\n/core review focus on the parser", want: []Command{{Name: "review", Args: "focus on the parser"}}},
+		{name: "quoted review", body: "> /core review", want: nil},
 		{name: "with instruction", body: "/core fix make the tests pass  ", want: []Command{{Name: "fix", Args: "make the tests pass"}}},
 		{name: "case-insensitive", body: "/CORE Fix it", want: []Command{{Name: "fix", Args: "it"}}},
 		{name: "after text", body: "Thanks!\n\n/core fix please\nmore text", want: []Command{{Name: "fix", Args: "please"}}},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/clip"
+	"github.com/coreagent/core/session/review"
 )
 
 // Goal is what a run is to do, and on which repository.
@@ -39,6 +40,9 @@ type Goal struct {
 	// Clean starts a local repository's session from its HEAD alone;
 	// otherwise uncommitted and untracked (not ignored) work is included.
 	Clean bool
+	// Review, when set, makes the run a review of the head it starts from
+	// (review_run.go): it changes, commits and pushes nothing.
+	Review *review.Goal
 }
 
 // goalLength bounds a goal: a line on the console's Runs page.

@@ -9,6 +9,7 @@ import (
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/review"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -44,6 +45,9 @@ type Landing struct {
 // contract holds work the model called done), as a draft marked
 // [budget exhausted], and ends budget_exhausted.
 func (s *run) finish(ctx context.Context, out outcome) outcome {
+	if s.rec.Kind == review.Kind {
+		return s.finishReview(ctx, out)
+	}
 	if out.status == state.BudgetExhausted {
 		return s.finishSpent(ctx, out)
 	}
@@ -113,6 +117,9 @@ func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
 // on once it has landed (idle, or partial with a broken contract). A run
 // whose model called done lands here, and so does core session land.
 func (s *run) land(ctx context.Context, ending outcome) outcome {
+	if s.rec.Kind == review.Kind {
+		return failed(state.FailConfiguration, errReviewLands)
+	}
 	if err := s.checkLanding(ctx, s.tree); err != nil {
 		return failed(landingFailure(err), err)
 	}

@@ -185,7 +185,7 @@ func (s *run) turns(ctx context.Context, entries *[]budget.Entry) outcome {
 	runCtx, cancel := context.WithTimeout(ctx, s.opts.Limits.Timeout)
 	defer cancel()
 	malformed := 0
-	names := s.tools.Names()
+	names := s.tools.Callable()
 	saved := time.Now()
 	for turn := 1; ; turn++ {
 		if turn > s.opts.Limits.MaxTurns {

@@ -52,7 +52,7 @@ func (r githubRepo) clone(ctx context.Context, dest string, t land.Target) error
 func (r githubRepo) land(ctx context.Context, s *run) error {
 	rec := s.rec
 	w := s.landWork()
-	w.Failures = s.failures(ctx)
+	w.Failures = land.Failures(ctx, w.Git, rec.Workspace, s.report.StartTree, s.tree, s.report.Contract)
 	err := r.Land(ctx, w)
 	rec.PRURL, rec.PullRequest = w.PRURL, w.PullRequest
 	s.report.CheckRun = w.CheckRun

@@ -75,6 +75,8 @@ type RecordTask struct {
 	Uncommitted int    `json:"uncommitted,omitempty"`
 	Prompt      string `json:"prompt,omitempty"`
 	Goal        string `json:"goal,omitempty"` // the report's: see Report.Goal
+	// Kind is "review" for a review run (Goal.Review); empty otherwise.
+	Kind string `json:"kind,omitempty"`
 }
 
 // RecordLife is where the session is in its life (see session/state) and

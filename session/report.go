@@ -143,6 +143,9 @@ type ReportRun struct {
 type ReportGoal struct {
 	Goal  string `json:"goal,omitempty"`
 	Issue int    `json:"issue,omitempty"`
+	// Kind is the run's kind: "review" for a review; empty for a run that
+	// changes code.
+	Kind string `json:"kind,omitempty"`
 }
 
 // FindingKind names something a run found worth telling.

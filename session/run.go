@@ -21,6 +21,7 @@ import (
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/receipt"
+	"github.com/coreagent/core/session/review"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
@@ -112,6 +113,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 			Issue:       opts.Goal.Issue,
 			Prompt:      opts.Goal.Prompt,
 			Goal:        goalOf(opts.Goal.Prompt, instruction),
+			Kind:        kindOf(opts.Goal),
 			LandOnto:    t.Onto,
 			Uncommitted: t.Uncommitted,
 		},
@@ -141,6 +143,11 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 			return s.end(state.Cancelled, "", s.cancelReason(ctx)), nil
 		}
 		return s.end(state.Failed, state.FailInfrastructure, err), nil
+	}
+	if opts.Goal.Review != nil {
+		if err := s.startReview(ctx); err != nil {
+			return s.end(state.Failed, state.FailConfiguration, err), nil
+		}
 	}
 	return s.drive(ctx, instruction, true)
 }
@@ -212,6 +219,9 @@ func resume(ctx context.Context, id, instruction string, opts Options) (*Report,
 	rec, err := opts.Services.Store.Load(id)
 	if err != nil {
 		return nil, configError(err)
+	}
+	if rec.Kind == review.Kind {
+		return nil, &ConfigError{Err: fmt.Errorf("session %s is a review: a review is not resumed; run core review again", id)}
 	}
 	if err := checkBudgetPrice(opts, rec); err != nil {
 		return nil, err
@@ -314,6 +324,8 @@ type runResult struct {
 	// from report.json, which holds none of its checks' outputs.
 	priorReceipt *receipt.Receipt
 	outputsGone  bool
+	// reviewHead is, in a review, the head reviewed (review_run.go).
+	reviewHead string
 }
 
 // runLive is how people see and reach the run while it lives.
@@ -348,7 +360,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	// model's, a command's or a page's: shown, not obeyed.
 	opts.Live.Progress, opts.Services.Output = scrub.TerminalWriter(sc.Writer(opts.Live.Progress)), scrub.TerminalWriter(sc.Writer(opts.Services.Output))
 	opts.Services.Approver = scrubbingApprover{a: opts.Services.Approver, scrub: sc}
-	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.Services.GitEnv, scrub: sc}, unlock: unlock, runWorkspace: runWorkspace{tools: tools.Default()}, scrubber: sc, runLive: runLive{ctl: opts.Live.Control}}
+	s := &run{opts: opts, rec: rec, origin: org, git: gitRunner{env: opts.Services.GitEnv, scrub: sc}, unlock: unlock, runWorkspace: runWorkspace{tools: toolsFor(rec)}, scrubber: sc, runLive: runLive{ctl: opts.Live.Control}}
 	if s.ctl == nil {
 		s.ctl = live.NewControl()
 	}
@@ -356,7 +368,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		ReportLanding:      ReportLanding{DryRun: opts.Landing.DryRun},
 		ReportVerification: ReportVerification{Verify: string(rec.Verify)},
 		ReportRun:          ReportRun{StartedAt: opts.Services.Now(), Steps: []Step{}, Instructions: rec.Instructions},
-		ReportGoal:         ReportGoal{Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, ""))}}
+		ReportGoal:         ReportGoal{Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, "")), Kind: rec.Kind}}
 	s.startSpend(rec.Status != state.Pending)
 	dir := opts.Services.Store.Dir(rec.ID)
 	if s.events, err = live.OpenEvents(filepath.Join(dir, live.EventsFile), sc, opts.Services.Now); err != nil {
@@ -499,6 +511,7 @@ func (s *run) systemPrompt(ctx context.Context) (string, error) {
 		Verify:       verifyRule(s.rec.Verify, s.project) + contractRule(s.rec.Verify, s.rec.Checks),
 		Native:       s.native(),
 		Instructions: s.scrub(text),
+		Rules:        review.Rules(s.rec.Kind),
 	}), nil
 }
 

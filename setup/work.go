@@ -12,6 +12,7 @@ import (
 const (
 	KindFix     = "fix"     // an issue → a draft pull request
 	KindResolve = "resolve" // a pull request → commits on its head
+	KindReview  = "review"  // a pull request → one review of its head
 )
 
 // Work is what a run was asked to do, by a comment, a label or a dispatch.
@@ -29,6 +30,12 @@ type Work struct {
 // goal; the Action and the bot's local runner both come here.
 func Run(ctx context.Context, w Work, opts session.Options) (*session.Report, error) {
 	opts.Goal.Repo = w.Owner + "/" + w.Repo
+	if w.Kind == KindReview {
+		if err := ReviewPull(ctx, w.Client, w.Owner, w.Repo, w.Number, w.Instruction, &opts); err != nil {
+			return nil, err
+		}
+		return session.Run(ctx, opts)
+	}
 	if w.Kind == KindResolve {
 		return resolver.Run(ctx, resolver.Request{Client: w.Client, Owner: w.Owner, Repo: w.Repo, Number: w.Number, Instruction: w.Instruction}, opts)
 	}

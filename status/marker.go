@@ -1,6 +1,6 @@
 // Package status owns every name core leaves on GitHub for itself or for
 // its other half to find: the hidden markers in comments and pull request
-// bodies, the core:fix label, the core-session/ branch prefix, the
+// bodies, the core:fix and core:review labels, the core-session/ branch prefix, the
 // workflow run-name, and the one status comment per run with its format.
 // Everything that writes or reads one of them (the engine, the Action, the
 // bot, the forger) uses this package, so each is defined once.
@@ -13,6 +13,10 @@ import (
 
 // FixLabel is the label that asks for a fix like /core fix does.
 const FixLabel = "core:fix"
+
+// ReviewLabel is the label that asks for a review of a pull request like
+// /core review does.
+const ReviewLabel = "core:review"
 
 // BranchPrefix starts the branch a session lands on when none is given:
 // core-session/<session-id>. The bot links pull requests from such
@@ -30,6 +34,7 @@ const (
 	workflowRunPrefix = "<!-- core:workflow-run:"
 	costPrefix        = "<!-- core:cost:"
 	notesMarker       = "<!-- core:notes -->"
+	reviewPrefix      = "<!-- core:review:"
 	markerEnd         = " -->"
 )
 
@@ -43,6 +48,11 @@ func IssueMarker(issue int) string { return issuePrefix + strconv.Itoa(issue) + 
 
 // SessionMarker marks everything core posts for a session.
 func SessionMarker(sessionID string) string { return sessionPrefix + sessionID + markerEnd }
+
+// ReviewMarker marks core's review of a pull request's head commit, so a
+// second review run on the same head edits that review instead of posting
+// another: <!-- core:review:<head-sha> -->.
+func ReviewMarker(head string) string { return reviewPrefix + head + markerEnd }
 
 // WorkflowRunMarker names, in a status comment, the workflow run doing the
 // work: the Action writes it, the bot reads it to cancel the run on
@@ -105,7 +115,7 @@ func WorkflowRunIn(body string) int64 {
 // so the bot recognises the workflow_run that ends a run it dispatched.
 const RunNameTemplate = "core ${{ inputs.mode }} ${{ inputs.run_id }}"
 
-var runNameRe = regexp.MustCompile(`^core (fix|resolve) ([0-9a-z-]+)$`)
+var runNameRe = regexp.MustCompile(`^core (fix|resolve|review) ([0-9a-z-]+)$`)
 
 // RunName is what RunNameTemplate expands to.
 func RunName(mode, runID string) string { return "core " + mode + " " + runID }

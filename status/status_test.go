@@ -63,6 +63,7 @@ func TestMarkers(t *testing.T) {
 	assert.True(t, strings.HasPrefix(SessionBranch("abc"), BranchPrefix))
 	assert.Equal(t, "r20261201-ab12", RunIDInName(RunName("fix", "r20261201-ab12")))
 	assert.Equal(t, "r1", RunIDInName(RunName("resolve", "r1")))
+	assert.Equal(t, "r2", RunIDInName(RunName("review", "r2")), "a review run dispatched by the bot")
 	assert.Equal(t, "", RunIDInName("core forge r1"))
 	assert.Equal(t, "", RunIDInName("CI"))
 }

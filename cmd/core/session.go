@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -233,19 +234,12 @@ draft marked [budget exhausted]), 1 failed, 130 cancelled.`,
 			if err := checkRepo(repo); err != nil {
 				return err
 			}
-			o, err := e.options(cmd, &f, nil)
+			o, err := e.newOptions(cmd, &f, repo)
 			if err != nil {
 				return err
 			}
-			if err := e.github(&o, repo); err != nil {
-				return err
-			}
 			o.Goal.Repo, o.Goal.Prompt, o.Goal.Issue, o.Goal.Base, o.Goal.Branch, o.Goal.Clean = repo, prompt, issue, base, branch, clean
-			finish := e.live(cmd.Context(), f.consoleURL, &o, repo)
-			rep, err := session.Run(cmd.Context(), o)
-			finish()
-			e.report(cmd.Context(), f.consoleURL, rep, repo)
-			return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
+			return e.runNew(cmd, &f, o, repo)
 		},
 	}
 	f.register(cmd, true)
@@ -257,6 +251,26 @@ draft marked [budget exhausted]), 1 failed, 130 cancelled.`,
 	fl.StringVar(&branch, "branch", "", "branch to land on (default: "+status.SessionBranch("<id>")+")")
 	fl.BoolVar(&clean, "clean", false, "start a local repository's session from HEAD alone; by default its uncommitted and untracked (not ignored) changes are included, and left out of what lands")
 	return cmd
+}
+
+// newOptions are a new session's options on repo, from the flags and the
+// environment, with a GitHub client when repo is owner/name.
+func (e *env) newOptions(cmd *cobra.Command, f *sessionFlags, repo string) (session.Options, error) {
+	o, err := e.options(cmd, f, nil)
+	if err != nil {
+		return o, err
+	}
+	return o, e.github(&o, repo)
+}
+
+// runNew runs a new session with o, live on the console when one is
+// configured, reports it there, and prints its summary and exit status.
+func (e *env) runNew(cmd *cobra.Command, f *sessionFlags, o session.Options, repo string) error {
+	finish := e.live(cmd.Context(), f.consoleURL, &o, repo)
+	rep, err := session.Run(cmd.Context(), o)
+	finish()
+	e.report(cmd.Context(), f.consoleURL, rep, repo)
+	return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
 }
 
 func newSessionResumeCmd(e *env) *cobra.Command {
@@ -458,14 +472,15 @@ and by tool (spend, spend_by_tool).`,
 				return nil
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tREPO\tSTATUS\tTURNS\tCOST\tBRANCH\tAGE")
+			fmt.Fprintln(tw, "ID\tREPO\tKIND\tSTATUS\tTURNS\tCOST\tBRANCH\tAGE")
 			now := time.Now()
 			for _, r := range recs {
 				status := string(r.Status)
 				if r.FailureKind != "" {
 					status += " (" + string(r.FailureKind) + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, status, r.Turns, budget.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
+				kind := cmp.Or(r.Kind, "change")
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, kind, status, r.Turns, budget.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
 			}
 			return tw.Flush()
 		},

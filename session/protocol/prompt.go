@@ -18,6 +18,9 @@ type PromptConfig struct {
 	// Instructions are the repository's own instructions for agents
 	// (AGENTS.md), already scrubbed and capped; empty for none.
 	Instructions string
+	// Rules, when set, replace the rules of a run that changes code (and
+	// Verify with them): a review's.
+	Rules []string
 }
 
 // ExampleTOON, ExampleMultiline and ExampleJSON are the reply forms the
@@ -71,6 +74,9 @@ After each action you receive its result. A reply that holds no valid action is 
 	}
 	if cfg.Verify != "" {
 		rules = append(rules, cfg.Verify)
+	}
+	if cfg.Rules != nil {
+		rules = cfg.Rules
 	}
 	for _, r := range rules {
 		fmt.Fprintf(&b, "- %s\n", r)

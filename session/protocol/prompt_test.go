@@ -59,3 +59,11 @@ func TestExamplesParse(t *testing.T) {
 		})
 	}
 }
+
+func TestSystemPromptRules(t *testing.T) {
+	t.Parallel()
+	p := SystemPrompt(PromptConfig{ToolDocs: "read_file", Verify: "run_shell may run go test", Rules: []string{"Change no file."}})
+	assert.Contains(t, p, "- Change no file.\n")
+	assert.NotContains(t, p, "write_file for new files", "the given rules replace the default ones")
+	assert.NotContains(t, p, "run_shell may run go test", "and the verify rule with them")
+}

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,6 +170,9 @@ type Tool interface {
 type Set struct {
 	tools []Tool
 	byKey map[string]Tool
+	// refused are tools not offered whose calls are answered with a
+	// reason (Without).
+	refused map[string]string
 }
 
 // NewSet returns a set of tools in the given order. A later tool with the
@@ -196,12 +200,43 @@ func Default() *Set {
 	return NewSet(readFile{}, listDir{}, writeFile{}, editFile{}, search{}, gitDiff{}, runShell{}, fileIssue{}, done{})
 }
 
+// Without returns the set without the tools named: they are not offered
+// (neither in Names nor in Doc), and a call to one is answered, as an
+// observation, with reason rather than as an unknown tool.
+func (s *Set) Without(reason string, names ...string) *Set {
+	out := &Set{byKey: make(map[string]Tool, len(s.tools)), refused: make(map[string]string, len(s.refused)+len(names))}
+	for k, v := range s.refused {
+		out.refused[k] = v
+	}
+	for _, n := range names {
+		out.refused[n] = reason
+	}
+	for _, t := range s.tools {
+		if _, gone := out.refused[t.Name()]; !gone {
+			out.tools = append(out.tools, t)
+			out.byKey[t.Name()] = t
+		}
+	}
+	return out
+}
+
 // Names returns the tools' names in order.
 func (s *Set) Names() []string {
 	names := make([]string, len(s.tools))
 	for i, t := range s.tools {
 		names[i] = t.Name()
 	}
+	return names
+}
+
+// Callable is the names a call may name: the tools offered (Names), then
+// those withheld (Without), whose calls are answered with why.
+func (s *Set) Callable() []string {
+	names := s.Names()
+	for n := range s.refused {
+		names = append(names, n)
+	}
+	slices.Sort(names[len(s.tools):])
 	return names
 }
 
@@ -229,6 +264,9 @@ func (s *Set) Run(ctx context.Context, env *Env, call Call) (Result, error) {
 	}
 	if env == nil || env.Workspace == nil {
 		return Result{}, errors.New("run tool: no workspace configured")
+	}
+	if reason, no := s.refused[call.Tool]; no {
+		return Result{Output: call.Tool + ": " + reason}, nil
 	}
 	t, ok := s.Lookup(call.Tool)
 	if !ok {

@@ -1,0 +1,68 @@
+package review
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/tools"
+	"github.com/coreagent/core/status"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestToolsWithholdTheWriteTools(t *testing.T) {
+	t.Parallel()
+	set := Tools(tools.Default())
+	assert.Equal(t, []string{"read_file", "list_dir", "search", "git_diff", "done"}, set.Names())
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644))
+	ws, err := tools.NewWorkspace(root)
+	require.NoError(t, err)
+	env := &tools.Env{Workspace: ws, Tier: lang.TierOff, Approver: tools.DenyApprover{}}
+	for _, call := range []tools.Call{
+		{Tool: "write_file", Args: tools.Args{"path": "a.txt", "content": "b\n"}},
+		{Tool: "edit_file", Args: tools.Args{"path": "a.txt", "old": "a", "new": "b"}},
+		{Tool: "run_shell", Args: tools.Args{"command": "echo b > a.txt"}},
+		{Tool: "file_issue", Args: tools.Args{"title": "t", "body": "b"}},
+	} {
+		r, err := set.Run(t.Context(), env, call)
+		require.NoError(t, err, call.Tool)
+		assert.Equal(t, call.Tool+": "+Refusal, r.Output)
+	}
+	got, err := os.ReadFile(filepath.Join(root, "a.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "a\n", string(got), "no write tool ran")
+	r, err := set.Run(t.Context(), env, tools.Call{Tool: "read_file", Args: tools.Args{"path": "a.txt"}})
+	require.NoError(t, err)
+	assert.Contains(t, r.Output, "a")
+}
+
+func TestBody(t *testing.T) {
+	t.Parallel()
+	head := strings.Repeat("b", 40)
+	var c *contract.Contract
+	body := Body(Result{SessionID: "s1", Base: strings.Repeat("a", 40), Head: head, Summary: "Looks right; one nit in a.go.", Contract: c, Turns: 3, Tokens: 900})
+	assert.Contains(t, body, "against the base (aaaaaaaaaaaa)")
+	assert.Contains(t, body, "It changed no code and pushed nothing.")
+	assert.Contains(t, body, "### Checks")
+	assert.Contains(t, body, "### Review\n\nLooks right; one nit in a.go.")
+	assert.True(t, strings.HasSuffix(body, status.ReviewMarker(head)+"\n"))
+
+	long := Body(Result{Head: head, Summary: strings.Repeat("é", maxBody)})
+	assert.LessOrEqual(t, len(long), maxBody)
+	assert.Contains(t, long, "(cut: the review was too long for GitHub)")
+	assert.Contains(t, long, status.ReviewMarker(head), "a cut review keeps its marker")
+}
+
+func TestRules(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, Rules(""), "a run that changes code keeps its own rules")
+	rules := strings.Join(Rules(Kind), "\n")
+	assert.Contains(t, rules, "you change no file")
+	assert.NotContains(t, rules, "write_file")
+	assert.NotContains(t, rules, "run_shell")
+}

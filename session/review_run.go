@@ -1,0 +1,88 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
+	"github.com/coreagent/core/session/review"
+	"github.com/coreagent/core/session/state"
+	"github.com/coreagent/core/session/tools"
+)
+
+// FindingReviewed: a review run's review; Detail says where it went.
+const FindingReviewed FindingKind = "reviewed"
+
+// errReviewLands refuses to land a review's session.
+var errReviewLands = errors.New("this session is a review: it changes no code and lands nothing")
+
+// startReview makes a review's start commit the merge base of its head and
+// its base (review.Prepare): the model's git_diff shows the head's change,
+// the contract's baselines are the base's, its result the head's tree.
+func (s *run) startReview(ctx context.Context) error {
+	head, base := s.rec.StartCommit, s.opts.Goal.Review.Base
+	mb, err := review.Prepare(ctx, s.git.run, s.rec.Workspace, head, base)
+	if err != nil {
+		return &ConfigError{Option: "base", Err: err}
+	}
+	s.rec.StartCommit, s.reviewHead = mb, head
+	fmt.Fprintf(s.opts.Live.Progress, "reviewing %s against %s (%s)\n", clip.Hash(head), base, clip.Hash(mb))
+	return nil
+}
+
+// finishReview ends a review whose model called done (or whose budget ran
+// out: then no check runs): the contract's checks on the base and on the
+// head's tree, the review posted or printed, and the run's end.
+func (s *run) finishReview(ctx context.Context, out outcome) outcome {
+	tree, err := treeOf(ctx, s.git, s.rec.Workspace, s.reviewHead)
+	if err == nil {
+		_, err = s.setTree(ctx, tree)
+	}
+	if err != nil {
+		return failed(state.FailInfrastructure, err)
+	}
+	if out.status != state.BudgetExhausted {
+		fmt.Fprintf(s.opts.Live.Progress, "checking: the harness runs %d %s on the base and on the head\n", len(s.rec.Checks), plural(len(s.rec.Checks), "check", "checks"))
+		if s.report.Contract = s.checks.Contract(ctx, s.rec.Checks, s.tree); ctx.Err() != nil {
+			s.report.Contract = nil
+			return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
+		}
+	}
+	body := s.scrub(review.Body(review.Result{SessionID: s.rec.ID, Base: s.rec.StartCommit, Head: s.reviewHead,
+		Summary: s.rec.Summary, Contract: s.report.Contract, Turns: s.rec.Turns, Tokens: s.rec.Usage.TotalTokens}))
+	where := "printed"
+	if gr, ok := s.origin.(githubRepo); ok && s.rec.PullRequest != 0 {
+		owner, name, _ := gh.ParseRepo(gr.Name())
+		url, updated, err := review.Post(ctx, s.opts.Services.GitHub, owner, name, s.rec.PullRequest, s.reviewHead, body)
+		if err != nil {
+			return failed(state.FailInfrastructure, err)
+		}
+		s.rec.PRURL, where = url, review.Where(url, s.reviewHead, updated)
+	} else {
+		fmt.Fprintln(s.opts.Services.Output, body)
+	}
+	s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReviewed, Detail: where})
+	if out.status == state.BudgetExhausted {
+		return out
+	}
+	return outcome{status: state.Idle, end: true}
+}
+
+// kindOf is the kind a run of goal records: review.Kind or "".
+func kindOf(g Goal) string {
+	if g.Review != nil {
+		return review.Kind
+	}
+	return ""
+}
+
+// toolsFor is the tool set a session's model is offered: a review's has
+// no write tool.
+func toolsFor(rec *Record) *tools.Set {
+	if rec.Kind == review.Kind {
+		return review.Tools(tools.Default())
+	}
+	return tools.Default()
+}
