@@ -87,9 +87,11 @@ func (r *Layers) Run(ws string) (string, error) {
 	if err := os.MkdirAll(layer, 0o700); err != nil {
 		return "", fmt.Errorf("make the run's build cache: %w", err)
 	}
-	// Beside the layer, out of the sandbox's sight: whose layer it is.
+	// Beside the layer, out of the sandbox's sight: whose layer it is,
+	// each file whole when it appears (another Sandbox's sweep may read it
+	// at any moment: an empty owner would be a dead one).
 	for name, body := range map[string]string{"workspace": ws, "owner": thisProcess()} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+		if err := writeWhole(filepath.Join(dir, name), body); err != nil {
 			return "", fmt.Errorf("make the run's build cache: %w", err)
 		}
 	}
@@ -176,7 +178,7 @@ func sweepRunLayers(runs, legacy string) {
 		var wbuf, obuf [4096]byte
 		ws, err1 := readSmall(filepath.Join(dir, "workspace"), wbuf[:])
 		owner, err2 := readSmall(filepath.Join(dir, "owner"), obuf[:])
-		if err1 != nil || err2 != nil {
+		if err1 != nil || err2 != nil || len(ws) == 0 || len(owner) == 0 {
 			if fi, err := os.Lstat(dir); err == nil && time.Since(fi.ModTime()) < staleRunLayer {
 				continue // being made
 			}
@@ -185,6 +187,16 @@ func sweepRunLayers(runs, legacy string) {
 		}
 		RemoveTree(dir)
 	}
+}
+
+// writeWhole writes body to path through a temporary file renamed into
+// place, so that a reader sees all of it or no file.
+func writeWhole(path, body string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(body), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // RemoveTree removes a tree confined code may have written: a directory it

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -205,4 +206,30 @@ func TestRunLayers(t *testing.T) {
 	assert.DirExists(t, l2)
 	runtime.KeepAlive(first)
 	runtime.KeepAlive(second)
+}
+
+// TestSweepKeepsALayerBeingMade: a layer whose owner or workspace file is
+// not there whole yet (another Sandbox is making it) is kept while it is
+// recent, and swept once it is a day old.
+func TestSweepKeepsALayerBeingMade(t *testing.T) {
+	t.Parallel()
+	runs := filepath.Join(t.TempDir(), "go-build-run")
+	ws := t.TempDir()
+	layer := func(name, workspace, owner string) string {
+		dir := filepath.Join(runs, name)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "layer"), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "workspace"), []byte(workspace), 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "owner"), []byte(owner), 0o600))
+		return dir
+	}
+	emptyOwner := layer("a", ws, "")
+	emptyWorkspace := layer("b", "", thisProcess())
+	old := layer("c", ws, "")
+	day := time.Now().Add(-25 * time.Hour)
+	require.NoError(t, os.Chtimes(old, day, day))
+
+	sweepRunLayers(runs, filepath.Join(t.TempDir(), LegacyBuildCache))
+	assert.DirExists(t, emptyOwner, "a layer whose owner file is being written was swept")
+	assert.DirExists(t, emptyWorkspace, "a layer whose workspace file is being written was swept")
+	assert.NoDirExists(t, old, "a day-old layer with no owner stays")
 }
