@@ -11,6 +11,7 @@ import (
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/land"
+	"github.com/coreagent/core/session/review"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -146,6 +147,9 @@ type ReportGoal struct {
 	// Kind is the run's kind: "review" for a review; empty for a run that
 	// changes code.
 	Kind string `json:"kind,omitempty"`
+	// Review is, for a review, its findings and the classification of
+	// the pull request's tests; nil for any other run.
+	Review *review.Report `json:"review,omitempty"`
 }
 
 // FindingKind names something a run found worth telling.

@@ -27,16 +27,23 @@ func (s *run) startReview(ctx context.Context) error {
 	if err != nil {
 		return &ConfigError{Option: "base", Err: err}
 	}
-	s.rec.StartCommit, s.reviewHead = mb, head
+	s.rec.StartCommit, s.review = mb, &reviewRun{head: head}
 	fmt.Fprintf(s.opts.Live.Progress, "reviewing %s against %s (%s)\n", clip.Hash(head), base, clip.Hash(mb))
 	return nil
+}
+
+// reviewRun is what a review run holds besides any run's state: the head
+// it reviews and what it found.
+type reviewRun struct {
+	head     string
+	findings []review.Finding
 }
 
 // finishReview ends a review whose model called done (or whose budget ran
 // out: then no check runs): the contract's checks on the base and on the
 // head's tree, the review posted or printed, and the run's end.
 func (s *run) finishReview(ctx context.Context, out outcome) outcome {
-	tree, err := treeOf(ctx, s.git, s.rec.Workspace, s.reviewHead)
+	tree, err := treeOf(ctx, s.git, s.rec.Workspace, s.review.head)
 	if err == nil {
 		_, err = s.setTree(ctx, tree)
 	}
@@ -50,24 +57,43 @@ func (s *run) finishReview(ctx context.Context, out outcome) outcome {
 			return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 		}
 	}
-	body := s.scrub(review.Body(review.Result{SessionID: s.rec.ID, Base: s.rec.StartCommit, Head: s.reviewHead,
-		Summary: s.rec.Summary, Contract: s.report.Contract, Turns: s.rec.Turns, Tokens: s.rec.Usage.TotalTokens}))
-	where := "printed"
-	if gr, ok := s.origin.(githubRepo); ok && s.rec.PullRequest != 0 {
-		owner, name, _ := gh.ParseRepo(gr.Name())
-		url, updated, err := review.Post(ctx, s.opts.Services.GitHub, owner, name, s.rec.PullRequest, s.reviewHead, body)
-		if err != nil {
-			return failed(state.FailInfrastructure, err)
-		}
-		s.rec.PRURL, where = url, review.Where(url, s.reviewHead, updated)
-	} else {
-		fmt.Fprintln(s.opts.Services.Output, body)
+	res := s.reviewResult(out)
+	s.report.Review = &review.Report{Findings: res.Findings, Tests: res.Tests}
+	where, err := s.postReview(ctx, res)
+	if err != nil {
+		return failed(state.FailInfrastructure, err)
 	}
 	s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReviewed, Detail: where})
 	if out.status == state.BudgetExhausted {
 		return out
 	}
 	return outcome{status: state.Idle, end: true}
+}
+
+// reviewResult is what the review says: the model's summary and findings,
+// the harness's checks, and the run's spending.
+func (s *run) reviewResult(out outcome) review.Result {
+	return review.Result{SessionID: s.rec.ID, Base: s.rec.StartCommit, Head: s.review.head,
+		Summary: s.rec.Summary, Contract: s.report.Contract, Turns: s.rec.Turns, Tokens: s.rec.Usage.TotalTokens,
+		Findings: s.review.findings, CostUSD: s.rec.CostUSD, Exhausted: out.status == state.BudgetExhausted}
+}
+
+// postReview posts res on the pull request (one review per head), or
+// prints it for a local review, and says where it went.
+func (s *run) postReview(ctx context.Context, res review.Result) (string, error) {
+	body := s.scrub(review.Body(res))
+	gr, ok := s.origin.(githubRepo)
+	if !ok || s.rec.PullRequest == 0 {
+		fmt.Fprintln(s.opts.Services.Output, body)
+		return "printed", nil
+	}
+	owner, name, _ := gh.ParseRepo(gr.Name())
+	url, updated, err := review.Post(ctx, s.opts.Services.GitHub, owner, name, s.rec.PullRequest, res.Head, body)
+	if err != nil {
+		return "", err
+	}
+	s.rec.PRURL = url
+	return review.Where(url, res.Head, updated), nil
 }
 
 // kindOf is the kind a run of goal records: review.Kind or "".

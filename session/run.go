@@ -324,8 +324,9 @@ type runResult struct {
 	// from report.json, which holds none of its checks' outputs.
 	priorReceipt *receipt.Receipt
 	outputsGone  bool
-	// reviewHead is, in a review, the head reviewed (review_run.go).
-	reviewHead string
+	// review is, in a review, its head and what it found (review_run.go);
+	// nil for any other run.
+	review *reviewRun
 }
 
 // runLive is how people see and reach the run while it lives.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/testclass"
 	"github.com/coreagent/core/status"
 )
 
@@ -22,6 +23,17 @@ type Result struct {
 	Contract   *contract.Contract
 	Turns      int
 	Tokens     int
+	// Findings are the model's findings as the harness judged them, in
+	// the order the model reported them.
+	Findings []Finding
+	// Tests is the harness's classification of the pull request's own
+	// tests; nil when it did not run.
+	Tests *testclass.Classification
+	// CostUSD is what the run spent (nil: no price known); Exhausted
+	// says its budget ran out (the review then holds what was confirmed
+	// so far).
+	CostUSD   *float64
+	Exhausted bool
 }
 
 // Body is the review's text: what core did (and did not do), the
