@@ -72,3 +72,29 @@ func TestReviewRunsShowTheirFindings(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReviewOf: whatever a report holds, reading its review never panics,
+// and what the pages show of it is bounded.
+func FuzzReviewOf(f *testing.F) {
+	f.Add([]byte(`{` + reviewFields[1:] + `}`))
+	f.Add([]byte(`{"kind":"review","review":{"findings":[{"confirmed":true,"reproduction":{"command":null,"head":null}}],"tests":{"files":[{}]}}}`))
+	f.Add([]byte(`{"kind":"review","review":null}`))
+	f.Fuzz(func(t *testing.T, report []byte) {
+		run := &Run{Report: report}
+		run.fill(detailOf(run))
+		v := reviewOf(detailOf(run))
+		if v == nil {
+			return
+		}
+		for _, fv := range v.Findings {
+			if len([]rune(fv.Claim)) > 500 || len([]rune(fv.Where)) > 220 || len([]rune(fv.Command)) > 300 {
+				t.Fatalf("a finding unbounded: %+v", fv)
+			}
+		}
+		for _, tv := range v.Tests {
+			if len([]rune(tv.Path)) > 200 || len([]rune(tv.Reason)) > 300 {
+				t.Fatalf("a test row unbounded: %+v", tv)
+			}
+		}
+	})
+}
