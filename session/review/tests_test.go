@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,16 +22,7 @@ import (
 func testsOf(t *testing.T, base, head map[string]string) Tests {
 	t.Helper()
 	repo := testkit.GitRepo(t, base)
-	for name, body := range head {
-		p := filepath.Join(repo, name)
-		if body == "" {
-			require.NoError(t, os.Remove(p))
-			continue
-		}
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-	testkit.Git(t, repo, "add", "-A")
-	testkit.Git(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "the change")
+	testkit.CommitChange(t, repo, head)
 	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap})
 	return Tests{
 		Confinement: contract.Confinement{Sandbox: sb, Tier: lang.TierTest},
