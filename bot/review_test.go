@@ -12,12 +12,17 @@ import (
 	"github.com/coreagent/core/status"
 )
 
-// addPull adds pull request "topic" to octo/hello, open or closed.
+// addPull adds pull request "topic" to octo/hello, open, closed or
+// merged.
 func (f *fixture) addPull(t *testing.T, state string) int {
 	t.Helper()
 	_, err := f.g.Repo("octo", "hello").Commit(t.Context(), "topic", "work", map[string]string{"topic.txt": "work\n"})
 	require.NoError(t, err)
-	n, err := f.g.AddPull(t.Context(), "octo", "hello", ghfake.Pull{Title: "Work", Head: "topic", User: "alice", State: state})
+	pull := ghfake.Pull{Title: "Work", Head: "topic", User: "alice", State: state}
+	if state == "merged" {
+		pull.State, pull.Merged = "closed", true
+	}
+	n, err := f.g.AddPull(t.Context(), "octo", "hello", pull)
 	require.NoError(t, err)
 	return n
 }
@@ -32,7 +37,8 @@ func TestReviewCommand(t *testing.T) {
 	}{
 		{name: "an open pull request", pull: "open", wantRun: true, wantSaid: "running on GitHub Actions"},
 		{name: "an issue", wantSaid: "`/core review` reviews a pull request: comment it on one"},
-		{name: "a closed pull request", pull: "closed", wantSaid: "core: pull request #1 is closed: core reviews only open pull requests"},
+		{name: "a closed pull request", pull: "closed", wantSaid: "core: pull request #1 is closed: core reviews only open pull requests (reopen it, or review the branch locally with core review --base)"},
+		{name: "a merged pull request", pull: "merged", wantSaid: "core: pull request #1 is merged: core reviews only open pull requests (a merged one cannot be reopened: review a branch locally with core review --base)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

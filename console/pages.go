@@ -73,6 +73,7 @@ type runDetail struct {
 	Links   []link
 	Steps   []stepView
 	Diff    string
+	Review  *reviewView // a review's findings and test classification
 }
 
 // contractView is a report's contract as the run page shows it. The

@@ -48,7 +48,7 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := detailOf(run)
-	p.Run = &runDetail{Run: run, Summary: d.Summary, Links: c.links(run, d, false), Steps: timeline(d), Diff: diffView(d)}
+	p.Run = &runDetail{Run: run, Summary: d.Summary, Links: c.links(run, d, false), Steps: timeline(d), Diff: diffView(d), Review: reviewOf(d)}
 	p.Title = "Run " + run.SessionID
 	if len(run.Report) > 2 {
 		var pretty bytes.Buffer

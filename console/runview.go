@@ -13,17 +13,19 @@ import (
 // reportDetail is what the pages read from a session's report.json
 // (session.Report) beyond the listed columns; every field may be absent.
 type reportDetail struct {
-	Goal        string   `json:"goal"`
-	Summary     string   `json:"summary"`
-	FailureKind string   `json:"failure_kind"`
-	Error       string   `json:"error"`
-	CostUSD     *float64 `json:"cost_usd"`
-	Issue       int      `json:"issue"`
-	PullRequest int      `json:"pull_request"`
-	Branch      string   `json:"branch"`
-	Commit      string   `json:"commit"`
-	Landed      bool     `json:"landed"`
-	DryRun      bool     `json:"dry_run"`
+	Kind        string        `json:"kind"`
+	Review      *reviewDetail `json:"review"`
+	Goal        string        `json:"goal"`
+	Summary     string        `json:"summary"`
+	FailureKind string        `json:"failure_kind"`
+	Error       string        `json:"error"`
+	CostUSD     *float64      `json:"cost_usd"`
+	Issue       int           `json:"issue"`
+	PullRequest int           `json:"pull_request"`
+	Branch      string        `json:"branch"`
+	Commit      string        `json:"commit"`
+	Landed      bool          `json:"landed"`
+	DryRun      bool          `json:"dry_run"`
 	DiffStat    *struct {
 		Files      int `json:"files"`
 		Insertions int `json:"insertions"`
@@ -53,7 +55,8 @@ func detailOf(run *Run) *reportDetail {
 
 // fill sets the run's fields that come from its report: the goal (the
 // prompt or the issue's title, else the first line of the model's
-// summary), the failure and the cost.
+// summary), the failure, the cost, the kind (change or review) and a
+// review's findings' counts.
 func (run *Run) fill(d *reportDetail) {
 	run.Goal = firstOf(clip.Line(d.Goal, 200), clip.Line(firstLine(d.Summary), 200), run.Goal)
 	run.FailureKind = firstOf(d.FailureKind, run.FailureKind)
@@ -64,6 +67,10 @@ func (run *Run) fill(d *reportDetail) {
 	if d.Issue != 0 {
 		run.Issue = d.Issue
 	}
+	if len(run.Report) > 2 {
+		run.Kind = firstOf(clip.Line(d.Kind, 40), "change")
+	}
+	run.Findings = reviewOf(d).findingsText()
 }
 
 // withBot adds to a reported run what only the bot's record of it knows.

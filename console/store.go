@@ -57,6 +57,10 @@ type Run struct {
 	CostUSD     *float64 `json:"cost_usd,omitempty"`
 	Issue       int      `json:"issue,omitempty"`
 	WorkflowURL string   `json:"workflow_url,omitempty"`
+	// Kind is the run's kind, change or review, for a run that reported;
+	// Findings a review's findings' counts ("1 confirmed, 2 unconfirmed").
+	Kind     string `json:"kind,omitempty"`
+	Findings string `json:"findings,omitempty"`
 
 	detail *reportDetail // the report, read once (detailOf)
 }

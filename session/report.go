@@ -199,6 +199,9 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if warn := r.OwnRunWarning(); warn != "" {
 		fmt.Fprintf(w, "  %s\n", warn)
 	}
+	if r.Review != nil {
+		r.Review.WriteText(w)
+	}
 	turns := fmt.Sprint(r.Turns)
 	if r.TotalTurns > r.Turns {
 		turns = fmt.Sprintf("%d (%d in all)", r.Turns, r.TotalTurns)

@@ -9,6 +9,7 @@ import (
 	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/review"
 	"github.com/coreagent/core/session/state"
+	"github.com/coreagent/core/session/testclass"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -50,14 +51,19 @@ func (s *run) finishReview(ctx context.Context, out outcome) outcome {
 	if err != nil {
 		return failed(state.FailInfrastructure, err)
 	}
+	var tests *testclass.Classification
 	if out.status != state.BudgetExhausted {
 		fmt.Fprintf(s.opts.Live.Progress, "checking: the harness runs %d %s on the base and on the head\n", len(s.rec.Checks), plural(len(s.rec.Checks), "check", "checks"))
 		if s.report.Contract = s.checks.Contract(ctx, s.rec.Checks, s.tree); ctx.Err() != nil {
 			s.report.Contract = nil
 			return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 		}
+		if tests = s.classifyTests(ctx); ctx.Err() != nil {
+			return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness classified the pull request's tests", s.cancelReason(ctx))}
+		}
 	}
 	res := s.reviewResult(out)
+	res.Tests = tests
 	s.report.Review = &review.Report{Findings: res.Findings, Tests: res.Tests}
 	where, err := s.postReview(ctx, res)
 	if err != nil {
@@ -68,6 +74,22 @@ func (s *run) finishReview(ctx context.Context, out outcome) outcome {
 		return out
 	}
 	return outcome{status: state.Idle, end: true}
+}
+
+// classifyTests classifies the pull request's own tests, confined as the
+// checks are (review.ClassifyTests): a pull request's files are GitHub's.
+func (s *run) classifyTests(ctx context.Context) *testclass.Classification {
+	t := review.Tests{Confinement: s.checks.Confinement(), Git: s.git.run, Clone: s.rec.Workspace,
+		Base: s.rec.StartCommit, Head: s.review.head, Progress: s.opts.Live.Progress}
+	if gr, ok := s.origin.(githubRepo); ok && s.rec.PullRequest != 0 {
+		owner, name, _ := gh.ParseRepo(gr.Name())
+		t.Files = func(ctx context.Context) ([]gh.PullFile, error) {
+			return s.opts.Services.GitHub.PullFiles(ctx, owner, name, s.rec.PullRequest)
+		}
+	}
+	c := review.ClassifyTests(ctx, t)
+	c.Error = s.scrub(c.Error)
+	return c
 }
 
 // reviewResult is what the review says: the model's summary and findings,

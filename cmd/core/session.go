@@ -442,9 +442,10 @@ func newSessionListCmd(e *env) *cobra.Command {
 		Use:   "list",
 		Short: "List persisted sessions, newest first",
 		Long: `list shows every session under $CORE_HOME/sessions, newest first: id, repo,
-status (starting, active, idle, completed, partial, budget_exhausted,
-cancelled, failed), turns, cost ("no price set" when unknown), branch and
-age. A session left live by a process that died shows as failed
+kind (change or review), status (starting, active, idle, completed,
+partial, budget_exhausted, cancelled, failed), turns, cost ("no price set"
+when unknown), branch, age and, for a review, its findings ("1 confirmed,
+2 unconfirmed", from its report.json). A session left live by a process that died shows as failed
 (infrastructure); resume continues it. list
 creates nothing. --by-cost puts the most expensive first. --json prints the
 records, with cost_usd, price and budget, and the last run's spend by turn
@@ -472,7 +473,7 @@ and by tool (spend, spend_by_tool).`,
 				return nil
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tREPO\tKIND\tSTATUS\tTURNS\tCOST\tBRANCH\tAGE")
+			fmt.Fprintln(tw, "ID\tREPO\tKIND\tSTATUS\tTURNS\tCOST\tBRANCH\tAGE\tFINDINGS")
 			now := time.Now()
 			for _, r := range recs {
 				status := string(r.Status)
@@ -480,7 +481,7 @@ and by tool (spend, spend_by_tool).`,
 					status += " (" + string(r.FailureKind) + ")"
 				}
 				kind := cmp.Or(r.Kind, "change")
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Repo, kind, status, r.Turns, budget.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.ID, r.Repo, kind, status, r.Turns, budget.CostText(r.CostUSD), r.Branch, age(now.Sub(r.CreatedAt)), reviewFindings(store, r))
 			}
 			return tw.Flush()
 		},

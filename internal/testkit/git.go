@@ -23,6 +23,23 @@ func GitRepo(t testing.TB, files map[string]string) string {
 	return dir
 }
 
+// CommitChange writes files over the repository at dir (a file mapped
+// to "" is removed) and commits the result on its branch, as a pull
+// request's head over its base.
+func CommitChange(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if body == "" {
+			require.NoError(t, os.Remove(p))
+			continue
+		}
+		WriteFiles(t, dir, map[string]string{name: body})
+	}
+	Git(t, dir, "add", "-A")
+	Git(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "the change")
+}
+
 // Git runs git with args in dir and returns its output, trimmed; a
 // failure fails the test with what git said.
 func Git(t testing.TB, dir string, args ...string) string {

@@ -310,7 +310,15 @@ func (c *Checker) run(ctx context.Context, dir string, argv []string) CheckResul
 	if dir != c.workspace {
 		mountAt = c.seenAt
 	}
-	return Confinement{Sandbox: c.sb, Tier: c.tier, Timeout: c.timeout, Ceiling: c.ceiling}.Run(ctx, dir, mountAt, argv)
+	return c.Confinement().Run(ctx, dir, mountAt, argv)
+}
+
+// Confinement is how the checker runs its checks: its sandbox, tier,
+// timeout and ceiling, for the harness's other runs (a review's
+// classification of the pull request's tests, its reproductions) to be
+// confined as the checks are.
+func (c *Checker) Confinement() Confinement {
+	return Confinement{Sandbox: c.sb, Tier: c.tier, Timeout: c.timeout, Ceiling: c.ceiling}
 }
 
 // Confinement is how the harness runs a check: in which sandbox, at which

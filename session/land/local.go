@@ -135,7 +135,16 @@ func cloneAt(ctx context.Context, g gitRunner, source, name, dest string, t Targ
 		if t.Fetch != "" {
 			want = t.Fetch
 		}
-		if _, err := g.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", want); err != nil {
+		_, err := g.run(ctx, dest, "fetch", "--quiet", "--no-tags", "origin", want)
+		if err == nil {
+			_, err = g.run(ctx, dest, "cat-file", "-e", t.SHA+"^{commit}")
+		}
+		switch {
+		case err != nil && t.Pull != 0:
+			// The pull request's head as core read it is gone: its
+			// branch was force-pushed, and the old head collected.
+			return fmt.Errorf("the head %s of pull request #%d cannot be fetched from %s: no ref serves it any more (its branch was force-pushed since core read it?); run again: it starts from the pull request's head as it is then", clip.Hash(t.SHA), t.Pull, name)
+		case err != nil:
 			return optionError("base", "%s: commit %s not found in %s", t.Base, clip.Hash(t.SHA), name)
 		}
 	}

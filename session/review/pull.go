@@ -17,11 +17,11 @@ type Getter interface {
 type ClosedError struct{ Pull *gh.PullRequest }
 
 func (e *ClosedError) Error() string {
-	how := "closed"
+	how, what := "closed", "reopen it, or review the branch locally with core review --base"
 	if e.Pull.Merged {
-		how = "merged"
+		how, what = "merged", "a merged one cannot be reopened: review a branch locally with core review --base"
 	}
-	return fmt.Sprintf("pull request #%d is %s: core reviews only open pull requests (reopen it, or review the branch locally with core review --base)", e.Pull.Number, how)
+	return fmt.Sprintf("pull request #%d is %s: core reviews only open pull requests (%s)", e.Pull.Number, how, what)
 }
 
 // Pull fetches pull request number of owner/name for a review, refusing

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,6 +40,8 @@ type Options struct {
 	// files are never read: the checkouts are made beside it, from its
 	// objects alone (contract.CheckoutTree).
 	Clone string
+	// Progress, when set, is told how many files' tests are about to run.
+	Progress io.Writer
 }
 
 // commitID is a commit's full name, SHA-1 or SHA-256.
@@ -100,6 +103,10 @@ type Classified struct {
 type Classification struct {
 	Files   []Classified `json:"files"`
 	LeftOut int          `json:"left_out,omitempty"`
+	// Error says why the harness could not classify the tests (set by
+	// the review that asked, from Classify's error): the files before it
+	// are those it got through.
+	Error string `json:"error,omitempty"`
 }
 
 // Classify classifies the tests of the test files among changed (the
@@ -118,6 +125,9 @@ func Classify(ctx context.Context, o Options, base, head string, changed []strin
 		return Classification{}, err
 	}
 	out := Classification{LeftOut: leftOut}
+	if n := toRun(files); n > 0 && o.Progress != nil {
+		fmt.Fprintf(o.Progress, "classifying the pull request's tests: %d %s on the base and on the head\n", n, map[bool]string{true: "file", false: "files"}[n == 1])
+	}
 	headDir, baseDir := o.Clone+".tests-head", o.Clone+".tests-base"
 	defer os.RemoveAll(headDir)
 	defer os.RemoveAll(baseDir)
@@ -141,6 +151,17 @@ func Classify(ctx context.Context, o Options, base, head string, changed []strin
 		}
 	}
 	return out, nil
+}
+
+// toRun is how many of files are not refused.
+func toRun(files []testFile) int {
+	n := 0
+	for _, f := range files {
+		if f.refused == "" {
+			n++
+		}
+	}
+	return n
 }
 
 // runDirs are the checkouts a file's tests run in.

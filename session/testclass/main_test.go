@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox/gocache"
 	"github.com/coreagent/core/session/contract"
@@ -35,17 +33,7 @@ type pullRequest struct {
 func newPullRequest(t *testing.T, base, head map[string]string) pullRequest {
 	t.Helper()
 	repo := testkit.GitRepo(t, base)
-	for name, body := range head {
-		p := filepath.Join(repo, name)
-		if body == "" {
-			require.NoError(t, os.Remove(p))
-			continue
-		}
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
-	testkit.Git(t, repo, "add", "-A")
-	testkit.Git(t, repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "the change")
+	testkit.CommitChange(t, repo, head)
 	clone := filepath.Join(t.TempDir(), "ws")
 	testkit.Git(t, filepath.Dir(clone), "clone", "-q", repo, clone)
 	changed := strings.Fields(testkit.Git(t, clone, "diff", "--name-only", "HEAD~1", "HEAD"))

@@ -27,3 +27,33 @@ func TestMarkdown(t *testing.T) {
 	}
 	assert.Equal(t, "### The pull request's tests\n\nThe pull request adds or changes no test file.\n", Markdown(Classification{}))
 }
+
+func TestMarkdownSaysTheError(t *testing.T) {
+	t.Parallel()
+	md := Markdown(Classification{Error: "check out the head: git | said no"})
+	assert.Equal(t, "### The pull request's tests\n\nThe harness could not classify the pull request's tests: check out the head: git \\| said no\n", md,
+		"an error is said, not \"no test file\"")
+	md = Markdown(Classification{Error: "context canceled", Files: []Classified{{Path: "a_test.go", Class: NotTesting}}})
+	assert.Contains(t, md, "could not classify the pull request's tests: context canceled\n\nWhat it classified before that:")
+	assert.Contains(t, md, "| `a_test.go` |")
+}
+
+func TestSummaryAndText(t *testing.T) {
+	t.Parallel()
+	c := Classification{Files: []Classified{
+		{Path: "a_test.go", Commands: [][]string{{"go", "test"}}, Base: Side{Exit: 1, Seconds: 1}, Head: Side{Passed: true, Seconds: 1}, Class: TestsChange, Reason: "red then green"},
+		{Path: "b\x1b[31m_test.go", Commands: [][]string{{"go", "test"}}, Base: Side{Passed: true}, Head: Side{Passed: true}, Class: NotTesting, Reason: "green\non both"},
+		{Path: "c_test.go", Commands: [][]string{{"go", "test"}}, Base: Side{Passed: true}, Head: Side{Passed: true}, Class: NotTesting},
+	}, LeftOut: 2}
+	assert.Equal(t, "1 tests the change, 2 does not test the change, 2 left out", Summary(c))
+	assert.Equal(t, "no test file", Summary(Classification{}))
+	assert.Equal(t, "not classified: git failed", Summary(Classification{Error: "git failed"}))
+	text := Text(c)
+	assert.Contains(t, text, "TEST FILE")
+	assert.Regexp(t, `(?m)^a_test.go +failed, exit 1 \(1.0s\) +passed \(1.0s\) +tests the change: red then green$`, text)
+	assert.Regexp(t, `(?m)does not test the change$`, text, "no reason, no colon")
+	assert.NotContains(t, text, "\x1b", "a terminal's escape in a path is not printed")
+	assert.Contains(t, text, "green on both", "a reason is one line")
+	assert.Contains(t, text, "2 more test files were left out")
+	assert.Equal(t, "The pull request adds or changes no test file.\n", Text(Classification{}))
+}

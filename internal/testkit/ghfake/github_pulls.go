@@ -37,11 +37,14 @@ func (g *GitHub) AddPull(ctx context.Context, owner, repo string, pr Pull) (int,
 	if pr.State != "open" && pr.State != "closed" {
 		return 0, fmt.Errorf("add pull request to %s/%s: state %q is neither open nor closed", owner, repo, pr.State)
 	}
+	if pr.Merged && pr.State != "closed" {
+		return 0, fmt.Errorf("add pull request to %s/%s: a merged pull request is closed, not %s", owner, repo, pr.State)
+	}
 	g.mu.Lock()
 	is := base.addIssueLocked(Issue{
 		Title: pr.Title, Body: pr.Body, User: pr.User, State: pr.State,
 		CreatedAt: pr.CreatedAt, UpdatedAt: pr.UpdatedAt,
-	}, &pullState{head: pr.Head, headRepo: headRepo, base: pr.Base, draft: pr.Draft, headSHA: sha, refSHA: sha})
+	}, &pullState{head: pr.Head, headRepo: headRepo, base: pr.Base, draft: pr.Draft, headSHA: sha, refSHA: sha, merged: pr.Merged})
 	g.mu.Unlock()
 	if err := g.syncPullRef(ctx, base, is.Number, headRepo.dir, sha); err != nil {
 		return 0, fmt.Errorf("add pull request to %s/%s: %s: %w", owner, repo, pullRef(is.Number), err)
@@ -104,16 +107,20 @@ func (r *Repo) wirePullLocked(is *issueState, baseSHA, viewer string) wirePull {
 			User: r.g.wireUser(repo.owner), Repo: repo.wireLocked(viewer, false),
 		}
 	}
-	return wirePull{
+	w := wirePull{
 		ID: is.id, NodeID: nodeID("PR", is.id), URL: r.apiURL() + "/pulls/" + n, HTMLURL: html,
 		DiffURL: html + ".diff", PatchURL: html + ".patch", IssueURL: issue.URL,
 		Number: is.Number, State: is.State, Title: is.Title, User: issue.User, Body: issue.Body,
 		Labels: issue.Labels, CreatedAt: issue.CreatedAt, UpdatedAt: issue.UpdatedAt,
-		ClosedAt: issue.ClosedAt, Draft: p.draft,
+		ClosedAt: issue.ClosedAt, Draft: p.draft, Merged: p.merged && is.State == "closed",
 		Head:              branch(p.headRepo, p.head, p.headSHA),
 		Base:              branch(r, p.base, baseSHA),
 		AuthorAssociation: issue.AuthorAssociation, Comments: issue.Comments,
 	}
+	if w.Merged {
+		w.MergedAt = issue.ClosedAt
+	}
+	return w
 }
 
 // GET /repos/{owner}/{repo}/pulls filtered by state (default open), head

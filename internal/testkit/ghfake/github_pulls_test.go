@@ -101,6 +101,7 @@ func TestAddPullErrors(t *testing.T) {
 		{name: "base missing", pull: Pull{Head: "main", Base: "nope"}, wantErr: `base branch "nope"`},
 		{name: "head repo missing", pull: Pull{Head: "main", HeadRepo: "x/y"}, wantErr: "x/y does not exist"},
 		{name: "bad state", pull: Pull{Head: "main", State: "merged"}, wantErr: "merged"},
+		{name: "merged but open", pull: Pull{Head: "main", Merged: true}, wantErr: "a merged pull request is closed, not open"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,4 +110,27 @@ func TestAddPullErrors(t *testing.T) {
 			assert.ErrorContains(t, err, tt.wantErr)
 		})
 	}
+}
+
+// TestMergedPull: a merged pull request is closed, merged, with merged_at
+// its closing time; a closed one is not merged.
+func TestMergedPull(t *testing.T) {
+	t.Parallel()
+	g, r := newTestGitHub(t, nil)
+	_, err := r.Commit(t.Context(), "topic", "c", map[string]string{"t.txt": "x"})
+	require.NoError(t, err)
+	merged, err := g.AddPull(t.Context(), "owner", "repo", Pull{Head: "topic", State: "closed", Merged: true})
+	require.NoError(t, err)
+	closed, err := g.AddPull(t.Context(), "owner", "repo", Pull{Head: "topic", State: "closed"})
+	require.NoError(t, err)
+	p, _, err := g.Client(t, ownerToken).PullRequests.Get(t.Context(), "owner", "repo", merged)
+	require.NoError(t, err)
+	assert.Equal(t, "closed", p.GetState())
+	assert.True(t, p.GetMerged())
+	require.NotNil(t, p.MergedAt)
+	assert.Equal(t, p.GetClosedAt(), p.GetMergedAt())
+	p, _, err = g.Client(t, ownerToken).PullRequests.Get(t.Context(), "owner", "repo", closed)
+	require.NoError(t, err)
+	assert.False(t, p.GetMerged())
+	assert.Nil(t, p.MergedAt)
 }

@@ -20,6 +20,9 @@ type Issue struct {
 	Labels []string
 	// State is "open" (the default) or "closed".
 	State string
+	// Merged makes a closed pull request one that was merged: GitHub
+	// says merged and merged_at (the base branch is left as it is).
+	Merged bool
 	// AuthorAssociation is sent as is; empty derives it: OWNER for the
 	// owner, COLLABORATOR for a user with a role, else NONE.
 	AuthorAssociation string
@@ -62,6 +65,9 @@ type Pull struct {
 	Draft bool
 	// State is "open" (the default) or "closed".
 	State string
+	// Merged makes a closed pull request one that was merged: GitHub
+	// says merged and merged_at (the base branch is left as it is).
+	Merged bool
 	// HeadSHA is the head commit when the pull request was created or last
 	// served (set by the double).
 	HeadSHA   string
@@ -99,6 +105,7 @@ type pullState struct {
 	base     string
 	draft    bool
 	headSHA  string // last known
+	merged   bool
 	refSHA   string // where refs/pull/N/head of the base points
 }
 
