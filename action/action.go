@@ -404,11 +404,23 @@ func (r *runner) starterAccount(ctx context.Context) gh.Account {
 // fail reports a run that could not start or land.
 func (r *runner) fail(ctx context.Context, err error) error {
 	kind := session.FailureKindOf(err)
+	var hint string
+	if r.env.Getenv != nil {
+		var config bool
+		if hint, config = unreachable(r.env.Getenv, err); config {
+			kind = state.FailConfiguration
+		}
+	}
 	err = setup.Word(err, setup.InputWording)
 	r.a.SetOutput("status", string(state.Failed))
 	r.a.Errorf("core failed (%s): %v", kind, err)
+	text := fmt.Sprintf("core could not do it (%s): %v", kind, err)
+	if hint != "" {
+		r.a.Errorf("%s", hint)
+		text += "\n\n" + hint
+	}
 	if r.status != nil {
-		if perr := r.status.post(ctx, fmt.Sprintf("core could not do it (%s): %v", kind, err)); perr != nil {
+		if perr := r.status.post(ctx, text); perr != nil {
 			r.a.Warningf("core: could not update the status comment: %v", perr)
 		}
 	}
