@@ -137,6 +137,10 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
+	if r.t.mode == ModeFix && r.t.commentID != 0 && r.in.Label != "" {
+		// Asked by a comment: the label may never have been made.
+		r.warnMissingLabel(ctx)
+	}
 	options := func() (session.Options, error) {
 		opts, err := r.options(ctx, id)
 		if err == nil && r.status != nil {

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -62,4 +63,20 @@ func localKind(host string) string {
 		return "a name only a local network resolves"
 	}
 	return ""
+}
+
+// warnMissingLabel warns when the label that starts a run (the label
+// input) does not exist in the repository: labelling an issue cannot
+// start core until it does. Reading it is best effort: a failure is said
+// and changes nothing.
+func (r *runner) warnMissingLabel(ctx context.Context) {
+	label := r.in.Label
+	ok, err := r.client.LabelExists(ctx, r.owner, r.repo, label)
+	switch {
+	case err != nil:
+		r.a.Warningf("core: could not check that the label %s exists: %v", label, err)
+	case !ok:
+		r.a.Warningf("core: the label %s does not exist in %s/%s: labelling an issue cannot start core until it does "+
+			"(gh label create %s --description \"core fixes this\" --color 5319e7)", label, r.owner, r.repo, label)
+	}
 }

@@ -91,3 +91,26 @@ func TestFailSaysTheRunnerCannotReachTheEndpoint(t *testing.T) {
 	_, err = os.Stat(outputs)
 	require.NoError(t, err)
 }
+
+// TestWarnMissingLabel: a run asked by a comment warns when the label
+// that would start runs does not exist, with the command that makes it;
+// once it exists, nothing is said.
+func TestWarnMissingLabel(t *testing.T) {
+	t.Parallel()
+	g, client := actionGitHub(t)
+	var out strings.Builder
+	r := &runner{
+		a:      githubactions.New(githubactions.WithGetenv(func(string) string { return "" }), githubactions.WithWriter(&out)),
+		client: client, owner: "octo", repo: "hello", in: Inputs{Label: "core:fix"},
+	}
+	r.warnMissingLabel(t.Context())
+	assert.Contains(t, out.String(), "::warning::core: the label core:fix does not exist in octo/hello: labelling an issue cannot start core until it does (gh label create core:fix ")
+
+	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "t"})
+	require.NoError(t, err)
+	require.NoError(t, g.SetPermission("octo", "hello", "github-actions[bot]", "write"))
+	require.NoError(t, client.AddLabels(t.Context(), "octo", "hello", n, "core:fix"))
+	out.Reset()
+	r.warnMissingLabel(t.Context())
+	assert.Empty(t, out.String())
+}
