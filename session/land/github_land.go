@@ -181,7 +181,8 @@ func pullTitle(rec *Work) string {
 	if first == "" && rec.Issue != 0 {
 		first = fmt.Sprintf("Fix #%d", rec.Issue)
 	}
-	return clip.Line(first, 100)
+	title, _ := clip.Subject(first, 100)
+	return title
 }
 
 // PullBody is the body of the draft pull request a session opens: what was
