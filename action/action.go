@@ -137,6 +137,10 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
+	if r.t.mode == ModeFix && r.t.commentID != 0 && r.in.Label != "" {
+		// Asked by a comment: the label may never have been made.
+		r.warnMissingLabel(ctx)
+	}
 	options := func() (session.Options, error) {
 		opts, err := r.options(ctx, id)
 		if err == nil && r.status != nil {
@@ -292,7 +296,11 @@ func setupEnv(env Env) setup.Env {
 		}
 		return v
 	}
-	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto", setup.ChecksFromCI: "true", setup.IdleTimeout: session.IdleTriggered.String()},
+	// A run completes at done (idle_timeout 0): every minute a job waits
+	// is a billed minute of the runner, after every fix. A person asks
+	// for more with another /core fix, whose run continues on the same
+	// pull request; messages while the run works still reach it.
+	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto", setup.ChecksFromCI: "true", setup.IdleTimeout: "0"},
 		OnRetry: func(rt model.Retry) { fmt.Fprintf(env.Stderr, "model: %s\n", rt) }}
 }
 
@@ -336,8 +344,9 @@ func (r *runner) listen(ctx context.Context, o *session.Options) {
 		return
 	}
 	if o.Live.IdleTimeout == session.IdleTriggered {
-		// The default: a person who writes to the run moves it onto the
-		// attended timeout.
+		// The bot's wait, asked for (idle_timeout 5m): a person who writes
+		// to the run moves it onto the attended timeout, as on the bot's
+		// own runner.
 		o.Live.IdleAfterMessage = session.IdleAttended
 	}
 	o.Live.Control = live.NewControl()
@@ -404,11 +413,23 @@ func (r *runner) starterAccount(ctx context.Context) gh.Account {
 // fail reports a run that could not start or land.
 func (r *runner) fail(ctx context.Context, err error) error {
 	kind := session.FailureKindOf(err)
+	var hint string
+	if r.env.Getenv != nil {
+		var config bool
+		if hint, config = unreachable(r.env.Getenv, err); config {
+			kind = state.FailConfiguration
+		}
+	}
 	err = setup.Word(err, setup.InputWording)
 	r.a.SetOutput("status", string(state.Failed))
 	r.a.Errorf("core failed (%s): %v", kind, err)
+	text := fmt.Sprintf("core could not do it (%s): %v", kind, err)
+	if hint != "" {
+		r.a.Errorf("%s", hint)
+		text += "\n\n" + hint
+	}
 	if r.status != nil {
-		if perr := r.status.post(ctx, fmt.Sprintf("core could not do it (%s): %v", kind, err)); perr != nil {
+		if perr := r.status.post(ctx, text); perr != nil {
 			r.a.Warningf("core: could not update the status comment: %v", perr)
 		}
 	}
@@ -439,7 +460,7 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	if r.status != nil {
 		// The bot records the run's cost from the comment's cost marker.
 		r.status.cost = budget.CostFigure(rep.CostUSD)
-		if err := r.status.post(ctx, statusText(rep)); err != nil {
+		if err := r.status.post(ctx, statusText(rep)+r.moreLine(rep)); err != nil {
 			r.a.Warningf("core: could not update the status comment: %v", err)
 		}
 	}
@@ -469,6 +490,16 @@ func (r *runner) finish(ctx context.Context, rep *session.Report) error {
 	}
 	r.a.Errorf("core failed (%s): %s", rep.FailureKind, rep.Error)
 	return ErrFailed
+}
+
+// moreLine tells the person how to ask a fix or resolve run that landed
+// its work for more: another fix command, whose run continues on the same
+// pull request. "" for any other ending.
+func (r *runner) moreLine(rep *session.Report) string {
+	if (r.t.mode != ModeFix && r.t.mode != ModeResolve) || !rep.Landed || rep.PRURL == "" {
+		return ""
+	}
+	return fmt.Sprintf("\n\nTo ask for more, comment `%s fix <what>`: a new run continues on %s.", r.in.trigger(), rep.PRURL)
 }
 
 // statusText is the final status comment, with what the run cost.

@@ -21,6 +21,17 @@ func (c *Client) AddLabels(ctx context.Context, owner, name string, number int, 
 	return nil
 }
 
+// LabelExists reports whether the repository has a label of that name.
+func (c *Client) LabelExists(ctx context.Context, owner, name, label string) (bool, error) {
+	if _, _, err := c.gh.Issues.GetLabel(ctx, owner, name, label); err != nil {
+		if httpStatus(err) == http.StatusNotFound {
+			return false, nil
+		}
+		return false, fmt.Errorf("read the label %s of %s/%s: %w", label, owner, name, err)
+	}
+	return true, nil
+}
+
 // RemoveLabel takes a label off an issue or pull request. A label that is
 // not there (404) is already gone, which is no error.
 func (c *Client) RemoveLabel(ctx context.Context, owner, name string, number int, label string) error {

@@ -128,3 +128,18 @@ func TestReactionsAndComments(t *testing.T) {
 	assert.Equal(t, "rocket", issueReactions[0].Content)
 	assert.ErrorContains(t, c.AddIssueReaction(ctx, "octo", "hello", 99, "+1"), `react "+1" to #99 in octo/hello`)
 }
+
+func TestLabelExists(t *testing.T) {
+	t.Parallel()
+	c, g, _ := newTestClient(t)
+	ctx := t.Context()
+	ok, err := c.LabelExists(ctx, "octo", "hello", "core:fix")
+	require.NoError(t, err)
+	assert.False(t, ok, "no such label yet")
+	n, err := g.AddIssue("octo", "hello", ghfake.Issue{Title: "t"})
+	require.NoError(t, err)
+	require.NoError(t, c.AddLabels(ctx, "octo", "hello", n, "core:fix"))
+	ok, err = c.LabelExists(ctx, "octo", "hello", "core:fix")
+	require.NoError(t, err)
+	assert.True(t, ok, "made on first use")
+}

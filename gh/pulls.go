@@ -2,6 +2,7 @@ package gh
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -96,9 +97,37 @@ func (c *Client) CreatePullRequest(ctx context.Context, owner, name string, n Ne
 		Title: &n.Title, Body: &n.Body, Head: &n.Head, Base: &n.Base, Draft: &n.Draft,
 	})
 	if err != nil {
+		if actionsMayNotOpen(err) {
+			return nil, &ActionsPullsError{Repo: owner + "/" + name, Err: err}
+		}
 		return nil, fmt.Errorf("create draft pull request for %s/%s: %w", owner, name, err)
 	}
 	return pullFrom(p), nil
+}
+
+// ActionsPullsError is GitHub's refusal to let GitHub Actions (the
+// workflow's GITHUB_TOKEN) open a pull request: a repository setting,
+// off by default for new repositories and organisations.
+type ActionsPullsError struct {
+	Repo string // owner/name
+	Err  error
+}
+
+func (e *ActionsPullsError) Error() string {
+	return "GitHub does not let GitHub Actions open pull requests in " + e.Repo +
+		": turn on the repository's Settings → Actions → General → Workflow permissions → " +
+		"\"Allow GitHub Actions to create and approve pull requests\" (an organisation's repository needs the organisation's " +
+		"same setting on first), or give the Action a GitHub App's token (its github_token input)"
+}
+
+func (e *ActionsPullsError) Unwrap() error { return e.Err }
+
+// actionsMayNotOpen reports whether err is GitHub's 403 to a workflow's
+// token that may not create pull requests.
+func actionsMayNotOpen(err error) bool {
+	var ge *github.ErrorResponse
+	return errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusForbidden &&
+		strings.Contains(ge.Message, "not permitted to create or approve pull requests")
 }
 
 // EditPullRequestBody replaces a pull request's body.

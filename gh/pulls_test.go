@@ -1,10 +1,12 @@
 package gh
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestPullRequestFork(t *testing.T) {
@@ -35,4 +37,38 @@ func TestPullRequestFork(t *testing.T) {
 			assert.Equal(t, tt.want, pr.Fork("octo", "hello"))
 		})
 	}
+}
+
+// TestActionsMayNotOpenPulls: with the repository's setting "Allow GitHub
+// Actions to create and approve pull requests" off, GitHub refuses the
+// workflow's token: the error names the setting, and another token of
+// the same repository still opens pull requests.
+func TestActionsMayNotOpenPulls(t *testing.T) {
+	t.Parallel()
+	user, g, repo := newTestClient(t)
+	ctx := t.Context()
+	_, err := repo.Commit(ctx, "fix", "a fix", map[string]string{"a.txt": "b\n"})
+	require.NoError(t, err)
+	g.AddToken("ghs_actions", "github-actions[bot]")
+	require.NoError(t, g.SetPermission("octo", "hello", "github-actions[bot]", "write"))
+	actions, err := New(Credentials{Token: "ghs_actions", APIURL: g.APIURL()}, nil)
+	require.NoError(t, err)
+	repo.ForbidActionsPulls()
+
+	pr := NewPullRequest{Title: "a fix", Head: "fix", Base: "main", Draft: true}
+	_, err = actions.CreatePullRequest(ctx, "octo", "hello", pr)
+	var ae *ActionsPullsError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "octo/hello", ae.Repo)
+	assert.Contains(t, err.Error(), `Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests"`)
+	assert.Contains(t, errors.Unwrap(err).Error(), "GitHub Actions is not permitted to create or approve pull requests.", "GitHub's words are kept")
+
+	// Another refusal is not mistaken for it.
+	_, err = user.CreatePullRequest(ctx, "octo", "hello", NewPullRequest{Title: "x", Head: "nope", Base: "main"})
+	require.Error(t, err)
+	assert.False(t, errors.As(err, &ae), "%v", err)
+
+	opened, err := user.CreatePullRequest(ctx, "octo", "hello", pr)
+	require.NoError(t, err, "a user's token is not a workflow's")
+	assert.Equal(t, 1, opened.Number)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
@@ -257,16 +258,18 @@ func (s *run) end(status state.Status, kind state.FailureKind, err error) *Repor
 }
 
 // landFailure classifies a failed landing: work that does not apply
-// without the user's uncommitted work, or a branch someone else moved, is
-// the user's state to sort out (configuration); a commit that does not
+// without the user's uncommitted work, a branch someone else moved, or a
+// repository that does not let GitHub Actions open pull requests, is the
+// user's state to sort out (configuration); a commit that does not
 // hold the checked tree is core's own fault; anything else is git or the
 // remote failing.
 func landFailure(err error) state.FailureKind {
 	var oe *land.OverlapError
 	var me *land.MovedError
 	var te *TreeChangedError
+	var ae *gh.ActionsPullsError
 	switch {
-	case errors.As(err, &oe) || errors.As(err, &me):
+	case errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &ae):
 		return state.FailConfiguration
 	case errors.As(err, &te):
 		return state.FailError

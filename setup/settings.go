@@ -138,7 +138,7 @@ func runSettings() []Setting {
 			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Verification.ShellTimeout = d })},
 		{Name: BuildCeiling, Flag: true, Usage: fmt.Sprintf("what a command that compiles may run in all: while a compiler runs among a run_shell command's or a check's processes, --shell-timeout does not count, up to this ceiling (default %d times --shell-timeout; no more than --shell-timeout counts every moment)", boxagent.BuildCeilingFactor),
 			apply: durationSetting(func(o *session.Options, d time.Duration) { o.Verification.BuildCeiling = d })},
-		{Name: IdleTimeout, Flag: true, Input: true, Usage: fmt.Sprintf("how long a run that landed waits, idle, for the next message (core session send, a /core comment) before it completes; 0 completes it at done (default: %s for a run a person started at a terminal, with serve or the console's queue, %s for one the Action or the bot started, moved onto %s when a person writes to it; a CLI run with no terminal ends at done)", session.IdleAttended, session.IdleTriggered, session.IdleAttended),
+		{Name: IdleTimeout, Flag: true, Input: true, Usage: fmt.Sprintf("how long a run that landed waits, idle, for the next message (core session send, a /core comment) before it completes; 0 completes it at done (default: %s for a run a person started at a terminal, with serve or the console's queue, %s for one the bot started on its own runner, moved onto %s when a person writes to it; 0 for the Action, whose waiting minutes are billed, and for a CLI run with no terminal)", session.IdleAttended, session.IdleTriggered, session.IdleAttended),
 			apply: func(r *resolved, v string) error {
 				d, err := time.ParseDuration(strings.TrimSpace(v))
 				if v == "0" {

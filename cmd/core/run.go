@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/coreagent/core/session/scrub"
 )
@@ -99,12 +100,70 @@ func withUsage(cmd *cobra.Command) {
 		cmd.Args = cobra.ArbitraryArgs
 		cmd.RunE = unknownCommand
 	}
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%w\nusage: %s (%s --help explains every flag)", err, c.UseLine(), c.CommandPath())
-	})
+	cmd.SetFlagErrorFunc(flagError)
 	for _, sub := range cmd.Commands() {
 		withUsage(sub)
 	}
+}
+
+// flagError is every command's answer to a flag it does not know: on a
+// group (core session strat --repo .) the word before it was a mistyped
+// command, which is the mistake to name; otherwise the flag, with the
+// command's flags it may have meant, and the usage.
+func flagError(c *cobra.Command, err error) error {
+	if c.HasSubCommands() {
+		if args := c.Flags().Args(); len(args) > 0 {
+			return unknownCommand(c, args)
+		}
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		if s := flagSuggestions(c, name); len(s) > 0 {
+			msg += "; did you mean --" + strings.Join(s, " or --") + "?"
+		}
+	}
+	return fmt.Errorf("%s\nusage: %s (%s --help explains every flag)", msg, c.UseLine(), c.CommandPath())
+}
+
+// flagSuggestions are the flags of c (its own and those it inherits) a
+// mistyped name may have meant: within two edits of it, or starting with it.
+func flagSuggestions(c *cobra.Command, name string) []string {
+	var out []string
+	seen := map[string]bool{}
+	visit := func(f *pflag.Flag) {
+		if f.Hidden || seen[f.Name] {
+			return
+		}
+		seen[f.Name] = true
+		if editDistance(name, f.Name) <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+			out = append(out, f.Name)
+		}
+	}
+	c.Flags().VisitAll(visit)
+	c.InheritedFlags().VisitAll(visit)
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes (flag
+// names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // unknownCommand is a group's action: its help when called alone, else an

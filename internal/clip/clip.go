@@ -24,3 +24,29 @@ func Hash(sha string) string {
 	}
 	return sha
 }
+
+// Subject makes a title of at most n runes of a line (its white space
+// flattened, as Line does): the line itself when it fits; else its first
+// sentence, when that fits; else the line cut at a word, with "…". rest
+// is what the title left out, for the text below it: what follows the
+// first sentence, or "…" and the words after the cut; "" when nothing
+// was left out.
+func Subject(s string, n int) (subject, rest string) {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s, ""
+	}
+	for i := 0; i+1 < len(r) && i < n; i++ {
+		if strings.ContainsRune(".!?", r[i]) && r[i+1] == ' ' && i > 0 {
+			return string(r[:i+1]), string(r[i+2:])
+		}
+	}
+	cut := n - 1 // room for "…"
+	for j := cut; j > 0; j-- {
+		if r[j] == ' ' {
+			return string(r[:j]) + "…", "…" + string(r[j+1:])
+		}
+	}
+	return string(r[:cut]) + "…", "…" + string(r[cut:])
+}

@@ -39,3 +39,29 @@ func TestHash(t *testing.T) {
 	assert.Equal(t, "abc", Hash("abc"))
 	assert.Empty(t, Hash(""))
 }
+
+func TestSubject(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, s       string
+		n             int
+		subject, rest string
+	}{
+		{"fits", "Fix the parser", 72, "Fix the parser", ""},
+		{"first sentence", "Fix the parser. It now accepts trailing commas in arrays and objects alike", 40, "Fix the parser.", "It now accepts trailing commas in arrays and objects alike"},
+		{"cut at a word", "Make the parser accept trailing commas in nested arrays and objects", 40, "Make the parser accept trailing commas…", "…in nested arrays and objects"},
+		{"a sentence too long is cut at a word", "Make the parser accept trailing commas everywhere. Then more", 30, "Make the parser accept…", "…trailing commas everywhere. Then more"},
+		{"one long word", "abcdefghijklmnopqrstuvwxyz", 10, "abcdefghi…", "…jklmnopqrstuvwxyz"},
+		{"white space flattened", "Fix\tthe   parser", 72, "Fix the parser", ""},
+		{"a version's dot is no sentence", "Bump example.com/mod to v1.2.3 and regenerate everything that depends on it", 30, "Bump example.com/mod to…", "…v1.2.3 and regenerate everything that depends on it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			subject, rest := Subject(tt.s, tt.n)
+			assert.Equal(t, tt.subject, subject)
+			assert.Equal(t, tt.rest, rest)
+			assert.LessOrEqual(t, len([]rune(subject)), tt.n)
+		})
+	}
+}

@@ -64,18 +64,21 @@ func TestReleaseWorkflow(t *testing.T) {
 }
 
 // TestWorkflowFilters checks the jobs' if: only core's label by name and
-// comments holding the trigger phrase by someone who can write start the
-// container; the forger's schedule waits for the arm variable but a manual
+// comments holding the trigger phrase's fix (or, on a pull request,
+// review) command by someone who can write start the container, never a
+// message to a live run; the forger's schedule waits for the arm variable but a manual
 // run always starts (so forge can say "disarmed" and fix/resolve work).
 func TestWorkflowFilters(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"core-fix.yml", "core-agent-resolver.yml"} {
 		s := readWorkflow(t, name)
 		assert.Contains(t, s, "github.event.label.name == "+labelExpr, name)
-		assert.Contains(t, s, "contains(github.event.comment.body, "+phraseExpr+")", name)
+		assert.Contains(t, s, "contains(github.event.comment.body, format('{0} fix', "+phraseExpr+"))", name)
+		assert.NotContains(t, s, "contains(github.event.comment.body, "+phraseExpr+")", "%s: a message to a live run starts no job", name)
 		assert.Contains(t, s, `contains(fromJSON('["OWNER","MEMBER","COLLABORATOR"]'), github.event.comment.author_association)`, name)
 		assert.Contains(t, s, "github.event_name == 'issue_comment' &&", name)
 	}
+	assert.Contains(t, readWorkflow(t, "core-agent-resolver.yml"), "contains(github.event.comment.body, format('{0} review', "+phraseExpr+"))")
 	forge := readWorkflow(t, "core-forge-run.yml")
 	assert.Contains(t, forge, "if: github.event_name == 'workflow_dispatch' || vars.CORE_FORGE_ENABLED == 'true'")
 	assert.Contains(t, forge, "CORE_FORGE_ENABLED: ${{ vars.CORE_FORGE_ENABLED }}")

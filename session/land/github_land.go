@@ -2,6 +2,7 @@ package land
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -80,6 +81,13 @@ func (r *Repo) open(ctx context.Context, s *Work) error {
 	pr, err := r.client.CreatePullRequest(ctx, r.owner, r.repoNm, gh.NewPullRequest{
 		Title: s.Scrub(s.PullTitle()), Body: body, Head: rec.Branch, Base: base, Draft: true,
 	})
+	var ae *gh.ActionsPullsError
+	if errors.As(err, &ae) {
+		// The work is on its branch: the person can open the pull
+		// request themselves, or let the Action do so next time.
+		return fmt.Errorf("%w; the work is on branch %s: open its pull request at %s/compare/%s...%s?expand=1",
+			err, rec.Branch, r.repo.HTMLURL, base, rec.Branch)
+	}
 	if err != nil {
 		return err
 	}
@@ -173,7 +181,8 @@ func pullTitle(rec *Work) string {
 	if first == "" && rec.Issue != 0 {
 		first = fmt.Sprintf("Fix #%d", rec.Issue)
 	}
-	return clip.Line(first, 100)
+	title, _ := clip.Subject(first, 100)
+	return title
 }
 
 // PullBody is the body of the draft pull request a session opens: what was

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/session/contract"
@@ -261,19 +262,26 @@ func CommitMessage(summary, id string, c *contract.Contract) string {
 	if summary == "" {
 		summary = "core session " + id
 	}
-	subject, body, _ := strings.Cut(summary, "\n")
-	body = strings.TrimSpace(body)
+	first, body, _ := strings.Cut(summary, "\n")
+	prefix := ""
+	if c.Broken() {
+		prefix = contract.FailingTitlePrefix
+	}
+	// The subject is a whole sentence, or cut at a word; the body keeps
+	// what it left out.
+	subject, rest := clip.Subject(first, 72-utf8.RuneCountInString(prefix))
+	subject = prefix + subject
+	body = strings.TrimSpace(strings.TrimSpace(rest) + "\n\n" + strings.TrimSpace(body))
 	var verdict string
 	switch {
 	case c.Broken():
-		subject = contract.FailingTitlePrefix + subject
 		verdict = "The harness's checks: " + c.Line() + ". What follows is the model's summary, which they contradict."
 	case c.Unjudged():
 		verdict = "The harness's checks: " + c.Line() + ", for a cause of the environment's, not the code's: the model's summary below is unverified there."
 	case c.None():
 		verdict = "The harness ran no checks on this result: the model's summary below is unverified."
 	}
-	msg := clip.Line(subject, 72) + "\n"
+	msg := subject + "\n"
 	if verdict != "" {
 		if body == "" {
 			body = summary

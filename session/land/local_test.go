@@ -55,3 +55,28 @@ func TestCommitMessageUnjudged(t *testing.T) {
 	assert.True(t, strings.HasPrefix(msg, "Fix the parser\n"), "no [checks failing] on the environment's outcome: %s", msg)
 	assert.Contains(t, msg, "contract unjudged")
 }
+
+// TestCommitMessageSubject: a long first line gives a subject that is its
+// first sentence, or is cut at a word, never mid-word, and the body keeps
+// what the subject left out; a failing contract's prefix counts toward
+// the 72 runes.
+func TestCommitMessageSubject(t *testing.T) {
+	t.Parallel()
+	held := &contract.Contract{Verdict: contract.ContractHeld}
+	msg := CommitMessage("Fix the parser. It now accepts trailing commas in nested arrays and objects, as JSON5 does.\n\nTests added.", "s1", held)
+	assert.Equal(t, "Fix the parser.\n\nIt now accepts trailing commas in nested arrays and objects, as JSON5 does.\n\nTests added.\n\nSession: s1\n", msg)
+
+	msg = CommitMessage("Make the parser accept trailing commas in nested arrays and objects, as JSON5 does", "s1", held)
+	subject, body, _ := strings.Cut(msg, "\n\n")
+	assert.Equal(t, "Make the parser accept trailing commas in nested arrays and objects, as…", subject)
+	assert.True(t, strings.HasPrefix(body, "…JSON5 does\n"), body)
+
+	broken := contract.NewContract([]contract.CheckRun{{Command: []string{"go", "test", "./..."}, Source: contract.SourceUser,
+		Baseline: contract.CheckResult{Exit: 0, Passed: true}, Result: contract.CheckResult{Exit: 1}}}, time.Minute)
+	require.True(t, broken.Broken())
+	msg = CommitMessage("Make the parser accept trailing commas in nested arrays and objects, as JSON5 does", "s1", broken)
+	subject, _, _ = strings.Cut(msg, "\n")
+	assert.LessOrEqual(t, len([]rune(subject)), 72)
+	assert.True(t, strings.HasPrefix(subject, contract.FailingTitlePrefix+"Make the parser"), subject)
+	assert.True(t, strings.HasSuffix(subject, "…"), subject)
+}

@@ -64,6 +64,7 @@ func (g *GitHub) apiRoutes() []apiRoute {
 		newAPIRoute("POST "+r+"/issues/{number}/comments", g.createComment),
 		newAPIRoute("GET "+r+"/issues/{number}/reactions", g.listIssueReactions),
 		newAPIRoute("POST "+r+"/issues/{number}/reactions", g.reactToIssue),
+		newAPIRoute("GET "+r+"/labels/{name}", g.getLabel),
 		newAPIRoute("GET "+r+"/issues/{number}/labels", g.listLabels),
 		newAPIRoute("POST "+r+"/issues/{number}/labels", g.addLabels),
 		newAPIRoute("DELETE "+r+"/issues/{number}/labels/{name}", g.removeLabel),

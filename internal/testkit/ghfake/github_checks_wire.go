@@ -71,6 +71,9 @@ type wireAnnotation struct {
 // reports the check runs of workflow jobs.
 const actionsAppID = 15368
 
+// actionsBot is the login of a workflow's GITHUB_TOKEN.
+const actionsBot = "github-actions[bot]"
+
 // wireCheckRun is a check run as GitHub sends it; its app is GitHub
 // Actions, or the App that created it. Callers hold g.mu.
 func (r *Repo) wireCheckRun(cr *checkRunState) wireCheckRun {
@@ -101,7 +104,7 @@ func (r *Repo) wireCheckRun(cr *checkRunState) wireCheckRun {
 // the App whose bot login made it.
 func (r *Repo) wireCheckApp(login, created string) WireApp {
 	id, slug, name := int64(actionsAppID), "github-actions", "GitHub Actions"
-	if login != "" && login != "github-actions[bot]" {
+	if login != "" && login != actionsBot {
 		slug = strings.TrimSuffix(login, "[bot]")
 		id, name = r.g.accountID(login), slug
 	}

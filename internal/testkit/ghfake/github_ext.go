@@ -200,3 +200,14 @@ func (g *GitHub) gitDataRepo(c *apiCall) gitdata.Repo {
 		Write: c.repo.can(c.login, permWrite), Signs: expires || strings.HasSuffix(c.login, "[bot]"),
 	}
 }
+
+// ForbidActionsPulls turns off the repository's setting "Allow GitHub
+// Actions to create and approve pull requests": the workflow's token
+// (github-actions[bot]) then gets GitHub's 403 when it opens a pull
+// request. GitHub has it off for new repositories; the double has it on
+// unless a test turns it off.
+func (r *Repo) ForbidActionsPulls() {
+	r.g.mu.Lock()
+	defer r.g.mu.Unlock()
+	r.actionsNoPulls = true
+}

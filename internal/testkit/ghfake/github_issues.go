@@ -219,6 +219,19 @@ func (g *GitHub) listLabels(c *apiCall) {
 
 // POST /repos/{owner}/{repo}/issues/{number}/labels takes a bare array of
 // names or {"labels": [...]}, needs triage, and answers with all labels.
+// GET /repos/{owner}/{repo}/labels/{name}: one of the repository's labels,
+// or 404 when it has none of that name.
+func (g *GitHub) getLabel(c *apiCall) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	name := c.params["name"]
+	if _, ok := c.repo.labels[name]; !ok {
+		c.fail(http.StatusNotFound, "Not Found")
+		return
+	}
+	c.json(http.StatusOK, c.repo.wireLabelsLocked([]string{name})[0])
+}
+
 func (g *GitHub) addLabels(c *apiCall) {
 	names, ok := c.labelNames()
 	if !ok {

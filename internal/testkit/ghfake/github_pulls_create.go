@@ -21,6 +21,13 @@ func (g *GitHub) createPull(c *apiCall) {
 	if !c.decode(&in) {
 		return
 	}
+	c.g.mu.Lock()
+	noPulls := c.repo.actionsNoPulls
+	c.g.mu.Unlock()
+	if noPulls && c.login == actionsBot {
+		c.fail(http.StatusForbidden, "GitHub Actions is not permitted to create or approve pull requests.")
+		return
+	}
 	var missing []fieldError
 	for _, f := range [][2]string{{"base", in.Base}, {"head", in.Head}, {"title", in.Title}} {
 		if f[1] == "" {

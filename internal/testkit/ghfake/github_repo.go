@@ -60,6 +60,9 @@ type Repo struct {
 	lastNumber int
 	dispatches []Dispatch
 	cancelled  []int64 // workflow runs cancelled
+	// actionsNoPulls: the setting "Allow GitHub Actions to create and
+	// approve pull requests" is off (ForbidActionsPulls).
+	actionsNoPulls bool
 }
 
 // RepoOption configures AddRepo.
