@@ -134,6 +134,11 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer s.unlock()
+	// First, before the first turn: how to follow the run from elsewhere.
+	fmt.Fprintf(opts.Live.Progress, "session %s: follow it from elsewhere with core session watch %s\n", id, id)
+	if opts.Landing.RunURL != "" {
+		fmt.Fprintf(opts.Live.Progress, "its page: %s\n", opts.Landing.RunURL)
+	}
 	if t.Onto != "" {
 		fmt.Fprintf(opts.Live.Progress, "starting from HEAD %s plus %d uncommitted %s (kept as %s; --clean leaves them out)\n",
 			clip.Hash(t.Onto), t.Uncommitted, plural(t.Uncommitted, "change", "changes"), land.InputsRef(id))
