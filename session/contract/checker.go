@@ -310,7 +310,14 @@ func (c *Checker) run(ctx context.Context, dir string, argv []string) CheckResul
 	if dir != c.workspace {
 		mountAt = c.seenAt
 	}
-	return Confinement{Sandbox: c.sb, Tier: c.tier, Timeout: c.timeout, Ceiling: c.ceiling}.Run(ctx, dir, mountAt, argv)
+	return c.Confinement().Run(ctx, dir, mountAt, argv)
+}
+
+// Confinement is how the checker runs a check: its sandbox, tier, timeout
+// and ceiling, for what else the harness runs as it runs the checks (a
+// review's reproductions).
+func (c *Checker) Confinement() Confinement {
+	return Confinement{Sandbox: c.sb, Tier: c.tier, Timeout: c.timeout, Ceiling: c.ceiling}
 }
 
 // Confinement is how the harness runs a check: in which sandbox, at which

@@ -226,9 +226,16 @@ func overlay(ctx context.Context, o Options, f testFile, dir, base string) error
 // sideOf is a side from the contract's result of a run.
 func sideOf(r contract.CheckResult) Side {
 	s := Side{Exit: r.Exit, Passed: r.Passed, TimedOut: r.TimedOut, Seconds: r.Seconds, Error: r.Error, Cause: r.Cause, Output: r.Output}
-	if r.Output != "" {
-		sum := sha256.Sum256([]byte(r.Output))
-		s.OutputHash = "sha256:" + hex.EncodeToString(sum[:])
-	}
+	s.OutputHash = OutputHash(r.Output)
 	return s
+}
+
+// OutputHash is "sha256:" and the hex digest of output, or "" when there
+// was none: how a run's output is named in what the harness reports.
+func OutputHash(output string) string {
+	if output == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(output))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -1,0 +1,30 @@
+package testkit
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Sleepers lists the host pids running "sleep <token>": what a test
+// starts, confined, to see whether the confinement ends it (a token of its
+// own keeps other tests' sleeps out). It matches the sleep itself, not the
+// bwrap whose arguments hold the same words.
+func Sleepers(token string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if string(cmdline) == "sleep\x00"+token+"\x00" {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
