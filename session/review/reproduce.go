@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 
@@ -36,9 +35,6 @@ type Harness struct {
 	// keeps it as it is.
 	Scrub func(string) string
 }
-
-// commitID is a commit's full name, SHA-1 or SHA-256.
-var commitID = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // Reproduce runs f's reproduction on the head, then on the base, and
 // judges f (Judge): it returns f with the runs and the verdict. A
@@ -78,7 +74,7 @@ func (h Harness) check() error {
 	switch {
 	case h.Git == nil || h.Confinement.Sandbox == nil || h.Clone == "":
 		return errors.New("reproduce a finding: the harness needs a Git runner, a sandbox and a clone")
-	case !commitID.MatchString(h.Base) || !commitID.MatchString(h.Head):
+	case !testclass.IsCommitID(h.Base) || !testclass.IsCommitID(h.Head):
 		return fmt.Errorf("reproduce a finding: the base and the head must be commits' full SHAs, got %q and %q", h.Base, h.Head)
 	}
 	return nil

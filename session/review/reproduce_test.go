@@ -37,14 +37,7 @@ func newChange(t *testing.T, base, head map[string]string) change {
 // fails) when ecosystem's toolchain is missing.
 func harness(t *testing.T, c change, ecosystem string) Harness {
 	t.Helper()
-	sandboxtest.RequireBwrap(t)
-	sb := sandbox.New(sandboxtest.WarmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}}))
-	if missing := sb.Missing(t.Context(), lang.Project{Ecosystems: []string{ecosystem}}); len(missing) > 0 {
-		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
-			t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
-		}
-		t.Skip(missing[0])
-	}
+	sb := sandboxtest.Toolchain(t, ecosystem)
 	return Harness{
 		Confinement: contract.Confinement{Sandbox: sb, Tier: lang.TierTest, Timeout: 10 * time.Minute}, // a busy machine compiles slowly
 		Git:         testkit.GitRunner([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}),

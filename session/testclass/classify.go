@@ -44,6 +44,10 @@ type Options struct {
 // commitID is a commit's full name, SHA-1 or SHA-256.
 var commitID = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
+// IsCommitID reports whether s is a commit's full name, SHA-1 or
+// SHA-256: never an option git would read, nor a name a ref could move.
+func IsCommitID(s string) bool { return commitID.MatchString(s) }
+
 // check says what is missing from o, or which commit is not named by its
 // full SHA.
 func (o Options) check(base, head string) error {
