@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/testclass"
 	"github.com/coreagent/core/session/tools"
 )
 
@@ -120,6 +121,9 @@ func findingArgs(args tools.Args) (Finding, error) {
 	var err error
 	if f.File, err = required(args, "file"); err != nil {
 		return f, err
+	}
+	if why := testclass.BadPath(f.File); why != "" {
+		return f, argError("file", fmt.Sprintf("must be a file's path from the repository's top, like calc/calc.go; %q is %s", f.File, why))
 	}
 	if f.Claim, err = required(args, "claim"); err != nil {
 		return f, err

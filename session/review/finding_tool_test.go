@@ -73,6 +73,7 @@ func TestFindingToolValidates(t *testing.T) {
 		want string
 	}{
 		{name: "no file", args: with("file", nil), want: `finding: argument "file" is required`},
+		{name: "a file outside the repository", args: with("file", "../etc/passwd"), want: `argument "file" must be a file's path from the repository's top, like calc/calc.go; "../etc/passwd" is not a clean path`},
 		{name: "a blank claim", args: with("claim", "  "), want: `finding: argument "claim" must not be empty`},
 		{name: "a long claim", args: with("claim", strings.Repeat("x", maxClaim+1)), want: `argument "claim" is 4097 bytes`},
 		{name: "no line", args: with("line", nil), want: `argument "line" is required: the line of file`},
