@@ -20,9 +20,6 @@ const (
 // environment's sake (a tool missing, a dependency unreachable), has an
 // Error: it says nothing of the code.
 func ranOf(res contract.CheckResult, expect string, scrub func(string) string) *Ran {
-	if scrub == nil {
-		scrub = func(s string) string { return s }
-	}
 	out := &Ran{Exit: res.Exit, Passed: res.Passed, TimedOut: res.TimedOut, Seconds: res.Seconds,
 		OutputHash: testclass.OutputHash(res.Output),
 		Matched:    expect != "" && strings.Contains(res.Output, expect),

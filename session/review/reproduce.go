@@ -88,6 +88,11 @@ func (h Harness) refusal(ctx context.Context, r Reproduction) (string, error) {
 	if why := testclass.BadPath(r.Path); why != "" {
 		return fmt.Sprintf("the path %q is %s", r.Path, why), nil
 	}
+	if strings.ContainsFunc(r.Path, quoted) {
+		// git ls-tree quotes such a name, and the tree could not be
+		// looked up for links on the way.
+		return fmt.Sprintf("the path %q has characters git quotes (not printable ASCII, or a quote or a backslash): name the file in plain ASCII", r.Path), nil
+	}
 	if len(r.Content) > MaxReproductionBytes {
 		return fmt.Sprintf("the file is %d bytes, over the %d a reproduction may have", len(r.Content), MaxReproductionBytes), nil
 	}
@@ -104,6 +109,9 @@ func (h Harness) refusal(ctx context.Context, r Reproduction) (string, error) {
 	}
 	return "", nil
 }
+
+// quoted reports whether git quotes r in a path it prints.
+func quoted(r rune) bool { return r < 0x20 || r >= 0x7f || r == '"' || r == '\\' }
 
 // treeRefusal says why p cannot be written in a checkout of commit, from
 // the commit's tree: a folder on the way is a link, a submodule or a
@@ -144,7 +152,9 @@ func (h Harness) run(ctx context.Context, commit string, r Reproduction) (*Ran, 
 		return nil, fmt.Errorf("check out %s for a reproduction: %w", commit, err)
 	}
 	if err := writeBeneath(dir, r.Path, r.Content); err != nil {
-		return nil, fmt.Errorf("write the reproduction %s: %w", r.Path, err)
+		// The tree was looked at (treeRefusal); what still keeps the file
+		// out of the copy confirms nothing either way.
+		return &Ran{Exit: -1, Error: h.scrub(fmt.Sprintf("the file could not be written in the scratch copy: %v", err))}, nil
 	}
 	mountAt := h.Clone
 	if real, err := filepath.EvalSymlinks(mountAt); err == nil {
@@ -154,7 +164,15 @@ func (h Harness) run(ctx context.Context, commit string, r Reproduction) (*Ran, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return ranOf(res, r.Expect, h.Scrub), nil
+	return ranOf(res, r.Expect, h.scrub), nil
+}
+
+// scrub is h.Scrub, or the identity.
+func (h Harness) scrub(s string) string {
+	if h.Scrub == nil {
+		return s
+	}
+	return h.Scrub(s)
 }
 
 // writeBeneath writes content at p (slash-separated, checked by

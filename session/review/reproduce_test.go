@@ -132,7 +132,8 @@ func TestReproduceRefuses(t *testing.T) {
 	outside := t.TempDir()
 	c := newChange(t, map[string]string{"go.mod": "module m\n", "pkg/a.go": "package pkg\n"}, map[string]string{"pkg/b.go": "package pkg\n"})
 	require.NoError(t, os.Symlink(outside, filepath.Join(c.clone, "link")))
-	testkit.Git(t, c.clone, "add", "link")
+	require.NoError(t, os.Symlink(outside, filepath.Join(c.clone, "lïnk")))
+	testkit.Git(t, c.clone, "add", "link", "lïnk")
 	testkit.Git(t, c.clone, "update-index", "--add", "--cacheinfo", "160000,"+c.head+",sub")
 	testkit.Git(t, c.clone, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "a link and a submodule")
 	c.head = testkit.Git(t, c.clone, "rev-parse", "HEAD")
@@ -155,6 +156,7 @@ func TestReproduceRefuses(t *testing.T) {
 		{name: "a path inside .git", path: ".git/hooks/pre-commit", why: "is a path inside .git"},
 		{name: "a path under a committed link", path: "link/x_test.go", why: "refused: in the head's tree, link is a symbolic link: nothing is written through it or over it"},
 		{name: "a path over a committed link", path: "link", why: "link is a symbolic link"},
+		{name: "a path under a link git quotes", path: "lïnk/x_test.go", why: "has characters git quotes"},
 		{name: "a path in a submodule", path: "sub/x_test.go", why: "in the head's tree, sub is a submodule"},
 		{name: "a path under a file", path: "go.mod/x_test.go", why: "go.mod is a file, not a folder"},
 		{name: "a path over a folder", path: "pkg", why: "pkg is a folder: a reproduction is a file"},
@@ -200,4 +202,28 @@ func TestReproduceBadHarness(t *testing.T) {
 		_, err := h.Reproduce(t.Context(), Finding{})
 		assert.ErrorContains(t, err, "reproduce a finding: ")
 	}
+}
+
+// TestWriteBeneathNeverFollowsLinks: where the copy has a link (a tree
+// the harness did not look at), the file is not written through it, nor
+// over it.
+func TestWriteBeneathNeverFollowsLinks(t *testing.T) {
+	t.Parallel()
+	dir, outside := t.TempDir(), t.TempDir()
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link")))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "f"), filepath.Join(dir, "file")))
+	assert.Error(t, writeBeneath(dir, "link/x_test.go", "x"))
+	assert.Error(t, writeBeneath(dir, "link/deeper/x_test.go", "x"))
+	require.NoError(t, writeBeneath(dir, "file", "x"), "a link at the path is replaced")
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing was written through a link")
+	fi, err := os.Lstat(filepath.Join(dir, "file"))
+	require.NoError(t, err)
+	assert.True(t, fi.Mode().IsRegular())
+	require.NoError(t, writeBeneath(dir, "a/b/c.txt", "new"))
+	require.NoError(t, writeBeneath(dir, "a/b/c.txt", "again"), "a file is replaced")
+	got, err := os.ReadFile(filepath.Join(dir, "a", "b", "c.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "again", string(got))
 }
