@@ -279,7 +279,7 @@ func outliveParent(t *testing.T, box string) {
 
 	// The sleep itself, seen from the host: not the probe's container,
 	// which runs first under the same label.
-	require.Eventually(t, func() bool { return len(sleepers(sleep)) > 0 }, testkit.Patience, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return len(testkit.Sleepers(sleep)) > 0 }, testkit.Patience, 20*time.Millisecond,
 		"the helper's confined sleep never started")
 	var running string
 	for _, id := range siblings(t, cli, parent) {
@@ -306,7 +306,7 @@ func outliveParent(t *testing.T, box string) {
 	_ = helper.Wait()
 	assert.Eventually(t, func() bool { return len(siblings(t, cli, parent)) == 0 }, testkit.Patience, 50*time.Millisecond,
 		"a sandbox container outlived its killed core")
-	assert.Eventually(t, func() bool { return len(sleepers(sleep)) == 0 }, testkit.Patience, 20*time.Millisecond,
+	assert.Eventually(t, func() bool { return len(testkit.Sleepers(sleep)) == 0 }, testkit.Patience, 20*time.Millisecond,
 		"the confined sleep outlived its killed core")
 	for _, id := range siblings(t, cli, parent) {
 		_, _ = cli.ContainerRemove(context.WithoutCancel(t.Context()), id, client.ContainerRemoveOptions{Force: true})

@@ -237,7 +237,7 @@ func TestEscapeProcesses(t *testing.T) {
 func TestEscapeOutliveParent(t *testing.T) {
 	requireBwrap(t)
 	t.Parallel()
-	killParentMidCommand(t, 3000, false, sleepers, "the sandboxed command outlived its killed parent")
+	killParentMidCommand(t, 3000, false, testkit.Sleepers, "the sandboxed command outlived its killed parent")
 }
 
 // killParentMidCommand starts a helper process (helperParent) that runs a
@@ -261,7 +261,7 @@ func killParentMidCommand(t *testing.T, base int, box bool, left func(token stri
 	require.NoError(t, helper.Start())
 	defer helper.Process.Kill()
 
-	require.Eventually(t, func() bool { return len(sleepers(token)) > 0 }, testkit.Patience, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return len(testkit.Sleepers(token)) > 0 }, testkit.Patience, 20*time.Millisecond,
 		"the confined sleep never started")
 	require.NoError(t, helper.Process.Signal(syscall.SIGKILL))
 	_ = helper.Wait()
@@ -269,28 +269,4 @@ func killParentMidCommand(t *testing.T, base int, box bool, left func(token stri
 	for _, pid := range left(token) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-}
-
-// sleepers lists the host pids running "sleep <token>". Waiting for the
-// sleep itself (not bwrap) matters: bwrap arms its own parent-death signal
-// a moment after it starts, and a parent killed inside that moment is a
-// race this test is not about.
-func sleepers(token string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		// The sleep itself, not bwrap, whose arguments hold the same words.
-		if string(cmdline) == "sleep\x00"+token+"\x00" {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }

@@ -184,7 +184,7 @@ func TestTimeoutKillsTheProcessGroup(t *testing.T) {
 			assert.Equal(t, -1, r.ExitCode)
 			assert.NotContains(t, r.Output, "never")
 			assert.Contains(t, r.Output, "ran past its 300ms timeout")
-			assert.Eventually(t, func() bool { return len(sleepers(token)) == 0 }, testkit.Patience, 20*time.Millisecond,
+			assert.Eventually(t, func() bool { return len(testkit.Sleepers(token)) == 0 }, testkit.Patience, 20*time.Millisecond,
 				"a child of the timed-out command is still running")
 		})
 	}

@@ -276,19 +276,7 @@ func descendants(pid int) []int {
 
 // withArg returns the pids of processes with an argument that contains s.
 func withArg(s string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(cmdline), s) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return testkit.Processes(func(cmdline string) bool { return strings.Contains(cmdline, s) })
 }
 
 func alive(pids []int) []int {

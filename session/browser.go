@@ -86,7 +86,9 @@ func (s *run) openBrowser(ctx context.Context) error {
 	host := boxHost{sb: s.opts.Services.Sandbox, workspace: s.rec.Workspace, env: append([]string{"HOME=" + cfg.DataDir}, b.Env...)}
 	s.browser = browser.New(host, cfg)
 	s.env.Browser, s.env.Attended, s.env.BrowserRemote = s.browser, attended, b.AllowRemote
-	s.tools = tools.WithBrowser()
+	// Added to the run's set, not to the standard one: a review's stays
+	// without the write tools.
+	s.tools = s.tools.With(tools.BrowserTools()...)
 	return nil
 }
 

@@ -141,11 +141,6 @@ func TestLanguagesMissingToolchain(t *testing.T) {
 func toolchainSandbox(t *testing.T, ecosystem string) *sandbox.Sandbox {
 	t.Helper()
 	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostHome: os.Getenv("HOME")})
-	if missing := sb.Missing(t.Context(), lang.Project{Ecosystems: []string{ecosystem}}); len(missing) > 0 {
-		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
-			t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
-		}
-		t.Skip(missing[0])
-	}
+	sandboxtest.RequireToolchain(t, sb, ecosystem)
 	return sb
 }

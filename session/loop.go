@@ -128,6 +128,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 	defer s.stopWarm()
 	s.checks = contract.NewChecker(s.opts.Services.Sandbox, s.rec.Verify, s.opts.Verification.ShellTimeout, s.opts.Verification.BuildCeiling, s.git.run, s.rec.Workspace, s.rec.StartCommit)
 	s.checks.Background(ctx, s.rec.Checks)
+	s.offerFindings()
 	defer s.checks.Close()
 	if fresh || len(entries) == 0 {
 		prompt, err := s.systemPrompt(ctx)

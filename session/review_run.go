@@ -28,9 +28,22 @@ func (s *run) startReview(ctx context.Context) error {
 	if err != nil {
 		return &ConfigError{Option: "base", Err: err}
 	}
-	s.rec.StartCommit, s.review = mb, &reviewRun{head: head}
+	s.rec.StartCommit, s.review = mb, &reviewRun{head: head, findings: []review.Finding{}}
 	fmt.Fprintf(s.opts.Live.Progress, "reviewing %s against %s (%s)\n", clip.Hash(head), base, clip.Hash(mb))
 	return nil
+}
+
+// offerFindings gives a review's model the finding tool: the harness runs
+// each reproduction as the checker runs a check, confined, in scratch
+// checkouts of the head and of the base made from the workspace's git
+// objects; the judged findings are the review's.
+func (s *run) offerFindings() {
+	if s.review == nil {
+		return
+	}
+	h := review.Harness{Confinement: s.checks.Confinement(), Git: s.git.run, Clone: s.rec.Workspace,
+		Base: s.rec.StartCommit, Head: s.review.head, Scrub: s.scrub}
+	s.tools = s.tools.With(review.FindingTool(h.Reproduce, func(f []review.Finding) { s.review.findings = f }))
 }
 
 // reviewRun is what a review run holds besides any run's state: the head

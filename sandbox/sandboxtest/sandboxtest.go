@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
 )
 
 // RequireBwrap skips a test that needs a working sandbox when there is
@@ -51,4 +52,29 @@ func WarmBuilds(t testing.TB, c sandbox.Config) sandbox.Config {
 		c.ModCache = filepath.Join(c.Home, "cache", "gomod")
 	}
 	return c
+}
+
+// RequireToolchain skips a test whose sandbox sb lacks the toolchain of
+// ecosystem ("go", "python", "node", "rust") on this machine, unless
+// CORE_REQUIRE_BWRAP=1, which makes it a failure.
+func RequireToolchain(t testing.TB, sb *sandbox.Sandbox, ecosystem string) {
+	t.Helper()
+	if missing := sb.Missing(t.Context(), lang.Project{Ecosystems: []string{ecosystem}}); len(missing) > 0 {
+		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
+			t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
+		}
+		t.Skip(missing[0])
+	}
+}
+
+// Toolchain is a bwrap sandbox on this machine's PATH whose confined
+// builds read the user's build cache (WarmBuilds), with no module proxy
+// (GOPROXY=off), for a test that runs ecosystem's tests confined; it skips
+// (RequireBwrap, RequireToolchain) where it cannot.
+func Toolchain(t testing.TB, ecosystem string) *sandbox.Sandbox {
+	t.Helper()
+	RequireBwrap(t)
+	sb := sandbox.New(WarmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}}))
+	RequireToolchain(t, sb, ecosystem)
+	return sb
 }

@@ -53,6 +53,9 @@ type Ran struct {
 	Excerpt string `json:"excerpt"`
 	// OutputHash is "sha256:<hex>" of the whole kept output.
 	OutputHash string `json:"output_hash,omitempty"`
+	// Matched is set when the whole kept output (not only the excerpt)
+	// contains the reproduction's Expect.
+	Matched bool `json:"matched,omitempty"`
 	// Error says why it could not run: the environment's failure, not the
 	// code's; such a run confirms nothing.
 	Error string `json:"error,omitempty"`

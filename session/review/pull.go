@@ -43,7 +43,7 @@ func Instruction(what, base, asked string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Review %s against %s. git_diff shows what it changes; read_file, list_dir and search show the code around it. ", what, base)
 	b.WriteString("This is a review: change no file. Look for bugs the change introduces, tests it lacks, and what it breaks; ")
-	b.WriteString("say what you found, each finding with its file and line and why, in done's summary (the body of the review).")
+	b.WriteString("report each finding with the finding tool, with a reproduction that fails on the head and passes on the base where you can, then sum the review up in done's summary.")
 	if a := strings.TrimSpace(asked); a != "" {
 		fmt.Fprintf(&b, "\n\nThe person who asked for the review said: %s", a)
 	}

@@ -39,8 +39,10 @@ func Rules(kind string) []string {
 	}
 	return []string{
 		"Paths are relative to the workspace root. Nothing outside the workspace, and nothing inside .git, can be read.",
-		"This is a review: you change no file and run no command. git_diff shows what the change under review does; read the code around it before you judge it.",
-		"Call done with your review: each finding with its file, its line and why it is wrong, most serious first; say so when you found nothing wrong.",
+		"This is a review: you change no file and run no command in the workspace. git_diff shows what the change under review does; read the code around it before you judge it.",
+		"Report each thing wrong with the change with the finding tool, one a call, most serious first: its file, its line on the head and what is wrong. A finding without a reproduction is only listed, folded, never a comment on a line.",
+		"A reproduction is a test or script (path and content) and the command that runs it: it must FAIL on the head because of the bug, with expect the text of that failure, and PASS on the base. The harness runs it on both, each in a scratch copy, and confirms the finding only then, whatever you claim. Read its reply, and to improve a reproduction report the same file, line and claim again.",
+		"Then call done with your review's summary; say so when you found nothing wrong.",
 	}
 }
 

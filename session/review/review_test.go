@@ -65,4 +65,6 @@ func TestRules(t *testing.T) {
 	assert.Contains(t, rules, "you change no file")
 	assert.NotContains(t, rules, "write_file")
 	assert.NotContains(t, rules, "run_shell")
+	assert.Contains(t, rules, "with the finding tool")
+	assert.Contains(t, rules, "it must FAIL on the head because of the bug, with expect the text of that failure, and PASS on the base")
 }

@@ -47,6 +47,10 @@ type Options struct {
 // commitID is a commit's full name, SHA-1 or SHA-256.
 var commitID = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
+// IsCommitID reports whether s is a commit's full name, SHA-1 or
+// SHA-256: never an option git would read, nor a name a ref could move.
+func IsCommitID(s string) bool { return commitID.MatchString(s) }
+
 // check says what is missing from o, or which commit is not named by its
 // full SHA.
 func (o Options) check(base, head string) error {
@@ -247,9 +251,16 @@ func overlay(ctx context.Context, o Options, f testFile, dir, base string) error
 // sideOf is a side from the contract's result of a run.
 func sideOf(r contract.CheckResult) Side {
 	s := Side{Exit: r.Exit, Passed: r.Passed, TimedOut: r.TimedOut, Seconds: r.Seconds, Error: r.Error, Cause: r.Cause, Output: r.Output}
-	if r.Output != "" {
-		sum := sha256.Sum256([]byte(r.Output))
-		s.OutputHash = "sha256:" + hex.EncodeToString(sum[:])
-	}
+	s.OutputHash = OutputHash(r.Output)
 	return s
+}
+
+// OutputHash is "sha256:" and the hex digest of output, or "" when there
+// was none: how a run's output is named in what the harness reports.
+func OutputHash(output string) string {
+	if output == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(output))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

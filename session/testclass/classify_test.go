@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/internal/testkit"
-	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/sandbox/sandboxtest"
 	"github.com/coreagent/core/session/contract"
@@ -22,14 +21,7 @@ import (
 // missing.
 func testOptions(t *testing.T, pr pullRequest, ecosystem string) Options {
 	t.Helper()
-	sandboxtest.RequireBwrap(t)
-	sb := sandbox.New(sandboxtest.WarmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), HostEnv: []string{"GOPROXY=off"}}))
-	if missing := sb.Missing(t.Context(), lang.Project{Ecosystems: []string{ecosystem}}); len(missing) > 0 {
-		if os.Getenv("CORE_REQUIRE_BWRAP") == "1" {
-			t.Fatalf("CORE_REQUIRE_BWRAP=1 but %s", missing[0])
-		}
-		t.Skip(missing[0])
-	}
+	sb := sandboxtest.Toolchain(t, ecosystem)
 	return Options{
 		Confinement: contract.Confinement{Sandbox: sb, Tier: lang.TierTest, Timeout: 10 * time.Minute}, // a busy machine compiles slowly
 		Git:         testGit(gitEnv(t)),

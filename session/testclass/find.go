@@ -47,7 +47,7 @@ var notTestFolders = []string{"testdata", "vendor", "node_modules", "fixtures"}
 
 // ecosystemOf says whose test file path is, by its name alone, or "". A
 // file in a fixtures' or dependencies' folder, or in a hidden one, is
-// none (a path outside the repository is left to badPath).
+// none (a path outside the repository is left to BadPath).
 func ecosystemOf(p string) Ecosystem {
 	dir, name := path.Split(p)
 	if slices.ContainsFunc(strings.Split(strings.Trim(dir, "/"), "/"), func(d string) bool {
@@ -79,8 +79,9 @@ func ecosystemOf(p string) Ecosystem {
 	return ""
 }
 
-// badPath says why p is not a path of a file inside the repository, or "".
-func badPath(p string) string {
+// BadPath says why p is not a path of a file inside the repository, or
+// "": empty, absolute, not clean, with a "..", or inside .git.
+func BadPath(p string) string {
 	switch {
 	case p == "" || strings.ContainsRune(p, 0):
 		return "an empty path or one with a NUL byte"
@@ -114,71 +115,74 @@ func find(ctx context.Context, git contract.Git, dir, base, head string, changed
 			continue
 		}
 		f := testFile{path: p, ecosystem: e}
-		if why := badPath(p); why != "" {
+		if why := BadPath(p); why != "" {
 			f.refused = why
 			files = append(files, f)
 			continue
 		}
-		entry, err := lsTree(ctx, git, dir, head, p)
+		entry, err := LsTree(ctx, git, dir, head, p)
 		if err != nil {
 			return nil, 0, err
 		}
-		if entry.mode == "" {
+		if entry.Mode == "" {
 			continue
 		}
-		f.blob, f.mode, f.refused = entry.oid, entry.mode, refusal(entry)
+		f.blob, f.mode, f.refused = entry.OID, entry.Mode, refusal(entry)
 		if f.refused == "" && e == Rust && strings.HasPrefix(p, "src/") {
-			if ok, err := hasTestModule(ctx, git, dir, entry.oid); err != nil {
+			if ok, err := hasTestModule(ctx, git, dir, entry.OID); err != nil {
 				return nil, 0, err
 			} else if !ok {
 				continue // a source file without tests of its own
 			}
 		}
-		was, err := lsTree(ctx, git, dir, base, p)
+		was, err := LsTree(ctx, git, dir, base, p)
 		if err != nil {
 			return nil, 0, err
 		}
-		f.new = was.mode != "100644" && was.mode != "100755"
+		f.new = was.Mode != "100644" && was.Mode != "100755"
 		files = append(files, f)
 	}
 	return files, leftOut, nil
 }
 
-// treeEntry is one entry of git ls-tree -l.
-type treeEntry struct {
-	mode, kind, oid string
-	size            int64
+// TreeEntry is one entry of git ls-tree -l: its mode (120000 a link,
+// 040000 a folder, 160000 a submodule), its kind (blob, tree, commit),
+// its object and, for a blob, its size.
+type TreeEntry struct {
+	Mode, Kind, OID string
+	Size            int64
 }
 
-// lsTree looks p up in commit's tree; an entry with no mode: not there.
-func lsTree(ctx context.Context, git contract.Git, dir, commit, p string) (treeEntry, error) {
+// LsTree looks p up in commit's tree in the clone at dir, from its git
+// objects alone; an entry with no Mode: not there.
+func LsTree(ctx context.Context, git contract.Git, dir, commit, p string) (TreeEntry, error) {
 	out, err := git(ctx, dir, "--literal-pathspecs", "ls-tree", "-l", "--full-tree", commit, "--", p)
 	if err != nil {
-		return treeEntry{}, fmt.Errorf("look up %s in %s: %w", p, commit, err)
+		return TreeEntry{}, fmt.Errorf("look up %s in %s: %w", p, commit, err)
 	}
 	meta, name, ok := strings.Cut(out, "\t")
 	if !ok || name != p {
-		return treeEntry{}, nil // not there, or a name git had to quote: not ours
+		return TreeEntry{}, nil // not there, or a name git had to quote: not ours
 	}
 	fields := strings.Fields(meta)
 	if len(fields) != 4 {
-		return treeEntry{}, fmt.Errorf("look up %s in %s: git ls-tree said %q", p, commit, out)
+		return TreeEntry{}, fmt.Errorf("look up %s in %s: git ls-tree said %q", p, commit, out)
 	}
 	size, _ := strconv.ParseInt(fields[3], 10, 64) // "-" for a tree or a submodule
-	return treeEntry{mode: fields[0], kind: fields[1], oid: fields[2], size: size}, nil
+	return TreeEntry{Mode: fields[0], Kind: fields[1], OID: fields[2], Size: size}, nil
 }
 
 // refusal says why a head's entry is not run, or "".
-func refusal(e treeEntry) string {
+func refusal(e TreeEntry) string {
 	switch {
-	case e.mode == "120000":
+	case e.Mode == "120000":
 		return "a symbolic link: not followed, not run"
-	case e.kind == "commit":
+	case e.Kind == "commit":
 		return "a submodule: not run"
-	case e.kind != "blob":
+	case e.Kind != "blob":
 		return "not a file: not run"
-	case e.size > MaxFileBytes:
-		return fmt.Sprintf("%d bytes, over the %d a test file may have: not run", e.size, MaxFileBytes)
+	case e.Size > MaxFileBytes:
+		return fmt.Sprintf("%d bytes, over the %d a test file may have: not run", e.Size, MaxFileBytes)
 	}
 	return ""
 }

@@ -31,10 +31,10 @@ func TestEcosystemOf(t *testing.T) {
 func TestBadPath(t *testing.T) {
 	t.Parallel()
 	for _, p := range []string{"", "/etc/x_test.go", "../x_test.go", "a/../../x_test.go", "a//x_test.go", "./x_test.go", `a\x_test.go`, "a/.git/x_test.go", "x\x00_test.go"} {
-		assert.NotEmpty(t, badPath(p), "%q is refused", p)
+		assert.NotEmpty(t, BadPath(p), "%q is refused", p)
 	}
 	for _, p := range []string{"x_test.go", "a/b/x_test.go", "..x_test.go"} {
-		assert.Empty(t, badPath(p), "%q is a path inside the repository", p)
+		assert.Empty(t, BadPath(p), "%q is a path inside the repository", p)
 	}
 }
 

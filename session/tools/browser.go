@@ -25,17 +25,7 @@ func BrowserTools() []Tool {
 
 // WithBrowser returns the standard tool set with the browser tools before
 // done.
-func WithBrowser() *Set {
-	std := Default()
-	tools := make([]Tool, 0, len(std.tools)+6)
-	for _, t := range std.tools {
-		if t.Name() == "done" {
-			tools = append(tools, BrowserTools()...)
-		}
-		tools = append(tools, t)
-	}
-	return NewSet(tools...)
-}
+func WithBrowser() *Set { return Default().With(BrowserTools()...) }
 
 // browserGate lets a browser action run, or says why not: no browser in
 // this run; an attended run asks the human for every action; an

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -216,6 +217,23 @@ func (s *Set) Without(reason string, names ...string) *Set {
 			out.tools = append(out.tools, t)
 			out.byKey[t.Name()] = t
 		}
+	}
+	return out
+}
+
+// With returns the set with more tools, offered before done when the set
+// has it (done stays last), the refusals of Without kept but for the
+// tools added; a tool named as one the set has replaces it.
+func (s *Set) With(more ...Tool) *Set {
+	list := slices.Clone(s.tools)
+	at := len(list)
+	if i := slices.IndexFunc(list, func(t Tool) bool { return t.Name() == "done" }); i >= 0 {
+		at = i
+	}
+	out := NewSet(slices.Insert(list, at, more...)...)
+	out.refused = maps.Clone(s.refused)
+	for _, t := range more {
+		delete(out.refused, t.Name())
 	}
 	return out
 }
