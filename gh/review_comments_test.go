@@ -26,8 +26,10 @@ func TestReviewComments(t *testing.T) {
 	_, err = c.CreateReviewComment(ctx, "octo", "hello", n, head, DraftComment{Path: "a.txt", Line: 9, Body: "off the diff"})
 	assert.ErrorContains(t, err, "Line could not be resolved")
 
-	_, err = c.CreateReview(ctx, "octo", "hello", n, NewReview{CommitID: head, Body: "r", Comments: []DraftComment{{Path: "a.txt", Line: 1, Body: "in a review"}}})
+	rv, url, err := c.SubmitReview(ctx, "octo", "hello", n, NewReview{CommitID: head, Body: "r", Comments: []DraftComment{{Path: "a.txt", Line: 1, Body: "in a review"}}})
 	require.NoError(t, err)
+	assert.Equal(t, Review{ID: rv.ID, User: "core-bot", CommitID: head, Body: "r", State: "COMMENTED"}, rv)
+	assert.Contains(t, url, "#pullrequestreview-")
 	list, err := c.ReviewComments(ctx, "octo", "hello", n)
 	require.NoError(t, err)
 	require.Len(t, list, 3, "a review's comments are listed with the others")
