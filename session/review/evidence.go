@@ -98,7 +98,7 @@ func commandLine(argv []string) string {
 // any run of them in s.
 func codeSpan(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	tick := strings.Repeat("`", longestRun(s, '`')+1)
+	tick := strings.Repeat("`", clip.Backticks(s)+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		s = " " + s + " "
 	}
@@ -108,22 +108,8 @@ func codeSpan(s string) string {
 // fenced is s in a fenced code block of lang, its fence longer than any
 // run of backticks in s, so nothing in s can close it.
 func fenced(lang, s string) string {
-	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	fence := clip.Fence(s)
 	return fence + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
-}
-
-// longestRun is the length of the longest run of c in s.
-func longestRun(s string, c byte) int {
-	best, n := 0, 0
-	for i := range len(s) {
-		if s[i] == c {
-			n++
-			best = max(best, n)
-		} else {
-			n = 0
-		}
-	}
-	return best
 }
 
 // text is the model's words made safe to put in Markdown outside a code

@@ -263,6 +263,17 @@ func (c *apiCall) reviewCommentLocked() (k pullKey, th *threadState, i int, ok b
 	return pullKey{}, nil, 0, false
 }
 
+// ownReviewCommentLocked is reviewCommentLocked for a change: only the
+// comment's author may make it, others get 403. Callers hold g.mu.
+func (c *apiCall) ownReviewCommentLocked() (k pullKey, th *threadState, i int, ok bool) {
+	k, th, i, ok = c.reviewCommentLocked()
+	if ok && !strings.EqualFold(th.Comments[i].User, c.login) {
+		c.forbid()
+		return pullKey{}, nil, 0, false
+	}
+	return k, th, i, ok
+}
+
 // PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}: a new body for
 // a review comment. This double lets only its author change it (403
 // otherwise); a blank body is 422.
@@ -279,12 +290,8 @@ func (g *GitHub) editReviewComment(c *apiCall) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	k, th, i, ok := c.reviewCommentLocked()
+	k, th, i, ok := c.ownReviewCommentLocked()
 	if !ok {
-		return
-	}
-	if !strings.EqualFold(th.Comments[i].User, c.login) {
-		c.forbid()
 		return
 	}
 	th.Comments[i].Body = in.Body
@@ -296,12 +303,8 @@ func (g *GitHub) editReviewComment(c *apiCall) {
 func (g *GitHub) deleteReviewComment(c *apiCall) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	k, th, i, ok := c.reviewCommentLocked()
+	k, th, i, ok := c.ownReviewCommentLocked()
 	if !ok {
-		return
-	}
-	if !strings.EqualFold(th.Comments[i].User, c.login) {
-		c.forbid()
 		return
 	}
 	th.Comments, th.ids = slices.Delete(th.Comments, i, i+1), slices.Delete(th.ids, i, i+1)
