@@ -110,7 +110,7 @@ func (p parts) render() string {
 		clip.Hash(r.Head), clip.Hash(r.Base), r.SessionID)
 	p.writeConfirmed(&b)
 	p.writeUnconfirmed(&b)
-	b.WriteString(strings.ReplaceAll(r.Contract.Markdown(), "on the start commit and on the result", "on the base and on the head"))
+	b.WriteString(checksTable(r.Contract))
 	if r.Tests != nil {
 		b.WriteString("\n" + testclass.Markdown(*r.Tests))
 	}
@@ -172,6 +172,12 @@ func (p parts) writeUnconfirmed(b *strings.Builder) {
 		fmt.Fprintf(b, "- … and %d more, left out to fit GitHub's limit\n", left)
 	}
 	b.WriteString("\n</details>\n\n")
+}
+
+// checksTable is the contract's table, in a review's words: its start
+// commit is the base, its result the head.
+func checksTable(c *contract.Contract) string {
+	return strings.ReplaceAll(c.Markdown(), "on the start commit and on the result", "on the base and on the head")
 }
 
 // footer is the run's spending, and a word when its budget ran out.

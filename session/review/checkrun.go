@@ -93,7 +93,7 @@ func checkSummary(r Result, reviewURL string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "core reviewed %s: %d confirmed %s, %d unconfirmed.\n\n", clip.Hash(r.Head),
 		r.Confirmed(), plural(r.Confirmed(), "finding", "findings"), r.Unconfirmed())
-	b.WriteString(strings.ReplaceAll(r.Contract.Markdown(), "on the start commit and on the result", "on the base and on the head"))
+	b.WriteString(checksTable(r.Contract))
 	fmt.Fprintf(&b, "\nSession `%s`", r.SessionID)
 	if reviewURL != "" {
 		fmt.Fprintf(&b, ": [the review](%s)", reviewURL)

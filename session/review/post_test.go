@@ -171,6 +171,13 @@ func TestPostNewHeadMarksTheOldComments(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(old[0].Body, "Still reproduces"), "a second run replaces the line, never stacks it")
 	assert.True(t, strings.HasPrefix(old[1].Body, "Resolved: no longer reproduces on `"+n+"`.\n\n**Confirmed on"), old[1].Body)
 	assert.Equal(t, planted, old[2].Body, "someone else's marked comment is left alone")
+	patches := 0
+	for _, r := range g.Requests() {
+		if r.Method == "PATCH" && strings.HasPrefix(r.Path, "/repos/owner/repo/pulls/comments/") {
+			patches++
+		}
+	}
+	assert.Equal(t, 2, patches, "core's two old comments edited once each; someone else's never tried")
 	onNext := 0
 	for _, cm := range g.ReviewComments("owner", "repo", 1) {
 		if cm.CommitID == next {
