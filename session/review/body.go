@@ -64,7 +64,7 @@ func countIf(fs []Finding, confirmed bool) int {
 // first, then the unconfirmed findings, then the confirmed ones'
 // suggested tests; never a confirmed finding's command or exit.
 func Body(r Result) string {
-	p := parts{r: r, summary: strings.TrimSpace(r.Summary), unconfirmed: r.Unconfirmed(), files: true}
+	p := parts{r: r, summary: closeFences(strings.TrimSpace(r.Summary)), unconfirmed: r.Unconfirmed(), files: true}
 	if p.summary == "" {
 		p.summary = "(The model said nothing.)"
 	}
@@ -74,7 +74,7 @@ func Body(r Result) string {
 		p.summary = ""
 		room := maxBody - len(p.render())
 		if room > 200 {
-			p.summary = cut(strings.TrimSpace(r.Summary), room-100)
+			p.summary = closeFences(cut(strings.TrimSpace(r.Summary), room-100))
 		}
 		body = p.render()
 	}

@@ -67,6 +67,11 @@ func TestBody(t *testing.T) {
 		name: "an excerpt that tries to close its fence",
 		r:    Result{Head: headSHA, Findings: []Finding{confirmed("a.go", 1, "x", "```\n# escaped\n`````")}},
 		want: []string{"``````text\n```\n# escaped\n`````\n``````\n"},
+	}, {
+		name: "the model's words open no fence",
+		r: Result{Head: headSHA, Summary: "See:\n\n````go\nfunc f() {}\n```\nstill code",
+			Findings: []Finding{{File: "a.go", Line: 1, Claim: "```\nswallow the rest", Why: "~~~"}}},
+		want: []string{"- `a.go:1`: \\`\\`\\` swallow the rest (\\~\\~\\~)\n", "````go\nfunc f() {}\n```\nstill code\n````\n"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := Body(tc.r)
@@ -112,4 +117,35 @@ func TestBodyCutsToFit(t *testing.T) {
 	require.LessOrEqual(t, len(body), maxBody)
 	assert.Contains(t, body, "(Cut to fit GitHub's limit: the model's summary, the suggested tests.)")
 	assert.Equal(t, 7, strings.Count(body, "on the head: it exited 1."), "every confirmed finding stays")
+}
+
+func TestCloseFences(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, in, want string }{
+		{"no fence", "a\nb", "a\nb"},
+		{"closed", "```go\nx\n```", "```go\nx\n```"},
+		{"open", "```go\nx", "```go\nx\n```"},
+		{"a shorter run does not close", "````\n```\nx", "````\n```\nx\n````"},
+		{"tildes", "~~~\nx\n", "~~~\nx\n~~~"},
+		{"the other kind does not close", "~~~\n```", "~~~\n```\n~~~"},
+		{"indented four is code, not a fence", "    ```\nx", "    ```\nx"},
+		{"a closing line with words does not close", "```\n``` x", "```\n``` x\n```"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, closeFences(tc.in)) })
+	}
+}
+
+func FuzzCloseFences(f *testing.F) {
+	for _, s := range []string{"```go\nx", "~~~\n```", "````\n```\nx", "  ```\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		once := closeFences(s)
+		if !strings.HasPrefix(once, strings.TrimRight(s, "\n")) {
+			t.Fatalf("closeFences changed the text: %q -> %q", s, once)
+		}
+		if twice := closeFences(once); twice != once {
+			t.Fatalf("a fence is still open after closing: %q -> %q", once, twice)
+		}
+	})
 }

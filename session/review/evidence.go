@@ -114,12 +114,18 @@ func fenced(lang, s string) string {
 
 // text is the model's words made safe to put in Markdown outside a code
 // block: no HTML (a comment that would pass for a marker, a </details>
-// that would end a fold), and on GitHub no mention pings anyone.
+// that would end a fold), no fence that would swallow what follows, and
+// on GitHub no mention pings anyone.
 func text(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.ReplaceAll(s, "<", "&lt;")
+	s = unfence.Replace(s)
 	return strings.ReplaceAll(s, "@", "@\u200b")
 }
+
+// unfence escapes the runs of three backticks or tildes that open a
+// fenced code block.
+var unfence = strings.NewReplacer("```", "\\`\\`\\`", "~~~", "\\~\\~\\~")
 
 // langs maps a file's extension to the language a fence names.
 var langs = map[string]string{
@@ -140,4 +146,28 @@ func clipBytes(s string, n int) string {
 		return s
 	}
 	return cut(s, n) + "\n… (cut)"
+}
+
+// closeFences is Markdown s with a fence it leaves open closed at its end,
+// so the model's summary cannot turn what follows it into code.
+func closeFences(s string) string {
+	open := ""
+	for line := range strings.SplitSeq(s, "\n") {
+		t := strings.TrimLeft(line, " ")
+		if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+			continue
+		}
+		run := len(t) - len(strings.TrimLeft(t, t[:1]))
+		switch {
+		case run < 3:
+		case open == "":
+			open = t[:run]
+		case t[0] == open[0] && run >= len(open) && strings.TrimSpace(t[run:]) == "":
+			open = ""
+		}
+	}
+	if open == "" {
+		return s
+	}
+	return strings.TrimRight(s, "\n") + "\n" + open
 }
