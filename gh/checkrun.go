@@ -50,6 +50,15 @@ func checkRunError(what, owner, name string, err error) error {
 	return fmt.Errorf("%s in %s/%s: %w", what, owner, name, err)
 }
 
+// CheckRunWords is what to say of a check run GitHub refused: its own
+// words, and for a token that may not make one, which token may.
+func CheckRunWords(err error) string {
+	if errors.Is(err, ErrCheckRunsRefused) {
+		return err.Error() + " (only a GitHub App's token, or the Action's GITHUB_TOKEN, may make check runs)"
+	}
+	return err.Error()
+}
+
 // CheckRunRef names a check run: its id and its page.
 type CheckRunRef struct {
 	ID      int64
@@ -102,6 +111,38 @@ func (c *Client) FindCheckRun(ctx context.Context, owner, name, sha, checkName s
 		return CheckRunRef{}, nil
 	}
 	return CheckRunRef{ID: res.CheckRuns[0].GetID(), HTMLURL: res.CheckRuns[0].GetHTMLURL()}, nil
+}
+
+// PutCheckRun makes r the one check run named r.Name on r.HeadSHA: it
+// updates the latest one there, or creates it. An updated run keeps the
+// annotations it has (GitHub only adds): r's that it has already (the
+// same path, line and title) are not sent again.
+func (c *Client) PutCheckRun(ctx context.Context, owner, name string, r CheckRunReport) (CheckRunRef, error) {
+	found, err := c.FindCheckRun(ctx, owner, name, r.HeadSHA, r.Name)
+	if err != nil {
+		return CheckRunRef{}, err
+	}
+	if found.ID == 0 {
+		return c.CreateCheckRun(ctx, owner, name, r)
+	}
+	if len(r.Annotations) > 0 {
+		had, _, err := c.gh.Checks.ListCheckRunAnnotations(ctx, owner, name, found.ID, &github.ListOptions{PerPage: 100})
+		if err != nil {
+			return CheckRunRef{}, checkRunError(fmt.Sprintf("read the annotations of check run %s (%d)", r.Name, found.ID), owner, name, err)
+		}
+		seen := map[string]bool{}
+		for _, a := range had {
+			seen[fmt.Sprintf("%s:%d:%s", a.GetPath(), a.GetStartLine(), a.GetTitle())] = true
+		}
+		var fresh []Annotation
+		for _, a := range r.Annotations {
+			if !seen[fmt.Sprintf("%s:%d:%s", a.Path, a.StartLine, a.Title)] {
+				fresh = append(fresh, a)
+			}
+		}
+		r.Annotations = fresh
+	}
+	return found, c.UpdateCheckRun(ctx, owner, name, found.ID, r)
 }
 
 // output is the run's output, nil when it has no title.

@@ -56,3 +56,33 @@ func TestCheckRunCreateFindUpdate(t *testing.T) {
 	require.Error(t, err)
 	assert.False(t, errors.Is(err, ErrCheckRunsRefused), "a 422 is not a refusal: %v", err)
 }
+
+func TestPutCheckRun(t *testing.T) {
+	t.Parallel()
+	user, g, repo := newTestClient(t)
+	sha, err := repo.Commit(t.Context(), "main", "change", map[string]string{"a.go": "package a\n"})
+	require.NoError(t, err)
+	ctx := t.Context()
+	_, err = user.PutCheckRun(ctx, "octo", "hello", CheckRunReport{Name: "core/review", HeadSHA: sha, Status: "completed", Conclusion: "success"})
+	require.ErrorIs(t, err, ErrCheckRunsRefused)
+	assert.Equal(t, "You must authenticate via a GitHub App. (only a GitHub App's token, or the Action's GITHUB_TOKEN, may make check runs)", CheckRunWords(err))
+	assert.Equal(t, "other", CheckRunWords(errors.New("other")))
+
+	g.AddToken("ghs_app", "core[bot]")
+	require.NoError(t, g.SetPermission("octo", "hello", "core[bot]", "write"))
+	app, err := New(Credentials{Token: "ghs_app", APIURL: g.APIURL()}, nil)
+	require.NoError(t, err)
+	found := Annotation{Path: "a.go", StartLine: 1, EndLine: 1, Level: "failure", Title: "Confirmed: a", Message: "m"}
+	first, err := app.PutCheckRun(ctx, "octo", "hello", CheckRunReport{Name: "core/review", HeadSHA: sha, Status: "completed", Conclusion: "failure",
+		Title: "1 confirmed finding", Summary: "s", Annotations: []Annotation{found}})
+	require.NoError(t, err)
+	other := Annotation{Path: "a.go", StartLine: 1, EndLine: 1, Level: "failure", Title: "Confirmed: b", Message: "m"}
+	second, err := app.PutCheckRun(ctx, "octo", "hello", CheckRunReport{Name: "core/review", HeadSHA: sha, Status: "completed", Conclusion: "failure",
+		Title: "2 confirmed findings", Summary: "s", Annotations: []Annotation{found, other}})
+	require.NoError(t, err)
+	assert.Equal(t, first, second, "the same run, updated")
+	runs := g.CheckRuns("octo", "hello")
+	require.Len(t, runs, 1)
+	assert.Equal(t, "2 confirmed findings", runs[0].Title)
+	require.Len(t, runs[0].Annotations, 2, "an annotation the run has is not sent again")
+}

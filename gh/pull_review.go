@@ -58,6 +58,14 @@ type NewReview struct {
 // CreateReview submits a comment review on pull request number and returns
 // its address.
 func (c *Client) CreateReview(ctx context.Context, owner, name string, number int, r NewReview) (string, error) {
+	_, url, err := c.SubmitReview(ctx, owner, name, number, r)
+	return url, err
+}
+
+// SubmitReview submits a comment review on pull request number and returns
+// it, as Reviews would list it (its User is this token's login), and its
+// address.
+func (c *Client) SubmitReview(ctx context.Context, owner, name string, number int, r NewReview) (Review, string, error) {
 	req := &github.PullRequestReviewRequest{Body: &r.Body, Event: github.String("COMMENT")}
 	if r.CommitID != "" {
 		req.CommitID = &r.CommitID
@@ -71,9 +79,9 @@ func (c *Client) CreateReview(ctx context.Context, owner, name string, number in
 	}
 	rv, _, err := c.gh.PullRequests.CreateReview(ctx, owner, name, number, req)
 	if err != nil {
-		return "", fmt.Errorf("post a review on pull request #%d of %s/%s: %w", number, owner, name, err)
+		return Review{}, "", fmt.Errorf("post a review on pull request #%d of %s/%s: %w", number, owner, name, err)
 	}
-	return rv.GetHTMLURL(), nil
+	return reviewOf(rv), rv.GetHTMLURL(), nil
 }
 
 // Review is a submitted review of a pull request, as core reads it back.
@@ -96,13 +104,18 @@ func (c *Client) Reviews(ctx context.Context, owner, name string, number int) ([
 			return nil, fmt.Errorf("list the reviews of pull request #%d of %s/%s: %w", number, owner, name, err)
 		}
 		for _, r := range rs {
-			out = append(out, Review{ID: r.GetID(), User: r.GetUser().GetLogin(), CommitID: r.GetCommitID(), Body: r.GetBody(), State: r.GetState()})
+			out = append(out, reviewOf(r))
 		}
 		if resp.NextPage == 0 {
 			return out, nil
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// reviewOf is r as core reads it.
+func reviewOf(r *github.PullRequestReview) Review {
+	return Review{ID: r.GetID(), User: r.GetUser().GetLogin(), CommitID: r.GetCommitID(), Body: r.GetBody(), State: r.GetState()}
 }
 
 // ErrReviewNotEditable: the review cannot be edited with this token (it

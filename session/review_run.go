@@ -113,22 +113,24 @@ func (s *run) reviewResult(out outcome) review.Result {
 		Findings: s.review.findings, CostUSD: s.rec.CostUSD, Exhausted: out.status == state.BudgetExhausted}
 }
 
-// postReview posts res on the pull request (one review per head), or
-// prints it for a local review, and says where it went.
+// postReview posts res on the pull request (one review per head, its
+// line comments, and the core/review check run), or prints it for a
+// local review, and says where it went.
 func (s *run) postReview(ctx context.Context, res review.Result) (string, error) {
-	body := s.scrub(review.Body(res))
 	gr, ok := s.origin.(githubRepo)
 	if !ok || s.rec.PullRequest == 0 {
-		fmt.Fprintln(s.opts.Services.Output, body)
+		fmt.Fprintln(s.opts.Services.Output, s.scrub(review.Body(res)))
 		return "printed", nil
 	}
 	owner, name, _ := gh.ParseRepo(gr.Name())
-	url, updated, err := review.Post(ctx, s.opts.Services.GitHub, owner, name, s.rec.PullRequest, res.Head, body)
+	pr := review.Target{Owner: owner, Name: name, Number: s.rec.PullRequest}
+	out, err := review.Post(ctx, s.opts.Services.GitHub, pr, res, s.scrub)
 	if err != nil {
 		return "", err
 	}
-	s.rec.PRURL = url
-	return review.Where(url, res.Head, updated), nil
+	s.rec.PRURL = out.URL
+	s.reviewAfterwards(ctx, pr, res, out)
+	return review.Where(out, res.Head), nil
 }
 
 // kindOf is the kind a run of goal records: review.Kind or "".

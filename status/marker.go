@@ -9,6 +9,7 @@ package status
 import (
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // FixLabel is the label that asks for a fix like /core fix does.
@@ -35,6 +36,7 @@ const (
 	costPrefix        = "<!-- core:cost:"
 	notesMarker       = "<!-- core:notes -->"
 	reviewPrefix      = "<!-- core:review:"
+	findingPrefix     = "<!-- core:finding:"
 	markerEnd         = " -->"
 )
 
@@ -54,6 +56,24 @@ func SessionMarker(sessionID string) string { return sessionPrefix + sessionID +
 // another: <!-- core:review:<head-sha> -->.
 func ReviewMarker(head string) string { return reviewPrefix + head + markerEnd }
 
+// FindingMarker marks core's line comment on a review's finding, so a
+// re-run finds the finding's comment again, on this head or an older one:
+// <!-- core:finding:<key> -->, key the finding's 12 hex digits.
+func FindingMarker(key string) string { return findingPrefix + key + markerEnd }
+
+// FindingIn reads the key of the finding marker that ends body (its last
+// line); "" when it has none. A marker anywhere else (quoted in output the
+// comment shows) is not the comment's.
+func FindingIn(body string) string {
+	body = strings.TrimRight(body, "\n")
+	last := body[strings.LastIndexByte(body, '\n')+1:]
+	m := findingRe.FindStringSubmatch(last)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
 // WorkflowRunMarker names, in a status comment, the workflow run doing the
 // work: the Action writes it, the bot reads it to cancel the run on
 // /core stop.
@@ -66,6 +86,7 @@ var (
 	issueRe       = markerPattern(issuePrefix, `\d+`)
 	workflowRunRe = markerPattern(workflowRunPrefix, `\d+`)
 	costRe        = markerPattern(costPrefix, `\d+(?:\.\d+)?`)
+	findingRe     = regexp.MustCompile("^" + regexp.QuoteMeta(findingPrefix) + "([0-9a-f]{12})" + regexp.QuoteMeta(markerEnd) + "$")
 )
 
 // CostMarker says, in a status comment, what the run cost in dollars (the

@@ -68,6 +68,22 @@ func TestMarkers(t *testing.T) {
 	assert.Equal(t, "", RunIDInName("CI"))
 }
 
+func TestFindingMarker(t *testing.T) {
+	t.Parallel()
+	m := FindingMarker("0123456789ab")
+	assert.Equal(t, "<!-- core:finding:0123456789ab -->", m)
+	for _, tc := range []struct{ name, body, want string }{
+		{"ends the body", "claim\n\n" + m + "\n", "0123456789ab"},
+		{"the whole body", m, "0123456789ab"},
+		{"quoted above the end", "```\n" + m + "\n```\nsaid by a test", ""},
+		{"inside a line", "see " + m, ""},
+		{"not a key", "x\n<!-- core:finding:xyz -->", ""},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, FindingIn(tc.body)) })
+	}
+}
+
 // TestWorkflowRunName: core's workflow names its runs the way the bot
 // reads them.
 func TestWorkflowRunName(t *testing.T) {

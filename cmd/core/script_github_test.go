@@ -195,7 +195,8 @@ func cmdGitHubIssues(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // github-reviews OWNER/NAME NUMBER FILE: write the reviews of pull request
-// NUMBER, with their comments, to FILE, for grep.
+// NUMBER, with their comments, then every review comment of the pull
+// request ("line comment by USER on PATH:LINE of SHA:"), to FILE, for grep.
 func cmdGitHubReviews(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: github-reviews OWNER/NAME NUMBER FILE")
@@ -209,6 +210,9 @@ func cmdGitHubReviews(ts *testscript.TestScript, neg bool, args []string) {
 		for _, c := range rv.Comments {
 			fmt.Fprintf(&b, "comment on %s:%d-%d %s:\n%s\n", c.Path, c.StartLine, c.Line, c.Side, c.Body)
 		}
+	}
+	for _, c := range githubOf(ts).ReviewComments(owner, name, n) {
+		fmt.Fprintf(&b, "line comment by %s on %s:%d of %s:\n%s\n", c.User, c.Path, c.Line, c.CommitID, c.Body)
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(b.String()), 0o644))
 }

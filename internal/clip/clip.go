@@ -1,6 +1,7 @@
 // Package clip cuts text down to what a one-line display holds: a value
 // flattened to one line of bounded length (Line), a hash to the digits
-// people read (Hash). The contract's rendering, the budget's, the event
+// people read (Hash), and text quoted in Markdown held in a fence it cannot
+// close (Fence). The contract's rendering, the budget's, the event
 // log, the console's pages and the audit trail all show text so.
 package clip
 
@@ -50,3 +51,22 @@ func Subject(s string, n int) (subject, rest string) {
 	}
 	return string(r[:cut]) + "…", "…" + string(r[cut:])
 }
+
+// Backticks is the length of the longest run of backticks in s.
+func Backticks(s string) int {
+	best, n := 0, 0
+	for i := range len(s) {
+		if s[i] == '`' {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// Fence is the fence of a Markdown code block that quotes s: three
+// backticks, or more than the longest run of them in s, so nothing in s
+// can end the block.
+func Fence(s string) string { return strings.Repeat("`", max(3, Backticks(s)+1)) }

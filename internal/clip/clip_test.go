@@ -65,3 +65,21 @@ func TestSubject(t *testing.T) {
 		})
 	}
 }
+
+func TestFence(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, s, fence string
+		ticks          int
+	}{
+		{"no backticks", "a", "```", 0},
+		{"a span", "a `b` c", "```", 1},
+		{"a fence inside", "```\nx\n```", "````", 3},
+		{"the longest run counts", "`` ````` `", "``````", 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.ticks, Backticks(tc.s))
+			assert.Equal(t, tc.fence, Fence(tc.s))
+		})
+	}
+}

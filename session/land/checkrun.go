@@ -68,20 +68,11 @@ func (r *Repo) startCheckRun(ctx context.Context, s *Work) *checkRun {
 		found, err = r.client.CreateCheckRun(ctx, r.owner, r.repoNm, report)
 	}
 	if err != nil {
-		s.CheckRun = "no check run: " + s.Scrub(checkRunWords(err))
+		s.CheckRun = "no check run: " + s.Scrub(gh.CheckRunWords(err))
 		return nil
 	}
 	s.CheckRun = found.HTMLURL
 	return &checkRun{ref: found}
-}
-
-// checkRunWords is what to say of a check run GitHub refused: its own
-// words for a token that may not make one.
-func checkRunWords(err error) string {
-	if errors.Is(err, gh.ErrCheckRunsRefused) {
-		return err.Error() + " (only a GitHub App's token, or the Action's GITHUB_TOKEN, may make check runs)"
-	}
-	return err.Error()
 }
 
 // finishCheckRun completes the landing's check run with the contract's
@@ -100,7 +91,7 @@ func (r *Repo) finishCheckRun(ctx context.Context, s *Work, cr *checkRun) {
 		report.Text = receipt.CheckText(s.ReceiptJSON)
 	}
 	if err := r.client.UpdateCheckRun(context.WithoutCancel(ctx), r.owner, r.repoNm, cr.ref.ID, report); err != nil {
-		s.CheckRun = "check run not completed: " + s.Scrub(checkRunWords(err))
+		s.CheckRun = "check run not completed: " + s.Scrub(gh.CheckRunWords(err))
 	}
 }
 

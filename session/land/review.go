@@ -115,7 +115,7 @@ func (s *Work) reviewBody(pr *gh.PullRequest, sug Suggestions) string {
 	if len(sug.Rest) > 0 {
 		room := maxReviewBody - b.Len() - 1000
 		for _, p := range sug.Rest {
-			fence := strings.Repeat("`", max(3, LongestRun(p, '`')+1))
+			fence := clip.Fence(p)
 			block := fence + "diff\n" + p
 			if !strings.HasSuffix(p, "\n") {
 				block += "\n"

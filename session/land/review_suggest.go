@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/internal/clip"
 )
 
 // FileChange is one file of the session's diff against the pull request's
@@ -206,23 +207,9 @@ func diffLines(patch string) map[int]int {
 // commented ones, fenced with more backticks than the text holds.
 func suggestionBlock(lines []string) string {
 	text := strings.Join(lines, "\n")
-	fence := strings.Repeat("`", max(3, LongestRun(text, '`')+1))
+	fence := clip.Fence(text)
 	if len(lines) == 0 {
 		return fmt.Sprintf("%ssuggestion\n%s", fence, fence)
 	}
 	return fmt.Sprintf("%ssuggestion\n%s\n%s", fence, text, fence)
-}
-
-// LongestRun is the length of the longest run of c in s.
-func LongestRun(s string, c byte) int {
-	best, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			n++
-			best = max(best, n)
-		} else {
-			n = 0
-		}
-	}
-	return best
 }

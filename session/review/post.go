@@ -13,19 +13,84 @@ import (
 // Poster is what posting a review needs of GitHub; *gh.Client is one.
 type Poster interface {
 	Reviews(ctx context.Context, owner, name string, number int) ([]gh.Review, error)
-	CreateReview(ctx context.Context, owner, name string, number int, r gh.NewReview) (string, error)
+	SubmitReview(ctx context.Context, owner, name string, number int, r gh.NewReview) (gh.Review, string, error)
 	UpdateReview(ctx context.Context, owner, name string, number int, id int64, body string) (string, error)
+	PullFiles(ctx context.Context, owner, name string, number int) ([]gh.PullFile, error)
+	ReviewComments(ctx context.Context, owner, name string, number int) ([]gh.PullComment, error)
+	CreateReviewComment(ctx context.Context, owner, name string, number int, commit string, d gh.DraftComment) (gh.PullComment, error)
+	EditReviewComment(ctx context.Context, owner, name string, id int64, body string) error
 }
 
-// Post puts body on pull request number as core's one review of head: it
-// edits the review of that head that carries status.ReviewMarker(head)
-// (the newest, when there are several), and otherwise submits a COMMENT
-// review on head. updated says which. A review someone else wrote with
-// the marker in it cannot be edited: a new one is posted instead.
-func Post(ctx context.Context, c Poster, owner, name string, number int, head, body string) (url string, updated bool, err error) {
-	list, err := c.Reviews(ctx, owner, name, number)
+// Target names the pull request a review goes on.
+type Target struct {
+	Owner, Name string
+	Number      int
+}
+
+// Posted is what Post did: the review's address, whether it edited the
+// head's review rather than submitting one, how many line comments it
+// added and edited on this head and on older ones, and what it could not
+// do after the review was up (Notes: a comment GitHub refused).
+type Posted struct {
+	URL                  string
+	Updated              bool
+	Added, Edited, Older int
+	Notes                []string
+}
+
+// Post puts r on pull request p as core's one review of r.Head: the body
+// (Body), and a line comment on the RIGHT side for each confirmed finding
+// whose line the diff shows (the others stay in the body, which says so).
+// A re-run on the same head edits the review that carries
+// status.ReviewMarker(head) and matches its line comments by
+// status.FindingMarker: the same finding's is edited, a finding no longer
+// confirmed has its comment say so, a new one is added. On a new head,
+// core's comments on older heads get a first line: still reproduces, or
+// resolved. Only comments by the login that wrote the review are
+// touched. scrub is applied to everything posted.
+func Post(ctx context.Context, c Poster, p Target, r Result, scrub func(string) string) (Posted, error) {
+	files, err := c.PullFiles(ctx, p.Owner, p.Name, p.Number)
 	if err != nil {
-		return "", false, err
+		return Posted{}, err
+	}
+	shown := map[string]map[int]bool{}
+	for _, f := range files {
+		shown[f.Path] = diffLines(f.Patch)
+	}
+	var drafts []draft
+	r.NotInDiff = nil
+	for i, f := range r.Findings {
+		switch {
+		case !f.Confirmed || f.Line <= 0:
+		case !shown[f.File][f.Line]:
+			r.NotInDiff = append(r.NotInDiff, i)
+		default:
+			drafts = append(drafts, draft{key: f.Key(), DraftComment: gh.DraftComment{Path: f.File, Line: f.Line, Body: scrub(Comment(f, r.Head))}})
+		}
+	}
+	out, login, err := postBody(ctx, c, p, r.Head, scrub(Body(r)), drafts)
+	if err != nil {
+		return out, err
+	}
+	s := syncer{c: c, p: p, login: login, head: r.Head, url: out.URL, out: &out}
+	s.comments(ctx, r, drafts)
+	return out, nil
+}
+
+// draft is a line comment to make, with its finding's key.
+type draft struct {
+	key string
+	gh.DraftComment
+}
+
+// postBody edits the head's review (the newest core wrote with the
+// head's marker) or submits one with drafts, and returns the login that
+// wrote it. A review someone else wrote with the marker in it cannot be
+// edited: a new one is posted instead.
+func postBody(ctx context.Context, c Poster, p Target, head, body string, drafts []draft) (Posted, string, error) {
+	list, err := c.Reviews(ctx, p.Owner, p.Name, p.Number)
+	if err != nil {
+		return Posted{}, "", err
 	}
 	marker := status.ReviewMarker(head)
 	for i := len(list) - 1; i >= 0; i-- {
@@ -33,20 +98,28 @@ func Post(ctx context.Context, c Poster, owner, name string, number int, head, b
 		if rv.CommitID != head || !strings.Contains(rv.Body, marker) {
 			continue
 		}
-		url, err := c.UpdateReview(ctx, owner, name, number, rv.ID, body)
+		url, err := c.UpdateReview(ctx, p.Owner, p.Name, p.Number, rv.ID, body)
 		if !errors.Is(err, gh.ErrReviewNotEditable) {
-			return url, err == nil, err
+			return Posted{URL: url, Updated: err == nil}, rv.User, err
 		}
 		break
 	}
-	url, err = c.CreateReview(ctx, owner, name, number, gh.NewReview{CommitID: head, Body: body})
-	return url, false, err
+	nr := gh.NewReview{CommitID: head, Body: body}
+	for _, d := range drafts {
+		nr.Comments = append(nr.Comments, d.DraftComment)
+	}
+	rv, url, err := c.SubmitReview(ctx, p.Owner, p.Name, p.Number, nr)
+	return Posted{URL: url, Added: len(drafts)}, rv.User, err
 }
 
 // Where says in a few words where Post put the review.
-func Where(url, head string, updated bool) string {
-	if updated {
-		return "updated the review of " + clip.Hash(head) + ": " + url
+func Where(out Posted, head string) string {
+	s := "posted a review of " + clip.Hash(head) + ": " + out.URL
+	if out.Updated {
+		s = "updated the review of " + clip.Hash(head) + ": " + out.URL
 	}
-	return "posted a review of " + clip.Hash(head) + ": " + url
+	if out.Added+out.Edited+out.Older > 0 {
+		s += " (line comments: " + plainCounts(out) + ")"
+	}
+	return s
 }

@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"github.com/coreagent/core/sandbox/lang"
-	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/tools"
-	"github.com/coreagent/core/status"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,23 +37,6 @@ func TestToolsWithholdTheWriteTools(t *testing.T) {
 	r, err := set.Run(t.Context(), env, tools.Call{Tool: "read_file", Args: tools.Args{"path": "a.txt"}})
 	require.NoError(t, err)
 	assert.Contains(t, r.Output, "a")
-}
-
-func TestBody(t *testing.T) {
-	t.Parallel()
-	head := strings.Repeat("b", 40)
-	var c *contract.Contract
-	body := Body(Result{SessionID: "s1", Base: strings.Repeat("a", 40), Head: head, Summary: "Looks right; one nit in a.go.", Contract: c, Turns: 3, Tokens: 900})
-	assert.Contains(t, body, "against the base (aaaaaaaaaaaa)")
-	assert.Contains(t, body, "It changed no code and pushed nothing.")
-	assert.Contains(t, body, "### Checks")
-	assert.Contains(t, body, "### Review\n\nLooks right; one nit in a.go.")
-	assert.True(t, strings.HasSuffix(body, status.ReviewMarker(head)+"\n"))
-
-	long := Body(Result{Head: head, Summary: strings.Repeat("é", maxBody)})
-	assert.LessOrEqual(t, len(long), maxBody)
-	assert.Contains(t, long, "(cut: the review was too long for GitHub)")
-	assert.Contains(t, long, status.ReviewMarker(head), "a cut review keeps its marker")
 }
 
 func TestRules(t *testing.T) {

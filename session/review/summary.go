@@ -61,11 +61,11 @@ func (r Report) WriteText(w io.Writer) {
 		return cmp.Compare(btoi(b.Confirmed), btoi(a.Confirmed))
 	})
 	for _, f := range findings {
-		fmt.Fprintf(w, "  %s %s: %s\n", map[bool]string{true: "confirmed", false: "unconfirmed"}[f.Confirmed], where(f), oneLine(f.Claim, 200))
+		fmt.Fprintf(w, "  %s %s: %s\n", map[bool]string{true: "confirmed", false: "unconfirmed"}[f.Confirmed], where(f), termLine(f.Claim, 200))
 		if p := f.Reproduction; p != nil && len(p.Command) > 0 {
-			fmt.Fprintf(w, "    reproduction: %s (head: %s; base: %s)\n", oneLine(strings.Join(p.Command, " "), 200), ranText(p.Head), ranText(p.Base))
+			fmt.Fprintf(w, "    reproduction: %s (head: %s; base: %s)\n", termLine(strings.Join(p.Command, " "), 200), ranText(p.Head), ranText(p.Base))
 		} else if f.Why != "" {
-			fmt.Fprintf(w, "    %s\n", oneLine(f.Why, 200))
+			fmt.Fprintf(w, "    %s\n", termLine(f.Why, 200))
 		}
 	}
 	if r.Tests != nil && (len(r.Tests.Files) > 0 || r.Tests.Error != "") {
@@ -79,9 +79,9 @@ func (r Report) WriteText(w io.Writer) {
 // where is a finding's file:line, or its file alone.
 func where(f Finding) string {
 	if f.Line > 0 {
-		return fmt.Sprintf("%s:%d", oneLine(f.File, 120), f.Line)
+		return fmt.Sprintf("%s:%d", termLine(f.File, 120), f.Line)
 	}
-	return cmp.Or(oneLine(f.File, 120), "(no file)")
+	return cmp.Or(termLine(f.File, 120), "(no file)")
 }
 
 // ranText is one side's run of a reproduction in a few words.
@@ -90,16 +90,16 @@ func ranText(r *Ran) string {
 	case r == nil:
 		return "not run"
 	case r.Error != "":
-		return "could not run: " + oneLine(r.Error, 80)
+		return "could not run: " + termLine(r.Error, 80)
 	case r.TimedOut:
 		return "timed out"
 	}
 	return fmt.Sprintf("exit %d", r.Exit)
 }
 
-// oneLine is s without control characters (a terminal's escapes), as one
+// termLine is s without control characters (a terminal's escapes), as one
 // line of at most n runes.
-func oneLine(s string, n int) string {
+func termLine(s string, n int) string {
 	return clip.Line(strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -30,6 +31,9 @@ type ReviewComment struct {
 	Line int
 	// CreatedAt defaults to now.
 	CreatedAt time.Time
+	// CommitID is the head the comment was made on; it defaults to the
+	// pull request's head when the comment is added.
+	CommitID string
 }
 
 type threadState struct {
@@ -51,26 +55,34 @@ func (g *GitHub) AddReviewThread(owner, repo string, pull int, th ReviewThread) 
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if is := r.issues[pull]; is == nil || is.pull == nil {
+	is := r.issues[pull]
+	if is == nil || is.pull == nil {
 		return fmt.Errorf("add review thread to %s/%s#%d: no such pull request", owner, repo, pull)
 	}
+	g.addThreadLocked(pullKey{repo: r, pull: pull}, th, is.pull.headSHA)
+	return nil
+}
+
+// addThreadLocked adds th to pull request k with its defaults (author:
+// the owner; commit: head) and returns it. Callers hold g.mu.
+func (g *GitHub) addThreadLocked(k pullKey, th ReviewThread, head string) *threadState {
 	st := &threadState{ReviewThread: th}
 	st.Comments = slices.Clone(th.Comments)
 	root := st.Comments[0]
 	for i := range st.Comments {
 		c := &st.Comments[i]
-		c.User = cmp.Or(c.User, r.owner)
+		c.User = cmp.Or(c.User, k.repo.owner)
 		c.Path = cmp.Or(c.Path, root.Path)
 		c.Line = cmp.Or(c.Line, root.Line)
 		c.CreatedAt = cmp.Or(c.CreatedAt, ghNow())
+		c.CommitID = cmp.Or(c.CommitID, head)
 		st.ids = append(st.ids, g.nextID())
 	}
 	if g.ext.threads == nil {
 		g.ext.threads = make(map[pullKey][]*threadState)
 	}
-	k := pullKey{repo: r, pull: pull}
 	g.ext.threads[k] = append(g.ext.threads[k], st)
-	return nil
+	return st
 }
 
 type wireReviewComment struct {
@@ -108,10 +120,7 @@ func (r *Repo) wireReviewCommentLocked(k pullKey, th *threadState, i int) wireRe
 	c, id := th.Comments[i], th.ids[i]
 	n := strconv.Itoa(k.pull)
 	url := r.apiURL() + "/pulls/comments/" + strconv.FormatInt(id, 10)
-	var sha string
-	if is := r.issues[k.pull]; is != nil && is.pull != nil {
-		sha = is.pull.headSHA
-	}
+	sha := c.CommitID
 	w := wireReviewComment{
 		ID: id, NodeID: nodeID("PRRC", id), URL: url, DiffHunk: "@@ -1 +1 @@",
 		Path: c.Path, OriginalPosition: c.Line, CommitID: sha, OriginalCommitID: sha,
@@ -218,4 +227,89 @@ func (g *GitHub) updateReview(c *apiCall) {
 		return
 	}
 	c.fail(http.StatusNotFound, "Not Found")
+}
+
+// ReviewComments returns the review comments of pull request pull of
+// owner/repo (every thread's, replies included), oldest first.
+func (g *GitHub) ReviewComments(owner, repo string, pull int) []ReviewComment {
+	r := g.repo(owner, repo)
+	if r == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []ReviewComment
+	for _, th := range g.ext.threads[pullKey{repo: r, pull: pull}] {
+		out = append(out, th.Comments...)
+	}
+	return out
+}
+
+// reviewCommentLocked finds review comment {comment_id} of the call's
+// repository, answering 404 when there is none. Callers hold g.mu.
+func (c *apiCall) reviewCommentLocked() (k pullKey, th *threadState, i int, ok bool) {
+	id, err := strconv.ParseInt(c.params["comment_id"], 10, 64)
+	for key, list := range c.g.ext.threads {
+		if err != nil || key.repo != c.repo {
+			continue
+		}
+		for _, t := range list {
+			if j := slices.Index(t.ids, id); j >= 0 {
+				return key, t, j, true
+			}
+		}
+	}
+	c.fail(http.StatusNotFound, "Not Found")
+	return pullKey{}, nil, 0, false
+}
+
+// ownReviewCommentLocked is reviewCommentLocked for a change: only the
+// comment's author may make it, others get 403. Callers hold g.mu.
+func (c *apiCall) ownReviewCommentLocked() (k pullKey, th *threadState, i int, ok bool) {
+	k, th, i, ok = c.reviewCommentLocked()
+	if ok && !strings.EqualFold(th.Comments[i].User, c.login) {
+		c.forbid()
+		return pullKey{}, nil, 0, false
+	}
+	return k, th, i, ok
+}
+
+// PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}: a new body for
+// a review comment. This double lets only its author change it (403
+// otherwise); a blank body is 422.
+func (g *GitHub) editReviewComment(c *apiCall) {
+	var in struct {
+		Body string `json:"body"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if in.Body == "" {
+		c.invalid(fieldError{Resource: "PullRequestReviewComment", Field: "body", Code: "missing_field"})
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	k, th, i, ok := c.ownReviewCommentLocked()
+	if !ok {
+		return
+	}
+	th.Comments[i].Body = in.Body
+	c.json(http.StatusOK, c.repo.wireReviewCommentLocked(k, th, i))
+}
+
+// DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}: 204; only its
+// author may (403 otherwise). A thread left without comments is gone.
+func (g *GitHub) deleteReviewComment(c *apiCall) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	k, th, i, ok := c.ownReviewCommentLocked()
+	if !ok {
+		return
+	}
+	th.Comments, th.ids = slices.Delete(th.Comments, i, i+1), slices.Delete(th.ids, i, i+1)
+	if len(th.Comments) == 0 {
+		g.ext.threads[k] = slices.DeleteFunc(g.ext.threads[k], func(t *threadState) bool { return t == th })
+	}
+	c.w.WriteHeader(http.StatusNoContent)
 }

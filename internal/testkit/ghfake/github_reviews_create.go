@@ -101,15 +101,9 @@ func (g *GitHub) createReview(c *apiCall) {
 		unprocessable("Review body can't be blank")
 		return
 	}
-	g.refreshPulls(c.r.Context(), c.repo, []*issueState{is})
-	files, err := g.pullFiles(c.r.Context(), c.repo, is)
-	if err != nil {
-		c.fail(http.StatusInternalServerError, err.Error())
+	diff, ok := g.pullDiff(c, is)
+	if !ok {
 		return
-	}
-	diff := map[string]map[int]int{}
-	for _, f := range files {
-		diff[f.Filename] = rightLines(f.Patch)
 	}
 	comments, problem := placeComments(in.Comments, diff)
 	if problem != "" {
@@ -133,7 +127,49 @@ func (g *GitHub) createReview(c *apiCall) {
 	}
 	k := pullKey{repo: c.repo, pull: is.Number}
 	g.ext.reviews[k] = append(g.ext.reviews[k], rv)
+	for _, d := range comments {
+		g.addThreadLocked(k, ReviewThread{Comments: []ReviewComment{{User: c.login, Body: d.Body, Path: d.Path, Line: d.Line, CommitID: rv.CommitID}}}, rv.CommitID)
+	}
 	c.json(http.StatusOK, reviewWireLocked(c, is, rv))
+}
+
+// POST /repos/{owner}/{repo}/pulls/{number}/comments: one review comment
+// outside a review, on commit_id (required), placed as a review's
+// comments are: on lines the diff shows, or 422 and nothing made. This
+// double takes no replies (in_reply_to).
+func (g *GitHub) createReviewComment(c *apiCall) {
+	var in struct {
+		reviewCommentInput
+		CommitID string `json:"commit_id"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if in.CommitID == "" {
+		c.invalid(fieldError{Resource: "PullRequestReviewComment", Field: "commit_id", Code: "missing_field"})
+		return
+	}
+	g.mu.Lock()
+	is := c.pullLocked()
+	g.mu.Unlock()
+	if is == nil {
+		return
+	}
+	diff, ok := g.pullDiff(c, is)
+	if !ok {
+		return
+	}
+	placed, problem := placeComments([]reviewCommentInput{in.reviewCommentInput}, diff)
+	if problem != "" {
+		c.json(http.StatusUnprocessableEntity, reviewError{Message: "Unprocessable Entity", Errors: []string{problem}, DocumentationURL: githubDocs, Status: "422"})
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	k := pullKey{repo: c.repo, pull: is.Number}
+	d := placed[0]
+	th := g.addThreadLocked(k, ReviewThread{Comments: []ReviewComment{{User: c.login, Body: d.Body, Path: d.Path, Line: d.Line, CommitID: in.CommitID}}}, in.CommitID)
+	c.json(http.StatusCreated, c.repo.wireReviewCommentLocked(k, th, 0))
 }
 
 // reviewInput is the body of a review's POST.
@@ -200,4 +236,20 @@ func reviewWireLocked(c *apiCall, is *issueState, rv Review) wireReview {
 		w.SubmittedAt = ptr(wireTime(rv.SubmittedAt))
 	}
 	return w
+}
+
+// pullDiff is each file's right-side lines of pull request is, with their
+// hunks, answering 500 when the diff cannot be made.
+func (g *GitHub) pullDiff(c *apiCall, is *issueState) (map[string]map[int]int, bool) {
+	g.refreshPulls(c.r.Context(), c.repo, []*issueState{is})
+	files, err := g.pullFiles(c.r.Context(), c.repo, is)
+	if err != nil {
+		c.fail(http.StatusInternalServerError, err.Error())
+		return nil, false
+	}
+	diff := map[string]map[int]int{}
+	for _, f := range files {
+		diff[f.Filename] = rightLines(f.Patch)
+	}
+	return diff, true
 }
