@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/clip"
@@ -27,6 +28,16 @@ func (s *run) startReview(ctx context.Context) error {
 	mb, err := review.Prepare(ctx, s.git.run, s.rec.Workspace, head, base)
 	if err != nil {
 		return &ConfigError{Option: "base", Err: err}
+	}
+	if gr, ok := s.origin.(githubRepo); ok {
+		// The clone is partial and keeps no credentials.
+		auth, err := gr.AuthEnv(ctx)
+		if err == nil {
+			err = review.FetchBase(ctx, gitRunner{env: append(slices.Clone(s.git.env), auth...), scrub: s.git.scrub}.run, s.rec.Workspace, mb, head)
+		}
+		if err != nil {
+			return &InfraError{Err: err}
+		}
 	}
 	s.rec.StartCommit, s.review = mb, &reviewRun{head: head, findings: []review.Finding{}}
 	fmt.Fprintf(s.opts.Live.Progress, "reviewing %s against %s (%s)\n", clip.Hash(head), base, clip.Hash(mb))

@@ -151,7 +151,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if opts.Goal.Review != nil {
 		if err := s.startReview(ctx); err != nil {
-			return s.end(state.Failed, state.FailConfiguration, err), nil
+			return s.end(state.Failed, FailureKindOf(err), err), nil
 		}
 	}
 	return s.drive(ctx, instruction, true)

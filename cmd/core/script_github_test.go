@@ -134,30 +134,44 @@ func cmdGitHubComment(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[3], strconv.FormatInt(id, 10))
 }
 
-// github-pr OWNER/NAME BRANCH TITLE [FORK]: a pull request from BRANCH
-// (made with one commit) into the default branch; from the fork FORK
+// github-pr OWNER/NAME BRANCH TITLE [FORK] [PATH=FILE...]: a pull request
+// from BRANCH (made with one commit: each PATH with the content of FILE,
+// else BRANCH.txt) into the default branch; from the fork FORK
 // (owner/name, made here) when given.
 func cmdGitHubPR(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 3 || len(args) > 4 {
-		ts.Fatalf("usage: github-pr OWNER/NAME BRANCH TITLE [FORK]")
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: github-pr OWNER/NAME BRANCH TITLE [FORK] [PATH=FILE...]")
 	}
 	g := githubOf(ts)
 	owner, name, _ := strings.Cut(args[0], "/")
 	ctx := context.Background()
 	headRepo := ""
 	repoName := args[0]
-	if len(args) == 4 {
-		fo, fn, _ := strings.Cut(args[3], "/")
+	// The head's commit: the files PATH=FILE name (FILE in $WORK), else
+	// BRANCH.txt.
+	files := map[string]string{}
+	for _, a := range args[3:] {
+		if path, file, ok := strings.Cut(a, "="); ok {
+			files[path] = ts.ReadFile(file)
+			continue
+		}
+		if headRepo != "" {
+			ts.Fatalf("usage: github-pr OWNER/NAME BRANCH TITLE [FORK] [PATH=FILE...]")
+		}
+		fo, fn, _ := strings.Cut(a, "/")
 		_, err := g.AddRepo(ctx, fo, fn, nil, ghfake.ForkOf(args[0]))
 		ts.Check(err)
-		headRepo, repoName = args[3], args[3]
+		headRepo, repoName = a, a
+	}
+	if len(files) == 0 {
+		files[args[1]+".txt"] = "work\n"
 	}
 	ro, rn, _ := strings.Cut(repoName, "/")
 	repo := g.Repo(ro, rn)
 	if repo == nil {
 		ts.Fatalf("github-pr: no repository %s", repoName)
 	}
-	_, err := repo.Commit(ctx, args[1], "work on "+args[1], map[string]string{args[1] + ".txt": "work\n"})
+	_, err := repo.Commit(ctx, args[1], "work on "+args[1], files)
 	ts.Check(err)
 	n, err := g.AddPull(ctx, owner, name, ghfake.Pull{Title: args[2], Head: args[1], HeadRepo: headRepo, User: "alice"})
 	ts.Check(err)

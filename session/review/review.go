@@ -92,3 +92,16 @@ func Prepare(ctx context.Context, git Git, ws, head, base string) (string, error
 	}
 	return mb, nil
 }
+
+// FetchBase fills what a partial clone lacks of the base mb: the blobs of
+// the files the head changed, fetched in one batch (git diff's prefetch)
+// by git, which must carry the repository's credentials. What reads the
+// base later (its instructions, the contract's baselines, the
+// classification, the reproductions) then fetches nothing: a lazy fetch
+// has no credentials.
+func FetchBase(ctx context.Context, git Git, ws, mb, head string) error {
+	if _, err := git(ctx, ws, "diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--numstat", mb, head, "--"); err != nil {
+		return fmt.Errorf("fetch the base %s: %w", clip.Hash(mb), err)
+	}
+	return nil
+}
