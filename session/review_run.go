@@ -14,8 +14,14 @@ import (
 	"github.com/coreagent/core/session/tools"
 )
 
-// FindingReviewed: a review run's review; Detail says where it went.
-const FindingReviewed FindingKind = "reviewed"
+// The findings of a review run: where its review went; on GitHub, its
+// core/review check run's page (or "no check run: " and why) and what
+// could not be done to its line comments.
+const (
+	FindingReviewed       FindingKind = "reviewed"
+	FindingReviewCheckRun FindingKind = "review_check_run"
+	FindingReviewComments FindingKind = "review_comments"
+)
 
 // errReviewLands refuses to land a review's session.
 var errReviewLands = errors.New("this session is a review: it changes no code and lands nothing")
@@ -134,13 +140,15 @@ func (s *run) postReview(ctx context.Context, res review.Result) (string, error)
 		return "printed", nil
 	}
 	owner, name, _ := gh.ParseRepo(gr.Name())
-	pr := review.Target{Owner: owner, Name: name, Number: s.rec.PullRequest}
-	out, err := review.Post(ctx, s.opts.Services.GitHub, pr, res, s.scrub)
+	out, err := review.Publish(ctx, s.opts.Services.GitHub, review.Target{Owner: owner, Name: name, Number: s.rec.PullRequest}, res, s.scrub)
 	if err != nil {
 		return "", err
 	}
 	s.rec.PRURL = out.URL
-	s.reviewAfterwards(ctx, pr, res, out)
+	for _, n := range out.Notes {
+		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReviewComments, Detail: s.scrub(n)})
+	}
+	s.report.Findings = append(s.report.Findings, Finding{Kind: FindingReviewCheckRun, Detail: out.CheckRun})
 	return review.Where(out, res.Head), nil
 }
 

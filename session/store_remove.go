@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/coreagent/core/internal/filetree"
 	"github.com/coreagent/core/session/land"
 )
 
@@ -60,8 +61,8 @@ func (s *Store) Remove(ctx context.Context, id string) (Removed, error) {
 		return r, fmt.Errorf("remove session %s: %w", id, err)
 	}
 	for _, dir := range []string{s.WorkspaceDir(id), s.Dir(id)} {
-		r.Bytes += diskUsage(dir)
-		if err := removeTree(dir); err != nil {
+		r.Bytes += filetree.Size(dir)
+		if err := filetree.Remove(dir); err != nil {
 			return r, fmt.Errorf("remove session %s: %w", id, err)
 		}
 	}
@@ -112,37 +113,4 @@ func removeInputs(ctx context.Context, rec *Record) error {
 		return fmt.Errorf("delete %s in %s: %w", ref, rec.Repo, err)
 	}
 	return nil
-}
-
-// removeTree deletes dir and everything under it without following links.
-// Directories that confined code made read-only are made writable first
-// (again without following links), so an unprivileged user can prune too.
-func removeTree(dir string) error {
-	err := os.RemoveAll(dir)
-	if err == nil || !errors.Is(err, fs.ErrPermission) {
-		return err
-	}
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(path, 0o700) // WalkDir reports links as links: Chmod never meets one here
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
-}
-
-// diskUsage adds up the sizes of the regular files under dir, links not
-// followed.
-func diskUsage(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return nil
-		}
-		if fi, err := d.Info(); err == nil {
-			n += fi.Size()
-		}
-		return nil
-	})
-	return n
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/coreagent/core/internal/filetree"
 )
 
 // The sandbox's build cache is two layers, so that no confined command can
@@ -199,21 +200,9 @@ func writeWhole(path, body string) error {
 	return os.Rename(tmp, path)
 }
 
-// RemoveTree removes a tree confined code may have written: a directory it
-// made unwritable or unreadable is given back to its owner first. Links
-// are not followed.
-func RemoveTree(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if e != nil && e.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	os.RemoveAll(dir)
-}
+// RemoveTree removes a tree confined code may have written
+// (filetree.Remove), best effort: what is left is swept later.
+func RemoveTree(dir string) { _ = filetree.Remove(dir) }
 
 // SharedLayer returns the shared layer of the repository repo under the
 // state directory home, made if missing; "" when the Sandbox knows no

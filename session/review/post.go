@@ -36,6 +36,33 @@ type Posted struct {
 	Updated              bool
 	Added, Edited, Older int
 	Notes                []string
+	// CheckRun is the core/review check run's page (Publish), or "no
+	// check run: " and GitHub's words.
+	CheckRun string
+}
+
+// Publisher is what publishing a review needs of GitHub; *gh.Client is
+// one.
+type Publisher interface {
+	Poster
+	CheckRunner
+}
+
+// Publish posts r (Post), then its core/review check run (CheckRun),
+// which links to the review. Only the review's failure is an error: a
+// check run GitHub refuses (a personal token may make none) is said in
+// Posted.CheckRun, in GitHub's words.
+func Publish(ctx context.Context, c Publisher, p Target, r Result, scrub func(string) string) (Posted, error) {
+	out, err := Post(ctx, c, p, r, scrub)
+	if err != nil {
+		return out, err
+	}
+	page, err := CheckRun(ctx, c, p, r, out.URL, scrub)
+	if err != nil {
+		page = "no check run: " + scrub(gh.CheckRunWords(err))
+	}
+	out.CheckRun = page
+	return out, nil
 }
 
 // Post puts r on pull request p as core's one review of r.Head: the body
