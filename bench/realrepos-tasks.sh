@@ -6,6 +6,7 @@
 tasks=(
 	"go-uuid|google/uuid|a2b2b32|go test ./...|version7.go|uuid_test.go|Go, no dependencies"
 	"go-pflag|spf13/pflag|ed81e5b|go test ./...|ip.go|ip_test.go|Go, no dependencies"
+	"go-semver|Masterminds/semver|f1b17e8|go test ./...|constraints.go|constraints_test.go|Go, no dependencies, a one-line fix of a comparison"
 	"go-prometheus|prometheus/client_golang|436bf2e0|go test ./prometheus/promhttp/|prometheus/promhttp/http.go|prometheus/promhttp/http_test.go|Go, a cold build of protobuf, procfs and the rest: minutes"
 	"py-more-itertools|more-itertools/more-itertools|f51a53b|python3 -m pytest -q tests/test_more.py|more_itertools/more.py|tests/test_more.py|Python, pyproject.toml (flit)"
 	"py-cachetools|tkem/cachetools|57d2e48|python3 -m pytest -q tests/test_cachedmethod.py|src/cachetools/_cachedmethod.py|tests/test_cachedmethod.py|Python, src layout"

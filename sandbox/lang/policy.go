@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -93,8 +94,8 @@ func CheckProject(tier Tier, argv []string, p *Project) Decision {
 	if tier != TierBuild && tier != TierTest {
 		return refuse("verification is off (--verify off): commands go to the approval gate")
 	}
-	for _, a := range argv {
-		if strings.ContainsAny(a, metacharacters) {
+	for i, a := range argv {
+		if strings.ContainsAny(a, metacharacters) && !testPattern(argv, i) {
 			return refuse(fmt.Sprintf("argument %q holds a shell metacharacter; verification commands are argv lists, run without a shell", a))
 		}
 	}
@@ -246,6 +247,31 @@ func flagName(a string) string {
 		name = name[:i]
 	}
 	return name
+}
+
+// testNames is what go test's -run and -skip may hold beyond plain
+// words: a pattern of test names, anchored and alternated
+// (^(TestA|TestB)$, TestA/sub), and nothing a shell or a glob would read
+// otherwise.
+var testNames = regexp.MustCompile(`^[A-Za-z0-9_^$()|/.]+$`)
+
+// testPattern reports whether argv[i] is the pattern of go test's -run or
+// -skip (-run=P, or P after -run): one of test names only (testNames),
+// which the harness writes to run a file's tests in one command.
+func testPattern(argv []string, i int) bool {
+	if len(argv) < 3 || argv[0] != "go" || argv[1] != "test" || i < 2 {
+		return false
+	}
+	a := argv[i]
+	for _, f := range []string{"-run", "-skip", "--run", "--skip"} {
+		if v, ok := strings.CutPrefix(a, f+"="); ok {
+			return testNames.MatchString(v)
+		}
+		if argv[i-1] == f {
+			return testNames.MatchString(a)
+		}
+	}
+	return false
 }
 
 func refuse(reason string) Decision { return Decision{Verdict: Refused, Reason: reason} }

@@ -209,3 +209,30 @@ func TestAllowedAgreesWithCheck(t *testing.T) {
 		t.Error("the test tier should allow more than the build tier")
 	}
 }
+
+// TestCheckTestPatterns: go test's -run and -skip may hold a pattern of
+// test names (the harness runs a file's tests in one command), and
+// nothing else a shell or a glob would read; any other argument with
+// such characters is refused as before.
+func TestCheckTestPatterns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		argv []string
+		allowed bool
+	}{
+		{[]string{"go", "test", ".", "-run", "^(TestA|TestB)$"}, true},
+		{[]string{"go", "test", "./pkg", "-run=^TestA$"}, true},
+		{[]string{"go", "test", ".", "-skip", "^(TestSlow)$", "-run", "TestA/sub.case"}, true},
+		{[]string{"go", "test", ".", "-run", "^(TestA|TestB)$;rm"}, false},
+		{[]string{"go", "test", ".", "-run", "Test*"}, false},
+		{[]string{"go", "test", ".", "-run", "$(id)"}, true}, // no shell reads it: a pattern go test matches no test with
+		{[]string{"go", "test", ".", "-run", "`id`"}, false},
+		{[]string{"go", "test", "./x|y"}, false},
+		{[]string{"go", "test", "-run", "^(A)$"}, true},
+		{[]string{"go", "vet", "-run", "^(A)$", "."}, false},
+		{[]string{"gofmt", "-l", "^(A)$"}, false},
+	} {
+		d := Check(TierTest, tt.argv)
+		assert.Equal(t, tt.allowed, d.Allowed(), "%q: %s", tt.argv, d.Reason)
+	}
+}

@@ -11,16 +11,14 @@ import (
 	"github.com/coreagent/core/sandbox/lang"
 )
 
-// commands are how a test file's tests run: one command, or one a test
-// function for Go, or why they cannot run (unrunnable), and a note on what
-// they run when that is more than the file's tests. headDir is the head's
-// checkout, read only through lang.Detect; src is the head's text of a Go
-// test file.
+// commands are how a test file's tests run: one command, or why they
+// cannot run (unrunnable), and a note on what they run when that is more
+// than the file's tests. headDir is the head's checkout, read only through
+// lang.Detect; src is the head's text of a Go test file.
 //
-// A Go test function runs as go test <its package> -run ^<name>: the
-// sandbox runs no argument with a shell's metacharacters in it, so that
-// the pattern can neither name several functions nor end with $; a test
-// of the package whose name starts with the same name runs with it.
+// A Go file's test functions run in one go test of their package, its
+// -run pattern naming exactly them (^(TestA|TestB)$: a pattern of test
+// names is the one argument with such characters the sandbox runs).
 func commands(f testFile, src, headDir string) (cmds [][]string, note, unrunnable string) {
 	dir := path.Dir(f.path)
 	switch f.ecosystem {
@@ -33,10 +31,11 @@ func commands(f testFile, src, headDir string) (cmds [][]string, note, unrunnabl
 		if len(names) == 0 {
 			return [][]string{{"go", "test", pkg}}, "it declares no test function: the package's tests ran", ""
 		}
-		for _, name := range names {
-			cmds = append(cmds, []string{"go", "test", pkg, "-run", "^" + name})
+		pattern := "^" + names[0] + "$"
+		if len(names) > 1 {
+			pattern = "^(" + strings.Join(names, "|") + ")$"
 		}
-		return cmds, "", ""
+		return [][]string{{"go", "test", pkg, "-run", pattern}}, "", ""
 	case Python:
 		return [][]string{{"python3", "-m", "pytest", "-q", f.path}}, "", ""
 	case Node:

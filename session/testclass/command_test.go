@@ -23,10 +23,10 @@ func TestCommands(t *testing.T) {
 		note       string
 		unrunnable string
 	}{
-		{name: "a Go test function each", f: testFile{path: "pkg/a_test.go", ecosystem: Go}, src: goSrc,
-			want: [][]string{{"go", "test", "./pkg", "-run", "^TestA"}, {"go", "test", "./pkg", "-run", "^TestB"}}},
+		{name: "a Go file's test functions in one go test", f: testFile{path: "pkg/a_test.go", ecosystem: Go}, src: goSrc,
+			want: [][]string{{"go", "test", "./pkg", "-run", "^(TestA|TestB)$"}}},
 		{name: "a Go file at the top", f: testFile{path: "a_test.go", ecosystem: Go}, src: goSrc,
-			want: [][]string{{"go", "test", ".", "-run", "^TestA"}, {"go", "test", ".", "-run", "^TestB"}}},
+			want: [][]string{{"go", "test", ".", "-run", "^(TestA|TestB)$"}}},
 		{name: "a Go file without tests", f: testFile{path: "a_test.go", ecosystem: Go}, src: "package p\n",
 			want: [][]string{{"go", "test", "."}}, note: "the package's tests ran"},
 		{name: "pytest on the file", f: testFile{path: "t/test_a.py", ecosystem: Python}, want: [][]string{{"python3", "-m", "pytest", "-q", "t/test_a.py"}}},
