@@ -217,7 +217,7 @@ func TestAllowedAgreesWithCheck(t *testing.T) {
 func TestCheckTestPatterns(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		argv []string
+		argv    []string
 		allowed bool
 	}{
 		{[]string{"go", "test", ".", "-run", "^(TestA|TestB)$"}, true},
