@@ -12,9 +12,8 @@
 #   fix). The same reproduction passes on the head: no confirmed finding
 #   (false confirmations: must be 0). The harness's classification of the
 #   pull request's own tests (the fix's TESTS) should say "tests the change".
-# Beside each review, the same commands by hand in a fresh clone: the check
-# on the base and on the head, the reproduction on the head and on the
-# base. Target: the review <= 1.3x.
+# Beside each review, the same commands by hand in a fresh clone (by_hand
+# below). Target: the review <= 1.3x.
 #
 #   bench/review.sh               clones from GitHub (needs the network)
 #   MIRROR=DIR bench/review.sh    clones from DIR/owner+name/repo instead
@@ -122,10 +121,15 @@ firstline() {
 	git -C "$1" diff -U0 "$2" "$3" -- "$4" | sed -n 's/^@@ -[0-9,]* +\([0-9]*\).*/\1/p' | awk '$1 > 0 {print; exit}' | grep . || echo 1
 }
 
-# by_hand NAME PR REPO BASE HEAD CHECK TESTFILE CONTENT: the harness's
-# commands by hand in a fresh clone, in seconds.
+# by_hand NAME PR REPO BASE HEAD CHECK TESTFILE CONTENT [TESTS...]: the
+# harness's commands by hand in a fresh clone, in seconds: the check on
+# the base and on the head, the reproduction on the head and on the base,
+# and, for the pull request's own test files TESTS, the check on the base
+# with the head's versions of them copied in (the classification's run on
+# the head is the check's).
 by_hand() {
-	local name=$1 pr=$2 repo=$3 base=$4 head=$5 check=$6 path=$7 content=$8 dir=$tmp/hand/$1-$2 t0 t1
+	local name=$1 pr=$2 repo=$3 base=$4 head=$5 check=$6 path=$7 content=$8 dir=$tmp/hand/$1-$2 t0 t1 f
+	shift 8
 	git -c advice.detachedHead=false clone -q "$repo" "$dir"
 	t0=$(date +%s.%N)
 	(
@@ -144,6 +148,14 @@ by_hand() {
 			cp "$content" "$path"
 			sh -c "$check" >/dev/null 2>&1 || true
 		done
+		if [ $# -gt 0 ]; then
+			git checkout -q -f "$base"
+			for f in "$@"; do
+				mkdir -p "$(dirname "$f")"
+				git show "$head:$f" >"$f"
+			done
+			sh -c "$check" >/dev/null 2>&1 || true
+		fi
 	) >"$tmp/out/$name-$pr.hand" 2>&1 || true
 	t1=$(date +%s.%N)
 	python3 -c "print(f'{$t1 - $t0:.2f}')"
@@ -165,7 +177,9 @@ for t in "${tasks[@]}"; do
 	for pr in bug clean; do
 		line=$(firstline "$repo" "$pr-base" "$pr-head" "$file")
 		script "$name" "$pr" "$repo" "$pr-base" "$pr-head" "$check" "$file" "$line" "$path" "$content" "$(expect "$name" "$check")" "$tmp/out" >"$tmp/scripts/$name-$pr.txtar"
-		runs+=("$name|$pr|$slug@$fix|$check|$path|$content")
+		own=""
+		[ "$pr" = clean ] && own=$tests
+		runs+=("$name|$pr|$slug@$fix|$check|$path|$content|$own")
 	done
 	echo "$name: $slug@$fix ($note)" >&2
 done
@@ -174,10 +188,11 @@ go build -o "$tmp/core" ./cmd/core
 go test -c -o "$tmp/core.test" ./cmd/core
 
 for r in "${runs[@]}"; do
-	IFS='|' read -r name pr what check path content <<<"$r"
+	IFS='|' read -r name pr what check path content own <<<"$r"
 	echo "reviewing $name $pr ($what) ..." >&2
 	(cd cmd/core && CORE_REAL_FIXES=$tmp/scripts "$tmp/core.test" -test.count=1 -test.timeout 60m -test.run "TestRealRepositoryFixes/^$name-$pr\$" >"$tmp/out/$name-$pr.test" 2>&1) || true
-	hand=$(by_hand "$name" "$pr" "$tmp/repos/$name" "$pr-base" "$pr-head" "$check" "$path" "$content")
+	# shellcheck disable=SC2086 # own is a list of paths
+	hand=$(by_hand "$name" "$pr" "$tmp/repos/$name" "$pr-base" "$pr-head" "$check" "$path" "$content" $own)
 	echo "$name|$pr|$what|$hand" >>"$tmp/out/runs"
 done
 

@@ -15,8 +15,9 @@ import (
 )
 
 // MaxReproductionBytes is the largest reproduction file the harness
-// writes.
-const MaxReproductionBytes = 64 << 10
+// writes: as large as a test file the classification runs (a reviewer's
+// reproduction may be a whole test file, rewritten).
+const MaxReproductionBytes = 1 << 20
 
 // Harness runs a finding's reproduction the way the contract runs a
 // check: confined, in a fresh scratch copy of the head's tree, then of the

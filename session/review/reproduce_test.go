@@ -160,7 +160,7 @@ func TestReproduceRefuses(t *testing.T) {
 		{name: "a path in a submodule", path: "sub/x_test.go", why: "in the head's tree, sub is a submodule"},
 		{name: "a path under a file", path: "go.mod/x_test.go", why: "go.mod is a file, not a folder"},
 		{name: "a path over a folder", path: "pkg", why: "pkg is a folder: a reproduction is a file"},
-		{name: "too big", path: "x_test.go", content: string(make([]byte, MaxReproductionBytes+1)), why: "over the 65536 a reproduction may have"},
+		{name: "too big", path: "x_test.go", content: string(make([]byte, MaxReproductionBytes+1)), why: "over the 1048576 a reproduction may have"},
 		{name: "a program of the workspace's", path: "x_test.go", command: []string{"./run.sh"}, why: "refused: the command cannot run unattended"},
 		{name: "a fetch", path: "x_test.go", command: []string{"go", "mod", "download"}, why: "refused: the command fetches from the network"},
 	}
