@@ -49,7 +49,7 @@ expect() {
 	*"|go test"*) echo "--- FAIL" ;;
 	*pytest*) echo " failed" ;;
 	*"|cargo test"*) echo "test result: FAILED" ;;
-	*"|npx ava"*) echo "✘" ;;
+	*"|npx ava"*) echo " failed" ;; # ava: "2 tests failed"
 	node-minimatch\|*) echo "not ok" ;; # tap
 	*) echo "failing" ;;                 # mocha
 	esac

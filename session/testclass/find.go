@@ -67,7 +67,7 @@ func ecosystemOf(p string) Ecosystem {
 			return Python
 		}
 	case ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts":
-		if strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") ||
+		if stem == "test" || strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") ||
 			slices.ContainsFunc(strings.Split(strings.Trim(dir, "/"), "/"), func(d string) bool { return d == "test" || d == "tests" || d == "__tests__" }) {
 			return Node
 		}

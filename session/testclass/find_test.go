@@ -19,7 +19,7 @@ func TestEcosystemOf(t *testing.T) {
 	tests := map[string]Ecosystem{
 		"calc_test.go": Go, "pkg/a/b_test.go": Go, "_test.go": "", "calc.go": "",
 		"test_calc.py": Python, "pkg/calc_test.py": Python, "test_.py": "", "calc.py": "",
-		"a.test.js": Node, "src/a.spec.ts": Node, "test/a.mjs": Node, "x/__tests__/a.cjs": Node, "src/a.js": "",
+		"a.test.js": Node, "test.js": Node, "pkg/test.mjs": Node, "src/a.spec.ts": Node, "latest.js": "", "contest.ts": "", "test/a.mjs": Node, "x/__tests__/a.cjs": Node, "src/a.js": "",
 		"tests/api.rs": Rust, "src/lib.rs": Rust, "tests/common/mod.rs": "", "benches/b.rs": "",
 		"README.md": "", "testdata/x_test.go": "", "a/vendor/b/x_test.go": "", "node_modules/p/a.test.js": "", ".github/test_x.py": "", "test/fixtures/a.js": "",
 	}
