@@ -46,7 +46,9 @@ func coldModule(n int) map[string]string {
 func TestColdCompileOutlastsTheShellTimeout(t *testing.T) {
 	sandboxtest.RequireBwrap(t)
 	t.Parallel()
-	repo := testkit.GitRepo(t, coldModule(2000))
+	// 6000 functions: about 6.5 s of compile on a quiet two-core machine,
+	// past the timeout below by seconds, however fast the machine.
+	repo := testkit.GitRepo(t, coldModule(6000))
 	srv := llm.NewModelServer(t,
 		llm.ContentReply("tool: run_shell\ncommand: go build ."),
 		llm.ContentReply(write("notes.txt", "cold\n")),
@@ -59,9 +61,12 @@ func TestColdCompileOutlastsTheShellTimeout(t *testing.T) {
 	// compile.
 	opts.Services.Sandbox = sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"),
 		HostEnv: []string{"GOPROXY=off"}, WarmTimeout: time.Millisecond})
-	// Shorter than the package's compile on any machine, and a ceiling a
-	// busy machine does not reach.
-	opts.Verification.ShellTimeout = 2 * time.Second
+	// Shorter than the package's compile on any machine, yet long enough
+	// for what a command does besides compiling (the box's start, the go
+	// command's own work) on a machine kept busy beside the tests: at 2 s,
+	// that alone once reached the timeout. And a ceiling a busy machine
+	// does not reach.
+	opts.Verification.ShellTimeout = 4 * time.Second
 	opts.Verification.BuildCeiling = testkit.Patience
 	w := &watcher{}
 	opts.Live.Progress = w
