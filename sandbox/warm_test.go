@@ -195,6 +195,12 @@ func TestWarmNeverDelaysANarrowCommand(t *testing.T) {
 	warm := descendants(procs[runner])
 	require.Greater(t, len(warm), 1, "the warm-up's go under its runner")
 	for _, p := range warm {
+		if cmdline(p) == cmdline(procs[runner]) {
+			// The runner forked and has not yet become what it runs
+			// (nice-nopipe lowers itself, then the go command): not the
+			// warm-up's work yet. Seen once beside stress-ng in CI.
+			continue
+		}
 		if n, ok := niceness(p); ok {
 			assert.Equal(t, limit.BackgroundNice, n, "a process of the warm-up (%s) runs at a higher priority", cmdline(p))
 		}
