@@ -1,133 +1,204 @@
-// Package doclint (tests only) holds the README to its own map: its
-// contents list names every section in order, and every link to a section
-// of the page leads to one.
+// Package doclint (tests only) holds the manual, the README and its pages
+// under docs/, to itself: the README's Reference lists every page and
+// every section of each, in order, and every link in any of them leads to a
+// file that exists and to a section its page has.
 package doclint
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
-	"unicode"
 )
 
-// heading is one section of the page: its level (2 for ##), its title and
-// the anchor GitHub gives it.
-type heading struct {
-	level  int
-	title  string
-	anchor string
-}
+// root is the repository's root, from this package's directory.
+var root = filepath.Join("..", "..")
 
-// anchorOf is GitHub's anchor for a heading: lower case, inline code marks
-// and punctuation dropped (letters, digits, '-', '_' and spaces kept),
-// spaces as hyphens; a repeated anchor gets -1, -2, ….
-func anchorOf(title string, seen map[string]int) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(title) {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
-			b.WriteRune(r)
-		case r == ' ':
-			b.WriteRune('-')
-		}
-	}
-	a := b.String()
-	n := seen[a]
-	seen[a]++
-	if n > 0 {
-		a = fmt.Sprintf("%s-%d", a, n)
-	}
-	return a
-}
-
-// readme reads the repository's README: its lines outside code fences.
-func readme(t *testing.T) []string {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "README.md"))
+// TestLinksLead: every relative link in the README and in docs/*.md names a
+// file there is and, with #anchor, a section of that page.
+func TestLinksLead(t *testing.T) {
+	paths, err := manual(root)
 	if err != nil {
-		t.Fatalf("open the README: %v", err)
+		t.Fatal(err)
 	}
-	defer f.Close()
-	var lines []string
-	fenced := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			fenced = !fenced
-			continue
-		}
-		if !fenced {
-			lines = append(lines, line)
+	if len(paths) < 2 {
+		t.Fatalf("the manual is %v: docs/ has no page", paths)
+	}
+	bad, err := brokenLinks(root, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
+
+// referenceEntry is a page's line in the README's Reference.
+var referenceEntry = regexp.MustCompile(`^- \[[^\]]*\]\(docs/([^)#]+\.md)\)$`)
+
+// TestReferenceListsEveryPage: the README's ## Reference lists each page of
+// docs/ but the architecture (the code's map, linked from the text), with
+// its title, then its ## sections in order, each linked to its anchor.
+func TestReferenceListsEveryPage(t *testing.T) {
+	readme, err := parse(root, "README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, order []string
+	in := false
+	for _, line := range readme.prose {
+		switch {
+		case line == "## Reference":
+			in = true
+		case in && strings.HasPrefix(line, "#"):
+			in = false
+		case in && (strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "  - ")):
+			got = append(got, line)
+			if m := referenceEntry.FindStringSubmatch(line); m != nil {
+				order = append(order, m[1])
+			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("read the README: %v", err)
+	paths, err := manual(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths[1:] {
+		if name := strings.TrimPrefix(p, "docs/"); name != "architecture.md" && !slices.Contains(order, name) {
+			order = append(order, name)
+		}
+	}
+	var want []string
+	for _, name := range order {
+		p, err := parse(root, "docs/"+name)
+		if err != nil {
+			t.Fatalf("the Reference lists docs/%s: %v", name, err)
+		}
+		want = append(want, reference(p)...)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("README's ## Reference is not the pages' sections; its list should read:\n\n%s\n", strings.Join(want, "\n"))
+	}
+}
+
+// reference is a page's entry in the README's Reference: its title, then
+// its ## sections.
+func reference(p page) []string {
+	title := strings.TrimSuffix(filepath.Base(p.path), ".md")
+	for _, h := range p.headings {
+		if h.level == 1 {
+			title = h.title
+			break
+		}
+	}
+	lines := []string{fmt.Sprintf("- [%s](%s)", title, p.path)}
+	for _, h := range p.headings {
+		if h.level == 2 {
+			lines = append(lines, fmt.Sprintf("  - [%s](%s#%s)", h.title, p.path, h.anchor))
+		}
 	}
 	return lines
 }
 
-func headings(lines []string) []heading {
-	seen := map[string]int{}
-	var hs []heading
-	for _, line := range lines {
-		level := len(line) - len(strings.TrimLeft(line, "#"))
-		if level < 1 || level > 6 || !strings.HasPrefix(line[level:], " ") {
-			continue
+// TestBrokenLinksFound holds the link check itself to a small manual with
+// each kind of link, good and bad.
+func TestBrokenLinksFound(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"README.md": "# core\n\n## Set-up\n\n[a page](docs/a.md), [its section](docs/a.md#the-box), " +
+			"[set-up](#set-up), [the script](bench/x.sh), [elsewhere](https://example.com/#nowhere)\n\n" +
+			"[gone](docs/gone.md) and [no section](docs/a.md#the-boxes)\n",
+		"bench/x.sh": "true\n",
+		"docs/a.md": "# A\n\n## The box\n\n```\n## Fenced\n```\n\n[back](../README.md#set-up), [b's](b.md#limits), " +
+			"[fenced](#fenced), [here](#the-box), [out](../../x.md), [script's](../bench/x.sh#top)\n",
+		"docs/b.md": "# B\n\n## Limits\n\n[a's box](a.md#the-box) and [a's lid](a.md#the-lid)\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		title := strings.TrimSpace(line[level:])
-		hs = append(hs, heading{level: level, title: title, anchor: anchorOf(title, seen)})
-	}
-	return hs
-}
-
-var sectionLink = regexp.MustCompile(`\]\(#([^)\s]+)\)`)
-
-// TestSectionLinksLead: every [text](#anchor) in the README names a section
-// it has.
-func TestSectionLinksLead(t *testing.T) {
-	lines := readme(t)
-	anchors := map[string]bool{}
-	for _, h := range headings(lines) {
-		anchors[h.anchor] = true
-	}
-	for _, line := range lines {
-		for _, m := range sectionLink.FindAllStringSubmatch(line, -1) {
-			if !anchors[m[1]] {
-				t.Errorf("README: a link to #%s leads nowhere: %q", m[1], strings.TrimSpace(line))
-			}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-}
-
-// TestContentsListEverySection: the README's Contents lists its ## and ###
-// sections, in order, each linked to its anchor.
-func TestContentsListEverySection(t *testing.T) {
-	lines := readme(t)
-	var want []string
-	for _, h := range headings(lines) {
-		if h.level < 2 || h.level > 3 || h.title == "Contents" {
-			continue
-		}
-		want = append(want, fmt.Sprintf("%s- [%s](#%s)", strings.Repeat("  ", h.level-2), h.title, h.anchor))
+	paths, err := manual(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := brokenLinks(dir, paths)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var got []string
-	in := false
-	for _, line := range lines {
-		switch {
-		case line == "## Contents":
-			in = true
-		case in && strings.HasPrefix(line, "## "):
-			in = false
-		case in && strings.TrimSpace(line) != "":
-			got = append(got, line)
-		}
+	for _, b := range bad {
+		got = append(got, b[:strings.Index(b, ")")+1])
+	}
+	want := []string{
+		"README.md: a link to docs/gone.md leads nowhere (no such file)",
+		"README.md: a link to docs/a.md#the-boxes leads nowhere (no section #the-boxes in docs/a.md)",
+		"docs/a.md: a link to #fenced leads nowhere (no section #fenced in docs/a.md)",
+		"docs/a.md: a link to ../../x.md leads nowhere (outside the repository)",
+		"docs/a.md: a link to ../bench/x.sh#top leads nowhere (an anchor in a file that is not a page)",
+		"docs/b.md: a link to a.md#the-lid leads nowhere (no section #the-lid in docs/a.md)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("README's ## Contents is not the page's sections; it should read:\n\n## Contents\n\n%s\n", strings.Join(want, "\n"))
+		t.Errorf("the broken links found:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// TestProse: what is inside a code fence is not prose, however the fences
+// nest.
+func TestProse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		md   string
+		want []string
+	}{
+		{name: "a plain fence", md: "a\n```sh\n# comment\n```\nb", want: []string{"a", "b"}},
+		{name: "a longer fence holds a shorter one", md: "a\n````markdown\n### x\n```go\ncode\n```\n### y\n````\nb", want: []string{"a", "b"}},
+		{name: "tildes are closed by tildes", md: "~~~\n```\n## x\n~~~\nb", want: []string{"b"}},
+		{name: "a closing run with words after it does not close", md: "```\n```go\n## x\n```\nb", want: []string{"b"}},
+		{name: "indented four spaces is no fence", md: "    ```\n## x", want: []string{"    ```", "## x"}},
+		{name: "an unclosed fence runs to the end", md: "a\n```\n## x", want: []string{"a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := prose(tt.md); !slices.Equal(got, tt.want) {
+				t.Errorf("prose(%q) = %q, want %q", tt.md, got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzProse: prose and headings never panic, and prose keeps only lines
+// of the page, in order.
+func FuzzProse(f *testing.F) {
+	f.Add("# a\n## a\n```\n## b\n```\n## a")
+	f.Add("````md\n```\n```\n````\n~~~\n")
+	f.Fuzz(func(t *testing.T, md string) {
+		lines := prose(md)
+		all := strings.Split(md, "\n")
+		i := 0
+		for _, l := range lines {
+			for i < len(all) && all[i] != l {
+				i++
+			}
+			if i == len(all) {
+				t.Fatalf("prose(%q) = %q: %q is not a line of the page, in order", md, lines, l)
+			}
+			i++
+		}
+		for _, h := range headings(lines) {
+			if h.level < 1 || h.level > 6 || strings.ContainsAny(h.anchor, " #") {
+				t.Fatalf("heading %+v of %q", h, md)
+			}
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package workflowlint
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// usesLine is a step's uses: in a workflow or in the README's examples.
+// usesLine is a step's uses: in a workflow or in the manual's examples.
 var usesLine = regexp.MustCompile(`(?m)^\s*(?:-\s+)?uses:\s*(\S+)(.*)$`)
 
 // pinned is a remote action pinned by commit, with its tag in a trailing
@@ -21,8 +22,9 @@ var pinned = regexp.MustCompile(`^[\w.-]+/[\w./-]+@[0-9a-f]{40}$`)
 var tagComment = regexp.MustCompile(`^\s+# v\d+(\.\d+)*$`)
 
 // TestActionsPinned checks that every remote action the workflows and the
-// README's yaml examples use is pinned by full commit SHA (a tag can be moved
-// to other code; a commit cannot), with the tag in a trailing comment.
+// manual's yaml examples (the README's and docs/*.md's) use is pinned by full
+// commit SHA (a tag can be moved to other code; a commit cannot), with the tag
+// in a trailing comment.
 // core's own action (./, coreagent/core@<release>) is the reader's choice.
 func TestActionsPinned(t *testing.T) {
 	t.Parallel()
@@ -35,11 +37,20 @@ func TestActionsPinned(t *testing.T) {
 		require.NoError(t, err)
 		sources[filepath.Base(f)] = string(b)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	require.NoError(t, err)
-	for i, block := range yamlBlocks(string(readme)) {
-		sources["README.md yaml block "+string(rune('1'+i))] = block
+	examples := 0
+	for _, page := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		md, err := os.ReadFile(page)
+		require.NoError(t, err)
+		rel, err := filepath.Rel(root, page)
+		require.NoError(t, err)
+		for i, block := range yamlBlocks(string(md)) {
+			sources[fmt.Sprintf("%s yaml block %d", rel, i+1)] = block
+			examples++
+		}
 	}
+	assert.Positive(t, examples, "the manual has yaml examples")
 	remote := 0
 	for name, src := range sources {
 		for _, m := range usesLine.FindAllStringSubmatch(src, -1) {
@@ -66,7 +77,7 @@ func TestCheckoutKeepsNoCredentials(t *testing.T) {
 	}
 }
 
-// yamlBlocks returns the README's ```yaml code blocks.
+// yamlBlocks returns a page's ```yaml code blocks.
 func yamlBlocks(md string) []string {
 	var out []string
 	for _, part := range strings.Split(md, "```yaml\n")[1:] {
