@@ -21,8 +21,8 @@ FROM ${GO_IMAGE}
 # of this same image through the Docker socket the runner mounts.
 # The other languages' commands run in sibling containers of a toolchain
 # image each (the Action's toolchain_images input, official images by
-# default, pulled only for a repository in that language; README
-# "Languages"; docker/toolchain.Dockerfile builds one from Debian's
+# default, pulled only for a repository in that language;
+# docs/languages.md; docker/toolchain.Dockerfile builds one from Debian's
 # packages), so this image carries Go only and starts fast. TOOLCHAINS
 # still adds Debian packages for one image that carries them all (name it
 # in sandbox_image, and toolchain_images python=none node=none rust=none). (Add chromium for

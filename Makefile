@@ -28,7 +28,7 @@ STRESS_PKGS ?= ./sandbox/ ./session/... ./cmd/core/ ./bot/
 test-stress: bwrap fixtures
 	GO=$(GO) STRESS_TEST_TIMEOUT=$(TEST_TIMEOUT) ./scripts/stress.sh $(STRESS_PKGS)
 
-# The Docker part of CI (README): the Action's image built from the real
+# The Docker part of CI (docs/development.md): the Action's image built from the real
 # Dockerfile on a base image made without a registry, run as GitHub runs a
 # Docker action, and the escape battery against the Docker backend.
 # PYTHON_IMAGE, NODE_IMAGE and RUST_IMAGE are toolchain images

@@ -55,7 +55,7 @@ func (a *ActionsRunner) Start(ctx context.Context, client *gh.Client, run *Run, 
 		run.Error = err.Error()
 		text := fmt.Sprintf("failed: the workflow %s could not be dispatched: %v", wf, err)
 		if status == http.StatusNotFound || status == http.StatusUnprocessableEntity {
-			text = fmt.Sprintf("failed: this repository has no workflow `.github/workflows/%s` with a `workflow_dispatch` trigger on %s. Add core's workflow (see core's README, \"The bot\") and ask again.", wf, defaultBranch)
+			text = fmt.Sprintf("failed: this repository has no workflow `.github/workflows/%s` with a `workflow_dispatch` trigger on %s. Add core's workflow (see core's docs/bot.md) and ask again.", wf, defaultBranch)
 		}
 		return a.Base.setStatus(ctx, client, run, StateFailed, text)
 	}

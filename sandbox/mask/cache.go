@@ -23,7 +23,7 @@ import (
 // trees (the times of each root and of the directories right under it, and
 // of the package databases). A file created deep in a tree after a walk, by
 // other means than a package manager, stays visible until one of those
-// changes: the README says so.
+// changes: docs/sandbox.md (The profile) says so.
 
 // scanVersion changes with the scan's rules, so that what an older core
 // wrote is not read.
