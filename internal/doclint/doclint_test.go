@@ -1,7 +1,8 @@
 // Package doclint (tests only) holds the manual, the README and its pages
 // under docs/, to itself: the README's Reference lists every page and
-// every section of each, in order, and every link in any of them leads to a
-// file that exists and to a section its page has.
+// every section of each, in order, every link in any of them leads to a
+// file that exists and to a section its page has, and the sessions page
+// documents every flag the settings give the CLI.
 package doclint
 
 import (
