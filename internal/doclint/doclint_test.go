@@ -1,8 +1,9 @@
 // Package doclint (tests only) holds the manual, the README and its pages
 // under docs/, to itself: the README's Reference lists every page and
 // every section of each, in order, every link in any of them leads to a
-// file that exists and to a section its page has, and the sessions page
-// documents every flag the settings give the CLI.
+// file that exists and to a section its page has, the sessions page
+// documents every flag the settings give the CLI, and the commands of their
+// code blocks use only flags core has.
 package doclint
 
 import (

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,4 +77,84 @@ func settingFlags(path string) ([]string, error) {
 		}
 	}
 	return flags, nil
+}
+
+// commandLine is a line of a code block that runs core: `core …`,
+// `$ core …` or `go run ./cmd/core …`.
+var commandLine = regexp.MustCompile(`^\s*(?:\$ )?(?:core|go run \./cmd/core) (.*)$`)
+
+// longFlag is a --flag in a command line, not inside a word.
+var longFlag = regexp.MustCompile(`(?:^|[\s(\[|])--([a-z][a-z0-9-]*)`)
+
+// declaredFlag is a flag cmd/core declares with the flag package or
+// pflag: fl.StringVar(&x, "name", …) or cmd.Flags().Bool("name", …).
+var declaredFlag = regexp.MustCompile(`\.(?:\w*Var|String|Bool|Int|Int64|Duration|Float64|StringArray|StringSlice)P?\((?:[^,()]+, )?"([a-z][a-z0-9-]*)"`)
+
+// TestCommandFlagsExist: every --flag in a command of the manual's code
+// blocks (the quick start's, the examples') is one core takes: a setting's
+// flag, one cmd/core declares, or cobra's own (--help, --version). A flag
+// renamed or dropped leaves no example behind that no longer runs.
+func TestCommandFlagsExist(t *testing.T) {
+	known, err := knownFlags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := manual(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := 0
+	for _, rel := range paths {
+		p, err := parse(root, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, block := range p.code {
+			for _, line := range block {
+				m := commandLine.FindStringSubmatch(line)
+				if m == nil {
+					continue
+				}
+				commands++
+				for _, f := range longFlag.FindAllStringSubmatch(m[1], -1) {
+					if !known[f[1]] {
+						t.Errorf("%s: --%s is no flag of core's: %q", rel, f[1], strings.TrimSpace(line))
+					}
+				}
+			}
+		}
+	}
+	if commands == 0 {
+		t.Fatal("no code block of the manual runs core")
+	}
+}
+
+// knownFlags are the flags core takes: the settings' and those cmd/core's
+// sources declare, read as text (no engine compiled), with cobra's own.
+func knownFlags() (map[string]bool, error) {
+	known := map[string]bool{"help": true, "version": true}
+	settings, err := settingFlags(filepath.Join(root, "setup", "settings.go"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range settings {
+		known[f] = true
+	}
+	sources, err := filepath.Glob(filepath.Join(root, "cmd", "core", "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range sources {
+		if strings.HasSuffix(src, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range declaredFlag.FindAllStringSubmatch(string(b), -1) {
+			known[m[1]] = true
+		}
+	}
+	return known, nil
 }

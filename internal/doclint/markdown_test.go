@@ -18,10 +18,11 @@ type heading struct {
 }
 
 // page is one Markdown file of the manual: its path from the repository's
-// root, its lines outside code fences and its headings.
+// root, its lines outside code fences, its code blocks and its headings.
 type page struct {
 	path     string
 	prose    []string
+	code     [][]string
 	headings []heading
 }
 
@@ -60,25 +61,38 @@ func anchorOf(title string, seen map[string]int) string {
 // three spaces in; ok is false for any other line.
 var fence = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})(.*)$")
 
-// prose is the text of md outside its code fences, line by line. A fence
-// closes only with a run of its own character at least as long and nothing
-// after it, so a ````markdown block may hold ``` blocks (as CommonMark
-// reads it); an unclosed fence runs to the end.
+// prose is the text of md outside its code fences, line by line.
 func prose(md string) []string {
-	var out []string
+	lines, _ := split(md)
+	return lines
+}
+
+// split parts md into its prose, line by line, and its code blocks, each
+// the lines between its fences. A fence closes only with a run of its own
+// character at least as long and nothing after it, so a ````markdown block
+// may hold ``` blocks (as CommonMark reads it); an unclosed fence runs to
+// the end.
+func split(md string) (text []string, code [][]string) {
 	open := ""
+	var block []string
 	for _, line := range strings.Split(md, "\n") {
 		m := fence.FindStringSubmatch(line)
 		switch {
 		case open == "" && m != nil:
-			open = m[1]
+			open, block = m[1], []string{}
 		case open == "":
-			out = append(out, line)
+			text = append(text, line)
 		case m != nil && m[1][0] == open[0] && len(m[1]) >= len(open) && strings.TrimSpace(m[2]) == "":
 			open = ""
+			code = append(code, block)
+		default:
+			block = append(block, line)
 		}
 	}
-	return out
+	if open != "" {
+		code = append(code, block)
+	}
+	return text, code
 }
 
 // headings are the ATX headings (# to ######) of the lines, with their anchors.
@@ -102,8 +116,8 @@ func parse(root, rel string) (page, error) {
 	if err != nil {
 		return page{}, fmt.Errorf("read %s: %w", rel, err)
 	}
-	lines := prose(string(b))
-	return page{path: rel, prose: lines, headings: headings(lines)}, nil
+	lines, code := split(string(b))
+	return page{path: rel, prose: lines, code: code, headings: headings(lines)}, nil
 }
 
 // manual is the README and every page under docs/, in that order, by
