@@ -86,8 +86,15 @@ func (s *SQL) ListRuns(ctx context.Context, f RunFilter) ([]*Run, error) {
 			args = append(args, v)
 		}
 	}
-	q += ` ORDER BY started_at DESC, session_id LIMIT ?`
-	args = append(args, limitOr(f.Limit, 100))
+	if !f.Since.IsZero() {
+		q += ` AND started_at >= ?`
+		args = append(args, f.Since.UnixNano())
+	}
+	q += ` ORDER BY started_at DESC, session_id`
+	if f.Since.IsZero() || f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limitOr(f.Limit, 100))
+	}
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)

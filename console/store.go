@@ -68,7 +68,11 @@ type Run struct {
 // RunFilter narrows a list of runs; empty fields match everything.
 type RunFilter struct {
 	Repo, Status, Actor string
-	Limit               int
+	// Since keeps the runs started at or after it. With Since set, a Limit
+	// of 0 lists every such run (a window of the overview); otherwise
+	// Limit defaults to 100.
+	Since time.Time
+	Limit int
 }
 
 // Limits bound what a queued instruction may spend; zero means the

@@ -1,8 +1,8 @@
 package overview
 
 import (
+	"encoding/xml"
 	"fmt"
-	"html"
 	"html/template"
 	"math"
 	"strconv"
@@ -17,9 +17,9 @@ type Series struct {
 
 // The charts' frame, in SVG user units.
 const (
-	chartW, chartH     = 720, 260
+	chartW, chartH     = 720, 280
 	padL, padR         = 60, 12
-	padT, padB         = 12, 70 // the bottom holds the dates, the axis' title and the legend
+	padT, padB         = 12, 90 // the bottom holds the dates, the axis' title and two rows of legend
 	plotW, plotH       = chartW - padL - padR, chartH - padT - padB
 	otherColor         = "#8c959f"
 	spendColor         = "#54aeff"
@@ -28,7 +28,7 @@ const (
 	unverifiedColor    = "#d4a72c"
 	dateLayout         = "2006-01-02"
 	shortDateLayout    = "Jan 2"
-	legendY            = chartH - 14
+	legendY            = padT + plotH + 56
 	verdictW, verdictH = 720, 90
 )
 
@@ -72,15 +72,20 @@ func (s *svg) axes(days []Day, top float64, label func(float64) string, yTitle s
 	fmt.Fprintf(&s.b, `<text x="14" y="%d" text-anchor="middle" class="axis" transform="rotate(-90 14 %[1]d)">%s</text>`, padT+plotH/2, esc(yTitle))
 }
 
-// legend draws one swatch and label a series, left to right, at y.
+// legend draws one swatch and label a series, left to right from y, on
+// as many rows as they take.
 func (s *svg) legend(y float64, items []Series) {
 	x := float64(padL)
 	for _, it := range items {
+		w := 22 + 6.5*float64(len([]rune(it.Label)))
+		if x > padL && x+w > chartW-padR {
+			x, y = padL, y+16
+		}
 		fmt.Fprintf(&s.b, `<g class="legend" data-key="%s"><rect x="%s" y="%s" width="10" height="10" fill="%s"/>`,
 			esc(it.Key), num(x), num(y-9), esc(it.Color))
 		s.text(x+14, y, "start", "legend", it.Label)
 		s.b.WriteString(`</g>`)
-		x += 22 + 6.5*float64(len([]rune(it.Label)))
+		x += w
 	}
 }
 
@@ -88,7 +93,7 @@ func (s *svg) legend(y float64, items []Series) {
 // s.Endings' order; series gives each ending its words and colour (an
 // ending without one is shown by its key, in grey).
 func RunsChart(s Summary, series []Series) template.HTML {
-	items := seriesOf(s.Endings, series)
+	items := SeriesOf(s.Endings, series)
 	most := 0
 	for _, d := range s.Days {
 		most = max(most, d.Runs)
@@ -185,8 +190,9 @@ func VerdictSeries() []Series {
 	}
 }
 
-// seriesOf is a series for each of keys, in its order.
-func seriesOf(keys []string, series []Series) []Series {
+// SeriesOf is a series for each of keys, in its order: series' own, or
+// the key itself in grey for a key series does not name.
+func SeriesOf(keys []string, series []Series) []Series {
 	out := make([]Series, 0, len(keys))
 	for _, k := range keys {
 		it := Series{Key: k, Label: k, Color: otherColor}
@@ -243,6 +249,10 @@ func num(f float64) string {
 	return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64)
 }
 
+// esc escapes s for XML text and attributes; a character XML cannot
+// hold (a NUL, invalid UTF-8) becomes U+FFFD.
 func esc(s string) string {
-	return html.EscapeString(s)
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s)) // a strings.Builder does not fail
+	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,4 +164,28 @@ func TestNiceTop(t *testing.T) {
 			assert.GreaterOrEqual(t, got, tt.most)
 		})
 	}
+}
+
+// FuzzCharts: whatever the keys, labels, costs and times, every chart is
+// well-formed XML.
+func FuzzCharts(f *testing.F) {
+	f.Add("held", `failed "<&>"`, 0.37, int64(3600), 30)
+	f.Add("\x00]]>", "\xff\xfe", -1.0, int64(-5), 7)
+	f.Fuzz(func(t *testing.T, key, label string, cost float64, secs int64, days int) {
+		days = 1 + (days%90+90)%90
+		runs := []Run{
+			{ID: key, Repo: label, Started: today.Add(time.Duration(secs) * time.Second), Duration: time.Duration(secs) * time.Second, Ending: key, Verdict: label, CostUSD: &cost},
+			{ID: "b", Started: today, Ending: label, Duration: time.Minute},
+		}
+		s := Compute(runs, window(days, ""))
+		series := []Series{{Key: key, Label: label, Color: label}}
+		for _, h := range []template.HTML{RunsChart(s, series), SpendChart(s), VerdictChart(s)} {
+			dec := xml.NewDecoder(strings.NewReader(string(h)))
+			dec.Strict = true
+			var root element
+			if err := dec.Decode(&root); err != nil {
+				t.Fatalf("not well-formed: %v\n%s", err, h)
+			}
+		}
+	})
 }
