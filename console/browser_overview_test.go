@@ -146,9 +146,20 @@ func expect(runs []sentRun, now time.Time, days int, repo string) expected {
 // organisation's 30 days and of one repository's 7.
 func TestBrowserOverview(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, sqliteStore(t))
-	now := h.clock.now()
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) // the harness's clock
 	runs := aMonthOfRuns(now)
+	// The bot's own runs: one that sent no report counts; one that did
+	// counts once, as its report; one older than the window not at all.
+	bot := sentRun{id: "r-bot-1", repo: "acme/lib", status: "done", started: now.Add(-26 * time.Hour), took: 3 * time.Minute,
+		cost: new(0.995), ending: EndingCompleted, share: "unverified"}
+	h := newHarness(t, sqliteStore(t), func(c *Config) {
+		c.BotRuns = botRuns{
+			{SessionID: bot.id, Repo: bot.repo, Trigger: TriggerBot, Status: bot.status, StartedAt: bot.started, Duration: bot.took, CostUSD: bot.cost},
+			{SessionID: runs[0].id, Repo: runs[0].repo, Trigger: TriggerBot, Status: "done", StartedAt: runs[0].started, CostUSD: new(5.0)},
+			{SessionID: "r-bot-old", Repo: "acme/app", Trigger: TriggerBot, Status: "failed", StartedAt: now.AddDate(0, 0, -40), CostUSD: new(7.0)},
+		}
+	})
+	require.Equal(t, now, h.clock.now())
 	for _, r := range runs {
 		token := h.alice
 		if r.repo == "acme/lib" {
@@ -166,6 +177,7 @@ func TestBrowserOverview(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("runs-chart")),
 	), "sign in and open the overview from the nav")
 	browser.Screenshot(ctx, t, "overview-30-days")
+	runs = append(runs, bot)
 	check(t, ctx, expect(runs, now, 30, ""), 30)
 
 	require.NoError(t, chromedp.Do(ctx,

@@ -15,6 +15,10 @@ import (
 // overviewDays is the window the overview shows when none is asked for.
 const overviewDays = 30
 
+// overviewBotRuns bounds the bot's own runs the overview reads: the bot
+// lists its newest, not a window, so this is more than 90 days hold.
+const overviewBotRuns = 20000
+
 // endingSeries is how the overview's charts show each ending: the words
 // of its legend and its colour (the colour of its badge's tone).
 var endingSeries = []overview.Series{
@@ -62,8 +66,7 @@ func (c *Console) overviewPage(w http.ResponseWriter, r *http.Request) {
 		c.render(w, http.StatusBadRequest, "error", p)
 		return
 	}
-	c.sweepLost(r.Context())
-	stored, err := c.cfg.Store.ListRuns(r.Context(), RunFilter{Repo: win.Repo, Since: win.Start()})
+	stored, err := c.windowRuns(r, RunFilter{Repo: win.Repo, Since: win.Start()})
 	if err != nil {
 		c.failPage(w, r, p, "error", "The runs could not be read just now; reload the page in a moment.", err)
 		return
@@ -71,7 +74,6 @@ func (c *Console) overviewPage(w http.ResponseWriter, r *http.Request) {
 	runs := make([]overview.Run, 0, len(stored))
 	endings := make(map[string]Ending, len(stored))
 	for _, run := range stored {
-		run.fill(detailOf(run))
 		e := EndingOf(run)
 		endings[run.SessionID] = e
 		runs = append(runs, overview.Run{
@@ -97,6 +99,37 @@ func (c *Console) overviewPage(w http.ResponseWriter, r *http.Request) {
 	p.Overview = v
 	p.Title = fmt.Sprintf("Overview of %d days", win.Days)
 	c.render(w, http.StatusOK, "overview", p)
+}
+
+// windowRuns lists every run f's window holds: the reported ones, and
+// the bot's own that sent no report (a reported run gets what the bot
+// knows of it, as on the Runs page).
+func (c *Console) windowRuns(r *http.Request, f RunFilter) ([]*Run, error) {
+	c.sweepLost(r.Context())
+	runs, err := c.cfg.Store.ListRuns(r.Context(), f)
+	if err != nil {
+		return nil, err
+	}
+	reported := make(map[string]*Run, len(runs))
+	for _, run := range runs {
+		run.fill(detailOf(run))
+		reported[run.SessionID] = run
+	}
+	if c.cfg.BotRuns == nil {
+		return runs, nil
+	}
+	bot, err := c.cfg.BotRuns.RecentRuns(r.Context(), overviewBotRuns)
+	if err != nil {
+		return nil, err
+	}
+	for _, run := range bot {
+		if rep := reported[run.SessionID]; rep != nil {
+			rep.withBot(run)
+		} else if !run.StartedAt.Before(f.Since) && matches(run, f) {
+			runs = append(runs, run)
+		}
+	}
+	return runs, nil
 }
 
 // overviewWindow reads the page's query: a repository of the console's

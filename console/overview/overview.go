@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -44,7 +45,8 @@ type Run struct {
 }
 
 // Window is what the overview covers: the days UTC up to and including
-// Today's, one repository's runs or (Repo "") the organisation's, and
+// Today's, one repository's runs (its name in any case) or (Repo "") the
+// organisation's, and
 // the endings in the order the charts stack them.
 type Window struct {
 	Days  int
@@ -123,7 +125,7 @@ func Compute(runs []Run, w Window) Summary {
 	}
 	var times []time.Duration
 	for _, r := range runs {
-		if r.Started.Before(start) || !r.Started.Before(end) || w.Repo != "" && r.Repo != w.Repo {
+		if r.Started.Before(start) || !r.Started.Before(end) || w.Repo != "" && !strings.EqualFold(r.Repo, w.Repo) {
 			continue
 		}
 		d := &s.Days[int(day(r.Started).Sub(start)/(24*time.Hour))]

@@ -115,8 +115,8 @@ func TestCompute(t *testing.T) {
 	}
 	assert.Equal(t, []string{"e", "a", "b", "live", "d"}, ids, "dearest first; no unpriced run")
 
-	app := Compute(runs, window(7, "acme/app"))
-	assert.Equal(t, 6, app.Runs, "one repository's")
+	app := Compute(runs, window(7, "ACME/App"))
+	assert.Equal(t, 6, app.Runs, "one repository's, named in any case as on GitHub")
 	assert.Equal(t, map[string]int{"completed": 1}, app.Days[4].ByEnding)
 }
 
