@@ -66,7 +66,7 @@ func (c *Console) overviewPage(w http.ResponseWriter, r *http.Request) {
 		c.render(w, http.StatusBadRequest, "error", p)
 		return
 	}
-	stored, err := c.windowRuns(r, RunFilter{Repo: win.Repo, Since: win.Start()})
+	stored, err := c.windowRuns(r, RunFilter{Repo: win.Repo, Since: win.Start(), Brief: true})
 	if err != nil {
 		c.failPage(w, r, p, "error", "The runs could not be read just now; reload the page in a moment.", err)
 		return
@@ -112,8 +112,7 @@ func (c *Console) windowRuns(r *http.Request, f RunFilter) ([]*Run, error) {
 	}
 	reported := make(map[string]*Run, len(runs))
 	for _, run := range runs {
-		run.fill(detailOf(run))
-		reported[run.SessionID] = run
+		reported[run.SessionID] = run // read Brief: filled already
 	}
 	if c.cfg.BotRuns == nil {
 		return runs, nil

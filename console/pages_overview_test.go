@@ -22,7 +22,7 @@ func TestStoreListsRunsSince(t *testing.T) {
 			for i := range 150 {
 				started := t0.Add(-time.Duration(i) * time.Hour)
 				_, err := s.PutRun(ctx, &Run{SessionID: fmt.Sprintf("s%03d", i), Repo: "acme/app", Trigger: TriggerCLI, Actor: "alice",
-					Owner: "user:1", Status: "completed", StartedAt: started, ReceivedAt: started})
+					Owner: "user:1", Status: "cancelled", StartedAt: started, ReceivedAt: started, Report: []byte(`{"goal":"Fix the flaky login test","cost_usd":0.37,"landed":true}`)})
 				require.NoError(t, err)
 			}
 			since := t0.Add(-119 * time.Hour)
@@ -34,6 +34,15 @@ func TestStoreListsRunsSince(t *testing.T) {
 			got, err = s.ListRuns(ctx, RunFilter{Since: since, Limit: 5, Repo: "acme/app"})
 			require.NoError(t, err)
 			assert.Len(t, got, 5)
+			brief, err := s.ListRuns(ctx, RunFilter{Since: t0, Brief: true})
+			require.NoError(t, err)
+			require.Len(t, brief, 1)
+			assert.Nil(t, brief[0].Report, "a brief list holds no report")
+			assert.Equal(t, "Fix the flaky login test", brief[0].Goal, "but what the lists read from it")
+			require.NotNil(t, brief[0].CostUSD)
+			assert.InDelta(t, 0.37, *brief[0].CostUSD, 1e-9)
+			assert.Equal(t, EndingStopped, EndingOf(brief[0]).Key, "and how it ended")
+			assert.True(t, detailOf(brief[0]).Landed, "a stopped run's work landed")
 			got, err = s.ListRuns(ctx, RunFilter{})
 			require.NoError(t, err)
 			assert.Len(t, got, 100, "without a window, a list still stops at 100")

@@ -106,6 +106,9 @@ func (s *SQL) ListRuns(ctx context.Context, f RunFilter) ([]*Run, error) {
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
+		if f.Brief {
+			r.brief()
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

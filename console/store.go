@@ -73,6 +73,10 @@ type RunFilter struct {
 	// Limit defaults to 100.
 	Since time.Time
 	Limit int
+	// Brief lists the runs without their reports, the fields read from a
+	// report (Goal, CostUSD, …) already read: a window of thousands of
+	// runs holds one report at a time, not all of them.
+	Brief bool
 }
 
 // Limits bound what a queued instruction may spend; zero means the
