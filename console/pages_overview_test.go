@@ -84,4 +84,8 @@ func TestOverviewPageRefusesBadQueries(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(page, `<svg xmlns="http://www.w3.org/2000/svg"`), "three charts, drawn on the server")
 	assert.Contains(t, page, "No priced runs in the window.")
 	assert.NotContains(t, page, "<script", "no script")
+	resp, page = b.get(t, "/overview?days=90&repo=acme/lib")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, 90, strings.Count(page, `<g class="day"`), "a bar a day of 90")
+	assert.Contains(t, page, `<a href="/overview?days=7&amp;repo=acme%2Flib">7 days</a>`, "the other windows keep the repository")
 }
