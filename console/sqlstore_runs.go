@@ -76,13 +76,14 @@ func (s *SQL) GetRun(ctx context.Context, id string) (*Run, error) {
 	return r, nil
 }
 
-// ListRuns lists the runs f matches, newest first.
+// ListRuns lists the runs f matches (a repository, status or login in
+// any case), newest first.
 func (s *SQL) ListRuns(ctx context.Context, f RunFilter) ([]*Run, error) {
 	q := `SELECT ` + runSelect + ` FROM console_runs WHERE 1 = 1`
 	var args []any
 	for col, v := range map[string]string{"repo": f.Repo, "status": f.Status, "actor": f.Actor} {
 		if v != "" {
-			q += ` AND ` + col + ` = ?`
+			q += ` AND LOWER(` + col + `) = LOWER(?)` // as GitHub names them, and as matches compares
 			args = append(args, v)
 		}
 	}

@@ -65,7 +65,8 @@ type Run struct {
 	detail *reportDetail // the report, read once (detailOf)
 }
 
-// RunFilter narrows a list of runs; empty fields match everything.
+// RunFilter narrows a list of runs; empty fields match everything, and
+// the others match in any case.
 type RunFilter struct {
 	Repo, Status, Actor string
 	// Since keeps the runs started at or after it. With Since set, a Limit
