@@ -179,7 +179,7 @@ func (c *Console) Close() {
 func Paths() []string {
 	return []string{"/api/session-runs", "/api/session-runs/", "/api/session-commands", "/api/session-commands/",
 		"/api/session-queue", "/api/audit-anchors", "/api/config", "/login", "/logout", "/oauth/callback",
-		"/runs", "/runs/", "/queue", "/audit", "/forger", "/{$}"}
+		"/runs", "/runs/", "/overview", "/queue", "/audit", "/forger", "/{$}"}
 }
 
 func (c *Console) routes() {
@@ -207,6 +207,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /runs/{id}", c.runPage)
 	m.HandleFunc("GET /runs/{id}/report.json", c.runReport)
 	m.HandleFunc("POST /runs/{id}/control", c.postControl)
+	m.HandleFunc("GET /overview", c.overviewPage)
 	m.HandleFunc("GET /queue", c.queuePage)
 	m.HandleFunc("GET /audit", c.auditPage)
 	m.HandleFunc("GET /forger", c.forgerPage)

@@ -56,6 +56,7 @@ type page struct {
 	Audit    []*AuditEntry
 	Repos    []forgerRepo
 	Live     *liveView // the run page of a run that sent its events
+	Overview *overviewView
 	// Nonce lets the page's one script run (the live run page's).
 	Nonce string
 }

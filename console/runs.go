@@ -42,6 +42,15 @@ func (c *Console) runs(r *http.Request, f RunFilter) ([]*Run, error) {
 	return runs[:min(len(runs), f.Limit)], nil
 }
 
+// brief reads what the pages list from the run's report, then lets the
+// report go: what is kept of it is what EndingOf and the lists read.
+func (run *Run) brief() {
+	d := detailOf(run)
+	run.fill(d)
+	*d = reportDetail{Landed: d.Landed, Kind: d.Kind}
+	run.Report = nil
+}
+
 func matches(run *Run, f RunFilter) bool {
 	eq := func(want, got string) bool { return want == "" || strings.EqualFold(want, got) }
 	return eq(f.Repo, run.Repo) && eq(f.Status, run.Status) && eq(f.Actor, run.Actor)

@@ -76,18 +76,26 @@ func (s *SQL) GetRun(ctx context.Context, id string) (*Run, error) {
 	return r, nil
 }
 
-// ListRuns lists the runs f matches, newest first.
+// ListRuns lists the runs f matches (a repository, status or login in
+// any case), newest first.
 func (s *SQL) ListRuns(ctx context.Context, f RunFilter) ([]*Run, error) {
 	q := `SELECT ` + runSelect + ` FROM console_runs WHERE 1 = 1`
 	var args []any
 	for col, v := range map[string]string{"repo": f.Repo, "status": f.Status, "actor": f.Actor} {
 		if v != "" {
-			q += ` AND ` + col + ` = ?`
+			q += ` AND LOWER(` + col + `) = LOWER(?)` // as GitHub names them, and as matches compares
 			args = append(args, v)
 		}
 	}
-	q += ` ORDER BY started_at DESC, session_id LIMIT ?`
-	args = append(args, limitOr(f.Limit, 100))
+	if !f.Since.IsZero() {
+		q += ` AND started_at >= ?`
+		args = append(args, f.Since.UnixNano())
+	}
+	q += ` ORDER BY started_at DESC, session_id`
+	if f.Since.IsZero() || f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limitOr(f.Limit, 100))
+	}
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
@@ -98,6 +106,9 @@ func (s *SQL) ListRuns(ctx context.Context, f RunFilter) ([]*Run, error) {
 		r, err := scanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		if f.Brief {
+			r.brief()
 		}
 		out = append(out, r)
 	}

@@ -65,10 +65,19 @@ type Run struct {
 	detail *reportDetail // the report, read once (detailOf)
 }
 
-// RunFilter narrows a list of runs; empty fields match everything.
+// RunFilter narrows a list of runs; empty fields match everything, and
+// the others match in any case.
 type RunFilter struct {
 	Repo, Status, Actor string
-	Limit               int
+	// Since keeps the runs started at or after it. With Since set, a Limit
+	// of 0 lists every such run (a window of the overview); otherwise
+	// Limit defaults to 100.
+	Since time.Time
+	Limit int
+	// Brief lists the runs without their reports, the fields read from a
+	// report (Goal, CostUSD, …) already read: a window of thousands of
+	// runs holds one report at a time, not all of them.
+	Brief bool
 }
 
 // Limits bound what a queued instruction may spend; zero means the
