@@ -381,10 +381,11 @@ func (s *run) complete(ctx context.Context, msgs []model.Message) (model.Reply, 
 	defer cancel()
 	s.window.Sent()
 	s.report.Context = s.window.Stats()
-	if tc, ok := s.opts.Services.Client.(ToolCompleter); ok && s.native() {
+	c := s.client()
+	if tc, ok := c.(ToolCompleter); ok && s.native() {
 		return tc.CompleteTools(turnCtx, msgs, nativeTools(s.tools))
 	}
-	return s.opts.Services.Client.Complete(turnCtx, msgs)
+	return c.Complete(turnCtx, msgs)
 }
 
 // modelFailure classifies a failed call to the model.

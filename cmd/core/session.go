@@ -392,9 +392,9 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 	writeReceiptLine(e.stderr, rep, dir)
 	switch rep.Status {
 	case state.Partial, state.Cancelled:
-		fmt.Fprintf(e.stderr, "to continue: core session resume %s %q\n", rep.ID, "carry on where you stopped")
+		fmt.Fprintf(e.stderr, "to continue: %s\n", budget.ResumeCommand(rep.ID, ""))
 	case state.BudgetExhausted:
-		fmt.Fprintf(e.stderr, "to continue with more budget: core session resume %s %q --budget-usd N (or --budget-tokens N)\n", rep.ID, "carry on where you stopped")
+		fmt.Fprintf(e.stderr, "to continue with more budget: %s\n", budget.ResumeCommand(rep.ID, rep.Budget.TopUp()))
 	}
 	if asJSON {
 		if err := writeJSON(e.rawStdout, rep); err != nil {
