@@ -86,6 +86,7 @@ func TestBudgetStopsBeforeTheRequest(t *testing.T) {
 	assert.True(t, pulls[0].Draft)
 	assert.Equal(t, land.BudgetTitlePrefix+"greet the world", pulls[0].Title)
 	assert.Contains(t, pulls[0].Body, "**[budget exhausted]** The run stopped before its next request: $5.2000 of $7.0000 (--budget-usd)")
+	assert.Contains(t, pulls[0].Body, "; `core session resume "+rep.ID+` "carry on where you stopped" --budget-usd 7`+"` tops the budget up and continues it.")
 	assert.Contains(t, pulls[0].Body, "- cost: $5.2000")
 	requireCheckRun(t, f.g, "octo/hello", rep, "neutral", "Budget exhausted: the work is unfinished and unchecked")
 
