@@ -45,7 +45,10 @@ func ReplyTokens(b Budget, p *Price, spent Spent, prompt int) int {
 			// Estimated, then settled by the same sum the budget check
 			// makes, so rounding neither passes the cap nor leaves a
 			// token of it unused.
-			k := int(min(math.Floor(left/p.OutputPerMtok*1e6), CompletionAllowance))
+			k := 0
+			if f := math.Floor(left / p.OutputPerMtok * 1e6); f > 0 {
+				k = int(min(f, CompletionAllowance))
+			}
 			fits := func(k int) bool { return *spent.USD+p.Cost(max(prompt, 0), k) <= b.USD }
 			for k < CompletionAllowance && fits(k+1) {
 				k++

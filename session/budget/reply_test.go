@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/session/model"
 )
 
 // A token costs a tenth of a cent at $1000 per Mtok, so the figures are round.
@@ -163,4 +165,33 @@ func TestTopUpLine(t *testing.T) {
 	assert.Equal(t, "now $20.0000 (--budget-usd), $5.2000 spent; now 15200 tokens (--budget-tokens, 10000 more), 5200 spent",
 		TopUpLine(Budget{Tokens: 10_000}, Budget{USD: 20, Tokens: 15_200}, Spent{Tokens: 5200, USD: usd(5.2)}))
 	assert.NotContains(t, TopUpLine(Budget{USD: 10}, Budget{USD: 20}, Spent{}), "exhausted")
+}
+
+// FuzzReplyTokens: whatever the budget, price, spend and prompt, the reply
+// ReplyTokens leaves is at most the allowance, and a reply of that many
+// tokens never passes a cap.
+func FuzzReplyTokens(f *testing.F) {
+	f.Add(10_000, 10.0, 1000.0, 1000.0, 5200, 5.2, 3000)
+	f.Add(0, 0.5, 0.15, 0.6, 0, 0.0, 5000)
+	f.Add(math.MaxInt, math.Inf(1), 0.0, math.Inf(1), -1, math.NaN(), math.MaxInt)
+	f.Fuzz(func(t *testing.T, tokens int, budgetUSD, in, out float64, spentTokens int, spentUSD float64, prompt int) {
+		if in < 0 || out < 0 || budgetUSD < 0 || tokens < 0 {
+			return // refused by the options' checks before a run
+		}
+		b, p := Budget{Tokens: tokens, USD: budgetUSD}, &Price{InputPerMtok: in, OutputPerMtok: out}
+		spent := Spent{Tokens: spentTokens, USD: &spentUSD}
+		n := ReplyTokens(b, p, spent, prompt)
+		if n > CompletionAllowance {
+			t.Fatalf("max_tokens %d past the allowance", n)
+		}
+		if n <= 0 {
+			return
+		}
+		if tokens > 0 && model.SaturatingAdd(model.SaturatingAdd(max(spentTokens, 0), max(prompt, 0)), n) > tokens {
+			t.Fatalf("a reply of %d passes the budget of %d tokens", n, tokens)
+		}
+		if budgetUSD > 0 && spentUSD+p.Cost(max(prompt, 0), n) > budgetUSD {
+			t.Fatalf("a reply of %d passes the budget of $%g", n, budgetUSD)
+		}
+	})
 }
