@@ -155,6 +155,9 @@ func (s *run) overBudget(est int) error {
 	s.spend.exhausted = true
 	r := s.budgetReport()
 	hint := fmt.Sprintf("%s tops it up and continues", budget.ResumeCommand(s.rec.ID, r.TopUp()))
+	if s.rec.Kind == review.Kind {
+		hint = "a review is not resumed: run core review again with a larger budget"
+	}
 	if b.Tokens > 0 && model.SaturatingAdd(s.rec.Usage.TotalTokens, s.spend.nextTokens) > b.Tokens {
 		return fmt.Errorf("the budget of %d tokens (--budget-tokens) would be passed: %d spent, and the next request needs about %d more (its prompt and a reply of at least %d); %s",
 			b.Tokens, s.rec.Usage.TotalTokens, s.spend.nextTokens, budget.ReplyFloor, hint)
