@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/model"
@@ -107,16 +108,21 @@ func checkBudgetPrice(o Options, rec *Record) error {
 // cannot fit its first request: the system prompt and the instruction,
 // as far as they are known before the clone, and a reply of
 // budget.ReplyFloor. What only the repository holds (its AGENTS.md, the
-// commands its languages allow) is left out, so the figure is a lower
-// bound.
+// commands its languages allow under a build or test tier) is left out,
+// so the figure is a lower bound.
 func checkFirstRequest(opts Options, checks []contract.Check, instruction, mode string) error {
 	if !opts.Limits.Budget.Set() {
 		return nil
 	}
-	kind := kindOf(opts.Goal)
+	kind, tier := kindOf(opts.Goal), opts.Verification.Verify
+	verify := contractRule(tier, checks)
+	if len(lang.AllowedIn(tier, nil)) == 0 {
+		// A tier that allows no command says so whatever the languages.
+		verify = verifyRule(tier, nil) + verify
+	}
 	system := protocol.SystemPrompt(protocol.PromptConfig{
 		ToolDocs: toolsFor(&Record{RecordTask: RecordTask{Kind: kind}}).Doc(),
-		Verify:   contractRule(opts.Verification.Verify, checks),
+		Verify:   verify,
 		Native:   mode == ToolCallsNative,
 		Rules:    review.Rules(kind),
 	})

@@ -194,6 +194,24 @@ func TestBudgetTooSmallForTheFirstRequest(t *testing.T) {
 	rep.WriteSummary(&sum)
 	assert.Contains(t, sum.String(), "cost: no price set\n")
 	assert.Contains(t, sum.String(), fmt.Sprintf("budget: 0 of %d tokens (--budget-tokens); exhausted", least))
+
+	// Without an AGENTS.md, at the verify tier off (whose rule the
+	// languages do not change), the figure is exact: the first request
+	// goes, asking for a reply of the floor.
+	repo = testkit.GitRepo(t, map[string]string{"README": "hi\n"})
+	opts = testOptions(t, srv, repo)
+	opts.Limits.Budget = budget.Budget{Tokens: 100}
+	_, err = Run(t.Context(), opts)
+	require.Error(t, err)
+	m = regexp.MustCompile(`give at least ([0-9]+)$`).FindStringSubmatch(err.Error())
+	require.NotNil(t, m, err.Error())
+	exact, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	opts.Limits.Budget = budget.Budget{Tokens: exact}
+	rep, err = Run(t.Context(), opts)
+	require.NoError(t, err)
+	require.Len(t, srv.Requests(), 1, "%s: %s", rep.Status, rep.Error)
+	assert.Equal(t, budget.ReplyFloor, srv.Requests()[0].MaxTokens)
 }
 
 func TestNoPriceIsUnknown(t *testing.T) {
