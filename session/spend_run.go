@@ -120,8 +120,9 @@ func checkFirstRequest(opts Options, checks []contract.Check, instruction, mode 
 		// A tier that allows no command says so whatever the languages.
 		verify = verifyRule(tier, nil) + verify
 	}
+	set := toolsFor(&Record{RecordTask: RecordTask{Kind: kind}})
 	system := protocol.SystemPrompt(protocol.PromptConfig{
-		ToolDocs: toolsFor(&Record{RecordTask: RecordTask{Kind: kind}}).Doc(),
+		ToolDocs: set.Doc(),
 		Verify:   verify,
 		Native:   mode == ToolCallsNative,
 		Rules:    review.Rules(kind),
@@ -130,10 +131,22 @@ func checkFirstRequest(opts Options, checks []contract.Check, instruction, mode 
 		instruction = strings.TrimRight(instruction, "\n") + "\n\n" + protocol.NoThink
 	}
 	est := budget.RequestEstimate([]model.Message{{Role: model.RoleSystem, Content: system}, {Role: model.RoleUser, Content: instruction}})
+	if mode == ToolCallsNative {
+		est += budget.ToolsEstimate(nativeTools(set))
+	}
 	if option, err := budget.FirstFit(opts.Limits.Budget, opts.Limits.Price, est, true); err != nil {
 		return &ConfigError{Option: option, Err: err}
 	}
 	return nil
+}
+
+// toolsEstimate is the estimate of the native tools' definitions a
+// request carries besides its messages: 0 in text mode.
+func (s *run) toolsEstimate() int {
+	if !s.native() {
+		return 0
+	}
+	return budget.ToolsEstimate(nativeTools(s.tools))
 }
 
 // overBudget says why a request whose prompt the context window estimates

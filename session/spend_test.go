@@ -212,6 +212,19 @@ func TestBudgetTooSmallForTheFirstRequest(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, srv.Requests(), 1, "%s: %s", rep.Status, rep.Error)
 	assert.Equal(t, budget.ReplyFloor, srv.Requests()[0].MaxTokens)
+
+	// Native tool calls: the tools' definitions go with the request, and
+	// count.
+	opts.Inference.ToolCalls = ToolCallsNative
+	opts.Limits.Budget = budget.Budget{Tokens: exact}
+	_, err = Run(t.Context(), opts)
+	require.Error(t, err, "the tools' definitions make the request larger")
+	m = regexp.MustCompile(`give at least ([0-9]+)$`).FindStringSubmatch(err.Error())
+	require.NotNil(t, m, err.Error())
+	native, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	assert.Greater(t, native, exact+1000, "a few thousand bytes of definitions")
+	assert.Len(t, srv.Requests(), 1, "nothing sent")
 }
 
 func TestNoPriceIsUnknown(t *testing.T) {

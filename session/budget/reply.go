@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -96,4 +97,18 @@ func ceilFigure(v float64) float64 {
 		f = math.Round(v*1e4+1) / 1e4
 	}
 	return f
+}
+
+// ToolsEstimate is the estimate, in tokens, of the native tools'
+// definitions a request carries besides its messages, which the window's
+// estimate does not see: a token per bytesPerToken of their JSON.
+func ToolsEstimate(tools []model.Tool) int {
+	if len(tools) == 0 {
+		return 0
+	}
+	b, err := json.Marshal(tools)
+	if err != nil {
+		return 0
+	}
+	return (len(b) + bytesPerToken - 1) / bytesPerToken
 }

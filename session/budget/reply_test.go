@@ -195,3 +195,12 @@ func FuzzReplyTokens(f *testing.F) {
 		}
 	})
 }
+
+func TestToolsEstimate(t *testing.T) {
+	t.Parallel()
+	assert.Zero(t, ToolsEstimate(nil))
+	one := model.Tool{Name: "read_file", Description: "Read a file.", Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+	n := ToolsEstimate([]model.Tool{one})
+	assert.GreaterOrEqual(t, n, (len(one.Name)+len(one.Description)+len(one.Parameters))/bytesPerToken, "every byte of the definition counts")
+	assert.Greater(t, ToolsEstimate([]model.Tool{one, one}), n)
+}
