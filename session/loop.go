@@ -273,7 +273,8 @@ func (s *run) interruptedTurn(t *turnRun) (outcome, bool) {
 // no reply, the record).
 func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry, out outcome, end bool) {
 	msgs := s.window.Build(*entries)
-	if berr := s.overBudget(s.window.LastEstimate()); berr != nil {
+	est := s.window.LastEstimate() + s.toolsEstimate()
+	if berr := s.overBudget(est); berr != nil {
 		t.hb.End()
 		return budget.Entry{}, outcome{status: state.BudgetExhausted, err: berr}, true
 	}
@@ -283,7 +284,7 @@ func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry,
 	reply.Content = s.scrub(reply.Content)
 	s.rec.Turns++
 	s.report.Turns++
-	counted := s.spent(reply, s.window.LastEstimate())
+	counted := s.spent(reply, est)
 	t.step = Step{Turn: s.rec.Turns, Tokens: counted.TotalTokens}
 	var me *model.Error
 	if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
@@ -381,10 +382,11 @@ func (s *run) complete(ctx context.Context, msgs []model.Message) (model.Reply, 
 	defer cancel()
 	s.window.Sent()
 	s.report.Context = s.window.Stats()
-	if tc, ok := s.opts.Services.Client.(ToolCompleter); ok && s.native() {
+	c := s.client()
+	if tc, ok := c.(ToolCompleter); ok && s.native() {
 		return tc.CompleteTools(turnCtx, msgs, nativeTools(s.tools))
 	}
-	return s.opts.Services.Client.Complete(turnCtx, msgs)
+	return c.Complete(turnCtx, msgs)
 }
 
 // modelFailure classifies a failed call to the model.

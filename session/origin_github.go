@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/land"
 )
 
@@ -71,12 +72,13 @@ func (r githubRepo) land(ctx context.Context, s *run) error {
 // landWork is what landing needs of the run.
 func (s *run) landWork() *land.Work {
 	rec := s.rec
-	line, spent := "", ""
+	line, spent, topUp := "", "", ""
 	if s.report.Contract.Broken() {
 		line = s.report.Contract.Line()
 	}
 	if s.spend.exhausted {
-		spent = s.budgetReport().Line()
+		r := s.budgetReport()
+		spent, topUp = r.Line(), budget.ResumeCommand(rec.ID, r.TopUp())
 	}
 	passed, failing := s.report.Contract.Counts()
 	checked := passed + failing
@@ -93,7 +95,7 @@ func (s *run) landWork() *land.Work {
 		},
 		Texts: land.Texts{
 			// Beside the model's summary, above, when its own last run denies it.
-			Summary: rec.Summary, Prompt: rec.Prompt, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(), BudgetLine: spent,
+			Summary: rec.Summary, Prompt: rec.Prompt, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(), BudgetLine: spent, TopUpCommand: topUp,
 			Model: rec.Model, Verify: string(rec.Verify), Issue: rec.Issue, Turns: rec.Turns,
 			Tokens: rec.Usage.TotalTokens, PromptTokens: rec.Usage.PromptTokens, CompletionTokens: rec.Usage.CompletionTokens, CostUSD: rec.CostUSD,
 		},

@@ -102,6 +102,9 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, configError(err)
 	}
+	if err := checkFirstRequest(opts, checks, instruction, mode); err != nil {
+		return nil, err
+	}
 	rec := &Record{
 		ID: id,
 		RecordTask: RecordTask{

@@ -3,10 +3,14 @@ package session
 import (
 	"fmt"
 	"math"
+	"strings"
 
+	"github.com/coreagent/core/sandbox/lang"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/contract"
 	"github.com/coreagent/core/session/model"
-	"github.com/coreagent/core/session/state"
+	"github.com/coreagent/core/session/protocol"
+	"github.com/coreagent/core/session/review"
 )
 
 // spend is what a run knows of its spending between requests.
@@ -17,6 +21,9 @@ type spend struct {
 	// next is the estimate of the request the budget refused.
 	nextTokens int
 	nextUSD    *float64
+	// maxTokens is the max_tokens of the request about to be sent: what
+	// the budget leaves for its reply (0: no budget, no bound).
+	maxTokens int
 	// exhausted is set once the budget stopped the run: what lands is
 	// marked.
 	exhausted bool
@@ -61,7 +68,7 @@ func (s *run) startSpend(resumed bool) {
 		}
 		rec.Budget = &b
 		if resumed {
-			fmt.Fprintf(o.Live.Progress, "budget topped up: %s\n", s.budgetReport().Line())
+			fmt.Fprintf(o.Live.Progress, "budget topped up: %s\n", budget.TopUpLine(o.Limits.Budget, b, budget.Spent{Tokens: rec.Usage.TotalTokens, USD: rec.CostUSD}))
 		}
 	}
 	s.report.Price = rec.Price
@@ -69,14 +76,21 @@ func (s *run) startSpend(resumed bool) {
 		zero := 0.0
 		s.report.CostUSD = &zero
 	}
-	if rec.Budget != nil {
-		if c, ok := s.opts.Services.Client.(interface {
-			WithMaxTokens(n int) *model.Client
-		}); ok {
-			// The reply is bounded by the allowance the check counts.
-			s.opts.Services.Client = c.WithMaxTokens(budget.CompletionAllowance)
-		}
+}
+
+// maxTokensClient is a model client whose replies can be bounded;
+// *model.Client is one.
+type maxTokensClient interface {
+	WithMaxTokens(n int) *model.Client
+}
+
+// client is the model client for the request about to be sent: under a
+// budget, its reply is bounded by what the budget check left it.
+func (s *run) client() Completer {
+	if c, ok := s.opts.Services.Client.(maxTokensClient); ok && s.spend.maxTokens > 0 {
+		return c.WithMaxTokens(s.spend.maxTokens)
 	}
+	return s.opts.Services.Client
 }
 
 // checkBudgetPrice refuses a budget in dollars that no price can count,
@@ -90,37 +104,92 @@ func checkBudgetPrice(o Options, rec *Record) error {
 	return nil
 }
 
+// checkFirstRequest refuses, before the session exists, a budget that
+// cannot fit its first request: the system prompt and the instruction,
+// as far as they are known before the clone, and a reply of
+// budget.ReplyFloor. What only the repository holds (its AGENTS.md, the
+// commands its languages allow under a build or test tier) is left out,
+// so the figure is a lower bound.
+func checkFirstRequest(opts Options, checks []contract.Check, instruction, mode string) error {
+	if !opts.Limits.Budget.Set() {
+		return nil
+	}
+	kind, tier := kindOf(opts.Goal), opts.Verification.Verify
+	verify := contractRule(tier, checks)
+	if len(lang.AllowedIn(tier, nil)) == 0 {
+		// A tier that allows no command says so whatever the languages.
+		verify = verifyRule(tier, nil) + verify
+	}
+	set := toolsFor(&Record{RecordTask: RecordTask{Kind: kind}})
+	system := protocol.SystemPrompt(protocol.PromptConfig{
+		ToolDocs: set.Doc(),
+		Verify:   verify,
+		Native:   mode == ToolCallsNative,
+		Rules:    review.Rules(kind),
+	})
+	if !opts.Inference.Think {
+		instruction = strings.TrimRight(instruction, "\n") + "\n\n" + protocol.NoThink
+	}
+	est := budget.RequestEstimate([]model.Message{{Role: model.RoleSystem, Content: system}, {Role: model.RoleUser, Content: instruction}})
+	if mode == ToolCallsNative {
+		est += budget.ToolsEstimate(nativeTools(set))
+	}
+	if option, err := budget.FirstFit(opts.Limits.Budget, opts.Limits.Price, est, true); err != nil {
+		return &ConfigError{Option: option, Err: err}
+	}
+	return nil
+}
+
+// toolsEstimate is the estimate of the native tools' definitions a
+// request carries besides its messages: 0 in text mode.
+func (s *run) toolsEstimate() int {
+	if !s.native() {
+		return 0
+	}
+	return budget.ToolsEstimate(nativeTools(s.tools))
+}
+
 // overBudget says why a request whose prompt the context window estimates
 // at est tokens must not be sent, or returns nil when it fits the budget
-// with the completion allowance.
+// with a reply of at least budget.ReplyFloor; then the request asks for
+// what the budget leaves (s.spend.maxTokens), at most
+// budget.CompletionAllowance.
 func (s *run) overBudget(est int) error {
 	b := s.rec.Budget
 	if b == nil {
 		return nil
 	}
 	prompt := int(min(float64(est)*s.spend.ratio+0.5, math.MaxInt/2))
-	s.spend.nextTokens = model.SaturatingAdd(prompt, budget.CompletionAllowance)
+	reply := budget.ReplyTokens(*b, s.rec.Price, budget.Spent{Tokens: s.rec.Usage.TotalTokens, USD: s.rec.CostUSD}, prompt)
+	s.spend.maxTokens = max(reply, budget.ReplyFloor)
+	if reply >= budget.ReplyFloor {
+		return nil
+	}
+	s.spend.nextTokens = model.SaturatingAdd(prompt, budget.ReplyFloor)
 	s.spend.nextUSD = nil
 	if p := s.rec.Price; p != nil {
-		c := p.Cost(prompt, budget.CompletionAllowance)
+		c := p.Cost(prompt, budget.ReplyFloor)
 		s.spend.nextUSD = &c
 	}
+	s.spend.exhausted = true
+	r := s.budgetReport()
+	hint := fmt.Sprintf("%s tops it up and continues", budget.ResumeCommand(s.rec.ID, r.TopUp()))
+	if s.rec.Kind == review.Kind {
+		hint = "a review is not resumed: run core review again with a larger budget"
+	}
 	if b.Tokens > 0 && model.SaturatingAdd(s.rec.Usage.TotalTokens, s.spend.nextTokens) > b.Tokens {
-		return fmt.Errorf("the budget of %d tokens (--budget-tokens) would be passed: %d spent, and the next request may take about %d more; core session resume %s --budget-tokens N continues with N more",
-			b.Tokens, s.rec.Usage.TotalTokens, s.spend.nextTokens, s.rec.ID)
+		return fmt.Errorf("the budget of %d tokens (--budget-tokens) would be passed: %d spent, and the next request needs about %d more (its prompt and a reply of at least %d); %s",
+			b.Tokens, s.rec.Usage.TotalTokens, s.spend.nextTokens, budget.ReplyFloor, hint)
 	}
-	if b.USD > 0 && s.rec.CostUSD != nil && *s.rec.CostUSD+*s.spend.nextUSD > b.USD {
-		return fmt.Errorf("the budget of $%.4f (--budget-usd) would be passed: %s spent, and the next request may cost up to %s more; core session resume %s --budget-usd N continues with $N more",
-			b.USD, budget.CostText(s.rec.CostUSD), budget.CostText(s.spend.nextUSD), s.rec.ID)
-	}
-	return nil
+	return fmt.Errorf("the budget of $%.4f (--budget-usd) would be passed: %s spent, and the next request needs about %s more (its prompt and a reply of at least %d tokens); %s",
+		b.USD, budget.CostText(s.rec.CostUSD), budget.CostText(s.spend.nextUSD), budget.ReplyFloor, hint)
 }
 
 // spent counts what one reply cost, to the session and to this run, and
 // learns how the server's count compares with the estimate est of its
 // request; it returns what the request counted (countUsage).
 func (s *run) spent(reply model.Reply, est int) model.Usage {
-	u, ok := budget.CountUsage(reply.Usage, reply.Estimate, budget.RequestCeiling(est, s.rec.Budget != nil))
+	u, ok := budget.CountUsage(reply.Usage, reply.Estimate, budget.RequestCeiling(est, s.spend.maxTokens))
 	if !ok && !s.spend.refusedNoted {
 		s.spend.refusedNoted = true
 		fmt.Fprintf(s.opts.Live.Progress, "usage refused: the model server reported %d prompt, %d completion, %d total tokens for one request, outside what it could hold; it counts at core's own estimate (%d tokens), as does any other such report this run\n",
@@ -160,7 +229,7 @@ func (s *run) budgetReport() *budget.BudgetReport {
 		c := *s.rec.CostUSD
 		r.SpentUSD = &c
 	}
-	if s.rec.Status == state.BudgetExhausted {
+	if s.spend.exhausted {
 		r.Exhausted, r.NextTokens, r.NextUSD = true, s.spend.nextTokens, s.spend.nextUSD
 	}
 	return r

@@ -218,7 +218,7 @@ func spendSettings() []Setting {
 				r.priceOut = &f
 				return err
 			}},
-		{Name: BudgetUSD, Flag: true, Input: true, Usage: fmt.Sprintf("the most the session may spend, in dollars (needs a price); before each request core checks that what was spent, the request and a reply of %d tokens fit, else it sends nothing more, lands the work as a draft marked [budget exhausted] and ends budget_exhausted; on resume, a top-up added to it (default none)", budget.CompletionAllowance),
+		{Name: BudgetUSD, Flag: true, Input: true, Usage: fmt.Sprintf("the most the session may spend, in dollars (needs a price); each request asks for a reply of what the budget leaves after what was spent and the request (max_tokens, at most %d); when that is under %d tokens core sends nothing more, lands the work as a draft marked [budget exhausted] and ends budget_exhausted; a budget too small for the first request is refused before the session starts, naming the smallest that fits; on resume, a top-up added to it (default none)", budget.CompletionAllowance, budget.ReplyFloor),
 			apply: func(r *resolved, v string) error {
 				f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(v), "$"), 64)
 				if err != nil || f <= 0 {

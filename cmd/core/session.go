@@ -22,6 +22,7 @@ import (
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/review"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
@@ -390,11 +391,13 @@ func (e *env) finish(rep *session.Report, err error, asJSON bool) error {
 		dir = filepath.Join(home, "sessions", rep.ID)
 	}
 	writeReceiptLine(e.stderr, rep, dir)
-	switch rep.Status {
-	case state.Partial, state.Cancelled:
-		fmt.Fprintf(e.stderr, "to continue: core session resume %s %q\n", rep.ID, "carry on where you stopped")
-	case state.BudgetExhausted:
-		fmt.Fprintf(e.stderr, "to continue with more budget: core session resume %s %q --budget-usd N (or --budget-tokens N)\n", rep.ID, "carry on where you stopped")
+	// A review is not resumed: no hint for one.
+	switch status := rep.Status; {
+	case rep.Kind == review.Kind:
+	case status == state.Partial, status == state.Cancelled:
+		fmt.Fprintf(e.stderr, "to continue: %s\n", budget.ResumeCommand(rep.ID, ""))
+	case status == state.BudgetExhausted:
+		fmt.Fprintf(e.stderr, "to continue with more budget: %s\n", budget.ResumeCommand(rep.ID, rep.Budget.TopUp()))
 	}
 	if asJSON {
 		if err := writeJSON(e.rawStdout, rep); err != nil {

@@ -13,9 +13,9 @@ import (
 // to be confused with the context budget (budget.go): that one bounds one
 // request's size, this one what a whole session may cost.
 
-// CompletionAllowance is the completion tokens the budget check counts for
-// a request before it is sent. When a budget is set, each request asks the
-// server for at most that many (max_tokens), so the check's estimate
+// CompletionAllowance is the most completion tokens a request under a
+// budget asks for (max_tokens): each asks for what the budget leaves, at
+// most this and at least ReplyFloor (reply.go), so the check's estimate
 // bounds what the reply can cost.
 const CompletionAllowance = 4096
 
@@ -65,7 +65,7 @@ type BudgetReport struct {
 	SpentTokens int      `json:"spent_tokens"`
 	// Exhausted is set when the next request would have passed the budget
 	// and was not sent; NextTokens and NextUSD are its estimate (prompt
-	// plus the completion allowance).
+	// plus a reply of ReplyFloor).
 	Exhausted  bool     `json:"exhausted"`
 	NextTokens int      `json:"next_tokens,omitempty"`
 	NextUSD    *float64 `json:"next_usd,omitempty"`

@@ -33,12 +33,12 @@ type UsageCeiling struct {
 // RequestCeiling is the ceiling of a request whose messages the context
 // window estimates at est tokens (about a third of their wire bytes): one
 // token per byte plus promptSlack for the prompt; for the reply, the
-// max_tokens core sent (CompletionAllowance, with a budget), else
-// replyCeiling.
-func RequestCeiling(est int, budgeted bool) UsageCeiling {
+// max_tokens core sent (maxTokens, with a budget: what the budget left the
+// reply), else replyCeiling.
+func RequestCeiling(est, maxTokens int) UsageCeiling {
 	c := UsageCeiling{prompt: model.SaturatingAdd(min(max(est, 0), math.MaxInt/bytesPerToken)*bytesPerToken, promptSlack), completion: replyCeiling}
-	if budgeted {
-		c.completion = CompletionAllowance
+	if maxTokens > 0 {
+		c.completion = min(maxTokens, replyCeiling)
 	}
 	return c
 }

@@ -69,13 +69,15 @@ func TestCountUsage(t *testing.T) {
 func TestRequestCeiling(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name     string
-		est      int
-		budgeted bool
-		want     UsageCeiling
+		name      string
+		est       int
+		maxTokens int
+		want      UsageCeiling
 	}{
-		{name: "a byte a token plus the slack, max_tokens with a budget", est: 1000, budgeted: true,
+		{name: "a byte a token plus the slack, max_tokens with a budget", est: 1000, maxTokens: CompletionAllowance,
 			want: UsageCeiling{prompt: 3000 + promptSlack, completion: CompletionAllowance}},
+		{name: "a lowered max_tokens is the reply's ceiling", est: 1000, maxTokens: ReplyFloor,
+			want: UsageCeiling{prompt: 3000 + promptSlack, completion: ReplyFloor}},
 		{name: "no budget: the reply ceiling", est: 1000,
 			want: UsageCeiling{prompt: 3000 + promptSlack, completion: replyCeiling}},
 		{name: "a negative estimate is none", est: -5,
@@ -86,7 +88,7 @@ func TestRequestCeiling(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, RequestCeiling(tt.est, tt.budgeted))
+			assert.Equal(t, tt.want, RequestCeiling(tt.est, tt.maxTokens))
 		})
 	}
 }

@@ -230,8 +230,8 @@ func (s *Work) PullComment() string {
 // unfinished and how much was spent of what.
 func (s *Work) writeSpent(b *strings.Builder) {
 	if s.Exhausted {
-		fmt.Fprintf(b, "**%s** The run stopped before its next request: %s. The work is unfinished and unchecked; `core session resume %s --budget-usd N` (or `--budget-tokens N`) continues it.\n\n",
-			strings.TrimSpace(BudgetTitlePrefix), s.BudgetLine, s.ID)
+		fmt.Fprintf(b, "**%s** The run stopped before its next request: %s. The work is unfinished and unchecked; `%s` tops the budget up and continues it.\n\n",
+			strings.TrimSpace(BudgetTitlePrefix), s.BudgetLine, s.TopUpCommand)
 	}
 }
 

@@ -113,10 +113,12 @@ type Verdict struct {
 // Texts is what the pull request, its comment and a review say: the
 // model's summary (or the prompt, or the issue, for a title), the
 // contract's table with the model's own runs (Verification), what the
-// budget allowed when it stopped the run (BudgetLine), and the session's
-// model, tier, turns, tokens and cost.
+// budget allowed when it stopped the run (BudgetLine) and the command that
+// tops it up (TopUpCommand), and the session's model, tier, turns, tokens
+// and cost.
 type Texts struct {
 	Summary, Prompt, Verification, BudgetLine string
+	TopUpCommand                              string
 	Model, Verify                             string
 	Issue, Turns                              int
 	Tokens, PromptTokens, CompletionTokens    int
