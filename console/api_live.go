@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/clip"
+	"github.com/coreagent/core/session/state"
 )
 
 // A live run's events come in batches: at most maxEventBatch events and
@@ -52,8 +53,7 @@ func (c *Console) postEvents(w http.ResponseWriter, r *http.Request) {
 		c.refuse(w, r, http.StatusBadRequest, id.Login, err.Error())
 		return
 	}
-	status, err := checkBatch(&b)
-	if err != nil {
+	if err := checkBatch(&b); err != nil {
 		c.refuse(w, r, http.StatusBadRequest, id.Login, err.Error())
 		return
 	}
@@ -78,39 +78,67 @@ func (c *Console) postEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.heardFrom(r.Context(), sid)
-	if status != "" && len(run.Report) <= 2 {
-		if err := c.cfg.Store.SetLiveStatus(r.Context(), sid, status); err != nil {
-			c.cfg.Logger.Error().Err(err).Msg("Setting a live run's status failed")
+	if len(run.Report) <= 2 {
+		if err := c.cfg.Store.SetLive(r.Context(), sid, liveProgress(run, b.Events)); err != nil {
+			c.cfg.Logger.Error().Err(err).Msg("Setting a live run's progress failed")
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"next": next})
 }
 
-// checkBatch checks a batch's fields and returns the last state it tells.
-func checkBatch(b *eventBatch) (status string, err error) {
+// checkBatch checks a batch's fields and that each event has a kind.
+func checkBatch(b *eventBatch) error {
 	switch {
 	case validRepo(b.Repo) != nil:
-		return "", errors.New("the batch's " + validRepo(b.Repo).Error())
+		return errors.New("the batch's " + validRepo(b.Repo).Error())
 	case b.Seq < 0:
-		return "", fmt.Errorf("seq is the position of the batch's first event, from 0, got %d", b.Seq)
+		return fmt.Errorf("seq is the position of the batch's first event, from 0, got %d", b.Seq)
 	case len(b.Events) == 0:
-		return "", errors.New("the batch has no events")
+		return errors.New("the batch has no events")
 	case len(b.Events) > maxEventBatch:
-		return "", fmt.Errorf("the batch has %d events; send at most %d a request", len(b.Events), maxEventBatch)
+		return fmt.Errorf("the batch has %d events; send at most %d a request", len(b.Events), maxEventBatch)
 	}
 	for i, raw := range b.Events {
-		var e struct {
-			Kind   string `json:"kind"`
-			Status string `json:"status"`
-		}
-		if err := json.Unmarshal(raw, &e); err != nil || e.Kind == "" {
-			return "", fmt.Errorf("event %d of the batch is not an event of events.jsonl (an object with a kind)", b.Seq+int64(i))
-		}
-		if e.Kind == "state" && e.Status != "" {
-			status = e.Status
+		if eventKind(raw) == "" {
+			return fmt.Errorf("event %d of the batch is not an event of events.jsonl (an object with a kind)", b.Seq+int64(i))
 		}
 	}
-	return status, nil
+	return nil
+}
+
+// liveProgress is what run's events told of it, those before (as the
+// store keeps them) and then these: the last state, the goal, the turns,
+// and what the run spent by its last event that says (session/live's
+// Event fields). The status is "" when these tell none.
+func liveProgress(run *Run, events []json.RawMessage) LiveProgress {
+	p := LiveProgress{Goal: run.Goal, Turns: run.Turns, Tokens: run.Tokens, CostUSD: run.CostUSD}
+	for _, raw := range events {
+		var e struct {
+			Kind    string   `json:"kind"`
+			Status  string   `json:"status"`
+			Goal    string   `json:"goal"`
+			Turn    int      `json:"turn"`
+			Tokens  int      `json:"tokens"`
+			CostUSD *float64 `json:"cost_usd"`
+		}
+		if json.Unmarshal(raw, &e) != nil {
+			continue
+		}
+		switch e.Kind {
+		case "state":
+			p.Status = firstOf(e.Status, p.Status)
+			p.Goal = firstOf(p.Goal, clip.Line(e.Goal, 200))
+		case "turn":
+			p.Turns = max(p.Turns, e.Turn)
+		default:
+			continue
+		}
+		p.Tokens = max(p.Tokens, e.Tokens)
+		if e.CostUSD != nil && *e.CostUSD >= 0 {
+			p.CostUSD = e.CostUSD
+		}
+	}
+	return p
 }
 
 // liveRun finds the run events are sent for, or puts it on the console
@@ -214,7 +242,8 @@ func (c *Console) getEvents(w http.ResponseWriter, r *http.Request) {
 	if controls == nil {
 		controls = []*RunControl{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": run.Status, "live": isLive(run), "events": events, "controls": controls})
+	writeJSON(w, http.StatusOK, map[string]any{"status": run.Status, "live": isLive(run), "events": events, "controls": controls,
+		"progress": progressOf(run)})
 }
 
 // isLive reports whether run is live on the console: it sends its
@@ -342,7 +371,7 @@ func eventLine(raw json.RawMessage) string {
 	at := e.Time.UTC().Format("15:04:05")
 	switch e.Kind {
 	case "state":
-		line := at + "  " + e.Status
+		line := at + "  " + state.Status(e.Status).Word()
 		if e.FailureKind != "" {
 			line += " (" + e.FailureKind + ")"
 		}
