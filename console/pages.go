@@ -58,9 +58,12 @@ type page struct {
 	Report   string
 	Contract *contractView
 	Commands []*Command
-	Audit    []*AuditEntry
-	Repos    []forgerRepo
-	Live     *liveView // the run page of a run that sent its events
+	// RunEndings are how the runs of the queue's results ended, by
+	// session id.
+	RunEndings map[string]*Ending
+	Audit      []*AuditEntry
+	Repos      []forgerRepo
+	Live       *liveView // the run page of a run that sent its events
 	// ConfirmStop asks, on a live run's page, whether to stop it: the
 	// Stop button leads here (?confirm=stop), so it works without script.
 	ConfirmStop bool

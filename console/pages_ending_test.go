@@ -126,6 +126,12 @@ func TestTopUp(t *testing.T) {
 	assert.Equal(t, Limits{BudgetUSD: 2.5}, cmd.Limits)
 	assert.Equal(t, topUpInstruction, cmd.Instruction, "an empty box carries on")
 	assert.Equal(t, "acme/app", cmd.Repo)
+
+	status, body = h.call(t, http.MethodPost, "/api/session-commands/"+strconv.FormatInt(cmd.ID, 10)+"/result", h.alice,
+		Result{Claim: cmd.Claim, Status: "failed", Error: "the session ended budget_exhausted", SessionID: "s-exhausted"})
+	require.Equal(t, http.StatusOK, status, string(body))
+	_, page = alice.get(t, "/queue")
+	assert.Contains(t, page, `<span class="badge warn end-exhausted">budget exhausted</span>`, "a result shows how its run ended")
 }
 
 // TestLiveRunShowsItsProgress: a live run's events carry its goal, its
