@@ -22,6 +22,18 @@ const localReport = `{"id":"s-local","repo":"acme/app","status":"completed","tur
 	`"started_at":"2026-12-01T08:00:00Z","ended_at":"2026-12-01T08:01:00Z","goal":"Tidy the docs",` +
 	`"branch":"core/s-local","commit":"89abcdef0123456789abcdef0123456789abcdef","landed":true}`
 
+// sent is a report and the token it is sent with.
+type sent struct{ token, body string }
+
+// reportAll sends each report, as a new run.
+func (h *harness) reportAll(t *testing.T, reports []sent) {
+	t.Helper()
+	for _, r := range reports {
+		status, body := h.call(t, http.MethodPost, "/api/session-runs", r.token, r.body)
+		require.Equal(t, http.StatusCreated, status, string(body))
+	}
+}
+
 // TestRunPagesShowEachEnding: each ending has its own words and badge;
 // only a failed run is in the red box, an exhausted budget is amber with
 // the way to go on instead of a command, and a branch that landed only
@@ -29,16 +41,13 @@ const localReport = `{"id":"s-local","repo":"acme/app","status":"completed","tur
 func TestRunPagesShowEachEnding(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, sqliteStore(t))
-	for _, r := range []struct{ token, body string }{
+	h.reportAll(t, []sent{
 		{h.alice, report("s-exhausted", "budget_exhausted", exhaustedFields)},
 		{h.install, report("s-action-exhausted", "budget_exhausted", exhaustedFields)},
 		{h.alice, report("s-partial", "partial", `,"error":"the run hit its 12 turns"`)},
 		{h.alice, report("s-failed", "failed", failedFields)},
 		{h.alice, localReport},
-	} {
-		status, body := h.call(t, http.MethodPost, "/api/session-runs", r.token, r.body)
-		require.Equal(t, http.StatusCreated, status, string(body))
-	}
+	})
 	b, _ := h.signIn(t, "bob")
 	_, runs := b.get(t, "/runs")
 	assert.Contains(t, row(t, runs, "s-exhausted"), `<span class="badge warn end-exhausted">budget exhausted</span>`)
@@ -78,14 +87,11 @@ func TestRunPagesShowEachEnding(t *testing.T) {
 func TestTopUp(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, sqliteStore(t))
-	for _, r := range []struct{ token, body string }{
+	h.reportAll(t, []sent{
 		{h.alice, report("s-exhausted", "budget_exhausted", exhaustedFields)},
 		{h.install, report("s-action-exhausted", "budget_exhausted", exhaustedFields)},
 		{h.alice, report("s-done", "completed", "")},
-	} {
-		status, body := h.call(t, http.MethodPost, "/api/session-runs", r.token, r.body)
-		require.Equal(t, http.StatusCreated, status, string(body))
-	}
+	})
 	alice, _ := h.signIn(t, "alice")
 	bob, _ := h.signIn(t, "bob")
 	for _, tt := range []struct {

@@ -32,10 +32,7 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 	if ws == nil {
 		return
 	}
-	refuse := c.refuse
-	if wantsPage(r) {
-		refuse = c.refusePage
-	}
+	refuse := c.refuserFor(r)
 	sid := r.PathValue("id")
 	kind := strings.TrimSpace(r.PostFormValue("action"))
 	text := strings.TrimSpace(r.PostFormValue("text"))
@@ -110,10 +107,7 @@ func (c *Console) postTopUp(w http.ResponseWriter, r *http.Request) {
 	if ws == nil {
 		return
 	}
-	refuse := c.refuse
-	if wantsPage(r) {
-		refuse = c.refusePage
-	}
+	refuse := c.refuserFor(r)
 	sid := r.PathValue("id")
 	usd, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(r.PostFormValue("budget_usd")), "$"), 64)
 	if err != nil || !(usd > 0) {
