@@ -42,8 +42,8 @@ func TestRunPagesShowEachEnding(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, sqliteStore(t))
 	h.reportAll(t, []sent{
-		{h.alice, report("s-exhausted", "budget_exhausted", exhaustedFields)},
-		{h.install, report("s-action-exhausted", "budget_exhausted", exhaustedFields)},
+		{h.alice, report("s-exhausted", "budget_exhausted", exhaustedFields+`,"run_url":"https://console.example/runs/s-exhausted"`)},
+		{h.install, report("s-action-exhausted", "budget_exhausted", exhaustedFields+`,"run_url":"https://github.example/acme/app/actions/runs/777"`)},
 		{h.alice, report("s-partial", "partial", `,"error":"the run hit its 12 turns"`)},
 		{h.alice, report("s-failed", "failed", failedFields)},
 		{h.alice, localReport},
@@ -59,11 +59,14 @@ func TestRunPagesShowEachEnding(t *testing.T) {
 	assert.Contains(t, page, `<form method="post" action="/runs/s-exhausted/topup" id="topup">`, "a run of a person's machine is topped up from its page")
 	box := page[strings.Index(page, `id="exhausted"`):]
 	assert.NotContains(t, box[:strings.Index(box, "</div>")], "core session resume", "no command to copy")
+	assert.NotContains(t, page, "workflow run", "a serve run's page is the console's, not a workflow's")
 	assert.NotContains(t, page, `class="err"`, "an exhausted budget is not a failure")
 
 	_, page = b.get(t, "/runs/s-action-exhausted")
 	assert.Contains(t, page, `id="rerun">To go on, run it again with a larger budget: raise <code>budget_usd</code>`)
 	assert.NotContains(t, page, `id="topup"`, "a workflow's run is not resumed on a machine")
+	assert.Contains(t, page, `<a id="workflow-link" href="https://github.example/acme/app/actions/runs/777">The workflow run</a>`)
+	assert.Contains(t, page, `workflow run <a href="https://github.example/acme/app/actions/runs/777">#777</a>`)
 
 	_, page = b.get(t, "/runs/s-partial")
 	assert.Contains(t, page, `<div class="note warn" id="failure"><b>partial</b>: the run hit its 12 turns</div>`)
@@ -88,7 +91,7 @@ func TestTopUp(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, sqliteStore(t))
 	h.reportAll(t, []sent{
-		{h.alice, report("s-exhausted", "budget_exhausted", exhaustedFields)},
+		{h.alice, report("s-exhausted", "budget_exhausted", exhaustedFields+`,"run_url":"https://console.example/runs/s-exhausted"`)},
 		{h.install, report("s-action-exhausted", "budget_exhausted", exhaustedFields)},
 		{h.alice, report("s-done", "completed", "")},
 	})

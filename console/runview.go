@@ -30,6 +30,7 @@ type reportDetail struct {
 	DryRun      bool          `json:"dry_run"`
 	Signature   string        `json:"signature"`
 	CheckRun    string        `json:"check_run"`
+	RunURL      string        `json:"run_url"`
 	StartedAt   time.Time     `json:"started_at"`
 	EndedAt     time.Time     `json:"ended_at"`
 	DiffStat    *struct {
@@ -61,8 +62,8 @@ func detailOf(run *Run) *reportDetail {
 
 // fill sets the run's fields that come from its report: the goal (the
 // prompt or the issue's title, else the first line of the model's
-// summary), the failure, the cost, the kind (change or review) and a
-// review's findings' counts.
+// summary), the failure, the cost, the kind (change or review), a
+// review's findings' counts and an Action run's workflow run.
 func (run *Run) fill(d *reportDetail) {
 	run.Goal = firstOf(clip.Line(d.Goal, 200), clip.Line(firstLine(d.Summary), 200), run.Goal)
 	run.FailureKind = firstOf(d.FailureKind, run.FailureKind)
@@ -72,6 +73,11 @@ func (run *Run) fill(d *reportDetail) {
 	}
 	if d.Issue != 0 {
 		run.Issue = d.Issue
+	}
+	if run.Trigger == TriggerAction && web(d.RunURL) {
+		// The Action's run names its workflow run (a serve run's page is
+		// this console's own, not a workflow's).
+		run.WorkflowURL = firstOf(run.WorkflowURL, d.RunURL)
 	}
 	if len(run.Report) > 2 {
 		run.Kind = firstOf(clip.Line(d.Kind, 40), "change")
