@@ -61,6 +61,12 @@ func (c *Console) postEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	held, err := c.heldBefore(r, run)
+	if err != nil {
+		c.cfg.Logger.Error().Err(err).Msg("Reading a run's events failed")
+		fail(w, http.StatusInternalServerError, "could not read the events of run %s; send them again", sid)
+		return
+	}
 	next, err := c.cfg.Store.AppendEvents(r.Context(), sid, b.Seq, b.Events, c.cfg.Now().UTC())
 	switch {
 	case errors.Is(err, ErrEventGap):
@@ -77,13 +83,74 @@ func (c *Console) postEvents(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, "could not store the events; send them again")
 		return
 	}
+	if resumedIn(&b, held) {
+		run = c.reopen(r, id, run)
+	}
 	c.heardFrom(r.Context(), sid)
 	if len(run.Report) <= 2 {
-		if err := c.cfg.Store.SetLive(r.Context(), sid, liveProgress(run, b.Events)); err != nil {
+		// Only what is new: a resumed run's events before its resume
+		// are its last run's.
+		fresh := b.Events[min(int64(len(b.Events)), max(0, held+1-b.Seq)):]
+		if err := c.cfg.Store.SetLive(r.Context(), sid, liveProgress(run, fresh)); err != nil {
 			c.cfg.Logger.Error().Err(err).Msg("Setting a live run's progress failed")
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"next": next})
+}
+
+// heldBefore is the position of the last event the console holds of a
+// run that has sent its report, -1 with none; a live run's is not needed
+// (see resumedIn).
+func (c *Console) heldBefore(r *http.Request, run *Run) (int64, error) {
+	if len(run.Report) <= 2 {
+		return -1, nil
+	}
+	last, err := c.cfg.Store.LastEvents(r.Context(), run.SessionID, 1)
+	if err != nil || len(last) == 0 {
+		return -1, err
+	}
+	return last[0].Seq, nil
+}
+
+// resumedIn reports whether the batch tells, among the events past held
+// (those new to the console), that the run starts again: a session
+// resumed after it reported (core session resume, a top-up). A batch sent
+// again tells nothing new.
+func resumedIn(b *eventBatch, held int64) bool {
+	for i, raw := range b.Events {
+		if b.Seq+int64(i) <= held {
+			continue
+		}
+		var e struct {
+			Kind   string `json:"kind"`
+			Status string `json:"status"`
+		}
+		if json.Unmarshal(raw, &e) == nil && e.Kind == "state" && e.Status == "starting" {
+			return true
+		}
+	}
+	return false
+}
+
+// reopen makes a run that had reported live again, for a resumed session:
+// its old report goes (the new run sends one for the whole session when it
+// ends), and its page follows it again. It returns the run as it now
+// stands; on a failure, as it was.
+func (c *Console) reopen(r *http.Request, id Identity, run *Run) *Run {
+	if len(run.Report) <= 2 {
+		return run
+	}
+	again := *run
+	again.Report, again.Status, again.Verdict, again.CostUSD, again.detail = nil, "starting", "", nil, nil
+	again.Turns, again.Tokens, again.Duration = 0, 0, 0
+	if _, err := c.cfg.Store.PutRun(r.Context(), &again); err != nil {
+		c.cfg.Logger.Error().Err(err).Msg("Reopening a resumed run failed")
+		return run
+	}
+	if err := c.audit(r.Context(), id.Login, "report", run.SessionID, "the run was resumed: live again until its next report"); err != nil {
+		c.cfg.Logger.Error().Err(err).Msg("Auditing a resumed run failed")
+	}
+	return &again
 }
 
 // checkBatch checks a batch's fields and that each event has a kind.

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -207,4 +208,42 @@ func TestStopAsksFirst(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cs, 1)
 	assert.Equal(t, ControlStop, cs[0].Kind)
+}
+
+// TestResumedRunIsLiveAgain: a session resumed after it reported (a
+// top-up) is live on its page again, counted afresh from its new events;
+// a batch of old events sent again after the report changes nothing.
+func TestResumedRunIsLiveAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	first := []json.RawMessage{
+		json.RawMessage(`{"time":"2026-12-01T08:00:00Z","kind":"state","status":"starting","goal":"Port the parser","cost_usd":0}`),
+		json.RawMessage(`{"time":"2026-12-01T08:00:05Z","kind":"turn","turn":1,"tool":"read_file","target":"a.go","tokens":5000,"cost_usd":0.48}`),
+	}
+	send := func(seq int, evs []json.RawMessage) {
+		t.Helper()
+		status, body := h.call(t, http.MethodPost, "/api/session-runs/s-exhausted/events", h.alice, map[string]any{"repo": "acme/app", "seq": seq, "events": evs})
+		require.Equal(t, http.StatusOK, status, string(body))
+	}
+	send(0, first)
+	status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, report("s-exhausted", "budget_exhausted", exhaustedFields))
+	require.Equal(t, http.StatusOK, status, string(body))
+
+	send(0, first)
+	run, err := h.store.GetRun(t.Context(), "s-exhausted")
+	require.NoError(t, err)
+	assert.Equal(t, "budget_exhausted", run.Status, "old events sent again reopen nothing")
+
+	send(0, append(first,
+		json.RawMessage(`{"time":"2026-12-01T09:00:00Z","kind":"state","status":"starting","goal":"Port the parser","cost_usd":0}`),
+		json.RawMessage(`{"time":"2026-12-01T09:00:04Z","kind":"turn","turn":2,"tool":"edit_file","target":"a.go","tokens":700,"cost_usd":0.05}`),
+		json.RawMessage(`{"time":"2026-12-01T09:00:05Z","kind":"state","status":"active","goal":"Port the parser","cost_usd":0.05}`)))
+	assert.Equal(t, "the run was resumed: live again until its next report", h.lastAudit(t).Reason)
+	b, _ := h.signIn(t, "alice")
+	_, page := b.get(t, "/runs/s-exhausted")
+	for _, want := range []string{`<span class="badge busy end-live">working</span>`, `<dd id="tokens">700</dd>`, `<dd id="cost">$0.0500</dd>`,
+		`id="message-form"`, `<h1 id="goal">Port the parser</h1>`} {
+		assert.Contains(t, page, want)
+	}
+	assert.NotContains(t, page, `id="exhausted"`, "the last run's ending is not this one's")
 }
