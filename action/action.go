@@ -205,11 +205,11 @@ func (r *runner) headline(ctx context.Context, id string, idle time.Duration) fu
 		starter := r.starter()
 		switch {
 		case st == state.Idle && prURL != "":
-			text = fmt.Sprintf("core landed its work: %s. It waits %s for more: @%s can comment `/core <message>` (session `%s`).", prURL, idle, starter, id)
+			text = fmt.Sprintf("%s: core landed its work: %s. It waits %s for more: @%s can comment `/core <message>` (session `%s`).", st.Word(), prURL, idle, starter, id)
 		case st == state.Idle:
-			text = fmt.Sprintf("core is idle: @%s can comment `/core <message>` within %s (session `%s`).", starter, idle, id)
+			text = fmt.Sprintf("%s: @%s can comment `/core <message>` within %s (session `%s`).", st.Word(), starter, idle, id)
 		case st == state.Active && prURL != "":
-			text = fmt.Sprintf("core is on it again: %s session `%s`, for @%s's message.", r.t.mode, id, starter)
+			text = fmt.Sprintf("%s: core is on it again, %s session `%s`, for @%s's message.", st.Word(), r.t.mode, id, starter)
 		default:
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/coreagent/core/gh"
+	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/status"
 )
 
@@ -59,7 +60,7 @@ func (a *ActionsRunner) Start(ctx context.Context, client *gh.Client, run *Run, 
 		}
 		return a.Base.setStatus(ctx, client, run, StateFailed, text)
 	}
-	return a.Base.setStatus(ctx, client, run, StateRunning, fmt.Sprintf("running on GitHub Actions (workflow %s).", wf))
+	return a.Base.setStatus(ctx, client, run, StateRunning, fmt.Sprintf("%s on GitHub Actions (workflow %s).", state.Active.Word(), wf))
 }
 
 // Stop cancels the dispatched workflow run, once the Action has named it in

@@ -36,7 +36,7 @@ func TestFixDispatchesOnce(t *testing.T) {
 	assert.Equal(t, "eyes", reactions[0].Content)
 	status := botComments(f, n)
 	require.Len(t, status, 1)
-	assert.Contains(t, status[0].Body, "running on GitHub Actions")
+	assert.Contains(t, status[0].Body, "working on GitHub Actions")
 	assert.Contains(t, status[0].Body, "<!-- core:status:"+runID+" -->")
 	assert.Equal(t, ds[0].Inputs["status_comment_id"], itoa(status[0].ID))
 

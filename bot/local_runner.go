@@ -192,7 +192,7 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 	if err != nil || current == nil || !current.Active() {
 		return // stopped or expired meanwhile
 	}
-	report(StateRunning, "running.")
+	report(StateRunning, state.Active.Word()+".")
 	rep, err := l.session(ctx, run, lr.ctl, func(st state.Status, prURL string, idle time.Duration) {
 		// The headline follows the run's life: landed and waiting for
 		// its starter, or at work again on a message; a stopped run's
@@ -206,9 +206,9 @@ func (l *LocalRunner) work(ctx context.Context, client *gh.Client, run *Run, lr 
 			if prURL != "" {
 				landed = prURL
 			}
-			report(StateRunning, fmt.Sprintf("landed %s; waiting %s for more: @%s can comment `/core <message>`.", landed, idle, run.Actor))
+			report(StateRunning, fmt.Sprintf("%s: landed %s; waiting %s for more: @%s can comment `/core <message>`.", state.Idle.Word(), landed, idle, run.Actor))
 		case st == state.Active && prURL != "":
-			report(StateRunning, fmt.Sprintf("running again, on @%s's message.", run.Actor))
+			report(StateRunning, fmt.Sprintf("%s again, on @%s's message.", state.Active.Word(), run.Actor))
 		}
 	})
 	if rep != nil {

@@ -36,7 +36,7 @@ func TestLinkBack(t *testing.T) {
 	assert.Equal(t, http.StatusOK, f.deliver(t, "pull_request", "lb-2", opened))
 	f.settle(t)
 	assert.Contains(t, statusOf(f, n), "- pull request: https://github.example/octo/hello/pull/9")
-	assert.Contains(t, statusOf(f, n), "running on GitHub Actions", "the headline is not replaced")
+	assert.Contains(t, statusOf(f, n), "working on GitHub Actions", "the headline is not replaced")
 	run, err := f.store.ActiveRun(t.Context(), "octo/hello", n)
 	require.NoError(t, err)
 	assert.Nil(t, run)

@@ -35,7 +35,7 @@ func TestReviewCommand(t *testing.T) {
 		wantRun  bool
 		wantSaid string
 	}{
-		{name: "an open pull request", pull: "open", wantRun: true, wantSaid: "running on GitHub Actions"},
+		{name: "an open pull request", pull: "open", wantRun: true, wantSaid: "working on GitHub Actions"},
 		{name: "an issue", wantSaid: "`/core review` reviews a pull request: comment it on one"},
 		{name: "a closed pull request", pull: "closed", wantSaid: "core: pull request #1 is closed: core reviews only open pull requests (reopen it, or review the branch locally with core review --base)"},
 		{name: "a merged pull request", pull: "merged", wantSaid: "core: pull request #1 is merged: core reviews only open pull requests (a merged one cannot be reopened: review a branch locally with core review --base)"},

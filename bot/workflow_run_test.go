@@ -70,7 +70,7 @@ func TestWorkflowRunEnds(t *testing.T) {
 			assert.Equal(t, tt.wantState, got.State)
 			if tt.wantNote != "" {
 				assert.Contains(t, statusOf(f, n), tt.wantNote)
-				assert.Contains(t, statusOf(f, n), "running on GitHub Actions", "the headline stays")
+				assert.Contains(t, statusOf(f, n), "working on GitHub Actions", "the headline stays")
 			} else {
 				assert.Equal(t, before, statusOf(f, n), "the status comment is untouched")
 			}

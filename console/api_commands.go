@@ -19,8 +19,12 @@ const maxInstruction = 64 << 10
 type commandRequest struct {
 	Repo        string `json:"repo"`
 	Instruction string `json:"instruction"`
+	Resume      string `json:"resume"`
 	Limits      Limits `json:"limits"`
 }
+
+// maxBudgetUSD bounds what one instruction may be given to spend.
+const maxBudgetUSD = 1000
 
 func (c *Console) checkCommand(req *commandRequest) error {
 	req.Repo, req.Instruction = strings.TrimSpace(req.Repo), strings.TrimSpace(req.Instruction)
@@ -35,6 +39,10 @@ func (c *Console) checkCommand(req *commandRequest) error {
 		return fmt.Errorf("the instruction is longer than %d bytes", maxInstruction)
 	case req.Limits.MaxTurns < 0 || req.Limits.MaxTurns > 200:
 		return fmt.Errorf("limits.max_turns must be between 1 and 200, got %d", req.Limits.MaxTurns)
+	case !(req.Limits.BudgetUSD >= 0 && req.Limits.BudgetUSD <= maxBudgetUSD):
+		return fmt.Errorf("limits.budget_usd must be an amount of dollars from 0 to %d, got %v", maxBudgetUSD, req.Limits.BudgetUSD)
+	case req.Resume != "" && !sessionIDPattern.MatchString(req.Resume):
+		return fmt.Errorf("resume must be a session id, got %q", req.Resume)
 	}
 	if t := req.Limits.Timeout; t != "" {
 		d, err := time.ParseDuration(t)
@@ -48,7 +56,7 @@ func (c *Console) checkCommand(req *commandRequest) error {
 // enqueue queues a checked instruction for login, audits it and wakes
 // login's pollers.
 func (c *Console) enqueue(ctx context.Context, login string, req commandRequest) (*Command, error) {
-	cmd := &Command{Target: login, Repo: req.Repo, Instruction: req.Instruction, Limits: req.Limits, CreatedAt: c.cfg.Now().UTC()}
+	cmd := &Command{Target: login, Repo: req.Repo, Instruction: req.Instruction, Resume: req.Resume, Limits: req.Limits, CreatedAt: c.cfg.Now().UTC()}
 	if err := c.cfg.Store.Enqueue(ctx, cmd); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/internal/clip"
+	"github.com/coreagent/core/session/state"
 )
 
 // A live run's events come in batches: at most maxEventBatch events and
@@ -52,13 +53,18 @@ func (c *Console) postEvents(w http.ResponseWriter, r *http.Request) {
 		c.refuse(w, r, http.StatusBadRequest, id.Login, err.Error())
 		return
 	}
-	status, err := checkBatch(&b)
-	if err != nil {
+	if err := checkBatch(&b); err != nil {
 		c.refuse(w, r, http.StatusBadRequest, id.Login, err.Error())
 		return
 	}
 	run, ok := c.liveRun(w, r, id, sid, b.Repo)
 	if !ok {
+		return
+	}
+	held, err := c.heldBefore(r, run)
+	if err != nil {
+		c.cfg.Logger.Error().Err(err).Msg("Reading a run's events failed")
+		fail(w, http.StatusInternalServerError, "could not read the events of run %s; send them again", sid)
 		return
 	}
 	next, err := c.cfg.Store.AppendEvents(r.Context(), sid, b.Seq, b.Events, c.cfg.Now().UTC())
@@ -77,40 +83,129 @@ func (c *Console) postEvents(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusInternalServerError, "could not store the events; send them again")
 		return
 	}
+	if resumedIn(&b, held) {
+		run = c.reopen(r, id, run)
+	}
 	c.heardFrom(r.Context(), sid)
-	if status != "" && len(run.Report) <= 2 {
-		if err := c.cfg.Store.SetLiveStatus(r.Context(), sid, status); err != nil {
-			c.cfg.Logger.Error().Err(err).Msg("Setting a live run's status failed")
+	if len(run.Report) <= 2 {
+		// Only what is new: a resumed run's events before its resume
+		// are its last run's.
+		fresh := b.Events[min(int64(len(b.Events)), max(0, held+1-b.Seq)):]
+		if err := c.cfg.Store.SetLive(r.Context(), sid, liveProgress(run, fresh)); err != nil {
+			c.cfg.Logger.Error().Err(err).Msg("Setting a live run's progress failed")
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"next": next})
 }
 
-// checkBatch checks a batch's fields and returns the last state it tells.
-func checkBatch(b *eventBatch) (status string, err error) {
-	switch {
-	case validRepo(b.Repo) != nil:
-		return "", errors.New("the batch's " + validRepo(b.Repo).Error())
-	case b.Seq < 0:
-		return "", fmt.Errorf("seq is the position of the batch's first event, from 0, got %d", b.Seq)
-	case len(b.Events) == 0:
-		return "", errors.New("the batch has no events")
-	case len(b.Events) > maxEventBatch:
-		return "", fmt.Errorf("the batch has %d events; send at most %d a request", len(b.Events), maxEventBatch)
+// heldBefore is the position of the last event the console holds of a
+// run that has sent its report, -1 with none; a live run's is not needed
+// (see resumedIn).
+func (c *Console) heldBefore(r *http.Request, run *Run) (int64, error) {
+	if len(run.Report) <= 2 {
+		return -1, nil
 	}
+	last, err := c.cfg.Store.LastEvents(r.Context(), run.SessionID, 1)
+	if err != nil || len(last) == 0 {
+		return -1, err
+	}
+	return last[0].Seq, nil
+}
+
+// resumedIn reports whether the batch tells, among the events past held
+// (those new to the console), that the run starts again: a session
+// resumed after it reported (core session resume, a top-up). A batch sent
+// again tells nothing new.
+func resumedIn(b *eventBatch, held int64) bool {
 	for i, raw := range b.Events {
+		if b.Seq+int64(i) <= held {
+			continue
+		}
 		var e struct {
 			Kind   string `json:"kind"`
 			Status string `json:"status"`
 		}
-		if err := json.Unmarshal(raw, &e); err != nil || e.Kind == "" {
-			return "", fmt.Errorf("event %d of the batch is not an event of events.jsonl (an object with a kind)", b.Seq+int64(i))
-		}
-		if e.Kind == "state" && e.Status != "" {
-			status = e.Status
+		if json.Unmarshal(raw, &e) == nil && e.Kind == "state" && e.Status == "starting" {
+			return true
 		}
 	}
-	return status, nil
+	return false
+}
+
+// reopen makes a run that had reported live again, for a resumed session:
+// its old report goes (the new run sends one for the whole session when it
+// ends), and its page follows it again. It returns the run as it now
+// stands; on a failure, as it was.
+func (c *Console) reopen(r *http.Request, id Identity, run *Run) *Run {
+	if len(run.Report) <= 2 {
+		return run
+	}
+	again := *run
+	again.Report, again.Status, again.Verdict, again.CostUSD, again.detail = nil, "starting", "", nil, nil
+	again.Turns, again.Tokens, again.Duration = 0, 0, 0
+	if _, err := c.cfg.Store.PutRun(r.Context(), &again); err != nil {
+		c.cfg.Logger.Error().Err(err).Msg("Reopening a resumed run failed")
+		return run
+	}
+	if err := c.audit(r.Context(), id.Login, "report", run.SessionID, "the run was resumed: live again until its next report"); err != nil {
+		c.cfg.Logger.Error().Err(err).Msg("Auditing a resumed run failed")
+	}
+	return &again
+}
+
+// checkBatch checks a batch's fields and that each event has a kind.
+func checkBatch(b *eventBatch) error {
+	switch {
+	case validRepo(b.Repo) != nil:
+		return errors.New("the batch's " + validRepo(b.Repo).Error())
+	case b.Seq < 0:
+		return fmt.Errorf("seq is the position of the batch's first event, from 0, got %d", b.Seq)
+	case len(b.Events) == 0:
+		return errors.New("the batch has no events")
+	case len(b.Events) > maxEventBatch:
+		return fmt.Errorf("the batch has %d events; send at most %d a request", len(b.Events), maxEventBatch)
+	}
+	for i, raw := range b.Events {
+		if eventKind(raw) == "" {
+			return fmt.Errorf("event %d of the batch is not an event of events.jsonl (an object with a kind)", b.Seq+int64(i))
+		}
+	}
+	return nil
+}
+
+// liveProgress is what run's events told of it, those before (as the
+// store keeps them) and then these: the last state, the goal, the turns,
+// and what the run spent by its last event that says (session/live's
+// Event fields). The status is "" when these tell none.
+func liveProgress(run *Run, events []json.RawMessage) LiveProgress {
+	p := LiveProgress{Goal: run.Goal, Turns: run.Turns, Tokens: run.Tokens, CostUSD: run.CostUSD}
+	for _, raw := range events {
+		var e struct {
+			Kind    string   `json:"kind"`
+			Status  string   `json:"status"`
+			Goal    string   `json:"goal"`
+			Turn    int      `json:"turn"`
+			Tokens  int      `json:"tokens"`
+			CostUSD *float64 `json:"cost_usd"`
+		}
+		if json.Unmarshal(raw, &e) != nil {
+			continue
+		}
+		switch e.Kind {
+		case "state":
+			p.Status = firstOf(e.Status, p.Status)
+			p.Goal = firstOf(p.Goal, clip.Line(e.Goal, 200))
+		case "turn":
+			p.Turns = max(p.Turns, e.Turn)
+		default:
+			continue
+		}
+		p.Tokens = max(p.Tokens, e.Tokens)
+		if e.CostUSD != nil && *e.CostUSD >= 0 {
+			p.CostUSD = e.CostUSD
+		}
+	}
+	return p
 }
 
 // liveRun finds the run events are sent for, or puts it on the console
@@ -214,7 +309,8 @@ func (c *Console) getEvents(w http.ResponseWriter, r *http.Request) {
 	if controls == nil {
 		controls = []*RunControl{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": run.Status, "live": isLive(run), "events": events, "controls": controls})
+	writeJSON(w, http.StatusOK, map[string]any{"status": run.Status, "live": isLive(run), "events": events, "controls": controls,
+		"progress": progressOf(run)})
 }
 
 // isLive reports whether run is live on the console: it sends its
@@ -342,7 +438,7 @@ func eventLine(raw json.RawMessage) string {
 	at := e.Time.UTC().Format("15:04:05")
 	switch e.Kind {
 	case "state":
-		line := at + "  " + e.Status
+		line := at + "  " + state.Status(e.Status).Word()
 		if e.FailureKind != "" {
 			line += " (" + e.FailureKind + ")"
 		}

@@ -289,3 +289,26 @@ func TestLiveRunPageShowsTheLastEvents(t *testing.T) {
 	assert.NotContains(t, page, `data-seq="2"`)
 	assert.Contains(t, resp.Header.Get("Content-Security-Policy"), "script-src 'nonce-", "the live page's one script may run")
 }
+
+// FuzzLiveProgress: whatever a run's events say, what the console keeps
+// of them never goes back (turns, tokens), never has a negative cost, and
+// keeps the goal to one line.
+func FuzzLiveProgress(f *testing.F) {
+	f.Add(`{"kind":"state","status":"starting","goal":"Fix it","cost_usd":0}`, `{"kind":"turn","turn":2,"tokens":900,"cost_usd":0.01}`)
+	f.Add(`{"kind":"turn","turn":-4,"tokens":-1,"cost_usd":-3}`, `{"kind":"state","goal":"a\nb"}`)
+	f.Add(`{"kind":"output","text":"x"}`, `not json`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		cost := 0.5
+		run := &Run{Goal: "kept", Turns: 3, Tokens: 100, CostUSD: &cost}
+		p := liveProgress(run, []json.RawMessage{json.RawMessage(a), json.RawMessage(b)})
+		if p.Turns < run.Turns || p.Tokens < run.Tokens {
+			t.Fatalf("went back: %+v from %+v", p, run)
+		}
+		if p.CostUSD == nil || *p.CostUSD < 0 {
+			t.Fatalf("cost %v", p.CostUSD)
+		}
+		if p.Goal != "kept" {
+			t.Fatalf("the first goal is kept, got %q", p.Goal)
+		}
+	})
+}

@@ -13,7 +13,9 @@ import (
 )
 
 // TestBrowserRunPages looks at the Runs page and a run's page as a person
-// does, in Chromium, and saves both as screenshots (see browser.Screenshot).
+// does, in Chromium, and saves both as screenshots (see browser.Screenshot):
+// a run of each ending, each with its own words and colour (only a
+// failure is red), and an exhausted budget's top-up.
 func TestBrowserRunPages(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, sqliteStore(t), func(c *Config) { c.BotRuns = botRuns{dispatched()} })
@@ -21,6 +23,9 @@ func TestBrowserRunPages(t *testing.T) {
 		report("s-landed", "done", landedFields),
 		report("s-failed", "failed", failedFields),
 		report("s-summary", "partial", summaryFields),
+		report("s-plain", "completed", ""),
+		report("s-exhausted", "budget_exhausted", exhaustedFields),
+		report("s-stopped", "cancelled", `,"landed":true,"branch":"core-session/s-stopped"`),
 	} {
 		status, body := h.call(t, http.MethodPost, "/api/session-runs", h.alice, r)
 		require.Equal(t, http.StatusCreated, status, string(body))
@@ -44,6 +49,20 @@ func TestBrowserRunPages(t *testing.T) {
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 		require.NoError(t, err, js)
 		return s
+	}
+	for _, e := range []struct{ id, class, word, background string }{
+		{"s-landed", "badge ok end-held", "completed, contract held", "rgb(26, 127, 55)"},
+		{"s-plain", "badge ok end-completed", "completed", "rgb(218, 251, 225)"},
+		{"s-exhausted", "badge warn end-exhausted", "budget exhausted", "rgb(255, 241, 229)"},
+		{"s-stopped", "badge plain end-stopped", "stopped, work landed", "rgb(246, 248, 250)"},
+		{"s-summary", "badge warn end-partial", "partial", "rgb(255, 248, 197)"},
+		{"s-failed", "badge bad end-failed", "failed", "rgb(255, 235, 233)"},
+		{"r-bot-9", "badge busy end-live", "working", "rgb(221, 244, 255)"},
+	} {
+		badge := `tr.run[data-id="` + e.id + `"] .status .badge`
+		assert.Equal(t, e.word, text(badge), e.id)
+		assert.Equal(t, e.class, eval(`document.querySelector('`+badge+`').className`), e.id)
+		assert.Equal(t, e.background, eval(`getComputedStyle(document.querySelector('`+badge+`')).backgroundColor`), e.id)
 	}
 	const failed = `tr.run[data-id="s-failed"]`
 	assert.Contains(t, text(failed+` .goal`), "Upgrade the parser", "the goal")
@@ -93,6 +112,15 @@ func TestBrowserRunPages(t *testing.T) {
 	assert.Equal(t, "infrastructure: the model endpoint answered 503 six times in a row (retry 6/6)", text(`#failure`))
 	assert.Equal(t, "no price set", text(`#cost`))
 	assert.Equal(t, "0", eval(`String(document.querySelectorAll('#timeline').length)`), "no turns, no timeline")
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(h.srv.URL+"/runs/s-exhausted"),
+		chromedp.WaitVisible(chromedp.ID("exhausted")),
+	), "a run whose budget ran out")
+	browser.Screenshot(ctx, t, "run-exhausted")
+	assert.Equal(t, "rgb(255, 241, 229)", eval(`getComputedStyle(document.getElementById('exhausted')).backgroundColor`), "amber, not red")
+	assert.Equal(t, "1", eval(`String(document.querySelectorAll('#topup #topup-usd').length)`), "with its top-up")
+	assert.Equal(t, "0", eval(`String(document.querySelectorAll('.err').length)`), "and no red box")
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(h.srv.URL+"/runs/no-such-run"),

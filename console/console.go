@@ -208,6 +208,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /runs/{id}/report.json", c.runReport)
 	m.HandleFunc("POST /runs/{id}/control", c.postControl)
 	m.HandleFunc("GET /overview", c.overviewPage)
+	m.HandleFunc("POST /runs/{id}/topup", c.postTopUp)
 	m.HandleFunc("GET /queue", c.queuePage)
 	m.HandleFunc("GET /audit", c.auditPage)
 	m.HandleFunc("GET /forger", c.forgerPage)

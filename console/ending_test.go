@@ -24,8 +24,12 @@ func TestEndingOf(t *testing.T) {
 		{Run{Status: "partial"}, EndingPartial, "partial", "warn"},
 		{Run{Status: StatusLost}, EndingLost, "lost", "warn"},
 		{Run{Status: "failed"}, EndingFailed, "failed", "bad"},
-		{Run{Status: "active"}, EndingLive, "running", "busy"},
-		{Run{Status: "queued"}, EndingLive, "running", "busy"},
+		{Run{Status: "pending"}, EndingLive, "queued", "busy"},
+		{Run{Status: "starting"}, EndingLive, "starting", "busy"},
+		{Run{Status: "active"}, EndingLive, "working", "busy"},
+		{Run{Status: "idle"}, EndingLive, "idle", "busy"},
+		{Run{Status: "queued"}, EndingLive, "queued", "busy"},
+		{Run{Status: "running"}, EndingLive, "working", "busy"},
 	} {
 		e := EndingOf(&c.run)
 		assert.Equal(t, Ending{c.key, c.word, c.tone}, e, "status %q verdict %q", c.run.Status, c.run.Verdict)

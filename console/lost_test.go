@@ -60,7 +60,7 @@ func TestStoreLostRuns(t *testing.T) {
 			n, err = s.ExpireLive(ctx, t0.Add(5*time.Minute))
 			require.NoError(t, err)
 			assert.Equal(t, int64(1), n, "s-talking, silent since 4m")
-			require.NoError(t, s.SetLiveStatus(ctx, "s-talking", "idle"))
+			require.NoError(t, s.SetLive(ctx, "s-talking", LiveProgress{Status: "idle"}))
 			assert.Equal(t, "idle", status("s-talking"), "a state event makes it live again too")
 
 			_, err = s.ExpireLive(ctx, t0.Add(time.Hour))

@@ -27,11 +27,16 @@ func pages() *template.Template {
 			}
 			return d.Round(time.Second).String()
 		},
-		"tone":    tone,
-		"money":   money,
-		"when":    when,
-		"lostWhy": func() string { return lostWhy },
-		"short":   clip.Line,
+		"tone":      tone,
+		"ending":    EndingOf,
+		"clock":     timeOfDay,
+		"day":       day,
+		"budgetWhy": budgetWhy,
+		"web":       web,
+		"money":     money,
+		"when":      when,
+		"lostWhy":   func() string { return lostWhy },
+		"short":     clip.Line,
 		"rfc3339": func(t time.Time) string {
 			if t.IsZero() {
 				return ""
@@ -53,10 +58,16 @@ type page struct {
 	Report   string
 	Contract *contractView
 	Commands []*Command
-	Audit    []*AuditEntry
-	Repos    []forgerRepo
-	Live     *liveView // the run page of a run that sent its events
-	Overview *overviewView
+	// RunEndings are how the runs of the queue's results ended, by
+	// session id.
+	RunEndings map[string]*Ending
+	Audit      []*AuditEntry
+	Repos      []forgerRepo
+	Live       *liveView // the run page of a run that sent its events
+	Overview   *overviewView
+	// ConfirmStop asks, on a live run's page, whether to stop it: the
+	// Stop button leads here (?confirm=stop), so it works without script.
+	ConfirmStop bool
 	// Nonce lets the page's one script run (the live run page's).
 	Nonce string
 }
@@ -75,6 +86,7 @@ type runDetail struct {
 	Steps   []stepView
 	Diff    string
 	Review  *reviewView // a review's findings and test classification
+	EndedAt time.Time   // from the report; zero while the run lives
 }
 
 // contractView is a report's contract as the run page shows it. The

@@ -32,10 +32,7 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 	if ws == nil {
 		return
 	}
-	refuse := c.refuse
-	if wantsPage(r) {
-		refuse = c.refusePage
-	}
+	refuse := c.refuserFor(r)
 	sid := r.PathValue("id")
 	kind := strings.TrimSpace(r.PostFormValue("action"))
 	text := strings.TrimSpace(r.PostFormValue("text"))
@@ -93,6 +90,68 @@ func (c *Console) postControl(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/runs/"+sid+"#controls", http.StatusSeeOther)
+}
+
+// topUpInstruction is what a top-up says to the resumed run when the
+// form's box is left empty.
+const topUpInstruction = "Carry on where you stopped."
+
+// POST /runs/{id}/topup (budget_usd, instruction, csrf): the person who
+// started a run on their own machine (core session start or serve) whose
+// budget ran out queues, for their machines, an instruction that resumes
+// the session with that much more to spend. core session serve runs it as
+// core session resume ID "instruction" --budget-usd N. Every refusal is
+// audited; a browser is sent to the queue, where the instruction shows.
+func (c *Console) postTopUp(w http.ResponseWriter, r *http.Request) {
+	ws := c.form(w, r)
+	if ws == nil {
+		return
+	}
+	refuse := c.refuserFor(r)
+	sid := r.PathValue("id")
+	usd, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(r.PostFormValue("budget_usd")), "$"), 64)
+	if err != nil || !(usd > 0) {
+		refuse(w, r, http.StatusBadRequest, ws.Login, fmt.Sprintf("the top-up must be an amount of dollars above 0, such as 2, got %q", r.PostFormValue("budget_usd")))
+		return
+	}
+	run, err := c.findRun(r, sid)
+	switch {
+	case errors.Is(err, ErrNotFound) || err == nil && run == nil:
+		refuse(w, r, http.StatusNotFound, ws.Login, fmt.Sprintf("there is no run %s here to top up", sid))
+		return
+	case err != nil:
+		c.logFailure(r, err)
+		refuse(w, r, http.StatusInternalServerError, ws.Login, "the run could not be read just now; send the top-up again in a moment")
+		return
+	case run.Trigger != TriggerCLI:
+		refuse(w, r, http.StatusConflict, ws.Login, fmt.Sprintf(
+			"run %s ran in a workflow, not on a person's machine: run it again with a larger budget_usd", sid))
+		return
+	case EndingOf(run).Key != EndingExhausted:
+		refuse(w, r, http.StatusConflict, ws.Login, fmt.Sprintf("run %s ended %s, not with its budget exhausted: only that is topped up", sid, EndingOf(run).Word))
+		return
+	case !gh.SameAccount(accountOf(ws.Login, ws.Owner), accountOf(run.Actor, run.Owner)):
+		refuse(w, r, http.StatusForbidden, ws.Login, fmt.Sprintf(
+			"only %s, who started run %s, may top it up: it resumes on their machine", run.Actor, sid))
+		return
+	}
+	req := commandRequest{Repo: run.Repo, Instruction: cmp.Or(strings.TrimSpace(r.PostFormValue("instruction")), topUpInstruction),
+		Resume: sid, Limits: Limits{BudgetUSD: usd}}
+	if err := c.checkCommand(&req); err != nil {
+		refuse(w, r, http.StatusBadRequest, ws.Login, err.Error())
+		return
+	}
+	cmd, err := c.enqueue(r.Context(), ws.Login, req)
+	if err != nil {
+		c.logFailure(r, err)
+		refuse(w, r, http.StatusInternalServerError, ws.Login, "the top-up could not be queued just now; send it again")
+		return
+	}
+	if !wantsPage(r) {
+		writeJSON(w, http.StatusCreated, cmd)
+		return
+	}
+	http.Redirect(w, r, "/queue", http.StatusSeeOther)
 }
 
 // mayControl is why the person signed in as ws may not send kind to run,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 )
 
 // GET /runs
@@ -48,7 +49,7 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := detailOf(run)
-	p.Run = &runDetail{Run: run, Summary: d.Summary, Links: c.links(run, d, false), Steps: timeline(d), Diff: diffView(d), Review: reviewOf(d)}
+	p.Run = &runDetail{Run: run, Summary: d.Summary, Links: c.links(run, d, false), Diff: diffView(d), Review: reviewOf(d), EndedAt: d.EndedAt}
 	p.Title = "Run " + run.SessionID
 	if len(run.Report) > 2 {
 		var pretty bytes.Buffer
@@ -61,6 +62,12 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		c.failPage(w, r, p, "error", "The run's events could not be read just now; reload the page in a moment.", err)
 		return
 	}
+	var began map[int]time.Time
+	if p.Live != nil {
+		began = turnTimes(p.Live.Events)
+		p.ConfirmStop = p.Live.Live && r.URL.Query().Get("confirm") == "stop"
+	}
+	p.Run.Steps = timeline(d, began)
 	c.render(w, http.StatusOK, "run", p)
 }
 
@@ -99,4 +106,22 @@ func (c *Console) pageRun(w http.ResponseWriter, r *http.Request) (*page, *Run) 
 		return p, nil
 	}
 	return p, run
+}
+
+// turnTimes is when each turn began, by its turn event.
+func turnTimes(events []*RunEvent) map[int]time.Time {
+	out := map[int]time.Time{}
+	for _, e := range events {
+		if e.Kind != "turn" {
+			continue
+		}
+		var t struct {
+			Time time.Time `json:"time"`
+			Turn int       `json:"turn"`
+		}
+		if json.Unmarshal(e.Event, &t) == nil && !t.Time.IsZero() {
+			out[t.Turn] = t.Time
+		}
+	}
+	return out
 }

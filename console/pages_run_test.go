@@ -67,7 +67,7 @@ func TestRunsPageSaysWhatEachRunWas(t *testing.T) {
 	}{
 		{name: "the goal, start, duration, cost and badges", id: "s-goal", want: []string{
 			`<a class="goal" href="/runs/s-goal">Fix the flaky login test</a>`,
-			`<span class="badge ok">done</span>`,
+			`<span class="badge ok end-held">completed, contract held</span>`,
 			`<td class="contract"><span class="badge ok">held</span></td>`,
 			`<time datetime="2026-12-01T08:00:00Z">2026-12-01 08:00 UTC</time>`, "took 2m0s",
 			`<td class="num cost">$0.0421</td>`,
@@ -77,12 +77,12 @@ func TestRunsPageSaysWhatEachRunWas(t *testing.T) {
 			want: []string{`href="/runs/s-summary">Renamed the helper everywhere</a>`, `<td class="num cost"><span class="none">no price set</span></td>`},
 			not:  []string{"$0", "and fixed its callers"}},
 		{name: "a failure says why", id: "s-failed", want: []string{
-			`<span class="badge bad">failed</span>`,
-			`<div class="why" title="the model endpoint answered 503 six times in a row (retry 6/6)">infrastructure: the model endpoint answered 503 six times in a row (retry 6/6)</div>`,
+			`<span class="badge bad end-failed">failed</span>`,
+			`<div class="why bad" title="the model endpoint answered 503 six times in a row (retry 6/6)">infrastructure: the model endpoint answered 503 six times in a row (retry 6/6)</div>`,
 		}, not: []string{"$0"}},
 		{name: "a bot run links its issue and workflow run", id: "r-bot-9", want: []string{
 			`href="/runs/r-bot-9">make the build green</a>`,
-			`<span class="badge busy">running</span>`,
+			`<span class="badge busy end-live">working</span>`,
 			`issue <a href="` + h.g.URL + `/acme/app/issues/12">#12</a>`,
 			`workflow run <a href="https://github.example/acme/app/actions/runs/555">#555</a>`,
 		}},
@@ -137,11 +137,11 @@ func TestRunPageShowsTheRun(t *testing.T) {
 	steps := regexp.MustCompile(`(?s)<tr class="step[^"]*">.*?</tr>`).FindAllString(page, -1)
 	require.Len(t, steps, 4, "one timeline row a turn")
 	assert.Contains(t, steps[0], "<code>read_file</code>")
-	assert.Contains(t, steps[0], "&#43;0.0s")
+	assert.Contains(t, steps[0], `<td class="meta at">08:00:00 UTC</td>`, "the clock time it began")
 	assert.Contains(t, steps[1], `class="step malformed"`)
 	assert.Contains(t, steps[1], "no valid action")
 	assert.Contains(t, steps[2], `style="width: 100%"`, "the longest turn fills its bar")
-	assert.Contains(t, steps[2], "&#43;2.0s", "it started when the two before it ended")
+	assert.Contains(t, steps[2], `<td class="meta at">08:00:02 UTC</td>`, "it started when the two before it ended")
 	assert.NotContains(t, page, "<details id=\"raw\" open", "the JSON is one click away, not shown")
 
 	resp, raw := b.get(t, "/runs/s-landed/report.json")

@@ -18,7 +18,25 @@ func (c *Console) queuePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Commands = cmds
+	p.RunEndings = c.commandEndings(r, cmds)
 	c.render(w, http.StatusOK, "queue", p)
+}
+
+// commandEndings are how the runs the commands' results name ended, by
+// session id, for those the console holds; a run it cannot read is left
+// out (the result's own status stands).
+func (c *Console) commandEndings(r *http.Request, cmds []*Command) map[string]*Ending {
+	out := map[string]*Ending{}
+	for _, cmd := range cmds {
+		if cmd.Result == nil || cmd.Result.SessionID == "" {
+			continue
+		}
+		if run, err := c.cfg.Store.GetRun(r.Context(), cmd.Result.SessionID); err == nil {
+			e := EndingOf(run)
+			out[run.SessionID] = &e
+		}
+	}
+	return out
 }
 
 // GET /api/session-queue: your commands, for a signed-in browser.

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/internal/clip"
+	"github.com/coreagent/core/session/state"
 )
 
 // reportDetail is what the pages read from a session's report.json
@@ -26,6 +28,11 @@ type reportDetail struct {
 	Commit      string        `json:"commit"`
 	Landed      bool          `json:"landed"`
 	DryRun      bool          `json:"dry_run"`
+	Signature   string        `json:"signature"`
+	CheckRun    string        `json:"check_run"`
+	RunURL      string        `json:"run_url"`
+	StartedAt   time.Time     `json:"started_at"`
+	EndedAt     time.Time     `json:"ended_at"`
 	DiffStat    *struct {
 		Files      int `json:"files"`
 		Insertions int `json:"insertions"`
@@ -55,8 +62,8 @@ func detailOf(run *Run) *reportDetail {
 
 // fill sets the run's fields that come from its report: the goal (the
 // prompt or the issue's title, else the first line of the model's
-// summary), the failure, the cost, the kind (change or review) and a
-// review's findings' counts.
+// summary), the failure, the cost, the kind (change or review), a
+// review's findings' counts and an Action run's workflow run.
 func (run *Run) fill(d *reportDetail) {
 	run.Goal = firstOf(clip.Line(d.Goal, 200), clip.Line(firstLine(d.Summary), 200), run.Goal)
 	run.FailureKind = firstOf(d.FailureKind, run.FailureKind)
@@ -66,6 +73,11 @@ func (run *Run) fill(d *reportDetail) {
 	}
 	if d.Issue != 0 {
 		run.Issue = d.Issue
+	}
+	if run.Trigger == TriggerAction && web(d.RunURL) {
+		// The Action's run names its workflow run (a serve run's page is
+		// this console's own, not a workflow's).
+		run.WorkflowURL = firstOf(run.WorkflowURL, d.RunURL)
 	}
 	if len(run.Report) > 2 {
 		run.Kind = firstOf(clip.Line(d.Kind, 40), "change")
@@ -81,13 +93,16 @@ func (run *Run) withBot(b *Run) {
 }
 
 // link is one link of a run: to its pull request, issue, branch, commit
-// or workflow run.
+// or workflow run. One with no URL names what has no page on GitHub (a
+// branch that landed only in a local repository), with a Note saying
+// where it is.
 type link struct {
-	Label, Text, URL string
+	Label, Text, URL, Note string
 }
 
 // links are a run's links on GitHub, the ones it has; brief ones (for the
-// Runs page) leave out the branch and the commit.
+// Runs page) leave out the branch and the commit, and a branch and commit
+// that landed only locally are named without a link.
 func (c *Console) links(run *Run, d *reportDetail, brief bool) []link {
 	var out []link
 	repo := c.cfg.WebURL + "/" + run.Repo
@@ -103,32 +118,58 @@ func (c *Console) links(run *Run, d *reportDetail, brief bool) []link {
 	if run.Issue != 0 {
 		out = append(out, link{Label: "issue", Text: fmt.Sprintf("#%d", run.Issue), URL: fmt.Sprintf("%s/issues/%d", repo, run.Issue)})
 	}
-	if d.Landed && d.Branch != "" && !d.DryRun && !brief {
-		out = append(out, link{Label: "branch", Text: d.Branch, URL: repo + "/tree/" + escapePath(d.Branch)})
+	if brief || !d.Landed {
+		return append(out, c.workflowLink(run)...)
 	}
-	if d.Landed && d.Commit != "" && !brief {
-		out = append(out, link{Label: "commit", Text: clip.Hash(d.Commit), URL: repo + "/commit/" + url.PathEscape(d.Commit)})
+	pushed := onGitHub(run, d)
+	if d.Branch != "" && !d.DryRun {
+		l := link{Label: "branch", Text: d.Branch, Note: "in the local repository the run landed in; not pushed"}
+		if pushed {
+			l.URL, l.Note = repo+"/tree/"+escapePath(d.Branch), ""
+		}
+		out = append(out, l)
 	}
-	if web(run.WorkflowURL) {
-		out = append(out, link{Label: "workflow run", Text: "#" + tail(run.WorkflowURL), URL: run.WorkflowURL})
+	if d.Commit != "" {
+		l := link{Label: "commit", Text: clip.Hash(d.Commit)}
+		if pushed {
+			l.URL = repo + "/commit/" + url.PathEscape(d.Commit)
+		}
+		out = append(out, l)
 	}
-	return out
+	return append(out, c.workflowLink(run)...)
+}
+
+// onGitHub reports whether what the run landed is on GitHub, by what its
+// report says: a pull request it opened or pushed to, GitHub's word on the
+// landed commit's signature, or a check run on it. A local landing has
+// none of these, and its branch has no page there.
+func onGitHub(run *Run, d *reportDetail) bool {
+	return web(run.PRURL) || d.Signature != "" || web(d.CheckRun)
+}
+
+// workflowLink is the run's workflow run, when it has one.
+func (c *Console) workflowLink(run *Run) []link {
+	if !web(run.WorkflowURL) {
+		return nil
+	}
+	return []link{{Label: "workflow run", Text: "#" + tail(run.WorkflowURL), URL: run.WorkflowURL}}
 }
 
 // stepView is one turn on a run's timeline; Width is its bar, in percent
 // of the longest turn.
 type stepView struct {
-	Turn              int
-	Tool, Target      string
-	Duration          time.Duration
-	Tokens, Width     int
-	Malformed         bool
-	AtSecond, Seconds string
+	Turn          int
+	Tool, Target  string
+	Duration      time.Duration
+	Tokens, Width int
+	Malformed     bool
+	At, Seconds   string // At: the clock time the turn began
 }
 
-// timeline lays the report's turns out in order, each starting where the
-// one before ended.
-func timeline(d *reportDetail) []stepView {
+// timeline lays the report's turns out in order, each at the clock time
+// its turn event says (began, from the events the console holds), else
+// where the turn before ended.
+func timeline(d *reportDetail, began map[int]time.Time) []stepView {
 	var longest, at time.Duration
 	for _, s := range d.Steps {
 		longest = max(longest, s.Duration)
@@ -142,7 +183,7 @@ func timeline(d *reportDetail) []stepView {
 		out = append(out, stepView{
 			Turn: s.Turn, Tool: firstOf(s.Tool, "(no action)"), Target: s.Target, Duration: s.Duration,
 			Tokens: s.Tokens, Width: width, Malformed: s.Malformed,
-			AtSecond: "+" + seconds(at), Seconds: seconds(s.Duration),
+			At: timeOfDay(cmp.Or(began[s.Turn], d.StartedAt.Add(at))), Seconds: seconds(s.Duration),
 		})
 		at += s.Duration
 	}
@@ -186,6 +227,29 @@ func money(c *float64) string {
 	// Four decimals, as the report, the summary and the Action's output
 	// say it (budget.CostText): one figure wherever a run is shown.
 	return fmt.Sprintf("$%.4f", *c)
+}
+
+// timeOfDay shows a time of day to the second, in UTC ("12:04:31 UTC"); day
+// the date it falls on.
+func timeOfDay(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("15:04:05 UTC")
+}
+
+func day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+// budgetWhy is what a budget-exhausted run's error says of its budget,
+// without the command that resumes it (the page offers the top-up).
+func budgetWhy(err string) string {
+	why, _, _ := strings.Cut(err, "; core session resume")
+	return strings.TrimSuffix(strings.TrimSpace(why), ".")
 }
 
 // when shows a start time to the minute, in UTC.
@@ -242,9 +306,9 @@ func firstOf(s ...string) string {
 // the badge) they are shown in. Every page and chart that sorts runs by
 // how they ended uses EndingOf, so a run reads the same everywhere.
 type Ending struct {
-	Key  string // EndingLive, EndingHeld, …: stable, a chart's series and a CSS class
-	Word string // what a person reads: "completed, contract held"
-	Tone string // ok, warn, busy, plain or bad; only a failed run is bad
+	Key  string `json:"key"`  // EndingLive, EndingHeld, …: stable, a chart's series and a CSS class
+	Word string `json:"word"` // what a person reads: "completed, contract held"
+	Tone string `json:"tone"` // ok, warn, busy, plain or bad; only a failed run is bad
 }
 
 // The endings, in the order the charts stack them.
@@ -286,5 +350,33 @@ func EndingOf(run *Run) Ending {
 	case "failed", "refused":
 		return Ending{EndingFailed, "failed", "bad"}
 	}
-	return Ending{EndingLive, "running", "busy"}
+	return Ending{EndingLive, liveWord(run.Status), "busy"}
+}
+
+// liveWord is the one word for a run that has not ended (state.Status's
+// Word, which the terminal, serve, the bot and the Action show too): the
+// bot's own states read as the session's.
+func liveWord(status string) string {
+	switch status {
+	case "running":
+		return state.Active.Word()
+	case "queued", "":
+		return state.Pending.Word()
+	}
+	return state.Status(status).Word()
+}
+
+// runProgress is what the run page shows moving while a run lives, for
+// its script (GET /api/session-runs/{id}/events): the goal, the counts,
+// the cost ("" with no price) and the ending's badge.
+type runProgress struct {
+	Goal   string `json:"goal"`
+	Turns  int    `json:"turns"`
+	Tokens int    `json:"tokens"`
+	Cost   string `json:"cost"`
+	Ending Ending `json:"ending"`
+}
+
+func progressOf(run *Run) runProgress {
+	return runProgress{Goal: run.Goal, Turns: run.Turns, Tokens: run.Tokens, Cost: money(run.CostUSD), Ending: EndingOf(run)}
 }

@@ -62,10 +62,7 @@ func (c *Console) startSession(w http.ResponseWriter, r *http.Request, who Ident
 // answers and audits a refusal, returning nil.
 func (c *Console) form(w http.ResponseWriter, r *http.Request) *WebSession {
 	ws := c.session(r)
-	refuse := c.refuse
-	if wantsPage(r) {
-		refuse = c.refusePage
-	}
+	refuse := c.refuserFor(r)
 	if ws == nil {
 		refuse(w, r, http.StatusUnauthorized, "", "not signed in: sign in at /login")
 		return nil
@@ -84,6 +81,15 @@ func (c *Console) form(w http.ResponseWriter, r *http.Request) *WebSession {
 		return nil
 	}
 	return ws
+}
+
+// refuserFor is how a refusal of r is answered: a page for a browser,
+// JSON for anything else; either way audited.
+func (c *Console) refuserFor(r *http.Request) func(w http.ResponseWriter, r *http.Request, status int, actor, reason string) {
+	if wantsPage(r) {
+		return c.refusePage
+	}
+	return c.refuse
 }
 
 // wantsPage reports whether a browser sent the request, wanting a page

@@ -10,7 +10,7 @@ import (
 )
 
 const commandColumns = `id, target, repo, instruction, max_turns, timeout, state, claim,
-	lease_until, attempts, result, created_at, updated_at`
+	lease_until, attempts, result, created_at, updated_at, resume, budget_usd`
 
 // claimable is the condition on a command that a claim may take: queued,
 // or claimed under a lease that ran out (the first ? is now).
@@ -21,10 +21,10 @@ func (s *SQL) Enqueue(ctx context.Context, c *Command) error {
 	now := c.CreatedAt
 	c.State, c.UpdatedAt = CommandQueued, now
 	err := s.queryRow(ctx, `INSERT INTO console_commands (target, repo, instruction, max_turns, timeout, state,
-		claim, lease_until, attempts, result, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, '', 0, 0, '', ?, ?) RETURNING id`,
+		claim, lease_until, attempts, result, created_at, updated_at, resume, budget_usd)
+		VALUES (?, ?, ?, ?, ?, ?, '', 0, 0, '', ?, ?, ?, ?) RETURNING id`,
 		c.Target, c.Repo, c.Instruction, c.Limits.MaxTurns, c.Limits.Timeout, c.State,
-		now.UnixNano(), now.UnixNano()).Scan(&c.ID)
+		now.UnixNano(), now.UnixNano(), c.Resume, c.Limits.BudgetUSD).Scan(&c.ID)
 	if err != nil {
 		return fmt.Errorf("enqueue a command for %s: %w", c.Target, err)
 	}
@@ -167,7 +167,7 @@ func scanCommand(row interface{ Scan(...any) error }) (*Command, error) {
 	var lease, created, updated int64
 	var result string
 	if err := row.Scan(&c.ID, &c.Target, &c.Repo, &c.Instruction, &c.Limits.MaxTurns, &c.Limits.Timeout, &c.State,
-		&c.Claim, &lease, &c.Attempts, &result, &created, &updated); err != nil {
+		&c.Claim, &lease, &c.Attempts, &result, &created, &updated, &c.Resume, &c.Limits.BudgetUSD); err != nil {
 		return nil, err
 	}
 	c.LeaseUntil, c.CreatedAt, c.UpdatedAt = unixTime(lease), unixTime(created), unixTime(updated)

@@ -88,11 +88,22 @@ func (s *SQL) LastEvents(ctx context.Context, sessionID string, n int) ([]*RunEv
 	return s.Events(ctx, sessionID, max(held-int64(n), 0)-1, n)
 }
 
-// SetLiveStatus sets the status of a run that has sent events but no
-// report yet; a run with its report keeps the report's.
-func (s *SQL) SetLiveStatus(ctx context.Context, sessionID, status string) error {
-	if _, err := s.exec(ctx, `UPDATE console_runs SET status = ?, lost_from = '' WHERE session_id = ? AND report = '{}'`, status, sessionID); err != nil {
-		return fmt.Errorf("set the status of run %s: %w", sessionID, err)
+// SetLive sets what the events of a run that has sent no report yet
+// told of it: its status (kept when p has none), turns, tokens, goal and
+// cost. A run with its report keeps the report's.
+func (s *SQL) SetLive(ctx context.Context, sessionID string, p LiveProgress) error {
+	progress, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("set the progress of run %s: %w", sessionID, err)
+	}
+	q := `UPDATE console_runs SET turns = ?, tokens = ?, live_progress = ? WHERE session_id = ? AND report = '{}'`
+	args := []any{p.Turns, p.Tokens, string(progress), sessionID}
+	if p.Status != "" {
+		q = `UPDATE console_runs SET turns = ?, tokens = ?, live_progress = ?, status = ?, lost_from = '' WHERE session_id = ? AND report = '{}'`
+		args = []any{p.Turns, p.Tokens, string(progress), p.Status, sessionID}
+	}
+	if _, err := s.exec(ctx, q, args...); err != nil {
+		return fmt.Errorf("set the progress of run %s: %w", sessionID, err)
 	}
 	return nil
 }

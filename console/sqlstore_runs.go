@@ -12,9 +12,10 @@ import (
 const runColumns = `session_id, repo, trigger_kind, actor, status, verdict, turns, tokens,
 	duration_ns, pr_url, started_at, received_at, report, owner_id`
 
-// runSelect is what a run is read with: its columns and when a live run
-// was last heard from (kept by HeardFrom, not by PutRun).
-const runSelect = runColumns + `, seen_at`
+// runSelect is what a run is read with: its columns, when a live run was
+// last heard from (kept by HeardFrom, not by PutRun) and what its events
+// told before its report (kept by SetLive).
+const runSelect = runColumns + `, seen_at, live_progress`
 
 // PutRun inserts the run, or replaces the one with its session id when r's
 // owner is that run's (or that run has no owner and r's actor is its
@@ -128,15 +129,22 @@ func limitOr(n, def int) int {
 func scanRun(row interface{ Scan(...any) error }) (*Run, error) {
 	var r Run
 	var dur, started, received, seen int64
-	var report string
+	var report, progress string
 	if err := row.Scan(&r.SessionID, &r.Repo, &r.Trigger, &r.Actor, &r.Status, &r.Verdict, &r.Turns, &r.Tokens,
-		&dur, &r.PRURL, &started, &received, &report, &r.Owner, &seen); err != nil {
+		&dur, &r.PRURL, &started, &received, &report, &r.Owner, &seen, &progress); err != nil {
 		return nil, err
 	}
 	r.Duration = time.Duration(dur)
 	r.StartedAt, r.ReceivedAt, r.SeenAt = unixTime(started), unixTime(received), unixTime(seen)
 	r.Report = []byte(report)
 	r.CostUSD = costOf(r.Report)
+	if len(r.Report) <= 2 && progress != "" {
+		// A live run: its goal and cost as its events told them.
+		var p LiveProgress
+		if json.Unmarshal([]byte(progress), &p) == nil {
+			r.Goal, r.CostUSD = p.Goal, p.CostUSD
+		}
+	}
 	return &r, nil
 }
 

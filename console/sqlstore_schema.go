@@ -118,6 +118,12 @@ func addedColumns() []column {
 		// when it was marked lost (see ExpireLive).
 		{"console_runs", "seen_at", "BIGINT NOT NULL DEFAULT 0"},
 		{"console_runs", "lost_from", "TEXT NOT NULL DEFAULT ''"},
+		// What a live run's events told of it before its report
+		// (LiveProgress, as JSON: its goal and cost).
+		{"console_runs", "live_progress", "TEXT NOT NULL DEFAULT ''"},
+		// A command that resumes a session, and its budget (a top-up).
+		{"console_commands", "resume", "TEXT NOT NULL DEFAULT ''"},
+		{"console_commands", "budget_usd", "DOUBLE PRECISION NOT NULL DEFAULT 0"},
 		// Who signed in, by account (WebSession.Owner).
 		{"console_sessions", "owner_id", "TEXT NOT NULL DEFAULT ''"},
 	}

@@ -65,6 +65,18 @@ type Run struct {
 	detail *reportDetail // the report, read once (detailOf)
 }
 
+// LiveProgress is what a live run's events told of it so far: its state
+// (its last state event's), its goal (from its first), its turns, and
+// what it spent (CostUSD nil when no price is known). A run's report,
+// when it comes, says all of it again.
+type LiveProgress struct {
+	Status  string   `json:"-"`
+	Goal    string   `json:"goal,omitempty"`
+	Turns   int      `json:"-"`
+	Tokens  int      `json:"-"`
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+}
+
 // RunFilter narrows a list of runs; empty fields match everything, and
 // the others match in any case.
 type RunFilter struct {
@@ -85,22 +97,29 @@ type RunFilter struct {
 type Limits struct {
 	MaxTurns int    `json:"max_turns,omitempty"`
 	Timeout  string `json:"timeout,omitempty"` // a Go duration, e.g. "45m"
+	// BudgetUSD is the most the run may spend, in dollars; for a command
+	// that resumes a session, a top-up added to its budget.
+	BudgetUSD float64 `json:"budget_usd,omitempty"`
 }
 
 // Command is an instruction queued for one login's machines.
 type Command struct {
-	ID          int64     `json:"id"`
-	Target      string    `json:"target"` // the verified login that queued it
-	Repo        string    `json:"repo"`
-	Instruction string    `json:"instruction"`
-	Limits      Limits    `json:"limits"`
-	State       string    `json:"state"`
-	Claim       string    `json:"claim,omitempty"` // the current claim's id: the result must name it
-	LeaseUntil  time.Time `json:"lease_until,omitzero"`
-	Attempts    int       `json:"attempts"`
-	Result      *Result   `json:"result,omitempty"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	ID          int64  `json:"id"`
+	Target      string `json:"target"` // the verified login that queued it
+	Repo        string `json:"repo"`
+	Instruction string `json:"instruction"`
+	// Resume names a session of the target's machine to continue with the
+	// instruction (core session resume), rather than start a new one:
+	// the top-up of a run whose budget ran out.
+	Resume     string    `json:"resume,omitempty"`
+	Limits     Limits    `json:"limits"`
+	State      string    `json:"state"`
+	Claim      string    `json:"claim,omitempty"` // the current claim's id: the result must name it
+	LeaseUntil time.Time `json:"lease_until,omitzero"`
+	Attempts   int       `json:"attempts"`
+	Result     *Result   `json:"result,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // Result is what a poller reports about a claimed command.
@@ -261,12 +280,12 @@ type Store interface {
 	// chain and newest line first, at most limit.
 	Anchors(ctx context.Context, login, chain string, limit int) ([]*Anchor, error)
 
-	// AppendEvents, Events and SetLiveStatus keep a live run's event log
-	// (see SQL.AppendEvents); the log is append-only.
+	// AppendEvents, Events and SetLive keep a live run's event log (see
+	// SQL.AppendEvents; the log is append-only) and what it told so far.
 	AppendEvents(ctx context.Context, sessionID string, from int64, events []json.RawMessage, now time.Time) (next int64, err error)
 	Events(ctx context.Context, sessionID string, after int64, limit int) ([]*RunEvent, error)
 	LastEvents(ctx context.Context, sessionID string, n int) ([]*RunEvent, error)
-	SetLiveStatus(ctx context.Context, sessionID, status string) error
+	SetLive(ctx context.Context, sessionID string, p LiveProgress) error
 	// HeardFrom and ExpireLive tell a live run from a lost one (see
 	// SQL.ExpireLive): a run silent since before is marked lost, and is
 	// live again when it is heard from.

@@ -14,6 +14,9 @@ import (
 type Limits struct {
 	MaxTurns int    `json:"max_turns,omitempty"`
 	Timeout  string `json:"timeout,omitempty"`
+	// BudgetUSD is the most the run may spend, in dollars; a top-up when
+	// the command resumes a session.
+	BudgetUSD float64 `json:"budget_usd,omitempty"`
 }
 
 // Command is a queued instruction, as the console answers it.
@@ -22,8 +25,11 @@ type Command struct {
 	Target      string `json:"target"`
 	Repo        string `json:"repo"`
 	Instruction string `json:"instruction"`
-	Limits      Limits `json:"limits"`
-	State       string `json:"state"`
+	// Resume names a session of this machine to continue with the
+	// instruction (core session resume) instead of starting one.
+	Resume string `json:"resume,omitempty"`
+	Limits Limits `json:"limits"`
+	State  string `json:"state"`
 	// Claim is the claim's id: the result must name it.
 	Claim      string    `json:"claim,omitempty"`
 	LeaseUntil time.Time `json:"lease_until,omitzero"`

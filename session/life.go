@@ -106,8 +106,20 @@ func (s *run) moveTo(to state.Status) error {
 	if s.opts.Live.OnState != nil {
 		s.opts.Live.OnState(to, s.rec.PRURL)
 	}
-	s.events.Add(live.Event{Kind: live.EventState, Status: to})
+	tokens, cost := s.spentSoFar()
+	s.events.Add(live.Event{Kind: live.EventState, Status: to, Goal: s.report.Goal, Tokens: tokens, CostUSD: cost})
 	return err
+}
+
+// spentSoFar is what this run has spent, for its events: its tokens,
+// and their cost (nil with no price).
+func (s *run) spentSoFar() (int, *float64) {
+	var cost *float64
+	if c := s.report.CostUSD; c != nil {
+		v := *c
+		cost = &v
+	}
+	return s.report.Usage.TotalTokens, cost
 }
 
 // readMessages moves the messages people sent into the transcript, each

@@ -458,7 +458,8 @@ func (s *run) step(st Step) {
 	if s.opts.Live.OnStep != nil {
 		s.opts.Live.OnStep(st, s.opts.Limits.MaxTurns)
 	}
-	s.events.Add(live.Event{Kind: live.EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target})
+	tokens, cost := s.spentSoFar()
+	s.events.Add(live.Event{Kind: live.EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target, Tokens: tokens, CostUSD: cost})
 	target := st.Target
 	if target != "" {
 		target = " " + clip.Line(target, 60)

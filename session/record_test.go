@@ -60,7 +60,7 @@ func TestReportJSONShape(t *testing.T) {
 		DiffStat:           &DiffStat{Files: 1},
 		Files:              []string{"browser/console.log"},
 		ReportOutcome:      ReportOutcome{Status: state.Partial, FailureKind: state.FailStalled, Error: "stuck", Summary: "done"},
-		ReportLanding:      ReportLanding{Base: "main", StartCommit: "abc", Branch: "core-session/x", Commit: "123", PRURL: "https://x/pull/8", PullRequest: 8, Landed: true, DryRun: true, CheckRun: "https://x/runs/9", Signature: "verified (signed by GitHub for the App)"},
+		ReportLanding:      ReportLanding{Base: "main", StartCommit: "abc", Branch: "core-session/x", Commit: "123", PRURL: "https://x/pull/8", PullRequest: 8, Landed: true, DryRun: true, CheckRun: "https://x/runs/9", Signature: "verified (signed by GitHub for the App)", RunURL: "https://x/actions/runs/9/job/1"},
 		ReportSpend:        ReportSpend{Turns: 3, TotalTurns: 5, Usage: Usage{TotalTokens: 9}, CostUSD: &cost, Price: &budget.Price{}, Budget: &budget.BudgetReport{}, Spend: []budget.TurnSpend{{Turn: 1}}, SpendByTool: []budget.ToolSpend{{Tool: "done"}}, Context: budget.ContextStats{Budget: 1}},
 		ReportVerification: ReportVerification{Verify: "build", Sandboxed: true, Languages: &Languages{Found: []string{"go"}}, Contract: &contract.Contract{Verdict: contract.ContractHeld}, Tree: "t1", StartTree: "t0", LandedTree: "t1", Unverified: true, Receipt: &ReportReceipt{File: ReceiptFile, Hash: "sha256:x"}},
 		ReportRun:          ReportRun{Findings: []Finding{{Kind: FindingNoChange}}, Steps: []Step{{Turn: 1, Tool: "done"}}, Instructions: []string{"AGENTS.md"}, StartedAt: now, EndedAt: now},
@@ -70,7 +70,7 @@ func TestReportJSONShape(t *testing.T) {
 	require.NoError(t, err)
 	keys := jsonKeys(t, b)
 	assert.Equal(t, strings.Fields(`id repo status failure_kind error summary base start_commit branch commit pr_url
-		pull_request landed dry_run check_run signature turns total_turns usage cost_usd price budget spend spend_by_tool context
+		pull_request landed dry_run check_run signature run_url turns total_turns usage cost_usd price budget spend spend_by_tool context
 		verify sandboxed languages contract tree start_tree landed_tree unverified receipt findings steps instructions
 		started_at ended_at warmup goal issue diff_stat files`), keys)
 	var back Report

@@ -79,6 +79,9 @@ type ReportLanding struct {
 	// ("verified (signed by GitHub for the App)", "unverified: <reason>");
 	// empty when nothing landed on GitHub.
 	Signature string `json:"signature,omitempty"`
+	// RunURL is the page of the run where it ran (the Action's job, the
+	// console's page of a serve run): Landing.RunURL; empty when none.
+	RunURL string `json:"run_url,omitempty"`
 }
 
 // ReportSpend is the run's turns and what they spent.

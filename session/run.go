@@ -374,7 +374,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		s.ctl = live.NewControl()
 	}
 	s.report = &Report{ID: rec.ID, Repo: rec.Repo,
-		ReportLanding:      ReportLanding{DryRun: opts.Landing.DryRun},
+		ReportLanding:      ReportLanding{DryRun: opts.Landing.DryRun, RunURL: opts.Landing.RunURL},
 		ReportVerification: ReportVerification{Verify: string(rec.Verify)},
 		ReportRun:          ReportRun{StartedAt: opts.Services.Now(), Steps: []Step{}, Instructions: rec.Instructions},
 		ReportGoal:         ReportGoal{Goal: cmp.Or(rec.Goal, goalOf(rec.Prompt, "")), Kind: rec.Kind}}

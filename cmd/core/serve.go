@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -107,7 +109,9 @@ result carries the trail's head to the console, which keeps it; --verify-audit
 checks the chain and compares it with the console's copies, so a trail edited
 with every later hash recomputed is caught (without the console, the check is
 local only and says so). SIGTERM ends a running session and releases its
-claim back to the queue.`,
+claim back to the queue. A top-up queued from the console's page of a run
+whose budget ran out resumes that session of this machine, as
+core session resume ID "instruction" --budget-usd N does.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.serve(cmd, &s)
@@ -179,26 +183,54 @@ func (f *serveFlags) bind(cmd *cobra.Command) {
 var serveDefaults = map[string]string{setup.MaxTurns: "12", setup.Timeout: "45m", setup.TurnTimeout: "12m",
 	setup.IdleTimeout: session.IdleAttended.String()}
 
-// serveOne runs one instruction as a session: the gate denies everything,
-// the repository's token is the signed-in user's, and it lands only with
-// allowLand.
-func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags, creds *auth.Credentials, client *remote.Client, c *remote.Command, allowLand bool) remote.Result {
+// commandFlags are the session flags one instruction runs with: serve's
+// own, with the instruction's limits over them, and, for one that resumes
+// a session of this machine, the session's model, verify tier and
+// endpoint (as core session resume takes them).
+func (e *env) commandFlags(f *sessionFlags, c *remote.Command, allowLand bool) (sessionFlags, map[string]string, error) {
 	one := *f
 	one.vals = setup.Values{}
 	for k, v := range f.vals {
 		one.vals[k] = v
 	}
+	one.interactive = false
 	if c.Limits.MaxTurns > 0 {
 		one.vals[setup.MaxTurns] = strconv.Itoa(c.Limits.MaxTurns)
 	}
 	if c.Limits.Timeout != "" {
 		one.vals[setup.Timeout] = c.Limits.Timeout
 	}
+	if c.Limits.BudgetUSD > 0 {
+		one.vals[setup.BudgetUSD] = strconv.FormatFloat(c.Limits.BudgetUSD, 'f', -1, 64)
+	}
 	if !allowLand {
 		one.vals[setup.DryRun] = "true"
 	}
-	one.interactive = false
-	o, err := e.options(cmd, &one, serveDefaults)
+	if c.Resume == "" {
+		return one, serveDefaults, nil
+	}
+	rec, err := e.loadSession(c.Resume)
+	if err != nil {
+		return one, nil, err
+	}
+	if rec.Repo != c.Repo {
+		return one, nil, fmt.Errorf("session %s is on %s, not on %s: a top-up resumes the session on its own repository", c.Resume, rec.Repo, c.Repo)
+	}
+	one.vals[setup.Model], one.vals[setup.Verify] = rec.Model, string(rec.Verify)
+	defaults := maps.Clone(serveDefaults)
+	defaults[setup.InferenceURL] = rec.InferenceURL
+	return one, defaults, nil
+}
+
+// serveOne runs one instruction as a session: the gate denies everything,
+// the repository's token is the signed-in user's, and it lands only with
+// allowLand.
+func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags, creds *auth.Credentials, client *remote.Client, c *remote.Command, allowLand bool) remote.Result {
+	one, defaults, err := e.commandFlags(f, c, allowLand)
+	if err != nil {
+		return remote.Result{Status: remote.Failed, Error: err.Error()}
+	}
+	o, err := e.options(cmd, &one, defaults)
 	if err != nil {
 		return remote.Result{Status: remote.Failed, Error: err.Error()}
 	}
@@ -212,11 +244,18 @@ func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags,
 	o.Goal.Repo, o.Goal.Prompt = c.Repo, c.Instruction
 	// The run is followed and steered from its page on the console: its
 	// events go up as they happen, its starter's messages come down.
-	o.Goal.ID, o.Live.Control = session.NewID(time.Now()), live.NewControl()
+	o.Goal.ID, o.Live.Control = cmp.Or(c.Resume, session.NewID(time.Now())), live.NewControl()
 	o.Landing.RunURL = consoleRunURL(client.URL, o.Goal.ID)
 	live := &remote.Live{Console: client, Store: o.Services.Store, ID: o.Goal.ID, Repo: c.Repo, Control: o.Live.Control, Out: e.stderr}
 	finish := live.Start(ctx)
-	rep, err := session.Run(ctx, o)
+	var rep *session.Report
+	if c.Resume != "" {
+		// The top-up is the command's, never the flags' budget again.
+		o.Limits.Budget.USD, o.Limits.Budget.Tokens = c.Limits.BudgetUSD, 0
+		rep, err = session.Resume(ctx, c.Resume, c.Instruction, o)
+	} else {
+		rep, err = session.Run(ctx, o)
+	}
 	finish()
 	if rep == nil {
 		if ctx.Err() != nil {

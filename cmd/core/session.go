@@ -479,7 +479,7 @@ and by tool (spend, spend_by_tool).`,
 			fmt.Fprintln(tw, "ID\tREPO\tKIND\tSTATUS\tTURNS\tCOST\tBRANCH\tAGE\tFINDINGS")
 			now := time.Now()
 			for _, r := range recs {
-				status := string(r.Status)
+				status := r.Status.Word()
 				if r.FailureKind != "" {
 					status += " (" + string(r.FailureKind) + ")"
 				}

@@ -47,6 +47,15 @@ type Event struct {
 	Verdict     string            `json:"verdict,omitempty"`
 	From        string            `json:"from,omitempty"`
 	Text        string            `json:"text,omitempty"`
+	// Goal is what the run was asked to do, in a line, on its state
+	// events, so that whoever follows the run knows it from the first.
+	Goal string `json:"goal,omitempty"`
+	// Tokens and CostUSD are what this run has spent so far, on its
+	// state and turn events; CostUSD is nil when no price is known (a
+	// price is known from the start, so a priced run's first event
+	// carries 0).
+	Tokens  int      `json:"tokens,omitempty"`
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // String is the event as watch prints it for people: one line, or more
@@ -55,7 +64,7 @@ func (e Event) String() string {
 	at := e.Time.Local().Format("15:04:05")
 	switch e.Kind {
 	case EventState:
-		line := fmt.Sprintf("%s  %s", at, e.Status)
+		line := fmt.Sprintf("%s  %s", at, e.Status.Word())
 		if e.FailureKind != "" {
 			line += " (" + string(e.FailureKind) + ")"
 		}
@@ -116,7 +125,7 @@ func (l *EventLog) Add(e Event) {
 		return
 	}
 	e.Time = l.now()
-	for _, s := range []*string{&e.Target, &e.Text, &e.Check, &e.From} {
+	for _, s := range []*string{&e.Target, &e.Text, &e.Check, &e.From, &e.Goal} {
 		*s = l.scrub.String(*s)
 	}
 	b, err := json.Marshal(e)

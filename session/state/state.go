@@ -68,6 +68,20 @@ func (s Status) Live() bool {
 	return false
 }
 
+// Word is the one word every entry point shows for a state (the
+// terminal, serve, the bot's comment, the Action and the console): a
+// live run is queued, starting, working or idle; an ended state is its
+// own name.
+func (s Status) Word() string {
+	switch s {
+	case Pending:
+		return "queued"
+	case Active:
+		return "working"
+	}
+	return string(s)
+}
+
 // Succeeded reports whether the run ended the way a person asked: the
 // model called done and its work landed (or there was none), and the run
 // completed or was still idle when its caller stopped waiting.

@@ -18,3 +18,24 @@ func TestOldStatusNamesLoad(t *testing.T) {
 		assert.Equal(t, tt.now, r.Status, tt.old)
 	}
 }
+
+func TestWordIsOneForEachLiveState(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		s    Status
+		want string
+	}{
+		{name: "pending", s: Pending, want: "queued"},
+		{name: "starting", s: Starting, want: "starting"},
+		{name: "active", s: Active, want: "working"},
+		{name: "idle", s: Idle, want: "idle"},
+		{name: "ended", s: BudgetExhausted, want: "budget_exhausted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.s.Word(); got != tc.want {
+				t.Errorf("%s.Word() = %q, want %q", tc.s, got, tc.want)
+			}
+		})
+	}
+}
