@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -278,9 +279,22 @@ func (l *LocalRunner) session(ctx context.Context, run *Run, ctl *live.Control, 
 		return nil, err
 	}
 	setup.AddGitHub(&opts, client)
+	asked := opts.Limits.Budget.USD
 	if err := l.base.capToDay(ctx, run, &opts); err != nil {
 		return nil, err
 	}
 	owner, repo, _ := strings.Cut(run.Repo, "/")
-	return setup.Run(ctx, setup.Work{Kind: run.Kind, Client: client, Owner: owner, Repo: repo, Number: run.Number, Instruction: run.Instruction}, opts)
+	rep, err := setup.Run(ctx, setup.Work{Kind: run.Kind, Client: client, Owner: owner, Repo: repo, Number: run.Number, Instruction: run.Instruction}, opts)
+	return rep, dayTooSmall(err, asked, opts.Limits.Budget.USD)
+}
+
+// dayTooSmall words a budget the session refused as too small for its
+// first request as the day's, when what was left of the day (capToDay)
+// set it rather than the bot's own CORE_SESSION_BUDGET_USD.
+func dayTooSmall(err error, asked, capped float64) error {
+	var ce *session.ConfigError
+	if !errors.As(err, &ce) || ce.Option != setup.BudgetUSD || capped == asked {
+		return err
+	}
+	return fmt.Errorf("this repository's daily budget has $%.4f left today (UTC, CORE_BOT_DAILY_BUDGET_USD), too little for a run's first request (%w). Ask again tomorrow, or ask whoever runs core's bot to raise it", capped, ce.Err)
 }
