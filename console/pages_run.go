@@ -62,12 +62,12 @@ func (c *Console) runPage(w http.ResponseWriter, r *http.Request) {
 		c.failPage(w, r, p, "error", "The run's events could not be read just now; reload the page in a moment.", err)
 		return
 	}
-	var began map[int]time.Time
+	var ended map[int]time.Time
 	if p.Live != nil {
-		began = turnTimes(p.Live.Events)
+		ended = turnEnds(p.Live.Events)
 		p.ConfirmStop = p.Live.Live && r.URL.Query().Get("confirm") == "stop"
 	}
-	p.Run.Steps = timeline(d, began)
+	p.Run.Steps = timeline(d, ended)
 	c.render(w, http.StatusOK, "run", p)
 }
 
@@ -108,8 +108,9 @@ func (c *Console) pageRun(w http.ResponseWriter, r *http.Request) (*page, *Run) 
 	return p, run
 }
 
-// turnTimes is when each turn began, by its turn event.
-func turnTimes(events []*RunEvent) map[int]time.Time {
+// turnEnds is when each turn ended, by its turn event: the run writes
+// it once the turn's tool has run (session's step).
+func turnEnds(events []*RunEvent) map[int]time.Time {
 	out := map[int]time.Time{}
 	for _, e := range events {
 		if e.Kind != "turn" {

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -167,9 +166,9 @@ type stepView struct {
 }
 
 // timeline lays the report's turns out in order, each at the clock time
-// its turn event says (began, from the events the console holds), else
-// where the turn before ended.
-func timeline(d *reportDetail, began map[int]time.Time) []stepView {
+// it began: its turn event's time (when it ended, from the events the
+// console holds) less its duration, else where the turn before ended.
+func timeline(d *reportDetail, ended map[int]time.Time) []stepView {
 	var longest, at time.Duration
 	for _, s := range d.Steps {
 		longest = max(longest, s.Duration)
@@ -180,10 +179,14 @@ func timeline(d *reportDetail, began map[int]time.Time) []stepView {
 		if longest > 0 {
 			width = max(1, int(100*s.Duration/longest))
 		}
+		began := d.StartedAt.Add(at)
+		if end, ok := ended[s.Turn]; ok {
+			began = end.Add(-s.Duration)
+		}
 		out = append(out, stepView{
 			Turn: s.Turn, Tool: firstOf(s.Tool, "(no action)"), Target: s.Target, Duration: s.Duration,
 			Tokens: s.Tokens, Width: width, Malformed: s.Malformed,
-			At: timeOfDay(cmp.Or(began[s.Turn], d.StartedAt.Add(at))), Seconds: seconds(s.Duration),
+			At: timeOfDay(began), Seconds: seconds(s.Duration),
 		})
 		at += s.Duration
 	}
