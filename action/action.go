@@ -133,7 +133,7 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	if r.t.number != 0 {
 		r.status = &statusComment{client: r.client, owner: r.owner, repo: r.repo, number: r.t.number, runID: r.runID(id), runURL: r.runURL(), id: r.in.StatusCommentID, workflowRun: r.ghctx.RunID}
-		if err := r.status.post(ctx, fmt.Sprintf("core is on it: %s session `%s` is running.", r.t.mode, id)); err != nil {
+		if err := r.status.post(ctx, fmt.Sprintf("%s: core is on it: %s session `%s`.", state.Starting.Word(), r.t.mode, id)); err != nil {
 			return err
 		}
 	}
@@ -187,7 +187,7 @@ func (r *runner) progress(ctx context.Context, id string) func(session.Step, int
 			return
 		}
 		last = time.Now()
-		text := fmt.Sprintf("core is on it: %s session `%s`, turn %d of at most %d (%s %s).", r.t.mode, id, st.Turn, maxTurns, st.Tool, st.Target)
+		text := fmt.Sprintf("%s: core is on it: %s session `%s`, turn %d of at most %d (%s %s).", state.Active.Word(), r.t.mode, id, st.Turn, maxTurns, st.Tool, st.Target)
 		if err := r.status.post(ctx, text); err != nil {
 			r.a.Warningf("core: could not update the status comment: %v", err)
 		}
