@@ -125,7 +125,7 @@ func (c *Console) postTopUp(w http.ResponseWriter, r *http.Request) {
 		return
 	case run.Trigger != TriggerCLI:
 		refuse(w, r, http.StatusConflict, ws.Login, fmt.Sprintf(
-			"run %s ran in a workflow, not on a person's machine: run it again with a larger budget_usd", sid))
+			"run %s ran %s, not on a person's machine: ask again (/core fix) with a larger budget_usd", sid, whereRan(run.Trigger)))
 		return
 	case EndingOf(run).Key != EndingExhausted:
 		refuse(w, r, http.StatusConflict, ws.Login, fmt.Sprintf("run %s ended %s, not with its budget exhausted: only that is topped up", sid, EndingOf(run).Word))
@@ -269,4 +269,13 @@ func (c *RunControl) note() string {
 		return "the run could not take it: " + c.Ack
 	}
 	return c.Ack
+}
+
+// whereRan says where a run that no person's machine ran did: the bot's
+// own runs and the Action's.
+func whereRan(trigger string) string {
+	if trigger == TriggerBot {
+		return "for core's bot"
+	}
+	return "in a workflow"
 }
