@@ -110,7 +110,7 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 			fl.Lookup(s.Name).NoOptDefVal = "true"
 		}
 	}
-	fl.BoolVar(&f.interactive, "interactive", false, "ask before landing, and when the run is idle prompt for the next instruction (/exit to stop) even when stdin is not a terminal (a terminal always gets the prompt)")
+	fl.BoolVar(&f.interactive, "interactive", false, "ask before landing, and when the run is idle prompt for the next instruction (/exit to stop) even when stdin is not a terminal (a terminal gets the prompt unless --idle-timeout is 0)")
 	fl.BoolVar(&f.json, "json", false, "print the run's report (as in report.json) on stdout when it ends; progress and the summary stay on stderr")
 	fl.StringVar(&f.consoleURL, "console-url", "", "the console the report is delivered to when the session ends (default $CORE_CONSOLE_URL; none: it stays local)")
 }

@@ -138,13 +138,18 @@ func (c *Control) Attach(stop context.CancelCauseFunc) {
 }
 
 // SetStatus records the run's state as its loop moves it. A Finish the
-// idle run did not see before it moved on is dropped.
+// idle run did not see before it moved on is dropped; so is an interrupt
+// no turn took (one sent while the harness checked the result), once the
+// run is idle as it asked: it would stop the next instruction's first
+// turn.
 func (c *Control) SetStatus(s state.Status) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = s
 	if s != state.Idle {
 		c.finish = false
+	} else {
+		c.pending = false
 	}
 }
 

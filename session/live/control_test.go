@@ -99,3 +99,27 @@ func TestFinishOnlyAnIdleRun(t *testing.T) {
 	ctl.SetStatus(state.Active)
 	assert.False(t, ctl.Finishing(), "a Finish the idle run did not see outlived its wait")
 }
+
+// TestAnInterruptNoTurnTookEndsWithTheIdle: an interrupt between two
+// turns waits for the next one, unless the run goes idle first; then the
+// next instruction's first turn runs.
+func TestAnInterruptNoTurnTookEndsWithTheIdle(t *testing.T) {
+	t.Parallel()
+	ctl := NewControl()
+	ctl.SetStatus(state.Active)
+	_, err := ctl.Interrupt("alice")
+	require.NoError(t, err)
+	turn, done := ctl.StartTurn(t.Context())
+	_, interrupted := ctl.Interrupted(turn)
+	assert.True(t, interrupted, "the next turn takes the interrupt")
+	done()
+
+	_, err = ctl.Interrupt("alice")
+	require.NoError(t, err)
+	ctl.SetStatus(state.Idle)
+	ctl.SetStatus(state.Active)
+	turn, done = ctl.StartTurn(t.Context())
+	defer done()
+	_, interrupted = ctl.Interrupted(turn)
+	assert.False(t, interrupted, "the interrupt outlived the idle it asked for")
+}
