@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/clip"
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
 	"github.com/coreagent/core/sandbox"
@@ -62,6 +64,15 @@ func TestInteractive(t *testing.T) {
 	assert.NotContains(t, out.String(), "pull request")
 	assert.Equal(t, "b", testkit.Git(t, repo, "show", rep.Branch+":b.txt"))
 	assert.Equal(t, "a", testkit.Git(t, repo, "show", rep.Branch+":a.txt"))
+	// Each landing prints its branch and commit and the contract's
+	// verdict before the idle prompt, not only in the summary after
+	// /exit; the second instruction's landing prints its own.
+	landed := func(commit string) string {
+		return regexp.QuoteMeta("? [y/N] branch: "+rep.Branch+" (commit "+clip.Hash(commit)+")\n") +
+			`.*UNVERIFIED.*\n` + regexp.QuoteMeta("next instruction (/exit to stop)> ")
+	}
+	first := testkit.Git(t, repo, "rev-parse", rep.Branch+"~1")
+	assert.Regexp(t, `(?s)`+landed(first)+`.*`+landed(rep.Commit)+`$`, out.String())
 	reqs := srv.Requests()
 	require.Len(t, reqs, 4)
 	last := reqs[3].Messages

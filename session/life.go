@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/session/heartbeat"
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/prompt"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/state"
 )
@@ -43,8 +44,8 @@ type Live struct {
 	Poll      func(ctx context.Context)
 	PollEvery time.Duration
 	// IdleTimeout is how long a run that landed waits, idle, for the next
-	// message before it completes; zero completes it at once (a terminal
-	// still asks for the next instruction). IdleAfterMessage, when longer,
+	// message before it completes; zero completes it at once, unless
+	// AskNext: then the prompt waits with no limit. IdleAfterMessage, when longer,
 	// replaces it once a person has sent the run a message (a run a
 	// trigger started moves onto IdleAttended).
 	IdleTimeout      time.Duration
@@ -151,9 +152,13 @@ func (s *run) idleTimeout() time.Duration {
 // idle waits, in state idle, for the next message: from the control (the
 // socket, the bot, the comments Poll finds) or, on a terminal, a line
 // typed at the prompt. It reports false when the run should end: its idle
-// timeout passed, the terminal's input ended or said /exit, or ctx ended.
+// timeout passed, the terminal's input ended or said /exit, a person
+// finished it (live.Control.Finish: Ctrl-C at the terminal), or ctx ended.
 // Queued messages are taken before anything waits, even with no timeout.
 func (s *run) idle(ctx context.Context) bool {
+	if s.ctl.Finishing() {
+		return false
+	}
 	if len(s.ctl.Peek()) > 0 {
 		return true
 	}
@@ -196,6 +201,9 @@ func (s *run) idle(ctx context.Context) bool {
 			}
 			return true
 		case <-s.ctl.Wake():
+			if s.ctl.Finishing() {
+				return false
+			}
 			if len(s.ctl.Peek()) > 0 {
 				return true
 			}
@@ -207,56 +215,36 @@ func (s *run) idle(ctx context.Context) bool {
 	}
 }
 
-// lines returns the terminal's lines, read by one goroutine for the whole
-// run, so that a line typed while the run waited elsewhere is not lost.
-// The reader ends with the run (stopLines): it sends nothing after, and
-// a read under way on an input that has deadlines (a pipe, a socket)
-// returns at once; on one without (a terminal), at its next line.
-func (s *run) lines() <-chan string {
-	if s.input == nil {
-		ch := make(chan string)
-		done, gone := make(chan struct{}), make(chan struct{})
-		in := s.opts.Services.Input
-		go func() {
-			defer close(gone)
-			defer close(ch)
-			for {
-				line, ok := readLine(in)
-				select {
-				case <-done:
-					return
-				default:
-				}
-				if !ok {
-					return
-				}
-				select {
-				case ch <- line:
-				case <-done:
-					return
-				}
-			}
-		}()
-		s.input, s.inputDone, s.inputGone = ch, done, gone
-	}
-	return s.input
-}
-
-// deadliner is an input whose reads can be ended: the *os.File of a pipe,
-// a net.Conn.
-type deadliner interface{ SetReadDeadline(time.Time) error }
-
-// stopLines ends the terminal's reader (lines), if it started: at once on
-// an input with deadlines, whose deadline is then as it was.
-func (s *run) stopLines() {
-	if s.inputDone == nil {
+// showLanding prints, before an idle run waits, where the work it has
+// just landed went and the contract's verdict with its table: a person
+// sees them before the prompt, not only in the summary at the end. A run
+// that completes at done prints them in its summary alone.
+func (s *run) showLanding() {
+	if s.idleTimeout() <= 0 && !s.opts.Live.AskNext {
 		return
 	}
-	close(s.inputDone)
-	s.inputDone = nil
-	if d, ok := s.opts.Services.Input.(deadliner); ok && d.SetReadDeadline(time.Now()) == nil {
-		<-s.inputGone
-		_ = d.SetReadDeadline(time.Time{})
+	w := s.opts.Live.Progress
+	if s.opts.Live.AskNext && s.opts.Services.Input != nil {
+		w = s.opts.Services.Output // with the prompt it comes before
+	}
+	r := *s.report
+	r.Branch, r.Commit, r.PRURL, r.Landed = s.rec.Branch, s.rec.Commit, s.rec.PRURL, s.rec.Landed
+	r.WriteLanding(w)
+}
+
+// lines returns the terminal's lines (prompt.Lines), read for the whole
+// run and ended with it (stopLines).
+func (s *run) lines() <-chan string {
+	if s.input == nil {
+		s.input = prompt.New(s.opts.Services.Input)
+	}
+	return s.input.C()
+}
+
+// stopLines ends the terminal's reader, if it started.
+func (s *run) stopLines() {
+	if s.input != nil {
+		s.input.Stop()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/internal/testkit/llm"
+	"github.com/coreagent/core/session/prompt"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -50,7 +51,7 @@ func TestTheInputReaderEndsWithItsRun(t *testing.T) {
 	_, err = w.WriteString("after\n")
 	require.NoError(t, err)
 	require.NoError(t, r.SetReadDeadline(time.Now().Add(testkit.Patience)))
-	line, ok := readLine(r)
+	line, ok := prompt.ReadLine(r)
 	assert.True(t, ok)
 	assert.Equal(t, "after", line)
 }
@@ -59,5 +60,5 @@ func TestTheInputReaderEndsWithItsRun(t *testing.T) {
 func inputReaders() int {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	return strings.Count(string(buf), "session.(*run).lines.func")
+	return strings.Count(string(buf), "prompt.(*Lines).C.func")
 }

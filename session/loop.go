@@ -153,6 +153,7 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 		return s.end(state.Failed, state.FailInfrastructure, err), nil
 	}
 	for {
+		landed := s.rec.Commit
 		out := s.turns(ctx, &entries)
 		if (out.status == state.Idle && !out.interrupted) || out.status == state.BudgetExhausted {
 			out = s.finish(ctx, out)
@@ -162,6 +163,9 @@ func (s *run) drive(ctx context.Context, instruction string, fresh bool) (*Repor
 		}
 		if err := s.moveTo(state.Idle); err != nil {
 			return s.end(state.Failed, state.FailError, err), nil
+		}
+		if s.rec.Landed && s.rec.Commit != landed && !out.end {
+			s.showLanding()
 		}
 		if out.end || !s.idle(ctx) {
 			return s.endIdle(ctx), nil
@@ -476,23 +480,4 @@ func (s *run) ask(question string) (string, bool) {
 	fmt.Fprint(s.opts.Services.Output, question)
 	line, ok := <-s.lines()
 	return line, ok
-}
-
-// readLine reads one line, byte by byte, so that nothing after it is
-// consumed from a reader others share.
-func readLine(r interface{ Read([]byte) (int, error) }) (string, bool) {
-	var b strings.Builder
-	buf := make([]byte, 1)
-	for {
-		n, err := r.Read(buf)
-		if n == 1 {
-			if buf[0] == '\n' {
-				return b.String(), true
-			}
-			b.WriteByte(buf[0])
-		}
-		if err != nil {
-			return b.String(), b.Len() > 0
-		}
-	}
 }

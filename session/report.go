@@ -230,6 +230,14 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "context: %d requests, %d tokens sent (estimated), largest %d of the %d budget, prefix reuse median %.2f\n",
 			c.Requests, c.SentTokensEstimated, c.LargestRequestEstimated, c.Budget, c.PrefixReuseMedian)
 	}
+	r.WriteLanding(w)
+}
+
+// WriteLanding prints where the work landed (the pull request, the branch
+// or why nothing did), the core/contract check run, and the contract: each
+// check with both results, then its verdict or the UNVERIFIED warning.
+// The summary ends with it, and an idle run prints it before it waits.
+func (r *Report) WriteLanding(w io.Writer) {
 	if f, ok := r.Finding(FindingNoChange); ok {
 		fmt.Fprintf(w, "no change: the model called done without changing anything, so nothing landed and nothing was checked (its reason: %s)\n", clip.Line(orNone(f.Detail), 300))
 		return

@@ -19,6 +19,7 @@ import (
 	"github.com/coreagent/core/session/instructions"
 	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/prompt"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/receipt"
 	"github.com/coreagent/core/session/review"
@@ -344,12 +345,8 @@ type runLive struct {
 	ctl    *live.Control
 	// unlanded is set when an interrupt left work that has not landed.
 	unlanded bool
-	// input is the terminal's lines, once the run reads them (lines);
-	// inputDone ends their reader when the run ends (stopLines), and
-	// inputGone is closed when it has.
-	input     <-chan string
-	inputDone chan struct{}
-	inputGone chan struct{}
+	// input is the terminal's lines, once the run reads them (lines).
+	input *prompt.Lines
 }
 
 // scrub removes every secret core knows of from text.

@@ -6,16 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/coreagent/core/session/scrub"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
-	stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := watchSignals(cancel)
+	err := runWith(ctx, sig, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	sig.stop()
+	cancel()
 	if err != nil {
 		var ec exitCode
 		if errors.As(err, &ec) {

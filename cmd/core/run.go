@@ -35,6 +35,9 @@ type env struct {
 	// self is core's executable: it serves Go's build cache inside the
 	// sandbox (core sandbox gocache).
 	self string
+	// signals owns the process's Ctrl-C: a session run here claims it.
+	// nil when run is called without a process of its own (tests).
+	signals *signals
 }
 
 // newEnv is the commands' environment: stdout and stderr for people,
@@ -48,7 +51,14 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) strin
 // run is the whole program: main only calls it and turns its error into an
 // exit status. Tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
+	return runWith(ctx, nil, args, stdin, stdout, stderr, getenv)
+}
+
+// runWith is run in a process whose signals sig owns: a session run here
+// takes Ctrl-C from it (claimCtrlC).
+func runWith(ctx context.Context, sig *signals, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	e := newEnv(stdin, stdout, stderr, getenv)
+	e.signals = sig
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)

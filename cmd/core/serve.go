@@ -109,8 +109,9 @@ result carries the trail's head to the console, which keeps it; --verify-audit
 checks the chain and compares it with the console's copies, so a trail edited
 with every later hash recomputed is caught (without the console, the check is
 local only and says so). SIGTERM ends a running session and releases its
-claim back to the queue. A top-up queued from the console's page of a run
-whose budget ran out resumes that session of this machine, as
+claim back to the queue. --once exits once its instruction's run ends: at
+done, unless --idle-timeout is given. A top-up queued from the console's
+page of a run whose budget ran out resumes that session of this machine, as
 core session resume ID "instruction" --budget-usd N does.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -155,7 +156,7 @@ func (e *env) serve(cmd *cobra.Command, sf *serveFlags) error {
 		Console: client, Repos: repos, Once: sf.once, PollWait: sf.pollWait, Out: e.stderr,
 		Audit: &remote.Audit{Path: auditFile},
 		Run: func(ctx context.Context, c *remote.Command) remote.Result {
-			return e.serveOne(ctx, cmd, f, creds, client, c, sf.allowLand)
+			return e.serveOne(ctx, cmd, sf, creds, client, c)
 		},
 	}
 	fmt.Fprintf(e.stderr, "serve: %s as %s, for %s\n", u, creds.Login, strings.Join(repos, ", "))
@@ -170,7 +171,7 @@ func (f *serveFlags) bind(cmd *cobra.Command) {
 	f.session.register(cmd, true)
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.repos, "repo", nil, "a repository (owner/name) instructions may run on; repeat for more (required)")
-	fl.BoolVar(&f.once, "once", false, "run one queued instruction, then exit")
+	fl.BoolVar(&f.once, "once", false, "run one queued instruction, then exit: its run completes at done unless --idle-timeout is given, which keeps it waiting that long for messages from its page first")
 	fl.BoolVar(&f.allowLand, "allow-land", false, "land the work as a commit and a draft pull request (default: keep it unpushed)")
 	fl.DurationVar(&f.pollWait, "poll-wait", 25*time.Second, "how long each long-poll of the console waits")
 	fl.StringVar(&f.auditFile, "audit-file", "", "the hash-chained audit trail (default $CORE_HOME/serve-audit.jsonl)")
@@ -183,17 +184,14 @@ func (f *serveFlags) bind(cmd *cobra.Command) {
 var serveDefaults = map[string]string{setup.MaxTurns: "12", setup.Timeout: "45m", setup.TurnTimeout: "12m",
 	setup.IdleTimeout: session.IdleAttended.String()}
 
-// commandFlags are the session flags one instruction runs with: serve's
-// own, with the instruction's limits over them, and, for one that resumes
-// a session of this machine, the session's model, verify tier and
-// endpoint (as core session resume takes them).
-func (e *env) commandFlags(f *sessionFlags, c *remote.Command, allowLand bool) (sessionFlags, map[string]string, error) {
-	one := *f
-	one.vals = setup.Values{}
-	for k, v := range f.vals {
-		one.vals[k] = v
-	}
-	one.interactive = false
+// serveOptions are the options of one instruction's session: serve's
+// flags, the limits the instruction asks for, the gate denying everything,
+// without --allow-land a dry run, and, for one that resumes a session of
+// this machine (a top-up), the session's model, verify tier and endpoint,
+// as core session resume takes them.
+func (e *env) serveOptions(cmd *cobra.Command, sf *serveFlags, c *remote.Command) (session.Options, error) {
+	one := sf.session
+	one.vals = maps.Clone(sf.session.vals)
 	if c.Limits.MaxTurns > 0 {
 		one.vals[setup.MaxTurns] = strconv.Itoa(c.Limits.MaxTurns)
 	}
@@ -203,39 +201,46 @@ func (e *env) commandFlags(f *sessionFlags, c *remote.Command, allowLand bool) (
 	if c.Limits.BudgetUSD > 0 {
 		one.vals[setup.BudgetUSD] = strconv.FormatFloat(c.Limits.BudgetUSD, 'f', -1, 64)
 	}
-	if !allowLand {
+	if !sf.allowLand {
 		one.vals[setup.DryRun] = "true"
 	}
-	if c.Resume == "" {
-		return one, serveDefaults, nil
-	}
-	rec, err := e.loadSession(c.Resume)
-	if err != nil {
-		return one, nil, err
-	}
-	if rec.Repo != c.Repo {
-		return one, nil, fmt.Errorf("session %s is on %s, not on %s: a top-up resumes the session on its own repository", c.Resume, rec.Repo, c.Repo)
-	}
-	one.vals[setup.Model], one.vals[setup.Verify] = rec.Model, string(rec.Verify)
+	one.interactive = false
 	defaults := maps.Clone(serveDefaults)
-	defaults[setup.InferenceURL] = rec.InferenceURL
-	return one, defaults, nil
-}
-
-// serveOne runs one instruction as a session: the gate denies everything,
-// the repository's token is the signed-in user's, and it lands only with
-// allowLand.
-func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags, creds *auth.Credentials, client *remote.Client, c *remote.Command, allowLand bool) remote.Result {
-	one, defaults, err := e.commandFlags(f, c, allowLand)
-	if err != nil {
-		return remote.Result{Status: remote.Failed, Error: err.Error()}
+	if sf.once {
+		// --once ends after its instruction's run: it completes at done,
+		// unless --idle-timeout (or CORE_SESSION_IDLE_TIMEOUT) says to
+		// wait for messages from its page.
+		defaults[setup.IdleTimeout] = "0"
+	}
+	if c.Resume != "" {
+		rec, err := e.loadSession(c.Resume)
+		if err != nil {
+			return session.Options{}, err
+		}
+		if rec.Repo != c.Repo {
+			return session.Options{}, fmt.Errorf("session %s is on %s, not on %s: a top-up resumes the session on its own repository", c.Resume, rec.Repo, c.Repo)
+		}
+		one.vals[setup.Model], one.vals[setup.Verify] = rec.Model, string(rec.Verify)
+		defaults[setup.InferenceURL] = rec.InferenceURL
 	}
 	o, err := e.options(cmd, &one, defaults)
 	if err != nil {
-		return remote.Result{Status: remote.Failed, Error: err.Error()}
+		return o, err
 	}
+	o.Live.AskNext = false // nobody is at this terminal
 	o.Services.Approver = tools.DenyApprover{}
 	o.Services.Input = strings.NewReader("")
+	return o, nil
+}
+
+// serveOne runs one instruction as a session (serveOptions): the
+// repository's token is the signed-in user's, and it lands only with
+// --allow-land.
+func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, sf *serveFlags, creds *auth.Credentials, client *remote.Client, c *remote.Command) remote.Result {
+	o, err := e.serveOptions(cmd, sf, c)
+	if err != nil {
+		return remote.Result{Status: remote.Failed, Error: err.Error()}
+	}
 	ghc, err := gh.New(gh.Credentials{Token: creds.Token, APIURL: creds.APIURL}, nil)
 	if err != nil {
 		return remote.Result{Status: remote.Failed, Error: err.Error()}
@@ -284,7 +289,7 @@ func (e *env) serveOne(ctx context.Context, cmd *cobra.Command, f *sessionFlags,
 		res.Error = "serve was stopped (SIGTERM): the instruction goes back to the queue"
 	case rep.Status.Succeeded():
 		res.Status = remote.Succeeded
-		if !allowLand {
+		if !sf.allowLand {
 			fmt.Fprintf(e.stderr, "serve: not landed (no --allow-land): the work is in %s, nothing was pushed\n", workspace)
 		}
 	default:

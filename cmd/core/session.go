@@ -111,7 +111,7 @@ func (f *sessionFlags) register(cmd *cobra.Command, withSessionOptions bool) {
 			fl.Lookup(s.Name).NoOptDefVal = "true"
 		}
 	}
-	fl.BoolVar(&f.interactive, "interactive", false, "ask before landing, and when the run is idle prompt for the next instruction (/exit to stop) even when stdin is not a terminal (a terminal always gets the prompt)")
+	fl.BoolVar(&f.interactive, "interactive", false, "ask before landing, and when the run is idle prompt for the next instruction (/exit to stop) even when stdin is not a terminal (a terminal gets the prompt unless --idle-timeout is 0)")
 	fl.BoolVar(&f.json, "json", false, "print the run's report (as in report.json) on stdout when it ends; progress and the summary stay on stderr")
 	fl.StringVar(&f.consoleURL, "console-url", "", "the console the report is delivered to when the session ends (default $CORE_CONSOLE_URL; none: it stays local)")
 }
@@ -143,7 +143,9 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]s
 	}
 	o := ready.Options
 	o.Live.Interactive = f.interactive
-	o.Live.AskNext = terminal
+	// --idle-timeout 0 (or CORE_SESSION_IDLE_TIMEOUT=0) completes the run
+	// at done, at a terminal too: no prompt.
+	o.Live.AskNext = terminal && o.Live.IdleTimeout > 0
 	o.Services.Approver = &tools.TerminalApprover{In: e.stdin, Out: e.stderr, Terminal: terminal}
 	o.Services.Input, o.Services.Output, o.Live.Progress = e.stdin, e.stdout, e.stderr
 	if f.json {
@@ -201,9 +203,14 @@ local repository, fetched into it as a new branch.
 Every run_shell command waits for "approve? [y/N]" on the terminal, unless
 --verify lets it run unattended; with no terminal, it is declined.
 
-Once the work lands the run is idle: on a terminal it asks for the next
-instruction (/exit or the end of input completes it) for --idle-timeout
-(20m); with no terminal it completes at once unless --idle-timeout is given.
+Once the work lands the run is idle: it prints where the work landed (the
+branch or the pull request) and the contract's verdict with its table; then,
+on a terminal, it asks for the next instruction (/exit, Ctrl-C or the end of
+input completes it) for --idle-timeout (20m); --idle-timeout 0 completes it
+at done, with no prompt; with no terminal it completes at once unless
+--idle-timeout is given. Ctrl-C during a turn interrupts the turn, as core
+session interrupt does, and the run goes idle with its work unlanded; a
+second Ctrl-C within 3s ends the run (cancelled, its work kept).
 Meanwhile core session watch, send, interrupt and stop reach it from
 another terminal. With a console (--console-url, CORE_CONSOLE_URL) its
 events go to its page there as it works, and its report at its end; a
@@ -268,7 +275,9 @@ func (e *env) newOptions(cmd *cobra.Command, f *sessionFlags, repo string) (sess
 // configured, reports it there, and prints its summary and exit status.
 func (e *env) runNew(cmd *cobra.Command, f *sessionFlags, o session.Options, repo string) error {
 	finish := e.live(cmd.Context(), f.consoleURL, &o, repo)
+	release := e.claimCtrlC(&o)
 	rep, err := session.Run(cmd.Context(), o)
+	release()
 	finish()
 	e.report(cmd.Context(), f.consoleURL, rep, repo)
 	return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
@@ -315,7 +324,9 @@ much more. The price is the session's too, unless given again.`,
 			if f.vals[setup.BudgetTokens] == "" {
 				o.Limits.Budget.Tokens = 0
 			}
+			release := e.claimCtrlC(&o)
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)
+			release()
 			e.report(cmd.Context(), f.consoleURL, rep, rec.Repo)
 			return e.finish(rep, setup.Word(err, setup.FlagWording), f.json)
 		},

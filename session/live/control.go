@@ -37,6 +37,9 @@ type Control struct {
 	stop    context.CancelCauseFunc
 	// heard is set once a person has sent a message.
 	heard bool
+	// finish is set when a person asked the idle run to complete
+	// (Finish).
+	finish bool
 }
 
 // NewControl returns a control for one run.
@@ -107,6 +110,23 @@ func (c *Control) Stop(from string) (string, error) {
 	return "stopping: the run ends now and keeps its work", nil
 }
 
+// Finish completes an idle run as /exit at its prompt does: its wait
+// ends, and so does the run, its work landed as it is. Only an idle run
+// can be finished; an active one is interrupted or stopped instead.
+func (c *Control) Finish() (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.status != state.Idle {
+		return "", fmt.Errorf("the run is %s: only an idle run can be finished", c.status)
+	}
+	c.finish = true
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return "finishing: the idle run completes now", nil
+}
+
 // The loop's side: the run that owns the control calls these; an entry
 // point only makes it and hands it in.
 
@@ -117,11 +137,27 @@ func (c *Control) Attach(stop context.CancelCauseFunc) {
 	c.stop = stop
 }
 
-// SetStatus records the run's state as its loop moves it.
+// SetStatus records the run's state as its loop moves it. A Finish the
+// idle run did not see before it moved on is dropped; so is an interrupt
+// no turn took (one sent while the harness checked the result), once the
+// run is idle as it asked: it would stop the next instruction's first
+// turn.
 func (c *Control) SetStatus(s state.Status) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = s
+	if s != state.Idle {
+		c.finish = false
+	} else {
+		c.pending = false
+	}
+}
+
+// Finishing reports whether a person asked the idle run to complete.
+func (c *Control) Finishing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.finish
 }
 
 // StartTurn makes the context of one turn, which Interrupt cancels; done

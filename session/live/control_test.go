@@ -73,3 +73,53 @@ print(s.makefile().readline())`
 	assert.Contains(t, out, "refused: only the user who started the run (uid 0) may reach it, not uid 65534", out)
 	assert.Empty(t, ctl.Peek(), "the refused message was not queued")
 }
+
+// TestFinishOnlyAnIdleRun: Finish is refused unless the run is idle, and
+// one the idle run did not see before it moved on is dropped, not kept
+// to end its next wait.
+func TestFinishOnlyAnIdleRun(t *testing.T) {
+	t.Parallel()
+	ctl := NewControl()
+	for _, s := range []state.Status{state.Pending, state.Starting, state.Active, state.Completed} {
+		ctl.SetStatus(s)
+		_, err := ctl.Finish()
+		assert.ErrorContains(t, err, "the run is "+string(s)+": only an idle run can be finished")
+		assert.False(t, ctl.Finishing())
+	}
+	ctl.SetStatus(state.Idle)
+	ack, err := ctl.Finish()
+	require.NoError(t, err)
+	assert.Equal(t, "finishing: the idle run completes now", ack)
+	assert.True(t, ctl.Finishing())
+	select {
+	case <-ctl.Wake():
+	default:
+		t.Fatal("Finish did not wake the idle run")
+	}
+	ctl.SetStatus(state.Active)
+	assert.False(t, ctl.Finishing(), "a Finish the idle run did not see outlived its wait")
+}
+
+// TestAnInterruptNoTurnTookEndsWithTheIdle: an interrupt between two
+// turns waits for the next one, unless the run goes idle first; then the
+// next instruction's first turn runs.
+func TestAnInterruptNoTurnTookEndsWithTheIdle(t *testing.T) {
+	t.Parallel()
+	ctl := NewControl()
+	ctl.SetStatus(state.Active)
+	_, err := ctl.Interrupt("alice")
+	require.NoError(t, err)
+	turn, done := ctl.StartTurn(t.Context())
+	_, interrupted := ctl.Interrupted(turn)
+	assert.True(t, interrupted, "the next turn takes the interrupt")
+	done()
+
+	_, err = ctl.Interrupt("alice")
+	require.NoError(t, err)
+	ctl.SetStatus(state.Idle)
+	ctl.SetStatus(state.Active)
+	turn, done = ctl.StartTurn(t.Context())
+	defer done()
+	_, interrupted = ctl.Interrupted(turn)
+	assert.False(t, interrupted, "the interrupt outlived the idle it asked for")
+}
