@@ -184,14 +184,17 @@ func (f *serveFlags) bind(cmd *cobra.Command) {
 var serveDefaults = map[string]string{setup.MaxTurns: "12", setup.Timeout: "45m", setup.TurnTimeout: "12m",
 	setup.IdleTimeout: session.IdleAttended.String()}
 
-// serveOptions are the options of one instruction's session: serve's
-// flags, the limits the instruction asks for, the gate denying everything,
-// without --allow-land a dry run, and, for one that resumes a session of
-// this machine (a top-up), the session's model, verify tier and endpoint,
-// as core session resume takes them.
-func (e *env) serveOptions(cmd *cobra.Command, sf *serveFlags, c *remote.Command) (session.Options, error) {
+// commandFlags are the session flags and defaults one instruction runs
+// with: serve's flags, the limits the instruction asks for, without
+// --allow-land a dry run, and, for one that resumes a session of this
+// machine (a top-up), the session's model, verify tier and endpoint, as
+// core session resume takes them.
+func (e *env) commandFlags(sf *serveFlags, c *remote.Command) (sessionFlags, map[string]string, error) {
 	one := sf.session
 	one.vals = maps.Clone(sf.session.vals)
+	if one.vals == nil {
+		one.vals = setup.Values{}
+	}
 	if c.Limits.MaxTurns > 0 {
 		one.vals[setup.MaxTurns] = strconv.Itoa(c.Limits.MaxTurns)
 	}
@@ -212,16 +215,27 @@ func (e *env) serveOptions(cmd *cobra.Command, sf *serveFlags, c *remote.Command
 		// wait for messages from its page.
 		defaults[setup.IdleTimeout] = "0"
 	}
-	if c.Resume != "" {
-		rec, err := e.loadSession(c.Resume)
-		if err != nil {
-			return session.Options{}, err
-		}
-		if rec.Repo != c.Repo {
-			return session.Options{}, fmt.Errorf("session %s is on %s, not on %s: a top-up resumes the session on its own repository", c.Resume, rec.Repo, c.Repo)
-		}
-		one.vals[setup.Model], one.vals[setup.Verify] = rec.Model, string(rec.Verify)
-		defaults[setup.InferenceURL] = rec.InferenceURL
+	if c.Resume == "" {
+		return one, defaults, nil
+	}
+	rec, err := e.loadSession(c.Resume)
+	if err != nil {
+		return one, nil, err
+	}
+	if rec.Repo != c.Repo {
+		return one, nil, fmt.Errorf("session %s is on %s, not on %s: a top-up resumes the session on its own repository", c.Resume, rec.Repo, c.Repo)
+	}
+	one.vals[setup.Model], one.vals[setup.Verify] = rec.Model, string(rec.Verify)
+	defaults[setup.InferenceURL] = rec.InferenceURL
+	return one, defaults, nil
+}
+
+// serveOptions are the options of one instruction's session
+// (commandFlags), the gate denying everything and no terminal.
+func (e *env) serveOptions(cmd *cobra.Command, sf *serveFlags, c *remote.Command) (session.Options, error) {
+	one, defaults, err := e.commandFlags(sf, c)
+	if err != nil {
+		return session.Options{}, err
 	}
 	o, err := e.options(cmd, &one, defaults)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/coreagent/core/remote"
+	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/setup"
 )
 
@@ -29,16 +30,22 @@ func TestServeCommandFlags(t *testing.T) {
 		}
 		return ""
 	}}
-	f := &sessionFlags{vals: setup.Values{setup.Model: "m-flag"}, interactive: true}
+	f := &serveFlags{session: sessionFlags{vals: setup.Values{setup.Model: "m-flag"}, interactive: true}}
+	once := &serveFlags{session: f.session, allowLand: true, once: true}
 
-	one, defaults, err := e.commandFlags(f, &remote.Command{Repo: "acme/app", Limits: remote.Limits{MaxTurns: 7, BudgetUSD: 2.5}}, false)
+	one, defaults, err := e.commandFlags(f, &remote.Command{Repo: "acme/app", Limits: remote.Limits{MaxTurns: 7, BudgetUSD: 2.5}})
 	require.NoError(t, err)
 	assert.Equal(t, setup.Values{setup.Model: "m-flag", setup.MaxTurns: "7", setup.BudgetUSD: "2.5", setup.DryRun: "true"}, one.vals)
 	assert.False(t, one.interactive)
 	assert.Equal(t, serveDefaults, defaults)
-	assert.Equal(t, setup.Values{setup.Model: "m-flag"}, f.vals, "serve's own flags are left as they were")
+	assert.Equal(t, setup.Values{setup.Model: "m-flag"}, f.session.vals, "serve's own flags are left as they were")
 
-	one, defaults, err = e.commandFlags(f, &remote.Command{Repo: "acme/app", Resume: "20261201-080000-ab12", Limits: remote.Limits{BudgetUSD: 2}}, true)
+	_, defaults, err = e.commandFlags(once, &remote.Command{Repo: "acme/app"})
+	require.NoError(t, err)
+	assert.Equal(t, "0", defaults[setup.IdleTimeout], "--once completes at done")
+	assert.Equal(t, session.IdleAttended.String(), serveDefaults[setup.IdleTimeout], "serve's defaults are left as they were")
+
+	one, defaults, err = e.commandFlags(f, &remote.Command{Repo: "acme/app", Resume: "20261201-080000-ab12", Limits: remote.Limits{BudgetUSD: 2}})
 	require.NoError(t, err)
 	assert.Equal(t, "m-session", one.vals[setup.Model], "the session's model")
 	assert.Equal(t, "build", one.vals[setup.Verify])
@@ -46,8 +53,8 @@ func TestServeCommandFlags(t *testing.T) {
 	assert.Equal(t, "http://127.0.0.1:9/v1", defaults[setup.InferenceURL])
 	assert.NotContains(t, serveDefaults, setup.InferenceURL, "serve's defaults are left as they were")
 
-	_, _, err = e.commandFlags(f, &remote.Command{Repo: "acme/lib", Resume: "20261201-080000-ab12"}, true)
+	_, _, err = e.commandFlags(f, &remote.Command{Repo: "acme/lib", Resume: "20261201-080000-ab12"})
 	require.ErrorContains(t, err, "session 20261201-080000-ab12 is on acme/app, not on acme/lib")
-	_, _, err = e.commandFlags(f, &remote.Command{Repo: "acme/app", Resume: "20261201-090000-cd34"}, true)
+	_, _, err = e.commandFlags(f, &remote.Command{Repo: "acme/app", Resume: "20261201-090000-cd34"})
 	require.ErrorContains(t, err, "no session 20261201-090000-cd34")
 }
