@@ -28,7 +28,7 @@ func (r *Local) snapshot(ctx context.Context, id, head string) (sha string, chan
 		return "", 0, nil
 	}
 	changes = len(strings.Split(status, "\n"))
-	tree, err := r.filesTree(ctx, r.path, head)
+	tree, err := r.git.git.FilesTree(ctx, r.path, head)
 	if err != nil {
 		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
 	}
