@@ -49,6 +49,25 @@ func (r *Local) keepSnapshot(ctx context.Context, ref, sha string) error {
 	return nil
 }
 
+// RemoveInputs deletes the ref that kept the uncommitted work session id
+// started from (InputsRef), in the local repository at repo, if it still
+// names that work, commit start: a ref the user moved, or a repository
+// that is gone, is left alone.
+func (g Git) RemoveInputs(ctx context.Context, repo, id, start string) error {
+	if fi, err := os.Stat(repo); err != nil || !fi.IsDir() {
+		return nil
+	}
+	r := gitRunner{git: g}
+	ref := InputsRef(id)
+	if sha, err := r.run(ctx, repo, "rev-parse", "--verify", "--quiet", ref); err != nil || sha != start {
+		return nil
+	}
+	if _, err := r.run(ctx, repo, "update-ref", "-d", ref, start); err != nil {
+		return fmt.Errorf("delete %s in %s: %w", ref, repo, err)
+	}
+	return nil
+}
+
 // rebuild makes the commit that lands a session that started from a
 // snapshot: the session's own changes (snapshot..HEAD of the workspace)
 // applied onto parent, so that the user's uncommitted work is not
