@@ -25,7 +25,7 @@ func TestGitScrubsWhatItIsGiven(t *testing.T) {
 	ws := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644))
 	g := gitRunner{env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, scrub: scrub.New("sekrit-value")}
-	tree, err := workTree(t.Context(), g, ws)
+	tree, err := g.landGit().WorkTree(t.Context(), ws)
 	require.NoError(t, err)
 	sha, err := commitTree(t.Context(), g, land.SigningKey{}, ws, tree, land.CommitMessage("Use sekrit-value\n\nbody sekrit-value", "s1", &contract.Contract{Verdict: contract.ContractHeld}))
 	require.NoError(t, err)

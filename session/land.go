@@ -104,7 +104,7 @@ func (s *run) finishSpent(ctx context.Context, out outcome) outcome {
 // the run goes on as ending says.
 func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
 	if s.opts.Landing.DryRun {
-		diff, err := diffTree(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, s.tree)
+		diff, err := s.git.landGit().DiffTree(ctx, s.rec.Workspace, s.rec.StartCommit, s.tree)
 		if err != nil {
 			return failed(state.FailInfrastructure, err)
 		}
@@ -146,10 +146,10 @@ func (s *run) land(ctx context.Context, ending outcome) outcome {
 	}
 	s.rec.Landed = true
 	s.unlanded = false
-	if t, err := treeOf(ctx, s.git, s.rec.Workspace, s.rec.Commit); err == nil {
+	if t, err := s.git.landGit().TreeOf(ctx, s.rec.Workspace, s.rec.Commit); err == nil {
 		s.report.LandedTree = t
 	}
-	if ds, err := diffStat(ctx, s.git, s.rec.Workspace, s.rec.StartCommit, s.rec.Commit); err == nil {
+	if ds, err := s.git.landGit().DiffStat(ctx, s.rec.Workspace, s.rec.StartCommit, s.rec.Commit); err == nil {
 		s.report.DiffStat = ds // without it the report still stands
 	}
 	return ending
@@ -159,7 +159,7 @@ func (s *run) land(ctx context.Context, ending outcome) outcome {
 // tree.go), and reports whether the session changed anything.
 func (s *run) freezeTree(ctx context.Context) (bool, error) {
 	s.freeze()
-	tree, err := workTree(ctx, s.git, s.rec.Workspace)
+	tree, err := s.git.landGit().WorkTree(ctx, s.rec.Workspace)
 	if err != nil {
 		return false, err
 	}
@@ -172,7 +172,7 @@ func (s *run) freezeTree(ctx context.Context) (bool, error) {
 // landed.
 func (s *run) setTree(ctx context.Context, tree string) (bool, error) {
 	ws := s.rec.Workspace
-	start, err := treeOf(ctx, s.git, ws, s.rec.StartCommit)
+	start, err := s.git.landGit().TreeOf(ctx, ws, s.rec.StartCommit)
 	if err != nil {
 		return false, err
 	}
@@ -266,7 +266,7 @@ func (s *run) end(status state.Status, kind state.FailureKind, err error) *Repor
 func landFailure(err error) state.FailureKind {
 	var oe *land.OverlapError
 	var me *land.MovedError
-	var te *TreeChangedError
+	var te *land.TreeChangedError
 	var ae *gh.ActionsPullsError
 	switch {
 	case errors.As(err, &oe) || errors.As(err, &me) || errors.As(err, &ae):

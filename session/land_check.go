@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 )
@@ -29,7 +30,7 @@ const maxNamed = 20
 // refuses.
 func (s *run) checkLanding(ctx context.Context, tree string) error {
 	ws, from := s.rec.Workspace, s.rec.StartCommit
-	changed, err := changedPaths(ctx, s.git, ws, from, tree)
+	changed, err := s.git.landGit().ChangedPaths(ctx, ws, from, tree)
 	if err != nil {
 		return err
 	}
@@ -49,7 +50,7 @@ func (s *run) checkLanding(ctx context.Context, tree string) error {
 	if err != nil {
 		return fmt.Errorf("diff the work: %w", err)
 	}
-	if !s.scrubber.Contains(addedLines(diff)) {
+	if !s.scrubber.Contains(land.AddedLines(diff)) {
 		return nil
 	}
 	var holding []string
@@ -58,7 +59,7 @@ func (s *run) checkLanding(ctx context.Context, tree string) error {
 		if err != nil {
 			return fmt.Errorf("diff %s: %w", p, err)
 		}
-		if s.scrubber.Contains(addedLines(d)) {
+		if s.scrubber.Contains(land.AddedLines(d)) {
 			holding = append(holding, p)
 		}
 	}
@@ -103,41 +104,6 @@ func (s *run) checkWorkflows(ctx context.Context, final string, changed []string
 	return &LandingError{What: what, Files: append(workflows, actions...), Why: fmt.Sprintf(
 		"A workflow, and an action it uses (under %s, or a local action named by `uses: ./…`), runs with the repository's secrets and the workflow's token on the next push, so core lands changes to them only when the user allows them: resume the session with --allow-workflow-changes (core session resume %s --allow-workflow-changes \"land it\"; in the Action, the allow_workflow_changes input), or undo the changes in %s",
 		tools.ActionsDir, s.rec.ID, s.rec.Workspace)}
-}
-
-// changedPaths lists the paths whose content in tree differs from commit
-// from, as git spells them (relative, slash-separated, unquoted).
-func changedPaths(ctx context.Context, g gitRunner, ws, from, tree string) ([]string, error) {
-	out, err := g.run(ctx, ws, "diff", "--name-only", "--no-renames", "-z", from, tree)
-	if err != nil {
-		return nil, fmt.Errorf("list the changed files: %w", err)
-	}
-	var paths []string
-	for _, p := range strings.Split(out, "\x00") {
-		if p != "" {
-			paths = append(paths, p)
-		}
-	}
-	return paths, nil
-}
-
-// addedLines keeps the lines a unified diff adds, without their "+"; the
-// headers of each file ("+++ b/path") are not added lines.
-func addedLines(diff string) string {
-	var b strings.Builder
-	inHunk := false
-	for _, line := range strings.Split(diff, "\n") {
-		switch {
-		case strings.HasPrefix(line, "diff --git "):
-			inHunk = false
-		case strings.HasPrefix(line, "@@"):
-			inHunk = true
-		case inHunk && strings.HasPrefix(line, "+"):
-			b.WriteString(line[1:])
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }
 
 // LandingError is work that landing refused: what it does, the files that

@@ -210,12 +210,6 @@ func TestGitHubLandingRefusesPlantedWorkflow(t *testing.T) {
 	}
 }
 
-func TestAddedLines(t *testing.T) {
-	t.Parallel()
-	diff := "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n+++ plus\ndiff --git a/y b/y\n--- /dev/null\n+++ b/y\n@@ -0,0 +1 @@\n+y\n"
-	assert.Equal(t, "new\n++ plus\ny\n", addedLines(diff))
-}
-
 // TestLandingRefusesPlantedAction: a workflow's local action runs with the
 // workflow's token, so work that changes one (written behind the tools'
 // back, as go test could) does not land, under the same switch as a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/scrub"
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
@@ -63,11 +64,11 @@ func landFinished(ctx context.Context, id string, opts Options) (*Report, error)
 	// Only the tree its last run froze and checked lands: a workspace
 	// changed since (by hand, or by a process that outlived the run) is
 	// checked again by a resume, never landed unchecked.
-	now, err := workTree(ctx, gitRunner{env: opts.Services.GitEnv, scrub: scrub.New(opts.Services.Secrets...)}, rec.Workspace)
+	now, err := gitRunner{env: opts.Services.GitEnv, scrub: scrub.New(opts.Services.Secrets...)}.landGit().WorkTree(ctx, rec.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	if err := sameTree(recorded.Tree, now, fmt.Sprintf("the workspace changed since its checks: resume the session to check it again (core session resume %s \"check it again\")", id)); err != nil {
+	if err := land.SameTree(recorded.Tree, now, fmt.Sprintf("the workspace changed since its checks: resume the session to check it again (core session resume %s \"check it again\")", id)); err != nil {
 		return nil, &ConfigError{Err: err}
 	}
 	opts.Goal.Repo = rec.Repo

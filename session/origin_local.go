@@ -14,9 +14,7 @@ type localRepo struct {
 }
 
 func openLocalRepo(ctx context.Context, g gitRunner, path string) (localRepo, error) {
-	r, err := land.OpenLocal(ctx, g.landGit(), func(ctx context.Context, dir, base string) (string, error) {
-		return filesTree(ctx, g, dir, base)
-	}, path)
+	r, err := land.OpenLocal(ctx, g.landGit(), path)
 	if err != nil {
 		return localRepo{}, fromLand(err)
 	}

@@ -53,6 +53,9 @@ type Report struct {
 	Files []string `json:"files,omitempty"`
 }
 
+// DiffStat is how much a change changed (land.DiffStat).
+type DiffStat = land.DiffStat
+
 // ReportOutcome is how the run ended and what the model said it did.
 type ReportOutcome struct {
 	Status      state.Status      `json:"status"`

@@ -74,7 +74,7 @@ type reviewRun struct {
 // out: then no check runs): the contract's checks on the base and on the
 // head's tree, the review posted or printed, and the run's end.
 func (s *run) finishReview(ctx context.Context, out outcome) outcome {
-	tree, err := treeOf(ctx, s.git, s.rec.Workspace, s.review.head)
+	tree, err := s.git.landGit().TreeOf(ctx, s.rec.Workspace, s.review.head)
 	if err == nil {
 		_, err = s.setTree(ctx, tree)
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/coreagent/core/internal/filetree"
-	"github.com/coreagent/core/session/land"
 )
 
 // ErrNoStore says that the state directory does not exist yet: there are no
@@ -95,22 +94,11 @@ func (s *Store) Prune(ctx context.Context, cutoff time.Time) ([]Removed, error) 
 }
 
 // removeInputs deletes the ref that kept the uncommitted work session rec
-// started from, in its local repository, if it still names that work: a
-// ref the user moved, or a repository that is gone, is left alone.
+// started from, in its local repository (land.Git.RemoveInputs).
 func removeInputs(ctx context.Context, rec *Record) error {
 	if rec.LandOnto == "" || !filepath.IsAbs(rec.Repo) {
 		return nil
 	}
-	if fi, err := os.Stat(rec.Repo); err != nil || !fi.IsDir() {
-		return nil
-	}
 	var g gitRunner
-	ref := land.InputsRef(rec.ID)
-	if sha, err := g.run(ctx, rec.Repo, "rev-parse", "--verify", "--quiet", ref); err != nil || sha != rec.StartCommit {
-		return nil
-	}
-	if _, err := g.run(ctx, rec.Repo, "update-ref", "-d", ref, rec.StartCommit); err != nil {
-		return fmt.Errorf("delete %s in %s: %w", ref, rec.Repo, err)
-	}
-	return nil
+	return g.landGit().RemoveInputs(ctx, rec.Repo, rec.ID, rec.StartCommit)
 }

@@ -24,111 +24,6 @@ import (
 	"github.com/coreagent/core/session/state"
 )
 
-func TestSameTree(t *testing.T) {
-	t.Parallel()
-	const a, b = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
-	tests := []struct {
-		name             string
-		checked, landing string
-		want             string // "" when it may land
-	}{
-		{name: "the checked tree", checked: a, landing: a},
-		{name: "another tree", checked: a, landing: b, want: "not landed: the tree to land (222222222222) is not the tree the checks ran on (111111111111): why. Nothing was committed or pushed."},
-		{name: "no checked tree", checked: "", landing: b, want: "not landed: no tree checked at done is recorded for this work: why. Nothing was committed or pushed."},
-		{name: "nothing at all", checked: "", landing: "", want: "no tree checked at done"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			err := sameTree(tt.checked, tt.landing, "why")
-			if tt.want == "" {
-				assert.NoError(t, err)
-				return
-			}
-			var te *TreeChangedError
-			require.ErrorAs(t, err, &te)
-			assert.ErrorContains(t, err, tt.want)
-		})
-	}
-}
-
-func TestParseLsTree(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		out     string
-		want    []treeEntry
-		wantErr string
-	}{
-		{name: "empty"},
-		{name: "blobs and a submodule",
-			out: "100644 blob e69de29bb2d1d6434b8b29ae775ad8c2e48c5391       0\ta.txt\x00" +
-				"100755 blob 0123456789012345678901234567890123456789 104857601\tdir/with space\tand tab\x00" +
-				"160000 commit 0123456789012345678901234567890123456789       -\tsub\x00",
-			want: []treeEntry{{path: "a.txt", size: 0}, {path: "dir/with space\tand tab", size: 104857601}, {path: "sub", size: -1}}},
-		{name: "no path", out: "100644 blob e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 0\x00", wantErr: "unexpected entry"},
-		{name: "no size", out: "100644 blob e69de29bb2d1d6434b8b29ae775ad8c2e48c5391\ta\x00", wantErr: "unexpected entry"},
-		{name: "bad size", out: "100644 blob e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 -5\ta\x00", wantErr: "bad size"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := parseLsTree(tt.out)
-			if tt.wantErr != "" {
-				assert.ErrorContains(t, err, tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-func FuzzParseLsTree(f *testing.F) {
-	f.Add("100644 blob e69de29bb2d1d6434b8b29ae775ad8c2e48c5391       0\ta.txt\x00")
-	f.Add("160000 commit 0123456789012345678901234567890123456789       -\tsub\x00")
-	f.Add("100644 blob x 12\ta\tb\x00\x00")
-	f.Fuzz(func(t *testing.T, out string) {
-		entries, err := parseLsTree(out)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			if e.path == "" || e.size < -1 {
-				t.Fatalf("entry %+v from %q", e, out)
-			}
-		}
-	})
-}
-
-func TestOversized(t *testing.T) {
-	t.Parallel()
-	entries := []treeEntry{
-		{path: "small", size: 10},
-		{path: "at-limit", size: maxBlob},
-		{path: "over", size: maxBlob + 1},
-		{path: "old-over", size: maxBlob + 1},
-		{path: "sub", size: -1},
-	}
-	tests := []struct {
-		name    string
-		changed []string
-		want    []string
-	}{
-		{name: "nothing changed"},
-		{name: "small and at the limit", changed: []string{"small", "at-limit", "sub"}},
-		{name: "one over", changed: []string{"small", "over"}, want: []string{"over"}},
-		{name: "a removed path", changed: []string{"gone"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, oversized(entries, tt.changed, maxBlob))
-		})
-	}
-	assert.Equal(t, int64(100<<20), int64(maxBlob), "GitHub's limit for a file")
-}
-
 // The leftover attacks: a repository whose test, run as a check, says
 // where a process the run left in its box can see it that the harness's
 // check has started ("checking"), and waits (bounded) for it to act
@@ -458,7 +353,7 @@ func TestLandFailure(t *testing.T) {
 	}{
 		{name: "the branch moved", err: fmt.Errorf("push: %w", &land.MovedError{}), want: state.FailConfiguration},
 		{name: "the work needs the uncommitted work", err: &land.OverlapError{}, want: state.FailConfiguration},
-		{name: "a commit without the checked tree", err: &TreeChangedError{Checked: "a", Landing: "b"}, want: state.FailError},
+		{name: "a commit without the checked tree", err: &land.TreeChangedError{Checked: "a", Landing: "b"}, want: state.FailError},
 		{name: "git failed", err: errors.New("git push: connection reset"), want: state.FailInfrastructure},
 	}
 	for _, tt := range tests {

@@ -21,14 +21,10 @@ import (
 type Local struct {
 	path string // absolute
 	git  gitRunner
-	// filesTree writes the files of the repository at dir as one tree
-	// object, built in an index of its own from commit base.
-	filesTree func(ctx context.Context, dir, base string) (string, error)
 }
 
-// OpenLocal checks that path is a git repository; g runs git for it, and
-// filesTree writes the tree of its working tree (for the snapshot).
-func OpenLocal(ctx context.Context, g Git, filesTree func(ctx context.Context, dir, base string) (string, error), path string) (*Local, error) {
+// OpenLocal checks that path is a git repository; g runs git for it.
+func OpenLocal(ctx context.Context, g Git, path string) (*Local, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, &OptionError{Option: "repo", Err: fmt.Errorf("%s: %w", path, err)}
@@ -39,7 +35,7 @@ func OpenLocal(ctx context.Context, g Git, filesTree func(ctx context.Context, d
 	if _, err := (gitRunner{git: g}).run(ctx, abs, "rev-parse", "--git-dir"); err != nil {
 		return nil, &OptionError{Option: "repo", Err: fmt.Errorf("%s is not a git repository: %w", path, err)}
 	}
-	return &Local{path: abs, git: gitRunner{git: g}, filesTree: filesTree}, nil
+	return &Local{path: abs, git: gitRunner{git: g}}, nil
 }
 
 // Name is the repository as the record shows it: its absolute path.

@@ -28,7 +28,7 @@ func (r *Local) snapshot(ctx context.Context, id, head string) (sha string, chan
 		return "", 0, nil
 	}
 	changes = len(strings.Split(status, "\n"))
-	tree, err := r.filesTree(ctx, r.path, head)
+	tree, err := r.git.git.FilesTree(ctx, r.path, head)
 	if err != nil {
 		return "", 0, fmt.Errorf("snapshot the working tree: %w", err)
 	}
@@ -45,6 +45,25 @@ func (r *Local) snapshot(ctx context.Context, id, head string) (sha string, chan
 func (r *Local) keepSnapshot(ctx context.Context, ref, sha string) error {
 	if _, err := r.git.run(ctx, r.path, "update-ref", ref, sha); err != nil {
 		return fmt.Errorf("keep the snapshot of the working tree: %w", err)
+	}
+	return nil
+}
+
+// RemoveInputs deletes the ref that kept the uncommitted work session id
+// started from (InputsRef), in the local repository at repo, if it still
+// names that work, commit start: a ref the user moved, or a repository
+// that is gone, is left alone.
+func (g Git) RemoveInputs(ctx context.Context, repo, id, start string) error {
+	if fi, err := os.Stat(repo); err != nil || !fi.IsDir() {
+		return nil
+	}
+	r := gitRunner{git: g}
+	ref := InputsRef(id)
+	if sha, err := r.run(ctx, repo, "rev-parse", "--verify", "--quiet", ref); err != nil || sha != start {
+		return nil
+	}
+	if _, err := r.run(ctx, repo, "update-ref", "-d", ref, start); err != nil {
+		return fmt.Errorf("delete %s in %s: %w", ref, repo, err)
 	}
 	return nil
 }
