@@ -108,7 +108,7 @@ func TestTopUp(t *testing.T) {
 		{name: "no amount", run: "s-exhausted", usd: "", who: alice, status: http.StatusBadRequest, says: "an amount of dollars above 0"},
 		{name: "a negative amount", run: "s-exhausted", usd: "-1", who: alice, status: http.StatusBadRequest, says: "an amount of dollars above 0"},
 		{name: "too much", run: "s-exhausted", usd: "5000", who: alice, status: http.StatusBadRequest, says: "limits.budget_usd must be an amount of dollars from 0 to 1000"},
-		{name: "a workflow's run", run: "s-action-exhausted", usd: "2", who: alice, status: http.StatusConflict, says: "run it again with a larger budget_usd"},
+		{name: "a workflow's run", run: "s-action-exhausted", usd: "2", who: alice, status: http.StatusConflict, says: "ran in a workflow, not on a person's machine: ask again (/core fix) with a larger budget_usd"},
 		{name: "a run that completed", run: "s-done", usd: "2", who: alice, status: http.StatusConflict, says: "ended completed, not with its budget exhausted"},
 		{name: "no such run", run: "s-nope", usd: "2", who: alice, status: http.StatusNotFound, says: "there is no run s-nope here"},
 	} {
