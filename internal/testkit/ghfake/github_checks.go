@@ -1,6 +1,7 @@
 package ghfake
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -39,7 +40,10 @@ func (g *GitHub) CheckRuns(owner, repo string) []CheckRun {
 // newChecks is the double's check runs, on its git, its ids and its Apps.
 func (g *GitHub) newChecks() *checks.Server {
 	return checks.New(checks.Host{
-		Git: g.git, Env: g.gitEnv, NextID: g.NextID,
+		Git: func(ctx context.Context, dir string, args ...string) (string, error) {
+			return g.runGit(ctx, dir, nil, args...)
+		},
+		Resolve: g.resolveCommit, NextID: g.NextID,
 		App: func(login, created string) any { return g.wireCheckApp(login, created) },
 	})
 }

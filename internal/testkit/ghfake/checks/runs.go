@@ -115,12 +115,20 @@ func validRun(cr *Run) error {
 	return nil
 }
 
+// isFullSHA reports whether s is a whole SHA-1 or SHA-256 in lower case.
+func isFullSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
+}
+
 // GET /repos/{owner}/{repo}/commits/{ref}/check-runs: the runs on the
 // commit ref names (a branch, tag or SHA), by check_name and status, the
 // latest run of each name unless filter=all, paginated.
 func (s *Server) list(c Call, repo Repo) {
 	ref, query := c.Param("ref"), c.Request().URL.Query()
-	sha, ok, err := s.resolveCommit(c.Request().Context(), repo.Dir, ref)
+	sha, ok, err := s.host.Resolve(c.Request().Context(), repo.Dir, ref)
 	switch {
 	case err != nil:
 		c.Fail(http.StatusInternalServerError, err.Error())

@@ -8,14 +8,9 @@
 package checks
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
-	"os/exec"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -49,8 +44,12 @@ type Route struct {
 
 // Host is what the double lends the check runs.
 type Host struct {
-	Git string // the git binary
-	Env func(extra ...string) []string
+	// Git runs git in the bare repository dir and returns its output,
+	// trimmed.
+	Git func(ctx context.Context, dir string, args ...string) (string, error)
+	// Resolve resolves a branch, tag or SHA to a commit of dir (a full
+	// SHA git does not know taken as is); ok is false when there is none.
+	Resolve func(ctx context.Context, dir, ref string) (sha string, ok bool, err error)
 	// NextID hands out an id from the double's sequence of ids.
 	NextID func() int64
 	// App is the App a bot login reports as ("" is GitHub Actions), as
@@ -82,52 +81,6 @@ func (s *Server) Routes() []Route {
 		{"PATCH " + r + "/check-runs/{id}", s.update},
 		{"GET " + r + "/check-runs/{id}/annotations", s.listAnnotations},
 	}
-}
-
-// git runs git in dir and returns its standard output, trimmed.
-func (s *Server) git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, s.host.Git, args...)
-	cmd.Dir = dir
-	cmd.Env = s.host.Env()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(stdout.String()), nil
-}
-
-// resolveCommit resolves a branch, tag or SHA to a commit of the bare
-// repository dir. A full SHA git does not know is taken as is, so fixtures
-// may use made-up SHAs; anything else unknown is not found.
-func (s *Server) resolveCommit(ctx context.Context, dir, ref string) (sha string, ok bool, err error) {
-	if ref == "" || strings.HasPrefix(ref, "-") {
-		return "", false, nil
-	}
-	cmd := exec.CommandContext(ctx, s.host.Git, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
-	cmd.Dir = dir
-	cmd.Env = s.host.Env()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit) && exit.ExitCode() == 1 && stderr.Len() == 0:
-		if ref = strings.ToLower(ref); isFullSHA(ref) {
-			return ref, true, nil
-		}
-		return "", false, nil
-	case err != nil:
-		return "", false, fmt.Errorf("resolve %s in %s: %w: %s", ref, dir, err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(string(out)), true, nil
-}
-
-func isFullSHA(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	return strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // paginate returns the page of items the call asks for.

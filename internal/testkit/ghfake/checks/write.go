@@ -65,7 +65,7 @@ func (s *Server) create(c Call, repo Repo) {
 		c.Invalid("CheckRun", "name", "missing_field", "")
 		return
 	}
-	sha, err := s.git(c.Request().Context(), repo.Dir, "rev-parse", "--verify", "--quiet", "--end-of-options", in.HeadSHA+"^{commit}")
+	sha, err := s.host.Git(c.Request().Context(), repo.Dir, "rev-parse", "--verify", "--quiet", "--end-of-options", in.HeadSHA+"^{commit}")
 	if in.HeadSHA == "" || err != nil || !strings.EqualFold(sha, in.HeadSHA) {
 		c.Invalid("CheckRun", "head_sha", "invalid", "No commit found for SHA: "+in.HeadSHA)
 		return

@@ -44,34 +44,3 @@ func TestRunRule(t *testing.T) {
 		})
 	}
 }
-
-func TestValidRunDefaults(t *testing.T) {
-	t.Parallel()
-	sha := strings.Repeat("A", 40)
-	tests := []struct {
-		name       string
-		run        Run
-		wantStatus string
-		wantErr    string
-	}{
-		{name: "queued by default", run: Run{HeadSHA: sha, Name: "test"}, wantStatus: "queued"},
-		{name: "completed by its conclusion", run: Run{HeadSHA: sha, Name: "test", Conclusion: "success"}, wantStatus: "completed"},
-		{name: "a branch is no SHA", run: Run{HeadSHA: "main", Name: "test"}, wantErr: "not a full commit SHA"},
-		{name: "no name", run: Run{HeadSHA: sha}, wantErr: "needs a name"},
-		{name: "queued with a conclusion", run: Run{HeadSHA: sha, Name: "test", Status: "queued", Conclusion: "success"}, wantErr: "has no conclusion"},
-		{name: "annotation without a message", run: Run{HeadSHA: sha, Name: "test", Annotations: []Annotation{{Path: "a.go", StartLine: 1, AnnotationLevel: "notice"}}}, wantErr: "needs a path, a start line and a message"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			err := validRun(&tt.run)
-			if tt.wantErr != "" {
-				assert.ErrorContains(t, err, tt.wantErr)
-				return
-			}
-			assert.NoError(t, err)
-			assert.Equal(t, tt.wantStatus, tt.run.Status)
-			assert.Equal(t, strings.ToLower(sha), tt.run.HeadSHA)
-		})
-	}
-}
