@@ -7,6 +7,10 @@
 // exported API: tokens that expire ([GitHub.AddExpiringToken]; GET /user
 // refuses them, as GitHub does installation tokens), [GitHub.ReposOf],
 // [Repo.RaiseRole], [Repo.Wire], [GitHub.SeesAccount], [GitHub.Record].
+// Check runs are kept by internal/testkit/ghfake/checks and the Git Data
+// API by internal/testkit/ghfake/gitdata, each under its own lock and
+// served by the double through the [Call] it hands each request;
+// [GitHub.AddCheckRun] and [GitHub.CheckRuns] stay on the double.
 //
 // [NewGitHub] (for Go tests) and [ServeGitHub] (for scripts) start an
 // in-memory GitHub. Its REST API answers under [GitHub.APIURL] (URL +

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreagent/core/internal/testkit/ghfake/checks"
 	"github.com/coreagent/core/internal/testkit/ghfake/gitdata"
 )
 
@@ -50,8 +51,9 @@ type GitHub struct {
 	lastID   int64
 	apiCalls int
 	outage   outage   // what FailAPI set
-	ext      extState // checks, review threads, variables
+	ext      extState // review threads, variables
 	gitData  *gitdata.Server
+	checks   *checks.Server
 
 	// userIDs are the account ids SetUserID gave logins; idMu guards it
 	// alone, as wireUser runs with and without mu held.
@@ -162,7 +164,8 @@ func newGitHub(root, gitPath string) (*GitHub, error) {
 		repos:  make(map[string]*Repo),
 	}
 	g.gitData = gitdata.New(gitPath, filepath.Join(root, "home"), g.gitEnv)
-	g.routes = append(g.apiRoutes(), g.gitDataRoutes()...)
+	g.checks = g.newChecks()
+	g.routes = slices.Concat(g.apiRoutes(), g.checkRoutes(), g.gitDataRoutes())
 	return g, nil
 }
 

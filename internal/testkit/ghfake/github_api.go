@@ -80,11 +80,6 @@ func (g *GitHub) apiRoutes() []apiRoute {
 		newAPIRoute("GET "+r+"/pulls/{number}/reviews", g.listReviews),
 		newAPIRoute("POST "+r+"/pulls/{number}/reviews", g.createReview),
 		newAPIRoute("PUT "+r+"/pulls/{number}/reviews/{review_id}", g.updateReview),
-		newAPIRoute("GET "+r+"/commits/{ref...}/check-runs", g.listCheckRuns),
-		newAPIRoute("POST "+r+"/check-runs", g.createCheckRun),
-		newAPIRoute("GET "+r+"/check-runs/{id}", g.getCheckRun),
-		newAPIRoute("PATCH "+r+"/check-runs/{id}", g.updateCheckRun),
-		newAPIRoute("GET "+r+"/check-runs/{id}/annotations", g.listAnnotations),
 		newAPIRoute("GET "+r+"/actions/variables", g.listVariables),
 		newAPIRoute("POST "+r+"/actions/variables", g.createVariable),
 		newAPIRoute("GET "+r+"/actions/variables/{name}", g.getVariable),
@@ -280,6 +275,13 @@ func (c *apiCall) since() (time.Time, bool) {
 // paginate returns the page of items that page and per_page ask for
 // (default 30, at most 100 per page) and sets the Link header.
 func paginate[T any](c *apiCall, items []T) []T {
+	lo, hi := c.page(len(items))
+	return append(make([]T, 0, hi-lo), items[lo:hi]...)
+}
+
+// page sets the Link header of a list of n items and returns the bounds
+// of the page that page and per_page ask for.
+func (c *apiCall) page(n int) (lo, hi int) {
 	q := c.r.URL.Query()
 	perPage, err := strconv.Atoi(q.Get("per_page"))
 	if err != nil || perPage <= 0 {
@@ -290,7 +292,7 @@ func paginate[T any](c *apiCall, items []T) []T {
 	if err != nil || page <= 0 {
 		page = 1
 	}
-	last := max((len(items)+perPage-1)/perPage, 1)
+	last := max((n+perPage-1)/perPage, 1)
 	var links []string
 	link := func(p int, rel string) {
 		q.Set("page", strconv.Itoa(p))
@@ -309,7 +311,6 @@ func paginate[T any](c *apiCall, items []T) []T {
 	if len(links) > 0 {
 		c.w.Header().Set("Link", strings.Join(links, ", "))
 	}
-	lo := min((page-1)*perPage, len(items))
-	hi := min(lo+perPage, len(items))
-	return append(make([]T, 0, hi-lo), items[lo:hi]...)
+	lo = min((page-1)*perPage, n)
+	return lo, min(lo+perPage, n)
 }

@@ -53,6 +53,10 @@ func (c *Call) Decode(v any) bool { return c.c.decode(v) }
 // parameters ask for and sets the Link header, as GitHub's lists do.
 func Paginate[T any](c *Call, items []T) []T { return paginate(c.c, items) }
 
+// Page sets the Link header of a list of n items, as Paginate does, and
+// returns the bounds of the page asked for.
+func (c *Call) Page(n int) (lo, hi int) { return c.c.page(n) }
+
 // HandleAPI adds an API endpoint ("GET /path/{param}") for authenticated
 // requests; the double answers the others 401 as for its own endpoints.
 func (g *GitHub) HandleAPI(pattern string, h func(*Call)) {

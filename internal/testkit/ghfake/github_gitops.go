@@ -116,3 +116,37 @@ func (g *GitHub) commitFiles(ctx context.Context, dir, branch, parent, message s
 	}
 	return sha, err
 }
+
+// resolveCommit resolves a branch, tag or SHA to a commit of the bare
+// repository dir. A full SHA git does not know is taken as is, so fixtures
+// may use made-up SHAs; anything else unknown is not found.
+func (g *GitHub) resolveCommit(ctx context.Context, dir, ref string) (sha string, ok bool, err error) {
+	if ref == "" || strings.HasPrefix(ref, "-") {
+		return "", false, nil
+	}
+	cmd := exec.CommandContext(ctx, g.git, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	cmd.Dir = dir
+	cmd.Env = g.gitEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == 1 && stderr.Len() == 0:
+		if ref = strings.ToLower(ref); isFullSHA(ref) {
+			return ref, true, nil
+		}
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("resolve %s in %s: %w: %s", ref, dir, err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(string(out)), true, nil
+}
+
+// isFullSHA reports whether s is a whole SHA-1 or SHA-256 in lower case.
+func isFullSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
+}

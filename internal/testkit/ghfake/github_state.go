@@ -244,11 +244,10 @@ func (is *issueState) pullSnapshot() Pull {
 	}
 }
 
-// extState is what the checks, review and variables endpoints keep
-// (github_checks.go, github_reviews.go, github_variables.go). Its zero
-// value is ready: maps are made on first write. Guarded by g.mu.
+// extState is what the review and variables endpoints keep
+// (github_reviews.go, github_variables.go). Its zero value is ready: maps
+// are made on first write. Guarded by g.mu.
 type extState struct {
-	checkRuns map[int64]*checkRunState
 	threads   map[pullKey][]*threadState
 	reviews   map[pullKey][]Review
 	variables map[*Repo]map[string]*variableState // upper-cased name

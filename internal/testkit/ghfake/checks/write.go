@@ -1,4 +1,4 @@
-package ghfake
+package checks
 
 import (
 	"cmp"
@@ -19,8 +19,8 @@ const (
 	maxAnnotationsPerRequest = 50
 )
 
-// checkRunInput is the body of POST and PATCH .../check-runs.
-type checkRunInput struct {
+// runInput is the body of POST and PATCH .../check-runs.
+type runInput struct {
 	Name        *string        `json:"name"`
 	HeadSHA     string         `json:"head_sha"`
 	DetailsURL  *string        `json:"details_url"`
@@ -52,79 +52,76 @@ type annotationIn struct {
 // POST /repos/{owner}/{repo}/check-runs: only a GitHub App (a token whose
 // login ends in "[bot]": an installation's, or the Actions GITHUB_TOKEN)
 // may create a check run, on a commit of the repository.
-func (g *GitHub) createCheckRun(c *apiCall) {
-	if !strings.HasSuffix(c.login, "[bot]") {
-		c.fail(http.StatusForbidden, "You must authenticate via a GitHub App.")
+func (s *Server) create(c Call, repo Repo) {
+	if !strings.HasSuffix(repo.Login, "[bot]") {
+		c.Fail(http.StatusForbidden, "You must authenticate via a GitHub App.")
 		return
 	}
-	var in checkRunInput
-	if !c.decode(&in) {
+	var in runInput
+	if !c.Decode(&in) {
 		return
 	}
 	if in.Name == nil || *in.Name == "" {
-		c.invalid(fieldError{Resource: "CheckRun", Field: "name", Code: "missing_field"})
+		c.Invalid("CheckRun", "name", "missing_field", "")
 		return
 	}
-	sha, err := g.runGit(c.r.Context(), c.repo.dir, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", in.HeadSHA+"^{commit}")
+	sha, err := s.host.Git(c.Request().Context(), repo.Dir, "rev-parse", "--verify", "--quiet", "--end-of-options", in.HeadSHA+"^{commit}")
 	if in.HeadSHA == "" || err != nil || !strings.EqualFold(sha, in.HeadSHA) {
-		c.invalid(fieldError{Resource: "CheckRun", Field: "head_sha", Code: "invalid", Message: "No commit found for SHA: " + in.HeadSHA})
+		c.Invalid("CheckRun", "head_sha", "invalid", "No commit found for SHA: "+in.HeadSHA)
 		return
 	}
-	st := &checkRunState{CheckRun: CheckRun{HeadSHA: sha, Status: "queued", App: c.login}, repo: c.repo, started: ghNow()}
-	if !c.applyCheckRun(st, &in) {
+	st := &runState{Run: Run{HeadSHA: sha, Status: "queued", App: repo.Login}, dir: repo.Dir, started: now()}
+	if !applyRun(c, st, &in) {
 		return
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.ext.checkRuns == nil {
-		g.ext.checkRuns = make(map[int64]*checkRunState)
-	}
-	st.id, st.suite = g.nextID(), g.nextID()
-	st.HTMLURL = c.repo.HTMLURL() + "/runs/" + strconv.FormatInt(st.id, 10)
-	g.ext.checkRuns[st.id] = st
-	c.json(http.StatusCreated, c.repo.wireCheckRun(st))
+	st.id, st.suite = s.host.NextID(), s.host.NextID()
+	st.HTMLURL = repo.HTMLURL + "/runs/" + strconv.FormatInt(st.id, 10)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs[st.id] = st
+	c.JSON(http.StatusCreated, s.wireRun(repo, st))
 }
 
 // PATCH /repos/{owner}/{repo}/check-runs/{id}: only the App that created
 // a run may update it; annotations add to the run's.
-func (g *GitHub) updateCheckRun(c *apiCall) {
-	var in checkRunInput
-	if !c.decode(&in) {
+func (s *Server) update(c Call, repo Repo) {
+	var in runInput
+	if !c.Decode(&in) {
 		return
 	}
-	g.mu.Lock()
-	cr := c.checkRunLocked()
+	s.mu.Lock()
+	cr := s.runLocked(c, repo)
 	if cr == nil {
-		g.mu.Unlock()
+		s.mu.Unlock()
 		return
 	}
-	if cr.App == "" || cr.App != c.login {
-		g.mu.Unlock()
-		c.fail(http.StatusForbidden, "Invalid app_id `0` - check run can only be modified by the GitHub App that created it.")
+	if cr.App == "" || cr.App != repo.Login {
+		s.mu.Unlock()
+		c.Fail(http.StatusForbidden, "Invalid app_id `0` - check run can only be modified by the GitHub App that created it.")
 		return
 	}
 	next := *cr
 	next.Annotations = slices.Clone(cr.Annotations)
-	g.mu.Unlock()
+	s.mu.Unlock()
 	if in.Name != nil && *in.Name == "" {
-		c.invalid(fieldError{Resource: "CheckRun", Field: "name", Code: "missing_field"})
+		c.Invalid("CheckRun", "name", "missing_field", "")
 		return
 	}
-	if !c.applyCheckRun(&next, &in) {
+	if !applyRun(c, &next, &in) {
 		return
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	*cr = next
-	c.json(http.StatusOK, c.repo.wireCheckRun(cr))
+	c.JSON(http.StatusOK, s.wireRun(repo, cr))
 }
 
-// applyCheckRun sets what in asks for on st, answering 422 and leaving st
-// as it may be (callers apply to a copy) when in breaks one of GitHub's
+// applyRun sets what in asks for on st, answering 422 and leaving st as
+// it may be (callers apply to a copy) when in breaks one of GitHub's
 // rules.
-func (c *apiCall) applyCheckRun(st *checkRunState, in *checkRunInput) bool {
-	if msg := checkRunRule(in); msg != "" {
-		c.invalid(fieldError{Resource: "CheckRun", Code: "custom", Message: msg})
+func applyRun(c Call, st *runState, in *runInput) bool {
+	if msg := runRule(in); msg != "" {
+		c.Invalid("CheckRun", "", "custom", msg)
 		return false
 	}
 	if in.Name != nil {
@@ -143,7 +140,7 @@ func (c *apiCall) applyCheckRun(st *checkRunState, in *checkRunInput) bool {
 		st.Status, st.Conclusion = "completed", *in.Conclusion
 	}
 	if st.Status == "completed" && st.completed.IsZero() {
-		st.completed = ghNow()
+		st.completed = now()
 		if t, ok := parseTime(in.CompletedAt); ok {
 			st.completed = t
 		}
@@ -161,9 +158,9 @@ func (c *apiCall) applyCheckRun(st *checkRunState, in *checkRunInput) bool {
 	return true
 }
 
-// checkRunRule is what GitHub says of a request that breaks a rule of
-// check runs, or "".
-func checkRunRule(in *checkRunInput) string {
+// runRule is what GitHub says of a request that breaks a rule of check
+// runs, or "".
+func runRule(in *runInput) string {
 	status, conclusion := deref(in.Status), deref(in.Conclusion)
 	switch status {
 	case "", "queued", "in_progress", "completed":
