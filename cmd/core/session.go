@@ -463,7 +463,7 @@ when unknown), branch, age and, for a review, its findings ("1 confirmed,
 (infrastructure); resume continues it. list
 creates nothing. --by-cost puts the most expensive first. --json prints the
 records, with cost_usd, price and budget, and the last run's spend by turn
-and by tool (spend, spend_by_tool).`,
+and by tool (spend, spend_by_tool), and a review's findings (review).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, home, ok, err := e.lookStore()
@@ -500,7 +500,7 @@ and by tool (spend, spend_by_tool).`,
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions' records (as in session.json, with the last run's spend and spend_by_tool from report.json) as a JSON array on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the sessions' records (as in session.json, with the last run's spend and spend_by_tool, and a review's findings, from report.json) as a JSON array on stdout")
 	cmd.Flags().BoolVar(&byCost, "by-cost", false, "the most expensive sessions first (those with no price set last)")
 	return cmd
 }

@@ -55,3 +55,38 @@ func TestReviewFindings(t *testing.T) {
 		})
 	}
 }
+
+// TestListJSONCarriesFindings: list --json gives a review's findings as
+// its report.json has them, and nothing for a change run or a review
+// whose report is a link.
+func TestListJSONCarriesFindings(t *testing.T) {
+	t.Parallel()
+	store, err := session.NewStore(t.TempDir())
+	require.NoError(t, err)
+	outside := filepath.Join(t.TempDir(), "report.json")
+	require.NoError(t, os.WriteFile(outside, []byte(`{"review":{"findings":[{"claim":"planted","confirmed":true}]}}`), 0o600))
+	write := func(kind, report string) *session.Record {
+		rec := &session.Record{ID: session.NewID(time.Now())}
+		rec.Kind = kind
+		dir := store.Dir(rec.ID)
+		require.NoError(t, os.MkdirAll(dir, 0o700))
+		if report == "link" {
+			require.NoError(t, os.Symlink(outside, filepath.Join(dir, session.ReportFile)))
+		} else {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, session.ReportFile), []byte(report), 0o600))
+		}
+		return rec
+	}
+	recs := []*session.Record{
+		write(review.Kind, `{"kind":"review","review":{"findings":[{"file":"a.go","line":3,"claim":"off by one","confirmed":true},{"claim":"maybe","confirmed":false}]}}`),
+		write("", `{"review":{"findings":[{"claim":"not a review's","confirmed":true}]}}`),
+		write(review.Kind, "link"),
+	}
+	var out strings.Builder
+	require.NoError(t, writeJSON(&out, listEntries(store, recs)))
+	got := out.String()
+	assert.Contains(t, got, `"claim": "off by one"`)
+	assert.Contains(t, got, `"claim": "maybe"`)
+	assert.NotContains(t, got, "not a review's")
+	assert.NotContains(t, got, "planted", "a link is never followed")
+}
