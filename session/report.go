@@ -267,7 +267,13 @@ func (r *Report) WriteLanding(w io.Writer) {
 	case r.CheckRun != "":
 		fmt.Fprintf(w, "check run %s: %s\n", land.CheckRunName, r.CheckRun)
 	}
-	r.Contract.WriteText(w)
+	if r.Kind != review.Kind {
+		r.Contract.WriteText(w)
+		return
+	}
+	var contract strings.Builder
+	r.Contract.WriteText(&contract)
+	fmt.Fprint(w, review.Words(contract.String()))
 }
 
 func orNone(s string) string {

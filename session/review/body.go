@@ -174,11 +174,22 @@ func (p parts) writeUnconfirmed(b *strings.Builder) {
 	b.WriteString("\n</details>\n\n")
 }
 
-// checksTable is the contract's table, in a review's words: its start
-// commit is the base, its result the head.
+// checksTable is the contract's table, in a review's words (Words).
 func checksTable(c *contract.Contract) string {
-	return strings.ReplaceAll(c.Markdown(), "on the start commit and on the result", "on the base and on the head")
+	return Words(c.Markdown())
 }
+
+// reviewWords puts the contract's words for a change run into a
+// review's: its start commit is the base, its result the head, and what
+// no check held is the pull request, not a patch of core's.
+var reviewWords = strings.NewReplacer(
+	"on the start commit and on the result", "on the base and on the head",
+	"no checks on the result — this patch is UNVERIFIED", "no checks on the head — the pull request is UNVERIFIED",
+)
+
+// Words says the contract's text (its table, its lines) in a review's
+// words.
+func Words(s string) string { return reviewWords.Replace(s) }
 
 // footer is the run's spending, and a word when its budget ran out.
 func footer(r Result) string {

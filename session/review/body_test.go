@@ -149,3 +149,15 @@ func FuzzCloseFences(f *testing.F) {
 		}
 	})
 }
+
+// TestWordsForAReview: the contract's words for a change run read as a
+// review's, in its table and in its one line, when no check ran.
+func TestWordsForAReview(t *testing.T) {
+	t.Parallel()
+	var none *contract.Contract
+	table := checksTable(none)
+	assert.Contains(t, table, "the pull request is UNVERIFIED")
+	assert.NotContains(t, table, "patch")
+	assert.Equal(t, "warning: the harness ran no checks on the head — the pull request is UNVERIFIED", Words(none.Line()))
+	assert.Equal(t, "checks (run by the harness on the base and on the head):", Words("checks (run by the harness on the start commit and on the result):"))
+}
