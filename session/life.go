@@ -108,7 +108,7 @@ func (s *run) moveTo(to state.Status) error {
 		s.opts.Live.OnState(to, s.rec.PRURL)
 	}
 	tokens, cost := s.spentSoFar()
-	s.events.Add(live.Event{Kind: live.EventState, Status: to, Goal: s.report.Goal, Tokens: tokens, CostUSD: cost})
+	s.events.Add(live.Event{Kind: live.EventState, Status: to, Progress: live.Progress{Goal: s.report.Goal, Tokens: tokens, CostUSD: cost}})
 	return err
 }
 

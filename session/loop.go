@@ -463,7 +463,7 @@ func (s *run) step(st Step) {
 		s.opts.Live.OnStep(st, s.opts.Limits.MaxTurns)
 	}
 	tokens, cost := s.spentSoFar()
-	s.events.Add(live.Event{Kind: live.EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target, Tokens: tokens, CostUSD: cost})
+	s.events.Add(live.Event{Kind: live.EventTurn, Turn: st.Turn, Tool: st.Tool, Target: st.Target, Progress: live.Progress{Tokens: tokens, CostUSD: cost}})
 	target := st.Target
 	if target != "" {
 		target = " " + clip.Line(target, 60)

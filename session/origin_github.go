@@ -95,7 +95,7 @@ func (s *run) landWork() *land.Work {
 		},
 		Texts: land.Texts{
 			// Beside the model's summary, above, when its own last run denies it.
-			Summary: rec.Summary, Prompt: rec.Prompt, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(), BudgetLine: spent, TopUpCommand: topUp,
+			Summary: rec.Summary, Prompt: rec.Prompt, Verification: s.report.OwnRunMarkdown() + s.report.Contract.Markdown(), Budget: land.BudgetTexts{Line: spent, TopUp: topUp},
 			Model: rec.Model, Verify: string(rec.Verify), Issue: rec.Issue, Turns: rec.Turns,
 			Tokens: rec.Usage.TotalTokens, PromptTokens: rec.Usage.PromptTokens, CompletionTokens: rec.Usage.CompletionTokens, CostUSD: rec.CostUSD,
 		},

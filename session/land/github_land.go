@@ -231,7 +231,7 @@ func (s *Work) PullComment() string {
 func (s *Work) writeSpent(b *strings.Builder) {
 	if s.Exhausted {
 		fmt.Fprintf(b, "**%s** The run stopped before its next request: %s. The work is unfinished and unchecked; `%s` tops the budget up and continues it.\n\n",
-			strings.TrimSpace(BudgetTitlePrefix), s.BudgetLine, s.TopUpCommand)
+			strings.TrimSpace(BudgetTitlePrefix), s.Budget.Line, s.Budget.TopUp)
 	}
 }
 

@@ -112,17 +112,22 @@ type Verdict struct {
 
 // Texts is what the pull request, its comment and a review say: the
 // model's summary (or the prompt, or the issue, for a title), the
-// contract's table with the model's own runs (Verification), what the
-// budget allowed when it stopped the run (BudgetLine) and the command that
-// tops it up (TopUpCommand), and the session's model, tier, turns, tokens
-// and cost.
+// contract's table with the model's own runs (Verification), what a
+// budget that stopped the run says (Budget), and the session's model,
+// tier, turns, tokens and cost.
 type Texts struct {
-	Summary, Prompt, Verification, BudgetLine string
-	TopUpCommand                              string
-	Model, Verify                             string
-	Issue, Turns                              int
-	Tokens, PromptTokens, CompletionTokens    int
-	CostUSD                                   *float64
+	Summary, Prompt, Verification          string
+	Budget                                 BudgetTexts
+	Model, Verify                          string
+	Issue, Turns                           int
+	Tokens, PromptTokens, CompletionTokens int
+	CostUSD                                *float64
+}
+
+// BudgetTexts is what a budget that stopped the run says: what it
+// allowed (Line) and the command that tops it up and continues (TopUp).
+type BudgetTexts struct {
+	Line, TopUp string
 }
 
 // Target is where a session starts and lands.

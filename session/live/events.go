@@ -47,6 +47,12 @@ type Event struct {
 	Verdict     string            `json:"verdict,omitempty"`
 	From        string            `json:"from,omitempty"`
 	Text        string            `json:"text,omitempty"`
+	Progress
+}
+
+// Progress is what the run's state and turn events say of it so far,
+// inline in the event's JSON.
+type Progress struct {
 	// Goal is what the run was asked to do, in a line, on its state
 	// events, so that whoever follows the run knows it from the first.
 	Goal string `json:"goal,omitempty"`
