@@ -106,29 +106,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	if err := checkFirstRequest(opts, checks, instruction, mode); err != nil {
 		return nil, err
 	}
-	rec := &Record{
-		ID: id,
-		RecordTask: RecordTask{
-			Repo:        org.name(),
-			Base:        t.Base,
-			StartCommit: t.SHA,
-			Branch:      t.Branch,
-			PullRequest: t.Pull,
-			Issue:       opts.Goal.Issue,
-			Prompt:      opts.Goal.Prompt,
-			Goal:        goalOf(opts.Goal.Prompt, instruction),
-			Kind:        kindOf(opts.Goal),
-			LandOnto:    t.Onto,
-			Uncommitted: t.Uncommitted,
-		},
-		RecordLife: RecordLife{Status: state.Pending},
-		RecordSetup: RecordSetup{ToolCalls: mode, Model: opts.Inference.Model, InferenceURL: opts.Inference.InferenceURL,
-			Verify: opts.Verification.Verify, Checks: checks},
-		RecordTimes: RecordTimes{CreatedAt: now, UpdatedAt: now},
-
-		AllowWorkflowChanges: opts.Landing.AllowWorkflowChanges,
-		Browser:              browserRecord(opts.Browser),
-	}
+	rec := newRecord(opts, org, t, id, instruction, checks, mode, now)
 	rec.Workspace = opts.Services.Store.WorkspaceDir(rec.ID)
 	if err := opts.Services.Store.create(rec, scrub.New(opts.Services.Secrets...)); err != nil {
 		return nil, err
@@ -159,6 +137,35 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	return s.drive(ctx, instruction, true)
+}
+
+// newRecord is a new session's record, pending, before anything of it
+// exists on disk: what it was asked, where it starts and lands, and how
+// it runs.
+func newRecord(opts Options, org origin, t land.Target, id, instruction string, checks []contract.Check, mode string, now time.Time) *Record {
+	return &Record{
+		ID: id,
+		RecordTask: RecordTask{
+			Repo:        org.name(),
+			Base:        t.Base,
+			StartCommit: t.SHA,
+			Branch:      t.Branch,
+			PullRequest: t.Pull,
+			Issue:       opts.Goal.Issue,
+			Prompt:      opts.Goal.Prompt,
+			Goal:        goalOf(opts.Goal.Prompt, instruction),
+			Kind:        kindOf(opts.Goal),
+			LandOnto:    t.Onto,
+			Uncommitted: t.Uncommitted,
+		},
+		RecordLife: RecordLife{Status: state.Pending},
+		RecordSetup: RecordSetup{ToolCalls: mode, Model: opts.Inference.Model, InferenceURL: opts.Inference.InferenceURL,
+			Verify: opts.Verification.Verify, Checks: checks},
+		RecordTimes: RecordTimes{CreatedAt: now, UpdatedAt: now},
+
+		AllowWorkflowChanges: opts.Landing.AllowWorkflowChanges,
+		Browser:              browserRecord(opts.Browser),
+	}
 }
 
 // preflight checks what a new run is asked before a record or a clone
