@@ -52,7 +52,17 @@ func (g *GitHub) branchSHA(ctx context.Context, dir, branch string) (sha string,
 	if branch == "" {
 		return "", false, nil
 	}
-	cmd := exec.CommandContext(ctx, g.git, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch+"^{commit}")
+	sha, ok, err = g.revParse(ctx, dir, "refs/heads/"+branch)
+	if err != nil {
+		return "", false, fmt.Errorf("resolve branch %s in %s: %w", branch, dir, err)
+	}
+	return sha, ok, nil
+}
+
+// revParse resolves rev to a commit of the bare repository dir; ok is
+// false when git knows no such commit. An error carries git's words.
+func (g *GitHub) revParse(ctx context.Context, dir, rev string) (sha string, ok bool, err error) {
+	cmd := exec.CommandContext(ctx, g.git, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	cmd.Dir = dir
 	cmd.Env = g.gitEnv()
 	var stderr bytes.Buffer
@@ -63,7 +73,7 @@ func (g *GitHub) branchSHA(ctx context.Context, dir, branch string) (sha string,
 	case errors.As(err, &exit) && exit.ExitCode() == 1 && stderr.Len() == 0:
 		return "", false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("resolve branch %s in %s: %w: %s", branch, dir, err, strings.TrimSpace(stderr.String()))
+		return "", false, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(string(out)), true, nil
 }
@@ -124,23 +134,17 @@ func (g *GitHub) resolveCommit(ctx context.Context, dir, ref string) (sha string
 	if ref == "" || strings.HasPrefix(ref, "-") {
 		return "", false, nil
 	}
-	cmd := exec.CommandContext(ctx, g.git, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
-	cmd.Dir = dir
-	cmd.Env = g.gitEnv()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	var exit *exec.ExitError
+	sha, ok, err = g.revParse(ctx, dir, ref)
 	switch {
-	case errors.As(err, &exit) && exit.ExitCode() == 1 && stderr.Len() == 0:
+	case err != nil:
+		return "", false, fmt.Errorf("resolve %s in %s: %w", ref, dir, err)
+	case !ok:
 		if ref = strings.ToLower(ref); isFullSHA(ref) {
 			return ref, true, nil
 		}
 		return "", false, nil
-	case err != nil:
-		return "", false, fmt.Errorf("resolve %s in %s: %w: %s", ref, dir, err, strings.TrimSpace(stderr.String()))
 	}
-	return strings.TrimSpace(string(out)), true, nil
+	return sha, true, nil
 }
 
 // isFullSHA reports whether s is a whole SHA-1 or SHA-256 in lower case.
