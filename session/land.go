@@ -74,7 +74,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 		return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 	}
 	for _, c := range s.report.Contract.Checks {
-		s.events.Add(live.Event{Kind: live.EventCheck, Check: c.String(), Verdict: string(c.Verdict)})
+		s.events.Add(live.Event{Kind: live.EventCheck, Step: live.Step{Check: c.String(), Verdict: string(c.Verdict)}})
 	}
 	next := s.landOrShow(ctx, s.contractEnding())
 	s.keepReceipt(ctx)

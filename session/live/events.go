@@ -29,6 +29,15 @@ const (
 	EventCheck     EventKind = "check"     // a check's verdict in the contract
 	EventMessage   EventKind = "message"   // a person's message reached the run
 	EventInterrupt EventKind = "interrupt" // a person interrupted the current turn
+	// The kinds below are the run's finished steps, each with its Step
+	// (and a request's Request); its Time is when it ended, so it began
+	// at Time less Step.DurationMS. OpenTelemetry's listener makes them
+	// spans; watch shows them a line each.
+	EventRequest EventKind = "request" // a request to the model came back (or failed: Text)
+	EventTool    EventKind = "tool"    // a tool call ended: Tool, Target; Text is its error, if any
+	EventCommand EventKind = "command" // a sandbox command ended: Target its argv, Step its exit, backend, limit
+	EventDeps    EventKind = "deps"    // the dependency step ended: Verdict ok, failed or skipped; Text why
+	EventLand    EventKind = "land"    // the work landed (Target: where) or did not (Text: why)
 )
 
 // outputChunk bounds the text of one output event.
@@ -43,11 +52,55 @@ type Event struct {
 	Turn        int               `json:"turn,omitempty"`
 	Tool        string            `json:"tool,omitempty"`
 	Target      string            `json:"target,omitempty"`
-	Check       string            `json:"check,omitempty"`
-	Verdict     string            `json:"verdict,omitempty"`
 	From        string            `json:"from,omitempty"`
 	Text        string            `json:"text,omitempty"`
 	Progress
+	Step
+	Request
+}
+
+// Step is what a finished step tells of itself, inline in the event's
+// JSON: a check's name and verdict (check events), and for the step kinds
+// (request, tool, command, deps, check, land) how long it took and what
+// it ended in.
+type Step struct {
+	Check   string `json:"check,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
+	// DurationMS is how long the step took, in milliseconds.
+	DurationMS int64 `json:"duration_ms,omitempty"`
+	// Exit is a command's exit status; nil when it has none (it did not
+	// start, or was killed by a signal).
+	Exit *int `json:"exit,omitempty"`
+	// Backend is where a command ran: bwrap, docker or host.
+	Backend string `json:"backend,omitempty"`
+	// Limit is the limit core stopped a command for (time, memory,
+	// output, processes), empty when it hit none.
+	Limit string `json:"limit,omitempty"`
+}
+
+// Request is what one request to the model tells, inline in a request
+// event's JSON. No prompt text is in it.
+type Request struct {
+	Model        string `json:"model,omitempty"`
+	InputTokens  int    `json:"input_tokens,omitempty"`
+	OutputTokens int    `json:"output_tokens,omitempty"`
+	// Retries is how many times the request was sent again after a
+	// failure the client retries (a 429, a 5xx, a dropped connection).
+	Retries int `json:"retries,omitempty"`
+	// RequestCostUSD is this request's cost; nil when no price is known.
+	RequestCostUSD *float64 `json:"request_cost_usd,omitempty"`
+}
+
+// Duration is the step's duration.
+func (s Step) Duration() time.Duration { return time.Duration(s.DurationMS) * time.Millisecond }
+
+// Took returns a Step's DurationMS for d, at least 1 for a step that took
+// any time at all (so that omitempty does not drop it).
+func Took(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return max(d.Milliseconds(), 1)
 }
 
 // Progress is what the run's state and turn events say of it so far,
@@ -92,8 +145,47 @@ func (e Event) String() string {
 		return fmt.Sprintf("%s  message from %s: %s", at, e.From, e.Text)
 	case EventInterrupt:
 		return fmt.Sprintf("%s  interrupted by %s", at, e.From)
+	case EventRequest:
+		line := fmt.Sprintf("%s  request %s: %d in, %d out, %s", at, e.Model, e.InputTokens, e.OutputTokens, e.Duration().Round(time.Millisecond))
+		if e.Retries > 0 {
+			line += fmt.Sprintf(", %d retries", e.Retries)
+		}
+		return withText(line, e.Text)
+	case EventTool:
+		line := fmt.Sprintf("%s  tool %s", at, e.Tool)
+		if e.Target != "" {
+			line += " " + clip.Line(e.Target, 60)
+		}
+		return withText(line+fmt.Sprintf(": %s", e.Duration().Round(time.Millisecond)), e.Text)
+	case EventCommand:
+		exit := "no exit status"
+		if e.Exit != nil {
+			exit = fmt.Sprintf("exit %d", *e.Exit)
+		}
+		line := fmt.Sprintf("%s  command %s: %s, %s", at, clip.Line(e.Target, 60), exit, e.Duration().Round(time.Millisecond))
+		if e.Backend != "" {
+			line += " (" + e.Backend + ")"
+		}
+		if e.Limit != "" {
+			line += ", stopped at its " + e.Limit + " limit"
+		}
+		return line
+	case EventDeps:
+		return withText(fmt.Sprintf("%s  dependencies: %s, %s", at, e.Verdict, e.Duration().Round(time.Millisecond)), e.Text)
+	case EventLand:
+		if e.Target != "" {
+			return withText(fmt.Sprintf("%s  landed: %s", at, e.Target), e.Text)
+		}
+		return withText(fmt.Sprintf("%s  not landed", at), e.Text)
 	}
 	return fmt.Sprintf("%s  %s %s", at, e.Kind, e.Text)
+}
+
+func withText(line, text string) string {
+	if text == "" {
+		return line
+	}
+	return line + ": " + clip.Line(text, 120)
 }
 
 // EventLog appends events to events.jsonl, scrubbed, each line written in
@@ -104,6 +196,21 @@ type EventLog struct {
 	f     *os.File
 	scrub *scrub.Scrubber
 	now   func() time.Time
+	// listeners see every event added, scrubbed and stamped (Listen).
+	listeners []func(Event)
+}
+
+// Listen adds fn to the listeners of the log: each event added from now
+// on until Close is handed to fn, scrubbed and stamped, in order, whether
+// or not its line could be written (OpenTelemetry's exporter is one). fn is called
+// with the log's lock held: it must not block, nor add to the log.
+func (l *EventLog) Listen(fn func(Event)) {
+	if l == nil || fn == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.listeners = append(l.listeners, fn)
 }
 
 // OpenEvents opens the event log of a session for appending, 0600.
@@ -133,6 +240,9 @@ func (l *EventLog) Add(e Event) {
 	e.Time = l.now()
 	for _, s := range []*string{&e.Target, &e.Text, &e.Check, &e.From, &e.Goal} {
 		*s = l.scrub.String(*s)
+	}
+	for _, fn := range l.listeners {
+		fn(e)
 	}
 	b, err := json.Marshal(e)
 	if err != nil {

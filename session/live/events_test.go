@@ -64,3 +64,32 @@ func TestOutputEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestListen: a listener sees every event added until Close, scrubbed
+// and stamped, in order; the step fields reach the log's JSON inline.
+func TestListen(t *testing.T) {
+	t.Parallel()
+	secret := "ghs_secretsecretsecret1234"
+	path := filepath.Join(t.TempDir(), EventsFile)
+	at := time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
+	log, err := OpenEvents(path, scrub.New(secret), func() time.Time { return at })
+	require.NoError(t, err)
+	var seen []Event
+	log.Listen(func(e Event) { seen = append(seen, e) })
+	zero := 0
+	log.Add(Event{Kind: EventCommand, Turn: 2, Target: "go test ./... " + secret, Step: Step{DurationMS: Took(1500 * time.Millisecond), Exit: &zero, Backend: "bwrap"}})
+	log.Add(Event{Kind: EventRequest, Turn: 2, Request: Request{Model: "m", InputTokens: 10, OutputTokens: 3}, Step: Step{DurationMS: 20}})
+	log.Close()
+	log.Add(Event{Kind: EventLand, Target: "after close"})
+	require.Len(t, seen, 2)
+	assert.Equal(t, at, seen[0].Time)
+	assert.Equal(t, "go test ./... "+scrub.Mark, seen[0].Target)
+	assert.Equal(t, at.Local().Format("15:04:05")+"  command go test ./... "+scrub.Mark+": exit 0, 1.5s (bwrap)", seen[0].String())
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	require.Len(t, lines, 2)
+	assert.Contains(t, lines[0], `"duration_ms":1500,"exit":0,"backend":"bwrap"`)
+	assert.Contains(t, lines[1], `"model":"m","input_tokens":10,"output_tokens":3`)
+	assert.Equal(t, int64(1), Took(time.Microsecond), "a step that took any time keeps a duration")
+}
