@@ -431,6 +431,9 @@ func eventLine(raw json.RawMessage) string {
 		Verdict     string    `json:"verdict"`
 		From        string    `json:"from"`
 		Text        string    `json:"text"`
+		Exit        *int      `json:"exit"`
+		Backend     string    `json:"backend"`
+		Limit       string    `json:"limit"`
 	}
 	if json.Unmarshal(raw, &e) != nil {
 		return ""
@@ -456,8 +459,45 @@ func eventLine(raw json.RawMessage) string {
 		return fmt.Sprintf("%s  message from %s: %s", at, e.From, e.Text)
 	case "interrupt":
 		return fmt.Sprintf("%s  interrupted by %s", at, e.From)
+	case "request", "tool":
+		return "" // the run's steps the turn's line tells: not shown
+	case "command":
+		return stepLine(at+"  command "+clip.Line(e.Target, 120), exitWord(e.Exit, e.Backend, e.Limit), e.Text)
+	case "deps":
+		return stepLine(at+"  dependencies", e.Verdict, e.Text)
+	case "land":
+		if e.Target != "" {
+			return at + "  landed: " + clip.Line(e.Target, 200)
+		}
+		return stepLine(at+"  not landed", "", e.Text)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%s  %s %s", at, e.Kind, e.Text))
+}
+
+// stepLine is a step's line: what, then how it ended and why, each
+// when there is one, cut to a line.
+func stepLine(what, how, why string) string {
+	for _, s := range []string{how, clip.Line(why, 160)} {
+		if s != "" {
+			what += ": " + s
+		}
+	}
+	return what
+}
+
+// exitWord is how a command ended, for its line.
+func exitWord(exit *int, backend, limit string) string {
+	word := "no exit status"
+	if exit != nil {
+		word = fmt.Sprintf("exit %d", *exit)
+	}
+	if backend != "" {
+		word += " (" + backend + ")"
+	}
+	if limit != "" {
+		word += ", stopped at its " + limit + " limit"
+	}
+	return word
 }
 
 func eventKind(raw json.RawMessage) string {

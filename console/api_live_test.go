@@ -312,3 +312,52 @@ func FuzzLiveProgress(f *testing.F) {
 		}
 	})
 }
+
+// TestEventLineOfSteps: the run's step events read as watch prints them,
+// a line each, and the steps a turn's line already tells (a request to
+// the model, a tool call) are not shown: they would crowd out the turns.
+func TestEventLineOfSteps(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		event string
+		want  string
+	}{
+		{"request", `{"time":"2026-12-01T09:00:01Z","kind":"request","turn":1,"model":"coder","input_tokens":900,"duration_ms":40}`, ""},
+		{"tool", `{"time":"2026-12-01T09:00:01Z","kind":"tool","turn":1,"tool":"run_shell","target":"go vet ./...","duration_ms":40}`, ""},
+		{"command", `{"time":"2026-12-01T09:00:02Z","kind":"command","target":"go vet ./...","exit":1,"backend":"bwrap","duration_ms":900}`, "09:00:02  command go vet ./...: exit 1 (bwrap)"},
+		{"command at a limit", `{"time":"2026-12-01T09:00:02Z","kind":"command","target":"go test ./...","backend":"docker","limit":"memory"}`, "09:00:02  command go test ./...: no exit status (docker), stopped at its memory limit"},
+		{"check run", `{"time":"2026-12-01T09:00:02Z","kind":"command","target":"go vet ./...","exit":0,"backend":"host","text":"on the result"}`, "09:00:02  command go vet ./...: exit 0 (host): on the result"},
+		{"deps", `{"time":"2026-12-01T09:00:03Z","kind":"deps","verdict":"failed","text":"registry.npmjs.org unreachable"}`, "09:00:03  dependencies: failed: registry.npmjs.org unreachable"},
+		{"landed", `{"time":"2026-12-01T09:00:04Z","kind":"land","target":"core-session/s1 https://github.com/acme/app/pull/7"}`, "09:00:04  landed: core-session/s1 https://github.com/acme/app/pull/7"},
+		{"not landed", `{"time":"2026-12-01T09:00:04Z","kind":"land","text":"the branch moved"}`, "09:00:04  not landed: the branch moved"},
+		{"a kind to come", `{"time":"2026-12-01T09:00:05Z","kind":"span","text":"x"}`, "09:00:05  span x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, eventLine(json.RawMessage(tt.event)))
+		})
+	}
+}
+
+// TestLiveRunPageSkipsStepsTheTurnsTell: a run's page shows its turns and
+// commands, not a line for each request and tool call.
+func TestLiveRunPageSkipsStepsTheTurnsTell(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, sqliteStore(t))
+	batch := map[string]any{"repo": "acme/app", "seq": 0, "events": []json.RawMessage{
+		json.RawMessage(`{"time":"2026-12-01T09:00:01Z","kind":"request","turn":1,"model":"coder"}`),
+		json.RawMessage(`{"time":"2026-12-01T09:00:02Z","kind":"command","turn":1,"target":"go vet ./...","exit":0,"backend":"bwrap"}`),
+		json.RawMessage(`{"time":"2026-12-01T09:00:02Z","kind":"tool","turn":1,"tool":"run_shell","target":"go vet ./..."}`),
+		json.RawMessage(`{"time":"2026-12-01T09:00:02Z","kind":"turn","turn":1,"tool":"run_shell","target":"go vet ./..."}`),
+	}}
+	status, body := h.call(t, http.MethodPost, "/api/session-runs/s-steps/events", h.alice, batch)
+	require.Equal(t, http.StatusOK, status, string(body))
+	v, _ := h.signIn(t, "bob")
+	resp, page := v.get(t, "/runs/s-steps")
+	require.Equal(t, http.StatusOK, resp.StatusCode, page)
+	assert.Equal(t, 2, strings.Count(page, `class="ev `), "the command and the turn")
+	assert.Contains(t, page, "09:00:02  command go vet ./...: exit 0 (bwrap)")
+	assert.Contains(t, page, `data-last="3"`, "the page follows from the last event, shown or not")
+}

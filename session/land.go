@@ -73,9 +73,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 		s.report.Contract = nil // not run to the end: no verdict
 		return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 	}
-	for _, c := range s.report.Contract.Checks {
-		s.events.Add(live.Event{Kind: live.EventCheck, Step: live.Step{Check: c.String(), Verdict: string(c.Verdict)}})
-	}
+	s.checkEvents(ctx, s.report.Contract)
 	next := s.landOrShow(ctx, s.contractEnding())
 	s.keepReceipt(ctx)
 	return next
@@ -117,7 +115,9 @@ func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
 // land commits the checked tree and lands it; ending is how the run goes
 // on once it has landed (idle, or partial with a broken contract). A run
 // whose model called done lands here, and so does core session land.
-func (s *run) land(ctx context.Context, ending outcome) outcome {
+func (s *run) land(ctx context.Context, ending outcome) (out outcome) {
+	began, landed := s.opts.Services.Now(), false
+	defer func() { s.landEvent(out, landed, began) }()
 	if s.rec.Kind == review.Kind {
 		return failed(state.FailConfiguration, errReviewLands)
 	}
@@ -144,7 +144,7 @@ func (s *run) land(ctx context.Context, ending outcome) outcome {
 	if err := s.origin.land(ctx, s); err != nil {
 		return failed(landFailure(err), err)
 	}
-	s.rec.Landed = true
+	s.rec.Landed, landed = true, true
 	s.unlanded = false
 	if t, err := s.git.landGit().TreeOf(ctx, s.rec.Workspace, s.rec.Commit); err == nil {
 		s.report.LandedTree = t

@@ -200,8 +200,8 @@ func TestInterruptedWorkLeftIdleEndsPartial(t *testing.T) {
 }
 
 // TestWatchReplaysARun: the event log of an ended run is what happened,
-// in order: each state, each turn's tool and target, each command's
-// output, each check's verdict.
+// in order: each state, each request, each tool call and its turn, each
+// command's output and its end, each check's verdict, the landing.
 func TestWatchReplaysARun(t *testing.T) {
 	t.Parallel()
 	repo := testkit.GitRepo(t, map[string]string{"README": "hi\n"})
@@ -224,10 +224,18 @@ func TestWatchReplaysARun(t *testing.T) {
 	assert.Equal(t, []string{
 		"state starting ",
 		"state active ",
+		"request  ",
+		"tool write_file a.txt",
 		"turn write_file a.txt",
+		"request  ",
 		"output  hello",
+		"command  echo hello",
+		"tool run_shell echo hello",
 		"turn run_shell echo hello",
+		"request  ",
+		"tool done ",
 		"turn done ",
+		"land  " + rep.Branch + " " + rep.Commit,
 		"state idle ",
 		"state completed ",
 	}, got)

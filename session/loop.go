@@ -282,6 +282,7 @@ func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry,
 		t.hb.End()
 		return budget.Entry{}, outcome{status: state.BudgetExhausted, err: berr}, true
 	}
+	began := s.opts.Services.Now()
 	reply, err := s.complete(t.turnCtx, msgs)
 	// The model's text is scrubbed as it arrives: no tool, file,
 	// command, prompt or commit ever sees a secret it wrote.
@@ -290,6 +291,7 @@ func (s *run) askModel(t *turnRun, entries *[]budget.Entry) (entry budget.Entry,
 	s.report.Turns++
 	counted := s.spent(reply, est)
 	t.step = Step{Turn: s.rec.Turns, Tokens: counted.TotalTokens}
+	s.requestEvent(reply, err, began)
 	var me *model.Error
 	if err != nil && !(errors.As(err, &me) && me.Kind == model.KindEmpty) {
 		t.hb.End()
@@ -319,7 +321,9 @@ func (s *run) act(t *turnRun, entries *[]budget.Entry, entry budget.Entry, actio
 	t.hb.Relabel(heartbeat.ActionLabel(s.rec.Turns, s.opts.Limits.MaxTurns, action.Tool, action.Args), action.Tool == "run_shell")
 	output := s.events.Output(s.rec.Turns)
 	s.env.Progress = heartbeat.Output{Writer: io.MultiWriter(t.hb, output), Beat: t.hb}
+	began := s.opts.Services.Now()
 	res, err := s.tools.Run(t.turnCtx, s.env, tools.Call{Tool: action.Tool, Args: action.Args})
+	s.toolEvent(action.Tool, res.Target, res.Failed, err, began)
 	s.env.Progress = nil
 	output.Flush()
 	t.hb.End()

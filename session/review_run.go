@@ -88,6 +88,7 @@ func (s *run) finishReview(ctx context.Context, out outcome) outcome {
 			s.report.Contract = nil
 			return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 		}
+		s.checkEvents(ctx, s.report.Contract)
 		if tests = s.classifyTests(ctx); ctx.Err() != nil {
 			return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness classified the pull request's tests", s.cancelReason(ctx))}
 		}

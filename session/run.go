@@ -442,7 +442,7 @@ func (s *run) prepare(ctx context.Context) error {
 	s.env = &tools.Env{
 		Workspace: ws,
 		Tier:      s.rec.Verify,
-		Runner:    s.opts.Services.Sandbox,
+		Runner:    tools.NewEventRunner(s.opts.Services.Sandbox, s.events, s.opts.Services.Now, func() int { return s.rec.Turns }),
 		Approver:  s.opts.Services.Approver,
 		Commands: tools.Commands{ShellTimeout: s.opts.Verification.ShellTimeout, BuildCeiling: s.opts.Verification.BuildCeiling,
 			Echo: s.opts.Live.Progress},

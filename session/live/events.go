@@ -35,7 +35,7 @@ const (
 	// spans; watch shows them a line each.
 	EventRequest EventKind = "request" // a request to the model came back (or failed: Text)
 	EventTool    EventKind = "tool"    // a tool call ended: Tool, Target; Text is its error, if any
-	EventCommand EventKind = "command" // a sandbox command ended: Target its argv, Step its exit, backend, limit
+	EventCommand EventKind = "command" // a sandbox command ended: Target its argv, Step its exit, backend, limit; Text where a check's ran, or why it did not run
 	EventDeps    EventKind = "deps"    // the dependency step ended: Verdict ok, failed or skipped; Text why
 	EventLand    EventKind = "land"    // the work landed (Target: where) or did not (Text: why)
 )
@@ -140,15 +140,22 @@ func (e Event) String() string {
 	case EventOutput:
 		return string(bytes.TrimRight([]byte(e.Text), "\n"))
 	case EventCheck:
-		return fmt.Sprintf("%s  check %s: %s", at, e.Check, e.Verdict)
+		line := fmt.Sprintf("%s  check %s: %s", at, e.Check, e.Verdict)
+		if e.DurationMS > 0 {
+			line += fmt.Sprintf(" (%s on the result)", e.Duration().Round(time.Millisecond))
+		}
+		return line
 	case EventMessage:
 		return fmt.Sprintf("%s  message from %s: %s", at, e.From, e.Text)
 	case EventInterrupt:
 		return fmt.Sprintf("%s  interrupted by %s", at, e.From)
 	case EventRequest:
 		line := fmt.Sprintf("%s  request %s: %d in, %d out, %s", at, e.Model, e.InputTokens, e.OutputTokens, e.Duration().Round(time.Millisecond))
-		if e.Retries > 0 {
-			line += fmt.Sprintf(", %d retries", e.Retries)
+		switch {
+		case e.Retries == 1:
+			line += ", sent again once"
+		case e.Retries > 1:
+			line += fmt.Sprintf(", sent again %d times", e.Retries)
 		}
 		return withText(line, e.Text)
 	case EventTool:
@@ -169,7 +176,7 @@ func (e Event) String() string {
 		if e.Limit != "" {
 			line += ", stopped at its " + e.Limit + " limit"
 		}
-		return line
+		return withText(line, e.Text)
 	case EventDeps:
 		return withText(fmt.Sprintf("%s  dependencies: %s, %s", at, e.Verdict, e.Duration().Round(time.Millisecond)), e.Text)
 	case EventLand:

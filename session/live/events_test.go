@@ -93,3 +93,43 @@ func TestListen(t *testing.T) {
 	assert.Contains(t, lines[1], `"model":"m","input_tokens":10,"output_tokens":3`)
 	assert.Equal(t, int64(1), Took(time.Microsecond), "a step that took any time keeps a duration")
 }
+
+// TestStepString: each step reads as one line of watch, with what it
+// ended in and how long it took.
+func TestStepString(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 5, 10, 0, 0, 0, time.Local)
+	exit := 2
+	cost := 0.002
+	tests := []struct {
+		name string
+		e    Event
+		want string
+	}{
+		{"request sent again", Event{Kind: EventRequest, Request: Request{Model: "coder", InputTokens: 900, OutputTokens: 30, Retries: 1, RequestCostUSD: &cost}, Step: Step{DurationMS: 1200}},
+			"10:00:00  request coder: 900 in, 30 out, 1.2s, sent again once"},
+		{"request failed", Event{Kind: EventRequest, Request: Request{Model: "coder", Retries: 5}, Step: Step{DurationMS: 40}, Text: "model endpoint x: 503 Service Unavailable after 6 attempts"},
+			"10:00:00  request coder: 0 in, 0 out, 40ms, sent again 5 times: model endpoint x: 503 Service Unavailable after 6 attempts"},
+		{"tool declined", Event{Kind: EventTool, Tool: "run_shell", Target: "rm -rf x", Text: "declined: the human operator did not approve this command", Step: Step{DurationMS: 3}},
+			"10:00:00  tool run_shell rm -rf x: 3ms: declined: the human operator did not approve this command"},
+		{"command at its limit", Event{Kind: EventCommand, Target: "go test ./...", Step: Step{DurationMS: 60000, Backend: "docker", Limit: "memory"}},
+			"10:00:00  command go test ./...: no exit status, 1m0s (docker), stopped at its memory limit"},
+		{"a check's run", Event{Kind: EventCommand, Target: "go vet ./...", Text: "on the result", Step: Step{DurationMS: 900, Exit: &exit, Backend: "bwrap"}},
+			"10:00:00  command go vet ./...: exit 2, 900ms (bwrap): on the result"},
+		{"check", Event{Kind: EventCheck, Step: Step{Check: "go vet ./...", Verdict: "regressed", DurationMS: 900}},
+			"10:00:00  check go vet ./...: regressed (900ms on the result)"},
+		{"deps", Event{Kind: EventDeps, Step: Step{Verdict: "failed", DurationMS: 2000}, Text: "registry.npmjs.org unreachable"},
+			"10:00:00  dependencies: failed, 2s: registry.npmjs.org unreachable"},
+		{"landed", Event{Kind: EventLand, Target: "core-session/s1 https://github.com/o/r/pull/7", Step: Step{DurationMS: 800}},
+			"10:00:00  landed: core-session/s1 https://github.com/o/r/pull/7"},
+		{"not landed", Event{Kind: EventLand, Text: "the branch moved"},
+			"10:00:00  not landed: the branch moved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.e.Time = at
+			assert.Equal(t, tt.want, tt.e.String())
+		})
+	}
+}

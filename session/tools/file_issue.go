@@ -54,7 +54,7 @@ func (t fileIssue) Run(ctx context.Context, env *Env, args Args) (Result, error)
 		return Result{}, fmt.Errorf("file_issue: ask for approval: %w", err)
 	}
 	if !ok {
-		return Result{Output: DeclinedIssue, Target: title}, nil
+		return Result{Output: DeclinedIssue, Target: title, Failed: DeclinedIssue}, nil
 	}
 	url, err := env.Issues.FileIssue(ctx, title, body)
 	if err != nil {

@@ -71,11 +71,11 @@ func observe(tool string, err error) (Result, bool) {
 		if ae.Tool == "" {
 			ae.Tool = tool
 		}
-		return Result{Output: ae.Error()}, true
+		return Result{Output: ae.Error(), Failed: ae.Error()}, true
 	}
 	var pe *PathError
 	if errors.As(err, &pe) {
-		return Result{Output: pe.Error(), Target: pe.Path}, true
+		return Result{Output: pe.Error(), Target: pe.Path, Failed: pe.Error()}, true
 	}
 	return Result{}, false
 }

@@ -87,7 +87,7 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 		return fail(t.Name(), &ArgError{Arg: "command", Msg: "must not be empty"})
 	}
 	if why := refusal(command); why != "" {
-		return Result{Output: fmt.Sprintf("run_shell: refused %q: %s. It will not run; do something else.", command, why), Target: command}, nil
+		return Result{Output: fmt.Sprintf("run_shell: refused %q: %s. It will not run; do something else.", command, why), Target: command, Failed: "refused: " + why}, nil
 	}
 	if env.Runner == nil {
 		return Result{}, errors.New("run_shell: no command runner configured")
@@ -114,7 +114,7 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 			r, err := env.Runner.Verify(ctx, env.Tier, argv, opts)
 			var refused *sandbox.RefusedError
 			if errors.As(err, &refused) {
-				return Result{Output: fmt.Sprintf("run_shell: %s may not run unattended here: %s", command, refused.Reason), Target: command}, nil
+				return Result{Output: fmt.Sprintf("run_shell: %s may not run unattended here: %s", command, refused.Reason), Target: command, Failed: "may not run unattended: " + refused.Reason}, nil
 			}
 			if err != nil {
 				return Result{}, fmt.Errorf("run_shell %q: %w", command, err)
@@ -127,7 +127,7 @@ func (t runShell) run(ctx context.Context, env *Env, args Args) (Result, error) 
 		return Result{}, err
 	}
 	if !ok {
-		return Result{Output: Declined, Target: command}, nil
+		return Result{Output: Declined, Target: command, Failed: Declined}, nil
 	}
 	if env.Echo != nil {
 		opts.Progress = teeWriters(env.Progress, env.Echo)

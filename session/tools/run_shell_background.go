@@ -43,7 +43,7 @@ func (t runShell) boxFor(ctx context.Context, env *Env, command, how string) (*s
 			return nil, nil, fmt.Errorf("run_shell: ask for approval: %w", err)
 		}
 		if !ok {
-			return nil, &Result{Output: Declined, Target: command}, nil
+			return nil, &Result{Output: Declined, Target: command, Failed: Declined}, nil
 		}
 	}
 	box, err := boxer.Box(ctx, env.Workspace.Root())

@@ -154,6 +154,11 @@ type Result struct {
 	// happened they should know of (core killed a command at its
 	// timeout); empty otherwise.
 	Note string
+	// Failed says, in a line for the run's event log, why the call did
+	// not do what was asked: refused, declined, or bad arguments; empty
+	// when it did (a command that ran and exited non-zero did run). It
+	// holds no file content.
+	Failed string
 }
 
 // Tool is one action the model can take.
@@ -284,11 +289,11 @@ func (s *Set) Run(ctx context.Context, env *Env, call Call) (Result, error) {
 		return Result{}, errors.New("run tool: no workspace configured")
 	}
 	if reason, no := s.refused[call.Tool]; no {
-		return Result{Output: call.Tool + ": " + reason}, nil
+		return Result{Output: call.Tool + ": " + reason, Failed: reason}, nil
 	}
 	t, ok := s.Lookup(call.Tool)
 	if !ok {
-		return Result{Output: fmt.Sprintf("unknown tool %q: the tools are %s", call.Tool, strings.Join(s.Names(), ", "))}, nil
+		return Result{Output: fmt.Sprintf("unknown tool %q: the tools are %s", call.Tool, strings.Join(s.Names(), ", ")), Failed: "unknown tool"}, nil
 	}
 	r, err := t.Run(ctx, env, call.Args)
 	if err != nil {

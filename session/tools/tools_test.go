@@ -141,3 +141,40 @@ func TestSetRunNoWorkspace(t *testing.T) {
 	_, err := Default().Run(t.Context(), &Env{}, Call{Tool: "done", Args: Args{"summary": "x"}})
 	require.Error(t, err)
 }
+
+// TestResultFailed: a call that did not do what was asked says why in
+// Failed, for the run's event log, without the file's content; one that
+// did leaves it empty.
+func TestResultFailed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		set  *Set
+		call Call
+		want string
+	}{
+		{name: "read", set: Default(), call: Call{Tool: "read_file", Args: Args{"path": "a.txt"}}},
+		{name: "unknown tool", set: Default(), call: Call{Tool: "rm_rf"}, want: "unknown tool"},
+		{name: "bad argument", set: Default(), call: Call{Tool: "read_file", Args: Args{}}, want: `read_file: argument "path" is required (a string)`},
+		{name: "path outside", set: Default(), call: Call{Tool: "read_file", Args: Args{"path": "../x"}}, want: `path "../x" refused: it leaves the workspace`},
+		{name: "withheld", set: Default().Without("a review does not write", "write_file"), call: Call{Tool: "write_file", Args: Args{"path": "a.txt", "content": "b"}}, want: "a review does not write"},
+		{name: "declined", set: Default(), call: Call{Tool: "run_shell", Args: Args{"command": "ls"}}, want: Declined},
+		{name: "refused", set: Default(), call: Call{Tool: "run_shell", Args: Args{"command": "sudo ls"}}, want: "refused: it runs a command as root"},
+		{name: "issue declined", set: Default(), call: Call{Tool: "file_issue", Args: Args{"title": "t", "body": "b"}}, want: DeclinedIssue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			env := newEnv(t, map[string]string{"a.txt": "the file's secret content\n"})
+			env.Runner, env.Issues = &fakeRunner{}, &recordingFiler{}
+			r, err := tt.set.Run(t.Context(), env, tt.call)
+			require.NoError(t, err)
+			if tt.want == "" {
+				assert.Empty(t, r.Failed)
+				return
+			}
+			assert.Contains(t, r.Failed, tt.want)
+			assert.NotContains(t, r.Failed, "secret content")
+		})
+	}
+}

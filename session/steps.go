@@ -1,0 +1,120 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/coreagent/core/session/contract"
+	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/model"
+	"github.com/coreagent/core/session/tools"
+)
+
+// The run's finished steps as events (live.EventRequest, EventTool,
+// EventCommand, EventCheck, EventLand): what OpenTelemetry's listener
+// makes spans of and watch prints a line each. They carry figures and
+// names, never a prompt, code or a file's content; like every event they
+// are a view, and a lost one never fails the run.
+
+// since is the step's duration from began, for its event.
+func (s *run) since(began time.Time) int64 {
+	return live.Took(s.opts.Services.Now().Sub(began))
+}
+
+// requestEvent tells of one request to the model: its tokens as the
+// server reported them (core's estimate when it reported none), its cost
+// as the run counted it, how often the client sent it again, and on
+// failure why.
+func (s *run) requestEvent(reply model.Reply, err error, began time.Time) {
+	e := live.Event{Kind: live.EventRequest, Turn: s.rec.Turns, Step: live.Step{DurationMS: s.since(began)}}
+	e.Model = reply.Model
+	if e.Model == "" {
+		e.Model = s.rec.Model
+	}
+	e.InputTokens, e.OutputTokens = reply.Usage.PromptTokens, reply.Usage.CompletionTokens
+	e.Retries = max(reply.Attempts-1, 0)
+	if n := len(s.report.Spend); n > 0 && s.report.Spend[n-1].Turn == s.rec.Turns && s.report.Spend[n-1].CostUSD != nil {
+		c := *s.report.Spend[n-1].CostUSD
+		e.RequestCostUSD = &c
+	}
+	if err != nil {
+		e.Text = err.Error()
+		var me *model.Error
+		if errors.As(err, &me) {
+			e.Retries = max(me.Attempts-1, 0)
+		}
+	}
+	s.events.Add(e)
+}
+
+// toolEvent tells of one tool call once it ran: its target as the turn's
+// event shows it, and why it failed, was refused or declined.
+func (s *run) toolEvent(tool, target, failed string, err error, began time.Time) {
+	if err != nil {
+		failed = err.Error()
+	}
+	s.events.Add(live.Event{Kind: live.EventTool, Turn: s.rec.Turns, Tool: tool, Target: target, Text: failed, Step: live.Step{DurationMS: s.since(began)}})
+}
+
+// checkEvents tells of the contract's checks: each run of a check's
+// command (on the start commit, then on the result) as a command event,
+// then the check with its verdict and how long its run on the result
+// took.
+func (s *run) checkEvents(ctx context.Context, c *contract.Contract) {
+	if c == nil {
+		return
+	}
+	for _, ch := range c.Checks {
+		s.checkRunEvent(ctx, ch, ch.Baseline, "on the start commit")
+		s.checkRunEvent(ctx, ch, ch.Result, "on the result")
+		s.events.Add(live.Event{Kind: live.EventCheck, Step: live.Step{Check: ch.String(), Verdict: string(ch.Verdict), DurationMS: live.Took(seconds(ch.Result.Seconds))}})
+	}
+}
+
+// checkRunEvent tells of one run of a contract check's command.
+func (s *run) checkRunEvent(ctx context.Context, ch contract.CheckRun, r contract.CheckResult, where string) {
+	e := live.Event{Kind: live.EventCommand, Target: ch.String(), Text: where, Step: live.Step{DurationMS: live.Took(seconds(r.Seconds))}}
+	switch {
+	case r.Error != "":
+		e.Text += ": " + r.Error
+	case r.TimedOut:
+		e.Limit, e.Backend = "time", tools.Backend(ctx, s.opts.Services.Sandbox, r.Sandboxed)
+	default:
+		exit := r.Exit
+		e.Exit, e.Backend = &exit, tools.Backend(ctx, s.opts.Services.Sandbox, r.Sandboxed)
+	}
+	s.events.Add(e)
+}
+
+func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+// landEvent tells where the work landed, or why it did not.
+func (s *run) landEvent(out outcome, landed bool, began time.Time) {
+	e := live.Event{Kind: live.EventLand, Step: live.Step{DurationMS: s.since(began)}}
+	switch {
+	case landed:
+		e.Target = landedAt(s.rec)
+	case out.err != nil:
+		e.Text = out.err.Error()
+	case out.end:
+		e.Text = "the person at the terminal declined landing; the work stays in the workspace"
+	default:
+		e.Text = "not landed"
+	}
+	s.events.Add(e)
+}
+
+// landedAt is where a session's work landed: its branch and pull request,
+// else its branch and commit.
+func landedAt(rec *Record) string {
+	where := rec.Branch
+	if rec.PRURL != "" {
+		return strings.TrimSpace(where + " " + rec.PRURL)
+	}
+	if rec.Commit != "" {
+		where = strings.TrimSpace(where + " " + rec.Commit)
+	}
+	return where
+}

@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/live"
+)
+
+// EventRunner is the run's sandbox as the tools' Runner, each command run
+// through Verify or RunHost told to the run's event log as a command
+// event (and the dependency step the sandbox ran before it as a deps
+// event), once it ended. It embeds the sandbox, so that run_shell finds
+// its box and its background processes.
+type EventRunner struct {
+	*sandbox.Sandbox
+	Log *live.EventLog
+	Now func() time.Time
+	// Turn is the run's turn now, the turn a command belongs to.
+	Turn func() int
+	// told is the dependency steps' skips and failures told so far.
+	told *sync.Map
+}
+
+// NewEventRunner returns sb as a Runner that tells log of each command.
+func NewEventRunner(sb *sandbox.Sandbox, log *live.EventLog, now func() time.Time, turn func() int) EventRunner {
+	return EventRunner{Sandbox: sb, Log: log, Now: now, Turn: turn, told: &sync.Map{}}
+}
+
+// Verify runs argv confined, as the sandbox does (its dependency step
+// first, when its ecosystem has one), and tells of it.
+func (r EventRunner) Verify(ctx context.Context, tier lang.Tier, argv []string, opts sandbox.RunOptions) (sandbox.Result, error) {
+	began := r.Now()
+	d := &depsStep{w: opts.Progress, now: r.Now}
+	opts.Progress = d
+	res, err := r.Sandbox.Verify(ctx, tier, argv, opts)
+	if err == nil {
+		r.depsEvent(d, res)
+	}
+	r.commandEvent(ctx, argv, res, err, began)
+	return res, err
+}
+
+// RunHost runs argv on the host, as the sandbox does, and tells of it.
+func (r EventRunner) RunHost(ctx context.Context, argv []string, opts sandbox.RunOptions) (sandbox.Result, error) {
+	began := r.Now()
+	res, err := r.Sandbox.RunHost(ctx, argv, opts)
+	r.commandEvent(ctx, argv, res, err, began)
+	return res, err
+}
+
+// commandEvent tells of one sandbox command: one the sandbox refused to
+// run, or that never started, has no exit status.
+func (r EventRunner) commandEvent(ctx context.Context, argv []string, res sandbox.Result, err error, began time.Time) {
+	e := live.Event{Kind: live.EventCommand, Turn: r.Turn(), Target: CommandText(argv), Step: live.Step{DurationMS: live.Took(r.Now().Sub(began)), Limit: res.Limit}}
+	switch {
+	case err != nil:
+		e.Text = err.Error()
+	case res.Setup:
+		e.Text = "core's preparation for it failed; it did not run"
+	default:
+		e.Backend = Backend(ctx, r.Sandbox, res.Sandboxed)
+		if !res.TimedOut && res.ExitCode >= 0 {
+			exit := res.ExitCode
+			e.Exit = &exit
+		}
+	}
+	if res.TimedOut && e.Limit == "" {
+		e.Limit = "time"
+	}
+	r.Log.Add(e)
+}
+
+// Backend names where a command ran: the backend sb's probe chose when
+// it ran confined (its answer is kept: no probe runs again), else the
+// host.
+func Backend(ctx context.Context, sb *sandbox.Sandbox, sandboxed bool) string {
+	if !sandboxed || sb == nil {
+		return "host"
+	}
+	return sb.Probe(ctx).Backend
+}
+
+// CommandText is a command as the tools show it: a shell command the
+// host ran as bash -c as it was written, else its argv joined.
+func CommandText(argv []string) string {
+	if len(argv) == 3 && argv[0] == "bash" && argv[1] == "-c" {
+		return argv[2]
+	}
+	return strings.Join(argv, " ")
+}
+
+// depsStep is a command's progress writer that also notes the dependency
+// step the sandbox ran before it (the wait it tells through
+// sandbox.Waits), for the run's deps event.
+type depsStep struct {
+	w   io.Writer
+	now func() time.Time
+	mu  sync.Mutex
+	ran bool
+	// took is how long the step took.
+	took time.Duration
+}
+
+func (d *depsStep) Write(p []byte) (int, error) {
+	if d.w == nil {
+		return len(p), nil
+	}
+	return d.w.Write(p)
+}
+
+// Waiting passes the wait on to the writer's own Waits (a heartbeat),
+// and times a dependency step.
+func (d *depsStep) Waiting(what string) func() {
+	ended := func() {}
+	if w, ok := d.w.(sandbox.Waits); ok {
+		ended = w.Waiting(what)
+	}
+	if !strings.HasPrefix(what, "the dependency step") {
+		return ended
+	}
+	began := d.now()
+	return func() {
+		ended()
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.ran, d.took = true, d.now().Sub(began)
+	}
+}
+
+// depsNoFetch and depsFailed are in the notes the sandbox heads a
+// command's output with when its dependency step fetched nothing (it did
+// not apply, or could not run) or failed.
+const (
+	depsNoFetch = "core fetched no "
+	depsFailed  = "the command runs without the dependencies"
+)
+
+// depsEvent tells of the dependency step run before a command (ok, or
+// failed and why), or of one it skipped and why; each skip or failure
+// once a run, as the sandbox says them again for every later command.
+func (r EventRunner) depsEvent(d *depsStep, res sandbox.Result) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	first, _, _ := strings.Cut(res.Output, "\n")
+	e := live.Event{Kind: live.EventDeps, Turn: r.Turn(), Step: live.Step{DurationMS: live.Took(d.took)}}
+	switch {
+	case res.Deps != nil:
+		e.Verdict, e.Text = "failed", res.Deps.Error()
+	case strings.Contains(first, depsFailed):
+		e.Verdict, e.Text = "failed", first
+	case d.ran:
+		e.Verdict = "ok"
+	case strings.HasPrefix(first, depsNoFetch):
+		e.Verdict, e.Text = "skipped", first
+	default:
+		return
+	}
+	if e.Verdict != "ok" && r.told != nil {
+		if _, told := r.told.LoadOrStore(e.Verdict+e.Text, true); told {
+			return
+		}
+	}
+	r.Log.Add(e)
+}

@@ -1,0 +1,70 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/session/live"
+)
+
+// TestEventRunner runs commands for real through the sandbox (off: on
+// the host) as the tools' runner: each is told as a command event with
+// its exit, backend and duration, the argv as the tools show it; one the
+// tier refuses is told with why and no exit; the output is not in it.
+func TestEventRunner(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	path := filepath.Join(t.TempDir(), live.EventsFile)
+	log, err := live.OpenEvents(path, nil, time.Now)
+	require.NoError(t, err)
+	sb := sandbox.New(sandbox.Config{Home: home, Mode: sandbox.ModeOff, Path: os.Getenv("PATH")})
+	turn := 4
+	r := NewEventRunner(sb, log, time.Now, func() int { return turn })
+	var _ Boxer = r // run_shell still finds the box
+	ws := t.TempDir()
+	res, err := r.RunHost(t.Context(), []string{"bash", "-c", "echo file-content; exit 3"}, sandbox.RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.NoError(t, err)
+	require.Equal(t, 3, res.ExitCode)
+	_, err = r.Verify(t.Context(), lang.TierBuild, []string{"go", "test", "./..."}, sandbox.RunOptions{Workspace: ws, Timeout: time.Minute})
+	require.Error(t, err, "the build tier does not run tests")
+	log.Close()
+
+	var got []live.Event
+	require.NoError(t, live.Follow(t.Context(), "s", mustOpen(t, path), func() bool { return false }, func(e live.Event) error {
+		got = append(got, e)
+		return nil
+	}))
+	require.Len(t, got, 2)
+	host := got[0]
+	assert.Equal(t, live.EventCommand, host.Kind)
+	assert.Equal(t, "echo file-content; exit 3", host.Target, "a shell command as it was written")
+	assert.Equal(t, 4, host.Turn)
+	require.NotNil(t, host.Exit)
+	assert.Equal(t, 3, *host.Exit)
+	assert.Equal(t, "host", host.Backend)
+	assert.Positive(t, host.DurationMS)
+	assert.Empty(t, host.Text)
+	refused := got[1]
+	assert.Equal(t, "go test ./...", refused.Target)
+	assert.Nil(t, refused.Exit, "it never ran")
+	assert.NotEmpty(t, refused.Text, "why")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(raw), "file-content"), "the command's text, never its output")
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f
+}
