@@ -23,6 +23,7 @@ import (
 	"github.com/coreagent/core/session/state"
 	"github.com/coreagent/core/session/tools"
 	"github.com/coreagent/core/setup"
+	"github.com/coreagent/core/telemetry"
 )
 
 // Env is what the Action reads and writes of the world.
@@ -36,6 +37,8 @@ type Env struct {
 	HTTPClient *http.Client
 	// Self is core's executable (setup.Env.Self).
 	Self string
+	// Observer watches the run's events (setup.Env.Observer).
+	Observer live.Observer
 }
 
 // ErrFailed is returned when the session failed: the annotations already
@@ -52,6 +55,10 @@ func Run(ctx context.Context, env Env) error {
 	}
 	if in.GitHubToken != "" {
 		a.AddMask(in.GitHubToken)
+	}
+	if in.RunID != "" {
+		// The bot's run: its trace is the one the bot's dispatch links to.
+		ctx = telemetry.WithRunKey(ctx, in.RunID)
 	}
 	for _, s := range setup.Settings() {
 		if v := setup.Value(setupEnv(env), in.Settings, s.Name); s.Secret && v != "" {
@@ -300,7 +307,7 @@ func setupEnv(env Env) setup.Env {
 	// is a billed minute of the runner, after every fix. A person asks
 	// for more with another /core fix, whose run continues on the same
 	// pull request; messages while the run works still reach it.
-	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Defaults: map[string]string{setup.Verify: "auto", setup.ChecksFromCI: "true", setup.IdleTimeout: "0"},
+	return setup.Env{Getenv: getenv, Home: home, HTTPClient: env.HTTPClient, Self: env.Self, Observer: env.Observer, Defaults: map[string]string{setup.Verify: "auto", setup.ChecksFromCI: "true", setup.IdleTimeout: "0"},
 		OnRetry: func(rt model.Retry) { fmt.Fprintf(env.Stderr, "model: %s\n", rt) }}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/status"
+	"github.com/coreagent/core/telemetry"
 )
 
 // Log keys.
@@ -33,6 +34,8 @@ type Base struct {
 	Metrics  *Metrics
 	Now      func() time.Time
 	NewRunID func() string
+	// Telemetry traces webhooks and dispatches; nil traces nothing.
+	Telemetry *telemetry.Telemetry
 
 	// statusMu makes each read-edit-write of a status comment whole: two
 	// deliveries handled at once (the pull request opened, the workflow
@@ -194,7 +197,7 @@ func (b *Base) start(ctx context.Context, req *request) error {
 	if err := b.Store.UpdateRun(ctx, run); err != nil {
 		return err
 	}
-	return b.Runner.Start(ctx, req.client, run, req.defaultBranch)
+	return b.dispatch(ctx, req.client, run, req.defaultBranch)
 }
 
 // headline is the bot's headline of a run's status comment.

@@ -16,7 +16,9 @@ import (
 
 	"github.com/coreagent/core/console"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/setup"
+	"github.com/coreagent/core/telemetry"
 )
 
 // Deps are what the bot takes from its caller besides its configuration.
@@ -31,6 +33,9 @@ type Deps struct {
 	Handled func()
 	// Self is core's executable (setup.Env.Self).
 	Self string
+	// Telemetry, when set, traces webhooks, dispatches and local runs
+	// (the process's OpenTelemetry exporter, telemetry.New).
+	Telemetry *telemetry.Telemetry
 }
 
 // Bot is the GitHub App: its store, the runner that carries runs out, and
@@ -74,17 +79,18 @@ func New(ctx context.Context, cfg *Config, deps Deps) (*Bot, error) {
 			githubapp.WithClientUserAgent("core-bot"),
 			githubapp.WithClientTimeout(APITimeout),
 			githubapp.WithClientMiddleware(githubapp.ClientMetrics(registry))),
-		Store:    store,
-		Config:   cfg,
-		Metrics:  NewMetrics(registry),
-		Now:      time.Now,
-		NewRunID: newRunID,
+		Store:     store,
+		Config:    cfg,
+		Metrics:   NewMetrics(registry),
+		Now:       time.Now,
+		NewRunID:  newRunID,
+		Telemetry: deps.Telemetry,
 	}
 	b := &Bot{cfg: cfg, logger: deps.Logger, store: store, base: base}
 	if cfg.Dispatch == DispatchLocal {
 		options := deps.SessionOptions
 		if options == nil {
-			options = setupOptions(cfg, deps.Getenv, deps.Self)
+			options = setupOptions(cfg, deps)
 		}
 		b.local = NewLocalRunner(base, options)
 		base.Runner = b.local
@@ -99,12 +105,17 @@ func New(ctx context.Context, cfg *Config, deps Deps) (*Bot, error) {
 // under <data-dir>/core unless CORE_HOME says otherwise; a run that lands
 // waits idle for its starter's /core messages (IdleTriggered, then
 // IdleAttended) unless CORE_SESSION_IDLE_TIMEOUT says otherwise.
-func setupOptions(cfg *Config, getenv func(string) string, self string) func(ctx context.Context) (session.Options, error) {
+func setupOptions(cfg *Config, deps Deps) func(ctx context.Context) (session.Options, error) {
+	getenv, self := deps.Getenv, deps.Self
+	var observer live.Observer
+	if deps.Telemetry != nil {
+		observer = deps.Telemetry
+	}
 	return func(ctx context.Context) (session.Options, error) {
 		if getenv == nil {
 			return session.Options{}, errors.New("the bot has no environment to set local runs up from")
 		}
-		ready, err := setup.Options(ctx, setup.Env{Getenv: getenv, Home: filepath.Join(cfg.DataDir, "core"), Self: self,
+		ready, err := setup.Options(ctx, setup.Env{Getenv: getenv, Home: filepath.Join(cfg.DataDir, "core"), Self: self, Observer: observer,
 			Defaults: map[string]string{setup.IdleTimeout: session.IdleTriggered.String()}}, nil)
 		if err != nil {
 			return session.Options{}, setup.Word(err, setup.EnvWording)

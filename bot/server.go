@@ -56,6 +56,9 @@ func newHandler(base *Base, registry metrics.Registry, logger zerolog.Logger, ha
 	handlers := []githubapp.EventHandler{
 		&IssueComment{Base: base}, &Issues{Base: base}, &PullRequest{Base: base}, &WorkflowRun{Base: base},
 	}
+	for i, h := range handlers {
+		handlers[i] = traced{EventHandler: h, tel: base.Telemetry}
+	}
 	if handled != nil {
 		for i, h := range handlers {
 			handlers[i] = notifying{EventHandler: h, done: handled}

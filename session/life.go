@@ -68,6 +68,10 @@ type Live struct {
 	// Heartbeat is how often a long turn says it still runs; zero means
 	// heartbeat.Default.
 	Heartbeat time.Duration
+	// Observer, when set, watches the run's events from outside its
+	// files: the OpenTelemetry exporter (package telemetry), set by setup
+	// when the standard variables ask for it.
+	Observer live.Observer
 	// Progress receives one line per turn, a turn's line when a command
 	// starts, a heartbeat every Heartbeat while a turn takes long, and the
 	// output of commands a person approved; nil discards.

@@ -388,12 +388,14 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		unlock()
 		return nil, ctx, err
 	}
+	endObserve := s.observe(ctx)
 	ctx, stop := context.WithCancelCause(ctx)
 	s.ctl.Attach(stop)
 	closeSocket, err := live.Serve(ctx, dir, s.ctl)
 	if err != nil {
 		stop(nil)
 		s.events.Close()
+		endObserve()
 		unlock()
 		return nil, ctx, err
 	}
@@ -404,6 +406,7 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 		closeSocket()
 		stop(nil)
 		s.events.Close()
+		endObserve()
 		unlock()
 	}
 	if err := s.moveTo(state.Starting); err != nil {
@@ -420,6 +423,22 @@ func start(ctx context.Context, opts Options, rec *Record, org origin) (*run, co
 	prev := s.unlock
 	s.unlock = func() { tr.Close(); prev() }
 	return s, ctx, nil
+}
+
+// observe hands the run's events to its Observer (OpenTelemetry), if
+// any; the function it returns ends the watch once the log is closed.
+func (s *run) observe(ctx context.Context) func() {
+	o := s.opts.Live.Observer
+	if o == nil {
+		return func() {}
+	}
+	listen, end := o.Observe(ctx, live.RunInfo{Session: s.rec.ID, Repository: s.rec.Repo, Kind: cmp.Or(s.rec.Kind, "session"),
+		Resumed: s.rec.Status != state.Pending})
+	s.events.Listen(listen)
+	if end == nil {
+		return func() {}
+	}
+	return end
 }
 
 // prepare checks the sandbox against the tier and builds the tool

@@ -14,6 +14,7 @@ import (
 	"github.com/coreagent/core/session"
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/budget"
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -36,6 +37,9 @@ type Env struct {
 	// Backoff spaces the model's retries; zero is model.DefaultBackoff
 	// (tests shorten it).
 	Backoff model.Backoff
+	// Observer, when set, watches every run's events: the process's
+	// OpenTelemetry exporter (telemetry.New), made once by cmd/core.
+	Observer live.Observer
 	// Self is core's own executable, which serves Go's build cache inside
 	// the sandbox (`core sandbox gocache`); empty means confined builds do
 	// without the user's build cache.
@@ -210,6 +214,7 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 		o.Services.Secrets = append(o.Services.Secrets, r.apiKey)
 	}
 	o.Services.GitEnv = session.GitEnv(env.Getenv)
+	o.Live.Observer = env.Observer
 	ready.Options = o
 	return ready, nil
 }

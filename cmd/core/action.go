@@ -27,7 +27,7 @@ empty when no price is set). Exit status 0 for done, partial or
 budget_exhausted (with a warning), 1 for failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			err := action.Run(cmd.Context(), action.Env{Getenv: e.getenv, Stdout: e.rawStdout, Stderr: e.rawStderr, Self: e.self})
+			err := action.Run(cmd.Context(), action.Env{Getenv: e.getenv, Stdout: e.rawStdout, Stderr: e.rawStderr, Self: e.self, Observer: e.observer()})
 			if err == action.ErrFailed {
 				return exitCode(1)
 			}

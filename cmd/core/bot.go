@@ -145,7 +145,7 @@ func parseIntSetting(name, v string) (int64, error) {
 // serveBot runs the bot until ctx ends, then shuts down gracefully.
 func (e *env) serveBot(ctx context.Context, cfg *bot.Config, consoleCfg bot.ConsoleConfig) error {
 	logger := zerolog.New(e.rawStderr).With().Timestamp().Logger()
-	b, err := bot.New(ctx, cfg, bot.Deps{Logger: logger, Getenv: e.getenv, Self: e.self})
+	b, err := bot.New(ctx, cfg, bot.Deps{Logger: logger, Getenv: e.getenv, Self: e.self, Telemetry: e.telemetry})
 	if err != nil {
 		return err
 	}

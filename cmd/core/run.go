@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/scrub"
+	"github.com/coreagent/core/telemetry"
 )
 
 // exitCode is returned by a command that has already said what it had to say
@@ -38,6 +40,18 @@ type env struct {
 	// signals owns the process's Ctrl-C: a session run here claims it.
 	// nil when run is called without a process of its own (tests).
 	signals *signals
+	// telemetry is the process's OpenTelemetry exporter; nil when the
+	// standard variables do not ask for one.
+	telemetry *telemetry.Telemetry
+}
+
+// observer is what every run of this process hands its events to: the
+// exporter, if any.
+func (e *env) observer() live.Observer {
+	if e.telemetry == nil {
+		return nil
+	}
+	return e.telemetry
 }
 
 // newEnv is the commands' environment: stdout and stderr for people,
@@ -59,12 +73,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func runWith(ctx context.Context, sig *signals, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) error {
 	e := newEnv(stdin, stdout, stderr, getenv)
 	e.signals = sig
+	tel, err := telemetry.New(getenv)
+	if err != nil {
+		// Telemetry never stops core: say what to fix, and run without it.
+		fmt.Fprintf(e.stderr, "core: OpenTelemetry is off: %v\n", err)
+	}
+	e.telemetry = tel
+	defer func() {
+		// Bounded (telemetry.ShutdownTimeout) whatever the collector does.
+		if err := tel.Shutdown(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(e.stderr, "core: OpenTelemetry: what was left could not be exported within %s\n", telemetry.ShutdownTimeout)
+		}
+	}()
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
-	err := root.ExecuteContext(ctx)
+	err = root.ExecuteContext(ctx)
 	var code exitCode
 	if err != nil && ctx.Err() != nil && !errors.As(err, &code) {
 		// Interrupted before a session could say so itself (while setting

@@ -130,7 +130,7 @@ func (e *env) options(cmd *cobra.Command, f *sessionFlags, defaults map[string]s
 		}
 		defaults[setup.IdleTimeout] = session.IdleAttended.String()
 	}
-	ready, err := setup.Options(cmd.Context(), setup.Env{Getenv: e.getenv, Self: e.self, Defaults: defaults,
+	ready, err := setup.Options(cmd.Context(), setup.Env{Getenv: e.getenv, Self: e.self, Defaults: defaults, Observer: e.observer(),
 		OnRetry: func(r model.Retry) { fmt.Fprintf(e.stderr, "model: %s\n", r) }}, f.vals)
 	if err != nil {
 		return session.Options{}, setup.Word(err, setup.FlagWording)
