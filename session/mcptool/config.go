@@ -78,10 +78,14 @@ var (
 
 // Parse reads one configuration strictly: unknown keys, trailing data, a
 // server neither command nor URL, and values past the bounds are errors
-// that name where (source: a file's path or "mcp_config"). repo is set for
+// that name where (source: a file's path; "" when the caller names it).
+// repo is set for
 // the repository's file, which may not hold core's keys.
 func Parse(source string, data []byte, repo bool) (File, error) {
 	bad := func(format string, a ...any) (File, error) {
+		if source == "" {
+			return File{}, fmt.Errorf(format, a...)
+		}
 		return File{}, fmt.Errorf("%s: %s", source, fmt.Sprintf(format, a...))
 	}
 	if len(data) > MaxConfigSize {
