@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/coreagent/core/sandbox"
@@ -33,13 +32,5 @@ func (b RunBox) StartServer(ctx context.Context, argv, env []string) (io.ReadWri
 	if err != nil {
 		return nil, nil, fmt.Errorf("start %q in the run's box: %w", argv[0], err)
 	}
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = p.Stop(sctx)
-		})
-	}
-	return p.Pipe(), stop, nil
+	return p.Pipe(), p.Stopper(10 * time.Second), nil
 }
