@@ -90,6 +90,6 @@ func (s *run) closeMCP() {
 	if s.mcp == nil {
 		return
 	}
-	_ = s.mcp.Close()
+	s.mcp.Close()
 	s.mcp = nil
 }

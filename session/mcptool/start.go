@@ -144,15 +144,13 @@ func (s *Servers) Tools() []tools.Tool {
 }
 
 // Close ends every server's session and stops its process.
-func (s *Servers) Close() error {
+func (s *Servers) Close() {
 	if s == nil {
-		return nil
+		return
 	}
-	var errs []error
 	for _, c := range s.conns {
 		c.close()
 	}
-	return errors.Join(errs...)
 }
 
 func (c *conn) close() {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -45,7 +46,7 @@ func toolEnv(t *testing.T, a tools.Approver) *tools.Env {
 func started(t *testing.T, planned []Planned, opts Options) (map[string]tools.Tool, []string) {
 	t.Helper()
 	s, notes := Start(t.Context(), planned, opts)
-	t.Cleanup(func() { _ = s.Close() })
+	t.Cleanup(s.Close)
 	byName := map[string]tools.Tool{}
 	for _, tl := range s.Tools() {
 		byName[tl.Name()] = tl
@@ -200,4 +201,24 @@ func TestUniqueName(t *testing.T) {
 	assert.Len(t, long, maxName)
 	assert.Len(t, uniqueName("s", strings.Repeat("x", 100), taken), maxName)
 	assert.NotEqual(t, long, uniqueName("s", strings.Repeat("x", 101), taken))
+}
+
+// A server that cannot start, or starts and never speaks MCP, is left out
+// with why; the others are kept.
+func TestStartFailuresLeftOut(t *testing.T) {
+	t.Parallel()
+	bin := mcpfake.Build(t, t.TempDir(), "mcpfake")
+	planned := []Planned{
+		{Name: "missing", Where: OnHost, Argv: []string{filepath.Join(t.TempDir(), "no-such-server")}},
+		{Name: "silent", Where: OnHost, Argv: []string{"sleep", "600"}},
+		{Name: "repo", Where: InBox, Argv: []string{"./server"}},
+		{Name: "fake", Where: OnHost, Argv: []string{bin}},
+	}
+	byName, notes := started(t, planned, Options{StartTimeout: 2 * time.Second, HostEnv: []string{"PATH=" + os.Getenv("PATH")}})
+	require.Len(t, notes, 4)
+	assert.Contains(t, notes[0], `MCP server "missing" (on this machine) left out: start`)
+	assert.Contains(t, notes[1], `MCP server "silent" (on this machine) left out: no MCP handshake within 2s`)
+	assert.Equal(t, `MCP server "repo" (in the run's box) left out: a repository's server runs only in the run's box, and this run has none`, notes[2])
+	assert.Equal(t, `MCP server "fake" (on this machine): 7 tools`, notes[3])
+	assert.Len(t, byName, 7)
 }
