@@ -257,6 +257,21 @@ func (p *Process) Stop(ctx context.Context) error {
 	return nil
 }
 
+// Stopper is Stop as a function for whoever holds the process's pipe (the
+// browser, an MCP server): it stops the process once however often it is
+// called, and a box that does not answer within bound is cut off, which
+// kills the process too.
+func (p *Process) Stopper(bound time.Duration) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), bound)
+			defer cancel()
+			_ = p.Stop(ctx)
+		})
+	}
+}
+
 // abort cuts the process's connection, which kills it, and drops what its
 // pipe still had for the host.
 func (p *Process) abort() {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"path"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/coreagent/core/sandbox"
@@ -138,16 +137,9 @@ func (h boxHost) StartBrowser(ctx context.Context, argv []string) (io.ReadWriteC
 	if err != nil {
 		return nil, nil, fmt.Errorf("start the browser in the run's box: %w", err)
 	}
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			// Stop kills the browser's process group; a box that does not
-			// answer within the bound is cut off, which kills it too.
-			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = p.Stop(sctx)
-		})
-	}
+	// Stop kills the browser's process group; a box that does not answer
+	// within the bound is cut off, which kills it too.
+	stop := p.Stopper(10 * time.Second)
 	return p.Pipe(), stop, nil
 }
 

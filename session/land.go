@@ -212,6 +212,7 @@ func (s *run) landQuestion() string {
 func (s *run) end(status state.Status, kind state.FailureKind, err error) *Report {
 	s.stopWarm() // of no use any more; the report says how it ended
 	s.closeBrowser()
+	s.closeMCP()
 	s.stopLines()
 	now := s.opts.Services.Now()
 	s.ctl.SetStatus(status)

@@ -30,6 +30,7 @@ type Options struct {
 	Limits       Limits         // turns, time and money (loop.go)
 	Live         Live           // control, idling and reporting (life.go)
 	Browser      BrowserOptions // the run's browser (--browser): off unless On (browser.go)
+	MCP          MCPOptions     // the run's MCP servers (mcp.go)
 	Services     Services       // the collaborators the run uses
 }
 

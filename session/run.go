@@ -19,6 +19,7 @@ import (
 	"github.com/coreagent/core/session/instructions"
 	"github.com/coreagent/core/session/land"
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/mcptool"
 	"github.com/coreagent/core/session/prompt"
 	"github.com/coreagent/core/session/protocol"
 	"github.com/coreagent/core/session/receipt"
@@ -320,6 +321,8 @@ type runWorkspace struct {
 	project *lang.Project
 	// browser is the run's browser (--browser), closed when the run ends.
 	browser *browser.Browser
+	// mcp are the run's MCP servers, stopped when the run ends (mcp.go).
+	mcp *mcptool.Servers
 }
 
 // runResult is what the run's result is held to.
@@ -474,6 +477,7 @@ func (s *run) prepare(ctx context.Context) error {
 	if f, ok := s.origin.(tools.IssueFiler); ok {
 		s.env.Issues = scrubbingFiler{f: f, scrub: s.scrub}
 	}
+	s.openMCP(ctx)
 	return s.openBrowser(ctx)
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -130,7 +131,12 @@ func nativeTools(set *tools.Set) []model.Tool {
 	var docs []protocol.ToolDoc
 	for _, name := range set.Names() {
 		t, _ := set.Lookup(name)
-		docs = append(docs, protocol.ToolDoc{Name: name, Doc: t.Doc()})
+		d := protocol.ToolDoc{Name: name, Doc: t.Doc()}
+		// A tool with a schema of its own (an MCP server's) gives it.
+		if sc, ok := t.(interface{ Schema() json.RawMessage }); ok {
+			d.Schema = sc.Schema()
+		}
+		docs = append(docs, d)
 	}
 	return protocol.Tools(docs)
 }

@@ -23,6 +23,7 @@ import (
 // starts a new box.
 func (s *run) freeze() {
 	s.closeBrowser()
+	s.closeMCP()
 	s.stopWarm()
 	if s.opts.Services.Sandbox == nil {
 		return
@@ -35,6 +36,9 @@ func (s *run) freeze() {
 // reopen gives a run that resumes after done what freeze took: its
 // browser, started again on first use.
 func (s *run) reopen(ctx context.Context) error {
+	if s.mcp == nil {
+		s.openMCP(ctx)
+	}
 	if s.browser != nil || !s.opts.Browser.On {
 		return nil
 	}

@@ -100,7 +100,7 @@ const (
 
 // Settings lists every option of a run, in the order the CLI shows them.
 func Settings() []Setting {
-	return slices.Concat(modelSettings(), runSettings(), workSettings(), spendSettings(), browserSettings(), landingSettings())
+	return slices.Concat(modelSettings(), runSettings(), workSettings(), spendSettings(), browserSettings(), mcpSettings(), landingSettings())
 }
 
 // modelSettings are the model and its endpoint.

@@ -15,6 +15,7 @@ import (
 	"github.com/coreagent/core/session/browser"
 	"github.com/coreagent/core/session/budget"
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/mcptool"
 	"github.com/coreagent/core/session/model"
 )
 
@@ -71,6 +72,8 @@ type resolved struct {
 	priceIn, priceOut *float64
 	// browserExec is --browser-exec as given.
 	browserExec string
+	// mcpInput is the Action's mcp_config, parsed (mcp.go).
+	mcpInput *mcptool.File
 }
 
 // Home resolves the state directory: CORE_HOME, else the entry point's
@@ -172,6 +175,9 @@ func Options(ctx context.Context, env Env, vals Values) (*Ready, error) {
 	}
 	if err := CheckHome(home); err != nil {
 		return nil, &session.ConfigError{Option: "home", Err: err}
+	}
+	if err := r.mcp(env.Getenv, home); err != nil {
+		return nil, &session.ConfigError{Option: MCPConfig, Err: err}
 	}
 	sb, err := sandboxFor(env.Getenv, home, env.Self, r.opts.Goal.Repo)
 	if err != nil {

@@ -60,6 +60,10 @@ func RenderCalls(calls []model.ToolCall) string {
 type ToolDoc struct {
 	Name string
 	Doc  string
+	// Schema, when set, is the tool's own JSON Schema of its arguments
+	// (an MCP server's tool gives one): the function definition carries
+	// it as it is, instead of the one derived from the doc.
+	Schema json.RawMessage
 }
 
 var optionalArgs = regexp.MustCompile(`(\w+)(?:(?:, | and | or )(\w+))*(?:, and (\w+))? (?:is|are) optional`)
@@ -67,8 +71,9 @@ var optionalArgs = regexp.MustCompile(`(\w+)(?:(?:, | and | or )(\w+))*(?:, and 
 // Tools turns tool docs into OpenAI function definitions. The parameters
 // come from the doc's example: each argument becomes a property, an
 // integer when the example gives a number and a string otherwise; the
-// arguments the prose calls optional are not required. The description is
-// the doc without its example.
+// arguments the prose calls optional are not required; a doc with its own
+// Schema gives that instead. The description is the doc without its
+// example.
 func Tools(docs []ToolDoc) []model.Tool {
 	out := make([]model.Tool, 0, len(docs))
 	for _, d := range docs {
@@ -103,6 +108,9 @@ func toolFor(d ToolDoc) model.Tool {
 		for _, g := range m[1:] {
 			optional[g] = g != ""
 		}
+	}
+	if len(d.Schema) > 0 {
+		return model.Tool{Name: d.Name, Description: desc, Parameters: d.Schema}
 	}
 	sc := schema{Type: "object", Properties: map[string]schemaProp{}}
 	if v, err := toon.Decode([]byte(strings.Join(example, "\n"))); err == nil {

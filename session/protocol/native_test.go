@@ -88,6 +88,17 @@ func TestTools(t *testing.T) {
 	}
 }
 
+// A tool with its own schema (an MCP server's) is offered with it, as it
+// is; its description is still the doc without the example.
+func TestToolsOwnSchema(t *testing.T) {
+	t.Parallel()
+	schema := json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string","enum":["a","b"]}},"required":["topic"]}`)
+	got := Tools([]ToolDoc{{Name: "mcp__docs__docs", Doc: "mcp__docs__docs: look up the docs.\n  tool: mcp__docs__docs\n  topic: text\nA tool of the MCP server \"docs\".", Schema: schema}})
+	require.Len(t, got, 1)
+	assert.JSONEq(t, string(schema), string(got[0].Parameters))
+	assert.Equal(t, "look up the docs.\nA tool of the MCP server \"docs\".", got[0].Description)
+}
+
 func TestMalformedShowsExample(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
