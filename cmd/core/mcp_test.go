@@ -335,3 +335,31 @@ func TestMCPExitStopsItsRuns(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, state.Cancelled, rec.Status, "stderr: %s", stderr)
 }
+
+// TestMCPLands: under --allow-land, a session run as a dry run lands
+// through land_session, as core session land lands it: on its branch in
+// the local repository.
+func TestMCPLands(t *testing.T) {
+	t.Parallel()
+	repo := testkit.GitRepo(t, map[string]string{"README.md": "hello\n"})
+	model := llm.NewModelServer(t,
+		llm.ToolCallReply("write_file", `{"path":"one.txt","content":"1"}`),
+		llm.ToolCallReply("done", `{"summary":"wrote one"}`),
+	)
+	environ := append(mcpEnv(t, t.TempDir()), "CORE_SESSION_INFERENCE_URL="+model.URL)
+	cs, stderr := mcpClient(t, coreProgram(t), environ, "--repo", repo, "--allow-land")
+	var started startOut
+	callOK(t, cs, "start_session", map[string]any{"repo": repo, "prompt": "write one", "settings": map[string]string{"dry-run": "true"}}, &started)
+	_, status := followToEnd(t, cs, started.ID)
+	require.Equal(t, "completed", status, "stderr: %s", stderr)
+	branch := "core-session/" + started.ID
+	require.Error(t, exec.Command("git", "-C", repo, "rev-parse", "--verify", branch).Run(), "a dry run lands nothing")
+
+	var landed struct {
+		Status string `json:"status"`
+	}
+	callOK(t, cs, "land_session", map[string]any{"id": started.ID}, &landed)
+	out, err := exec.Command("git", "-C", repo, "show", branch+":one.txt").Output()
+	require.NoError(t, err, "land_session landed the work on %s (status %s)", branch, landed.Status)
+	assert.Equal(t, "1", strings.TrimSpace(string(out)))
+}
