@@ -114,7 +114,7 @@ request.`,
 		Version:       version(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newSessionCmd(e), newReviewCmd(e), newAuthCmd(e), newSandboxCmd(e), newActionCmd(e), newBotCmd(e), newVerifyCmd(e), newVersionCmd(e))
+	root.AddCommand(newSessionCmd(e), newReviewCmd(e), newAuthCmd(e), newSandboxCmd(e), newActionCmd(e), newBotCmd(e), newVerifyCmd(e), newVersionCmd(e), newMCPCmd(e))
 	withUsage(root)
 	return root
 }
