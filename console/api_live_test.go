@@ -361,3 +361,21 @@ func TestLiveRunPageSkipsStepsTheTurnsTell(t *testing.T) {
 	assert.Contains(t, page, "09:00:02  command go vet ./...: exit 0 (bwrap)")
 	assert.Contains(t, page, `data-last="3"`, "the page follows from the last event, shown or not")
 }
+
+// FuzzEventLineOfSteps: whatever a step event a run sends holds, its
+// line on the run's page is one line.
+func FuzzEventLineOfSteps(f *testing.F) {
+	f.Add(`{"kind":"command","target":"go vet ./...","exit":1,"backend":"bwrap","text":"on the result"}`)
+	f.Add(`{"kind":"deps","verdict":"failed","text":"a\nb"}`)
+	f.Add(`{"kind":"land","target":"x\ny"}`)
+	f.Add(`{"kind":"land","text":"\u2028why"}`)
+	f.Add(`{"kind":"command","exit":"no"}`)
+	f.Fuzz(func(t *testing.T, event string) {
+		switch eventKind(json.RawMessage(event)) {
+		case "command", "deps", "land", "request", "tool":
+			if line := eventLine(json.RawMessage(event)); strings.ContainsAny(line, "\n\r") {
+				t.Fatalf("%q is more than a line: %q", event, line)
+			}
+		}
+	})
+}

@@ -59,6 +59,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 	if !changed {
 		s.report.Findings = append(s.report.Findings, Finding{Kind: FindingNoChange, Detail: s.scrub(s.rec.Summary)})
 		fmt.Fprintln(s.opts.Live.Progress, "nothing to land: the session changed no file")
+		s.events.Add(live.Event{Kind: live.EventLand, Text: "nothing to land: the session changed no file"})
 		return out
 	}
 	switch n := len(s.rec.Checks); n {
@@ -107,6 +108,7 @@ func (s *run) landOrShow(ctx context.Context, ending outcome) outcome {
 			return failed(state.FailInfrastructure, err)
 		}
 		fmt.Fprintf(s.opts.Services.Output, "%s\n", diff)
+		s.events.Add(live.Event{Kind: live.EventLand, Text: "a dry run: the diff is shown, nothing lands"})
 		return ending
 	}
 	return s.land(ctx, ending)

@@ -176,21 +176,23 @@ func TestStepEvents(t *testing.T) {
 
 // TestDepsEvents runs npm test on a Node repository whose lockfile names
 // a package of a registry on loopback, twice: the dependency step runs
-// before the first, and is told once, ok, with its duration; with the
-// registry out of reach it is told once, failed, with why; a lockfile
-// that names another host is told once, skipped, with why.
+// before the first, and is told once, ok, with its duration; when npm ci
+// fails (the registry has not the tarball the lockfile names) it is
+// told once, failed, with why; a lockfile that names another host is told
+// once, skipped, with why.
 func TestDepsEvents(t *testing.T) {
 	sandboxtest.RequireBwrap(t)
 	t.Parallel()
 	for _, tt := range []struct {
 		name, verdict string
-		// registry is where the host's npm fetches from, and tarball
-		// where the lockfile says greet is: the registry on loopback
-		// (reg), or an address nothing listens on (dead).
+		// registry is where the host's npm fetches from: the registry on
+		// loopback (reg), or an address nothing listens on (dead); the
+		// lockfile names greet's tarball there with its integrity, or
+		// at a path the registry does not serve (missing).
 		registry, tarball string
 	}{
 		{name: "fetched", verdict: "ok", registry: "reg", tarball: "reg"},
-		{name: "registry out of reach", verdict: "failed", registry: "dead", tarball: "dead"},
+		{name: "tarball missing", verdict: "failed", registry: "reg", tarball: "missing"},
 		{name: "lockfile off the registry", verdict: "skipped", registry: "dead", tarball: "reg"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,8 +206,9 @@ func TestDepsEvents(t *testing.T) {
 			if tt.registry == "dead" {
 				url = dead + "/npm/"
 			}
-			if tt.tarball == "dead" {
-				tarball = dead + strings.TrimPrefix(tarball, reg.URL)
+			if tt.tarball == "missing" {
+				// The registry has no such tarball: npm ci fails (404).
+				tarball = strings.Replace(tarball, "greet-1.0.0.tgz", "greet-9.9.9.tgz", 1)
 			}
 			files := map[string]string{
 				"package.json": `{"name":"app","version":"1.0.0","dependencies":{"greet":"1.0.0"},"scripts":{"test":"node --test"}}`,
@@ -272,4 +275,37 @@ func TestRequestEventOfAnOutage(t *testing.T) {
 	assert.Equal(t, "coder", reqs[0].Model, "the model asked for, when none answered")
 	assert.Zero(t, reqs[0].InputTokens)
 	assert.Nil(t, reqs[0].RequestCostUSD, "no price")
+}
+
+// TestLandEventWhenNothingLands: a run that changed nothing, and a dry
+// run, say in their land event why nothing landed.
+func TestLandEventWhenNothingLands(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		replies []llm.Reply
+		dryRun  bool
+		want    string
+	}{
+		{name: "no change", replies: []llm.Reply{llm.ContentReply("tool: done\nsummary: nothing to do")}, want: "nothing to land: the session changed no file"},
+		{name: "dry run", replies: []llm.Reply{llm.ContentReply("tool: write_file\npath: a.txt\ncontent: a"), llm.ContentReply("tool: done\nsummary: wrote a")},
+			dryRun: true, want: "a dry run: the diff is shown, nothing lands"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llm.NewModelServer(t, tt.replies...)
+			opts := testOptions(t, srv, testkit.GitRepo(t, map[string]string{"README": "hi\n"}))
+			opts.Landing.DryRun = tt.dryRun
+			var out strings.Builder
+			opts.Services.Output = &out
+			rep, err := Run(t.Context(), opts)
+			require.NoError(t, err)
+			require.Equal(t, state.Completed, rep.Status, rep.Error)
+			lands := ofKind(readStepEvents(t, opts, rep.ID), live.EventLand)
+			require.Len(t, lands, 1)
+			assert.Empty(t, lands[0].Target)
+			assert.Equal(t, tt.want, lands[0].Text)
+		})
+	}
 }
