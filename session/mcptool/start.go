@@ -168,7 +168,9 @@ func connect(ctx context.Context, p Planned, opts Options) (*conn, []*mcp.Tool, 
 	if err != nil {
 		return nil, nil, err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "core", Version: buildinfo.Version()}, nil)
+	// No capabilities: a server may not list roots, ask the run's model
+	// (sampling) or ask the user (elicitation); it only serves tools.
+	client := mcp.NewClient(&mcp.Implementation{Name: "core", Version: buildinfo.Version()}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	session, err := client.Connect(sctx, transport, nil)
 	if err != nil {
 		stopNow(stop)

@@ -68,7 +68,7 @@ func TestHostServer(t *testing.T) {
 	t.Parallel()
 	bin := mcpfake.Build(t, t.TempDir(), "mcpfake")
 	planned := []Planned{{Name: "fake", Where: OnHost, Argv: []string{bin}, Env: []string{"TOKEN=tok-value-123"}, Unattended: true, Secrets: []string{"tok-value-123"}}}
-	byName, notes := started(t, planned, Options{CallTimeout: 2 * time.Second, MaxFrame: 1 << 20})
+	byName, notes := started(t, planned, Options{CallTimeout: time.Minute, MaxFrame: 1 << 20})
 	assert.Equal(t, []string{`MCP server "fake" (on this machine): 7 tools`}, notes)
 	for _, n := range []string{"docs", "hang", "flood", "exit", "read_file", "fetch", "getenv"} {
 		require.Contains(t, byName, "mcp__fake__"+n)
@@ -97,8 +97,18 @@ func TestHostServer(t *testing.T) {
 	assert.Contains(t, small.Output, "bytes cut", "a result is capped to the output limit")
 	assert.LessOrEqual(t, len(small.Output), 4096)
 
+}
+
+// A call the server never answers is abandoned at the call timeout, as a
+// tool error; the server answers the next call.
+func TestHostServerHang(t *testing.T) {
+	t.Parallel()
+	bin := mcpfake.Build(t, t.TempDir(), "mcpfake")
+	byName, _ := started(t, []Planned{{Name: "fake", Where: OnHost, Argv: []string{bin}, Unattended: true}}, Options{CallTimeout: 5 * time.Second})
+	set := tools.NewSet(byName["mcp__fake__hang"], byName["mcp__fake__docs"])
+	env := toolEnv(t, nil)
 	hang := call(t, set, env, "mcp__fake__hang", tools.Args{})
-	assert.Equal(t, `mcp__fake__hang: the MCP server "fake" did not answer within 2s: the call was abandoned`, hang.Output)
+	assert.Equal(t, `mcp__fake__hang: the MCP server "fake" did not answer within 5s: the call was abandoned`, hang.Output)
 	assert.Equal(t, mcpfake.DocsAnswer("x"), call(t, set, env, "mcp__fake__docs", tools.Args{"topic": "x"}).Output, "the server still answers after a call it hung on")
 }
 
@@ -171,8 +181,11 @@ func TestRemoteServer(t *testing.T) {
 	assert.Equal(t, mcpfake.DocsAnswer("b"), call(t, set, env, "mcp__remote__docs", tools.Args{"topic": "b"}).Output)
 	assert.Positive(t, srv.Requests())
 
-	flood := call(t, set, env, "mcp__remote__flood", tools.Args{"bytes": 100 << 20})
-	assert.Contains(t, flood.Output, `the MCP server "remote" failed`, "a 100 MB response is cut")
+	// 8 MB, four times the response bound: the server is in this test's
+	// process, which -race makes too slow to encode 100 MB (the stdio
+	// server's 100 MB line: TestHostServerFlood).
+	flood := call(t, set, env, "mcp__remote__flood", tools.Args{"bytes": 8 << 20})
+	assert.Contains(t, flood.Output, `the MCP server "remote" failed`, "a response over the bound is cut")
 	assert.NotContains(t, flood.Output, "xxxxxxxxxx")
 }
 
