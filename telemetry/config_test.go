@@ -109,5 +109,4 @@ func FuzzHeaders(f *testing.F) {
 	})
 }
 
-
 func liveInfo() live.RunInfo { return live.RunInfo{Session: "s", Repository: "o/r"} }
