@@ -89,7 +89,7 @@ func (f *fixture) newBot(t testing.TB) *Bot {
 	cfg := *f.cfg
 	b, err := New(t.Context(), &cfg, Deps{
 		Logger: zerolog.Nop(), SessionOptions: f.options,
-		Getenv:  func(k string) string { return f.env[k] },
+		Getenv:    func(k string) string { return f.env[k] },
 		Handled:   func() { f.handled <- struct{}{} },
 		Telemetry: f.tel,
 	})
