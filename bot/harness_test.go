@@ -26,6 +26,7 @@ import (
 	"github.com/coreagent/core/internal/testkit/ghapps"
 	"github.com/coreagent/core/internal/testkit/ghfake"
 	"github.com/coreagent/core/session"
+	"github.com/coreagent/core/telemetry"
 )
 
 const (
@@ -47,6 +48,8 @@ type fixture struct {
 	// options sets local runs up; nil is setup with env.
 	options func(context.Context) (session.Options, error)
 	env     map[string]string
+	// tel, when set before a (re)start, traces the bot (telemetry_test.go).
+	tel *telemetry.Telemetry
 
 	handled  chan struct{} // one per delivery handled
 	mu       sync.Mutex
@@ -86,8 +89,9 @@ func (f *fixture) newBot(t testing.TB) *Bot {
 	cfg := *f.cfg
 	b, err := New(t.Context(), &cfg, Deps{
 		Logger: zerolog.Nop(), SessionOptions: f.options,
-		Getenv:  func(k string) string { return f.env[k] },
-		Handled: func() { f.handled <- struct{}{} },
+		Getenv:    func(k string) string { return f.env[k] },
+		Handled:   func() { f.handled <- struct{}{} },
+		Telemetry: f.tel,
 	})
 	require.NoError(t, err)
 	return b

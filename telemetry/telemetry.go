@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -41,6 +42,8 @@ type Telemetry struct {
 	tracer  trace.Tracer
 	inst    instruments
 	content bool
+	// failed counts the exports that failed (quiet.go).
+	failed *atomic.Int64
 }
 
 // New makes the process's exporter from the standard variables: nil, with
@@ -61,7 +64,7 @@ func FromConfig(cfg Config) (*Telemetry, error) {
 	}
 	res := resource.NewSchemaless(attribute.String("service.name", cfg.Service),
 		attribute.String("service.version", buildinfo.Version()))
-	t := &Telemetry{content: cfg.Content, tracer: tracenoop.NewTracerProvider().Tracer(Scope)}
+	t := &Telemetry{content: cfg.Content, tracer: tracenoop.NewTracerProvider().Tracer(Scope), failed: new(atomic.Int64)}
 	// No retries: an export that fails is dropped, and the next batch
 	// tries again; a collector that does not answer costs Timeout.
 	if cfg.TracesURL != "" {
@@ -72,7 +75,7 @@ func FromConfig(cfg Config) (*Telemetry, error) {
 			return nil, fmt.Errorf("OpenTelemetry traces exporter: %w", err)
 		}
 		t.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithIDGenerator(ids{}),
-			sdktrace.WithBatcher(exp, sdktrace.WithMaxQueueSize(queueSize), sdktrace.WithBatchTimeout(2*time.Second),
+			sdktrace.WithBatcher(quietSpans{SpanExporter: exp, failed: t.failed}, sdktrace.WithMaxQueueSize(queueSize), sdktrace.WithBatchTimeout(2*time.Second),
 				sdktrace.WithExportTimeout(cfg.Timeout)))
 		t.tracer = t.tp.Tracer(Scope, trace.WithInstrumentationVersion(buildinfo.Version()))
 	}
@@ -86,7 +89,7 @@ func FromConfig(cfg Config) (*Telemetry, error) {
 			return nil, fmt.Errorf("OpenTelemetry metrics exporter: %w", err)
 		}
 		t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res),
-			sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(cfg.MetricInterval), sdkmetric.WithTimeout(cfg.Timeout))))
+			sdkmetric.WithReader(sdkmetric.NewPeriodicReader(quietMetrics{Exporter: exp, failed: t.failed}, sdkmetric.WithInterval(cfg.MetricInterval), sdkmetric.WithTimeout(cfg.Timeout))))
 		meter = t.mp.Meter(Scope, metric.WithInstrumentationVersion(buildinfo.Version()))
 	}
 	inst, err := newInstruments(meter)
@@ -123,6 +126,9 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("OpenTelemetry: flush at exit: %w", err)
+	}
+	if n := t.failed.Load(); n > 0 {
+		return fmt.Errorf("OpenTelemetry: %d exports failed (is the collector at the endpoint up?)", n)
 	}
 	return nil
 }

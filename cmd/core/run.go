@@ -82,7 +82,8 @@ func runWith(ctx context.Context, sig *signals, args []string, stdin io.Reader, 
 	defer func() {
 		// Bounded (telemetry.ShutdownTimeout) whatever the collector does.
 		if err := tel.Shutdown(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintf(e.stderr, "core: OpenTelemetry: what was left could not be exported within %s\n", telemetry.ShutdownTimeout)
+			// Its error holds no header, no URL: only what failed.
+			fmt.Fprintf(e.stderr, "core: %v\n", err)
 		}
 	}()
 	root := newRootCmd(e)
