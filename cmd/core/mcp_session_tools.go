@@ -147,7 +147,8 @@ func (t *mcpTools) follow(ctx context.Context, _ *mcp.CallToolRequest, in follow
 // readEvents reads the events of the log at path after the first after
 // lines, at most limit of them (and about followMaxBytes), and says the
 // next cursor and whether complete lines are left. A last line not yet
-// ended (being written) is not read; no log yet is no event.
+// ended (being written) is not read; no log yet is no event, and a
+// cursor past the end stays where it is.
 func readEvents(path string, after, limit int) (events []live.Event, next int, more bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -162,7 +163,7 @@ func readEvents(path string, after, limit int) (events []live.Event, next int, m
 	for line := 0; ; line++ {
 		b, err := r.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
-			return events, line, false, nil // b, if any, is a line being written
+			return events, max(line, after), false, nil // b, if any, is a line being written
 		}
 		if err != nil {
 			return nil, after, false, fmt.Errorf("read the event log: %w", err)

@@ -53,7 +53,8 @@ func mcpClient(t *testing.T, bin string, environ []string, args ...string) (*mcp
 	stderr := &ghfake.LockedBuffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	// A busy machine may take its time to end the runs: no SIGTERM early.
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: testkit.Patience}, nil)
 	require.NoError(t, err, "connect to core mcp")
 	t.Cleanup(func() { cs.Close() })
 	return cs, stderr
