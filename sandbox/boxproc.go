@@ -257,19 +257,14 @@ func (p *Process) Stop(ctx context.Context) error {
 	return nil
 }
 
-// Stopper is Stop as a function for whoever holds the process's pipe (the
-// browser, an MCP server): it stops the process once however often it is
-// called, and a box that does not answer within bound is cut off, which
-// kills the process too.
+// Stopper is Stop, once however often it is called and within bound,
+// for whoever holds the process's pipe (the browser, an MCP server).
 func (p *Process) Stopper(bound time.Duration) func() {
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), bound)
-			defer cancel()
-			_ = p.Stop(ctx)
-		})
-	}
+	return sync.OnceFunc(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		_ = p.Stop(ctx)
+	})
 }
 
 // abort cuts the process's connection, which kills it, and drops what its

@@ -2,35 +2,11 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"time"
 
 	"github.com/coreagent/core/sandbox/lang"
-	"github.com/coreagent/core/sandbox/manifest"
 	"github.com/coreagent/core/session/mcptool"
 )
-
-// MCPOptions are the run's MCP servers (docs/mcp.md): the user's
-// configurations, setup's to read, and the repository's .mcp.json, read
-// from the workspace when the run starts.
-type MCPOptions struct {
-	// User are the user's configurations, in order: the settings file
-	// ($CORE_HOME/mcp.json), then the Action's mcp_config.
-	User []mcptool.File
-	// Getenv reads the user's environment, for the variables the user's
-	// settings give their servers by name; nil gives none.
-	Getenv func(string) string
-	// HostEnv is what a user's stdio server starts with (PATH, HOME,
-	// LANG), before the variables its settings give it.
-	HostEnv []string
-	// CallTimeout bounds one call of a server's tool; zero is
-	// mcptool.DefaultCallTimeout.
-	CallTimeout time.Duration
-	// NoRepo leaves the repository's .mcp.json unread.
-	NoRepo bool
-}
 
 // openMCP starts the run's MCP servers and offers their tools: before the
 // first turn, so the model sees them from the start. A server that cannot
@@ -58,22 +34,14 @@ func (s *run) openMCP(ctx context.Context) {
 	s.tools = s.tools.With(servers.Tools()...)
 }
 
-// repoMCP reads the repository's .mcp.json as host code reads a hostile
-// workspace: a regular file, no link followed, bounded in size. A file
-// that cannot be read or parsed is named in the progress output and its
-// servers left out.
+// repoMCP is the repository's .mcp.json (mcptool.ReadRepo). A file that
+// cannot be read or parsed is named in the progress output and its
+// servers left out; so are its servers below the test tier.
 func (s *run) repoMCP() mcptool.File {
 	if s.opts.MCP.NoRepo {
 		return mcptool.File{}
 	}
-	data, err := manifest.ReadWorkspaceFile(s.rec.Workspace, mcptool.RepoFile, mcptool.MaxConfigSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return mcptool.File{}
-	}
-	var f mcptool.File
-	if err == nil {
-		f, err = mcptool.Parse(mcptool.RepoFile, data, true)
-	}
+	f, err := mcptool.ReadRepo(s.rec.Workspace)
 	if err != nil {
 		fmt.Fprintf(s.opts.Live.Progress, "mcp: the repository's servers left out: %v\n", err)
 		return mcptool.File{}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coreagent/core/gh"
 	"github.com/coreagent/core/sandbox"
+	"github.com/coreagent/core/session/mcptool"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/tools"
 )
@@ -30,7 +31,7 @@ type Options struct {
 	Limits       Limits         // turns, time and money (loop.go)
 	Live         Live           // control, idling and reporting (life.go)
 	Browser      BrowserOptions // the run's browser (--browser): off unless On (browser.go)
-	MCP          MCPOptions     // the run's MCP servers (mcp.go)
+	MCP          mcptool.Config // the run's MCP servers (mcp.go)
 	Services     Services       // the collaborators the run uses
 }
 

@@ -58,37 +58,12 @@ func (s *run) toolEvent(tool, target, failed string, err error, began time.Time)
 	s.events.Add(live.Event{Kind: live.EventTool, Turn: s.rec.Turns, Tool: tool, Target: target, Text: failed, Step: live.Step{DurationMS: s.since(began)}})
 }
 
-// checkEvents tells of the contract's checks: each run of a check's
-// command (on the start commit, then on the result) as a command event,
-// then the check with its verdict and how long its run on the result
-// took.
+// checkEvents tells of the contract's checks (Contract.Events).
 func (s *run) checkEvents(ctx context.Context, c *contract.Contract) {
-	if c == nil {
-		return
-	}
-	for _, ch := range c.Checks {
-		s.checkRunEvent(ctx, ch, ch.Baseline, "on the start commit")
-		s.checkRunEvent(ctx, ch, ch.Result, "on the result")
-		s.events.Add(live.Event{Kind: live.EventCheck, Step: live.Step{Check: ch.String(), Verdict: string(ch.Verdict), DurationMS: live.Took(seconds(ch.Result.Seconds))}})
+	for _, e := range c.Events(func(sandboxed bool) string { return tools.Backend(ctx, s.opts.Services.Sandbox, sandboxed) }) {
+		s.events.Add(e)
 	}
 }
-
-// checkRunEvent tells of one run of a contract check's command.
-func (s *run) checkRunEvent(ctx context.Context, ch contract.CheckRun, r contract.CheckResult, where string) {
-	e := live.Event{Kind: live.EventCommand, Target: ch.String(), Text: where, Step: live.Step{DurationMS: live.Took(seconds(r.Seconds))}}
-	switch {
-	case r.Error != "":
-		e.Text += ": " + r.Error
-	case r.TimedOut:
-		e.Limit, e.Backend = "time", tools.Backend(ctx, s.opts.Services.Sandbox, r.Sandboxed)
-	default:
-		exit := r.Exit
-		e.Exit, e.Backend = &exit, tools.Backend(ctx, s.opts.Services.Sandbox, r.Sandboxed)
-	}
-	s.events.Add(e)
-}
-
-func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
 // landEvent tells where the work landed, or why it did not.
 func (s *run) landEvent(out outcome, landed bool, began time.Time) {

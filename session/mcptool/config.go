@@ -14,11 +14,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/coreagent/core/sandbox/manifest"
 )
 
 // Limits on what a configuration may declare.
@@ -194,4 +198,38 @@ func (k Keys) check() error {
 		}
 	}
 	return nil
+}
+
+// Config is what a run is told of its MCP servers (docs/mcp.md): the
+// user's configurations, setup's to read; the repository's .mcp.json is
+// read from the workspace when the run starts (ReadRepo).
+type Config struct {
+	// User are the user's configurations, in order: the settings file
+	// ($CORE_HOME/mcp.json), then the Action's mcp_config.
+	User []File
+	// Getenv reads the user's environment, for the variables the user's
+	// settings give their servers by name; nil gives none.
+	Getenv func(string) string
+	// HostEnv is what a user's stdio server starts with (PATH, HOME,
+	// LANG), before the variables its settings give it.
+	HostEnv []string
+	// CallTimeout bounds one call of a server's tool; zero is
+	// DefaultCallTimeout.
+	CallTimeout time.Duration
+	// NoRepo leaves the repository's .mcp.json unread.
+	NoRepo bool
+}
+
+// ReadRepo reads the repository's .mcp.json at the workspace's root as
+// host code reads a hostile workspace: a regular file, no link followed,
+// bounded in size, parsed strictly. No file is no servers.
+func ReadRepo(workspace string) (File, error) {
+	data, err := manifest.ReadWorkspaceFile(workspace, RepoFile, MaxConfigSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return File{}, nil
+	}
+	if err != nil {
+		return File{}, err
+	}
+	return Parse(RepoFile, data, true)
 }
