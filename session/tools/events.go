@@ -54,6 +54,21 @@ func (r EventRunner) RunHost(ctx context.Context, argv []string, opts sandbox.Ru
 	return res, err
 }
 
+// teller is a Runner that tells of the commands the tools run another
+// way than through it (EventRunner: in the box).
+type teller interface {
+	tell(ctx context.Context, argv []string, run func() (sandbox.Result, error)) (sandbox.Result, error)
+}
+
+// tell runs run, a command the tools run in the box rather than through
+// Verify, and tells of it as of theirs.
+func (r EventRunner) tell(ctx context.Context, argv []string, run func() (sandbox.Result, error)) (sandbox.Result, error) {
+	began := r.Now()
+	res, err := run()
+	r.commandEvent(ctx, argv, res, err, began)
+	return res, err
+}
+
 // commandEvent tells of one sandbox command: one the sandbox refused to
 // run, or that never started, has no exit status.
 func (r EventRunner) commandEvent(ctx context.Context, argv []string, res sandbox.Result, err error, began time.Time) {

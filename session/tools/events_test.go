@@ -68,3 +68,32 @@ func mustOpen(t *testing.T, path string) *os.File {
 	t.Cleanup(func() { f.Close() })
 	return f
 }
+
+// TestEventRunnerTellsBoxCommands: run_shell's box: true command runs in
+// the box, not through Verify, and is told as a command event all the
+// same, with its exit and the box's backend.
+func TestEventRunnerTellsBoxCommands(t *testing.T) {
+	t.Parallel()
+	sb := boxedSandbox(t)
+	path := filepath.Join(t.TempDir(), live.EventsFile)
+	log, err := live.OpenEvents(path, nil, time.Now)
+	require.NoError(t, err)
+	env := newEnv(t, nil)
+	env.Runner, env.Tier = NewEventRunner(sb, log, time.Now, func() int { return 2 }), lang.TierTest
+	r := runTool(t, env, "run_shell", Args{"command": "echo in the box; exit 5", "box": true})
+	require.Contains(t, r.Output, "exit status 5 (sandboxed)")
+	log.Close()
+
+	var got []live.Event
+	require.NoError(t, live.Follow(t.Context(), "s", mustOpen(t, path), func() bool { return false }, func(e live.Event) error {
+		got = append(got, e)
+		return nil
+	}))
+	require.Len(t, got, 1)
+	assert.Equal(t, live.EventCommand, got[0].Kind)
+	assert.Equal(t, "echo in the box; exit 5", got[0].Target)
+	assert.Equal(t, 2, got[0].Turn)
+	require.NotNil(t, got[0].Exit)
+	assert.Equal(t, 5, *got[0].Exit)
+	assert.Equal(t, "bwrap", got[0].Backend)
+}

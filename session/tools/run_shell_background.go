@@ -63,12 +63,21 @@ func (t runShell) inBox(ctx context.Context, env *Env, command string) (Result, 
 	if box == nil {
 		return *answerOr(answer), err
 	}
-	r, err := box.Run(ctx, []string{"bash", "-c", command}, sandbox.RunOptions{
-		Timeout:      env.ShellTimeout,
-		BuildCeiling: env.buildCeiling(),
-		OutputLimit:  max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
-		Progress:     env.Progress,
-	})
+	argv := []string{"bash", "-c", command}
+	run := func() (sandbox.Result, error) {
+		return box.Run(ctx, argv, sandbox.RunOptions{
+			Timeout:      env.ShellTimeout,
+			BuildCeiling: env.buildCeiling(),
+			OutputLimit:  max(env.outputLimit()-exitLineRoom, env.outputLimit()/2),
+			Progress:     env.Progress,
+		})
+	}
+	var r sandbox.Result
+	if t, ok := env.Runner.(teller); ok {
+		r, err = t.tell(ctx, argv, run)
+	} else {
+		r, err = run()
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("run_shell %q: %w", command, err)
 	}
