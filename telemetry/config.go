@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -24,6 +25,9 @@ const (
 	EnvTracesExporter  = "OTEL_TRACES_EXPORTER"
 	EnvMetricsExporter = "OTEL_METRICS_EXPORTER"
 	EnvMetricInterval  = "OTEL_METRIC_EXPORT_INTERVAL"
+	// EnvResourceAttributes adds to the resource every span and metric
+	// carries (deployment.environment=ci,host.name=runner-3).
+	EnvResourceAttributes = "OTEL_RESOURCE_ATTRIBUTES"
 	// EnvCaptureContent is the GenAI conventions' switch for exporting
 	// content (core's: goals, tool targets, command lines, messages).
 	EnvCaptureContent = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
@@ -55,6 +59,9 @@ type Config struct {
 	Timeout, MetricInterval       time.Duration
 	// Content exports goals, tool targets, command lines and messages.
 	Content bool
+	// Resource are the resource's attributes beside service.name and
+	// service.version (OTEL_RESOURCE_ATTRIBUTES).
+	Resource map[string]string
 }
 
 // On reports whether anything is to be exported.
@@ -106,10 +113,13 @@ func ConfigFrom(getenv func(string) string) (Config, error) {
 	if c.Content, err = boolVar(get, EnvCaptureContent); err != nil {
 		return Config{}, err
 	}
-	c.Service = get(EnvServiceName)
-	if c.Service == "" {
-		c.Service = "core"
+	if c.Resource, err = Headers(get(EnvResourceAttributes)); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", EnvResourceAttributes, err)
 	}
+	// OTEL_SERVICE_NAME wins over a service.name among the attributes,
+	// which wins over core's own name (the SDK's order).
+	c.Service = cmp.Or(get(EnvServiceName), c.Resource["service.name"], "core")
+	delete(c.Resource, "service.name")
 	return c, nil
 }
 

@@ -110,3 +110,26 @@ func FuzzHeaders(f *testing.F) {
 }
 
 func liveInfo() live.RunInfo { return live.RunInfo{Session: "s", Repository: "o/r"} }
+
+// TestResourceAttributes: OTEL_RESOURCE_ATTRIBUTES adds to the resource;
+// OTEL_SERVICE_NAME wins over its service.name, which wins over core's
+// own name; a malformed list is refused, naming the variable.
+func TestResourceAttributes(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{telemetry.EnvEndpoint: "http://c", telemetry.EnvResourceAttributes: "deployment.environment=ci,team=a%20b,service.name=from-attrs"}
+	c, err := telemetry.ConfigFrom(env(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Service != "from-attrs" || c.Resource["deployment.environment"] != "ci" || c.Resource["team"] != "a b" || len(c.Resource) != 2 {
+		t.Errorf("service %q resource %v", c.Service, c.Resource)
+	}
+	base[telemetry.EnvServiceName] = "named"
+	if c, err = telemetry.ConfigFrom(env(base)); err != nil || c.Service != "named" {
+		t.Errorf("service %q (%v), want OTEL_SERVICE_NAME's", c.Service, err)
+	}
+	base[telemetry.EnvResourceAttributes] = "no-equals"
+	if _, err = telemetry.ConfigFrom(env(base)); err == nil || !strings.Contains(err.Error(), telemetry.EnvResourceAttributes) {
+		t.Errorf("err = %v, want one naming %s", err, telemetry.EnvResourceAttributes)
+	}
+}

@@ -18,7 +18,7 @@ func exporter(t *testing.T, rcv *otlp.Receiver, content bool) *telemetry.Telemet
 	t.Helper()
 	tel, err := telemetry.FromConfig(telemetry.Config{TracesURL: rcv.URL + "/v1/traces", MetricsURL: rcv.URL + "/v1/metrics",
 		TracesHeaders: map[string]string{"Authorization": "Bearer otlp-secret"}, Service: "core-test",
-		Timeout: 5 * time.Second, MetricInterval: time.Hour, Content: content})
+		Timeout: 5 * time.Second, MetricInterval: time.Hour, Content: content, Resource: map[string]string{"deployment.environment": "ci"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +105,8 @@ func TestRunTrace(t *testing.T) {
 			t.Errorf("root %s = %v (%T), want %v", k, root.Attrs[k], root.Attrs[k], v)
 		}
 	}
-	if root.Resource["service.name"] != "core-test" {
-		t.Errorf("service.name = %v", root.Resource["service.name"])
+	if root.Resource["service.name"] != "core-test" || root.Resource["deployment.environment"] != "ci" {
+		t.Errorf("resource = %v, want service.name core-test and OTEL_RESOURCE_ATTRIBUTES' deployment.environment ci", root.Resource)
 	}
 	turns := rcv.Named(telemetry.SpanTurn)
 	if len(turns) != 2 {

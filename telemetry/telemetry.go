@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -62,8 +64,12 @@ func FromConfig(cfg Config) (*Telemetry, error) {
 	if !cfg.On() {
 		return nil, nil
 	}
-	res := resource.NewSchemaless(attribute.String("service.name", cfg.Service),
-		attribute.String("service.version", buildinfo.Version()))
+	attrs := make([]attribute.KeyValue, 0, len(cfg.Resource)+2)
+	for _, k := range slices.Sorted(maps.Keys(cfg.Resource)) {
+		attrs = append(attrs, attribute.String(k, cfg.Resource[k]))
+	}
+	res := resource.NewSchemaless(append(attrs, attribute.String("service.name", cfg.Service),
+		attribute.String("service.version", buildinfo.Version()))...)
 	t := &Telemetry{content: cfg.Content, tracer: tracenoop.NewTracerProvider().Tracer(Scope), failed: new(atomic.Int64)}
 	// No retries: an export that fails is dropped, and the next batch
 	// tries again; a collector that does not answer costs Timeout.
