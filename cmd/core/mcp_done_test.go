@@ -127,4 +127,14 @@ func TestMCPWholeRunTraced(t *testing.T) {
 	assert.Contains(t, commandUnder, "execute_tool run_shell", "run_shell's command is under its tool call")
 	assert.Contains(t, commandUnder, telemetry.SpanCheck, "the check's runs are under the check")
 	assert.Equal(t, 4, count["chat "+reqs[0].Model], "a span per request to the model: %v", count)
+
+	// And the metrics: the run by its ending, its commands' durations.
+	require.Eventually(t, func() bool {
+		return slices.ContainsFunc(collector.Points(), func(p otlp.Point) bool {
+			return p.Metric == telemetry.MetricRuns && p.Attrs[telemetry.AttrEnding] == "completed" && p.Value == 1
+		})
+	}, testkit.Patience, 50*time.Millisecond, "the run's ending reaches the collector as a metric")
+	assert.True(t, slices.ContainsFunc(collector.Points(), func(p otlp.Point) bool {
+		return p.Metric == telemetry.MetricCommandDuration && p.Attrs[telemetry.AttrBackend] == "bwrap" && p.Count > 0
+	}), "the sandbox commands' durations, by backend")
 }
