@@ -74,7 +74,7 @@ func (s *run) finish(ctx context.Context, out outcome) outcome {
 		s.report.Contract = nil // not run to the end: no verdict
 		return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 	}
-	s.checkEvents(ctx, s.report.Contract)
+	s.checkEvents(s.report.Contract)
 	next := s.landOrShow(ctx, s.contractEnding())
 	s.keepReceipt(ctx)
 	return next

@@ -58,7 +58,7 @@ func (s *run) offerFindings() {
 	if s.review == nil {
 		return
 	}
-	h := review.Harness{Confinement: s.checks.Confinement(), Git: s.git.run, Clone: s.rec.Workspace,
+	h := review.Harness{Confinement: s.checks.Confinement().TellingTo(s.events, "a reproduction", s.backend), Git: s.git.run, Clone: s.rec.Workspace,
 		Base: s.rec.StartCommit, Head: s.review.head, Scrub: s.scrub}
 	s.tools = s.tools.With(review.FindingTool(h.Reproduce, func(f []review.Finding) { s.review.findings = f }))
 }
@@ -88,7 +88,7 @@ func (s *run) finishReview(ctx context.Context, out outcome) outcome {
 			s.report.Contract = nil
 			return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness ran the checks", s.cancelReason(ctx))}
 		}
-		s.checkEvents(ctx, s.report.Contract)
+		s.checkEvents(s.report.Contract)
 		if tests = s.classifyTests(ctx); ctx.Err() != nil {
 			return outcome{status: state.Cancelled, err: fmt.Errorf("%w while the harness classified the pull request's tests", s.cancelReason(ctx))}
 		}
@@ -110,7 +110,7 @@ func (s *run) finishReview(ctx context.Context, out outcome) outcome {
 // classifyTests classifies the pull request's own tests, confined as the
 // checks are (review.ClassifyTests): a pull request's files are GitHub's.
 func (s *run) classifyTests(ctx context.Context) *testclass.Classification {
-	t := review.Tests{Confinement: s.checks.Confinement(), Git: s.git.run, Clone: s.rec.Workspace,
+	t := review.Tests{Confinement: s.checks.Confinement().TellingTo(s.events, "classifying the pull request's tests", s.backend), Git: s.git.run, Clone: s.rec.Workspace,
 		Base: s.rec.StartCommit, Head: s.review.head, Progress: s.opts.Live.Progress}
 	if gr, ok := s.origin.(githubRepo); ok && s.rec.PullRequest != 0 {
 		owner, name, _ := gh.ParseRepo(gr.Name())

@@ -58,9 +58,15 @@ func (s *run) toolEvent(tool, target, failed string, err error, began time.Time)
 	s.events.Add(live.Event{Kind: live.EventTool, Turn: s.rec.Turns, Tool: tool, Target: target, Text: failed, Step: live.Step{DurationMS: s.since(began)}})
 }
 
+// backend names where a command ran (tools.Backend); the probe ran
+// before it did, and its answer is kept.
+func (s *run) backend(sandboxed bool) string {
+	return tools.Backend(context.Background(), s.opts.Services.Sandbox, sandboxed)
+}
+
 // checkEvents tells of the contract's checks (Contract.Events).
-func (s *run) checkEvents(ctx context.Context, c *contract.Contract) {
-	for _, e := range c.Events(func(sandboxed bool) string { return tools.Backend(ctx, s.opts.Services.Sandbox, sandboxed) }) {
+func (s *run) checkEvents(c *contract.Contract) {
+	for _, e := range c.Events(s.backend) {
 		s.events.Add(e)
 	}
 }

@@ -328,6 +328,10 @@ type Confinement struct {
 	Tier    lang.Tier
 	Timeout time.Duration
 	Ceiling time.Duration
+	// Tell, when set, is told of each command Run ran (a review's
+	// reproductions and its classification of the tests: the run's
+	// command events), with its result, once it ended.
+	Tell func(argv []string, r CheckResult)
 }
 
 // Run runs argv confined in dir, seen at mountAt when set, in a sandbox of
@@ -344,5 +348,9 @@ func (c Confinement) Run(ctx context.Context, dir, mountAt string, argv []string
 	if err == nil && ctx.Err() != nil {
 		err = CheckStopped{Err: ctx.Err()}
 	}
-	return CheckResultOf(r, err, RepoModule(dir))
+	res := CheckResultOf(r, err, RepoModule(dir))
+	if c.Tell != nil {
+		c.Tell(argv, res)
+	}
+	return res
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/coreagent/core/session/live"
+	"github.com/coreagent/core/session/tools"
 )
 
 // Events are the contract's checks as a run's events: each run of a
@@ -25,7 +26,13 @@ func (c *Contract) Events(backend func(sandboxed bool) string) []live.Event {
 
 // runEvent is one run of a check's command.
 func runEvent(ch CheckRun, r CheckResult, where string, backend func(bool) string) live.Event {
-	e := live.Event{Kind: live.EventCommand, Target: ch.String(), Text: where, Step: live.Step{DurationMS: live.Took(seconds(r.Seconds))}}
+	return CommandEvent(ch.String(), r, where, backend)
+}
+
+// CommandEvent is one run of a command the contract's way (Confinement.Run)
+// as a command event: target as the tools show it, what as its text.
+func CommandEvent(target string, r CheckResult, what string, backend func(bool) string) live.Event {
+	e := live.Event{Kind: live.EventCommand, Target: target, Text: what, Step: live.Step{DurationMS: live.Took(seconds(r.Seconds))}}
 	switch {
 	case r.Error != "":
 		e.Text += ": " + r.Error
@@ -39,3 +46,10 @@ func runEvent(ch CheckRun, r CheckResult, where string, backend func(bool) strin
 }
 
 func seconds(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+// TellingTo is c with each command its Run runs told to log as a command
+// event (CommandEvent), what saying what for, backend where it ran.
+func (c Confinement) TellingTo(log *live.EventLog, what string, backend func(sandboxed bool) string) Confinement {
+	c.Tell = func(argv []string, r CheckResult) { log.Add(CommandEvent(tools.CommandText(argv), r, what, backend)) }
+	return c
+}
