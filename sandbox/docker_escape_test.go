@@ -340,6 +340,9 @@ func TestNoNetwork(t *testing.T) {
 
 // A sibling whose core is gone (here: created, never started, by a process
 // that has exited) is removed by the next probe; one whose core lives stays.
+// The stale sibling is not looked for before the probe: any other probe on
+// this engine (a parallel test, another package's tests) may rightly remove
+// it first. The rule itself is TestStaleParent in sandbox/docker.
 func TestDockerProbeRemovesStaleSiblings(t *testing.T) {
 	requireDocker(t)
 	t.Parallel()
@@ -362,7 +365,6 @@ func TestDockerProbeRemovesStaleSiblings(t *testing.T) {
 	}
 	create(stale)
 	create(alive)
-	require.Len(t, siblings(t, cli, stale), 1)
 
 	sb := New(Config{Home: t.TempDir(), Mode: ModeDocker, Path: os.Getenv("PATH"), DockerHost: os.Getenv("DOCKER_HOST"), DockerImage: os.Getenv("CORE_SANDBOX_IMAGE")})
 	require.True(t, sb.Probe(t.Context()).Usable)

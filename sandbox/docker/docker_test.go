@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -138,4 +139,22 @@ func TestOwnTreeGivesARestoredCacheToTheSandboxUser(t *testing.T) {
 	fi, err := os.Stat("/etc/passwd")
 	require.NoError(t, err)
 	assert.Equal(t, 0, fileOwner(fi), "a link was followed")
+}
+
+// The pid rule of removeStale: a host core's sibling is stale once its
+// process is gone, never its own, and never seen from a core in a container
+// (whose /proc is not the host's).
+func TestStaleParent(t *testing.T) {
+	t.Parallel()
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	self := fmt.Sprintf("pid-%d", os.Getpid())
+	gone := fmt.Sprintf("pid-%d", dead.Process.Pid)
+	alive := fmt.Sprintf("pid-%d", os.Getppid())
+	ctx := t.Context()
+	assert.True(t, staleParent(ctx, nil, gone, self), "a gone process's sibling")
+	assert.False(t, staleParent(ctx, nil, alive, self), "a living process's sibling")
+	assert.False(t, staleParent(ctx, nil, self, self), "its own sibling")
+	assert.False(t, staleParent(ctx, nil, gone, "0123456789ab"), "a host pid judged from a container")
+	assert.False(t, staleParent(ctx, nil, "", self), "a sibling with no parent label")
 }
