@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"cmp"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/url"
@@ -55,8 +56,11 @@ type Config struct {
 	// TracesHeaders and MetricsHeaders are sent with every export: they
 	// may hold credentials and are never logged.
 	TracesHeaders, MetricsHeaders map[string]string
-	Service                       string
-	Timeout, MetricInterval       time.Duration
+	// TracesTLS and MetricsTLS are the CA bundle and client certificate
+	// the TLS variables name; nil is the system's roots and none.
+	TracesTLS, MetricsTLS   *tls.Config
+	Service                 string
+	Timeout, MetricInterval time.Duration
 	// Content exports goals, tool targets, command lines and messages.
 	Content bool
 	// Resource are the resource's attributes beside service.name and
@@ -102,6 +106,16 @@ func ConfigFrom(getenv func(string) string) (Config, error) {
 	}
 	if c.MetricsHeaders, err = signalHeaders(get, EnvMetricsHeaders, common); err != nil {
 		return Config{}, err
+	}
+	if c.TracesURL != "" {
+		if c.TracesTLS, err = signalTLS(get, tracesTLS); err != nil {
+			return Config{}, err
+		}
+	}
+	if c.MetricsURL != "" {
+		if c.MetricsTLS, err = signalTLS(get, metricsTLS); err != nil {
+			return Config{}, err
+		}
 	}
 	if c.Timeout, err = millis(get, EnvTimeout, DefaultTimeout); err != nil {
 		return Config{}, err

@@ -74,9 +74,13 @@ func FromConfig(cfg Config) (*Telemetry, error) {
 	// No retries: an export that fails is dropped, and the next batch
 	// tries again; a collector that does not answer costs Timeout.
 	if cfg.TracesURL != "" {
-		exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(cfg.TracesURL),
+		opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(cfg.TracesURL),
 			otlptracehttp.WithHeaders(cfg.TracesHeaders), otlptracehttp.WithTimeout(cfg.Timeout),
-			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
+			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false})}
+		if cfg.TracesTLS != nil {
+			opts = append(opts, otlptracehttp.WithTLSClientConfig(cfg.TracesTLS))
+		}
+		exp, err := otlptracehttp.New(context.Background(), opts...)
 		if err != nil {
 			return nil, fmt.Errorf("OpenTelemetry traces exporter: %w", err)
 		}
@@ -87,9 +91,13 @@ func FromConfig(cfg Config) (*Telemetry, error) {
 	}
 	var meter metric.Meter = metricnoop.NewMeterProvider().Meter(Scope)
 	if cfg.MetricsURL != "" {
-		exp, err := otlpmetrichttp.New(context.Background(), otlpmetrichttp.WithEndpointURL(cfg.MetricsURL),
+		opts := []otlpmetrichttp.Option{otlpmetrichttp.WithEndpointURL(cfg.MetricsURL),
 			otlpmetrichttp.WithHeaders(cfg.MetricsHeaders), otlpmetrichttp.WithTimeout(cfg.Timeout),
-			otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}))
+			otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false})}
+		if cfg.MetricsTLS != nil {
+			opts = append(opts, otlpmetrichttp.WithTLSClientConfig(cfg.MetricsTLS))
+		}
+		exp, err := otlpmetrichttp.New(context.Background(), opts...)
 		if err != nil {
 			t.shutdownTraces()
 			return nil, fmt.Errorf("OpenTelemetry metrics exporter: %w", err)

@@ -71,6 +71,13 @@ type Receiver struct {
 // New starts a receiver on 127.0.0.1, closed when the test ends.
 func New(t testing.TB) *Receiver {
 	t.Helper()
+	r, srv := unstarted(t)
+	srv.Start()
+	r.URL = srv.URL
+	return r
+}
+
+func unstarted(t testing.TB) (*Receiver, *httptest.Server) {
 	r := &Receiver{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/traces", r.traces)
@@ -81,10 +88,8 @@ func New(t testing.TB) *Receiver {
 		t.Fatalf("otlp receiver: %v", err)
 	}
 	srv.Listener = ln
-	srv.Start()
 	t.Cleanup(srv.Close)
-	r.URL = srv.URL
-	return r
+	return r, srv
 }
 
 func body(w http.ResponseWriter, req *http.Request, msg proto.Message) bool {
