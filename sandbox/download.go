@@ -65,6 +65,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		s.downloads.Done(opts.Workspace, key)
 		return Result{}, true, nil
 	}
+	defer waitingFor(opts.Progress, "the dependency step: go mod download (the network on, no workspace code; not counted against the timeout)")()
 	if n := deps.GoSumModules(files); n > 0 {
 		start := time.Now()
 		progressf(opts, "Downloading %s for the command (go mod download) …", manifest.Entries(n, "Go module", "Go modules"))

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"archive/zip"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -21,36 +20,7 @@ import (
 
 // fileProxy writes a GOPROXY directory serving example.com/greet v1.0.0 and
 // returns its file:// URL.
-func fileProxy(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	v := filepath.Join(dir, "example.com", "greet", "@v")
-	require.NoError(t, os.MkdirAll(v, 0o755))
-	mod := "module example.com/greet\n\ngo 1.21\n"
-	files := map[string]string{
-		"list":        "v1.0.0\n",
-		"v1.0.0.info": `{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}`,
-		"v1.0.0.mod":  mod,
-	}
-	for name, body := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(v, name), []byte(body), 0o644))
-	}
-	f, err := os.Create(filepath.Join(v, "v1.0.0.zip"))
-	require.NoError(t, err)
-	zw := zip.NewWriter(f)
-	for name, body := range map[string]string{
-		"go.mod":   mod,
-		"greet.go": "package greet\n\n// Hello greets.\nfunc Hello(name string) string { return \"hello, \" + name }\n",
-	} {
-		w, err := zw.Create("example.com/greet@v1.0.0/" + name)
-		require.NoError(t, err)
-		_, err = w.Write([]byte(body))
-		require.NoError(t, err)
-	}
-	require.NoError(t, zw.Close())
-	require.NoError(t, f.Close())
-	return "file://" + dir
-}
+func fileProxy(t testing.TB) string { return testkit.GoProxy(t) }
 
 // goModule writes a module that depends on example.com/greet, with its
 // go.sum made by go mod tidy against the file proxy.

@@ -136,7 +136,7 @@ func (d *depsStep) Waiting(what string) func() {
 	if w, ok := d.w.(sandbox.Waits); ok {
 		ended = w.Waiting(what)
 	}
-	if !strings.HasPrefix(what, "the dependency step") {
+	if !strings.HasPrefix(what, "the dependency step") && !strings.HasPrefix(what, goDownloadUnderWay) {
 		return ended
 	}
 	began := d.now()
@@ -154,6 +154,12 @@ func (d *depsStep) Waiting(what string) func() {
 const (
 	depsNoFetch = "core fetched no "
 	depsFailed  = "the command runs without the dependencies"
+	// Go's: the download failed, or the module files were refused (the
+	// command did not run, Result.Setup); and the wait for the download
+	// the warm-up started, which is this command's dependency step.
+	goDownloadFailed   = "go mod download (run by core"
+	goDownloadRefused  = "core did not download the module dependencies"
+	goDownloadUnderWay = "the module download under way"
 )
 
 // depsEvent tells of the dependency step run before a command (ok, or
@@ -167,8 +173,10 @@ func (r EventRunner) depsEvent(d *depsStep, res sandbox.Result) {
 	switch {
 	case res.Deps != nil:
 		e.Verdict, e.Text = "failed", res.Deps.Error()
-	case strings.Contains(first, depsFailed):
+	case strings.Contains(first, depsFailed), res.Setup && strings.HasPrefix(first, goDownloadFailed):
 		e.Verdict, e.Text = "failed", first
+	case res.Setup && strings.HasPrefix(first, goDownloadRefused):
+		e.Verdict, e.Text = "skipped", first
 	case d.ran:
 		e.Verdict = "ok"
 	case strings.HasPrefix(first, depsNoFetch):

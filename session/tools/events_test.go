@@ -2,6 +2,7 @@ package tools
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,8 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/coreagent/core/internal/testkit"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
+	"github.com/coreagent/core/sandbox/sandboxtest"
 	"github.com/coreagent/core/session/live"
 )
 
@@ -96,4 +99,79 @@ func TestEventRunnerTellsBoxCommands(t *testing.T) {
 	require.NotNil(t, got[0].Exit)
 	assert.Equal(t, 5, *got[0].Exit)
 	assert.Equal(t, "bwrap", got[0].Backend)
+}
+
+// TestEventRunnerTellsGosDownload: Go's dependency step is the module
+// download core runs before a go command: told as a deps event (ok, with
+// its duration) the first time, not again once the modules are there;
+// a download that fails is told failed, with why, and the command, which
+// did not run, has no exit.
+func TestEventRunnerTellsGosDownload(t *testing.T) {
+	t.Parallel()
+	for _, broken := range []bool{false, true} {
+		name := map[bool]string{false: "fetched", true: "zip missing"}[broken]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			proxy := testkit.GoProxy(t)
+			ws := t.TempDir()
+			testkit.WriteFiles(t, ws, map[string]string{
+				"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire example.com/greet v1.0.0\n",
+				"app.go": "package app\n\nimport \"example.com/greet\"\n\nvar Greeting = greet.Hello(\"world\")\n",
+			})
+			tidy := exec.Command("go", "mod", "tidy")
+			tidy.Dir = ws
+			tidy.Env = append(os.Environ(), "GOPROXY="+proxy, "GOSUMDB=off", "GOFLAGS=-modcacherw", "GOMODCACHE="+t.TempDir(), "GOTOOLCHAIN=local")
+			out, err := tidy.CombinedOutput()
+			require.NoError(t, err, string(out))
+			if broken {
+				require.NoError(t, os.Remove(filepath.Join(strings.TrimPrefix(proxy, "file://"), testkit.GoProxyZip)))
+			}
+			sandboxtest.RequireBwrap(t)
+			sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0],
+				HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+			t.Cleanup(func() { sb.Close() })
+			path := filepath.Join(t.TempDir(), live.EventsFile)
+			log, err := live.OpenEvents(path, nil, time.Now)
+			require.NoError(t, err)
+			r := NewEventRunner(sb, log, time.Now, func() int { return 2 })
+			argv := []string{"go", "list", "-m", "all"}
+			first, err := r.Verify(t.Context(), lang.TierBuild, argv, sandbox.RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+			require.NoError(t, err)
+			_, err = r.Verify(t.Context(), lang.TierBuild, argv, sandbox.RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+			require.NoError(t, err)
+			log.Close()
+			var got []live.Event
+			require.NoError(t, live.Follow(t.Context(), "s", mustOpen(t, path), func() bool { return false }, func(e live.Event) error {
+				got = append(got, e)
+				return nil
+			}))
+			var deps, cmds []live.Event
+			for _, e := range got {
+				switch e.Kind {
+				case live.EventDeps:
+					deps = append(deps, e)
+				case live.EventCommand:
+					cmds = append(cmds, e)
+				}
+			}
+			require.Len(t, cmds, 2, "%+v", got)
+			require.Len(t, deps, 1, "told once: %+v", got)
+			assert.Equal(t, 2, deps[0].Turn)
+			assert.Equal(t, live.EventDeps, got[0].Kind, "before its command")
+			if !broken {
+				require.Equal(t, 0, first.ExitCode, first.Output)
+				assert.Equal(t, "ok", deps[0].Verdict, deps[0].Text)
+				assert.Empty(t, deps[0].Text)
+				assert.Positive(t, deps[0].DurationMS, "the download took its time")
+				require.NotNil(t, cmds[0].Exit)
+				assert.Equal(t, 0, *cmds[0].Exit)
+				return
+			}
+			assert.True(t, first.Setup, first.Output)
+			assert.Equal(t, "failed", deps[0].Verdict)
+			assert.Contains(t, deps[0].Text, "go mod download (run by core confined, with the network, so that Go works offline in the sandbox) failed")
+			assert.Nil(t, cmds[0].Exit, "the command did not run")
+			assert.Equal(t, "core's preparation for it failed; it did not run", cmds[0].Text)
+		})
+	}
 }
