@@ -108,8 +108,8 @@ func TestEventRunnerTellsBoxCommands(t *testing.T) {
 // did not run, has no exit.
 func TestEventRunnerTellsGosDownload(t *testing.T) {
 	t.Parallel()
-	for _, broken := range []bool{false, true} {
-		name := map[bool]string{false: "fetched", true: "zip missing"}[broken]
+	for _, name := range []string{"fetched", "zip missing", "go.mod a link"} {
+		broken := name == "zip missing"
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			proxy := testkit.GoProxy(t)
@@ -125,6 +125,12 @@ func TestEventRunnerTellsGosDownload(t *testing.T) {
 			require.NoError(t, err, string(out))
 			if broken {
 				require.NoError(t, os.Remove(filepath.Join(strings.TrimPrefix(proxy, "file://"), testkit.GoProxyZip)))
+			}
+			refused := name == "go.mod a link"
+			if refused {
+				// A planted link: core reads no module file through one.
+				require.NoError(t, os.Rename(filepath.Join(ws, "go.mod"), filepath.Join(ws, "real.mod")))
+				require.NoError(t, os.Symlink("real.mod", filepath.Join(ws, "go.mod")))
 			}
 			sandboxtest.RequireBwrap(t)
 			sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0],
@@ -158,6 +164,13 @@ func TestEventRunnerTellsGosDownload(t *testing.T) {
 			require.Len(t, deps, 1, "told once: %+v", got)
 			assert.Equal(t, 2, deps[0].Turn)
 			assert.Equal(t, live.EventDeps, got[0].Kind, "before its command")
+			if refused {
+				assert.True(t, first.Setup, first.Output)
+				assert.Equal(t, "skipped", deps[0].Verdict)
+				assert.Contains(t, deps[0].Text, "core did not download the module dependencies")
+				assert.Zero(t, deps[0].DurationMS, "no download ran")
+				return
+			}
 			if !broken {
 				require.Equal(t, 0, first.ExitCode, first.Output)
 				assert.Equal(t, "ok", deps[0].Verdict, deps[0].Text)
