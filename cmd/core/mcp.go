@@ -149,7 +149,7 @@ func (e *env) serveMCP(cmd *cobra.Command, m *mcpServer) error {
 	defer stopRuns()
 	t := &mcpTools{e: &quiet, m: m, cmd: cmd, runCtx: runCtx}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "core", Version: buildinfo.Version()}, &mcp.ServerOptions{
-		Instructions: "core runs coding sessions on this machine: start_session, then follow_session with the cursor it returns until ended is true; send_message, interrupt_session and stop_session steer a live run; read_report reads its report.",
+		Instructions: "core runs coding sessions on this machine: start_session, then follow_session with the cursor it returns until ended is true; send_message, interrupt_session and stop_session steer a live run; resume_session continues one that has ended; read_report reads its report.",
 	})
 	t.register(srv)
 	fmt.Fprintf(e.stderr, "core mcp: serving %s on stdio\n", strings.Join(m.allow, ", "))

@@ -364,3 +364,74 @@ func TestMCPLands(t *testing.T) {
 	require.NoError(t, err, "land_session landed the work on %s (status %s)", branch, landed.Status)
 	assert.Equal(t, "1", strings.TrimSpace(string(out)))
 }
+
+// TestMCPResumes: a run stopped through core mcp is continued by
+// resume_session with a new instruction, as core session resume does:
+// the same session, its transcript replayed with the instruction, its
+// workspace kept; a live run is not resumed, nor one outside the
+// allow-list, nor without an instruction.
+func TestMCPResumes(t *testing.T) {
+	t.Parallel()
+	repo := testkit.GitRepo(t, map[string]string{"README.md": "hello\n"})
+	never := make(chan struct{})
+	t.Cleanup(func() { close(never) })
+	model := llm.NewModelServer(t,
+		llm.ToolCallReply("write_file", `{"path":"one.txt","content":"1"}`),
+		llm.ToolCallReply("write_file", `{"path":"held.txt","content":"x"}`).Until(never),
+		llm.ToolCallReply("write_file", `{"path":"two.txt","content":"2"}`),
+		llm.ToolCallReply("done", `{"summary":"wrote one and two"}`),
+	)
+	home := t.TempDir()
+	environ := append(mcpEnv(t, home), "CORE_SESSION_INFERENCE_URL="+model.URL)
+	cs, stderr := mcpClient(t, coreProgram(t), environ, "--repo", repo)
+	var started startOut
+	callOK(t, cs, "start_session", map[string]any{"repo": repo, "prompt": "write one"}, &started)
+	require.NoError(t, model.WaitRequests(t.Context(), 2))
+
+	text, isErr := call(t, cs, "resume_session", map[string]any{"id": started.ID, "instruction": "go on"})
+	assert.True(t, isErr, "a live run is not resumed: %s", text)
+	assert.Contains(t, text, "its run goes on")
+
+	var ack map[string]string
+	callOK(t, cs, "stop_session", map[string]any{"id": started.ID}, &ack)
+	_, status := followToEnd(t, cs, started.ID)
+	require.Equal(t, "cancelled", status, "stderr: %s", stderr)
+
+	text, isErr = call(t, cs, "resume_session", map[string]any{"id": started.ID, "instruction": "  "})
+	assert.True(t, isErr)
+	assert.Contains(t, text, "resume needs an instruction")
+	text, isErr = call(t, cs, "resume_session", map[string]any{"id": started.ID, "instruction": "go on", "settings": map[string]string{"api-key": "x"}})
+	assert.True(t, isErr)
+	assert.Contains(t, text, `"api-key" is not a flag`)
+
+	var resumed startOut
+	callOK(t, cs, "resume_session", map[string]any{"id": started.ID, "instruction": "now write two", "settings": map[string]string{"max-turns": "5"}}, &resumed)
+	assert.Equal(t, started.ID, resumed.ID, "the same session goes on")
+	_, status = followToEnd(t, cs, started.ID)
+	require.Equal(t, "completed", status, "stderr: %s", stderr)
+
+	reqs := model.Requests()
+	require.Len(t, reqs, 4)
+	third, err := json.Marshal(reqs[2].Messages)
+	require.NoError(t, err)
+	assert.Contains(t, string(third), "now write two", "the resumed run's first request has the instruction")
+	assert.Contains(t, string(third), "one.txt", "and the transcript before it")
+	store, err := session.OpenStore(home)
+	require.NoError(t, err)
+	rec, err := store.Load(started.ID)
+	require.NoError(t, err)
+	for _, name := range []string{"one.txt", "two.txt"} {
+		_, err := os.Stat(filepath.Join(rec.Workspace, name))
+		assert.NoError(t, err, "%s in the kept workspace", name)
+	}
+	out, err := exec.Command("git", "-C", repo, "branch", "--list", "core-session/*").Output()
+	require.NoError(t, err)
+	assert.Empty(t, strings.TrimSpace(string(out)), "without --allow-land the resumed run was a dry run too")
+
+	// A session of a repository core mcp does not serve is not resumed.
+	other := testkit.GitRepo(t, map[string]string{"README.md": "other\n"})
+	cs2, _ := mcpClient(t, coreProgram(t), environ, "--repo", other)
+	text, isErr = call(t, cs2, "resume_session", map[string]any{"id": started.ID, "instruction": "go on"})
+	assert.True(t, isErr)
+	assert.Contains(t, text, "is not a repository core mcp serves")
+}

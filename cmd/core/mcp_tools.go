@@ -33,6 +33,7 @@ type mcpTools struct {
 // input structs.
 func (t *mcpTools) register(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "start_session", Description: "Start a coding session on a repository, as core session start does (same options, defaults and pre-flight). Returns the session's id once the run has started; it goes on after this call returns. A run refused at pre-flight is an error with the text core session start prints."}, t.start)
+	mcp.AddTool(srv, &mcp.Tool{Name: "resume_session", Description: "Continue a session whose run has ended (completed, failed, cancelled, budget_exhausted, ...) with a new instruction, as core session resume does: its transcript and workspace are kept, its model and verify tier are its own, a budget given is a top-up. Returns once the run has started again; follow it with follow_session."}, t.resume)
 	mcp.AddTool(srv, &mcp.Tool{Name: "list_sessions", Description: "List the sessions of this machine on the allowed repositories, newest first, as core session list --json tells them."}, t.list)
 	mcp.AddTool(srv, &mcp.Tool{Name: "follow_session", Description: "A session's events (lines of its events.jsonl) after a cursor. While the run lives and has nothing new it waits up to wait_seconds for more. Call again with next until ended is true."}, t.follow)
 	mcp.AddTool(srv, &mcp.Tool{Name: "send_message", Description: "Send a live session a message, as core session send does: an active run reads it before its next turn, an idle one takes it at once."}, t.send)
@@ -52,6 +53,14 @@ type startIn struct {
 	Clean  bool   `json:"clean,omitempty" jsonschema:"start a local repository's session from HEAD alone, leaving out its uncommitted changes"`
 	// Settings are the other flags of core session start.
 	Settings map[string]string `json:"settings,omitempty" jsonschema:"any other flag of core session start, by its name without dashes, with its value as the flag takes it: model, verify, budget-usd, max-turns, timeout, idle-timeout, dry-run, ..."`
+}
+
+// resumeIn are resume_session's arguments.
+type resumeIn struct {
+	ID          string `json:"id" jsonschema:"the session's id"`
+	Instruction string `json:"instruction" jsonschema:"what to do next, as core session resume takes it"`
+	// Settings are the other flags of core session resume.
+	Settings map[string]string `json:"settings,omitempty" jsonschema:"any other flag of core session resume, by its name without dashes: budget-usd and budget-tokens (a top-up), max-turns, timeout, dry-run, ..."`
 }
 
 // startOut is what start_session returns.
@@ -111,13 +120,59 @@ func (t *mcpTools) start(ctx context.Context, _ *mcp.CallToolRequest, in startIn
 	if err != nil {
 		return nil, nil, err
 	}
-	// Nobody is at a terminal: the gate denies, as under serve.
+	unattended(&o)
+	o.Goal.Repo, o.Goal.Prompt, o.Goal.Issue, o.Goal.Base, o.Goal.Branch, o.Goal.Clean = repo, in.Prompt, in.Issue, in.Base, in.Branch, in.Clean
+	o.Goal.ID = session.NewID(time.Now())
+	return t.begin(ctx, o, repo, session.Run)
+}
+
+// resume resumes an ended session as core session resume does, in the
+// background, and returns once its run has started again.
+func (t *mcpTools) resume(ctx context.Context, _ *mcp.CallToolRequest, in resumeIn) (*mcp.CallToolResult, any, error) {
+	if strings.TrimSpace(in.Instruction) == "" {
+		return nil, nil, errors.New("resume needs an instruction: what to do next")
+	}
+	_, rec, err := t.session(in.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec.Status.Live() {
+		return nil, nil, fmt.Errorf("session %s is %s: its run goes on (send_message steers it, stop_session ends it)", in.ID, rec.Status)
+	}
+	vals, err := sessionValues(startIn{Settings: in.Settings})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !t.m.allowLand {
+		vals[setup.DryRun] = "true"
+	}
+	f := sessionFlags{vals: vals}
+	o, err := t.e.resumeOptions(t.cmd, &f, rec)
+	if err != nil {
+		return nil, nil, setup.Word(err, setup.FlagWording)
+	}
+	unattended(&o)
+	o.Goal.ID = in.ID
+	return t.begin(ctx, o, rec.Repo, func(ctx context.Context, o session.Options) (*session.Report, error) {
+		return session.Resume(ctx, in.ID, in.Instruction, o)
+	})
+}
+
+// unattended makes o a run nobody is at a terminal for: the gate
+// denies, as under serve, and nothing is printed.
+func unattended(o *session.Options) {
 	o.Live.Interactive, o.Live.AskNext = false, false
 	o.Services.Approver, o.Services.Input = tools.DenyApprover{}, strings.NewReader("")
 	o.Services.Output, o.Live.Progress = io.Discard, io.Discard
-	o.Goal.Repo, o.Goal.Prompt, o.Goal.Issue, o.Goal.Base, o.Goal.Branch, o.Goal.Clean = repo, in.Prompt, in.Issue, in.Base, in.Branch, in.Clean
-	o.Goal.ID = session.NewID(time.Now())
-	ended := t.launch(o, repo)
+}
+
+// runFunc runs a session with its options, as session.Run does.
+type runFunc func(context.Context, session.Options) (*session.Report, error)
+
+// begin launches run with o (session o.Goal.ID's) and returns once it
+// has started, or the error of a run refused before it did.
+func (t *mcpTools) begin(ctx context.Context, o session.Options, repo string, run runFunc) (*mcp.CallToolResult, any, error) {
+	ended := t.launch(o, repo, run)
 	if err := t.started(ctx, o.Services.Store, o.Goal.ID, ended); err != nil {
 		return nil, nil, err
 	}
@@ -137,13 +192,13 @@ type runEnd struct {
 
 // launch runs o in the background under runCtx, live on the console
 // and reported there as the CLI's runs are; the channel gets its end.
-func (t *mcpTools) launch(o session.Options, repo string) <-chan runEnd {
+func (t *mcpTools) launch(o session.Options, repo string, run runFunc) <-chan runEnd {
 	ended := make(chan runEnd, 1)
 	t.m.runs.Add(1)
 	go func() {
 		defer t.m.runs.Done()
 		finish := t.e.live(t.runCtx, "", &o, repo)
-		rep, err := session.Run(t.runCtx, o)
+		rep, err := run(t.runCtx, o)
 		finish()
 		t.e.report(t.runCtx, "", rep, repo)
 		if rep != nil {

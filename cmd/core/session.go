@@ -305,24 +305,9 @@ much more. The price is the session's too, unless given again.`,
 			if err != nil {
 				return err
 			}
-			// The model and the verify tier are the session's own; the
-			// endpoint is the one it recorded unless one is given.
-			f.vals[setup.Model], f.vals[setup.Verify] = rec.Model, string(rec.Verify)
-			resumeBrowser(f.vals, rec.Browser)
-			o, err := e.options(cmd, &f, map[string]string{setup.InferenceURL: rec.InferenceURL})
+			o, err := e.resumeOptions(cmd, &f, rec)
 			if err != nil {
 				return err
-			}
-			if err := e.github(&o, rec.Repo); err != nil {
-				return err
-			}
-			// A top-up is what the user typed, never the environment's
-			// budget again at each resume.
-			if f.vals[setup.BudgetUSD] == "" {
-				o.Limits.Budget.USD = 0
-			}
-			if f.vals[setup.BudgetTokens] == "" {
-				o.Limits.Budget.Tokens = 0
 			}
 			release := e.claimCtrlC(&o)
 			rep, err := session.Resume(cmd.Context(), args[0], args[1], o)
@@ -333,6 +318,29 @@ much more. The price is the session's too, unless given again.`,
 	}
 	f.register(cmd, false)
 	return cmd
+}
+
+// resumeOptions are the options of a run resuming rec with the flags f:
+// the model and the verify tier are the session's own; the endpoint and
+// the browser are the ones it recorded unless given; a budget is a
+// top-up, what f gives and never the environment's again.
+func (e *env) resumeOptions(cmd *cobra.Command, f *sessionFlags, rec *session.Record) (session.Options, error) {
+	f.vals[setup.Model], f.vals[setup.Verify] = rec.Model, string(rec.Verify)
+	resumeBrowser(f.vals, rec.Browser)
+	o, err := e.options(cmd, f, map[string]string{setup.InferenceURL: rec.InferenceURL})
+	if err != nil {
+		return o, err
+	}
+	if err := e.github(&o, rec.Repo); err != nil {
+		return o, err
+	}
+	if f.vals[setup.BudgetUSD] == "" {
+		o.Limits.Budget.USD = 0
+	}
+	if f.vals[setup.BudgetTokens] == "" {
+		o.Limits.Budget.Tokens = 0
+	}
+	return o, nil
 }
 
 // resumeBrowser gives a resumed run the browser its session recorded, as
