@@ -78,11 +78,19 @@ func (c *Client) SubmitReview(ctx context.Context, owner, name string, number in
 		req.Comments = append(req.Comments, dc)
 	}
 	rv, _, err := c.gh.PullRequests.CreateReview(ctx, owner, name, number, req)
+	if httpStatus(err) == http.StatusUnprocessableEntity && len(r.Comments) > 0 {
+		err = fmt.Errorf("%w: %w", ErrLinesRefused, err)
+	}
 	if err != nil {
 		return Review{}, "", fmt.Errorf("post a review on pull request #%d of %s/%s: %w", number, owner, name, err)
 	}
 	return reviewOf(rv), rv.GetHTMLURL(), nil
 }
+
+// ErrLinesRefused: GitHub refused a review with line comments (422),
+// most often because a line is not in the diff at the review's commit:
+// the pull request's head moved since the lines were read.
+var ErrLinesRefused = errors.New("GitHub refused the review's line comments")
 
 // Review is a submitted review of a pull request, as core reads it back.
 type Review struct {

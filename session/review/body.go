@@ -36,10 +36,10 @@ type Result struct {
 	// so far).
 	CostUSD   *float64
 	Exhausted bool
-	// NotInDiff are the indexes in Findings of confirmed findings whose
-	// line the pull request's diff does not show: they have no line
-	// comment, and the body says so. Post sets it.
-	NotInDiff []int
+	// NoComment says why a confirmed finding has no line comment, by its
+	// index in Findings: its line is not in the pull request's diff, or
+	// GitHub refused the line comments. The body says so. Post sets it.
+	NoComment map[int]string
 }
 
 // Confirmed and Unconfirmed count the findings of each kind.
@@ -140,8 +140,8 @@ func (p parts) writeConfirmed(b *strings.Builder) {
 		}
 		k++
 		fmt.Fprintf(b, "#### %d. %s\n\n", k, codeSpan(f.where()))
-		if slices.Contains(p.r.NotInDiff, i) {
-			fmt.Fprintf(b, "_Line %d is not in the diff: this finding has no line comment._\n\n", f.Line)
+		if why := p.r.NoComment[i]; why != "" {
+			fmt.Fprintf(b, "_%s: this finding has no line comment._\n\n", why)
 		}
 		b.WriteString(evidence(f, p.files) + "\n")
 	}

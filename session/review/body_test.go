@@ -61,7 +61,7 @@ func TestBody(t *testing.T) {
 		notWant: []string{"<details>", "### The pull request's tests"},
 	}, {
 		name: "a line outside the diff",
-		r:    Result{Head: headSHA, Findings: []Finding{confirmed("calc/div.go", 70, "Div panics", "boom")}, NotInDiff: []int{0}},
+		r:    Result{Head: headSHA, Findings: []Finding{confirmed("calc/div.go", 70, "Div panics", "boom")}, NoComment: map[int]string{0: "Line 70 is not in the diff"}},
 		want: []string{"_Line 70 is not in the diff: this finding has no line comment._"},
 	}, {
 		name: "an excerpt that tries to close its fence",

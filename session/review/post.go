@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/coreagent/core/gh"
@@ -85,17 +86,32 @@ func Post(ctx context.Context, c Poster, p Target, r Result, scrub func(string) 
 		shown[f.Path] = diffLines(f.Patch)
 	}
 	var drafts []draft
-	r.NotInDiff = nil
+	r.NoComment = map[int]string{}
 	for i, f := range r.Findings {
 		switch {
 		case !f.Confirmed || f.Line <= 0:
 		case !shown[f.File][f.Line]:
-			r.NotInDiff = append(r.NotInDiff, i)
+			r.NoComment[i] = fmt.Sprintf("Line %d is not in the diff", f.Line)
 		default:
 			drafts = append(drafts, draft{key: f.Key(), DraftComment: gh.DraftComment{Path: f.File, Line: f.Line, Body: scrub(Comment(f, r.Head))}})
 		}
 	}
 	out, login, err := postBody(ctx, c, p, r.Head, scrub(Body(r)), drafts)
+	if errors.Is(err, gh.ErrLinesRefused) {
+		// The diff GitHub holds the lines to is not the one read above
+		// (the head moved since): the review goes up all the same, each
+		// finding's evidence in its body, and says why it has no line.
+		for _, d := range drafts {
+			for i, f := range r.Findings {
+				if f.Key() == d.key {
+					r.NoComment[i] = "GitHub refused the line comments (the pull request's head may have moved since the review)"
+				}
+			}
+		}
+		drafts = nil
+		out, login, err = postBody(ctx, c, p, r.Head, scrub(Body(r)), nil)
+		out.Notes = append(out.Notes, "GitHub refused the line comments, so the findings are in the review's body alone")
+	}
 	if err != nil {
 		return out, err
 	}

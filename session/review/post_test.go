@@ -209,3 +209,44 @@ func TestPostLeavesSomeoneElsesMarkedReview(t *testing.T) {
 		assert.False(t, r.Method == "POST" && r.Path == "/repos/owner/repo/pulls", "a review opens no pull request")
 	}
 }
+
+// movingHead is core's client to a pull request whose head moves right
+// after Post has read its diff: as when someone pushes while the review
+// is being posted.
+type movingHead struct {
+	*gh.Client
+	t    *testing.T
+	repo *ghfake.Repo
+}
+
+func (m movingHead) PullFiles(ctx context.Context, owner, name string, number int) ([]gh.PullFile, error) {
+	files, err := m.Client.PullFiles(ctx, owner, name, number)
+	// The new head changes line 2 and leaves line 7 as the base has it:
+	// its diff no longer shows line 7.
+	moved := calc("line 7")
+	moved["calc/div.go"] = strings.Replace(moved["calc/div.go"], "line 2\n", "// line 2\n", 1)
+	_, cerr := m.repo.Commit(ctx, "topic", "rework", moved)
+	require.NoError(m.t, cerr)
+	return files, err
+}
+
+// TestPostWhenTheHeadMoves: GitHub refuses line comments its diff does
+// not show (422) once the head has moved; the review goes up all the
+// same, each finding in its body with why it has no line comment, and
+// Post says so, rather than failing the run.
+func TestPostWhenTheHeadMoves(t *testing.T) {
+	t.Parallel()
+	g, c, head := newPull(t)
+	f := confirmed("calc/div.go", 7, "Div panics on zero", "panic: integer divide by zero")
+	out, err := Post(t.Context(), movingHead{Client: c, t: t, repo: g.Repo("owner", "repo")}, target, reviewOf(head, f), noScrub)
+	require.NoError(t, err)
+	assert.Zero(t, out.Added)
+	require.Len(t, out.Notes, 1)
+	assert.Contains(t, out.Notes[0], "GitHub refused the line comments")
+	reviews := g.Reviews("owner", "repo", 1)
+	require.Len(t, reviews, 1, "one review, the second try")
+	assert.Equal(t, head, reviews[0].CommitID, "on the commit reviewed")
+	assert.Contains(t, reviews[0].Body, "_GitHub refused the line comments (the pull request's head may have moved since the review): this finding has no line comment._")
+	assert.Contains(t, reviews[0].Body, "panic: integer divide by zero", "its evidence is in the body")
+	assert.Empty(t, g.ReviewComments("owner", "repo", 1))
+}
