@@ -99,8 +99,11 @@ func (t *mcpTools) list(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (
 }
 
 // follow returns the events after the cursor, waiting up to the bound
-// for one while the run lives.
-func (t *mcpTools) follow(ctx context.Context, _ *mcp.CallToolRequest, in followIn) (*mcp.CallToolResult, any, error) {
+// for one while the run lives. A call that carries a progress token
+// streams: each event is also sent as a progress notification as it is
+// written, and the call returns at the bound, at the run's end, or with
+// max events.
+func (t *mcpTools) follow(ctx context.Context, req *mcp.CallToolRequest, in followIn) (*mcp.CallToolResult, any, error) {
 	if in.After < 0 || in.WaitSeconds < 0 || in.Max < 0 {
 		return nil, nil, errors.New("after, wait_seconds and max must not be negative")
 	}
@@ -116,22 +119,30 @@ func (t *mcpTools) follow(ctx context.Context, _ *mcp.CallToolRequest, in follow
 	if err != nil {
 		return nil, nil, err
 	}
+	var token any
+	if req != nil && req.Params != nil {
+		token = req.Params.GetProgressToken()
+	}
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	tick := time.NewTicker(live.WatchEvery)
 	defer tick.Stop()
+	out := followOut{ID: in.ID, Events: []live.Event{}, Next: in.After}
 	for {
 		rec, err := store.Load(in.ID)
 		if err != nil {
 			return nil, nil, err
 		}
 		lives := rec.Status.Live()
-		events, next, more, err := readEvents(filepath.Join(store.Dir(in.ID), live.EventsFile), in.After, limit)
+		events, next, more, err := readEvents(filepath.Join(store.Dir(in.ID), live.EventsFile), out.Next, limit-len(out.Events))
 		if err != nil {
 			return nil, nil, err
 		}
-		out := followOut{ID: in.ID, Events: events, Next: next, Status: string(rec.Status), Ended: !lives && !more}
-		if len(events) > 0 || !lives {
+		if token != nil {
+			progress(ctx, req, token, out.Next, events)
+		}
+		out.Events, out.Next, out.Status, out.Ended = append(out.Events, events...), next, string(rec.Status), !lives && !more
+		if !lives || more || len(out.Events) >= limit || (token == nil && len(out.Events) > 0) {
 			return nil, out, nil
 		}
 		select {
@@ -141,6 +152,16 @@ func (t *mcpTools) follow(ctx context.Context, _ *mcp.CallToolRequest, in follow
 			return nil, out, nil
 		case <-tick.C:
 		}
+	}
+}
+
+// progress sends each of events, read after the cursor after, as a
+// progress notification of the call req: its progress is the event's
+// cursor, its message the line core session watch prints. A notification
+// that cannot be sent is dropped: the call's result has every event.
+func progress(ctx context.Context, req *mcp.CallToolRequest, token any, after int, events []live.Event) {
+	for i, e := range events {
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(after + i + 1), Message: e.String()})
 	}
 }
 

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -434,4 +437,68 @@ func TestMCPResumes(t *testing.T) {
 	text, isErr = call(t, cs2, "resume_session", map[string]any{"id": started.ID, "instruction": "go on"})
 	assert.True(t, isErr)
 	assert.Contains(t, text, "is not a repository core mcp serves")
+}
+
+// TestMCPFollowStreamsProgress: a follow_session call that carries a
+// progress token gets each event as a progress notification as it is
+// written (its message the line core session watch prints, its progress
+// the event's cursor), and the call's result has the same events.
+func TestMCPFollowStreamsProgress(t *testing.T) {
+	t.Parallel()
+	repo := testkit.GitRepo(t, map[string]string{"README.md": "hello\n"})
+	model := llm.NewModelServer(t,
+		llm.ToolCallReply("write_file", `{"path":"one.txt","content":"1"}`),
+		llm.ToolCallReply("done", `{"summary":"wrote one"}`),
+	)
+	environ := append(mcpEnv(t, t.TempDir()), "CORE_SESSION_INFERENCE_URL="+model.URL)
+	var (
+		mu    sync.Mutex
+		notes []*mcp.ProgressNotificationParams
+	)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			notes = append(notes, req.Params)
+		}})
+	cmd := exec.Command(coreProgram(t), "mcp", "--repo", repo)
+	cmd.Env = environ
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: testkit.Patience}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { cs.Close() })
+	var started startOut
+	callOK(t, cs, "start_session", map[string]any{"repo": repo, "prompt": "write one"}, &started)
+
+	var events []live.Event
+	next, calls := 0, 0
+	for deadline := time.Now().Add(testkit.Patience); time.Now().Before(deadline); calls++ {
+		params := &mcp.CallToolParams{Name: "follow_session", Arguments: map[string]any{"id": started.ID, "after": next, "wait_seconds": 30}}
+		params.SetProgressToken(fmt.Sprintf("follow-%d", calls))
+		res, err := cs.CallTool(t.Context(), params)
+		require.NoError(t, err)
+		require.False(t, res.IsError)
+		var out followOut
+		require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out))
+		events, next = append(events, out.Events...), out.Next
+		if out.Ended {
+			break
+		}
+	}
+	require.NotEmpty(t, events)
+	assert.Equal(t, string(live.EventState), string(events[len(events)-1].Kind))
+	// A notification may trail its call's result on the wire.
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(notes) >= len(events)
+	}, testkit.Patience, 10*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, notes, len(events), "one notification an event")
+	for i, n := range notes {
+		assert.Equal(t, float64(i+1), n.Progress, "the event's cursor")
+		// The time of day is each process's local time: the rest is the line.
+		assert.Equal(t, events[i].String()[8:], n.Message[8:])
+	}
+	assert.Less(t, calls, len(events), "a streaming call returns more than its first event")
 }
