@@ -22,6 +22,7 @@ import (
 	"github.com/coreagent/core/session/live"
 	"github.com/coreagent/core/session/model"
 	"github.com/coreagent/core/session/state"
+	"github.com/coreagent/core/session/tools"
 )
 
 // readStepEvents returns the step events of session id's events.jsonl
@@ -48,6 +49,21 @@ func readStepEvents(t *testing.T, opts Options, id string) []live.Event {
 }
 
 // ofKind returns the events of kind k.
+// runCommands are the command events of es but the warm-up's, which
+// runs beside the turns and ends when it ends: one, if any, in no turn.
+func runCommands(t *testing.T, es []live.Event) []live.Event {
+	t.Helper()
+	var out []live.Event
+	for _, e := range ofKind(es, live.EventCommand) {
+		if strings.HasPrefix(e.Text, tools.WarmText) {
+			assert.Zero(t, e.Turn, "the warm-up is in no turn")
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 func ofKind(es []live.Event, k live.EventKind) []live.Event {
 	var out []live.Event
 	for _, e := range es {
@@ -128,7 +144,7 @@ func TestStepEvents(t *testing.T) {
 				"done  | ",
 			}, got)
 
-			cmds := ofKind(es, live.EventCommand)
+			cmds := runCommands(t, es)
 			require.Len(t, cmds, 3, "go vet in the turns, then the check on the start commit and on the result: %v", cmds)
 			vet := cmds[0]
 			assert.Equal(t, "go vet ./...", vet.Target)
@@ -248,7 +264,7 @@ func TestDepsEvents(t *testing.T) {
 				assert.Contains(t, deps[0].Text, "core fetched no dependencies: package-lock.json names 1 package not a tarball of the configured registry")
 				assert.Zero(t, deps[0].DurationMS, "no step ran")
 			}
-			cmds := ofKind(es, live.EventCommand)
+			cmds := runCommands(t, es)
 			require.GreaterOrEqual(t, len(cmds), 2)
 			assert.Equal(t, "npm test", cmds[0].Target)
 			assert.Equal(t, "bwrap", cmds[0].Backend)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -52,6 +53,63 @@ func (r EventRunner) RunHost(ctx context.Context, argv []string, opts sandbox.Ru
 	res, err := r.Sandbox.RunHost(ctx, argv, opts)
 	r.commandEvent(ctx, argv, res, err, began)
 	return res, err
+}
+
+// Warm starts the sandbox's warm-up of workspace (Sandbox.Warm) and,
+// once it ends, tells of it as a command in no turn: its compile, where
+// it ran, its exit, or why it could not run; and of its module download
+// when that failed, as a deps event. A warm-up the run stopped is not
+// told; one is told once.
+func (r EventRunner) Warm(ctx context.Context, workspace string) *sandbox.Warmup {
+	w := r.Sandbox.Warm(ctx, workspace)
+	if w == nil || r.told == nil {
+		return w
+	}
+	if _, told := r.told.LoadOrStore(w, true); told {
+		return w
+	}
+	go func() {
+		<-w.Done()
+		r.warmEvents(context.WithoutCancel(ctx), w.Result())
+	}()
+	return w
+}
+
+// WarmText heads the text of the warm-up's command event.
+const WarmText = "the warm-up, in the background"
+
+// warmEvents tells how a warm-up ended (warmEnded in session words it
+// for people).
+func (r EventRunner) warmEvents(ctx context.Context, res sandbox.WarmResult) {
+	first, _, _ := strings.Cut(res.Output, "\n")
+	if res.Setup && strings.HasPrefix(first, goDownloadFailed) {
+		if _, told := r.told.LoadOrStore("failed"+first, true); !told {
+			r.Log.Add(live.Event{Kind: live.EventDeps, Step: live.Step{Verdict: "failed"}, Text: WarmText + ": " + first})
+		}
+	}
+	if errors.Is(res.Err, context.Canceled) {
+		// The run stopped it (at done, or at its end): cut short on
+		// purpose, as a background command killed at freeze, it has no
+		// exit to tell.
+		return
+	}
+	e := live.Event{Kind: live.EventCommand, Target: CommandText(res.Argv), Text: WarmText, Step: live.Step{DurationMS: live.Took(res.Duration), Limit: res.Limit}}
+	switch {
+	case res.Setup:
+		e.Text += ": core's preparation for it failed; it did not run"
+	case res.Err != nil:
+		e.Text += ": stopped: " + res.Err.Error()
+	default:
+		e.Backend = Backend(ctx, r.Sandbox, res.Sandboxed)
+		if !res.TimedOut && res.ExitCode >= 0 {
+			exit := res.ExitCode
+			e.Exit = &exit
+		}
+	}
+	if res.TimedOut && e.Limit == "" {
+		e.Limit = "time"
+	}
+	r.Log.Add(e)
 }
 
 // teller is a Runner that tells of the commands the tools run another

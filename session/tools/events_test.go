@@ -188,3 +188,54 @@ func TestEventRunnerTellsGosDownload(t *testing.T) {
 		})
 	}
 }
+
+// TestEventRunnerTellsTheWarmUp: the warm-up's compile is told once it
+// ends, as a command in no turn, with where it ran and its exit; asked
+// again for the same warm-up, it is not told twice.
+func TestEventRunnerTellsTheWarmUp(t *testing.T) {
+	t.Parallel()
+	sandboxtest.RequireBwrap(t)
+	ws := t.TempDir()
+	testkit.WriteFiles(t, ws, map[string]string{
+		"go.mod":      "module example.com/w\n\ngo 1.21\n",
+		"w.go":        "package w\n\n// Two is two.\nfunc Two() int { return 2 }\n",
+		"w_test.go":   "package w\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal(\"two\")\n\t}\n}\n",
+		"sub/x.go":    "package sub\n",
+		"sub/x.notgo": "x\n",
+	})
+	sb := sandbox.New(sandboxtest.WarmBuilds(t, sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0]}))
+	t.Cleanup(func() { sb.Close() })
+	path := filepath.Join(t.TempDir(), live.EventsFile)
+	log, err := live.OpenEvents(path, nil, time.Now)
+	require.NoError(t, err)
+	r := NewEventRunner(sb, log, time.Now, func() int { return 3 })
+	w := r.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	require.Same(t, w, r.Warm(t.Context(), ws), "the same warm-up while it runs")
+	res := w.Result()
+	require.NoError(t, res.Err)
+	read := func() []live.Event {
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		defer f.Close()
+		var got []live.Event
+		require.NoError(t, live.Follow(t.Context(), "s", f, func() bool { return false }, func(e live.Event) error {
+			got = append(got, e)
+			return nil
+		}))
+		return got
+	}
+	require.Eventually(t, func() bool { return len(read()) > 0 }, testkit.Patience, 20*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // a second event, were there one, has had its time
+	got := read()
+	require.Len(t, got, 1, "told once: %+v", got)
+	e := got[0]
+	assert.Equal(t, live.EventCommand, e.Kind)
+	assert.Zero(t, e.Turn, "in no turn")
+	assert.Equal(t, WarmText, e.Text)
+	assert.Equal(t, "go test -exec=/bin/true ./...", e.Target)
+	assert.Equal(t, "bwrap", e.Backend)
+	require.NotNil(t, e.Exit, "%+v", res)
+	assert.Equal(t, res.ExitCode, *e.Exit)
+	assert.Equal(t, live.Took(res.Duration), e.DurationMS)
+}
