@@ -101,6 +101,23 @@ func TestEventRunnerTellsBoxCommands(t *testing.T) {
 	assert.Equal(t, "bwrap", got[0].Backend)
 }
 
+// greetModule is a GOPROXY directory serving example.com/greet and a
+// module that needs it, its go.sum made against it.
+func greetModule(t *testing.T) (proxy, ws string) {
+	t.Helper()
+	proxy, ws = testkit.GoProxy(t), t.TempDir()
+	testkit.WriteFiles(t, ws, map[string]string{
+		"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire example.com/greet v1.0.0\n",
+		"app.go": "package app\n\nimport \"example.com/greet\"\n\nvar Greeting = greet.Hello(\"world\")\n",
+	})
+	tidy := exec.Command("go", "mod", "tidy")
+	tidy.Dir = ws
+	tidy.Env = append(os.Environ(), "GOPROXY="+proxy, "GOSUMDB=off", "GOFLAGS=-modcacherw", "GOMODCACHE="+t.TempDir(), "GOTOOLCHAIN=local")
+	out, err := tidy.CombinedOutput()
+	require.NoError(t, err, string(out))
+	return proxy, ws
+}
+
 // TestEventRunnerTellsGosDownload: Go's dependency step is the module
 // download core runs before a go command: told as a deps event (ok, with
 // its duration) the first time, not again once the modules are there;
@@ -112,17 +129,7 @@ func TestEventRunnerTellsGosDownload(t *testing.T) {
 		broken := name == "zip missing"
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			proxy := testkit.GoProxy(t)
-			ws := t.TempDir()
-			testkit.WriteFiles(t, ws, map[string]string{
-				"go.mod": "module example.com/app\n\ngo 1.21\n\nrequire example.com/greet v1.0.0\n",
-				"app.go": "package app\n\nimport \"example.com/greet\"\n\nvar Greeting = greet.Hello(\"world\")\n",
-			})
-			tidy := exec.Command("go", "mod", "tidy")
-			tidy.Dir = ws
-			tidy.Env = append(os.Environ(), "GOPROXY="+proxy, "GOSUMDB=off", "GOFLAGS=-modcacherw", "GOMODCACHE="+t.TempDir(), "GOTOOLCHAIN=local")
-			out, err := tidy.CombinedOutput()
-			require.NoError(t, err, string(out))
+			proxy, ws := greetModule(t)
 			if broken {
 				require.NoError(t, os.Remove(filepath.Join(strings.TrimPrefix(proxy, "file://"), testkit.GoProxyZip)))
 			}
@@ -238,4 +245,42 @@ func TestEventRunnerTellsTheWarmUp(t *testing.T) {
 	require.NotNil(t, e.Exit, "%+v", res)
 	assert.Equal(t, res.ExitCode, *e.Exit)
 	assert.Equal(t, live.Took(res.Duration), e.DurationMS)
+}
+
+// TestEventRunnerTellsAFailedWarmUpDownload: a warm-up whose module
+// download failed is told as a failed deps event and a command that did
+// not run.
+func TestEventRunnerTellsAFailedWarmUpDownload(t *testing.T) {
+	t.Parallel()
+	sandboxtest.RequireBwrap(t)
+	proxy, ws := greetModule(t)
+	require.NoError(t, os.Remove(filepath.Join(strings.TrimPrefix(proxy, "file://"), testkit.GoProxyZip)))
+	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0],
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	t.Cleanup(func() { sb.Close() })
+	path := filepath.Join(t.TempDir(), live.EventsFile)
+	log, err := live.OpenEvents(path, nil, time.Now)
+	require.NoError(t, err)
+	w := NewEventRunner(sb, log, time.Now, func() int { return 1 }).Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	require.True(t, w.Result().Setup, w.Result().Output)
+	var got []live.Event
+	require.Eventually(t, func() bool {
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		defer f.Close()
+		got = nil
+		require.NoError(t, live.Follow(t.Context(), "s", f, func() bool { return false }, func(e live.Event) error {
+			got = append(got, e)
+			return nil
+		}))
+		return len(got) >= 2
+	}, testkit.Patience, 20*time.Millisecond)
+	require.Len(t, got, 2)
+	assert.Equal(t, live.EventDeps, got[0].Kind)
+	assert.Equal(t, "failed", got[0].Verdict)
+	assert.Contains(t, got[0].Text, WarmText+": go mod download (run by core confined")
+	assert.Equal(t, live.EventCommand, got[1].Kind)
+	assert.Nil(t, got[1].Exit)
+	assert.Equal(t, WarmText+": core's preparation for it failed; it did not run", got[1].Text)
 }
