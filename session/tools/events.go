@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -93,23 +94,8 @@ func (r EventRunner) warmEvents(ctx context.Context, res sandbox.WarmResult) {
 		// exit to tell.
 		return
 	}
-	e := live.Event{Kind: live.EventCommand, Target: CommandText(res.Argv), Text: WarmText, Step: live.Step{DurationMS: live.Took(res.Duration), Limit: res.Limit}}
-	switch {
-	case res.Setup:
-		e.Text += ": core's preparation for it failed; it did not run"
-	case res.Err != nil:
-		e.Text += ": stopped: " + res.Err.Error()
-	default:
-		e.Backend = Backend(ctx, r.Sandbox, res.Sandboxed)
-		if !res.TimedOut && res.ExitCode >= 0 {
-			exit := res.ExitCode
-			e.Exit = &exit
-		}
-	}
-	if res.TimedOut && e.Limit == "" {
-		e.Limit = "time"
-	}
-	r.Log.Add(e)
+	e := live.Event{Kind: live.EventCommand, Target: CommandText(res.Argv), Text: WarmText, Step: live.Step{DurationMS: live.Took(res.Duration)}}
+	r.Log.Add(r.ended(ctx, e, res.Result, res.Err))
 }
 
 // teller is a Runner that tells of the commands the tools run another
@@ -127,15 +113,22 @@ func (r EventRunner) tell(ctx context.Context, argv []string, run func() (sandbo
 	return res, err
 }
 
-// commandEvent tells of one sandbox command: one the sandbox refused to
-// run, or that never started, has no exit status.
+// commandEvent tells of one sandbox command.
 func (r EventRunner) commandEvent(ctx context.Context, argv []string, res sandbox.Result, err error, began time.Time) {
-	e := live.Event{Kind: live.EventCommand, Turn: r.Turn(), Target: CommandText(argv), Step: live.Step{DurationMS: live.Took(r.Now().Sub(began)), Limit: res.Limit}}
+	e := live.Event{Kind: live.EventCommand, Turn: r.Turn(), Target: CommandText(argv), Step: live.Step{DurationMS: live.Took(r.Now().Sub(began))}}
+	r.Log.Add(r.ended(ctx, e, res, err))
+}
+
+// ended is e, a command's event, with how res ended: one the sandbox
+// refused to run (err), or that never started, has no exit status, and
+// its text (after e's own) says why.
+func (r EventRunner) ended(ctx context.Context, e live.Event, res sandbox.Result, err error) live.Event {
+	why := ""
 	switch {
 	case err != nil:
-		e.Text = err.Error()
+		why = err.Error()
 	case res.Setup:
-		e.Text = "core's preparation for it failed; it did not run"
+		why = "core's preparation for it failed; it did not run"
 	default:
 		e.Backend = Backend(ctx, r.Sandbox, res.Sandboxed)
 		if !res.TimedOut && res.ExitCode >= 0 {
@@ -143,10 +136,15 @@ func (r EventRunner) commandEvent(ctx context.Context, argv []string, res sandbo
 			e.Exit = &exit
 		}
 	}
+	if why != "" && e.Text != "" {
+		why = e.Text + ": " + why
+	}
+	e.Text = cmp.Or(why, e.Text)
+	e.Limit = res.Limit
 	if res.TimedOut && e.Limit == "" {
 		e.Limit = "time"
 	}
-	r.Log.Add(e)
+	return e
 }
 
 // Backend names where a command ran: the backend sb's probe chose when

@@ -64,6 +64,20 @@ func TestEventRunner(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(string(raw), "file-content"), "the command's text, never its output")
 }
 
+// readLog is every event of the log at path so far.
+func readLog(t *testing.T, path string) []live.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var got []live.Event
+	require.NoError(t, live.Follow(t.Context(), "s", f, func() bool { return false }, func(e live.Event) error {
+		got = append(got, e)
+		return nil
+	}))
+	return got
+}
+
 func mustOpen(t *testing.T, path string) *os.File {
 	t.Helper()
 	f, err := os.Open(path)
@@ -153,11 +167,7 @@ func TestEventRunnerTellsGosDownload(t *testing.T) {
 			_, err = r.Verify(t.Context(), lang.TierBuild, argv, sandbox.RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
 			require.NoError(t, err)
 			log.Close()
-			var got []live.Event
-			require.NoError(t, live.Follow(t.Context(), "s", mustOpen(t, path), func() bool { return false }, func(e live.Event) error {
-				got = append(got, e)
-				return nil
-			}))
+			got := readLog(t, path)
 			var deps, cmds []live.Event
 			for _, e := range got {
 				switch e.Kind {
@@ -221,17 +231,7 @@ func TestEventRunnerTellsTheWarmUp(t *testing.T) {
 	require.Same(t, w, r.Warm(t.Context(), ws), "the same warm-up while it runs")
 	res := w.Result()
 	require.NoError(t, res.Err)
-	read := func() []live.Event {
-		f, err := os.Open(path)
-		require.NoError(t, err)
-		defer f.Close()
-		var got []live.Event
-		require.NoError(t, live.Follow(t.Context(), "s", f, func() bool { return false }, func(e live.Event) error {
-			got = append(got, e)
-			return nil
-		}))
-		return got
-	}
+	read := func() []live.Event { return readLog(t, path) }
 	require.Eventually(t, func() bool { return len(read()) > 0 }, testkit.Patience, 20*time.Millisecond)
 	time.Sleep(100 * time.Millisecond) // a second event, were there one, has had its time
 	got := read()
@@ -266,14 +266,7 @@ func TestEventRunnerTellsAFailedWarmUpDownload(t *testing.T) {
 	require.True(t, w.Result().Setup, w.Result().Output)
 	var got []live.Event
 	require.Eventually(t, func() bool {
-		f, err := os.Open(path)
-		require.NoError(t, err)
-		defer f.Close()
-		got = nil
-		require.NoError(t, live.Follow(t.Context(), "s", f, func() bool { return false }, func(e live.Event) error {
-			got = append(got, e)
-			return nil
-		}))
+		got = readLog(t, path)
 		return len(got) >= 2
 	}, testkit.Patience, 20*time.Millisecond)
 	require.Len(t, got, 2)
