@@ -132,6 +132,20 @@ func greetModule(t *testing.T) (proxy, ws string) {
 	return proxy, ws
 }
 
+// proxiedRunner is a bwrap sandbox whose Go downloads from proxy, and
+// an event log at path.
+func proxiedRunner(t *testing.T, proxy string) (*sandbox.Sandbox, *live.EventLog, string) {
+	t.Helper()
+	sandboxtest.RequireBwrap(t)
+	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0],
+		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
+	t.Cleanup(func() { sb.Close() })
+	path := filepath.Join(t.TempDir(), live.EventsFile)
+	log, err := live.OpenEvents(path, nil, time.Now)
+	require.NoError(t, err)
+	return sb, log, path
+}
+
 // TestEventRunnerTellsGosDownload: Go's dependency step is the module
 // download core runs before a go command: told as a deps event (ok, with
 // its duration) the first time, not again once the modules are there;
@@ -153,13 +167,7 @@ func TestEventRunnerTellsGosDownload(t *testing.T) {
 				require.NoError(t, os.Rename(filepath.Join(ws, "go.mod"), filepath.Join(ws, "real.mod")))
 				require.NoError(t, os.Symlink("real.mod", filepath.Join(ws, "go.mod")))
 			}
-			sandboxtest.RequireBwrap(t)
-			sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0],
-				HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
-			t.Cleanup(func() { sb.Close() })
-			path := filepath.Join(t.TempDir(), live.EventsFile)
-			log, err := live.OpenEvents(path, nil, time.Now)
-			require.NoError(t, err)
+			sb, log, path := proxiedRunner(t, proxy)
 			r := NewEventRunner(sb, log, time.Now, func() int { return 2 })
 			argv := []string{"go", "list", "-m", "all"}
 			first, err := r.Verify(t.Context(), lang.TierBuild, argv, sandbox.RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
@@ -252,15 +260,9 @@ func TestEventRunnerTellsTheWarmUp(t *testing.T) {
 // not run.
 func TestEventRunnerTellsAFailedWarmUpDownload(t *testing.T) {
 	t.Parallel()
-	sandboxtest.RequireBwrap(t)
 	proxy, ws := greetModule(t)
 	require.NoError(t, os.Remove(filepath.Join(strings.TrimPrefix(proxy, "file://"), testkit.GoProxyZip)))
-	sb := sandbox.New(sandbox.Config{Home: t.TempDir(), Mode: sandbox.ModeBwrap, Path: os.Getenv("PATH"), Agent: os.Args[0],
-		HostEnv: []string{"GOPROXY=" + proxy, "GOSUMDB=off"}})
-	t.Cleanup(func() { sb.Close() })
-	path := filepath.Join(t.TempDir(), live.EventsFile)
-	log, err := live.OpenEvents(path, nil, time.Now)
-	require.NoError(t, err)
+	sb, log, path := proxiedRunner(t, proxy)
 	w := NewEventRunner(sb, log, time.Now, func() int { return 1 }).Warm(t.Context(), ws)
 	require.NotNil(t, w)
 	require.True(t, w.Result().Setup, w.Result().Output)
