@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -52,7 +54,7 @@ func (t gitDiff) Run(ctx context.Context, env *Env, args Args) (Result, error) {
 		return Result{Output: "git_diff: the workspace is not a usable git repository: " + msg}, nil
 	}
 	private := filepath.Join(tmp, "index")
-	if err := copyFile(strings.TrimSpace(string(out)), private); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := copyIndex(strings.TrimSpace(string(out)), private); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return Result{}, fmt.Errorf("git_diff: copy the index: %w", err)
 	}
 	g.env = append(g.env, "GIT_INDEX_FILE="+private)
@@ -229,11 +231,30 @@ func (g *git) run(ctx context.Context, args ...string) (out []byte, msg string, 
 	return nil, "", fmt.Errorf("run git %s: %w", args[0], err)
 }
 
-// copyFile copies src to dst (a new file).
-func copyFile(src, dst string) error {
-	data, err := os.ReadFile(src)
+// copyIndex copies the index at src to dst (a new file) with its
+// modification time: git takes an entry whose file's mtime is not before
+// the index's as racily clean and compares its content; a copy made now
+// would make a change written in the index's second look clean. The index
+// is the workspace's: a link or anything but a regular file is refused.
+func copyIndex(src, dst string) error {
+	f, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(dst, data, 0o600)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", src)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, data, 0o600); err != nil {
+		return err
+	}
+	return os.Chtimes(dst, st.ModTime(), st.ModTime())
 }
