@@ -48,6 +48,17 @@ func mcpEnv(t *testing.T, home string) []string {
 	}
 }
 
+// mcpRun is what a test of a run through core mcp starts from: a
+// repository of one README, the scripted model server, core's home and
+// the environment of a core process that uses that model.
+func mcpRun(t *testing.T, replies ...llm.Reply) (repo string, model *llm.ModelServer, home string, environ []string) {
+	t.Helper()
+	repo = testkit.GitRepo(t, map[string]string{"README.md": "hello\n"})
+	model = llm.NewModelServer(t, replies...)
+	home = t.TempDir()
+	return repo, model, home, append(mcpEnv(t, home), "CORE_SESSION_INFERENCE_URL="+model.URL)
+}
+
 // mcpClient starts core mcp with args, as an editor would, and connects.
 func mcpClient(t *testing.T, bin string, environ []string, args ...string) (*mcp.ClientSession, *ghfake.LockedBuffer) {
 	t.Helper()
@@ -127,15 +138,12 @@ func followToEnd(t *testing.T, cs *mcp.ClientSession, id string) (events []live.
 // real: a real repository, the real binary, the scripted model.
 func TestMCPDrivesARun(t *testing.T) {
 	t.Parallel()
-	repo := testkit.GitRepo(t, map[string]string{"README.md": "hello\n"})
 	held := make(chan struct{})
-	model := llm.NewModelServer(t,
+	repo, model, _, environ := mcpRun(t,
 		llm.ToolCallReply("write_file", `{"path":"one.txt","content":"1"}`).Until(held),
 		llm.ToolCallReply("write_file", `{"path":"two.txt","content":"2"}`),
 		llm.ToolCallReply("done", `{"summary":"wrote one and two"}`),
 	)
-	home := t.TempDir()
-	environ := append(mcpEnv(t, home), "CORE_SESSION_INFERENCE_URL="+model.URL)
 	cs, stderr := mcpClient(t, coreProgram(t), environ, "--repo", repo)
 
 	var started startOut
@@ -321,12 +329,11 @@ func TestRepoAllowed(t *testing.T) {
 // work kept, and resume continues them.
 func TestMCPExitStopsItsRuns(t *testing.T) {
 	t.Parallel()
-	repo := testkit.GitRepo(t, map[string]string{"README.md": "hello\n"})
 	never := make(chan struct{})
 	t.Cleanup(func() { close(never) })
-	model := llm.NewModelServer(t, llm.ToolCallReply("write_file", `{"path":"x.txt","content":"x"}`).Until(never))
-	home := t.TempDir()
-	environ := append(mcpEnv(t, home), "CORE_SESSION_INFERENCE_URL="+model.URL)
+	repo, model, home, environ := mcpRun(t,
+		llm.ToolCallReply("write_file", `{"path":"x.txt","content":"x"}`).Until(never),
+	)
 	cs, stderr := mcpClient(t, coreProgram(t), environ, "--repo", repo)
 	var started startOut
 	callOK(t, cs, "start_session", map[string]any{"repo": repo, "prompt": "take your time"}, &started)
@@ -345,12 +352,10 @@ func TestMCPExitStopsItsRuns(t *testing.T) {
 // the local repository.
 func TestMCPLands(t *testing.T) {
 	t.Parallel()
-	repo := testkit.GitRepo(t, map[string]string{"README.md": "hello\n"})
-	model := llm.NewModelServer(t,
+	repo, _, _, environ := mcpRun(t,
 		llm.ToolCallReply("write_file", `{"path":"one.txt","content":"1"}`),
 		llm.ToolCallReply("done", `{"summary":"wrote one"}`),
 	)
-	environ := append(mcpEnv(t, t.TempDir()), "CORE_SESSION_INFERENCE_URL="+model.URL)
 	cs, stderr := mcpClient(t, coreProgram(t), environ, "--repo", repo, "--allow-land")
 	var started startOut
 	callOK(t, cs, "start_session", map[string]any{"repo": repo, "prompt": "write one", "settings": map[string]string{"dry-run": "true"}}, &started)
@@ -375,17 +380,14 @@ func TestMCPLands(t *testing.T) {
 // allow-list, nor without an instruction.
 func TestMCPResumes(t *testing.T) {
 	t.Parallel()
-	repo := testkit.GitRepo(t, map[string]string{"README.md": "hello\n"})
 	never := make(chan struct{})
 	t.Cleanup(func() { close(never) })
-	model := llm.NewModelServer(t,
+	repo, model, home, environ := mcpRun(t,
 		llm.ToolCallReply("write_file", `{"path":"one.txt","content":"1"}`),
 		llm.ToolCallReply("write_file", `{"path":"held.txt","content":"x"}`).Until(never),
 		llm.ToolCallReply("write_file", `{"path":"two.txt","content":"2"}`),
 		llm.ToolCallReply("done", `{"summary":"wrote one and two"}`),
 	)
-	home := t.TempDir()
-	environ := append(mcpEnv(t, home), "CORE_SESSION_INFERENCE_URL="+model.URL)
 	cs, stderr := mcpClient(t, coreProgram(t), environ, "--repo", repo)
 	var started startOut
 	callOK(t, cs, "start_session", map[string]any{"repo": repo, "prompt": "write one"}, &started)
@@ -445,12 +447,10 @@ func TestMCPResumes(t *testing.T) {
 // the event's cursor), and the call's result has the same events.
 func TestMCPFollowStreamsProgress(t *testing.T) {
 	t.Parallel()
-	repo := testkit.GitRepo(t, map[string]string{"README.md": "hello\n"})
-	model := llm.NewModelServer(t,
+	repo, _, _, environ := mcpRun(t,
 		llm.ToolCallReply("write_file", `{"path":"one.txt","content":"1"}`),
 		llm.ToolCallReply("done", `{"summary":"wrote one"}`),
 	)
-	environ := append(mcpEnv(t, t.TempDir()), "CORE_SESSION_INFERENCE_URL="+model.URL)
 	var (
 		mu    sync.Mutex
 		notes []*mcp.ProgressNotificationParams
