@@ -11,7 +11,6 @@ import (
 	"github.com/coreagent/core/internal/testkit/mcpfake"
 	"github.com/coreagent/core/sandbox"
 	"github.com/coreagent/core/sandbox/lang"
-	"github.com/coreagent/core/session/mcptool"
 	"github.com/coreagent/core/session/state"
 )
 
@@ -43,11 +42,7 @@ func TestMCPRepositoryServerDocker(t *testing.T) {
 		llm.ContentReply("tool: done\nsummary: \"Greet as the docs say\""))
 	opts := f.options(t, srv)
 	opts.Services.Sandbox, opts.Verification.Verify = sb, lang.TierTest
-	user, err := mcptool.Parse("mcp.json", []byte(`{"mcpServers": {}, "core": {"unattended": ["docs"]}}`), false)
-	require.NoError(t, err)
-	opts.MCP.User = []mcptool.File{user}
-	w := &watcher{}
-	opts.Live.Progress = w
+	w := userMCP(t, &opts, true)
 
 	rep, err := Run(t.Context(), opts)
 	require.NoError(t, err)

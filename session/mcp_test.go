@@ -19,6 +19,23 @@ import (
 )
 
 // addDocsServer commits the MCP test server, executable, and a .mcp.json
+// userMCP gives opts the user's MCP settings, which declare no server
+// and mark the repository's docs server unattended when asked, and a
+// watcher of the run's progress.
+func userMCP(t *testing.T, opts *Options, unattended bool) *watcher {
+	t.Helper()
+	settings := `{"mcpServers": {}}`
+	if unattended {
+		settings = `{"mcpServers": {}, "core": {"unattended": ["docs"]}}`
+	}
+	user, err := mcptool.Parse("mcp.json", []byte(settings), false)
+	require.NoError(t, err)
+	opts.MCP.User = []mcptool.File{user}
+	w := &watcher{}
+	opts.Live.Progress = w
+	return w
+}
+
 // that declares it to the fixture's repository, with real git.
 func addDocsServer(t *testing.T, f *githubFixture) {
 	t.Helper()
@@ -66,15 +83,7 @@ func TestMCPRepositoryServerUsedAndLands(t *testing.T) {
 			if tt.native {
 				opts.Inference.ToolCalls = ToolCallsNative
 			}
-			settings := `{"mcpServers": {}}`
-			if tt.unattended {
-				settings = `{"mcpServers": {}, "core": {"unattended": ["docs"]}}`
-			}
-			user, err := mcptool.Parse("mcp.json", []byte(settings), false)
-			require.NoError(t, err)
-			opts.MCP.User = []mcptool.File{user}
-			w := &watcher{}
-			opts.Live.Progress = w
+			w := userMCP(t, &opts, tt.unattended)
 
 			rep, err := Run(t.Context(), opts)
 			require.NoError(t, err)
