@@ -247,15 +247,19 @@ func (s *run) end(status state.Status, kind state.FailureKind, err error) *Repor
 	}
 	r.Unverified = r.Contract.None()
 	r.EndedAt = now
+	// The receipt and the report are on disk before the last event tells
+	// the end, and that event before the record does: whoever sees it, finds them.
+	store := s.opts.Services.Store
+	if werr := store.writeReceipt(s.rec.ID, r, s.receipt, s.receiptHash); werr != nil && r.Error == "" {
+		r.Error = werr.Error()
+	}
+	if werr := store.writeReport(s.rec.ID, r, s.scrubber); werr != nil && r.Error == "" {
+		r.Error = werr.Error()
+	}
 	s.events.Add(live.Event{Kind: live.EventState, Status: r.Status, FailureKind: kind, Text: r.Error})
-	if serr := s.opts.Services.Store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
+	if serr := store.save(s.rec, s.scrubber); serr != nil && r.Error == "" {
 		r.Error = serr.Error()
-	}
-	if werr := s.opts.Services.Store.writeReceipt(s.rec.ID, r, s.receipt, s.receiptHash); werr != nil && r.Error == "" {
-		r.Error = werr.Error()
-	}
-	if werr := s.opts.Services.Store.writeReport(s.rec.ID, r, s.scrubber); werr != nil && r.Error == "" {
-		r.Error = werr.Error()
+		_ = store.writeReport(s.rec.ID, r, s.scrubber) // says why the record is not saved
 	}
 	return r
 }

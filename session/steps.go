@@ -90,12 +90,8 @@ func (s *run) landEvent(out outcome, landed bool, began time.Time) {
 // landedAt is where a session's work landed: its branch and pull request,
 // else its branch and commit.
 func landedAt(rec *Record) string {
-	where := rec.Branch
 	if rec.PRURL != "" {
-		return strings.TrimSpace(where + " " + rec.PRURL)
+		return strings.TrimSpace(rec.Branch + " " + rec.PRURL)
 	}
-	if rec.Commit != "" {
-		where = strings.TrimSpace(where + " " + rec.Commit)
-	}
-	return where
+	return strings.TrimSpace(rec.Branch + " " + rec.Commit)
 }
