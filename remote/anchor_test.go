@@ -82,7 +82,7 @@ func TestAnchorsCatchARewrittenTrail(t *testing.T) {
 			client, _ := newConsole(t)
 			path := filepath.Join(t.TempDir(), "audit.jsonl")
 			for i, instruction := range []string{"one", "two"} {
-				_, err := client.Enqueue(t.Context(), "acme/app", instruction, remote.Limits{})
+				_, err := client.Enqueue(t.Context(), remote.Order{Repo: "acme/app", Instruction: instruction})
 				require.NoError(t, err)
 				s := &remote.Serve{
 					Console: client, Repos: []string{"acme/app"}, PollWait: 5 * time.Second, Out: &bytes.Buffer{}, Once: true,

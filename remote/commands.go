@@ -58,9 +58,18 @@ type Result struct {
 	Audit *AnchorPoint `json:"audit,omitempty"`
 }
 
-// Enqueue queues an instruction on repo for the token's user.
-func (c *Client) Enqueue(ctx context.Context, repo, instruction string, limits Limits) (*Command, error) {
-	body, err := json.Marshal(map[string]any{"repo": repo, "instruction": instruction, "limits": limits})
+// Order is an instruction to queue: on Repo, or continuing the session
+// Resume of the machine that runs it (Limits.BudgetUSD then a top-up).
+type Order struct {
+	Repo        string `json:"repo"`
+	Instruction string `json:"instruction"`
+	Resume      string `json:"resume,omitempty"`
+	Limits      Limits `json:"limits"`
+}
+
+// Enqueue queues an instruction for the token's user.
+func (c *Client) Enqueue(ctx context.Context, o Order) (*Command, error) {
+	body, err := json.Marshal(o)
 	if err != nil {
 		return nil, err
 	}

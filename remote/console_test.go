@@ -58,7 +58,7 @@ func newConsole(t *testing.T, opts ...func(*console.Config)) (*remote.Client, *c
 func TestServeReleasesTheClaimOnSIGTERM(t *testing.T) {
 	t.Parallel()
 	client, store := newConsole(t)
-	queued, err := client.Enqueue(t.Context(), "acme/app", "make it louder", remote.Limits{})
+	queued, err := client.Enqueue(t.Context(), remote.Order{Repo: "acme/app", Instruction: "make it louder"})
 	require.NoError(t, err)
 
 	ctx, sigterm := context.WithCancel(t.Context())
@@ -107,7 +107,7 @@ func TestServeStopsOnARefusedToken(t *testing.T) {
 func TestServeRenewsTheLease(t *testing.T) {
 	t.Parallel()
 	client, store := newConsole(t, func(c *console.Config) { c.Lease = 2 * time.Second })
-	_, err := client.Enqueue(t.Context(), "acme/app", "a long one", remote.Limits{})
+	_, err := client.Enqueue(t.Context(), remote.Order{Repo: "acme/app", Instruction: "a long one"})
 	require.NoError(t, err)
 	renewed := make(chan *remote.Command, 4)
 	var out bytes.Buffer
@@ -152,7 +152,7 @@ func TestServeRunsOnlyItsRepositories(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			client, store := newConsole(t)
-			_, err := client.Enqueue(t.Context(), "acme/app", "make it louder", remote.Limits{})
+			_, err := client.Enqueue(t.Context(), remote.Order{Repo: "acme/app", Instruction: "make it louder"})
 			require.NoError(t, err)
 			ran := false
 			var out bytes.Buffer

@@ -105,6 +105,11 @@ func (s *Serve) handle(ctx context.Context, cmd *Command) {
 		s.audit(AuditEntry{Event: "result-undelivered", Command: cmd.ID, Detail: err.Error()})
 		return
 	}
+	if res.SessionID == "" && res.Error != "" && res.Status != Declined {
+		// No session ran to print why: say it here.
+		fmt.Fprintf(s.Out, "serve: instruction %d: %s: %s\n", cmd.ID, res.Status, res.Error)
+		return
+	}
 	fmt.Fprintf(s.Out, "serve: instruction %d: %s\n", cmd.ID, res.Status)
 }
 

@@ -89,7 +89,7 @@ func runNew(ctx context.Context, opts Options) (*Report, error) {
 	id := opts.Goal.ID
 	if id == "" {
 		id = NewID(now)
-	} else if !validID(id) {
+	} else if !ValidID(id) {
 		return nil, &ConfigError{Err: fmt.Errorf("%q is not a valid session id", id)}
 	}
 	t, err := org.target(ctx, opts, id)

@@ -129,8 +129,8 @@ func (s *Store) write(rec *Record, durable bool, sc *scrub.Scrubber) error {
 	return writeAtomic(filepath.Join(s.Dir(rec.ID), RecordFile), sc.Bytes(append(b, '\n')), durable)
 }
 
-// validID reports whether id can name a session directory.
-func validID(id string) bool {
+// ValidID reports whether id can name a session directory.
+func ValidID(id string) bool {
 	return id != "" && id == filepath.Base(id) && id[0] != '.' && len(id) <= 64 && !strings.ContainsAny(id, " \t\n/\\")
 }
 
@@ -138,7 +138,7 @@ func validID(id string) bool {
 // active, idle) by a process that is gone comes back as failed
 // (infrastructure): an orphan, which resume continues.
 func (s *Store) Load(id string) (*Record, error) {
-	if !validID(id) {
+	if !ValidID(id) {
 		return nil, fmt.Errorf("%q is not a session id", id)
 	}
 	b, err := os.ReadFile(filepath.Join(s.Dir(id), RecordFile))
@@ -354,7 +354,7 @@ func (s *Store) Control(ctx context.Context, id, op, text string) (string, error
 // ReportJSON returns session id's report.json as written, for delivery to
 // the console: what is sent is exactly what is on disk.
 func (s *Store) ReportJSON(id string) ([]byte, error) {
-	if !validID(id) {
+	if !ValidID(id) {
 		return nil, fmt.Errorf("%q is not a session id", id)
 	}
 	b, err := os.ReadFile(filepath.Join(s.Dir(id), ReportFile))
@@ -367,7 +367,7 @@ func (s *Store) ReportJSON(id string) ([]byte, error) {
 // MarkReport records whether session id's report still waits for
 // delivery to the console. A session a live process runs is refused.
 func (s *Store) MarkReport(ctx context.Context, id string, pending bool) error {
-	if !validID(id) {
+	if !ValidID(id) {
 		return fmt.Errorf("%q is not a session id", id)
 	}
 	if _, err := os.Stat(filepath.Join(s.Dir(id), RecordFile)); err != nil {

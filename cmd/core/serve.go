@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,30 +58,70 @@ func (e *env) consoleAs(flagURL string) (string, *auth.Credentials, error) {
 }
 
 func newSessionQueueCmd(e *env) *cobra.Command {
-	var repo, consoleURL string
+	var consoleURL string
+	var o remote.Order
+	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   `queue --repo OWNER/NAME "instruction"`,
+		Use:   `queue --repo OWNER/NAME [--resume ID] [--budget-usd N] "instruction"`,
 		Short: "Queue an instruction on the console for your own core session serve",
-		Args:  cobra.ExactArgs(1),
+		Long: `queue queues an instruction on the console (--console-url or CORE_CONSOLE_URL)
+as the user of core auth login; your core session serve claims and runs it.
+With --resume it continues a session of the machine that runs serve, as
+core session resume ID "instruction" does there, and --budget-usd is then a
+top-up: what the console's page of a run whose budget ran out queues.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !gh.IsRepoName(repo) {
-				return fmt.Errorf("--repo must be owner/name, got %q", repo)
+			o.Instruction = args[0]
+			if timeout != 0 {
+				o.Limits.Timeout = timeout.String()
+			}
+			if err := checkOrder(o, timeout); err != nil {
+				return err
 			}
 			u, creds, err := e.consoleAs(consoleURL)
 			if err != nil {
 				return err
 			}
-			c, err := (&remote.Client{URL: u, Token: creds.Token}).Enqueue(cmd.Context(), repo, args[0], remote.Limits{})
+			c, err := (&remote.Client{URL: u, Token: creds.Token}).Enqueue(cmd.Context(), o)
 			if err != nil {
 				return err
+			}
+			if c.Resume != "" {
+				fmt.Fprintf(e.stdout, "queued instruction %d on %s for %s: it resumes session %s\n", c.ID, c.Repo, c.Target, c.Resume)
+				return nil
 			}
 			fmt.Fprintf(e.stdout, "queued instruction %d on %s for %s\n", c.ID, c.Repo, c.Target)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&repo, "repo", "", "the repository, owner/name (required)")
-	cmd.Flags().StringVar(&consoleURL, "console-url", "", "the console (default $CORE_CONSOLE_URL)")
+	fl := cmd.Flags()
+	fl.StringVar(&o.Repo, "repo", "", "the repository, owner/name (required; with --resume, the session's own)")
+	fl.StringVar(&o.Resume, "resume", "", "continue this session of the machine that runs serve instead of starting one")
+	fl.Float64Var(&o.Limits.BudgetUSD, "budget-usd", 0, "the most the run may spend, in dollars (serve needs a price); with --resume, a top-up: this much more")
+	fl.IntVar(&o.Limits.MaxTurns, "max-turns", 0, "the run's limit of turns, 1 to 200 (default: serve's)")
+	fl.DurationVar(&timeout, "timeout", 0, "the run's limit of time, such as 45m, at most 24h (default: serve's)")
+	fl.StringVar(&consoleURL, "console-url", "", "the console (default $CORE_CONSOLE_URL)")
 	return cmd
+}
+
+// checkOrder refuses, before anything is sent, an order the console would
+// refuse for its form.
+func checkOrder(o remote.Order, timeout time.Duration) error {
+	switch {
+	case !gh.IsRepoName(o.Repo):
+		return fmt.Errorf("--repo must be owner/name, got %q", o.Repo)
+	case strings.TrimSpace(o.Instruction) == "":
+		return errors.New("the instruction is empty: say what to do")
+	case o.Resume != "" && !session.ValidID(o.Resume):
+		return fmt.Errorf("--resume must be a session id (core session list shows them), got %q", o.Resume)
+	case !(o.Limits.BudgetUSD >= 0) || math.IsInf(o.Limits.BudgetUSD, 0):
+		return fmt.Errorf("--budget-usd must be an amount of dollars, got %v", o.Limits.BudgetUSD)
+	case o.Limits.MaxTurns < 0:
+		return fmt.Errorf("--max-turns must be 1 or more, got %d", o.Limits.MaxTurns)
+	case timeout < 0:
+		return fmt.Errorf("--timeout must be a duration such as 45m, got %s", timeout)
+	}
+	return nil
 }
 
 // serveFlags are serve's flags: a session's, and serve's own.
