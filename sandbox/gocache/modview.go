@@ -23,7 +23,9 @@ import (
 // that holds only what the workspace's sum files (go.sum, go.work.sum and
 // the go.sum of every module go.work uses) name: for each module version,
 // its files under cache/download (.mod, .info, .zip, .ziphash, .lock) and,
-// when the line is not a "/go.mod" one, its extracted tree. Modules fetched
+// when the line is not a "/go.mod" one, its extracted tree (a module the
+// download fetched the go.mod of alone, for the module graph, is seen
+// with that go.mod). Modules fetched
 // for other projects, private ones too, stay out of sight.
 //
 // Core builds a view on the host, after the module download, from the
@@ -94,6 +96,12 @@ func ModuleView(files map[string][]byte, modCache, base string) (string, error) 
 	// later makes another view.
 	var mods []summedModule
 	for _, m := range summedModules(files) {
+		if !cached(modCache, m) && m.full {
+			// A sum file names the module's tree, but go mod download
+			// fetched its go.mod alone: the module graph needs that go.mod
+			// (GOPROXY=off cannot fetch it), and no build needs the tree.
+			m.full = false
+		}
 		if cached(modCache, m) {
 			mods = append(mods, m)
 		}

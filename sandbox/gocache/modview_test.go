@@ -1,9 +1,13 @@
 package gocache
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSummedModules(t *testing.T) {
@@ -60,4 +64,54 @@ func TestViewKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestModuleView: the view holds what the sum files name of the cache: a
+// module's tree and download files, a go.mod the module graph needs even
+// when the sum file names the tree too (go mod download fetches the tree
+// only of a module a build needs), and nothing the sum files do not name.
+func TestModuleView(t *testing.T) {
+	t.Parallel()
+	cache := t.TempDir()
+	put := func(name, body string) {
+		t.Helper()
+		p := filepath.Join(cache, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	put("cache/download/example.com/greet/@v/v1.0.0.mod", "module example.com/greet\n")
+	put("cache/download/example.com/greet/@v/v1.0.0.zip", "zip")
+	put("example.com/greet@v1.0.0/greet.go", "package greet\n")
+	put("cache/download/example.com/graph/@v/v1.1.1.mod", "module example.com/graph\n")
+	put("cache/download/example.com/private/@v/v0.1.0.mod", "module example.com/private\n")
+	put("example.com/private@v0.1.0/secret.go", "package private\n")
+	files := map[string][]byte{"go.sum": []byte("example.com/greet v1.0.0 h1:g=\n" +
+		"example.com/greet v1.0.0/go.mod h1:g=\n" +
+		"example.com/graph v1.1.1 h1:d=\n" +
+		"example.com/graph v1.1.1/go.mod h1:d=\n" +
+		"example.com/absent v1.0.0 h1:a=\n")}
+
+	view, err := ModuleView(files, cache, t.TempDir())
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, filepath.WalkDir(view, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(view, p)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return err
+	}))
+	assert.ElementsMatch(t, []string{
+		"cache/download/example.com/greet/@v/v1.0.0.mod",
+		"cache/download/example.com/greet/@v/v1.0.0.zip",
+		"example.com/greet@v1.0.0/greet.go",
+		"cache/download/example.com/graph/@v/v1.1.1.mod",
+	}, got)
+
+	// Once the tree is downloaded, another view holds it.
+	put("example.com/graph@v1.1.1/graph.go", "package graph\n")
+	again, err := ModuleView(files, cache, filepath.Dir(view))
+	require.NoError(t, err)
+	assert.NotEqual(t, view, again)
+	assert.FileExists(t, filepath.Join(again, "example.com", "graph@v1.1.1", "graph.go"))
 }
