@@ -66,6 +66,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		return Result{}, true, nil
 	}
 	defer waitingFor(opts.Progress, "the dependency step: go mod download (the network on, no workspace code; not counted against the timeout)")()
+	began := time.Now()
 	if n := deps.GoSumModules(files); n > 0 {
 		start := time.Now()
 		progressf(opts, "Downloading %s for the command (go mod download) …", manifest.Entries(n, "Go module", "Go modules"))
@@ -106,7 +107,7 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 		return r, false, nil
 	}
 	s.downloads.Done(opts.Workspace, key)
-	return Result{}, true, nil
+	return Result{Duration: time.Since(began)}, true, nil // the warm-up tells it
 }
 
 // scratch writes the module files into a fresh directory under

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"path"
 	"slices"
@@ -72,6 +73,8 @@ type WarmResult struct {
 	// Err is set when the warm-up could not run to its end: the context
 	// ended, or the sandbox failed.
 	Err error
+	// Download is how long the module download it ran took (0: it ran none).
+	Download time.Duration
 }
 
 // Done is closed when the warm-up ended.
@@ -146,6 +149,7 @@ func (s *Sandbox) warm(ctx context.Context, ws string, argv []string) WarmResult
 		timeout = DefaultWarmTimeout
 	}
 	opts := RunOptions{Workspace: ws, Timeout: timeout, OutputLimit: 8 << 10, Background: !s.foregroundWarm}
+	var dl time.Duration
 	if p := s.Probe(ctx); p.Usable && p.Backend == BackendBwrap {
 		// The module download first, as every go command's, then the
 		// workspace's box, beside the compile: the model's first command
@@ -153,11 +157,9 @@ func (s *Sandbox) warm(ctx context.Context, ws string, argv []string) WarmResult
 		r, ok, err := s.downloadModules(ctx, p.Bwrap, opts)
 		if err != nil || !ok {
 			r.Argv, r.Sandboxed, r.Setup = argv, true, true
-			if err == nil && ctx.Err() != nil {
-				err = ctx.Err()
-			}
-			return WarmResult{Result: r, Err: err}
+			return WarmResult{Result: r, Err: cmp.Or(err, ctx.Err())}
 		}
+		dl = r.Duration
 		boxed := make(chan struct{})
 		go func() {
 			defer close(boxed)
@@ -166,8 +168,5 @@ func (s *Sandbox) warm(ctx context.Context, ws string, argv []string) WarmResult
 		defer func() { <-boxed }() // started, or stopped with ctx, before the warm-up ends
 	}
 	r, err := s.run(ctx, argv, opts)
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err()
-	}
-	return WarmResult{Result: r, Err: err}
+	return WarmResult{Result: r, Err: cmp.Or(err, ctx.Err()), Download: dl}
 }

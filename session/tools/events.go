@@ -58,8 +58,8 @@ func (r EventRunner) RunHost(ctx context.Context, argv []string, opts sandbox.Ru
 
 // Warm starts the sandbox's warm-up of workspace (Sandbox.Warm) and,
 // once it ends, tells of it as a command in no turn: its compile, where
-// it ran, its exit, or why it could not run; and of its module download
-// when that failed, as a deps event. A warm-up the run stopped is not
+// it ran, its exit, or why it could not run; and of the module download
+// it ran, as a deps event (ok with its duration, or failed and why). A warm-up the run stopped is not
 // told; one is told once.
 func (r EventRunner) Warm(ctx context.Context, workspace string) *sandbox.Warmup {
 	w := r.Sandbox.Warm(ctx, workspace)
@@ -83,10 +83,14 @@ const WarmText = "the warm-up, in the background"
 // for people).
 func (r EventRunner) warmEvents(ctx context.Context, res sandbox.WarmResult) {
 	first, _, _ := strings.Cut(res.Output, "\n")
-	if res.Setup && strings.HasPrefix(first, goDownloadFailed) {
+	switch {
+	case res.Setup && strings.HasPrefix(first, goDownloadFailed):
 		if _, told := r.told.LoadOrStore("failed"+first, true); !told {
 			r.Log.Add(live.Event{Kind: live.EventDeps, Step: live.Step{Verdict: "failed"}, Text: WarmText + ": " + first})
 		}
+	case res.Download > 0:
+		// The module download it ran, before any command waited for one.
+		r.Log.Add(live.Event{Kind: live.EventDeps, Step: live.Step{Verdict: "ok", DurationMS: live.Took(res.Download)}, Text: WarmText})
 	}
 	if errors.Is(res.Err, context.Canceled) {
 		// The run stopped it (at done, or at its end): cut short on

@@ -279,3 +279,38 @@ func TestEventRunnerTellsAFailedWarmUpDownload(t *testing.T) {
 	assert.Nil(t, got[1].Exit)
 	assert.Equal(t, WarmText+": core's preparation for it failed; it did not run", got[1].Text)
 }
+
+// TestEventRunnerTellsAWarmUpDownload: the module download the warm-up
+// ran, before any command waited for one, is told ok with its duration
+// and in no turn, before the warm-up's command; a go command after it
+// finds the modules there and has no dependency step to tell.
+func TestEventRunnerTellsAWarmUpDownload(t *testing.T) {
+	t.Parallel()
+	proxy, ws := greetModule(t)
+	sb, log, path := proxiedRunner(t, proxy)
+	r := NewEventRunner(sb, log, time.Now, func() int { return 1 })
+	w := r.Warm(t.Context(), ws)
+	require.NotNil(t, w)
+	res := w.Result()
+	require.NoError(t, res.Err)
+	require.Positive(t, res.Download, "the warm-up ran the download")
+	var got []live.Event
+	require.Eventually(t, func() bool {
+		got = readLog(t, path)
+		return len(got) >= 2
+	}, testkit.Patience, 20*time.Millisecond)
+	_, err := r.Verify(t.Context(), lang.TierBuild, []string{"go", "list", "-m", "all"}, sandbox.RunOptions{Workspace: ws, Timeout: 5 * time.Minute})
+	require.NoError(t, err)
+	log.Close()
+	got = readLog(t, path)
+	require.Len(t, got, 3, "%+v", got)
+	assert.Equal(t, live.EventDeps, got[0].Kind)
+	assert.Equal(t, "ok", got[0].Verdict)
+	assert.Zero(t, got[0].Turn, "in no turn")
+	assert.Equal(t, WarmText, got[0].Text)
+	assert.Equal(t, live.Took(res.Download), got[0].DurationMS)
+	assert.Equal(t, live.EventCommand, got[1].Kind)
+	assert.Equal(t, WarmText, got[1].Text)
+	assert.Equal(t, live.EventCommand, got[2].Kind, "the command's, with no dependency step before it")
+	assert.Equal(t, 1, got[2].Turn)
+}
