@@ -41,6 +41,9 @@ type overviewView struct {
 	RunsChart, SpendChart, VerdictChart template.HTML
 	Windows                             []windowLink
 	Costly                              []costlyRun
+	// BotRunsCut is the bot's runs read, when the window holds more of
+	// them than that: the page then says its older ones are not counted.
+	BotRunsCut int
 }
 
 type windowLink struct {
@@ -66,7 +69,7 @@ func (c *Console) overviewPage(w http.ResponseWriter, r *http.Request) {
 		c.render(w, http.StatusBadRequest, "error", p)
 		return
 	}
-	stored, err := c.windowRuns(r, RunFilter{Repo: win.Repo, Since: win.Start(), Brief: true})
+	stored, cut, err := c.windowRuns(r, RunFilter{Repo: win.Repo, Since: win.Start(), Brief: true})
 	if err != nil {
 		c.failPage(w, r, p, "error", "The runs could not be read just now; reload the page in a moment.", err)
 		return
@@ -86,6 +89,9 @@ func (c *Console) overviewPage(w http.ResponseWriter, r *http.Request) {
 		Summary: s, Series: overview.SeriesOf(s.Endings, endingSeries),
 		RunsChart: overview.RunsChart(s, endingSeries), SpendChart: overview.SpendChart(s), VerdictChart: overview.VerdictChart(s),
 	}
+	if cut {
+		v.BotRunsCut = overviewBotRuns
+	}
 	for _, days := range overview.Windows {
 		q := url.Values{"days": {strconv.Itoa(days)}}
 		if win.Repo != "" {
@@ -103,23 +109,25 @@ func (c *Console) overviewPage(w http.ResponseWriter, r *http.Request) {
 
 // windowRuns lists every run f's window holds: the reported ones, and
 // the bot's own that sent no report (a reported run gets what the bot
-// knows of it, as on the Runs page).
-func (c *Console) windowRuns(r *http.Request, f RunFilter) ([]*Run, error) {
+// knows of it, as on the Runs page). cut says the bot's newest
+// overviewBotRuns runs all started in the window: older ones it holds
+// there were not read.
+func (c *Console) windowRuns(r *http.Request, f RunFilter) (runs []*Run, cut bool, err error) {
 	c.sweepLost(r.Context())
-	runs, err := c.cfg.Store.ListRuns(r.Context(), f)
+	runs, err = c.cfg.Store.ListRuns(r.Context(), f)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	reported := make(map[string]*Run, len(runs))
 	for _, run := range runs {
 		reported[run.SessionID] = run // read Brief: filled already
 	}
 	if c.cfg.BotRuns == nil {
-		return runs, nil
+		return runs, false, nil
 	}
 	bot, err := c.cfg.BotRuns.RecentRuns(r.Context(), overviewBotRuns)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for _, run := range bot {
 		if rep := reported[run.SessionID]; rep != nil {
@@ -128,7 +136,8 @@ func (c *Console) windowRuns(r *http.Request, f RunFilter) ([]*Run, error) {
 			runs = append(runs, run)
 		}
 	}
-	return runs, nil
+	cut = len(bot) == overviewBotRuns && !bot[len(bot)-1].StartedAt.Before(f.Since)
+	return runs, cut, nil
 }
 
 // overviewWindow reads the page's query: a repository of the console's

@@ -89,3 +89,44 @@ func TestOverviewPageRefusesBadQueries(t *testing.T) {
 	assert.Equal(t, 90, strings.Count(page, `<g class="day"`), "a bar a day of 90")
 	assert.Contains(t, page, `<a href="/overview?days=7&amp;repo=acme%2Flib">7 days</a>`, "the other windows keep the repository")
 }
+
+// TestOverviewSaysWhenTheBotsRunsAreCut: the overview reads the bot's
+// newest overviewBotRuns runs; when all of them started in the window,
+// older ones there were not read, and the page says so. When the oldest
+// read is older than the window, every run of the window was counted.
+func TestOverviewSaysWhenTheBotsRunsAreCut(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) // the harness's clock
+	for _, tc := range []struct {
+		name  string
+		runs  int
+		older bool // the oldest read started before the window
+		cut   bool
+	}{
+		{name: "more than it reads", runs: overviewBotRuns, cut: true},
+		{name: "as many as it reads, the oldest outside the window", runs: overviewBotRuns, older: true},
+		{name: "fewer", runs: 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bot := make(botRuns, tc.runs)
+			for i := range bot {
+				bot[i] = &Run{SessionID: fmt.Sprintf("r-bot-%d", i), Repo: "acme/app", Trigger: TriggerBot, Status: "done",
+					StartedAt: now.Add(-time.Duration(i) * time.Minute)}
+			}
+			if tc.older {
+				bot[len(bot)-1].StartedAt = now.AddDate(0, 0, -31)
+			}
+			h := newHarness(t, sqliteStore(t), func(c *Config) { c.BotRuns = bot })
+			b, _ := h.signIn(t, "alice")
+			resp, page := b.get(t, "/overview?days=30")
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			if !tc.cut {
+				assert.NotContains(t, page, `id="bot-runs-cut"`)
+				return
+			}
+			assert.Contains(t, page, `id="bot-runs-cut"`)
+			assert.Contains(t, page, fmt.Sprintf("only those among its newest %d are counted", overviewBotRuns))
+		})
+	}
+}
