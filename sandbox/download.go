@@ -68,11 +68,10 @@ func (s *Sandbox) download(ctx context.Context, bwrap string, opts RunOptions, f
 	defer waitingFor(opts.Progress, "the dependency step: go mod download (the network on, no workspace code; not counted against the timeout)")()
 	began := time.Now()
 	if n := deps.GoSumModules(files); n > 0 {
-		start := time.Now()
 		progressf(opts, "Downloading %s for the command (go mod download) …", manifest.Entries(n, "Go module", "Go modules"))
 		defer func() {
 			if ok && err == nil {
-				progressf(opts, "Downloaded %s in %s.", manifest.Entries(n, "Go module", "Go modules"), deps.RoundDuration(time.Since(start)))
+				progressf(opts, "Downloaded %s in %s.", manifest.Entries(n, "Go module", "Go modules"), deps.RoundDuration(time.Since(began)))
 			}
 		}()
 	}

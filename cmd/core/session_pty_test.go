@@ -65,8 +65,9 @@ func (o *terminalOutput) waitFor(t *testing.T, s string, after int) int {
 }
 
 // startOnTerminal starts core with args on a new pseudo-terminal, as its
-// controlling terminal and in its foreground, as a shell starts it.
-func startOnTerminal(t *testing.T, environ []string, args ...string) (*exec.Cmd, *os.File, *terminalOutput) {
+// controlling terminal and in its foreground, as a shell starts it. The
+// channel gets its exit status; a test that ends first kills it.
+func startOnTerminal(t *testing.T, environ []string, args ...string) (<-chan int, *os.File, *terminalOutput) {
 	t.Helper()
 	master, slave := openPTY(t)
 	cmd := exec.Command(coreProgram(t), args...)
@@ -75,11 +76,16 @@ func startOnTerminal(t *testing.T, environ []string, args ...string) (*exec.Cmd,
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	require.NoError(t, cmd.Start())
 	slave.Close()
+	exited := make(chan int, 1)
+	waited := make(chan struct{})
+	go func() {
+		defer close(waited)
+		_ = cmd.Wait()
+		exited <- cmd.ProcessState.ExitCode()
+	}()
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
+		_ = cmd.Process.Kill() // an error once it has exited
+		<-waited
 	})
 	out := &terminalOutput{}
 	go func() {
@@ -94,17 +100,15 @@ func startOnTerminal(t *testing.T, environ []string, args ...string) (*exec.Cmd,
 			}
 		}
 	}()
-	return cmd, master, out
+	return exited, master, out
 }
 
-// exitOf waits for cmd and returns its exit status.
-func exitOf(t *testing.T, cmd *exec.Cmd) int {
+// exitOf waits for core's exit status.
+func exitOf(t *testing.T, exited <-chan int) int {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
-		return cmd.ProcessState.ExitCode()
+	case code := <-exited:
+		return code
 	case <-time.After(testkit.Patience):
 		t.Fatalf("core did not exit within %s", testkit.Patience)
 	}
@@ -123,7 +127,7 @@ func TestCtrlCOnATerminal(t *testing.T) {
 		t.Cleanup(func() { close(never) })
 		repo, model, _, environ := mcpRun(t, llm.ToolCallReply("write_file", `{"path":"a.txt","content":"a"}`).Until(never))
 		model.AllowExhaustion()
-		cmd, term, out := startOnTerminal(t, append(environ, "CORE_SESSION_IDLE_TIMEOUT=30m"), "session", "start", "--repo", repo, "--prompt", "write a")
+		exited, term, out := startOnTerminal(t, append(environ, "CORE_SESSION_IDLE_TIMEOUT=30m"), "session", "start", "--repo", repo, "--prompt", "write a")
 		require.NoError(t, model.WaitRequests(t.Context(), 1), "the turn's request")
 
 		_, err := term.Write([]byte{0x03})
@@ -132,7 +136,7 @@ func TestCtrlCOnATerminal(t *testing.T) {
 		_, err = term.Write([]byte{0x03})
 		require.NoError(t, err)
 		out.waitFor(t, ": cancelled", at)
-		assert.NotEqual(t, 0, exitOf(t, cmd), "a cancelled run is no success:\n%s", out)
+		assert.NotEqual(t, 0, exitOf(t, exited), "a cancelled run is no success:\n%s", out)
 	})
 	t.Run("at the idle prompt", func(t *testing.T) {
 		t.Parallel()
@@ -140,11 +144,11 @@ func TestCtrlCOnATerminal(t *testing.T) {
 			llm.ToolCallReply("write_file", `{"path":"a.txt","content":"a"}`),
 			llm.ToolCallReply("done", `{"summary":"wrote a"}`),
 		)
-		cmd, term, out := startOnTerminal(t, append(environ, "CORE_SESSION_IDLE_TIMEOUT=30m"), "session", "start", "--repo", repo, "--prompt", "write a", "--dry-run")
+		exited, term, out := startOnTerminal(t, append(environ, "CORE_SESSION_IDLE_TIMEOUT=30m"), "session", "start", "--repo", repo, "--prompt", "write a", "--dry-run")
 		at := out.waitFor(t, "next instruction (/exit to stop)> ", 0)
 		_, err := term.Write([]byte{0x03})
 		require.NoError(t, err)
 		out.waitFor(t, ": completed", at)
-		assert.Equal(t, 0, exitOf(t, cmd), "%s", out)
+		assert.Equal(t, 0, exitOf(t, exited), "%s", out)
 	})
 }

@@ -96,7 +96,7 @@ func ModuleView(files map[string][]byte, modCache, base string) (string, error) 
 	// later makes another view.
 	var mods []summedModule
 	for _, m := range summedModules(files) {
-		if !cached(modCache, m) && m.full {
+		if m.full && !cached(modCache, m) {
 			// A sum file names the module's tree, but go mod download
 			// fetched its go.mod alone: the module graph needs that go.mod
 			// (GOPROXY=off cannot fetch it), and no build needs the tree.

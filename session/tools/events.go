@@ -59,8 +59,8 @@ func (r EventRunner) RunHost(ctx context.Context, argv []string, opts sandbox.Ru
 // Warm starts the sandbox's warm-up of workspace (Sandbox.Warm) and,
 // once it ends, tells of it as a command in no turn: its compile, where
 // it ran, its exit, or why it could not run; and of the module download
-// it ran, as a deps event (ok with its duration, or failed and why). A warm-up the run stopped is not
-// told; one is told once.
+// it ran, as a deps event (ok with its duration, or failed and why). A
+// warm-up the run stopped is not told; one is told once.
 func (r EventRunner) Warm(ctx context.Context, workspace string) *sandbox.Warmup {
 	w := r.Sandbox.Warm(ctx, workspace)
 	if w == nil || r.told == nil {
